@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <sys/types.h>
+
+#include "arena.h"
+#include "rc-diagnostic.h"
+#include "rc-reader.h"
+
+/* The application-profile model: what one rc file says, with where it says it.
+ * Grammar: NVIDIA README "Application Profiles"; decisions: docs in rc-file.c. */
+
+typedef struct RcFile RcFile;
+
+typedef struct RcLocation {
+        const RcFile *file;
+        uint32_t line, column;
+} RcLocation;
+
+typedef enum RcValueType {
+        RC_VALUE_STRING,
+        RC_VALUE_INTEGER,  /* fits in int64 */
+        RC_VALUE_UNSIGNED, /* above INT64_MAX, fits in uint64 */
+        RC_VALUE_REAL,
+        RC_VALUE_BOOLEAN,
+        _RC_VALUE_TYPE_MAX,
+} RcValueType;
+
+typedef struct RcValue {
+        RcValueType type;
+        union {
+                const char *string;
+                int64_t integer;
+                uint64_t unsigned_integer;
+                double real;
+                bool boolean;
+        };
+} RcValue;
+
+typedef struct RcSetting {
+        const char *key; /* opaque: the driver accepts any key, e.g. registry ids like "0x528ab3" */
+        RcValue value;
+        RcLocation location; /* of the key */
+} RcSetting;
+
+typedef struct RcProfile {
+        const char *name; /* NULL for an unnamed inline profile */
+        RcSetting *settings;
+        size_t n_settings;
+        RcLocation location;
+        bool is_inline;
+} RcProfile;
+
+typedef enum RcFeature {
+        RC_FEATURE_TRUE,
+        RC_FEATURE_PROCNAME,
+        RC_FEATURE_COMMNAME,
+        RC_FEATURE_CMDLINE,
+        RC_FEATURE_DSO,
+        RC_FEATURE_FINDFILE,
+        RC_FEATURE_UNKNOWN, /* never matches, reported when loading */
+        _RC_FEATURE_MAX,
+} RcFeature;
+
+typedef enum RcPatternKind {
+        RC_PATTERN_MATCH, /* {"feature": ..., "matches": ...}, or a string (procname shorthand) */
+        RC_PATTERN_AND,   /* {"op": "and"}, or a pattern array (implicit and) */
+        RC_PATTERN_OR,
+        RC_PATTERN_NOT,        /* true iff exactly one operand and it does not match */
+        RC_PATTERN_UNKNOWN_OP, /* never matches, reported when loading */
+        _RC_PATTERN_KIND_MAX,
+} RcPatternKind;
+
+typedef struct RcPattern RcPattern;
+struct RcPattern {
+        RcPatternKind kind;
+        RcFeature feature;
+        const char *feature_name; /* as written, for RC_PATTERN_MATCH */
+        const char *op_name;      /* as written, for ops */
+        const char *matches;      /* NULL only for "true" without "matches" */
+        RcPattern *sub;
+        size_t n_sub;
+        RcLocation location;
+        bool shorthand; /* written as a string or as an array */
+};
+
+typedef struct RcRule {
+        RcPattern pattern;
+        const char *profile_name;  /* a reference by name, or NULL */
+        RcProfile *inline_profile; /* or a profile written in the rule */
+        RcLocation location;
+        uint32_t index; /* 0-based, within its file */
+        bool uses_dso;  /* some primitive tests "dso": the result may change once libraries are mapped */
+} RcRule;
+
+typedef enum RcFileState {
+        RC_FILE_LOADED,  /* parsed; may have warnings */
+        RC_FILE_BROKEN,  /* has errors; contributes nothing */
+        RC_FILE_SKIPPED, /* not read: not a regular file, unreadable, too many entries... */
+        _RC_FILE_STATE_MAX,
+} RcFileState;
+
+struct RcFile {
+        unsigned n_ref;
+        char *path; /* as the target process sees it */
+        RcFileState state;
+        Arena arena;
+        RcRule *rules;
+        size_t n_rules;
+        RcProfile *profiles;
+        size_t n_profiles;
+        RcDiagnostics diagnostics;
+
+        /* What was read, to tell whether the file changed. */
+        dev_t dev;
+        ino_t ino;
+        int64_t mtime_nsec;
+        uint64_t size;
+};
+
+/* A new, empty record for path in state RC_FILE_LOADED. */
+RcFile *rc_file_new(const char *path);
+
+/* Parses text as the rc file at path. Returns 0 with *ret set, also when the file is broken (its state
+ * and diagnostics say so); negative only on OOM. */
+int rc_file_parse(const char *path, const char *text, size_t size, const RcSyntaxOptions *options, RcFile **ret);
+
+/* Creates a file record that was not parsed (RC_FILE_SKIPPED or RC_FILE_BROKEN) with one diagnostic. */
+int rc_file_new_unread(const char *path, RcFileState state, RcSeverity severity, const char *message, RcFile **ret);
+
+RcFile *rc_file_ref(RcFile *f);
+RcFile *rc_file_unref(RcFile *f);
+DEFINE_TRIVIAL_CLEANUP_FUNC(RcFile *, rc_file_unref);
+
+/* Formats a value the way rc files write it: true, 3, 0.5, "DP-3". */
+int rc_value_format(const RcValue *v, char **ret);
+
+const char *rc_feature_to_string(RcFeature f) _const_;
+RcFeature rc_feature_from_string(const char *s) _pure_;
+const char *rc_file_state_to_string(RcFileState s) _const_;
+const char *rc_value_type_to_string(RcValueType t) _const_;

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <sys/stat.h>
+
+#include "macro.h"
+
+/* Opens path below root_fd as if root_fd were "/": absolute symlinks and ".." stay inside it
+ * (openat2 RESOLVE_IN_ROOT). This is how configuration and /proc/<pid>/root paths are resolved, so a
+ * container's or a fixture tree's symlinks can never point us at the host's files. */
+int open_in_root(int root_fd, const char *path, int flags);
+
+/* Reads a whole regular file from an open fd, at most max_size bytes; a larger file is -EFBIG. The
+ * buffer is NUL-terminated (not counted in *ret_size). Refuses non-regular files with -EBADFD so a fifo
+ * or device can never block or flood us. */
+int read_full_fd(int fd, size_t max_size, char **ret, size_t *ret_size);
+
+/* Like read_full_fd() on open_in_root(root_fd, path). Opens with O_NONBLOCK|O_NOCTTY and checks the
+ * type before reading. ret_st, if given, receives the fstat of what was read. */
+int read_full_file_in_root(int root_fd, const char *path, size_t max_size, char **ret, size_t *ret_size,
+                struct stat *ret_st);
+
+/* Reads a small virtual file (procfs, sysfs) whose st_size is 0: reads until EOF, bounded by max_size. */
+int read_virtual_file_at(int dir_fd, const char *path, size_t max_size, char **ret, size_t *ret_size);

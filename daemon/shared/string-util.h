@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "macro.h"
+
+/* The part after the last '/' (the whole string if there is none). Never allocates. */
+const char *path_basename(const char *path);
+
+static inline bool startswith(const char *s, const char *prefix)
+{
+        return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static inline bool endswith(const char *s, const char *suffix)
+{
+        size_t ls = strlen(s), lx = strlen(suffix);
+        return ls >= lx && memcmp(s + ls - lx, suffix, lx) == 0;
+}
+
+/* Checks UTF-8 validity (rejecting overlongs and surrogates), so whatever we pass to D-Bus is valid. */
+bool utf8_is_valid_n(const char *s, size_t len);
+
+/* Joins two path components with one '/'; returns NULL on OOM. */
+char *path_join(const char *a, const char *b);

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+
+#include "rc-config.h"
+#include "rc-model.h"
+#include "rc-resolve.h"
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(RcFile, rc_file_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(RcConfig, rc_config_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(RcResolution, rc_resolution_free)
+
+/* Helpers shared by the unit tests: temporary root trees, corpus lookup, and quick parsing. */
+
+/* A fresh temporary directory, removed at exit by test_cleanup_dirs() (registered automatically). */
+char *test_mkdtemp(void);
+
+/* Writes content to root/rel, creating parent directories. */
+void test_write_file(const char *root, const char *rel, const char *content);
+void test_mkdir_p(const char *root, const char *rel);
+void test_symlink(const char *target, const char *root, const char *rel);
+
+/* Opens a directory as an fd (asserting success). */
+int test_open_dir(const char *path);
+
+/* The corpus directory (meson passes it in NVPROFILED_CORPUS), or NULL when absent. When absent and
+ * NVPROFILED_CORPUS_REQUIRED=1, fails the whole binary; otherwise exits 77 so meson reports SKIP. */
+const char *test_corpus_dir_or_skip(void);
+char *test_corpus_path(const char *rel);
+
+/* Parses text as an rc file named "test.rc". */
+RcFile *test_parse(const char *text);
+RcFile *test_parse_opts(const char *text, const RcSyntaxOptions *o);
+
+/* Whether f has a diagnostic of severity sev at line:col (0 = any) whose message contains needle. */
+bool test_has_diag(const RcDiagnostics *d, RcSeverity sev, uint32_t line, uint32_t column, const char *needle);
+void test_dump_diags(const char *path, const RcDiagnostics *d);
+
+/* Builds a configuration from texts, each as a file named file<i>.rc, in that order. */
+RcConfig *test_config_from_texts(const char *const *texts, size_t n);
+
+/* Resolves a hypothetical process. */
+RcResolution *test_resolve(RcConfig *c, const char *exe, const char *comm, const char *argv0,
+                const char *const *dsos, const char *const *environ);
+
+/* The effective setting for key, or NULL. */
+const RcEffectiveSetting *test_find_setting(const RcResolution *r, const char *key);
+int64_t test_setting_int(const RcResolution *r, const char *key);
