@@ -22,6 +22,7 @@
 #include <stdio.h>
 
 #include "rc-model.h"
+#include "string-util.h"
 
 typedef struct Builder {
         RcFile *file;
@@ -85,46 +86,66 @@ static void *alloc_array(Builder *b, size_t n, size_t size)
         return p;
 }
 
-/* Checks an object's members against the names its kind knows: warns about unknown and repeated ones. */
-static void check_members(Builder *b, const RcNode *obj, const char *what, const char *const *known)
+#define MEMBERS_MAX 4
+
+/* The members of one object that its kind knows, found in one pass over the index. */
+typedef struct Members {
+        struct json_object *object;
+        const RcNode *node;
+        const RcNode *found[MEMBERS_MAX]; /* the last occurrence: the one json-c keeps */
+} Members;
+
+/* Scans an object's members against the names its kind knows (known[i] lands in m->found[i]), and warns
+ * about unknown and repeated ones. */
+static void scan_members(Builder *b, struct json_object *jo, const RcNode *obj, const char *what,
+                const char *const *known, Members *m)
 {
+        unsigned count[MEMBERS_MAX] = { 0 };
+        size_t len[MEMBERS_MAX], n_known = 0;
+
+        *m = (Members) { .object = jo, .node = obj };
+        for (; known[n_known]; n_known++) {
+                assert(n_known < MEMBERS_MAX);
+                len[n_known] = strlen(known[n_known]);
+        }
+
         for (const RcNode *c = rc_node_first_child(b->doc, obj); c; c = rc_node_next(b->doc, c)) {
-                const char *const *k;
+                size_t k;
 
-                for (k = known; *k; k++)
-                        if (rc_node_key_equals(b->doc, c, *k))
+                for (k = 0; k < n_known; k++)
+                        if (c->key_escaped ? rc_node_key_equals(b->doc, c, known[k])
+                                           : c->key_length == len[k] &&
+                                                           memcmp(b->doc->text + c->key_offset, known[k], len[k]) == 0)
                                 break;
-
-                if (!*k) {
+                if (k == n_known) {
                         warn_member(b, c, "unknown member \"%.*s\" in %s ignored", (int) MIN(c->key_length, 64u),
                                         b->doc->text + c->key_offset, what);
                         continue;
                 }
-
-                /* Report a repeated name once, at its last (winning) occurrence. */
-                unsigned count;
-                const RcNode *last = rc_node_member(b->doc, obj, *k, &count);
-                if (count > 1 && last == c)
-                        warn_member(b, c,
-                                        "member \"%s\" appears %u times in this %s; only this last one is used "
-                                        "(JSON keeps the last), the others are lost — split them into separate "
-                                        "objects",
-                                        *k, count, what);
+                count[k]++;
+                m->found[k] = c;
         }
+
+        /* Reported once, at the last (winning) occurrence. */
+        for (size_t k = 0; k < n_known; k++)
+                if (count[k] > 1)
+                        warn_member(b, m->found[k],
+                                        "member \"%s\" appears %u times in this %s; only this last one is used "
+                                        "(JSON keeps the last), the others are lost; split them into separate "
+                                        "objects",
+                                        known[k], count[k], what);
 }
 
-/* Gets member name of obj as json-c value and index node. Returns false when absent. */
-static bool member(Builder *b, struct json_object *jo, const RcNode *n, const char *name, struct json_object **ret_jo,
-                const RcNode **ret_node)
+/* Gets known member k (named name) as json-c value and index node. Returns false when absent. */
+static bool member(const Members *m, size_t k, const char *name, struct json_object **ret_jo, const RcNode **ret_node)
 {
-        struct json_object *v;
-        const RcNode *vn;
+        assert(k < MEMBERS_MAX);
 
-        if (!json_object_object_get_ex(jo, name, &v))
+        if (!m->found[k])
                 return false;
-        vn = rc_node_member(b->doc, n, name, NULL);
-        *ret_jo = v;
-        *ret_node = vn ? vn : n; /* cannot happen with a consistent index; fall back to the parent's place */
+        if (!json_object_object_get_ex(m->object, name, ret_jo))
+                return false; /* cannot happen with a consistent index */
+        *ret_node = m->found[k];
         return true;
 }
 
@@ -140,6 +161,9 @@ static int get_string(Builder *b, struct json_object *jo, const RcNode *n, const
         len = json_object_get_string_len(jo);
         if (len < 0 || memchr(s, '\0', (size_t) len))
                 return error(b, n, "%s contains a NUL character", what);
+        /* The raw bytes were checked while scanning; this catches escapes such as a lone \ud800. */
+        if (!utf8_is_valid_n(s, (size_t) len))
+                return error(b, n, "%s is not valid UTF-8 once its escapes are decoded", what);
 
         *ret = arena_strndup(&b->file->arena, s, (size_t) len);
         if (!*ret)
@@ -189,21 +213,22 @@ static int build_setting_object(Builder *b, struct json_object *jo, const RcNode
         static const char *const known[] = { "key", "k", "value", "v", NULL };
         struct json_object *k = NULL, *v = NULL;
         const RcNode *kn = NULL, *vn = NULL;
+        Members m;
         int r;
 
         if (!json_object_is_type(jo, json_type_object))
                 return error(b, n,
                                 "settings must all be objects {\"key\": ..., \"value\": ...} or all be flat "
                                 "key/value pairs, not a mix");
-        check_members(b, n, "setting", known);
+        scan_members(b, jo, n, "setting", known, &m);
 
-        if (!member(b, jo, n, "key", &k, &kn) && !member(b, jo, n, "k", &k, &kn))
+        if (!member(&m, 0, "key", &k, &kn) && !member(&m, 1, "k", &k, &kn))
                 return error(b, n, "setting has no \"key\" (or \"k\")");
-        if (!member(b, jo, n, "value", &v, &vn) && !member(b, jo, n, "v", &v, &vn))
+        if (!member(&m, 2, "value", &v, &vn) && !member(&m, 3, "v", &v, &vn))
                 return error(b, n, "setting has no \"value\" (or \"v\")");
-        if (json_object_object_get_ex(jo, "key", NULL) && json_object_object_get_ex(jo, "k", NULL))
+        if (m.found[0] && m.found[1])
                 (void) warning(b, n, "setting has both \"key\" and \"k\"; \"key\" is used");
-        if (json_object_object_get_ex(jo, "value", NULL) && json_object_object_get_ex(jo, "v", NULL))
+        if (m.found[2] && m.found[3])
                 (void) warning(b, n, "setting has both \"value\" and \"v\"; \"value\" is used");
 
         r = get_string(b, k, kn, "a setting key", &ret->key);
@@ -280,19 +305,20 @@ static int build_profile_object(Builder *b, struct json_object *jo, const RcNode
         static const char *const known[] = { "name", "settings", NULL };
         struct json_object *v;
         const RcNode *vn;
+        Members m;
         int r, ret_r = 0;
 
-        check_members(b, n, "profile", known);
+        scan_members(b, jo, n, "profile", known, &m);
         *ret = (RcProfile) { .location = location(b, n), .is_inline = is_inline };
 
-        if (member(b, jo, n, "name", &v, &vn)) {
+        if (member(&m, 0, "name", &v, &vn)) {
                 r = get_string(b, v, vn, "a profile's \"name\"", &ret->name);
                 if (r < 0)
                         ret_r = r;
         } else if (!is_inline)
                 ret_r = error(b, n, "profile has no \"name\"");
 
-        if (member(b, jo, n, "settings", &v, &vn)) {
+        if (member(&m, 1, "settings", &v, &vn)) {
                 r = build_settings(b, v, vn, ret);
                 if (r < 0)
                         ret_r = r;
@@ -360,21 +386,23 @@ static void check_findfile(Builder *b, const RcNode *n, const char *matches)
         }
 }
 
-static int build_primitive(Builder *b, struct json_object *jo, const RcNode *n, RcPattern *p, RcRule *rule)
+enum { PATTERN_FEATURE, PATTERN_MATCHES, PATTERN_OP, PATTERN_SUB };
+
+static int build_primitive(Builder *b, const Members *m, const RcNode *n, RcPattern *p, RcRule *rule)
 {
         struct json_object *v;
         const RcNode *vn;
         int r;
 
         p->kind = RC_PATTERN_MATCH;
-        if (!member(b, jo, n, "feature", &v, &vn))
+        if (!member(m, PATTERN_FEATURE, "feature", &v, &vn))
                 return error(b, n, "pattern object has neither \"feature\" nor \"op\"");
         r = get_string(b, v, vn, "\"feature\"", &p->feature_name);
         if (r < 0)
                 return r;
         p->feature = rc_feature_from_string(p->feature_name);
 
-        if (member(b, jo, n, "matches", &v, &vn)) {
+        if (member(m, PATTERN_MATCHES, "matches", &v, &vn)) {
                 r = get_string(b, v, vn, "\"matches\"", &p->matches);
                 if (r < 0)
                         return r;
@@ -408,16 +436,17 @@ static int build_primitive(Builder *b, struct json_object *jo, const RcNode *n, 
         return 0;
 }
 
-static int build_op(Builder *b, struct json_object *jo, const RcNode *n, RcPattern *p, RcRule *rule)
+static int build_op(Builder *b, const Members *m, const RcNode *n, RcPattern *p, RcRule *rule)
 {
         struct json_object *v;
         const RcNode *vn;
         int r;
 
-        if (json_object_object_get_ex(jo, "feature", NULL))
+        if (m->found[PATTERN_FEATURE])
                 return error(b, n, "pattern object has both \"op\" and \"feature\"");
 
-        member(b, jo, n, "op", &v, &vn);
+        if (!member(m, PATTERN_OP, "op", &v, &vn))
+                assert_not_reached(); /* build_pattern() only calls us when "op" is there */
         r = get_string(b, v, vn, "\"op\"", &p->op_name);
         if (r < 0)
                 return r;
@@ -433,7 +462,7 @@ static int build_op(Builder *b, struct json_object *jo, const RcNode *n, RcPatte
                 (void) warning(b, vn, "unknown op \"%s\" never matches (known: and, or, not)", p->op_name);
         }
 
-        if (!member(b, jo, n, "sub", &v, &vn))
+        if (!member(m, PATTERN_SUB, "sub", &v, &vn))
                 return error(b, n, "op pattern has no \"sub\"");
         r = build_operands(b, v, vn, p, rule);
         if (r < 0)
@@ -465,11 +494,14 @@ static int build_pattern(Builder *b, struct json_object *jo, const RcNode *n, Rc
                 p->op_name = "and";
                 p->shorthand = true;
                 return build_operands(b, jo, n, p, rule);
-        case json_type_object:
-                check_members(b, n, "pattern", known);
-                if (json_object_object_get_ex(jo, "op", NULL))
-                        return build_op(b, jo, n, p, rule);
-                return build_primitive(b, jo, n, p, rule);
+        case json_type_object: {
+                Members m;
+
+                scan_members(b, jo, n, "pattern", known, &m);
+                if (m.found[PATTERN_OP])
+                        return build_op(b, &m, n, p, rule);
+                return build_primitive(b, &m, n, p, rule);
+        }
         case json_type_null:
         case json_type_boolean:
         case json_type_double:
@@ -484,14 +516,15 @@ static int build_rule(Builder *b, struct json_object *jo, const RcNode *n, RcRul
         static const char *const known[] = { "pattern", "profile", NULL };
         struct json_object *v;
         const RcNode *vn;
+        Members m;
         int r = 0, ret = 0;
 
         if (!json_object_is_type(jo, json_type_object))
                 return error(b, n, "a rule must be an object {\"pattern\": ..., \"profile\": ...}");
-        check_members(b, n, "rule", known);
+        scan_members(b, jo, n, "rule", known, &m);
         rule->location = location(b, n);
 
-        if (!member(b, jo, n, "pattern", &v, &vn))
+        if (!member(&m, 0, "pattern", &v, &vn))
                 ret = error(b, n, "rule has no \"pattern\"");
         else {
                 r = build_pattern(b, v, vn, &rule->pattern, rule);
@@ -499,7 +532,7 @@ static int build_rule(Builder *b, struct json_object *jo, const RcNode *n, RcRul
                         ret = r;
         }
 
-        if (!member(b, jo, n, "profile", &v, &vn))
+        if (!member(&m, 1, "profile", &v, &vn))
                 return error(b, n, "rule has no \"profile\"");
 
         switch (json_object_get_type(v)) {
@@ -528,14 +561,14 @@ static int build_rule(Builder *b, struct json_object *jo, const RcNode *n, RcRul
         return r < 0 ? r : ret;
 }
 
-static int build_array(Builder *b, struct json_object *root, const RcNode *rn, const char *name, bool rules)
+static int build_array(Builder *b, const Members *root, size_t k, const char *name, bool rules)
 {
         struct json_object *a;
         const RcNode *an, *c;
         size_t len;
         int r, ret = 0;
 
-        if (!member(b, root, rn, name, &a, &an))
+        if (!member(root, k, name, &a, &an))
                 return 0;
         if (!json_object_is_type(a, json_type_array))
                 return error(b, an, "\"%s\" must be an array", name);
@@ -598,6 +631,7 @@ int rc_file_parse(const char *path, const char *text, size_t size, const RcSynta
         static const char *const known[] = { "rules", "profiles", NULL };
         _cleanup_(rc_file_unrefp) RcFile *f = NULL;
         RcDocument doc;
+        Members root;
         Builder b;
         int r;
 
@@ -618,10 +652,10 @@ int rc_file_parse(const char *path, const char *text, size_t size, const RcSynta
         }
 
         b = (Builder) { .file = f, .doc = &doc };
-        check_members(&b, &doc.nodes[0], "root object", known);
-        r = build_array(&b, doc.root, &doc.nodes[0], "profiles", false);
+        scan_members(&b, doc.root, &doc.nodes[0], "root object", known, &root);
+        r = build_array(&b, &root, 1, "profiles", false);
         if (r >= 0 || r == -EBADMSG) {
-                int k = build_array(&b, doc.root, &doc.nodes[0], "rules", true);
+                int k = build_array(&b, &root, 0, "rules", true);
                 if (k < 0)
                         r = k;
         }

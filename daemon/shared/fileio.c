@@ -24,9 +24,23 @@ int open_in_root(int root_fd, const char *path, int flags)
                 path = ".";
 
         fd = (int) syscall(SYS_openat2, root_fd, path, &how, sizeof(how));
-        if (fd < 0)
+        if (fd >= 0)
+                return fd;
+        if (errno != ENOSYS)
                 return -errno;
-        return fd;
+
+        /* Kernels before 5.6 (and valgrind before 3.20) lack openat2. Without it we cannot confine lookups,
+         * so only a root that is the real "/" may go on with plain openat(). */
+        {
+                struct stat a, b;
+
+                if (fstat(root_fd, &a) < 0 || stat("/", &b) < 0)
+                        return -errno;
+                if (a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+                        return -ENOSYS;
+        }
+        fd = openat(root_fd, path, flags | O_CLOEXEC);
+        return fd < 0 ? -errno : fd;
 }
 
 static int read_loop(int fd, size_t max_size, size_t hint, char **ret, size_t *ret_size)

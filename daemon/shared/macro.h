@@ -25,6 +25,9 @@
 #define STRINGIFY_(x) #x
 #define STRINGIFY(x) STRINGIFY_(x)
 
+/* Marks code that cannot be reached; aborts loudly if it is (assert() may be compiled out). */
+#define assert_not_reached() __builtin_trap()
+
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 
 /* GLib (in tests) defines the same. */
@@ -101,4 +104,4 @@ static inline bool size_mul_overflow(size_t a, size_t b, size_t *ret)
  * O(1). Returns 0 or -ENOMEM; *array and *allocated are unchanged on failure. */
 int greedy_realloc(void **array, size_t *allocated, size_t need, size_t elsize);
 #define GREEDY_REALLOC(array, allocated, need)                                                               \
-        greedy_realloc((void **) &(array), &(allocated), (need), sizeof((array)[0]))
+        ((allocated) >= (need) ? 0 : greedy_realloc((void **) &(array), &(allocated), (need), sizeof((array)[0])))

@@ -13,41 +13,57 @@ const char *path_basename(const char *path)
         return slash ? slash + 1 : path;
 }
 
+size_t utf8_sequence_length(const char *s, size_t len)
+{
+        const unsigned char *p = (const unsigned char *) s;
+        unsigned c, n;
+        uint32_t cp;
+
+        if (len == 0)
+                return 0;
+        c = p[0];
+        if (c < 0x80)
+                return 1;
+        if (c >= 0xc2 && c <= 0xdf) {
+                n = 1;
+                cp = c & 0x1f;
+        } else if (c >= 0xe0 && c <= 0xef) {
+                n = 2;
+                cp = c & 0x0f;
+        } else if (c >= 0xf0 && c <= 0xf4) {
+                n = 3;
+                cp = c & 0x07;
+        } else
+                return 0;
+
+        if (len <= n)
+                return 0;
+        for (unsigned i = 1; i <= n; i++) {
+                if ((p[i] & 0xc0) != 0x80)
+                        return 0;
+                cp = (cp << 6) | (p[i] & 0x3f);
+        }
+        /* No overlong forms, no surrogates, nothing above U+10FFFF. */
+        if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
+                return 0;
+        return n + 1;
+}
+
 bool utf8_is_valid_n(const char *s, size_t len)
 {
-        const unsigned char *p = (const unsigned char *) s, *end = p + len;
+        unsigned char any = 0;
 
-        while (p < end) {
-                unsigned c = *p, n;
-                uint32_t cp;
+        /* Nearly every string is ASCII: one branch-free pass the compiler vectorises. */
+        for (size_t i = 0; i < len; i++)
+                any |= (unsigned char) s[i];
+        if (!(any & 0x80))
+                return true;
 
-                if (c < 0x80) {
-                        p++;
-                        continue;
-                }
-                if (c >= 0xc2 && c <= 0xdf) {
-                        n = 1;
-                        cp = c & 0x1f;
-                } else if (c >= 0xe0 && c <= 0xef) {
-                        n = 2;
-                        cp = c & 0x0f;
-                } else if (c >= 0xf0 && c <= 0xf4) {
-                        n = 3;
-                        cp = c & 0x07;
-                } else
+        for (size_t i = 0; i < len;) {
+                size_t n = utf8_sequence_length(s + i, len - i);
+                if (n == 0)
                         return false;
-
-                if ((size_t) (end - p) <= n)
-                        return false;
-                for (unsigned i = 1; i <= n; i++) {
-                        if ((p[i] & 0xc0) != 0x80)
-                                return false;
-                        cp = (cp << 6) | (p[i] & 0x3f);
-                }
-                if ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
-                                (cp >= 0xd800 && cp <= 0xdfff))
-                        return false;
-                p += n + 1;
+                i += n;
         }
         return true;
 }

@@ -20,5 +20,8 @@ static inline bool endswith(const char *s, const char *suffix)
 /* Checks UTF-8 validity (rejecting overlongs and surrogates), so whatever we pass to D-Bus is valid. */
 bool utf8_is_valid_n(const char *s, size_t len);
 
+/* The length of the valid UTF-8 sequence at s (at most len bytes available), or 0 if it is invalid. */
+size_t utf8_sequence_length(const char *s, size_t len) _pure_;
+
 /* Joins two path components with one '/'; returns NULL on OOM. */
 char *path_join(const char *a, const char *b);

@@ -231,7 +231,6 @@ static void test_jsonc_error_positions(void)
 {
         g_autoptr(RcFile) escape = test_parse("# comment\n"
                                               "{\"profiles\": [{\"name\": \"p\", \"settings\": [\"k\", 0xFFFFFFFFFFFFFFFF, \"v\", \"a\\qb\"]}]}");
-        g_autoptr(RcFile) utf8 = test_parse("{\"rules\": [{\"pattern\": \"\xff\", \"profile\": \"p\"}]}");
 
         /* "\q" sits after a hex number that grew by two bytes; the error points into the original. */
         test_dump_diags("escape", &escape->diagnostics);
@@ -239,8 +238,27 @@ static void test_jsonc_error_positions(void)
         g_assert_true(test_has_diag(&escape->diagnostics, RC_SEVERITY_ERROR, 2, 0, "JSON syntax error"));
         g_assert_cmpuint(escape->diagnostics.items[0].column, >=, 73);
         g_assert_cmpuint(escape->diagnostics.items[0].column, <=, 76);
-        g_assert_cmpint(utf8->state, ==, RC_FILE_BROKEN);
-        g_assert_true(test_has_diag(&utf8->diagnostics, RC_SEVERITY_ERROR, 1, 0, "utf-8"));
+}
+
+/* Strings must be valid UTF-8 (they end up in D-Bus messages); the error points at the bad byte. */
+static void test_utf8(void)
+{
+        static const char *const bad[] = {
+                "\xff",             /* never valid */
+                "\xc0\xaf",         /* overlong '/' */
+                "\xed\xa0\x80",     /* a surrogate */
+                "\xe2\x82",         /* truncated */
+                "\xf4\x90\x80\x80", /* above U+10FFFF */
+        };
+        g_autoptr(RcFile) ok = test_parse("{\"rules\": [{\"pattern\": \"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x8e\xae\", \"profile\": \"p\"}]}");
+
+        assert_loaded(ok);
+        g_assert_cmpstr(ok->rules[0].pattern.matches, ==, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x8e\xae");
+        for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+                g_autofree char *text = g_strdup_printf("{\"rules\": [{\"pattern\": \"x%s\", \"profile\": \"p\"}]}", bad[i]);
+                g_autoptr(RcFile) f = test_parse(text);
+                assert_error_at(f, 1, 26, "invalid UTF-8");
+        }
 }
 
 static void test_depth(void)
@@ -306,6 +324,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/rc-reader/single-quotes", test_single_quotes);
         g_test_add_func("/rc-reader/not-rc-syntax", test_not_rc_syntax);
         g_test_add_func("/rc-reader/jsonc-error-positions", test_jsonc_error_positions);
+        g_test_add_func("/rc-reader/utf8", test_utf8);
         g_test_add_func("/rc-reader/depth", test_depth);
         g_test_add_func("/rc-reader/bom", test_bom);
         g_test_add_func("/rc-reader/size-limit", test_size_limit);
