@@ -133,7 +133,7 @@ static int load_directory(RcConfig *c, size_t *allocated, const RcLoadOptions *o
         /* qsort with a global: the loader is single-threaded by design, and qsort_r's comparator
          * cannot take a locale_t portably either way. */
         collation_locale = o->collation;
-        qsort(names, n_names, sizeof(DirName), dir_name_compare);
+        qsort_safe(names, n_names, sizeof(DirName), dir_name_compare);
         collation_locale = (locale_t) 0;
 
         for (size_t i = 0; i < n_names; i++) {
@@ -354,7 +354,7 @@ static int collect_profiles(RcConfig *c)
                 }
         }
 
-        qsort(defs, n, sizeof(ProfileDef), profile_def_compare);
+        qsort_safe(defs, n, sizeof(ProfileDef), profile_def_compare);
 
         c->profiles_by_id = calloc(MAX(n, (size_t) 1), sizeof(RcProfile *));
         if (!c->profiles_by_id)

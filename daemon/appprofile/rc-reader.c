@@ -289,9 +289,16 @@ static int scan_close(Scanner *s, char c)
                                 "trailing comma before '%c' ignored", c);
                 if (r < 0)
                         return r;
-                r = out_blank(s, s->comma_pos, 1);
-                if (r < 0)
-                        return r;
+                if (s->copied > s->comma_pos) {
+                        /* A comment after the comma was blanked already, so the comma is in out. Only
+                         * whitespace and comments lie between it and here, and those keep their length. */
+                        ptrdiff_t delta = s->n_shifts > 0 ? s->shifts[s->n_shifts - 1].delta : 0;
+                        s->out[(size_t) ((ptrdiff_t) s->comma_pos + delta)] = ' ';
+                } else {
+                        r = out_blank(s, s->comma_pos, 1);
+                        if (r < 0)
+                                return r;
+                }
         } else if (object && f->expect == EXPECT_COLON)
                 return scan_error(s, s->pos, "expected ':' after the member name, found '}'");
         else if (object && f->expect == EXPECT_VALUE)

@@ -75,7 +75,7 @@ int rc_match_facts_init(RcMatchFacts *m, const RcProcessFacts *facts)
                         return -ENOMEM;
                 STRV_FOREACH(d, facts->dsos)
                         m->dso_names[m->n_dso_names++] = path_basename(*d);
-                qsort(m->dso_names, m->n_dso_names, sizeof(char *), compare_strings);
+                qsort_safe(m->dso_names, m->n_dso_names, sizeof(char *), compare_strings);
         }
         return 0;
 }
@@ -194,9 +194,9 @@ bool rc_pattern_matches(const RcPattern *p, const RcMatchFacts *m)
         return false;
 }
 
-static RcProfilesState profiles_state(const RcConfig *c, char *const *environ)
+static RcProfilesState profiles_state(const RcConfig *c, char *const *env)
 {
-        const char *v = strv_env_get(environ, RC_ENV_APPLICATION_PROFILE);
+        const char *v = strv_env_get(env, RC_ENV_APPLICATION_PROFILE);
 
         if (v && streq(v, "0"))
                 return RC_PROFILES_DISABLED_BY_ENVIRONMENT;

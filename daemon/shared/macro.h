@@ -94,6 +94,13 @@ static inline void freep(void *p)
         }                                                                                                    \
         struct __useless_struct_to_allow_trailing_semicolon__
 
+/* qsort() with n == 0 and base == NULL is undefined (glibc marks base nonnull): sort only what exists. */
+static inline void qsort_safe(void *base, size_t n, size_t size, int (*compare)(const void *, const void *))
+{
+        if (n > 1)
+                qsort(base, n, size, compare);
+}
+
 /* Overflow-checked size arithmetic for everything sized from outside input. */
 static inline bool size_mul_overflow(size_t a, size_t b, size_t *ret)
 {

@@ -159,6 +159,18 @@ static void test_trailing_comma(void)
         g_assert_cmpuint(accepted->n_rules, ==, 1);
         g_assert_cmpuint(accepted->rules[0].pattern.n_sub, ==, 2);
         assert_error_at(obj, 1, 13, "trailing comma before '}'");
+
+        /* A comment (or a rewritten number) between the comma and the bracket; found by the fuzzer. */
+        {
+                g_autoptr(RcFile) c1 = test_parse_opts("{\"rules\": [\"a\", # c\n]}", &lenient);
+                g_autoptr(RcFile) c2 = test_parse_opts("{\"profiles\": [{\"name\": \"p\", \"settings\": [\"k\", 0xFFFFFFFFFFFFFFFF, # c\n]}]}", &lenient);
+
+                g_assert_cmpint(c1->state, ==, RC_FILE_BROKEN); /* "a" is not a rule, but the syntax is fine */
+                g_assert_true(test_has_diag(&c1->diagnostics, RC_SEVERITY_WARNING, 1, 15, "trailing comma"));
+                g_assert_false(test_has_diag(&c1->diagnostics, RC_SEVERITY_ERROR, 0, 0, "JSON syntax"));
+                g_assert_cmpint(c2->state, ==, RC_FILE_LOADED);
+                g_assert_cmpuint(c2->profiles[0].settings[0].value.unsigned_integer, ==, UINT64_MAX);
+        }
 }
 
 /* Case 6: not JSON at all, and a fragment without a root object. */

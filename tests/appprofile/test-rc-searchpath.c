@@ -306,7 +306,7 @@ static void test_driver_version(void)
 {
         g_autofree char *proc = test_mkdtemp(), *sys = test_mkdtemp(), *open_ = test_mkdtemp();
         _cleanup_close_ int proc_fd = -EBADF, sys_fd = -EBADF, open_fd = -EBADF;
-        g_autofree char *v1 = NULL, *v2 = NULL, *v3 = NULL, *v4 = NULL;
+        g_autofree char *v1 = NULL, *v2 = NULL, *v3 = NULL, *v4 = NULL, *v5 = NULL;
 
         test_write_file(proc, "driver/nvidia/version",
                         "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.153.02  Tue May 13 16:34:03 UTC 2025\n"
@@ -327,7 +327,8 @@ static void test_driver_version(void)
         /* A /proc without the driver falls back to sysfs; neither: -ENOENT. */
         g_assert_cmpint(rc_driver_version_detect(sys_fd, sys_fd, &v4), ==, 0);
         g_assert_cmpstr(v4, ==, "550.40.07");
-        g_assert_cmpint(rc_driver_version_detect(open_fd, open_fd, &v4), ==, 0);
+        g_assert_cmpint(rc_driver_version_detect(open_fd, open_fd, &v5), ==, 0);
+        g_assert_cmpstr(v5, ==, "580.105.08");
         {
                 g_autofree char *none = NULL;
                 g_assert_cmpint(rc_driver_version_detect(sys_fd, proc_fd, &none), ==, -ENOENT);

@@ -34,7 +34,7 @@ static int compare_u64(const void *a, const void *b)
 
 static double median(uint64_t *v, size_t n)
 {
-        qsort(v, n, sizeof(uint64_t), compare_u64);
+        qsort_safe(v, n, sizeof(uint64_t), compare_u64);
         return (double) v[n / 2];
 }
 

@@ -79,7 +79,7 @@ static int run_path(const char *path, unsigned *n)
                         return -ENOMEM;
                 names[n_names++] = p;
         }
-        qsort(names, n_names, sizeof(char *), compare);
+        qsort_safe(names, n_names, sizeof(char *), compare);
         for (size_t i = 0; i < n_names; i++) {
                 if (stat(names[i], &st) == 0 && S_ISREG(st.st_mode)) {
                         int k = run_file(names[i], n);

@@ -143,7 +143,7 @@ RcConfig *test_config_from_texts(const char *const *texts, size_t n)
 }
 
 RcResolution *test_resolve(RcConfig *c, const char *exe, const char *comm, const char *argv0,
-                const char *const *dsos, const char *const *environ)
+                const char *const *dsos, const char *const *env)
 {
         const char *argv[] = { argv0, NULL };
         RcProcessFacts facts = {
@@ -151,7 +151,7 @@ RcResolution *test_resolve(RcConfig *c, const char *exe, const char *comm, const
                 .comm = comm,
                 .argv = argv0 ? (char **) argv : NULL,
                 .dsos = (char **) dsos,
-                .environ = (char **) environ,
+                .environ = (char **) env,
                 .root_fd = -EBADF,
         };
         RcResolution *r = NULL;
