@@ -80,6 +80,20 @@ static int add_unread(RcConfig *c, size_t *allocated, const char *path, RcSeveri
         return config_add_file(c, f, allocated);
 }
 
+/* See RcLoadOptions.check_user_owner. Directories also need the search bit for others. */
+static bool user_may_read(const RcLoadOptions *o, RcEntryKind kind, const struct stat *st)
+{
+        if (!o->check_user_owner || !rc_entry_kind_is_user(kind))
+                return true;
+        if (st->st_uid == o->user_uid)
+                return true;
+        if (S_ISDIR(st->st_mode))
+                return (st->st_mode & (S_IROTH | S_IXOTH)) == (S_IROTH | S_IXOTH);
+        return st->st_mode & S_IROTH;
+}
+
+#define NOT_USERS_MESSAGE "neither owned by the process's user nor readable by everyone: not read"
+
 typedef struct DirName {
         char *name;
 } DirName;
@@ -94,8 +108,8 @@ static int dir_name_compare(const void *a, const void *b)
 
 /* Reads an rc.d directory: regular files (or links to them) in strcoll order; anything else is listed as
  * skipped with the reason, so "why was my file not read?" has an answer. */
-static int load_directory(RcConfig *c, size_t *allocated, const RcLoadOptions *o, int dir_fd, const char *path,
-                size_t *ret_n)
+static int load_directory(RcConfig *c, size_t *allocated, const RcLoadOptions *o, RcEntryKind kind, int dir_fd,
+                const char *path, size_t *ret_n)
 {
         _cleanup_closedir_ DIR *d = NULL;
         DirName *names = NULL;
@@ -157,6 +171,8 @@ static int load_directory(RcConfig *c, size_t *allocated, const RcLoadOptions *o
                         r = add_unread(c, allocated, p, RC_SEVERITY_NOTE, "directory, ignored (rc.d is not recursive)");
                 else if (!S_ISREG(st.st_mode))
                         r = add_unread(c, allocated, p, RC_SEVERITY_NOTE, "not a regular file, ignored");
+                else if (!user_may_read(o, kind, &st))
+                        r = add_unread(c, allocated, p, RC_SEVERITY_WARNING, NOT_USERS_MESSAGE);
                 else if (n_loaded >= RC_DIR_FILES_MAX)
                         r = add_unread(c, allocated, p, RC_SEVERITY_WARNING,
                                         "beyond the first " STRINGIFY(RC_DIR_FILES_MAX) " files of the directory, ignored");
@@ -213,6 +229,12 @@ static int load_entry(RcConfig *c, size_t *allocated, const RcLoadOptions *o, Rc
                 return 0;
         }
 
+        if ((S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) && !user_may_read(o, e->kind, &st)) {
+                e->type = RC_ENTRY_UNREADABLE;
+                e->error = -EACCES;
+                return add_unread(c, allocated, e->path, RC_SEVERITY_WARNING, NOT_USERS_MESSAGE);
+        }
+
         if (S_ISREG(st.st_mode)) {
                 e->type = RC_ENTRY_FILE;
                 r = o->load_file(o->root_fd, e->path, &o->syntax, o->load_file_userdata, &f);
@@ -230,7 +252,7 @@ static int load_entry(RcConfig *c, size_t *allocated, const RcLoadOptions *o, Rc
                         return 0;
                 }
                 e->type = RC_ENTRY_DIRECTORY;
-                r = load_directory(c, allocated, o, dfd, e->path, &e->n_files);
+                r = load_directory(c, allocated, o, e->kind, dfd, e->path, &e->n_files);
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0) {
@@ -252,6 +274,7 @@ static int load_globals(RcConfig *c, const RcLoadOptions *o)
         _cleanup_(rc_file_unrefp) RcFile *f = NULL;
         struct json_object *enabled;
         RcDocument doc;
+        struct stat st;
         size_t size;
         int r;
 
@@ -262,11 +285,13 @@ static int load_globals(RcConfig *c, const RcLoadOptions *o)
         if (!path)
                 return -ENOMEM;
 
-        r = read_full_file_in_root(o->root_fd, path, RC_GLOBALS_SIZE_MAX, &text, &size, NULL);
+        r = read_full_file_in_root(o->root_fd, path, RC_GLOBALS_SIZE_MAX, &text, &size, &st);
         if (r == -ENOENT)
                 return 0;
         if (r == -ENOMEM)
                 return r;
+        if (r >= 0 && !user_may_read(o, RC_ENTRY_USER_FILE, &st))
+                r = -EACCES;
 
         f = rc_file_new(path);
         if (!f)

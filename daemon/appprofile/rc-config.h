@@ -28,6 +28,11 @@ typedef struct RcLoadOptions {
         locale_t collation; /* order of rc.d entries, strcoll(3); (locale_t) 0 means "C" */
         RcLoadFileFunc load_file;
         void *load_file_userdata;
+        /* When set, the $HOME entries and the globals file are read only if that user could read them:
+         * owned by user_uid, or readable by everyone. A privileged daemon takes $HOME from the target's
+         * environment, which the target controls. */
+        bool check_user_owner;
+        uid_t user_uid;
 } RcLoadOptions;
 
 typedef enum RcEntryType {

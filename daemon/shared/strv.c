@@ -66,6 +66,14 @@ char **strv_copy(char *const *l)
         return TAKE_PTR(c);
 }
 
+bool strv_contains(char *const *l, const char *s)
+{
+        STRV_FOREACH(x, l)
+                if (streq(*x, s))
+                        return true;
+        return false;
+}
+
 const char *strv_env_get(char *const *env, const char *name)
 {
         size_t len;

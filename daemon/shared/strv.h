@@ -16,6 +16,8 @@ int strv_extend(char ***l, const char *s);
 int strv_consume(char ***l, char *s);
 char **strv_copy(char *const *l);
 
+bool strv_contains(char *const *l, const char *s) _pure_;
+
 /* Looks up "name=value" entries in an environment block; returns the value or NULL. */
 const char *strv_env_get(char *const *env, const char *name);
 

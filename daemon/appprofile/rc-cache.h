@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "rc-config.h"
+
+/* A cache of parsed rc files for the daemon, used as RcLoadOptions.load_file:
+ *   - a file whose identity (device, inode, size, mtime) did not change is not read again, so loading
+ *     one configuration per $HOME costs a few fstat() calls;
+ *   - a file that breaks keeps its last good version in force (the daemon's promise: one bad save in
+ *     an editor does not drop a user's profiles), while the broken version is kept for reporting. */
+
+typedef struct RcCacheEntry {
+        char *path;
+        dev_t root_dev;
+        ino_t root_ino;
+        RcFile *current;  /* what the file holds now (may be broken) */
+        RcFile *good;     /* the last version that loaded, or NULL */
+        uint64_t generation; /* last generation that used the entry */
+} RcCacheEntry;
+
+typedef struct RcFileCache {
+        RcCacheEntry *entries;
+        size_t n_entries, allocated;
+        uint64_t generation;
+        size_t max_entries;
+} RcFileCache;
+
+#define RC_CACHE_ENTRIES_MAX 16384u
+
+void rc_file_cache_done(RcFileCache *c);
+
+/* The RcLoadFileFunc; userdata is the RcFileCache. */
+int rc_file_cache_load(int root_fd, const char *path, const RcSyntaxOptions *syntax, void *userdata, RcFile **ret);
+
+/* Starts a new generation of loads; rc_file_cache_prune() then drops entries the generation did not use
+ * (files that were deleted, roots that went away). */
+void rc_file_cache_begin(RcFileCache *c);
+void rc_file_cache_prune(RcFileCache *c);
+
+/* Whether the entry's file is currently broken with an older good version in force. */
+static inline bool rc_cache_entry_is_stale(const RcCacheEntry *e)
+{
+        return e->current && e->current->state == RC_FILE_BROKEN && e->good;
+}

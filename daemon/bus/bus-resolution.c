@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdio.h>
+
+#include "bus-common.h"
+#include "rc-format.h"
+#include "string-util.h"
+#include "strv.h"
+
+int bus_append_rc_value(sd_bus_message *m, const RcValue *v)
+{
+        switch (v->type) {
+        case RC_VALUE_STRING:
+                return sd_bus_message_append(m, "v", "s", v->string);
+        case RC_VALUE_INTEGER:
+                return sd_bus_message_append(m, "v", "x", v->integer);
+        case RC_VALUE_UNSIGNED:
+                return sd_bus_message_append(m, "v", "t", v->unsigned_integer);
+        case RC_VALUE_REAL:
+                return sd_bus_message_append(m, "v", "d", v->real);
+        case RC_VALUE_BOOLEAN:
+                return sd_bus_message_append(m, "v", "b", (int) v->boolean);
+        case _RC_VALUE_TYPE_MAX:
+                break;
+        }
+        assert_not_reached();
+}
+
+static const char *profile_label(const RcRuleRef *ref)
+{
+        if (!ref->profile)
+                return "";
+        return ref->profile->name ? ref->profile->name : "(inline)";
+}
+
+/* The names the driver's GL/EGL/CUDA components map: once one is there, dso results are final. */
+static bool gl_driver_mapped(const RcMatchFacts *mf)
+{
+        static const char *const prefixes[] = { "libnvidia-glcore", "libGLX_nvidia", "libEGL_nvidia", "libcuda.so",
+                                                "libnvidia-eglcore" };
+
+        for (size_t i = 0; i < mf->n_dso_names; i++)
+                for (size_t j = 0; j < ELEMENTSOF(prefixes); j++)
+                        if (startswith(mf->dso_names[i], prefixes[j]))
+                                return true;
+        return false;
+}
+
+static int append_facts(sd_bus_message *m, const RcMatchFacts *mf, const RcProcessFacts *facts,
+                const ProcIdentity *id, uid_t uid, bool container)
+{
+        const char *home = strv_env_get(facts->environ, "HOME");
+        int r;
+
+        r = sd_bus_message_open_container(m, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(m, "{sv}{sv}{sv}{sv}", "procname", "s", strempty(mf->procname), "commname", "s",
+                        mf->has_comm ? mf->comm : "", "cmdline", "s", strempty(mf->cmdline), "home", "s",
+                        strempty(home));
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(m, 'e', "sv");
+        if (r >= 0)
+                r = sd_bus_message_append(m, "s", "dsos");
+        if (r >= 0)
+                r = sd_bus_message_open_container(m, 'v', "as");
+        if (r >= 0)
+                r = sd_bus_message_open_container(m, 'a', "s");
+        for (size_t i = 0; r >= 0 && i < mf->n_dso_names; i++)
+                r = sd_bus_message_append(m, "s", mf->dso_names[i]);
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        if (r >= 0)
+                r = sd_bus_message_close_container(m);
+        if (r < 0)
+                return r;
+
+        if (id) {
+                r = sd_bus_message_append(m, "{sv}{sv}{sv}{sv}", "pid", "u", (uint32_t) id->pid, "start_time", "t",
+                                id->start_time, "uid", "u", (uint32_t) uid, "container", "b", (int) container);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(m);
+}
+
+static int append_rules(sd_bus_message *m, const RcResolution *res)
+{
+        int r;
+
+        r = sd_bus_message_open_container(m, 'a', "(suussb)");
+        for (size_t i = 0; r >= 0 && i < res->n_rules; i++) {
+                const RcRuleResult *rr = &res->rules[i];
+                const RcRule *rule = rr->ref->rule;
+                char *pattern = NULL;
+
+                r = rc_pattern_format(&rule->pattern, &pattern);
+                if (r < 0)
+                        break;
+                r = sd_bus_message_append(m, "(suussb)", rule->location.file->path, rule->location.line,
+                                rule->location.column, pattern,
+                                rule->inline_profile ? profile_label(rr->ref) : (rr->ref->profile ? rule->profile_name : ""),
+                                (int) rr->matched);
+                free(pattern);
+        }
+        return r < 0 ? r : sd_bus_message_close_container(m);
+}
+
+static int append_settings(sd_bus_message *m, const RcResolution *res)
+{
+        int r;
+
+        r = sd_bus_message_open_container(m, 'a', "(svssuussa(vssuu))");
+        for (size_t i = 0; r >= 0 && i < res->n_settings; i++) {
+                const RcEffectiveSetting *s = &res->settings[i];
+                const RcRule *rule = s->ref->rule;
+
+                r = sd_bus_message_open_container(m, 'r', "svssuussa(vssuu)");
+                if (r >= 0)
+                        r = sd_bus_message_append(m, "s", s->setting->key);
+                if (r >= 0)
+                        r = bus_append_rc_value(m, &s->setting->value);
+                if (r >= 0)
+                        r = sd_bus_message_append(m, "ssuuss", profile_label(s->ref), rule->location.file->path,
+                                        rule->location.line, rule->location.column, strempty(s->env_variable),
+                                        strempty(s->env_value));
+                if (r >= 0)
+                        r = sd_bus_message_open_container(m, 'a', "(vssuu)");
+                for (size_t j = 0; r >= 0 && j < s->n_shadowed; j++) {
+                        const RcShadowed *sh = &s->shadowed[j];
+                        r = sd_bus_message_open_container(m, 'r', "vssuu");
+                        if (r >= 0)
+                                r = bus_append_rc_value(m, &sh->setting->value);
+                        if (r >= 0)
+                                r = sd_bus_message_append(m, "ssuu", profile_label(sh->ref),
+                                                sh->ref->rule->location.file->path, sh->ref->rule->location.line,
+                                                sh->ref->rule->location.column);
+                        if (r >= 0)
+                                r = sd_bus_message_close_container(m);
+                }
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(m);
+        }
+        return r < 0 ? r : sd_bus_message_close_container(m);
+}
+
+static int append_notes(sd_bus_message *m, const RcResolution *res, const RcMatchFacts *mf)
+{
+        int r;
+
+        r = sd_bus_message_open_container(m, 'a', "s");
+        if (r < 0)
+                return r;
+
+        switch (res->state) {
+        case RC_PROFILES_DISABLED_BY_GLOBALS:
+                r = sd_bus_message_append(m, "s",
+                                "Application profiles are disabled by ~/.nv/nvidia-application-profile-globals-rc; "
+                                "the settings listed would apply otherwise.");
+                break;
+        case RC_PROFILES_DISABLED_BY_ENVIRONMENT:
+                r = sd_bus_message_append(m, "s",
+                                "Application profiles are disabled by __GL_APPLICATION_PROFILE=0 in the process's "
+                                "environment; the settings listed would apply otherwise.");
+                break;
+        case RC_PROFILES_ENABLED_BY_ENVIRONMENT:
+                r = sd_bus_message_append(m, "s",
+                                "__GL_APPLICATION_PROFILE=1 enables profiles although the globals file disables them.");
+                break;
+        case RC_PROFILES_ENABLED:
+                break;
+        case _RC_PROFILES_STATE_MAX:
+                assert_not_reached();
+        }
+        if (r < 0)
+                return r;
+
+        if (res->depends_on_dsos && !gl_driver_mapped(mf)) {
+                r = sd_bus_message_append(m, "s",
+                                "dso rules were evaluated against the libraries mapped now; the NVIDIA driver is not "
+                                "loaded in this process yet, and reads its profiles when it loads, so dso results "
+                                "may still change.");
+                if (r < 0)
+                        return r;
+        }
+
+        for (size_t i = 0; i < res->n_rules; i++) {
+                const RcRuleResult *rr = &res->rules[i];
+                _cleanup_free_ char *note = NULL;
+
+                if (!rr->matched || rr->ref->profile)
+                        continue;
+                if (asprintf(&note, "The rule at %s:%u:%u matches, but its profile \"%s\" is defined nowhere.",
+                                    rr->ref->rule->location.file->path, rr->ref->rule->location.line,
+                                    rr->ref->rule->location.column, strempty(rr->ref->rule->profile_name)) < 0)
+                        return -ENOMEM;
+                r = sd_bus_message_append(m, "s", note);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(m);
+}
+
+int bus_append_resolution(sd_bus_message *reply, const RcResolution *res, const RcProcessFacts *facts,
+                const ProcIdentity *id, uid_t uid, bool container)
+{
+        _cleanup_(rc_match_facts_done) RcMatchFacts mf = { 0 };
+        int r;
+
+        r = rc_match_facts_init(&mf, facts);
+        if (r < 0)
+                return r;
+
+        r = sd_bus_message_open_container(reply, 'r', "sa{sv}a(suussb)a(svssuussa(vssuu))as");
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "s", rc_profiles_state_to_string(res->state));
+        if (r >= 0)
+                r = append_facts(reply, &mf, facts, id, uid, container);
+        if (r >= 0)
+                r = append_rules(reply, res);
+        if (r >= 0)
+                r = append_settings(reply, res);
+        if (r >= 0)
+                r = append_notes(reply, res, &mf);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r;
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "bus.h"
+#include "log.h"
+
+static void on_process_changed(Manager *m, Process *p, void *userdata)
+{
+        bus_process_changed(userdata, p);
+}
+
+static void on_process_removed(Manager *m, Process *p, void *userdata)
+{
+        bus_process_removed(userdata, p);
+}
+
+static void on_reloaded(Manager *m, void *userdata)
+{
+        bus_context_reloaded(userdata);
+}
+
+static void on_status_changed(Manager *m, void *userdata)
+{
+        bus_manager_changed(userdata);
+}
+
+BusContext *bus_context_free(BusContext *c)
+{
+        if (!c)
+                return NULL;
+        sd_event_source_disable_unref(c->flush_source);
+        free(c->dirty);
+        sd_bus_flush_close_unref(c->bus);
+        return mfree(c);
+}
+
+int bus_context_new(Manager *m, BusKind kind, const char *address, BusContext **ret)
+{
+        _cleanup_(bus_context_freep) BusContext *c = NULL;
+        ManagerCallbacks cb = {
+                .process_changed = on_process_changed,
+                .process_removed = on_process_removed,
+                .reloaded = on_reloaded,
+                .status_changed = on_status_changed,
+        };
+        int r;
+
+        c = calloc(1, sizeof(BusContext));
+        if (!c)
+                return log_oom();
+        c->manager = m;
+
+        switch (kind) {
+        case BUS_KIND_SYSTEM:
+                r = sd_bus_open_system(&c->bus);
+                break;
+        case BUS_KIND_SESSION:
+                r = sd_bus_open_user(&c->bus);
+                break;
+        case BUS_KIND_ADDRESS:
+                r = sd_bus_new(&c->bus);
+                if (r >= 0)
+                        r = sd_bus_set_address(c->bus, address);
+                if (r >= 0)
+                        r = sd_bus_set_bus_client(c->bus, true);
+                if (r >= 0)
+                        r = sd_bus_start(c->bus);
+                break;
+        case _BUS_KIND_MAX:
+                assert_not_reached();
+        }
+        if (r < 0)
+                return log_error_errno(r, "Failed to connect to the bus: %s", STRERROR(r));
+
+        r = sd_bus_error_add_map(bus_error_map);
+        if (r < 0)
+                return log_error_errno(r, "Failed to register error names: %s", STRERROR(r));
+
+        r = sd_bus_add_object_vtable(c->bus, NULL, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, bus_manager_vtable, c);
+        if (r >= 0)
+                r = sd_bus_add_fallback_vtable(c->bus, NULL, BUS_PROCESS_PREFIX, BUS_PROCESS_INTERFACE,
+                                bus_process_vtable, bus_process_find, c);
+        if (r >= 0)
+                r = sd_bus_add_node_enumerator(c->bus, NULL, BUS_PROCESS_PREFIX, bus_process_enumerator, c);
+        if (r >= 0)
+                r = sd_bus_add_object_manager(c->bus, NULL, BUS_ROOT_PATH);
+        if (r < 0)
+                return log_error_errno(r, "Failed to register objects: %s", STRERROR(r));
+
+        r = sd_bus_attach_event(c->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
+        if (r < 0)
+                return log_error_errno(r, "Failed to attach the bus to the event loop: %s", STRERROR(r));
+
+        manager_set_callbacks(m, &cb, c);
+        *ret = TAKE_PTR(c);
+        return 0;
+}
+
+int bus_context_request_name(BusContext *c)
+{
+        int r;
+
+        /* No queueing, no replacement: a second instance must fail loudly, not wait. */
+        r = sd_bus_request_name(c->bus, BUS_NAME, 0);
+        if (r == -EEXIST)
+                return log_error_errno(r, "Another nvprofiled already owns %s on this bus.", BUS_NAME);
+        if (r < 0)
+                return log_error_errno(r, "Failed to take the name %s: %s", BUS_NAME, STRERROR(r));
+        return 0;
+}
+
+void bus_context_reloaded(BusContext *c)
+{
+        (void) sd_bus_emit_signal(c->bus, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "Reloaded", "t", c->manager->generation);
+        bus_manager_changed(c);
+}

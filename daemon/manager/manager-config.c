@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stddef.h>
+
+#include "conf-parser.h"
+#include "manager-config.h"
+
+void manager_config_init(ManagerConfig *c)
+{
+        *c = (ManagerConfig) {
+                .watch_mode = PROC_WATCH_AUTO,
+                .poll_interval_usec = 2 * 1000000,
+                .rescan_interval_usec = 0,
+                .settle_usec = 3 * 1000000,
+                .receive_buffer = 8 * 1024 * 1024,
+                .max_processes = 65536,
+                .reload_coalesce_usec = 200 * 1000,
+                .reload_max_delay_usec = 2 * 1000000,
+                .log_applied = true,
+                .maps_max = proc_limits_default.maps_max,
+                .cmdline_max = proc_limits_default.cmdline_max,
+                .environ_max = proc_limits_default.environ_max,
+                .dsos_max = (unsigned) proc_limits_default.dsos_max,
+                .bus_list_max = 4096,
+                .bus_string_max = 4096,
+                .max_configs = 256,
+        };
+        c->device_directory = strdup("/dev");
+        manager_config_finish(c);
+}
+
+void manager_config_done(ManagerConfig *c)
+{
+        free(c->device_directory);
+        free(c->driver_version);
+        free(c->collation);
+        *c = (ManagerConfig) { 0 };
+}
+
+void manager_config_finish(ManagerConfig *c)
+{
+        c->proc_limits = proc_limits_default;
+        c->proc_limits.maps_max = (size_t) c->maps_max;
+        c->proc_limits.cmdline_max = (size_t) c->cmdline_max;
+        c->proc_limits.environ_max = (size_t) c->environ_max;
+        c->proc_limits.dsos_max = c->dsos_max;
+}
+
+static int parse_watch_mode(const char *value, void *data)
+{
+        ProcWatchMode *m = data;
+
+        for (ProcWatchMode i = 0; i < _PROC_WATCH_MODE_MAX; i++)
+                if (streq(value, proc_watch_mode_to_string(i))) {
+                        *m = i;
+                        return 0;
+                }
+        return -EINVAL;
+}
+
+static int parse_trailing_commas(const char *value, void *data)
+{
+        bool *b = data;
+
+        if (streq(value, "reject"))
+                *b = false;
+        else if (streq(value, "accept"))
+                *b = true;
+        else
+                return -EINVAL;
+        return 0;
+}
+
+static const ConfItem items[] = {
+        { "ProcessWatch", "Mode", parse_watch_mode, offsetof(ManagerConfig, watch_mode) },
+        { "ProcessWatch", "PollIntervalSec", conf_parse_usec, offsetof(ManagerConfig, poll_interval_usec) },
+        { "ProcessWatch", "RescanIntervalSec", conf_parse_usec, offsetof(ManagerConfig, rescan_interval_usec) },
+        { "ProcessWatch", "SettleSec", conf_parse_usec, offsetof(ManagerConfig, settle_usec) },
+        { "ProcessWatch", "ReceiveBufferSize", conf_parse_size, offsetof(ManagerConfig, receive_buffer) },
+        { "ProcessWatch", "MaxProcesses", conf_parse_unsigned, offsetof(ManagerConfig, max_processes) },
+        { "ProcessWatch", "DeviceDirectory", conf_parse_string, offsetof(ManagerConfig, device_directory) },
+        { "Profiles", "DriverVersion", conf_parse_string, offsetof(ManagerConfig, driver_version) },
+        { "Profiles", "TrailingCommas", parse_trailing_commas, offsetof(ManagerConfig, accept_trailing_commas) },
+        { "Profiles", "Collation", conf_parse_string, offsetof(ManagerConfig, collation) },
+        { "Profiles", "ReloadCoalesceSec", conf_parse_usec, offsetof(ManagerConfig, reload_coalesce_usec) },
+        { "Profiles", "ReloadMaxDelaySec", conf_parse_usec, offsetof(ManagerConfig, reload_max_delay_usec) },
+        { "Profiles", "LogApplied", conf_parse_bool, offsetof(ManagerConfig, log_applied) },
+        { "Limits", "MapsMax", conf_parse_size, offsetof(ManagerConfig, maps_max) },
+        { "Limits", "CmdlineMax", conf_parse_size, offsetof(ManagerConfig, cmdline_max) },
+        { "Limits", "EnvironMax", conf_parse_size, offsetof(ManagerConfig, environ_max) },
+        { "Limits", "MappedFilesMax", conf_parse_unsigned, offsetof(ManagerConfig, dsos_max) },
+        { "Limits", "BusListMax", conf_parse_unsigned, offsetof(ManagerConfig, bus_list_max) },
+        { "Limits", "BusStringMax", conf_parse_unsigned, offsetof(ManagerConfig, bus_string_max) },
+        { "Limits", "MaxConfigurations", conf_parse_unsigned, offsetof(ManagerConfig, max_configs) },
+        { 0 },
+};
+
+int manager_config_parse(ManagerConfig *c, const char *text, size_t size, char ***ret_messages)
+{
+        int r;
+
+        r = conf_parse_text(text, size, items, c, ret_messages);
+        manager_config_finish(c);
+        return r;
+}
+
+const char *proc_watch_mode_to_string(ProcWatchMode m)
+{
+        switch (m) {
+        case PROC_WATCH_AUTO:
+                return "auto";
+        case PROC_WATCH_PROC_CONNECTOR:
+                return "proc-connector";
+        case PROC_WATCH_POLL:
+                return "poll";
+        case _PROC_WATCH_MODE_MAX:
+                break;
+        }
+        return NULL;
+}

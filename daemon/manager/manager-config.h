@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "proc-facts.h"
+
+/* The daemon's settings: conf/nvprofiled.conf documents each one and its default. */
+
+typedef enum ProcWatchMode {
+        PROC_WATCH_AUTO,           /* proc connector when permitted, else polling */
+        PROC_WATCH_PROC_CONNECTOR, /* proc connector or fail */
+        PROC_WATCH_POLL,           /* poll /proc */
+        _PROC_WATCH_MODE_MAX,
+} ProcWatchMode;
+
+typedef struct ManagerConfig {
+        /* [ProcessWatch] */
+        ProcWatchMode watch_mode;
+        uint64_t poll_interval_usec;
+        uint64_t rescan_interval_usec; /* 0 = rescan only on overrun */
+        uint64_t settle_usec;          /* re-read maps and comm for this long after exec */
+        uint64_t receive_buffer;
+        unsigned max_processes;
+        char *device_directory; /* where GPU device nodes live, watched for opens */
+
+        /* [Profiles] */
+        char *driver_version; /* NULL = detect */
+        bool accept_trailing_commas;
+        char *collation;      /* locale for rc.d order; NULL = "C" */
+        uint64_t reload_coalesce_usec;
+        uint64_t reload_max_delay_usec;
+        bool log_applied;     /* journal entry for each process a profile applies to */
+
+        /* [Limits] */
+        ProcLimits proc_limits;
+        uint64_t maps_max, cmdline_max, environ_max;
+        unsigned dsos_max;
+        unsigned bus_list_max;    /* entries in a list argument */
+        unsigned bus_string_max;  /* bytes in a string argument */
+        unsigned max_configs;     /* cached configurations (one per $HOME and root) */
+} ManagerConfig;
+
+void manager_config_init(ManagerConfig *c);
+void manager_config_done(ManagerConfig *c);
+
+/* Parses configuration text over c. Messages are "LINE: ..." (strv). Returns the number of errors. */
+int manager_config_parse(ManagerConfig *c, const char *text, size_t size, char ***ret_messages);
+
+/* Applies the byte limits to c->proc_limits. */
+void manager_config_finish(ManagerConfig *c);
+
+const char *proc_watch_mode_to_string(ProcWatchMode m) _const_;

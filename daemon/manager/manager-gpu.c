@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/epoll.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include "fd-util.h"
+#include "log.h"
+#include "manager-gpu.h"
+#include "process.h"
+#include "string-util.h"
+#include "strv.h"
+
+#define GPU_NODES_MAX 256u
+#define GPU_COALESCE_USEC (50 * 1000)
+#define FDS_PER_PROCESS_MAX 4096u
+
+static bool is_gpu_node_name(const char *name)
+{
+        return startswith(name, "nvidia") || startswith(name, "card") || startswith(name, "renderD") ||
+                        startswith(name, "accel");
+}
+
+static int watch_dir(Manager *m, const char *dir)
+{
+        _cleanup_closedir_ DIR *d = NULL;
+        struct dirent *de;
+        int r;
+
+        d = opendir(dir);
+        if (!d)
+                return errno == ENOENT ? 0 : -errno;
+
+        while ((de = readdir(d))) {
+                _cleanup_free_ char *path = NULL;
+
+                if (!is_gpu_node_name(de->d_name) || strv_length(m->device_paths) >= GPU_NODES_MAX)
+                        continue;
+                path = path_join(dir, de->d_name);
+                if (!path)
+                        return -ENOMEM;
+                if (inotify_add_watch(m->device_inotify_fd, path, IN_OPEN) < 0)
+                        continue; /* a directory like nvidia-caps, or gone */
+                r = strv_consume(&m->device_paths, TAKE_PTR(path));
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* Whether pid has one of our device nodes open. */
+static bool has_gpu_open(Manager *m, pid_t pid)
+{
+        _cleanup_closedir_ DIR *d = NULL;
+        char path[64];
+        struct dirent *de;
+        unsigned n = 0;
+        int fd;
+
+        snprintf(path, sizeof(path), "%i/fd", (int) pid);
+        fd = openat(m->proc_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return false;
+        d = fdopendir(fd);
+        if (!d) {
+                safe_close(fd);
+                return false;
+        }
+        while ((de = readdir(d)) && n++ < FDS_PER_PROCESS_MAX) {
+                char target[PATH_MAX];
+                ssize_t k;
+
+                if (de->d_name[0] == '.')
+                        continue;
+                k = readlinkat(dirfd(d), de->d_name, target, sizeof(target) - 1);
+                if (k <= 0)
+                        continue;
+                target[k] = '\0';
+                if (strv_contains(m->device_paths, target))
+                        return true;
+        }
+        return false;
+}
+
+static int on_device_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        Manager *m = userdata;
+        pid_t *pids;
+        size_t n = 0;
+        Process *p;
+
+        pids = calloc(MAX(intmap_size(&m->processes), (size_t) 1), sizeof(pid_t));
+        if (!pids)
+                return log_oom();
+        for (size_t i = 0; intmap_next(&m->processes, &i, NULL, (void **) &p);)
+                if (!p->gpu_user)
+                        pids[n++] = p->id.pid;
+
+        for (size_t i = 0; i < n; i++) {
+                int r;
+
+                p = manager_get_process(m, pids[i]);
+                if (!p || !has_gpu_open(m, pids[i]))
+                        continue;
+                p->gpu_user = true;
+                r = process_reread(p);
+                if (r == -ESRCH) {
+                        process_remove(p);
+                        continue;
+                }
+                /* Unchanged result, but it is a GPU user now: worth an object. */
+                if (r == 0 && m->callbacks.process_changed)
+                        m->callbacks.process_changed(m, p, m->userdata);
+        }
+        free(pids);
+        return 0;
+}
+
+static int on_device_event(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        Manager *m = userdata;
+        uint8_t buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+        uint64_t now;
+
+        /* Drain; who opened what is found by looking at fd tables afterwards. */
+        while (read(fd, buf, sizeof(buf)) > 0)
+                ;
+
+        if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0)
+                return 0;
+        if (m->device_timer) {
+                int enabled = SD_EVENT_OFF;
+                (void) sd_event_source_get_enabled(m->device_timer, &enabled);
+                if (enabled != SD_EVENT_OFF)
+                        return 0;
+                (void) sd_event_source_set_time(m->device_timer, now + GPU_COALESCE_USEC);
+                return sd_event_source_set_enabled(m->device_timer, SD_EVENT_ONESHOT);
+        }
+        return sd_event_add_time(m->event, &m->device_timer, CLOCK_MONOTONIC, now + GPU_COALESCE_USEC, 0,
+                        on_device_timer, m);
+}
+
+int manager_gpu_start(Manager *m)
+{
+        _cleanup_free_ char *dri = NULL;
+        int r;
+
+        if (!m->config.device_directory)
+                return 0;
+
+        m->device_inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        if (m->device_inotify_fd < 0)
+                return -errno;
+
+        r = watch_dir(m, m->config.device_directory);
+        if (r < 0)
+                return r;
+        dri = path_join(m->config.device_directory, "dri");
+        if (!dri)
+                return -ENOMEM;
+        r = watch_dir(m, dri);
+        if (r < 0)
+                return r;
+
+        log_debug("Watching %zu GPU device nodes for opens.", strv_length(m->device_paths));
+        if (strv_length(m->device_paths) == 0)
+                return 0;
+
+        return sd_event_add_io(m->event, &m->device_source, m->device_inotify_fd, EPOLLIN, on_device_event, m);
+}
+
+void manager_gpu_stop(Manager *m)
+{
+        m->device_source = sd_event_source_disable_unref(m->device_source);
+        m->device_timer = sd_event_source_disable_unref(m->device_timer);
+        m->device_inotify_fd = safe_close(m->device_inotify_fd);
+        m->device_paths = strv_free(m->device_paths);
+}

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "manager.h"
+
+/* The driver reads its profiles when a process first loads it, which is when it opens a GPU device node.
+ * We watch the device nodes (DeviceDirectory=, /dev: nvidia*, dri/card*, dri/renderD*) for IN_OPEN and
+ * then look for the processes that have one open: they get re-read (their libraries are loaded now) and
+ * a bus object. inotify does not say who opened the node, so this costs one pass over the tracked
+ * processes' fd tables per burst of opens (coalesced over 50 ms). */
+int manager_gpu_start(Manager *m);
+void manager_gpu_stop(Manager *m);

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <sys/epoll.h>
+
+#include "fd-util.h"
+#include "log.h"
+#include "manager-procwatch.h"
+#include "proc-connector.h"
+#include "process.h"
+
+#define PIDS_MAX (4u * 1024u * 1024u) /* kernel.pid_max can be 2^22 */
+
+static bool is_kernel_thread(const ProcFacts *f)
+{
+        /* Kernel threads have no executable and no command line; kthreadd is pid 2. */
+        return (!f->exe && !f->argv) || f->id.pid == 2 || f->ppid == 2;
+}
+
+static int track(Manager *m, pid_t pid, bool settle)
+{
+        _cleanup_(proc_facts_done) ProcFacts f = { .root_fd = -EBADF };
+        Process *old;
+        int r;
+
+        r = proc_facts_read(m->proc_fd, pid, NULL, PROC_FACTS_MAPS | PROC_FACTS_ENVIRON | PROC_FACTS_ROOT,
+                        &m->config.proc_limits, &f);
+        old = manager_get_process(m, pid);
+        if (r == -ESRCH) {
+                /* Vanished before we could look: nothing to say. */
+                if (old)
+                        process_remove(old);
+                return 0;
+        }
+        if (r < 0)
+                return log_debug_errno(r, "Cannot read process %i: %s", (int) pid, STRERROR(r));
+
+        /* An exec keeps pid and start time but is a new program: forget what we knew. */
+        if (old)
+                process_remove(old);
+        if (is_kernel_thread(&f))
+                return 0;
+
+        if (intmap_size(&m->processes) >= m->config.max_processes) {
+                if (!m->limit_logged)
+                        log_warning("Tracking the maximum of %u processes (MaxProcesses=); ignoring new ones.",
+                                        m->config.max_processes);
+                m->limit_logged = true;
+                return 0;
+        }
+
+        r = process_new_from_facts(m, &f, settle, NULL);
+        if (r < 0)
+                return log_debug_errno(r, "Cannot evaluate process %i: %s", (int) pid, STRERROR(r));
+        return 0;
+}
+
+int manager_process_exec(Manager *m, pid_t pid)
+{
+        m->n_execs++;
+        return track(m, pid, true);
+}
+
+int manager_process_comm(Manager *m, pid_t pid)
+{
+        Process *p = manager_get_process(m, pid);
+        int r;
+
+        if (!p)
+                return track(m, pid, true);
+        r = process_reread(p);
+        if (r == -ESRCH)
+                process_remove(p);
+        return 0;
+}
+
+void manager_process_exit(Manager *m, pid_t pid)
+{
+        process_remove(manager_get_process(m, pid));
+}
+
+int manager_rescan(Manager *m)
+{
+        _cleanup_free_ pid_t *pids = NULL;
+        size_t n = 0;
+        uint64_t scan;
+        Process *p;
+        int r;
+
+        r = proc_list_pids(m->proc_fd, PIDS_MAX, &pids, &n);
+        if (r < 0)
+                return log_error_errno(r, "Cannot list processes: %s", STRERROR(r));
+
+        scan = ++m->n_rescans;
+        for (size_t i = 0; i < n; i++) {
+                ProcIdentity id;
+
+                p = manager_get_process(m, pids[i]);
+                if (p && proc_identity_read(m->proc_fd, pids[i], &id) >= 0 && proc_identity_equal(id, p->id)) {
+                        p->scan_seen = scan;
+                        continue;
+                }
+                /* New, or the pid was reused while we were not looking. The first scan's processes are
+                 * long settled; later ones may be fresh, so those get the settle re-reads. */
+                (void) track(m, pids[i], scan > 1);
+                p = manager_get_process(m, pids[i]);
+                if (p)
+                        p->scan_seen = scan;
+        }
+
+        /* What the scan did not find has exited (its EXIT event may have been lost). */
+        for (;;) {
+                bool removed = false;
+                for (size_t i = 0; intmap_next(&m->processes, &i, NULL, (void **) &p);)
+                        if (p->scan_seen != scan) {
+                                process_remove(p);
+                                removed = true;
+                                break; /* the map changed under the iterator */
+                        }
+                if (!removed)
+                        break;
+        }
+
+        if (m->callbacks.status_changed)
+                m->callbacks.status_changed(m, m->userdata);
+        return 0;
+}
+
+static int on_resync(sd_event_source *s, void *userdata)
+{
+        Manager *m = userdata;
+
+        m->resync_source = sd_event_source_disable_unref(m->resync_source);
+        log_info("Process events were lost (connector overrun %" PRIu64 "); rescanning /proc.", m->n_overruns);
+        return manager_rescan(m);
+}
+
+static int on_connector(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        Manager *m = userdata;
+        ProcEvent events[128];
+
+        /* Bounded work per wakeup keeps the bus responsive during an exec storm. */
+        for (unsigned round = 0; round < 64; round++) {
+                int n = proc_connector_receive(fd, events, ELEMENTSOF(events));
+
+                if (n == -ENOBUFS) {
+                        m->n_overruns++;
+                        if (!m->resync_source &&
+                                        sd_event_add_defer(m->event, &m->resync_source, on_resync, m) < 0)
+                                (void) manager_rescan(m);
+                        continue;
+                }
+                if (n < 0)
+                        return log_error_errno(n, "Reading process events failed: %s", STRERROR(n));
+                if (n == 0)
+                        break;
+
+                for (int i = 0; i < n; i++)
+                        switch (events[i].type) {
+                        case PROC_EVENT_TYPE_EXEC:
+                                (void) manager_process_exec(m, events[i].pid);
+                                break;
+                        case PROC_EVENT_TYPE_COMM:
+                                (void) manager_process_comm(m, events[i].pid);
+                                break;
+                        case PROC_EVENT_TYPE_EXIT:
+                                manager_process_exit(m, events[i].pid);
+                                break;
+                        case _PROC_EVENT_TYPE_MAX:
+                                assert_not_reached();
+                        }
+        }
+
+        if (m->callbacks.status_changed)
+                m->callbacks.status_changed(m, m->userdata);
+        return 0;
+}
+
+static int on_poll(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        Manager *m = userdata;
+
+        (void) manager_rescan(m);
+        (void) sd_event_source_set_time_relative(s, m->config.poll_interval_usec);
+        return sd_event_source_set_enabled(s, SD_EVENT_ON);
+}
+
+static int on_rescan_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        Manager *m = userdata;
+
+        (void) manager_rescan(m);
+        return sd_event_source_set_time_relative(s, m->config.rescan_interval_usec);
+}
+
+static int start_connector(Manager *m)
+{
+        int r;
+
+        r = proc_connector_open((size_t) m->config.receive_buffer, &m->connector_fd);
+        if (r < 0)
+                return r;
+
+        r = sd_event_add_io(m->event, &m->connector_source, m->connector_fd, EPOLLIN, on_connector, m);
+        if (r < 0)
+                return r;
+        /* Events before bus requests: a process that exits quickly should still be seen. */
+        (void) sd_event_source_set_priority(m->connector_source, SD_EVENT_PRIORITY_NORMAL - 1);
+        m->watch_state = MANAGER_WATCH_PROC_CONNECTOR;
+        return 0;
+}
+
+static int start_polling(Manager *m)
+{
+        int r;
+
+        r = sd_event_add_time_relative(m->event, &m->poll_timer, CLOCK_MONOTONIC, m->config.poll_interval_usec,
+                        m->config.poll_interval_usec / 10, on_poll, m);
+        if (r < 0)
+                return r;
+        m->watch_state = MANAGER_WATCH_POLLING;
+        return 0;
+}
+
+int manager_procwatch_start(Manager *m)
+{
+        int r;
+
+        if (m->real_proc && m->config.watch_mode != PROC_WATCH_POLL) {
+                r = start_connector(m);
+                if (r < 0) {
+                        if (m->config.watch_mode == PROC_WATCH_PROC_CONNECTOR)
+                                return log_error_errno(r, "Cannot use the proc connector (Mode=proc-connector): %s", STRERROR(r));
+                        log_notice_errno(r, "Proc connector unavailable (%s); polling /proc every %" PRIu64 " ms instead.",
+                                        STRERROR(r), m->config.poll_interval_usec / 1000);
+                        m->connector_fd = safe_close(m->connector_fd);
+                        m->connector_source = sd_event_source_disable_unref(m->connector_source);
+                }
+        } else if (!m->real_proc)
+                log_info("--proc is not the live /proc: polling it every %" PRIu64 " ms.",
+                                m->config.poll_interval_usec / 1000);
+
+        if (m->watch_state == MANAGER_WATCH_NONE) {
+                r = start_polling(m);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot start polling: %s", STRERROR(r));
+        }
+
+        if (m->config.rescan_interval_usec > 0) {
+                r = sd_event_add_time_relative(m->event, &m->rescan_timer, CLOCK_MONOTONIC,
+                                m->config.rescan_interval_usec, m->config.rescan_interval_usec / 10,
+                                on_rescan_timer, m);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot start the rescan timer: %s", STRERROR(r));
+        }
+
+        /* Subscribed first, scanned second: a process started in between is seen at least once. */
+        return manager_rescan(m);
+}
+
+void manager_procwatch_stop(Manager *m)
+{
+        m->connector_source = sd_event_source_disable_unref(m->connector_source);
+        m->poll_timer = sd_event_source_disable_unref(m->poll_timer);
+        m->rescan_timer = sd_event_source_disable_unref(m->rescan_timer);
+        m->resync_source = sd_event_source_disable_unref(m->resync_source);
+        m->connector_fd = safe_close(m->connector_fd);
+        m->watch_state = MANAGER_WATCH_NONE;
+}

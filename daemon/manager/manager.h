@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <systemd/sd-event.h>
+
+#include "intmap.h"
+#include "manager-config.h"
+#include "proc-facts.h"
+#include "rc-cache.h"
+#include "rc-resolve.h"
+#include "rc-watch.h"
+
+/* The daemon's state and behaviour, without D-Bus: which processes exist, what applies to each, and
+ * which configuration is loaded. The bus layer (daemon/bus) observes it through ManagerCallbacks and
+ * calls in for queries; tests drive it directly. */
+
+typedef struct Manager Manager;
+typedef struct Process Process;
+
+struct Process {
+        Manager *manager;
+        ProcIdentity id;
+        uid_t uid;
+        char *comm;
+        char *exe;
+        char *home;     /* from its environment; NULL if unset */
+        dev_t root_dev; /* the process's root directory, for containers */
+        ino_t root_ino;
+        bool foreign_root; /* root differs from the daemon's: configuration comes from inside it */
+
+        RcResolution *resolution; /* latest result */
+        uint64_t result_hash;     /* what signals compare */
+        char **profiles;          /* names of the profiles of matched rules, in precedence order */
+        unsigned n_settings;
+        bool gpu_user;   /* has a GPU device node open */
+        bool announced;  /* has a bus object */
+        void *bus_data;  /* owned by the bus layer */
+
+        uint64_t detected_usec; /* CLOCK_MONOTONIC when we saw its exec */
+        uint64_t scan_seen;     /* last rescan that found it */
+        unsigned settle_step;
+        sd_event_source *settle_timer;
+};
+
+typedef struct ManagerCallbacks {
+        /* A process's result changed, or it appeared with a result worth reporting. */
+        void (*process_changed)(Manager *m, Process *p, void *userdata);
+        /* A tracked process is about to be freed. */
+        void (*process_removed)(Manager *m, Process *p, void *userdata);
+        /* Configuration reloaded (generation increased) or status counters changed. */
+        void (*reloaded)(Manager *m, void *userdata);
+        void (*status_changed)(Manager *m, void *userdata);
+} ManagerCallbacks;
+
+typedef enum ManagerWatchState {
+        MANAGER_WATCH_NONE,
+        MANAGER_WATCH_PROC_CONNECTOR,
+        MANAGER_WATCH_POLLING,
+        _MANAGER_WATCH_STATE_MAX,
+} ManagerWatchState;
+
+/* One loaded configuration per (root, $HOME). */
+typedef struct ConfigSlot {
+        dev_t root_dev;
+        ino_t root_ino;
+        char *home;
+        uid_t uid;
+        RcConfig *config;
+        uint64_t generation;
+        uint64_t last_used;
+} ConfigSlot;
+
+struct Manager {
+        sd_event *event;
+        ManagerConfig config;
+        ManagerCallbacks callbacks;
+        void *userdata;
+
+        int proc_fd;      /* --proc */
+        int sys_fd;       /* --sys */
+        int root_fd;      /* --root: where /etc, /usr/share and homes are */
+        bool real_proc;   /* --proc is the live /proc: events and pids are real */
+        dev_t host_root_dev;
+        ino_t host_root_ino;
+        char *driver_version;
+        locale_t collation;
+
+        /* Processes, keyed by pid. */
+        IntMap processes;
+        unsigned n_matched;
+
+        /* Configuration. */
+        RcFileCache file_cache;
+        ConfigSlot *configs;
+        size_t n_configs, allocated_configs;
+        uint64_t generation;   /* bumped by every reload */
+        uint64_t use_counter;
+        RcConfig *system_config; /* the system part as seen with no $HOME, for status */
+        RcWatch *rc_watch;
+
+        /* Process watching. */
+        ManagerWatchState watch_state;
+        int connector_fd;
+        sd_event_source *connector_source;
+        sd_event_source *poll_timer;
+        sd_event_source *rescan_timer;
+        uint64_t n_overruns, n_rescans, n_execs;
+        sd_event_source *resync_source; /* deferred rescan after an overrun */
+        bool limit_logged;
+
+        /* GPU device opens. */
+        int device_inotify_fd;
+        sd_event_source *device_source;
+        sd_event_source *device_timer;
+        char **device_paths;
+};
+
+int manager_new(sd_event *e, const ManagerConfig *config, const char *proc_path, const char *sys_path,
+                const char *root_path, Manager **ret);
+Manager *manager_free(Manager *m);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Manager *, manager_free);
+
+void manager_set_callbacks(Manager *m, const ManagerCallbacks *cb, void *userdata);
+
+/* Loads configuration, starts watching processes and rc files, and scans /proc once. */
+int manager_start(Manager *m);
+
+/* Re-reads configuration (keeping the last good version of files that broke) and re-evaluates every
+ * tracked process. */
+int manager_reload(Manager *m);
+
+/* The configuration for a process root and $HOME, loaded on demand. uid: the user whose files $HOME
+ * holds; root_fd: the configuration root (the daemon's, or a container's). */
+int manager_get_config(Manager *m, int root_fd, const char *home, uid_t uid, RcConfig **ret);
+
+/* Resolves a live process afresh (for Explain): -ESRCH when gone or when start_time (if non-zero)
+ * does not match. Updates the tracked state too. */
+int manager_explain_process(Manager *m, pid_t pid, uint64_t start_time, RcResolution **ret_resolution,
+                ProcFacts *ret_facts);
+
+Process *manager_get_process(Manager *m, pid_t pid);
+
+/* Handlers for the process watcher (exposed for tests and the polling path). */
+int manager_process_exec(Manager *m, pid_t pid);
+int manager_process_comm(Manager *m, pid_t pid);
+void manager_process_exit(Manager *m, pid_t pid);
+int manager_rescan(Manager *m);
+
+/* Whether caller_uid may see the details of a process (or a file) of owner_uid: its own, or root. */
+static inline bool manager_may_see(uid_t caller_uid, uid_t owner_uid)
+{
+        return caller_uid == 0 || caller_uid == owner_uid;
+}
+
+const char *manager_watch_state_to_string(ManagerWatchState s) _const_;

@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/* One tracked process: read its facts, resolve, and report when the result changes.
+ *
+ * When to resolve (docs/appprofiles.md §5): at exec, procname, cmdline, findfile and the environment are
+ * final, but the libraries are not mapped yet and comm can still change. So we resolve at exec, again on
+ * every COMM event, and re-read maps and comm a few times during a settle window (default 3 s, steps at
+ * 100 ms, 500 ms, 1.5 s and the end) when some rule tests "dso". A process that opens a GPU device node
+ * is re-read then too (manager-gpu.c): that is when the driver reads its profiles. */
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "fd-util.h"
+#include "log.h"
+#include "manager.h"
+#include "process.h"
+#include "strv.h"
+
+static const uint64_t settle_steps_usec[] = { 100 * 1000, 500 * 1000, 1500 * 1000 };
+
+Process *process_free(Process *p)
+{
+        if (!p)
+                return NULL;
+        sd_event_source_disable_unref(p->settle_timer);
+        rc_resolution_free(p->resolution);
+        strv_free(p->profiles);
+        free(p->comm);
+        free(p->exe);
+        free(p->home);
+        return mfree(p);
+}
+
+static uint64_t fnv(uint64_t h, const void *data, size_t n)
+{
+        const unsigned char *p = data;
+
+        for (size_t i = 0; i < n; i++) {
+                h ^= p[i];
+                h *= UINT64_C(0x100000001b3);
+        }
+        return h;
+}
+
+static uint64_t fnv_str(uint64_t h, const char *s)
+{
+        return fnv(h, s ? s : "", s ? strlen(s) + 1 : 1);
+}
+
+/* What a client would see change: matched rules, effective settings and their overrides. */
+static uint64_t resolution_hash(const RcResolution *r)
+{
+        uint64_t h = UINT64_C(0xcbf29ce484222325);
+
+        h = fnv(h, &r->state, sizeof(r->state));
+        for (size_t i = 0; i < r->n_rules; i++) {
+                const RcRuleResult *rr = &r->rules[i];
+                if (!rr->matched)
+                        continue;
+                h = fnv_str(h, rr->ref->rule->location.file->path);
+                h = fnv(h, &rr->ref->rule->location.line, sizeof(uint32_t));
+                h = fnv_str(h, rr->ref->profile ? rr->ref->profile->name : NULL);
+        }
+        for (size_t i = 0; i < r->n_settings; i++) {
+                const RcEffectiveSetting *s = &r->settings[i];
+                _cleanup_free_ char *v = NULL;
+
+                h = fnv_str(h, s->setting->key);
+                if (rc_value_format(&s->setting->value, &v) >= 0)
+                        h = fnv_str(h, v);
+                h = fnv_str(h, s->env_value);
+        }
+        return h;
+}
+
+static int profiles_of(const RcResolution *r, char ***ret)
+{
+        _cleanup_strv_free_ char **l = NULL;
+        int k;
+
+        for (size_t i = 0; i < r->n_rules; i++) {
+                const RcRuleRef *ref = r->rules[i].ref;
+                const char *name;
+
+                if (!r->rules[i].matched || !ref->profile)
+                        continue;
+                name = ref->profile->name ? ref->profile->name : "(inline)";
+                if (strv_contains(l, name))
+                        continue;
+                k = strv_extend(&l, name);
+                if (k < 0)
+                        return k;
+        }
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
+int process_resolve(Manager *m, const ProcFacts *f, uid_t uid, RcResolution **ret)
+{
+        RcConfig *config;
+        const char *home;
+        bool foreign;
+        int root_fd, r;
+        struct stat st;
+
+        home = strv_env_get(f->env, "HOME");
+
+        /* A process in its own root (a container) reads the configuration inside it. */
+        foreign = f->root_fd >= 0 && fstat(f->root_fd, &st) >= 0 &&
+                        (st.st_dev != m->host_root_dev || st.st_ino != m->host_root_ino);
+        root_fd = foreign ? f->root_fd : m->root_fd;
+
+        r = manager_get_config(m, root_fd, home, uid, &config);
+        if (r < 0)
+                return r;
+
+        {
+                RcProcessFacts rf = {
+                        .exe = f->exe,
+                        .comm = f->comm,
+                        .argv = f->argv,
+                        .dsos = f->dsos,
+                        .environ = f->env,
+                        /* findfile looks inside the process's root: for host processes that is the
+                         * configuration root, so fixture trees behave like the real thing. */
+                        .root_fd = root_fd,
+                };
+                r = rc_resolve(config, &rf, ret);
+        }
+        rc_config_unref(config);
+        return r;
+}
+
+static int process_update(Process *p, const ProcFacts *f, RcResolution *res)
+{
+        Manager *m = p->manager;
+        _cleanup_strv_free_ char **profiles = NULL;
+        uint64_t h;
+        bool was_matched, changed;
+        int r;
+
+        r = profiles_of(res, &profiles);
+        if (r < 0) {
+                rc_resolution_free(res);
+                return r;
+        }
+
+        h = resolution_hash(res);
+        changed = !p->resolution || h != p->result_hash;
+        was_matched = p->resolution && p->resolution->n_matched > 0;
+
+        if (f->comm && !streq_ptr(f->comm, p->comm)) {
+                free(p->comm);
+                p->comm = strdup(f->comm);
+        }
+        rc_resolution_free(p->resolution);
+        p->resolution = res;
+        p->result_hash = h;
+        strv_free(p->profiles);
+        p->profiles = TAKE_PTR(profiles);
+        p->n_settings = rc_resolution_is_effective(res) ? (unsigned) res->n_settings : 0;
+
+        if (was_matched != (res->n_matched > 0)) {
+                if (res->n_matched > 0)
+                        m->n_matched++;
+                else
+                        m->n_matched--;
+        }
+
+        if (!changed)
+                return 0;
+
+        if (m->config.log_applied && res->n_settings > 0 && rc_resolution_is_effective(res)) {
+                char pidf[32], uidf[32];
+                const char *fields[] = { "MESSAGE_ID=" LOG_MESSAGE_PROFILE_APPLIED, pidf, uidf, NULL };
+                _cleanup_free_ char *names = NULL;
+                size_t len = 0;
+
+                snprintf(pidf, sizeof(pidf), "NVPROFILED_PID=%i", (int) p->id.pid);
+                snprintf(uidf, sizeof(uidf), "NVPROFILED_UID=%u", (unsigned) p->uid);
+                STRV_FOREACH(s, p->profiles)
+                        len += strlen(*s) + 2;
+                names = calloc(1, len + 1);
+                if (names)
+                        STRV_FOREACH(s, p->profiles) {
+                                if (*names)
+                                        strcat(names, ", ");
+                                strcat(names, *s);
+                        }
+                (void) log_struct_internal(LOG_INFO, 0, fields, "Profile applied to %s[%i]: %s (%u settings).",
+                                strna(p->comm), (int) p->id.pid, strempty(names), p->n_settings);
+        }
+
+        if (m->callbacks.process_changed)
+                m->callbacks.process_changed(m, p, m->userdata);
+        return 1;
+}
+
+static int on_settle(sd_event_source *s, uint64_t usec, void *userdata);
+
+/* The i-th re-read after exec: the fixed steps that fall inside the window, then the window's end. */
+static bool settle_offset(const Manager *m, unsigned i, uint64_t *ret)
+{
+        unsigned k = 0;
+
+        for (size_t j = 0; j < ELEMENTSOF(settle_steps_usec) && settle_steps_usec[j] < m->config.settle_usec; j++)
+                if (k++ == i) {
+                        *ret = settle_steps_usec[j];
+                        return true;
+                }
+        if (k == i && m->config.settle_usec > 0) {
+                *ret = m->config.settle_usec;
+                return true;
+        }
+        return false;
+}
+
+static void settle_schedule(Process *p)
+{
+        Manager *m = p->manager;
+        uint64_t offset;
+        int r;
+
+        if (!settle_offset(m, p->settle_step, &offset)) {
+                p->settle_timer = sd_event_source_disable_unref(p->settle_timer);
+                return;
+        }
+
+        if (p->settle_timer) {
+                r = sd_event_source_set_time(p->settle_timer, p->detected_usec + offset);
+                if (r >= 0)
+                        r = sd_event_source_set_enabled(p->settle_timer, SD_EVENT_ONESHOT);
+        } else
+                /* Accuracy 10 ms lets the loop batch the timers of processes started together. */
+                r = sd_event_add_time(m->event, &p->settle_timer, CLOCK_MONOTONIC, p->detected_usec + offset,
+                                10 * 1000, on_settle, p);
+        if (r < 0)
+                log_debug_errno(r, "Cannot schedule settle check for %i: %s", (int) p->id.pid, STRERROR(r));
+}
+
+int process_reread(Process *p)
+{
+        Manager *m = p->manager;
+        _cleanup_(proc_facts_done) ProcFacts f = { .root_fd = -EBADF };
+        RcResolution *res = NULL;
+        int r;
+
+        r = proc_facts_read(m->proc_fd, p->id.pid, &p->id, PROC_FACTS_MAPS | PROC_FACTS_ENVIRON | PROC_FACTS_ROOT,
+                        &m->config.proc_limits, &f);
+        if (r < 0)
+                return r;
+        r = process_resolve(m, &f, p->uid, &res);
+        if (r < 0)
+                return r;
+        return process_update(p, &f, res);
+}
+
+static int on_settle(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        Process *p = userdata;
+        int r;
+
+        p->settle_step++;
+        r = process_reread(p);
+        if (r == -ESRCH) {
+                /* Gone: the EXIT event (or the next scan) removes it. */
+                p->settle_timer = sd_event_source_disable_unref(p->settle_timer);
+                return 0;
+        }
+        if (r < 0)
+                log_debug_errno(r, "Re-reading %i failed: %s", (int) p->id.pid, STRERROR(r));
+        settle_schedule(p);
+        return 0;
+}
+
+int process_new_from_facts(Manager *m, const ProcFacts *f, bool settle, Process **ret)
+{
+        _cleanup_(process_freep) Process *p = NULL;
+        RcResolution *res = NULL;
+        const char *home;
+        struct stat st;
+        int r;
+
+        p = calloc(1, sizeof(Process));
+        if (!p)
+                return -ENOMEM;
+        p->manager = m;
+        p->id = f->id;
+        p->uid = f->uid;
+        if (f->exe && !(p->exe = strdup(f->exe)))
+                return -ENOMEM;
+        home = strv_env_get(f->env, "HOME");
+        if (home && !(p->home = strdup(home)))
+                return -ENOMEM;
+        if (f->root_fd >= 0 && fstat(f->root_fd, &st) >= 0) {
+                p->root_dev = st.st_dev;
+                p->root_ino = st.st_ino;
+                p->foreign_root = st.st_dev != m->host_root_dev || st.st_ino != m->host_root_ino;
+        }
+        (void) sd_event_now(m->event, CLOCK_MONOTONIC, &p->detected_usec);
+
+        r = process_resolve(m, f, p->uid, &res);
+        if (r < 0)
+                return r;
+
+        r = intmap_put(&m->processes, (uint64_t) p->id.pid, p);
+        if (r < 0) {
+                rc_resolution_free(res);
+                return r;
+        }
+
+        r = process_update(p, f, res);
+        if (r < 0) {
+                intmap_remove(&m->processes, (uint64_t) p->id.pid);
+                return r;
+        }
+
+        /* Libraries load after exec: look again while the process settles, if any rule could care. */
+        if (settle && m->config.settle_usec > 0 && p->resolution->depends_on_dsos)
+                settle_schedule(p);
+
+        if (ret)
+                *ret = p;
+        TAKE_PTR(p);
+        return 0;
+}
+
+void process_remove(Process *p)
+{
+        Manager *m;
+
+        if (!p)
+                return;
+        m = p->manager;
+        if (m->callbacks.process_removed)
+                m->callbacks.process_removed(m, p, m->userdata);
+        if (p->resolution && p->resolution->n_matched > 0)
+                m->n_matched--;
+        intmap_remove(&m->processes, (uint64_t) p->id.pid);
+        process_free(p);
+}

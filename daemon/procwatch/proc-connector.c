@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <linux/capability.h>
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+#include <linux/netlink.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fd-util.h"
+#include "proc-connector.h"
+
+bool have_cap_net_admin(void)
+{
+        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+        struct __user_cap_data_struct d[2] = { { 0 } };
+
+        if (syscall(SYS_capget, &h, d) < 0)
+                return false;
+        return d[CAP_NET_ADMIN / 32].effective & (1u << (CAP_NET_ADMIN % 32));
+}
+
+int proc_connector_open(size_t rcvbuf, int *ret_fd)
+{
+        _cleanup_close_ int fd = -EBADF;
+        struct sockaddr_nl sa = {
+                .nl_family = AF_NETLINK,
+                .nl_groups = CN_IDX_PROC,
+                .nl_pid = 0, /* let the kernel pick */
+        };
+        /* nlmsghdr + cn_msg (which ends in a flexible array) + the op, built in an aligned buffer. */
+        union {
+                struct nlmsghdr nl;
+                uint8_t bytes[NLMSG_SPACE(sizeof(struct cn_msg) + sizeof(enum proc_cn_mcast_op))];
+        } req = { .bytes = { 0 } };
+        struct cn_msg *cn = NLMSG_DATA(&req.nl);
+        enum proc_cn_mcast_op op = PROC_CN_MCAST_LISTEN;
+        int size;
+
+        assert(ret_fd);
+
+        if (!have_cap_net_admin())
+                return -EPERM;
+
+        fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_CONNECTOR);
+        if (fd < 0)
+                return errno == EPROTONOSUPPORT ? -EPROTONOSUPPORT : -errno;
+
+        size = (int) MIN(rcvbuf, (size_t) INT32_MAX / 2);
+        /* FORCE goes past net.core.rmem_max (needs CAP_NET_ADMIN, which we have); fall back quietly. */
+        if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
+                (void) setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+
+        if (bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
+                return -errno;
+        req.nl.nlmsg_len = NLMSG_LENGTH(sizeof(struct cn_msg) + sizeof(op));
+        req.nl.nlmsg_type = NLMSG_DONE;
+        cn->id.idx = CN_IDX_PROC;
+        cn->id.val = CN_VAL_PROC;
+        cn->len = sizeof(op);
+        memcpy(cn->data, &op, sizeof(op));
+        if (send(fd, &req, req.nl.nlmsg_len, 0) < 0)
+                return -errno;
+
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
+int proc_connector_parse(const void *buf, size_t len, ProcEvent *events, size_t max)
+{
+        size_t n = 0;
+
+        assert(buf || len == 0);
+        assert(events || max == 0);
+
+        for (const struct nlmsghdr *nl = buf; NLMSG_OK(nl, len); nl = NLMSG_NEXT(nl, len)) {
+                const struct cn_msg *cn;
+                const struct proc_event *ev;
+                ProcEvent e;
+
+                if (nl->nlmsg_type == NLMSG_ERROR || nl->nlmsg_type == NLMSG_NOOP)
+                        continue;
+                if (nl->nlmsg_len < NLMSG_LENGTH(sizeof(struct cn_msg)))
+                        continue;
+                cn = NLMSG_DATA(nl);
+                if (cn->id.idx != CN_IDX_PROC || cn->id.val != CN_VAL_PROC)
+                        continue;
+                if (cn->len < offsetof(struct proc_event, event_data) ||
+                                nl->nlmsg_len < NLMSG_LENGTH(sizeof(struct cn_msg) + cn->len))
+                        continue;
+                ev = (const struct proc_event *) cn->data;
+
+                switch (ev->what) {
+                case PROC_EVENT_EXEC:
+                        if (cn->len < offsetof(struct proc_event, event_data) + sizeof(ev->event_data.exec))
+                                continue;
+                        /* After exec the thread that called it is the group leader. */
+                        e = (ProcEvent) { PROC_EVENT_TYPE_EXEC, ev->event_data.exec.process_tgid };
+                        break;
+                case PROC_EVENT_COMM:
+                        if (cn->len < offsetof(struct proc_event, event_data) + sizeof(ev->event_data.comm))
+                                continue;
+                        /* /proc/<pid>/comm is the leader's; other threads' names do not matter. */
+                        if (ev->event_data.comm.process_pid != ev->event_data.comm.process_tgid)
+                                continue;
+                        e = (ProcEvent) { PROC_EVENT_TYPE_COMM, ev->event_data.comm.process_tgid };
+                        break;
+                case PROC_EVENT_EXIT:
+                        if (cn->len < offsetof(struct proc_event, event_data) + sizeof(ev->event_data.exit))
+                                continue;
+                        if (ev->event_data.exit.process_pid != ev->event_data.exit.process_tgid)
+                                continue;
+                        e = (ProcEvent) { PROC_EVENT_TYPE_EXIT, ev->event_data.exit.process_tgid };
+                        break;
+                default:
+                        /* The kernel's enum: FORK, UID, GID, SID, PTRACE, COREDUMP... not used. */
+                        continue;
+                }
+
+                if (e.pid <= 0 || n >= max)
+                        continue;
+                events[n++] = e;
+        }
+        return (int) n;
+}
+
+int proc_connector_receive(int fd, ProcEvent *events, size_t max)
+{
+        /* Aligned for nlmsghdr; one datagram carries one or a few small messages. */
+        union {
+                struct nlmsghdr nl;
+                uint8_t bytes[8192];
+        } buf;
+        struct sockaddr_nl from;
+        struct iovec iov = { .iov_base = &buf, .iov_len = sizeof(buf) };
+        struct msghdr mh = { .msg_name = &from, .msg_namelen = sizeof(from), .msg_iov = &iov, .msg_iovlen = 1 };
+        ssize_t n;
+
+        n = recvmsg(fd, &mh, MSG_DONTWAIT);
+        if (n < 0) {
+                if (errno == EAGAIN || errno == EINTR)
+                        return 0;
+                return -errno;
+        }
+        /* Only the kernel may speak on this socket. */
+        if (mh.msg_namelen != sizeof(from) || from.nl_pid != 0)
+                return 0;
+        return proc_connector_parse(&buf, (size_t) n, events, max);
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <sys/types.h>
+
+#include "macro.h"
+
+/* The kernel's process-event connector (netlink, CONFIG_PROC_EVENTS). Needs CAP_NET_ADMIN in the initial
+ * user namespace; events carry init-namespace pids. Events can be lost when the socket buffer fills
+ * (the kernel sends with GFP_NOWAIT): the receive call then says -ENOBUFS and the caller must rescan
+ * /proc. */
+
+typedef enum ProcEventType {
+        PROC_EVENT_TYPE_EXEC,
+        PROC_EVENT_TYPE_COMM,
+        PROC_EVENT_TYPE_EXIT,
+        _PROC_EVENT_TYPE_MAX,
+} ProcEventType;
+
+typedef struct ProcEvent {
+        ProcEventType type;
+        pid_t pid; /* the process (thread group leader) */
+} ProcEvent;
+
+/* Opens, binds and subscribes a non-blocking socket with a receive buffer of rcvbuf bytes (forced past
+ * rmem_max when permitted). -EPERM without CAP_NET_ADMIN, -EPROTONOSUPPORT without CONFIG_PROC_EVENTS. */
+int proc_connector_open(size_t rcvbuf, int *ret_fd);
+
+/* Receives what is queued (one datagram per call may hold several messages); appends process-level
+ * events (threads filtered out) to events, at most max. Returns the number stored, 0 when nothing is
+ * queued, -ENOBUFS after an overrun. */
+int proc_connector_receive(int fd, ProcEvent *events, size_t max);
+
+/* Parses one received datagram; used by proc_connector_receive() and the fuzz target. Returns the
+ * number of events stored. */
+int proc_connector_parse(const void *buf, size_t len, ProcEvent *events, size_t max);
+
+/* Whether this process has CAP_NET_ADMIN in its effective set. */
+bool have_cap_net_admin(void);

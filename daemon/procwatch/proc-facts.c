@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fd-util.h"
+#include "fileio.h"
+#include "parse-util.h"
+#include "proc-facts.h"
+#include "proc-parse.h"
+#include "strv.h"
+
+const ProcLimits proc_limits_default = {
+        .cmdline_max = 64 * 1024,
+        .environ_max = 256 * 1024,
+        .maps_max = 8 * 1024 * 1024, /* a browser has ~5,000 mappings, ~600 KiB of maps */
+        .dsos_max = 4096,
+        .argv_max = 256,
+};
+
+void proc_facts_done(ProcFacts *f)
+{
+        if (!f)
+                return;
+        free(f->exe);
+        free(f->comm);
+        strv_free(f->argv);
+        strv_free(f->env);
+        strv_free(f->dsos);
+        safe_close(f->root_fd);
+        *f = (ProcFacts) { .root_fd = -EBADF };
+}
+
+/* A gone process reads as ESRCH (through a held dirfd) or ENOENT (pid dir gone); map both to ESRCH. */
+static int gone(int r)
+{
+        return r == -ENOENT ? -ESRCH : r;
+}
+
+static int read_identity_at(int dfd, pid_t pid, ProcIdentity *ret, pid_t *ret_ppid)
+{
+        _cleanup_free_ char *stat = NULL;
+        size_t size;
+        int r;
+
+        r = read_virtual_file_at(dfd, "stat", 4096, &stat, &size);
+        if (r < 0)
+                return gone(r);
+        r = proc_parse_stat(stat, size, &ret->start_time, ret_ppid);
+        if (r < 0)
+                return r;
+        ret->pid = pid;
+        return 0;
+}
+
+static int open_pid_dir(int proc_fd, pid_t pid)
+{
+        char name[16];
+        int fd;
+
+        snprintf(name, sizeof(name), "%i", (int) pid);
+        fd = openat(proc_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        return fd < 0 ? gone(-errno) : fd;
+}
+
+int proc_identity_read(int proc_fd, pid_t pid, ProcIdentity *ret)
+{
+        _cleanup_close_ int dfd = -EBADF;
+
+        dfd = open_pid_dir(proc_fd, pid);
+        if (dfd < 0)
+                return dfd;
+        return read_identity_at(dfd, pid, ret, NULL);
+}
+
+static int read_comm(int dfd, char **ret)
+{
+        _cleanup_free_ char *comm = NULL;
+        int r;
+
+        r = read_virtual_file_at(dfd, "comm", 64, &comm, NULL);
+        if (r < 0)
+                return gone(r);
+        comm[strcspn(comm, "\n")] = '\0';
+        free(*ret);
+        *ret = TAKE_PTR(comm);
+        return 0;
+}
+
+static int read_maps(int dfd, const ProcLimits *limits, ProcFacts *f)
+{
+        _cleanup_free_ char *maps = NULL;
+        char **dsos = NULL;
+        size_t size;
+        int r;
+
+        r = read_virtual_file_at(dfd, "maps", limits->maps_max, &maps, &size);
+        if (r == -EFBIG) {
+                /* A huge maps file: read what the limit allows and say the list is partial. */
+                f->dsos_truncated = true;
+                return 0;
+        }
+        if (r < 0)
+                return gone(r);
+        r = proc_parse_maps(maps, size, limits->dsos_max, &dsos, &f->dsos_truncated);
+        if (r < 0)
+                return r;
+        strv_free(f->dsos);
+        f->dsos = dsos;
+        return 0;
+}
+
+int proc_facts_read(int proc_fd, pid_t pid, const ProcIdentity *expect, ProcFactsFlags flags,
+                const ProcLimits *limits, ProcFacts *ret)
+{
+        _cleanup_(proc_facts_done) ProcFacts f = { .root_fd = -EBADF };
+        _cleanup_close_ int dfd = -EBADF;
+        _cleanup_free_ char *buf = NULL;
+        char exe[PATH_MAX];
+        size_t size;
+        ssize_t n;
+        int r;
+
+        assert(ret);
+        if (!limits)
+                limits = &proc_limits_default;
+
+        dfd = open_pid_dir(proc_fd, pid);
+        if (dfd < 0)
+                return dfd;
+
+        r = read_identity_at(dfd, pid, &f.id, &f.ppid);
+        if (r < 0)
+                return r;
+        if (expect && !proc_identity_equal(*expect, f.id))
+                return -ESRCH;
+
+        r = read_virtual_file_at(dfd, "status", 16384, &buf, &size);
+        if (r < 0)
+                return gone(r);
+        r = proc_parse_status_uid(buf, size, &f.uid);
+        if (r < 0)
+                return r;
+        buf = mfree(buf);
+
+        r = read_comm(dfd, &f.comm);
+        if (r < 0)
+                return r;
+
+        n = readlinkat(dfd, "exe", exe, sizeof(exe) - 1);
+        if (n >= 0) {
+                exe[n] = '\0';
+                f.exe = strdup(exe);
+                if (!f.exe)
+                        return -ENOMEM;
+        } else if (errno == ESRCH)
+                return -ESRCH;
+        /* ENOENT: kernel thread or zombie; EACCES: not permitted. Either way exe stays unknown. */
+
+        r = read_virtual_file_at(dfd, "cmdline", limits->cmdline_max, &buf, &size);
+        if (r == -EFBIG)
+                r = 0, size = 0; /* absurdly long: treat as unknown */
+        else if (r < 0)
+                return gone(r);
+        if (size > 0) {
+                r = strv_from_nulstr(buf, size, limits->argv_max, &f.argv);
+                if (r < 0)
+                        return r;
+        }
+        buf = mfree(buf);
+
+        if (flags & PROC_FACTS_ENVIRON) {
+                r = read_virtual_file_at(dfd, "environ", limits->environ_max, &buf, &size);
+                if (r >= 0) {
+                        r = proc_parse_environ(buf, size, 64, &f.env);
+                        if (r < 0)
+                                return r;
+                } else if (r == -ESRCH)
+                        return r;
+                buf = mfree(buf);
+        }
+
+        if (flags & PROC_FACTS_MAPS) {
+                r = read_maps(dfd, limits, &f);
+                if (r == -ESRCH)
+                        return r;
+        }
+
+        if (flags & PROC_FACTS_ROOT) {
+                f.root_fd = openat(dfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+                if (f.root_fd < 0) {
+                        if (errno == ESRCH || errno == ENOENT)
+                                return -ESRCH;
+                        f.root_fd = -EBADF;
+                }
+        }
+
+        /* Everything above came through dfd; a last look confirms the process is still the same one. */
+        {
+                ProcIdentity again;
+                r = read_identity_at(dfd, pid, &again, NULL);
+                if (r < 0)
+                        return r;
+                if (!proc_identity_equal(again, f.id))
+                        return -ESRCH;
+        }
+
+        *ret = f;
+        f = (ProcFacts) { .root_fd = -EBADF };
+        return 0;
+}
+
+int proc_facts_refresh(int proc_fd, ProcFacts *f, const ProcLimits *limits)
+{
+        _cleanup_close_ int dfd = -EBADF;
+        ProcIdentity id;
+        int r;
+
+        assert(f);
+        if (!limits)
+                limits = &proc_limits_default;
+
+        dfd = open_pid_dir(proc_fd, f->id.pid);
+        if (dfd < 0)
+                return dfd;
+        r = read_identity_at(dfd, f->id.pid, &id, NULL);
+        if (r < 0)
+                return r;
+        if (!proc_identity_equal(id, f->id))
+                return -ESRCH;
+
+        r = read_comm(dfd, &f->comm);
+        if (r < 0)
+                return r;
+        return read_maps(dfd, limits, f);
+}
+
+int proc_list_pids(int proc_fd, size_t max, pid_t **ret, size_t *ret_n)
+{
+        _cleanup_closedir_ DIR *d = NULL;
+        _cleanup_free_ pid_t *pids = NULL;
+        size_t n = 0, allocated = 0;
+        struct dirent *de;
+        int fd;
+
+        assert(ret);
+        assert(ret_n);
+
+        fd = openat(proc_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        d = fdopendir(fd);
+        if (!d) {
+                safe_close(fd);
+                return -errno;
+        }
+
+        while ((de = readdir(d))) {
+                uint32_t v;
+
+                if (safe_atou32(de->d_name, &v) < 0 || v == 0 || v > INT32_MAX)
+                        continue;
+                if (n >= max)
+                        return -E2BIG;
+                if (GREEDY_REALLOC(pids, allocated, n + 1) < 0)
+                        return -ENOMEM;
+                pids[n++] = (pid_t) v;
+        }
+
+        *ret = TAKE_PTR(pids);
+        *ret_n = n;
+        return 0;
+}

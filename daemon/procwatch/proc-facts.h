@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <sys/types.h>
+
+#include "macro.h"
+
+/* What nvprofiled knows about one process, read race-safely from /proc/<pid>.
+ *
+ * A process is (pid, start time), never a pid alone. Everything is read through one directory fd of
+ * /proc/<pid>: once the process is gone, reads through that fd fail with ESRCH instead of reaching a
+ * new process that reused the pid. */
+
+typedef struct ProcIdentity {
+        pid_t pid;
+        uint64_t start_time; /* clock ticks since boot, /proc/<pid>/stat field 22 */
+} ProcIdentity;
+
+static inline bool proc_identity_equal(ProcIdentity a, ProcIdentity b)
+{
+        return a.pid == b.pid && a.start_time == b.start_time;
+}
+
+typedef struct ProcLimits {
+        size_t cmdline_max;  /* bytes of /proc/<pid>/cmdline read */
+        size_t environ_max;  /* bytes of /proc/<pid>/environ read */
+        size_t maps_max;     /* bytes of /proc/<pid>/maps read */
+        size_t dsos_max;     /* distinct mapped files kept */
+        size_t argv_max;     /* arguments kept */
+} ProcLimits;
+
+extern const ProcLimits proc_limits_default;
+
+typedef enum ProcFactsFlags {
+        PROC_FACTS_MAPS = 1 << 0,    /* read maps (expensive for big processes) */
+        PROC_FACTS_ENVIRON = 1 << 1, /* read environ (HOME, __GL_*) */
+        PROC_FACTS_ROOT = 1 << 2,    /* open /proc/<pid>/root for lookups inside the process's root */
+} ProcFactsFlags;
+
+typedef struct ProcFacts {
+        ProcIdentity id;
+        pid_t ppid;
+        uid_t uid;
+        char *exe;    /* NULL for kernel threads or when not permitted */
+        char *comm;
+        char **argv;  /* NULL if empty (kernel threads, zombies) */
+        char **env;   /* HOME and __GL_* only */
+        char **dsos;  /* mapped file paths */
+        bool dsos_truncated;
+        int root_fd;  /* O_PATH fd of the process's root, or -EBADF */
+} ProcFacts;
+
+void proc_facts_done(ProcFacts *f);
+
+/* Reads pid's facts from the /proc directory proc_fd. -ESRCH (or -ENOENT) when the process is gone;
+ * if expect is given, a different start time also means -ESRCH (the pid was reused). */
+int proc_facts_read(int proc_fd, pid_t pid, const ProcIdentity *expect, ProcFactsFlags flags,
+                const ProcLimits *limits, ProcFacts *ret);
+
+/* Only the identity: cheap, for scans. */
+int proc_identity_read(int proc_fd, pid_t pid, ProcIdentity *ret);
+
+/* Re-reads only the mapped files and comm of a known process. */
+int proc_facts_refresh(int proc_fd, ProcFacts *f, const ProcLimits *limits);
+
+/* Lists the numeric entries of the /proc directory, at most max. */
+int proc_list_pids(int proc_fd, size_t max, pid_t **ret, size_t *ret_n);

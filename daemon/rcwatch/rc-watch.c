@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fd-util.h"
+#include "fileio.h"
+#include "rc-watch.h"
+#include "string-util.h"
+#include "strv.h"
+
+#define RC_WATCH_DIRS_MAX 1024u
+
+#define DIR_MASK                                                                                             \
+        (IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |      \
+                        IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK)
+
+typedef struct WatchedDir {
+        RcWatch *watch;
+        char *path;   /* real path on the host */
+        bool all;     /* every name in it matters (an rc.d directory) */
+        char **names; /* otherwise only these */
+        sd_event_source *source;
+} WatchedDir;
+
+struct RcWatch {
+        sd_event *event;
+        int root_fd;
+        uint64_t coalesce_usec, max_delay_usec;
+        RcWatchChangedFunc callback;
+        void *userdata;
+
+        WatchedDir *dirs;
+        size_t n_dirs, allocated_dirs;
+
+        sd_event_source *timer;
+        uint64_t first_event_usec; /* 0 = no burst pending */
+};
+
+static void dirs_clear(RcWatch *w)
+{
+        for (size_t i = 0; i < w->n_dirs; i++) {
+                sd_event_source_disable_unref(w->dirs[i].source);
+                free(w->dirs[i].path);
+                strv_free(w->dirs[i].names);
+        }
+        w->n_dirs = 0;
+}
+
+RcWatch *rc_watch_free(RcWatch *w)
+{
+        if (!w)
+                return NULL;
+        dirs_clear(w);
+        free(w->dirs);
+        sd_event_source_disable_unref(w->timer);
+        sd_event_unref(w->event);
+        safe_close(w->root_fd);
+        return mfree(w);
+}
+
+int rc_watch_new(sd_event *e, int root_fd, uint64_t coalesce_usec, uint64_t max_delay_usec, RcWatchChangedFunc cb,
+                void *userdata, RcWatch **ret)
+{
+        _cleanup_(rc_watch_freep) RcWatch *w = NULL;
+
+        assert(e);
+        assert(cb);
+        assert(ret);
+
+        w = calloc(1, sizeof(RcWatch));
+        if (!w)
+                return -ENOMEM;
+        w->event = sd_event_ref(e);
+        w->root_fd = fcntl(root_fd, F_DUPFD_CLOEXEC, 3);
+        if (w->root_fd < 0)
+                return -errno;
+        w->coalesce_usec = coalesce_usec;
+        w->max_delay_usec = MAX(max_delay_usec, coalesce_usec);
+        w->callback = cb;
+        w->userdata = userdata;
+
+        *ret = TAKE_PTR(w);
+        return 0;
+}
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        RcWatch *w = userdata;
+
+        w->first_event_usec = 0;
+        w->callback(w, w->userdata);
+        return 0;
+}
+
+static void trigger(RcWatch *w)
+{
+        uint64_t now, when;
+        int r;
+
+        if (sd_event_now(w->event, CLOCK_MONOTONIC, &now) < 0)
+                return;
+        if (w->first_event_usec == 0)
+                w->first_event_usec = now;
+        /* Quiet period after the latest event, but never later than max_delay after the first. */
+        when = MIN(now + w->coalesce_usec, w->first_event_usec + w->max_delay_usec);
+
+        if (w->timer) {
+                r = sd_event_source_set_time(w->timer, when);
+                if (r >= 0)
+                        r = sd_event_source_set_enabled(w->timer, SD_EVENT_ONESHOT);
+        } else
+                r = sd_event_add_time(w->event, &w->timer, CLOCK_MONOTONIC, when, 0, on_timer, w);
+        if (r < 0)
+                /* Cannot defer: report at once rather than lose the change. */
+                on_timer(w->timer, now, w);
+}
+
+static int on_inotify(sd_event_source *s, const struct inotify_event *ev, void *userdata)
+{
+        WatchedDir *d = userdata;
+
+        if (ev->mask & (IN_Q_OVERFLOW | IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT)) {
+                trigger(d->watch);
+                return 0;
+        }
+        if (d->all || (ev->len > 0 && strv_contains(d->names, ev->name)))
+                trigger(d->watch);
+        return 0;
+}
+
+/* The real host path of an open fd. */
+static int fd_path(int fd, char **ret)
+{
+        char proc[64], buf[PATH_MAX];
+        ssize_t n;
+
+        snprintf(proc, sizeof(proc), "/proc/self/fd/%i", fd);
+        n = readlink(proc, buf, sizeof(buf) - 1);
+        if (n < 0)
+                return -errno;
+        buf[n] = '\0';
+        *ret = strdup(buf);
+        return *ret ? 0 : -ENOMEM;
+}
+
+static int add_dir(RcWatch *w, const char *real, bool all, const char *name)
+{
+        WatchedDir *d = NULL;
+        int r;
+
+        for (size_t i = 0; i < w->n_dirs; i++)
+                if (streq(w->dirs[i].path, real)) {
+                        d = &w->dirs[i];
+                        break;
+                }
+        if (!d) {
+                if (w->n_dirs >= RC_WATCH_DIRS_MAX)
+                        return -E2BIG;
+                if (GREEDY_REALLOC(w->dirs, w->allocated_dirs, w->n_dirs + 1) < 0)
+                        return -ENOMEM;
+                d = &w->dirs[w->n_dirs++];
+                *d = (WatchedDir) { .watch = w, .path = strdup(real) };
+                if (!d->path)
+                        return -ENOMEM;
+        }
+        if (all)
+                d->all = true;
+        else if (name && !strv_contains(d->names, name)) {
+                r = strv_extend(&d->names, name);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* Watches the directory containing in-root path p for changes of p's last component. When that
+ * directory does not exist, walks up to the nearest one that does and watches for the next component. */
+static int watch_parent_of(RcWatch *w, const char *p)
+{
+        _cleanup_free_ char *cur = strdup(p);
+        int r;
+
+        if (!cur)
+                return -ENOMEM;
+
+        for (;;) {
+                _cleanup_free_ char *real = NULL;
+                _cleanup_close_ int fd = -EBADF;
+                char *slash = strrchr(cur, '/');
+                const char *name;
+
+                if (!slash || slash == cur) {
+                        /* The root itself: watch it for the first component. */
+                        fd = open_in_root(w->root_fd, "/", O_PATH | O_DIRECTORY);
+                        if (fd < 0)
+                                return fd;
+                        r = fd_path(fd, &real);
+                        if (r < 0)
+                                return r;
+                        return add_dir(w, real, false, slash ? slash + 1 : cur);
+                }
+
+                *slash = '\0';
+                name = slash + 1;
+                fd = open_in_root(w->root_fd, cur, O_PATH | O_DIRECTORY);
+                if (fd >= 0) {
+                        r = fd_path(fd, &real);
+                        if (r < 0)
+                                return r;
+                        return add_dir(w, real, false, name);
+                }
+                /* Missing (or not a directory): the next level up, watching for this name. */
+        }
+}
+
+int rc_watch_set_paths(RcWatch *w, char *const *paths)
+{
+        int r;
+
+        assert(w);
+
+        dirs_clear(w);
+
+        STRV_FOREACH(p, paths) {
+                _cleanup_close_ int fd = -EBADF;
+                _cleanup_free_ char *real = NULL;
+                struct stat st;
+
+                r = watch_parent_of(w, *p);
+                if (r < 0)
+                        return r;
+
+                fd = open_in_root(w->root_fd, *p, O_PATH);
+                if (fd < 0 || fstat(fd, &st) < 0)
+                        continue;
+                r = fd_path(fd, &real);
+                if (r < 0)
+                        return r;
+
+                if (S_ISDIR(st.st_mode))
+                        r = add_dir(w, real, true, NULL);
+                else {
+                        /* Where the link points: its directory, for that name. */
+                        char *slash = strrchr(real, '/');
+                        if (!slash)
+                                continue;
+                        *slash = '\0';
+                        r = add_dir(w, slash == real ? "/" : real, false, slash + 1);
+                }
+                if (r < 0)
+                        return r;
+        }
+
+        for (size_t i = 0; i < w->n_dirs; i++) {
+                r = sd_event_add_inotify(w->event, &w->dirs[i].source, w->dirs[i].path, DIR_MASK, on_inotify,
+                                &w->dirs[i]);
+                if (r < 0)
+                        /* Gone between resolving and watching: its parent's watch reports that. */
+                        w->dirs[i].source = NULL;
+        }
+        return 0;
+}
+
+size_t rc_watch_count(const RcWatch *w)
+{
+        size_t n = 0;
+
+        for (size_t i = 0; i < w->n_dirs; i++)
+                if (w->dirs[i].source)
+                        n++;
+        return n;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <systemd/sd-event.h>
+
+#include "macro.h"
+
+/* Watches the rc search path with inotify and says, once per burst, that something changed.
+ *
+ * Editors save by writing a new file and renaming it over the old one, package managers replace whole
+ * directories, and users create ~/.nv/...rc.d after the daemon started. So we watch DIRECTORIES: the
+ * parent of every entry (the entry itself may be created, deleted, renamed or re-pointed), every entry
+ * that is a directory, the directory of every symlink target, and for an entry that does not exist yet
+ * its nearest existing ancestor. Events about unrelated names in those directories are ignored.
+ * After each reload the caller hands the new set of paths, watches are rebuilt BEFORE files are read,
+ * and any change that races the reload triggers another one: the loaded state converges to the disk. */
+
+typedef struct RcWatch RcWatch;
+typedef void (*RcWatchChangedFunc)(RcWatch *w, void *userdata);
+
+/* root_fd: the directory that is "/" for the paths (openat2 RESOLVE_IN_ROOT). coalesce_usec: quiet time
+ * after the last event before reporting; max_delay_usec: a never-ending burst is reported after this. */
+int rc_watch_new(sd_event *e, int root_fd, uint64_t coalesce_usec, uint64_t max_delay_usec, RcWatchChangedFunc cb,
+                void *userdata, RcWatch **ret);
+RcWatch *rc_watch_free(RcWatch *w);
+DEFINE_TRIVIAL_CLEANUP_FUNC(RcWatch *, rc_watch_free);
+
+/* Replaces the watched set. paths are in-root paths of search-path entries and of the files read. */
+int rc_watch_set_paths(RcWatch *w, char *const *paths);
+
+/* Number of inotify sources in use, for status and tests. */
+size_t rc_watch_count(const RcWatch *w);

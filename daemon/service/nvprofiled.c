@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* nvprofiled: the daemon's entry point. Options and the config file, the event loop, signals,
+ * readiness and watchdog; everything else lives in daemon/manager and daemon/bus. */
+
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+
+#include "bus.h"
+#include "fd-util.h"
+#include "fileio.h"
+#include "log.h"
+#include "manager.h"
+#include "strv.h"
+
+#define DEFAULT_CONFIG_FILE "/etc/nvprofiled/nvprofiled.conf"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "0"
+#endif
+
+static BusKind arg_bus = BUS_KIND_SYSTEM;
+static const char *arg_bus_address;
+static const char *arg_root = "/";
+static const char *arg_proc = "/proc";
+static const char *arg_sys = "/sys";
+static const char *arg_config;
+static int arg_log_level = -1;
+
+static void help(void)
+{
+        printf("Usage: nvprofiled [OPTIONS...]\n"
+               "\n"
+               "Watches NVIDIA application-profile rc files and every process that starts, and says\n"
+               "over D-Bus which profile rules match each process, which settings take effect and why.\n"
+               "\n"
+               "Options:\n"
+               "  -h --help              Show this help and exit\n"
+               "     --version          Show the version and exit\n"
+               "     --bus=BUS          Bus to serve on: \"system\" (default), \"session\", or a D-Bus\n"
+               "                        address such as unix:path=/run/test.sock\n"
+               "     --root=DIR         Directory that configuration paths (/etc, /usr/share, homes)\n"
+               "                        are resolved under (default: /)\n"
+               "     --proc=DIR         Where /proc is read (default: /proc); anything but the live\n"
+               "                        /proc is polled, since process events carry live pids\n"
+               "     --sys=DIR          Where /sys is read (default: /sys)\n"
+               "     --config=FILE      Daemon configuration (default: " DEFAULT_CONFIG_FILE ",\n"
+               "                        optional); see nvprofiled.conf for every setting\n"
+               "     --log-level=LEVEL  emerg, alert, crit, err, warning, notice, info, debug\n"
+               "\n"
+               "Signals: SIGHUP re-reads the rc files; SIGTERM and SIGINT stop the daemon.\n"
+               "Exit status: 0 on a clean stop, 1 on failure, 2 on a usage error.\n"
+               "\n"
+               "Bus name io.github.nvprofiled.NvProfiled1, object /io/github/nvprofiled/NvProfiled1;\n"
+               "the interface is documented in io.github.nvprofiled.NvProfiled1.xml. Query it with\n"
+               "nvprofilectl(1).\n");
+}
+
+/* Returns 1 to go on, 0 to exit successfully, -EINVAL on a usage error. */
+static int parse_argv(int argc, char *argv[])
+{
+        enum { ARG_VERSION = 0x100, ARG_BUS, ARG_ROOT, ARG_PROC, ARG_SYS, ARG_CONFIG, ARG_LOG_LEVEL };
+        static const struct option options[] = {
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                { "bus", required_argument, NULL, ARG_BUS },
+                { "root", required_argument, NULL, ARG_ROOT },
+                { "proc", required_argument, NULL, ARG_PROC },
+                { "sys", required_argument, NULL, ARG_SYS },
+                { "config", required_argument, NULL, ARG_CONFIG },
+                { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
+                { 0 },
+        };
+        int c;
+
+        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
+                switch (c) {
+                case 'h':
+                        help();
+                        return 0;
+                case ARG_VERSION:
+                        printf("nvprofiled %s\n", PACKAGE_VERSION);
+                        return 0;
+                case ARG_BUS:
+                        if (streq(optarg, "system"))
+                                arg_bus = BUS_KIND_SYSTEM;
+                        else if (streq(optarg, "session"))
+                                arg_bus = BUS_KIND_SESSION;
+                        else if (strchr(optarg, ':')) {
+                                arg_bus = BUS_KIND_ADDRESS;
+                                arg_bus_address = optarg;
+                        } else {
+                                log_error("--bus= takes system, session or a D-Bus address, not '%s'.", optarg);
+                                return -EINVAL;
+                        }
+                        break;
+                case ARG_ROOT:
+                        arg_root = optarg;
+                        break;
+                case ARG_PROC:
+                        arg_proc = optarg;
+                        break;
+                case ARG_SYS:
+                        arg_sys = optarg;
+                        break;
+                case ARG_CONFIG:
+                        arg_config = optarg;
+                        break;
+                case ARG_LOG_LEVEL:
+                        arg_log_level = log_level_from_string(optarg);
+                        if (arg_log_level < 0) {
+                                log_error("Unknown log level '%s'.", optarg);
+                                return -EINVAL;
+                        }
+                        break;
+                case '?':
+                        return -EINVAL;
+                default:
+                        assert_not_reached();
+                }
+
+        if (optind < argc) {
+                log_error("Unexpected argument '%s'; see --help.", argv[optind]);
+                return -EINVAL;
+        }
+        return 1;
+}
+
+static int load_config_file(ManagerConfig *c)
+{
+        _cleanup_free_ char *text = NULL;
+        _cleanup_strv_free_ char **messages = NULL;
+        const char *path = arg_config ? arg_config : DEFAULT_CONFIG_FILE;
+        _cleanup_close_ int root = -EBADF;
+        size_t size;
+        int r;
+
+        root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (root < 0)
+                return log_error_errno(errno, "Cannot open /: %s", STRERROR(errno));
+        r = read_full_file_in_root(root, path, 64 * 1024, &text, &size, NULL);
+        if (r == -ENOENT && !arg_config)
+                return 0; /* the default file is optional */
+        if (r < 0)
+                return log_error_errno(r, "Cannot read %s: %s", path, STRERROR(r));
+
+        r = manager_config_parse(c, text, size, &messages);
+        if (r < 0)
+                return log_error_errno(r, "Cannot parse %s: %s", path, STRERROR(r));
+        STRV_FOREACH(msg, messages)
+                log_warning("%s:%s", path, *msg);
+        if (r > 0)
+                return log_error_errno(EINVAL, "%s has %i errors.", path, r);
+        return 0;
+}
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+        Manager *m = userdata;
+
+        log_info("SIGHUP: re-reading the rc files.");
+        (void) sd_notify(false, "RELOADING=1");
+        (void) manager_reload(m);
+        (void) sd_notify(false, "READY=1");
+        return 0;
+}
+
+static int run(int argc, char *argv[])
+{
+        _cleanup_(manager_config_done) ManagerConfig config = { 0 };
+        _cleanup_(bus_context_freep) BusContext *bus = NULL;
+        _cleanup_(manager_freep) Manager *m = NULL;
+        sd_event *e = NULL;
+        sigset_t mask;
+        int r;
+
+        log_setup("nvprofiled", LOG_TARGET_AUTO);
+        r = parse_argv(argc, argv);
+        if (r <= 0)
+                return r == 0 ? 0 : 2;
+        if (arg_log_level >= 0)
+                log_set_max_level(arg_log_level);
+
+        manager_config_init(&config);
+        r = load_config_file(&config);
+        if (r < 0)
+                return 1;
+
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+
+        r = sd_event_default(&e);
+        if (r < 0) {
+                log_error_errno(r, "Cannot create the event loop: %s", STRERROR(r));
+                return 1;
+        }
+        /* NULL handlers: SIGTERM/SIGINT end the loop. */
+        r = sd_event_add_signal(e, NULL, SIGTERM, NULL, NULL);
+        if (r >= 0)
+                r = sd_event_add_signal(e, NULL, SIGINT, NULL, NULL);
+        if (r >= 0)
+                r = sd_event_set_watchdog(e, true);
+        if (r < 0) {
+                log_error_errno(r, "Cannot set up signals and watchdog: %s", STRERROR(r));
+                goto finish;
+        }
+
+        r = manager_new(e, &config, arg_proc, arg_sys, arg_root, &m);
+        if (r < 0)
+                goto finish;
+        r = sd_event_add_signal(e, NULL, SIGHUP, on_sighup, m);
+        if (r < 0)
+                goto finish;
+
+        r = bus_context_new(m, arg_bus, arg_bus_address, &bus);
+        if (r < 0)
+                goto finish;
+        r = manager_start(m);
+        if (r < 0)
+                goto finish;
+        /* The name last: clients that find us get complete answers. */
+        r = bus_context_request_name(bus);
+        if (r < 0)
+                goto finish;
+
+        log_info("nvprofiled %s ready: %u processes tracked (%s).", PACKAGE_VERSION,
+                        (unsigned) intmap_size(&m->processes), manager_watch_state_to_string(m->watch_state));
+        (void) sd_notifyf(false, "READY=1\nSTATUS=Watching %u processes (%s).",
+                        (unsigned) intmap_size(&m->processes), manager_watch_state_to_string(m->watch_state));
+
+        r = sd_event_loop(e);
+        (void) sd_notify(false, "STOPPING=1");
+        if (r < 0)
+                log_error_errno(r, "Event loop failed: %s", STRERROR(r));
+        else
+                log_info("Stopping.");
+
+finish:
+        bus = bus_context_free(bus);
+        m = manager_free(m);
+        sd_event_unref(e);
+        return r < 0 ? 1 : 0;
+}
+
+int main(int argc, char *argv[])
+{
+        return run(argc, argv);
+}

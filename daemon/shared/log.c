@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <systemd/sd-journal.h>
+#include <unistd.h>
+
+#include "log.h"
+
+static int max_level = LOG_INFO;
+static bool to_journal;
+static const char *log_ident = "nvprofiled";
+
+static const char *const level_names[] = {
+        [LOG_EMERG] = "emerg", [LOG_ALERT] = "alert", [LOG_CRIT] = "crit",   [LOG_ERR] = "err",
+        [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice", [LOG_INFO] = "info", [LOG_DEBUG] = "debug",
+};
+
+/* systemd sets JOURNAL_STREAM to "dev:ino" of the stream it connected stderr to. */
+static bool stderr_is_journal(void)
+{
+        const char *e = getenv("JOURNAL_STREAM");
+        unsigned long long dev, ino;
+        struct stat st;
+
+        if (!e || sscanf(e, "%llu:%llu", &dev, &ino) != 2)
+                return false;
+        if (fstat(STDERR_FILENO, &st) < 0)
+                return false;
+        return (unsigned long long) st.st_dev == dev && (unsigned long long) st.st_ino == ino;
+}
+
+void log_setup(const char *ident, LogTarget target)
+{
+        if (ident)
+                log_ident = ident;
+        switch (target) {
+        case LOG_TARGET_AUTO:
+                to_journal = stderr_is_journal();
+                break;
+        case LOG_TARGET_CONSOLE:
+                to_journal = false;
+                break;
+        case LOG_TARGET_JOURNAL:
+                to_journal = true;
+                break;
+        case _LOG_TARGET_MAX:
+                assert_not_reached();
+        }
+}
+
+void log_set_max_level(int level)
+{
+        assert(level >= LOG_EMERG && level <= LOG_DEBUG);
+        max_level = level;
+}
+
+int log_get_max_level(void)
+{
+        return max_level;
+}
+
+int log_level_from_string(const char *s)
+{
+        for (size_t i = 0; i < ELEMENTSOF(level_names); i++)
+                if (streq(level_names[i], s))
+                        return (int) i;
+        if (streq(s, "error"))
+                return LOG_ERR;
+        return -EINVAL;
+}
+
+const char *log_level_to_string(int level)
+{
+        return level >= 0 && (size_t) level < ELEMENTSOF(level_names) ? level_names[level] : NULL;
+}
+
+static int log_dispatch(int level, int error, const char *const *fields, const char *file, int line,
+                const char *func, const char *format, va_list ap) _printf_(7, 0);
+static int log_dispatch(int level, int error, const char *const *fields, const char *file, int line,
+                const char *func, const char *format, va_list ap)
+{
+        char buf[2048];
+
+        vsnprintf(buf, sizeof(buf), format, ap);
+
+        if (to_journal) {
+                char prio[16], errno_field[32], line_field[32];
+                struct iovec iov[24];
+                size_t n = 0;
+                _cleanup_free_ char *message = NULL, *code_file = NULL, *code_func = NULL;
+
+                if (asprintf(&message, "MESSAGE=%s", buf) < 0)
+                        return -abs(error);
+                snprintf(prio, sizeof(prio), "PRIORITY=%i", level);
+                iov[n++] = (struct iovec) { message, strlen(message) };
+                iov[n++] = (struct iovec) { prio, strlen(prio) };
+                if (error != 0) {
+                        snprintf(errno_field, sizeof(errno_field), "ERRNO=%i", abs(error));
+                        iov[n++] = (struct iovec) { errno_field, strlen(errno_field) };
+                }
+                if (file && asprintf(&code_file, "CODE_FILE=%s", file) >= 0)
+                        iov[n++] = (struct iovec) { code_file, strlen(code_file) };
+                if (file) {
+                        snprintf(line_field, sizeof(line_field), "CODE_LINE=%i", line);
+                        iov[n++] = (struct iovec) { line_field, strlen(line_field) };
+                }
+                if (func && asprintf(&code_func, "CODE_FUNC=%s", func) >= 0)
+                        iov[n++] = (struct iovec) { code_func, strlen(code_func) };
+                for (const char *const *f = fields; f && *f && n < ELEMENTSOF(iov); f++)
+                        iov[n++] = (struct iovec) { (void *) *f, strlen(*f) };
+                (void) sd_journal_sendv(iov, (int) n);
+        } else
+                fprintf(stderr, "%s: %s\n", log_ident, buf);
+
+        return -abs(error);
+}
+
+int log_internal(int level, int error, const char *file, int line, const char *func, const char *format, ...)
+{
+        va_list ap;
+        int r;
+
+        va_start(ap, format);
+        r = log_dispatch(level, error, NULL, file, line, func, format, ap);
+        va_end(ap);
+        return r;
+}
+
+int log_struct_internal(int level, int error, const char *const *fields, const char *format, ...)
+{
+        va_list ap;
+        int r;
+
+        if (max_level < level)
+                return -abs(error);
+        va_start(ap, format);
+        r = log_dispatch(level, error, fields, NULL, 0, NULL, format, ap);
+        va_end(ap);
+        return r;
+}

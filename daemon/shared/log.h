@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "macro.h"
+
+/* Logging for the daemon and the client: to the journal (structured, with MESSAGE_ID where an event has
+ * one) when running under systemd, to stderr otherwise. Library code (appprofile/, procwatch/) does not
+ * log; it returns errors and diagnostics. */
+
+typedef enum LogTarget {
+        LOG_TARGET_AUTO,    /* journal if stderr is connected to it or we run under systemd */
+        LOG_TARGET_CONSOLE, /* stderr */
+        LOG_TARGET_JOURNAL,
+        _LOG_TARGET_MAX,
+} LogTarget;
+
+/* Stable ids of the events admins grep for: journalctl MESSAGE_ID=... */
+#define LOG_MESSAGE_PROFILE_APPLIED "8603d37240a74c31a51d7b41ddc7cde3"
+#define LOG_MESSAGE_RC_FILE_BROKEN "9b394dbd7e9e4b3c8014e5bb34c85918"
+#define LOG_MESSAGE_RC_RELOADED "24225ab1414645b59510fee7bf99c32e"
+
+void log_setup(const char *ident, LogTarget target);
+void log_set_max_level(int level);
+int log_get_max_level(void);
+int log_level_from_string(const char *s);
+const char *log_level_to_string(int level);
+
+/* Logs and returns -abs(error) (or 0 for error == 0), so "return log_error_errno(r, ...)" works. */
+int log_internal(int level, int error, const char *file, int line, const char *func, const char *format, ...)
+                _printf_(6, 7);
+
+/* Like log_internal() with extra journal fields ("KEY=value" strings, NULL-terminated), e.g. MESSAGE_ID. */
+int log_struct_internal(int level, int error, const char *const *fields, const char *format, ...) _printf_(4, 5);
+
+#define log_full_errno(level, error, ...)                                                                    \
+        (log_get_max_level() >= (level) ? log_internal((level), (error), __FILE__, __LINE__, __func__, __VA_ARGS__) \
+                                        : -abs(error))
+#define log_full(level, ...) (void) log_full_errno((level), 0, __VA_ARGS__)
+
+#define log_debug(...) log_full(LOG_DEBUG, __VA_ARGS__)
+#define log_info(...) log_full(LOG_INFO, __VA_ARGS__)
+#define log_notice(...) log_full(LOG_NOTICE, __VA_ARGS__)
+#define log_warning(...) log_full(LOG_WARNING, __VA_ARGS__)
+#define log_error(...) log_full(LOG_ERR, __VA_ARGS__)
+
+#define log_debug_errno(error, ...) log_full_errno(LOG_DEBUG, (error), __VA_ARGS__)
+#define log_info_errno(error, ...) log_full_errno(LOG_INFO, (error), __VA_ARGS__)
+#define log_notice_errno(error, ...) log_full_errno(LOG_NOTICE, (error), __VA_ARGS__)
+#define log_warning_errno(error, ...) log_full_errno(LOG_WARNING, (error), __VA_ARGS__)
+#define log_error_errno(error, ...) log_full_errno(LOG_ERR, (error), __VA_ARGS__)
+
+/* Our messages spell errors out with %s and STRERROR(r): ISO C (-Wpedantic) has no %m. */
+#define STRERROR(error) strerror(abs(error))
+
+#define log_oom() log_error_errno(ENOMEM, "Out of memory.")
