@@ -170,11 +170,112 @@ static RcLoadOptions load_options(Manager *m, int root_fd, const char *home, uid
         };
 }
 
+static int add_path(char ***paths, const char *p)
+{
+        return strv_contains(*paths, p) ? 0 : strv_extend(paths, p);
+}
+
+static bool slot_is_host(const Manager *m, const ConfigSlot *s)
+{
+        struct stat st;
+        return fstat(m->root_fd, &st) >= 0 && st.st_dev == s->root_dev && st.st_ino == s->root_ino;
+}
+
+/* Every path whose change matters: the search-path entries of every $HOME in use and the globals files
+ * (computed, so they are watched whether or not they exist yet), and every file read last time
+ * (symlink targets included, via rc-watch). Containers are not watched: they are revalidated by fstat
+ * at each resolution. */
+static int collect_watch_paths(Manager *m, char ***ret)
+{
+        _cleanup_strv_free_ char **paths = NULL;
+        int r;
+
+        for (RcEntryKind k = 0; k < _RC_ENTRY_KIND_MAX; k++) {
+                _cleanup_free_ char *p = NULL;
+                if (rc_entry_path(k, NULL, m->driver_version, &p) >= 0 && (r = add_path(&paths, p)) < 0)
+                        return r;
+        }
+
+        for (size_t i = 0; i < m->n_configs; i++) {
+                const ConfigSlot *s = &m->configs[i];
+                const RcConfig *c = s->config;
+
+                if (!slot_is_host(m, s))
+                        continue;
+                for (RcEntryKind k = 0; s->home && k < _RC_ENTRY_KIND_MAX; k++) {
+                        _cleanup_free_ char *p = NULL;
+                        if (rc_entry_path(k, s->home, m->driver_version, &p) >= 0 && (r = add_path(&paths, p)) < 0)
+                                return r;
+                }
+                if (s->home && s->home[0] == '/') {
+                        _cleanup_free_ char *g = path_join(s->home, RC_GLOBALS_FILE_NAME);
+                        if (!g || (r = add_path(&paths, g)) < 0)
+                                return -ENOMEM;
+                }
+                for (size_t j = 0; c && j < c->n_files; j++)
+                        if ((r = add_path(&paths, c->files[j]->path)) < 0)
+                                return r;
+        }
+        /* Where the shipped file would be, even when no version is known yet. */
+        r = strv_extend(&paths, "/usr/share/nvidia");
+        if (r < 0)
+                return r;
+
+        *ret = TAKE_PTR(paths);
+        return 0;
+}
+
+static void update_watches(Manager *m)
+{
+        _cleanup_strv_free_ char **paths = NULL;
+        int r;
+
+        if (!m->rc_watch)
+                return;
+        r = collect_watch_paths(m, &paths);
+        if (r >= 0)
+                r = rc_watch_set_paths(m->rc_watch, paths);
+        if (r < 0)
+                log_warning_errno(r, "Cannot watch every rc path, changes may be missed: %s", STRERROR(r));
+}
+
+/* Whether what was just read is still what is on disk: a change that slipped in between reading and
+ * watching has no event to tell us, so we look. */
+static bool disk_matches_cache(Manager *m)
+{
+        for (size_t i = 0; i < m->file_cache.n_entries; i++) {
+                const RcCacheEntry *e = &m->file_cache.entries[i];
+                _cleanup_close_ int fd = -EBADF;
+                struct stat st;
+
+                if (e->generation != m->file_cache.generation || !e->current)
+                        continue;
+                fd = open_in_root(m->root_fd, e->path, O_PATH);
+                if (fd < 0 || fstat(fd, &st) < 0)
+                        return false;
+                if (st.st_dev != e->current->dev || st.st_ino != e->current->ino ||
+                                (uint64_t) st.st_size != e->current->size ||
+                                (int64_t) st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec != e->current->mtime_nsec)
+                        return false;
+        }
+        return true;
+}
+
+/* After loading: watch what was found too (new symlink targets), then make sure nothing moved. */
+static void watch_and_verify(Manager *m)
+{
+        update_watches(m);
+        if (m->rc_watch && !disk_matches_cache(m)) {
+                log_debug("rc files changed while being read; reloading again.");
+                rc_watch_trigger(m->rc_watch);
+        }
+}
+
 int manager_get_config(Manager *m, int root_fd, const char *home, uid_t uid, RcConfig **ret)
 {
         ConfigSlot *slot = NULL;
         struct stat st;
-        bool foreign;
+        bool foreign, new_slot = false;
         int r;
 
         assert(m);
@@ -218,6 +319,7 @@ int manager_get_config(Manager *m, int root_fd, const char *home, uid_t uid, RcC
                 if (home && !(slot->home = strdup(home)))
                         return -ENOMEM;
                 m->n_configs++;
+                new_slot = true;
         }
 
         {
@@ -233,57 +335,10 @@ int manager_get_config(Manager *m, int root_fd, const char *home, uid_t uid, RcC
         slot->generation = m->generation;
         slot->last_used = ++m->use_counter;
         *ret = rc_config_ref(slot->config);
-        return 0;
-}
 
-/* Every path whose change matters: the search-path entries of every $HOME in use, the globals files,
- * and every file actually read (symlink targets included, via rc-watch). */
-static int collect_watch_paths(Manager *m, char ***ret)
-{
-        _cleanup_strv_free_ char **paths = NULL;
-        int r;
-
-        for (size_t i = 0; i < m->n_configs; i++) {
-                const ConfigSlot *s = &m->configs[i];
-                const RcConfig *c = s->config;
-
-                if (!c)
-                        continue;
-                /* Watch the daemon's own root only; containers are revalidated per resolution. */
-                {
-                        struct stat st;
-                        if (fstat(m->root_fd, &st) < 0 || st.st_dev != s->root_dev || st.st_ino != s->root_ino)
-                                continue;
-                }
-                for (RcEntryKind k = 0; k < _RC_ENTRY_KIND_MAX; k++)
-                        if (c->entries[k].path && !strv_contains(paths, c->entries[k].path)) {
-                                r = strv_extend(&paths, c->entries[k].path);
-                                if (r < 0)
-                                        return r;
-                        }
-                for (size_t j = 0; j < c->n_files; j++)
-                        if (!strv_contains(paths, c->files[j]->path)) {
-                                r = strv_extend(&paths, c->files[j]->path);
-                                if (r < 0)
-                                        return r;
-                        }
-                if (c->home) {
-                        _cleanup_free_ char *g = NULL;
-                        if (asprintf(&g, "%s%s%s", c->home, endswith(c->home, "/") ? "" : "/", RC_GLOBALS_FILE_NAME) < 0)
-                                return -ENOMEM;
-                        if (!strv_contains(paths, g)) {
-                                r = strv_consume(&paths, TAKE_PTR(g));
-                                if (r < 0)
-                                        return r;
-                        }
-                }
-        }
-        /* Where the shipped file would be, even when no version is known yet. */
-        r = strv_extend(&paths, "/usr/share/nvidia");
-        if (r < 0)
-                return r;
-
-        *ret = TAKE_PTR(paths);
+        /* A $HOME seen for the first time: its entries need watching from now on. */
+        if (new_slot && !foreign && !m->reloading)
+                watch_and_verify(m);
         return 0;
 }
 
@@ -307,7 +362,6 @@ static void log_file_problems(Manager *m)
 
 static int reload_configs(Manager *m)
 {
-        _cleanup_strv_free_ char **paths = NULL;
         size_t n_errors = 0, n_files = 0;
         int r;
 
@@ -315,12 +369,18 @@ static int reload_configs(Manager *m)
         m->generation++;
         rc_file_cache_begin(&m->file_cache);
 
+        /* Watch first, read second: a change after this point triggers the next reload. */
+        update_watches(m);
+
+        m->reloading = true;
         /* The system view (no $HOME) always exists, for status and for processes without HOME. */
         rc_config_unref(m->system_config);
         m->system_config = NULL;
         r = manager_get_config(m, m->root_fd, NULL, 0, &m->system_config);
-        if (r < 0)
+        if (r < 0) {
+                m->reloading = false;
                 return log_error_errno(r, "Failed to load the configuration: %s", STRERROR(r));
+        }
 
         /* Reload every configuration in use, so the watch set covers them all. */
         for (size_t i = 0; i < m->n_configs; i++) {
@@ -332,21 +392,15 @@ static int reload_configs(Manager *m)
                                 st.st_ino != m->configs[i].root_ino || !m->configs[i].home)
                         continue;
                 r = manager_get_config(m, m->root_fd, m->configs[i].home, m->configs[i].uid, &c);
-                if (r < 0)
+                if (r < 0) {
+                        m->reloading = false;
                         return log_error_errno(r, "Failed to load the configuration for %s: %s", m->configs[i].home, STRERROR(r));
+                }
                 rc_config_unref(c);
         }
         rc_file_cache_prune(&m->file_cache);
-
-        /* Watch first, report after: a change that races this reload triggers the next one. */
-        r = collect_watch_paths(m, &paths);
-        if (r < 0)
-                return log_oom();
-        if (m->rc_watch) {
-                r = rc_watch_set_paths(m->rc_watch, paths);
-                if (r < 0)
-                        log_warning_errno(r, "Cannot watch every rc path, changes may be missed: %s", STRERROR(r));
-        }
+        m->reloading = false;
+        watch_and_verify(m);
 
         for (size_t i = 0; i < m->system_config->n_files; i++)
                 n_files += m->system_config->files[i]->state == RC_FILE_LOADED;

@@ -97,6 +97,7 @@ struct Manager {
         uint64_t use_counter;
         RcConfig *system_config; /* the system part as seen with no $HOME, for status */
         RcWatch *rc_watch;
+        bool reloading;
 
         /* Process watching. */
         ManagerWatchState watch_state;

@@ -75,7 +75,8 @@ int proc_connector_parse(const void *buf, size_t len, ProcEvent *events, size_t 
 
         for (const struct nlmsghdr *nl = buf; NLMSG_OK(nl, len); nl = NLMSG_NEXT(nl, len)) {
                 const struct cn_msg *cn;
-                const struct proc_event *ev;
+                struct proc_event event = { 0 };
+                const struct proc_event *ev = &event;
                 ProcEvent e;
 
                 if (nl->nlmsg_type == NLMSG_ERROR || nl->nlmsg_type == NLMSG_NOOP)
@@ -88,7 +89,9 @@ int proc_connector_parse(const void *buf, size_t len, ProcEvent *events, size_t 
                 if (cn->len < offsetof(struct proc_event, event_data) ||
                                 nl->nlmsg_len < NLMSG_LENGTH(sizeof(struct cn_msg) + cn->len))
                         continue;
-                ev = (const struct proc_event *) cn->data;
+                /* The event sits 36 bytes into the datagram, but holds 64-bit fields: copy it out to an
+                 * aligned place rather than read it where it lies. */
+                memcpy(&event, cn->data, MIN((size_t) cn->len, sizeof(event)));
 
                 switch (ev->what) {
                 case PROC_EVENT_EXEC:

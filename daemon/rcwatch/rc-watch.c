@@ -96,7 +96,7 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
         return 0;
 }
 
-static void trigger(RcWatch *w)
+void rc_watch_trigger(RcWatch *w)
 {
         uint64_t now, when;
         int r;
@@ -124,11 +124,11 @@ static int on_inotify(sd_event_source *s, const struct inotify_event *ev, void *
         WatchedDir *d = userdata;
 
         if (ev->mask & (IN_Q_OVERFLOW | IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT)) {
-                trigger(d->watch);
+                rc_watch_trigger(d->watch);
                 return 0;
         }
         if (d->all || (ev->len > 0 && strv_contains(d->names, ev->name)))
-                trigger(d->watch);
+                rc_watch_trigger(d->watch);
         return 0;
 }
 

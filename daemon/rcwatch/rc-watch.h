@@ -28,5 +28,9 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(RcWatch *, rc_watch_free);
 /* Replaces the watched set. paths are in-root paths of search-path entries and of the files read. */
 int rc_watch_set_paths(RcWatch *w, char *const *paths);
 
+/* Reports a change as if inotify had seen one (coalesced like the rest): for the caller's own
+ * after-the-fact checks. */
+void rc_watch_trigger(RcWatch *w);
+
 /* Number of inotify sources in use, for status and tests. */
 size_t rc_watch_count(const RcWatch *w);

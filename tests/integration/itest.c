@@ -1,0 +1,432 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "itest.h"
+
+#define NOBODY 65534
+
+/* Children die with the test, even when an assertion aborts it before teardown. */
+static void die_with_parent(gpointer userdata)
+{
+        (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+}
+
+static const char *env_or_fail(const char *name)
+{
+        const char *v = g_getenv(name);
+        if (!v)
+                g_error("%s is not set; run this test through meson", name);
+        return v;
+}
+
+static void write_file(const char *path, const char *content)
+{
+        g_autoptr(GError) error = NULL;
+        g_autofree char *dir = g_path_get_dirname(path);
+
+        g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
+        g_file_set_contents(path, content, -1, &error);
+        g_assert_no_error(error);
+}
+
+static void start_bus(ITest *t)
+{
+        g_autofree char *conf = g_build_filename(t->dir, "bus.conf", NULL);
+        g_autofree char *socket = g_build_filename(t->dir, "bus", NULL);
+        g_autofree char *text = NULL;
+        g_autoptr(GError) error = NULL;
+        const char *argv[] = { "dbus-daemon", "--nofork", "--nopidfile", NULL, NULL };
+        g_autofree char *config_arg = g_strdup_printf("--config-file=%s", conf);
+        gint64 deadline;
+
+        /* Like Debian's system.conf: method calls denied unless a policy allows them. */
+        text = g_strdup_printf(
+                "<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"\n"
+                " \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
+                "<busconfig>\n"
+                "  <type>system</type>\n"
+                "  <listen>unix:path=%s</listen>\n"
+                "  <auth>EXTERNAL</auth>\n"
+                "  <policy context=\"default\">\n"
+                "    <allow user=\"*\"/>\n"
+                "    <deny own=\"*\"/>\n"
+                "    <deny send_type=\"method_call\"/>\n"
+                "    <allow send_type=\"signal\"/>\n"
+                "    <allow send_requested_reply=\"true\" send_type=\"method_return\"/>\n"
+                "    <allow send_requested_reply=\"true\" send_type=\"error\"/>\n"
+                "    <allow receive_type=\"method_call\"/>\n"
+                "    <allow receive_type=\"method_return\"/>\n"
+                "    <allow receive_type=\"error\"/>\n"
+                "    <allow receive_type=\"signal\"/>\n"
+                "    <allow send_destination=\"org.freedesktop.DBus\" send_interface=\"org.freedesktop.DBus\"/>\n"
+                "    <allow send_destination=\"org.freedesktop.DBus\" send_interface=\"org.freedesktop.DBus.Introspectable\"/>\n"
+                "  </policy>\n"
+                "  <include>%s</include>\n"
+                "</busconfig>\n",
+                socket, env_or_fail("NVPROFILED_DBUS_POLICY"));
+        write_file(conf, text);
+
+        argv[3] = config_arg;
+        g_spawn_async(NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD |
+                                        G_SPAWN_STDOUT_TO_DEV_NULL,
+                        die_with_parent, NULL, &t->bus_pid, &error);
+        g_assert_no_error(error);
+
+        deadline = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
+        while (!g_file_test(socket, G_FILE_TEST_EXISTS) && g_get_monotonic_time() < deadline)
+                g_usleep(10 * 1000);
+        g_assert_true(g_file_test(socket, G_FILE_TEST_EXISTS));
+        /* Everyone may connect; the policy decides what they may do. */
+        g_assert_cmpint(chmod(socket, 0777), ==, 0);
+
+        t->bus_address = g_strdup_printf("unix:path=%s", socket);
+        g_assert_cmpint(sd_bus_new(&t->bus), >=, 0);
+        g_assert_cmpint(sd_bus_set_address(t->bus, t->bus_address), >=, 0);
+        g_assert_cmpint(sd_bus_set_bus_client(t->bus, true), >=, 0);
+        g_assert_cmpint(sd_bus_start(t->bus), >=, 0);
+}
+
+static ITest *current;
+
+static void print_daemon_log(ITest *t);
+
+/* A failed assertion aborts before teardown: show the daemon's side of the story first. */
+static void on_abort(int sig)
+{
+        if (current)
+                print_daemon_log(current);
+        signal(sig, SIG_DFL);
+        raise(sig);
+}
+
+void itest_setup(ITest *t)
+{
+        g_autoptr(GError) error = NULL;
+
+        current = t;
+        signal(SIGABRT, on_abort);
+
+        *t = (ITest) { .daemon_stderr = -1 };
+        t->dir = g_dir_make_tmp("nvprofiled-itest-XXXXXX", &error);
+        g_assert_no_error(error);
+        /* nobody must reach the bus socket inside. */
+        g_assert_cmpint(chmod(t->dir, 0755), ==, 0);
+        t->root = g_build_filename(t->dir, "root", NULL);
+        t->devdir = g_build_filename(t->dir, "dev", NULL);
+        g_assert_cmpint(g_mkdir_with_parents(t->root, 0755), ==, 0);
+        /* A fake GPU node; its opens are what the daemon watches. */
+        {
+                g_autofree char *card = g_build_filename(t->devdir, "dri", "card0", NULL);
+                write_file(card, "");
+                g_assert_cmpint(chmod(card, 0666), ==, 0);
+        }
+        start_bus(t);
+}
+
+static void print_daemon_log(ITest *t)
+{
+        char buf[4096];
+        ssize_t n;
+
+        if (t->daemon_stderr < 0)
+                return;
+        (void) lseek(t->daemon_stderr, 0, SEEK_SET);
+        g_printerr("---- nvprofiled log ----\n");
+        while ((n = read(t->daemon_stderr, buf, sizeof(buf))) > 0)
+                fwrite(buf, 1, (size_t) n, stderr);
+        g_printerr("------------------------\n");
+}
+
+void itest_teardown(ITest *t)
+{
+        current = NULL;
+        if (g_test_failed())
+                print_daemon_log(t);
+        if (t->daemon_pid > 0)
+                itest_stop_daemon(t, NULL);
+        if (t->daemon_stderr >= 0)
+                close(t->daemon_stderr);
+        sd_bus_flush_close_unref(t->bus);
+        if (t->bus_pid > 0) {
+                kill(t->bus_pid, SIGTERM);
+                waitpid(t->bus_pid, NULL, 0);
+        }
+        if (t->dir) {
+                g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", t->dir);
+                if (system(cmd) != 0)
+                        g_printerr("could not remove %s\n", t->dir);
+        }
+        g_free(t->dir);
+        g_free(t->root);
+        g_free(t->devdir);
+        g_free(t->bus_address);
+}
+
+static bool name_has_owner(ITest *t)
+{
+        sd_bus_message *reply = NULL;
+        int r = sd_bus_call_method(t->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                        "GetNameOwner", NULL, &reply, "s", "io.github.nvprofiled.NvProfiled1");
+        sd_bus_message_unref(reply);
+        return r >= 0;
+}
+
+void itest_start_daemon(ITest *t, const char *extra_config)
+{
+        g_autofree char *conf = g_build_filename(t->dir, "nvprofiled.conf", NULL);
+        g_autofree char *log = g_build_filename(t->dir, "daemon.log", NULL);
+        g_autofree char *text = NULL, *bus_arg = NULL, *root_arg = NULL, *conf_arg = NULL;
+        g_autoptr(GError) error = NULL;
+        const char *argv[8];
+        gint64 deadline;
+        int status;
+
+        text = g_strdup_printf("[ProcessWatch]\nDeviceDirectory=%s\nSettleSec=2s\n[Profiles]\nReloadCoalesceSec=100ms\n%s",
+                        t->devdir, extra_config ? extra_config : "");
+        write_file(conf, text);
+
+        bus_arg = g_strdup_printf("--bus=%s", t->bus_address);
+        root_arg = g_strdup_printf("--root=%s", t->root);
+        conf_arg = g_strdup_printf("--config=%s", conf);
+        argv[0] = env_or_fail("NVPROFILED_BIN");
+        argv[1] = bus_arg;
+        argv[2] = root_arg;
+        argv[3] = conf_arg;
+        argv[4] = "--log-level=debug";
+        argv[5] = NULL;
+
+        if (t->daemon_stderr >= 0)
+                close(t->daemon_stderr);
+        t->daemon_stderr = open(log, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        g_assert_cmpint(t->daemon_stderr, >=, 0);
+
+        g_spawn_async_with_fds(NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, die_with_parent, NULL, &t->daemon_pid, -1,
+                        t->daemon_stderr, t->daemon_stderr, &error);
+        g_assert_no_error(error);
+
+        /* Ready means: owns its name (it takes the name last, after the first scan). Sanitizer builds
+         * start slowly, hence the generous bound. */
+        deadline = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
+        while (!name_has_owner(t) && g_get_monotonic_time() < deadline) {
+                if (waitpid(t->daemon_pid, &status, WNOHANG) == t->daemon_pid) {
+                        t->daemon_pid = 0;
+                        print_daemon_log(t);
+                        g_error("nvprofiled exited during start-up (status %d)", status);
+                }
+                g_usleep(20 * 1000);
+        }
+        if (!name_has_owner(t)) {
+                print_daemon_log(t);
+                g_error("nvprofiled did not take its bus name");
+        }
+}
+
+void itest_stop_daemon(ITest *t, int *ret_exit_status)
+{
+        int status = 0;
+
+        if (t->daemon_pid <= 0)
+                return;
+        kill(t->daemon_pid, SIGTERM);
+        g_assert_cmpint(waitpid(t->daemon_pid, &status, 0), ==, t->daemon_pid);
+        t->daemon_pid = 0;
+        if (ret_exit_status)
+                *ret_exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+void itest_write(ITest *t, const char *rel, const char *content)
+{
+        g_autofree char *p = g_build_filename(t->root, rel, NULL);
+        write_file(p, content);
+}
+
+GPid itest_spawn_helper(ITest *t, const char *name, const char *const *env, const char *const *args)
+{
+        g_autoptr(GError) error = NULL;
+        g_autofree char *path = NULL;
+        g_autoptr(GPtrArray) argv = g_ptr_array_new();
+        g_auto(GStrv) envp = g_get_environ();
+        const char *helper = env_or_fail("NVPROFILED_HELPER");
+        char buf[16] = { 0 };
+        GPid pid;
+        int out = -1;
+        struct pollfd pfd;
+        ssize_t n;
+
+        if (name) {
+                g_autofree char *contents = NULL;
+                gsize len;
+
+                path = g_build_filename(t->dir, "bin", name, NULL);
+                g_file_get_contents(helper, &contents, &len, &error);
+                g_assert_no_error(error);
+                {
+                        g_autofree char *dir = g_path_get_dirname(path);
+                        g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
+                }
+                g_file_set_contents(path, contents, (gssize) len, &error);
+                g_assert_no_error(error);
+                g_assert_cmpint(chmod(path, 0755), ==, 0);
+        } else
+                path = g_strdup(helper);
+
+        g_ptr_array_add(argv, path);
+        for (const char *const *a = args; a && *a; a++)
+                g_ptr_array_add(argv, (char *) *a);
+        g_ptr_array_add(argv, NULL);
+        for (const char *const *e = env; e && *e; e++) {
+                g_auto(GStrv) kv = g_strsplit(*e, "=", 2);
+                envp = g_environ_setenv(envp, kv[0], kv[1], TRUE);
+        }
+
+        g_spawn_async_with_pipes(NULL, (char **) argv->pdata, envp, G_SPAWN_DO_NOT_REAP_CHILD, die_with_parent, NULL, &pid, NULL,
+                        &out, NULL, &error);
+        g_assert_no_error(error);
+
+        pfd = (struct pollfd) { .fd = out, .events = POLLIN };
+        g_assert_cmpint(poll(&pfd, 1, 30000), ==, 1);
+        n = read(out, buf, sizeof(buf) - 1);
+        close(out);
+        g_assert_cmpint(n, >, 0);
+        g_assert_true(g_str_has_prefix(buf, "ready"));
+        return pid;
+}
+
+void itest_kill(GPid pid)
+{
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+}
+
+static void drop_to_nobody(gpointer userdata)
+{
+        die_with_parent(NULL);
+        if (setgroups(0, NULL) < 0 || setgid(NOBODY) < 0 || setuid(NOBODY) < 0)
+                _exit(127);
+}
+
+static int run_ctl(ITest *t, bool nobody, char **ret_out, const char *first_arg, va_list ap)
+{
+        g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
+        g_autoptr(GError) error = NULL;
+        g_autofree char *err = NULL;
+        int status;
+
+        g_ptr_array_add(argv, g_strdup(env_or_fail("NVPROFILECTL_BIN")));
+        g_ptr_array_add(argv, g_strdup_printf("--bus=%s", t->bus_address));
+        g_ptr_array_add(argv, g_strdup("--json=short"));
+        for (const char *a = first_arg; a; a = va_arg(ap, const char *))
+                g_ptr_array_add(argv, g_strdup(a));
+        g_ptr_array_add(argv, NULL);
+
+        g_spawn_sync("/", (char **) argv->pdata, NULL, 0, nobody ? drop_to_nobody : NULL, NULL, ret_out, &err, &status,
+                        &error);
+        g_assert_no_error(error);
+        if (err && *err)
+                g_test_message("nvprofilectl stderr: %s", err);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+int itest_ctl(ITest *t, char **ret_out, const char *first_arg, ...)
+{
+        va_list ap;
+        int r;
+
+        va_start(ap, first_arg);
+        r = run_ctl(t, false, ret_out, first_arg, ap);
+        va_end(ap);
+        return r;
+}
+
+int itest_ctl_as_nobody(ITest *t, char **ret_out, const char *first_arg, ...)
+{
+        va_list ap;
+        int r;
+
+        va_start(ap, first_arg);
+        r = run_ctl(t, true, ret_out, first_arg, ap);
+        va_end(ap);
+        return r;
+}
+
+char *itest_tracked_profiles(ITest *t, pid_t pid)
+{
+        sd_bus_message *reply = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        char *result = NULL;
+        int r;
+
+        r = sd_bus_call_method(t->bus, "io.github.nvprofiled.NvProfiled1", "/io/github/nvprofiled/NvProfiled1",
+                        "io.github.nvprofiled.NvProfiled1.Manager", "ListProcesses", &error, &reply, NULL);
+        if (r < 0) {
+                g_test_message("ListProcesses: %s", error.message);
+                sd_bus_error_free(&error);
+                return NULL;
+        }
+        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(outussasu)"), >=, 0);
+        while (sd_bus_message_enter_container(reply, 'r', "outussasu") > 0) {
+                const char *object, *comm, *exe;
+                uint32_t p, uid, settings;
+                uint64_t start;
+                char **profiles = NULL;
+
+                g_assert_cmpint(sd_bus_message_read(reply, "outuss", &object, &p, &start, &uid, &comm, &exe), >=, 0);
+                g_assert_cmpint(sd_bus_message_read_strv(reply, &profiles), >=, 0);
+                g_assert_cmpint(sd_bus_message_read(reply, "u", &settings), >=, 0);
+                g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
+                if ((pid_t) p == pid && !result)
+                        result = profiles ? g_strjoinv(",", profiles) : g_strdup("");
+                g_strfreev(profiles);
+        }
+        sd_bus_message_unref(reply);
+        return result;
+}
+
+uint64_t itest_generation(ITest *t)
+{
+        uint64_t g = 0;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+
+        if (sd_bus_get_property_trivial(t->bus, "io.github.nvprofiled.NvProfiled1", "/io/github/nvprofiled/NvProfiled1",
+                            "io.github.nvprofiled.NvProfiled1.Manager", "ConfigGeneration", &error, 't', &g) < 0)
+                g_test_message("ConfigGeneration: %s", error.message);
+        sd_bus_error_free(&error);
+        return g;
+}
+
+struct json_object *itest_resolve_json(ITest *t, const char *exe, const char *home)
+{
+        g_autofree char *out = NULL;
+        int r;
+
+        if (home)
+                r = itest_ctl(t, &out, "resolve", "--exe", exe, "--home", home, NULL);
+        else
+                r = itest_ctl(t, &out, "resolve", "--exe", exe, NULL);
+        g_assert_cmpint(r, ==, 0);
+        return json_tokener_parse(out);
+}
+
+const char *itest_setting(struct json_object *res, const char *key)
+{
+        struct json_object *settings;
+
+        if (!res || !json_object_object_get_ex(res, "settings", &settings))
+                return NULL;
+        for (size_t i = 0; i < json_object_array_length(settings); i++) {
+                struct json_object *s = json_object_array_get_idx(settings, i), *k, *v;
+                if (json_object_object_get_ex(s, "key", &k) && g_str_equal(json_object_get_string(k), key) &&
+                                json_object_object_get_ex(s, "value", &v))
+                        return json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN);
+        }
+        return NULL;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <json-c/json.h>
+#include <systemd/sd-bus.h>
+
+/* The integration tests' world: a private dbus-daemon configured like the system bus (deny by default,
+ * plus our policy file), a real nvprofiled on it with a --root configuration tree, the real /proc and
+ * the real proc connector. */
+
+typedef struct ITest {
+        char *dir;         /* scratch: bus socket, configs, copied binaries */
+        char *root;        /* the daemon's --root */
+        char *devdir;      /* fake GPU device nodes */
+        char *bus_address;
+        GPid bus_pid;
+        GPid daemon_pid;
+        int daemon_stderr; /* the daemon's log, printed when a test fails */
+        sd_bus *bus;       /* our connection, as root */
+} ITest;
+
+void itest_setup(ITest *t);
+void itest_teardown(ITest *t);
+
+/* Starts nvprofiled (with the given extra config text appended) and waits for its bus name. */
+void itest_start_daemon(ITest *t, const char *extra_config);
+void itest_stop_daemon(ITest *t, int *ret_exit_status);
+
+/* Writes a file under the daemon's root, creating directories. */
+void itest_write(ITest *t, const char *rel, const char *content);
+
+/* Spawns build/tests/integration/helper-process as a copy named name (NULL: its own name), with extra
+ * environment entries and arguments; waits until it printed "ready". Returns its pid. */
+GPid itest_spawn_helper(ITest *t, const char *name, const char *const *env, const char *const *args);
+void itest_kill(GPid pid);
+
+/* Runs nvprofilectl with args (and --bus=, --json=short); returns its exit status, stdout in ret_out. */
+int itest_ctl(ITest *t, char **ret_out, const char *first_arg, ...) G_GNUC_NULL_TERMINATED;
+/* The same as an unprivileged user (nobody). */
+int itest_ctl_as_nobody(ITest *t, char **ret_out, const char *first_arg, ...) G_GNUC_NULL_TERMINATED;
+
+/* Profiles the daemon's tracked state lists for pid (via ListProcesses), as a comma-joined string,
+ * NULL if untracked. */
+char *itest_tracked_profiles(ITest *t, pid_t pid);
+
+/* Generation of the configuration (ConfigGeneration). */
+uint64_t itest_generation(ITest *t);
+
+/* Calls Resolve with exe (and optional HOME) and returns the resolution as JSON (via nvprofilectl). */
+struct json_object *itest_resolve_json(ITest *t, const char *exe, const char *home);
+
+/* Looks up key among the resolution's settings; returns its value as a string, or NULL. */
+const char *itest_setting(struct json_object *res, const char *key);
+
+/* Waits up to timeout_ms, checking cond every 20 ms. A bounded wait for an event, not a timing test. */
+#define ITEST_WAIT_FOR(cond, timeout_ms)                                                                     \
+        G_STMT_START                                                                                         \
+        {                                                                                                    \
+                gint64 _deadline = g_get_monotonic_time() + (gint64) (timeout_ms) * 1000;                    \
+                while (!(cond) && g_get_monotonic_time() < _deadline)                                        \
+                        g_usleep(20 * 1000);                                                                 \
+        }                                                                                                    \
+        G_STMT_END
