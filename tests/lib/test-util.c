@@ -43,15 +43,20 @@ void test_mkdir_p(const char *root, const char *rel)
         g_assert_cmpint(g_mkdir_with_parents(p, 0755), ==, 0);
 }
 
-void test_write_file(const char *root, const char *rel, const char *content)
+void test_write_file_n(const char *root, const char *rel, const char *content, size_t len)
 {
         g_autoptr(GError) error = NULL;
         g_autofree char *p = g_build_filename(root, rel, NULL);
         g_autofree char *dir = g_path_get_dirname(p);
 
         g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
-        g_file_set_contents(p, content, -1, &error);
+        g_file_set_contents(p, content, (gssize) len, &error);
         g_assert_no_error(error);
+}
+
+void test_write_file(const char *root, const char *rel, const char *content)
+{
+        test_write_file_n(root, rel, content, strlen(content));
 }
 
 void test_symlink(const char *target, const char *root, const char *rel)

@@ -18,6 +18,8 @@ char *test_mkdtemp(void);
 
 /* Writes content to root/rel, creating parent directories. */
 void test_write_file(const char *root, const char *rel, const char *content);
+/* The same for content with NUL bytes. */
+void test_write_file_n(const char *root, const char *rel, const char *content, size_t len);
 void test_mkdir_p(const char *root, const char *rel);
 void test_symlink(const char *target, const char *root, const char *rel);
 

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* /proc parsing, race-safe facts, and the proc connector's message parsing. */
+
+#include <fcntl.h>
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+#include <linux/netlink.h>
+#include <unistd.h>
+
+#include "fd-util.h"
+#include "proc-connector.h"
+#include "proc-facts.h"
+#include "proc-parse.h"
+#include "strv.h"
+#include "test-util.h"
+
+static void test_stat(void)
+{
+        /* A comm with spaces and ')' in it: fields are counted after the LAST ')'. */
+        static const char s[] = "4242 (a) b) c) S 17 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 100 "
+                                "18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n";
+        uint64_t start;
+        pid_t ppid;
+
+        g_assert_cmpint(proc_parse_stat(s, strlen(s), &start, &ppid), ==, 0);
+        g_assert_cmpuint(start, ==, 987654);
+        g_assert_cmpint(ppid, ==, 17);
+        g_assert_cmpint(proc_parse_stat("1 (x) S 1", 9, &start, &ppid), ==, -EBADMSG);
+        g_assert_cmpint(proc_parse_stat("no parenthesis", 14, &start, &ppid), ==, -EBADMSG);
+        g_assert_cmpint(proc_parse_stat("", 0, &start, &ppid), ==, -EBADMSG);
+}
+
+static void test_status(void)
+{
+        static const char s[] = "Name:\tbash\nUmask:\t0022\nState:\tS (sleeping)\nUid:\t1000\t1001\t1000\t1000\nGid:\t100\n";
+        uid_t uid;
+
+        g_assert_cmpint(proc_parse_status_uid(s, strlen(s), &uid), ==, 0);
+        g_assert_cmpuint(uid, ==, 1000);
+        g_assert_cmpint(proc_parse_status_uid("Name:\tx\n", 8, &uid), ==, -EBADMSG);
+        g_assert_cmpint(proc_parse_status_uid("Uid:\t\n", 6, &uid), ==, -EBADMSG);
+}
+
+static void test_maps(void)
+{
+        static const char s[] =
+                "55d0c0000000-55d0c0002000 r--p 00000000 08:01 123 /usr/bin/gnome-shell\n"
+                "55d0c0002000-55d0c0004000 r-xp 00002000 08:01 123 /usr/bin/gnome-shell\n"
+                "55d0c1000000-55d0c1021000 rw-p 00000000 00:00 0 [heap]\n"
+                "7f0000000000-7f0000100000 r--p 00000000 08:01 456 /usr/lib/x86_64-linux-gnu/libmutter-15.so.0.0.0\n"
+                "7f0000100000-7f0000200000 r-xp 00100000 08:01 456 /usr/lib/x86_64-linux-gnu/libmutter-15.so.0.0.0\n"
+                "7f0000200000-7f0000300000 r--p 00000000 08:01 789 /usr/lib/libold.so.1 (deleted)\n"
+                "7f0000300000-7f0000301000 rw-p 00000000 00:00 0 \n"
+                "7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0 [stack]\n"
+                "7f0000400000-7f0000401000 r--p 00000000 08:01 999 /path with spaces/libx.so";
+        char **paths = NULL;
+        bool truncated;
+
+        g_assert_cmpint(proc_parse_maps(s, strlen(s), 100, &paths, &truncated), ==, 0);
+        g_assert_false(truncated);
+        g_assert_cmpuint(strv_length(paths), ==, 4);
+        g_assert_cmpstr(paths[0], ==, "/usr/bin/gnome-shell");
+        g_assert_cmpstr(paths[1], ==, "/usr/lib/x86_64-linux-gnu/libmutter-15.so.0.0.0");
+        g_assert_cmpstr(paths[2], ==, "/usr/lib/libold.so.1");
+        g_assert_cmpstr(paths[3], ==, "/path with spaces/libx.so");
+        strv_free(paths);
+
+        g_assert_cmpint(proc_parse_maps(s, strlen(s), 2, &paths, &truncated), ==, 0);
+        g_assert_true(truncated);
+        g_assert_cmpuint(strv_length(paths), ==, 2);
+        strv_free(paths);
+}
+
+static void test_environ(void)
+{
+        static const char e[] = "PATH=/bin\0HOME=/home/u\0__GL_SYNC_TO_VBLANK=0\0__GLX_VENDOR=x\0BAD=\xff\0__GL_X=\xff\xfe\0__GL_Y=1";
+        char **env = NULL;
+
+        g_assert_cmpint(proc_parse_environ(e, sizeof(e) - 1, 64, &env), ==, 0);
+        /* HOME and __GL_* only; non-UTF-8 values skipped; a last entry without NUL kept. */
+        g_assert_cmpuint(strv_length(env), ==, 3);
+        g_assert_cmpstr(strv_env_get(env, "HOME"), ==, "/home/u");
+        g_assert_cmpstr(strv_env_get(env, "__GL_SYNC_TO_VBLANK"), ==, "0");
+        g_assert_cmpstr(strv_env_get(env, "__GL_Y"), ==, "1");
+        g_assert_null(strv_env_get(env, "__GL_X"));
+        strv_free(env);
+
+        g_assert_cmpint(proc_parse_environ(e, sizeof(e) - 1, 1, &env), ==, 0);
+        g_assert_cmpuint(strv_length(env), ==, 1);
+        strv_free(env);
+}
+
+/* Our own process, through the live /proc. */
+static void test_facts_self(void)
+{
+        _cleanup_close_ int proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        ProcFacts f = { .root_fd = -EBADF }, g = { .root_fd = -EBADF };
+        ProcIdentity wrong;
+
+        g_assert_cmpint(proc_facts_read(proc, getpid(), NULL, PROC_FACTS_MAPS | PROC_FACTS_ENVIRON | PROC_FACTS_ROOT,
+                                NULL, &f),
+                        ==, 0);
+        g_assert_cmpint(f.id.pid, ==, getpid());
+        g_assert_cmpuint(f.id.start_time, >, 0);
+        g_assert_cmpuint(f.uid, ==, getuid());
+        g_assert_nonnull(f.exe);
+        g_assert_true(g_str_has_suffix(f.exe, "test-procwatch"));
+        g_assert_nonnull(f.argv);
+        g_assert_true(strv_length(f.dsos) > 0);
+        g_assert_cmpint(f.root_fd, >=, 0);
+
+        /* A different start time is a different process. */
+        wrong = f.id;
+        wrong.start_time++;
+        g_assert_cmpint(proc_facts_read(proc, getpid(), &wrong, 0, NULL, &g), ==, -ESRCH);
+        g_assert_cmpint(proc_facts_read(proc, 0x7ffffff0, NULL, 0, NULL, &g), ==, -ESRCH);
+        proc_facts_done(&f);
+}
+
+/* A fixture /proc tree, as the daemon's --proc option reads it. */
+static void test_facts_fixture(void)
+{
+        g_autofree char *dir = test_mkdtemp();
+        _cleanup_close_ int proc = -EBADF;
+        ProcFacts f = { .root_fd = -EBADF };
+        pid_t *pids = NULL;
+        size_t n;
+
+        test_write_file(dir, "321/stat", "321 (fake game) S 1 321 321 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5555 0 0\n");
+        test_write_file(dir, "321/status", "Name:\tfake game\nUid:\t1000\t1000\t1000\t1000\n");
+        test_write_file(dir, "321/comm", "fake game\n");
+        test_write_file_n(dir, "321/cmdline", "C:\\Games\\game.exe\0--fullscreen", 31);
+        test_write_file_n(dir, "321/environ", "HOME=/home/gamer\0__GL_SYNC_TO_VBLANK=0\0", 40);
+        test_write_file(dir, "321/maps", "7f00-7f01 r--p 0 08:01 1 /usr/lib/libGL.so.1.7.0\n");
+        test_symlink("/usr/bin/wine64-preloader", dir, "321/exe");
+        test_write_file(dir, "self-is-not-a-pid", "");
+        proc = test_open_dir(dir);
+
+        g_assert_cmpint(proc_facts_read(proc, 321, NULL, PROC_FACTS_MAPS | PROC_FACTS_ENVIRON, NULL, &f), ==, 0);
+        g_assert_cmpuint(f.id.start_time, ==, 5555);
+        g_assert_cmpuint(f.uid, ==, 1000);
+        g_assert_cmpstr(f.comm, ==, "fake game");
+        g_assert_cmpstr(f.exe, ==, "/usr/bin/wine64-preloader");
+        g_assert_cmpstr(f.argv[0], ==, "C:\\Games\\game.exe");
+        g_assert_cmpstr(f.argv[1], ==, "--fullscreen");
+        g_assert_cmpstr(strv_env_get(f.env, "HOME"), ==, "/home/gamer");
+        g_assert_cmpstr(f.dsos[0], ==, "/usr/lib/libGL.so.1.7.0");
+        proc_facts_done(&f);
+
+        g_assert_cmpint(proc_list_pids(proc, 100, &pids, &n), ==, 0);
+        g_assert_cmpuint(n, ==, 1);
+        g_assert_cmpint(pids[0], ==, 321);
+        free(pids);
+}
+
+/* Builds one netlink message carrying a proc event. */
+static size_t put_event(uint8_t *buf, unsigned what, pid_t pid, pid_t tgid, size_t event_len)
+{
+        struct nlmsghdr *nl = (struct nlmsghdr *) buf;
+        struct cn_msg *cn = NLMSG_DATA(nl);
+        struct proc_event ev = { .what = what };
+
+        switch (what) {
+        case PROC_EVENT_EXEC:
+                ev.event_data.exec.process_pid = pid;
+                ev.event_data.exec.process_tgid = tgid;
+                break;
+        case PROC_EVENT_COMM:
+                ev.event_data.comm.process_pid = pid;
+                ev.event_data.comm.process_tgid = tgid;
+                break;
+        case PROC_EVENT_EXIT:
+                ev.event_data.exit.process_pid = pid;
+                ev.event_data.exit.process_tgid = tgid;
+                break;
+        default:
+                break;
+        }
+        cn->id.idx = CN_IDX_PROC;
+        cn->id.val = CN_VAL_PROC;
+        cn->len = (uint16_t) event_len;
+        memcpy(cn->data, &ev, MIN(event_len, sizeof(ev)));
+        nl->nlmsg_len = NLMSG_LENGTH(sizeof(struct cn_msg) + event_len);
+        nl->nlmsg_type = NLMSG_DONE;
+        return NLMSG_ALIGN(nl->nlmsg_len);
+}
+
+static void test_connector_parse(void)
+{
+        _Alignas(8) uint8_t buf[4096] = { 0 };
+        ProcEvent ev[8];
+        size_t len = 0;
+        int n;
+
+        len += put_event(buf + len, PROC_EVENT_EXEC, 100, 100, sizeof(struct proc_event));
+        len += put_event(buf + len, PROC_EVENT_COMM, 101, 100, sizeof(struct proc_event)); /* a thread: ignored */
+        len += put_event(buf + len, PROC_EVENT_COMM, 100, 100, sizeof(struct proc_event));
+        len += put_event(buf + len, PROC_EVENT_EXIT, 102, 100, sizeof(struct proc_event)); /* a thread: ignored */
+        len += put_event(buf + len, PROC_EVENT_FORK, 103, 103, sizeof(struct proc_event)); /* not used */
+        len += put_event(buf + len, PROC_EVENT_EXIT, 100, 100, sizeof(struct proc_event));
+        len += put_event(buf + len, PROC_EVENT_EXEC, 200, 200, 8); /* truncated event: ignored */
+
+        n = proc_connector_parse(buf, len, ev, ELEMENTSOF(ev));
+        g_assert_cmpint(n, ==, 3);
+        g_assert_cmpint(ev[0].type, ==, PROC_EVENT_TYPE_EXEC);
+        g_assert_cmpint(ev[0].pid, ==, 100);
+        g_assert_cmpint(ev[1].type, ==, PROC_EVENT_TYPE_COMM);
+        g_assert_cmpint(ev[2].type, ==, PROC_EVENT_TYPE_EXIT);
+
+        /* Bounded by max; a cut datagram parses what is whole. */
+        g_assert_cmpint(proc_connector_parse(buf, len, ev, 1), ==, 1);
+        g_assert_cmpint(proc_connector_parse(buf, 10, ev, ELEMENTSOF(ev)), ==, 0);
+        /* An exec by a non-leader thread reports the group: after exec, the thread is the leader. */
+        len = put_event(buf, PROC_EVENT_EXEC, 301, 300, sizeof(struct proc_event));
+        g_assert_cmpint(proc_connector_parse(buf, len, ev, ELEMENTSOF(ev)), ==, 1);
+        g_assert_cmpint(ev[0].pid, ==, 300);
+}
+
+int main(int argc, char *argv[])
+{
+        g_test_init(&argc, &argv, NULL);
+        g_test_add_func("/procwatch/stat", test_stat);
+        g_test_add_func("/procwatch/status", test_status);
+        g_test_add_func("/procwatch/maps", test_maps);
+        g_test_add_func("/procwatch/environ", test_environ);
+        g_test_add_func("/procwatch/facts-self", test_facts_self);
+        g_test_add_func("/procwatch/facts-fixture", test_facts_fixture);
+        g_test_add_func("/procwatch/connector-parse", test_connector_parse);
+        return g_test_run();
+}

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* daemon/shared: parsers, maps, strings, the config-file parser. */
+
+#include <stdio.h>
+
+#include "conf-parser.h"
+#include "intmap.h"
+#include "parse-util.h"
+#include "string-util.h"
+#include "strtable.h"
+#include "strv.h"
+#include "test-util.h"
+
+static void test_safe_parse(void)
+{
+        uint64_t u;
+        int64_t i;
+        bool b;
+
+        g_assert_cmpint(safe_atou64("18446744073709551615", &u), ==, 0);
+        g_assert_cmpuint(u, ==, UINT64_MAX);
+        g_assert_cmpint(safe_atou64("18446744073709551616", &u), ==, -ERANGE);
+        g_assert_cmpint(safe_atou64("-1", &u), ==, -EINVAL);
+        g_assert_cmpint(safe_atou64(" 1", &u), ==, -EINVAL);
+        g_assert_cmpint(safe_atou64("1x", &u), ==, -EINVAL);
+        g_assert_cmpint(safe_atou64("", &u), ==, -EINVAL);
+        g_assert_cmpint(safe_atoi64("-9223372036854775808", &i), ==, 0);
+        g_assert_cmpint(i, ==, INT64_MIN);
+        g_assert_cmpint(safe_atoi64("9223372036854775808", &i), ==, -ERANGE);
+        g_assert_cmpint(safe_atob("yes", &b), ==, 0);
+        g_assert_true(b);
+        g_assert_cmpint(safe_atob("OFF", &b), ==, 0);
+        g_assert_false(b);
+        g_assert_cmpint(safe_atob("maybe", &b), ==, -EINVAL);
+        g_assert_cmpint(parse_usec("250ms", &u), ==, 0);
+        g_assert_cmpuint(u, ==, 250000);
+        g_assert_cmpint(parse_usec("2s", &u), ==, 0);
+        g_assert_cmpuint(u, ==, 2000000);
+        g_assert_cmpint(parse_usec("2 s", &u), ==, -EINVAL);
+        g_assert_cmpint(parse_size("8M", &u), ==, 0);
+        g_assert_cmpuint(u, ==, 8 * 1024 * 1024);
+        g_assert_cmpint(parse_size("99999999999999999999G", &u), ==, -ERANGE);
+}
+
+/* Against a plain array as the reference, through an exec-storm-like churn. */
+static void test_intmap(void)
+{
+        IntMap m = { 0 };
+        static bool present[20000];
+        uint32_t seed = 1;
+
+        for (unsigned round = 0; round < 200000; round++) {
+                uint64_t key;
+                seed = seed * 1103515245 + 12345;
+                key = (seed >> 8) % 20000 + 1;
+                if ((seed >> 4) & 1) {
+                        g_assert_cmpint(intmap_put(&m, key, GUINT_TO_POINTER((guint) key)), ==, 0);
+                        present[key - 1] = true;
+                } else {
+                        void *v = intmap_remove(&m, key);
+                        g_assert_true(present[key - 1] ? v == GUINT_TO_POINTER((guint) key) : v == NULL);
+                        present[key - 1] = false;
+                }
+        }
+        {
+                size_t expected = 0, seen = 0;
+                uint64_t k;
+                void *v;
+
+                for (unsigned k2 = 0; k2 < 20000; k2++) {
+                        expected += present[k2];
+                        g_assert_true((intmap_get(&m, k2 + 1) != NULL) == present[k2]);
+                }
+                g_assert_cmpuint(intmap_size(&m), ==, expected);
+                for (size_t i = 0; intmap_next(&m, &i, &k, &v);) {
+                        g_assert_true(present[k - 1]);
+                        seen++;
+                }
+                g_assert_cmpuint(seen, ==, expected);
+        }
+        intmap_done(&m);
+}
+
+static void test_strtable(void)
+{
+        StrTable t = { 0 };
+        char names[300][16];
+        bool is_new;
+
+        for (int i = 0; i < 300; i++) {
+                snprintf(names[i], sizeof(names[i]), "key%d", i);
+                g_assert_cmpint(strtable_put(&t, names[i], &is_new), ==, i);
+                g_assert_true(is_new);
+        }
+        g_assert_cmpint(strtable_put(&t, "key17", &is_new), ==, 17);
+        g_assert_false(is_new);
+        g_assert_cmpint(strtable_get(&t, "key299"), ==, 299);
+        g_assert_cmpint(strtable_get(&t, "nope"), ==, -ENOENT);
+        strtable_done(&t);
+}
+
+static void test_strings(void)
+{
+        char **l = NULL;
+        g_autofree char *a = path_join("/a/", "/b"), *b = path_join("/", "x");
+
+        g_assert_cmpstr(a, ==, "/a/b");
+        g_assert_cmpstr(b, ==, "/x");
+        g_assert_cmpstr(path_basename("/usr/lib/libGL.so.1"), ==, "libGL.so.1");
+        g_assert_cmpstr(path_basename("plain"), ==, "plain");
+        g_assert_true(utf8_is_valid_n("caf\xc3\xa9", 5));
+        g_assert_false(utf8_is_valid_n("\xc3", 1));
+        g_assert_false(utf8_is_valid_n("\xed\xa0\x80", 3));
+        g_assert_cmpint(strv_from_nulstr("a\0bb\0c", 6, 2, &l), ==, 0);
+        g_assert_cmpuint(strv_length(l), ==, 2);
+        g_assert_cmpstr(l[1], ==, "bb");
+        strv_free(l);
+}
+
+typedef struct Conf {
+        bool flag;
+        uint64_t usec;
+        unsigned n;
+        char *name;
+} Conf;
+
+static const ConfItem items[] = {
+        { "A", "Flag", conf_parse_bool, offsetof(Conf, flag) },
+        { "A", "Time", conf_parse_usec, offsetof(Conf, usec) },
+        { "B", "N", conf_parse_unsigned, offsetof(Conf, n) },
+        { "B", "Name", conf_parse_string, offsetof(Conf, name) },
+        { 0 },
+};
+
+static void test_conf_parser(void)
+{
+        static const char text[] = "# comment\n"
+                                   "; also a comment\n"
+                                   "[A]\n"
+                                   "Flag = yes\n"
+                                   "Time=250ms\n"
+                                   "Unknown=1\n"
+                                   "[B]\n"
+                                   "N=notanumber\n"
+                                   "Name=hello world\n"
+                                   "garbage line\n"
+                                   "[broken\n";
+        Conf c = { 0 };
+        char **msgs = NULL;
+
+        g_assert_cmpint(conf_parse_text(text, strlen(text), items, &c, &msgs), ==, 3);
+        g_assert_true(c.flag);
+        g_assert_cmpuint(c.usec, ==, 250000);
+        g_assert_cmpstr(c.name, ==, "hello world");
+        g_assert_cmpuint(strv_length(msgs), ==, 4);
+        g_assert_cmpstr(msgs[0], ==, "6: warning: unknown key 'Unknown' in section [A], ignored");
+        g_assert_cmpstr(msgs[1], ==, "8: error: invalid value 'notanumber' for N");
+        g_assert_cmpstr(msgs[2], ==, "10: error: expected Key=Value, got 'garbage line'");
+        g_assert_cmpstr(msgs[3], ==, "11: error: malformed section header '[broken'");
+        strv_free(msgs);
+        free(c.name);
+
+        g_assert_cmpint(conf_parse_text("[A]\nFlag=1\0\n", 12, items, &c, NULL), ==, 1);
+}
+
+int main(int argc, char *argv[])
+{
+        g_test_init(&argc, &argv, NULL);
+        g_test_add_func("/shared/safe-parse", test_safe_parse);
+        g_test_add_func("/shared/intmap", test_intmap);
+        g_test_add_func("/shared/strtable", test_strtable);
+        g_test_add_func("/shared/strings", test_strings);
+        g_test_add_func("/shared/conf-parser", test_conf_parser);
+        return g_test_run();
+}
