@@ -79,8 +79,16 @@ int verb_processes(int argc, char *argv[])
         if (arg.json != JSON_OFF)
                 json_print(list);
         else {
+                /* Columns as wide as their widest cell, systemd-style. */
+                int w_user = 4, w_exe = 10;
+                for (size_t i = 0; i < json_object_array_length(list); i++) {
+                        struct json_object *o = json_object_array_get_idx(list, i);
+                        const char *e = json_object_get_string(json_object_object_get(o, "executable"));
+                        w_user = MAX(w_user, (int) strlen(json_object_get_string(json_object_object_get(o, "user"))));
+                        w_exe = MAX(w_exe, (int) strlen(*e ? e : json_object_get_string(json_object_object_get(o, "comm"))));
+                }
                 if (arg.legend)
-                        printf("%-8s %-10s %-32s %-40s %s\n", "PID", "USER", "EXECUTABLE", "PROFILES", "SETTINGS");
+                        printf("%-8s %-*s %-*s %-8s %s\n", "PID", w_user, "USER", w_exe, "EXECUTABLE", "SETTINGS", "PROFILES");
                 for (size_t i = 0; i < json_object_array_length(list); i++) {
                         struct json_object *o = json_object_array_get_idx(list, i), *pa = json_object_object_get(o, "profiles");
                         char profiles[256] = "";
@@ -92,12 +100,12 @@ int verb_processes(int argc, char *argv[])
                                 strncat(profiles, json_object_get_string(json_object_array_get_idx(pa, k)),
                                                 sizeof(profiles) - strlen(profiles) - 1);
                         }
-                        printf("%-8" PRIi64 " %-10s %-32s %-40s %" PRIi64 "\n",
-                                        json_object_get_int64(json_object_object_get(o, "pid")),
-                                        json_object_get_string(json_object_object_get(o, "user")),
+                        printf("%-8" PRIi64 " %-*s %-*s %-8" PRIi64 " %s\n",
+                                        json_object_get_int64(json_object_object_get(o, "pid")), w_user,
+                                        json_object_get_string(json_object_object_get(o, "user")), w_exe,
                                         *e ? e : json_object_get_string(json_object_object_get(o, "comm")),
-                                        *profiles ? profiles : "-",
-                                        json_object_get_int64(json_object_object_get(o, "settings")));
+                                        json_object_get_int64(json_object_object_get(o, "settings")),
+                                        *profiles ? profiles : "-");
                         shown++;
                 }
                 if (arg.legend)

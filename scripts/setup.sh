@@ -132,10 +132,79 @@ do_test() {
     [ "$failed" -eq 0 ]
 }
 
+write_demo_bus_config() {
+    local work=$1
+    # A private bus configured like the system bus (method calls denied by default), with our policy.
+    cat > "$work/bus.conf" <<END_OF_BUS_CONFIG
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=$work/bus</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/><deny own="*"/><deny send_type="method_call"/><allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/><allow receive_type="method_return"/>
+    <allow receive_type="error"/><allow receive_type="signal"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+  </policy>
+  <include>$top/dbus/io.github.nvprofiled.NvProfiled1.conf</include>
+</busconfig>
+END_OF_BUS_CONFIG
+}
+
 do_demo() {
     configure build-demo -Dtests=false -Dwarning_level=3 -Dwerror=true
-    ninja -C build-demo
-    exec "$top/build-demo/client/nvprofiled-demo" "$top"
+    ninja -C build-demo >/dev/null
+
+    local work
+    work=$(mktemp -d /tmp/nvprofiled-demo-XXXXXX)
+    chmod 755 "$work"
+    demo_pids=()
+    demo_work=$work
+    trap 'for p in "${demo_pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$demo_work"' EXIT
+    local ctl=(build-demo/client/nvprofilectl "--bus=unix:path=$work/bus")
+
+    write_demo_bus_config "$work"
+    dbus-daemon --nofork --config-file="$work/bus.conf" 2>/dev/null &
+    demo_pids+=($!)
+    for _ in $(seq 100); do [ -S "$work/bus" ] && break; sleep 0.05; done
+
+    echo "==> nvprofiled on a private bus, this machine's real /proc, rc files from conf/examples"
+    build-demo/daemon/service/nvprofiled --bus="unix:path=$work/bus" --root="$top/conf/examples" \
+        --log-level=notice 2> "$work/daemon.log" &
+    demo_pids+=($!)
+    for _ in $(seq 200); do "${ctl[@]}" status >/dev/null 2>&1 && break; sleep 0.05; done
+
+    # Processes the example rules are about: copies of sleep under other names, a Wine-style argv[0],
+    # one that renames itself after exec, one with an environment override.
+    mkdir -p "$work/bin"
+    for name in niri alacritty glxgears; do cp "$(command -v sleep)" "$work/bin/$name"; done
+    "$work/bin/niri" 300 & demo_pids+=($!)
+    __GL_THREADED_OPTIMIZATIONS=0 "$work/bin/alacritty" 300 & demo_pids+=($!)
+    local alacritty=$!
+    "$work/bin/glxgears" 300 & demo_pids+=($!)
+    (exec -a 'C:\Games\game.exe' sleep 300) & demo_pids+=($!)
+    local game=$!
+    bash -c 'printf demo-renamed > /proc/$$/comm; sleep 300; exit 0' & demo_pids+=($!)
+    local renamed=$!
+    sleep 1
+
+    echo; echo "==> nvprofilectl status"; "${ctl[@]}" status
+    echo; echo "==> nvprofilectl processes"; "${ctl[@]}" processes
+    echo; echo "==> nvprofilectl explain $alacritty   (alacritty: rules in two files, an environment override)"
+    "${ctl[@]}" explain "$alacritty"
+    echo; echo "==> nvprofilectl explain $game   (argv[0] is a Windows path: the cmdline feature)"
+    "${ctl[@]}" explain "$game" | sed -n '1,16p'
+    echo; echo "==> nvprofilectl explain $renamed   (renamed itself after exec: the COMM event)"
+    "${ctl[@]}" explain "$renamed" | sed -n '1,14p'
+    echo; echo "==> nvprofilectl resolve --exe /usr/bin/sway   (a process that is not running)"
+    "${ctl[@]}" resolve --exe /usr/bin/sway | sed -n '1,16p'
+    echo; echo "==> nvprofilectl check conf/examples/etc/nvidia/...   (lint, no daemon needed)"
+    "${ctl[@]}" check conf/examples/etc/nvidia/nvidia-application-profiles-rc \
+        conf/examples/etc/nvidia/nvidia-application-profiles-rc.d/*
 }
 
 case "$mode" in

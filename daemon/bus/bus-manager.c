@@ -49,6 +49,20 @@ static int property_get_matched(sd_bus *bus, const char *path, const char *inter
         return sd_bus_message_append(reply, "u", (uint32_t) c->manager->n_matched);
 }
 
+static int property_get_events(sd_bus *bus, const char *path, const char *interface, const char *property,
+                sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        BusContext *c = userdata;
+        return sd_bus_message_append(reply, "t", c->manager->n_events);
+}
+
+static int property_get_overruns(sd_bus *bus, const char *path, const char *interface, const char *property,
+                sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        BusContext *c = userdata;
+        return sd_bus_message_append(reply, "t", c->manager->n_overruns);
+}
+
 static int property_get_generation(sd_bus *bus, const char *path, const char *interface, const char *property,
                 sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
@@ -588,6 +602,9 @@ const sd_bus_vtable bus_manager_vtable[] = {
         SD_BUS_PROPERTY("ProcessWatchMode", "s", property_get_watch_mode, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("TrackedProcesses", "u", property_get_tracked, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("MatchedProcesses", "u", property_get_matched, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        /* Counters change with every event: readers poll them, no signal per event. */
+        SD_BUS_PROPERTY("ProcessEvents", "t", property_get_events, 0, 0),
+        SD_BUS_PROPERTY("EventOverruns", "t", property_get_overruns, 0, 0),
         SD_BUS_PROPERTY("ConfigGeneration", "t", property_get_generation, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("RcFiles", "a(ssuu)", property_get_rc_files, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_METHOD_WITH_ARGS("ListProcesses", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(outussasu)", processes),

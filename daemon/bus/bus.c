@@ -41,7 +41,7 @@ int bus_context_new(Manager *m, BusKind kind, const char *address, BusContext **
                 .reloaded = on_reloaded,
                 .status_changed = on_status_changed,
         };
-        int r;
+        int r = -EINVAL;
 
         c = calloc(1, sizeof(BusContext));
         if (!c)

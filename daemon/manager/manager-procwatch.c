@@ -154,6 +154,7 @@ static int on_connector(sd_event_source *s, int fd, uint32_t revents, void *user
                 if (n == 0)
                         break;
 
+                m->n_events += (uint64_t) n;
                 for (int i = 0; i < n; i++)
                         switch (events[i].type) {
                         case PROC_EVENT_TYPE_EXEC:

@@ -105,7 +105,7 @@ struct Manager {
         sd_event_source *connector_source;
         sd_event_source *poll_timer;
         sd_event_source *rescan_timer;
-        uint64_t n_overruns, n_rescans, n_execs;
+        uint64_t n_overruns, n_rescans, n_execs, n_events;
         sd_event_source *resync_source; /* deferred rescan after an overrun */
         bool limit_logged;
 

@@ -318,9 +318,12 @@ static int run_ctl(ITest *t, bool nobody, char **ret_out, const char *first_arg,
 {
         g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
         g_autoptr(GError) error = NULL;
-        g_autofree char *err = NULL;
+        g_autofree char *err = NULL, *discard = NULL;
         int status;
 
+        /* Never into our stdout: that is the TAP stream. */
+        if (!ret_out)
+                ret_out = &discard;
         g_ptr_array_add(argv, g_strdup(env_or_fail("NVPROFILECTL_BIN")));
         g_ptr_array_add(argv, g_strdup_printf("--bus=%s", t->bus_address));
         g_ptr_array_add(argv, g_strdup("--json=short"));

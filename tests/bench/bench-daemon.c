@@ -1,0 +1,436 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Benchmark of the live daemon (root: it uses the real proc connector). Prints figures; asserts nothing
+ * about time.
+ *
+ *   bench-daemon NVPROFILED HELPER [LATENCY_EXECS [STORM_EXECS [IDLE_PROCESSES]]]
+ *
+ * 1. exec-to-signal latency: a process is exec'ed, the time just before execve() is noted in shared
+ *    memory, and the ProcessChanged signal for its pid is awaited; p50/p99/max over LATENCY_EXECS.
+ * 2. exec storm: STORM_EXECS short-lived execs, 64 at a time, with a long-lived process started every
+ *    400 execs; afterwards every long-lived one must be tracked with its profile (missed = 0), even if
+ *    the kernel dropped events (each overrun triggers a rescan).
+ * 3. idle: IDLE_PROCESSES sleeping processes tracked; the daemon's context switches over 10 s (wakeups
+ *    per second; the watchdog is set to 30 s as under systemd) and its RSS. */
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <systemd/sd-bus.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BUS_NAME "io.github.nvprofiled.NvProfiled1"
+#define BUS_PATH "/io/github/nvprofiled/NvProfiled1"
+#define BUS_IFACE BUS_NAME ".Manager"
+
+static char dir[] = "/tmp/nvprofiled-bench-XXXXXX";
+static pid_t bus_pid, daemon_pid;
+static sd_bus *bus;
+static volatile uint64_t *shared_exec_ns;
+static pid_t awaited_pid;
+static uint64_t signal_ns;
+
+static uint64_t now_ns(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+static void die(const char *what)
+{
+        perror(what);
+        exit(1);
+}
+
+static void write_file(const char *path, const char *text)
+{
+        FILE *f = fopen(path, "w");
+        if (!f || fputs(text, f) < 0 || fclose(f) != 0)
+                die(path);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+        char cmd[1024];
+        snprintf(cmd, sizeof(cmd), "cp '%s' '%s' && chmod 755 '%s'", from, to, to);
+        if (system(cmd) != 0)
+                die("cp");
+}
+
+static pid_t spawn(char *const argv[], char *const envp[])
+{
+        pid_t pid = fork();
+        if (pid < 0)
+                die("fork");
+        if (pid == 0) {
+                int null = open("/dev/null", O_RDWR);
+                dup2(null, STDOUT_FILENO);
+                if (shared_exec_ns)
+                        *shared_exec_ns = now_ns();
+                execve(argv[0], argv, envp ? envp : (char *const[]) { NULL });
+                _exit(127);
+        }
+        return pid;
+}
+
+static int on_changed(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        const char *object;
+        uint32_t pid, uid;
+        uint64_t start;
+
+        if (sd_bus_message_read(m, "outu", &object, &pid, &start, &uid) >= 0 && (pid_t) pid == awaited_pid &&
+                        signal_ns == 0)
+                signal_ns = now_ns();
+        return 0;
+}
+
+static uint64_t get_u64(const char *prop)
+{
+        uint64_t v = 0;
+        sd_bus_get_property_trivial(bus, BUS_NAME, BUS_PATH, BUS_IFACE, prop, NULL, 't', &v);
+        return v;
+}
+
+static uint32_t get_u32(const char *prop)
+{
+        uint32_t v = 0;
+        sd_bus_get_property_trivial(bus, BUS_NAME, BUS_PATH, BUS_IFACE, prop, NULL, 'u', &v);
+        return v;
+}
+
+static void start_world(const char *nvprofiled)
+{
+        char conf[512], sock[512], text[2048], addr[600], rc[512], dconf[512];
+        const uint64_t deadline = now_ns() + 30 * 1000000000ull;
+
+        snprintf(conf, sizeof(conf), "%s/bus.conf", dir);
+        snprintf(sock, sizeof(sock), "%s/bus", dir);
+        snprintf(text, sizeof(text),
+                        "<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"\n"
+                        " \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
+                        "<busconfig><type>session</type><listen>unix:path=%s</listen>"
+                        "<policy context=\"default\"><allow send_destination=\"*\" eavesdrop=\"true\"/>"
+                        "<allow eavesdrop=\"true\"/><allow own=\"*\"/></policy>"
+                        "<limit name=\"max_incoming_bytes\">1000000000</limit>"
+                        "<limit name=\"max_outgoing_bytes\">1000000000</limit>"
+                        "<limit name=\"max_connections_per_user\">1000</limit></busconfig>\n",
+                        sock);
+        write_file(conf, text);
+        {
+                char arg[600];
+                snprintf(arg, sizeof(arg), "--config-file=%s", conf);
+                bus_pid = spawn((char *const[]) { "/usr/bin/dbus-daemon", "--nofork", arg, NULL }, NULL);
+        }
+        while (access(sock, F_OK) != 0 && now_ns() < deadline)
+                usleep(10000);
+
+        snprintf(rc, sizeof(rc), "%s/root/etc/nvidia", dir);
+        {
+                char cmd[600];
+                snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", rc);
+                if (system(cmd) != 0)
+                        die("mkdir");
+        }
+        strcat(rc, "/nvidia-application-profiles-rc");
+        write_file(rc, "{\"rules\": [\n"
+                       "  {\"pattern\": \"nvp-bench-app\", \"profile\": [\"GLSharpenEnable\", true]},\n"
+                       "  {\"pattern\": \"nvp-bench-long\", \"profile\": [\"GLSharpenValue\", 1]},\n"
+                       "  {\"pattern\": \"nvp-bench-idle\", \"profile\": [\"GLSharpenValue\", 2]}\n"
+                       "]}\n");
+        snprintf(dconf, sizeof(dconf), "%s/nvprofiled.conf", dir);
+        write_file(dconf, "[ProcessWatch]\nDeviceDirectory=/nonexistent\n[Profiles]\nLogApplied=no\n");
+
+        snprintf(addr, sizeof(addr), "unix:path=%s", sock);
+        {
+                char a1[700], a2[700], a3[700];
+                char env_watchdog[] = "WATCHDOG_USEC=30000000";
+                snprintf(a1, sizeof(a1), "--bus=%s", addr);
+                snprintf(a2, sizeof(a2), "--root=%s/root", dir);
+                snprintf(a3, sizeof(a3), "--config=%s", dconf);
+                daemon_pid = spawn((char *const[]) { (char *) nvprofiled, a1, a2, a3, "--log-level=warning", NULL },
+                                (char *const[]) { env_watchdog, NULL });
+        }
+
+        if (sd_bus_new(&bus) < 0 || sd_bus_set_address(bus, addr) < 0 || sd_bus_set_bus_client(bus, 1) < 0 ||
+                        sd_bus_start(bus) < 0)
+                die("bus");
+        while (now_ns() < deadline) {
+                sd_bus_message *reply = NULL;
+                if (sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                    "GetNameOwner", NULL, &reply, "s", BUS_NAME) >= 0) {
+                        sd_bus_message_unref(reply);
+                        return;
+                }
+                usleep(20000);
+        }
+        fprintf(stderr, "nvprofiled did not start\n");
+        exit(1);
+}
+
+static void stop_world(void)
+{
+        char cmd[600];
+
+        if (daemon_pid > 0) {
+                kill(daemon_pid, SIGTERM);
+                waitpid(daemon_pid, NULL, 0);
+        }
+        sd_bus_flush_close_unref(bus);
+        if (bus_pid > 0) {
+                kill(bus_pid, SIGTERM);
+                waitpid(bus_pid, NULL, 0);
+        }
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        (void) system(cmd);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+        return x < y ? -1 : x > y;
+}
+
+static void bench_latency(const char *app, unsigned n)
+{
+        uint64_t *lat = calloc(n, sizeof(uint64_t));
+        unsigned got = 0, lost = 0;
+
+        if (!lat)
+                die("calloc");
+        shared_exec_ns = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (shared_exec_ns == MAP_FAILED)
+                die("mmap");
+        if (sd_bus_match_signal(bus, NULL, BUS_NAME, BUS_PATH, BUS_IFACE, "ProcessChanged", on_changed, NULL) < 0)
+                die("match");
+
+        for (unsigned i = 0; i < n; i++) {
+                uint64_t deadline;
+                pid_t pid;
+
+                signal_ns = 0;
+                *shared_exec_ns = 0;
+                pid = spawn((char *const[]) { (char *) app, "--seconds", "30", NULL }, NULL);
+                awaited_pid = pid;
+                deadline = now_ns() + 5 * 1000000000ull;
+                while (signal_ns == 0 && now_ns() < deadline) {
+                        int r = sd_bus_process(bus, NULL);
+                        if (r == 0)
+                                sd_bus_wait(bus, 100000);
+                }
+                if (signal_ns && *shared_exec_ns && signal_ns > *shared_exec_ns)
+                        lat[got++] = signal_ns - *shared_exec_ns;
+                else
+                        lost++;
+                kill(pid, SIGKILL);
+                waitpid(pid, NULL, 0);
+        }
+        munmap((void *) shared_exec_ns, 4096);
+        shared_exec_ns = NULL;
+
+        qsort(lat, got, sizeof(uint64_t), cmp_u64);
+        if (got > 0)
+                printf("exec-to-signal latency over %u execs: p50 %.2f ms, p99 %.2f ms, max %.2f ms (%u without a signal)\n",
+                                got, lat[got / 2] / 1e6, lat[(size_t) (got * 0.99)] / 1e6, lat[got - 1] / 1e6, lost);
+        free(lat);
+}
+
+/* The daemon's CPU time (user + system) in seconds, from /proc/<pid>/stat fields 14 and 15. */
+static double daemon_cpu_seconds(void)
+{
+        char path[64], buf[1024], *p;
+        unsigned long utime = 0, stime = 0;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "/proc/%i/stat", (int) daemon_pid);
+        f = fopen(path, "r");
+        if (!f || !fgets(buf, sizeof(buf), f))
+                die(path);
+        fclose(f);
+        p = strrchr(buf, ')');
+        if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime) != 2)
+                die("stat");
+        return (double) (utime + stime) / (double) sysconf(_SC_CLK_TCK);
+}
+
+static bool tracked_with_profile(pid_t pid)
+{
+        sd_bus_message *reply = NULL;
+        bool found = false;
+
+        if (sd_bus_call_method(bus, BUS_NAME, BUS_PATH, BUS_IFACE, "ListProcesses", NULL, &reply, NULL) < 0)
+                return false;
+        sd_bus_message_enter_container(reply, 'a', "(outussasu)");
+        while (sd_bus_message_enter_container(reply, 'r', "outussasu") > 0) {
+                const char *object, *comm, *exe;
+                uint32_t p, uid, settings;
+                uint64_t start;
+                char **profiles = NULL;
+
+                sd_bus_message_read(reply, "outuss", &object, &p, &start, &uid, &comm, &exe);
+                sd_bus_message_read_strv(reply, &profiles);
+                sd_bus_message_read(reply, "u", &settings);
+                sd_bus_message_exit_container(reply);
+                if ((pid_t) p == pid && profiles && profiles[0])
+                        found = true;
+                for (char **s = profiles; s && *s; s++)
+                        free(*s);
+                free(profiles);
+        }
+        sd_bus_message_unref(reply);
+        return found;
+}
+
+static void bench_storm(const char *shortlived, const char *longlived, unsigned n)
+{
+        enum { PARALLEL = 64, LONG_EVERY = 400 };
+        pid_t longs[256];
+        unsigned n_long = 0, running = 0, missed = 0;
+        uint64_t events0 = get_u64("ProcessEvents"), overruns0 = get_u64("EventOverruns"), t0, t1, t2, last;
+        double cpu0 = daemon_cpu_seconds(), cpu;
+
+        t0 = now_ns();
+        for (unsigned i = 0; i < n; i++) {
+                if (running >= PARALLEL) {
+                        while (waitpid(-1, NULL, 0) < 0)
+                                ;
+                        running--;
+                }
+                spawn((char *const[]) { (char *) shortlived, "--seconds", "0", NULL }, NULL);
+                running++;
+                if (i % LONG_EVERY == LONG_EVERY / 2 && n_long < 256)
+                        longs[n_long++] = spawn((char *const[]) { (char *) longlived, "--seconds", "600", NULL }, NULL);
+        }
+        while (running > 0)
+                if (waitpid(-1, NULL, WNOHANG) > 0 || (usleep(1000), 0))
+                        running--;
+        t1 = now_ns();
+
+        /* The daemon is done when its event counter stops moving. */
+        last = get_u64("ProcessEvents");
+        for (;;) {
+                uint64_t now;
+                usleep(200000);
+                now = get_u64("ProcessEvents");
+                if (now == last)
+                        break;
+                last = now;
+        }
+        t2 = now_ns() - 200000000ull;
+        cpu = daemon_cpu_seconds() - cpu0;
+
+        for (unsigned i = 0; i < n_long; i++)
+                if (!tracked_with_profile(longs[i]))
+                        missed++;
+
+        printf("exec storm: %u execs (+%u long-lived) started in %.2f s (%.0f execs/s offered); daemon handled %" PRIu64
+               " events in %.2f s (%.0f events/s), %" PRIu64 " overruns; long-lived processes missed: %u of %u\n"
+               "exec storm: daemon CPU %.2f s for %u execs: %.0f execs per CPU-second (its capacity)\n",
+                        n, n_long, (t1 - t0) / 1e9, n / ((t1 - t0) / 1e9), last - events0, (t2 - t0) / 1e9,
+                        (last - events0) / ((t2 - t0) / 1e9), get_u64("EventOverruns") - overruns0, missed, n_long,
+                        cpu, n + n_long, cpu > 0 ? (n + n_long) / cpu : 0.0);
+
+        for (unsigned i = 0; i < n_long; i++) {
+                kill(longs[i], SIGKILL);
+                waitpid(longs[i], NULL, 0);
+        }
+}
+
+static void read_status(uint64_t *ret_switches, uint64_t *ret_rss_kib, uint64_t *ret_hwm_kib)
+{
+        char path[64], line[256];
+        FILE *f;
+
+        snprintf(path, sizeof(path), "/proc/%i/status", (int) daemon_pid);
+        f = fopen(path, "r");
+        if (!f)
+                die(path);
+        *ret_switches = 0;
+        while (fgets(line, sizeof(line), f)) {
+                uint64_t v;
+                if (sscanf(line, "voluntary_ctxt_switches: %" SCNu64, &v) == 1 ||
+                                sscanf(line, "nonvoluntary_ctxt_switches: %" SCNu64, &v) == 1)
+                        *ret_switches += v;
+                else if (sscanf(line, "VmRSS: %" SCNu64, &v) == 1)
+                        *ret_rss_kib = v;
+                else if (sscanf(line, "VmHWM: %" SCNu64, &v) == 1)
+                        *ret_hwm_kib = v;
+        }
+        fclose(f);
+}
+
+static void bench_idle(const char *idle, unsigned n)
+{
+        pid_t *pids = calloc(n, sizeof(pid_t));
+        uint32_t base = get_u32("TrackedProcesses");
+        uint64_t s0, s1, rss, hwm, deadline;
+
+        if (!pids)
+                die("calloc");
+        for (unsigned i = 0; i < n; i++)
+                pids[i] = spawn((char *const[]) { (char *) idle, "--seconds", "600", NULL }, NULL);
+        deadline = now_ns() + 60 * 1000000000ull;
+        while (get_u32("TrackedProcesses") < base + n && now_ns() < deadline)
+                usleep(100000);
+        /* Let the settle re-reads (3 s) run out, then only listen. */
+        sleep(4);
+        read_status(&s0, &rss, &hwm);
+        sleep(10);
+        read_status(&s1, &rss, &hwm);
+        printf("idle with %" PRIu32 " processes tracked: %.2f wakeups/s over 10 s (watchdog 30 s), RSS %.1f MiB "
+               "(peak %.1f MiB)\n",
+                        get_u32("TrackedProcesses"), (s1 - s0) / 10.0, rss / 1024.0, hwm / 1024.0);
+
+        for (unsigned i = 0; i < n; i++)
+                kill(pids[i], SIGKILL);
+        for (unsigned i = 0; i < n; i++)
+                waitpid(pids[i], NULL, 0);
+        free(pids);
+}
+
+int main(int argc, char *argv[])
+{
+        unsigned latency_n = 2000, storm_n = 20000, idle_n = 1000;
+        char app[600], shortlived[600], longlived[600], idle[600];
+
+        if (argc < 3) {
+                fprintf(stderr, "Usage: %s NVPROFILED HELPER [LATENCY_EXECS [STORM_EXECS [IDLE_PROCESSES]]]\n", argv[0]);
+                return 2;
+        }
+        if (geteuid() != 0) {
+                fprintf(stderr, "bench-daemon needs root (the proc connector); skipping.\n");
+                return 77;
+        }
+        if (argc > 3)
+                latency_n = (unsigned) strtoul(argv[3], NULL, 10);
+        if (argc > 4)
+                storm_n = (unsigned) strtoul(argv[4], NULL, 10);
+        if (argc > 5)
+                idle_n = (unsigned) strtoul(argv[5], NULL, 10);
+
+        if (!mkdtemp(dir))
+                die("mkdtemp");
+        snprintf(app, sizeof(app), "%s/nvp-bench-app", dir);
+        snprintf(shortlived, sizeof(shortlived), "%s/nvp-bench-short", dir);
+        snprintf(longlived, sizeof(longlived), "%s/nvp-bench-long", dir);
+        snprintf(idle, sizeof(idle), "%s/nvp-bench-idle", dir);
+        copy_file(argv[2], app);
+        copy_file(argv[2], shortlived);
+        copy_file(argv[2], longlived);
+        copy_file(argv[2], idle);
+
+        start_world(argv[1]);
+        bench_latency(app, latency_n);
+        bench_storm(shortlived, longlived, storm_n);
+        bench_idle(idle, idle_n);
+        stop_world();
+        return 0;
+}
