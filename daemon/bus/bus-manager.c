@@ -128,6 +128,8 @@ static int method_list_processes(sd_bus_message *m, void *userdata, sd_bus_error
                 _cleanup_free_ char *path = NULL;
                 bool visible = manager_may_see(caller, p->uid);
 
+                if (!manager_may_list(c->manager, caller, p->uid))
+                        continue;
                 if (p->announced && bus_process_path(p, &path) < 0) {
                         r = -ENOMEM;
                         break;

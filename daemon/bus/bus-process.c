@@ -114,6 +114,12 @@ int bus_process_find(sd_bus *bus, const char *path, const char *interface, void 
         p = manager_get_process(c->manager, id.pid);
         if (!p || !p->announced || !proc_identity_equal(p->id, id))
                 return 0;
+        if (c->manager->config.hide_other_users) {
+                bool ok;
+                uid_t uid = current_caller(bus, &ok);
+                if (!ok || !manager_may_list(c->manager, uid, p->uid))
+                        return 0;
+        }
         *ret_found = p;
         return 1;
 }
@@ -125,10 +131,15 @@ int bus_process_enumerator(sd_bus *bus, const char *prefix, void *userdata, char
         Process *p;
         int r;
 
+        bool ok = false;
+        uid_t caller = c->manager->config.hide_other_users ? current_caller(bus, &ok) : 0;
+
         for (size_t i = 0; intmap_next(&c->manager->processes, &i, NULL, (void **) &p);) {
                 char *path;
 
                 if (!p->announced)
+                        continue;
+                if (c->manager->config.hide_other_users && (!ok || !manager_may_list(c->manager, caller, p->uid)))
                         continue;
                 r = bus_process_path(p, &path);
                 if (r >= 0)

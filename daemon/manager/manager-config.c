@@ -70,6 +70,19 @@ static int parse_trailing_commas(const char *value, void *data)
         return 0;
 }
 
+static int parse_other_users(const char *value, void *data)
+{
+        bool *hide = data;
+
+        if (streq(value, "redact"))
+                *hide = false;
+        else if (streq(value, "hide"))
+                *hide = true;
+        else
+                return -EINVAL;
+        return 0;
+}
+
 static const ConfItem items[] = {
         { "ProcessWatch", "Mode", parse_watch_mode, offsetof(ManagerConfig, watch_mode) },
         { "ProcessWatch", "PollIntervalSec", conf_parse_usec, offsetof(ManagerConfig, poll_interval_usec) },
@@ -84,6 +97,7 @@ static const ConfItem items[] = {
         { "Profiles", "ReloadCoalesceSec", conf_parse_usec, offsetof(ManagerConfig, reload_coalesce_usec) },
         { "Profiles", "ReloadMaxDelaySec", conf_parse_usec, offsetof(ManagerConfig, reload_max_delay_usec) },
         { "Profiles", "LogApplied", conf_parse_bool, offsetof(ManagerConfig, log_applied) },
+        { "Privacy", "OtherUsersProcesses", parse_other_users, offsetof(ManagerConfig, hide_other_users) },
         { "Limits", "MapsMax", conf_parse_size, offsetof(ManagerConfig, maps_max) },
         { "Limits", "CmdlineMax", conf_parse_size, offsetof(ManagerConfig, cmdline_max) },
         { "Limits", "EnvironMax", conf_parse_size, offsetof(ManagerConfig, environ_max) },

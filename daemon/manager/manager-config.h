@@ -30,6 +30,9 @@ typedef struct ManagerConfig {
         uint64_t reload_max_delay_usec;
         bool log_applied;     /* journal entry for each process a profile applies to */
 
+        /* [Privacy] */
+        bool hide_other_users; /* non-root callers do not see other users' processes at all */
+
         /* [Limits] */
         ProcLimits proc_limits;
         uint64_t maps_max, cmdline_max, environ_max;

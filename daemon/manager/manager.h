@@ -153,4 +153,10 @@ static inline bool manager_may_see(uid_t caller_uid, uid_t owner_uid)
         return caller_uid == 0 || caller_uid == owner_uid;
 }
 
+/* Whether caller_uid may know that the process exists at all (OtherUsersProcesses=hide). */
+static inline bool manager_may_list(const Manager *m, uid_t caller_uid, uid_t owner_uid)
+{
+        return !m->config.hide_other_users || manager_may_see(caller_uid, owner_uid);
+}
+
 const char *manager_watch_state_to_string(ManagerWatchState s) _const_;

@@ -524,6 +524,109 @@ static void test_lifecycle(void)
         itest_teardown(&t);
 }
 
+static uint64_t manager_u64(ITest *t, const char *prop)
+{
+        uint64_t v = 0;
+        g_assert_cmpint(sd_bus_get_property_trivial(t->bus, "io.github.nvprofiled.NvProfiled1", "/io/github/nvprofiled/NvProfiled1",
+                                "io.github.nvprofiled.NvProfiled1.Manager", prop, NULL, 't', &v),
+                        >=, 0);
+        return v;
+}
+
+/* A receive buffer too small for a burst of execs: the kernel drops events (ENOBUFS), the daemon
+ * rescans /proc, and no long-lived process is missed, nor any exited one kept. */
+static void test_overrun_rescan(void)
+{
+        ITest t;
+        GPid longs[5];
+        pid_t burst[400];
+        unsigned stale = 0;
+
+        itest_setup(&t);
+        itest_write(&t, RCD "/50-long", "{\"rules\": [{\"pattern\": \"nvptest-long\", \"profile\": {\"name\": \"Long\", \"settings\": [\"k\", 1]}}]}");
+        itest_start_daemon(&t, "[ProcessWatch]\nReceiveBufferSize=1K\n");
+
+        /* The daemon is stopped while the burst happens, so its socket fills for sure. */
+        kill(t.daemon_pid, SIGSTOP);
+        for (unsigned i = 0; i < G_N_ELEMENTS(burst); i++) {
+                burst[i] = fork();
+                g_assert_cmpint(burst[i], >=, 0);
+                if (burst[i] == 0)
+                        _exit(0);
+        }
+        for (unsigned i = 0; i < G_N_ELEMENTS(longs); i++) {
+                /* Spawned while stopped: itest_spawn_helper only waits for the helper, not the daemon. */
+                longs[i] = itest_spawn_helper(&t, "nvptest-long", NULL, NULL);
+        }
+        for (unsigned i = 0; i < G_N_ELEMENTS(burst); i++)
+                waitpid(burst[i], NULL, 0);
+        kill(t.daemon_pid, SIGCONT);
+
+        ITEST_WAIT_FOR(manager_u64(&t, "EventOverruns") > 0, WAIT_MS);
+        g_assert_cmpuint(manager_u64(&t, "EventOverruns"), >, 0);
+        for (unsigned i = 0; i < G_N_ELEMENTS(longs); i++) {
+                ITEST_WAIT_FOR(profiles_are(&t, longs[i], "Long"), WAIT_MS);
+                g_assert_true(profiles_are(&t, longs[i], "Long"));
+        }
+        for (unsigned i = 0; i < G_N_ELEMENTS(burst); i++)
+                stale += is_tracked(&t, burst[i]);
+        g_assert_cmpuint(stale, ==, 0);
+
+        for (unsigned i = 0; i < G_N_ELEMENTS(longs); i++)
+                itest_kill(longs[i]);
+        itest_teardown(&t);
+}
+
+/* Mode=poll (what an unprivileged daemon gets): processes are still found, and say so in status. */
+static void test_polling(void)
+{
+        ITest t;
+        g_autofree char *out = NULL;
+        struct json_object *status;
+        GPid pid;
+
+        itest_setup(&t);
+        itest_write(&t, RCD "/50-poll", "{\"rules\": [{\"pattern\": \"nvptest-poll\", \"profile\": {\"name\": \"Polled\", \"settings\": [\"k\", 1]}}]}");
+        itest_start_daemon(&t, "[ProcessWatch]\nMode=poll\nPollIntervalSec=200ms\n");
+        g_assert_cmpint(itest_ctl(&t, &out, "status", NULL), ==, 0);
+        status = json_tokener_parse(out);
+        g_assert_cmpstr(jstr(status, "process_watch_mode"), ==, "polling");
+        json_object_put(status);
+
+        pid = itest_spawn_helper(&t, "nvptest-poll", NULL, NULL);
+        ITEST_WAIT_FOR(profiles_are(&t, pid, "Polled"), WAIT_MS);
+        g_assert_true(profiles_are(&t, pid, "Polled"));
+        itest_kill(pid);
+        ITEST_WAIT_FOR(!is_tracked(&t, pid), WAIT_MS);
+        g_assert_false(is_tracked(&t, pid));
+        itest_teardown(&t);
+}
+
+/* OtherUsersProcesses=hide: other users' processes are not listed at all for non-root callers. */
+static void test_privacy_hide(void)
+{
+        ITest t;
+        g_autofree char *out = NULL;
+        struct json_object *list;
+        GPid pid;
+
+        itest_setup(&t);
+        itest_write(&t, RCD "/50-h", "{\"rules\": [{\"pattern\": \"nvptest-hide\", \"profile\": [\"k\", 1]}]}");
+        itest_start_daemon(&t, "[Privacy]\nOtherUsersProcesses=hide\n");
+        pid = itest_spawn_helper(&t, "nvptest-hide", NULL, NULL);
+        ITEST_WAIT_FOR(is_tracked(&t, pid), WAIT_MS);
+        g_assert_true(is_tracked(&t, pid));
+
+        g_assert_cmpint(itest_ctl_as_nobody(&t, &out, "processes", "--all", NULL), ==, 0);
+        list = json_tokener_parse(out);
+        g_assert_nonnull(list);
+        for (size_t i = 0; i < json_object_array_length(list); i++)
+                g_assert_cmpuint(json_object_get_int(json_object_object_get(json_object_array_get_idx(list, i), "uid")), ==, 65534);
+        json_object_put(list);
+        itest_kill(pid);
+        itest_teardown(&t);
+}
+
 /* Usage errors exit 2, failures 1. */
 static void test_client_exit_codes(void)
 {
@@ -559,5 +662,8 @@ int main(int argc, char *argv[])
         g_test_add_func("/daemon/privacy", test_privacy);
         g_test_add_func("/daemon/lifecycle", test_lifecycle);
         g_test_add_func("/daemon/client-exit-codes", test_client_exit_codes);
+        g_test_add_func("/daemon/overrun-rescan", test_overrun_rescan);
+        g_test_add_func("/daemon/polling", test_polling);
+        g_test_add_func("/daemon/privacy-hide", test_privacy_hide);
         return g_test_run();
 }
