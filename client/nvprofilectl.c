@@ -27,7 +27,7 @@ static void help(void)
                "                         --env NAME=VALUE... --home DIR --exe-dir-file NAME...\n"
                "  rules                  Every rule in precedence order (--home DIR adds that user's files)\n"
                "  profiles               Every profile definition in effect (--home DIR likewise)\n"
-               "  errors                 Problems in the rc files the daemon reads\n"
+               "  errors                 Problems in the rc files the daemon reads (exit 1 if any is an error)\n"
                "  check [FILE...]        Lint rc files locally, without the daemon; files are read as one\n"
                "                         configuration in the order given; none: this machine's search path\n"
                "  monitor                Stream changes as they happen\n"
@@ -44,7 +44,7 @@ static void help(void)
                "     --bus=ADDRESS      Talk to the daemon on this D-Bus address instead of the system bus\n"
                "     --user             Talk to the daemon on the session bus\n"
                "\n"
-               "Exit status: 0 on success, 1 on failure (check: when a file has errors), 2 on a usage\n"
+               "Exit status: 0 on success, 1 on failure (check, errors: when a file has errors), 2 on a usage\n"
                "error. A daemon that is not running is a failure with a message saying so.\n");
 }
 

@@ -151,7 +151,10 @@ int verb_errors(int argc, char *argv[])
         }
         if (arg.json != JSON_OFF)
                 json_print(list);
-        r = 0;
+        else if (arg.legend && n_errors == 0)
+                printf("No errors.\n");
+        /* Like check: scripts and monitoring can test the status. */
+        r = n_errors > 0 ? -EBADMSG : 0;
 finish:
         json_object_put(list);
         sd_bus_message_unref(reply);

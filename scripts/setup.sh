@@ -96,6 +96,15 @@ EOF
     skipped=$((skipped + s))
 }
 
+# build DIR: a build that fails counts as one failed test, and the run goes on to report.
+build() {
+    if ! ninja -C "$1"; then
+        echo "==> build failed: $1" >&2
+        failed=$((failed + 1))
+        return 1
+    fi
+}
+
 run_suite() {
     local dir=$1
     shift
@@ -109,23 +118,19 @@ do_test() {
 
     echo "==> build: plain"
     configure build "${common[@]}"
-    ninja -C build
+    build build && run_suite build
 
     echo "==> build: ASan+UBSan"
     configure build-sanitize "${common[@]}" -Db_sanitize=address,undefined -Db_lundef=false
-    ninja -C build-sanitize
-
-    run_suite build
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
     export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
     export LSAN_OPTIONS=suppressions=$top/tests/sanitizers/lsan.supp:print_suppressions=0
-    run_suite build-sanitize
+    build build-sanitize && run_suite build-sanitize
 
     if command -v clang >/dev/null && [ -e /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ]; then
-        echo "==> build: libFuzzer (clang), short fuzzing run"
+        echo "==> build: clang with libFuzzer, a short fuzzing run of every target"
         CC=clang configure build-fuzz "${common[@]}" -Dfuzzing=true -Db_sanitize=address,undefined -Db_lundef=false
-        ninja -C build-fuzz
-        run_suite build-fuzz --suite fuzz-smoke
+        build build-fuzz && run_suite build-fuzz --suite fuzz-smoke
     fi
 
     echo "${passed} passed, ${failed} failed, ${skipped} skipped"

@@ -385,7 +385,6 @@ static int reload_configs(Manager *m)
         /* Reload every configuration in use, so the watch set covers them all. */
         for (size_t i = 0; i < m->n_configs; i++) {
                 RcConfig *c = NULL;
-                _cleanup_close_ int fd = -EBADF;
                 struct stat st;
 
                 if (fstat(m->root_fd, &st) < 0 || st.st_dev != m->configs[i].root_dev ||
