@@ -73,11 +73,21 @@ int proc_connector_parse(const void *buf, size_t len, ProcEvent *events, size_t 
         assert(buf || len == 0);
         assert(events || max == 0);
 
-        for (const struct nlmsghdr *nl = buf; NLMSG_OK(nl, len); nl = NLMSG_NEXT(nl, len)) {
+        /* Not NLMSG_OK()/NLMSG_NEXT(): with a size_t length, a last message whose aligned size exceeds
+         * what is left makes NLMSG_NEXT() wrap the length around, and the walk runs off the buffer
+         * (found by libFuzzer). */
+        for (const uint8_t *p = buf, *end = p + len; (size_t) (end - p) >= sizeof(struct nlmsghdr);) {
+                const struct nlmsghdr *nl = (const struct nlmsghdr *) p;
+                size_t left = (size_t) (end - p), step;
                 const struct cn_msg *cn;
                 struct proc_event event = { 0 };
                 const struct proc_event *ev = &event;
                 ProcEvent e;
+
+                if (nl->nlmsg_len < sizeof(struct nlmsghdr) || nl->nlmsg_len > left)
+                        break;
+                step = NLMSG_ALIGN(nl->nlmsg_len);
+                p += MIN(step, left);
 
                 if (nl->nlmsg_type == NLMSG_ERROR || nl->nlmsg_type == NLMSG_NOOP)
                         continue;
