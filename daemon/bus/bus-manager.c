@@ -431,9 +431,11 @@ static int config_for_home(BusContext *c, sd_bus_message *m, RcConfig **ret, sd_
         return manager_get_config(c->manager, c->manager->root_fd, *home ? home : NULL, caller, ret);
 }
 
-static int method_list_rules(sd_bus_message *m, void *userdata, sd_bus_error *error)
+typedef int (*ConfigListing)(sd_bus_message *reply, const RcConfig *config);
+
+/* ListRules and ListProfiles: the configuration for the "home" argument, as one listing. */
+static int reply_config_listing(BusContext *c, sd_bus_message *m, sd_bus_error *error, ConfigListing append)
 {
-        BusContext *c = userdata;
         sd_bus_message *reply = NULL;
         RcConfig *config = NULL;
         int r;
@@ -443,7 +445,19 @@ static int method_list_rules(sd_bus_message *m, void *userdata, sd_bus_error *er
                 return r;
         r = sd_bus_message_new_method_return(m, &reply);
         if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "(suusss)");
+                r = append(reply, config);
+        if (r >= 0)
+                r = sd_bus_send(NULL, reply, NULL);
+        sd_bus_message_unref(reply);
+        rc_config_unref(config);
+        return r;
+}
+
+static int append_rules_listing(sd_bus_message *reply, const RcConfig *config)
+{
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "(suusss)");
         for (size_t i = 0; r >= 0 && i < config->n_rules; i++) {
                 const RcRuleRef *ref = &config->rules[i];
                 _cleanup_free_ char *pattern = NULL, *where = NULL;
@@ -453,37 +467,22 @@ static int method_list_rules(sd_bus_message *m, void *userdata, sd_bus_error *er
                 if (r < 0)
                         break;
                 if (ref->profile && asprintf(&where, "%s:%u:%u", ref->profile->location.file->path,
-                                                    ref->profile->location.line, ref->profile->location.column) < 0) {
-                        r = -ENOMEM;
-                        break;
-                }
+                                                    ref->profile->location.line, ref->profile->location.column) < 0)
+                        return -ENOMEM;
+                /* The name as written, even when it resolves nowhere (profile_location then says ""). */
                 profile = ref->rule->inline_profile ? (ref->rule->inline_profile->name ? ref->rule->inline_profile->name : "(inline)")
                                                     : ref->rule->profile_name;
                 r = sd_bus_message_append(reply, "(suusss)", ref->rule->location.file->path, ref->rule->location.line,
                                 ref->rule->location.column, pattern, profile, strempty(where));
         }
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        if (r >= 0)
-                r = sd_bus_send(NULL, reply, NULL);
-        sd_bus_message_unref(reply);
-        rc_config_unref(config);
-        return r;
+        return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
-static int method_list_profiles(sd_bus_message *m, void *userdata, sd_bus_error *error)
+static int append_profiles_listing(sd_bus_message *reply, const RcConfig *config)
 {
-        BusContext *c = userdata;
-        sd_bus_message *reply = NULL;
-        RcConfig *config = NULL;
         int r;
 
-        r = config_for_home(c, m, &config, error);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_new_method_return(m, &reply);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "(ssuua(sv))");
+        r = sd_bus_message_open_container(reply, 'a', "(ssuua(sv))");
         for (size_t i = 0; r >= 0 && i < config->n_profiles; i++) {
                 const RcProfile *p = config->profiles_by_id[i];
 
@@ -507,13 +506,17 @@ static int method_list_profiles(sd_bus_message *m, void *userdata, sd_bus_error 
                 if (r >= 0)
                         r = sd_bus_message_close_container(reply);
         }
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        if (r >= 0)
-                r = sd_bus_send(NULL, reply, NULL);
-        sd_bus_message_unref(reply);
-        rc_config_unref(config);
-        return r;
+        return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+static int method_list_rules(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        return reply_config_listing(userdata, m, error, append_rules_listing);
+}
+
+static int method_list_profiles(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        return reply_config_listing(userdata, m, error, append_profiles_listing);
 }
 
 static int append_diagnostics(sd_bus_message *reply, const char *path, const char *state, const RcDiagnostics *d)

@@ -100,6 +100,31 @@ static void test_copied_binary(void)
                 g_assert_nonnull(strstr(out, "\"GLSharpenEnable\" b true \"AppProfile\""));
         }
 
+        /* The rule and profile listings say where each one is written. */
+        {
+                g_autofree char *out = NULL, *out2 = NULL;
+                struct json_object *rules, *profiles, *r0, *p0, *s0;
+
+                g_assert_cmpint(itest_ctl(&t, &out, "rules", NULL), ==, 0);
+                rules = json_tokener_parse(out);
+                g_assert_cmpuint(json_object_array_length(rules), ==, 1);
+                r0 = json_object_array_get_idx(rules, 0);
+                g_assert_cmpstr(jstr(r0, "pattern"), ==, "procname \"nvptest-app\"");
+                g_assert_cmpstr(jstr(r0, "profile"), ==, "AppProfile");
+                g_assert_cmpstr(jstr(r0, "profile_location"), ==, "/" RCD "/50-app:2:16");
+                json_object_put(rules);
+
+                g_assert_cmpint(itest_ctl(&t, &out2, "profiles", NULL), ==, 0);
+                profiles = json_tokener_parse(out2);
+                g_assert_cmpuint(json_object_array_length(profiles), ==, 1);
+                p0 = json_object_array_get_idx(profiles, 0);
+                g_assert_cmpstr(jstr(p0, "name"), ==, "AppProfile");
+                s0 = json_object_array_get_idx(json_object_object_get(p0, "settings"), 0);
+                g_assert_cmpstr(jstr(s0, "key"), ==, "GLSharpenEnable");
+                g_assert_true(json_object_get_boolean(json_object_object_get(s0, "value")));
+                json_object_put(profiles);
+        }
+
         itest_kill(pid);
         /* Gone from the tracked state once it exits (EXIT event). */
         ITEST_WAIT_FOR(!is_tracked(&t, pid), WAIT_MS);
