@@ -6,6 +6,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -115,7 +117,7 @@ void itest_setup(ITest *t)
         current = t;
         signal(SIGABRT, on_abort);
 
-        *t = (ITest) { .daemon_stderr = -1 };
+        *t = (ITest) { .daemon_stderr = -1, .notify_fd = -1 };
         t->dir = g_dir_make_tmp("nvprofiled-itest-XXXXXX", &error);
         g_assert_no_error(error);
         /* nobody must reach the bus socket inside. */
@@ -130,6 +132,40 @@ void itest_setup(ITest *t)
                 g_assert_cmpint(chmod(card, 0666), ==, 0);
         }
         start_bus(t);
+
+        /* A datagram socket like systemd's notify socket, to see READY=1 and friends. */
+        {
+                struct sockaddr_un sa = { .sun_family = AF_UNIX };
+                g_autofree char *path = g_build_filename(t->dir, "notify", NULL);
+
+                t->notify_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+                g_assert_cmpint(t->notify_fd, >=, 0);
+                g_assert_cmpuint(strlen(path), <, sizeof(sa.sun_path));
+                strcpy(sa.sun_path, path);
+                g_assert_cmpint(bind(t->notify_fd, (struct sockaddr *) &sa, sizeof(sa)), ==, 0);
+        }
+}
+
+bool itest_wait_notify(ITest *t, const char *needle, int timeout_ms)
+{
+        gint64 deadline = g_get_monotonic_time() + (gint64) timeout_ms * 1000;
+
+        do {
+                char buf[4096];
+                struct pollfd pfd = { .fd = t->notify_fd, .events = POLLIN };
+                ssize_t n;
+
+                if (poll(&pfd, 1, 50) <= 0)
+                        continue;
+                n = recv(t->notify_fd, buf, sizeof(buf) - 1, 0);
+                if (n <= 0)
+                        continue;
+                buf[n] = '\0';
+                g_test_message("notify: %s", buf);
+                if (strstr(buf, needle))
+                        return true;
+        } while (g_get_monotonic_time() < deadline);
+        return false;
 }
 
 static void print_daemon_log(ITest *t)
@@ -155,6 +191,8 @@ void itest_teardown(ITest *t)
                 itest_stop_daemon(t, NULL);
         if (t->daemon_stderr >= 0)
                 close(t->daemon_stderr);
+        if (t->notify_fd >= 0)
+                close(t->notify_fd);
         sd_bus_flush_close_unref(t->bus);
         if (t->bus_pid > 0) {
                 kill(t->bus_pid, SIGTERM);
@@ -187,6 +225,7 @@ void itest_start_daemon(ITest *t, const char *extra_config)
         g_autofree char *text = NULL, *bus_arg = NULL, *root_arg = NULL, *conf_arg = NULL;
         g_autoptr(GError) error = NULL;
         const char *argv[8];
+        g_auto(GStrv) envp = NULL;
         gint64 deadline;
         int status;
 
@@ -209,7 +248,14 @@ void itest_start_daemon(ITest *t, const char *extra_config)
         t->daemon_stderr = open(log, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
         g_assert_cmpint(t->daemon_stderr, >=, 0);
 
-        g_spawn_async_with_fds(NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, die_with_parent, NULL, &t->daemon_pid, -1,
+        envp = g_get_environ();
+        if (t->with_notify) {
+                g_autofree char *notify = g_build_filename(t->dir, "notify", NULL);
+                envp = g_environ_setenv(envp, "NOTIFY_SOCKET", notify, TRUE);
+                /* A short watchdog, so its pings are seen within the test. */
+                envp = g_environ_setenv(envp, "WATCHDOG_USEC", "400000", TRUE);
+        }
+        g_spawn_async_with_fds(NULL, (char **) argv, envp, G_SPAWN_DO_NOT_REAP_CHILD, die_with_parent, NULL, &t->daemon_pid, -1,
                         t->daemon_stderr, t->daemon_stderr, &error);
         g_assert_no_error(error);
 

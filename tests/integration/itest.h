@@ -19,7 +19,13 @@ typedef struct ITest {
         GPid daemon_pid;
         int daemon_stderr; /* the daemon's log, printed when a test fails */
         sd_bus *bus;       /* our connection, as root */
+        int notify_fd;     /* NOTIFY_SOCKET, as systemd would give it... */
+        bool with_notify;  /* ...to daemons started while this is set; the test must then read it, as
+                            * systemd does, or the daemon's sd_notify() blocks on a full socket */
 } ITest;
+
+/* Waits up to timeout_ms for a notify message containing needle (e.g. "READY=1"). */
+bool itest_wait_notify(ITest *t, const char *needle, int timeout_ms);
 
 void itest_setup(ITest *t);
 void itest_teardown(ITest *t);

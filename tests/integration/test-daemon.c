@@ -6,6 +6,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -98,6 +100,35 @@ static void test_copied_binary(void)
                 g_assert_no_error(error);
                 g_assert_cmpint(status, ==, 0);
                 g_assert_nonnull(strstr(out, "\"GLSharpenEnable\" b true \"AppProfile\""));
+        }
+
+        /* Race-free: by pidfd. */
+        {
+                int pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
+                const char *pstate;
+
+                g_assert_cmpint(pidfd, >=, 0);
+                g_assert_cmpint(sd_bus_call_method(t.bus, "io.github.nvprofiled.NvProfiled1", "/io/github/nvprofiled/NvProfiled1",
+                                        "io.github.nvprofiled.NvProfiled1.Manager", "ExplainProcessByPidfd", NULL, &reply,
+                                        "h", pidfd),
+                                >=, 0);
+                g_assert_cmpint(sd_bus_message_enter_container(reply, 'r', "sa{sv}a(suussb)a(svssuussa(vssuu))as"), >=, 0);
+                g_assert_cmpint(sd_bus_message_read(reply, "s", &pstate), >=, 0);
+                g_assert_cmpstr(pstate, ==, "enabled");
+                reply = sd_bus_message_unref(reply);
+                /* Not a pidfd: InvalidArgs. */
+                {
+                        sd_bus_error e = SD_BUS_ERROR_NULL;
+                        int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+                        g_assert_cmpint(sd_bus_call_method(t.bus, "io.github.nvprofiled.NvProfiled1",
+                                                "/io/github/nvprofiled/NvProfiled1", "io.github.nvprofiled.NvProfiled1.Manager",
+                                                "ExplainProcessByPidfd", &e, NULL, "h", devnull),
+                                        <, 0);
+                        g_assert_cmpstr(e.name, ==, "io.github.nvprofiled.NvProfiled1.Error.InvalidArgs");
+                        sd_bus_error_free(&e);
+                        close(devnull);
+                }
+                close(pidfd);
         }
 
         /* The rule and profile listings say where each one is written. */
@@ -525,6 +556,7 @@ static void test_lifecycle(void)
         int status, exit_status;
 
         itest_setup(&t);
+        t.with_notify = true;
         itest_start_daemon(&t, NULL);
 
         bus_arg = g_strdup_printf("--bus=%s", t.bus_address);
@@ -538,13 +570,19 @@ static void test_lifecycle(void)
                 g_assert_nonnull(strstr(err, "Another nvprofiled already owns"));
         }
 
+        /* What systemd is told: ready (with a status line), watchdog pings, reloading, stopping. */
+        g_assert_true(itest_wait_notify(&t, "READY=1", WAIT_MS));
+        g_assert_true(itest_wait_notify(&t, "WATCHDOG=1", WAIT_MS));
+
         g0 = itest_generation(&t);
         kill(t.daemon_pid, SIGHUP);
+        g_assert_true(itest_wait_notify(&t, "RELOADING=1", WAIT_MS));
         ITEST_WAIT_FOR(itest_generation(&t) > g0, WAIT_MS);
         g_assert_cmpuint(itest_generation(&t), >, g0);
 
         itest_stop_daemon(&t, &exit_status);
         g_assert_cmpint(exit_status, ==, 0);
+        g_assert_true(itest_wait_notify(&t, "STOPPING=1", WAIT_MS));
 
         /* The client says so when nobody answers. */
         {
