@@ -695,6 +695,49 @@ static void test_privacy_hide(void)
         itest_teardown(&t);
 }
 
+static uint32_t tracked_count(ITest *t)
+{
+        uint32_t n = 0;
+        g_assert_cmpint(sd_bus_get_property_trivial(t->bus, "io.github.nvprofiled.NvProfiled1", "/io/github/nvprofiled/NvProfiled1",
+                                "io.github.nvprofiled.NvProfiled1.Manager", "TrackedProcesses", NULL, 'u', &n),
+                        >=, 0);
+        return n;
+}
+
+/* docs/appprofiles.md case 32: processes that exec and exit at once. Nothing crashes or leaks (under
+ * the sanitizer build a leak makes the daemon's exit status non-zero), nothing stale stays tracked. */
+static void test_short_lived(void)
+{
+        ITest t;
+        uint32_t before, after;
+        int exit_status;
+
+        itest_setup(&t);
+        itest_write(&t, RCD "/50-true", "{\"rules\": [{\"pattern\": \"true\", \"profile\": [\"k\", 1]}, {\"pattern\": [], \"profile\": [\"all\", 1]}]}");
+        itest_start_daemon(&t, NULL);
+        before = tracked_count(&t);
+
+        for (int i = 0; i < 300; i++) {
+                pid_t pid = fork();
+                g_assert_cmpint(pid, >=, 0);
+                if (pid == 0) {
+                        execl("/bin/true", "true", NULL);
+                        _exit(127);
+                }
+                waitpid(pid, NULL, 0);
+        }
+
+        /* All exited: the table returns to where it was (give or take the machine's own activity). */
+        ITEST_WAIT_FOR(tracked_count(&t) <= before + 5, WAIT_MS);
+        after = tracked_count(&t);
+        g_assert_cmpuint(after, <=, before + 5);
+        g_assert_cmpuint(manager_u64(&t, "ProcessEvents"), >=, 300);
+
+        itest_stop_daemon(&t, &exit_status);
+        g_assert_cmpint(exit_status, ==, 0);
+        itest_teardown(&t);
+}
+
 /* Usage errors exit 2, failures 1. */
 static void test_client_exit_codes(void)
 {
@@ -733,5 +776,6 @@ int main(int argc, char *argv[])
         g_test_add_func("/daemon/overrun-rescan", test_overrun_rescan);
         g_test_add_func("/daemon/polling", test_polling);
         g_test_add_func("/daemon/privacy-hide", test_privacy_hide);
+        g_test_add_func("/daemon/short-lived", test_short_lived);
         return g_test_run();
 }
