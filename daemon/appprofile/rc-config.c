@@ -98,12 +98,12 @@ typedef struct DirName {
         char *name;
 } DirName;
 
-static locale_t collation_locale;
-
-static int dir_name_compare(const void *a, const void *b)
+static int dir_name_compare(const void *a, const void *b, void *userdata)
 {
         const DirName *x = a, *y = b;
-        return collation_locale ? strcoll_l(x->name, y->name, collation_locale) : strcmp(x->name, y->name);
+        locale_t collation = userdata;
+
+        return collation ? strcoll_l(x->name, y->name, collation) : strcmp(x->name, y->name);
 }
 
 /* Reads an rc.d directory: regular files (or links to them) in strcoll order; anything else is listed as
@@ -144,11 +144,8 @@ static int load_directory(RcConfig *c, size_t *allocated, const RcLoadOptions *o
                 n_names++;
         }
 
-        /* qsort with a global: the loader is single-threaded by design, and qsort_r's comparator
-         * cannot take a locale_t portably either way. */
-        collation_locale = o->collation;
-        qsort_safe(names, n_names, sizeof(DirName), dir_name_compare);
-        collation_locale = (locale_t) 0;
+        if (n_names > 1)
+                qsort_r(names, n_names, sizeof(DirName), dir_name_compare, o->collation);
 
         for (size_t i = 0; i < n_names; i++) {
                 _cleanup_free_ char *p = path_join(path, names[i].name);
