@@ -3,6 +3,7 @@
  * the real /proc and the real proc connector (root), processes started by the test. */
 
 #include <gio/gio.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -695,6 +696,74 @@ static void test_privacy_hide(void)
         itest_teardown(&t);
 }
 
+/* Appends what fd has to say within timeout_ms. */
+static void read_available(int fd, GString *into, int timeout_ms)
+{
+        struct pollfd pfd = { .fd = fd, .events = POLLIN };
+        char buf[4096];
+        ssize_t n;
+
+        while (poll(&pfd, 1, timeout_ms) > 0) {
+                n = read(fd, buf, sizeof(buf));
+                if (n <= 0)
+                        return;
+                g_string_append_len(into, buf, n);
+                timeout_ms = 0;
+        }
+}
+
+/* monitor streams one JSON object per event: a process a rule matches shows up with its pid. */
+static void test_monitor(void)
+{
+        ITest t;
+        g_autoptr(GError) error = NULL;
+        g_autofree char *bus_arg = NULL;
+        GPid monitor, pid;
+        int out = -1;
+        GString *seen = g_string_new(NULL);
+        g_autofree char *needle = NULL;
+        gint64 deadline;
+
+        itest_setup(&t);
+        itest_write(&t, RCD "/50-m", "{\"rules\": [{\"pattern\": \"nvptest-mon\", \"profile\": {\"name\": \"Mon\", \"settings\": [\"k\", 1]}}]}");
+        itest_start_daemon(&t, NULL);
+
+        bus_arg = g_strdup_printf("--bus=%s", t.bus_address);
+        {
+                const char *argv[] = { g_getenv("NVPROFILECTL_BIN"), bus_arg, "--json=short", "monitor", NULL };
+                g_spawn_async_with_pipes(NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &monitor,
+                                NULL, &out, NULL, &error);
+                g_assert_no_error(error);
+        }
+        /* The monitor is subscribed once it reports a reload we cause; until then, cause another. */
+        deadline = g_get_monotonic_time() + (gint64) WAIT_MS * 1000;
+        while (!strstr(seen->str, "\"event\":\"reloaded\"") && g_get_monotonic_time() < deadline) {
+                g_assert_cmpint(itest_ctl(&t, NULL, "reload", NULL), ==, 0);
+                read_available(out, seen, 200);
+        }
+
+        pid = itest_spawn_helper(&t, "nvptest-mon", NULL, NULL);
+        needle = g_strdup_printf("\"pid\":%i", (int) pid);
+        while (!strstr(seen->str, needle) && g_get_monotonic_time() < deadline)
+                read_available(out, seen, 100);
+        g_test_message("monitor said: %s", seen->str);
+        g_assert_nonnull(strstr(seen->str, "\"event\":\"reloaded\""));
+        g_assert_nonnull(strstr(seen->str, needle));
+        g_assert_nonnull(strstr(seen->str, "\"profile\":\"Mon\""));
+
+        kill(monitor, SIGTERM);
+        {
+                int status;
+                g_assert_cmpint(waitpid(monitor, &status, 0), ==, monitor);
+                g_assert_true(WIFEXITED(status));
+                g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+        }
+        close(out);
+        g_string_free(seen, TRUE);
+        itest_kill(pid);
+        itest_teardown(&t);
+}
+
 static uint32_t tracked_count(ITest *t)
 {
         uint32_t n = 0;
@@ -777,5 +846,6 @@ int main(int argc, char *argv[])
         g_test_add_func("/daemon/polling", test_polling);
         g_test_add_func("/daemon/privacy-hide", test_privacy_hide);
         g_test_add_func("/daemon/short-lived", test_short_lived);
+        g_test_add_func("/daemon/monitor", test_monitor);
         return g_test_run();
 }
