@@ -19,12 +19,6 @@ void rc_file_cache_done(RcFileCache *c)
         *c = (RcFileCache) { 0 };
 }
 
-static bool same_identity(const RcFile *f, const struct stat *st)
-{
-        return f && f->dev == st->st_dev && f->ino == st->st_ino && f->size == (uint64_t) st->st_size &&
-                        f->mtime_nsec == (int64_t) st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
-}
-
 static RcCacheEntry *find(RcFileCache *c, const struct stat *root, const char *path)
 {
         for (size_t i = 0; i < c->n_entries; i++) {
@@ -54,7 +48,7 @@ int rc_file_cache_load(int root_fd, const char *path, const RcSyntaxOptions *syn
         e = find(c, &root, path);
 
         fd = open_in_root(root_fd, path, O_PATH);
-        if (fd >= 0 && fstat(fd, &st) >= 0 && e && same_identity(e->current, &st)) {
+        if (fd >= 0 && fstat(fd, &st) >= 0 && e && rc_file_same_identity(e->current, &st)) {
                 e->generation = c->generation;
                 *ret = rc_file_ref(rc_cache_entry_is_stale(e) ? e->good : e->current);
                 return 0;

@@ -39,10 +39,7 @@ int rc_file_load(int root_fd, const char *path, const RcSyntaxOptions *syntax, v
         r = rc_file_parse(path, text, size, syntax, &f);
         if (r < 0)
                 return r;
-        f->dev = st.st_dev;
-        f->ino = st.st_ino;
-        f->mtime_nsec = (int64_t) st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-        f->size = (uint64_t) st.st_size;
+        rc_file_set_identity(f, &st);
         *ret = f;
         return 0;
 }

@@ -721,6 +721,25 @@ RcFile *rc_file_unref(RcFile *f)
         return mfree(f);
 }
 
+static int64_t mtime_nsec(const struct stat *st)
+{
+        return (int64_t) st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+void rc_file_set_identity(RcFile *f, const struct stat *st)
+{
+        f->dev = st->st_dev;
+        f->ino = st->st_ino;
+        f->size = (uint64_t) st->st_size;
+        f->mtime_nsec = mtime_nsec(st);
+}
+
+bool rc_file_same_identity(const RcFile *f, const struct stat *st)
+{
+        return f && f->dev == st->st_dev && f->ino == st->st_ino && f->size == (uint64_t) st->st_size &&
+                        f->mtime_nsec == mtime_nsec(st);
+}
+
 int rc_value_format(const RcValue *v, char **ret)
 {
         int r = -1;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "arena.h"
@@ -131,6 +132,10 @@ int rc_file_new_unread(const char *path, RcFileState state, RcSeverity severity,
 RcFile *rc_file_ref(RcFile *f);
 RcFile *rc_file_unref(RcFile *f);
 DEFINE_TRIVIAL_CLEANUP_FUNC(RcFile *, rc_file_unref);
+
+/* What was read, to tell whether the file changed since: device, inode, size, mtime. */
+void rc_file_set_identity(RcFile *f, const struct stat *st);
+bool rc_file_same_identity(const RcFile *f, const struct stat *st) _pure_;
 
 /* Formats a value the way rc files write it: true, 3, 0.5, "DP-3". */
 int rc_value_format(const RcValue *v, char **ret);

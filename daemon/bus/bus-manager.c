@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <fcntl.h>
 #include <stdio.h>
-#include <sys/stat.h>
 
 #include "bus-common.h"
 #include "fd-util.h"
@@ -71,24 +70,19 @@ static int property_get_generation(sd_bus *bus, const char *path, const char *in
 }
 
 /* The state of a file as the daemon holds it, which can differ from what the file says now. */
-static const char *file_state(const Manager *m, const RcFile *f)
+/* A loaded file as the daemon holds it: its state ("stale" when it broke and this older version stays in
+ * force) and the version whose diagnostics describe the file now. */
+static const char *file_state(const Manager *m, const RcFile *f, const RcFile **ret_now)
 {
         for (size_t i = 0; i < m->file_cache.n_entries; i++) {
                 const RcCacheEntry *e = &m->file_cache.entries[i];
-                if (e->good == f && rc_cache_entry_is_stale(e))
+                if (e->good == f && rc_cache_entry_is_stale(e)) {
+                        *ret_now = e->current;
                         return "stale";
+                }
         }
+        *ret_now = f;
         return rc_file_state_to_string(f->state);
-}
-
-static const RcFile *stale_current(const Manager *m, const RcFile *f)
-{
-        for (size_t i = 0; i < m->file_cache.n_entries; i++) {
-                const RcCacheEntry *e = &m->file_cache.entries[i];
-                if (e->good == f && rc_cache_entry_is_stale(e))
-                        return e->current;
-        }
-        return f;
 }
 
 static int property_get_rc_files(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -101,8 +95,9 @@ static int property_get_rc_files(sd_bus *bus, const char *path, const char *inte
         r = sd_bus_message_open_container(reply, 'a', "(ssuu)");
         for (size_t i = 0; r >= 0 && cfg && i < cfg->n_files; i++) {
                 const RcFile *f = cfg->files[i];
-                const RcFile *now = stale_current(c->manager, f);
-                r = sd_bus_message_append(reply, "(ssuu)", f->path, file_state(c->manager, f),
+                const RcFile *now;
+                const char *state = file_state(c->manager, f, &now);
+                r = sd_bus_message_append(reply, "(ssuu)", f->path, state,
                                 (uint32_t) now->diagnostics.n_errors, (uint32_t) now->diagnostics.n_warnings);
         }
         return r < 0 ? r : sd_bus_message_close_container(reply);
@@ -162,7 +157,6 @@ int bus_explain(BusContext *c, sd_bus_message *m, pid_t pid, uint64_t start_time
         RcResolution *res = NULL;
         char what[64];
         uid_t caller;
-        struct stat st;
         bool container;
         int r;
 
@@ -180,8 +174,7 @@ int bus_explain(BusContext *c, sd_bus_message *m, pid_t pid, uint64_t start_time
                                 "Process %i belongs to another user; only root may see its details.", (int) pid);
         }
 
-        container = f.root_fd >= 0 && fstat(f.root_fd, &st) >= 0 &&
-                        (st.st_dev != c->manager->host_root_dev || st.st_ino != c->manager->host_root_ino);
+        container = manager_root_is_foreign(c->manager, f.root_fd);
         {
                 RcProcessFacts rf = {
                         .exe = f.exe, .comm = f.comm, .argv = f.argv, .dsos = f.dsos, .environ = f.env, .root_fd = -EBADF,
@@ -537,13 +530,14 @@ static int append_config_errors(Manager *mgr, sd_bus_message *reply, const RcCon
         r = append_diagnostics(reply, "", "config", &cfg->diagnostics);
         for (size_t i = 0; r >= 0 && i < cfg->n_files; i++) {
                 const RcFile *f = cfg->files[i];
-                const RcFile *now = stale_current(mgr, f);
+                const RcFile *now;
+                const char *state = file_state(mgr, f, &now);
 
                 if (strv_contains(*seen, f->path))
                         continue;
                 r = strv_extend(seen, f->path);
                 if (r >= 0)
-                        r = append_diagnostics(reply, f->path, file_state(mgr, f), &now->diagnostics);
+                        r = append_diagnostics(reply, f->path, state, &now->diagnostics);
         }
         if (r >= 0 && cfg->globals && !strv_contains(*seen, cfg->globals->path)) {
                 r = strv_extend(seen, cfg->globals->path);

@@ -110,6 +110,10 @@ int manager_new(sd_event *e, const ManagerConfig *config, const char *proc_path,
         r = open_dir(root_path, &m->root_fd);
         if (r < 0)
                 return r;
+        if (fstat(m->root_fd, &st) < 0)
+                return log_error_errno(errno, "Cannot stat %s: %s", root_path, STRERROR(errno));
+        m->root_dev = st.st_dev;
+        m->root_ino = st.st_ino;
 
         /* Only the live /proc delivers events for the pids it lists. */
         m->real_proc = fstat(m->proc_fd, &st) >= 0 && stat("/proc", &live) >= 0 && st.st_dev == live.st_dev &&
@@ -177,8 +181,7 @@ static int add_path(char ***paths, const char *p)
 
 static bool slot_is_host(const Manager *m, const ConfigSlot *s)
 {
-        struct stat st;
-        return fstat(m->root_fd, &st) >= 0 && st.st_dev == s->root_dev && st.st_ino == s->root_ino;
+        return s->root_dev == m->root_dev && s->root_ino == m->root_ino;
 }
 
 /* Every path whose change matters: the search-path entries of every $HOME in use and the globals files
@@ -251,11 +254,7 @@ static bool disk_matches_cache(Manager *m)
                 if (e->generation != m->file_cache.generation || !e->current)
                         continue;
                 fd = open_in_root(m->root_fd, e->path, O_PATH);
-                if (fd < 0 || fstat(fd, &st) < 0)
-                        return false;
-                if (st.st_dev != e->current->dev || st.st_ino != e->current->ino ||
-                                (uint64_t) st.st_size != e->current->size ||
-                                (int64_t) st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec != e->current->mtime_nsec)
+                if (fd < 0 || fstat(fd, &st) < 0 || !rc_file_same_identity(e->current, &st))
                         return false;
         }
         return true;
@@ -385,10 +384,8 @@ static int reload_configs(Manager *m)
         /* Reload every configuration in use, so the watch set covers them all. */
         for (size_t i = 0; i < m->n_configs; i++) {
                 RcConfig *c = NULL;
-                struct stat st;
 
-                if (fstat(m->root_fd, &st) < 0 || st.st_dev != m->configs[i].root_dev ||
-                                st.st_ino != m->configs[i].root_ino || !m->configs[i].home)
+                if (!slot_is_host(m, &m->configs[i]) || !m->configs[i].home)
                         continue;
                 r = manager_get_config(m, m->root_fd, m->configs[i].home, m->configs[i].uid, &c);
                 if (r < 0) {
@@ -474,6 +471,14 @@ int manager_start(Manager *m)
                 log_warning_errno(r, "Cannot watch GPU device nodes, device opens will not trigger re-evaluation: %s", STRERROR(r));
 
         return manager_procwatch_start(m);
+}
+
+bool manager_root_is_foreign(const Manager *m, int root_fd)
+{
+        struct stat st;
+
+        return root_fd >= 0 && fstat(root_fd, &st) >= 0 &&
+                        (st.st_dev != m->host_root_dev || st.st_ino != m->host_root_ino);
 }
 
 Process *manager_get_process(Manager *m, pid_t pid)

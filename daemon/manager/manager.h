@@ -24,9 +24,6 @@ struct Process {
         char *comm;
         char *exe;
         char *home;     /* from its environment; NULL if unset */
-        dev_t root_dev; /* the process's root directory, for containers */
-        ino_t root_ino;
-        bool foreign_root; /* root differs from the daemon's: configuration comes from inside it */
 
         RcResolution *resolution; /* latest result */
         uint64_t result_hash;     /* what signals compare */
@@ -79,6 +76,8 @@ struct Manager {
         int proc_fd;      /* --proc */
         int sys_fd;       /* --sys */
         int root_fd;      /* --root: where /etc, /usr/share and homes are */
+        dev_t root_dev;   /* ...and its identity, which config slots are compared with */
+        ino_t root_ino;
         bool real_proc;   /* --proc is the live /proc: events and pids are real */
         dev_t host_root_dev;
         ino_t host_root_ino;
@@ -140,6 +139,10 @@ int manager_explain_process(Manager *m, pid_t pid, uint64_t start_time, RcResolu
                 ProcFacts *ret_facts);
 
 Process *manager_get_process(Manager *m, pid_t pid);
+
+/* Whether a process's root (an fd of /proc/<pid>/root) is not the host's: a container, whose own
+ * configuration and files apply. */
+bool manager_root_is_foreign(const Manager *m, int root_fd);
 
 /* Handlers for the process watcher (exposed for tests and the polling path). */
 int manager_process_exec(Manager *m, pid_t pid);

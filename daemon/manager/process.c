@@ -10,7 +10,6 @@
 
 #include <inttypes.h>
 #include <stdio.h>
-#include <sys/stat.h>
 
 #include "fd-util.h"
 #include "log.h"
@@ -101,16 +100,12 @@ int process_resolve(Manager *m, const ProcFacts *f, uid_t uid, RcResolution **re
 {
         RcConfig *config;
         const char *home;
-        bool foreign;
         int root_fd, r;
-        struct stat st;
 
         home = strv_env_get(f->env, "HOME");
 
         /* A process in its own root (a container) reads the configuration inside it. */
-        foreign = f->root_fd >= 0 && fstat(f->root_fd, &st) >= 0 &&
-                        (st.st_dev != m->host_root_dev || st.st_ino != m->host_root_ino);
-        root_fd = foreign ? f->root_fd : m->root_fd;
+        root_fd = manager_root_is_foreign(m, f->root_fd) ? f->root_fd : m->root_fd;
 
         r = manager_get_config(m, root_fd, home, uid, &config);
         if (r < 0)
@@ -280,7 +275,6 @@ int process_new_from_facts(Manager *m, const ProcFacts *f, bool settle, Process 
         _cleanup_(process_freep) Process *p = NULL;
         RcResolution *res = NULL;
         const char *home;
-        struct stat st;
         int r;
 
         p = calloc(1, sizeof(Process));
@@ -294,11 +288,6 @@ int process_new_from_facts(Manager *m, const ProcFacts *f, bool settle, Process 
         home = strv_env_get(f->env, "HOME");
         if (home && !(p->home = strdup(home)))
                 return -ENOMEM;
-        if (f->root_fd >= 0 && fstat(f->root_fd, &st) >= 0) {
-                p->root_dev = st.st_dev;
-                p->root_ino = st.st_ino;
-                p->foreign_root = st.st_dev != m->host_root_dev || st.st_ino != m->host_root_ino;
-        }
         (void) sd_event_now(m->event, CLOCK_MONOTONIC, &p->detected_usec);
 
         r = process_resolve(m, f, p->uid, &res);
