@@ -160,9 +160,17 @@ static void start_world(const char *nvprofiled)
                                 (char *const[]) { env_watchdog, NULL });
         }
 
-        if (sd_bus_new(&bus) < 0 || sd_bus_set_address(bus, addr) < 0 || sd_bus_set_bus_client(bus, 1) < 0 ||
-                        sd_bus_start(bus) < 0)
-                die("bus");
+        /* The socket file exists from bind(), before dbus-daemon listens: retry until it accepts. */
+        for (;;) {
+                if (sd_bus_new(&bus) < 0 || sd_bus_set_address(bus, addr) < 0 || sd_bus_set_bus_client(bus, 1) < 0)
+                        die("bus");
+                if (sd_bus_start(bus) >= 0)
+                        break;
+                bus = sd_bus_unref(bus);
+                if (now_ns() >= deadline)
+                        die("bus");
+                usleep(10000);
+        }
         while (now_ns() < deadline) {
                 sd_bus_message *reply = NULL;
                 if (sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
