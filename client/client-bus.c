@@ -26,7 +26,9 @@ int client_connect(sd_bus **ret)
                 r = sd_bus_open_system(&bus);
         if (r < 0) {
                 fprintf(stderr, "Cannot connect to %s: %s\n",
-                                arg.bus_address ? arg.bus_address : arg.session ? "the session bus" : "the system bus",
+                                arg.bus_address               ? arg.bus_address
+                                                : arg.session ? "the session bus"
+                                                              : "the system bus",
                                 strerror(-r));
                 sd_bus_unref(bus);
                 return r;
@@ -37,9 +39,10 @@ int client_connect(sd_bus **ret)
 
 static void print_call_error(const char *method, const sd_bus_error *e, int r)
 {
-        if (sd_bus_error_has_names(e, "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner",
-                            "org.freedesktop.DBus.Error.NoReply"))
-                fprintf(stderr, "nvprofiled is not running (no owner of %s on this bus).\n"
+        if (sd_bus_error_has_names(e, "org.freedesktop.DBus.Error.ServiceUnknown",
+                            "org.freedesktop.DBus.Error.NameHasNoOwner", "org.freedesktop.DBus.Error.NoReply"))
+                fprintf(stderr,
+                                "nvprofiled is not running (no owner of %s on this bus).\n"
                                 "Start it with: systemctl start nvprofiled\n",
                                 BUS_NAME);
         else if (sd_bus_error_has_name(e, "org.freedesktop.DBus.Error.AccessDenied"))
@@ -74,7 +77,8 @@ int client_call(sd_bus *bus, const char *method, sd_bus_message **ret_reply, con
 
 void json_print(struct json_object *o)
 {
-        int flags = arg.json == JSON_PRETTY ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED : JSON_C_TO_STRING_PLAIN;
+        int flags = arg.json == JSON_PRETTY ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
+                                            : JSON_C_TO_STRING_PLAIN;
         puts(json_object_to_json_string_ext(o, flags | JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 

@@ -52,10 +52,17 @@ static const struct {
         const char *name;
         int (*run)(int argc, char *argv[]);
 } verbs[] = {
-        { "status", verb_status },     { "processes", verb_processes }, { "explain", verb_explain },
-        { "resolve", verb_resolve },   { "rules", verb_rules },         { "profiles", verb_profiles },
-        { "errors", verb_errors },     { "check", verb_check },         { "monitor", verb_monitor },
-        { "reload", verb_reload },     { "version", verb_version },
+        { "status", verb_status },
+        { "processes", verb_processes },
+        { "explain", verb_explain },
+        { "resolve", verb_resolve },
+        { "rules", verb_rules },
+        { "profiles", verb_profiles },
+        { "errors", verb_errors },
+        { "check", verb_check },
+        { "monitor", verb_monitor },
+        { "reload", verb_reload },
+        { "version", verb_version },
 };
 
 static int parse_json(const char *s)
@@ -75,8 +82,18 @@ static int parse_json(const char *s)
 static int parse_argv(int argc, char *argv[])
 {
         enum {
-                ARG_VERSION = 0x100, ARG_JSON, ARG_NO_LEGEND, ARG_BUS, ARG_USER, ARG_EXE, ARG_ARGV, ARG_COMM,
-                ARG_DSO, ARG_ENV, ARG_HOME, ARG_EXE_DIR_FILE,
+                ARG_VERSION = 0x100,
+                ARG_JSON,
+                ARG_NO_LEGEND,
+                ARG_BUS,
+                ARG_USER,
+                ARG_EXE,
+                ARG_ARGV,
+                ARG_COMM,
+                ARG_DSO,
+                ARG_ENV,
+                ARG_HOME,
+                ARG_EXE_DIR_FILE,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },

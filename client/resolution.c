@@ -225,16 +225,18 @@ void resolution_print(struct json_object *res, const char *title)
                                    *shadowed = get(s, "shadowed");
 
                 printf("  %s = %s\n", str(s, "key"), value_text(get(s, "value")));
-                printf("      from profile \"%s\", rule %s:%" PRIi64 ":%" PRIi64 "\n", str(s, "profile"), str(rule, "file"),
-                                num(rule, "line"), num(rule, "column"));
+                printf("      from profile \"%s\", rule %s:%" PRIi64 ":%" PRIi64 "\n", str(s, "profile"),
+                                str(rule, "file"), num(rule, "line"), num(rule, "column"));
                 if (json_object_get_boolean(get(s, "overridden")))
-                        printf("      overridden by the environment: %s=%s\n", str(s, "env_variable"), str(s, "env_value"));
+                        printf("      overridden by the environment: %s=%s\n", str(s, "env_variable"),
+                                        str(s, "env_value"));
                 else if (*str(s, "env_variable"))
                         printf("      (%s in the environment would override it)\n", str(s, "env_variable"));
                 for (size_t j = 0; shadowed && j < json_object_array_length(shadowed); j++) {
                         struct json_object *sh = json_object_array_get_idx(shadowed, j);
-                        printf("      shadows %s from \"%s\" at %s:%" PRIi64 ":%" PRIi64 "\n", value_text(get(sh, "value")),
-                                        str(sh, "profile"), str(sh, "file"), num(sh, "line"), num(sh, "column"));
+                        printf("      shadows %s from \"%s\" at %s:%" PRIi64 ":%" PRIi64 "\n",
+                                        value_text(get(sh, "value")), str(sh, "profile"), str(sh, "file"),
+                                        num(sh, "line"), num(sh, "column"));
                 }
         }
 

@@ -19,7 +19,8 @@ static void diag_json(struct json_object *list, const char *path, const RcDiagno
                 json_object_object_add(o, "file", json_object_new_string(d->items[i].path ? d->items[i].path : path));
                 json_object_object_add(o, "line", json_object_new_int64(d->items[i].line));
                 json_object_object_add(o, "column", json_object_new_int64(d->items[i].column));
-                json_object_object_add(o, "severity", json_object_new_string(rc_severity_to_string(d->items[i].severity)));
+                json_object_object_add(
+                                o, "severity", json_object_new_string(rc_severity_to_string(d->items[i].severity)));
                 json_object_object_add(o, "message", json_object_new_string(d->items[i].message));
                 json_object_array_add(list, o);
         }
@@ -86,7 +87,7 @@ int verb_check(int argc, char *argv[])
                 RcLoadOptions o;
 
                 (void) rc_driver_version_detect(proc, sys, &version);
-                o = (RcLoadOptions) { .root_fd = root, .home = home, .driver_version = version };
+                o = (RcLoadOptions){ .root_fd = root, .home = home, .driver_version = version };
                 r = rc_config_load(&o, &config);
         }
         if (r < 0) {

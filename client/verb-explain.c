@@ -98,7 +98,8 @@ int verb_resolve(int argc, char *argv[])
         r = client_connect(&bus);
         if (r >= 0)
                 r = sd_bus_message_new_method_call(bus, &m, "io.github.nvprofiled.NvProfiled1",
-                                "/io/github/nvprofiled/NvProfiled1", "io.github.nvprofiled.NvProfiled1.Manager", "Resolve");
+                                "/io/github/nvprofiled/NvProfiled1", "io.github.nvprofiled.NvProfiled1.Manager",
+                                "Resolve");
         if (r >= 0)
                 r = sd_bus_message_open_container(m, 'a', "{sv}");
         if (r >= 0 && arg.exe)
@@ -118,8 +119,9 @@ int verb_resolve(int argc, char *argv[])
         if (r >= 0) {
                 r = sd_bus_call(bus, m, 0, &error, &reply);
                 if (r < 0)
-                        fprintf(stderr, "%s\n", sd_bus_error_has_names(&error, "org.freedesktop.DBus.Error.ServiceUnknown",
-                                                                "org.freedesktop.DBus.Error.NameHasNoOwner")
+                        fprintf(stderr, "%s\n",
+                                        sd_bus_error_has_names(&error, "org.freedesktop.DBus.Error.ServiceUnknown",
+                                                        "org.freedesktop.DBus.Error.NameHasNoOwner")
                                                         ? "nvprofiled is not running."
                                                         : (error.message ? error.message : strerror(-r)));
         }

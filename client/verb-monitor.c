@@ -45,9 +45,11 @@ static int on_process_changed(sd_bus_message *m, void *userdata, sd_bus_error *e
         snprintf(text, sizeof(text), "process %" PRIu32 " (uid %" PRIu32 "): result changed", pid, uid);
 
         /* Details when we may see them; other users' processes stay a bare notification. */
-        r = sd_bus_call_method(bus, BUS_NAME, BUS_PATH, BUS_NAME ".Manager", "ExplainProcess", &e, &reply, "ut", pid, start);
+        r = sd_bus_call_method(
+                        bus, BUS_NAME, BUS_PATH, BUS_NAME ".Manager", "ExplainProcess", &e, &reply, "ut", pid, start);
         if (r >= 0 && resolution_read(reply, &res) >= 0) {
-                struct json_object *facts = json_object_object_get(res, "facts"), *settings = json_object_object_get(res, "settings"),
+                struct json_object *facts = json_object_object_get(res, "facts"),
+                                   *settings = json_object_object_get(res, "settings"),
                                    *rules = json_object_object_get(res, "rules");
                 char profiles[256] = "";
                 size_t n = 0;
@@ -62,8 +64,8 @@ static int on_process_changed(sd_bus_message *m, void *userdata, sd_bus_error *e
                                         sizeof(profiles) - strlen(profiles) - 1);
                 }
                 snprintf(text, sizeof(text), "process %" PRIu32 " (%s): %s; %zu settings (%s)", pid,
-                                json_object_get_string(json_object_object_get(facts, "procname")), *profiles ? profiles : "no rule matches",
-                                json_object_array_length(settings),
+                                json_object_get_string(json_object_object_get(facts, "procname")),
+                                *profiles ? profiles : "no rule matches", json_object_array_length(settings),
                                 json_object_get_string(json_object_object_get(res, "state")));
                 json_object_object_add(o, "resolution", res);
         }
@@ -150,7 +152,8 @@ int verb_monitor(int argc, char *argv[])
                 r = sd_bus_match_signal(bus, NULL, BUS_NAME, BUS_PATH, BUS_NAME ".Manager", "ProcessChanged",
                                 on_process_changed, bus);
         if (r >= 0)
-                r = sd_bus_match_signal(bus, NULL, BUS_NAME, BUS_PATH, BUS_NAME ".Manager", "Reloaded", on_reloaded, bus);
+                r = sd_bus_match_signal(
+                                bus, NULL, BUS_NAME, BUS_PATH, BUS_NAME ".Manager", "Reloaded", on_reloaded, bus);
         if (r >= 0)
                 r = sd_bus_match_signal(bus, NULL, BUS_NAME, BUS_PATH, "org.freedesktop.DBus.ObjectManager",
                                 "InterfacesRemoved", on_removed, bus);

@@ -85,12 +85,16 @@ int verb_processes(int argc, char *argv[])
                         struct json_object *o = json_object_array_get_idx(list, i);
                         const char *e = json_object_get_string(json_object_object_get(o, "executable"));
                         w_user = MAX(w_user, (int) strlen(json_object_get_string(json_object_object_get(o, "user"))));
-                        w_exe = MAX(w_exe, (int) strlen(*e ? e : json_object_get_string(json_object_object_get(o, "comm"))));
+                        w_exe = MAX(w_exe,
+                                        (int) strlen(*e ? e
+                                                        : json_object_get_string(json_object_object_get(o, "comm"))));
                 }
                 if (arg.legend)
-                        printf("%-8s %-*s %-*s %-8s %s\n", "PID", w_user, "USER", w_exe, "EXECUTABLE", "SETTINGS", "PROFILES");
+                        printf("%-8s %-*s %-*s %-8s %s\n", "PID", w_user, "USER", w_exe, "EXECUTABLE", "SETTINGS",
+                                        "PROFILES");
                 for (size_t i = 0; i < json_object_array_length(list); i++) {
-                        struct json_object *o = json_object_array_get_idx(list, i), *pa = json_object_object_get(o, "profiles");
+                        struct json_object *o = json_object_array_get_idx(list, i),
+                                           *pa = json_object_object_get(o, "profiles");
                         char profiles[256] = "";
                         const char *e = json_object_get_string(json_object_object_get(o, "executable"));
 
@@ -109,7 +113,8 @@ int verb_processes(int argc, char *argv[])
                         shown++;
                 }
                 if (arg.legend)
-                        printf("\n%zu processes listed%s.\n", shown, arg.all ? "" : " (those a rule matched; --all for every one)");
+                        printf("\n%zu processes listed%s.\n", shown,
+                                        arg.all ? "" : " (those a rule matched; --all for every one)");
         }
         r = 0;
 

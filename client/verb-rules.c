@@ -24,7 +24,9 @@ int verb_rules(int argc, char *argv[])
         if (r < 0)
                 goto finish;
         r = sd_bus_message_enter_container(reply, 'a', "(suusss)");
-        while (r >= 0 && (r = sd_bus_message_read(reply, "(suusss)", &file, &line, &column, &pattern, &profile, &where)) > 0) {
+        while (r >= 0 &&
+                        (r = sd_bus_message_read(
+                                         reply, "(suusss)", &file, &line, &column, &pattern, &profile, &where)) > 0) {
                 struct json_object *o = json_object_new_object();
                 json_object_object_add(o, "file", json_object_new_string(file));
                 json_object_object_add(o, "line", json_object_new_int64(line));
@@ -131,7 +133,9 @@ int verb_errors(int argc, char *argv[])
         if (r < 0)
                 goto finish;
         r = sd_bus_message_enter_container(reply, 'a', "(sssuus)");
-        while (r >= 0 && (r = sd_bus_message_read(reply, "(sssuus)", &file, &state, &severity, &line, &column, &message)) > 0) {
+        while (r >= 0 &&
+                        (r = sd_bus_message_read(
+                                         reply, "(sssuus)", &file, &state, &severity, &line, &column, &message)) > 0) {
                 struct json_object *o = json_object_new_object();
                 json_object_object_add(o, "file", json_object_new_string(file));
                 json_object_object_add(o, "state", json_object_new_string(state));

@@ -14,8 +14,9 @@ static int get_property(sd_bus *bus, const char *name, const char *type, void *r
 
         r = sd_bus_get_property_trivial(bus, BUS_NAME, BUS_PATH, BUS_NAME ".Manager", name, &error, type[0], ret);
         if (r < 0)
-                fprintf(stderr, "%s\n", sd_bus_error_has_names(&error, "org.freedesktop.DBus.Error.ServiceUnknown",
-                                                        "org.freedesktop.DBus.Error.NameHasNoOwner")
+                fprintf(stderr, "%s\n",
+                                sd_bus_error_has_names(&error, "org.freedesktop.DBus.Error.ServiceUnknown",
+                                                "org.freedesktop.DBus.Error.NameHasNoOwner")
                                                 ? "nvprofiled is not running (no owner of " BUS_NAME " on this bus)."
                                                 : (error.message ? error.message : strerror(-r)));
         sd_bus_error_free(&error);
@@ -53,7 +54,8 @@ int verb_status(int argc, char *argv[])
         r = get_string(bus, "Version", &version);
         if (r < 0)
                 goto finish;
-        if ((r = get_string(bus, "DriverVersion", &driver)) < 0 || (r = get_string(bus, "ProcessWatchMode", &mode)) < 0 ||
+        if ((r = get_string(bus, "DriverVersion", &driver)) < 0 ||
+                        (r = get_string(bus, "ProcessWatchMode", &mode)) < 0 ||
                         (r = get_property(bus, "TrackedProcesses", "u", &tracked)) < 0 ||
                         (r = get_property(bus, "MatchedProcesses", "u", &matched)) < 0 ||
                         (r = get_property(bus, "ConfigGeneration", "t", &generation)) < 0)
@@ -88,7 +90,8 @@ int verb_status(int argc, char *argv[])
                 json_print(o);
         } else {
                 printf("        Daemon: nvprofiled %s\n", version);
-                printf("        Driver: %s\n", *driver ? driver : "(no NVIDIA driver found: shipped profiles not read)");
+                printf("        Driver: %s\n",
+                                *driver ? driver : "(no NVIDIA driver found: shipped profiles not read)");
                 printf(" Process watch: %s\n", mode);
                 printf("     Processes: %" PRIu32 " tracked, %" PRIu32 " matched by a rule\n", tracked, matched);
                 printf(" Configuration: generation %" PRIu64 "\n", generation);
@@ -134,7 +137,8 @@ int verb_version(int argc, char *argv[])
 
         /* The client's version always; the daemon's when it answers. */
         if (client_connect(&bus) >= 0)
-                (void) sd_bus_get_property_string(bus, BUS_NAME, BUS_PATH, BUS_NAME ".Manager", "Version", &error, &daemon);
+                (void) sd_bus_get_property_string(
+                                bus, BUS_NAME, BUS_PATH, BUS_NAME ".Manager", "Version", &error, &daemon);
         if (arg.json != JSON_OFF) {
                 struct json_object *o = json_object_new_object();
                 json_object_object_add(o, "client", json_object_new_string(PACKAGE_VERSION));

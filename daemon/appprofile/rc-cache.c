@@ -16,7 +16,7 @@ void rc_file_cache_done(RcFileCache *c)
                 rc_file_unref(c->entries[i].good);
         }
         free(c->entries);
-        *c = (RcFileCache) { 0 };
+        *c = (RcFileCache){ 0 };
 }
 
 static RcCacheEntry *find(RcFileCache *c, const struct stat *root, const char *path)
@@ -73,7 +73,7 @@ int rc_file_cache_load(int root_fd, const char *path, const RcSyntaxOptions *syn
                         return -ENOMEM;
                 }
                 e = &c->entries[c->n_entries];
-                *e = (RcCacheEntry) { .path = strdup(path), .root_dev = root.st_dev, .root_ino = root.st_ino };
+                *e = (RcCacheEntry){ .path = strdup(path), .root_dev = root.st_dev, .root_ino = root.st_ino };
                 if (!e->path) {
                         rc_file_unref(f);
                         return -ENOMEM;

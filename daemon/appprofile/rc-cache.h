@@ -13,8 +13,8 @@ typedef struct RcCacheEntry {
         char *path;
         dev_t root_dev;
         ino_t root_ino;
-        RcFile *current;  /* what the file holds now (may be broken) */
-        RcFile *good;     /* the last version that loaded, or NULL */
+        RcFile *current; /* what the file holds now (may be broken) */
+        RcFile *good; /* the last version that loaded, or NULL */
         uint64_t generation; /* last generation that used the entry */
 } RcCacheEntry;
 

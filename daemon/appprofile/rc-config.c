@@ -52,7 +52,7 @@ static RcConfig *config_new(void)
         c->n_ref = 1;
         c->globals_enabled = true;
         for (RcEntryKind k = 0; k < _RC_ENTRY_KIND_MAX; k++)
-                c->entries[k] = (RcEntry) { .kind = k, .type = RC_ENTRY_NOT_APPLICABLE };
+                c->entries[k] = (RcEntry){ .kind = k, .type = RC_ENTRY_NOT_APPLICABLE };
         return c;
 }
 
@@ -169,7 +169,8 @@ static int load_directory(RcConfig *c, size_t *allocated, const RcLoadOptions *o
                         r = add_unread(c, allocated, p, RC_SEVERITY_WARNING, NOT_USERS_MESSAGE);
                 else if (n_loaded >= RC_DIR_FILES_MAX)
                         r = add_unread(c, allocated, p, RC_SEVERITY_WARNING,
-                                        "beyond the first " STRINGIFY(RC_DIR_FILES_MAX) " files of the directory, ignored");
+                                        "beyond the first " STRINGIFY(
+                                                        RC_DIR_FILES_MAX) " files of the directory, ignored");
                 else {
                         r = o->load_file(o->root_fd, p, &o->syntax, o->load_file_userdata, &f);
                         if (r >= 0)
@@ -310,8 +311,8 @@ static int load_globals(RcConfig *c, const RcLoadOptions *o)
                                 else {
                                         const RcNode *n = rc_node_member(&doc, &doc.nodes[0], "enabled", NULL);
                                         f->state = RC_FILE_BROKEN;
-                                        r = rc_diagnostics_add(&f->diagnostics, RC_SEVERITY_ERROR,
-                                                        n ? n->line : 0, n ? n->column : 0,
+                                        r = rc_diagnostics_add(&f->diagnostics, RC_SEVERITY_ERROR, n ? n->line : 0,
+                                                        n ? n->column : 0,
                                                         "\"enabled\" must be true or false; application "
                                                         "profiles stay enabled");
                                 }
@@ -361,7 +362,7 @@ static int collect_profiles(RcConfig *c)
                 for (size_t j = 0; j < f->n_profiles; j++) {
                         if (GREEDY_REALLOC(defs, allocated, n + 1) < 0)
                                 return -ENOMEM;
-                        defs[n++] = (ProfileDef) { &f->profiles[j], (uint32_t) i };
+                        defs[n++] = (ProfileDef){ &f->profiles[j], (uint32_t) i };
                 }
                 for (size_t j = 0; j < f->n_rules; j++) {
                         const RcProfile *p = f->rules[j].inline_profile;
@@ -369,7 +370,7 @@ static int collect_profiles(RcConfig *c)
                                 continue;
                         if (GREEDY_REALLOC(defs, allocated, n + 1) < 0)
                                 return -ENOMEM;
-                        defs[n++] = (ProfileDef) { p, (uint32_t) i };
+                        defs[n++] = (ProfileDef){ p, (uint32_t) i };
                 }
         }
 
@@ -396,8 +397,7 @@ static int collect_profiles(RcConfig *c)
                                 p->location.line, p->location.column,
                                 "profile \"%s\" is already defined at %s:%u:%u, which takes precedence; this "
                                 "definition is ignored",
-                                p->name, first->location.file->path, first->location.line,
-                                first->location.column);
+                                p->name, first->location.file->path, first->location.line, first->location.column);
                 if (r < 0)
                         return r;
         }
@@ -428,8 +428,9 @@ static int resolve_rules(RcConfig *c)
                         const RcRule *rule = &f->rules[j];
                         RcRuleRef *ref = &c->rules[c->n_rules++];
 
-                        *ref = (RcRuleRef) { .rule = rule, .file_index = (uint32_t) i };
-                        ref->profile = rule->inline_profile ? rule->inline_profile : rc_config_find_profile(c, rule->profile_name);
+                        *ref = (RcRuleRef){ .rule = rule, .file_index = (uint32_t) i };
+                        ref->profile = rule->inline_profile ? rule->inline_profile
+                                                            : rc_config_find_profile(c, rule->profile_name);
                         if (!ref->profile) {
                                 r = rc_diagnostics_add_at(&c->diagnostics, f->path, RC_SEVERITY_WARNING,
                                                 rule->location.line, rule->location.column,
@@ -484,7 +485,8 @@ static int note_shipped(RcConfig *c, const RcLoadOptions *o)
         if (unversioned)
                 return rc_diagnostics_add_at(&c->diagnostics, RC_SHIPPED_UNVERSIONED, RC_SEVERITY_NOTE, 0, 0,
                                 "not read: the driver only reads the versioned name %s",
-                                c->entries[RC_ENTRY_SHIPPED].path ? c->entries[RC_ENTRY_SHIPPED].path : "(invalid version)");
+                                c->entries[RC_ENTRY_SHIPPED].path ? c->entries[RC_ENTRY_SHIPPED].path
+                                                                  : "(invalid version)");
         return 0;
 }
 

@@ -17,12 +17,12 @@
 
 /* Loads one regular file. The default, rc_file_load(), reads and parses it; the daemon passes its own
  * to reuse unchanged files and keep the last good state of broken ones. Returns negative only on OOM. */
-typedef int (*RcLoadFileFunc)(int root_fd, const char *path, const RcSyntaxOptions *syntax, void *userdata,
-                RcFile **ret);
+typedef int (*RcLoadFileFunc)(
+                int root_fd, const char *path, const RcSyntaxOptions *syntax, void *userdata, RcFile **ret);
 
 typedef struct RcLoadOptions {
-        int root_fd;                /* the directory that is "/" for every configuration path */
-        const char *home;           /* $HOME of the target process; NULL when unset */
+        int root_fd; /* the directory that is "/" for every configuration path */
+        const char *home; /* $HOME of the target process; NULL when unset */
         const char *driver_version; /* NULL when unknown: the shipped file is skipped */
         RcSyntaxOptions syntax;
         locale_t collation; /* order of rc.d entries, strcoll(3); (locale_t) 0 means "C" */
@@ -40,7 +40,7 @@ typedef enum RcEntryType {
         RC_ENTRY_MISSING,
         RC_ENTRY_FILE,
         RC_ENTRY_DIRECTORY,
-        RC_ENTRY_OTHER,      /* fifo, socket, device: ignored */
+        RC_ENTRY_OTHER, /* fifo, socket, device: ignored */
         RC_ENTRY_UNREADABLE, /* see error */
         _RC_ENTRY_TYPE_MAX,
 } RcEntryType;
@@ -49,7 +49,7 @@ typedef struct RcEntry {
         RcEntryKind kind;
         char *path; /* NULL when not applicable */
         RcEntryType type;
-        int error;      /* negative errno for RC_ENTRY_UNREADABLE */
+        int error; /* negative errno for RC_ENTRY_UNREADABLE */
         size_t n_files; /* records in RcConfig.files from this entry */
 } RcEntry;
 
@@ -57,7 +57,7 @@ typedef struct RcEntry {
 typedef struct RcRuleRef {
         const RcRule *rule;
         const RcProfile *profile; /* NULL: the name resolves nowhere, the rule contributes nothing */
-        uint32_t *key_ids;        /* per setting of profile, into RcConfig.keys */
+        uint32_t *key_ids; /* per setting of profile, into RcConfig.keys */
         uint32_t file_index;
 } RcRuleRef;
 

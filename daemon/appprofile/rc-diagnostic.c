@@ -11,11 +11,11 @@ void rc_diagnostics_done(RcDiagnostics *d)
         for (size_t i = 0; i < d->n_items; i++)
                 free(d->items[i].message);
         free(d->items);
-        *d = (RcDiagnostics) { 0 };
+        *d = (RcDiagnostics){ 0 };
 }
 
-static int diagnostics_push(RcDiagnostics *d, const char *path, RcSeverity severity, uint32_t line, uint32_t column,
-                char *message)
+static int diagnostics_push(
+                RcDiagnostics *d, const char *path, RcSeverity severity, uint32_t line, uint32_t column, char *message)
 {
         if (severity == RC_SEVERITY_ERROR)
                 d->n_errors++;
@@ -31,7 +31,7 @@ static int diagnostics_push(RcDiagnostics *d, const char *path, RcSeverity sever
                 free(message);
                 return -ENOMEM;
         }
-        d->items[d->n_items++] = (RcDiagnostic) {
+        d->items[d->n_items++] = (RcDiagnostic){
                 .severity = severity,
                 .path = path,
                 .line = line,
@@ -90,7 +90,8 @@ int rc_diagnostics_copy(RcDiagnostics *dst, const RcDiagnostics *src)
                 char *m = strdup(src->items[i].message);
                 if (!m)
                         return -ENOMEM;
-                r = diagnostics_push(dst, src->items[i].path, src->items[i].severity, src->items[i].line, src->items[i].column, m);
+                r = diagnostics_push(dst, src->items[i].path, src->items[i].severity, src->items[i].line,
+                                src->items[i].column, m);
                 if (r < 0)
                         return r;
         }

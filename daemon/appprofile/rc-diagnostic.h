@@ -7,16 +7,16 @@
  * "file:line:col: severity: message" like a compiler's. */
 
 typedef enum RcSeverity {
-        RC_SEVERITY_ERROR,   /* the file contributes nothing */
+        RC_SEVERITY_ERROR, /* the file contributes nothing */
         RC_SEVERITY_WARNING, /* the file loads, but something in it is ignored or suspicious */
-        RC_SEVERITY_NOTE,    /* information, e.g. why an entry of the search path was skipped */
+        RC_SEVERITY_NOTE, /* information, e.g. why an entry of the search path was skipped */
         _RC_SEVERITY_MAX,
 } RcSeverity;
 
 typedef struct RcDiagnostic {
         RcSeverity severity;
         const char *path; /* borrowed; NULL when the list belongs to one file and means that file */
-        uint32_t line;   /* 1-based; 0 = about the whole file */
+        uint32_t line; /* 1-based; 0 = about the whole file */
         uint32_t column; /* 1-based byte column; 0 = whole line or file */
         char *message;
 } RcDiagnostic;
@@ -31,8 +31,8 @@ typedef struct RcDiagnostics {
 } RcDiagnostics;
 
 void rc_diagnostics_done(RcDiagnostics *d);
-int rc_diagnostics_add(RcDiagnostics *d, RcSeverity severity, uint32_t line, uint32_t column, const char *fmt,
-                ...) _printf_(5, 6);
+int rc_diagnostics_add(RcDiagnostics *d, RcSeverity severity, uint32_t line, uint32_t column, const char *fmt, ...)
+                _printf_(5, 6);
 int rc_diagnostics_add_at(RcDiagnostics *d, const char *path, RcSeverity severity, uint32_t line, uint32_t column,
                 const char *fmt, ...) _printf_(6, 7);
 int rc_diagnostics_copy(RcDiagnostics *dst, const RcDiagnostics *src);

@@ -75,7 +75,7 @@ static void warn_member(Builder *b, const RcNode *n, const char *fmt, ...)
 
 static RcLocation location(Builder *b, const RcNode *n)
 {
-        return (RcLocation) { .file = b->file, .line = n->line, .column = n->column };
+        return (RcLocation){ .file = b->file, .line = n->line, .column = n->column };
 }
 
 static void *alloc_array(Builder *b, size_t n, size_t size)
@@ -103,7 +103,7 @@ static void scan_members(Builder *b, struct json_object *jo, const RcNode *obj, 
         unsigned count[MEMBERS_MAX] = { 0 };
         size_t len[MEMBERS_MAX], n_known = 0;
 
-        *m = (Members) { .object = jo, .node = obj };
+        *m = (Members){ .object = jo, .node = obj };
         for (; known[n_known]; n_known++) {
                 assert(n_known < MEMBERS_MAX);
                 len[n_known] = strlen(known[n_known]);
@@ -115,7 +115,8 @@ static void scan_members(Builder *b, struct json_object *jo, const RcNode *obj, 
                 for (k = 0; k < n_known; k++)
                         if (c->key_escaped ? rc_node_key_equals(b->doc, c, known[k])
                                            : c->key_length == len[k] &&
-                                                           memcmp(b->doc->text + c->key_offset, known[k], len[k]) == 0)
+                                                                        memcmp(b->doc->text + c->key_offset, known[k],
+                                                                                        len[k]) == 0)
                                 break;
                 if (k == n_known) {
                         warn_member(b, c, "unknown member \"%.*s\" in %s ignored", (int) MIN(c->key_length, 64u),
@@ -268,8 +269,10 @@ static int build_settings(Builder *b, struct json_object *jo, const RcNode *n, R
         }
 
         if (len % 2 != 0)
-                return error(b, n, "flat settings array has an odd number of elements (%zu): keys and values "
-                                "must come in pairs", len);
+                return error(b, n,
+                                "flat settings array has an odd number of elements (%zu): keys and values "
+                                "must come in pairs",
+                                len);
 
         profile->settings = alloc_array(b, len / 2, sizeof(RcSetting));
         if (!profile->settings)
@@ -309,7 +312,7 @@ static int build_profile_object(Builder *b, struct json_object *jo, const RcNode
         int r, ret_r = 0;
 
         scan_members(b, jo, n, "profile", known, &m);
-        *ret = (RcProfile) { .location = location(b, n), .is_inline = is_inline };
+        *ret = (RcProfile){ .location = location(b, n), .is_inline = is_inline };
 
         if (member(&m, 0, "name", &v, &vn)) {
                 r = get_string(b, v, vn, "a profile's \"name\"", &ret->name);
@@ -386,7 +389,12 @@ static void check_findfile(Builder *b, const RcNode *n, const char *matches)
         }
 }
 
-enum { PATTERN_FEATURE, PATTERN_MATCHES, PATTERN_OP, PATTERN_SUB };
+enum {
+        PATTERN_FEATURE,
+        PATTERN_MATCHES,
+        PATTERN_OP,
+        PATTERN_SUB
+};
 
 static int build_primitive(Builder *b, const Members *m, const RcNode *n, RcPattern *p, RcRule *rule)
 {
@@ -480,7 +488,7 @@ static int build_pattern(Builder *b, struct json_object *jo, const RcNode *n, Rc
 {
         static const char *const known[] = { "feature", "matches", "op", "sub", NULL };
 
-        *p = (RcPattern) { .location = location(b, n) };
+        *p = (RcPattern){ .location = location(b, n) };
 
         switch (json_object_get_type(jo)) {
         case json_type_string:
@@ -543,7 +551,7 @@ static int build_rule(Builder *b, struct json_object *jo, const RcNode *n, RcRul
                 rule->inline_profile = alloc_array(b, 1, sizeof(RcProfile));
                 if (!rule->inline_profile)
                         return -ENOMEM;
-                *rule->inline_profile = (RcProfile) { .location = location(b, vn), .is_inline = true };
+                *rule->inline_profile = (RcProfile){ .location = location(b, vn), .is_inline = true };
                 r = build_settings(b, v, vn, rule->inline_profile);
                 break;
         case json_type_object:
@@ -651,7 +659,7 @@ int rc_file_parse(const char *path, const char *text, size_t size, const RcSynta
                 return 0;
         }
 
-        b = (Builder) { .file = f, .doc = &doc };
+        b = (Builder){ .file = f, .doc = &doc };
         scan_members(&b, doc.root, &doc.nodes[0], "root object", known, &root);
         r = build_array(&b, &root, 1, "profiles", false);
         if (r >= 0 || r == -EBADMSG) {

@@ -20,7 +20,7 @@ typedef struct RcLocation {
 
 typedef enum RcValueType {
         RC_VALUE_STRING,
-        RC_VALUE_INTEGER,  /* fits in int64 */
+        RC_VALUE_INTEGER, /* fits in int64 */
         RC_VALUE_UNSIGNED, /* above INT64_MAX, fits in uint64 */
         RC_VALUE_REAL,
         RC_VALUE_BOOLEAN,
@@ -65,9 +65,9 @@ typedef enum RcFeature {
 
 typedef enum RcPatternKind {
         RC_PATTERN_MATCH, /* {"feature": ..., "matches": ...}, or a string (procname shorthand) */
-        RC_PATTERN_AND,   /* {"op": "and"}, or a pattern array (implicit and) */
+        RC_PATTERN_AND, /* {"op": "and"}, or a pattern array (implicit and) */
         RC_PATTERN_OR,
-        RC_PATTERN_NOT,        /* true iff exactly one operand and it does not match */
+        RC_PATTERN_NOT, /* true iff exactly one operand and it does not match */
         RC_PATTERN_UNKNOWN_OP, /* never matches, reported when loading */
         _RC_PATTERN_KIND_MAX,
 } RcPatternKind;
@@ -77,8 +77,8 @@ struct RcPattern {
         RcPatternKind kind;
         RcFeature feature;
         const char *feature_name; /* as written, for RC_PATTERN_MATCH */
-        const char *op_name;      /* as written, for ops */
-        const char *matches;      /* NULL only for "true" without "matches" */
+        const char *op_name; /* as written, for ops */
+        const char *matches; /* NULL only for "true" without "matches" */
         RcPattern *sub;
         size_t n_sub;
         RcLocation location;
@@ -87,16 +87,16 @@ struct RcPattern {
 
 typedef struct RcRule {
         RcPattern pattern;
-        const char *profile_name;  /* a reference by name, or NULL */
+        const char *profile_name; /* a reference by name, or NULL */
         RcProfile *inline_profile; /* or a profile written in the rule */
         RcLocation location;
         uint32_t index; /* 0-based, within its file */
-        bool uses_dso;  /* some primitive tests "dso": the result may change once libraries are mapped */
+        bool uses_dso; /* some primitive tests "dso": the result may change once libraries are mapped */
 } RcRule;
 
 typedef enum RcFileState {
-        RC_FILE_LOADED,  /* parsed; may have warnings */
-        RC_FILE_BROKEN,  /* has errors; contributes nothing */
+        RC_FILE_LOADED, /* parsed; may have warnings */
+        RC_FILE_BROKEN, /* has errors; contributes nothing */
         RC_FILE_SKIPPED, /* not read: not a regular file, unreadable, too many entries... */
         _RC_FILE_STATE_MAX,
 } RcFileState;

@@ -10,12 +10,12 @@
 
 /* What the scanner expects next inside the innermost container. */
 typedef enum ExpectState {
-        EXPECT_ROOT,          /* top level, before the root value */
-        EXPECT_END_OF_FILE,   /* top level, after the root value */
-        EXPECT_KEY_OR_CLOSE,  /* object, after '{' */
-        EXPECT_KEY,           /* object, after ',' */
-        EXPECT_COLON,         /* object, after a member name */
-        EXPECT_VALUE,         /* object after ':', or array after ',' */
+        EXPECT_ROOT, /* top level, before the root value */
+        EXPECT_END_OF_FILE, /* top level, after the root value */
+        EXPECT_KEY_OR_CLOSE, /* object, after '{' */
+        EXPECT_KEY, /* object, after ',' */
+        EXPECT_COLON, /* object, after a member name */
+        EXPECT_VALUE, /* object after ':', or array after ',' */
         EXPECT_VALUE_OR_CLOSE, /* array, after '[' */
         EXPECT_COMMA_OR_CLOSE, /* object or array, after a value */
         _EXPECT_STATE_MAX,
@@ -31,7 +31,7 @@ typedef struct Frame {
  * can be mapped back. Only hex integers wider than their decimal spelling cause these. */
 typedef struct Shift {
         size_t out_offset; /* in the rewritten text, just after the edit */
-        ptrdiff_t delta;   /* rewritten minus original length so far */
+        ptrdiff_t delta; /* rewritten minus original length so far */
 } Shift;
 
 typedef struct Scanner {
@@ -142,7 +142,7 @@ static int out_replace(Scanner *s, size_t pos, size_t len, const char *repl, siz
                         delta += s->shifts[s->n_shifts - 1].delta;
                 if (GREEDY_REALLOC(s->shifts, s->allocated_shifts, s->n_shifts + 1) < 0)
                         return -ENOMEM;
-                s->shifts[s->n_shifts++] = (Shift) { .out_offset = s->out_size, .delta = delta };
+                s->shifts[s->n_shifts++] = (Shift){ .out_offset = s->out_size, .delta = delta };
         } else if (repl_len < len) {
                 /* Pad with spaces so the length stays the same and no shift is needed. */
                 memset(s->out + s->out_size, ' ', len - repl_len);
@@ -194,14 +194,13 @@ static int value_start(Scanner *s, size_t pos, RcNodeType type, uint32_t *ret_in
                                 describe_byte(s, pos, b));
         case EXPECT_KEY_OR_CLOSE:
         case EXPECT_KEY:
-                return scan_error(s, pos, "expected a member name in double quotes, found %s",
-                                describe_byte(s, pos, b));
+                return scan_error(
+                                s, pos, "expected a member name in double quotes, found %s", describe_byte(s, pos, b));
         case EXPECT_COLON:
-                return scan_error(s, pos, "expected ':' after the member name, found %s",
-                                describe_byte(s, pos, b));
+                return scan_error(s, pos, "expected ':' after the member name, found %s", describe_byte(s, pos, b));
         case EXPECT_COMMA_OR_CLOSE:
-                return scan_error(s, pos, "expected ',' or '%c' before %s (missing comma?)",
-                                in_object(s) ? '}' : ']', describe_byte(s, pos, b));
+                return scan_error(s, pos, "expected ',' or '%c' before %s (missing comma?)", in_object(s) ? '}' : ']',
+                                describe_byte(s, pos, b));
         case _EXPECT_STATE_MAX:
                 assert(false);
         }
@@ -213,7 +212,7 @@ static int value_start(Scanner *s, size_t pos, RcNodeType type, uint32_t *ret_in
 
         idx = (uint32_t) s->n_nodes++;
         n = &s->nodes[idx];
-        *n = (RcNode) {
+        *n = (RcNode){
                 .line = s->line,
                 .column = column_at(s, pos),
                 .type = (uint8_t) type,
@@ -258,7 +257,7 @@ static int scan_open(Scanner *s, RcNodeType type)
         if (s->depth >= RC_DEPTH_MAX)
                 return scan_error(s, s->pos, "nesting deeper than %u levels", RC_DEPTH_MAX);
 
-        s->stack[++s->depth] = (Frame) {
+        s->stack[++s->depth] = (Frame){
                 .node = idx,
                 .last_child = RC_NODE_NONE,
                 .expect = type == RC_NODE_OBJECT ? EXPECT_KEY_OR_CLOSE : EXPECT_VALUE_OR_CLOSE,
@@ -281,8 +280,7 @@ static int scan_close(Scanner *s, char c)
                 /* A ',' directly before the closing bracket. */
                 if (!s->options->accept_trailing_commas) {
                         r = rc_diagnostics_add(s->diags, RC_SEVERITY_ERROR, s->comma_line, s->comma_column,
-                                        "trailing comma before '%c' (not valid JSON; the file is rejected)",
-                                        c);
+                                        "trailing comma before '%c' (not valid JSON; the file is rejected)", c);
                         return r < 0 ? r : -EBADMSG;
                 }
                 r = rc_diagnostics_add(s->diags, RC_SEVERITY_WARNING, s->comma_line, s->comma_column,
@@ -364,8 +362,8 @@ static size_t skip_plain_string_bytes(const char *in, size_t pos, size_t size)
                 uint64_t x, special;
 
                 memcpy(&x, in + pos, 8);
-                special = swar_eq(x, '"') | swar_eq(x, '\'') | swar_eq(x, '\\') | swar_eq(x, '\n') |
-                                swar_eq(x, 0) | (x & HIGHS);
+                special = swar_eq(x, '"') | swar_eq(x, '\'') | swar_eq(x, '\\') | swar_eq(x, '\n') | swar_eq(x, 0) |
+                                (x & HIGHS);
                 if (special)
                         return pos + (size_t) (__builtin_ctzll(special) / 8); /* little-endian */
                 pos += 8;
@@ -375,7 +373,11 @@ static size_t skip_plain_string_bytes(const char *in, size_t pos, size_t size)
 
 /* ASCII bytes that need attention inside a string: both quotes, backslash, newline, NUL. */
 static const bool string_special[128] = {
-        ['"'] = true, ['\''] = true, ['\\'] = true, ['\n'] = true, [0] = true,
+        ['"'] = true,
+        ['\''] = true,
+        ['\\'] = true,
+        ['\n'] = true,
+        [0] = true,
 };
 
 static int scan_string(Scanner *s)
@@ -389,8 +391,8 @@ static int scan_string(Scanner *s)
         is_key = in_object(s) && (top(s)->expect == EXPECT_KEY || top(s)->expect == EXPECT_KEY_OR_CLOSE);
 
         if (quote == '\'' && !is_key)
-                return scan_error(s, start,
-                                "single-quoted strings are only allowed for member names; use double quotes");
+                return scan_error(
+                                s, start, "single-quoted strings are only allowed for member names; use double quotes");
 
         if (!is_key) {
                 r = value_start(s, start, RC_NODE_SCALAR, NULL);
@@ -432,8 +434,8 @@ static int scan_string(Scanner *s)
         }
 
         if (s->pos >= s->size) {
-                r = rc_diagnostics_add(s->diags, RC_SEVERITY_ERROR, line, column,
-                                "string starting here is not terminated");
+                r = rc_diagnostics_add(
+                                s->diags, RC_SEVERITY_ERROR, line, column, "string starting here is not terminated");
                 return r < 0 ? r : -EBADMSG;
         }
 
@@ -511,8 +513,8 @@ static int scan_number(Scanner *s)
                 size_t i = digits + (hex ? 2 : 1);
 
                 if (i >= end)
-                        return scan_error(s, start, "hexadecimal integer '%.*s' has no digits",
-                                        (int) (end - start), s->in + start);
+                        return scan_error(s, start, "hexadecimal integer '%.*s' has no digits", (int) (end - start),
+                                        s->in + start);
 
                 for (; i < end; i++) {
                         char c = s->in[i];
@@ -534,8 +536,8 @@ static int scan_number(Scanner *s)
                                                 (int) (end - start), s->in + start);
                 }
                 if (negative && v > (uint64_t) INT64_MAX + 1)
-                        return scan_error(s, start, "integer '%.*s' does not fit in 64 bits",
-                                        (int) (end - start), s->in + start);
+                        return scan_error(s, start, "integer '%.*s' does not fit in 64 bits", (int) (end - start),
+                                        s->in + start);
 
                 r = snprintf(buf, sizeof(buf), "%s%" PRIu64, negative ? "-" : "", v);
                 assert(r > 0 && (size_t) r < sizeof(buf));
@@ -557,13 +559,11 @@ static int scan_number(Scanner *s)
 
         for (size_t i = digits; i < end; i++) {
                 if (!isdigit((unsigned char) s->in[i]))
-                        return scan_error(s, start, "invalid number '%.*s'", (int) (end - start),
-                                        s->in + start);
-                if (__builtin_mul_overflow(v, 10u, &v) ||
-                                __builtin_add_overflow(v, (uint64_t) (s->in[i] - '0'), &v) ||
+                        return scan_error(s, start, "invalid number '%.*s'", (int) (end - start), s->in + start);
+                if (__builtin_mul_overflow(v, 10u, &v) || __builtin_add_overflow(v, (uint64_t) (s->in[i] - '0'), &v) ||
                                 (negative && v > (uint64_t) INT64_MAX + 1))
-                        return scan_error(s, start, "integer '%.*s' does not fit in 64 bits",
-                                        (int) (end - start), s->in + start);
+                        return scan_error(s, start, "integer '%.*s' does not fit in 64 bits", (int) (end - start),
+                                        s->in + start);
         }
         return 0;
 }
@@ -716,8 +716,8 @@ static void position_of(const Scanner *s, size_t out_offset, uint32_t *ret_line,
         *ret_column = (uint32_t) (in_offset - line_start + 1);
 }
 
-int rc_document_parse(const char *text, size_t size, const RcSyntaxOptions *options, RcDiagnostics *diags,
-                RcDocument *doc)
+int rc_document_parse(
+                const char *text, size_t size, const RcSyntaxOptions *options, RcDiagnostics *diags, RcDocument *doc)
 {
         static const RcSyntaxOptions default_options = { 0 };
         struct json_tokener *tok = NULL;
@@ -738,15 +738,14 @@ int rc_document_parse(const char *text, size_t size, const RcSyntaxOptions *opti
         assert(diags);
         assert(doc);
 
-        *doc = (RcDocument) { 0 };
+        *doc = (RcDocument){ 0 };
 
         if (size > RC_FILE_SIZE_MAX) {
-                r = rc_diagnostics_add(diags, RC_SEVERITY_ERROR, 0, 0, "file larger than %u bytes",
-                                RC_FILE_SIZE_MAX);
+                r = rc_diagnostics_add(diags, RC_SEVERITY_ERROR, 0, 0, "file larger than %u bytes", RC_FILE_SIZE_MAX);
                 return r < 0 ? r : -EBADMSG;
         }
 
-        s.stack[0] = (Frame) { .expect = EXPECT_ROOT };
+        s.stack[0] = (Frame){ .expect = EXPECT_ROOT };
 
         /* Real files have one value per 15-20 bytes; reserving that saves most regrowth. Stay below glibc's
          * 64 KiB consolidation threshold, though: a larger block makes malloc walk every small chunk
@@ -787,13 +786,12 @@ int rc_document_parse(const char *text, size_t size, const RcSyntaxOptions *opti
                 json_object_put(root);
                 position_of(&s, json_tokener_get_parse_end(tok), &line, &column);
                 r = rc_diagnostics_add(diags, RC_SEVERITY_ERROR, line, column, "JSON syntax error: %s",
-                                json_tokener_error_desc(jerr == json_tokener_success ? json_tokener_continue
-                                                                                     : jerr));
+                                json_tokener_error_desc(jerr == json_tokener_success ? json_tokener_continue : jerr));
                 r = r < 0 ? r : -EBADMSG;
                 goto finish;
         }
 
-        *doc = (RcDocument) {
+        *doc = (RcDocument){
                 .text = text,
                 .size = size,
                 .root = root,
@@ -817,7 +815,7 @@ void rc_document_done(RcDocument *doc)
                 return;
         json_object_put(doc->root);
         free(doc->nodes);
-        *doc = (RcDocument) { 0 };
+        *doc = (RcDocument){ 0 };
 }
 
 /* Decodes a JSON string body (no quotes) into buf; returns its length or -1 when it does not fit or is
@@ -856,9 +854,11 @@ static ssize_t decode_json_string(const char *in, size_t len, char *buf, size_t 
                                         char h = in[i + k];
                                         if (!isxdigit((unsigned char) h))
                                                 return -1;
-                                        cp = cp * 16 + (unsigned) (isdigit((unsigned char) h)
-                                                                         ? h - '0'
-                                                                         : tolower((unsigned char) h) - 'a' + 10);
+                                        cp = cp * 16 +
+                                                        (unsigned) (isdigit((unsigned char) h)
+                                                                                        ? h - '0'
+                                                                                        : tolower((unsigned char) h) -
+                                                                                                        'a' + 10);
                                 }
                                 i += 4;
                                 /* Member names we look for are ASCII; anything else cannot match them. */

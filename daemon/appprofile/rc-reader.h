@@ -31,8 +31,8 @@
  *     whitespace) is an error. */
 
 #define RC_FILE_SIZE_MAX (1024u * 1024u) /* the shipped 570 file is 20 KiB */
-#define RC_DEPTH_MAX 32u                 /* json-c's default depth */
-#define RC_NODES_MAX 65536u              /* the shipped 570 file has ~1,100 values */
+#define RC_DEPTH_MAX 32u /* json-c's default depth */
+#define RC_NODES_MAX 65536u /* the shipped 570 file has ~1,100 values */
 
 typedef struct RcSyntaxOptions {
         bool accept_trailing_commas;
@@ -51,8 +51,8 @@ typedef struct RcNode {
         uint32_t line, column;
         uint32_t first_child, next_sibling; /* RC_NODE_NONE if none */
         uint32_t key_offset, key_length; /* raw member name in the original text, without quotes */
-        uint32_t key_line, key_column;   /* where the member name starts (its quote) */
-        uint8_t type;                    /* RcNodeType */
+        uint32_t key_line, key_column; /* where the member name starts (its quote) */
+        uint8_t type; /* RcNodeType */
         bool has_key : 1;
         bool key_escaped : 1; /* the raw name contains backslash escapes */
 } RcNode;
@@ -61,15 +61,15 @@ typedef struct RcDocument {
         const char *text; /* the original text (borrowed) */
         size_t size;
         struct json_object *root; /* an object, if parsing succeeded */
-        RcNode *nodes;            /* nodes[0] is the root */
+        RcNode *nodes; /* nodes[0] is the root */
         size_t n_nodes;
 } RcDocument;
 
 /* Parses text (size bytes, need not be NUL-terminated). On a syntax error returns -EBADMSG with at least
  * one error in diags; -ENOMEM on OOM; 0 with doc->root set on success. The root value must be an object.
  * doc borrows text until rc_document_done(). */
-int rc_document_parse(const char *text, size_t size, const RcSyntaxOptions *options, RcDiagnostics *diags,
-                RcDocument *doc);
+int rc_document_parse(
+                const char *text, size_t size, const RcSyntaxOptions *options, RcDiagnostics *diags, RcDocument *doc);
 void rc_document_done(RcDocument *doc);
 
 static inline const RcNode *rc_node_first_child(const RcDocument *doc, const RcNode *n)

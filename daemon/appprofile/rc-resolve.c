@@ -34,7 +34,7 @@ int rc_match_facts_init(RcMatchFacts *m, const RcProcessFacts *facts)
         assert(m);
         assert(facts);
 
-        *m = (RcMatchFacts) { .root_fd = facts->root_fd, .exe_dir_files = facts->exe_dir_files };
+        *m = (RcMatchFacts){ .root_fd = facts->root_fd, .exe_dir_files = facts->exe_dir_files };
 
         if (facts->exe) {
                 const char *base = path_basename(facts->exe);
@@ -86,7 +86,7 @@ void rc_match_facts_done(RcMatchFacts *m)
                 return;
         free(m->dso_names);
         free(m->exe_dir);
-        *m = (RcMatchFacts) { 0 };
+        *m = (RcMatchFacts){ 0 };
 }
 
 /* Prefix match against sorted names: all names with a given prefix sit together from the lower bound. */
@@ -109,8 +109,7 @@ static bool file_in_exe_dir(const RcMatchFacts *m, const char *name, size_t len)
         _cleanup_free_ char *path = NULL;
         int fd;
 
-        if (len == 0 || memchr(name, '/', len) || (len == 1 && name[0] == '.') ||
-                        (len == 2 && strneq(name, "..", 2)))
+        if (len == 0 || memchr(name, '/', len) || (len == 1 && name[0] == '.') || (len == 2 && strneq(name, "..", 2)))
                 return false;
 
         if (m->root_fd < 0) {
@@ -211,7 +210,7 @@ static int add_shadow(RcEffectiveSetting *e, const RcRuleRef *ref, const RcSetti
         if (!n)
                 return -ENOMEM;
         e->shadowed = n;
-        e->shadowed[e->n_shadowed++] = (RcShadowed) { ref, s };
+        e->shadowed[e->n_shadowed++] = (RcShadowed){ ref, s };
         return 0;
 }
 
@@ -274,7 +273,7 @@ int rc_resolve(RcConfig *config, const RcProcessFacts *facts, RcResolution **ret
 
                         RcEffectiveSetting *e = &res->settings[res->n_settings];
                         winner[id] = (int32_t) res->n_settings++;
-                        *e = (RcEffectiveSetting) {
+                        *e = (RcEffectiveSetting){
                                 .setting = s,
                                 .ref = ref,
                                 .env_variable = rc_key_env_variable(s->key),

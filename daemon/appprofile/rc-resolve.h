@@ -18,20 +18,20 @@
  * Environment variables outrank profiles; __GL_APPLICATION_PROFILE=0/1 overrides the globals file. */
 
 typedef struct RcProcessFacts {
-        const char *exe;   /* executable path; may end in " (deleted)"; NULL if unknown */
-        const char *comm;  /* NULL if unknown */
-        char **argv;       /* NULL if unknown */
-        char **dsos;       /* mapped file paths (or basenames); NULL if unknown */
-        char **environ;    /* "NAME=value"; NULL if unknown */
-        int root_fd;       /* the process's root (/proc/<pid>/root) for findfile; negative: use exe_dir_files */
+        const char *exe; /* executable path; may end in " (deleted)"; NULL if unknown */
+        const char *comm; /* NULL if unknown */
+        char **argv; /* NULL if unknown */
+        char **dsos; /* mapped file paths (or basenames); NULL if unknown */
+        char **environ; /* "NAME=value"; NULL if unknown */
+        int root_fd; /* the process's root (/proc/<pid>/root) for findfile; negative: use exe_dir_files */
         char **exe_dir_files; /* for hypothetical processes: names present in the executable's directory */
 } RcProcessFacts;
 
 typedef enum RcProfilesState {
         RC_PROFILES_ENABLED,
-        RC_PROFILES_DISABLED_BY_GLOBALS,     /* globals file says "enabled": false */
+        RC_PROFILES_DISABLED_BY_GLOBALS, /* globals file says "enabled": false */
         RC_PROFILES_DISABLED_BY_ENVIRONMENT, /* __GL_APPLICATION_PROFILE=0 */
-        RC_PROFILES_ENABLED_BY_ENVIRONMENT,  /* __GL_APPLICATION_PROFILE=1 despite the globals file */
+        RC_PROFILES_ENABLED_BY_ENVIRONMENT, /* __GL_APPLICATION_PROFILE=1 despite the globals file */
         _RC_PROFILES_STATE_MAX,
 } RcProfilesState;
 
@@ -48,9 +48,9 @@ typedef struct RcShadowed {
 
 typedef struct RcEffectiveSetting {
         const RcSetting *setting; /* key, value and where they are written */
-        const RcRuleRef *ref;     /* the rule (and profile) that set it */
+        const RcRuleRef *ref; /* the rule (and profile) that set it */
         const char *env_variable; /* the __GL_* variable for this key, or NULL */
-        const char *env_value;    /* its value in the process's environment; NULL if unset */
+        const char *env_value; /* its value in the process's environment; NULL if unset */
         RcShadowed *shadowed;
         size_t n_shadowed;
 } RcEffectiveSetting;

@@ -38,8 +38,8 @@ int rc_entry_path(RcEntryKind kind, const char *home, const char *version, char 
                         return -ENOENT;
                 if (home[0] != '/')
                         return -EINVAL;
-                r = asprintf(ret, "%s%s.nv/nvidia-application-profiles-rc%s", home,
-                                endswith(home, "/") ? "" : "/", kind == RC_ENTRY_USER_DIR ? ".d" : "");
+                r = asprintf(ret, "%s%s.nv/nvidia-application-profiles-rc%s", home, endswith(home, "/") ? "" : "/",
+                                kind == RC_ENTRY_USER_DIR ? ".d" : "");
                 break;
         case RC_ENTRY_SYSTEM_FILE:
                 fixed = "/etc/nvidia/nvidia-application-profiles-rc";

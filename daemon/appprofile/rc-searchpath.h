@@ -6,11 +6,11 @@
 /* The driver's search path (NVIDIA README, "Application Profile Search Path"), in precedence order. */
 
 typedef enum RcEntryKind {
-        RC_ENTRY_USER_FILE,   /* $HOME/.nv/nvidia-application-profiles-rc */
-        RC_ENTRY_USER_DIR,    /* $HOME/.nv/nvidia-application-profiles-rc.d */
+        RC_ENTRY_USER_FILE, /* $HOME/.nv/nvidia-application-profiles-rc */
+        RC_ENTRY_USER_DIR, /* $HOME/.nv/nvidia-application-profiles-rc.d */
         RC_ENTRY_SYSTEM_FILE, /* /etc/nvidia/nvidia-application-profiles-rc */
-        RC_ENTRY_SYSTEM_DIR,  /* /etc/nvidia/nvidia-application-profiles-rc.d */
-        RC_ENTRY_SHIPPED,     /* /usr/share/nvidia/nvidia-application-profiles-<version>-rc */
+        RC_ENTRY_SYSTEM_DIR, /* /etc/nvidia/nvidia-application-profiles-rc.d */
+        RC_ENTRY_SHIPPED, /* /usr/share/nvidia/nvidia-application-profiles-<version>-rc */
         _RC_ENTRY_KIND_MAX,
 } RcEntryKind;
 

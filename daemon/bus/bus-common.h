@@ -25,7 +25,7 @@ typedef struct BusContext {
         sd_bus *bus;
         Manager *manager;
         sd_event_source *flush_source; /* coalesces PropertiesChanged/ObjectAdded per loop iteration */
-        ProcIdentity *dirty;           /* processes whose properties changed since the last flush */
+        ProcIdentity *dirty; /* processes whose properties changed since the last flush */
         size_t n_dirty, allocated_dirty;
         bool manager_dirty;
         /* What the last PropertiesChanged said, to emit only real changes. */

@@ -97,8 +97,8 @@ static int property_get_rc_files(sd_bus *bus, const char *path, const char *inte
                 const RcFile *f = cfg->files[i];
                 const RcFile *now;
                 const char *state = file_state(c->manager, f, &now);
-                r = sd_bus_message_append(reply, "(ssuu)", f->path, state,
-                                (uint32_t) now->diagnostics.n_errors, (uint32_t) now->diagnostics.n_warnings);
+                r = sd_bus_message_append(reply, "(ssuu)", f->path, state, (uint32_t) now->diagnostics.n_errors,
+                                (uint32_t) now->diagnostics.n_warnings);
         }
         return r < 0 ? r : sd_bus_message_close_container(reply);
 }
@@ -177,7 +177,12 @@ int bus_explain(BusContext *c, sd_bus_message *m, pid_t pid, uint64_t start_time
         container = manager_root_is_foreign(c->manager, f.root_fd);
         {
                 RcProcessFacts rf = {
-                        .exe = f.exe, .comm = f.comm, .argv = f.argv, .dsos = f.dsos, .environ = f.env, .root_fd = -EBADF,
+                        .exe = f.exe,
+                        .comm = f.comm,
+                        .argv = f.argv,
+                        .dsos = f.dsos,
+                        .environ = f.env,
+                        .root_fd = -EBADF,
                 };
                 r = sd_bus_message_new_method_return(m, &reply);
                 if (r >= 0)
@@ -325,17 +330,19 @@ static int read_facts(sd_bus_message *m, const ManagerConfig *cfg, HypotheticalF
                 if (streq(key, "exe") || streq(key, "comm")) {
                         r = sd_bus_message_enter_container(m, 'v', "s");
                         if (r < 0)
-                                return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGS, "Fact \"%s\" must be a string.", key);
+                                return sd_bus_error_setf(
+                                                error, BUS_ERROR_INVALID_ARGS, "Fact \"%s\" must be a string.", key);
                         r = read_bounded_string(m, cfg, streq(key, "exe") ? &h->exe : &h->comm);
                 } else if (streq(key, "argv") || streq(key, "dsos") || streq(key, "environ") ||
                                 streq(key, "exe_dir_files")) {
-                        char ***target = streq(key, "argv") ? &h->argv
-                                         : streq(key, "dsos") ? &h->dsos
-                                         : streq(key, "environ") ? &h->environ
-                                                                 : &h->exe_dir_files;
+                        char ***target = streq(key, "argv")     ? &h->argv
+                                        : streq(key, "dsos")    ? &h->dsos
+                                        : streq(key, "environ") ? &h->environ
+                                                                : &h->exe_dir_files;
                         r = sd_bus_message_enter_container(m, 'v', "as");
                         if (r < 0)
-                                return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGS, "Fact \"%s\" must be a string array.", key);
+                                return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGS,
+                                                "Fact \"%s\" must be a string array.", key);
                         r = read_bounded_strv(m, cfg, target);
                 } else
                         return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGS, "Unknown fact \"%s\".", key);
@@ -459,12 +466,14 @@ static int append_rules_listing(sd_bus_message *reply, const RcConfig *config)
                 r = rc_pattern_format(&ref->rule->pattern, &pattern);
                 if (r < 0)
                         break;
-                if (ref->profile && asprintf(&where, "%s:%u:%u", ref->profile->location.file->path,
-                                                    ref->profile->location.line, ref->profile->location.column) < 0)
+                if (ref->profile &&
+                                asprintf(&where, "%s:%u:%u", ref->profile->location.file->path,
+                                                ref->profile->location.line, ref->profile->location.column) < 0)
                         return -ENOMEM;
                 /* The name as written, even when it resolves nowhere (profile_location then says ""). */
-                profile = ref->rule->inline_profile ? (ref->rule->inline_profile->name ? ref->rule->inline_profile->name : "(inline)")
-                                                    : ref->rule->profile_name;
+                profile = ref->rule->inline_profile
+                                ? (ref->rule->inline_profile->name ? ref->rule->inline_profile->name : "(inline)")
+                                : ref->rule->profile_name;
                 r = sd_bus_message_append(reply, "(suusss)", ref->rule->location.file->path, ref->rule->location.line,
                                 ref->rule->location.column, pattern, profile, strempty(where));
         }

@@ -36,7 +36,7 @@ static const char *profile_label(const RcRuleRef *ref)
 static bool gl_driver_mapped(const RcMatchFacts *mf)
 {
         static const char *const prefixes[] = { "libnvidia-glcore", "libGLX_nvidia", "libEGL_nvidia", "libcuda.so",
-                                                "libnvidia-eglcore" };
+                "libnvidia-eglcore" };
 
         for (size_t i = 0; i < mf->n_dso_names; i++)
                 for (size_t j = 0; j < ELEMENTSOF(prefixes); j++)
@@ -45,8 +45,8 @@ static bool gl_driver_mapped(const RcMatchFacts *mf)
         return false;
 }
 
-static int append_facts(sd_bus_message *m, const RcMatchFacts *mf, const RcProcessFacts *facts,
-                const ProcIdentity *id, uid_t uid, bool container)
+static int append_facts(sd_bus_message *m, const RcMatchFacts *mf, const RcProcessFacts *facts, const ProcIdentity *id,
+                uid_t uid, bool container)
 {
         const char *home = strv_env_get(facts->environ, "HOME");
         int r;
@@ -101,7 +101,8 @@ static int append_rules(sd_bus_message *m, const RcResolution *res)
                         break;
                 r = sd_bus_message_append(m, "(suussb)", rule->location.file->path, rule->location.line,
                                 rule->location.column, pattern,
-                                rule->inline_profile ? profile_label(rr->ref) : (rr->ref->profile ? rule->profile_name : ""),
+                                rule->inline_profile ? profile_label(rr->ref)
+                                                     : (rr->ref->profile ? rule->profile_name : ""),
                                 (int) rr->matched);
                 free(pattern);
         }

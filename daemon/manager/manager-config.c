@@ -6,7 +6,7 @@
 
 void manager_config_init(ManagerConfig *c)
 {
-        *c = (ManagerConfig) {
+        *c = (ManagerConfig){
                 .watch_mode = PROC_WATCH_AUTO,
                 .poll_interval_usec = 2 * 1000000,
                 .rescan_interval_usec = 0,
@@ -33,7 +33,7 @@ void manager_config_done(ManagerConfig *c)
         free(c->device_directory);
         free(c->driver_version);
         free(c->collation);
-        *c = (ManagerConfig) { 0 };
+        *c = (ManagerConfig){ 0 };
 }
 
 void manager_config_finish(ManagerConfig *c)

@@ -6,9 +6,9 @@
 /* The daemon's settings: conf/nvprofiled.conf documents each one and its default. */
 
 typedef enum ProcWatchMode {
-        PROC_WATCH_AUTO,           /* proc connector when permitted, else polling */
+        PROC_WATCH_AUTO, /* proc connector when permitted, else polling */
         PROC_WATCH_PROC_CONNECTOR, /* proc connector or fail */
-        PROC_WATCH_POLL,           /* poll /proc */
+        PROC_WATCH_POLL, /* poll /proc */
         _PROC_WATCH_MODE_MAX,
 } ProcWatchMode;
 
@@ -17,7 +17,7 @@ typedef struct ManagerConfig {
         ProcWatchMode watch_mode;
         uint64_t poll_interval_usec;
         uint64_t rescan_interval_usec; /* 0 = rescan only on overrun */
-        uint64_t settle_usec;          /* re-read maps and comm for this long after exec */
+        uint64_t settle_usec; /* re-read maps and comm for this long after exec */
         uint64_t receive_buffer;
         unsigned max_processes;
         char *device_directory; /* where GPU device nodes live, watched for opens */
@@ -25,10 +25,10 @@ typedef struct ManagerConfig {
         /* [Profiles] */
         char *driver_version; /* NULL = detect */
         bool accept_trailing_commas;
-        char *collation;      /* locale for rc.d order; NULL = "C" */
+        char *collation; /* locale for rc.d order; NULL = "C" */
         uint64_t reload_coalesce_usec;
         uint64_t reload_max_delay_usec;
-        bool log_applied;     /* journal entry for each process a profile applies to */
+        bool log_applied; /* journal entry for each process a profile applies to */
 
         /* [Privacy] */
         bool hide_other_users; /* non-root callers do not see other users' processes at all */
@@ -37,9 +37,9 @@ typedef struct ManagerConfig {
         ProcLimits proc_limits;
         uint64_t maps_max, cmdline_max, environ_max;
         unsigned dsos_max;
-        unsigned bus_list_max;    /* entries in a list argument */
-        unsigned bus_string_max;  /* bytes in a string argument */
-        unsigned max_configs;     /* cached configurations (one per $HOME and root) */
+        unsigned bus_list_max; /* entries in a list argument */
+        unsigned bus_string_max; /* bytes in a string argument */
+        unsigned max_configs; /* cached configurations (one per $HOME and root) */
 } ManagerConfig;
 
 void manager_config_init(ManagerConfig *c);

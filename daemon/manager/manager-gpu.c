@@ -139,8 +139,8 @@ static int on_device_event(sd_event_source *s, int fd, uint32_t revents, void *u
                 (void) sd_event_source_set_time(m->device_timer, now + GPU_COALESCE_USEC);
                 return sd_event_source_set_enabled(m->device_timer, SD_EVENT_ONESHOT);
         }
-        return sd_event_add_time(m->event, &m->device_timer, CLOCK_MONOTONIC, now + GPU_COALESCE_USEC, 0,
-                        on_device_timer, m);
+        return sd_event_add_time(
+                        m->event, &m->device_timer, CLOCK_MONOTONIC, now + GPU_COALESCE_USEC, 0, on_device_timer, m);
 }
 
 int manager_gpu_start(Manager *m)

@@ -144,8 +144,7 @@ static int on_connector(sd_event_source *s, int fd, uint32_t revents, void *user
 
                 if (n == -ENOBUFS) {
                         m->n_overruns++;
-                        if (!m->resync_source &&
-                                        sd_event_add_defer(m->event, &m->resync_source, on_resync, m) < 0)
+                        if (!m->resync_source && sd_event_add_defer(m->event, &m->resync_source, on_resync, m) < 0)
                                 (void) manager_rescan(m);
                         continue;
                 }
@@ -230,8 +229,10 @@ int manager_procwatch_start(Manager *m)
                 r = start_connector(m);
                 if (r < 0) {
                         if (m->config.watch_mode == PROC_WATCH_PROC_CONNECTOR)
-                                return log_error_errno(r, "Cannot use the proc connector (Mode=proc-connector): %s", STRERROR(r));
-                        log_notice_errno(r, "Proc connector unavailable (%s); polling /proc every %" PRIu64 " ms instead.",
+                                return log_error_errno(r, "Cannot use the proc connector (Mode=proc-connector): %s",
+                                                STRERROR(r));
+                        log_notice_errno(r,
+                                        "Proc connector unavailable (%s); polling /proc every %" PRIu64 " ms instead.",
                                         STRERROR(r), m->config.poll_interval_usec / 1000);
                         m->connector_fd = safe_close(m->connector_fd);
                         m->connector_source = sd_event_source_disable_unref(m->connector_source);
@@ -248,8 +249,8 @@ int manager_procwatch_start(Manager *m)
 
         if (m->config.rescan_interval_usec > 0) {
                 r = sd_event_add_time_relative(m->event, &m->rescan_timer, CLOCK_MONOTONIC,
-                                m->config.rescan_interval_usec, m->config.rescan_interval_usec / 10,
-                                on_rescan_timer, m);
+                                m->config.rescan_interval_usec, m->config.rescan_interval_usec / 10, on_rescan_timer,
+                                m);
                 if (r < 0)
                         return log_error_errno(r, "Cannot start the rescan timer: %s", STRERROR(r));
         }

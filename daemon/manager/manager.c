@@ -18,7 +18,7 @@ static void config_slot_done(ConfigSlot *s)
 {
         free(s->home);
         rc_config_unref(s->config);
-        *s = (ConfigSlot) { 0 };
+        *s = (ConfigSlot){ 0 };
 }
 
 static void configs_clear(Manager *m)
@@ -36,7 +36,7 @@ Manager *manager_free(Manager *m)
                 return NULL;
 
         /* Free processes without callbacks: nobody is listening any more. */
-        m->callbacks = (ManagerCallbacks) { 0 };
+        m->callbacks = (ManagerCallbacks){ 0 };
         for (size_t i = 0; intmap_next(&m->processes, &i, NULL, (void **) &p);)
                 process_free(p);
         intmap_done(&m->processes);
@@ -161,7 +161,7 @@ static void detect_driver_version(Manager *m)
 
 static RcLoadOptions load_options(Manager *m, int root_fd, const char *home, uid_t uid)
 {
-        return (RcLoadOptions) {
+        return (RcLoadOptions){
                 .root_fd = root_fd,
                 .home = home,
                 .driver_version = m->driver_version,
@@ -314,7 +314,7 @@ int manager_get_config(Manager *m, int root_fd, const char *home, uid_t uid, RcC
                 if (GREEDY_REALLOC(m->configs, m->allocated_configs, m->n_configs + 1) < 0)
                         return -ENOMEM;
                 slot = &m->configs[m->n_configs];
-                *slot = (ConfigSlot) { .root_dev = st.st_dev, .root_ino = st.st_ino, .uid = uid };
+                *slot = (ConfigSlot){ .root_dev = st.st_dev, .root_ino = st.st_ino, .uid = uid };
                 if (home && !(slot->home = strdup(home)))
                         return -ENOMEM;
                 m->n_configs++;
@@ -390,7 +390,8 @@ static int reload_configs(Manager *m)
                 r = manager_get_config(m, m->root_fd, m->configs[i].home, m->configs[i].uid, &c);
                 if (r < 0) {
                         m->reloading = false;
-                        return log_error_errno(r, "Failed to load the configuration for %s: %s", m->configs[i].home, STRERROR(r));
+                        return log_error_errno(r, "Failed to load the configuration for %s: %s", m->configs[i].home,
+                                        STRERROR(r));
                 }
                 rc_config_unref(c);
         }
@@ -407,7 +408,8 @@ static int reload_configs(Manager *m)
                 const char *fields[] = { "MESSAGE_ID=" LOG_MESSAGE_RC_RELOADED, gen, NULL };
                 snprintf(gen, sizeof(gen), "NVPROFILED_GENERATION=%" PRIu64, m->generation);
                 (void) log_struct_internal(LOG_INFO, 0, fields,
-                                "Application profiles loaded: %zu system files, %zu rules, %zu errors (generation %" PRIu64 ").",
+                                "Application profiles loaded: %zu system files, %zu rules, %zu errors (generation %" PRIu64
+                                ").",
                                 n_files, m->system_config->n_rules, n_errors, m->generation);
         }
         return 0;
@@ -468,7 +470,8 @@ int manager_start(Manager *m)
 
         r = manager_gpu_start(m);
         if (r < 0)
-                log_warning_errno(r, "Cannot watch GPU device nodes, device opens will not trigger re-evaluation: %s", STRERROR(r));
+                log_warning_errno(r, "Cannot watch GPU device nodes, device opens will not trigger re-evaluation: %s",
+                                STRERROR(r));
 
         return manager_procwatch_start(m);
 }
@@ -486,8 +489,8 @@ Process *manager_get_process(Manager *m, pid_t pid)
         return intmap_get(&m->processes, (uint64_t) pid);
 }
 
-int manager_explain_process(Manager *m, pid_t pid, uint64_t start_time, RcResolution **ret_resolution,
-                ProcFacts *ret_facts)
+int manager_explain_process(
+                Manager *m, pid_t pid, uint64_t start_time, RcResolution **ret_resolution, ProcFacts *ret_facts)
 {
         _cleanup_(proc_facts_done) ProcFacts f = { .root_fd = -EBADF };
         ProcIdentity expect = { pid, start_time };
@@ -512,7 +515,7 @@ int manager_explain_process(Manager *m, pid_t pid, uint64_t start_time, RcResolu
         *ret_resolution = res;
         if (ret_facts) {
                 *ret_facts = f;
-                f = (ProcFacts) { .root_fd = -EBADF };
+                f = (ProcFacts){ .root_fd = -EBADF };
         }
         return 0;
 }

@@ -23,18 +23,18 @@ struct Process {
         uid_t uid;
         char *comm;
         char *exe;
-        char *home;     /* from its environment; NULL if unset */
+        char *home; /* from its environment; NULL if unset */
 
         RcResolution *resolution; /* latest result */
-        uint64_t result_hash;     /* what signals compare */
-        char **profiles;          /* names of the profiles of matched rules, in precedence order */
+        uint64_t result_hash; /* what signals compare */
+        char **profiles; /* names of the profiles of matched rules, in precedence order */
         unsigned n_settings;
-        bool gpu_user;   /* has a GPU device node open */
-        bool announced;  /* has a bus object */
-        void *bus_data;  /* owned by the bus layer */
+        bool gpu_user; /* has a GPU device node open */
+        bool announced; /* has a bus object */
+        void *bus_data; /* owned by the bus layer */
 
         uint64_t detected_usec; /* CLOCK_MONOTONIC when we saw its exec */
-        uint64_t scan_seen;     /* last rescan that found it */
+        uint64_t scan_seen; /* last rescan that found it */
         unsigned settle_step;
         sd_event_source *settle_timer;
 };
@@ -73,12 +73,12 @@ struct Manager {
         ManagerCallbacks callbacks;
         void *userdata;
 
-        int proc_fd;      /* --proc */
-        int sys_fd;       /* --sys */
-        int root_fd;      /* --root: where /etc, /usr/share and homes are */
-        dev_t root_dev;   /* ...and its identity, which config slots are compared with */
+        int proc_fd; /* --proc */
+        int sys_fd; /* --sys */
+        int root_fd; /* --root: where /etc, /usr/share and homes are */
+        dev_t root_dev; /* ...and its identity, which config slots are compared with */
         ino_t root_ino;
-        bool real_proc;   /* --proc is the live /proc: events and pids are real */
+        bool real_proc; /* --proc is the live /proc: events and pids are real */
         dev_t host_root_dev;
         ino_t host_root_ino;
         char *driver_version;
@@ -92,7 +92,7 @@ struct Manager {
         RcFileCache file_cache;
         ConfigSlot *configs;
         size_t n_configs, allocated_configs;
-        uint64_t generation;   /* bumped by every reload */
+        uint64_t generation; /* bumped by every reload */
         uint64_t use_counter;
         RcConfig *system_config; /* the system part as seen with no $HOME, for status */
         RcWatch *rc_watch;
@@ -135,8 +135,8 @@ int manager_get_config(Manager *m, int root_fd, const char *home, uid_t uid, RcC
 
 /* Resolves a live process afresh (for Explain): -ESRCH when gone or when start_time (if non-zero)
  * does not match. Updates the tracked state too. */
-int manager_explain_process(Manager *m, pid_t pid, uint64_t start_time, RcResolution **ret_resolution,
-                ProcFacts *ret_facts);
+int manager_explain_process(
+                Manager *m, pid_t pid, uint64_t start_time, RcResolution **ret_resolution, ProcFacts *ret_facts);
 
 Process *manager_get_process(Manager *m, pid_t pid);
 

@@ -229,8 +229,8 @@ static void settle_schedule(Process *p)
                         r = sd_event_source_set_enabled(p->settle_timer, SD_EVENT_ONESHOT);
         } else
                 /* Accuracy 10 ms lets the loop batch the timers of processes started together. */
-                r = sd_event_add_time(m->event, &p->settle_timer, CLOCK_MONOTONIC, p->detected_usec + offset,
-                                10 * 1000, on_settle, p);
+                r = sd_event_add_time(m->event, &p->settle_timer, CLOCK_MONOTONIC, p->detected_usec + offset, 10 * 1000,
+                                on_settle, p);
         if (r < 0)
                 log_debug_errno(r, "Cannot schedule settle check for %i: %s", (int) p->id.pid, STRERROR(r));
 }

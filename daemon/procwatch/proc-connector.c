@@ -24,9 +24,7 @@ int proc_connector_open(size_t rcvbuf, int *ret_fd)
 {
         _cleanup_close_ int fd = -EBADF;
         struct sockaddr_nl sa = {
-                .nl_family = AF_NETLINK,
-                .nl_groups = CN_IDX_PROC,
-                .nl_pid = 0, /* let the kernel pick */
+                .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC, .nl_pid = 0, /* let the kernel pick */
         };
         /* nlmsghdr + cn_msg (which ends in a flexible array) + the op, built in an aligned buffer. */
         union {
@@ -108,7 +106,7 @@ int proc_connector_parse(const void *buf, size_t len, ProcEvent *events, size_t 
                         if (cn->len < offsetof(struct proc_event, event_data) + sizeof(ev->event_data.exec))
                                 continue;
                         /* After exec the thread that called it is the group leader. */
-                        e = (ProcEvent) { PROC_EVENT_TYPE_EXEC, ev->event_data.exec.process_tgid };
+                        e = (ProcEvent){ PROC_EVENT_TYPE_EXEC, ev->event_data.exec.process_tgid };
                         break;
                 case PROC_EVENT_COMM:
                         if (cn->len < offsetof(struct proc_event, event_data) + sizeof(ev->event_data.comm))
@@ -116,14 +114,14 @@ int proc_connector_parse(const void *buf, size_t len, ProcEvent *events, size_t 
                         /* /proc/<pid>/comm is the leader's; other threads' names do not matter. */
                         if (ev->event_data.comm.process_pid != ev->event_data.comm.process_tgid)
                                 continue;
-                        e = (ProcEvent) { PROC_EVENT_TYPE_COMM, ev->event_data.comm.process_tgid };
+                        e = (ProcEvent){ PROC_EVENT_TYPE_COMM, ev->event_data.comm.process_tgid };
                         break;
                 case PROC_EVENT_EXIT:
                         if (cn->len < offsetof(struct proc_event, event_data) + sizeof(ev->event_data.exit))
                                 continue;
                         if (ev->event_data.exit.process_pid != ev->event_data.exit.process_tgid)
                                 continue;
-                        e = (ProcEvent) { PROC_EVENT_TYPE_EXIT, ev->event_data.exit.process_tgid };
+                        e = (ProcEvent){ PROC_EVENT_TYPE_EXIT, ev->event_data.exit.process_tgid };
                         break;
                 default:
                         /* The kernel's enum: FORK, UID, GID, SID, PTRACE, COREDUMP... not used. */

@@ -30,7 +30,7 @@ void proc_facts_done(ProcFacts *f)
         strv_free(f->env);
         strv_free(f->dsos);
         safe_close(f->root_fd);
-        *f = (ProcFacts) { .root_fd = -EBADF };
+        *f = (ProcFacts){ .root_fd = -EBADF };
 }
 
 /* A gone process reads as ESRCH (through a held dirfd) or ENOENT (pid dir gone); map both to ESRCH. */
@@ -112,8 +112,8 @@ static int read_maps(int dfd, const ProcLimits *limits, ProcFacts *f)
         return 0;
 }
 
-int proc_facts_read(int proc_fd, pid_t pid, const ProcIdentity *expect, ProcFactsFlags flags,
-                const ProcLimits *limits, ProcFacts *ret)
+int proc_facts_read(int proc_fd, pid_t pid, const ProcIdentity *expect, ProcFactsFlags flags, const ProcLimits *limits,
+                ProcFacts *ret)
 {
         _cleanup_(proc_facts_done) ProcFacts f = { .root_fd = -EBADF };
         _cleanup_close_ int dfd = -EBADF;
@@ -208,7 +208,7 @@ int proc_facts_read(int proc_fd, pid_t pid, const ProcIdentity *expect, ProcFact
         }
 
         *ret = f;
-        f = (ProcFacts) { .root_fd = -EBADF };
+        f = (ProcFacts){ .root_fd = -EBADF };
         return 0;
 }
 

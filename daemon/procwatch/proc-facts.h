@@ -22,40 +22,40 @@ static inline bool proc_identity_equal(ProcIdentity a, ProcIdentity b)
 }
 
 typedef struct ProcLimits {
-        size_t cmdline_max;  /* bytes of /proc/<pid>/cmdline read */
-        size_t environ_max;  /* bytes of /proc/<pid>/environ read */
-        size_t maps_max;     /* bytes of /proc/<pid>/maps read */
-        size_t dsos_max;     /* distinct mapped files kept */
-        size_t argv_max;     /* arguments kept */
+        size_t cmdline_max; /* bytes of /proc/<pid>/cmdline read */
+        size_t environ_max; /* bytes of /proc/<pid>/environ read */
+        size_t maps_max; /* bytes of /proc/<pid>/maps read */
+        size_t dsos_max; /* distinct mapped files kept */
+        size_t argv_max; /* arguments kept */
 } ProcLimits;
 
 extern const ProcLimits proc_limits_default;
 
 typedef enum ProcFactsFlags {
-        PROC_FACTS_MAPS = 1 << 0,    /* read maps (expensive for big processes) */
+        PROC_FACTS_MAPS = 1 << 0, /* read maps (expensive for big processes) */
         PROC_FACTS_ENVIRON = 1 << 1, /* read environ (HOME, __GL_*) */
-        PROC_FACTS_ROOT = 1 << 2,    /* open /proc/<pid>/root for lookups inside the process's root */
+        PROC_FACTS_ROOT = 1 << 2, /* open /proc/<pid>/root for lookups inside the process's root */
 } ProcFactsFlags;
 
 typedef struct ProcFacts {
         ProcIdentity id;
         pid_t ppid;
         uid_t uid;
-        char *exe;    /* NULL for kernel threads or when not permitted */
+        char *exe; /* NULL for kernel threads or when not permitted */
         char *comm;
-        char **argv;  /* NULL if empty (kernel threads, zombies) */
-        char **env;   /* HOME and __GL_* only */
-        char **dsos;  /* mapped file paths */
+        char **argv; /* NULL if empty (kernel threads, zombies) */
+        char **env; /* HOME and __GL_* only */
+        char **dsos; /* mapped file paths */
         bool dsos_truncated;
-        int root_fd;  /* O_PATH fd of the process's root, or -EBADF */
+        int root_fd; /* O_PATH fd of the process's root, or -EBADF */
 } ProcFacts;
 
 void proc_facts_done(ProcFacts *f);
 
 /* Reads pid's facts from the /proc directory proc_fd. -ESRCH (or -ENOENT) when the process is gone;
  * if expect is given, a different start time also means -ESRCH (the pid was reused). */
-int proc_facts_read(int proc_fd, pid_t pid, const ProcIdentity *expect, ProcFactsFlags flags,
-                const ProcLimits *limits, ProcFacts *ret);
+int proc_facts_read(int proc_fd, pid_t pid, const ProcIdentity *expect, ProcFactsFlags flags, const ProcLimits *limits,
+                ProcFacts *ret);
 
 /* Only the identity: cheap, for scans. */
 int proc_identity_read(int proc_fd, pid_t pid, ProcIdentity *ret);

@@ -107,7 +107,8 @@ int proc_parse_maps(const char *text, size_t size, size_t max, char ***ret_paths
                 if (!path)
                         goto next;
                 plen = len - (size_t) (path - p);
-                if (plen > strlen(" (deleted)") && memcmp(path + plen - strlen(" (deleted)"), " (deleted)", strlen(" (deleted)")) == 0)
+                if (plen > strlen(" (deleted)") &&
+                                memcmp(path + plen - strlen(" (deleted)"), " (deleted)", strlen(" (deleted)")) == 0)
                         plen -= strlen(" (deleted)");
 
                 /* Consecutive mappings of one file are the norm; compare with the last few only. */

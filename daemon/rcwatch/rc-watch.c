@@ -14,14 +14,14 @@
 
 #define RC_WATCH_DIRS_MAX 1024u
 
-#define DIR_MASK                                                                                             \
-        (IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |      \
+#define DIR_MASK                                                                                        \
+        (IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | \
                         IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK)
 
 typedef struct WatchedDir {
         RcWatch *watch;
-        char *path;   /* real path on the host */
-        bool all;     /* every name in it matters (an rc.d directory) */
+        char *path; /* real path on the host */
+        bool all; /* every name in it matters (an rc.d directory) */
         char **names; /* otherwise only these */
         sd_event_source *source;
 } WatchedDir;
@@ -163,7 +163,7 @@ static int add_dir(RcWatch *w, const char *real, bool all, const char *name)
                 if (GREEDY_REALLOC(w->dirs, w->allocated_dirs, w->n_dirs + 1) < 0)
                         return -ENOMEM;
                 d = &w->dirs[w->n_dirs++];
-                *d = (WatchedDir) { .watch = w, .path = strdup(real) };
+                *d = (WatchedDir){ .watch = w, .path = strdup(real) };
                 if (!d->path)
                         return -ENOMEM;
         }
@@ -256,8 +256,8 @@ int rc_watch_set_paths(RcWatch *w, char *const *paths)
         }
 
         for (size_t i = 0; i < w->n_dirs; i++) {
-                r = sd_event_add_inotify(w->event, &w->dirs[i].source, w->dirs[i].path, DIR_MASK, on_inotify,
-                                &w->dirs[i]);
+                r = sd_event_add_inotify(
+                                w->event, &w->dirs[i].source, w->dirs[i].path, DIR_MASK, on_inotify, &w->dirs[i]);
                 if (r < 0)
                         /* Gone between resolving and watching: its parent's watch reports that. */
                         w->dirs[i].source = NULL;

@@ -62,7 +62,15 @@ static void help(void)
 /* Returns 1 to go on, 0 to exit successfully, -EINVAL on a usage error. */
 static int parse_argv(int argc, char *argv[])
 {
-        enum { ARG_VERSION = 0x100, ARG_BUS, ARG_ROOT, ARG_PROC, ARG_SYS, ARG_CONFIG, ARG_LOG_LEVEL };
+        enum {
+                ARG_VERSION = 0x100,
+                ARG_BUS,
+                ARG_ROOT,
+                ARG_PROC,
+                ARG_SYS,
+                ARG_CONFIG,
+                ARG_LOG_LEVEL
+        };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
@@ -231,8 +239,8 @@ static int run(int argc, char *argv[])
 
         log_info("nvprofiled %s ready: %u processes tracked (%s).", PACKAGE_VERSION,
                         (unsigned) intmap_size(&m->processes), manager_watch_state_to_string(m->watch_state));
-        (void) sd_notifyf(false, "READY=1\nSTATUS=Watching %u processes (%s).",
-                        (unsigned) intmap_size(&m->processes), manager_watch_state_to_string(m->watch_state));
+        (void) sd_notifyf(false, "READY=1\nSTATUS=Watching %u processes (%s).", (unsigned) intmap_size(&m->processes),
+                        manager_watch_state_to_string(m->watch_state));
 
         r = sd_event_loop(e);
         (void) sd_notify(false, "STOPPING=1");

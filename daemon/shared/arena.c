@@ -14,7 +14,7 @@ struct ArenaChunk {
 void arena_init(Arena *a)
 {
         assert(a);
-        *a = (Arena) { 0 };
+        *a = (Arena){ 0 };
 }
 
 void arena_done(Arena *a)
@@ -26,7 +26,7 @@ void arena_done(Arena *a)
                 free(a->chunks);
                 a->chunks = next;
         }
-        *a = (Arena) { 0 };
+        *a = (Arena){ 0 };
 }
 
 void *arena_alloc(Arena *a, size_t size)

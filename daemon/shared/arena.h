@@ -11,9 +11,9 @@ typedef struct ArenaChunk ArenaChunk;
 
 typedef struct Arena {
         ArenaChunk *chunks;
-        size_t used;     /* bytes used in the current (first) chunk */
+        size_t used; /* bytes used in the current (first) chunk */
         size_t capacity; /* capacity of the current chunk */
-        size_t total;    /* bytes handed out, for accounting */
+        size_t total; /* bytes handed out, for accounting */
 } Arena;
 
 void arena_init(Arena *a);

@@ -23,8 +23,8 @@ typedef struct ConfItem {
  * errors (0 = all fine), or negative errno on OOM / oversize. */
 int conf_parse_text(const char *text, size_t size, const ConfItem *items, void *base, char ***ret_messages);
 
-int conf_parse_bool(const char *value, void *data);     /* bool */
-int conf_parse_usec(const char *value, void *data);     /* uint64_t, "2s", "250ms", ... */
-int conf_parse_size(const char *value, void *data);     /* uint64_t, "8M", ... */
+int conf_parse_bool(const char *value, void *data); /* bool */
+int conf_parse_usec(const char *value, void *data); /* uint64_t, "2s", "250ms", ... */
+int conf_parse_size(const char *value, void *data); /* uint64_t, "8M", ... */
 int conf_parse_unsigned(const char *value, void *data); /* unsigned */
-int conf_parse_string(const char *value, void *data);   /* char *, replaced; "" means NULL */
+int conf_parse_string(const char *value, void *data); /* char *, replaced; "" means NULL */

@@ -94,8 +94,8 @@ int read_full_fd(int fd, size_t max_size, char **ret, size_t *ret_size)
         return read_loop(fd, max_size, (size_t) st.st_size + 1, ret, ret_size);
 }
 
-int read_full_file_in_root(int root_fd, const char *path, size_t max_size, char **ret, size_t *ret_size,
-                struct stat *ret_st)
+int read_full_file_in_root(
+                int root_fd, const char *path, size_t max_size, char **ret, size_t *ret_size, struct stat *ret_st)
 {
         _cleanup_close_ int fd = -EBADF;
         int r;

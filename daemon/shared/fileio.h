@@ -17,8 +17,8 @@ int read_full_fd(int fd, size_t max_size, char **ret, size_t *ret_size);
 
 /* Like read_full_fd() on open_in_root(root_fd, path). Opens with O_NONBLOCK|O_NOCTTY and checks the
  * type before reading. ret_st, if given, receives the fstat of what was read. */
-int read_full_file_in_root(int root_fd, const char *path, size_t max_size, char **ret, size_t *ret_size,
-                struct stat *ret_st);
+int read_full_file_in_root(
+                int root_fd, const char *path, size_t max_size, char **ret, size_t *ret_size, struct stat *ret_st);
 
 /* Reads a small virtual file (procfs, sysfs) whose st_size is 0: reads until EOF, bounded by max_size. */
 int read_virtual_file_at(int dir_fd, const char *path, size_t max_size, char **ret, size_t *ret_size);

@@ -12,7 +12,7 @@ void intmap_done(IntMap *m)
         if (!m)
                 return;
         free(m->slots);
-        *m = (IntMap) { 0 };
+        *m = (IntMap){ 0 };
 }
 
 static int resize(IntMap *m, size_t n_slots)
@@ -57,7 +57,7 @@ int intmap_put(IntMap *m, uint64_t key, void *value)
                 if (m->slots[i].key == 0)
                         break;
         }
-        m->slots[i] = (IntMapSlot) { key, value };
+        m->slots[i] = (IntMapSlot){ key, value };
         m->n_items++;
         return 0;
 }
@@ -105,7 +105,7 @@ void *intmap_remove(IntMap *m, uint64_t key)
                         i = j;
                 }
         }
-        m->slots[i] = (IntMapSlot) { 0 };
+        m->slots[i] = (IntMapSlot){ 0 };
         return value;
 }
 

@@ -13,8 +13,14 @@ static bool to_journal;
 static const char *log_ident = "nvprofiled";
 
 static const char *const level_names[] = {
-        [LOG_EMERG] = "emerg", [LOG_ALERT] = "alert", [LOG_CRIT] = "crit",   [LOG_ERR] = "err",
-        [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice", [LOG_INFO] = "info", [LOG_DEBUG] = "debug",
+        [LOG_EMERG] = "emerg",
+        [LOG_ALERT] = "alert",
+        [LOG_CRIT] = "crit",
+        [LOG_ERR] = "err",
+        [LOG_WARNING] = "warning",
+        [LOG_NOTICE] = "notice",
+        [LOG_INFO] = "info",
+        [LOG_DEBUG] = "debug",
 };
 
 /* systemd sets JOURNAL_STREAM to "dev:ino" of the stream it connected stderr to. */
@@ -76,10 +82,10 @@ const char *log_level_to_string(int level)
         return level >= 0 && (size_t) level < ELEMENTSOF(level_names) ? level_names[level] : NULL;
 }
 
-static int log_dispatch(int level, int error, const char *const *fields, const char *file, int line,
-                const char *func, const char *format, va_list ap) _printf_(7, 0);
-static int log_dispatch(int level, int error, const char *const *fields, const char *file, int line,
-                const char *func, const char *format, va_list ap)
+static int log_dispatch(int level, int error, const char *const *fields, const char *file, int line, const char *func,
+                const char *format, va_list ap) _printf_(7, 0);
+static int log_dispatch(int level, int error, const char *const *fields, const char *file, int line, const char *func,
+                const char *format, va_list ap)
 {
         char buf[2048];
 
@@ -94,22 +100,22 @@ static int log_dispatch(int level, int error, const char *const *fields, const c
                 if (asprintf(&message, "MESSAGE=%s", buf) < 0)
                         return -abs(error);
                 snprintf(prio, sizeof(prio), "PRIORITY=%i", level);
-                iov[n++] = (struct iovec) { message, strlen(message) };
-                iov[n++] = (struct iovec) { prio, strlen(prio) };
+                iov[n++] = (struct iovec){ message, strlen(message) };
+                iov[n++] = (struct iovec){ prio, strlen(prio) };
                 if (error != 0) {
                         snprintf(errno_field, sizeof(errno_field), "ERRNO=%i", abs(error));
-                        iov[n++] = (struct iovec) { errno_field, strlen(errno_field) };
+                        iov[n++] = (struct iovec){ errno_field, strlen(errno_field) };
                 }
                 if (file && asprintf(&code_file, "CODE_FILE=%s", file) >= 0)
-                        iov[n++] = (struct iovec) { code_file, strlen(code_file) };
+                        iov[n++] = (struct iovec){ code_file, strlen(code_file) };
                 if (file) {
                         snprintf(line_field, sizeof(line_field), "CODE_LINE=%i", line);
-                        iov[n++] = (struct iovec) { line_field, strlen(line_field) };
+                        iov[n++] = (struct iovec){ line_field, strlen(line_field) };
                 }
                 if (func && asprintf(&code_func, "CODE_FUNC=%s", func) >= 0)
-                        iov[n++] = (struct iovec) { code_func, strlen(code_func) };
+                        iov[n++] = (struct iovec){ code_func, strlen(code_func) };
                 for (const char *const *f = fields; f && *f && n < ELEMENTSOF(iov); f++)
-                        iov[n++] = (struct iovec) { (void *) *f, strlen(*f) };
+                        iov[n++] = (struct iovec){ (void *) *f, strlen(*f) };
                 (void) sd_journal_sendv(iov, (int) n);
         } else
                 fprintf(stderr, "%s: %s\n", log_ident, buf);

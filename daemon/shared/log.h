@@ -12,7 +12,7 @@
  * log; it returns errors and diagnostics. */
 
 typedef enum LogTarget {
-        LOG_TARGET_AUTO,    /* journal if stderr is connected to it or we run under systemd */
+        LOG_TARGET_AUTO, /* journal if stderr is connected to it or we run under systemd */
         LOG_TARGET_CONSOLE, /* stderr */
         LOG_TARGET_JOURNAL,
         _LOG_TARGET_MAX,
@@ -36,7 +36,7 @@ int log_internal(int level, int error, const char *file, int line, const char *f
 /* Like log_internal() with extra journal fields ("KEY=value" strings, NULL-terminated), e.g. MESSAGE_ID. */
 int log_struct_internal(int level, int error, const char *const *fields, const char *format, ...) _printf_(4, 5);
 
-#define log_full_errno(level, error, ...)                                                                    \
+#define log_full_errno(level, error, ...)                                                                           \
         (log_get_max_level() >= (level) ? log_internal((level), (error), __FILE__, __LINE__, __func__, __VA_ARGS__) \
                                         : -abs(error))
 #define log_full(level, ...) (void) log_full_errno((level), 0, __VA_ARGS__)

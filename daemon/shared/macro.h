@@ -59,18 +59,18 @@ static inline const char *strna(const char *s)
 }
 
 /* Takes ownership of a pointer out of a _cleanup_ variable. */
-#define TAKE_PTR(p)                                                                                          \
-        __extension__({                                                                                      \
-                __typeof__(p) _ptr_ = (p);                                                                   \
-                (p) = NULL;                                                                                  \
-                _ptr_;                                                                                       \
+#define TAKE_PTR(p)                        \
+        __extension__({                    \
+                __typeof__(p) _ptr_ = (p); \
+                (p) = NULL;                \
+                _ptr_;                     \
         })
 
-#define TAKE_FD(fd)                                                                                          \
-        __extension__({                                                                                      \
-                int _fd_ = (fd);                                                                             \
-                (fd) = -EBADF;                                                                               \
-                _fd_;                                                                                        \
+#define TAKE_FD(fd)              \
+        __extension__({          \
+                int _fd_ = (fd); \
+                (fd) = -EBADF;   \
+                _fd_;            \
         })
 
 static inline void *mfree(void *p)
@@ -86,12 +86,12 @@ static inline void freep(void *p)
 #define _cleanup_free_ _cleanup_(freep)
 
 /* Defines "<func>p(type **p)" calling func(*p) when *p is non-NULL. */
-#define DEFINE_TRIVIAL_CLEANUP_FUNC(type, func)                                                              \
-        static inline void func##p(type *p)                                                                  \
-        {                                                                                                    \
-                if (*p)                                                                                      \
-                        func(*p);                                                                            \
-        }                                                                                                    \
+#define DEFINE_TRIVIAL_CLEANUP_FUNC(type, func) \
+        static inline void func##p(type *p)     \
+        {                                       \
+                if (*p)                         \
+                        func(*p);               \
+        }                                       \
         struct __useless_struct_to_allow_trailing_semicolon__
 
 /* qsort() with n == 0 and base == NULL is undefined (glibc marks base nonnull): sort only what exists. */
@@ -110,5 +110,5 @@ static inline bool size_mul_overflow(size_t a, size_t b, size_t *ret)
 /* Grows *array so that it holds at least need elements of size elsize. Doubles, so appends are amortised
  * O(1). Returns 0 or -ENOMEM; *array and *allocated are unchanged on failure. */
 int greedy_realloc(void **array, size_t *allocated, size_t need, size_t elsize);
-#define GREEDY_REALLOC(array, allocated, need)                                                               \
+#define GREEDY_REALLOC(array, allocated, need) \
         ((allocated) >= (need) ? 0 : greedy_realloc((void **) &(array), &(allocated), (need), sizeof((array)[0])))

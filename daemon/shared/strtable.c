@@ -20,7 +20,7 @@ void strtable_done(StrTable *t)
                 return;
         free(t->keys);
         free(t->slots);
-        *t = (StrTable) { 0 };
+        *t = (StrTable){ 0 };
 }
 
 static size_t slot_find(const StrTable *t, const char *s)

@@ -9,7 +9,7 @@
 
 typedef struct StrTable {
         const char **keys; /* by id */
-        uint32_t *slots;   /* id + 1, 0 = empty */
+        uint32_t *slots; /* id + 1, 0 = empty */
         size_t n_keys, n_slots, allocated_keys;
 } StrTable;
 

@@ -91,13 +91,14 @@ static void test_user_owner(void)
         g_autoptr(RcConfig) c = NULL;
         RcLoadOptions o;
 
-        test_write_file(root, "home/u/.nv/nvidia-application-profiles-rc", "{\"rules\": [{\"pattern\": \"foo\", \"profile\": [\"k\", 1]}]}");
+        test_write_file(root, "home/u/.nv/nvidia-application-profiles-rc",
+                        "{\"rules\": [{\"pattern\": \"foo\", \"profile\": [\"k\", 1]}]}");
         test_write_file(root, "home/u/.nv/nvidia-application-profiles-rc.d/secret", "{\"rules\": []}");
         priv = g_build_filename(root, "home/u/.nv/nvidia-application-profiles-rc", NULL);
         g_assert_cmpint(chmod(priv, 0600), ==, 0); /* owned by root (the test), unreadable to others */
         fd = test_open_dir(root);
 
-        o = (RcLoadOptions) { .root_fd = fd, .home = "/home/u", .check_user_owner = true, .user_uid = 1000 };
+        o = (RcLoadOptions){ .root_fd = fd, .home = "/home/u", .check_user_owner = true, .user_uid = 1000 };
         g_assert_cmpint(rc_config_load(&o, &c), ==, 0);
         g_assert_cmpint(c->entries[RC_ENTRY_USER_FILE].type, ==, RC_ENTRY_UNREADABLE);
         g_assert_cmpuint(c->n_rules, ==, 0);

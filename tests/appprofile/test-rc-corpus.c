@@ -93,7 +93,8 @@ static void test_broken_positions(void)
         g_autoptr(RcFile) comma_ok = load_corpus_file("popos-cuda-no-stable-perf-limit-TRAILINGCOMMA.json", &lenient);
 
         /* A bare rule object followed by ',': no enclosing {"rules": [...]}. */
-        g_assert_true(test_has_diag(&invalid->diagnostics, RC_SEVERITY_ERROR, 7, 10, "after the end of the root object"));
+        g_assert_true(test_has_diag(
+                        &invalid->diagnostics, RC_SEVERITY_ERROR, 7, 10, "after the end of the root object"));
         g_assert_true(test_has_diag(&comma->diagnostics, RC_SEVERITY_ERROR, 26, 68, "trailing comma before ']'"));
         g_assert_cmpint(comma_ok->state, ==, RC_FILE_LOADED);
         g_assert_cmpuint(comma_ok->rules[0].pattern.n_sub, ==, 14);
@@ -161,17 +162,17 @@ static void test_shipped_570_resolutions(void)
         static const char *const pairs[] = { "appprofiles/nvidia-shipped-570.153.02-rc", SHIPPED_570, NULL };
         g_autofree char *root = make_root(pairs);
         g_autoptr(RcConfig) c = load_root(root, NULL);
-        g_autoptr(RcResolution) ff = NULL, gnome = NULL, plasma = NULL, kwl = NULL, xp = NULL, doom = NULL,
-                                sway = NULL, nothing = NULL;
+        g_autoptr(RcResolution) ff = NULL, gnome = NULL, plasma = NULL, kwl = NULL, xp = NULL, doom = NULL, sway = NULL,
+                                nothing = NULL;
         const char *const mutter_maps[] = { "/usr/lib/x86_64-linux-gnu/libmutter-15.so.0.0.0",
-                                            "/usr/lib/x86_64-linux-gnu/libc.so.6", NULL };
+                "/usr/lib/x86_64-linux-gnu/libc.so.6", NULL };
         const char *const wlroots_maps[] = { "/usr/lib/libwlroots-0.18.so", NULL };
 
         g_assert_cmpuint(c->n_rules, ==, 144);
         g_assert_cmpuint(c->n_profiles, ==, 27);
 
         ff = test_resolve(c, "/usr/lib/firefox/firefox", "firefox", "/usr/lib/firefox/firefox", NULL, NULL);
-        assert_keys(ff, (const char *const[]) { "__GL_CPMM", "10572898", "HWSTATE_PER_CTX", NULL });
+        assert_keys(ff, (const char *const[]){ "__GL_CPMM", "10572898", "HWSTATE_PER_CTX", NULL });
         g_assert_cmpstr(profile_of(test_find_setting(ff, "__GL_CPMM")), ==, "ForceSeparateTrimThread");
         g_assert_cmpstr(profile_of(test_find_setting(ff, "10572898")), ==, "FA0");
         g_assert_cmpstr(profile_of(test_find_setting(ff, "HWSTATE_PER_CTX")), ==, "DedicatedHwStatePerCtx");
@@ -180,32 +181,32 @@ static void test_shipped_570_resolutions(void)
         g_assert_cmpuint(test_find_setting(ff, "HWSTATE_PER_CTX")->ref->rule->location.line, ==, 241);
 
         gnome = test_resolve(c, "/usr/bin/gnome-shell", "gnome-shell", "/usr/bin/gnome-shell", mutter_maps, NULL);
-        assert_keys(gnome, (const char *const[]) { "GLVRRAllowed", "VKDirectGSYNCAllowed",
-                                                   "VKDirectGSYNCCompatibleAllowed", "GLShowGraphicsOSD",
-                                                   "GLVidHeapReuseRatio", NULL });
+        assert_keys(gnome,
+                        (const char *const[]){ "GLVRRAllowed", "VKDirectGSYNCAllowed", "VKDirectGSYNCCompatibleAllowed",
+                                        "GLShowGraphicsOSD", "GLVidHeapReuseRatio", NULL });
         g_assert_cmpstr(profile_of(test_find_setting(gnome, "GLVRRAllowed")), ==, "No VRR/OSD");
         g_assert_cmpstr(profile_of(test_find_setting(gnome, "GLVidHeapReuseRatio")), ==, "No VidMem Reuse");
         g_assert_cmpint(test_setting_int(gnome, "GLVidHeapReuseRatio"), ==, 0);
         g_assert_true(gnome->depends_on_dsos);
 
         plasma = test_resolve(c, "/usr/bin/plasmashell", "plasmashell", "plasmashell", NULL, NULL);
-        assert_keys(plasma, (const char *const[]) { "GLVRRAllowed", "VKDirectGSYNCAllowed",
-                                                    "VKDirectGSYNCCompatibleAllowed", "GLShowGraphicsOSD",
-                                                    "GLVidHeapReuseRatio", NULL });
+        assert_keys(plasma,
+                        (const char *const[]){ "GLVRRAllowed", "VKDirectGSYNCAllowed", "VKDirectGSYNCCompatibleAllowed",
+                                        "GLShowGraphicsOSD", "GLVidHeapReuseRatio", NULL });
 
         kwl = test_resolve(c, "/usr/bin/kwin_wayland", "kwin_wayland", "kwin_wayland", NULL, NULL);
-        assert_keys(kwl, (const char *const[]) { "HWSTATE_PER_CTX", NULL });
+        assert_keys(kwl, (const char *const[]){ "HWSTATE_PER_CTX", NULL });
         g_assert_cmpint(test_setting_int(kwl, "HWSTATE_PER_CTX"), ==, 2);
 
         xp = test_resolve(c, "/opt/X-Plane/X-Plane-x86_64", "X-Plane-x86_64", "./X-Plane-x86_64", NULL, NULL);
-        assert_keys(xp, (const char *const[]) { "GLThreadedOptimizations", "DisableDBus", NULL });
+        assert_keys(xp, (const char *const[]){ "GLThreadedOptimizations", "DisableDBus", NULL });
 
-        doom = test_resolve(c, "/usr/bin/wine64-preloader", "DOOMEternalx64v", "C:\\Games\\DOOMEternalx64vk.exe",
-                        NULL, NULL);
-        assert_keys(doom, (const char *const[]) { "PinToPCores", NULL });
+        doom = test_resolve(c, "/usr/bin/wine64-preloader", "DOOMEternalx64v", "C:\\Games\\DOOMEternalx64vk.exe", NULL,
+                        NULL);
+        assert_keys(doom, (const char *const[]){ "PinToPCores", NULL });
 
         sway = test_resolve(c, "/usr/bin/sway", "sway", "sway", wlroots_maps, NULL);
-        assert_keys(sway, (const char *const[]) { "GLVidHeapReuseRatio", NULL });
+        assert_keys(sway, (const char *const[]){ "GLVidHeapReuseRatio", NULL });
 
         nothing = test_resolve(c, "/usr/bin/cat", "cat", "cat", NULL, NULL);
         g_assert_cmpuint(nothing->n_matched, ==, 0);
@@ -236,13 +237,14 @@ static void test_shipped_findfile(void)
 static void test_cross_file_reference(void)
 {
         static const char *const pairs[] = { "appprofiles/nvidia-shipped-570.153.02-rc", SHIPPED_570,
-                                             "appprofiles/cachyos-limit-vram-usage.json", ETC_RCD "limit-vram-usage",
-                                             NULL };
+                "appprofiles/cachyos-limit-vram-usage.json", ETC_RCD "limit-vram-usage", NULL };
         g_autofree char *root = make_root(pairs);
         g_autoptr(RcConfig) c = load_root(root, NULL);
         g_autoptr(RcResolution) r = test_resolve(c, "/usr/lib/firefox/firefox", "firefox", "firefox", NULL, NULL);
 
-        assert_keys(r, (const char *const[]) { "GLVidHeapReuseRatio", "__GL_CPMM", "10572898", "HWSTATE_PER_CTX", NULL });
+        assert_keys(r,
+                        (const char *const[]){
+                                        "GLVidHeapReuseRatio", "__GL_CPMM", "10572898", "HWSTATE_PER_CTX", NULL });
         g_assert_cmpint(test_setting_int(r, "GLVidHeapReuseRatio"), ==, 0);
         /* Set by the /etc rule, with the shipped file's profile. */
         g_assert_cmpstr(test_find_setting(r, "GLVidHeapReuseRatio")->ref->rule->location.file->path, ==,
@@ -255,8 +257,7 @@ static void test_cross_file_reference(void)
 static void test_duplicate_profile_name(void)
 {
         static const char *const pairs[] = { "appprofiles/nvidia-shipped-570.153.02-rc", SHIPPED_570,
-                                             "appprofiles/cachyos-limit-vram-usage-2025-06-dupname.json",
-                                             ETC_RCD "limit-vram-usage", NULL };
+                "appprofiles/cachyos-limit-vram-usage-2025-06-dupname.json", ETC_RCD "limit-vram-usage", NULL };
         g_autofree char *root = make_root(pairs);
         g_autoptr(RcConfig) c = load_root(root, NULL);
         g_autoptr(RcResolution) spotify = test_resolve(c, "/usr/bin/spotify", "spotify", "spotify", NULL, NULL);
@@ -264,7 +265,8 @@ static void test_duplicate_profile_name(void)
         const char *const mutter_maps[] = { "/usr/lib/libmutter-14.so.0", NULL };
 
         g_assert_cmpint(test_setting_int(spotify, "GLVidHeapReuseRatio"), ==, 1);
-        g_assert_true(test_has_diag(&c->diagnostics, RC_SEVERITY_WARNING, 0, 0, "profile \"No VidMem Reuse\" is already defined"));
+        g_assert_true(test_has_diag(
+                        &c->diagnostics, RC_SEVERITY_WARNING, 0, 0, "profile \"No VidMem Reuse\" is already defined"));
         /* The shipped rules now use the /etc definition too. */
         gnome = test_resolve(c, "/usr/bin/gnome-shell", NULL, NULL, mutter_maps, NULL);
         g_assert_cmpint(test_setting_int(gnome, "GLVidHeapReuseRatio"), ==, 1);
@@ -273,12 +275,11 @@ static void test_duplicate_profile_name(void)
 /* Case 6: the broken CachyOS fragment does not stop the other files in the same directory. */
 static void test_broken_among_good(void)
 {
-        static const char *const pairs[] = { "appprofiles/cachyos-limit-vram-usage-2025-05-INVALID.rc", ETC_RCD "10-broken",
-                                             "appprofiles/niri-wiki-50-limit-free-buffer-pool.json", ETC_RCD "50-niri",
-                                             "appprofiles/popos-cuda-no-stable-perf-limit-TRAILINGCOMMA.json", ETC_RCD "60-popos",
-                                             "appprofiles/gpu-screen-recorder-10-gsr-cuda-no-stable-perf-limit.json",
-                                             "home/u/.nv/nvidia-application-profiles-rc.d/10-gsr-cuda-no-stable-perf-limit",
-                                             NULL };
+        static const char *const pairs[] = { "appprofiles/cachyos-limit-vram-usage-2025-05-INVALID.rc",
+                ETC_RCD "10-broken", "appprofiles/niri-wiki-50-limit-free-buffer-pool.json", ETC_RCD "50-niri",
+                "appprofiles/popos-cuda-no-stable-perf-limit-TRAILINGCOMMA.json", ETC_RCD "60-popos",
+                "appprofiles/gpu-screen-recorder-10-gsr-cuda-no-stable-perf-limit.json",
+                "home/u/.nv/nvidia-application-profiles-rc.d/10-gsr-cuda-no-stable-perf-limit", NULL };
         g_autofree char *root = make_root(pairs);
         g_autoptr(RcConfig) c = load_root(root, "/home/u");
         g_autoptr(RcResolution) niri = test_resolve(c, "/usr/bin/niri", "niri", "niri", NULL, NULL);
@@ -295,7 +296,7 @@ static void test_broken_among_good(void)
 static void test_container_file(void)
 {
         static const char *const pairs[] = { "appprofiles/SYNTH-libnvidia-container-10-container.conf",
-                                             ETC_RCD "10-container.conf", NULL };
+                ETC_RCD "10-container.conf", NULL };
         g_autofree char *root = make_root(pairs);
         g_autoptr(RcConfig) c = load_root(root, NULL);
         g_autoptr(RcResolution) a = test_resolve(c, "/usr/bin/anything", NULL, NULL, NULL, NULL);
@@ -310,9 +311,9 @@ static void test_container_file(void)
 static void test_small_files(void)
 {
         static const char *const pairs[] = { "appprofiles/egl-wayland126-kelvie-true-feature.json", ETC_RCD "a",
-                                             "appprofiles/dotfiles-mrbjarksen-nvsettings-generated.json",
-                                             "home/u/.nv/nvidia-application-profiles-rc",
-                                             "appprofiles/nixos-brycekormylo-dso-libGL.json", ETC_RCD "b", NULL };
+                "appprofiles/dotfiles-mrbjarksen-nvsettings-generated.json",
+                "home/u/.nv/nvidia-application-profiles-rc", "appprofiles/nixos-brycekormylo-dso-libGL.json",
+                ETC_RCD "b", NULL };
         g_autofree char *root = make_root(pairs);
         g_autoptr(RcConfig) c = load_root(root, "/home/u");
         const char *const maps[] = { "/usr/lib/libGL.so.1.7.0", NULL };
@@ -335,7 +336,7 @@ static void test_small_files(void)
 static void test_shipped_440(void)
 {
         static const char *const pairs[] = { "appprofiles/nvidia-shipped-440.82-rc",
-                                             "usr/share/nvidia/nvidia-application-profiles-570.153.02-rc", NULL };
+                "usr/share/nvidia/nvidia-application-profiles-570.153.02-rc", NULL };
         g_autofree char *root = make_root(pairs);
         g_autoptr(RcConfig) c = load_root(root, NULL);
         size_t cmdline = 0;

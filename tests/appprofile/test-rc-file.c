@@ -24,14 +24,15 @@ static void assert_broken(const char *text, uint32_t line, uint32_t column, cons
 /* Case 9: pattern forms. */
 static void test_pattern_forms(void)
 {
-        g_autoptr(RcFile) f = parse_ok("{\"rules\": [\n"
-                                       " {\"pattern\": \"foo\", \"profile\": \"p\"},\n"
-                                       " {\"pattern\": {\"feature\": \"dso\", \"matches\": \"libx\"}, \"profile\": \"p\"},\n"
-                                       " {\"pattern\": [], \"profile\": \"p\"},\n"
-                                       " {\"pattern\": [{\"feature\": \"procname\", \"matches\": \"a\"},\n"
-                                       "              {\"op\": \"not\", \"sub\": {\"feature\": \"findfile\", \"matches\": \"b:c\"}}],\n"
-                                       "  \"profile\": \"p\"}\n"
-                                       "]}");
+        g_autoptr(RcFile) f = parse_ok(
+                        "{\"rules\": [\n"
+                        " {\"pattern\": \"foo\", \"profile\": \"p\"},\n"
+                        " {\"pattern\": {\"feature\": \"dso\", \"matches\": \"libx\"}, \"profile\": \"p\"},\n"
+                        " {\"pattern\": [], \"profile\": \"p\"},\n"
+                        " {\"pattern\": [{\"feature\": \"procname\", \"matches\": \"a\"},\n"
+                        "              {\"op\": \"not\", \"sub\": {\"feature\": \"findfile\", \"matches\": \"b:c\"}}],\n"
+                        "  \"profile\": \"p\"}\n"
+                        "]}");
         const RcRule *r = f->rules;
 
         g_assert_cmpuint(f->n_rules, ==, 4);
@@ -60,12 +61,13 @@ static void test_pattern_forms(void)
 /* Case 10: profile forms and settings forms with every value type. */
 static void test_profile_forms(void)
 {
-        g_autoptr(RcFile) f = parse_ok("{\"rules\": [\n"
-                                       " {\"pattern\": \"a\", \"profile\": \"named\"},\n"
-                                       " {\"pattern\": \"b\", \"profile\": [\"k1\", \"s\", \"k2\", 3, \"k3\", 2.5, \"k4\", true, \"k5\", false, \"k6\", 0xF00D]},\n"
-                                       " {\"pattern\": \"c\", \"profile\": {\"name\": \"inl\", \"settings\": [{\"k\": \"a\", \"v\": 1}, {\"key\": \"b\", \"value\": 2}, {\"k\": \"c\", \"value\": 3}]}},\n"
-                                       " {\"pattern\": \"d\", \"profile\": {\"settings\": []}}\n"
-                                       "]}");
+        g_autoptr(RcFile) f = parse_ok(
+                        "{\"rules\": [\n"
+                        " {\"pattern\": \"a\", \"profile\": \"named\"},\n"
+                        " {\"pattern\": \"b\", \"profile\": [\"k1\", \"s\", \"k2\", 3, \"k3\", 2.5, \"k4\", true, \"k5\", false, \"k6\", 0xF00D]},\n"
+                        " {\"pattern\": \"c\", \"profile\": {\"name\": \"inl\", \"settings\": [{\"k\": \"a\", \"v\": 1}, {\"key\": \"b\", \"value\": 2}, {\"k\": \"c\", \"value\": 3}]}},\n"
+                        " {\"pattern\": \"d\", \"profile\": {\"settings\": []}}\n"
+                        "]}");
         const RcProfile *flat, *inl, *anon;
 
         g_assert_cmpuint(f->n_rules, ==, 4);
@@ -101,12 +103,18 @@ static void test_profile_forms(void)
 static void test_settings_errors(void)
 {
         assert_broken("{\"profiles\": [{\"name\": \"p\", \"settings\": [\"a\", 1, \"b\"]}]}", 1, 41, "odd number");
-        assert_broken("{\"profiles\": [{\"name\": \"p\", \"settings\": [1, 1]}]}", 1, 42, "setting key must be a string");
-        assert_broken("{\"profiles\": [{\"name\": \"p\", \"settings\": [\"a\", {}]}]}", 1, 47, "must be a string, number");
-        assert_broken("{\"profiles\": [{\"name\": \"p\", \"settings\": [\"a\", []]}]}", 1, 47, "must be a string, number");
-        assert_broken("{\"profiles\": [{\"name\": \"p\", \"settings\": [\"a\", null]}]}", 1, 47, "must be a string, number");
-        assert_broken("{\"profiles\": [{\"name\": \"p\", \"settings\": [{\"k\": \"a\", \"v\": 1}, \"b\", 2]}]}", 1, 0, "not a mix");
-        assert_broken("{\"profiles\": [{\"name\": \"p\", \"settings\": [\"b\", 2, {\"k\": \"a\", \"v\": 1}, 3]}]}", 1, 0, "not a mix");
+        assert_broken("{\"profiles\": [{\"name\": \"p\", \"settings\": [1, 1]}]}", 1, 42,
+                        "setting key must be a string");
+        assert_broken("{\"profiles\": [{\"name\": \"p\", \"settings\": [\"a\", {}]}]}", 1, 47,
+                        "must be a string, number");
+        assert_broken("{\"profiles\": [{\"name\": \"p\", \"settings\": [\"a\", []]}]}", 1, 47,
+                        "must be a string, number");
+        assert_broken("{\"profiles\": [{\"name\": \"p\", \"settings\": [\"a\", null]}]}", 1, 47,
+                        "must be a string, number");
+        assert_broken("{\"profiles\": [{\"name\": \"p\", \"settings\": [{\"k\": \"a\", \"v\": 1}, \"b\", 2]}]}", 1, 0,
+                        "not a mix");
+        assert_broken("{\"profiles\": [{\"name\": \"p\", \"settings\": [\"b\", 2, {\"k\": \"a\", \"v\": 1}, 3]}]}", 1,
+                        0, "not a mix");
         assert_broken("{\"profiles\": [{\"name\": \"p\", \"settings\": [{\"v\": 1}]}]}", 1, 42, "no \"key\"");
         assert_broken("{\"profiles\": [{\"name\": \"p\", \"settings\": [{\"k\": \"a\"}]}]}", 1, 42, "no \"value\"");
         assert_broken("{\"profiles\": [{\"name\": \"p\", \"settings\": {}}]}", 1, 41, "must be an array");
@@ -120,7 +128,8 @@ static void test_profile_errors(void)
         assert_broken("{\"profiles\": [{\"name\": 3, \"settings\": []}]}", 1, 24, "must be a string");
         assert_broken("{\"profiles\": [{\"name\": \"p\"}]}", 1, 15, "no \"settings\"");
         assert_broken("{\"profiles\": [\"p\"]}", 1, 15, "must be an object");
-        assert_broken("{\"rules\": [{\"pattern\": \"a\", \"profile\": {\"name\": 1, \"settings\": []}}]}", 1, 49, "must be a string");
+        assert_broken("{\"rules\": [{\"pattern\": \"a\", \"profile\": {\"name\": 1, \"settings\": []}}]}", 1, 49,
+                        "must be a string");
         assert_broken("{\"rules\": [{\"pattern\": \"a\", \"profile\": 5}]}", 1, 40, "\"profile\" must be");
         assert_broken("{\"rules\": [{\"pattern\": \"a\"}]}", 1, 12, "no \"profile\"");
         assert_broken("{\"rules\": [{\"profile\": \"a\"}]}", 1, 12, "no \"pattern\"");
@@ -130,33 +139,39 @@ static void test_profile_errors(void)
 /* Case 12 and the pattern errors. */
 static void test_pattern_errors(void)
 {
-        g_autoptr(RcFile) tr = parse_ok("{\"rules\": [{\"pattern\": {\"feature\": \"true\"}, \"profile\": \"p\"},"
-                                        " {\"pattern\": {\"feature\": \"true\", \"matches\": \"foobar\"}, \"profile\": \"p\"}]}");
+        g_autoptr(RcFile) tr = parse_ok(
+                        "{\"rules\": [{\"pattern\": {\"feature\": \"true\"}, \"profile\": \"p\"},"
+                        " {\"pattern\": {\"feature\": \"true\", \"matches\": \"foobar\"}, \"profile\": \"p\"}]}");
         g_assert_cmpuint(tr->n_rules, ==, 2);
         g_assert_null(tr->rules[0].pattern.matches);
         g_assert_cmpint(tr->rules[0].pattern.feature, ==, RC_FEATURE_TRUE);
 
-        assert_broken("{\"rules\": [{\"pattern\": {\"feature\": \"procname\"}, \"profile\": \"p\"}]}", 1, 24, "no \"matches\"");
+        assert_broken("{\"rules\": [{\"pattern\": {\"feature\": \"procname\"}, \"profile\": \"p\"}]}", 1, 24,
+                        "no \"matches\"");
         assert_broken("{\"rules\": [{\"pattern\": {\"matches\": \"x\"}, \"profile\": \"p\"}]}", 1, 24, "neither");
-        assert_broken("{\"rules\": [{\"pattern\": {\"op\": \"or\", \"feature\": \"true\", \"sub\": []}, \"profile\": \"p\"}]}", 1, 24, "both");
+        assert_broken("{\"rules\": [{\"pattern\": {\"op\": \"or\", \"feature\": \"true\", \"sub\": []}, \"profile\": \"p\"}]}",
+                        1, 24, "both");
         assert_broken("{\"rules\": [{\"pattern\": {\"op\": \"or\"}, \"profile\": \"p\"}]}", 1, 24, "no \"sub\"");
-        assert_broken("{\"rules\": [{\"pattern\": {\"op\": 1, \"sub\": []}, \"profile\": \"p\"}]}", 1, 31, "\"op\" must be a string");
+        assert_broken("{\"rules\": [{\"pattern\": {\"op\": 1, \"sub\": []}, \"profile\": \"p\"}]}", 1, 31,
+                        "\"op\" must be a string");
         assert_broken("{\"rules\": [{\"pattern\": 3, \"profile\": \"p\"}]}", 1, 24, "pattern must be");
         assert_broken("{\"rules\": [{\"pattern\": [[]], \"profile\": \"p\"}]}", 1, 25, "cannot contain another array");
-        assert_broken("{\"rules\": [{\"pattern\": {\"feature\": 1, \"matches\": \"x\"}, \"profile\": \"p\"}]}", 1, 36, "\"feature\" must be");
+        assert_broken("{\"rules\": [{\"pattern\": {\"feature\": 1, \"matches\": \"x\"}, \"profile\": \"p\"}]}", 1, 36,
+                        "\"feature\" must be");
 }
 
 static void test_pattern_warnings(void)
 {
-        g_autoptr(RcFile) f = parse_ok("{\"rules\": [\n"
-                                       " {\"pattern\": {\"feature\": \"exename\", \"matches\": \"x\"}, \"profile\": \"p\"},\n"
-                                       " {\"pattern\": {\"op\": \"xor\", \"sub\": []}, \"profile\": \"p\"},\n"
-                                       " {\"pattern\": {\"op\": \"not\", \"sub\": [\"a\", \"b\"]}, \"profile\": \"p\"},\n"
-                                       " {\"pattern\": {\"op\": \"or\", \"sub\": []}, \"profile\": \"p\"},\n"
-                                       " {\"pattern\": {\"feature\": \"commname\", \"matches\": \"abcdefghijklmnopq\"}, \"profile\": \"p\"},\n"
-                                       " {\"pattern\": {\"feature\": \"findfile\", \"matches\": \"a::../b\"}, \"profile\": \"p\"},\n"
-                                       " {\"pattern\": \"a\", \"profile\": \"p\", \"comment\": \"x\"}\n"
-                                       "]}");
+        g_autoptr(RcFile) f = parse_ok(
+                        "{\"rules\": [\n"
+                        " {\"pattern\": {\"feature\": \"exename\", \"matches\": \"x\"}, \"profile\": \"p\"},\n"
+                        " {\"pattern\": {\"op\": \"xor\", \"sub\": []}, \"profile\": \"p\"},\n"
+                        " {\"pattern\": {\"op\": \"not\", \"sub\": [\"a\", \"b\"]}, \"profile\": \"p\"},\n"
+                        " {\"pattern\": {\"op\": \"or\", \"sub\": []}, \"profile\": \"p\"},\n"
+                        " {\"pattern\": {\"feature\": \"commname\", \"matches\": \"abcdefghijklmnopq\"}, \"profile\": \"p\"},\n"
+                        " {\"pattern\": {\"feature\": \"findfile\", \"matches\": \"a::../b\"}, \"profile\": \"p\"},\n"
+                        " {\"pattern\": \"a\", \"profile\": \"p\", \"comment\": \"x\"}\n"
+                        "]}");
 
         g_assert_cmpuint(f->n_rules, ==, 7);
         g_assert_cmpint(f->rules[0].pattern.feature, ==, RC_FEATURE_UNKNOWN);

@@ -50,10 +50,11 @@ static void test_comments(void)
 /* Case 2: integers in hex and octal; reals untouched; quoted hex stays a string. */
 static void test_integers(void)
 {
-        g_autoptr(RcFile) f = test_parse("{\"profiles\": [{\"name\": \"p\", \"settings\": [\n"
-                                         "\"hex\", 0x1F, \"HEX\", 0X1f, \"oct\", 010, \"zero\", 0, \"half\", 0.5,\n"
-                                         "\"exp\", 1e3, \"neg\", -0x10, \"max\", 0xFFFFFFFFFFFFFFFF, \"min\", -9223372036854775808,\n"
-                                         "\"0x528ab3\", 1, \"oo\", 00, \"big\", 18446744073709551615]}]}");
+        g_autoptr(RcFile) f = test_parse(
+                        "{\"profiles\": [{\"name\": \"p\", \"settings\": [\n"
+                        "\"hex\", 0x1F, \"HEX\", 0X1f, \"oct\", 010, \"zero\", 0, \"half\", 0.5,\n"
+                        "\"exp\", 1e3, \"neg\", -0x10, \"max\", 0xFFFFFFFFFFFFFFFF, \"min\", -9223372036854775808,\n"
+                        "\"0x528ab3\", 1, \"oo\", 00, \"big\", 18446744073709551615]}]}");
         assert_loaded(f);
         g_assert_cmpint(setting(f, "hex")->value.integer, ==, 31);
         g_assert_cmpint(setting(f, "HEX")->value.integer, ==, 31);
@@ -107,7 +108,8 @@ static void test_bad_integers(void)
 /* Case 3: CRLF, tabs, trailing spaces, empty file. */
 static void test_whitespace(void)
 {
-        g_autoptr(RcFile) crlf = test_parse("{\r\n\t\"rules\": [  \r\n\t\t{\"pattern\": \"x\", \"profile\": \"p\"}   \r\n]}\r\n");
+        g_autoptr(RcFile) crlf = test_parse(
+                        "{\r\n\t\"rules\": [  \r\n\t\t{\"pattern\": \"x\", \"profile\": \"p\"}   \r\n]}\r\n");
         g_autoptr(RcFile) empty = test_parse("");
         g_autoptr(RcFile) blank = test_parse("  \n# only a comment\n\n");
 
@@ -163,7 +165,9 @@ static void test_trailing_comma(void)
         /* A comment (or a rewritten number) between the comma and the bracket; found by the fuzzer. */
         {
                 g_autoptr(RcFile) c1 = test_parse_opts("{\"rules\": [\"a\", # c\n]}", &lenient);
-                g_autoptr(RcFile) c2 = test_parse_opts("{\"profiles\": [{\"name\": \"p\", \"settings\": [\"k\", 0xFFFFFFFFFFFFFFFF, # c\n]}]}", &lenient);
+                g_autoptr(RcFile) c2 = test_parse_opts(
+                                "{\"profiles\": [{\"name\": \"p\", \"settings\": [\"k\", 0xFFFFFFFFFFFFFFFF, # c\n]}]}",
+                                &lenient);
 
                 g_assert_cmpint(c1->state, ==, RC_FILE_BROKEN); /* "a" is not a rule, but the syntax is fine */
                 g_assert_true(test_has_diag(&c1->diagnostics, RC_SEVERITY_WARNING, 1, 15, "trailing comma"));
@@ -241,8 +245,9 @@ static void test_not_rc_syntax(void)
 /* Errors json-c finds are mapped back to the original line and column, even after rewrites. */
 static void test_jsonc_error_positions(void)
 {
-        g_autoptr(RcFile) escape = test_parse("# comment\n"
-                                              "{\"profiles\": [{\"name\": \"p\", \"settings\": [\"k\", 0xFFFFFFFFFFFFFFFF, \"v\", \"a\\qb\"]}]}");
+        g_autoptr(RcFile) escape = test_parse(
+                        "# comment\n"
+                        "{\"profiles\": [{\"name\": \"p\", \"settings\": [\"k\", 0xFFFFFFFFFFFFFFFF, \"v\", \"a\\qb\"]}]}");
 
         /* "\q" sits after a hex number that grew by two bytes; the error points into the original. */
         test_dump_diags("escape", &escape->diagnostics);
@@ -256,18 +261,20 @@ static void test_jsonc_error_positions(void)
 static void test_utf8(void)
 {
         static const char *const bad[] = {
-                "\xff",             /* never valid */
-                "\xc0\xaf",         /* overlong '/' */
-                "\xed\xa0\x80",     /* a surrogate */
-                "\xe2\x82",         /* truncated */
+                "\xff", /* never valid */
+                "\xc0\xaf", /* overlong '/' */
+                "\xed\xa0\x80", /* a surrogate */
+                "\xe2\x82", /* truncated */
                 "\xf4\x90\x80\x80", /* above U+10FFFF */
         };
-        g_autoptr(RcFile) ok = test_parse("{\"rules\": [{\"pattern\": \"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x8e\xae\", \"profile\": \"p\"}]}");
+        g_autoptr(RcFile) ok = test_parse(
+                        "{\"rules\": [{\"pattern\": \"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x8e\xae\", \"profile\": \"p\"}]}");
 
         assert_loaded(ok);
         g_assert_cmpstr(ok->rules[0].pattern.matches, ==, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x8e\xae");
         for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
-                g_autofree char *text = g_strdup_printf("{\"rules\": [{\"pattern\": \"x%s\", \"profile\": \"p\"}]}", bad[i]);
+                g_autofree char *text =
+                                g_strdup_printf("{\"rules\": [{\"pattern\": \"x%s\", \"profile\": \"p\"}]}", bad[i]);
                 g_autoptr(RcFile) f = test_parse(text);
                 assert_error_at(f, 1, 26, "invalid UTF-8");
         }

@@ -54,12 +54,12 @@ static void test_not(void)
 /* Case 14: nesting, as in the README's "dso foo.so AND NOT procname bar"; empty and/or. */
 static void test_nested_ops(void)
 {
-        g_autoptr(RcConfig) c = config1(RULE(
-                "{\"op\": \"and\", \"sub\": [{\"feature\": \"dso\", \"matches\": \"foo.so\"},"
-                " {\"op\": \"not\", \"sub\": {\"feature\": \"procname\", \"matches\": \"bar\"}}]}"));
+        g_autoptr(RcConfig) c = config1(
+                        RULE("{\"op\": \"and\", \"sub\": [{\"feature\": \"dso\", \"matches\": \"foo.so\"},"
+                             " {\"op\": \"not\", \"sub\": {\"feature\": \"procname\", \"matches\": \"bar\"}}]}"));
         g_autoptr(RcConfig) deep = config1(RULE(
-                "{\"op\": \"or\", \"sub\": [\"x\", {\"op\": \"and\", \"sub\": [{\"op\": \"or\", \"sub\": [\"y\", \"z\"]},"
-                " {\"feature\": \"commname\", \"matches\": \"zc\"}]}]}"));
+                        "{\"op\": \"or\", \"sub\": [\"x\", {\"op\": \"and\", \"sub\": [{\"op\": \"or\", \"sub\": [\"y\", \"z\"]},"
+                        " {\"feature\": \"commname\", \"matches\": \"zc\"}]}]}"));
         g_autoptr(RcConfig) empty_and = config1(RULE("{\"op\": \"and\", \"sub\": []}"));
         g_autoptr(RcConfig) empty_or = config1(RULE("{\"op\": \"or\", \"sub\": []}"));
         const char *const dsos[] = { "/usr/lib/foo.so", NULL };
@@ -125,7 +125,8 @@ static void test_commname(void)
 {
         g_autoptr(RcConfig) trunc = config1(RULE("{\"feature\": \"commname\", \"matches\": \"averyveryverylo\"}"));
         g_autoptr(RcConfig) full = test_config_from_texts(
-                (const char *[]) { RULE("{\"feature\": \"commname\", \"matches\": \"averyveryverylongname\"}") }, 1);
+                        (const char *[]){ RULE("{\"feature\": \"commname\", \"matches\": \"averyveryverylongname\"}") },
+                        1);
 
         g_assert_true(matches(trunc, NULL, "averyveryverylongname", NULL, NULL));
         g_assert_true(matches(trunc, NULL, "averyveryverylo", NULL, NULL));
@@ -139,7 +140,7 @@ static void test_dso(void)
         g_autoptr(RcConfig) mutter = config1(RULE("{\"feature\": \"dso\", \"matches\": \"libmutter\"}"));
         g_autoptr(RcConfig) gl = config1(RULE("{\"feature\": \"dso\", \"matches\": \"libGL.so.1\"}"));
         const char *const gnome[] = { "/usr/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/mutter-15/libmutter-15.so.0",
-                                      "/usr/lib/libz.so.1", NULL };
+                "/usr/lib/libz.so.1", NULL };
         const char *const glvnd[] = { "/usr/lib/libGL.so.1.7.0", NULL };
         const char *const other[] = { "/usr/lib/libmutteX.so", "/usr/lib/libGLX.so.0", NULL };
 
@@ -300,10 +301,11 @@ static void test_environment(void)
 /* Unknown facts never match, and never crash. */
 static void test_unknown_facts(void)
 {
-        g_autoptr(RcConfig) c = config1("{\"rules\": [{\"pattern\": \"a\", \"profile\": [\"k\", 1]},"
-                                        " {\"pattern\": {\"feature\": \"commname\", \"matches\": \"\"}, \"profile\": [\"k\", 1]},"
-                                        " {\"pattern\": {\"feature\": \"cmdline\", \"matches\": \"\"}, \"profile\": [\"k\", 1]},"
-                                        " {\"pattern\": {\"feature\": \"findfile\", \"matches\": \"x\"}, \"profile\": [\"k\", 1]}]}");
+        g_autoptr(RcConfig) c = config1(
+                        "{\"rules\": [{\"pattern\": \"a\", \"profile\": [\"k\", 1]},"
+                        " {\"pattern\": {\"feature\": \"commname\", \"matches\": \"\"}, \"profile\": [\"k\", 1]},"
+                        " {\"pattern\": {\"feature\": \"cmdline\", \"matches\": \"\"}, \"profile\": [\"k\", 1]},"
+                        " {\"pattern\": {\"feature\": \"findfile\", \"matches\": \"x\"}, \"profile\": [\"k\", 1]}]}");
         g_autoptr(RcResolution) r = test_resolve(c, NULL, NULL, NULL, NULL, NULL);
 
         g_assert_cmpuint(r->n_rules, ==, 4);

@@ -111,7 +111,8 @@ static void test_precedence_order(void)
                 g_autoptr(RcConfig) n = NULL;
 
                 test_write_file(nix, ETC_RC, "{\"rules\": [{\"pattern\": \"foo\", \"profile\": [\"k\", 0]}]}");
-                test_write_file(nix, ETC_RCD "/50-user", "{\"rules\": [{\"pattern\": \"foo\", \"profile\": [\"k\", 1]}]}");
+                test_write_file(nix, ETC_RCD "/50-user",
+                                "{\"rules\": [{\"pattern\": \"foo\", \"profile\": [\"k\", 1]}]}");
                 n = load(nix, NULL, NULL);
                 g_assert_cmpint(resolve_k(n, "k"), ==, 0);
         }
@@ -144,7 +145,7 @@ static void test_directory_contents(void)
         /* C collation: '.' < digits < upper case < lower case; "10-x" < "9-x". */
         {
                 static const char *const order[] = { ".backup", ".hidden", "10-x", "9-x", "B-upper", "a-lower",
-                                                     "dangling", "fifo", "link", "noext" };
+                        "dangling", "fifo", "link", "noext" };
                 for (size_t i = 0; i < G_N_ELEMENTS(order); i++) {
                         g_autofree char *p = g_strdup_printf("/" ETC_RCD "/%s", order[i]);
                         g_assert_cmpstr(c->files[i]->path, ==, p);
@@ -152,11 +153,14 @@ static void test_directory_contents(void)
         }
 
         g_assert_cmpint(file(c, "/" ETC_RCD "/.backup")->state, ==, RC_FILE_SKIPPED);
-        g_assert_true(test_has_diag(&file(c, "/" ETC_RCD "/.backup")->diagnostics, RC_SEVERITY_NOTE, 0, 0, "directory"));
+        g_assert_true(test_has_diag(
+                        &file(c, "/" ETC_RCD "/.backup")->diagnostics, RC_SEVERITY_NOTE, 0, 0, "directory"));
         g_assert_cmpint(file(c, "/" ETC_RCD "/fifo")->state, ==, RC_FILE_SKIPPED);
-        g_assert_true(test_has_diag(&file(c, "/" ETC_RCD "/fifo")->diagnostics, RC_SEVERITY_NOTE, 0, 0, "not a regular"));
+        g_assert_true(test_has_diag(
+                        &file(c, "/" ETC_RCD "/fifo")->diagnostics, RC_SEVERITY_NOTE, 0, 0, "not a regular"));
         g_assert_cmpint(file(c, "/" ETC_RCD "/dangling")->state, ==, RC_FILE_SKIPPED);
-        g_assert_true(test_has_diag(&file(c, "/" ETC_RCD "/dangling")->diagnostics, RC_SEVERITY_NOTE, 0, 0, "dangling"));
+        g_assert_true(test_has_diag(
+                        &file(c, "/" ETC_RCD "/dangling")->diagnostics, RC_SEVERITY_NOTE, 0, 0, "dangling"));
         g_assert_cmpint(file(c, "/" ETC_RCD "/link")->state, ==, RC_FILE_LOADED);
         g_assert_cmpint(file(c, "/" ETC_RCD "/.hidden")->state, ==, RC_FILE_LOADED);
         g_assert_cmpint(file(c, "/" ETC_RCD "/noext")->state, ==, RC_FILE_LOADED);
@@ -349,8 +353,9 @@ static void test_collation_locale(void)
         int status;
         locale_t loc;
 
-        if (!g_spawn_sync(NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
-                                        G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error) ||
+        if (!g_spawn_sync(NULL, (char **) argv, NULL,
+                            G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                            NULL, NULL, &status, &error) ||
                         !g_spawn_check_wait_status(status, NULL)) {
                 g_test_skip("localedef cannot build en_US.UTF-8 here (package 'locales' missing)");
                 return;

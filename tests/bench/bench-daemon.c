@@ -75,7 +75,7 @@ static pid_t spawn(char *const argv[], char *const envp[])
                 dup2(null, STDOUT_FILENO);
                 if (shared_exec_ns)
                         *shared_exec_ns = now_ns();
-                execve(argv[0], argv, envp ? envp : (char *const[]) { NULL });
+                execve(argv[0], argv, envp ? envp : (char *const[]){ NULL });
                 _exit(127);
         }
         return pid;
@@ -128,7 +128,7 @@ static void start_world(const char *nvprofiled)
         {
                 char arg[600];
                 snprintf(arg, sizeof(arg), "--config-file=%s", conf);
-                bus_pid = spawn((char *const[]) { "/usr/bin/dbus-daemon", "--nofork", arg, NULL }, NULL);
+                bus_pid = spawn((char *const[]){ "/usr/bin/dbus-daemon", "--nofork", arg, NULL }, NULL);
         }
         while (access(sock, F_OK) != 0 && now_ns() < deadline)
                 usleep(10000);
@@ -141,11 +141,12 @@ static void start_world(const char *nvprofiled)
                         die("mkdir");
         }
         strcat(rc, "/nvidia-application-profiles-rc");
-        write_file(rc, "{\"rules\": [\n"
-                       "  {\"pattern\": \"nvp-bench-app\", \"profile\": [\"GLSharpenEnable\", true]},\n"
-                       "  {\"pattern\": \"nvp-bench-long\", \"profile\": [\"GLSharpenValue\", 1]},\n"
-                       "  {\"pattern\": \"nvp-bench-idle\", \"profile\": [\"GLSharpenValue\", 2]}\n"
-                       "]}\n");
+        write_file(rc,
+                        "{\"rules\": [\n"
+                        "  {\"pattern\": \"nvp-bench-app\", \"profile\": [\"GLSharpenEnable\", true]},\n"
+                        "  {\"pattern\": \"nvp-bench-long\", \"profile\": [\"GLSharpenValue\", 1]},\n"
+                        "  {\"pattern\": \"nvp-bench-idle\", \"profile\": [\"GLSharpenValue\", 2]}\n"
+                        "]}\n");
         snprintf(dconf, sizeof(dconf), "%s/nvprofiled.conf", dir);
         write_file(dconf, "[ProcessWatch]\nDeviceDirectory=/nonexistent\n[Profiles]\nLogApplied=no\n");
 
@@ -156,8 +157,8 @@ static void start_world(const char *nvprofiled)
                 snprintf(a1, sizeof(a1), "--bus=%s", addr);
                 snprintf(a2, sizeof(a2), "--root=%s/root", dir);
                 snprintf(a3, sizeof(a3), "--config=%s", dconf);
-                daemon_pid = spawn((char *const[]) { (char *) nvprofiled, a1, a2, a3, "--log-level=warning", NULL },
-                                (char *const[]) { env_watchdog, NULL });
+                daemon_pid = spawn((char *const[]){ (char *) nvprofiled, a1, a2, a3, "--log-level=warning", NULL },
+                                (char *const[]){ env_watchdog, NULL });
         }
 
         /* The socket file exists from bind(), before dbus-daemon listens: retry until it accepts. */
@@ -226,7 +227,7 @@ static void bench_latency(const char *app, unsigned n)
 
                 signal_ns = 0;
                 *shared_exec_ns = 0;
-                pid = spawn((char *const[]) { (char *) app, "--seconds", "30", NULL }, NULL);
+                pid = spawn((char *const[]){ (char *) app, "--seconds", "30", NULL }, NULL);
                 awaited_pid = pid;
                 deadline = now_ns() + 5 * 1000000000ull;
                 while (signal_ns == 0 && now_ns() < deadline) {
@@ -299,7 +300,10 @@ static bool tracked_with_profile(pid_t pid)
 
 static void bench_storm(const char *shortlived, const char *longlived, unsigned n)
 {
-        enum { PARALLEL = 64, LONG_EVERY = 400 };
+        enum {
+                PARALLEL = 64,
+                LONG_EVERY = 400
+        };
         pid_t longs[256];
         unsigned n_long = 0, running = 0, missed = 0;
         uint64_t events0 = get_u64("ProcessEvents"), overruns0 = get_u64("EventOverruns"), t0, t1, t2, last;
@@ -312,10 +316,10 @@ static void bench_storm(const char *shortlived, const char *longlived, unsigned 
                                 ;
                         running--;
                 }
-                spawn((char *const[]) { (char *) shortlived, "--seconds", "0", NULL }, NULL);
+                spawn((char *const[]){ (char *) shortlived, "--seconds", "0", NULL }, NULL);
                 running++;
                 if (i % LONG_EVERY == LONG_EVERY / 2 && n_long < 256)
-                        longs[n_long++] = spawn((char *const[]) { (char *) longlived, "--seconds", "600", NULL }, NULL);
+                        longs[n_long++] = spawn((char *const[]){ (char *) longlived, "--seconds", "600", NULL }, NULL);
         }
         while (running > 0)
                 if (waitpid(-1, NULL, WNOHANG) > 0 || (usleep(1000), 0))
@@ -343,8 +347,8 @@ static void bench_storm(const char *shortlived, const char *longlived, unsigned 
                " events in %.2f s (%.0f events/s), %" PRIu64 " overruns; long-lived processes missed: %u of %u\n"
                "exec storm: daemon CPU %.2f s for %u execs: %.0f execs per CPU-second (its capacity)\n",
                         n, n_long, (t1 - t0) / 1e9, n / ((t1 - t0) / 1e9), last - events0, (t2 - t0) / 1e9,
-                        (last - events0) / ((t2 - t0) / 1e9), get_u64("EventOverruns") - overruns0, missed, n_long,
-                        cpu, n + n_long, cpu > 0 ? (n + n_long) / cpu : 0.0);
+                        (last - events0) / ((t2 - t0) / 1e9), get_u64("EventOverruns") - overruns0, missed, n_long, cpu,
+                        n + n_long, cpu > 0 ? (n + n_long) / cpu : 0.0);
 
         for (unsigned i = 0; i < n_long; i++) {
                 kill(longs[i], SIGKILL);
@@ -384,7 +388,7 @@ static void bench_idle(const char *idle, unsigned n)
         if (!pids)
                 die("calloc");
         for (unsigned i = 0; i < n; i++)
-                pids[i] = spawn((char *const[]) { (char *) idle, "--seconds", "600", NULL }, NULL);
+                pids[i] = spawn((char *const[]){ (char *) idle, "--seconds", "600", NULL }, NULL);
         deadline = now_ns() + 60 * 1000000000ull;
         while (get_u32("TrackedProcesses") < base + n && now_ns() < deadline)
                 usleep(100000);
@@ -410,7 +414,8 @@ int main(int argc, char *argv[])
         char app[600], shortlived[600], longlived[600], idle[600];
 
         if (argc < 3) {
-                fprintf(stderr, "Usage: %s NVPROFILED HELPER [LATENCY_EXECS [STORM_EXECS [IDLE_PROCESSES]]]\n", argv[0]);
+                fprintf(stderr, "Usage: %s NVPROFILED HELPER [LATENCY_EXECS [STORM_EXECS [IDLE_PROCESSES]]]\n",
+                                argv[0]);
                 return 2;
         }
         if (geteuid() != 0) {

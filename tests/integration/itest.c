@@ -52,35 +52,35 @@ static void start_bus(ITest *t)
 
         /* Like Debian's system.conf: method calls denied unless a policy allows them. */
         text = g_strdup_printf(
-                "<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"\n"
-                " \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
-                "<busconfig>\n"
-                "  <type>system</type>\n"
-                "  <listen>unix:path=%s</listen>\n"
-                "  <auth>EXTERNAL</auth>\n"
-                "  <policy context=\"default\">\n"
-                "    <allow user=\"*\"/>\n"
-                "    <deny own=\"*\"/>\n"
-                "    <deny send_type=\"method_call\"/>\n"
-                "    <allow send_type=\"signal\"/>\n"
-                "    <allow send_requested_reply=\"true\" send_type=\"method_return\"/>\n"
-                "    <allow send_requested_reply=\"true\" send_type=\"error\"/>\n"
-                "    <allow receive_type=\"method_call\"/>\n"
-                "    <allow receive_type=\"method_return\"/>\n"
-                "    <allow receive_type=\"error\"/>\n"
-                "    <allow receive_type=\"signal\"/>\n"
-                "    <allow send_destination=\"org.freedesktop.DBus\" send_interface=\"org.freedesktop.DBus\"/>\n"
-                "    <allow send_destination=\"org.freedesktop.DBus\" send_interface=\"org.freedesktop.DBus.Introspectable\"/>\n"
-                "  </policy>\n"
-                "  <include>%s</include>\n"
-                "</busconfig>\n",
-                socket, env_or_fail("NVPROFILED_DBUS_POLICY"));
+                        "<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"\n"
+                        " \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
+                        "<busconfig>\n"
+                        "  <type>system</type>\n"
+                        "  <listen>unix:path=%s</listen>\n"
+                        "  <auth>EXTERNAL</auth>\n"
+                        "  <policy context=\"default\">\n"
+                        "    <allow user=\"*\"/>\n"
+                        "    <deny own=\"*\"/>\n"
+                        "    <deny send_type=\"method_call\"/>\n"
+                        "    <allow send_type=\"signal\"/>\n"
+                        "    <allow send_requested_reply=\"true\" send_type=\"method_return\"/>\n"
+                        "    <allow send_requested_reply=\"true\" send_type=\"error\"/>\n"
+                        "    <allow receive_type=\"method_call\"/>\n"
+                        "    <allow receive_type=\"method_return\"/>\n"
+                        "    <allow receive_type=\"error\"/>\n"
+                        "    <allow receive_type=\"signal\"/>\n"
+                        "    <allow send_destination=\"org.freedesktop.DBus\" send_interface=\"org.freedesktop.DBus\"/>\n"
+                        "    <allow send_destination=\"org.freedesktop.DBus\" send_interface=\"org.freedesktop.DBus.Introspectable\"/>\n"
+                        "  </policy>\n"
+                        "  <include>%s</include>\n"
+                        "</busconfig>\n",
+                        socket, env_or_fail("NVPROFILED_DBUS_POLICY"));
         write_file(conf, text);
 
         argv[3] = config_arg;
-        g_spawn_async(NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD |
-                                        G_SPAWN_STDOUT_TO_DEV_NULL,
-                        die_with_parent, NULL, &t->bus_pid, &error);
+        g_spawn_async(NULL, (char **) argv, NULL,
+                        G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL, die_with_parent,
+                        NULL, &t->bus_pid, &error);
         g_assert_no_error(error);
 
         deadline = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
@@ -128,7 +128,7 @@ void itest_setup(ITest *t)
         current = t;
         signal(SIGABRT, on_abort);
 
-        *t = (ITest) { .daemon_stderr = -1, .notify_fd = -1 };
+        *t = (ITest){ .daemon_stderr = -1, .notify_fd = -1 };
         t->dir = g_dir_make_tmp("nvprofiled-itest-XXXXXX", &error);
         g_assert_no_error(error);
         /* nobody must reach the bus socket inside. */
@@ -240,7 +240,8 @@ void itest_start_daemon(ITest *t, const char *extra_config)
         gint64 deadline;
         int status;
 
-        text = g_strdup_printf("[ProcessWatch]\nDeviceDirectory=%s\nSettleSec=2s\n[Profiles]\nReloadCoalesceSec=100ms\n%s",
+        text = g_strdup_printf(
+                        "[ProcessWatch]\nDeviceDirectory=%s\nSettleSec=2s\n[Profiles]\nReloadCoalesceSec=100ms\n%s",
                         t->devdir, extra_config ? extra_config : "");
         write_file(conf, text);
 
@@ -266,8 +267,8 @@ void itest_start_daemon(ITest *t, const char *extra_config)
                 /* A short watchdog, so its pings are seen within the test. */
                 envp = g_environ_setenv(envp, "WATCHDOG_USEC", "400000", TRUE);
         }
-        g_spawn_async_with_fds(NULL, (char **) argv, envp, G_SPAWN_DO_NOT_REAP_CHILD, die_with_parent, NULL, &t->daemon_pid, -1,
-                        t->daemon_stderr, t->daemon_stderr, &error);
+        g_spawn_async_with_fds(NULL, (char **) argv, envp, G_SPAWN_DO_NOT_REAP_CHILD, die_with_parent, NULL,
+                        &t->daemon_pid, -1, t->daemon_stderr, t->daemon_stderr, &error);
         g_assert_no_error(error);
 
         /* Ready means: owns its name (it takes the name last, after the first scan). Sanitizer builds
@@ -345,11 +346,11 @@ GPid itest_spawn_helper(ITest *t, const char *name, const char *const *env, cons
                 envp = g_environ_setenv(envp, kv[0], kv[1], TRUE);
         }
 
-        g_spawn_async_with_pipes(NULL, (char **) argv->pdata, envp, G_SPAWN_DO_NOT_REAP_CHILD, die_with_parent, NULL, &pid, NULL,
-                        &out, NULL, &error);
+        g_spawn_async_with_pipes(NULL, (char **) argv->pdata, envp, G_SPAWN_DO_NOT_REAP_CHILD, die_with_parent, NULL,
+                        &pid, NULL, &out, NULL, &error);
         g_assert_no_error(error);
 
-        pfd = (struct pollfd) { .fd = out, .events = POLLIN };
+        pfd = (struct pollfd){ .fd = out, .events = POLLIN };
         g_assert_cmpint(poll(&pfd, 1, 30000), ==, 1);
         n = read(out, buf, sizeof(buf) - 1);
         close(out);

@@ -11,17 +11,17 @@
  * the real proc connector. */
 
 typedef struct ITest {
-        char *dir;         /* scratch: bus socket, configs, copied binaries */
-        char *root;        /* the daemon's --root */
-        char *devdir;      /* fake GPU device nodes */
+        char *dir; /* scratch: bus socket, configs, copied binaries */
+        char *root; /* the daemon's --root */
+        char *devdir; /* fake GPU device nodes */
         char *bus_address;
         GPid bus_pid;
         GPid daemon_pid;
         int daemon_stderr; /* the daemon's log, printed when a test fails */
-        sd_bus *bus;       /* our connection, as root */
-        int notify_fd;     /* NOTIFY_SOCKET, as systemd would give it... */
-        bool with_notify;  /* ...to daemons started while this is set; the test must then read it, as
-                            * systemd does, or the daemon's sd_notify() blocks on a full socket */
+        sd_bus *bus; /* our connection, as root */
+        int notify_fd; /* NOTIFY_SOCKET, as systemd would give it... */
+        bool with_notify; /* ...to daemons started while this is set; the test must then read it, as
+                           * systemd does, or the daemon's sd_notify() blocks on a full socket */
 } ITest;
 
 /* Waits up to timeout_ms for a notify message containing needle (e.g. "READY=1"). */
@@ -61,11 +61,11 @@ struct json_object *itest_resolve_json(ITest *t, const char *exe, const char *ho
 const char *itest_setting(struct json_object *res, const char *key);
 
 /* Waits up to timeout_ms, checking cond every 20 ms. A bounded wait for an event, not a timing test. */
-#define ITEST_WAIT_FOR(cond, timeout_ms)                                                                     \
-        G_STMT_START                                                                                         \
-        {                                                                                                    \
-                gint64 _deadline = g_get_monotonic_time() + (gint64) (timeout_ms) * 1000;                    \
-                while (!(cond) && g_get_monotonic_time() < _deadline)                                        \
-                        g_usleep(20 * 1000);                                                                 \
-        }                                                                                                    \
+#define ITEST_WAIT_FOR(cond, timeout_ms)                                                 \
+        G_STMT_START                                                                     \
+        {                                                                                \
+                gint64 _deadline = g_get_monotonic_time() + (gint64) (timeout_ms) *1000; \
+                while (!(cond) && g_get_monotonic_time() < _deadline)                    \
+                        g_usleep(20 * 1000);                                             \
+        }                                                                                \
         G_STMT_END

@@ -57,10 +57,11 @@ static void test_copied_binary(void)
         GPid pid;
 
         itest_setup(&t);
-        itest_write(&t, RCD "/50-app", "{\n"
-                                       "  \"profiles\": [{\"name\": \"AppProfile\", \"settings\": [\"GLSharpenEnable\", true]}],\n"
-                                       "  \"rules\": [{\"pattern\": \"nvptest-app\", \"profile\": \"AppProfile\"}]\n"
-                                       "}\n");
+        itest_write(&t, RCD "/50-app",
+                        "{\n"
+                        "  \"profiles\": [{\"name\": \"AppProfile\", \"settings\": [\"GLSharpenEnable\", true]}],\n"
+                        "  \"rules\": [{\"pattern\": \"nvptest-app\", \"profile\": \"AppProfile\"}]\n"
+                        "}\n");
         itest_start_daemon(&t, NULL);
         pid = itest_spawn_helper(&t, "nvptest-app", NULL, NULL);
 
@@ -81,9 +82,9 @@ static void test_copied_binary(void)
         json_object_put(res);
 
         /* The same through a plain method call. */
-        g_assert_cmpint(sd_bus_call_method(t.bus, "io.github.nvprofiled.NvProfiled1", "/io/github/nvprofiled/NvProfiled1",
-                                "io.github.nvprofiled.NvProfiled1.Manager", "ExplainProcess", NULL, &reply, "ut",
-                                (uint32_t) pid, UINT64_C(0)),
+        g_assert_cmpint(sd_bus_call_method(t.bus, "io.github.nvprofiled.NvProfiled1",
+                                        "/io/github/nvprofiled/NvProfiled1", "io.github.nvprofiled.NvProfiled1.Manager",
+                                        "ExplainProcess", NULL, &reply, "ut", (uint32_t) pid, UINT64_C(0)),
                         >=, 0);
         g_assert_cmpint(sd_bus_message_enter_container(reply, 'r', "sa{sv}a(suussb)a(svssuussa(vssuu))as"), >=, 0);
         g_assert_cmpint(sd_bus_message_read(reply, "s", &state), >=, 0);
@@ -92,10 +93,11 @@ static void test_copied_binary(void)
 
         /* And with busctl itself. */
         {
-                g_autofree char *out = NULL, *spid = g_strdup_printf("%i", (int) pid), *addr = g_strdup_printf("--address=%s", t.bus_address);
+                g_autofree char *out = NULL, *spid = g_strdup_printf("%i", (int) pid),
+                                *addr = g_strdup_printf("--address=%s", t.bus_address);
                 const char *argv[] = { "busctl", addr, "call", "io.github.nvprofiled.NvProfiled1",
-                                       "/io/github/nvprofiled/NvProfiled1", "io.github.nvprofiled.NvProfiled1.Manager",
-                                       "ExplainProcess", "ut", spid, "0", NULL };
+                        "/io/github/nvprofiled/NvProfiled1", "io.github.nvprofiled.NvProfiled1.Manager",
+                        "ExplainProcess", "ut", spid, "0", NULL };
                 int status;
                 g_spawn_sync(NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, NULL, &status, &error);
                 g_assert_no_error(error);
@@ -109,11 +111,13 @@ static void test_copied_binary(void)
                 const char *pstate;
 
                 g_assert_cmpint(pidfd, >=, 0);
-                g_assert_cmpint(sd_bus_call_method(t.bus, "io.github.nvprofiled.NvProfiled1", "/io/github/nvprofiled/NvProfiled1",
-                                        "io.github.nvprofiled.NvProfiled1.Manager", "ExplainProcessByPidfd", NULL, &reply,
-                                        "h", pidfd),
+                g_assert_cmpint(sd_bus_call_method(t.bus, "io.github.nvprofiled.NvProfiled1",
+                                                "/io/github/nvprofiled/NvProfiled1",
+                                                "io.github.nvprofiled.NvProfiled1.Manager", "ExplainProcessByPidfd",
+                                                NULL, &reply, "h", pidfd),
                                 >=, 0);
-                g_assert_cmpint(sd_bus_message_enter_container(reply, 'r', "sa{sv}a(suussb)a(svssuussa(vssuu))as"), >=, 0);
+                g_assert_cmpint(sd_bus_message_enter_container(reply, 'r', "sa{sv}a(suussb)a(svssuussa(vssuu))as"), >=,
+                                0);
                 g_assert_cmpint(sd_bus_message_read(reply, "s", &pstate), >=, 0);
                 g_assert_cmpstr(pstate, ==, "enabled");
                 reply = sd_bus_message_unref(reply);
@@ -122,8 +126,9 @@ static void test_copied_binary(void)
                         sd_bus_error e = SD_BUS_ERROR_NULL;
                         int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
                         g_assert_cmpint(sd_bus_call_method(t.bus, "io.github.nvprofiled.NvProfiled1",
-                                                "/io/github/nvprofiled/NvProfiled1", "io.github.nvprofiled.NvProfiled1.Manager",
-                                                "ExplainProcessByPidfd", &e, NULL, "h", devnull),
+                                                        "/io/github/nvprofiled/NvProfiled1",
+                                                        "io.github.nvprofiled.NvProfiled1.Manager",
+                                                        "ExplainProcessByPidfd", &e, NULL, "h", devnull),
                                         <, 0);
                         g_assert_cmpstr(e.name, ==, "io.github.nvprofiled.NvProfiled1.Error.InvalidArgs");
                         sd_bus_error_free(&e);
@@ -172,8 +177,9 @@ static void test_comm_rename(void)
         GPid pid;
 
         itest_setup(&t);
-        itest_write(&t, RCD "/50-comm", "{\"rules\": [{\"pattern\": {\"feature\": \"commname\", \"matches\": \"nvp-renamed\"},"
-                                        " \"profile\": {\"name\": \"Renamed\", \"settings\": [\"GLLogMaxAniso\", 4]}}]}\n");
+        itest_write(&t, RCD "/50-comm",
+                        "{\"rules\": [{\"pattern\": {\"feature\": \"commname\", \"matches\": \"nvp-renamed\"},"
+                        " \"profile\": {\"name\": \"Renamed\", \"settings\": [\"GLLogMaxAniso\", 4]}}]}\n");
         /* No settle re-reads: only the COMM event can find the new name. */
         itest_start_daemon(&t, "[ProcessWatch]\nSettleSec=0\n");
         pid = itest_spawn_helper(&t, "nvptest-rename", NULL, args);
@@ -192,8 +198,9 @@ static void test_dlopen(void)
         GPid pid;
 
         itest_setup(&t);
-        itest_write(&t, RCD "/50-dso", "{\"rules\": [{\"pattern\": {\"feature\": \"dso\", \"matches\": \"libnvptest-dso\"},"
-                                       " \"profile\": {\"name\": \"DsoProfile\", \"settings\": [\"GLVidHeapReuseRatio\", 0]}}]}\n");
+        itest_write(&t, RCD "/50-dso",
+                        "{\"rules\": [{\"pattern\": {\"feature\": \"dso\", \"matches\": \"libnvptest-dso\"},"
+                        " \"profile\": {\"name\": \"DsoProfile\", \"settings\": [\"GLVidHeapReuseRatio\", 0]}}]}\n");
         itest_start_daemon(&t, NULL);
         pid = itest_spawn_helper(&t, "nvptest-dlopen", NULL, args);
 
@@ -213,8 +220,9 @@ static void test_gl_environment(void)
         GPid a, b;
 
         itest_setup(&t);
-        itest_write(&t, RCD "/50-env", "{\"rules\": [{\"pattern\": \"nvptest-env\","
-                                       " \"profile\": [\"GLThreadedOptimizations\", true, \"GLSharpenValue\", 10]}]}\n");
+        itest_write(&t, RCD "/50-env",
+                        "{\"rules\": [{\"pattern\": \"nvptest-env\","
+                        " \"profile\": [\"GLThreadedOptimizations\", true, \"GLSharpenValue\", 10]}]}\n");
         itest_start_daemon(&t, NULL);
         a = itest_spawn_helper(&t, "nvptest-env", env_override, NULL);
 
@@ -313,7 +321,8 @@ static bool resolves_to(ITest *t, const char *exe, const char *home, const char 
 
 static void rewrite(ITest *t, const char *rel, int value)
 {
-        g_autofree char *text = g_strdup_printf("{\"rules\": [{\"pattern\": \"edit-target\", \"profile\": [\"K\", %d]}]}\n", value);
+        g_autofree char *text = g_strdup_printf(
+                        "{\"rules\": [{\"pattern\": \"edit-target\", \"profile\": [\"K\", %d]}]}\n", value);
         itest_write(t, rel, text);
 }
 
@@ -457,7 +466,7 @@ static GDBusNodeInfo *introspect(ITest *t, const char *path)
         const char *xml;
 
         g_assert_cmpint(sd_bus_call_method(t->bus, "io.github.nvprofiled.NvProfiled1", path,
-                                "org.freedesktop.DBus.Introspectable", "Introspect", NULL, &reply, NULL),
+                                        "org.freedesktop.DBus.Introspectable", "Introspect", NULL, &reply, NULL),
                         >=, 0);
         g_assert_cmpint(sd_bus_message_read(reply, "s", &xml), >=, 0);
         node = g_dbus_node_info_new_for_xml(xml, &error);
@@ -511,7 +520,8 @@ static void test_privacy(void)
         GPid pid;
 
         itest_setup(&t);
-        itest_write(&t, RCD "/50-p", "{\"rules\": [{\"pattern\": \"nvptest-priv\", \"profile\": {\"name\": \"Secret\", \"settings\": [\"k\", 1]}}]}");
+        itest_write(&t, RCD "/50-p",
+                        "{\"rules\": [{\"pattern\": \"nvptest-priv\", \"profile\": {\"name\": \"Secret\", \"settings\": [\"k\", 1]}}]}");
         itest_start_daemon(&t, NULL);
         pid = itest_spawn_helper(&t, "nvptest-priv", NULL, NULL);
         spid = g_strdup_printf("%i", (int) pid);
@@ -596,8 +606,9 @@ static void test_lifecycle(void)
 static uint64_t manager_u64(ITest *t, const char *prop)
 {
         uint64_t v = 0;
-        g_assert_cmpint(sd_bus_get_property_trivial(t->bus, "io.github.nvprofiled.NvProfiled1", "/io/github/nvprofiled/NvProfiled1",
-                                "io.github.nvprofiled.NvProfiled1.Manager", prop, NULL, 't', &v),
+        g_assert_cmpint(sd_bus_get_property_trivial(t->bus, "io.github.nvprofiled.NvProfiled1",
+                                        "/io/github/nvprofiled/NvProfiled1", "io.github.nvprofiled.NvProfiled1.Manager",
+                                        prop, NULL, 't', &v),
                         >=, 0);
         return v;
 }
@@ -612,7 +623,8 @@ static void test_overrun_rescan(void)
         unsigned stale = 0;
 
         itest_setup(&t);
-        itest_write(&t, RCD "/50-long", "{\"rules\": [{\"pattern\": \"nvptest-long\", \"profile\": {\"name\": \"Long\", \"settings\": [\"k\", 1]}}]}");
+        itest_write(&t, RCD "/50-long",
+                        "{\"rules\": [{\"pattern\": \"nvptest-long\", \"profile\": {\"name\": \"Long\", \"settings\": [\"k\", 1]}}]}");
         itest_start_daemon(&t, "[ProcessWatch]\nReceiveBufferSize=1K\n");
 
         /* The daemon is stopped while the burst happens, so its socket fills for sure. */
@@ -655,7 +667,8 @@ static void test_polling(void)
         GPid pid;
 
         itest_setup(&t);
-        itest_write(&t, RCD "/50-poll", "{\"rules\": [{\"pattern\": \"nvptest-poll\", \"profile\": {\"name\": \"Polled\", \"settings\": [\"k\", 1]}}]}");
+        itest_write(&t, RCD "/50-poll",
+                        "{\"rules\": [{\"pattern\": \"nvptest-poll\", \"profile\": {\"name\": \"Polled\", \"settings\": [\"k\", 1]}}]}");
         itest_start_daemon(&t, "[ProcessWatch]\nMode=poll\nPollIntervalSec=200ms\n");
         g_assert_cmpint(itest_ctl(&t, &out, "status", NULL), ==, 0);
         status = json_tokener_parse(out);
@@ -690,7 +703,8 @@ static void test_privacy_hide(void)
         list = json_tokener_parse(out);
         g_assert_nonnull(list);
         for (size_t i = 0; i < json_object_array_length(list); i++)
-                g_assert_cmpuint(json_object_get_int(json_object_object_get(json_object_array_get_idx(list, i), "uid")), ==, 65534);
+                g_assert_cmpuint(json_object_get_int(json_object_object_get(json_object_array_get_idx(list, i), "uid")),
+                                ==, 65534);
         json_object_put(list);
         itest_kill(pid);
         itest_teardown(&t);
@@ -725,7 +739,8 @@ static void test_monitor(void)
         gint64 deadline;
 
         itest_setup(&t);
-        itest_write(&t, RCD "/50-m", "{\"rules\": [{\"pattern\": \"nvptest-mon\", \"profile\": {\"name\": \"Mon\", \"settings\": [\"k\", 1]}}]}");
+        itest_write(&t, RCD "/50-m",
+                        "{\"rules\": [{\"pattern\": \"nvptest-mon\", \"profile\": {\"name\": \"Mon\", \"settings\": [\"k\", 1]}}]}");
         itest_start_daemon(&t, NULL);
 
         bus_arg = g_strdup_printf("--bus=%s", t.bus_address);
@@ -767,8 +782,9 @@ static void test_monitor(void)
 static uint32_t tracked_count(ITest *t)
 {
         uint32_t n = 0;
-        g_assert_cmpint(sd_bus_get_property_trivial(t->bus, "io.github.nvprofiled.NvProfiled1", "/io/github/nvprofiled/NvProfiled1",
-                                "io.github.nvprofiled.NvProfiled1.Manager", "TrackedProcesses", NULL, 'u', &n),
+        g_assert_cmpint(sd_bus_get_property_trivial(t->bus, "io.github.nvprofiled.NvProfiled1",
+                                        "/io/github/nvprofiled/NvProfiled1", "io.github.nvprofiled.NvProfiled1.Manager",
+                                        "TrackedProcesses", NULL, 'u', &n),
                         >=, 0);
         return n;
 }
@@ -782,7 +798,8 @@ static void test_short_lived(void)
         int exit_status;
 
         itest_setup(&t);
-        itest_write(&t, RCD "/50-true", "{\"rules\": [{\"pattern\": \"true\", \"profile\": [\"k\", 1]}, {\"pattern\": [], \"profile\": [\"all\", 1]}]}");
+        itest_write(&t, RCD "/50-true",
+                        "{\"rules\": [{\"pattern\": \"true\", \"profile\": [\"k\", 1]}, {\"pattern\": [], \"profile\": [\"all\", 1]}]}");
         itest_start_daemon(&t, NULL);
         before = tracked_count(&t);
 

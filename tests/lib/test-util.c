@@ -127,8 +127,7 @@ void test_dump_diags(const char *path, const RcDiagnostics *d)
 {
         for (size_t i = 0; i < d->n_items; i++)
                 g_test_message("%s:%u:%u: %s: %s", d->items[i].path ? d->items[i].path : path, d->items[i].line,
-                                d->items[i].column, rc_severity_to_string(d->items[i].severity),
-                                d->items[i].message);
+                                d->items[i].column, rc_severity_to_string(d->items[i].severity), d->items[i].message);
 }
 
 RcConfig *test_config_from_texts(const char *const *texts, size_t n)
@@ -147,8 +146,8 @@ RcConfig *test_config_from_texts(const char *const *texts, size_t n)
         return c;
 }
 
-RcResolution *test_resolve(RcConfig *c, const char *exe, const char *comm, const char *argv0,
-                const char *const *dsos, const char *const *env)
+RcResolution *test_resolve(RcConfig *c, const char *exe, const char *comm, const char *argv0, const char *const *dsos,
+                const char *const *env)
 {
         const char *argv[] = { argv0, NULL };
         RcProcessFacts facts = {

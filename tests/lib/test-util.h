@@ -43,8 +43,8 @@ void test_dump_diags(const char *path, const RcDiagnostics *d);
 RcConfig *test_config_from_texts(const char *const *texts, size_t n);
 
 /* Resolves a hypothetical process. */
-RcResolution *test_resolve(RcConfig *c, const char *exe, const char *comm, const char *argv0,
-                const char *const *dsos, const char *const *env);
+RcResolution *test_resolve(RcConfig *c, const char *exe, const char *comm, const char *argv0, const char *const *dsos,
+                const char *const *env);
 
 /* The effective setting for key, or NULL. */
 const RcEffectiveSetting *test_find_setting(const RcResolution *r, const char *key);

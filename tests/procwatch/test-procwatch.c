@@ -32,7 +32,8 @@ static void test_stat(void)
 
 static void test_status(void)
 {
-        static const char s[] = "Name:\tbash\nUmask:\t0022\nState:\tS (sleeping)\nUid:\t1000\t1001\t1000\t1000\nGid:\t100\n";
+        static const char s[] =
+                        "Name:\tbash\nUmask:\t0022\nState:\tS (sleeping)\nUid:\t1000\t1001\t1000\t1000\nGid:\t100\n";
         uid_t uid;
 
         g_assert_cmpint(proc_parse_status_uid(s, strlen(s), &uid), ==, 0);
@@ -44,15 +45,15 @@ static void test_status(void)
 static void test_maps(void)
 {
         static const char s[] =
-                "55d0c0000000-55d0c0002000 r--p 00000000 08:01 123 /usr/bin/gnome-shell\n"
-                "55d0c0002000-55d0c0004000 r-xp 00002000 08:01 123 /usr/bin/gnome-shell\n"
-                "55d0c1000000-55d0c1021000 rw-p 00000000 00:00 0 [heap]\n"
-                "7f0000000000-7f0000100000 r--p 00000000 08:01 456 /usr/lib/x86_64-linux-gnu/libmutter-15.so.0.0.0\n"
-                "7f0000100000-7f0000200000 r-xp 00100000 08:01 456 /usr/lib/x86_64-linux-gnu/libmutter-15.so.0.0.0\n"
-                "7f0000200000-7f0000300000 r--p 00000000 08:01 789 /usr/lib/libold.so.1 (deleted)\n"
-                "7f0000300000-7f0000301000 rw-p 00000000 00:00 0 \n"
-                "7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0 [stack]\n"
-                "7f0000400000-7f0000401000 r--p 00000000 08:01 999 /path with spaces/libx.so";
+                        "55d0c0000000-55d0c0002000 r--p 00000000 08:01 123 /usr/bin/gnome-shell\n"
+                        "55d0c0002000-55d0c0004000 r-xp 00002000 08:01 123 /usr/bin/gnome-shell\n"
+                        "55d0c1000000-55d0c1021000 rw-p 00000000 00:00 0 [heap]\n"
+                        "7f0000000000-7f0000100000 r--p 00000000 08:01 456 /usr/lib/x86_64-linux-gnu/libmutter-15.so.0.0.0\n"
+                        "7f0000100000-7f0000200000 r-xp 00100000 08:01 456 /usr/lib/x86_64-linux-gnu/libmutter-15.so.0.0.0\n"
+                        "7f0000200000-7f0000300000 r--p 00000000 08:01 789 /usr/lib/libold.so.1 (deleted)\n"
+                        "7f0000300000-7f0000301000 rw-p 00000000 00:00 0 \n"
+                        "7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0 [stack]\n"
+                        "7f0000400000-7f0000401000 r--p 00000000 08:01 999 /path with spaces/libx.so";
         char **paths = NULL;
         bool truncated;
 
@@ -73,7 +74,8 @@ static void test_maps(void)
 
 static void test_environ(void)
 {
-        static const char e[] = "PATH=/bin\0HOME=/home/u\0__GL_SYNC_TO_VBLANK=0\0__GLX_VENDOR=x\0BAD=\xff\0__GL_X=\xff\xfe\0__GL_Y=1";
+        static const char e[] =
+                        "PATH=/bin\0HOME=/home/u\0__GL_SYNC_TO_VBLANK=0\0__GLX_VENDOR=x\0BAD=\xff\0__GL_X=\xff\xfe\0__GL_Y=1";
         char **env = NULL;
 
         g_assert_cmpint(proc_parse_environ(e, sizeof(e) - 1, 64, &env), ==, 0);
@@ -98,7 +100,7 @@ static void test_facts_self(void)
         ProcIdentity wrong;
 
         g_assert_cmpint(proc_facts_read(proc, getpid(), NULL, PROC_FACTS_MAPS | PROC_FACTS_ENVIRON | PROC_FACTS_ROOT,
-                                NULL, &f),
+                                        NULL, &f),
                         ==, 0);
         g_assert_cmpint(f.id.pid, ==, getpid());
         g_assert_cmpuint(f.id.start_time, >, 0);

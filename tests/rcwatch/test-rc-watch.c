@@ -45,7 +45,8 @@ static void test_watch(void)
         g_autofree char *root = test_mkdtemp();
         g_autofree char *tmp = NULL, *dst = NULL;
         _cleanup_close_ int fd = -EBADF;
-        const char *paths[] = { "/etc/nvidia/nvidia-application-profiles-rc.d", "/etc/nvidia/nvidia-application-profiles-rc", NULL };
+        const char *paths[] = { "/etc/nvidia/nvidia-application-profiles-rc.d",
+                "/etc/nvidia/nvidia-application-profiles-rc", NULL };
         Ctx c = { 0 };
 
         test_mkdir_p(root, "etc");
@@ -87,7 +88,8 @@ static void test_watch(void)
         test_symlink("/srv/target.json", root, "etc/nvidia/nvidia-application-profiles-rc.d/link");
         g_assert_cmpuint(run_until_call(&c, 5 * 1000 * 1000), ==, 1);
         {
-                const char *with_link[] = { paths[0], paths[1], "/etc/nvidia/nvidia-application-profiles-rc.d/link", NULL };
+                const char *with_link[] = { paths[0], paths[1], "/etc/nvidia/nvidia-application-profiles-rc.d/link",
+                        NULL };
                 set_paths(&c, with_link);
         }
         test_write_file(root, "srv/target.json", "{\"rules\": []}");
