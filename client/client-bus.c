@@ -4,8 +4,6 @@
 
 #include "client.h"
 
-#define BUS_NAME "io.github.nvprofiled.NvProfiled1"
-#define BUS_PATH "/io/github/nvprofiled/NvProfiled1"
 
 int client_connect(sd_bus **ret)
 {
@@ -60,7 +58,7 @@ int client_call(sd_bus *bus, const char *method, sd_bus_message **ret_reply, con
         va_list ap;
         int r;
 
-        r = sd_bus_message_new_method_call(bus, &m, BUS_NAME, BUS_PATH, BUS_NAME ".Manager", method);
+        r = sd_bus_message_new_method_call(bus, &m, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, method);
         if (r >= 0 && types) {
                 va_start(ap, types);
                 r = sd_bus_message_appendv(m, types, ap);

@@ -4,6 +4,7 @@
 #include <json-c/json.h>
 #include <systemd/sd-bus.h>
 
+#include "bus-names.h"
 #include "macro.h"
 
 /* nvprofilectl: a thin client. Verbs talk to nvprofiled over D-Bus, except "check", which lints rc

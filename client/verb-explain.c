@@ -97,8 +97,8 @@ int verb_resolve(int argc, char *argv[])
 
         r = client_connect(&bus);
         if (r >= 0)
-                r = sd_bus_message_new_method_call(bus, &m, "io.github.nvprofiled.NvProfiled1",
-                                "/io/github/nvprofiled/NvProfiled1", "io.github.nvprofiled.NvProfiled1.Manager",
+                r = sd_bus_message_new_method_call(bus, &m, BUS_NAME,
+                                BUS_ROOT_PATH, BUS_MANAGER_INTERFACE,
                                 "Resolve");
         if (r >= 0)
                 r = sd_bus_message_open_container(m, 'a', "{sv}");

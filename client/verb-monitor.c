@@ -8,8 +8,6 @@
 
 #include "client.h"
 
-#define BUS_NAME "io.github.nvprofiled.NvProfiled1"
-#define BUS_PATH "/io/github/nvprofiled/NvProfiled1"
 
 static void emit(struct json_object *o, const char *text)
 {
@@ -46,7 +44,7 @@ static int on_process_changed(sd_bus_message *m, void *userdata, sd_bus_error *e
 
         /* Details when we may see them; other users' processes stay a bare notification. */
         r = sd_bus_call_method(
-                        bus, BUS_NAME, BUS_PATH, BUS_NAME ".Manager", "ExplainProcess", &e, &reply, "ut", pid, start);
+                        bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "ExplainProcess", &e, &reply, "ut", pid, start);
         if (r >= 0 && resolution_read(reply, &res) >= 0) {
                 struct json_object *facts = json_object_object_get(res, "facts"),
                                    *settings = json_object_object_get(res, "settings"),
@@ -149,13 +147,13 @@ int verb_monitor(int argc, char *argv[])
         if (r >= 0)
                 r = sd_bus_attach_event(bus, e, 0);
         if (r >= 0)
-                r = sd_bus_match_signal(bus, NULL, BUS_NAME, BUS_PATH, BUS_NAME ".Manager", "ProcessChanged",
+                r = sd_bus_match_signal(bus, NULL, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "ProcessChanged",
                                 on_process_changed, bus);
         if (r >= 0)
                 r = sd_bus_match_signal(
-                                bus, NULL, BUS_NAME, BUS_PATH, BUS_NAME ".Manager", "Reloaded", on_reloaded, bus);
+                                bus, NULL, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "Reloaded", on_reloaded, bus);
         if (r >= 0)
-                r = sd_bus_match_signal(bus, NULL, BUS_NAME, BUS_PATH, "org.freedesktop.DBus.ObjectManager",
+                r = sd_bus_match_signal(bus, NULL, BUS_NAME, BUS_ROOT_PATH, "org.freedesktop.DBus.ObjectManager",
                                 "InterfacesRemoved", on_removed, bus);
         if (r >= 0)
                 r = sd_bus_match_signal(bus, NULL, "org.freedesktop.DBus", "/org/freedesktop/DBus",

@@ -4,15 +4,13 @@
 
 #include "client.h"
 
-#define BUS_NAME "io.github.nvprofiled.NvProfiled1"
-#define BUS_PATH "/io/github/nvprofiled/NvProfiled1"
 
 static int get_property(sd_bus *bus, const char *name, const char *type, void *ret)
 {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         int r;
 
-        r = sd_bus_get_property_trivial(bus, BUS_NAME, BUS_PATH, BUS_NAME ".Manager", name, &error, type[0], ret);
+        r = sd_bus_get_property_trivial(bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, name, &error, type[0], ret);
         if (r < 0)
                 fprintf(stderr, "%s\n",
                                 sd_bus_error_has_names(&error, "org.freedesktop.DBus.Error.ServiceUnknown",
@@ -28,7 +26,7 @@ static int get_string(sd_bus *bus, const char *name, char **ret)
         sd_bus_error error = SD_BUS_ERROR_NULL;
         int r;
 
-        r = sd_bus_get_property_string(bus, BUS_NAME, BUS_PATH, BUS_NAME ".Manager", name, &error, ret);
+        r = sd_bus_get_property_string(bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, name, &error, ret);
         if (r < 0)
                 fprintf(stderr, "Cannot read %s: %s\n", name, error.message ? error.message : strerror(-r));
         sd_bus_error_free(&error);
@@ -61,7 +59,7 @@ int verb_status(int argc, char *argv[])
                         (r = get_property(bus, "ConfigGeneration", "t", &generation)) < 0)
                 goto finish;
 
-        r = sd_bus_get_property(bus, BUS_NAME, BUS_PATH, BUS_NAME ".Manager", "RcFiles", &error, &reply, "a(ssuu)");
+        r = sd_bus_get_property(bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "RcFiles", &error, &reply, "a(ssuu)");
         if (r < 0) {
                 fprintf(stderr, "Cannot read RcFiles: %s\n", error.message ? error.message : strerror(-r));
                 goto finish;
@@ -138,7 +136,7 @@ int verb_version(int argc, char *argv[])
         /* The client's version always; the daemon's when it answers. */
         if (client_connect(&bus) >= 0)
                 (void) sd_bus_get_property_string(
-                                bus, BUS_NAME, BUS_PATH, BUS_NAME ".Manager", "Version", &error, &daemon);
+                                bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "Version", &error, &daemon);
         if (arg.json != JSON_OFF) {
                 struct json_object *o = json_object_new_object();
                 json_object_object_add(o, "client", json_object_new_string(PACKAGE_VERSION));

@@ -3,21 +3,10 @@
 
 #include <systemd/sd-bus.h>
 
+#include "bus-names.h"
 #include "manager.h"
 
 /* Thin D-Bus glue over the Manager; dbus/io.github.nvprofiled.NvProfiled1.xml is the contract. */
-
-#define BUS_NAME "io.github.nvprofiled.NvProfiled1"
-#define BUS_ROOT_PATH "/io/github/nvprofiled/NvProfiled1"
-#define BUS_PROCESS_PREFIX BUS_ROOT_PATH "/process"
-#define BUS_MANAGER_INTERFACE BUS_NAME ".Manager"
-#define BUS_PROCESS_INTERFACE BUS_NAME ".Process"
-
-#define BUS_ERROR_NO_SUCH_PROCESS BUS_NAME ".Error.NoSuchProcess"
-#define BUS_ERROR_INVALID_ARGS BUS_NAME ".Error.InvalidArgs"
-#define BUS_ERROR_LIMITS_EXCEEDED BUS_NAME ".Error.LimitsExceeded"
-#define BUS_ERROR_ACCESS_DENIED BUS_NAME ".Error.AccessDenied"
-#define BUS_ERROR_NOT_SUPPORTED BUS_NAME ".Error.NotSupported"
 
 #define RESOLUTION_SIGNATURE "(sa{sv}a(suussb)a(svssuussa(vssuu))as)"
 

@@ -170,7 +170,7 @@ int bus_explain(BusContext *c, sd_bus_message *m, pid_t pid, uint64_t start_time
                 return bus_reply_errno(error, r, what);
         if (!manager_may_see(caller, f.uid)) {
                 rc_resolution_free(res);
-                return sd_bus_error_setf(error, BUS_ERROR_ACCESS_DENIED,
+                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
                                 "Process %i belongs to another user; only root may see its details.", (int) pid);
         }
 
@@ -205,7 +205,7 @@ static int method_explain_process(sd_bus_message *m, void *userdata, sd_bus_erro
         if (r < 0)
                 return r;
         if (pid == 0 || pid > INT32_MAX)
-                return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGS, "Invalid pid %u.", pid);
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "Invalid pid %u.", pid);
         return bus_explain(userdata, m, (pid_t) pid, start_time, error);
 }
 
@@ -245,7 +245,7 @@ static int method_explain_pidfd(sd_bus_message *m, void *userdata, sd_bus_error 
                 return r;
         r = pidfd_get_pid(fd, &pid);
         if (r == -EBADF)
-                return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGS, "The file descriptor is not a pidfd.");
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "The file descriptor is not a pidfd.");
         if (r < 0)
                 return bus_reply_errno(error, r, "the pidfd's process");
         /* Pin the identity now; the pidfd keeps the pid from being reused while we look. */
@@ -331,7 +331,7 @@ static int read_facts(sd_bus_message *m, const ManagerConfig *cfg, HypotheticalF
                         r = sd_bus_message_enter_container(m, 'v', "s");
                         if (r < 0)
                                 return sd_bus_error_setf(
-                                                error, BUS_ERROR_INVALID_ARGS, "Fact \"%s\" must be a string.", key);
+                                                error, SD_BUS_ERROR_INVALID_ARGS, "Fact \"%s\" must be a string.", key);
                         r = read_bounded_string(m, cfg, streq(key, "exe") ? &h->exe : &h->comm);
                 } else if (streq(key, "argv") || streq(key, "dsos") || streq(key, "environ") ||
                                 streq(key, "exe_dir_files")) {
@@ -341,11 +341,11 @@ static int read_facts(sd_bus_message *m, const ManagerConfig *cfg, HypotheticalF
                                                                 : &h->exe_dir_files;
                         r = sd_bus_message_enter_container(m, 'v', "as");
                         if (r < 0)
-                                return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGS,
+                                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                                 "Fact \"%s\" must be a string array.", key);
                         r = read_bounded_strv(m, cfg, target);
                 } else
-                        return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGS, "Unknown fact \"%s\".", key);
+                        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "Unknown fact \"%s\".", key);
                 if (r == -E2BIG)
                         return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED, "Fact \"%s\" is too long.", key);
                 if (r < 0)
@@ -382,7 +382,7 @@ static int method_resolve(sd_bus_message *m, void *userdata, sd_bus_error *error
 
         home = strv_env_get(h.environ, "HOME");
         if (home && home[0] != '/')
-                return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGS, "HOME must be an absolute path.");
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "HOME must be an absolute path.");
 
         /* $HOME's files are read as far as the caller could read them. */
         r = manager_get_config(c->manager, c->manager->root_fd, home, caller, &config);
@@ -427,7 +427,7 @@ static int config_for_home(BusContext *c, sd_bus_message *m, RcConfig **ret, sd_
         if (strlen(home) > c->manager->config.bus_string_max)
                 return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED, "home is too long.");
         if (*home && home[0] != '/')
-                return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGS, "home must be \"\" or an absolute path.");
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "home must be \"\" or an absolute path.");
         return manager_get_config(c->manager, c->manager->root_fd, *home ? home : NULL, caller, ret);
 }
 

@@ -7,10 +7,7 @@
 
 const sd_bus_error_map bus_error_map[] = {
         SD_BUS_ERROR_MAP(BUS_ERROR_NO_SUCH_PROCESS, ESRCH),
-        SD_BUS_ERROR_MAP(BUS_ERROR_INVALID_ARGS, EINVAL),
         SD_BUS_ERROR_MAP(BUS_ERROR_LIMITS_EXCEEDED, E2BIG),
-        SD_BUS_ERROR_MAP(BUS_ERROR_ACCESS_DENIED, EACCES),
-        SD_BUS_ERROR_MAP(BUS_ERROR_NOT_SUPPORTED, EOPNOTSUPP),
         SD_BUS_ERROR_MAP_END,
 };
 
@@ -41,15 +38,15 @@ int bus_reply_errno(sd_bus_error *error, int r, const char *what)
         case ENOENT:
                 return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_PROCESS, "No such process: %s", what);
         case EINVAL:
-                return sd_bus_error_setf(error, BUS_ERROR_INVALID_ARGS, "Invalid argument: %s", what);
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "Invalid argument: %s", what);
         case E2BIG:
         case EMSGSIZE:
                 return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED, "Limit exceeded: %s", what);
         case EACCES:
         case EPERM:
-                return sd_bus_error_setf(error, BUS_ERROR_ACCESS_DENIED, "Access denied: %s", what);
+                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "Access denied: %s", what);
         case EOPNOTSUPP:
-                return sd_bus_error_setf(error, BUS_ERROR_NOT_SUPPORTED, "Not supported: %s", what);
+                return sd_bus_error_setf(error, SD_BUS_ERROR_NOT_SUPPORTED, "Not supported: %s", what);
         default:
                 return r;
         }

@@ -23,12 +23,11 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <systemd/sd-bus.h>
+
+#include "bus-names.h"
 #include <time.h>
 #include <unistd.h>
 
-#define BUS_NAME "io.github.nvprofiled.NvProfiled1"
-#define BUS_PATH "/io/github/nvprofiled/NvProfiled1"
-#define BUS_IFACE BUS_NAME ".Manager"
 
 static char dir[] = "/tmp/nvprofiled-bench-XXXXXX";
 static pid_t bus_pid, daemon_pid;
@@ -96,14 +95,14 @@ static int on_changed(sd_bus_message *m, void *userdata, sd_bus_error *error)
 static uint64_t get_u64(const char *prop)
 {
         uint64_t v = 0;
-        sd_bus_get_property_trivial(bus, BUS_NAME, BUS_PATH, BUS_IFACE, prop, NULL, 't', &v);
+        sd_bus_get_property_trivial(bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, prop, NULL, 't', &v);
         return v;
 }
 
 static uint32_t get_u32(const char *prop)
 {
         uint32_t v = 0;
-        sd_bus_get_property_trivial(bus, BUS_NAME, BUS_PATH, BUS_IFACE, prop, NULL, 'u', &v);
+        sd_bus_get_property_trivial(bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, prop, NULL, 'u', &v);
         return v;
 }
 
@@ -218,7 +217,7 @@ static void bench_latency(const char *app, unsigned n)
         shared_exec_ns = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         if (shared_exec_ns == MAP_FAILED)
                 die("mmap");
-        if (sd_bus_match_signal(bus, NULL, BUS_NAME, BUS_PATH, BUS_IFACE, "ProcessChanged", on_changed, NULL) < 0)
+        if (sd_bus_match_signal(bus, NULL, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "ProcessChanged", on_changed, NULL) < 0)
                 die("match");
 
         for (unsigned i = 0; i < n; i++) {
@@ -275,7 +274,7 @@ static bool tracked_with_profile(pid_t pid)
         sd_bus_message *reply = NULL;
         bool found = false;
 
-        if (sd_bus_call_method(bus, BUS_NAME, BUS_PATH, BUS_IFACE, "ListProcesses", NULL, &reply, NULL) < 0)
+        if (sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "ListProcesses", NULL, &reply, NULL) < 0)
                 return false;
         sd_bus_message_enter_container(reply, 'a', "(outussasu)");
         while (sd_bus_message_enter_container(reply, 'r', "outussasu") > 0) {

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The one definition of nvprofiled's D-Bus names, shared by the daemon, nvprofilectl, the tests and the
+ * benchmarks. dbus/io.github.nvprofiled.NvProfiled1.xml documents what lives under them. */
+
+#define BUS_NAME "io.github.nvprofiled.NvProfiled1"
+#define BUS_ROOT_PATH "/io/github/nvprofiled/NvProfiled1"
+#define BUS_PROCESS_PREFIX BUS_ROOT_PATH "/process"
+#define BUS_MANAGER_INTERFACE BUS_NAME ".Manager"
+#define BUS_PROCESS_INTERFACE BUS_NAME ".Process"
+
+/* Our own error names, for our own conditions only; malformed arguments, refusals and unsupported
+ * requests use the standard org.freedesktop.DBus.Error.* names (SD_BUS_ERROR_INVALID_ARGS, ...). */
+#define BUS_ERROR_NO_SUCH_PROCESS BUS_NAME ".Error.NoSuchProcess"
+#define BUS_ERROR_LIMITS_EXCEEDED BUS_NAME ".Error.LimitsExceeded"
+
+/* polkit actions (dbus/io.github.nvprofiled.NvProfiled1.policy). */
+#define POLKIT_ACTION_RELOAD "io.github.nvprofiled.NvProfiled1.reload"
