@@ -130,7 +130,7 @@ static void test_copied_binary(void)
                                                         "io.github.nvprofiled.NvProfiled1.Manager",
                                                         "ExplainProcessByPidfd", &e, NULL, "h", devnull),
                                         <, 0);
-                        g_assert_cmpstr(e.name, ==, "io.github.nvprofiled.NvProfiled1.Error.InvalidArgs");
+                        g_assert_cmpstr(e.name, ==, "org.freedesktop.DBus.Error.InvalidArgs");
                         sd_bus_error_free(&e);
                         close(devnull);
                 }
