@@ -68,11 +68,11 @@ int bus_context_new(Manager *m, BusKind kind, const char *address, BusContext **
                 assert_not_reached();
         }
         if (r < 0)
-                return log_error_errno(r, "Failed to connect to the bus: %s", STRERROR(r));
+                return log_error_errno(r, "Failed to connect to the bus");
 
         r = sd_bus_error_add_map(bus_error_map);
         if (r < 0)
-                return log_error_errno(r, "Failed to register error names: %s", STRERROR(r));
+                return log_error_errno(r, "Failed to register error names");
 
         r = sd_bus_add_object_vtable(c->bus, NULL, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, bus_manager_vtable, c);
         if (r >= 0)
@@ -83,11 +83,11 @@ int bus_context_new(Manager *m, BusKind kind, const char *address, BusContext **
         if (r >= 0)
                 r = sd_bus_add_object_manager(c->bus, NULL, BUS_ROOT_PATH);
         if (r < 0)
-                return log_error_errno(r, "Failed to register objects: %s", STRERROR(r));
+                return log_error_errno(r, "Failed to register objects");
 
         r = sd_bus_attach_event(c->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)
-                return log_error_errno(r, "Failed to attach the bus to the event loop: %s", STRERROR(r));
+                return log_error_errno(r, "Failed to attach the bus to the event loop");
 
         manager_set_callbacks(m, &cb, c);
         *ret = TAKE_PTR(c);
@@ -101,9 +101,9 @@ int bus_context_request_name(BusContext *c)
         /* No queueing, no replacement: a second instance must fail loudly, not wait. */
         r = sd_bus_request_name(c->bus, BUS_NAME, 0);
         if (r == -EEXIST)
-                return log_error_errno(r, "Another nvprofiled already owns %s on this bus.", BUS_NAME);
+                return log_error_errno(r, "Another nvprofiled already owns %s on this bus", BUS_NAME);
         if (r < 0)
-                return log_error_errno(r, "Failed to take the name %s: %s", BUS_NAME, STRERROR(r));
+                return log_error_errno(r, "Failed to take the name %s", BUS_NAME);
         return 0;
 }
 

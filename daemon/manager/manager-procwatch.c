@@ -31,7 +31,7 @@ static int track(Manager *m, pid_t pid, bool settle)
                 return 0;
         }
         if (r < 0)
-                return log_debug_errno(r, "Cannot read process %i: %s", (int) pid, STRERROR(r));
+                return log_debug_errno(r, "Cannot read process %i", (int) pid);
 
         /* An exec keeps pid and start time but is a new program: forget what we knew. */
         if (old)
@@ -49,7 +49,7 @@ static int track(Manager *m, pid_t pid, bool settle)
 
         r = process_new_from_facts(m, &f, settle, NULL);
         if (r < 0)
-                return log_debug_errno(r, "Cannot evaluate process %i: %s", (int) pid, STRERROR(r));
+                return log_debug_errno(r, "Cannot evaluate process %i", (int) pid);
         return 0;
 }
 
@@ -87,7 +87,7 @@ int manager_rescan(Manager *m)
 
         r = proc_list_pids(m->proc_fd, PIDS_MAX, &pids, &n);
         if (r < 0)
-                return log_error_errno(r, "Cannot list processes: %s", STRERROR(r));
+                return log_error_errno(r, "Cannot list processes");
 
         scan = ++m->n_rescans;
         for (size_t i = 0; i < n; i++) {
@@ -149,7 +149,7 @@ static int on_connector(sd_event_source *s, int fd, uint32_t revents, void *user
                         continue;
                 }
                 if (n < 0)
-                        return log_error_errno(n, "Reading process events failed: %s", STRERROR(n));
+                        return log_error_errno(n, "Reading process events failed");
                 if (n == 0)
                         break;
 
@@ -229,11 +229,9 @@ int manager_procwatch_start(Manager *m)
                 r = start_connector(m);
                 if (r < 0) {
                         if (m->config.watch_mode == PROC_WATCH_PROC_CONNECTOR)
-                                return log_error_errno(r, "Cannot use the proc connector (Mode=proc-connector): %s",
-                                                STRERROR(r));
-                        log_notice_errno(r,
-                                        "Proc connector unavailable (%s); polling /proc every %" PRIu64 " ms instead.",
-                                        STRERROR(r), m->config.poll_interval_usec / 1000);
+                                return log_error_errno(r, "Cannot use the proc connector (Mode=proc-connector)");
+                        log_notice_errno(r, "Proc connector unavailable, polling /proc every %" PRIu64 " ms instead",
+                                        m->config.poll_interval_usec / 1000);
                         m->connector_fd = safe_close(m->connector_fd);
                         m->connector_source = sd_event_source_disable_unref(m->connector_source);
                 }
@@ -244,7 +242,7 @@ int manager_procwatch_start(Manager *m)
         if (m->watch_state == MANAGER_WATCH_NONE) {
                 r = start_polling(m);
                 if (r < 0)
-                        return log_error_errno(r, "Cannot start polling: %s", STRERROR(r));
+                        return log_error_errno(r, "Cannot start polling");
         }
 
         if (m->config.rescan_interval_usec > 0) {
@@ -252,7 +250,7 @@ int manager_procwatch_start(Manager *m)
                                 m->config.rescan_interval_usec, m->config.rescan_interval_usec / 10, on_rescan_timer,
                                 m);
                 if (r < 0)
-                        return log_error_errno(r, "Cannot start the rescan timer: %s", STRERROR(r));
+                        return log_error_errno(r, "Cannot start the rescan timer");
         }
 
         /* Subscribed first, scanned second: a process started in between is seen at least once. */

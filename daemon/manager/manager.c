@@ -63,7 +63,7 @@ static int open_dir(const char *path, int *ret)
 {
         int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
-                return log_error_errno(errno, "Cannot open directory %s: %s", path, STRERROR(errno));
+                return log_error_errno(errno, "Cannot open directory %s", path);
         *ret = fd;
         return 0;
 }
@@ -111,7 +111,7 @@ int manager_new(sd_event *e, const ManagerConfig *config, const char *proc_path,
         if (r < 0)
                 return r;
         if (fstat(m->root_fd, &st) < 0)
-                return log_error_errno(errno, "Cannot stat %s: %s", root_path, STRERROR(errno));
+                return log_error_errno(errno, "Cannot stat %s", root_path);
         m->root_dev = st.st_dev;
         m->root_ino = st.st_ino;
 
@@ -120,7 +120,7 @@ int manager_new(sd_event *e, const ManagerConfig *config, const char *proc_path,
                         st.st_ino == live.st_ino;
 
         if (stat("/", &st) < 0)
-                return log_error_errno(errno, "Cannot stat /: %s", STRERROR(errno));
+                return log_error_errno(errno, "Cannot stat /");
         m->host_root_dev = st.st_dev;
         m->host_root_ino = st.st_ino;
 
@@ -239,7 +239,7 @@ static void update_watches(Manager *m)
         if (r >= 0)
                 r = rc_watch_set_paths(m->rc_watch, paths);
         if (r < 0)
-                log_warning_errno(r, "Cannot watch every rc path, changes may be missed: %s", STRERROR(r));
+                log_warning_errno(r, "Cannot watch every rc path, changes may be missed");
 }
 
 /* Whether what was just read is still what is on disk: a change that slipped in between reading and
@@ -378,7 +378,7 @@ static int reload_configs(Manager *m)
         r = manager_get_config(m, m->root_fd, NULL, 0, &m->system_config);
         if (r < 0) {
                 m->reloading = false;
-                return log_error_errno(r, "Failed to load the configuration: %s", STRERROR(r));
+                return log_error_errno(r, "Failed to load the configuration");
         }
 
         /* Reload every configuration in use, so the watch set covers them all. */
@@ -390,8 +390,7 @@ static int reload_configs(Manager *m)
                 r = manager_get_config(m, m->root_fd, m->configs[i].home, m->configs[i].uid, &c);
                 if (r < 0) {
                         m->reloading = false;
-                        return log_error_errno(r, "Failed to load the configuration for %s: %s", m->configs[i].home,
-                                        STRERROR(r));
+                        return log_error_errno(r, "Failed to load the configuration for %s", m->configs[i].home);
                 }
                 rc_config_unref(c);
         }
@@ -462,7 +461,7 @@ int manager_start(Manager *m)
         r = rc_watch_new(m->event, m->root_fd, m->config.reload_coalesce_usec, m->config.reload_max_delay_usec,
                         on_rc_changed, m, &m->rc_watch);
         if (r < 0)
-                return log_error_errno(r, "Cannot set up rc file watching: %s", STRERROR(r));
+                return log_error_errno(r, "Cannot set up rc file watching");
 
         r = reload_configs(m);
         if (r < 0)
@@ -470,8 +469,7 @@ int manager_start(Manager *m)
 
         r = manager_gpu_start(m);
         if (r < 0)
-                log_warning_errno(r, "Cannot watch GPU device nodes, device opens will not trigger re-evaluation: %s",
-                                STRERROR(r));
+                log_warning_errno(r, "Cannot watch GPU device nodes, device opens will not trigger re-evaluation");
 
         return manager_procwatch_start(m);
 }

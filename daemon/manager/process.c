@@ -232,7 +232,7 @@ static void settle_schedule(Process *p)
                 r = sd_event_add_time(m->event, &p->settle_timer, CLOCK_MONOTONIC, p->detected_usec + offset, 10 * 1000,
                                 on_settle, p);
         if (r < 0)
-                log_debug_errno(r, "Cannot schedule settle check for %i: %s", (int) p->id.pid, STRERROR(r));
+                log_debug_errno(r, "Cannot schedule settle check for %i", (int) p->id.pid);
 }
 
 int process_reread(Process *p)
@@ -265,7 +265,7 @@ static int on_settle(sd_event_source *s, uint64_t usec, void *userdata)
                 return 0;
         }
         if (r < 0)
-                log_debug_errno(r, "Re-reading %i failed: %s", (int) p->id.pid, STRERROR(r));
+                log_debug_errno(r, "Re-reading %i failed", (int) p->id.pid);
         settle_schedule(p);
         return 0;
 }

@@ -148,20 +148,22 @@ static int load_config_file(ManagerConfig *c)
 
         root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (root < 0)
-                return log_error_errno(errno, "Cannot open /: %s", STRERROR(errno));
+                return log_error_errno(errno, "Cannot open /");
         r = read_full_file_in_root(root, path, 64 * 1024, &text, &size, NULL);
         if (r == -ENOENT && !arg_config)
                 return 0; /* the default file is optional */
         if (r < 0)
-                return log_error_errno(r, "Cannot read %s: %s", path, STRERROR(r));
+                return log_error_errno(r, "Cannot read %s", path);
 
         r = manager_config_parse(c, text, size, &messages);
         if (r < 0)
-                return log_error_errno(r, "Cannot parse %s: %s", path, STRERROR(r));
+                return log_error_errno(r, "Cannot parse %s", path);
         STRV_FOREACH(msg, messages)
                 log_warning("%s:%s", path, *msg);
-        if (r > 0)
-                return log_error_errno(EINVAL, "%s has %i errors.", path, r);
+        if (r > 0) {
+                log_error("%s has %i errors.", path, r);
+                return -EINVAL;
+        }
         return 0;
 }
 
@@ -205,7 +207,7 @@ static int run(int argc, char *argv[])
 
         r = sd_event_default(&e);
         if (r < 0) {
-                log_error_errno(r, "Cannot create the event loop: %s", STRERROR(r));
+                log_error_errno(r, "Cannot create the event loop");
                 return 1;
         }
         /* NULL handlers: SIGTERM/SIGINT end the loop. */
@@ -215,7 +217,7 @@ static int run(int argc, char *argv[])
         if (r >= 0)
                 r = sd_event_set_watchdog(e, true);
         if (r < 0) {
-                log_error_errno(r, "Cannot set up signals and watchdog: %s", STRERROR(r));
+                log_error_errno(r, "Cannot set up signals and watchdog");
                 goto finish;
         }
 
@@ -245,7 +247,7 @@ static int run(int argc, char *argv[])
         r = sd_event_loop(e);
         (void) sd_notify(false, "STOPPING=1");
         if (r < 0)
-                log_error_errno(r, "Event loop failed: %s", STRERROR(r));
+                log_error_errno(r, "Event loop failed");
         else
                 log_info("Stopping.");
 

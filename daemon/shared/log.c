@@ -88,8 +88,13 @@ static int log_dispatch(int level, int error, const char *const *fields, const c
                 const char *format, va_list ap)
 {
         char buf[2048];
+        int len;
 
-        vsnprintf(buf, sizeof(buf), format, ap);
+        len = vsnprintf(buf, sizeof(buf), format, ap);
+        /* log_..._errno() says what went wrong after the message, as systemd's "%m" would (GCC's
+         * -Wpedantic rejects %m, so we add it here rather than at every call). */
+        if (error != 0 && len >= 0 && (size_t) len < sizeof(buf))
+                (void) snprintf(buf + len, sizeof(buf) - (size_t) len, ": %s", strerror(abs(error)));
 
         if (to_journal) {
                 char prio[16], errno_field[32], line_field[32];

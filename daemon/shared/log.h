@@ -29,7 +29,9 @@ int log_get_max_level(void);
 int log_level_from_string(const char *s);
 const char *log_level_to_string(int level);
 
-/* Logs and returns -abs(error) (or 0 for error == 0), so "return log_error_errno(r, ...)" works. */
+/* Logs and returns -abs(error) (or 0 for error == 0), so "return log_error_errno(r, ...)" works. A non-zero
+ * error's text is appended to the message (": No such file or directory"), the way systemd's tools write
+ * "...: %m"; so messages never spell it out themselves. */
 int log_internal(int level, int error, const char *file, int line, const char *func, const char *format, ...)
                 _printf_(6, 7);
 
@@ -52,8 +54,5 @@ int log_struct_internal(int level, int error, const char *const *fields, const c
 #define log_notice_errno(error, ...) log_full_errno(LOG_NOTICE, (error), __VA_ARGS__)
 #define log_warning_errno(error, ...) log_full_errno(LOG_WARNING, (error), __VA_ARGS__)
 #define log_error_errno(error, ...) log_full_errno(LOG_ERR, (error), __VA_ARGS__)
-
-/* Our messages spell errors out with %s and STRERROR(r): ISO C (-Wpedantic) has no %m. */
-#define STRERROR(error) strerror(abs(error))
 
 #define log_oom() log_error_errno(ENOMEM, "Out of memory.")
