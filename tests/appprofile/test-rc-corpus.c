@@ -8,30 +8,62 @@
 #include "fd-util.h"
 #include "test-util.h"
 
+/* A diagnostic the documentation places: severity, line:column and part of the message. */
+typedef struct ExpectedDiag {
+        RcSeverity severity;
+        uint32_t line, column;
+        const char *needle;
+} ExpectedDiag;
+
+/* What each corpus file is, from ../shared/corpus/appprofiles/SOURCES.md and docs/appprofiles.md §3, §4
+ * and §8: every file there is listed here by name, and a file that is not makes the test fail. */
 typedef struct Expectation {
         const char *name;
         RcFileState state;
-        size_t n_profiles, n_rules, n_warnings;
+        size_t n_profiles, n_rules, n_errors, n_warnings;
+        ExpectedDiag diags[2]; /* the documented positions; severity 0 with a NULL needle ends the list */
 } Expectation;
 
 static const Expectation expectations[] = {
-        { "nvidia-shipped-570.153.02-rc", RC_FILE_LOADED, 27, 144, 0 },
-        { "nvidia-shipped-440.82-rc", RC_FILE_LOADED, 14, 49, 0 },
-        { "cachyos-limit-vram-usage.json", RC_FILE_LOADED, 0, 1, 0 },
-        { "cachyos-limit-vram-usage-2025-06-dupname.json", RC_FILE_LOADED, 1, 11, 0 },
-        { "cachyos-limit-vram-usage-2025-05-INVALID.rc", RC_FILE_BROKEN, 0, 0, 0 },
-        { "cachyos-cuda-no-stable-perf-limit-2025-12.json", RC_FILE_LOADED, 1, 1, 0 },
-        { "popos-vram-limit.json", RC_FILE_LOADED, 0, 1, 0 },
-        { "popos-cuda-no-stable-perf-limit-TRAILINGCOMMA.json", RC_FILE_BROKEN, 0, 0, 0 },
-        { "dotfiles-mrbjarksen-nvsettings-generated.json", RC_FILE_LOADED, 1, 1, 0 },
-        { "dotfiles-avindra-true-feature.json", RC_FILE_LOADED, 1, 1, 0 },
-        { "niri-wiki-50-limit-free-buffer-pool.json", RC_FILE_LOADED, 1, 1, 0 },
-        { "egl-wayland126-kelvie-true-feature.json", RC_FILE_LOADED, 1, 1, 0 },
-        { "nixos-brycekormylo-dso-libGL.json", RC_FILE_LOADED, 1, 1, 0 },
-        { "nixos-librewolf-DUPKEYS.json", RC_FILE_LOADED, 0, 1, 2 },
-        { "gpu-screen-recorder-10-gsr-cuda-no-stable-perf-limit.json", RC_FILE_LOADED, 1, 1, 0 },
-        { "SYNTH-libnvidia-container-10-container.conf", RC_FILE_LOADED, 1, 1, 0 },
+        /* §3, case 29: 27 profiles, 144 rules; 14 and 49 for 440.82. */
+        { "nvidia-shipped-570.153.02-rc", RC_FILE_LOADED, 27, 144, 0, 0 },
+        { "nvidia-shipped-440.82-rc", RC_FILE_LOADED, 14, 49, 0, 0 },
+        /* One rule, "or" over 15 procnames, naming a profile defined only in the shipped file. */
+        { "cachyos-limit-vram-usage.json", RC_FILE_LOADED, 0, 1, 0, 0 },
+        /* 11 procname rules and its own "No VidMem Reuse". */
+        { "cachyos-limit-vram-usage-2025-06-dupname.json", RC_FILE_LOADED, 1, 11, 0, 0 },
+        /* Case 6: a bare rule object followed by ',': no enclosing {"rules": [...]}. */
+        { "cachyos-limit-vram-usage-2025-05-INVALID.rc", RC_FILE_BROKEN, 0, 0, 1, 0,
+                        { { RC_SEVERITY_ERROR, 7, 10, "after the end of the root object" } } },
+        { "cachyos-cuda-no-stable-perf-limit-2025-12.json", RC_FILE_LOADED, 1, 1, 0, 0 },
+        { "popos-vram-limit.json", RC_FILE_LOADED, 0, 1, 0, 0 },
+        /* Case 5: a trailing comma inside "sub", rejected with its position. */
+        { "popos-cuda-no-stable-perf-limit-TRAILINGCOMMA.json", RC_FILE_BROKEN, 0, 0, 1, 0,
+                        { { RC_SEVERITY_ERROR, 26, 68, "trailing comma before ']'" } } },
+        { "dotfiles-mrbjarksen-nvsettings-generated.json", RC_FILE_LOADED, 1, 1, 0, 0 },
+        { "dotfiles-avindra-true-feature.json", RC_FILE_LOADED, 1, 1, 0, 0 },
+        { "niri-wiki-50-limit-free-buffer-pool.json", RC_FILE_LOADED, 1, 1, 0, 0 },
+        { "egl-wayland126-kelvie-true-feature.json", RC_FILE_LOADED, 1, 1, 0, 0 },
+        { "nixos-brycekormylo-dso-libGL.json", RC_FILE_LOADED, 1, 1, 0, 0 },
+        /* Case 7: three rules written as one object; the last pair survives, with a warning per key. */
+        { "nixos-librewolf-DUPKEYS.json", RC_FILE_LOADED, 0, 1, 0, 2,
+                        { { RC_SEVERITY_WARNING, 9, 3, "\"pattern\" appears 3 times" },
+                                        { RC_SEVERITY_WARNING, 10, 3, "\"profile\" appears 3 times" } } },
+        { "gpu-screen-recorder-10-gsr-cuda-no-stable-perf-limit.json", RC_FILE_LOADED, 1, 1, 0, 0 },
+        /* Case 30: bare hex value, empty pattern array, .conf name. */
+        { "SYNTH-libnvidia-container-10-container.conf", RC_FILE_LOADED, 1, 1, 0, 0 },
 };
+
+/* Not an rc file: the corpus's own description. */
+#define CORPUS_INDEX "SOURCES.md"
+
+static const Expectation *find_expectation(const char *name)
+{
+        for (size_t i = 0; i < G_N_ELEMENTS(expectations); i++)
+                if (streq(expectations[i].name, name))
+                        return &expectations[i];
+        return NULL;
+}
 
 static RcFile *load_corpus_file(const char *name, const RcSyntaxOptions *o)
 {
@@ -46,42 +78,63 @@ static RcFile *load_corpus_file(const char *name, const RcSyntaxOptions *o)
         return f;
 }
 
-/* Every file in the folder: the listed ones as documented, any other one must load cleanly. */
-static void test_every_file(void)
+/* One listed file, by name: it exists, and loads into exactly the documented counts. */
+static void test_listed_file(gconstpointer data)
+{
+        const Expectation *e = data;
+        g_autoptr(RcFile) f = load_corpus_file(e->name, NULL);
+
+        g_assert_cmpint(f->state, ==, e->state);
+        g_assert_cmpuint(f->n_profiles, ==, e->n_profiles);
+        g_assert_cmpuint(f->n_rules, ==, e->n_rules);
+        g_assert_cmpuint(f->diagnostics.n_errors, ==, e->n_errors);
+        g_assert_cmpuint(f->diagnostics.n_warnings, ==, e->n_warnings);
+        for (size_t i = 0; i < G_N_ELEMENTS(e->diags) && e->diags[i].needle; i++) {
+                const ExpectedDiag *d = &e->diags[i];
+                g_test_message("expecting %s at %u:%u: %s", rc_severity_to_string(d->severity), d->line, d->column,
+                                d->needle);
+                g_assert_true(test_has_diag(&f->diagnostics, d->severity, d->line, d->column, d->needle));
+        }
+}
+
+/* Every file in the folder is listed above: a new or renamed corpus file fails until it is described
+ * here with its expected counts. */
+static void test_no_unlisted_files(void)
 {
         g_autofree char *dir = test_corpus_path("appprofiles");
         g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
         const char *name;
-        size_t seen = 0;
+        size_t listed = 0;
 
         g_assert_nonnull(d);
         while ((name = g_dir_read_name(d))) {
-                const Expectation *e = NULL;
-                g_autoptr(RcFile) f = NULL;
-
-                if (streq(name, "SOURCES.md"))
+                if (streq(name, CORPUS_INDEX))
                         continue;
-                for (size_t i = 0; i < G_N_ELEMENTS(expectations); i++)
-                        if (streq(expectations[i].name, name))
-                                e = &expectations[i];
-
-                g_test_message("corpus file %s", name);
-                f = load_corpus_file(name, NULL);
-                seen++;
-                if (!e) {
-                        g_assert_cmpint(f->state, ==, RC_FILE_LOADED);
+                if (!find_expectation(name)) {
+                        g_test_fail_printf("corpus file %s/%s is not listed in %s: add it with its expected counts",
+                                        dir, name, __FILE__);
                         continue;
                 }
-                g_assert_cmpint(f->state, ==, e->state);
-                g_assert_cmpuint(f->n_profiles, ==, e->n_profiles);
-                g_assert_cmpuint(f->n_rules, ==, e->n_rules);
-                g_assert_cmpuint(f->diagnostics.n_warnings, ==, e->n_warnings);
-                if (e->state == RC_FILE_LOADED)
-                        g_assert_cmpuint(f->diagnostics.n_errors, ==, 0);
-                else
-                        g_assert_cmpuint(f->diagnostics.n_errors, >=, 1);
+                listed++;
         }
-        g_assert_cmpuint(seen, >=, G_N_ELEMENTS(expectations));
+        /* Each listed file was found once (a missing one fails its own test as well). */
+        g_assert_cmpuint(listed, ==, G_N_ELEMENTS(expectations));
+}
+
+/* The corpus index describes every listed file, so the expectations above have a documented source. */
+static void test_index_describes_every_file(void)
+{
+        g_autofree char *index = test_corpus_path("appprofiles/" CORPUS_INDEX);
+        g_autofree char *text = NULL;
+        g_autoptr(GError) error = NULL;
+
+        g_file_get_contents(index, &text, NULL, &error);
+        g_assert_no_error(error);
+        for (size_t i = 0; i < G_N_ELEMENTS(expectations); i++) {
+                g_autofree char *cell = g_strdup_printf("| `%s` |", expectations[i].name);
+                g_test_message("%s", cell);
+                g_assert_nonnull(strstr(text, cell));
+        }
 }
 
 /* The broken files say where. */
@@ -354,7 +407,12 @@ int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
         (void) test_corpus_dir_or_skip();
-        g_test_add_func("/rc-corpus/every-file", test_every_file);
+        for (size_t i = 0; i < G_N_ELEMENTS(expectations); i++) {
+                g_autofree char *path = g_strdup_printf("/rc-corpus/file/%s", expectations[i].name);
+                g_test_add_data_func(path, &expectations[i], test_listed_file);
+        }
+        g_test_add_func("/rc-corpus/no-unlisted-files", test_no_unlisted_files);
+        g_test_add_func("/rc-corpus/index-describes-every-file", test_index_describes_every_file);
         g_test_add_func("/rc-corpus/broken-positions", test_broken_positions);
         g_test_add_func("/rc-corpus/duplicate-keys", test_duplicate_keys);
         g_test_add_func("/rc-corpus/shipped-570-resolutions", test_shipped_570_resolutions);
