@@ -1,83 +1,177 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Talking to nvprofiled: connecting, calling, and saying clearly why a call failed. */
+
 #include <stdarg.h>
-#include <stdio.h>
 
 #include "client.h"
+#include "log.h"
+#include "strv.h"
+#include "string-util.h"
 
-
-int client_connect(sd_bus **ret)
+const char *bus_description(EscapePool *pool)
 {
-        sd_bus *bus = NULL;
+        _cleanup_free_ char *s = NULL;
+
+        assert(pool);
+
+        if (!arg.bus_address)
+                return arg.session ? "the session bus" : "the system bus";
+        /* The prefix is plain ASCII, so escaping the whole escapes just the address. */
+        if (asprintf(&s, "the bus at %s", arg.bus_address) < 0)
+                return "the bus given with --bus=";
+        return esc(pool, s);
+}
+
+static int open_bus_at(const char *address, sd_bus **ret)
+{
+        _cleanup_(sd_bus_unrefp) sd_bus *bus = NULL;
         int r;
 
-        if (arg.bus_address) {
-                r = sd_bus_new(&bus);
-                if (r >= 0)
-                        r = sd_bus_set_address(bus, arg.bus_address);
-                if (r >= 0)
-                        r = sd_bus_set_bus_client(bus, true);
-                if (r >= 0)
-                        r = sd_bus_start(bus);
-        } else if (arg.session)
-                r = sd_bus_open_user(&bus);
-        else
-                r = sd_bus_open_system(&bus);
-        if (r < 0) {
-                fprintf(stderr, "Cannot connect to %s: %s\n",
-                                arg.bus_address               ? arg.bus_address
-                                                : arg.session ? "the session bus"
-                                                              : "the system bus",
-                                strerror(-r));
-                sd_bus_unref(bus);
+        r = sd_bus_new(&bus);
+        if (r < 0)
                 return r;
-        }
-        *ret = bus;
+        r = sd_bus_set_address(bus, address);
+        if (r < 0)
+                return r;
+        r = sd_bus_set_bus_client(bus, true);
+        if (r < 0)
+                return r;
+        r = sd_bus_start(bus);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(bus);
         return 0;
 }
 
-static void print_call_error(const char *method, const sd_bus_error *e, int r)
+int client_connect(sd_bus **ret)
 {
-        if (sd_bus_error_has_names(e, "org.freedesktop.DBus.Error.ServiceUnknown",
-                            "org.freedesktop.DBus.Error.NameHasNoOwner", "org.freedesktop.DBus.Error.NoReply"))
-                fprintf(stderr,
-                                "nvprofiled is not running (no owner of %s on this bus).\n"
-                                "Start it with: systemctl start nvprofiled\n",
-                                BUS_NAME);
-        else if (sd_bus_error_has_name(e, "org.freedesktop.DBus.Error.AccessDenied"))
-                fprintf(stderr, "%s: access denied (%s)\n", method, e->message ? e->message : "this needs root");
-        else if (e && e->name)
-                fprintf(stderr, "%s failed: %s\n", method, e->message ? e->message : e->name);
+        _cleanup_(escape_pool_done) EscapePool e = { 0 };
+        int r;
+
+        assert(ret);
+
+        if (arg.bus_address)
+                r = open_bus_at(arg.bus_address, ret);
+        else if (arg.session)
+                r = sd_bus_open_user(ret);
         else
-                fprintf(stderr, "%s failed: %s\n", method, strerror(-r));
+                r = sd_bus_open_system(ret);
+        if (r < 0)
+                return log_error_errno(r, "Failed to connect to %s", bus_description(&e));
+        return 0;
+}
+
+/* Errors that mean nobody owns our name: the bus has no such name and could not start it (dbus-daemon's
+ * and systemd's activation errors included, whose texts would only confuse). */
+static bool error_means_not_running(const sd_bus_error *error)
+{
+        if (!sd_bus_error_is_set(error))
+                return false;
+        return sd_bus_error_has_names(error, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER) ||
+                        startswith(error->name, "org.freedesktop.DBus.Error.Spawn.") ||
+                        startswith(error->name, "org.freedesktop.systemd1.");
+}
+
+void log_bus_call_error(const char *method, const sd_bus_error *error, int r)
+{
+        _cleanup_(escape_pool_done) EscapePool e = { 0 };
+
+        assert(method);
+
+        if (error_means_not_running(error))
+                log_error("nvprofiled is not running on %s.", bus_description(&e));
+        else if (sd_bus_error_has_name(error, SD_BUS_ERROR_NO_REPLY))
+                log_error("nvprofiled did not answer %s on %s.", method, bus_description(&e));
+        else if (sd_bus_error_has_name(error, SD_BUS_ERROR_ACCESS_DENIED))
+                log_error("%s: access denied: %s", method,
+                                error->message ? esc(&e, error->message) : "this needs root");
+        else if (sd_bus_error_is_set(error))
+                log_error("%s failed: %s", method, esc(&e, error->message ? error->message : error->name));
+        else
+                log_error_errno(r, "%s failed", method);
+}
+
+int client_send(sd_bus *bus, sd_bus_message *m, sd_bus_message **ret_reply)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        assert(bus);
+        assert(m);
+
+        r = sd_bus_call(bus, m, 0, &error, ret_reply);
+        if (r < 0) {
+                log_bus_call_error(sd_bus_message_get_member(m), &error, r);
+                return r;
+        }
+        return 0;
 }
 
 int client_call(sd_bus *bus, const char *method, sd_bus_message **ret_reply, const char *types, ...)
 {
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        sd_bus_message *m = NULL;
-        va_list ap;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         int r;
 
+        assert(bus);
+        assert(method);
+
         r = sd_bus_message_new_method_call(bus, &m, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, method);
-        if (r >= 0 && types) {
+        if (r < 0)
+                return log_error_errno(r, "Failed to create the %s call", method);
+        if (types) {
+                va_list ap;
+
                 va_start(ap, types);
                 r = sd_bus_message_appendv(m, types, ap);
                 va_end(ap);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to append the arguments of %s", method);
         }
-        if (r >= 0)
-                r = sd_bus_call(bus, m, 0, &error, ret_reply);
-        if (r < 0)
-                print_call_error(method, &error, r);
-        sd_bus_error_free(&error);
-        sd_bus_message_unref(m);
-        return r;
+        return client_send(bus, m, ret_reply);
 }
 
-void json_print(struct json_object *o)
+static int read_basic_json(sd_bus_message *m, char type, struct json_object **ret)
 {
-        int flags = arg.json == JSON_PRETTY ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
-                                            : JSON_C_TO_STRING_PLAIN;
-        puts(json_object_to_json_string_ext(o, flags | JSON_C_TO_STRING_NOSLASHESCAPE));
+        union {
+                const char *s;
+                int64_t x;
+                uint64_t t;
+                uint32_t u;
+                int32_t i;
+                double d;
+                int b;
+        } v;
+        int r;
+
+        r = sd_bus_message_read_basic(m, type, &v);
+        if (r < 0)
+                return r;
+        switch (type) {
+        case 's':
+                *ret = json_object_new_string(v.s);
+                break;
+        case 'x':
+                *ret = json_object_new_int64(v.x);
+                break;
+        case 't':
+                *ret = json_object_new_uint64(v.t);
+                break;
+        case 'u':
+                *ret = json_object_new_int64(v.u);
+                break;
+        case 'i':
+                *ret = json_object_new_int64(v.i);
+                break;
+        case 'd':
+                *ret = json_object_new_double(v.d);
+                break;
+        case 'b':
+                *ret = json_object_new_boolean(v.b);
+                break;
+        default:
+                assert_not_reached();
+        }
+        return *ret ? 0 : -ENOMEM;
 }
 
 int read_variant_json(sd_bus_message *m, struct json_object **ret)
@@ -86,66 +180,43 @@ int read_variant_json(sd_bus_message *m, struct json_object **ret)
         char type;
         int r;
 
+        assert(m);
+        assert(ret);
+
         r = sd_bus_message_peek_type(m, &type, &contents);
-        if (r <= 0)
-                return r < 0 ? r : -EBADMSG;
+        if (r < 0)
+                return r;
+        if (r == 0 || type != 'v')
+                return -EBADMSG;
         r = sd_bus_message_enter_container(m, 'v', contents);
         if (r < 0)
                 return r;
 
-        switch (contents[0]) {
-        case 's': {
-                const char *s;
-                r = sd_bus_message_read(m, "s", &s);
-                *ret = json_object_new_string(s);
-                break;
-        }
-        case 'x': {
-                int64_t v;
-                r = sd_bus_message_read(m, "x", &v);
-                *ret = json_object_new_int64(v);
-                break;
-        }
-        case 't': {
-                uint64_t v;
-                r = sd_bus_message_read(m, "t", &v);
-                *ret = json_object_new_uint64(v);
-                break;
-        }
-        case 'u': {
-                uint32_t v;
-                r = sd_bus_message_read(m, "u", &v);
-                *ret = json_object_new_int64(v);
-                break;
-        }
-        case 'd': {
-                double v;
-                r = sd_bus_message_read(m, "d", &v);
-                *ret = json_object_new_double(v);
-                break;
-        }
-        case 'b': {
-                int v;
-                r = sd_bus_message_read(m, "b", &v);
-                *ret = json_object_new_boolean(v);
-                break;
-        }
-        case 'a': {
-                char **l = NULL;
+        if (strlen(contents) == 1 && strchr("sxtuidb", contents[0]))
+                r = read_basic_json(m, contents[0], ret);
+        else if (streq(contents, "as")) {
+                _cleanup_strv_free_ char **l = NULL;
+
                 r = sd_bus_message_read_strv(m, &l);
-                *ret = json_object_new_array();
-                for (char **s = l; r >= 0 && s && *s; s++)
-                        json_object_array_add(*ret, json_object_new_string(*s));
-                for (char **s = l; s && *s; s++)
-                        free(*s);
-                free(l);
-                break;
-        }
-        default:
+                if (r >= 0) {
+                        *ret = json_object_new_array();
+                        if (!*ret)
+                                return -ENOMEM;
+                        STRV_FOREACH(s, l)
+                                json_object_array_add(*ret, json_object_new_string(*s));
+                }
+        } else {
+                /* A type this client does not know yet: leave it out rather than fail. */
                 r = sd_bus_message_skip(m, contents);
                 *ret = NULL;
         }
         if (r < 0)
                 return r;
-        return sd_bus_message_exit_container(m);
+        r = sd_bus_message_exit_container(m);
+        if (r < 0) {
+                json_object_put(*ret);
+                *ret = NULL;
+                return r;
+        }
+        return 0;
 }

@@ -2,15 +2,21 @@
 #pragma once
 
 #include <json-c/json.h>
+#include <stdio.h>
 #include <systemd/sd-bus.h>
 
 #include "bus-names.h"
 #include "macro.h"
+#include "terminal-escape.h"
 
 /* nvprofilectl: a thin client. Verbs talk to nvprofiled over D-Bus, except "check", which lints rc
- * files locally. Exit status: 0 success, 1 failure, 2 usage error. */
+ * files locally. Exit status: 0 success, 1 failure, 2 usage error. A verb returns a negative errno when
+ * it failed (having said why: exit status 1), or the exit status itself (1 when check or errors found
+ * errors, EXIT_USAGE). */
 
 #define EXIT_USAGE 2
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct json_object *, json_object_put);
 
 typedef enum JsonMode {
         JSON_OFF,
@@ -24,19 +30,38 @@ typedef struct ClientOptions {
         bool all;
         const char *bus_address; /* NULL: the system bus (DBUS_SYSTEM_BUS_ADDRESS is honoured) */
         bool session;
-        /* resolve */
-        const char *exe, *comm, *home;
+        /* resolve; home also for rules and profiles */
+        const char *exe, *comm, *home; /* point into argv */
         char **argv_facts, **dsos, **env, **exe_dir_files;
 } ClientOptions;
 
 extern ClientOptions arg;
 
-/* Connects to the daemon's bus; prints why not on failure. */
+/* Parses the options into arg. Returns 1 to go on with the verb at argv[optind], 0 when done (--help,
+ * --version), -EINVAL on a usage error (already explained on stderr), -ENOMEM. */
+int parse_argv(int argc, char *argv[]);
+
+/* Frees what parse_argv() stored and restores the defaults. */
+void client_options_done(ClientOptions *o);
+
+/* Runs the verb argv[0] with its arguments; returns the exit status (usage errors included). */
+int dispatch_verb(int argc, char *argv[]);
+
+/* "the system bus", "the session bus" or "the bus at ADDRESS" (escaped, owned by pool), for messages. */
+const char *bus_description(EscapePool *pool);
+
+/* Connects to the bus the options select; says why not on failure. */
 int client_connect(sd_bus **ret);
 
-/* Calls a Manager method; on error prints a clear message (daemon not running, access denied, ...)
- * and returns negative. */
+/* Calls a Manager method; on error says why (daemon not running, access denied, ...) and returns
+ * negative. */
 int client_call(sd_bus *bus, const char *method, sd_bus_message **ret_reply, const char *types, ...);
+
+/* Sends m (a method call to the daemon) and says why it failed, like client_call(). */
+int client_send(sd_bus *bus, sd_bus_message *m, sd_bus_message **ret_reply);
+
+/* Says why a call to the daemon failed: the daemon is not running, access denied, or its own message. */
+void log_bus_call_error(const char *method, const sd_bus_error *error, int r);
 
 /* Decodes a RESOLUTION struct into JSON and prints it as text. */
 int resolution_read(sd_bus_message *m, struct json_object **ret);
@@ -45,8 +70,21 @@ void resolution_print(struct json_object *res, const char *title);
 /* Prints a JSON document per arg.json. */
 void json_print(struct json_object *o);
 
-/* Reads a variant holding s, x, t, d, b, i or u as JSON. */
+/* A setting value for a human: a string in quotes, escaped for the terminal; numbers and booleans as
+ * JSON writes them. Owned by pool. */
+const char *value_text(EscapePool *pool, struct json_object *v);
+
+/* Prints one rc diagnostic the way compilers do: "file:line:column: severity: message", without the
+ * position when it has none (line 0), and without the file when it is about no file ("" or NULL).
+ * Everything from outside is escaped. suffix (ours, may be NULL) is appended as it is. */
+void print_diagnostic(FILE *f, const char *file, uint32_t line, uint32_t column, const char *severity,
+                const char *message, const char *suffix);
+
+/* Reads a variant holding s, x, t, d, b, i, u or as as JSON; other types are skipped (*ret = NULL). */
 int read_variant_json(sd_bus_message *m, struct json_object **ret);
+
+/* The user name of uid, or the number. */
+const char *user_name(uint32_t uid, char buf[static 16]);
 
 int verb_status(int argc, char *argv[]);
 int verb_processes(int argc, char *argv[]);

@@ -1,33 +1,29 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* "rules", "profiles", "errors": listings of the daemon's configuration. */
+
 #include <inttypes.h>
-#include <stdio.h>
 
 #include "client.h"
+#include "log.h"
 
 static const char *home_arg(void)
 {
         return arg.home ? arg.home : "";
 }
 
-int verb_rules(int argc, char *argv[])
+static int read_rules(sd_bus_message *reply, struct json_object *list)
 {
-        sd_bus *bus = NULL;
-        sd_bus_message *reply = NULL;
-        struct json_object *list = json_object_new_array();
+        _cleanup_(escape_pool_done) EscapePool e = { 0 };
         const char *file, *pattern, *profile, *where;
         uint32_t line, column;
         int r;
 
-        r = client_connect(&bus);
-        if (r >= 0)
-                r = client_call(bus, "ListRules", &reply, "s", home_arg());
-        if (r < 0)
-                goto finish;
         r = sd_bus_message_enter_container(reply, 'a', "(suusss)");
-        while (r >= 0 &&
-                        (r = sd_bus_message_read(
-                                         reply, "(suusss)", &file, &line, &column, &pattern, &profile, &where)) > 0) {
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_read(reply, "(suusss)", &file, &line, &column, &pattern, &profile, &where)) > 0) {
                 struct json_object *o = json_object_new_object();
+
                 json_object_object_add(o, "file", json_object_new_string(file));
                 json_object_object_add(o, "line", json_object_new_int64(line));
                 json_object_object_add(o, "column", json_object_new_int64(column));
@@ -36,107 +32,182 @@ int verb_rules(int argc, char *argv[])
                 json_object_object_add(o, "profile_location", *where ? json_object_new_string(where) : NULL);
                 json_object_array_add(list, o);
                 if (arg.json == JSON_OFF)
-                        printf("%s:%" PRIu32 ":%" PRIu32 "  %s  -> %s%s\n", file, line, column, pattern, profile,
+                        printf("%s:%" PRIu32 ":%" PRIu32 "  %s  -> %s%s\n", esc(&e, file), line, column,
+                                        esc(&e, pattern), esc(&e, profile),
                                         *where ? "" : "  (profile defined nowhere)");
+                escape_pool_done(&e);
         }
-        if (r < 0) {
-                fprintf(stderr, "Malformed reply: %s\n", strerror(-r));
-                goto finish;
-        }
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(reply);
+}
+
+int verb_rules(int argc, char *argv[])
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(json_object_putp) struct json_object *list = NULL;
+        int r;
+
+        assert(argc == 1);
+
+        list = json_object_new_array();
+        if (!list)
+                return log_oom();
+
+        r = client_connect(&bus);
+        if (r < 0)
+                return r;
+        r = client_call(bus, "ListRules", &reply, "s", home_arg());
+        if (r < 0)
+                return r;
+        r = read_rules(reply, list);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read the daemon's reply");
+
         if (arg.json != JSON_OFF)
                 json_print(list);
         else if (arg.legend)
                 printf("\n%zu rules, in precedence order.\n", json_object_array_length(list));
-        r = 0;
-finish:
-        json_object_put(list);
-        sd_bus_message_unref(reply);
-        sd_bus_flush_close_unref(bus);
-        return r < 0 ? 1 : 0;
+        return 0;
 }
 
-int verb_profiles(int argc, char *argv[])
+/* (sv): one setting of a profile. */
+static int read_profile_setting(sd_bus_message *reply, struct json_object *settings)
 {
-        sd_bus *bus = NULL;
-        sd_bus_message *reply = NULL;
-        struct json_object *list = json_object_new_array();
+        _cleanup_(escape_pool_done) EscapePool e = { 0 };
+        _cleanup_(json_object_putp) struct json_object *value = NULL;
+        struct json_object *s;
+        const char *key;
+        int r;
+
+        r = sd_bus_message_read(reply, "s", &key);
+        if (r < 0)
+                return r;
+        r = read_variant_json(reply, &value);
+        if (r < 0)
+                return r;
+        if (arg.json == JSON_OFF)
+                printf("    %s = %s\n", esc(&e, key), value_text(&e, value));
+
+        s = json_object_new_object();
+        json_object_object_add(s, "key", json_object_new_string(key));
+        json_object_object_add(s, "value", TAKE_PTR(value));
+        json_object_array_add(settings, s);
+        return 0;
+}
+
+/* (ssuua(sv)): one profile definition. */
+static int read_profile(sd_bus_message *reply, struct json_object *o)
+{
+        _cleanup_(escape_pool_done) EscapePool e = { 0 };
+        struct json_object *settings;
         const char *name, *file;
         uint32_t line, column;
         int r;
 
-        r = client_connect(&bus);
-        if (r >= 0)
-                r = client_call(bus, "ListProfiles", &reply, "s", home_arg());
+        r = sd_bus_message_read(reply, "ssuu", &name, &file, &line, &column);
         if (r < 0)
-                goto finish;
-        r = sd_bus_message_enter_container(reply, 'a', "(ssuua(sv))");
-        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'r', "ssuua(sv)")) > 0) {
-                struct json_object *o = json_object_new_object(), *settings = json_object_new_array();
+                return r;
+        json_object_object_add(o, "name", json_object_new_string(name));
+        json_object_object_add(o, "file", json_object_new_string(file));
+        json_object_object_add(o, "line", json_object_new_int64(line));
+        json_object_object_add(o, "column", json_object_new_int64(column));
+        settings = json_object_new_array();
+        json_object_object_add(o, "settings", settings);
+        if (arg.json == JSON_OFF)
+                printf("%s  (%s:%" PRIu32 ":%" PRIu32 ")\n", esc(&e, name), esc(&e, file), line, column);
 
-                r = sd_bus_message_read(reply, "ssuu", &name, &file, &line, &column);
-                if (r >= 0)
-                        r = sd_bus_message_enter_container(reply, 'a', "(sv)");
-                if (arg.json == JSON_OFF && r >= 0)
-                        printf("%s  (%s:%" PRIu32 ":%" PRIu32 ")\n", name, file, line, column);
-                while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'r', "sv")) > 0) {
-                        const char *key;
-                        struct json_object *v = NULL, *s = json_object_new_object();
-                        r = sd_bus_message_read(reply, "s", &key);
-                        if (r >= 0)
-                                r = read_variant_json(reply, &v);
-                        if (r >= 0)
-                                r = sd_bus_message_exit_container(reply);
-                        json_object_object_add(s, "key", json_object_new_string(key));
-                        json_object_object_add(s, "value", v);
-                        if (arg.json == JSON_OFF && r >= 0)
-                                printf("    %s = %s\n", key, v ? json_object_to_json_string(v) : "?");
-                        json_object_array_add(settings, s);
-                }
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(reply);
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(reply);
-                json_object_object_add(o, "name", json_object_new_string(name));
-                json_object_object_add(o, "file", json_object_new_string(file));
-                json_object_object_add(o, "line", json_object_new_int64(line));
-                json_object_object_add(o, "column", json_object_new_int64(column));
-                json_object_object_add(o, "settings", settings);
-                json_object_array_add(list, o);
+        r = sd_bus_message_enter_container(reply, 'a', "(sv)");
+        if (r < 0)
+                return r;
+        for (;;) {
+                r = sd_bus_message_enter_container(reply, 'r', "sv");
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        break;
+                r = read_profile_setting(reply, settings);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(reply);
+                if (r < 0)
+                        return r;
         }
-        if (r < 0) {
-                fprintf(stderr, "Malformed reply: %s\n", strerror(-r));
-                goto finish;
-        }
-        if (arg.json != JSON_OFF)
-                json_print(list);
-        r = 0;
-finish:
-        json_object_put(list);
-        sd_bus_message_unref(reply);
-        sd_bus_flush_close_unref(bus);
-        return r < 0 ? 1 : 0;
+        return sd_bus_message_exit_container(reply);
 }
 
-int verb_errors(int argc, char *argv[])
+static int read_profiles(sd_bus_message *reply, struct json_object *list)
 {
-        sd_bus *bus = NULL;
-        sd_bus_message *reply = NULL;
-        struct json_object *list = json_object_new_array();
+        int r;
+
+        r = sd_bus_message_enter_container(reply, 'a', "(ssuua(sv))");
+        if (r < 0)
+                return r;
+        for (;;) {
+                struct json_object *o;
+
+                r = sd_bus_message_enter_container(reply, 'r', "ssuua(sv)");
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        break;
+                o = json_object_new_object();
+                json_object_array_add(list, o);
+                r = read_profile(reply, o);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(reply);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_exit_container(reply);
+}
+
+int verb_profiles(int argc, char *argv[])
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(json_object_putp) struct json_object *list = NULL;
+        int r;
+
+        assert(argc == 1);
+
+        list = json_object_new_array();
+        if (!list)
+                return log_oom();
+
+        r = client_connect(&bus);
+        if (r < 0)
+                return r;
+        r = client_call(bus, "ListProfiles", &reply, "s", home_arg());
+        if (r < 0)
+                return r;
+        r = read_profiles(reply, list);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read the daemon's reply");
+
+        if (arg.json != JSON_OFF)
+                json_print(list);
+        else if (arg.legend)
+                printf("\n%zu profiles.\n", json_object_array_length(list));
+        return 0;
+}
+
+/* Reads ListErrors' reply into list, printing each as text unless JSON; counts the errors. */
+static int read_errors(sd_bus_message *reply, struct json_object *list, size_t *ret_n_errors)
+{
         const char *file, *state, *severity, *message;
         uint32_t line, column;
         size_t n_errors = 0;
         int r;
 
-        r = client_connect(&bus);
-        if (r >= 0)
-                r = client_call(bus, "ListErrors", &reply, NULL);
-        if (r < 0)
-                goto finish;
         r = sd_bus_message_enter_container(reply, 'a', "(sssuus)");
-        while (r >= 0 &&
-                        (r = sd_bus_message_read(
-                                         reply, "(sssuus)", &file, &state, &severity, &line, &column, &message)) > 0) {
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_read(reply, "(sssuus)", &file, &state, &severity, &line, &column, &message)) > 0) {
                 struct json_object *o = json_object_new_object();
+
                 json_object_object_add(o, "file", json_object_new_string(file));
                 json_object_object_add(o, "state", json_object_new_string(state));
                 json_object_object_add(o, "severity", json_object_new_string(severity));
@@ -146,22 +217,46 @@ int verb_errors(int argc, char *argv[])
                 json_object_array_add(list, o);
                 n_errors += streq(severity, "error");
                 if (arg.json == JSON_OFF)
-                        printf("%s:%" PRIu32 ":%" PRIu32 ": %s: %s%s\n", file, line, column, severity, message,
-                                        streq(state, "stale") ? " [last good version in force]" : "");
+                        print_diagnostic(stdout, file, line, column, severity, message,
+                                        streq(state, "stale") ? " [last good version in force]" : NULL);
         }
-        if (r < 0) {
-                fprintf(stderr, "Malformed reply: %s\n", strerror(-r));
-                goto finish;
-        }
+        if (r < 0)
+                return r;
+        r = sd_bus_message_exit_container(reply);
+        if (r < 0)
+                return r;
+        *ret_n_errors = n_errors;
+        return 0;
+}
+
+int verb_errors(int argc, char *argv[])
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(json_object_putp) struct json_object *list = NULL;
+        size_t n_errors;
+        int r;
+
+        assert(argc == 1);
+
+        list = json_object_new_array();
+        if (!list)
+                return log_oom();
+
+        r = client_connect(&bus);
+        if (r < 0)
+                return r;
+        r = client_call(bus, "ListErrors", &reply, NULL);
+        if (r < 0)
+                return r;
+        r = read_errors(reply, list, &n_errors);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read the daemon's reply");
+
         if (arg.json != JSON_OFF)
                 json_print(list);
         else if (arg.legend && n_errors == 0)
                 printf("No errors.\n");
         /* Like check: scripts and monitoring can test the status. */
-        r = n_errors > 0 ? -EBADMSG : 0;
-finish:
-        json_object_put(list);
-        sd_bus_message_unref(reply);
-        sd_bus_flush_close_unref(bus);
-        return r < 0 ? 1 : 0;
+        return n_errors > 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -1,72 +1,33 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* "status" (one GetAll, so what it shows is one consistent state), "reload", "version". */
+
 #include <inttypes.h>
-#include <stdio.h>
 
 #include "client.h"
+#include "log.h"
 
+typedef struct Status {
+        const char *version, *driver_version, *process_watch_mode;
+        uint32_t tracked, matched;
+        uint64_t generation;
+        struct json_object *rc_files;
+} Status;
 
-static int get_property(sd_bus *bus, const char *name, const char *type, void *ret)
+static int read_rc_files(sd_bus_message *m, struct json_object *files)
 {
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        int r;
-
-        r = sd_bus_get_property_trivial(bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, name, &error, type[0], ret);
-        if (r < 0)
-                fprintf(stderr, "%s\n",
-                                sd_bus_error_has_names(&error, "org.freedesktop.DBus.Error.ServiceUnknown",
-                                                "org.freedesktop.DBus.Error.NameHasNoOwner")
-                                                ? "nvprofiled is not running (no owner of " BUS_NAME " on this bus)."
-                                                : (error.message ? error.message : strerror(-r)));
-        sd_bus_error_free(&error);
-        return r;
-}
-
-static int get_string(sd_bus *bus, const char *name, char **ret)
-{
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        int r;
-
-        r = sd_bus_get_property_string(bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, name, &error, ret);
-        if (r < 0)
-                fprintf(stderr, "Cannot read %s: %s\n", name, error.message ? error.message : strerror(-r));
-        sd_bus_error_free(&error);
-        return r;
-}
-
-int verb_status(int argc, char *argv[])
-{
-        sd_bus *bus = NULL;
-        sd_bus_message *reply = NULL;
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_free_ char *version = NULL, *driver = NULL, *mode = NULL;
-        uint32_t tracked = 0, matched = 0;
-        uint64_t generation = 0;
-        struct json_object *o = NULL, *files = json_object_new_array();
         const char *path, *state;
         uint32_t errors, warnings;
         int r;
 
-        r = client_connect(&bus);
+        r = sd_bus_message_enter_container(m, 'v', "a(ssuu)");
         if (r < 0)
-                goto finish;
-        r = get_string(bus, "Version", &version);
+                return r;
+        r = sd_bus_message_enter_container(m, 'a', "(ssuu)");
         if (r < 0)
-                goto finish;
-        if ((r = get_string(bus, "DriverVersion", &driver)) < 0 ||
-                        (r = get_string(bus, "ProcessWatchMode", &mode)) < 0 ||
-                        (r = get_property(bus, "TrackedProcesses", "u", &tracked)) < 0 ||
-                        (r = get_property(bus, "MatchedProcesses", "u", &matched)) < 0 ||
-                        (r = get_property(bus, "ConfigGeneration", "t", &generation)) < 0)
-                goto finish;
-
-        r = sd_bus_get_property(bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "RcFiles", &error, &reply, "a(ssuu)");
-        if (r < 0) {
-                fprintf(stderr, "Cannot read RcFiles: %s\n", error.message ? error.message : strerror(-r));
-                goto finish;
-        }
-        r = sd_bus_message_enter_container(reply, 'a', "(ssuu)");
-        while (r >= 0 && (r = sd_bus_message_read(reply, "(ssuu)", &path, &state, &errors, &warnings)) > 0) {
+                return r;
+        while ((r = sd_bus_message_read(m, "(ssuu)", &path, &state, &errors, &warnings)) > 0) {
                 struct json_object *f = json_object_new_object();
+
                 json_object_object_add(f, "path", json_object_new_string(path));
                 json_object_object_add(f, "state", json_object_new_string(state));
                 json_object_object_add(f, "errors", json_object_new_int64(errors));
@@ -74,80 +35,176 @@ int verb_status(int argc, char *argv[])
                 json_object_array_add(files, f);
         }
         if (r < 0)
-                goto finish;
+                return r;
+        r = sd_bus_message_exit_container(m);
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(m);
+}
 
-        if (arg.json != JSON_OFF) {
-                o = json_object_new_object();
-                json_object_object_add(o, "version", json_object_new_string(version));
-                json_object_object_add(o, "driver_version", *driver ? json_object_new_string(driver) : NULL);
-                json_object_object_add(o, "process_watch_mode", json_object_new_string(mode));
-                json_object_object_add(o, "tracked_processes", json_object_new_int64(tracked));
-                json_object_object_add(o, "matched_processes", json_object_new_int64(matched));
-                json_object_object_add(o, "config_generation", json_object_new_uint64(generation));
-                json_object_object_add(o, "rc_files", json_object_get(files));
-                json_print(o);
-        } else {
-                printf("        Daemon: nvprofiled %s\n", version);
-                printf("        Driver: %s\n",
-                                *driver ? driver : "(no NVIDIA driver found: shipped profiles not read)");
-                printf(" Process watch: %s\n", mode);
-                printf("     Processes: %" PRIu32 " tracked, %" PRIu32 " matched by a rule\n", tracked, matched);
-                printf(" Configuration: generation %" PRIu64 "\n", generation);
-                printf("      rc files: %zu\n", json_object_array_length(files));
-                for (size_t i = 0; i < json_object_array_length(files); i++) {
-                        struct json_object *f = json_object_array_get_idx(files, i), *v;
-                        json_object_object_get_ex(f, "path", &v);
-                        printf("                %-8s %s", json_object_get_string(json_object_object_get(f, "state")),
-                                        json_object_get_string(v));
-                        if (json_object_get_int(json_object_object_get(f, "errors")) > 0)
-                                printf("  (%d errors)", json_object_get_int(json_object_object_get(f, "errors")));
-                        printf("\n");
-                }
+/* The properties status shows, out of GetAll's a{sv}; others (counters, newer properties) are skipped.
+ * The strings point into m. */
+static int read_status(sd_bus_message *m, Status *s)
+{
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        for (;;) {
+                const char *name;
+
+                r = sd_bus_message_enter_container(m, 'e', "sv");
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        break;
+                r = sd_bus_message_read(m, "s", &name);
+                if (r < 0)
+                        return r;
+
+                if (streq(name, "Version"))
+                        r = sd_bus_message_read(m, "v", "s", &s->version);
+                else if (streq(name, "DriverVersion"))
+                        r = sd_bus_message_read(m, "v", "s", &s->driver_version);
+                else if (streq(name, "ProcessWatchMode"))
+                        r = sd_bus_message_read(m, "v", "s", &s->process_watch_mode);
+                else if (streq(name, "TrackedProcesses"))
+                        r = sd_bus_message_read(m, "v", "u", &s->tracked);
+                else if (streq(name, "MatchedProcesses"))
+                        r = sd_bus_message_read(m, "v", "u", &s->matched);
+                else if (streq(name, "ConfigGeneration"))
+                        r = sd_bus_message_read(m, "v", "t", &s->generation);
+                else if (streq(name, "RcFiles"))
+                        r = read_rc_files(m, s->rc_files);
+                else
+                        r = sd_bus_message_skip(m, "v");
+                if (r < 0)
+                        return r;
+
+                r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
         }
-        r = 0;
+        return sd_bus_message_exit_container(m);
+}
 
-finish:
-        json_object_put(o);
-        json_object_put(files);
-        sd_bus_error_free(&error);
-        sd_bus_message_unref(reply);
-        sd_bus_flush_close_unref(bus);
-        return r < 0 ? 1 : 0;
+static void print_status_json(const Status *s)
+{
+        _cleanup_(json_object_putp) struct json_object *o = json_object_new_object();
+
+        json_object_object_add(o, "version", json_object_new_string(s->version));
+        json_object_object_add(
+                        o, "driver_version", *s->driver_version ? json_object_new_string(s->driver_version) : NULL);
+        json_object_object_add(o, "process_watch_mode", json_object_new_string(s->process_watch_mode));
+        json_object_object_add(o, "tracked_processes", json_object_new_int64(s->tracked));
+        json_object_object_add(o, "matched_processes", json_object_new_int64(s->matched));
+        json_object_object_add(o, "config_generation", json_object_new_uint64(s->generation));
+        json_object_object_add(o, "rc_files", json_object_get(s->rc_files));
+        json_print(o);
+}
+
+static void print_status_text(const Status *s)
+{
+        _cleanup_(escape_pool_done) EscapePool e = { 0 };
+        size_t n_files = json_object_array_length(s->rc_files);
+
+        printf("        Daemon: nvprofiled %s\n", esc(&e, s->version));
+        printf("        Driver: %s\n",
+                        *s->driver_version ? esc(&e, s->driver_version)
+                                           : "(no NVIDIA driver found: shipped profiles not read)");
+        printf(" Process watch: %s\n", esc(&e, s->process_watch_mode));
+        printf("     Processes: %" PRIu32 " tracked, %" PRIu32 " matched by a rule\n", s->tracked, s->matched);
+        printf(" Configuration: generation %" PRIu64 "\n", s->generation);
+        printf("      rc files: %zu\n", n_files);
+        for (size_t i = 0; i < n_files; i++) {
+                struct json_object *f = json_object_array_get_idx(s->rc_files, i);
+                int64_t errors = json_object_get_int64(json_object_object_get(f, "errors"));
+
+                printf("                %-8s %s", esc(&e, json_object_get_string(json_object_object_get(f, "state"))),
+                                esc(&e, json_object_get_string(json_object_object_get(f, "path"))));
+                if (errors > 0)
+                        printf("  (%" PRIi64 " error%s)", errors, errors == 1 ? "" : "s");
+                printf("\n");
+        }
+}
+
+int verb_status(int argc, char *argv[])
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(json_object_putp) struct json_object *files = NULL;
+        Status s = { .version = "", .driver_version = "", .process_watch_mode = "" };
+        int r;
+
+        assert(argc == 1);
+
+        files = json_object_new_array();
+        if (!files)
+                return log_oom();
+        s.rc_files = files;
+
+        r = client_connect(&bus);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_new_method_call(
+                        bus, &m, BUS_NAME, BUS_ROOT_PATH, "org.freedesktop.DBus.Properties", "GetAll");
+        if (r < 0)
+                return log_error_errno(r, "Failed to create the GetAll call");
+        r = sd_bus_message_append(m, "s", BUS_MANAGER_INTERFACE);
+        if (r < 0)
+                return log_error_errno(r, "Failed to append the interface name");
+        r = client_send(bus, m, &reply);
+        if (r < 0)
+                return r;
+        r = read_status(reply, &s);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read the daemon's properties");
+
+        if (arg.json != JSON_OFF)
+                print_status_json(&s);
+        else
+                print_status_text(&s);
+        return 0;
 }
 
 int verb_reload(int argc, char *argv[])
 {
-        sd_bus *bus = NULL;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         int r;
 
+        assert(argc == 1);
+
         r = client_connect(&bus);
-        if (r >= 0)
-                r = client_call(bus, "Reload", NULL, NULL);
-        sd_bus_flush_close_unref(bus);
-        return r < 0 ? 1 : 0;
+        if (r < 0)
+                return r;
+        return client_call(bus, "Reload", NULL, NULL);
 }
 
 int verb_version(int argc, char *argv[])
 {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(escape_pool_done) EscapePool e = { 0 };
         _cleanup_free_ char *daemon = NULL;
-        sd_bus *bus = NULL;
-        sd_bus_error error = SD_BUS_ERROR_NULL;
 
-        /* The client's version always; the daemon's when it answers. */
+        assert(argc == 1);
+
+        /* The client's version always; the daemon's when it answers. Without a daemon this is no failure:
+         * "(not running)" is the answer. */
         if (client_connect(&bus) >= 0)
                 (void) sd_bus_get_property_string(
                                 bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "Version", &error, &daemon);
+
         if (arg.json != JSON_OFF) {
-                struct json_object *o = json_object_new_object();
+                _cleanup_(json_object_putp) struct json_object *o = json_object_new_object();
+
                 json_object_object_add(o, "client", json_object_new_string(PACKAGE_VERSION));
                 json_object_object_add(o, "daemon", daemon ? json_object_new_string(daemon) : NULL);
                 json_print(o);
-                json_object_put(o);
         } else {
                 printf("nvprofilectl %s\n", PACKAGE_VERSION);
-                printf("nvprofiled %s\n", daemon ? daemon : "(not running)");
+                printf("nvprofiled %s\n", daemon ? esc(&e, daemon) : "(not running)");
         }
-        sd_bus_error_free(&error);
-        sd_bus_flush_close_unref(bus);
         return 0;
 }

@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* nvprofilectl's command line: options, verbs and how many arguments each takes. */
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "log.h"
+#include "strv.h"
+
+ClientOptions arg = { .legend = true };
+
+static void help(void)
+{
+        printf("Usage: nvprofilectl [OPTIONS...] VERB [ARGS...]\n"
+               "\n"
+               "Ask nvprofiled which NVIDIA application-profile rules match running processes, which\n"
+               "settings take effect, and why; check rc files without the daemon.\n"
+               "\n"
+               "Verbs:\n"
+               "  status                 Show the daemon's version, the NVIDIA driver version whose\n"
+               "                         shipped profiles are read, how processes are watched, how many\n"
+               "                         are tracked and matched, the configuration generation, and the\n"
+               "                         state of each system rc file\n"
+               "  processes              List the processes a rule matched: PID, user, executable,\n"
+               "                         number of effective settings, profiles. With --all, every\n"
+               "                         tracked process. Other users' processes show only what /proc\n"
+               "                         shows everyone, unless the caller is root\n"
+               "  explain PID            Explain one process: the facts matched against (procname,\n"
+               "                         commname, cmdline, HOME, mapped libraries), every matched rule\n"
+               "                         (--all: every rule) with file:line:column, each effective\n"
+               "                         setting with the rule that set it, the rules it shadowed, and\n"
+               "                         the __GL_* environment variable that overrides it. Only the\n"
+               "                         caller's own processes, unless the caller is root\n"
+               "  resolve OPTIONS...     The same for a process that is not running, described by\n"
+               "                         --exe, --argv, --comm, --dso, --env, --home and --exe-dir-file\n"
+               "                         (at least one of --exe, --argv, --comm, --dso)\n"
+               "  rules                  List every rule in precedence order with file:line:column,\n"
+               "                         its pattern and its profile. --home DIR adds the per-user rc\n"
+               "                         files of that home (only one the caller could read itself)\n"
+               "  profiles               List every profile definition in effect with its settings\n"
+               "                         (--home DIR likewise)\n"
+               "  errors                 List the problems in the rc files the daemon reads:\n"
+               "                         FILE:LINE:COLUMN: SEVERITY: MESSAGE, or FILE: SEVERITY: MESSAGE\n"
+               "                         when a message is about a whole file\n"
+               "  check [PATH...]        Check rc files locally, without the daemon, as the driver reads\n"
+               "                         them. The paths are read as one configuration, in the order\n"
+               "                         given; a directory is read as an rc.d directory: its regular\n"
+               "                         files (or symbolic links to them) in \"C\" collation order, its\n"
+               "                         subdirectories and other entries reported as ignored. A path\n"
+               "                         that does not exist, cannot be read, or is larger than 1 MiB\n"
+               "                         is an error. Without paths, the search path of this machine\n"
+               "                         for this user ($HOME) is checked\n"
+               "  monitor                Print a line for each change until interrupted: a process's\n"
+               "                         result changed (with its profiles and settings when the\n"
+               "                         caller may see them), a process went away, a reload\n"
+               "  reload                 Make the daemon re-read its rc files now (root, or as polkit\n"
+               "                         allows)\n"
+               "  version                Show the client's and the daemon's versions\n");
+        printf("\n"
+               "Options:\n"
+               "  -h --help              Show this help and exit\n"
+               "     --version          Show the client's version and exit\n"
+               "     --json[=MODE]      Print JSON instead of text. MODE is \"pretty\", \"short\" (one\n"
+               "                         line per document) or \"off\"; without MODE, \"pretty\" on a\n"
+               "                         terminal and \"short\" otherwise. JSON strings are exact;\n"
+               "                         text output escapes control characters and invalid UTF-8 in\n"
+               "                         anything that comes from processes, files or the daemon\n"
+               "                         (C-style: \\n, \\\\, \\x1b)\n"
+               "  -j                     Same as --json\n"
+               "     --no-legend        Omit column headers and summary lines\n"
+               "  -a --all              processes: every tracked process; explain, resolve: every\n"
+               "                         rule, not only the matched ones\n"
+               "     --bus=ADDRESS      Talk to the daemon on the D-Bus bus at ADDRESS (a D-Bus\n"
+               "                         address such as unix:path=/run/x/bus) instead of the system bus\n"
+               "     --user             Talk to the daemon on the session bus (not with --bus=)\n");
+        printf("\n"
+               "Options of resolve (each of --argv, --dso, --env, --exe-dir-file may be repeated):\n"
+               "     --exe=PATH         The executable's path: the \"procname\" feature\n"
+               "     --argv=ARG         The next command-line argument, argv[0] first: \"cmdline\"\n"
+               "                         matches argv[0]\n"
+               "     --comm=NAME        The process's name (/proc/PID/comm): the \"commname\" feature\n"
+               "     --dso=NAME         A mapped shared library's file name: the \"dso\" feature\n"
+               "     --env=NAME=VALUE   An environment variable of the process (__GL_* overrides,\n"
+               "                         __GL_APPLICATION_PROFILE)\n"
+               "     --home=DIR         The process's $HOME: its per-user rc files are read (also for\n"
+               "                         rules and profiles)\n"
+               "     --exe-dir-file=NAME  A file present in the executable's directory: the\n"
+               "                         \"findfile\" feature\n"
+               "\n"
+               "Environment:\n"
+               "  DBUS_SYSTEM_BUS_ADDRESS, DBUS_SESSION_BUS_ADDRESS  the buses' addresses, as for every\n"
+               "                         D-Bus client\n"
+               "  HOME                   check without paths: whose per-user rc files are checked\n"
+               "\n"
+               "Exit status:\n"
+               "  0  success\n"
+               "  1  failure: the daemon is not running or refused the request, a process does not\n"
+               "     exist, or (check, errors) an rc file has errors\n"
+               "  2  usage error: unknown verb or option, missing or extra arguments, options that\n"
+               "     cannot be combined\n"
+               "\n"
+               "See nvprofilectl(1), nvprofiled(8) and nvprofiled.conf(5).\n");
+}
+
+static int parse_json_mode(const char *s, JsonMode *ret)
+{
+        if (!s) /* bare --json */
+                *ret = isatty(STDOUT_FILENO) ? JSON_PRETTY : JSON_SHORT;
+        else if (streq(s, "pretty"))
+                *ret = JSON_PRETTY;
+        else if (streq(s, "short"))
+                *ret = JSON_SHORT;
+        else if (streq(s, "off"))
+                *ret = JSON_OFF;
+        else
+                return -EINVAL;
+        return 0;
+}
+
+static int usage_error(const char *format, ...) _printf_(1, 2);
+static int usage_error(const char *format, ...)
+{
+        va_list ap;
+
+        fputs("nvprofilectl: ", stderr);
+        va_start(ap, format);
+        vfprintf(stderr, format, ap);
+        va_end(ap);
+        fputs("\n", stderr);
+        return -EINVAL;
+}
+
+int parse_argv(int argc, char *argv[])
+{
+        enum {
+                ARG_VERSION = 0x100,
+                ARG_JSON,
+                ARG_NO_LEGEND,
+                ARG_BUS,
+                ARG_USER,
+                ARG_EXE,
+                ARG_ARGV,
+                ARG_COMM,
+                ARG_DSO,
+                ARG_ENV,
+                ARG_HOME,
+                ARG_EXE_DIR_FILE,
+        };
+        static const struct option options[] = {
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                { "json", optional_argument, NULL, ARG_JSON },
+                { "no-legend", no_argument, NULL, ARG_NO_LEGEND },
+                { "all", no_argument, NULL, 'a' },
+                { "bus", required_argument, NULL, ARG_BUS },
+                { "user", no_argument, NULL, ARG_USER },
+                { "exe", required_argument, NULL, ARG_EXE },
+                { "argv", required_argument, NULL, ARG_ARGV },
+                { "comm", required_argument, NULL, ARG_COMM },
+                { "dso", required_argument, NULL, ARG_DSO },
+                { "env", required_argument, NULL, ARG_ENV },
+                { "home", required_argument, NULL, ARG_HOME },
+                { "exe-dir-file", required_argument, NULL, ARG_EXE_DIR_FILE },
+                { 0 },
+        };
+        _cleanup_(escape_pool_done) EscapePool e = { 0 };
+        int c;
+
+        assert(argc >= 0);
+        assert(argv);
+
+        /* Options may follow the verb ("processes --all"); getopt_long() moves the verb and its arguments
+         * to the end. optind = 0 starts afresh: the tests parse several command lines. */
+        optind = 0;
+        while ((c = getopt_long(argc, argv, "hja", options, NULL)) >= 0)
+                switch (c) {
+                case 'h':
+                        help();
+                        return 0;
+                case ARG_VERSION:
+                        printf("nvprofilectl %s\n", PACKAGE_VERSION);
+                        return 0;
+                case 'j':
+                        (void) parse_json_mode(NULL, &arg.json);
+                        break;
+                case ARG_JSON:
+                        if (parse_json_mode(optarg, &arg.json) < 0)
+                                return usage_error("--json= takes pretty, short or off, not \"%s\".", esc(&e, optarg));
+                        break;
+                case ARG_NO_LEGEND:
+                        arg.legend = false;
+                        break;
+                case 'a':
+                        arg.all = true;
+                        break;
+                case ARG_BUS:
+                        if (optarg[0] == '\0')
+                                return usage_error("--bus= takes a D-Bus address.");
+                        arg.bus_address = optarg;
+                        break;
+                case ARG_USER:
+                        arg.session = true;
+                        break;
+                case ARG_EXE:
+                        arg.exe = optarg;
+                        break;
+                case ARG_COMM:
+                        arg.comm = optarg;
+                        break;
+                case ARG_HOME:
+                        if (optarg[0] != '/')
+                                return usage_error("--home= takes an absolute path, not \"%s\".", esc(&e, optarg));
+                        arg.home = optarg;
+                        break;
+                case ARG_ARGV:
+                        if (strv_extend(&arg.argv_facts, optarg) < 0)
+                                return log_oom();
+                        break;
+                case ARG_DSO:
+                        if (strv_extend(&arg.dsos, optarg) < 0)
+                                return log_oom();
+                        break;
+                case ARG_ENV:
+                        if (!strchr(optarg, '=') || optarg[0] == '=')
+                                return usage_error("--env= takes NAME=VALUE, not \"%s\".", esc(&e, optarg));
+                        if (strv_extend(&arg.env, optarg) < 0)
+                                return log_oom();
+                        break;
+                case ARG_EXE_DIR_FILE:
+                        if (strv_extend(&arg.exe_dir_files, optarg) < 0)
+                                return log_oom();
+                        break;
+                case '?': /* getopt_long() said what is wrong */
+                        return -EINVAL;
+                default:
+                        assert_not_reached();
+                }
+
+        if (arg.bus_address && arg.session)
+                return usage_error("--bus= and --user cannot be combined: --user means the session bus.");
+
+        return 1;
+}
+
+void client_options_done(ClientOptions *o)
+{
+        assert(o);
+
+        strv_free(o->argv_facts);
+        strv_free(o->dsos);
+        strv_free(o->env);
+        strv_free(o->exe_dir_files);
+        *o = (ClientOptions){ .legend = true };
+}
+
+typedef enum VerbFlags {
+        VERB_RESOLVE_OPTIONS = 1 << 0, /* takes --exe, --argv, --comm, --dso, --env, --exe-dir-file */
+        VERB_HOME_OPTION = 1 << 1, /* takes --home */
+} VerbFlags;
+
+typedef struct Verb {
+        const char *name;
+        unsigned min_args, max_args; /* after the verb */
+        VerbFlags flags;
+        int (*run)(int argc, char *argv[]);
+} Verb;
+
+static const Verb verbs[] = {
+        { "status", 0, 0, 0, verb_status },
+        { "processes", 0, 0, 0, verb_processes },
+        { "explain", 1, 1, 0, verb_explain },
+        { "resolve", 0, 0, VERB_RESOLVE_OPTIONS | VERB_HOME_OPTION, verb_resolve },
+        { "rules", 0, 0, VERB_HOME_OPTION, verb_rules },
+        { "profiles", 0, 0, VERB_HOME_OPTION, verb_profiles },
+        { "errors", 0, 0, 0, verb_errors },
+        { "check", 0, UINT_MAX, 0, verb_check },
+        { "monitor", 0, 0, 0, verb_monitor },
+        { "reload", 0, 0, 0, verb_reload },
+        { "version", 0, 0, 0, verb_version },
+};
+
+static bool resolve_options_given(void)
+{
+        return arg.exe || arg.comm || arg.argv_facts || arg.dsos || arg.env || arg.exe_dir_files;
+}
+
+int dispatch_verb(int argc, char *argv[])
+{
+        _cleanup_(escape_pool_done) EscapePool e = { 0 };
+        unsigned n_args;
+        int r;
+
+        if (argc < 1) {
+                (void) usage_error("Missing verb; see nvprofilectl --help.");
+                return EXIT_USAGE;
+        }
+        n_args = (unsigned) argc - 1;
+
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++) {
+                const Verb *v = &verbs[i];
+
+                if (!streq(v->name, argv[0]))
+                        continue;
+
+                if (n_args < v->min_args || n_args > v->max_args) {
+                        if (v->max_args == 0)
+                                (void) usage_error("%s takes no arguments, got \"%s\".", v->name, esc(&e, argv[1]));
+                        else if (v->min_args == v->max_args)
+                                (void) usage_error("%s takes exactly %u argument%s, got %u.", v->name, v->min_args,
+                                                v->min_args == 1 ? "" : "s", n_args);
+                        else
+                                (void) usage_error("%s takes at least %u arguments, got %u.", v->name, v->min_args,
+                                                n_args);
+                        return EXIT_USAGE;
+                }
+                if (!(v->flags & VERB_RESOLVE_OPTIONS) && resolve_options_given()) {
+                        (void) usage_error("--exe, --argv, --comm, --dso, --env and --exe-dir-file are options of "
+                                           "resolve, not of %s.",
+                                        v->name);
+                        return EXIT_USAGE;
+                }
+                if (!(v->flags & VERB_HOME_OPTION) && arg.home) {
+                        (void) usage_error("--home is an option of resolve, rules and profiles, not of %s.", v->name);
+                        return EXIT_USAGE;
+                }
+                r = v->run(argc, argv);
+                return r < 0 ? EXIT_FAILURE : r;
+        }
+
+        (void) usage_error("Unknown verb \"%s\"; see nvprofilectl --help.", esc(&e, argv[0]));
+        return EXIT_USAGE;
+}
