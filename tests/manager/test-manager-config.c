@@ -250,6 +250,47 @@ static void test_shipped_file(void)
         manager_harness_done(&h);
 }
 
+static void test_container_root(void)
+{
+        ManagerHarness h;
+        g_autofree char *container = test_mkdtemp();
+        g_autofree char *container_rc = g_build_filename(container, SYSTEM_RC, NULL);
+        g_autoptr(GError) error = NULL;
+        const char *const env[] = { "HOME=/home/alice", NULL };
+
+        manager_harness_init(&h);
+        manager_harness_write(&h, SYSTEM_RC, RULE_FILE("\"GLSharpenValue\", 50"));
+        manager_harness_write(&h, "home/alice/" USER_RC, RULE_FILE("\"GLLogMaxAniso\", 1"));
+        test_write_file(container, SYSTEM_RC, RULE_FILE("\"GLSharpenValue\", 70"));
+        manager_harness_start(&h);
+
+        /* A process whose root is not the host's reads the configuration inside its root, its $HOME
+         * included: not the host's files. */
+        proc_fixture_add(h.proc,
+                        &(ProcFixtureProcess){
+                                        .pid = 900,
+                                        .uid = getuid(),
+                                        .exe = "/usr/bin/glxgears",
+                                        .environ = env,
+                                        .root = container,
+                        });
+        g_assert_cmpint(manager_process_exec(h.manager, 900), ==, 0);
+        assert_settings(&h, 900, "GLSharpenValue=70");
+        add_process(&h, 901, "/home/alice");
+        assert_settings(&h, 901, "GLLogMaxAniso=1, GLSharpenValue=50");
+
+        /* Its files are not watched but checked again at each resolution: the next re-read sees a
+         * change. (A different size, so the change shows however coarse the file system's clock.) */
+        g_file_set_contents(container_rc, RULE_FILE("\"GLSharpenValue\", 700"), -1, &error);
+        g_assert_no_error(error);
+        proc_fixture_set_comm(h.proc, 900, "glxgears2");
+        g_assert_cmpint(manager_process_comm(h.manager, 900), ==, 0);
+        assert_settings(&h, 900, "GLSharpenValue=700");
+        assert_settings(&h, 901, "GLLogMaxAniso=1, GLSharpenValue=50");
+
+        manager_harness_done(&h);
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
@@ -257,5 +298,6 @@ int main(int argc, char *argv[])
         g_test_add_func("/manager/config/broken-file-stays-in-force", test_broken_file_stays_in_force);
         g_test_add_func("/manager/config/per-home", test_per_home);
         g_test_add_func("/manager/config/shipped-file", test_shipped_file);
+        g_test_add_func("/manager/config/container-root", test_container_root);
         return g_test_run();
 }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "manager-harness.h"
+#include "strv.h"
 #include "test-util.h"
 
 #define TIMEOUT_USEC (5 * 1000 * 1000)
@@ -375,6 +376,49 @@ static void test_polling(void)
         manager_harness_done(&h);
 }
 
+static void test_explain(void)
+{
+        _cleanup_(proc_facts_done) ProcFacts facts = { .root_fd = -EBADF };
+        _cleanup_(rc_resolution_freep) RcResolution *res = NULL;
+        const char *const env[] = { "HOME=/home/u", "__GL_SHARPEN_VALUE=7", NULL };
+        ManagerHarness h;
+
+        manager_harness_init(&h);
+        harness_start_with_rules(&h);
+        proc_fixture_add(h.proc,
+                        &(ProcFixtureProcess){
+                                        .pid = 800,
+                                        .start_time = 5555,
+                                        .uid = getuid(),
+                                        .exe = "/usr/bin/glxgears",
+                                        .environ = env,
+                        });
+
+        /* A live process explained afresh, tracked or not, with the facts it was resolved from. */
+        g_assert_cmpint(manager_explain_process(h.manager, 800, 5555, &res, &facts), ==, 0);
+        g_assert_cmpuint(res->n_settings, ==, 1);
+        g_assert_cmpstr(res->settings[0].setting->key, ==, "GLSharpenValue");
+        g_assert_cmpstr(res->settings[0].env_value, ==, "7");
+        g_assert_cmpuint(facts.id.start_time, ==, 5555);
+        g_assert_cmpstr(facts.exe, ==, "/usr/bin/glxgears");
+        g_assert_cmpstr(strv_env_get(facts.env, "HOME"), ==, "/home/u");
+        res = rc_resolution_free(res);
+        proc_facts_done(&facts);
+
+        /* Start time 0: whatever has the pid. */
+        g_assert_cmpint(manager_explain_process(h.manager, 800, 0, &res, NULL), ==, 0);
+        res = rc_resolution_free(res);
+
+        /* Another start time is another process, and a gone one is gone: -ESRCH, never the wrong one. */
+        g_assert_cmpint(manager_explain_process(h.manager, 800, 5556, &res, NULL), ==, -ESRCH);
+        g_assert_null(res);
+        proc_fixture_remove(h.proc, 800);
+        g_assert_cmpint(manager_explain_process(h.manager, 800, 5555, &res, NULL), ==, -ESRCH);
+        g_assert_null(res);
+
+        manager_harness_done(&h);
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
@@ -385,5 +429,6 @@ int main(int argc, char *argv[])
         g_test_add_func("/manager/process/max-processes", test_max_processes);
         g_test_add_func("/manager/process/settle", test_settle);
         g_test_add_func("/manager/process/polling", test_polling);
+        g_test_add_func("/manager/process/explain", test_explain);
         return g_test_run();
 }
