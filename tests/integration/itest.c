@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bus-names.h"
 #include "itest.h"
 
 #define NOBODY 65534
@@ -48,7 +49,16 @@ static void start_bus(ITest *t)
         g_autoptr(GError) error = NULL;
         const char *argv[] = { "dbus-daemon", "--nofork", "--nopidfile", NULL, NULL };
         g_autofree char *config_arg = g_strdup_printf("--config-file=%s", conf);
+        g_autofree char *own_policy = NULL;
         gint64 deadline;
+
+        /* Without root, the daemon runs as we do: our uid takes the place of the nvprofiled user, which
+         * the policy allows to own the name (and nothing more). */
+        own_policy = geteuid() == 0 ? g_strdup("")
+                                    : g_strdup_printf("  <policy user=\"%u\">\n"
+                                                      "    <allow own=\"" BUS_NAME "\"/>\n"
+                                                      "  </policy>\n",
+                                                      (unsigned) geteuid());
 
         /* Like Debian's system.conf: method calls denied unless a policy allows them. */
         text = g_strdup_printf(
@@ -73,8 +83,9 @@ static void start_bus(ITest *t)
                         "    <allow send_destination=\"org.freedesktop.DBus\" send_interface=\"org.freedesktop.DBus.Introspectable\"/>\n"
                         "  </policy>\n"
                         "  <include>%s</include>\n"
+                        "%s"
                         "</busconfig>\n",
-                        socket, env_or_fail("NVPROFILED_DBUS_POLICY"));
+                        socket, env_or_fail("NVPROFILED_DBUS_POLICY"), own_policy);
         write_file(conf, text);
 
         argv[3] = config_arg;
@@ -157,6 +168,93 @@ void itest_setup(ITest *t)
         }
 }
 
+bool itest_have_root(const char *why)
+{
+        if (geteuid() == 0)
+                return true;
+        g_test_skip(why);
+        return false;
+}
+
+uid_t itest_caller_uid(void)
+{
+        return geteuid() == 0 ? NOBODY : geteuid();
+}
+
+void itest_use_fixture_proc(ITest *t)
+{
+        g_free(t->proc);
+        t->proc = g_build_filename(t->dir, "proc", NULL);
+        g_assert_cmpint(g_mkdir_with_parents(t->proc, 0755), ==, 0);
+}
+
+static void write_in(const char *dir, const char *name, const char *content, size_t len)
+{
+        g_autofree char *path = g_build_filename(dir, name, NULL);
+        g_autoptr(GError) error = NULL;
+
+        g_file_set_contents(path, content, (gssize) len, &error);
+        g_assert_no_error(error);
+}
+
+static void symlink_in(const char *dir, const char *name, const char *target)
+{
+        g_autofree char *path = g_build_filename(dir, name, NULL);
+        g_assert_cmpint(symlink(target, path), ==, 0);
+}
+
+void itest_fixture_process(ITest *t, pid_t pid, uint64_t start_time, uid_t uid, const char *comm, const char *exe,
+                const char *maps)
+{
+        g_autofree char *dir = NULL, *stage = NULL, *stat = NULL, *status = NULL, *comm_line = NULL, *fd = NULL;
+        static const char environ[] = "PATH=/usr/bin";
+
+        g_assert_nonnull(t->proc);
+        g_assert_cmpint(pid, >, 0);
+        dir = g_strdup_printf("%s/%i", t->proc, (int) pid);
+        /* Built aside and renamed into place, so a poll never sees half a process. */
+        stage = g_strdup_printf("%s/.stage-%i", t->dir, (int) pid);
+        fd = g_build_filename(stage, "fd", NULL);
+        g_assert_cmpint(g_mkdir_with_parents(fd, 0755), ==, 0);
+
+        stat = g_strdup_printf("%i (%s) S 1 %i %i 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 %" G_GUINT64_FORMAT
+                               " 1000 100 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n",
+                        (int) pid, comm, (int) pid, (int) pid, start_time);
+        status = g_strdup_printf("Name:\t%s\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t%i\nPid:\t%i\nPPid:\t1\n"
+                                 "Uid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\nGroups:\t\n",
+                        comm, (int) pid, (int) pid, uid, uid, uid, uid, uid, uid, uid, uid);
+        comm_line = g_strdup_printf("%s\n", comm);
+        write_in(stage, "stat", stat, strlen(stat));
+        write_in(stage, "status", status, strlen(status));
+        write_in(stage, "comm", comm_line, strlen(comm_line));
+        /* argv[0] is the executable's path, NUL-terminated as the kernel writes it. */
+        write_in(stage, "cmdline", exe, strlen(exe) + 1);
+        write_in(stage, "environ", environ, sizeof(environ));
+        write_in(stage, "maps", maps ? maps : "", maps ? strlen(maps) : 0);
+        symlink_in(stage, "exe", exe);
+        symlink_in(stage, "root", t->root);
+
+        itest_fixture_exit(t, pid);
+        g_assert_cmpint(rename(stage, dir), ==, 0);
+}
+
+void itest_fixture_exit(ITest *t, pid_t pid)
+{
+        g_autofree char *dir = NULL, *cmd = NULL;
+
+        g_assert_nonnull(t->proc);
+        dir = g_strdup_printf("%s/%i", t->proc, (int) pid);
+        if (!g_file_test(dir, G_FILE_TEST_EXISTS))
+                return;
+        /* Renamed away first: the directory disappears in one step, as a process's does. */
+        cmd = g_strdup_printf("%s/.gone-%i", t->dir, (int) pid);
+        g_assert_cmpint(rename(dir, cmd), ==, 0);
+        g_free(dir);
+        dir = g_steal_pointer(&cmd);
+        cmd = g_strdup_printf("rm -rf '%s'", dir);
+        g_assert_cmpint(system(cmd), ==, 0);
+}
+
 bool itest_wait_notify(ITest *t, const char *needle, int timeout_ms)
 {
         gint64 deadline = g_get_monotonic_time() + (gint64) timeout_ms * 1000;
@@ -216,6 +314,7 @@ void itest_teardown(ITest *t)
         }
         g_free(t->dir);
         g_free(t->root);
+        g_free(t->proc);
         g_free(t->devdir);
         g_free(t->bus_address);
 }
@@ -224,7 +323,7 @@ static bool name_has_owner(ITest *t)
 {
         sd_bus_message *reply = NULL;
         int r = sd_bus_call_method(t->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                        "GetNameOwner", NULL, &reply, "s", "io.github.nvprofiled.NvProfiled1");
+                        "GetNameOwner", NULL, &reply, "s", BUS_NAME);
         sd_bus_message_unref(reply);
         return r >= 0;
 }
@@ -233,7 +332,7 @@ void itest_start_daemon(ITest *t, const char *extra_config)
 {
         g_autofree char *conf = g_build_filename(t->dir, "nvprofiled.conf", NULL);
         g_autofree char *log = g_build_filename(t->dir, "daemon.log", NULL);
-        g_autofree char *text = NULL, *bus_arg = NULL, *root_arg = NULL, *conf_arg = NULL;
+        g_autofree char *text = NULL, *bus_arg = NULL, *root_arg = NULL, *conf_arg = NULL, *proc_arg = NULL;
         g_autoptr(GError) error = NULL;
         const char *argv[8];
         g_auto(GStrv) envp = NULL;
@@ -254,6 +353,11 @@ void itest_start_daemon(ITest *t, const char *extra_config)
         argv[3] = conf_arg;
         argv[4] = "--log-level=debug";
         argv[5] = NULL;
+        if (t->proc) {
+                proc_arg = g_strdup_printf("--proc=%s", t->proc);
+                argv[5] = proc_arg;
+                argv[6] = NULL;
+        }
 
         if (t->daemon_stderr >= 0)
                 close(t->daemon_stderr);
@@ -419,6 +523,17 @@ int itest_ctl_as_nobody(ITest *t, char **ret_out, const char *first_arg, ...)
         return r;
 }
 
+int itest_ctl_as_caller(ITest *t, char **ret_out, const char *first_arg, ...)
+{
+        va_list ap;
+        int r;
+
+        va_start(ap, first_arg);
+        r = run_ctl(t, geteuid() == 0, ret_out, first_arg, ap);
+        va_end(ap);
+        return r;
+}
+
 char *itest_tracked_profiles(ITest *t, pid_t pid)
 {
         sd_bus_message *reply = NULL;
@@ -426,8 +541,8 @@ char *itest_tracked_profiles(ITest *t, pid_t pid)
         char *result = NULL;
         int r;
 
-        r = sd_bus_call_method(t->bus, "io.github.nvprofiled.NvProfiled1", "/io/github/nvprofiled/NvProfiled1",
-                        "io.github.nvprofiled.NvProfiled1.Manager", "ListProcesses", &error, &reply, NULL);
+        r = sd_bus_call_method(
+                        t->bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "ListProcesses", &error, &reply, NULL);
         if (r < 0) {
                 g_test_message("ListProcesses: %s", error.message);
                 sd_bus_error_free(&error);
@@ -457,8 +572,8 @@ uint64_t itest_generation(ITest *t)
         uint64_t g = 0;
         sd_bus_error error = SD_BUS_ERROR_NULL;
 
-        if (sd_bus_get_property_trivial(t->bus, "io.github.nvprofiled.NvProfiled1", "/io/github/nvprofiled/NvProfiled1",
-                            "io.github.nvprofiled.NvProfiled1.Manager", "ConfigGeneration", &error, 't', &g) < 0)
+        if (sd_bus_get_property_trivial(t->bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "ConfigGeneration",
+                            &error, 't', &g) < 0)
                 g_test_message("ConfigGeneration: %s", error.message);
         sd_bus_error_free(&error);
         return g;

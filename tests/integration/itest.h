@@ -7,12 +7,14 @@
 #include <systemd/sd-bus.h>
 
 /* The integration tests' world: a private dbus-daemon configured like the system bus (deny by default,
- * plus our policy file), a real nvprofiled on it with a --root configuration tree, the real /proc and
- * the real proc connector. */
+ * plus our policy file), a real nvprofiled on it with a --root configuration tree, and either the real
+ * /proc with the real proc connector (root only), or a fixture /proc tree (--proc=), which the daemon
+ * polls and which needs no privileges at all. */
 
 typedef struct ITest {
         char *dir; /* scratch: bus socket, configs, copied binaries */
         char *root; /* the daemon's --root */
+        char *proc; /* the daemon's --proc when a fixture tree is used (itest_use_fixture_proc()), or NULL */
         char *devdir; /* fake GPU device nodes */
         char *bus_address;
         GPid bus_pid;
@@ -28,6 +30,33 @@ typedef struct ITest {
 bool itest_wait_notify(ITest *t, const char *needle, int timeout_ms);
 
 void itest_setup(ITest *t);
+
+/* Cases that need root (the proc connector, other users' processes, dropping to nobody) start with
+ * ITEST_REQUIRE_ROOT(): without root the case reports SKIP with the reason, which CI (run as root)
+ * never sees and counts as a failure if it does. */
+bool itest_have_root(const char *why);
+#define ITEST_REQUIRE_ROOT(why)            \
+        G_STMT_START                       \
+        {                                  \
+                if (!itest_have_root(why)) \
+                        return;            \
+        }                                  \
+        G_STMT_END
+
+/* The uid an unprivileged caller runs as: nobody when we are root (itest_ctl_as_caller() drops to it),
+ * else ourselves. */
+uid_t itest_caller_uid(void);
+
+/* Makes the next itest_start_daemon() read a fixture /proc tree under t->dir instead of the live one. */
+void itest_use_fixture_proc(ITest *t);
+
+/* A process in the fixture /proc tree: stat, status, comm, cmdline (argv0), exe (a symlink to exe),
+ * environ, maps (NULL: none mapped), an empty fd/ and root (a symlink to the daemon's --root, so it is
+ * not seen as a container). Replaces any earlier fixture process of that pid. */
+void itest_fixture_process(ITest *t, pid_t pid, uint64_t start_time, uid_t uid, const char *comm, const char *exe,
+                const char *maps);
+/* The process exits: its directory goes. */
+void itest_fixture_exit(ITest *t, pid_t pid);
 void itest_teardown(ITest *t);
 
 /* Starts nvprofiled (with the given extra config text appended) and waits for its bus name. */
@@ -44,8 +73,10 @@ void itest_kill(GPid pid);
 
 /* Runs nvprofilectl with args (and --bus=, --json=short); returns its exit status, stdout in ret_out. */
 int itest_ctl(ITest *t, char **ret_out, const char *first_arg, ...) G_GNUC_NULL_TERMINATED;
-/* The same as an unprivileged user (nobody). */
+/* The same as an unprivileged user (nobody). Root only. */
 int itest_ctl_as_nobody(ITest *t, char **ret_out, const char *first_arg, ...) G_GNUC_NULL_TERMINATED;
+/* The same as itest_caller_uid(): nobody when we are root, else ourselves. */
+int itest_ctl_as_caller(ITest *t, char **ret_out, const char *first_arg, ...) G_GNUC_NULL_TERMINATED;
 
 /* Profiles the daemon's tracked state lists for pid (via ListProcesses), as a comma-joined string,
  * NULL if untracked. */

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* nvprofiled end to end: the real daemon on a private system-like bus, a --root configuration tree,
- * the real /proc and the real proc connector (root), processes started by the test. */
+/* nvprofiled end to end: the real daemon on a private system-like bus with a --root configuration tree,
+ * and either the real /proc and proc connector with processes started by the test (root), or a fixture
+ * /proc tree that the daemon polls (no privileges needed). */
 
 #include <gio/gio.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -12,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bus-names.h"
 #include "itest.h"
 
 #define RCD "etc/nvidia/nvidia-application-profiles-rc.d"
@@ -56,6 +59,8 @@ static void test_copied_binary(void)
         const char *state;
         GPid pid;
 
+        ITEST_REQUIRE_ROOT("needs root: the real proc connector and a process started by the test");
+
         itest_setup(&t);
         itest_write(&t, RCD "/50-app",
                         "{\n"
@@ -82,9 +87,8 @@ static void test_copied_binary(void)
         json_object_put(res);
 
         /* The same through a plain method call. */
-        g_assert_cmpint(sd_bus_call_method(t.bus, "io.github.nvprofiled.NvProfiled1",
-                                        "/io/github/nvprofiled/NvProfiled1", "io.github.nvprofiled.NvProfiled1.Manager",
-                                        "ExplainProcess", NULL, &reply, "ut", (uint32_t) pid, UINT64_C(0)),
+        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "ExplainProcess",
+                                        NULL, &reply, "ut", (uint32_t) pid, UINT64_C(0)),
                         >=, 0);
         g_assert_cmpint(sd_bus_message_enter_container(reply, 'r', "sa{sv}a(suussb)a(svssuussa(vssuu))as"), >=, 0);
         g_assert_cmpint(sd_bus_message_read(reply, "s", &state), >=, 0);
@@ -95,8 +99,7 @@ static void test_copied_binary(void)
         {
                 g_autofree char *out = NULL, *spid = g_strdup_printf("%i", (int) pid),
                                 *addr = g_strdup_printf("--address=%s", t.bus_address);
-                const char *argv[] = { "busctl", addr, "call", "io.github.nvprofiled.NvProfiled1",
-                        "/io/github/nvprofiled/NvProfiled1", "io.github.nvprofiled.NvProfiled1.Manager",
+                const char *argv[] = { "busctl", addr, "call", BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE,
                         "ExplainProcess", "ut", spid, "0", NULL };
                 int status;
                 g_spawn_sync(NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, NULL, &status, &error);
@@ -111,10 +114,8 @@ static void test_copied_binary(void)
                 const char *pstate;
 
                 g_assert_cmpint(pidfd, >=, 0);
-                g_assert_cmpint(sd_bus_call_method(t.bus, "io.github.nvprofiled.NvProfiled1",
-                                                "/io/github/nvprofiled/NvProfiled1",
-                                                "io.github.nvprofiled.NvProfiled1.Manager", "ExplainProcessByPidfd",
-                                                NULL, &reply, "h", pidfd),
+                g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE,
+                                                "ExplainProcessByPidfd", NULL, &reply, "h", pidfd),
                                 >=, 0);
                 g_assert_cmpint(sd_bus_message_enter_container(reply, 'r', "sa{sv}a(suussb)a(svssuussa(vssuu))as"), >=,
                                 0);
@@ -125,12 +126,10 @@ static void test_copied_binary(void)
                 {
                         sd_bus_error e = SD_BUS_ERROR_NULL;
                         int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-                        g_assert_cmpint(sd_bus_call_method(t.bus, "io.github.nvprofiled.NvProfiled1",
-                                                        "/io/github/nvprofiled/NvProfiled1",
-                                                        "io.github.nvprofiled.NvProfiled1.Manager",
+                        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE,
                                                         "ExplainProcessByPidfd", &e, NULL, "h", devnull),
                                         <, 0);
-                        g_assert_cmpstr(e.name, ==, "org.freedesktop.DBus.Error.InvalidArgs");
+                        g_assert_cmpstr(e.name, ==, SD_BUS_ERROR_INVALID_ARGS);
                         sd_bus_error_free(&e);
                         close(devnull);
                 }
@@ -176,6 +175,8 @@ static void test_comm_rename(void)
         const char *args[] = { "--rename", "nvp-renamed", "--delay-ms", "500", NULL };
         GPid pid;
 
+        ITEST_REQUIRE_ROOT("needs root: the proc connector's COMM event");
+
         itest_setup(&t);
         itest_write(&t, RCD "/50-comm",
                         "{\"rules\": [{\"pattern\": {\"feature\": \"commname\", \"matches\": \"nvp-renamed\"},"
@@ -196,6 +197,8 @@ static void test_dlopen(void)
         ITest t;
         const char *args[] = { "--dlopen", g_getenv("NVPROFILED_DSO_LIB"), "--delay-ms", "50", NULL };
         GPid pid;
+
+        ITEST_REQUIRE_ROOT("needs root: a real process's /proc/<pid>/maps");
 
         itest_setup(&t);
         itest_write(&t, RCD "/50-dso",
@@ -218,6 +221,8 @@ static void test_gl_environment(void)
         const char *env_off[] = { "__GL_APPLICATION_PROFILE=0", NULL };
         struct json_object *res, *settings, *s;
         GPid a, b;
+
+        ITEST_REQUIRE_ROOT("needs root: real processes' environments");
 
         itest_setup(&t);
         itest_write(&t, RCD "/50-env",
@@ -266,8 +271,7 @@ static char *object_of(ITest *t, pid_t pid, bool *ret_gpu)
         json_object_put(list);
         if (path && ret_gpu) {
                 int gpu = 0;
-                sd_bus_get_property_trivial(t->bus, "io.github.nvprofiled.NvProfiled1", path,
-                                "io.github.nvprofiled.NvProfiled1.Process", "GpuUser", NULL, 'b', &gpu);
+                sd_bus_get_property_trivial(t->bus, BUS_NAME, path, BUS_PROCESS_INTERFACE, "GpuUser", NULL, 'b', &gpu);
                 *ret_gpu = gpu;
         }
         return path;
@@ -289,6 +293,8 @@ static void test_gpu_open(void)
         bool gpu = false;
         GPid pid;
 
+        ITEST_REQUIRE_ROOT("needs root: the GPU-open sweep over real processes' fds");
+
         itest_setup(&t);
         card = g_build_filename(t.devdir, "dri", "card0", NULL);
         args[0] = "--open";
@@ -300,7 +306,7 @@ static void test_gpu_open(void)
         ITEST_WAIT_FOR(gpu_object_present(&t, pid), WAIT_MS);
         {
                 g_autofree char *o = object_of(&t, pid, &gpu);
-                g_autofree char *prefix = g_strdup_printf("/io/github/nvprofiled/NvProfiled1/process/%i_", (int) pid);
+                g_autofree char *prefix = g_strdup_printf(BUS_PROCESS_PREFIX "/%i_", (int) pid);
                 g_assert_nonnull(o);
                 g_assert_true(gpu);
                 g_assert_true(g_str_has_prefix(o, prefix));
@@ -326,27 +332,30 @@ static void rewrite(ITest *t, const char *rel, int value)
         itest_write(t, rel, text);
 }
 
+/* Whether `nvprofilectl errors` lists an error in file with that state. Its exit status must agree
+ * with the listing as a whole: 1 exactly when some error is listed (of any file), else 0. */
 static bool error_listed(ITest *t, const char *file, const char *state)
 {
         g_autofree char *out = NULL;
         struct json_object *list;
-        bool found = false;
+        bool found = false, any_error = false;
         int status;
 
-        /* errors exits 1 when any file has an error: the listing is there either way. */
         status = itest_ctl(t, &out, "errors", NULL);
-        if (status != 0 && status != 1)
-                return false;
+        g_assert_cmpint(status, >=, 0);
+        g_assert_cmpint(status, <=, 1);
         list = json_tokener_parse(out);
-        for (size_t i = 0; list && i < json_object_array_length(list); i++) {
+        g_assert_nonnull(list);
+        for (size_t i = 0; i < json_object_array_length(list); i++) {
                 struct json_object *o = json_object_array_get_idx(list, i);
-                if (g_str_equal(jstr(o, "file"), file) && g_str_equal(jstr(o, "state"), state) &&
-                                g_str_equal(jstr(o, "severity"), "error"))
+                bool is_error = g_strcmp0(jstr(o, "severity"), "error") == 0;
+
+                any_error = any_error || is_error;
+                if (is_error && g_strcmp0(jstr(o, "file"), file) == 0 && g_strcmp0(jstr(o, "state"), state) == 0)
                         found = true;
         }
         json_object_put(list);
-        /* ...and its status says whether there is one. */
-        g_assert_cmpint(status, ==, found ? 1 : status);
+        g_assert_cmpint(status, ==, any_error ? 1 : 0);
         return found;
 }
 
@@ -359,6 +368,8 @@ static void test_rc_edits(void)
         uint64_t g0;
 
         itest_setup(&t);
+        /* No processes involved: a fixture /proc, no root needed. */
+        itest_use_fixture_proc(&t);
         itest_write(&t, "etc/nvidia/placeholder", "");
         itest_start_daemon(&t, NULL);
         rcd = g_build_filename(t.root, RCD, NULL);
@@ -422,40 +433,93 @@ static void test_rc_edits(void)
         itest_teardown(&t);
 }
 
-/* The documented XML and the live introspection describe the same interfaces. */
+/* The documented XML and the live introspection describe the same interfaces: the same methods,
+ * properties and signals, each argument with the same name, type and direction in the same place, each
+ * property with the same type and access, and the same annotations everywhere. */
+static guint count_of(gpointer *array)
+{
+        guint n = 0;
+
+        while (array && array[n])
+                n++;
+        return n;
+}
+
+static void assert_same_annotations(const char *what, GDBusAnnotationInfo **doc, GDBusAnnotationInfo **live)
+{
+        g_test_message("annotations of %s", what);
+        g_assert_cmpuint(count_of((gpointer *) doc), ==, count_of((gpointer *) live));
+        for (guint i = 0; doc && doc[i]; i++) {
+                g_test_message("annotation %s=%s", doc[i]->key, doc[i]->value);
+                g_assert_cmpstr(g_dbus_annotation_info_lookup(live, doc[i]->key), ==, doc[i]->value);
+        }
+}
+
+static void assert_same_args(const char *what, GDBusArgInfo **doc, GDBusArgInfo **live)
+{
+        g_test_message("arguments of %s", what);
+        g_assert_cmpuint(count_of((gpointer *) doc), ==, count_of((gpointer *) live));
+        for (guint k = 0; doc && doc[k]; k++) {
+                g_assert_cmpstr(doc[k]->name, ==, live[k]->name);
+                g_assert_cmpstr(doc[k]->signature, ==, live[k]->signature);
+                assert_same_annotations(doc[k]->name, doc[k]->annotations, live[k]->annotations);
+        }
+}
+
 static void assert_same_interface(GDBusInterfaceInfo *doc, GDBusInterfaceInfo *live)
 {
+        g_assert_nonnull(doc);
+        g_assert_nonnull(live);
         g_test_message("interface %s", doc->name);
+        assert_same_annotations(doc->name, doc->annotations, live->annotations);
+
+        g_assert_cmpuint(count_of((gpointer *) doc->methods), ==, count_of((gpointer *) live->methods));
         for (guint i = 0; doc->methods && doc->methods[i]; i++) {
                 GDBusMethodInfo *dm = doc->methods[i], *lm = g_dbus_interface_info_lookup_method(live, dm->name);
+                g_autofree char *in = g_strdup_printf("%s (in)", dm->name),
+                                *out = g_strdup_printf("%s (out)", dm->name);
+
+                g_test_message("method %s", dm->name);
                 g_assert_nonnull(lm);
-                for (guint k = 0; dm->in_args && dm->in_args[k]; k++) {
-                        g_assert_nonnull(lm->in_args[k]);
-                        g_assert_cmpstr(dm->in_args[k]->signature, ==, lm->in_args[k]->signature);
-                        g_assert_cmpstr(dm->in_args[k]->name, ==, lm->in_args[k]->name);
-                }
-                for (guint k = 0; dm->out_args && dm->out_args[k]; k++) {
-                        g_assert_nonnull(lm->out_args[k]);
-                        g_assert_cmpstr(dm->out_args[k]->signature, ==, lm->out_args[k]->signature);
-                }
+                /* Separate lists: an argument that changed direction changes both counts. */
+                assert_same_args(in, dm->in_args, lm->in_args);
+                assert_same_args(out, dm->out_args, lm->out_args);
+                assert_same_annotations(dm->name, dm->annotations, lm->annotations);
         }
-        for (guint i = 0; live->methods && live->methods[i]; i++)
-                g_assert_nonnull(g_dbus_interface_info_lookup_method(doc, live->methods[i]->name));
+
+        g_assert_cmpuint(count_of((gpointer *) doc->properties), ==, count_of((gpointer *) live->properties));
         for (guint i = 0; doc->properties && doc->properties[i]; i++) {
-                GDBusPropertyInfo *lp = g_dbus_interface_info_lookup_property(live, doc->properties[i]->name);
+                GDBusPropertyInfo *dp = doc->properties[i], *lp = g_dbus_interface_info_lookup_property(live, dp->name);
+
+                g_test_message("property %s", dp->name);
                 g_assert_nonnull(lp);
-                g_assert_cmpstr(doc->properties[i]->signature, ==, lp->signature);
+                g_assert_cmpstr(dp->signature, ==, lp->signature);
+                g_assert_cmpint(dp->flags, ==, lp->flags);
+                assert_same_annotations(dp->name, dp->annotations, lp->annotations);
         }
-        for (guint i = 0; live->properties && live->properties[i]; i++)
-                g_assert_nonnull(g_dbus_interface_info_lookup_property(doc, live->properties[i]->name));
+
+        g_assert_cmpuint(count_of((gpointer *) doc->signals), ==, count_of((gpointer *) live->signals));
         for (guint i = 0; doc->signals && doc->signals[i]; i++) {
-                GDBusSignalInfo *ls = g_dbus_interface_info_lookup_signal(live, doc->signals[i]->name);
+                GDBusSignalInfo *ds = doc->signals[i], *ls = g_dbus_interface_info_lookup_signal(live, ds->name);
+
+                g_test_message("signal %s", ds->name);
                 g_assert_nonnull(ls);
-                for (guint k = 0; doc->signals[i]->args && doc->signals[i]->args[k]; k++)
-                        g_assert_cmpstr(doc->signals[i]->args[k]->signature, ==, ls->args[k]->signature);
+                assert_same_args(ds->name, ds->args, ls->args);
+                assert_same_annotations(ds->name, ds->annotations, ls->annotations);
         }
-        for (guint i = 0; live->signals && live->signals[i]; i++)
-                g_assert_nonnull(g_dbus_interface_info_lookup_signal(doc, live->signals[i]->name));
+}
+
+/* Every interface of ours that an object carries is documented. */
+static void assert_only_documented(GDBusNodeInfo *doc, GDBusNodeInfo *live)
+{
+        for (guint i = 0; live->interfaces && live->interfaces[i]; i++) {
+                const char *name = live->interfaces[i]->name;
+
+                if (g_str_has_prefix(name, "org.freedesktop.DBus."))
+                        continue;
+                g_test_message("live interface %s", name);
+                g_assert_nonnull(g_dbus_node_info_lookup_interface(doc, name));
+        }
 }
 
 static GDBusNodeInfo *introspect(ITest *t, const char *path)
@@ -465,8 +529,8 @@ static GDBusNodeInfo *introspect(ITest *t, const char *path)
         GDBusNodeInfo *node;
         const char *xml;
 
-        g_assert_cmpint(sd_bus_call_method(t->bus, "io.github.nvprofiled.NvProfiled1", path,
-                                        "org.freedesktop.DBus.Introspectable", "Introspect", NULL, &reply, NULL),
+        g_assert_cmpint(sd_bus_call_method(t->bus, BUS_NAME, path, "org.freedesktop.DBus.Introspectable", "Introspect",
+                                        NULL, &reply, NULL),
                         >=, 0);
         g_assert_cmpint(sd_bus_message_read(reply, "s", &xml), >=, 0);
         node = g_dbus_node_info_new_for_xml(xml, &error);
@@ -475,19 +539,20 @@ static GDBusNodeInfo *introspect(ITest *t, const char *path)
         return node;
 }
 
+/* Needs no root: a fixture /proc process that a rule matches gets the Process object. */
 static void test_xml_matches_introspection(void)
 {
         ITest t;
         g_autofree char *doc_text = NULL, *path = NULL;
         g_autoptr(GError) error = NULL;
         GDBusNodeInfo *doc, *root, *proc;
-        GPid pid;
 
         itest_setup(&t);
+        itest_use_fixture_proc(&t);
         itest_write(&t, RCD "/50-x", "{\"rules\": [{\"pattern\": \"nvptest-xml\", \"profile\": [\"k\", 1]}]}");
+        itest_fixture_process(&t, 4242, 5555, geteuid(), "nvptest-xml", "/usr/bin/nvptest-xml", NULL);
         itest_start_daemon(&t, NULL);
-        pid = itest_spawn_helper(&t, "nvptest-xml", NULL, NULL);
-        ITEST_WAIT_FOR((path = object_of(&t, pid, NULL)) != NULL, WAIT_MS);
+        ITEST_WAIT_FOR((path = object_of(&t, 4242, NULL)) != NULL, WAIT_MS);
         g_assert_nonnull(path);
 
         g_file_get_contents(g_getenv("NVPROFILED_DBUS_XML"), &doc_text, NULL, &error);
@@ -495,18 +560,19 @@ static void test_xml_matches_introspection(void)
         doc = g_dbus_node_info_new_for_xml(doc_text, &error);
         g_assert_no_error(error);
 
-        root = introspect(&t, "/io/github/nvprofiled/NvProfiled1");
+        root = introspect(&t, BUS_ROOT_PATH);
         proc = introspect(&t, path);
-        assert_same_interface(g_dbus_node_info_lookup_interface(doc, "io.github.nvprofiled.NvProfiled1.Manager"),
-                        g_dbus_node_info_lookup_interface(root, "io.github.nvprofiled.NvProfiled1.Manager"));
-        assert_same_interface(g_dbus_node_info_lookup_interface(doc, "io.github.nvprofiled.NvProfiled1.Process"),
-                        g_dbus_node_info_lookup_interface(proc, "io.github.nvprofiled.NvProfiled1.Process"));
+        assert_same_interface(g_dbus_node_info_lookup_interface(doc, BUS_MANAGER_INTERFACE),
+                        g_dbus_node_info_lookup_interface(root, BUS_MANAGER_INTERFACE));
+        assert_same_interface(g_dbus_node_info_lookup_interface(doc, BUS_PROCESS_INTERFACE),
+                        g_dbus_node_info_lookup_interface(proc, BUS_PROCESS_INTERFACE));
+        assert_only_documented(doc, root);
+        assert_only_documented(doc, proc);
         g_assert_nonnull(g_dbus_node_info_lookup_interface(root, "org.freedesktop.DBus.ObjectManager"));
 
         g_dbus_node_info_unref(doc);
         g_dbus_node_info_unref(root);
         g_dbus_node_info_unref(proc);
-        itest_kill(pid);
         itest_teardown(&t);
 }
 
@@ -518,6 +584,8 @@ static void test_privacy(void)
         struct json_object *list;
         bool seen = false;
         GPid pid;
+
+        ITEST_REQUIRE_ROOT("needs root: dropping to nobody, and a root process to hide");
 
         itest_setup(&t);
         itest_write(&t, RCD "/50-p",
@@ -567,6 +635,8 @@ static void test_lifecycle(void)
         int status, exit_status;
 
         itest_setup(&t);
+        /* No processes involved: a fixture /proc, no root needed. */
+        itest_use_fixture_proc(&t);
         t.with_notify = true;
         itest_start_daemon(&t, NULL);
 
@@ -606,9 +676,8 @@ static void test_lifecycle(void)
 static uint64_t manager_u64(ITest *t, const char *prop)
 {
         uint64_t v = 0;
-        g_assert_cmpint(sd_bus_get_property_trivial(t->bus, "io.github.nvprofiled.NvProfiled1",
-                                        "/io/github/nvprofiled/NvProfiled1", "io.github.nvprofiled.NvProfiled1.Manager",
-                                        prop, NULL, 't', &v),
+        g_assert_cmpint(sd_bus_get_property_trivial(
+                                        t->bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, prop, NULL, 't', &v),
                         >=, 0);
         return v;
 }
@@ -621,6 +690,8 @@ static void test_overrun_rescan(void)
         GPid longs[5];
         pid_t burst[400];
         unsigned stale = 0;
+
+        ITEST_REQUIRE_ROOT("needs root: the proc connector and its overrun");
 
         itest_setup(&t);
         itest_write(&t, RCD "/50-long",
@@ -658,22 +729,34 @@ static void test_overrun_rescan(void)
         itest_teardown(&t);
 }
 
-/* Mode=poll (what an unprivileged daemon gets): processes are still found, and say so in status. */
-static void test_polling(void)
+static const char *status_field(ITest *t, const char *key, char **buf)
+{
+        struct json_object *status;
+        g_autofree char *out = NULL;
+
+        g_assert_cmpint(itest_ctl(t, &out, "status", NULL), ==, 0);
+        status = json_tokener_parse(out);
+        g_assert_nonnull(status);
+        g_free(*buf);
+        *buf = g_strdup(jstr(status, key));
+        json_object_put(status);
+        return *buf;
+}
+
+/* Mode=poll on the live /proc (what an unprivileged daemon gets there): a real process is still found,
+ * and status says how processes are watched. */
+static void test_polling_live(void)
 {
         ITest t;
-        g_autofree char *out = NULL;
-        struct json_object *status;
+        g_autofree char *mode = NULL;
         GPid pid;
 
+        ITEST_REQUIRE_ROOT("reads the live /proc as the daemon's user would on a real system");
         itest_setup(&t);
         itest_write(&t, RCD "/50-poll",
                         "{\"rules\": [{\"pattern\": \"nvptest-poll\", \"profile\": {\"name\": \"Polled\", \"settings\": [\"k\", 1]}}]}");
         itest_start_daemon(&t, "[ProcessWatch]\nMode=poll\nPollIntervalSec=200ms\n");
-        g_assert_cmpint(itest_ctl(&t, &out, "status", NULL), ==, 0);
-        status = json_tokener_parse(out);
-        g_assert_cmpstr(jstr(status, "process_watch_mode"), ==, "polling");
-        json_object_put(status);
+        g_assert_cmpstr(status_field(&t, "process_watch_mode", &mode), ==, "polling");
 
         pid = itest_spawn_helper(&t, "nvptest-poll", NULL, NULL);
         ITEST_WAIT_FOR(profiles_are(&t, pid, "Polled"), WAIT_MS);
@@ -684,29 +767,260 @@ static void test_polling(void)
         itest_teardown(&t);
 }
 
-/* OtherUsersProcesses=hide: other users' processes are not listed at all for non-root callers. */
+/* A fixture /proc is polled (process events carry live pids): processes that appear, exec (a new start
+ * time under the same pid) and exit are followed. No root needed. */
+static void test_polling(void)
+{
+        ITest t;
+        g_autofree char *mode = NULL;
+
+        itest_setup(&t);
+        itest_use_fixture_proc(&t);
+        itest_write(&t, RCD "/50-poll",
+                        "{\"rules\": [{\"pattern\": \"nvptest-poll\", \"profile\": {\"name\": \"Polled\", \"settings\": [\"k\", 1]}},\n"
+                        "           {\"pattern\": \"nvptest-next\", \"profile\": {\"name\": \"Next\", \"settings\": [\"k\", 2]}}]}");
+        itest_fixture_process(&t, 100, 1000, geteuid(), "nvptest-other", "/usr/bin/nvptest-other", NULL);
+        itest_start_daemon(&t, "[ProcessWatch]\nPollIntervalSec=200ms\n");
+        g_assert_cmpstr(status_field(&t, "process_watch_mode", &mode), ==, "polling");
+        /* There from the start: tracked, no rule for it. */
+        g_assert_true(profiles_are(&t, 100, ""));
+
+        itest_fixture_process(&t, 200, 2000, geteuid(), "nvptest-poll", "/usr/bin/nvptest-poll", NULL);
+        ITEST_WAIT_FOR(profiles_are(&t, 200, "Polled"), WAIT_MS);
+        g_assert_true(profiles_are(&t, 200, "Polled"));
+
+        /* The same pid with a new start time is another process. */
+        itest_fixture_process(&t, 200, 2001, geteuid(), "nvptest-next", "/usr/bin/nvptest-next", NULL);
+        ITEST_WAIT_FOR(profiles_are(&t, 200, "Next"), WAIT_MS);
+        g_assert_true(profiles_are(&t, 200, "Next"));
+
+        itest_fixture_exit(&t, 200);
+        ITEST_WAIT_FOR(!is_tracked(&t, 200), WAIT_MS);
+        g_assert_false(is_tracked(&t, 200));
+        g_assert_true(is_tracked(&t, 100));
+        itest_teardown(&t);
+}
+
+static uint32_t tracked_count(ITest *t);
+
+/* OtherUsersProcesses=hide: an unprivileged caller's listing holds its own processes and nobody
+ * else's. No root needed: the fixture says who owns what (as root, the caller is nobody). */
 static void test_privacy_hide(void)
 {
         ITest t;
+        uid_t me = itest_caller_uid(), other = me == 0 ? 1 : 0;
         g_autofree char *out = NULL;
         struct json_object *list;
-        GPid pid;
+        bool own_seen = false;
 
         itest_setup(&t);
+        itest_use_fixture_proc(&t);
         itest_write(&t, RCD "/50-h", "{\"rules\": [{\"pattern\": \"nvptest-hide\", \"profile\": [\"k\", 1]}]}");
+        itest_fixture_process(&t, 300, 3000, me, "nvptest-hide", "/usr/bin/nvptest-hide", NULL);
+        itest_fixture_process(&t, 301, 3001, other, "nvptest-hide", "/usr/bin/nvptest-hide", NULL);
         itest_start_daemon(&t, "[Privacy]\nOtherUsersProcesses=hide\n");
-        pid = itest_spawn_helper(&t, "nvptest-hide", NULL, NULL);
-        ITEST_WAIT_FOR(is_tracked(&t, pid), WAIT_MS);
-        g_assert_true(is_tracked(&t, pid));
+        /* Both are tracked: hiding is about what callers see (our own connection is not root's when we
+         * are not root, so count rather than list). */
+        g_assert_cmpuint(tracked_count(&t), ==, 2);
 
-        g_assert_cmpint(itest_ctl_as_nobody(&t, &out, "processes", "--all", NULL), ==, 0);
+        g_assert_cmpint(itest_ctl_as_caller(&t, &out, "processes", "--all", NULL), ==, 0);
         list = json_tokener_parse(out);
         g_assert_nonnull(list);
-        for (size_t i = 0; i < json_object_array_length(list); i++)
-                g_assert_cmpuint(json_object_get_int(json_object_object_get(json_object_array_get_idx(list, i), "uid")),
-                                ==, 65534);
+        for (size_t i = 0; i < json_object_array_length(list); i++) {
+                struct json_object *o = json_object_array_get_idx(list, i);
+                int pid = json_object_get_int(json_object_object_get(o, "pid"));
+
+                g_test_message("listed: pid %i uid %i", pid, json_object_get_int(json_object_object_get(o, "uid")));
+                g_assert_cmpint(pid, !=, 301);
+                g_assert_cmpuint((uid_t) json_object_get_int(json_object_object_get(o, "uid")), ==, me);
+                own_seen = own_seen || pid == 300;
+        }
+        /* Not an empty list: the caller's own process is there. */
+        g_assert_true(own_seen);
         json_object_put(list);
-        itest_kill(pid);
+        itest_teardown(&t);
+}
+
+static struct json_object *ctl_json(ITest *t, int expected_status, const char *first_arg, ...) G_GNUC_NULL_TERMINATED;
+
+/* Runs nvprofilectl as root (or ourselves) with up to three arguments, asserts its status, parses stdout. */
+static struct json_object *ctl_json(ITest *t, int expected_status, const char *first_arg, ...)
+{
+        const char *a[4] = { first_arg, NULL, NULL, NULL };
+        g_autofree char *out = NULL;
+        struct json_object *j;
+        va_list ap;
+
+        va_start(ap, first_arg);
+        for (size_t i = 1; i < G_N_ELEMENTS(a) && a[i - 1]; i++)
+                a[i] = va_arg(ap, const char *);
+        va_end(ap);
+        g_assert_null(a[G_N_ELEMENTS(a) - 1]);
+        g_assert_cmpint(itest_ctl(t, &out, a[0], a[1], a[2], NULL), ==, expected_status);
+        j = json_tokener_parse(out);
+        g_assert_nonnull(j);
+        return j;
+}
+
+/* The listings say where each rule, profile and error is written, in precedence order. No root needed. */
+static void test_listings(void)
+{
+        ITest t;
+        struct json_object *rules, *profiles, *errors, *procs, *r0, *r1, *p0, *s0, *e;
+        bool broken_seen = false, proc_seen = false;
+
+        itest_setup(&t);
+        itest_use_fixture_proc(&t);
+        itest_write(&t, RCD "/50-app",
+                        "{\n"
+                        "  \"profiles\": [{\"name\": \"AppProfile\", \"settings\": [\"GLSharpenEnable\", true]}],\n"
+                        "  \"rules\": [{\"pattern\": \"nvptest-app\", \"profile\": \"AppProfile\"}]\n"
+                        "}\n");
+        itest_write(&t, RCD "/60-dangling",
+                        "{\"rules\": [{\"pattern\": \"nvptest-none\", \"profile\": \"Nowhere\"}]}\n");
+        itest_write(&t, RCD "/70-broken", "{\"rules\": [\n  {\"pattern\": \"x\" \"profile\": \"AppProfile\"}]}\n");
+        itest_fixture_process(&t, 400, 4000, geteuid(), "nvptest-app", "/usr/bin/nvptest-app", NULL);
+        itest_start_daemon(&t, NULL);
+
+        rules = ctl_json(&t, 0, "rules", NULL);
+        g_assert_cmpuint(json_object_array_length(rules), ==, 2);
+        r0 = json_object_array_get_idx(rules, 0);
+        g_assert_cmpstr(jstr(r0, "pattern"), ==, "procname \"nvptest-app\"");
+        g_assert_cmpstr(jstr(r0, "profile"), ==, "AppProfile");
+        g_assert_cmpstr(jstr(r0, "profile_location"), ==, "/" RCD "/50-app:2:16");
+        r1 = json_object_array_get_idx(rules, 1);
+        g_assert_cmpstr(jstr(r1, "pattern"), ==, "procname \"nvptest-none\"");
+        /* A name defined nowhere resolves nowhere (null). */
+        g_assert_null(jstr(r1, "profile_location"));
+        json_object_put(rules);
+
+        profiles = ctl_json(&t, 0, "profiles", NULL);
+        g_assert_cmpuint(json_object_array_length(profiles), ==, 1);
+        p0 = json_object_array_get_idx(profiles, 0);
+        g_assert_cmpstr(jstr(p0, "name"), ==, "AppProfile");
+        s0 = json_object_array_get_idx(json_object_object_get(p0, "settings"), 0);
+        g_assert_cmpstr(jstr(s0, "key"), ==, "GLSharpenEnable");
+        g_assert_true(json_object_get_boolean(json_object_object_get(s0, "value")));
+        json_object_put(profiles);
+
+        /* The broken file, with its position; errors exits 1 because there is one. */
+        errors = ctl_json(&t, 1, "errors", NULL);
+        for (size_t i = 0; i < json_object_array_length(errors); i++) {
+                e = json_object_array_get_idx(errors, i);
+                if (g_strcmp0(jstr(e, "file"), "/" RCD "/70-broken") != 0)
+                        continue;
+                broken_seen = true;
+                g_assert_cmpstr(jstr(e, "severity"), ==, "error");
+                g_assert_cmpstr(jstr(e, "state"), ==, "broken");
+                g_assert_cmpint(json_object_get_int(json_object_object_get(e, "line")), ==, 2);
+                g_assert_cmpint(json_object_get_int(json_object_object_get(e, "column")), >, 0);
+        }
+        g_assert_true(broken_seen);
+        json_object_put(errors);
+
+        procs = ctl_json(&t, 0, "processes", NULL);
+        for (size_t i = 0; i < json_object_array_length(procs); i++) {
+                struct json_object *o = json_object_array_get_idx(procs, i);
+                if (json_object_get_int(json_object_object_get(o, "pid")) != 400)
+                        continue;
+                proc_seen = true;
+                g_assert_cmpstr(jstr(o, "executable"), ==, "/usr/bin/nvptest-app");
+                g_assert_cmpstr(json_object_get_string(
+                                                json_object_array_get_idx(json_object_object_get(o, "profiles"), 0)),
+                                ==, "AppProfile");
+        }
+        g_assert_true(proc_seen);
+        json_object_put(procs);
+        itest_teardown(&t);
+}
+
+/* Calls Resolve with one fact: key holding a string (n_items 0) or a list of n_items copies of item. */
+static int resolve_fact(ITest *t, const char *key, const char *item, size_t n_items, sd_bus_error *error)
+{
+        sd_bus_message *m = NULL, *reply = NULL;
+        int r;
+
+        g_assert_cmpint(sd_bus_message_new_method_call(
+                                        t->bus, &m, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "Resolve"),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_message_open_container(m, 'a', "{sv}"), >=, 0);
+        g_assert_cmpint(sd_bus_message_open_container(m, 'e', "sv"), >=, 0);
+        g_assert_cmpint(sd_bus_message_append(m, "s", key), >=, 0);
+        if (n_items == 0)
+                g_assert_cmpint(sd_bus_message_append(m, "v", "s", item), >=, 0);
+        else {
+                g_assert_cmpint(sd_bus_message_open_container(m, 'v', "as"), >=, 0);
+                g_assert_cmpint(sd_bus_message_open_container(m, 'a', "s"), >=, 0);
+                for (size_t i = 0; i < n_items; i++)
+                        g_assert_cmpint(sd_bus_message_append(m, "s", item), >=, 0);
+                g_assert_cmpint(sd_bus_message_close_container(m), >=, 0);
+                g_assert_cmpint(sd_bus_message_close_container(m), >=, 0);
+        }
+        g_assert_cmpint(sd_bus_message_close_container(m), >=, 0);
+        g_assert_cmpint(sd_bus_message_close_container(m), >=, 0);
+        r = sd_bus_call(t->bus, m, 0, error, &reply);
+        sd_bus_message_unref(m);
+        sd_bus_message_unref(reply);
+        return r;
+}
+
+static void assert_limit_refused(ITest *t, const char *key, const char *item, size_t n_items)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+
+        g_test_message("Resolve with %s: %zu items of %zu bytes", key, n_items, strlen(item));
+        g_assert_cmpint(resolve_fact(t, key, item, n_items, &error), <, 0);
+        g_assert_cmpstr(error.name, ==, BUS_ERROR_LIMITS_EXCEEDED);
+        sd_bus_error_free(&error);
+}
+
+/* Everything from outside is bounded: strings and lists from callers (BusStringMax, BusListMax), and a
+ * process's /proc/<pid>/maps (MapsMax): an oversized one is cut, and the process is still resolved. No
+ * root needed. */
+static void test_limits(void)
+{
+        ITest t;
+        g_autofree char *long_string = g_strnfill(65, 'x'), *just_fits = g_strnfill(64, 'x');
+        g_autoptr(GString) maps = g_string_new(NULL);
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        struct json_object *res;
+
+        itest_setup(&t);
+        itest_use_fixture_proc(&t);
+        itest_write(&t, RCD "/50-big",
+                        "{\"rules\": [{\"pattern\": \"nvptest-bigmaps\", \"profile\": {\"name\": \"Big\", \"settings\": [\"k\", 1]}}]}");
+        /* Far more than MapsMax below: 200 distinct libraries. */
+        for (unsigned i = 0; i < 200; i++)
+                g_string_append_printf(maps, "7f%08x000-7f%08x000 r--p 00000000 08:01 %u /usr/lib/libnvptest-%u.so\n",
+                                i, i + 1, i + 1, i);
+        itest_fixture_process(&t, 500, 5000, geteuid(), "nvptest-bigmaps", "/usr/bin/nvptest-bigmaps", maps->str);
+        itest_start_daemon(&t, "[Limits]\nBusStringMax=64\nBusListMax=8\nMapsMax=1024\n");
+
+        /* Within the limits: answered. */
+        g_assert_cmpint(resolve_fact(&t, "exe", just_fits, 0, &error), >=, 0);
+        g_assert_cmpint(resolve_fact(&t, "dsos", "libx.so", 8, &error), >=, 0);
+        /* Beyond: refused with our own error, before any work. */
+        assert_limit_refused(&t, "exe", long_string, 0);
+        assert_limit_refused(&t, "comm", long_string, 0);
+        assert_limit_refused(&t, "dsos", "libx.so", 9);
+        assert_limit_refused(&t, "argv", long_string, 1);
+        {
+                g_autofree char *home = g_strdup_printf("/%s", long_string);
+                g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "ListRules",
+                                                &error, NULL, "s", home),
+                                <, 0);
+                g_assert_cmpstr(error.name, ==, BUS_ERROR_LIMITS_EXCEEDED);
+                sd_bus_error_free(&error);
+        }
+
+        /* The oversized maps file: tracked, matched by name, and explained. */
+        g_assert_true(profiles_are(&t, 500, "Big"));
+        res = explain_json(&t, 500, NULL);
+        g_assert_nonnull(res);
+        g_assert_cmpstr(itest_setting(res, "k"), ==, "1");
+        json_object_put(res);
+        /* Still answering. */
+        g_assert_cmpint(itest_ctl(&t, NULL, "status", NULL), ==, 0);
         itest_teardown(&t);
 }
 
@@ -734,9 +1048,11 @@ static void test_monitor(void)
         g_autofree char *bus_arg = NULL;
         GPid monitor, pid;
         int out = -1;
-        GString *seen = g_string_new(NULL);
+        g_autoptr(GString) seen = g_string_new(NULL);
         g_autofree char *needle = NULL;
         gint64 deadline;
+
+        ITEST_REQUIRE_ROOT("needs root: the proc connector and a real process");
 
         itest_setup(&t);
         itest_write(&t, RCD "/50-m",
@@ -774,7 +1090,6 @@ static void test_monitor(void)
                 g_assert_cmpint(WEXITSTATUS(status), ==, 0);
         }
         close(out);
-        g_string_free(seen, TRUE);
         itest_kill(pid);
         itest_teardown(&t);
 }
@@ -782,8 +1097,7 @@ static void test_monitor(void)
 static uint32_t tracked_count(ITest *t)
 {
         uint32_t n = 0;
-        g_assert_cmpint(sd_bus_get_property_trivial(t->bus, "io.github.nvprofiled.NvProfiled1",
-                                        "/io/github/nvprofiled/NvProfiled1", "io.github.nvprofiled.NvProfiled1.Manager",
+        g_assert_cmpint(sd_bus_get_property_trivial(t->bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE,
                                         "TrackedProcesses", NULL, 'u', &n),
                         >=, 0);
         return n;
@@ -796,6 +1110,8 @@ static void test_short_lived(void)
         ITest t;
         uint32_t before, after;
         int exit_status;
+
+        ITEST_REQUIRE_ROOT("needs root: the proc connector");
 
         itest_setup(&t);
         itest_write(&t, RCD "/50-true",
@@ -830,6 +1146,8 @@ static void test_client_exit_codes(void)
         ITest t;
 
         itest_setup(&t);
+        /* No processes involved: a fixture /proc, no root needed. */
+        itest_use_fixture_proc(&t);
         itest_start_daemon(&t, NULL);
         g_assert_cmpint(itest_ctl(&t, NULL, "no-such-verb", NULL), ==, 2);
         g_assert_cmpint(itest_ctl(&t, NULL, "explain", NULL), ==, 2);
@@ -839,15 +1157,11 @@ static void test_client_exit_codes(void)
         itest_teardown(&t);
 }
 
+/* Each case is its own meson test (tests/integration/meson.build runs this binary with -p /daemon/NAME);
+ * the cases that need root say so and report SKIP without it. */
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
-
-        if (geteuid() != 0) {
-                /* The proc connector and reading other processes need root; CI runs as root. */
-                g_printerr("SKIP: integration tests need root\n");
-                return 77;
-        }
 
         g_test_add_func("/daemon/copied-binary", test_copied_binary);
         g_test_add_func("/daemon/comm-rename", test_comm_rename);
@@ -861,7 +1175,10 @@ int main(int argc, char *argv[])
         g_test_add_func("/daemon/client-exit-codes", test_client_exit_codes);
         g_test_add_func("/daemon/overrun-rescan", test_overrun_rescan);
         g_test_add_func("/daemon/polling", test_polling);
+        g_test_add_func("/daemon/polling-live", test_polling_live);
         g_test_add_func("/daemon/privacy-hide", test_privacy_hide);
+        g_test_add_func("/daemon/listings", test_listings);
+        g_test_add_func("/daemon/limits", test_limits);
         g_test_add_func("/daemon/short-lived", test_short_lived);
         g_test_add_func("/daemon/monitor", test_monitor);
         return g_test_run();
