@@ -131,7 +131,11 @@ OPTION_RX = re.compile(r'(?<![\w-])(--?[A-Za-z][\w-]*)')
 
 
 def help_text(binary):
-    p = subprocess.run([binary, '--help'], capture_output=True, text=True)
+    try:
+        p = subprocess.run([binary, '--help'], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        fail(f'cannot run {binary} --help: {e}')
+        return ''
     if p.returncode != 0:
         fail(f'{binary} --help exited {p.returncode}: {p.stderr.strip()}')
     return p.stdout
