@@ -22,7 +22,8 @@
  *         g_assert_cmpstr(manager_harness_last_event(&h, 100)->settings, ==, "GLSharpenValue=50");
  *         manager_harness_done(&h);
  *
- * Nothing needs root; the fixture's files belong to the test's own user. */
+ * Nothing needs root; the fixture's files belong to the test's own user. The manager logs to stderr at
+ * LOG_WARNING; NVPROFILED_TEST_LOG_LEVEL=debug (or any level name) shows more. */
 
 #define SYSTEM_RC "etc/nvidia/nvidia-application-profiles-rc"
 #define SYSTEM_RC_D "etc/nvidia/nvidia-application-profiles-rc.d"

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The manager's process table driven through its handlers over a fixture /proc: exec, comm change,
- * exit, the rescan that follows lost events, MaxProcesses=, the post-exec settle re-reads, and the
- * polling timer that stands in for the proc connector when --proc is not the live /proc. */
+ * exit, the rescan that follows lost events, MaxProcesses=, the post-exec settle re-reads, the polling
+ * timer that stands in for the proc connector when --proc is not the live /proc, Explain, and the
+ * re-evaluation of a process that opens a GPU device node. */
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "manager-harness.h"
@@ -419,6 +421,55 @@ static void test_explain(void)
         manager_harness_done(&h);
 }
 
+static bool is_gpu_user(ManagerHarness *h, void *pid)
+{
+        const Process *p = manager_get_process(h->manager, (pid_t) GPOINTER_TO_INT(pid));
+
+        return p && p->gpu_user;
+}
+
+static void test_gpu_open(void)
+{
+        ManagerHarness h;
+        g_autofree char *node = NULL;
+        size_t n_changed;
+        int fd;
+
+        manager_harness_init(&h);
+        /* A stand-in for /dev/nvidia0: opening it is what the manager watches for. */
+        test_write_file(h.dev, "nvidia0", "");
+        node = g_build_filename(h.dev, "nvidia0", NULL);
+        harness_start_with_rules(&h);
+
+        {
+                const char *const fds[] = { "/dev/null", node, NULL };
+                proc_fixture_add(h.proc,
+                                &(ProcFixtureProcess){
+                                                .pid = 900,
+                                                .uid = getuid(),
+                                                .exe = "/usr/bin/true",
+                                                .fds = fds,
+                                });
+        }
+        add_process(&h, 901, 0, "/usr/bin/glxgears");
+        g_assert_cmpint(manager_process_exec(h.manager, 900), ==, 0);
+        g_assert_cmpint(manager_process_exec(h.manager, 901), ==, 0);
+        g_assert_false(manager_get_process(h.manager, 900)->gpu_user);
+        n_changed = manager_harness_count_events(&h, HARNESS_EVENT_CHANGED, 900);
+
+        /* Someone opens the node: the process that holds it open is a GPU user now, and reported
+         * although its result did not change (it is worth a bus object). The other one is not. */
+        fd = open(node, O_RDONLY | O_CLOEXEC);
+        g_assert_cmpint(fd, >=, 0);
+        close(fd);
+        g_assert_true(manager_harness_run_until(&h, is_gpu_user, GINT_TO_POINTER(900), TIMEOUT_USEC));
+        g_assert_cmpuint(manager_harness_count_events(&h, HARNESS_EVENT_CHANGED, 900), ==, n_changed + 1);
+        g_assert_false(manager_get_process(h.manager, 901)->gpu_user);
+        g_assert_cmpuint(manager_harness_count_events(&h, HARNESS_EVENT_CHANGED, 901), ==, 1);
+
+        manager_harness_done(&h);
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
@@ -430,5 +481,6 @@ int main(int argc, char *argv[])
         g_test_add_func("/manager/process/settle", test_settle);
         g_test_add_func("/manager/process/polling", test_polling);
         g_test_add_func("/manager/process/explain", test_explain);
+        g_test_add_func("/manager/process/gpu-open", test_gpu_open);
         return g_test_run();
 }
