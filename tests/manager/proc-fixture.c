@@ -106,9 +106,9 @@ static void write_maps(ProcFixture *f, pid_t pid, const char *const *lines)
 {
         g_autoptr(GString) maps = g_string_new(NULL);
 
+        /* A bare path gets an address range and inode of its own, like the real thing. */
         for (size_t i = 0; lines && lines[i]; i++) {
                 if (lines[i][0] == '/')
-                        /* A distinct address range and inode per line, like the real thing. */
                         g_string_append_printf(maps, "7f%04zx0000-7f%04zx8000 r-xp 00000000 08:01 %zu %s\n", i, i,
                                         1000 + i, lines[i]);
                 else
@@ -142,7 +142,7 @@ void proc_fixture_add(ProcFixture *f, const ProcFixtureProcess *p)
 {
         FixtureEntry *e;
         g_autofree char *comm = NULL;
-        g_autoptr(GString) cmdline = NULL, environ = NULL;
+        g_autoptr(GString) cmdline = NULL, env = NULL;
 
         g_assert_nonnull(p);
         g_assert_cmpint(p->pid, >, 0);
@@ -183,8 +183,8 @@ void proc_fixture_add(ProcFixture *f, const ProcFixtureProcess *p)
         }
         write_pid_file(f, p->pid, "cmdline", cmdline->str, cmdline->len);
 
-        environ = nul_joined(p->environ);
-        write_pid_file(f, p->pid, "environ", environ->str, environ->len);
+        env = nul_joined(p->environ);
+        write_pid_file(f, p->pid, "environ", env->str, env->len);
 
         if (p->maps)
                 write_maps(f, p->pid, p->maps);
