@@ -5,6 +5,7 @@
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
 #include <linux/netlink.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "fd-util.h"
@@ -129,7 +130,8 @@ static void test_facts_fixture(void)
         size_t n;
 
         test_write_file(dir, "321/stat", "321 (fake game) S 1 321 321 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5555 0 0\n");
-        test_write_file(dir, "321/status", "Name:\tfake game\nUid:\t1000\t1000\t1000\t1000\n");
+        test_write_file(dir, "321/status",
+                        "Name:\tfake game\nUid:\t1000\t1000\t1000\t1000\nGid:\t100\t100\t100\t100\nGroups:\t100 27\n");
         test_write_file(dir, "321/comm", "fake game\n");
         test_write_file_n(dir, "321/cmdline", "C:\\Games\\game.exe\0--fullscreen", 31);
         test_write_file_n(dir, "321/environ", "HOME=/home/gamer\0__GL_SYNC_TO_VBLANK=0\0", 40);
@@ -218,6 +220,93 @@ static void test_connector_parse(void)
         g_assert_cmpint(ev[0].pid, ==, 300);
 }
 
+/* A well-formed exec event that did not come from the kernel (nl_pid != 0) is ignored: only the kernel
+ * speaks for processes. NETLINK_USERSOCK lets any user send one netlink socket another a datagram, and
+ * the receiver sees the sender's port id, as it would for a forged proc-connector message. */
+static void test_connector_ignores_other_senders(void)
+{
+        _cleanup_close_ int sender = -EBADF, receiver = -EBADF;
+        struct sockaddr_nl local = { .nl_family = AF_NETLINK }, to = { .nl_family = AF_NETLINK };
+        socklen_t to_len = sizeof(to);
+        _Alignas(8) uint8_t buf[256] = { 0 };
+        ProcEvent ev[4];
+        size_t len;
+
+        sender = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_USERSOCK);
+        receiver = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_USERSOCK);
+        g_assert_cmpint(sender, >=, 0);
+        g_assert_cmpint(receiver, >=, 0);
+        g_assert_cmpint(bind(sender, (struct sockaddr *) &local, sizeof(local)), ==, 0);
+        g_assert_cmpint(bind(receiver, (struct sockaddr *) &local, sizeof(local)), ==, 0);
+        g_assert_cmpint(getsockname(receiver, (struct sockaddr *) &to, &to_len), ==, 0);
+        g_assert_cmpuint(to.nl_pid, !=, 0);
+
+        len = put_event(buf, PROC_EVENT_EXEC, 4242, 4242, sizeof(struct proc_event));
+        /* The message itself is one the parser takes: only its sender makes the difference. */
+        g_assert_cmpint(proc_connector_parse(buf, len, ev, ELEMENTSOF(ev)), ==, 1);
+        g_assert_cmpint(ev[0].pid, ==, 4242);
+
+        g_assert_cmpint(sendto(sender, buf, len, 0, (struct sockaddr *) &to, sizeof(to)), ==, (ssize_t) len);
+        memset(ev, 0, sizeof(ev));
+        g_assert_cmpint(proc_connector_receive(receiver, ev, ELEMENTSOF(ev)), ==, 0);
+        g_assert_cmpint(ev[0].pid, ==, 0);
+        /* The datagram was consumed, not left to be read some other way. */
+        g_assert_cmpint(recv(receiver, buf, sizeof(buf), MSG_DONTWAIT), <, 0);
+        g_assert_cmpint(errno, ==, EAGAIN);
+}
+
+/* A fixture process whose maps exceed the limit: still read (a huge maps file is a fact of life for
+ * browsers and games, not an error), with the list of mapped files marked partial. */
+static void test_facts_oversized_maps(void)
+{
+        g_autofree char *dir = test_mkdtemp();
+        _cleanup_close_ int proc = -EBADF;
+        g_autoptr(GString) maps = g_string_new(NULL);
+        ProcLimits limits = proc_limits_default;
+        ProcFacts f = { .root_fd = -EBADF };
+        static const char *const first[] = { "/usr/lib/libnvptest-0.so", "/usr/lib/libnvptest-1.so",
+                "/usr/lib/libnvptest-2.so" };
+
+        for (unsigned i = 0; i < 100; i++)
+                g_string_append_printf(maps, "7f%08x000-7f%08x000 r--p 00000000 08:01 %u /usr/lib/libnvptest-%u.so\n",
+                                i, i + 1, i + 1, i);
+        limits.maps_max = 1024;
+        g_assert_cmpuint(maps->len, >, limits.maps_max);
+
+        test_write_file(dir, "777/stat", "777 (bigmaps) S 1 777 777 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 7777 0 0\n");
+        test_write_file(dir, "777/status",
+                        "Name:\tbigmaps\nUid:\t1000\t1000\t1000\t1000\nGid:\t100\t100\t100\t100\nGroups:\t\n");
+        test_write_file(dir, "777/comm", "bigmaps\n");
+        test_write_file_n(dir, "777/cmdline", "/usr/bin/bigmaps", sizeof("/usr/bin/bigmaps"));
+        test_write_file(dir, "777/maps", maps->str);
+        test_symlink("/usr/bin/bigmaps", dir, "777/exe");
+        proc = test_open_dir(dir);
+
+        g_assert_cmpint(proc_facts_read(proc, 777, NULL, PROC_FACTS_MAPS, &limits, &f), ==, 0);
+        g_assert_cmpuint(f.id.start_time, ==, 7777);
+        g_assert_cmpstr(f.exe, ==, "/usr/bin/bigmaps");
+        g_assert_cmpstr(f.comm, ==, "bigmaps");
+        g_assert_cmpstr(f.argv[0], ==, "/usr/bin/bigmaps");
+        g_assert_true(f.dsos_truncated);
+        /* Whatever is kept comes from the start of the file, in order. */
+        g_assert_cmpuint(strv_length(f.dsos), <=, G_N_ELEMENTS(first));
+        for (size_t i = 0; f.dsos && f.dsos[i]; i++)
+                g_assert_cmpstr(f.dsos[i], ==, first[i]);
+
+        /* The settle re-read takes the same path. */
+        f.dsos_truncated = false;
+        g_assert_cmpint(proc_facts_refresh(proc, &f, &limits), ==, 0);
+        g_assert_true(f.dsos_truncated);
+        proc_facts_done(&f);
+
+        /* Within the limit, nothing is marked partial. */
+        limits.maps_max = maps->len;
+        g_assert_cmpint(proc_facts_read(proc, 777, NULL, PROC_FACTS_MAPS, &limits, &f), ==, 0);
+        g_assert_false(f.dsos_truncated);
+        g_assert_cmpuint(strv_length(f.dsos), ==, 100);
+        proc_facts_done(&f);
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
@@ -228,5 +317,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/procwatch/facts-self", test_facts_self);
         g_test_add_func("/procwatch/facts-fixture", test_facts_fixture);
         g_test_add_func("/procwatch/connector-parse", test_connector_parse);
+        g_test_add_func("/procwatch/connector-ignores-other-senders", test_connector_ignores_other_senders);
+        g_test_add_func("/procwatch/facts-oversized-maps", test_facts_oversized_maps);
         return g_test_run();
 }
