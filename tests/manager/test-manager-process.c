@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "fd-util.h"
 #include "manager-harness.h"
 #include "strv.h"
 #include "test-util.h"
@@ -53,6 +54,72 @@ static void assert_settings(ManagerHarness *h, pid_t pid, const char *expected)
         g_autofree char *s = manager_harness_process_settings(h, pid);
 
         g_assert_cmpstr(s, ==, expected);
+}
+
+/* The fixture itself, read the way the manager reads /proc: what later tests build on. */
+static void test_fixture(void)
+{
+        g_autoptr(ProcFixture) fixture = proc_fixture_new();
+        _cleanup_(proc_facts_done) ProcFacts f = { .root_fd = -EBADF };
+        _cleanup_close_ int proc_fd = -EBADF;
+        const char *const argv[] = { "C:\\Games\\game.exe", "--fullscreen", NULL };
+        const char *const env[] = { "PATH=/bin", "HOME=/home/gamer", "__GL_SYNC_TO_VBLANK=0", NULL };
+        const char *const maps[] = { "/usr/bin/wine64-preloader",
+                "7f0000000000-7f0000001000 rw-p 00000000 00:00 0 [heap]", "/usr/lib/libGL.so.1.7.0", NULL };
+        ProcIdentity id;
+
+        proc_fixture_add(fixture,
+                        &(ProcFixtureProcess){
+                                        .pid = 321,
+                                        .start_time = 5555,
+                                        .ppid = 17,
+                                        .uid = 1000,
+                                        .exe = "/usr/bin/wine64-preloader",
+                                        .comm = "a very long program name",
+                                        .argv = argv,
+                                        .environ = env,
+                                        .maps = maps,
+                        });
+        proc_fd = test_open_dir(proc_fixture_path(fixture));
+        g_assert_true(proc_fixture_has(fixture, 321));
+
+        g_assert_cmpint(proc_facts_read(proc_fd, 321, NULL, PROC_FACTS_MAPS | PROC_FACTS_ENVIRON | PROC_FACTS_ROOT,
+                                        NULL, &f),
+                        ==, 0);
+        g_assert_cmpint(f.id.pid, ==, 321);
+        g_assert_cmpuint(f.id.start_time, ==, 5555);
+        g_assert_cmpint(f.ppid, ==, 17);
+        g_assert_cmpuint(f.uid, ==, 1000);
+        g_assert_cmpstr(f.exe, ==, "/usr/bin/wine64-preloader");
+        g_assert_cmpstr(f.comm, ==, "a very long pro"); /* 15 bytes, as the kernel keeps */
+        g_assert_cmpuint(strv_length(f.argv), ==, 2);
+        g_assert_cmpstr(f.argv[0], ==, argv[0]);
+        g_assert_cmpstr(strv_env_get(f.env, "HOME"), ==, "/home/gamer");
+        g_assert_cmpstr(strv_env_get(f.env, "__GL_SYNC_TO_VBLANK"), ==, "0");
+        g_assert_cmpuint(strv_length(f.dsos), ==, 2);
+        g_assert_cmpstr(f.dsos[1], ==, "/usr/lib/libGL.so.1.7.0");
+        g_assert_cmpint(f.root_fd, >=, 0);
+        proc_facts_done(&f);
+
+        /* A comm change shows in comm, and the identity stays. */
+        proc_fixture_set_comm(fixture, 321, "renamed");
+        g_assert_cmpint(proc_facts_read(proc_fd, 321, &(ProcIdentity){ 321, 5555 }, 0, NULL, &f), ==, 0);
+        g_assert_cmpstr(f.comm, ==, "renamed");
+        proc_facts_done(&f);
+
+        /* Defaults: start time from the pid, comm from exe, argv { exe }. */
+        proc_fixture_add(fixture, &(ProcFixtureProcess){ .pid = 322, .exe = "/usr/bin/true" });
+        g_assert_cmpint(proc_facts_read(proc_fd, 322, NULL, 0, NULL, &f), ==, 0);
+        g_assert_cmpuint(f.id.start_time, ==, 322000);
+        g_assert_cmpstr(f.comm, ==, "true");
+        g_assert_cmpstr(f.argv[0], ==, "/usr/bin/true");
+        g_assert_null(f.argv[1]);
+        proc_facts_done(&f);
+
+        /* Gone is gone. */
+        proc_fixture_remove(fixture, 321);
+        g_assert_false(proc_fixture_has(fixture, 321));
+        g_assert_cmpint(proc_identity_read(proc_fd, 321, &id), ==, -ESRCH);
 }
 
 static void test_exec(void)
@@ -473,6 +540,7 @@ static void test_gpu_open(void)
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
+        g_test_add_func("/manager/fixture/facts", test_fixture);
         g_test_add_func("/manager/process/exec", test_exec);
         g_test_add_func("/manager/process/comm", test_comm);
         g_test_add_func("/manager/process/exit", test_exit);
