@@ -7,9 +7,13 @@
 #                           this machine's real /proc with the example rc files from conf/, then show
 #                           with nvprofilectl what it resolved
 #   scripts/setup.sh test   install what is missing, build twice (plain, and with ASan+UBSan), run the
-#                           whole suite in both, print "N passed, M failed"
+#                           whole suite in both, print "N passed, M failed, K skipped"; exits non-zero
+#                           on any failure
+#   scripts/setup.sh deps   only install what is missing
 #
-# Options: --corpus-required (fail instead of skip when ../shared/corpus is missing; CI sets it),
+# Options: --corpus-required (CI: fail instead of skip when ../shared/corpus or a checking tool is
+#          missing, and count any skipped test as a failure; CI=true in the environment does the same),
+#          --check-format (also check that every tracked .c/.h file is as clang-format writes it),
 #          --no-install (do not call apt-get).
 set -euo pipefail
 
@@ -20,9 +24,14 @@ mode=${1:-}
 shift || true
 corpus_required=false
 install=true
+check_format=false
+# In CI nothing may be skipped: a skip there means a check that did not run.
+ci=false
+[ "${CI:-}" = true ] && ci=true
 for arg in "$@"; do
     case "$arg" in
-        --corpus-required) corpus_required=true ;;
+        --corpus-required) corpus_required=true; ci=true ;;
+        --check-format) check_format=true ;;
         --no-install) install=false ;;
         *) echo "unknown option: $arg" >&2; exit 2 ;;
     esac
@@ -30,10 +39,11 @@ done
 
 # Everything the build, the daemon and the tests use, by Debian package name.
 packages=(
-    gcc pkg-config meson ninja-build
+    gcc pkg-config meson ninja-build git python3 procps
     libsystemd-dev libjson-c-dev libdrm-dev libprotobuf-c-dev protobuf-c-compiler
     libglib2.0-dev dbus systemd libxml2-utils locales
-    clang libclang-rt-14-dev
+    clang libclang-rt-14-dev clang-format
+    python3-dbusmock scdoc groff-base man-db
 )
 
 install_missing() {
@@ -80,13 +90,16 @@ for line in open(sys.argv[1]):
     line = line.strip()
     if not line:
         continue
-    r = json.loads(line).get('result')
+    t = json.loads(line)
+    r = t.get('result')
     if r in ('OK', 'EXPECTEDFAIL'):
         ok += 1
     elif r == 'SKIP':
         skip += 1
+        print('skipped:', t.get('name'), file=sys.stderr)
     else:
         fail += 1
+        print('failed:', t.get('name'), r, file=sys.stderr)
 print(ok, fail, skip)
 EOF
 )
@@ -113,8 +126,36 @@ run_suite() {
     count_results "$dir"
 }
 
+# Every tracked .c/.h file must be byte for byte what clang-format (14, config .clang-format) writes.
+# Counts as one test; the offending files are listed.
+check_formatting() {
+    local files=() bad=() f
+    echo "==> formatting: $(clang-format --version)"
+    if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+        while IFS= read -r -d '' f; do files+=("$f"); done < <(git ls-files -z -- '*.c' '*.h')
+    else
+        while IFS= read -r -d '' f; do files+=("$f"); done < <(find daemon client tests -name '*.[ch]' -print0)
+    fi
+    for f in "${files[@]}"; do
+        [ -f "$f" ] || continue
+        clang-format --style=file "$f" | cmp -s - "$f" || bad+=("$f")
+    done
+    if [ ${#bad[@]} -gt 0 ]; then
+        echo "==> not formatted as clang-format writes them (run clang-format -i on each):" >&2
+        printf '    %s\n' "${bad[@]}" >&2
+        failed=$((failed + 1))
+        return 1
+    fi
+    echo "==> all ${#files[@]} tracked .c/.h files formatted"
+    passed=$((passed + 1))
+}
+
 do_test() {
     local common=(-Dwarning_level=3 -Dwerror=true -Dcorpus_required=$corpus_required)
+
+    if $check_format; then
+        check_formatting || true
+    fi
 
     echo "==> build: plain"
     configure build "${common[@]}"
@@ -133,8 +174,14 @@ do_test() {
         build build-fuzz && run_suite build-fuzz --suite fuzz-smoke
     fi
 
+    if $ci && [ "$skipped" -gt 0 ]; then
+        echo "==> ${skipped} tests skipped in CI (listed above): a check that did not run fails here" >&2
+    fi
     echo "${passed} passed, ${failed} failed, ${skipped} skipped"
-    [ "$failed" -eq 0 ]
+    [ "$failed" -eq 0 ] || return 1
+    if $ci && [ "$skipped" -gt 0 ]; then
+        return 1
+    fi
 }
 
 write_demo_bus_config() {
@@ -160,6 +207,18 @@ write_demo_bus_config() {
 END_OF_BUS_CONFIG
 }
 
+# Stops every process the demo started, their children first (by parent pid, so nothing is left behind
+# re-parented to init), and removes the scratch directory.
+demo_cleanup() {
+    local p
+    for p in "${demo_pids[@]}"; do
+        pkill -TERM -P "$p" 2>/dev/null || true
+        kill "$p" 2>/dev/null || true
+    done
+    wait 2>/dev/null || true
+    rm -rf "$demo_work"
+}
+
 do_demo() {
     configure build-demo -Dtests=false -Dwarning_level=3 -Dwerror=true
     ninja -C build-demo >/dev/null
@@ -169,7 +228,7 @@ do_demo() {
     chmod 755 "$work"
     demo_pids=()
     demo_work=$work
-    trap 'for p in "${demo_pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$demo_work"' EXIT
+    trap demo_cleanup EXIT
     local ctl=(build-demo/client/nvprofilectl "--bus=unix:path=$work/bus")
 
     write_demo_bus_config "$work"
@@ -193,7 +252,10 @@ do_demo() {
     "$work/bin/glxgears" 300 & demo_pids+=($!)
     (exec -a 'C:\Games\game.exe' sleep 300) & demo_pids+=($!)
     local game=$!
-    bash -c 'printf demo-renamed > /proc/$$/comm; sleep 300; exit 0' & demo_pids+=($!)
+    # Its sleep is its child: stopping the shell stops the sleep too (and demo_cleanup stops the children
+    # of every process it started).
+    bash -c 'printf demo-renamed > /proc/$$/comm; trap "kill \$child; exit 0" TERM; sleep 300 & child=$!; wait' &
+    demo_pids+=($!)
     local renamed=$!
     sleep 1
 
@@ -221,8 +283,11 @@ case "$mode" in
         $install && install_missing
         do_demo
         ;;
+    deps)
+        install_missing
+        ;;
     *)
-        sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'
         exit 2
         ;;
 esac
