@@ -254,7 +254,7 @@ do_demo() {
     local game=$!
     # Its sleep is its child: stopping the shell stops the sleep too (and demo_cleanup stops the children
     # of every process it started).
-    bash -c 'printf demo-renamed > /proc/$$/comm; trap "kill \$child; exit 0" TERM; sleep 300 & child=$!; wait' &
+    bash -c 'printf demo-renamed > /proc/$$/comm; trap "kill \$child 2>/dev/null; exit 0" TERM; sleep 300 & child=$!; wait' &
     demo_pids+=($!)
     local renamed=$!
     sleep 1
