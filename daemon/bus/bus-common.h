@@ -4,31 +4,46 @@
 #include <systemd/sd-bus.h>
 
 #include "bus-names.h"
+#include "intmap.h"
 #include "manager.h"
 
 /* Thin D-Bus glue over the Manager; dbus/io.github.nvprofiled.NvProfiled1.xml is the contract. */
 
 #define RESOLUTION_SIGNATURE "(sa{sv}a(suussb)a(svssuussa(vssuu))as)"
 
+#define LOG_CONTROL_PATH "/org/freedesktop/LogControl1"
+#define LOG_CONTROL_INTERFACE "org.freedesktop.LogControl1"
+
+typedef struct BusPolkitQuery BusPolkitQuery;
+
 typedef struct BusContext {
         sd_bus *bus;
         Manager *manager;
-        sd_event_source *flush_source; /* coalesces PropertiesChanged/ObjectAdded per loop iteration */
-        ProcIdentity *dirty; /* processes whose properties changed since the last flush */
-        size_t n_dirty, allocated_dirty;
+        sd_event_source *flush_source; /* coalesces PropertiesChanged per loop iteration */
+        IntMap dirty; /* pid -> Process whose object's properties changed since the last flush */
         bool manager_dirty;
+        /* Set while we emit signals: object lookups then serve the bus itself, not a caller. */
+        bool emitting;
         /* What the last PropertiesChanged said, to emit only real changes. */
         uint32_t last_tracked, last_matched;
         uint64_t last_generation;
         ManagerWatchState last_watch;
+
+        /* CheckAuthorization calls to polkit that have not been answered yet. */
+        BusPolkitQuery *polkit_queries;
+        unsigned n_polkit_queries;
 } BusContext;
 
 extern const sd_bus_vtable bus_manager_vtable[];
 extern const sd_bus_vtable bus_process_vtable[];
+extern const sd_bus_vtable bus_log_control_vtable[];
 extern const sd_bus_error_map bus_error_map[];
 
 /* The caller's effective uid, from the bus's credentials (never from /proc, which is racy). */
 int bus_caller_uid(sd_bus_message *m, uid_t *ret);
+
+/* The caller's file access (effective uid and gid, supplementary groups), from the bus's credentials. */
+int bus_caller_creds(sd_bus_message *m, UserCreds *ret);
 
 /* Sets one of our error names for a negative errno; returns the errno for sd-bus. */
 int bus_reply_errno(sd_bus_error *error, int r, const char *what);
@@ -36,15 +51,27 @@ int bus_reply_errno(sd_bus_error *error, int r, const char *what);
 /* Appends a setting value as a variant: s, x, t, d or b. */
 int bus_append_rc_value(sd_bus_message *m, const RcValue *v);
 
-/* Appends the RESOLUTION struct. id may be NULL (hypothetical process). */
+/* What the facts dictionary of a resolution says about the process it describes. */
+typedef struct BusResolutionSubject {
+        const ProcIdentity *id; /* NULL: a hypothetical process (no pid, start_time, uid, container) */
+        uid_t uid;
+        bool container;
+        bool tracked_only; /* a tracked result: the daemon keeps no cmdline or mapped files for it */
+} BusResolutionSubject;
+
+/* Appends the RESOLUTION struct. */
 int bus_append_resolution(sd_bus_message *reply, const RcResolution *res, const RcProcessFacts *facts,
-                const ProcIdentity *id, uid_t uid, bool container);
+                const BusResolutionSubject *subject);
 
 /* Object path of a process: BUS_PROCESS_PREFIX/<pid>_<start time>. */
 int bus_process_path(const Process *p, char **ret);
 int bus_process_path_parse(const char *path, ProcIdentity *ret);
 
 int bus_explain(BusContext *c, sd_bus_message *m, pid_t pid, uint64_t start_time, sd_bus_error *error);
+
+/* Refuses a caller who may not see the details of processes of owner: NoSuchProcess for one who may not
+ * even know it exists (OtherUsersProcesses=hide), AccessDenied otherwise. Returns 0 when allowed. */
+int bus_check_may_see(BusContext *c, uid_t caller, uid_t owner, pid_t pid, sd_bus_error *error);
 
 /* Hooks for the manager callbacks. */
 void bus_process_changed(BusContext *c, Process *p);
@@ -53,3 +80,6 @@ void bus_manager_changed(BusContext *c);
 int bus_process_enumerator(sd_bus *bus, const char *prefix, void *userdata, char ***ret_nodes, sd_bus_error *error);
 int bus_process_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **ret_found,
                 sd_bus_error *error);
+
+/* Intercepts Properties.Set on the LogControl1 object so that writes are authorised like Reload. */
+int bus_log_control_filter(sd_bus_message *m, void *userdata, sd_bus_error *error);

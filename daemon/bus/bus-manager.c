@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 
 #include "bus-common.h"
+#include "bus-polkit.h"
 #include "fd-util.h"
 #include "fileio.h"
 #include "parse-util.h"
+#include "proc-parse.h"
 #include "process.h"
 #include "rc-format.h"
+#include "strtable.h"
 #include "strv.h"
 
 #ifndef PACKAGE_VERSION
@@ -69,17 +73,41 @@ static int property_get_generation(sd_bus *bus, const char *path, const char *in
         return sd_bus_message_append(reply, "t", c->manager->generation);
 }
 
-/* The state of a file as the daemon holds it, which can differ from what the file says now. */
-/* A loaded file as the daemon holds it: its state ("stale" when it broke and this older version stays in
- * force) and the version whose diagnostics describe the file now. */
-static const char *file_state(const Manager *m, const RcFile *f, const RcFile **ret_now)
+/* The cache entries whose file broke while an older good version stays in force, by that good version:
+ * built once per reply, so describing n files costs O(n), not O(n * cache size). */
+typedef struct StaleIndex {
+        IntMap by_good; /* (uintptr_t) good RcFile -> RcCacheEntry */
+} StaleIndex;
+
+static void stale_index_done(StaleIndex *x)
+{
+        intmap_done(&x->by_good);
+}
+
+static int stale_index_build(const Manager *m, StaleIndex *ret)
 {
         for (size_t i = 0; i < m->file_cache.n_entries; i++) {
-                const RcCacheEntry *e = &m->file_cache.entries[i];
-                if (e->good == f && rc_cache_entry_is_stale(e)) {
-                        *ret_now = e->current;
-                        return "stale";
-                }
+                RcCacheEntry *e = &m->file_cache.entries[i];
+                int r;
+
+                if (!rc_cache_entry_is_stale(e))
+                        continue;
+                r = intmap_put(&ret->by_good, (uint64_t) (uintptr_t) e->good, e);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* A loaded file as the daemon holds it: its state ("stale" when it broke and this older version stays in
+ * force) and the version whose diagnostics describe the file now. */
+static const char *file_state(const StaleIndex *x, const RcFile *f, const RcFile **ret_now)
+{
+        const RcCacheEntry *e = intmap_get(&x->by_good, (uint64_t) (uintptr_t) f);
+
+        if (e) {
+                *ret_now = e->current;
+                return "stale";
         }
         *ret_now = f;
         return rc_file_state_to_string(f->state);
@@ -90,23 +118,60 @@ static int property_get_rc_files(sd_bus *bus, const char *path, const char *inte
 {
         BusContext *c = userdata;
         const RcConfig *cfg = c->manager->system_config;
+        _cleanup_(stale_index_done) StaleIndex stale = { 0 };
         int r;
 
+        r = stale_index_build(c->manager, &stale);
+        if (r < 0)
+                return r;
         r = sd_bus_message_open_container(reply, 'a', "(ssuu)");
-        for (size_t i = 0; r >= 0 && cfg && i < cfg->n_files; i++) {
+        if (r < 0)
+                return r;
+        for (size_t i = 0; cfg && i < cfg->n_files; i++) {
                 const RcFile *f = cfg->files[i];
                 const RcFile *now;
-                const char *state = file_state(c->manager, f, &now);
+                const char *state = file_state(&stale, f, &now);
+
                 r = sd_bus_message_append(reply, "(ssuu)", f->path, state, (uint32_t) now->diagnostics.n_errors,
                                 (uint32_t) now->diagnostics.n_warnings);
+                if (r < 0)
+                        return r;
         }
-        return r < 0 ? r : sd_bus_message_close_container(reply);
+        return sd_bus_message_close_container(reply);
+}
+
+static int append_process_entry(sd_bus_message *reply, const Process *p, uid_t caller)
+{
+        _cleanup_free_ char *path = NULL;
+        bool visible = manager_may_see(caller, p->uid);
+        int r;
+
+        /* Only the objects the caller can look up are named (see bus-process.c). */
+        if (visible && p->announced) {
+                r = bus_process_path(p, &path);
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_open_container(reply, 'r', "outussasu");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(reply, "outuss", path ? path : "/", (uint32_t) p->id.pid, p->id.start_time,
+                        (uint32_t) p->uid, strempty(p->comm), visible ? strempty(p->exe) : "");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append_strv(reply, visible ? p->profiles : NULL);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(reply, "u", visible ? p->n_settings : 0);
+        if (r < 0)
+                return r;
+        return sd_bus_message_close_container(reply);
 }
 
 static int method_list_processes(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         BusContext *c = userdata;
-        sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         uid_t caller;
         Process *p;
         int r;
@@ -119,94 +184,172 @@ static int method_list_processes(sd_bus_message *m, void *userdata, sd_bus_error
         if (r < 0)
                 return r;
         r = sd_bus_message_open_container(reply, 'a', "(outussasu)");
-        for (size_t i = 0; r >= 0 && intmap_next(&c->manager->processes, &i, NULL, (void **) &p);) {
-                _cleanup_free_ char *path = NULL;
-                bool visible = manager_may_see(caller, p->uid);
-
+        if (r < 0)
+                return r;
+        for (size_t i = 0; intmap_next(&c->manager->processes, &i, NULL, (void **) &p);) {
                 if (!manager_may_list(c->manager, caller, p->uid))
                         continue;
-                if (p->announced && bus_process_path(p, &path) < 0) {
-                        r = -ENOMEM;
-                        break;
-                }
-                r = sd_bus_message_open_container(reply, 'r', "outussasu");
-                if (r >= 0)
-                        r = sd_bus_message_append(reply, "outuss", path ? path : "/", (uint32_t) p->id.pid,
-                                        p->id.start_time, (uint32_t) p->uid, strempty(p->comm),
-                                        visible ? strempty(p->exe) : "");
-                if (r >= 0)
-                        r = sd_bus_message_append_strv(reply, visible ? p->profiles : NULL);
-                if (r >= 0)
-                        r = sd_bus_message_append(reply, "u", visible ? p->n_settings : 0);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(reply);
+                r = append_process_entry(reply, p, caller);
+                if (r < 0)
+                        return r;
         }
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        if (r >= 0)
-                r = sd_bus_send(NULL, reply, NULL);
-        sd_bus_message_unref(reply);
-        return r;
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+/* The owner of pid, without reading more of /proc than one small file: the tracked process's when the
+ * identity matches (or start_time is 0), else /proc/<pid>/status's. (The manager's to provide.) */
+static int process_owner(Manager *m, pid_t pid, uint64_t start_time, uid_t *ret)
+{
+        _cleanup_free_ char *status = NULL;
+        Process *p = manager_get_process(m, pid);
+        char path[32];
+        size_t size;
+        int r;
+
+        if (p && (start_time == 0 || p->id.start_time == start_time)) {
+                *ret = p->uid;
+                return 0;
+        }
+        snprintf(path, sizeof(path), "%i/status", (int) pid);
+        r = read_virtual_file_at(m->proc_fd, path, 16384, &status, &size);
+        if (r < 0)
+                return r == -ENOENT ? -ESRCH : r;
+        return proc_parse_status_uid(status, size, ret);
 }
 
 /* Explains a live process for a caller who may see it. */
 int bus_explain(BusContext *c, sd_bus_message *m, pid_t pid, uint64_t start_time, sd_bus_error *error)
 {
         _cleanup_(proc_facts_done) ProcFacts f = { .root_fd = -EBADF };
-        sd_bus_message *reply = NULL;
-        RcResolution *res = NULL;
+        _cleanup_(rc_resolution_freep) RcResolution *res = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        BusResolutionSubject subject = { 0 };
+        RcProcessFacts rf;
         char what[64];
-        uid_t caller;
-        bool container;
+        uid_t caller, owner;
         int r;
 
         r = bus_caller_uid(m, &caller);
         if (r < 0)
                 return r;
-
         snprintf(what, sizeof(what), "pid %i", (int) pid);
+
+        /* Privacy first: a process the caller may not see costs the daemon no /proc reading and no
+         * resolution (a monitor of every user's signals must not make it work for nothing). */
+        if (caller != 0) {
+                r = process_owner(c->manager, pid, start_time, &owner);
+                if (r < 0)
+                        return bus_reply_errno(error, r, what);
+                r = bus_check_may_see(c, caller, owner, pid, error);
+                if (r < 0)
+                        return r;
+        }
+
         r = manager_explain_process(c->manager, pid, start_time, &res, &f);
         if (r < 0)
                 return bus_reply_errno(error, r, what);
-        if (!manager_may_see(caller, f.uid)) {
-                rc_resolution_free(res);
-                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
-                                "Process %i belongs to another user; only root may see its details.", (int) pid);
-        }
+        /* The pid may have been reused since: the process that was read must be the caller's too. */
+        r = bus_check_may_see(c, caller, f.uid, pid, error);
+        if (r < 0)
+                return r;
 
-        container = manager_root_is_foreign(c->manager, f.root_fd);
-        {
-                RcProcessFacts rf = {
-                        .exe = f.exe,
-                        .comm = f.comm,
-                        .argv = f.argv,
-                        .dsos = f.dsos,
-                        .environ = f.env,
-                        .root_fd = -EBADF,
-                };
-                r = sd_bus_message_new_method_return(m, &reply);
-                if (r >= 0)
-                        r = bus_append_resolution(reply, res, &rf, &f.id, f.uid, container);
-        }
-        if (r >= 0)
-                r = sd_bus_send(NULL, reply, NULL);
-        sd_bus_message_unref(reply);
-        rc_resolution_free(res);
-        return r;
+        rf = (RcProcessFacts){
+                .exe = f.exe,
+                .comm = f.comm,
+                .argv = f.argv,
+                .dsos = f.dsos,
+                .environ = f.env,
+                .root_fd = -EBADF,
+        };
+        subject = (BusResolutionSubject){
+                .id = &f.id,
+                .uid = f.uid,
+                .container = manager_root_is_foreign(c->manager, f.root_fd),
+        };
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r < 0)
+                return r;
+        r = bus_append_resolution(reply, res, &rf, &subject);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int read_pid_argument(sd_bus_message *m, pid_t *ret_pid, uint64_t *ret_start_time, sd_bus_error *error)
+{
+        uint32_t pid;
+        int r;
+
+        r = sd_bus_message_read(m, "ut", &pid, ret_start_time);
+        if (r < 0)
+                return r;
+        if (pid == 0 || pid > INT32_MAX)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "Invalid pid %" PRIu32 ".", pid);
+        *ret_pid = (pid_t) pid;
+        return 0;
+}
+
+/* The tracked result, as the last resolution left it: no /proc reading, no resolving. */
+static int method_get_process(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        BusContext *c = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_free_ char *home = NULL;
+        BusResolutionSubject subject;
+        RcProcessFacts rf;
+        uint64_t start_time;
+        uid_t caller;
+        Process *p;
+        pid_t pid;
+        int r;
+
+        r = read_pid_argument(m, &pid, &start_time, error);
+        if (r < 0)
+                return r;
+        r = bus_caller_uid(m, &caller);
+        if (r < 0)
+                return r;
+
+        p = manager_get_process(c->manager, pid);
+        if (!p || (start_time != 0 && p->id.start_time != start_time))
+                return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_PROCESS, "No such process: pid %i", (int) pid);
+        r = bus_check_may_see(c, caller, p->uid, pid, error);
+        if (r < 0)
+                return r;
+        if (!p->resolution)
+                return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_PROCESS, "Process %i has no result yet.", (int) pid);
+
+        if (p->home && asprintf(&home, "HOME=%s", p->home) < 0)
+                return -ENOMEM;
+        rf = (RcProcessFacts){
+                .exe = p->exe,
+                .comm = p->comm,
+                .environ = home ? (char *[]){ home, NULL } : NULL,
+                .root_fd = -EBADF,
+        };
+        subject = (BusResolutionSubject){ .id = &p->id, .uid = p->uid, .tracked_only = true };
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r < 0)
+                return r;
+        r = bus_append_resolution(reply, p->resolution, &rf, &subject);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
 }
 
 static int method_explain_process(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-        uint32_t pid;
         uint64_t start_time;
+        pid_t pid;
         int r;
 
-        r = sd_bus_message_read(m, "ut", &pid, &start_time);
+        r = read_pid_argument(m, &pid, &start_time, error);
         if (r < 0)
                 return r;
-        if (pid == 0 || pid > INT32_MAX)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "Invalid pid %u.", pid);
-        return bus_explain(userdata, m, (pid_t) pid, start_time, error);
+        return bus_explain(userdata, m, pid, start_time, error);
 }
 
 /* The pid behind a pidfd, from /proc/self/fdinfo: "Pid:\t<n>" (-1 once the process has exited). */
@@ -366,14 +509,16 @@ static int method_resolve(sd_bus_message *m, void *userdata, sd_bus_error *error
 {
         BusContext *c = userdata;
         _cleanup_(hypothetical_facts_done) HypotheticalFacts h = { 0 };
-        sd_bus_message *reply = NULL;
-        RcResolution *res = NULL;
-        RcConfig *config = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(rc_resolution_freep) RcResolution *res = NULL;
+        _cleanup_(rc_config_unrefp) RcConfig *config = NULL;
+        BusResolutionSubject subject = { 0 };
+        RcProcessFacts rf;
         const char *home;
-        uid_t caller;
+        UserCreds caller;
         int r;
 
-        r = bus_caller_uid(m, &caller);
+        r = bus_caller_creds(m, &caller);
         if (r < 0)
                 return r;
         r = read_facts(m, &c->manager->config, &h, error);
@@ -385,40 +530,39 @@ static int method_resolve(sd_bus_message *m, void *userdata, sd_bus_error *error
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "HOME must be an absolute path.");
 
         /* $HOME's files are read as far as the caller could read them. */
-        r = manager_get_config(c->manager, c->manager->root_fd, home, caller, &config);
+        r = manager_get_config_for_caller(c->manager, home, &caller, &config);
+        if (r == -EACCES)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "HOME is not yours to read.");
         if (r < 0)
                 return r;
-        {
-                RcProcessFacts rf = {
-                        .exe = h.exe,
-                        .comm = h.comm,
-                        .argv = h.argv,
-                        .dsos = h.dsos,
-                        .environ = h.environ,
-                        .root_fd = -EBADF,
-                        .exe_dir_files = h.exe_dir_files,
-                };
-                r = rc_resolve(config, &rf, &res);
-                if (r >= 0)
-                        r = sd_bus_message_new_method_return(m, &reply);
-                if (r >= 0)
-                        r = bus_append_resolution(reply, res, &rf, NULL, caller, false);
-        }
-        if (r >= 0)
-                r = sd_bus_send(NULL, reply, NULL);
-        sd_bus_message_unref(reply);
-        rc_resolution_free(res);
-        rc_config_unref(config);
-        return r;
+        rf = (RcProcessFacts){
+                .exe = h.exe,
+                .comm = h.comm,
+                .argv = h.argv,
+                .dsos = h.dsos,
+                .environ = h.environ,
+                .root_fd = -EBADF,
+                .exe_dir_files = h.exe_dir_files,
+        };
+        r = rc_resolve(config, &rf, &res);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r < 0)
+                return r;
+        r = bus_append_resolution(reply, res, &rf, &subject);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
 }
 
 static int config_for_home(BusContext *c, sd_bus_message *m, RcConfig **ret, sd_bus_error *error)
 {
         const char *home;
-        uid_t caller;
+        UserCreds caller;
         int r;
 
-        r = bus_caller_uid(m, &caller);
+        r = bus_caller_creds(m, &caller);
         if (r < 0)
                 return r;
         r = sd_bus_message_read(m, "s", &home);
@@ -428,7 +572,10 @@ static int config_for_home(BusContext *c, sd_bus_message *m, RcConfig **ret, sd_
                 return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED, "home is too long.");
         if (*home && home[0] != '/')
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "home must be \"\" or an absolute path.");
-        return manager_get_config(c->manager, c->manager->root_fd, *home ? home : NULL, caller, ret);
+        r = manager_get_config_for_caller(c->manager, *home ? home : NULL, &caller, ret);
+        if (r == -EACCES)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "home is not yours to read.");
+        return r;
 }
 
 typedef int (*ConfigListing)(sd_bus_message *reply, const RcConfig *config);
@@ -436,21 +583,20 @@ typedef int (*ConfigListing)(sd_bus_message *reply, const RcConfig *config);
 /* ListRules and ListProfiles: the configuration for the "home" argument, as one listing. */
 static int reply_config_listing(BusContext *c, sd_bus_message *m, sd_bus_error *error, ConfigListing append)
 {
-        sd_bus_message *reply = NULL;
-        RcConfig *config = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(rc_config_unrefp) RcConfig *config = NULL;
         int r;
 
         r = config_for_home(c, m, &config, error);
         if (r < 0)
                 return r;
         r = sd_bus_message_new_method_return(m, &reply);
-        if (r >= 0)
-                r = append(reply, config);
-        if (r >= 0)
-                r = sd_bus_send(NULL, reply, NULL);
-        sd_bus_message_unref(reply);
-        rc_config_unref(config);
-        return r;
+        if (r < 0)
+                return r;
+        r = append(reply, config);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
 }
 
 static int append_rules_listing(sd_bus_message *reply, const RcConfig *config)
@@ -458,14 +604,16 @@ static int append_rules_listing(sd_bus_message *reply, const RcConfig *config)
         int r;
 
         r = sd_bus_message_open_container(reply, 'a', "(suusss)");
-        for (size_t i = 0; r >= 0 && i < config->n_rules; i++) {
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < config->n_rules; i++) {
                 const RcRuleRef *ref = &config->rules[i];
                 _cleanup_free_ char *pattern = NULL, *where = NULL;
                 const char *profile;
 
                 r = rc_pattern_format(&ref->rule->pattern, &pattern);
                 if (r < 0)
-                        break;
+                        return r;
                 if (ref->profile &&
                                 asprintf(&where, "%s:%u:%u", ref->profile->location.file->path,
                                                 ref->profile->location.line, ref->profile->location.column) < 0)
@@ -476,8 +624,34 @@ static int append_rules_listing(sd_bus_message *reply, const RcConfig *config)
                                 : ref->rule->profile_name;
                 r = sd_bus_message_append(reply, "(suusss)", ref->rule->location.file->path, ref->rule->location.line,
                                 ref->rule->location.column, pattern, profile, strempty(where));
+                if (r < 0)
+                        return r;
         }
-        return r < 0 ? r : sd_bus_message_close_container(reply);
+        return sd_bus_message_close_container(reply);
+}
+
+static int append_profile_settings(sd_bus_message *reply, const RcProfile *p)
+{
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "(sv)");
+        if (r < 0)
+                return r;
+        for (size_t k = 0; k < p->n_settings; k++) {
+                r = sd_bus_message_open_container(reply, 'r', "sv");
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_append(reply, "s", p->settings[k].key);
+                if (r < 0)
+                        return r;
+                r = bus_append_rc_value(reply, &p->settings[k].value);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_close_container(reply);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(reply);
 }
 
 static int append_profiles_listing(sd_bus_message *reply, const RcConfig *config)
@@ -485,30 +659,26 @@ static int append_profiles_listing(sd_bus_message *reply, const RcConfig *config
         int r;
 
         r = sd_bus_message_open_container(reply, 'a', "(ssuua(sv))");
-        for (size_t i = 0; r >= 0 && i < config->n_profiles; i++) {
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < config->n_profiles; i++) {
                 const RcProfile *p = config->profiles_by_id[i];
 
                 r = sd_bus_message_open_container(reply, 'r', "ssuua(sv)");
-                if (r >= 0)
-                        r = sd_bus_message_append(reply, "ssuu", p->name, p->location.file->path, p->location.line,
-                                        p->location.column);
-                if (r >= 0)
-                        r = sd_bus_message_open_container(reply, 'a', "(sv)");
-                for (size_t k = 0; r >= 0 && k < p->n_settings; k++) {
-                        r = sd_bus_message_open_container(reply, 'r', "sv");
-                        if (r >= 0)
-                                r = sd_bus_message_append(reply, "s", p->settings[k].key);
-                        if (r >= 0)
-                                r = bus_append_rc_value(reply, &p->settings[k].value);
-                        if (r >= 0)
-                                r = sd_bus_message_close_container(reply);
-                }
-                if (r >= 0)
-                        r = sd_bus_message_close_container(reply);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(reply);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_append(
+                                reply, "ssuu", p->name, p->location.file->path, p->location.line, p->location.column);
+                if (r < 0)
+                        return r;
+                r = append_profile_settings(reply, p);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_close_container(reply);
+                if (r < 0)
+                        return r;
         }
-        return r < 0 ? r : sd_bus_message_close_container(reply);
+        return sd_bus_message_close_container(reply);
 }
 
 static int method_list_rules(sd_bus_message *m, void *userdata, sd_bus_error *error)
@@ -521,78 +691,151 @@ static int method_list_profiles(sd_bus_message *m, void *userdata, sd_bus_error 
         return reply_config_listing(userdata, m, error, append_profiles_listing);
 }
 
-static int append_diagnostics(sd_bus_message *reply, const char *path, const char *state, const RcDiagnostics *d)
-{
-        int r = 0;
+/* What ListErrors has said already: files (borrowed paths) and messages (owned keys). A message about the
+ * whole configuration is the same in every configuration that has it, and is said once. */
+typedef struct ErrorListing {
+        sd_bus_message *reply;
+        StaleIndex stale;
+        StrTable files;
+        StrTable messages;
+        char **message_keys;
+        size_t n_message_keys, allocated_message_keys;
+} ErrorListing;
 
-        for (size_t i = 0; r >= 0 && i < d->n_items; i++)
-                r = sd_bus_message_append(reply, "(sssuus)", d->items[i].path ? d->items[i].path : path, state,
-                                rc_severity_to_string(d->items[i].severity), d->items[i].line, d->items[i].column,
-                                d->items[i].message);
-        return r;
+static void error_listing_done(ErrorListing *l)
+{
+        stale_index_done(&l->stale);
+        strtable_done(&l->files);
+        strtable_done(&l->messages);
+        for (size_t i = 0; i < l->n_message_keys; i++)
+                free(l->message_keys[i]);
+        free(l->message_keys);
 }
 
-static int append_config_errors(Manager *mgr, sd_bus_message *reply, const RcConfig *cfg, char ***seen)
+/* > 0 when (file, severity, line, column, message) is new. */
+static int error_listing_add_message(ErrorListing *l, const char *file, const char *severity, const RcDiagnostic *d)
+{
+        _cleanup_free_ char *key = NULL;
+        bool is_new;
+        int r;
+
+        if (asprintf(&key, "%s%c%s%c%u%c%u%c%s", file, 0x1f, severity, 0x1f, d->line, 0x1f, d->column, 0x1f,
+                            d->message) < 0)
+                return -ENOMEM;
+        if (GREEDY_REALLOC(l->message_keys, l->allocated_message_keys, l->n_message_keys + 1) < 0)
+                return -ENOMEM;
+        r = strtable_put(&l->messages, key, &is_new);
+        if (r < 0)
+                return r;
+        if (!is_new)
+                return 0;
+        l->message_keys[l->n_message_keys++] = TAKE_PTR(key);
+        return 1;
+}
+
+static int append_diagnostics(ErrorListing *l, const char *path, const char *state, const RcDiagnostics *d)
 {
         int r;
 
-        r = append_diagnostics(reply, "", "config", &cfg->diagnostics);
-        for (size_t i = 0; r >= 0 && i < cfg->n_files; i++) {
+        for (size_t i = 0; i < d->n_items; i++) {
+                const RcDiagnostic *item = &d->items[i];
+                const char *file = item->path ? item->path : path;
+                const char *severity = rc_severity_to_string(item->severity);
+
+                r = error_listing_add_message(l, file, severity, item);
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        continue;
+                r = sd_bus_message_append(
+                                l->reply, "(sssuus)", file, state, severity, item->line, item->column, item->message);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* A file's diagnostics, the first time the file is met. */
+static int append_file_errors(ErrorListing *l, const RcFile *f, const char *state, const RcDiagnostics *d)
+{
+        bool is_new;
+        int r;
+
+        r = strtable_put(&l->files, f->path, &is_new);
+        if (r < 0)
+                return r;
+        if (!is_new)
+                return 0;
+        return append_diagnostics(l, f->path, state, d);
+}
+
+static int append_config_errors(ErrorListing *l, const RcConfig *cfg)
+{
+        int r;
+
+        r = append_diagnostics(l, "", "config", &cfg->diagnostics);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < cfg->n_files; i++) {
                 const RcFile *f = cfg->files[i];
                 const RcFile *now;
-                const char *state = file_state(mgr, f, &now);
+                const char *state = file_state(&l->stale, f, &now);
 
-                if (strv_contains(*seen, f->path))
-                        continue;
-                r = strv_extend(seen, f->path);
-                if (r >= 0)
-                        r = append_diagnostics(reply, f->path, state, &now->diagnostics);
+                r = append_file_errors(l, f, state, &now->diagnostics);
+                if (r < 0)
+                        return r;
         }
-        if (r >= 0 && cfg->globals && !strv_contains(*seen, cfg->globals->path)) {
-                r = strv_extend(seen, cfg->globals->path);
-                if (r >= 0)
-                        r = append_diagnostics(reply, cfg->globals->path, rc_file_state_to_string(cfg->globals->state),
-                                        &cfg->globals->diagnostics);
-        }
-        return r;
+        if (cfg->globals)
+                return append_file_errors(l, cfg->globals, rc_file_state_to_string(cfg->globals->state),
+                                &cfg->globals->diagnostics);
+        return 0;
 }
 
 static int method_list_errors(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         BusContext *c = userdata;
         Manager *mgr = c->manager;
-        sd_bus_message *reply = NULL;
-        char **seen = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(error_listing_done) ErrorListing listing = { 0 };
         uid_t caller;
         int r;
 
         r = bus_caller_uid(m, &caller);
         if (r < 0)
                 return r;
+        r = stale_index_build(mgr, &listing.stale);
+        if (r < 0)
+                return r;
 
         r = sd_bus_message_new_method_return(m, &reply);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "(sssuus)");
-        if (r >= 0 && mgr->system_config)
-                r = append_config_errors(mgr, reply, mgr->system_config, &seen);
-        for (size_t i = 0; r >= 0 && i < mgr->n_configs; i++) {
+        if (r < 0)
+                return r;
+        listing.reply = reply;
+        r = sd_bus_message_open_container(reply, 'a', "(sssuus)");
+        if (r < 0)
+                return r;
+        if (mgr->system_config) {
+                r = append_config_errors(&listing, mgr->system_config);
+                if (r < 0)
+                        return r;
+        }
+        for (size_t i = 0; i < mgr->n_configs; i++) {
                 const ConfigSlot *s = &mgr->configs[i];
+
                 if (!s->config || !s->home || !manager_may_see(caller, s->uid))
                         continue;
-                r = append_config_errors(mgr, reply, s->config, &seen);
+                r = append_config_errors(&listing, s->config);
+                if (r < 0)
+                        return r;
         }
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        if (r >= 0)
-                r = sd_bus_send(NULL, reply, NULL);
-        sd_bus_message_unref(reply);
-        strv_free(seen);
-        return r;
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
 }
 
-static int method_reload(sd_bus_message *m, void *userdata, sd_bus_error *error)
+static int reload_authorized(BusContext *c, sd_bus_message *m, sd_bus_error *error)
 {
-        BusContext *c = userdata;
         int r;
 
         r = manager_reload(c->manager);
@@ -601,8 +844,13 @@ static int method_reload(sd_bus_message *m, void *userdata, sd_bus_error *error)
         return sd_bus_reply_method_return(m, NULL);
 }
 
-/* Methods that only read are open to every user (privacy is enforced inside); Reload is not flagged
- * UNPRIVILEGED, so sd-bus restricts it to callers with CAP_SYS_ADMIN. */
+static int method_reload(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        return bus_authorize(userdata, m, POLKIT_ACTION_RELOAD, reload_authorized, error);
+}
+
+/* Methods that only read are open to every user (privacy is enforced inside). Reload is open too at this
+ * level: bus_authorize() lets root through and asks polkit about everyone else. */
 const sd_bus_vtable bus_manager_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Version", "s", property_get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
@@ -620,6 +868,9 @@ const sd_bus_vtable bus_manager_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("ExplainProcess", SD_BUS_ARGS("u", pid, "t", start_time),
                         SD_BUS_RESULT(RESOLUTION_SIGNATURE, resolution), method_explain_process,
                         SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetProcess", SD_BUS_ARGS("u", pid, "t", start_time),
+                        SD_BUS_RESULT(RESOLUTION_SIGNATURE, resolution), method_get_process,
+                        SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ExplainProcessByPidfd", SD_BUS_ARGS("h", pidfd),
                         SD_BUS_RESULT(RESOLUTION_SIGNATURE, resolution), method_explain_pidfd,
                         SD_BUS_VTABLE_UNPRIVILEGED),
@@ -631,7 +882,7 @@ const sd_bus_vtable bus_manager_vtable[] = {
                         method_list_profiles, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListErrors", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(sssuus)", errors), method_list_errors,
                         SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("Reload", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_reload, 0),
+        SD_BUS_METHOD_WITH_ARGS("Reload", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_SIGNAL_WITH_ARGS("ProcessChanged", SD_BUS_ARGS("o", object, "u", pid, "t", start_time, "u", uid), 0),
         SD_BUS_SIGNAL_WITH_ARGS("Reloaded", SD_BUS_ARGS("t", generation), 0),
         SD_BUS_VTABLE_END,

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "bus-common.h"
+#include "log.h"
 #include "strv.h"
 
 /* Which processes get an object: those a rule matched, and GPU users. */
@@ -8,20 +9,21 @@ static bool wants_object(const Process *p)
         return (p->resolution && p->resolution->n_matched > 0) || p->gpu_user;
 }
 
-static uid_t current_caller(sd_bus *bus, bool *ok)
+/* Objects, and so their properties, exist only for callers who may see the process: properties are the
+ * same for everyone who can read them (ObjectManager clients and proxies cache them). The lookups run
+ * for the caller whose message is being dispatched, or for our own signals, which carry only what /proc
+ * shows everyone. */
+static bool object_visible(BusContext *c, sd_bus *bus, const Process *p)
 {
-        sd_bus_message *m = sd_bus_get_current_message(bus);
-        uid_t uid = UINT32_MAX;
+        sd_bus_message *m;
+        uid_t caller;
 
-        *ok = m && bus_caller_uid(m, &uid) >= 0;
-        return uid;
-}
-
-static bool caller_may_see(sd_bus *bus, const Process *p)
-{
-        bool ok;
-        uid_t uid = current_caller(bus, &ok);
-        return ok && manager_may_see(uid, p->uid);
+        if (c->emitting)
+                return true;
+        m = sd_bus_get_current_message(bus);
+        if (!m || bus_caller_uid(m, &caller) < 0)
+                return false;
+        return manager_may_see(caller, p->uid);
 }
 
 static int property_get_pid(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -52,28 +54,6 @@ static int property_get_comm(sd_bus *bus, const char *path, const char *interfac
         return sd_bus_message_append(reply, "s", strempty(p->comm));
 }
 
-/* Redacted for other users: readlink of /proc/<pid>/exe is not theirs to do either. */
-static int property_get_executable(sd_bus *bus, const char *path, const char *interface, const char *property,
-                sd_bus_message *reply, void *userdata, sd_bus_error *error)
-{
-        Process *p = userdata;
-        return sd_bus_message_append(reply, "s", caller_may_see(bus, p) ? strempty(p->exe) : "");
-}
-
-static int property_get_profiles(sd_bus *bus, const char *path, const char *interface, const char *property,
-                sd_bus_message *reply, void *userdata, sd_bus_error *error)
-{
-        Process *p = userdata;
-        return sd_bus_message_append_strv(reply, caller_may_see(bus, p) ? p->profiles : NULL);
-}
-
-static int property_get_settings_count(sd_bus *bus, const char *path, const char *interface, const char *property,
-                sd_bus_message *reply, void *userdata, sd_bus_error *error)
-{
-        Process *p = userdata;
-        return sd_bus_message_append(reply, "u", caller_may_see(bus, p) ? p->n_settings : 0);
-}
-
 static int property_get_gpu_user(sd_bus *bus, const char *path, const char *interface, const char *property,
                 sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
@@ -87,16 +67,14 @@ static int method_explain(sd_bus_message *m, void *userdata, sd_bus_error *error
         return bus_explain(p->manager->userdata, m, p->id.pid, p->id.start_time, error);
 }
 
+/* The executable, profiles and settings are private: ListProcesses, GetProcess and Explain serve them to
+ * those who may see them. */
 const sd_bus_vtable bus_process_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Pid", "u", property_get_pid, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("StartTime", "t", property_get_start_time, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Uid", "u", property_get_uid, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Comm", "s", property_get_comm, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("Executable", "s", property_get_executable, 0, SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
-        SD_BUS_PROPERTY("Profiles", "as", property_get_profiles, 0, SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
-        SD_BUS_PROPERTY("SettingsCount", "u", property_get_settings_count, 0,
-                        SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
         SD_BUS_PROPERTY("GpuUser", "b", property_get_gpu_user, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_METHOD_WITH_ARGS("Explain", SD_BUS_NO_ARGS, SD_BUS_RESULT(RESOLUTION_SIGNATURE, resolution),
                         method_explain, SD_BUS_VTABLE_UNPRIVILEGED),
@@ -115,12 +93,8 @@ int bus_process_find(sd_bus *bus, const char *path, const char *interface, void 
         p = manager_get_process(c->manager, id.pid);
         if (!p || !p->announced || !proc_identity_equal(p->id, id))
                 return 0;
-        if (c->manager->config.hide_other_users) {
-                bool ok;
-                uid_t uid = current_caller(bus, &ok);
-                if (!ok || !manager_may_list(c->manager, uid, p->uid))
-                        return 0;
-        }
+        if (!object_visible(c, bus, p))
+                return 0;
         *ret_found = p;
         return 1;
 }
@@ -128,45 +102,58 @@ int bus_process_find(sd_bus *bus, const char *path, const char *interface, void 
 int bus_process_enumerator(sd_bus *bus, const char *prefix, void *userdata, char ***ret_nodes, sd_bus_error *error)
 {
         BusContext *c = userdata;
-        char **nodes = NULL;
+        _cleanup_strv_free_ char **nodes = NULL;
         Process *p;
         int r;
-
-        bool ok = false;
-        uid_t caller = c->manager->config.hide_other_users ? current_caller(bus, &ok) : 0;
 
         for (size_t i = 0; intmap_next(&c->manager->processes, &i, NULL, (void **) &p);) {
                 char *path;
 
-                if (!p->announced)
-                        continue;
-                if (c->manager->config.hide_other_users && (!ok || !manager_may_list(c->manager, caller, p->uid)))
+                if (!p->announced || !object_visible(c, bus, p))
                         continue;
                 r = bus_process_path(p, &path);
-                if (r >= 0)
-                        r = strv_consume(&nodes, path);
-                if (r < 0) {
-                        strv_free(nodes);
+                if (r < 0)
                         return r;
-                }
+                r = strv_consume(&nodes, path);
+                if (r < 0)
+                        return r;
         }
-        *ret_nodes = nodes;
+        *ret_nodes = TAKE_PTR(nodes);
         return 0;
+}
+
+static void emit_object_added(BusContext *c, const char *path)
+{
+        c->emitting = true;
+        (void) sd_bus_emit_object_added(c->bus, path);
+        c->emitting = false;
+}
+
+static void emit_object_removed(BusContext *c, const char *path)
+{
+        c->emitting = true;
+        (void) sd_bus_emit_object_removed(c->bus, path);
+        c->emitting = false;
 }
 
 static int flush(sd_event_source *s, void *userdata);
 
 static void schedule_flush(BusContext *c)
 {
+        int r;
+
         if (c->flush_source) {
                 (void) sd_event_source_set_enabled(c->flush_source, SD_EVENT_ONESHOT);
                 return;
         }
         /* Idle priority: everything this loop iteration changes goes out in one batch. */
-        if (sd_event_add_defer(c->manager->event, &c->flush_source, flush, c) >= 0) {
-                (void) sd_event_source_set_priority(c->flush_source, SD_EVENT_PRIORITY_IDLE);
-                (void) sd_event_source_set_enabled(c->flush_source, SD_EVENT_ONESHOT);
+        r = sd_event_add_defer(c->manager->event, &c->flush_source, flush, c);
+        if (r < 0) {
+                log_warning_errno(r, "Failed to schedule PropertiesChanged");
+                return;
         }
+        (void) sd_event_source_set_priority(c->flush_source, SD_EVENT_PRIORITY_IDLE);
+        (void) sd_event_source_set_enabled(c->flush_source, SD_EVENT_ONESHOT);
 }
 
 void bus_manager_changed(BusContext *c)
@@ -178,35 +165,42 @@ void bus_manager_changed(BusContext *c)
 void bus_process_changed(BusContext *c, Process *p)
 {
         _cleanup_free_ char *path = NULL;
+        bool wants = wants_object(p);
 
-        /* The signal goes out at once, one per change of result; it carries no details. */
-        if (wants_object(p) || p->announced) {
-                if (wants_object(p) && bus_process_path(p, &path) < 0)
-                        return;
-                (void) sd_bus_emit_signal(c->bus, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "ProcessChanged", "outu",
-                                path ? path : "/", (uint32_t) p->id.pid, p->id.start_time, (uint32_t) p->uid);
+        bus_manager_changed(c);
+        if (!wants && !p->announced)
+                return;
+        if (bus_process_path(p, &path) < 0) {
+                log_oom();
+                return;
         }
 
-        for (size_t i = 0; i < c->n_dirty; i++)
-                if (proc_identity_equal(c->dirty[i], p->id))
-                        goto done;
-        if (GREEDY_REALLOC(c->dirty, c->allocated_dirty, c->n_dirty + 1) < 0)
-                return;
-        c->dirty[c->n_dirty++] = p->id;
-done:
-        c->manager_dirty = true;
-        schedule_flush(c);
+        /* The object appears (InterfacesAdded) before the first ProcessChanged that names it, and is gone
+         * before one that no longer does; property changes of existing objects are coalesced. */
+        if (wants && !p->announced) {
+                p->announced = true;
+                emit_object_added(c, path);
+        } else if (!wants && p->announced) {
+                emit_object_removed(c, path);
+                p->announced = false;
+        } else if (intmap_put(&c->dirty, (uint64_t) p->id.pid, p) < 0)
+                log_oom();
+
+        /* One signal per change of result, at once; it carries what /proc shows everyone, no details. */
+        (void) sd_bus_emit_signal(c->bus, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "ProcessChanged", "outu",
+                        wants ? path : "/", (uint32_t) p->id.pid, p->id.start_time, (uint32_t) p->uid);
 }
 
 void bus_process_removed(BusContext *c, Process *p)
 {
         _cleanup_free_ char *path = NULL;
 
+        if (intmap_get(&c->dirty, (uint64_t) p->id.pid) == p)
+                (void) intmap_remove(&c->dirty, (uint64_t) p->id.pid);
         if (p->announced && bus_process_path(p, &path) >= 0)
-                (void) sd_bus_emit_object_removed(c->bus, path);
+                emit_object_removed(c, path);
         p->announced = false;
-        c->manager_dirty = true;
-        schedule_flush(c);
+        bus_manager_changed(c);
 }
 
 static void flush_manager(BusContext *c)
@@ -239,24 +233,18 @@ static void flush_manager(BusContext *c)
 static int flush(sd_event_source *s, void *userdata)
 {
         BusContext *c = userdata;
+        Process *p;
 
-        for (size_t i = 0; i < c->n_dirty; i++) {
-                Process *p = manager_get_process(c->manager, c->dirty[i].pid);
+        c->emitting = true;
+        for (size_t i = 0; intmap_next(&c->dirty, &i, NULL, (void **) &p);) {
                 _cleanup_free_ char *path = NULL;
 
-                if (!p || !proc_identity_equal(p->id, c->dirty[i]) || bus_process_path(p, &path) < 0)
+                if (!p->announced || bus_process_path(p, &path) < 0)
                         continue;
-                if (!p->announced && wants_object(p)) {
-                        p->announced = true;
-                        (void) sd_bus_emit_object_added(c->bus, path);
-                } else if (p->announced && !wants_object(p)) {
-                        (void) sd_bus_emit_object_removed(c->bus, path);
-                        p->announced = false;
-                } else if (p->announced)
-                        (void) sd_bus_emit_properties_changed(c->bus, path, BUS_PROCESS_INTERFACE, "Comm", "Executable",
-                                        "Profiles", "SettingsCount", "GpuUser", NULL);
+                (void) sd_bus_emit_properties_changed(c->bus, path, BUS_PROCESS_INTERFACE, "Comm", "GpuUser", NULL);
         }
-        c->n_dirty = 0;
+        c->emitting = false;
+        intmap_done(&c->dirty);
 
         if (c->manager_dirty) {
                 c->manager_dirty = false;

@@ -45,8 +45,23 @@ static bool gl_driver_mapped(const RcMatchFacts *mf)
         return false;
 }
 
-static int append_facts(sd_bus_message *m, const RcMatchFacts *mf, const RcProcessFacts *facts, const ProcIdentity *id,
-                uid_t uid, bool container)
+static int append_string_array(sd_bus_message *m, const char *const *l, size_t n)
+{
+        int r;
+
+        r = sd_bus_message_open_container(m, 'a', "s");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n; i++) {
+                r = sd_bus_message_append(m, "s", l[i]);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(m);
+}
+
+static int append_facts(sd_bus_message *m, const RcMatchFacts *mf, const RcProcessFacts *facts,
+                const BusResolutionSubject *subject)
 {
         const char *home = strv_env_get(facts->environ, "HOME");
         int r;
@@ -54,34 +69,46 @@ static int append_facts(sd_bus_message *m, const RcMatchFacts *mf, const RcProce
         r = sd_bus_message_open_container(m, 'a', "{sv}");
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(m, "{sv}{sv}{sv}{sv}", "procname", "s", strempty(mf->procname), "commname", "s",
-                        mf->has_comm ? mf->comm : "", "cmdline", "s", strempty(mf->cmdline), "home", "s",
-                        strempty(home));
-        if (r < 0)
-                return r;
-        r = sd_bus_message_open_container(m, 'e', "sv");
-        if (r >= 0)
-                r = sd_bus_message_append(m, "s", "dsos");
-        if (r >= 0)
-                r = sd_bus_message_open_container(m, 'v', "as");
-        if (r >= 0)
-                r = sd_bus_message_open_container(m, 'a', "s");
-        for (size_t i = 0; r >= 0 && i < mf->n_dso_names; i++)
-                r = sd_bus_message_append(m, "s", mf->dso_names[i]);
-        if (r >= 0)
-                r = sd_bus_message_close_container(m);
-        if (r >= 0)
-                r = sd_bus_message_close_container(m);
-        if (r >= 0)
-                r = sd_bus_message_close_container(m);
+        r = sd_bus_message_append(m, "{sv}{sv}{sv}", "procname", "s", strempty(mf->procname), "commname", "s",
+                        mf->has_comm ? mf->comm : "", "home", "s", strempty(home));
         if (r < 0)
                 return r;
 
-        if (id) {
-                r = sd_bus_message_append(m, "{sv}{sv}{sv}{sv}", "pid", "u", (uint32_t) id->pid, "start_time", "t",
-                                id->start_time, "uid", "u", (uint32_t) uid, "container", "b", (int) container);
+        /* A tracked result keeps no command line or mapped files: say nothing rather than "none". */
+        if (!subject->tracked_only) {
+                r = sd_bus_message_append(m, "{sv}", "cmdline", "s", strempty(mf->cmdline));
                 if (r < 0)
                         return r;
+                r = sd_bus_message_open_container(m, 'e', "sv");
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_append(m, "s", "dsos");
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_open_container(m, 'v', "as");
+                if (r < 0)
+                        return r;
+                r = append_string_array(m, mf->dso_names, mf->n_dso_names);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_close_container(m);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_close_container(m);
+                if (r < 0)
+                        return r;
+        }
+
+        if (subject->id) {
+                r = sd_bus_message_append(m, "{sv}{sv}{sv}", "pid", "u", (uint32_t) subject->id->pid, "start_time", "t",
+                                subject->id->start_time, "uid", "u", (uint32_t) subject->uid);
+                if (r < 0)
+                        return r;
+                if (!subject->tracked_only) {
+                        r = sd_bus_message_append(m, "{sv}", "container", "b", (int) subject->container);
+                        if (r < 0)
+                                return r;
+                }
         }
         return sd_bus_message_close_container(m);
 }
@@ -91,22 +118,52 @@ static int append_rules(sd_bus_message *m, const RcResolution *res)
         int r;
 
         r = sd_bus_message_open_container(m, 'a', "(suussb)");
-        for (size_t i = 0; r >= 0 && i < res->n_rules; i++) {
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < res->n_rules; i++) {
                 const RcRuleResult *rr = &res->rules[i];
                 const RcRule *rule = rr->ref->rule;
-                char *pattern = NULL;
+                _cleanup_free_ char *pattern = NULL;
 
                 r = rc_pattern_format(&rule->pattern, &pattern);
                 if (r < 0)
-                        break;
+                        return r;
                 r = sd_bus_message_append(m, "(suussb)", rule->location.file->path, rule->location.line,
                                 rule->location.column, pattern,
                                 rule->inline_profile ? profile_label(rr->ref)
                                                      : (rr->ref->profile ? rule->profile_name : ""),
                                 (int) rr->matched);
-                free(pattern);
+                if (r < 0)
+                        return r;
         }
-        return r < 0 ? r : sd_bus_message_close_container(m);
+        return sd_bus_message_close_container(m);
+}
+
+static int append_shadowed(sd_bus_message *m, const RcEffectiveSetting *s)
+{
+        int r;
+
+        r = sd_bus_message_open_container(m, 'a', "(vssuu)");
+        if (r < 0)
+                return r;
+        for (size_t j = 0; j < s->n_shadowed; j++) {
+                const RcShadowed *sh = &s->shadowed[j];
+
+                r = sd_bus_message_open_container(m, 'r', "vssuu");
+                if (r < 0)
+                        return r;
+                r = bus_append_rc_value(m, &sh->setting->value);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_append(m, "ssuu", profile_label(sh->ref), sh->ref->rule->location.file->path,
+                                sh->ref->rule->location.line, sh->ref->rule->location.column);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_close_container(m);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(m);
 }
 
 static int append_settings(sd_bus_message *m, const RcResolution *res)
@@ -114,42 +171,37 @@ static int append_settings(sd_bus_message *m, const RcResolution *res)
         int r;
 
         r = sd_bus_message_open_container(m, 'a', "(svssuussa(vssuu))");
-        for (size_t i = 0; r >= 0 && i < res->n_settings; i++) {
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < res->n_settings; i++) {
                 const RcEffectiveSetting *s = &res->settings[i];
                 const RcRule *rule = s->ref->rule;
 
                 r = sd_bus_message_open_container(m, 'r', "svssuussa(vssuu)");
-                if (r >= 0)
-                        r = sd_bus_message_append(m, "s", s->setting->key);
-                if (r >= 0)
-                        r = bus_append_rc_value(m, &s->setting->value);
-                if (r >= 0)
-                        r = sd_bus_message_append(m, "ssuuss", profile_label(s->ref), rule->location.file->path,
-                                        rule->location.line, rule->location.column, strempty(s->env_variable),
-                                        strempty(s->env_value));
-                if (r >= 0)
-                        r = sd_bus_message_open_container(m, 'a', "(vssuu)");
-                for (size_t j = 0; r >= 0 && j < s->n_shadowed; j++) {
-                        const RcShadowed *sh = &s->shadowed[j];
-                        r = sd_bus_message_open_container(m, 'r', "vssuu");
-                        if (r >= 0)
-                                r = bus_append_rc_value(m, &sh->setting->value);
-                        if (r >= 0)
-                                r = sd_bus_message_append(m, "ssuu", profile_label(sh->ref),
-                                                sh->ref->rule->location.file->path, sh->ref->rule->location.line,
-                                                sh->ref->rule->location.column);
-                        if (r >= 0)
-                                r = sd_bus_message_close_container(m);
-                }
-                if (r >= 0)
-                        r = sd_bus_message_close_container(m);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(m);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_append(m, "s", s->setting->key);
+                if (r < 0)
+                        return r;
+                r = bus_append_rc_value(m, &s->setting->value);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_append(m, "ssuuss", profile_label(s->ref), rule->location.file->path,
+                                rule->location.line, rule->location.column, strempty(s->env_variable),
+                                strempty(s->env_value));
+                if (r < 0)
+                        return r;
+                r = append_shadowed(m, s);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_close_container(m);
+                if (r < 0)
+                        return r;
         }
-        return r < 0 ? r : sd_bus_message_close_container(m);
+        return sd_bus_message_close_container(m);
 }
 
-static int append_notes(sd_bus_message *m, const RcResolution *res, const RcMatchFacts *mf)
+static int append_notes(sd_bus_message *m, const RcResolution *res, const RcMatchFacts *mf, bool tracked_only)
 {
         int r;
 
@@ -180,7 +232,7 @@ static int append_notes(sd_bus_message *m, const RcResolution *res, const RcMatc
         if (r < 0)
                 return r;
 
-        if (res->depends_on_dsos && !gl_driver_mapped(mf)) {
+        if (res->depends_on_dsos && !tracked_only && !gl_driver_mapped(mf)) {
                 r = sd_bus_message_append(m, "s",
                                 "dso rules were evaluated against the libraries mapped now; the NVIDIA driver is not "
                                 "loaded in this process yet, and reads its profiles when it loads, so dso results "
@@ -207,7 +259,7 @@ static int append_notes(sd_bus_message *m, const RcResolution *res, const RcMatc
 }
 
 int bus_append_resolution(sd_bus_message *reply, const RcResolution *res, const RcProcessFacts *facts,
-                const ProcIdentity *id, uid_t uid, bool container)
+                const BusResolutionSubject *subject)
 {
         _cleanup_(rc_match_facts_done) RcMatchFacts mf = { 0 };
         int r;
@@ -217,17 +269,22 @@ int bus_append_resolution(sd_bus_message *reply, const RcResolution *res, const 
                 return r;
 
         r = sd_bus_message_open_container(reply, 'r', "sa{sv}a(suussb)a(svssuussa(vssuu))as");
-        if (r >= 0)
-                r = sd_bus_message_append(reply, "s", rc_profiles_state_to_string(res->state));
-        if (r >= 0)
-                r = append_facts(reply, &mf, facts, id, uid, container);
-        if (r >= 0)
-                r = append_rules(reply, res);
-        if (r >= 0)
-                r = append_settings(reply, res);
-        if (r >= 0)
-                r = append_notes(reply, res, &mf);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        return r;
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(reply, "s", rc_profiles_state_to_string(res->state));
+        if (r < 0)
+                return r;
+        r = append_facts(reply, &mf, facts, subject);
+        if (r < 0)
+                return r;
+        r = append_rules(reply, res);
+        if (r < 0)
+                return r;
+        r = append_settings(reply, res);
+        if (r < 0)
+                return r;
+        r = append_notes(reply, res, &mf, subject->tracked_only);
+        if (r < 0)
+                return r;
+        return sd_bus_message_close_container(reply);
 }

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "bus-polkit.h"
 #include "bus.h"
 #include "log.h"
 
@@ -26,10 +27,76 @@ BusContext *bus_context_free(BusContext *c)
 {
         if (!c)
                 return NULL;
+        /* The manager may outlive us: it must not call into a freed context. */
+        if (c->manager)
+                manager_set_callbacks(c->manager, &(ManagerCallbacks){ 0 }, NULL);
+        bus_polkit_queries_free(c);
         sd_event_source_disable_unref(c->flush_source);
-        free(c->dirty);
+        intmap_done(&c->dirty);
         sd_bus_flush_close_unref(c->bus);
         return mfree(c);
+}
+
+static int bus_open_address(const char *address, sd_bus **ret)
+{
+        _cleanup_(sd_bus_unrefp) sd_bus *bus = NULL;
+        int r;
+
+        r = sd_bus_new(&bus);
+        if (r < 0)
+                return r;
+        r = sd_bus_set_address(bus, address);
+        if (r < 0)
+                return r;
+        r = sd_bus_set_bus_client(bus, true);
+        if (r < 0)
+                return r;
+        r = sd_bus_start(bus);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(bus);
+        return 0;
+}
+
+static int bus_open(BusKind kind, const char *address, sd_bus **ret)
+{
+        switch (kind) {
+        case BUS_KIND_SYSTEM:
+                return sd_bus_open_system(ret);
+        case BUS_KIND_SESSION:
+                return sd_bus_open_user(ret);
+        case BUS_KIND_ADDRESS:
+                return bus_open_address(address, ret);
+        case _BUS_KIND_MAX:
+                break;
+        }
+        assert_not_reached();
+}
+
+static int register_objects(BusContext *c)
+{
+        int r;
+
+        r = sd_bus_add_object_vtable(c->bus, NULL, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, bus_manager_vtable, c);
+        if (r < 0)
+                return r;
+        r = sd_bus_add_fallback_vtable(c->bus, NULL, BUS_PROCESS_PREFIX, BUS_PROCESS_INTERFACE, bus_process_vtable,
+                        bus_process_find, c);
+        if (r < 0)
+                return r;
+        r = sd_bus_add_node_enumerator(c->bus, NULL, BUS_PROCESS_PREFIX, bus_process_enumerator, c);
+        if (r < 0)
+                return r;
+        r = sd_bus_add_object_manager(c->bus, NULL, BUS_ROOT_PATH);
+        if (r < 0)
+                return r;
+
+        /* The filter first: sd-bus runs an object's callbacks before its vtables. */
+        r = sd_bus_add_object(c->bus, NULL, LOG_CONTROL_PATH, bus_log_control_filter, c);
+        if (r < 0)
+                return r;
+        return sd_bus_add_object_vtable(
+                        c->bus, NULL, LOG_CONTROL_PATH, LOG_CONTROL_INTERFACE, bus_log_control_vtable, c);
 }
 
 int bus_context_new(Manager *m, BusKind kind, const char *address, BusContext **ret)
@@ -41,32 +108,14 @@ int bus_context_new(Manager *m, BusKind kind, const char *address, BusContext **
                 .reloaded = on_reloaded,
                 .status_changed = on_status_changed,
         };
-        int r = -EINVAL;
+        int r;
 
         c = calloc(1, sizeof(BusContext));
         if (!c)
                 return log_oom();
         c->manager = m;
 
-        switch (kind) {
-        case BUS_KIND_SYSTEM:
-                r = sd_bus_open_system(&c->bus);
-                break;
-        case BUS_KIND_SESSION:
-                r = sd_bus_open_user(&c->bus);
-                break;
-        case BUS_KIND_ADDRESS:
-                r = sd_bus_new(&c->bus);
-                if (r >= 0)
-                        r = sd_bus_set_address(c->bus, address);
-                if (r >= 0)
-                        r = sd_bus_set_bus_client(c->bus, true);
-                if (r >= 0)
-                        r = sd_bus_start(c->bus);
-                break;
-        case _BUS_KIND_MAX:
-                assert_not_reached();
-        }
+        r = bus_open(kind, address, &c->bus);
         if (r < 0)
                 return log_error_errno(r, "Failed to connect to the bus");
 
@@ -74,14 +123,7 @@ int bus_context_new(Manager *m, BusKind kind, const char *address, BusContext **
         if (r < 0)
                 return log_error_errno(r, "Failed to register error names");
 
-        r = sd_bus_add_object_vtable(c->bus, NULL, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, bus_manager_vtable, c);
-        if (r >= 0)
-                r = sd_bus_add_fallback_vtable(c->bus, NULL, BUS_PROCESS_PREFIX, BUS_PROCESS_INTERFACE,
-                                bus_process_vtable, bus_process_find, c);
-        if (r >= 0)
-                r = sd_bus_add_node_enumerator(c->bus, NULL, BUS_PROCESS_PREFIX, bus_process_enumerator, c);
-        if (r >= 0)
-                r = sd_bus_add_object_manager(c->bus, NULL, BUS_ROOT_PATH);
+        r = register_objects(c);
         if (r < 0)
                 return log_error_errno(r, "Failed to register objects");
 

@@ -29,6 +29,7 @@ static const char *arg_proc = "/proc";
 static const char *arg_sys = "/sys";
 static const char *arg_config;
 static int arg_log_level = -1;
+static LogTarget arg_log_target = LOG_TARGET_AUTO;
 
 static void help(void)
 {
@@ -50,6 +51,9 @@ static void help(void)
                "     --config=FILE      Daemon configuration (default: " DEFAULT_CONFIG_FILE ",\n"
                "                        optional); see nvprofiled.conf for every setting\n"
                "     --log-level=LEVEL  emerg, alert, crit, err, warning, notice, info, debug\n"
+               "     --log-target=TARGET\n"
+               "                        console, journal, null, or auto (default: the journal when\n"
+               "                        stderr is connected to it, else the console)\n"
                "\n"
                "Signals: SIGHUP re-reads the rc files; SIGTERM and SIGINT stop the daemon.\n"
                "Exit status: 0 on a clean stop, 1 on failure, 2 on a usage error.\n"
@@ -69,7 +73,8 @@ static int parse_argv(int argc, char *argv[])
                 ARG_PROC,
                 ARG_SYS,
                 ARG_CONFIG,
-                ARG_LOG_LEVEL
+                ARG_LOG_LEVEL,
+                ARG_LOG_TARGET,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -80,6 +85,7 @@ static int parse_argv(int argc, char *argv[])
                 { "sys", required_argument, NULL, ARG_SYS },
                 { "config", required_argument, NULL, ARG_CONFIG },
                 { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
+                { "log-target", required_argument, NULL, ARG_LOG_TARGET },
                 { 0 },
         };
         int c;
@@ -121,6 +127,13 @@ static int parse_argv(int argc, char *argv[])
                         arg_log_level = log_level_from_string(optarg);
                         if (arg_log_level < 0) {
                                 log_error("Unknown log level '%s'.", optarg);
+                                return -EINVAL;
+                        }
+                        break;
+                case ARG_LOG_TARGET:
+                        arg_log_target = log_target_from_string(optarg);
+                        if (arg_log_target < 0) {
+                                log_error("Unknown log target '%s'.", optarg);
                                 return -EINVAL;
                         }
                         break;
@@ -178,26 +191,11 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
         return 0;
 }
 
-static int run(int argc, char *argv[])
+static int setup_event_loop(sd_event **ret)
 {
-        _cleanup_(manager_config_done) ManagerConfig config = { 0 };
-        _cleanup_(bus_context_freep) BusContext *bus = NULL;
-        _cleanup_(manager_freep) Manager *m = NULL;
-        sd_event *e = NULL;
+        _cleanup_(sd_event_unrefp) sd_event *e = NULL;
         sigset_t mask;
         int r;
-
-        log_setup("nvprofiled", LOG_TARGET_AUTO);
-        r = parse_argv(argc, argv);
-        if (r <= 0)
-                return r == 0 ? 0 : 2;
-        if (arg_log_level >= 0)
-                log_set_max_level(arg_log_level);
-
-        manager_config_init(&config);
-        r = load_config_file(&config);
-        if (r < 0)
-                return 1;
 
         sigemptyset(&mask);
         sigaddset(&mask, SIGTERM);
@@ -206,38 +204,70 @@ static int run(int argc, char *argv[])
         sigprocmask(SIG_BLOCK, &mask, NULL);
 
         r = sd_event_default(&e);
-        if (r < 0) {
-                log_error_errno(r, "Cannot create the event loop");
-                return 1;
-        }
+        if (r < 0)
+                return log_error_errno(r, "Failed to create the event loop");
         /* NULL handlers: SIGTERM/SIGINT end the loop. */
         r = sd_event_add_signal(e, NULL, SIGTERM, NULL, NULL);
-        if (r >= 0)
-                r = sd_event_add_signal(e, NULL, SIGINT, NULL, NULL);
-        if (r >= 0)
-                r = sd_event_set_watchdog(e, true);
-        if (r < 0) {
-                log_error_errno(r, "Cannot set up signals and watchdog");
-                goto finish;
-        }
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch SIGTERM");
+        r = sd_event_add_signal(e, NULL, SIGINT, NULL, NULL);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch SIGINT");
+        r = sd_event_set_watchdog(e, true);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up the watchdog");
+        *ret = TAKE_PTR(e);
+        return 0;
+}
+
+/* Returns the exit status. */
+static int run(int argc, char *argv[])
+{
+        _cleanup_(manager_config_done) ManagerConfig config = { 0 };
+        _cleanup_(sd_event_unrefp) sd_event *e = NULL;
+        /* Freed in this order: the bus context first, then the manager it observes, then the loop. */
+        _cleanup_(manager_freep) Manager *m = NULL;
+        _cleanup_(bus_context_freep) BusContext *bus = NULL;
+        int r;
+
+        log_setup("nvprofiled", LOG_TARGET_AUTO);
+        r = parse_argv(argc, argv);
+        if (r <= 0)
+                return r == 0 ? EXIT_SUCCESS : 2;
+        if (arg_log_level >= 0)
+                log_set_max_level(arg_log_level);
+        log_set_target(arg_log_target);
+
+        manager_config_init(&config);
+        r = load_config_file(&config);
+        if (r < 0)
+                return EXIT_FAILURE;
+
+        r = setup_event_loop(&e);
+        if (r < 0)
+                return EXIT_FAILURE;
 
         r = manager_new(e, &config, arg_proc, arg_sys, arg_root, &m);
         if (r < 0)
-                goto finish;
+                return EXIT_FAILURE;
         r = sd_event_add_signal(e, NULL, SIGHUP, on_sighup, m);
-        if (r < 0)
-                goto finish;
+        if (r < 0) {
+                log_error_errno(r, "Failed to watch SIGHUP");
+                return EXIT_FAILURE;
+        }
 
         r = bus_context_new(m, arg_bus, arg_bus_address, &bus);
         if (r < 0)
-                goto finish;
-        r = manager_start(m);
-        if (r < 0)
-                goto finish;
-        /* The name last: clients that find us get complete answers. */
+                return EXIT_FAILURE;
+        /* The name before any process is looked at: a second instance stops here, before it logs or
+         * signals anything about processes. Calls that arrive meanwhile wait in the socket until the loop
+         * runs, after the first scan, so they still get complete answers. */
         r = bus_context_request_name(bus);
         if (r < 0)
-                goto finish;
+                return EXIT_FAILURE;
+        r = manager_start(m);
+        if (r < 0)
+                return EXIT_FAILURE;
 
         log_info("nvprofiled %s ready: %u processes tracked (%s).", PACKAGE_VERSION,
                         (unsigned) intmap_size(&m->processes), manager_watch_state_to_string(m->watch_state));
@@ -246,16 +276,12 @@ static int run(int argc, char *argv[])
 
         r = sd_event_loop(e);
         (void) sd_notify(false, "STOPPING=1");
-        if (r < 0)
+        if (r < 0) {
                 log_error_errno(r, "Event loop failed");
-        else
-                log_info("Stopping.");
-
-finish:
-        bus = bus_context_free(bus);
-        m = manager_free(m);
-        sd_event_unref(e);
-        return r < 0 ? 1 : 0;
+                return EXIT_FAILURE;
+        }
+        log_info("Stopping.");
+        return EXIT_SUCCESS;
 }
 
 int main(int argc, char *argv[])

@@ -9,7 +9,7 @@
 #include "log.h"
 
 static int max_level = LOG_INFO;
-static bool to_journal;
+static LogTarget log_target = LOG_TARGET_CONSOLE; /* never AUTO: resolved when set */
 static const char *log_ident = "nvprofiled";
 
 static const char *const level_names[] = {
@@ -37,23 +37,49 @@ static bool stderr_is_journal(void)
         return (unsigned long long) st.st_dev == dev && (unsigned long long) st.st_ino == ino;
 }
 
+static const char *const target_names[_LOG_TARGET_MAX] = {
+        [LOG_TARGET_AUTO] = "auto",
+        [LOG_TARGET_CONSOLE] = "console",
+        [LOG_TARGET_JOURNAL] = "journal",
+        [LOG_TARGET_NULL] = "null",
+};
+
+void log_set_target(LogTarget target)
+{
+        assert(target >= 0 && target < _LOG_TARGET_MAX);
+        if (target == LOG_TARGET_AUTO)
+                target = stderr_is_journal() ? LOG_TARGET_JOURNAL : LOG_TARGET_CONSOLE;
+        log_target = target;
+}
+
+LogTarget log_get_target(void)
+{
+        return log_target;
+}
+
+const char *log_target_to_string(LogTarget target)
+{
+        return target >= 0 && target < _LOG_TARGET_MAX ? target_names[target] : NULL;
+}
+
+LogTarget log_target_from_string(const char *s)
+{
+        for (size_t i = 0; i < ELEMENTSOF(target_names); i++)
+                if (streq(target_names[i], s))
+                        return (LogTarget) i;
+        return _LOG_TARGET_INVALID;
+}
+
+const char *log_get_ident(void)
+{
+        return log_ident;
+}
+
 void log_setup(const char *ident, LogTarget target)
 {
         if (ident)
                 log_ident = ident;
-        switch (target) {
-        case LOG_TARGET_AUTO:
-                to_journal = stderr_is_journal();
-                break;
-        case LOG_TARGET_CONSOLE:
-                to_journal = false;
-                break;
-        case LOG_TARGET_JOURNAL:
-                to_journal = true;
-                break;
-        case _LOG_TARGET_MAX:
-                assert_not_reached();
-        }
+        log_set_target(target);
 }
 
 void log_set_max_level(int level)
@@ -96,17 +122,21 @@ static int log_dispatch(int level, int error, const char *const *fields, const c
         if (error != 0 && len >= 0 && (size_t) len < sizeof(buf))
                 (void) snprintf(buf + len, sizeof(buf) - (size_t) len, ": %s", strerror(abs(error)));
 
-        if (to_journal) {
+        switch (log_target) {
+        case LOG_TARGET_JOURNAL: {
                 char prio[16], errno_field[32], line_field[32];
                 struct iovec iov[24];
                 size_t n = 0;
-                _cleanup_free_ char *message = NULL, *code_file = NULL, *code_func = NULL;
+                _cleanup_free_ char *message = NULL, *code_file = NULL, *code_func = NULL, *ident = NULL;
 
                 if (asprintf(&message, "MESSAGE=%s", buf) < 0)
                         return -abs(error);
                 snprintf(prio, sizeof(prio), "PRIORITY=%i", level);
                 iov[n++] = (struct iovec){ message, strlen(message) };
                 iov[n++] = (struct iovec){ prio, strlen(prio) };
+                /* What LogControl1's SyslogIdentifier says, and what "journalctl -t" selects. */
+                if (asprintf(&ident, "SYSLOG_IDENTIFIER=%s", log_ident) >= 0)
+                        iov[n++] = (struct iovec){ ident, strlen(ident) };
                 if (error != 0) {
                         snprintf(errno_field, sizeof(errno_field), "ERRNO=%i", abs(error));
                         iov[n++] = (struct iovec){ errno_field, strlen(errno_field) };
@@ -122,8 +152,18 @@ static int log_dispatch(int level, int error, const char *const *fields, const c
                 for (const char *const *f = fields; f && *f && n < ELEMENTSOF(iov); f++)
                         iov[n++] = (struct iovec){ (void *) *f, strlen(*f) };
                 (void) sd_journal_sendv(iov, (int) n);
-        } else
+                break;
+        }
+        case LOG_TARGET_CONSOLE:
                 fprintf(stderr, "%s: %s\n", log_ident, buf);
+                break;
+        case LOG_TARGET_NULL:
+                break;
+        case LOG_TARGET_AUTO:
+        case _LOG_TARGET_MAX:
+        case _LOG_TARGET_INVALID:
+                assert_not_reached();
+        }
 
         return -abs(error);
 }

@@ -15,7 +15,9 @@ typedef enum LogTarget {
         LOG_TARGET_AUTO, /* journal if stderr is connected to it or we run under systemd */
         LOG_TARGET_CONSOLE, /* stderr */
         LOG_TARGET_JOURNAL,
+        LOG_TARGET_NULL, /* nothing */
         _LOG_TARGET_MAX,
+        _LOG_TARGET_INVALID = -EINVAL,
 } LogTarget;
 
 /* Stable ids of the events admins grep for: journalctl MESSAGE_ID=... */
@@ -24,6 +26,12 @@ typedef enum LogTarget {
 #define LOG_MESSAGE_RC_RELOADED "24225ab1414645b59510fee7bf99c32e"
 
 void log_setup(const char *ident, LogTarget target);
+/* Where messages go now: LOG_TARGET_AUTO is resolved when set, so this is console, journal or null. */
+void log_set_target(LogTarget target);
+LogTarget log_get_target(void) _pure_;
+const char *log_target_to_string(LogTarget target) _const_;
+LogTarget log_target_from_string(const char *s) _pure_; /* -EINVAL if unknown */
+const char *log_get_ident(void) _pure_;
 void log_set_max_level(int level);
 int log_get_max_level(void);
 int log_level_from_string(const char *s);

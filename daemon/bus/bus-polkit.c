@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "bus-polkit.h"
+#include "log.h"
+
+#define POLKIT_NAME "org.freedesktop.PolicyKit1"
+#define POLKIT_PATH "/org/freedesktop/PolicyKit1/Authority"
+#define POLKIT_INTERFACE "org.freedesktop.PolicyKit1.Authority"
+
+/* CheckAuthorization's flags: AllowUserInteraction. */
+#define POLKIT_CHECK_ALLOW_INTERACTION 1u
+
+/* Unanswered questions to polkit at most: each holds a caller's request in memory. */
+#define POLKIT_QUERIES_MAX 64u
+
+struct BusPolkitQuery {
+        BusContext *context;
+        sd_bus_message *request;
+        sd_bus_slot *slot;
+        BusAuthorizedAction action;
+        BusPolkitQuery *prev, *next;
+};
+
+static BusPolkitQuery *polkit_query_free(BusPolkitQuery *q)
+{
+        if (!q)
+                return NULL;
+        if (q->context) {
+                if (q->prev)
+                        q->prev->next = q->next;
+                else
+                        q->context->polkit_queries = q->next;
+                if (q->next)
+                        q->next->prev = q->prev;
+                q->context->n_polkit_queries--;
+        }
+        sd_bus_slot_unref(q->slot);
+        sd_bus_message_unref(q->request);
+        return mfree(q);
+}
+DEFINE_TRIVIAL_CLEANUP_FUNC(BusPolkitQuery *, polkit_query_free);
+
+void bus_polkit_queries_free(BusContext *c)
+{
+        while (c->polkit_queries)
+                polkit_query_free(c->polkit_queries);
+}
+
+/* polkit's answer: (bba{ss}) is_authorized, is_challenge, details. */
+static int read_authorization_result(sd_bus_message *reply, bool *ret_authorized, bool *ret_challenge)
+{
+        const sd_bus_error *e;
+        int authorized, challenge;
+        int r;
+
+        e = sd_bus_message_get_error(reply);
+        if (e)
+                return -sd_bus_error_get_errno(e);
+        r = sd_bus_message_enter_container(reply, 'r', "bba{ss}");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(reply, "bb", &authorized, &challenge);
+        if (r < 0)
+                return r;
+        *ret_authorized = authorized;
+        *ret_challenge = challenge;
+        return 0;
+}
+
+static int on_authorization_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
+{
+        _cleanup_(polkit_query_freep) BusPolkitQuery *q = userdata;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        bool authorized = false, challenge = false;
+        int r;
+
+        r = read_authorization_result(reply, &authorized, &challenge);
+        if (r < 0)
+                /* No polkit, or it failed: nobody but root is authorised. */
+                log_debug_errno(r, "Failed to ask polkit about %s", strna(sd_bus_message_get_sender(q->request)));
+
+        if (authorized)
+                r = q->action(q->context, q->request, &error);
+        else if (challenge)
+                r = sd_bus_error_set(&error, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED,
+                                "Interactive authentication required.");
+        else
+                r = sd_bus_error_set(&error, SD_BUS_ERROR_ACCESS_DENIED, "Access denied by polkit.");
+        if (r < 0 || sd_bus_error_is_set(&error))
+                (void) sd_bus_reply_method_errno(q->request, r, &error);
+        return 0;
+}
+
+static int ask_polkit(BusContext *c, sd_bus_message *m, const char *action_id, BusAuthorizedAction action)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
+        _cleanup_(polkit_query_freep) BusPolkitQuery *q = NULL;
+        const char *sender;
+        uint32_t flags = 0;
+        int r;
+
+        sender = sd_bus_message_get_sender(m);
+        if (!sender)
+                return -EBADMSG;
+        if (sd_bus_message_get_allow_interactive_authorization(m))
+                flags |= POLKIT_CHECK_ALLOW_INTERACTION;
+
+        r = sd_bus_message_new_method_call(
+                        c->bus, &call, POLKIT_NAME, POLKIT_PATH, POLKIT_INTERFACE, "CheckAuthorization");
+        if (r < 0)
+                return r;
+        /* The subject is the caller's unique bus name: polkit asks the bus who that is, so no pid race. */
+        r = sd_bus_message_append(
+                        call, "(sa{sv})sa{ss}us", "system-bus-name", 1, "name", "s", sender, action_id, 0, flags, "");
+        if (r < 0)
+                return r;
+
+        q = calloc(1, sizeof(BusPolkitQuery));
+        if (!q)
+                return -ENOMEM;
+        q->request = sd_bus_message_ref(m);
+        q->action = action;
+        /* An interactive authentication waits for a person: no timeout of our own beyond sd-bus's. */
+        r = sd_bus_call_async(c->bus, &q->slot, call, on_authorization_reply, q, 0);
+        if (r < 0)
+                return r;
+
+        q->context = c;
+        q->next = c->polkit_queries;
+        if (q->next)
+                q->next->prev = q;
+        c->polkit_queries = q;
+        c->n_polkit_queries++;
+        TAKE_PTR(q);
+        return 1;
+}
+
+int bus_authorize(BusContext *c, sd_bus_message *m, const char *action_id, BusAuthorizedAction action,
+                sd_bus_error *error)
+{
+        uid_t caller;
+        int r;
+
+        assert(c);
+        assert(m);
+        assert(action_id);
+        assert(action);
+
+        r = bus_caller_uid(m, &caller);
+        if (r < 0)
+                return r;
+        if (caller == 0)
+                return action(c, m, error);
+
+        if (c->n_polkit_queries >= POLKIT_QUERIES_MAX)
+                return sd_bus_error_set(error, BUS_ERROR_LIMITS_EXCEEDED, "Too many authorisations in progress.");
+        r = ask_polkit(c, m, action_id, action);
+        if (r < 0)
+                return log_warning_errno(r, "Failed to ask polkit");
+        return 1;
+}
