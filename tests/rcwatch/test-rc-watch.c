@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* rc file watching with real inotify through sd-event: missing entries, rc.d directories, atomic
- * renames, symlink targets, unrelated files, and coalescing of bursts. */
+ * renames, symlink targets, unrelated files, coalescing of bursts, and per-user groups that cannot
+ * disturb the system's watches. */
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -37,7 +38,8 @@ static unsigned run_until_call(Ctx *c, uint64_t timeout_usec)
 
 static void set_paths(Ctx *c, const char *const *paths)
 {
-        g_assert_cmpint(rc_watch_set_paths(c->watch, (char *const *) paths), ==, 0);
+        g_assert_cmpint(rc_watch_set_paths(c->watch, RC_WATCH_GROUP_SYSTEM, NULL, (char *const *) paths, SIZE_MAX), ==,
+                        0);
 }
 
 static void test_watch(void)
@@ -101,9 +103,51 @@ static void test_watch(void)
         sd_event_unref(c.event);
 }
 
+/* A user's group that asks for more directories than allowed is refused (-E2BIG) without touching the
+ * system group: edits under /etc are still reported, during and after, and dropping the user's group
+ * leaves the system's alone. */
+static void test_user_group_cannot_disturb_system(void)
+{
+        g_autofree char *root = test_mkdtemp();
+        _cleanup_close_ int fd = -EBADF;
+        const char *system_paths[] = { "/etc/nvidia/nvidia-application-profiles-rc", NULL };
+        g_autoptr(GPtrArray) user_paths = g_ptr_array_new_with_free_func(g_free);
+        const uint64_t user_group = 1000 + 1;
+        Ctx c = { 0 };
+
+        test_write_file(root, "etc/nvidia/nvidia-application-profiles-rc", "{}");
+        for (unsigned i = 0; i < 40; i++) {
+                g_autofree char *rel = g_strdup_printf("home/u/d%u", i);
+                test_mkdir_p(root, rel);
+                g_ptr_array_add(user_paths, g_strdup_printf("/home/u/d%u/nvidia-application-profiles-rc", i));
+        }
+        g_ptr_array_add(user_paths, NULL);
+
+        fd = test_open_dir(root);
+        g_assert_cmpint(sd_event_new(&c.event), >=, 0);
+        g_assert_cmpint(rc_watch_new(c.event, fd, COALESCE_USEC, 500 * 1000, on_changed, &c, &c.watch), ==, 0);
+        set_paths(&c, system_paths);
+
+        g_assert_cmpint(rc_watch_set_paths(c.watch, user_group, NULL, (char *const *) user_paths->pdata, 8), ==,
+                        -E2BIG);
+        test_write_file(root, "etc/nvidia/nvidia-application-profiles-rc", "{\"rules\": []}");
+        g_assert_cmpuint(run_until_call(&c, 5 * 1000 * 1000), ==, 1);
+
+        rc_watch_drop_group(c.watch, user_group);
+        test_write_file(root, "etc/nvidia/nvidia-application-profiles-rc", "{}");
+        g_assert_cmpuint(run_until_call(&c, 5 * 1000 * 1000), ==, 1);
+        /* The user's directories are no longer watched. */
+        test_write_file(root, "home/u/d0/nvidia-application-profiles-rc", "{}");
+        g_assert_cmpuint(run_until_call(&c, 4 * COALESCE_USEC), ==, 0);
+
+        rc_watch_free(c.watch);
+        sd_event_unref(c.event);
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/rc-watch/watch", test_watch);
+        g_test_add_func("/rc-watch/user-group-cannot-disturb-system", test_user_group_cannot_disturb_system);
         return g_test_run();
 }
