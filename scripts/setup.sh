@@ -130,6 +130,11 @@ run_suite() {
 # Counts as one test; the offending files are listed.
 check_formatting() {
     local files=() bad=() f
+    if ! command -v clang-format >/dev/null; then
+        echo "==> formatting: clang-format is not installed (Debian package clang-format)" >&2
+        failed=$((failed + 1))
+        return 1
+    fi
     echo "==> formatting: $(clang-format --version)"
     if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
         while IFS= read -r -d '' f; do files+=("$f"); done < <(git ls-files -z -- '*.c' '*.h')

@@ -959,6 +959,8 @@ static int resolve_fact(ITest *t, const char *key, const char *item, size_t n_it
         g_assert_cmpint(sd_bus_message_close_container(m), >=, 0);
         g_assert_cmpint(sd_bus_message_close_container(m), >=, 0);
         r = sd_bus_call(t->bus, m, 0, error, &reply);
+        if (r < 0)
+                g_test_message("Resolve: %s: %s", error->name, error->message);
         sd_bus_message_unref(m);
         sd_bus_message_unref(reply);
         return r;
