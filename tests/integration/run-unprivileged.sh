@@ -1,0 +1,56 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Runs an integration test binary (with its arguments) as an unprivileged user, to show that the cases
+# which claim to need no root really do not: CI runs as root, so without this they would never be run
+# any other way. As root, the user "nvptest" is created if missing (a system user without a home or a
+# shell) and everything the test reads is copied where that user can read it, since the checkout may
+# sit in root's home. Not root: the command runs as it is.
+set -eu
+
+if [ "$(id -u)" -ne 0 ]; then
+    exec "$@"
+fi
+
+user=nvptest
+# Cases run side by side: another one may create the user at the same moment.
+if ! id -u "$user" >/dev/null 2>&1; then
+    useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$user" 2>/dev/null ||
+        id -u "$user" >/dev/null
+fi
+
+stage=$(mktemp -d /tmp/nvptest-unprivileged-XXXXXX)
+trap 'rm -rf "$stage"' EXIT
+chmod 755 "$stage"
+
+# stage VAR: copies the file the variable names into the stage and points the variable there.
+stage() {
+    eval "src=\${$1:-}"
+    [ -n "$src" ] || return 0
+    cp "$src" "$stage/"
+    eval "$1=\$stage/\$(basename \"\$src\")"
+    export "$1"
+}
+for v in NVPROFILED_BIN NVPROFILECTL_BIN NVPROFILED_HELPER NVPROFILED_DSO_LIB NVPROFILED_DBUS_POLICY \
+        NVPROFILED_DBUS_XML; do
+    stage "$v"
+done
+
+# The sanitizer build's leak suppressions, if any, must be readable too.
+supp=$(printf '%s\n' "${LSAN_OPTIONS:-}" | tr ':' '\n' | sed -n 's/^suppressions=//p')
+if [ -n "$supp" ]; then
+    cp "$supp" "$stage/lsan.supp"
+    LSAN_OPTIONS=$(printf '%s\n' "$LSAN_OPTIONS" | sed "s|suppressions=[^:]*|suppressions=$stage/lsan.supp|")
+    export LSAN_OPTIONS
+fi
+
+test_bin=$1
+shift
+cp "$test_bin" "$stage/"
+chmod -R a+rX "$stage"
+
+export HOME="$stage"
+cd "$stage"
+status=0
+setpriv --reuid="$user" --regid="$user" --clear-groups --inh-caps=-all -- "$stage/$(basename "$test_bin")" "$@" \
+    || status=$?
+exit "$status"
