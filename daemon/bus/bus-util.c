@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <grp.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <stdio.h>
 
 #include "bus-common.h"
@@ -35,34 +37,54 @@ int bus_check_may_see(BusContext *c, uid_t caller, uid_t owner, pid_t pid, sd_bu
         return 0;
 }
 
+/* The primary group and groups of uid's account, as its sessions get them; an unknown user gets nogroup. */
+static void creds_from_user_database(uid_t uid, UserCreds *ret)
+{
+        struct passwd pw, *found = NULL;
+        char buf[4096];
+        int n = (int) USER_CREDS_GROUPS_MAX;
+
+        *ret = (UserCreds){ .uid = uid, .gid = 65534 };
+        if (getpwuid_r(uid, &pw, buf, sizeof(buf), &found) != 0 || !found)
+                return;
+        ret->gid = pw.pw_gid;
+        /* More groups than we keep: the rest are dropped, which only takes access away. */
+        if (getgrouplist(pw.pw_name, pw.pw_gid, ret->groups, &n) < 0)
+                n = (int) USER_CREDS_GROUPS_MAX;
+        ret->n_groups = (size_t) MAX(n, 0);
+}
+
 int bus_caller_creds(sd_bus_message *m, UserCreds *ret)
 {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
         const gid_t *groups = NULL;
+        uint64_t augmented;
         uid_t uid;
         gid_t gid;
         int r, n;
 
-        r = sd_bus_query_sender_creds(
-                        m, SD_BUS_CREDS_EUID | SD_BUS_CREDS_EGID | SD_BUS_CREDS_SUPPLEMENTARY_GIDS, &creds);
+        r = bus_caller_uid(m, &uid);
         if (r < 0)
                 return r;
-        /* Augmented fields come from /proc after the fact and can lie (pid reuse): refuse them. */
-        if (sd_bus_creds_get_augmented_mask(creds) & (SD_BUS_CREDS_EUID | SD_BUS_CREDS_EGID))
-                return -EPERM;
-        r = sd_bus_creds_get_euid(creds, &uid);
+        if (uid == 0) {
+                /* Root may read anything: the daemon's own access. */
+                user_creds_self(ret);
+                return 0;
+        }
+
+        /* dbus-daemon vouches for the uid (and, if it can, the groups), not for the gid: fields sd-bus had
+         * to read from /proc afterwards are "augmented" and race with pid reuse, so they are not used. */
+        r = sd_bus_query_sender_creds(m, SD_BUS_CREDS_EGID | SD_BUS_CREDS_SUPPLEMENTARY_GIDS, &creds);
         if (r < 0)
                 return r;
-        r = sd_bus_creds_get_egid(creds, &gid);
-        if (r < 0)
-                return r;
-        *ret = (UserCreds){ .uid = uid, .gid = gid };
-        /* Supplementary groups only add rights: when the bus cannot tell them (or they are augmented,
-         * hence untrustworthy), the caller gets fewer, never more. */
+        augmented = sd_bus_creds_get_augmented_mask(creds);
         n = sd_bus_creds_get_supplementary_gids(creds, &groups);
-        if (n > 0 && !(sd_bus_creds_get_augmented_mask(creds) & SD_BUS_CREDS_SUPPLEMENTARY_GIDS))
-                for (int i = 0; i < n && ret->n_groups < USER_CREDS_GROUPS_MAX; i++)
-                        ret->groups[ret->n_groups++] = groups[i];
+        if (!(augmented & (SD_BUS_CREDS_EGID | SD_BUS_CREDS_SUPPLEMENTARY_GIDS)) &&
+                        sd_bus_creds_get_egid(creds, &gid) >= 0 && n >= 0) {
+                *ret = (UserCreds){ .uid = uid, .gid = gid, .n_groups = MIN((size_t) n, USER_CREDS_GROUPS_MAX) };
+                memcpy(ret->groups, groups, ret->n_groups * sizeof(gid_t));
+        } else
+                creds_from_user_database(uid, ret);
         user_creds_normalize(ret);
         return 0;
 }

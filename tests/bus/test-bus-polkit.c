@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Authorisation of state-changing requests (Reload, LogControl1 writes) through polkit, with
+ * python3-dbusmock's polkitd template standing in for polkit on the private bus; and LogControl1 itself.
+ * Needs root (a user made with useradd, whose calls come from a child that became it). */
+
+#include <stdio.h>
+#include <unistd.h>
+
+#include "bus-names.h"
+#include "bus-world.h"
+#include "macro.h"
+
+#define TEST_USER "nvptest-buspk"
+#define LOG_CONTROL_PATH "/org/freedesktop/LogControl1"
+#define LOG_CONTROL_INTERFACE "org.freedesktop.LogControl1"
+
+static const char *const reload_allowed[] = { POLKIT_ACTION_RELOAD, NULL };
+static const char *const nothing_allowed[] = { NULL };
+
+static uint64_t generation(BusWorld *w)
+{
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        uint64_t g = 0;
+
+        g_assert_cmpint(sd_bus_get_property_trivial(w->bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE,
+                                        "ConfigGeneration", &e, 't', &g),
+                        >=, 0);
+        return g;
+}
+
+typedef struct ReloadCall {
+        bool interactive;
+        int name_fd; /* the child writes its unique name here, for the subject check */
+} ReloadCall;
+
+static int call_reload(sd_bus *bus, void *userdata)
+{
+        ReloadCall *c = userdata;
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        const char *unique = NULL;
+        int r;
+
+        if (c && c->name_fd >= 0 && sd_bus_get_unique_name(bus, &unique) >= 0)
+                (void) !write(c->name_fd, unique, strlen(unique));
+        if (c && c->interactive)
+                (void) sd_bus_set_allow_interactive_authorization(bus, true);
+        r = sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "Reload", &e, NULL, "");
+        return world_outcome(r, &e);
+}
+
+static char *reload_as_user_noting_name(BusWorld *w, uid_t uid, bool interactive, int *ret_outcome)
+{
+        int fds[2];
+        char buf[256] = { 0 };
+        ssize_t n;
+
+        g_assert_cmpint(pipe(fds), ==, 0);
+        *ret_outcome = world_call_as(w, uid, call_reload, &(ReloadCall){ interactive, fds[1] });
+        close(fds[1]);
+        n = read(fds[0], buf, sizeof(buf) - 1);
+        close(fds[0]);
+        g_assert_cmpint(n, >, 0);
+        return g_strdup(buf);
+}
+
+static void test_reload_authorized_by_polkit(void)
+{
+        BusWorld w;
+        g_autofree char *log = NULL, *name = NULL, *calls = NULL;
+        uid_t uid = world_test_user(TEST_USER);
+        uint64_t g;
+        int outcome;
+
+        world_setup(&w);
+        world_start_daemon(&w, NULL, NULL);
+
+        /* No polkit on the bus: only root. */
+        g = generation(&w);
+        g_assert_cmpint(world_call_as(&w, uid, call_reload, NULL), ==, CALL_ACCESS_DENIED);
+        g_assert_cmpuint(generation(&w), ==, g);
+        g_assert_cmpint(world_call_as(&w, 0, call_reload, NULL), ==, CALL_OK);
+        g_assert_cmpuint(generation(&w), ==, g + 1);
+
+        /* polkit says no: refused, nothing reloaded; root is never asked about. */
+        world_start_polkit(&w);
+        g = generation(&w);
+        name = reload_as_user_noting_name(&w, uid, false, &outcome);
+        g_assert_cmpint(outcome, ==, CALL_ACCESS_DENIED);
+        g_assert_cmpuint(generation(&w), ==, g);
+        g_assert_cmpint(world_call_as(&w, 0, call_reload, NULL), ==, CALL_OK);
+        g_assert_cmpuint(generation(&w), ==, g + 1);
+
+        /* polkit says yes: reloaded. */
+        world_polkit_set_allowed(&w, reload_allowed);
+        g = generation(&w);
+        g_assert_cmpint(world_call_as(&w, uid, call_reload, NULL), ==, CALL_OK);
+        g_assert_cmpuint(generation(&w), ==, g + 1);
+
+        /* And no again. */
+        world_polkit_set_allowed(&w, nothing_allowed);
+        g_assert_cmpint(world_call_as(&w, uid, call_reload, NULL), ==, CALL_ACCESS_DENIED);
+
+        /* What the daemon asked: the caller's bus name as subject, our action, no interaction unless the
+         * call allows it. */
+        {
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+                sd_bus_error e = SD_BUS_ERROR_NULL;
+                g_autofree char *interactive_name = NULL;
+                GString *seen = g_string_new(NULL);
+                int r;
+
+                interactive_name = reload_as_user_noting_name(&w, uid, true, &outcome);
+                g_assert_cmpint(outcome, ==, CALL_ACCESS_DENIED);
+                g_assert_cmpint(sd_bus_call_method(w.bus, "org.freedesktop.PolicyKit1",
+                                                "/org/freedesktop/PolicyKit1/Authority", "org.freedesktop.DBus.Mock",
+                                                "GetCalls", &e, &reply, ""),
+                                >=, 0);
+                g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(tsav)"), >, 0);
+                while ((r = sd_bus_message_enter_container(reply, 'r', "tsav")) > 0) {
+                        const char *method, *kind, *key, *subject_name, *action;
+                        uint64_t when;
+                        uint32_t flags;
+
+                        g_assert_cmpint(sd_bus_message_read(reply, "ts", &when, &method), >, 0);
+                        if (!streq(method, "CheckAuthorization")) {
+                                g_assert_cmpint(sd_bus_message_skip(reply, "av"), >=, 0);
+                                g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
+                                continue;
+                        }
+                        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "v"), >, 0);
+                        g_assert_cmpint(sd_bus_message_enter_container(reply, 'v', "(sa{sv})"), >, 0);
+                        g_assert_cmpint(sd_bus_message_enter_container(reply, 'r', "sa{sv}"), >, 0);
+                        g_assert_cmpint(sd_bus_message_read(reply, "s", &kind), >, 0);
+                        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "{sv}"), >, 0);
+                        g_assert_cmpint(sd_bus_message_enter_container(reply, 'e', "sv"), >, 0);
+                        g_assert_cmpint(sd_bus_message_read(reply, "sv", &key, "s", &subject_name), >, 0);
+                        g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
+                        g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
+                        g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
+                        g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
+                        g_assert_cmpint(sd_bus_message_read(reply, "v", "s", &action), >, 0);
+                        g_assert_cmpint(sd_bus_message_skip(reply, "v"), >=, 0);
+                        g_assert_cmpint(sd_bus_message_read(reply, "v", "u", &flags), >, 0);
+                        g_assert_cmpint(sd_bus_message_skip(reply, "v"), >=, 0);
+                        g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
+                        g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
+
+                        g_assert_cmpstr(kind, ==, "system-bus-name");
+                        g_assert_cmpstr(key, ==, "name");
+                        g_assert_cmpstr(action, ==, POLKIT_ACTION_RELOAD);
+                        g_string_append_printf(seen, "%s:%u;", subject_name, flags);
+                }
+                g_assert_cmpint(r, >=, 0);
+                g_test_message("polkit was asked about: %s", seen->str);
+                {
+                        g_autofree char *plain = g_strdup_printf("%s:0;", name);
+                        g_autofree char *asked = g_strdup_printf("%s:1;", interactive_name);
+                        g_assert_nonnull(strstr(seen->str, plain));
+                        g_assert_nonnull(strstr(seen->str, asked));
+                }
+                g_string_free(seen, TRUE);
+        }
+
+        world_teardown(&w);
+}
+
+/* ---- LogControl1 ---- */
+
+static char *get_string(sd_bus *bus, const char *property)
+{
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        char *v = NULL;
+
+        g_assert_cmpint(sd_bus_get_property_string(
+                                        bus, BUS_NAME, LOG_CONTROL_PATH, LOG_CONTROL_INTERFACE, property, &e, &v),
+                        >=, 0);
+        return v;
+}
+
+typedef struct SetCall {
+        const char *property, *value;
+} SetCall;
+
+static int call_set(sd_bus *bus, void *userdata)
+{
+        const SetCall *c = userdata;
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        int r;
+
+        r = sd_bus_set_property(bus, BUS_NAME, LOG_CONTROL_PATH, LOG_CONTROL_INTERFACE, c->property, &e, "s", c->value);
+        if (r < 0)
+                g_printerr("Set %s=%s: %s\n", c->property, c->value, e.name);
+        return world_outcome(r, &e);
+}
+
+static void assert_string(BusWorld *w, const char *property, const char *expected)
+{
+        g_autofree char *v = get_string(w->bus, property);
+        g_assert_cmpstr(v, ==, expected);
+}
+
+static unsigned count_in_log(BusWorld *w, const char *needle)
+{
+        g_autofree char *log = world_daemon_log(w);
+        unsigned n = 0;
+
+        for (const char *p = log; (p = strstr(p, needle)); p++)
+                n++;
+        return n;
+}
+
+static void test_log_control(void)
+{
+        BusWorld w;
+        uid_t uid = world_test_user(TEST_USER);
+
+        world_setup(&w);
+        world_start_daemon(&w, NULL, NULL);
+        world_start_polkit(&w);
+
+        /* What the daemon started with: --log-level=debug, stderr to a file. */
+        assert_string(&w, "LogLevel", "debug");
+        assert_string(&w, "LogTarget", "console");
+        assert_string(&w, "SyslogIdentifier", "nvprofiled");
+
+        /* Root sets both; wrong values and the read-only property are refused. */
+        g_assert_cmpint(world_call_as(&w, 0, call_set, &(SetCall){ "LogLevel", "notice" }), ==, CALL_OK);
+        assert_string(&w, "LogLevel", "notice");
+        g_assert_cmpint(world_call_as(&w, 0, call_set, &(SetCall){ "LogLevel", "chatty" }), ==, CALL_INVALID_ARGS);
+        assert_string(&w, "LogLevel", "notice");
+        g_assert_cmpint(world_call_as(&w, 0, call_set, &(SetCall){ "LogTarget", "null" }), ==, CALL_OK);
+        assert_string(&w, "LogTarget", "null");
+        g_assert_cmpint(world_call_as(&w, 0, call_set, &(SetCall){ "LogTarget", "kmsg" }), ==, CALL_INVALID_ARGS);
+        g_assert_cmpint(world_call_as(&w, 0, call_set, &(SetCall){ "LogTarget", "console" }), ==, CALL_OK);
+        g_assert_cmpint(world_call_as(&w, 0, call_set, &(SetCall){ "SyslogIdentifier", "x" }), !=, CALL_OK);
+        assert_string(&w, "SyslogIdentifier", "nvprofiled");
+
+        /* A user: refused while polkit says no, and nothing changes; allowed when it says yes. */
+        g_assert_cmpint(world_call_as(&w, uid, call_set, &(SetCall){ "LogLevel", "debug" }), ==, CALL_ACCESS_DENIED);
+        g_assert_cmpint(world_call_as(&w, uid, call_set, &(SetCall){ "LogTarget", "null" }), ==, CALL_ACCESS_DENIED);
+        assert_string(&w, "LogLevel", "notice");
+        assert_string(&w, "LogTarget", "console");
+        world_polkit_set_allowed(&w, reload_allowed);
+        g_assert_cmpint(world_call_as(&w, uid, call_set, &(SetCall){ "LogLevel", "debug" }), ==, CALL_OK);
+        assert_string(&w, "LogLevel", "debug");
+        /* Authorised is not valid: the value is still checked. */
+        g_assert_cmpint(world_call_as(&w, uid, call_set, &(SetCall){ "LogLevel", "chatty" }), ==, CALL_INVALID_ARGS);
+        assert_string(&w, "LogLevel", "debug");
+
+        /* The level takes effect: a reload's info line is written at info, not at warning. */
+        {
+                unsigned before;
+
+                g_assert_cmpint(world_call_as(&w, 0, call_set, &(SetCall){ "LogLevel", "warning" }), ==, CALL_OK);
+                before = count_in_log(&w, "Application profiles loaded");
+                g_assert_cmpint(world_call_as(&w, 0, call_reload, NULL), ==, CALL_OK);
+                g_assert_cmpuint(count_in_log(&w, "Application profiles loaded"), ==, before);
+                g_assert_cmpint(world_call_as(&w, 0, call_set, &(SetCall){ "LogLevel", "info" }), ==, CALL_OK);
+                g_assert_cmpint(world_call_as(&w, 0, call_reload, NULL), ==, CALL_OK);
+                g_assert_cmpuint(count_in_log(&w, "Application profiles loaded"), ==, before + 1);
+        }
+
+        world_teardown(&w);
+}
+
+int main(int argc, char *argv[])
+{
+        int r;
+
+        g_test_init(&argc, &argv, NULL);
+        if (geteuid() != 0) {
+                printf("1..0 # SKIP needs root\n");
+                return 0;
+        }
+        g_test_add_func("/bus/reload-authorized-by-polkit", test_reload_authorized_by_polkit);
+        g_test_add_func("/bus/log-control", test_log_control);
+        r = g_test_run();
+        world_remove_user(TEST_USER);
+        return r;
+}
