@@ -423,7 +423,9 @@ static void test_rc_edits(void)
         ITEST_WAIT_FOR(resolves_to(&t, "/usr/bin/edit-target", NULL, "K", "6"), WAIT_MS);
         g_assert_true(resolves_to(&t, "/usr/bin/edit-target", NULL, "K", "6"));
 
-        /* A user's rc.d created after the daemon first looked at that $HOME: it outranks /etc. */
+        /* A user's rc.d created after the daemon first looked at that $HOME: it outranks /etc. The home
+         * exists (and is ours: a caller may only name a home it could read). */
+        itest_write(&t, "home/u/.profile", "");
         g_assert_true(resolves_to(&t, "/usr/bin/edit-target", "/home/u", "K", "6"));
         rewrite(&t, "home/u/.nv/nvidia-application-profiles-rc.d/10-user", 7);
         ITEST_WAIT_FOR(resolves_to(&t, "/usr/bin/edit-target", "/home/u", "K", "7"), WAIT_MS);
