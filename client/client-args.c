@@ -333,3 +333,18 @@ int dispatch_verb(int argc, char *argv[])
         (void) usage_error("Unknown verb \"%s\"; see nvprofilectl --help.", esc(&e, argv[0]));
         return EXIT_USAGE;
 }
+
+int client_run(int argc, char *argv[])
+{
+        int r;
+
+        r = parse_argv(argc, argv);
+        if (r <= 0) {
+                client_options_done(&arg);
+                return r == 0 ? EXIT_SUCCESS : r == -EINVAL ? EXIT_USAGE : EXIT_FAILURE;
+        }
+
+        r = dispatch_verb(argc - optind, argv + optind);
+        client_options_done(&arg);
+        return r;
+}

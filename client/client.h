@@ -47,6 +47,9 @@ void client_options_done(ClientOptions *o);
 /* Runs the verb argv[0] with its arguments; returns the exit status (usage errors included). */
 int dispatch_verb(int argc, char *argv[]);
 
+/* All of nvprofilectl but the logging set-up: parses argv, runs the verb, returns the exit status. */
+int client_run(int argc, char *argv[]);
+
 /* "the system bus", "the session bus" or "the bus at ADDRESS" (escaped, owned by pool), for messages. */
 const char *bus_description(EscapePool *pool);
 

@@ -1,0 +1,677 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* nvprofilectl without a daemon: the command line (options, verbs, usage errors and exit statuses),
+ * "check" as the driver reads files and directories, how diagnostics and values are printed, and what
+ * it says when nvprofiled is not on the bus. */
+
+#include <fcntl.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <pty.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "rc-reader.h"
+#include "test-util.h"
+
+/* Reads what was written to fd since offset 0. */
+static char *read_back(int fd)
+{
+        GString *s = g_string_new(NULL);
+        char buf[4096];
+        ssize_t n;
+
+        g_assert_cmpint(lseek(fd, 0, SEEK_SET), ==, 0);
+        while ((n = read(fd, buf, sizeof(buf))) > 0)
+                g_string_append_len(s, buf, n);
+        g_assert_cmpint(n, ==, 0);
+        return g_string_free(s, FALSE);
+}
+
+static int temp_fd(void)
+{
+        g_autofree char *dir = test_mkdtemp();
+        g_autofree char *path = g_build_filename(dir, "capture", NULL);
+        int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+        g_assert_cmpint(fd, >=, 0);
+        return fd;
+}
+
+/* Runs nvprofilectl's command line in this process with stdout and stderr captured (stdout is the TAP
+ * stream). Returns the exit status. */
+static int run_ctl(char **ret_out, char **ret_err, const char *first, ...)
+{
+        g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func(g_free);
+        int out = temp_fd(), err = temp_fd(), saved_out, saved_err, status;
+        va_list ap;
+
+        g_ptr_array_add(args, g_strdup("nvprofilectl"));
+        va_start(ap, first);
+        for (const char *a = first; a; a = va_arg(ap, const char *))
+                g_ptr_array_add(args, g_strdup(a));
+        va_end(ap);
+        g_ptr_array_add(args, NULL);
+
+        fflush(stdout);
+        fflush(stderr);
+        saved_out = dup(STDOUT_FILENO);
+        saved_err = dup(STDERR_FILENO);
+        g_assert_cmpint(dup2(out, STDOUT_FILENO), ==, STDOUT_FILENO);
+        g_assert_cmpint(dup2(err, STDERR_FILENO), ==, STDERR_FILENO);
+
+        /* parse_argv() permutes the array, not the strings: args keeps them all to free. */
+        {
+                g_autofree char **argv = g_memdup2(args->pdata, sizeof(char *) * args->len);
+                status = client_run((int) args->len - 1, argv);
+        }
+
+        fflush(stdout);
+        fflush(stderr);
+        g_assert_cmpint(dup2(saved_out, STDOUT_FILENO), ==, STDOUT_FILENO);
+        g_assert_cmpint(dup2(saved_err, STDERR_FILENO), ==, STDERR_FILENO);
+        close(saved_out);
+        close(saved_err);
+
+        if (ret_out)
+                *ret_out = read_back(out);
+        if (ret_err)
+                *ret_err = read_back(err);
+        {
+                g_autofree char *e = read_back(err);
+                if (*e)
+                        g_test_message("stderr: %s", e);
+        }
+        close(out);
+        close(err);
+        return status;
+}
+
+/* ---- options ---- */
+
+/* arg points into the strings of the last command line parsed: they live until the next. */
+static GPtrArray *parsed_args;
+
+static int parse(const char *first, ...)
+{
+        GPtrArray *args;
+        g_autofree char **argv = NULL;
+        va_list ap;
+        int r, saved_err, null_fd;
+
+        client_options_done(&arg);
+        g_clear_pointer(&parsed_args, g_ptr_array_unref);
+        args = parsed_args = g_ptr_array_new_with_free_func(g_free);
+        g_ptr_array_add(args, g_strdup("nvprofilectl"));
+        va_start(ap, first);
+        for (const char *a = first; a; a = va_arg(ap, const char *))
+                g_ptr_array_add(args, g_strdup(a));
+        va_end(ap);
+        g_ptr_array_add(args, NULL);
+        argv = g_memdup2(args->pdata, sizeof(char *) * args->len);
+
+        /* Usage messages go to stderr; keep the log readable but quiet. */
+        fflush(stderr);
+        saved_err = dup(STDERR_FILENO);
+        null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        g_assert_cmpint(dup2(null_fd, STDERR_FILENO), ==, STDERR_FILENO);
+        r = parse_argv((int) args->len - 1, argv);
+        fflush(stderr);
+        g_assert_cmpint(dup2(saved_err, STDERR_FILENO), ==, STDERR_FILENO);
+        close(saved_err);
+        close(null_fd);
+        return r;
+}
+
+static void test_json_option(void)
+{
+        g_assert_cmpint(parse("--json=pretty", "status", NULL), ==, 1);
+        g_assert_cmpint(arg.json, ==, JSON_PRETTY);
+        g_assert_cmpint(parse("--json=short", "status", NULL), ==, 1);
+        g_assert_cmpint(arg.json, ==, JSON_SHORT);
+        g_assert_cmpint(parse("--json=pretty", "--json=off", "status", NULL), ==, 1);
+        g_assert_cmpint(arg.json, ==, JSON_OFF);
+        g_assert_cmpint(parse("--json=yaml", "status", NULL), ==, -EINVAL);
+        g_assert_cmpint(parse("--json=", "status", NULL), ==, -EINVAL);
+        client_options_done(&arg);
+}
+
+/* Bare --json (and -j): pretty on a terminal, short otherwise. */
+static void test_json_bare(void)
+{
+        int master, slave, saved;
+
+        /* stdout a file: short. */
+        {
+                int fd = temp_fd();
+
+                fflush(stdout);
+                saved = dup(STDOUT_FILENO);
+                g_assert_cmpint(dup2(fd, STDOUT_FILENO), ==, STDOUT_FILENO);
+                g_assert_cmpint(parse("--json", "status", NULL), ==, 1);
+                g_assert_cmpint(arg.json, ==, JSON_SHORT);
+                g_assert_cmpint(parse("-j", "status", NULL), ==, 1);
+                g_assert_cmpint(arg.json, ==, JSON_SHORT);
+                g_assert_cmpint(dup2(saved, STDOUT_FILENO), ==, STDOUT_FILENO);
+                close(saved);
+                close(fd);
+        }
+
+        /* stdout a terminal: pretty. */
+        g_assert_cmpint(openpty(&master, &slave, NULL, NULL, NULL), ==, 0);
+        fflush(stdout);
+        saved = dup(STDOUT_FILENO);
+        g_assert_cmpint(dup2(slave, STDOUT_FILENO), ==, STDOUT_FILENO);
+        g_assert_cmpint(parse("--json", "status", NULL), ==, 1);
+        g_assert_cmpint(arg.json, ==, JSON_PRETTY);
+        g_assert_cmpint(parse("status", "--json", NULL), ==, 1); /* after the verb, too */
+        g_assert_cmpint(arg.json, ==, JSON_PRETTY);
+        g_assert_cmpint(dup2(saved, STDOUT_FILENO), ==, STDOUT_FILENO);
+        close(saved);
+        close(slave);
+        close(master);
+        client_options_done(&arg);
+}
+
+static void test_bus_options(void)
+{
+        g_assert_cmpint(parse("--user", "status", NULL), ==, 1);
+        g_assert_true(arg.session);
+        g_assert_null(arg.bus_address);
+        g_assert_cmpint(parse("--bus=unix:path=/run/x", "status", NULL), ==, 1);
+        g_assert_cmpstr(arg.bus_address, ==, "unix:path=/run/x");
+        g_assert_false(arg.session);
+        g_assert_cmpint(parse("--bus=unix:path=/run/x", "--user", "status", NULL), ==, -EINVAL);
+        g_assert_cmpint(parse("--user", "--bus=unix:path=/run/x", "status", NULL), ==, -EINVAL);
+        g_assert_cmpint(parse("--bus=", "status", NULL), ==, -EINVAL);
+        client_options_done(&arg);
+}
+
+static void test_resolve_options(void)
+{
+        g_assert_cmpint(parse("resolve", "--exe", "/usr/bin/sway", "--dso", "libwlroots.so", "--dso", "libGL.so",
+                                        "--env", "__GL_SYNC_TO_VBLANK=0", "--home", "/home/u", NULL),
+                        ==, 1);
+        g_assert_cmpstr(arg.exe, ==, "/usr/bin/sway");
+        g_assert_cmpuint(g_strv_length(arg.dsos), ==, 2);
+        g_assert_cmpstr(arg.dsos[1], ==, "libGL.so");
+        g_assert_cmpstr(arg.env[0], ==, "__GL_SYNC_TO_VBLANK=0");
+        g_assert_cmpstr(arg.home, ==, "/home/u");
+        g_assert_cmpint(parse("resolve", "--env", "NOEQUALS", NULL), ==, -EINVAL);
+        g_assert_cmpint(parse("resolve", "--env", "=x", NULL), ==, -EINVAL);
+        g_assert_cmpint(parse("resolve", "--home", "relative", NULL), ==, -EINVAL);
+        g_assert_cmpint(parse("--no-such-option", "status", NULL), ==, -EINVAL);
+        client_options_done(&arg);
+        g_assert_null(arg.dsos);
+        g_assert_true(arg.legend);
+}
+
+/* ---- verbs: usage errors exit 2 before anything is asked of a bus ---- */
+
+static void test_usage_errors(void)
+{
+        g_autofree char *err = NULL;
+
+        g_assert_cmpint(run_ctl(NULL, &err, "status", "extra", NULL), ==, EXIT_USAGE);
+        g_assert_nonnull(strstr(err, "status takes no arguments"));
+        g_assert_cmpint(run_ctl(NULL, NULL, "processes", "x", NULL), ==, EXIT_USAGE);
+        g_assert_cmpint(run_ctl(NULL, NULL, "errors", "x", NULL), ==, EXIT_USAGE);
+        g_assert_cmpint(run_ctl(NULL, NULL, "rules", "x", NULL), ==, EXIT_USAGE);
+        g_assert_cmpint(run_ctl(NULL, NULL, "profiles", "x", NULL), ==, EXIT_USAGE);
+        g_assert_cmpint(run_ctl(NULL, NULL, "monitor", "x", NULL), ==, EXIT_USAGE);
+        g_assert_cmpint(run_ctl(NULL, NULL, "reload", "x", NULL), ==, EXIT_USAGE);
+        g_assert_cmpint(run_ctl(NULL, NULL, "version", "x", NULL), ==, EXIT_USAGE);
+        g_assert_cmpint(run_ctl(NULL, NULL, "resolve", "x", "--exe", "/bin/x", NULL), ==, EXIT_USAGE);
+        g_assert_cmpint(run_ctl(NULL, NULL, "explain", NULL), ==, EXIT_USAGE);
+        g_assert_cmpint(run_ctl(NULL, NULL, "explain", "1", "2", NULL), ==, EXIT_USAGE);
+        g_assert_cmpint(run_ctl(NULL, NULL, "explain", "abc", NULL), ==, EXIT_USAGE);
+        g_assert_cmpint(run_ctl(NULL, NULL, "explain", "0", NULL), ==, EXIT_USAGE);
+        g_assert_cmpint(run_ctl(NULL, NULL, "resolve", NULL), ==, EXIT_USAGE); /* no fact at all */
+        g_assert_cmpint(run_ctl(NULL, NULL, "status", "--exe", "/bin/x", NULL), ==, EXIT_USAGE);
+        g_assert_cmpint(run_ctl(NULL, NULL, "status", "--home", "/root", NULL), ==, EXIT_USAGE);
+        g_assert_cmpint(run_ctl(NULL, NULL, "no-such-verb", NULL), ==, EXIT_USAGE);
+        g_assert_cmpint(run_ctl(NULL, NULL, NULL), ==, EXIT_USAGE);
+        g_assert_cmpint(run_ctl(NULL, NULL, "--bus=unix:path=/x", "--user", "status", NULL), ==, EXIT_USAGE);
+        g_assert_cmpint(run_ctl(NULL, NULL, "--json=yaml", "status", NULL), ==, EXIT_USAGE);
+}
+
+static void test_unknown_verb_escaped(void)
+{
+        g_autofree char *err = NULL;
+
+        g_assert_cmpint(run_ctl(NULL, &err, "\x1b]0;x\x07", NULL), ==, EXIT_USAGE);
+        g_assert_null(strchr(err, '\x1b'));
+        g_assert_nonnull(strstr(err, "\\x1b]0;x\\a"));
+}
+
+static void test_help_and_version(void)
+{
+        g_autofree char *out = NULL, *version = NULL;
+
+        g_assert_cmpint(run_ctl(&out, NULL, "--help", NULL), ==, EXIT_SUCCESS);
+        /* Every verb and option is documented (the man page is written from this text). */
+        for (const char *const *w = (const char *const[]){ "\n  status ", "\n  processes ", "\n  explain PID",
+                             "\n  resolve ", "\n  rules ", "\n  profiles ", "\n  errors ", "\n  check [PATH...]",
+                             "\n  monitor ", "\n  reload ", "\n  version ", "--help", "--version", "--json[=MODE]",
+                             "\n  -j ", "--no-legend", "--all", "--bus=ADDRESS", "--user", "--exe=PATH", "--argv=ARG",
+                             "--comm=NAME", "--dso=NAME", "--env=NAME=VALUE", "--home=DIR", "--exe-dir-file=NAME",
+                             "Exit status:", "\n  0 ", "\n  1 ", "\n  2 ", NULL };
+                        *w; w++)
+                if (!strstr(out, *w))
+                        g_error("--help does not mention \"%s\"", *w);
+        g_assert_cmpint(run_ctl(&version, NULL, "--version", NULL), ==, EXIT_SUCCESS);
+        g_assert_true(g_str_has_prefix(version, "nvprofilectl "));
+}
+
+/* ---- check ---- */
+
+static struct json_object *check_json(int *ret_status, const char *first, ...)
+{
+        g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func(g_free);
+        g_autofree char *out = NULL;
+        struct json_object *o;
+        va_list ap;
+
+        g_ptr_array_add(args, g_strdup("--json=short"));
+        g_ptr_array_add(args, g_strdup("check"));
+        va_start(ap, first);
+        for (const char *a = first; a; a = va_arg(ap, const char *))
+                g_ptr_array_add(args, g_strdup(a));
+        va_end(ap);
+        g_assert_cmpuint(args->len, <=, 6);
+        g_ptr_array_set_size(args, 6);
+        *ret_status = run_ctl(&out, NULL, g_ptr_array_index(args, 0), g_ptr_array_index(args, 1),
+                        g_ptr_array_index(args, 2), g_ptr_array_index(args, 3), g_ptr_array_index(args, 4),
+                        g_ptr_array_index(args, 5), NULL);
+        o = json_tokener_parse(out);
+        g_assert_nonnull(o);
+        return o;
+}
+
+static const char *jstr(struct json_object *o, const char *key)
+{
+        return json_object_get_string(json_object_object_get(o, key));
+}
+
+/* The diagnostic of file whose message contains needle, or NULL. */
+static struct json_object *find_diag(struct json_object *out, const char *file, const char *needle)
+{
+        struct json_object *diags = json_object_object_get(out, "diagnostics");
+
+        for (size_t i = 0; i < json_object_array_length(diags); i++) {
+                struct json_object *d = json_object_array_get_idx(diags, i);
+
+                if (g_str_equal(jstr(d, "file"), file) && strstr(jstr(d, "message"), needle))
+                        return d;
+        }
+        return NULL;
+}
+
+static const char *VALID = "{\"rules\": [{\"pattern\": \"x\", \"profile\": \"P\"}],"
+                           " \"profiles\": [{\"name\": \"P\", \"settings\": [\"k\", 1]}]}";
+
+static void test_check_missing_is_error(void)
+{
+        g_autofree char *dir = test_mkdtemp();
+        g_autofree char *missing = g_build_filename(dir, "nonexistent", NULL);
+        g_autofree char *good = g_build_filename(dir, "good", NULL);
+        struct json_object *out;
+        int status;
+
+        test_write_file(dir, "good", VALID);
+        out = check_json(&status, good, missing, NULL);
+        g_assert_cmpint(status, ==, EXIT_FAILURE);
+        g_assert_cmpint(json_object_get_int(json_object_object_get(out, "errors")), ==, 1);
+        g_assert_cmpstr(jstr(find_diag(out, missing, "No such file"), "severity"), ==, "error");
+        json_object_put(out);
+
+        /* The good one alone is fine. */
+        out = check_json(&status, good, NULL);
+        g_assert_cmpint(status, ==, EXIT_SUCCESS);
+        json_object_put(out);
+}
+
+static void test_check_too_large_is_error(void)
+{
+        g_autofree char *dir = test_mkdtemp();
+        g_autofree char *big = g_build_filename(dir, "big", NULL);
+        g_autofree char *text = g_malloc(RC_FILE_SIZE_MAX + 2);
+        struct json_object *out;
+        int status;
+
+        /* Valid rc syntax if it were read: whitespace around an empty object. */
+        memset(text, ' ', RC_FILE_SIZE_MAX + 1);
+        text[0] = '{';
+        text[RC_FILE_SIZE_MAX] = '}';
+        text[RC_FILE_SIZE_MAX + 1] = '\0';
+        test_write_file(dir, "big", text);
+
+        out = check_json(&status, big, NULL);
+        g_assert_cmpint(status, ==, EXIT_FAILURE);
+        g_assert_cmpstr(jstr(find_diag(out, big, "larger than"), "severity"), ==, "error");
+        json_object_put(out);
+
+        /* One byte less is read. */
+        text[RC_FILE_SIZE_MAX - 1] = '}';
+        text[RC_FILE_SIZE_MAX] = '\0';
+        test_write_file(dir, "big", text);
+        out = check_json(&status, big, NULL);
+        g_assert_cmpint(status, ==, EXIT_SUCCESS);
+        json_object_put(out);
+}
+
+static void test_check_directory(void)
+{
+        g_autofree char *dir = test_mkdtemp();
+        g_autofree char *rcd = g_build_filename(dir, "rc.d", NULL);
+        g_autofree char *outside = g_build_filename(dir, "outside", NULL);
+        g_autofree char *fifo = g_build_filename(rcd, "fifo", NULL);
+        /* strcmp order: digits, upper case, lower case. */
+        const char *const expected[] = { "10-x", "9-x", "B", "a", "b", "dangling", "fifo", "link", "sub", NULL };
+        struct json_object *out, *files;
+        int status;
+
+        test_write_file(rcd, "b", "{\"rules\": [{\"pattern\": \"b\", \"profile\": \"FromA\"}]}");
+        test_write_file(rcd, "a", "{\"profiles\": [{\"name\": \"FromA\", \"settings\": [\"k\", 1]}]}");
+        test_write_file(rcd, "B", VALID);
+        test_write_file(rcd, "9-x", "{}");
+        test_write_file(rcd, "10-x", "{}");
+        test_write_file(dir, "outside", "{}");
+        test_write_file(rcd, "sub/ignored", "this is not read");
+        test_symlink(outside, rcd, "link");
+        test_symlink("/nonexistent/target", rcd, "dangling");
+        g_assert_cmpint(mkfifo(fifo, 0644), ==, 0);
+
+        out = check_json(&status, rcd, NULL);
+        /* Ignored entries are notes, not errors; a rule may use a profile of another file. */
+        g_assert_cmpint(status, ==, EXIT_SUCCESS);
+        g_assert_cmpint(json_object_get_int(json_object_object_get(out, "errors")), ==, 0);
+        files = json_object_object_get(out, "files");
+        g_assert_cmpuint(json_object_array_length(files), ==, g_strv_length((char **) expected));
+        for (size_t i = 0; expected[i]; i++) {
+                g_autofree char *path = g_build_filename(rcd, expected[i], NULL);
+                struct json_object *f = json_object_array_get_idx(files, i);
+
+                g_assert_cmpstr(jstr(f, "file"), ==, path);
+        }
+        g_assert_cmpstr(jstr(json_object_array_get_idx(files, 7), "state"), ==, "loaded"); /* link */
+        g_assert_cmpstr(jstr(json_object_array_get_idx(files, 3), "state"), ==, "loaded"); /* a */
+        {
+                /* Each ignored entry with its reason. */
+                const char *const ignored[][2] = {
+                        { "dangling", "dangling symbolic link, ignored" },
+                        { "fifo", "not a regular file, ignored" },
+                        { "sub", "directory, ignored" },
+                };
+
+                for (size_t i = 0; i < G_N_ELEMENTS(ignored); i++) {
+                        g_autofree char *path = g_build_filename(rcd, ignored[i][0], NULL);
+                        struct json_object *d = find_diag(out, path, ignored[i][1]);
+
+                        g_assert_nonnull(d);
+                        g_assert_cmpstr(jstr(d, "severity"), ==, "note");
+                }
+        }
+        g_assert_null(find_diag(out, rcd, "not a regular file"));
+        json_object_put(out);
+
+        /* A broken file in it is an error. */
+        test_write_file(rcd, "c", "{\"rules\": [,]}");
+        out = check_json(&status, rcd, NULL);
+        g_assert_cmpint(status, ==, EXIT_FAILURE);
+        json_object_put(out);
+}
+
+static void test_check_special_file_is_error(void)
+{
+        g_autofree char *dir = test_mkdtemp();
+        g_autofree char *fifo = g_build_filename(dir, "fifo", NULL);
+        struct json_object *out;
+        int status;
+
+        /* Named by the user, a fifo cannot be checked: an error, and no hang on opening it. */
+        g_assert_cmpint(mkfifo(fifo, 0644), ==, 0);
+        out = check_json(&status, fifo, NULL);
+        g_assert_cmpint(status, ==, EXIT_FAILURE);
+        g_assert_cmpstr(jstr(find_diag(out, fifo, "neither a regular file nor a directory"), "severity"), ==, "error");
+        json_object_put(out);
+}
+
+static void test_check_output_escaped(void)
+{
+        g_autofree char *dir = test_mkdtemp();
+        g_autofree char *evil = g_build_filename(dir, "evil\x1b]0;PWNED\x07", NULL);
+        g_autofree char *out = NULL, *err = NULL;
+        struct json_object *o;
+        int status;
+
+        /* A name and a content with ESC: the message quotes the byte, the name is printed. */
+        test_write_file(dir, "evil\x1b]0;PWNED\x07", "{\"rules\": [\x1b[31m]}");
+        status = run_ctl(&out, &err, "check", evil, NULL);
+        g_assert_cmpint(status, ==, EXIT_FAILURE);
+        g_assert_null(strchr(out, '\x1b'));
+        g_assert_null(strchr(err, '\x1b'));
+        g_assert_null(strchr(err, '\x07'));
+        g_assert_nonnull(strstr(err, "evil\\x1b]0;PWNED\\a:1:"));
+
+        /* JSON is exact: the name parses back to the very bytes. */
+        o = check_json(&status, evil, NULL);
+        g_assert_cmpint(status, ==, EXIT_FAILURE);
+        g_assert_cmpstr(jstr(json_object_array_get_idx(json_object_object_get(o, "files"), 0), "file"), ==, evil);
+        json_object_put(o);
+}
+
+/* ---- how things are printed ---- */
+
+static char *diagnostic_text(const char *file, uint32_t line, uint32_t column, const char *severity,
+                const char *message, const char *suffix)
+{
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&buf, &size);
+
+        g_assert_nonnull(f);
+        print_diagnostic(f, file, line, column, severity, message, suffix);
+        g_assert_cmpint(fclose(f), ==, 0);
+        return buf;
+}
+
+static void test_print_diagnostic(void)
+{
+        const struct {
+                const char *file;
+                uint32_t line, column;
+                const char *suffix, *expected;
+        } cases[] = {
+                { "f.rc", 3, 7, NULL, "f.rc:3:7: error: bad\n" },
+                { "f.rc", 3, 0, NULL, "f.rc:3: error: bad\n" },
+                { "f.rc", 0, 0, NULL, "f.rc: error: bad\n" }, /* about the whole file: no ":0:0" */
+                { "", 0, 0, NULL, "error: bad\n" }, /* about no file */
+                { NULL, 0, 0, NULL, "error: bad\n" },
+                { "f.rc", 1, 2, " [last good version in force]",
+                                "f.rc:1:2: error: bad [last good version in force]\n" },
+                { "a\x1b[2J", 1, 1, NULL, "a\\x1b[2J:1:1: error: bad\n" },
+        };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+                g_autofree char *text = diagnostic_text(
+                                cases[i].file, cases[i].line, cases[i].column, "error", "bad", cases[i].suffix);
+
+                g_assert_cmpstr(text, ==, cases[i].expected);
+        }
+
+        {
+                g_autofree char *text = diagnostic_text("f", 0, 0, "warning", "unexpected '\x1b]0;x\x07'", NULL);
+
+                g_assert_cmpstr(text, ==, "f: warning: unexpected '\\x1b]0;x\\a'\n");
+        }
+}
+
+static void test_value_text(void)
+{
+        _cleanup_(escape_pool_done) EscapePool e = { 0 };
+        struct json_object *s = json_object_new_string("DP-3\x1b[31m"), *i = json_object_new_int64(-5),
+                           *b = json_object_new_boolean(1);
+
+        g_assert_cmpstr(value_text(&e, s), ==, "\"DP-3\\x1b[31m\"");
+        g_assert_cmpstr(value_text(&e, i), ==, "-5");
+        g_assert_cmpstr(value_text(&e, b), ==, "true");
+        g_assert_cmpstr(value_text(&e, NULL), ==, "?");
+        json_object_put(s);
+        json_object_put(i);
+        json_object_put(b);
+}
+
+/* ---- no daemon on the bus ---- */
+
+typedef struct PrivateBus {
+        GPid pid;
+        char *dir, *address;
+} PrivateBus;
+
+/* A failed assertion must not leave the bus behind. */
+static void die_with_parent(gpointer userdata)
+{
+        (void) prctl(PR_SET_PDEATHSIG, SIGTERM);
+}
+
+static bool private_bus_start(PrivateBus *b)
+{
+        g_autofree char *conf = NULL, *socket = NULL, *text = NULL,
+                        *dbus_daemon = g_find_program_in_path("dbus-daemon");
+        g_autoptr(GError) error = NULL;
+
+        if (!dbus_daemon)
+                return false;
+        b->dir = test_mkdtemp();
+        conf = g_build_filename(b->dir, "bus.conf", NULL);
+        socket = g_build_filename(b->dir, "bus", NULL);
+        text = g_strdup_printf("<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"\n"
+                               " \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
+                               "<busconfig><type>session</type><listen>unix:path=%s</listen><auth>EXTERNAL</auth>"
+                               "<policy context=\"default\"><allow user=\"*\"/><allow own=\"*\"/>"
+                               "<allow send_type=\"method_call\"/><allow send_type=\"signal\"/>"
+                               "<allow send_requested_reply=\"true\" send_type=\"method_return\"/>"
+                               "<allow send_requested_reply=\"true\" send_type=\"error\"/>"
+                               "<allow receive_type=\"method_call\"/><allow receive_type=\"method_return\"/>"
+                               "<allow receive_type=\"error\"/><allow receive_type=\"signal\"/>"
+                               "</policy></busconfig>\n",
+                        socket);
+        g_file_set_contents(conf, text, -1, &error);
+        g_assert_no_error(error);
+        {
+                g_autofree char *config_arg = g_strdup_printf("--config-file=%s", conf);
+                const char *argv[] = { dbus_daemon, "--nofork", "--nopidfile", config_arg, NULL };
+
+                g_spawn_async(NULL, (char **) argv, NULL,
+                                G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                                die_with_parent, NULL, &b->pid, &error);
+                g_assert_no_error(error);
+        }
+        b->address = g_strdup_printf("unix:path=%s", socket);
+
+        /* Ready once a client gets through. */
+        for (int i = 0; i < 200; i++) {
+                sd_bus *bus = NULL;
+
+                if (sd_bus_new(&bus) >= 0 && sd_bus_set_address(bus, b->address) >= 0 &&
+                                sd_bus_set_bus_client(bus, true) >= 0 && sd_bus_start(bus) >= 0) {
+                        sd_bus_flush_close_unref(bus);
+                        return true;
+                }
+                sd_bus_unref(bus);
+                g_usleep(25000);
+        }
+        g_error("dbus-daemon did not come up at %s", b->address);
+}
+
+static void private_bus_stop(PrivateBus *b)
+{
+        int status;
+
+        kill(b->pid, SIGTERM);
+        g_assert_cmpint(waitpid(b->pid, &status, 0), ==, b->pid);
+        g_spawn_close_pid(b->pid);
+        g_free(b->dir);
+        g_free(b->address);
+}
+
+static void test_not_running(void)
+{
+        PrivateBus b = { 0 };
+        g_autofree char *bus_arg = NULL, *expected = NULL;
+
+        if (!private_bus_start(&b)) {
+                g_test_skip("dbus-daemon is not installed");
+                return;
+        }
+        bus_arg = g_strdup_printf("--bus=%s", b.address);
+        expected = g_strdup_printf("nvprofiled is not running on the bus at %s.", b.address);
+
+        for (const char *const *verb = (const char *const[]){ "status", "processes", "errors", "rules", "profiles",
+                             "monitor", "reload", NULL };
+                        *verb; verb++) {
+                g_autofree char *err = NULL;
+
+                g_assert_cmpint(run_ctl(NULL, &err, bus_arg, *verb, NULL), ==, EXIT_FAILURE);
+                if (!strstr(err, expected))
+                        g_error("%s: expected \"%s\", got \"%s\"", *verb, expected, err);
+        }
+        {
+                g_autofree char *err = NULL;
+
+                g_assert_cmpint(run_ctl(NULL, &err, bus_arg, "explain", "1", NULL), ==, EXIT_FAILURE);
+                g_assert_nonnull(strstr(err, expected));
+                g_clear_pointer(&err, g_free);
+                g_assert_cmpint(run_ctl(NULL, &err, bus_arg, "resolve", "--exe", "/usr/bin/x", NULL), ==, EXIT_FAILURE);
+                g_assert_nonnull(strstr(err, expected));
+        }
+        {
+                g_autofree char *out = NULL;
+
+                /* version answers for the client either way. */
+                g_assert_cmpint(run_ctl(&out, NULL, bus_arg, "version", NULL), ==, EXIT_SUCCESS);
+                g_assert_nonnull(strstr(out, "nvprofiled (not running)"));
+        }
+        private_bus_stop(&b);
+}
+
+static void test_no_bus(void)
+{
+        g_autofree char *dir = test_mkdtemp();
+        g_autofree char *bus_arg = g_strdup_printf("--bus=unix:path=%s/none", dir);
+        g_autofree char *err = NULL;
+
+        g_assert_cmpint(run_ctl(NULL, &err, bus_arg, "status", NULL), ==, EXIT_FAILURE);
+        g_assert_nonnull(strstr(err, "Failed to connect to the bus at unix:path="));
+}
+
+int main(int argc, char *argv[])
+{
+        int r;
+
+        g_test_init(&argc, &argv, NULL);
+        g_test_add_func("/nvprofilectl/options/json", test_json_option);
+        g_test_add_func("/nvprofilectl/options/json-bare", test_json_bare);
+        g_test_add_func("/nvprofilectl/options/bus", test_bus_options);
+        g_test_add_func("/nvprofilectl/options/resolve", test_resolve_options);
+        g_test_add_func("/nvprofilectl/verbs/usage-errors", test_usage_errors);
+        g_test_add_func("/nvprofilectl/verbs/unknown-verb-escaped", test_unknown_verb_escaped);
+        g_test_add_func("/nvprofilectl/verbs/help-and-version", test_help_and_version);
+        g_test_add_func("/nvprofilectl/check/missing-is-error", test_check_missing_is_error);
+        g_test_add_func("/nvprofilectl/check/too-large-is-error", test_check_too_large_is_error);
+        g_test_add_func("/nvprofilectl/check/directory", test_check_directory);
+        g_test_add_func("/nvprofilectl/check/special-file-is-error", test_check_special_file_is_error);
+        g_test_add_func("/nvprofilectl/check/output-escaped", test_check_output_escaped);
+        g_test_add_func("/nvprofilectl/print/diagnostic", test_print_diagnostic);
+        g_test_add_func("/nvprofilectl/print/value", test_value_text);
+        g_test_add_func("/nvprofilectl/bus/not-running", test_not_running);
+        g_test_add_func("/nvprofilectl/bus/no-bus", test_no_bus);
+        r = g_test_run();
+        client_options_done(&arg);
+        g_clear_pointer(&parsed_args, g_ptr_array_unref);
+        return r;
+}
