@@ -41,6 +41,8 @@ extern const sd_bus_error_map bus_error_map[];
 
 /* The caller's effective uid, from the bus's credentials (never from /proc, which is racy). */
 int bus_caller_uid(sd_bus_message *m, uid_t *ret);
+/* Forgets the callers bus_caller_uid() remembers (at shutdown). */
+void bus_caller_cache_clear(void);
 
 /* The caller's file access (effective uid and gid, supplementary groups), from the bus's credentials. */
 int bus_caller_creds(sd_bus_message *m, UserCreds *ret);

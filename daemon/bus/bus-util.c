@@ -13,10 +13,58 @@ const sd_bus_error_map bus_error_map[] = {
         SD_BUS_ERROR_MAP_END,
 };
 
+/* The uids of the last callers, by unique name. sd-bus asks the bus daemon (a synchronous round trip)
+ * for every query, which a client calling once per signal turns into most of the daemon's work. A
+ * unique name is never reused on a bus and a connection's uid never changes, so an entry cannot go
+ * stale; the cache is small and overwritten round-robin. */
+#define CALLER_CACHE_SIZE 64
+
+typedef struct CallerCacheEntry {
+        const sd_bus *bus;
+        char *sender;
+        uid_t uid;
+} CallerCacheEntry;
+
+static CallerCacheEntry caller_cache[CALLER_CACHE_SIZE];
+static size_t caller_cache_next;
+
+static bool caller_cache_get(const sd_bus *bus, const char *sender, uid_t *ret)
+{
+        for (size_t i = 0; i < CALLER_CACHE_SIZE; i++)
+                if (caller_cache[i].sender && caller_cache[i].bus == bus && streq(caller_cache[i].sender, sender)) {
+                        *ret = caller_cache[i].uid;
+                        return true;
+                }
+        return false;
+}
+
+static void caller_cache_put(const sd_bus *bus, const char *sender, uid_t uid)
+{
+        CallerCacheEntry *e = &caller_cache[caller_cache_next];
+        char *copy = strdup(sender);
+
+        if (!copy)
+                return; /* only a cache */
+        free(e->sender);
+        *e = (CallerCacheEntry){ .bus = bus, .sender = copy, .uid = uid };
+        caller_cache_next = (caller_cache_next + 1) % CALLER_CACHE_SIZE;
+}
+
+void bus_caller_cache_clear(void)
+{
+        for (size_t i = 0; i < CALLER_CACHE_SIZE; i++)
+                caller_cache[i].sender = mfree(caller_cache[i].sender);
+}
+
 int bus_caller_uid(sd_bus_message *m, uid_t *ret)
 {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+        const char *sender = sd_bus_message_get_sender(m);
+        uid_t uid;
         int r;
+
+        if (sender && caller_cache_get(sd_bus_message_get_bus(m), sender, ret))
+                return 0;
 
         r = sd_bus_query_sender_creds(m, SD_BUS_CREDS_EUID, &creds);
         if (r < 0)
@@ -24,7 +72,13 @@ int bus_caller_uid(sd_bus_message *m, uid_t *ret)
         /* Augmented fields come from /proc after the fact and can lie (pid reuse): refuse them. */
         if (sd_bus_creds_get_augmented_mask(creds) & SD_BUS_CREDS_EUID)
                 return -EPERM;
-        return sd_bus_creds_get_euid(creds, ret);
+        r = sd_bus_creds_get_euid(creds, &uid);
+        if (r < 0)
+                return r;
+        if (sender)
+                caller_cache_put(sd_bus_message_get_bus(m), sender, uid);
+        *ret = uid;
+        return 0;
 }
 
 int bus_check_may_see(BusContext *c, uid_t caller, uid_t owner, pid_t pid, sd_bus_error *error)
