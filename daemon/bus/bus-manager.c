@@ -418,23 +418,19 @@ static void hypothetical_facts_done(HypotheticalFacts *h)
 
 static int read_bounded_strv(sd_bus_message *m, const ManagerConfig *cfg, char ***ret)
 {
-        char **l = NULL;
+        _cleanup_strv_free_ char **l = NULL;
         int r;
 
         r = sd_bus_message_read_strv(m, &l);
         if (r < 0)
                 return r;
-        if (strv_length(l) > cfg->bus_list_max) {
-                strv_free(l);
+        if (strv_length(l) > cfg->bus_list_max)
                 return -E2BIG;
-        }
         STRV_FOREACH(s, l)
-                if (strlen(*s) > cfg->bus_string_max) {
-                        strv_free(l);
+                if (strlen(*s) > cfg->bus_string_max)
                         return -E2BIG;
-                }
         strv_free(*ret);
-        *ret = l;
+        *ret = TAKE_PTR(l);
         return 0;
 }
 
