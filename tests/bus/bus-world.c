@@ -162,6 +162,14 @@ void world_teardown(BusWorld *w)
         }
         current = NULL;
         world_stop_daemon(w);
+        /* A sanitizer build of the daemon reports what it found when it exits: a finding fails the test. */
+        if (w->daemon_log >= 0) {
+                g_autofree char *log = world_daemon_log(w);
+                if (strstr(log, "Sanitizer") || strstr(log, "runtime error:"))
+                        g_printerr("---- nvprofiled log ----\n%s------------------------\n", log);
+                g_assert_null(strstr(log, "Sanitizer"));
+                g_assert_null(strstr(log, "runtime error:"));
+        }
         stop(&w->polkit_pid);
         if (w->daemon_log >= 0)
                 close(w->daemon_log);

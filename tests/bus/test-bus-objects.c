@@ -474,7 +474,7 @@ static char *name_owner(BusWorld *w)
 static void test_second_instance_stops_first(void)
 {
         BusWorld w;
-        g_autofree char *owner = NULL, *owner_after = NULL, *log = NULL, *first_log = NULL;
+        g_autofree char *owner = NULL, *owner_after = NULL, *log = NULL, *first_log = NULL, *object = NULL;
         const char *config;
         GPid pid;
 
@@ -496,7 +496,8 @@ static void test_second_instance_stops_first(void)
         /* The first is untouched: same owner, still answering. */
         owner_after = name_owner(&w);
         g_assert_cmpstr(owner, ==, owner_after);
-        g_assert_nonnull(world_object_of(&w, pid));
+        object = world_object_of(&w, pid);
+        g_assert_nonnull(object);
 
         world_kill(pid);
         world_teardown(&w);
