@@ -175,6 +175,7 @@ int parse_argv(int argc, char *argv[])
         /* Options may follow the verb ("processes --all"); getopt_long() moves the verb and its arguments
          * to the end. optind = 0 starts afresh: the tests parse several command lines. */
         optind = 0;
+        opterr = 0; /* we say it ourselves, escaped */
         while ((c = getopt_long(argc, argv, "hja", options, NULL)) >= 0)
                 switch (c) {
                 case 'h':
@@ -233,8 +234,10 @@ int parse_argv(int argc, char *argv[])
                         if (strv_extend(&arg.exe_dir_files, optarg) < 0)
                                 return log_oom();
                         break;
-                case '?': /* getopt_long() said what is wrong */
-                        return -EINVAL;
+                case '?':
+                        return usage_error("Unknown option, or an option without its argument: \"%s\"; see "
+                                           "nvprofilectl --help.",
+                                        esc(&e, argv[optind - 1]));
                 default:
                         assert_not_reached();
                 }

@@ -7,14 +7,12 @@
 #include <getopt.h>
 #include <json-c/json.h>
 #include <pty.h>
-#include <signal.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "client.h"
 #include "rc-reader.h"
+#include "private-bus.h"
 #include "test-util.h"
 
 /* Reads what was written to fd since offset 0. */
@@ -526,78 +524,6 @@ static void test_value_text(void)
 }
 
 /* ---- no daemon on the bus ---- */
-
-typedef struct PrivateBus {
-        GPid pid;
-        char *dir, *address;
-} PrivateBus;
-
-/* A failed assertion must not leave the bus behind. */
-static void die_with_parent(gpointer userdata)
-{
-        (void) prctl(PR_SET_PDEATHSIG, SIGTERM);
-}
-
-static bool private_bus_start(PrivateBus *b)
-{
-        g_autofree char *conf = NULL, *socket = NULL, *text = NULL,
-                        *dbus_daemon = g_find_program_in_path("dbus-daemon");
-        g_autoptr(GError) error = NULL;
-
-        if (!dbus_daemon)
-                return false;
-        b->dir = test_mkdtemp();
-        conf = g_build_filename(b->dir, "bus.conf", NULL);
-        socket = g_build_filename(b->dir, "bus", NULL);
-        text = g_strdup_printf("<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"\n"
-                               " \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
-                               "<busconfig><type>session</type><listen>unix:path=%s</listen><auth>EXTERNAL</auth>"
-                               "<policy context=\"default\"><allow user=\"*\"/><allow own=\"*\"/>"
-                               "<allow send_type=\"method_call\"/><allow send_type=\"signal\"/>"
-                               "<allow send_requested_reply=\"true\" send_type=\"method_return\"/>"
-                               "<allow send_requested_reply=\"true\" send_type=\"error\"/>"
-                               "<allow receive_type=\"method_call\"/><allow receive_type=\"method_return\"/>"
-                               "<allow receive_type=\"error\"/><allow receive_type=\"signal\"/>"
-                               "</policy></busconfig>\n",
-                        socket);
-        g_file_set_contents(conf, text, -1, &error);
-        g_assert_no_error(error);
-        {
-                g_autofree char *config_arg = g_strdup_printf("--config-file=%s", conf);
-                const char *argv[] = { dbus_daemon, "--nofork", "--nopidfile", config_arg, NULL };
-
-                g_spawn_async(NULL, (char **) argv, NULL,
-                                G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
-                                die_with_parent, NULL, &b->pid, &error);
-                g_assert_no_error(error);
-        }
-        b->address = g_strdup_printf("unix:path=%s", socket);
-
-        /* Ready once a client gets through. */
-        for (int i = 0; i < 200; i++) {
-                sd_bus *bus = NULL;
-
-                if (sd_bus_new(&bus) >= 0 && sd_bus_set_address(bus, b->address) >= 0 &&
-                                sd_bus_set_bus_client(bus, true) >= 0 && sd_bus_start(bus) >= 0) {
-                        sd_bus_flush_close_unref(bus);
-                        return true;
-                }
-                sd_bus_unref(bus);
-                g_usleep(25000);
-        }
-        g_error("dbus-daemon did not come up at %s", b->address);
-}
-
-static void private_bus_stop(PrivateBus *b)
-{
-        int status;
-
-        kill(b->pid, SIGTERM);
-        g_assert_cmpint(waitpid(b->pid, &status, 0), ==, b->pid);
-        g_spawn_close_pid(b->pid);
-        g_free(b->dir);
-        g_free(b->address);
-}
 
 static void test_not_running(void)
 {
