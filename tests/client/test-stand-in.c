@@ -1,0 +1,636 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* nvprofilectl against a stand-in daemon on a private bus.
+ *
+ * monitor: one line per ProcessChanged from the signal itself, details only through GetProcess and only
+ * for processes the caller may see, never ExplainProcess (which makes the daemon read /proc for every
+ * signal and every monitor); a daemon without GetProcess is asked once; removals name the PID (and
+ * comm). status: one GetAll, no Get. errors: no ":0:0". Every verb's text output escapes what the
+ * daemon sends; JSON keeps it exact. */
+
+#include <fcntl.h>
+#include <grp.h>
+#include <json-c/json.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <systemd/sd-bus.h>
+#include <unistd.h>
+
+#include "bus-names.h"
+#include "private-bus.h"
+#include "test-util.h"
+
+#define WAIT_USEC (10 * G_USEC_PER_SEC)
+#define RESOLUTION_TYPE "(sa{sv}a(suussb)a(svssuussa(vssuu))as)"
+
+typedef struct FakeDaemon {
+        sd_bus *bus;
+        bool has_get_process;
+        const char *comm; /* the commname GetProcess reports */
+        unsigned n_get_process, n_explain, n_get, n_get_all;
+        GArray *get_process_pids;
+} FakeDaemon;
+
+/* What a hostile process or rc file could put in front of root's terminal. */
+#define NASTY "\x1b]0;PWNED\x07\x1b[31m"
+
+static int reply_resolution(FakeDaemon *d, sd_bus_message *m)
+{
+        return sd_bus_reply_method_return(m, RESOLUTION_TYPE, "enabled", 1, "commname", "s", d->comm, 1,
+                        "/etc/nvidia/nvidia-application-profiles-rc", (uint32_t) 3, (uint32_t) 5, "fake", "Prof", 1, 0,
+                        0);
+}
+
+static int method_get_process(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        FakeDaemon *d = userdata;
+        uint32_t pid;
+        uint64_t start_time;
+
+        d->n_get_process++;
+        if (!d->has_get_process)
+                return sd_bus_error_set(error, SD_BUS_ERROR_UNKNOWN_METHOD, "Unknown method GetProcess");
+        g_assert_cmpint(sd_bus_message_read(m, "ut", &pid, &start_time), >=, 0);
+        g_array_append_val(d->get_process_pids, pid);
+        return reply_resolution(d, m);
+}
+
+static int method_explain_process(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        FakeDaemon *d = userdata;
+
+        d->n_explain++;
+        /* Every string of the resolution is hostile. */
+        return sd_bus_reply_method_return(m, RESOLUTION_TYPE, "enabled", 4, "procname", "s", "/tmp/exe" NASTY,
+                        "commname", "s", "comm" NASTY, "cmdline", "s", "cmd" NASTY, "home", "s", "/home/u" NASTY, 1,
+                        "/home/u/.nv/rc" NASTY, (uint32_t) 3, (uint32_t) 5, "pattern" NASTY, "Prof" NASTY, 1, 1,
+                        "key" NASTY, "s", "value" NASTY, "Prof" NASTY, "/home/u/.nv/rc" NASTY, (uint32_t) 4,
+                        (uint32_t) 9, "__GL_KEY" NASTY, "env" NASTY, 1, "s", "old" NASTY, "Old" NASTY, "/etc/rc" NASTY,
+                        (uint32_t) 1, (uint32_t) 2, 1, "note" NASTY);
+}
+
+static int method_list_errors(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        /* About the configuration (no file, no position), about a whole file, and at a position. */
+        return sd_bus_reply_method_return(m, "a(sssuus)", 3, "", "loaded", "note", (uint32_t) 0, (uint32_t) 0,
+                        "configuration-wide", "/etc/f" NASTY, "broken", "error", (uint32_t) 0, (uint32_t) 0,
+                        "whole file " NASTY, "/etc/g", "stale", "error", (uint32_t) 3, (uint32_t) 4, "positioned");
+}
+
+static int method_list_processes(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        return sd_bus_reply_method_return(m, "a(outussasu)", 1, "/", (uint32_t) 100, (uint64_t) 7, (uint32_t) 0,
+                        "comm" NASTY, "/usr/bin/exe" NASTY, 1, "Prof" NASTY, (uint32_t) 2);
+}
+
+static int method_list_rules(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        return sd_bus_reply_method_return(m, "a(suusss)", 1, "/etc/rc" NASTY, (uint32_t) 1, (uint32_t) 2,
+                        "pattern" NASTY, "Prof" NASTY, "");
+}
+
+static int method_list_profiles(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        return sd_bus_reply_method_return(m, "a(ssuua(sv))", 1, "Prof" NASTY, "/etc/rc" NASTY, (uint32_t) 1,
+                        (uint32_t) 2, 1, "key" NASTY, "s", "value" NASTY);
+}
+
+static int get_property(sd_bus *bus, const char *path, const char *interface, const char *property,
+                sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        if (g_str_equal(property, "Version"))
+                return sd_bus_message_append(reply, "s", "0.9" NASTY);
+        if (g_str_equal(property, "DriverVersion"))
+                return sd_bus_message_append(reply, "s", "570.1");
+        if (g_str_equal(property, "ProcessWatchMode"))
+                return sd_bus_message_append(reply, "s", "proc-connector");
+        if (g_str_equal(property, "TrackedProcesses"))
+                return sd_bus_message_append(reply, "u", (uint32_t) 12);
+        if (g_str_equal(property, "MatchedProcesses"))
+                return sd_bus_message_append(reply, "u", (uint32_t) 3);
+        if (g_str_equal(property, "ProcessEvents") || g_str_equal(property, "ConfigGeneration"))
+                return sd_bus_message_append(reply, "t", (uint64_t) 7);
+        g_assert_cmpstr(property, ==, "RcFiles");
+        return sd_bus_message_append(reply, "a(ssuu)", 1, "/etc/rc" NASTY, "broken", (uint32_t) 2, (uint32_t) 0);
+}
+
+/* Counts the property calls, which sd-bus answers itself. */
+static int count_calls(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        FakeDaemon *d = userdata;
+
+        if (sd_bus_message_is_method_call(m, "org.freedesktop.DBus.Properties", "Get"))
+                d->n_get++;
+        if (sd_bus_message_is_method_call(m, "org.freedesktop.DBus.Properties", "GetAll"))
+                d->n_get_all++;
+        return 0;
+}
+
+static const sd_bus_vtable manager_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        /* Callable by other users, as the real daemon's methods are (sd-bus' default is owner and root only). */
+        SD_BUS_METHOD("GetProcess", "ut", RESOLUTION_TYPE, method_get_process, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("ExplainProcess", "ut", RESOLUTION_TYPE, method_explain_process, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("ListErrors", "", "a(sssuus)", method_list_errors, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("ListProcesses", "", "a(outussasu)", method_list_processes, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("ListRules", "s", "a(suusss)", method_list_rules, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("ListProfiles", "s", "a(ssuua(sv))", method_list_profiles, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_PROPERTY("Version", "s", get_property, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("DriverVersion", "s", get_property, 0, 0),
+        SD_BUS_PROPERTY("ProcessWatchMode", "s", get_property, 0, 0),
+        SD_BUS_PROPERTY("TrackedProcesses", "u", get_property, 0, 0),
+        SD_BUS_PROPERTY("MatchedProcesses", "u", get_property, 0, 0),
+        SD_BUS_PROPERTY("ProcessEvents", "t", get_property, 0, 0),
+        SD_BUS_PROPERTY("ConfigGeneration", "t", get_property, 0, 0),
+        SD_BUS_PROPERTY("RcFiles", "a(ssuu)", get_property, 0, 0),
+        SD_BUS_SIGNAL("ProcessChanged", "outu", 0),
+        SD_BUS_SIGNAL("Reloaded", "t", 0),
+        SD_BUS_VTABLE_END,
+};
+
+typedef struct Fixture {
+        PrivateBus bus;
+        FakeDaemon daemon;
+        GPid monitor;
+        int monitor_out;
+        GString *seen;
+} Fixture;
+
+static void drop_to_nobody(gpointer userdata)
+{
+        struct passwd *pw = getpwnam("nobody");
+
+        (void) prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (!pw || setgroups(0, NULL) < 0 || setgid(pw->pw_gid) < 0 || setuid(pw->pw_uid) < 0)
+                _exit(127);
+}
+
+static void die_with_parent(gpointer userdata)
+{
+        (void) prctl(PR_SET_PDEATHSIG, SIGTERM);
+}
+
+static uint32_t nobody_uid(void)
+{
+        struct passwd *pw = getpwnam("nobody");
+
+        g_assert_nonnull(pw);
+        return (uint32_t) pw->pw_uid;
+}
+
+/* Handles the stand-in's calls and collects the monitor's output until needle shows (true) or time
+ * runs out. */
+static bool wait_for_output(Fixture *f, const char *needle, gint64 usec)
+{
+        gint64 deadline = g_get_monotonic_time() + usec;
+
+        for (;;) {
+                char buf[4096];
+                ssize_t n;
+
+                while (sd_bus_process(f->daemon.bus, NULL) > 0)
+                        ;
+                while ((n = read(f->monitor_out, buf, sizeof(buf))) > 0)
+                        g_string_append_len(f->seen, buf, n);
+                if (strstr(f->seen->str, needle))
+                        return true;
+                if (g_get_monotonic_time() >= deadline)
+                        return false;
+                (void) sd_bus_wait(f->daemon.bus, 20000);
+        }
+}
+
+static const char *ctl_bin(void)
+{
+        const char *bin = g_getenv("NVPROFILECTL_BIN");
+
+        if (!bin)
+                g_error("NVPROFILECTL_BIN is not set; run this test through meson");
+        return bin;
+}
+
+/* The private bus and the stand-in daemon on it. */
+static bool stand_in_start(Fixture *f, bool has_get_process)
+{
+        *f = (Fixture){ .monitor_out = -1, .seen = g_string_new(NULL) };
+        if (!private_bus_start(&f->bus)) {
+                g_string_free(f->seen, TRUE);
+                g_test_skip("dbus-daemon is not installed");
+                return false;
+        }
+
+        f->daemon = (FakeDaemon){
+                .has_get_process = has_get_process,
+                .comm = "fakecomm",
+                .get_process_pids = g_array_new(FALSE, FALSE, sizeof(uint32_t)),
+        };
+        g_assert_cmpint(sd_bus_new(&f->daemon.bus), >=, 0);
+        g_assert_cmpint(sd_bus_set_address(f->daemon.bus, f->bus.address), >=, 0);
+        g_assert_cmpint(sd_bus_set_bus_client(f->daemon.bus, true), >=, 0);
+        g_assert_cmpint(sd_bus_start(f->daemon.bus), >=, 0);
+        g_assert_cmpint(sd_bus_add_filter(f->daemon.bus, NULL, count_calls, &f->daemon), >=, 0);
+        g_assert_cmpint(sd_bus_add_object_vtable(f->daemon.bus, NULL, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE,
+                                        manager_vtable, &f->daemon),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_request_name(f->daemon.bus, BUS_NAME, 0), >=, 0);
+        return true;
+}
+
+/* Starts "nvprofilectl monitor" and waits until it is subscribed. */
+static void monitor_start(Fixture *f, bool as_nobody, bool json)
+{
+        g_autoptr(GError) error = NULL;
+        g_autofree char *bus_arg = g_strdup_printf("--bus=%s", f->bus.address);
+        const char *argv[5];
+        size_t k = 0;
+        uint64_t generation = 0;
+
+        argv[k++] = ctl_bin();
+        argv[k++] = bus_arg;
+        if (json)
+                argv[k++] = "--json=short";
+        argv[k++] = "monitor";
+        argv[k] = NULL;
+        g_spawn_async_with_pipes(NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+                        as_nobody ? drop_to_nobody : die_with_parent, NULL, &f->monitor, NULL, &f->monitor_out, NULL,
+                        &error);
+        g_assert_no_error(error);
+        g_assert_cmpint(fcntl(f->monitor_out, F_SETFL, O_NONBLOCK), ==, 0);
+
+        /* The monitor is subscribed once it reports a reload; until then, announce another. */
+        for (gint64 deadline = g_get_monotonic_time() + WAIT_USEC;;) {
+                g_assert_cmpint(sd_bus_emit_signal(f->daemon.bus, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "Reloaded", "t",
+                                                ++generation),
+                                >=, 0);
+                if (wait_for_output(f, json ? "\"event\":\"reloaded\"" : "configuration reloaded", 100000))
+                        break;
+                if (g_get_monotonic_time() >= deadline)
+                        g_error("the monitor did not report a reload; it said: %s", f->seen->str);
+        }
+}
+
+static bool fixture_setup(Fixture *f, bool has_get_process, bool as_nobody, bool json)
+{
+        if (as_nobody && geteuid() != 0) {
+                g_test_skip("dropping to nobody needs root");
+                return false;
+        }
+        if (!stand_in_start(f, has_get_process))
+                return false;
+        monitor_start(f, as_nobody, json);
+        return true;
+}
+
+static void fixture_teardown(Fixture *f)
+{
+        if (f->monitor > 0) {
+                int status;
+
+                kill(f->monitor, SIGTERM);
+                g_assert_cmpint(waitpid(f->monitor, &status, 0), ==, f->monitor);
+                g_spawn_close_pid(f->monitor);
+                /* Interrupted is how a monitor ends: success. */
+                g_assert_true(WIFEXITED(status));
+                g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+                close(f->monitor_out);
+        }
+        g_string_free(f->seen, TRUE);
+        g_array_free(f->daemon.get_process_pids, TRUE);
+        sd_bus_flush_close_unref(f->daemon.bus);
+        private_bus_stop(&f->bus);
+}
+
+/* Runs nvprofilectl --bus=... ARGS... to its end while the stand-in answers; returns the exit status. */
+static int run_ctl(Fixture *f, char **ret_out, char **ret_err, const char *first, ...)
+{
+        g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
+        g_autoptr(GError) error = NULL;
+        GString *out = g_string_new(NULL), *err = g_string_new(NULL);
+        int out_fd, err_fd, status;
+        gint64 deadline = g_get_monotonic_time() + WAIT_USEC;
+        GPid pid;
+        va_list ap;
+
+        g_ptr_array_add(argv, g_strdup(ctl_bin()));
+        g_ptr_array_add(argv, g_strdup_printf("--bus=%s", f->bus.address));
+        va_start(ap, first);
+        for (const char *a = first; a; a = va_arg(ap, const char *))
+                g_ptr_array_add(argv, g_strdup(a));
+        va_end(ap);
+        g_ptr_array_add(argv, NULL);
+
+        g_spawn_async_with_pipes(NULL, (char **) argv->pdata, NULL, G_SPAWN_DO_NOT_REAP_CHILD, die_with_parent, NULL,
+                        &pid, NULL, &out_fd, &err_fd, &error);
+        g_assert_no_error(error);
+        g_assert_cmpint(fcntl(out_fd, F_SETFL, O_NONBLOCK), ==, 0);
+        g_assert_cmpint(fcntl(err_fd, F_SETFL, O_NONBLOCK), ==, 0);
+
+        for (;;) {
+                char buf[4096];
+                ssize_t n;
+                pid_t r;
+
+                while (sd_bus_process(f->daemon.bus, NULL) > 0)
+                        ;
+                while ((n = read(out_fd, buf, sizeof(buf))) > 0)
+                        g_string_append_len(out, buf, n);
+                while ((n = read(err_fd, buf, sizeof(buf))) > 0)
+                        g_string_append_len(err, buf, n);
+                r = waitpid(pid, &status, WNOHANG);
+                g_assert_cmpint(r, >=, 0);
+                if (r == pid)
+                        break;
+                if (g_get_monotonic_time() >= deadline)
+                        g_error("nvprofilectl did not finish");
+                (void) sd_bus_wait(f->daemon.bus, 10000);
+        }
+        /* What was left in the pipes. */
+        {
+                char buf[4096];
+                ssize_t n;
+
+                while ((n = read(out_fd, buf, sizeof(buf))) > 0)
+                        g_string_append_len(out, buf, n);
+                while ((n = read(err_fd, buf, sizeof(buf))) > 0)
+                        g_string_append_len(err, buf, n);
+        }
+        close(out_fd);
+        close(err_fd);
+        g_spawn_close_pid(pid);
+        if (err->len > 0)
+                g_test_message("nvprofilectl stderr: %s", err->str);
+        *ret_out = g_string_free(out, FALSE);
+        if (ret_err)
+                *ret_err = g_string_free(err, FALSE);
+        else
+                g_string_free(err, TRUE);
+        g_assert_true(WIFEXITED(status));
+        return WEXITSTATUS(status);
+}
+
+/* No byte a terminal would act on. */
+static void assert_no_raw_controls(const char *s)
+{
+        g_assert_null(strchr(s, '\x1b'));
+        g_assert_null(strchr(s, '\x07'));
+}
+
+static void emit_process_changed(Fixture *f, uint32_t pid, uint64_t start_time, uint32_t uid)
+{
+        g_autofree char *object = g_strdup_printf(BUS_PROCESS_PREFIX "/%u_%" G_GUINT64_FORMAT, pid, start_time);
+
+        g_assert_cmpint(sd_bus_emit_signal(f->daemon.bus, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "ProcessChanged",
+                                        "outu", object, pid, start_time, uid),
+                        >=, 0);
+}
+
+static void emit_removed(Fixture *f, uint32_t pid, uint64_t start_time)
+{
+        g_autofree char *object = g_strdup_printf(BUS_PROCESS_PREFIX "/%u_%" G_GUINT64_FORMAT, pid, start_time);
+
+        g_assert_cmpint(sd_bus_emit_signal(f->daemon.bus, BUS_ROOT_PATH, "org.freedesktop.DBus.ObjectManager",
+                                        "InterfacesRemoved", "oas", object, 1, BUS_PROCESS_INTERFACE),
+                        >=, 0);
+}
+
+/* The output line that contains needle. */
+static char *line_with(Fixture *f, const char *needle)
+{
+        g_auto(GStrv) lines = g_strsplit(f->seen->str, "\n", -1);
+
+        for (char **l = lines; *l; l++)
+                if (strstr(*l, needle))
+                        return g_strdup(*l);
+        g_error("no line with %s in: %s", needle, f->seen->str);
+}
+
+/* As an unprivileged user: details of its own processes only, and only through GetProcess. */
+static void test_own_processes_only(void)
+{
+        Fixture f;
+        uint32_t nobody = nobody_uid();
+        g_autofree char *root_line = NULL, *own_line = NULL, *gone_line = NULL;
+
+        if (!fixture_setup(&f, true, true, true))
+                return;
+
+        emit_process_changed(&f, 100, 7, 0);
+        emit_process_changed(&f, 200, 8, nobody);
+        emit_process_changed(&f, 300, 9, nobody);
+        emit_removed(&f, 200, 8);
+        g_assert_true(wait_for_output(&f, "\"event\":\"process-removed\"", WAIT_USEC));
+
+        g_assert_cmpuint(f.daemon.n_explain, ==, 0);
+        g_assert_cmpuint(f.daemon.n_get_process, ==, 2);
+        g_assert_cmpuint(g_array_index(f.daemon.get_process_pids, uint32_t, 0), ==, 200);
+        g_assert_cmpuint(g_array_index(f.daemon.get_process_pids, uint32_t, 1), ==, 300);
+
+        /* Every signal is a line, from its payload; details where the caller may see them. */
+        root_line = line_with(&f, "\"pid\":100,");
+        g_assert_nonnull(strstr(root_line, "\"event\":\"process-changed\""));
+        g_assert_nonnull(strstr(root_line, "\"uid\":0"));
+        g_assert_null(strstr(root_line, "resolution"));
+        own_line = line_with(&f, "\"pid\":200,");
+        g_assert_nonnull(strstr(own_line, "\"profile\":\"Prof\""));
+        g_assert_nonnull(strstr(own_line, "\"comm\":\"fakecomm\""));
+        /* Removals name the process, not only its object. */
+        gone_line = line_with(&f, "process-removed");
+        g_assert_nonnull(strstr(gone_line, "\"pid\":200,"));
+        g_assert_nonnull(strstr(gone_line, "\"comm\":\"fakecomm\""));
+
+        fixture_teardown(&f);
+}
+
+static void test_root_sees_all(void)
+{
+        Fixture f;
+
+        if (geteuid() != 0) {
+                g_test_skip("needs root");
+                return;
+        }
+        if (!fixture_setup(&f, true, false, true))
+                return;
+
+        emit_process_changed(&f, 100, 7, 0);
+        emit_process_changed(&f, 200, 8, nobody_uid());
+        g_assert_true(wait_for_output(&f, "\"pid\":200,", WAIT_USEC));
+        g_assert_cmpuint(f.daemon.n_get_process, ==, 2);
+        g_assert_cmpuint(f.daemon.n_explain, ==, 0);
+        fixture_teardown(&f);
+}
+
+/* A daemon without GetProcess: asked once, then the payload is all; never ExplainProcess. */
+static void test_without_get_process(void)
+{
+        Fixture f;
+
+        if (!fixture_setup(&f, false, false, true))
+                return;
+
+        emit_process_changed(&f, 100, 7, geteuid());
+        emit_process_changed(&f, 200, 8, geteuid());
+        emit_process_changed(&f, 300, 9, geteuid());
+        g_assert_true(wait_for_output(&f, "\"pid\":300,", WAIT_USEC));
+        g_assert_cmpuint(f.daemon.n_get_process, ==, 1);
+        g_assert_cmpuint(f.daemon.n_explain, ==, 0);
+        g_assert_nonnull(strstr(f.seen->str, "\"pid\":100,"));
+        g_assert_nonnull(strstr(f.seen->str, "\"pid\":200,"));
+        g_assert_null(strstr(f.seen->str, "resolution"));
+        fixture_teardown(&f);
+}
+
+/* Text: PIDs rather than object paths, and nothing raw from the daemon. */
+static void test_text_escaped(void)
+{
+        Fixture f;
+        g_autofree char *changed = NULL, *gone = NULL;
+
+        if (!fixture_setup(&f, true, false, false))
+                return;
+        f.daemon.comm = "evil\x1b]0;PWNED\x07";
+
+        emit_process_changed(&f, 200, 8, geteuid());
+        emit_removed(&f, 200, 8);
+        g_assert_true(wait_for_output(&f, "gone", WAIT_USEC));
+        g_assert_null(strchr(f.seen->str, '\x1b'));
+        g_assert_null(strchr(f.seen->str, '\x07'));
+        g_assert_null(strstr(f.seen->str, BUS_PROCESS_PREFIX));
+
+        changed = line_with(&f, "process 200 (");
+        g_assert_nonnull(strstr(changed, "(evil\\x1b]0;PWNED\\a): Prof; 0 settings (enabled)"));
+        gone = line_with(&f, "gone");
+        g_assert_cmpstr(gone, ==, "process 200 (evil\\x1b]0;PWNED\\a): gone");
+        fixture_teardown(&f);
+}
+
+/* One GetAll, no Get: what status shows is one consistent state, in one round trip. */
+static void test_status_one_get_all(void)
+{
+        Fixture f;
+        g_autofree char *text = NULL, *json = NULL;
+        struct json_object *o, *file;
+
+        if (!stand_in_start(&f, true))
+                return;
+
+        g_assert_cmpint(run_ctl(&f, &text, NULL, "status", NULL), ==, 0);
+        g_assert_cmpuint(f.daemon.n_get_all, ==, 1);
+        g_assert_cmpuint(f.daemon.n_get, ==, 0);
+        assert_no_raw_controls(text);
+        g_assert_nonnull(strstr(text, "Daemon: nvprofiled 0.9\\x1b]0;PWNED\\a\\x1b[31m\n"));
+        g_assert_nonnull(strstr(text, "Processes: 12 tracked, 3 matched by a rule\n"));
+        g_assert_nonnull(strstr(text, "/etc/rc\\x1b]0;PWNED\\a\\x1b[31m  (2 errors)\n"));
+
+        /* JSON: the exact strings. */
+        g_assert_cmpint(run_ctl(&f, &json, NULL, "--json=short", "status", NULL), ==, 0);
+        g_assert_cmpuint(f.daemon.n_get_all, ==, 2);
+        g_assert_cmpuint(f.daemon.n_get, ==, 0);
+        o = json_tokener_parse(json);
+        g_assert_nonnull(o);
+        g_assert_cmpstr(json_object_get_string(json_object_object_get(o, "version")), ==, "0.9" NASTY);
+        g_assert_cmpstr(json_object_get_string(json_object_object_get(o, "driver_version")), ==, "570.1");
+        g_assert_cmpint(json_object_get_int(json_object_object_get(o, "tracked_processes")), ==, 12);
+        g_assert_cmpint(json_object_get_int(json_object_object_get(o, "config_generation")), ==, 7);
+        file = json_object_array_get_idx(json_object_object_get(o, "rc_files"), 0);
+        g_assert_cmpstr(json_object_get_string(json_object_object_get(file, "path")), ==, "/etc/rc" NASTY);
+        json_object_put(o);
+        fixture_teardown(&f);
+}
+
+/* A message without a position has none in the output (never ":0:0"); without a file, no file. */
+static void test_errors_positions(void)
+{
+        Fixture f;
+        g_autofree char *text = NULL;
+
+        if (!stand_in_start(&f, true))
+                return;
+
+        g_assert_cmpint(run_ctl(&f, &text, NULL, "errors", NULL), ==, 1); /* an error is listed */
+        assert_no_raw_controls(text);
+        g_assert_null(strstr(text, ":0"));
+        g_assert_cmpstr(text, ==,
+                        "note: configuration-wide\n"
+                        "/etc/f\\x1b]0;PWNED\\a\\x1b[31m: error: whole file \\x1b]0;PWNED\\a\\x1b[31m\n"
+                        "/etc/g:3:4: error: positioned [last good version in force]\n");
+        fixture_teardown(&f);
+}
+
+static void test_explain_escaped(void)
+{
+        Fixture f;
+        g_autofree char *text = NULL, *json = NULL;
+        struct json_object *o, *facts;
+
+        if (!stand_in_start(&f, true))
+                return;
+
+        g_assert_cmpint(run_ctl(&f, &text, NULL, "explain", "100", NULL), ==, 0);
+        assert_no_raw_controls(text);
+        for (const char *const *w = (const char *const[]){ "procname: /tmp/exe\\x1b]0;PWNED\\a",
+                             "commname: comm\\x1b]0;PWNED\\a", "cmdline: cmd\\x1b]0;PWNED\\a",
+                             "HOME: /home/u\\x1b]0;PWNED\\a", "/home/u/.nv/rc\\x1b]0;PWNED\\a\\x1b[31m:3:5",
+                             "pattern\\x1b]0;PWNED\\a", "key\\x1b]0;PWNED\\a\\x1b[31m = \"value\\x1b]0;PWNED\\a",
+                             "overridden by the environment: __GL_KEY\\x1b]0;PWNED\\a\\x1b[31m=env\\x1b",
+                             "shadows \"old\\x1b]0;PWNED\\a\\x1b[31m\" from \"Old\\x1b]0;PWNED\\a\\x1b[31m\"",
+                             "  - note\\x1b]0;PWNED\\a", NULL };
+                        *w; w++)
+                if (!strstr(text, *w))
+                        g_error("explain does not say \"%s\": %s", *w, text);
+
+        g_assert_cmpint(run_ctl(&f, &json, NULL, "--json=short", "explain", "100", NULL), ==, 0);
+        o = json_tokener_parse(json);
+        g_assert_nonnull(o);
+        facts = json_object_object_get(o, "facts");
+        g_assert_cmpstr(json_object_get_string(json_object_object_get(facts, "commname")), ==, "comm" NASTY);
+        json_object_put(o);
+        fixture_teardown(&f);
+}
+
+static void test_listings_escaped(void)
+{
+        Fixture f;
+        g_autofree char *processes = NULL, *rules = NULL, *profiles = NULL, *json = NULL;
+        struct json_object *o;
+
+        if (!stand_in_start(&f, true))
+                return;
+
+        g_assert_cmpint(run_ctl(&f, &processes, NULL, "processes", NULL), ==, 0);
+        assert_no_raw_controls(processes);
+        g_assert_nonnull(strstr(processes, "/usr/bin/exe\\x1b]0;PWNED\\a\\x1b[31m"));
+        g_assert_nonnull(strstr(processes, "Prof\\x1b]0;PWNED\\a\\x1b[31m\n"));
+
+        g_assert_cmpint(run_ctl(&f, &rules, NULL, "rules", NULL), ==, 0);
+        assert_no_raw_controls(rules);
+        g_assert_nonnull(strstr(rules, "/etc/rc\\x1b]0;PWNED\\a\\x1b[31m:1:2  pattern\\x1b]0;PWNED\\a"));
+
+        g_assert_cmpint(run_ctl(&f, &profiles, NULL, "profiles", NULL), ==, 0);
+        assert_no_raw_controls(profiles);
+        g_assert_nonnull(strstr(profiles, "key\\x1b]0;PWNED\\a\\x1b[31m = \"value\\x1b]0;PWNED\\a\\x1b[31m\"\n"));
+
+        g_assert_cmpint(run_ctl(&f, &json, NULL, "--json=short", "processes", NULL), ==, 0);
+        o = json_tokener_parse(json);
+        g_assert_nonnull(o);
+        g_assert_cmpstr(json_object_get_string(json_object_object_get(json_object_array_get_idx(o, 0), "comm")), ==,
+                        "comm" NASTY);
+        json_object_put(o);
+        fixture_teardown(&f);
+}
+
+int main(int argc, char *argv[])
+{
+        g_test_init(&argc, &argv, NULL);
+        g_test_add_func("/monitor/own-processes-only", test_own_processes_only);
+        g_test_add_func("/monitor/root-sees-all", test_root_sees_all);
+        g_test_add_func("/monitor/without-get-process", test_without_get_process);
+        g_test_add_func("/monitor/text-escaped", test_text_escaped);
+        g_test_add_func("/status/one-get-all", test_status_one_get_all);
+        g_test_add_func("/errors/positions", test_errors_positions);
+        g_test_add_func("/explain/escaped", test_explain_escaped);
+        g_test_add_func("/listings/escaped", test_listings_escaped);
+        return g_test_run();
+}
