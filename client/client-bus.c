@@ -174,8 +174,37 @@ static int read_basic_json(sd_bus_message *m, char type, struct json_object **re
         return *ret ? 0 : -ENOMEM;
 }
 
+static int read_strv_json(sd_bus_message *m, struct json_object **ret)
+{
+        _cleanup_strv_free_ char **l = NULL;
+        int r;
+
+        r = sd_bus_message_read_strv(m, &l);
+        if (r < 0)
+                return r;
+        *ret = json_object_new_array();
+        if (!*ret)
+                return -ENOMEM;
+        STRV_FOREACH(s, l)
+                json_object_array_add(*ret, json_object_new_string(*s));
+        return 0;
+}
+
+/* The contents of a variant already entered. */
+static int read_contents_json(sd_bus_message *m, const char *contents, struct json_object **ret)
+{
+        if (strlen(contents) == 1 && strchr("sxtuidb", contents[0]))
+                return read_basic_json(m, contents[0], ret);
+        if (streq(contents, "as"))
+                return read_strv_json(m, ret);
+        /* A type this client does not know yet: leave it out rather than fail. */
+        *ret = NULL;
+        return sd_bus_message_skip(m, contents);
+}
+
 int read_variant_json(sd_bus_message *m, struct json_object **ret)
 {
+        _cleanup_(json_object_putp) struct json_object *v = NULL;
         const char *contents;
         char type;
         int r;
@@ -191,32 +220,12 @@ int read_variant_json(sd_bus_message *m, struct json_object **ret)
         r = sd_bus_message_enter_container(m, 'v', contents);
         if (r < 0)
                 return r;
-
-        if (strlen(contents) == 1 && strchr("sxtuidb", contents[0]))
-                r = read_basic_json(m, contents[0], ret);
-        else if (streq(contents, "as")) {
-                _cleanup_strv_free_ char **l = NULL;
-
-                r = sd_bus_message_read_strv(m, &l);
-                if (r >= 0) {
-                        *ret = json_object_new_array();
-                        if (!*ret)
-                                return -ENOMEM;
-                        STRV_FOREACH(s, l)
-                                json_object_array_add(*ret, json_object_new_string(*s));
-                }
-        } else {
-                /* A type this client does not know yet: leave it out rather than fail. */
-                r = sd_bus_message_skip(m, contents);
-                *ret = NULL;
-        }
+        r = read_contents_json(m, contents, &v);
         if (r < 0)
                 return r;
         r = sd_bus_message_exit_container(m);
-        if (r < 0) {
-                json_object_put(*ret);
-                *ret = NULL;
+        if (r < 0)
                 return r;
-        }
+        *ret = TAKE_PTR(v);
         return 0;
 }
