@@ -134,11 +134,9 @@ static int on_process_changed(sd_bus_message *message, void *userdata, sd_bus_er
         if (sd_bus_message_peek_type(message, &type, NULL) > 0 && type == 's')
                 (void) sd_bus_message_read(message, "s", &comm);
 
-        if (m->have_get_process && may_see(m, uid)) {
-                r = get_process(m, pid, start_time, &res);
-                if (r < 0)
-                        return 0;
-        }
+        /* A reply we cannot read was logged; the payload is still worth its line. */
+        if (m->have_get_process && may_see(m, uid))
+                (void) get_process(m, pid, start_time, &res);
         if (res) {
                 const char *procname = json_object_get_string(
                                 json_object_object_get(json_object_object_get(res, "facts"), "commname"));
