@@ -124,25 +124,21 @@ static int on_process_changed(sd_bus_message *message, void *userdata, sd_bus_er
         const char *object, *comm = NULL;
         uint32_t pid, uid;
         uint64_t start_time;
-        char type;
         int r;
 
         r = sd_bus_message_read(message, "outu", &object, &pid, &start_time, &uid);
         if (r < 0)
                 return 0; /* not the signal we know */
-        /* A daemon that puts the name in the payload saves us the question. */
-        if (sd_bus_message_peek_type(message, &type, NULL) > 0 && type == 's')
-                (void) sd_bus_message_read(message, "s", &comm);
 
         /* A reply we cannot read was logged; the payload is still worth its line. */
         if (m->have_get_process && may_see(m, uid))
                 (void) get_process(m, pid, start_time, &res);
         if (res) {
-                const char *procname = json_object_get_string(
+                const char *commname = json_object_get_string(
                                 json_object_object_get(json_object_object_get(res, "facts"), "commname"));
 
-                if (procname && *procname)
-                        comm = procname;
+                if (commname && *commname)
+                        comm = commname;
         }
         remember_comm(m, pid, comm);
 
