@@ -9,39 +9,78 @@
 #include "rc-config.h"
 #include "string-util.h"
 
-int rc_file_load(int root_fd, const char *path, const RcSyntaxOptions *syntax, void *userdata, RcFile **ret)
+/* Why a file could not be read, as users read it. */
+static int unread_message(int error, const UserCreds *creds, char **ret)
+{
+        int r;
+
+        if (error == -EFBIG)
+                r = asprintf(ret, "file larger than %u bytes, not read", RC_FILE_SIZE_MAX);
+        else if (error == -EBADFD)
+                r = asprintf(ret, "not a regular file, ignored");
+        else if (IN_SET(error, -EACCES, -EPERM) && creds)
+                r = asprintf(ret, "not readable by uid %u: does not apply to its processes", (unsigned) creds->uid);
+        else
+                r = asprintf(ret, "cannot read: %s", strerror(-error));
+        return r < 0 ? -ENOMEM : 0;
+}
+
+int rc_file_load_fd(int root_fd, int fd, const struct stat *st, const char *path, const RcSyntaxOptions *syntax,
+                void *userdata, RcFile **ret)
 {
         _cleanup_free_ char *text = NULL, *msg = NULL;
-        struct stat st;
         size_t size;
         RcFile *f;
         int r;
 
+        (void) root_fd;
+        (void) root_fd;
         (void) userdata;
+        assert(fd >= 0);
+        assert(st);
         assert(path);
         assert(ret);
 
-        r = read_full_file_in_root(root_fd, path, RC_FILE_SIZE_MAX, &text, &size, &st);
+        r = read_full_fd(fd, RC_FILE_SIZE_MAX, &text, &size);
         if (r == -ENOMEM)
                 return r;
         if (r < 0) {
-                if (r == -EFBIG)
-                        r = asprintf(&msg, "file larger than %u bytes, not read", RC_FILE_SIZE_MAX);
-                else if (r == -EBADFD)
-                        r = asprintf(&msg, "not a regular file, ignored");
-                else
-                        r = asprintf(&msg, "cannot read: %s", strerror(-r));
+                r = unread_message(r, NULL, &msg);
                 if (r < 0)
-                        return -ENOMEM;
+                        return r;
                 return rc_file_new_unread(path, RC_FILE_SKIPPED, RC_SEVERITY_WARNING, msg, ret);
         }
 
         r = rc_file_parse(path, text, size, syntax, &f);
         if (r < 0)
                 return r;
-        rc_file_set_identity(f, &st);
+        rc_file_set_identity(f, st);
         *ret = f;
         return 0;
+}
+
+int rc_file_load(int root_fd, const char *path, const RcSyntaxOptions *syntax, void *userdata, RcFile **ret)
+{
+        _cleanup_free_ char *msg = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        struct stat st;
+        int r;
+
+        fd = open_for_reading_as(NULL, root_fd, path, &st);
+        if (fd >= 0 && !S_ISREG(st.st_mode))
+                fd = safe_close(fd), fd = -EBADFD;
+        if (fd < 0) {
+                r = unread_message(fd, NULL, &msg);
+                if (r < 0)
+                        return r;
+                return rc_file_new_unread(path, RC_FILE_SKIPPED, RC_SEVERITY_WARNING, msg, ret);
+        }
+        return rc_file_load_fd(root_fd, fd, &st, path, syntax, userdata, ret);
+}
+
+uint64_t rc_file_cost(const RcFile *f)
+{
+        return f->size + f->arena.total;
 }
 
 static RcConfig *config_new(void)
@@ -77,23 +116,21 @@ static int add_unread(RcConfig *c, size_t *allocated, const char *path, RcSeveri
         return config_add_file(c, f, allocated);
 }
 
-/* See RcLoadOptions.check_user_owner. Directories also need the search bit for others. */
-static bool user_may_read(const RcLoadOptions *o, RcEntryKind kind, const struct stat *st)
-{
-        if (!o->check_user_owner || !rc_entry_kind_is_user(kind))
-                return true;
-        if (st->st_uid == o->user_uid)
-                return true;
-        if (S_ISDIR(st->st_mode))
-                return (st->st_mode & (S_IROTH | S_IXOTH)) == (S_IROTH | S_IXOTH);
-        return st->st_mode & S_IROTH;
-}
-
-#define NOT_USERS_MESSAGE "neither owned by the process's user nor readable by everyone: not read"
-
 typedef struct DirName {
         char *name;
 } DirName;
+
+typedef struct DirNames {
+        DirName *items;
+        size_t n, allocated;
+} DirNames;
+
+static void dir_names_freep(DirNames *names)
+{
+        for (size_t i = 0; i < names->n; i++)
+                free(names->items[i].name);
+        free(names->items);
+}
 
 static int dir_name_compare(const void *a, const void *b, void *userdata)
 {
@@ -103,17 +140,40 @@ static int dir_name_compare(const void *a, const void *b, void *userdata)
         return collation ? strcoll_l(x->name, y->name, collation) : strcmp(x->name, y->name);
 }
 
+/* Loads the regular file at path, opened (with the user's access) as fd, unless the budget for per-user
+ * entries is spent. */
+static int load_regular(RcConfig *c, size_t *allocated, const RcLoadOptions *o, RcEntryKind kind, int fd,
+                const struct stat *st, const char *path)
+{
+        bool charged = o->user_bytes_max > 0 && rc_entry_kind_is_user(kind);
+        RcFile *f;
+        int r;
+
+        /* The size says what reading would cost at least; refuse before reading. */
+        if (charged && c->user_bytes + (uint64_t) st->st_size > o->user_bytes_max)
+                return add_unread(c, allocated, path, RC_SEVERITY_WARNING,
+                                "beyond this user's memory budget for rc files (Limits: UserRcBytesMax=), not read");
+
+        r = o->load_file(o->root_fd, fd, st, path, &o->syntax, o->load_file_userdata, &f);
+        if (r < 0)
+                return r;
+        if (rc_entry_kind_is_user(kind))
+                c->user_bytes += rc_file_cost(f);
+        return config_add_file(c, f, allocated);
+}
+
 /* Reads an rc.d directory: regular files (or links to them) in strcoll order; anything else is listed as
- * skipped with the reason, so "why was my file not read?" has an answer. */
+ * skipped with the reason, so "why was my file not read?" has an answer. Every entry is opened with the
+ * user's access, like the directory itself. */
 static int load_directory(RcConfig *c, size_t *allocated, const RcLoadOptions *o, RcEntryKind kind, int dir_fd,
                 const char *path, size_t *ret_n)
 {
         _cleanup_closedir_ DIR *d = NULL;
-        DirName *names = NULL;
-        size_t n_names = 0, allocated_names = 0, n_before = c->n_files, n_loaded = 0;
+        _cleanup_(dir_names_freep) DirNames names = { 0 };
+        size_t n_before = c->n_files, n_loaded = 0;
         bool truncated = false;
         struct dirent *de;
-        int r = 0;
+        int r;
 
         d = fdopendir(dir_fd);
         if (!d) {
@@ -125,60 +185,51 @@ static int load_directory(RcConfig *c, size_t *allocated, const RcLoadOptions *o
         while ((errno = 0, de = readdir(d))) {
                 if (streq(de->d_name, ".") || streq(de->d_name, ".."))
                         continue;
-                if (n_names >= RC_DIR_NAMES_MAX) {
+                if (names.n >= RC_DIR_NAMES_MAX) {
                         truncated = true;
                         break;
                 }
-                if (GREEDY_REALLOC(names, allocated_names, n_names + 1) < 0) {
-                        r = -ENOMEM;
-                        goto finish;
-                }
-                names[n_names].name = strdup(de->d_name);
-                if (!names[n_names].name) {
-                        r = -ENOMEM;
-                        goto finish;
-                }
-                n_names++;
+                if (GREEDY_REALLOC(names.items, names.allocated, names.n + 1) < 0)
+                        return -ENOMEM;
+                names.items[names.n].name = strdup(de->d_name);
+                if (!names.items[names.n].name)
+                        return -ENOMEM;
+                names.n++;
         }
 
-        if (n_names > 1)
-                qsort_r(names, n_names, sizeof(DirName), dir_name_compare, o->collation);
+        if (names.n > 1)
+                qsort_r(names.items, names.n, sizeof(DirName), dir_name_compare, o->collation);
 
-        for (size_t i = 0; i < n_names; i++) {
-                _cleanup_free_ char *p = path_join(path, names[i].name);
+        for (size_t i = 0; i < names.n; i++) {
+                _cleanup_free_ char *p = path_join(path, names.items[i].name);
                 _cleanup_close_ int fd = -EBADF;
                 struct stat st;
-                RcFile *f;
 
-                if (!p) {
-                        r = -ENOMEM;
-                        goto finish;
-                }
+                if (!p)
+                        return -ENOMEM;
 
-                fd = open_in_root(o->root_fd, p, O_PATH);
-                if (fd < 0) {
-                        r = add_unread(c, allocated, p, RC_SEVERITY_NOTE,
-                                        fd == -ENOENT ? "dangling symlink, ignored" : "cannot be resolved, ignored");
-                } else if (fstat(fd, &st) < 0)
-                        r = add_unread(c, allocated, p, RC_SEVERITY_NOTE, "cannot be examined, ignored");
-                else if (S_ISDIR(st.st_mode))
-                        r = add_unread(c, allocated, p, RC_SEVERITY_NOTE, "directory, ignored (rc.d is not recursive)");
-                else if (!S_ISREG(st.st_mode))
+                fd = open_for_reading_as(o->creds, o->root_fd, p, &st);
+                if (fd == -ENOENT)
+                        r = add_unread(c, allocated, p, RC_SEVERITY_NOTE, "dangling symlink, ignored");
+                else if (fd == -EBADFD)
                         r = add_unread(c, allocated, p, RC_SEVERITY_NOTE, "not a regular file, ignored");
-                else if (!user_may_read(o, kind, &st))
-                        r = add_unread(c, allocated, p, RC_SEVERITY_WARNING, NOT_USERS_MESSAGE);
-                else if (n_loaded >= RC_DIR_FILES_MAX)
+                else if (fd >= 0 && S_ISDIR(st.st_mode))
+                        r = add_unread(c, allocated, p, RC_SEVERITY_NOTE, "directory, ignored (rc.d is not recursive)");
+                else if (fd < 0) {
+                        _cleanup_free_ char *msg = NULL;
+                        r = unread_message(fd, o->creds, &msg);
+                        if (r >= 0)
+                                r = add_unread(c, allocated, p, RC_SEVERITY_WARNING, msg);
+                } else if (n_loaded >= RC_DIR_FILES_MAX)
                         r = add_unread(c, allocated, p, RC_SEVERITY_WARNING,
                                         "beyond the first " STRINGIFY(
                                                         RC_DIR_FILES_MAX) " files of the directory, ignored");
                 else {
-                        r = o->load_file(o->root_fd, p, &o->syntax, o->load_file_userdata, &f);
-                        if (r >= 0)
-                                r = config_add_file(c, f, allocated);
+                        r = load_regular(c, allocated, o, kind, fd, &st, p);
                         n_loaded++;
                 }
                 if (r < 0)
-                        goto finish;
+                        return r;
         }
 
         if (truncated) {
@@ -186,23 +237,17 @@ static int load_directory(RcConfig *c, size_t *allocated, const RcLoadOptions *o
                                 "%s: more than %u entries; only the first %u read are considered", path,
                                 RC_DIR_NAMES_MAX, RC_DIR_NAMES_MAX);
                 if (r < 0)
-                        goto finish;
+                        return r;
         }
-        r = 0;
 
-finish:
-        for (size_t i = 0; i < n_names; i++)
-                free(names[i].name);
-        free(names);
         *ret_n = c->n_files - n_before;
-        return r;
+        return 0;
 }
 
 static int load_entry(RcConfig *c, size_t *allocated, const RcLoadOptions *o, RcEntry *e)
 {
         _cleanup_close_ int fd = -EBADF;
         struct stat st;
-        RcFile *f;
         int r;
 
         r = rc_entry_path(e->kind, o->home, o->driver_version, &e->path);
@@ -213,51 +258,46 @@ static int load_entry(RcConfig *c, size_t *allocated, const RcLoadOptions *o, Rc
         if (r < 0)
                 return r;
 
-        fd = open_in_root(o->root_fd, e->path, O_PATH);
+        fd = open_for_reading_as(o->creds, o->root_fd, e->path, &st);
         if (fd == -ENOENT) {
                 e->type = RC_ENTRY_MISSING;
                 return 0;
         }
-        if (fd < 0 || fstat(fd, &st) < 0) {
-                e->type = RC_ENTRY_UNREADABLE;
-                e->error = fd < 0 ? fd : -errno;
+        if (fd == -EBADFD) {
+                e->type = RC_ENTRY_OTHER;
                 return 0;
         }
+        if (fd < 0) {
+                _cleanup_free_ char *msg = NULL;
 
-        if ((S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) && !user_may_read(o, e->kind, &st)) {
                 e->type = RC_ENTRY_UNREADABLE;
-                e->error = -EACCES;
-                return add_unread(c, allocated, e->path, RC_SEVERITY_WARNING, NOT_USERS_MESSAGE);
+                e->error = fd;
+                if (!IN_SET(fd, -EACCES, -EPERM))
+                        return 0;
+                /* Say so where users look: the file (or directory) exists, and does not count. */
+                r = unread_message(fd, o->creds, &msg);
+                if (r < 0)
+                        return r;
+                return add_unread(c, allocated, e->path, RC_SEVERITY_WARNING, msg);
         }
 
         if (S_ISREG(st.st_mode)) {
                 e->type = RC_ENTRY_FILE;
-                r = o->load_file(o->root_fd, e->path, &o->syntax, o->load_file_userdata, &f);
+                r = load_regular(c, allocated, o, e->kind, fd, &st, e->path);
                 if (r < 0)
                         return r;
                 e->n_files = 1;
-                return config_add_file(c, f, allocated);
-        }
-
-        if (S_ISDIR(st.st_mode)) {
-                int dfd = open_in_root(o->root_fd, e->path, O_RDONLY | O_DIRECTORY);
-                if (dfd < 0) {
-                        e->type = RC_ENTRY_UNREADABLE;
-                        e->error = dfd;
-                        return 0;
-                }
-                e->type = RC_ENTRY_DIRECTORY;
-                r = load_directory(c, allocated, o, e->kind, dfd, e->path, &e->n_files);
-                if (r == -ENOMEM)
-                        return r;
-                if (r < 0) {
-                        e->type = RC_ENTRY_UNREADABLE;
-                        e->error = r;
-                }
                 return 0;
         }
 
-        e->type = RC_ENTRY_OTHER;
+        e->type = RC_ENTRY_DIRECTORY;
+        r = load_directory(c, allocated, o, e->kind, TAKE_FD(fd), e->path, &e->n_files);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                e->type = RC_ENTRY_UNREADABLE;
+                e->error = r;
+        }
         return 0;
 }
 
@@ -266,6 +306,7 @@ static int load_entry(RcConfig *c, size_t *allocated, const RcLoadOptions *o, Rc
 static int load_globals(RcConfig *c, const RcLoadOptions *o)
 {
         _cleanup_free_ char *path = NULL, *text = NULL;
+        _cleanup_close_ int fd = -EBADF;
         _cleanup_(rc_file_unrefp) RcFile *f = NULL;
         struct json_object *enabled;
         RcDocument doc;
@@ -280,22 +321,30 @@ static int load_globals(RcConfig *c, const RcLoadOptions *o)
         if (!path)
                 return -ENOMEM;
 
-        r = read_full_file_in_root(o->root_fd, path, RC_GLOBALS_SIZE_MAX, &text, &size, &st);
-        if (r == -ENOENT)
+        fd = open_for_reading_as(o->creds, o->root_fd, path, &st);
+        if (fd == -ENOENT)
                 return 0;
+        r = fd;
+        if (fd >= 0 && !S_ISREG(st.st_mode))
+                r = -EBADFD;
+        if (r >= 0)
+                r = read_full_fd(fd, RC_GLOBALS_SIZE_MAX, &text, &size);
         if (r == -ENOMEM)
                 return r;
-        if (r >= 0 && !user_may_read(o, RC_ENTRY_USER_FILE, &st))
-                r = -EACCES;
 
         f = rc_file_new(path);
         if (!f)
                 return -ENOMEM;
 
         if (r < 0) {
+                _cleanup_free_ char *msg = NULL;
+
                 f->state = RC_FILE_SKIPPED;
+                r = unread_message(r, o->creds, &msg);
+                if (r < 0)
+                        return r;
                 r = rc_diagnostics_add(&f->diagnostics, RC_SEVERITY_WARNING, 0, 0,
-                                "cannot read: %s; application profiles stay enabled", strerror(-r));
+                                "%s; application profiles stay enabled", msg);
         } else {
                 r = rc_document_parse(text, size, &o->syntax, &f->diagnostics, &doc);
                 if (r == -ENOMEM)
@@ -502,7 +551,7 @@ int rc_config_load(const RcLoadOptions *options, RcConfig **ret)
 
         o = *options;
         if (!o.load_file)
-                o.load_file = rc_file_load;
+                o.load_file = rc_file_load_fd;
         if (o.root_fd < 0)
                 return -EBADF;
 

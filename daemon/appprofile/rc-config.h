@@ -6,6 +6,7 @@
 #include "rc-model.h"
 #include "rc-searchpath.h"
 #include "strtable.h"
+#include "user-creds.h"
 
 /* A loaded configuration: every file of the search path as one process (one $HOME) sees it, with
  * cross-file profile references resolved. Immutable once loaded and reference counted, so resolutions
@@ -15,10 +16,12 @@
 #define RC_DIR_FILES_MAX 1024 /* regular files loaded from one rc.d directory, in collation order */
 #define RC_GLOBALS_SIZE_MAX (64u * 1024u)
 
-/* Loads one regular file. The default, rc_file_load(), reads and parses it; the daemon passes its own
- * to reuse unchanged files and keep the last good state of broken ones. Returns negative only on OOM. */
-typedef int (*RcLoadFileFunc)(
-                int root_fd, const char *path, const RcSyntaxOptions *syntax, void *userdata, RcFile **ret);
+/* Loads one regular file from fd, already open for reading (st: its fstat(); path: where it is below
+ * root_fd). The default,
+ * rc_file_load_fd(), reads and parses it; the daemon passes its own to reuse unchanged files and keep the
+ * last good state of broken ones. Returns negative only on OOM. */
+typedef int (*RcLoadFileFunc)(int root_fd, int fd, const struct stat *st, const char *path,
+                const RcSyntaxOptions *syntax, void *userdata, RcFile **ret);
 
 typedef struct RcLoadOptions {
         int root_fd; /* the directory that is "/" for every configuration path */
@@ -28,11 +31,13 @@ typedef struct RcLoadOptions {
         locale_t collation; /* order of rc.d entries, strcoll(3); (locale_t) 0 means "C" */
         RcLoadFileFunc load_file;
         void *load_file_userdata;
-        /* When set, the $HOME entries and the globals file are read only if that user could read them:
-         * owned by user_uid, or readable by everyone. A privileged daemon takes $HOME from the target's
-         * environment, which the target controls. */
-        bool check_user_owner;
-        uid_t user_uid;
+        /* Whose access every file is opened with (user-creds.h): the target process's credentials, or a
+         * D-Bus caller's. A file that user could not read does not count, system files included, since
+         * the driver reads them inside the user's process. NULL: our own. */
+        const UserCreds *creds;
+        /* Bytes (text and model) the per-user entries of this configuration may take; 0: no limit. A file
+         * beyond it is listed as skipped, never read. */
+        uint64_t user_bytes_max;
 } RcLoadOptions;
 
 typedef enum RcEntryType {
@@ -78,10 +83,19 @@ typedef struct RcConfig {
         StrTable keys; /* every setting key, interned */
 
         RcDiagnostics diagnostics; /* about the whole: duplicate names, dangling references, notes */
+        uint64_t user_bytes; /* text and model of the files of per-user entries, for budgets */
 } RcConfig;
 
 /* The default RcLoadFileFunc. */
+int rc_file_load_fd(int root_fd, int fd, const struct stat *st, const char *path, const RcSyntaxOptions *syntax,
+                void *userdata, RcFile **ret);
+
+/* Opens path below root_fd with our own access and loads it: for tools and tests. A file that cannot be
+ * read gives a record in state RC_FILE_SKIPPED saying why. */
 int rc_file_load(int root_fd, const char *path, const RcSyntaxOptions *syntax, void *userdata, RcFile **ret);
+
+/* Memory a loaded file takes: its text and its model. */
+uint64_t rc_file_cost(const RcFile *f) _pure_;
 
 /* Loads the configuration. Returns negative only on OOM or if root_fd is not usable; bad files are
  * recorded in the configuration, never fatal. */

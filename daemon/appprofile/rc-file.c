@@ -740,6 +740,14 @@ void rc_file_set_identity(RcFile *f, const struct stat *st)
         f->ino = st->st_ino;
         f->size = (uint64_t) st->st_size;
         f->mtime_nsec = mtime_nsec(st);
+        f->owner = st->st_uid;
+        f->group = st->st_gid;
+        f->mode = st->st_mode;
+}
+
+bool rc_file_same_access(const RcFile *f, const struct stat *st)
+{
+        return f && f->owner == st->st_uid && f->group == st->st_gid && f->mode == st->st_mode;
 }
 
 bool rc_file_same_identity(const RcFile *f, const struct stat *st)

@@ -117,6 +117,11 @@ struct RcFile {
         ino_t ino;
         int64_t mtime_nsec;
         uint64_t size;
+        /* Who may read it: the daemon serves a file's last good version only to users who may read the
+         * file as it is now, with the same owner and mode. */
+        uid_t owner;
+        gid_t group;
+        mode_t mode;
 };
 
 /* A new, empty record for path in state RC_FILE_LOADED. */
@@ -136,6 +141,8 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(RcFile *, rc_file_unref);
 /* What was read, to tell whether the file changed since: device, inode, size, mtime. */
 void rc_file_set_identity(RcFile *f, const struct stat *st);
 bool rc_file_same_identity(const RcFile *f, const struct stat *st) _pure_;
+/* Whether st has the owner, group and mode f had when read. */
+bool rc_file_same_access(const RcFile *f, const struct stat *st) _pure_;
 
 /* Formats a value the way rc files write it: true, 3, 0.5, "DP-3". */
 int rc_value_format(const RcValue *v, char **ret);

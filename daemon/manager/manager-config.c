@@ -23,6 +23,11 @@ void manager_config_init(ManagerConfig *c)
                 .bus_list_max = 4096,
                 .bus_string_max = 4096,
                 .max_configs = 256,
+                .user_configs_max = 8,
+                .rc_bytes_max = 48 * 1024 * 1024,
+                .user_rc_bytes_max = 4 * 1024 * 1024,
+                .config_idle_usec = 10 * 60 * 1000000ULL,
+                .user_watch_dirs_max = 64,
         };
         c->device_directory = strdup("/dev");
         manager_config_finish(c);
@@ -105,6 +110,11 @@ static const ConfItem items[] = {
         { "Limits", "BusListMax", conf_parse_unsigned, offsetof(ManagerConfig, bus_list_max) },
         { "Limits", "BusStringMax", conf_parse_unsigned, offsetof(ManagerConfig, bus_string_max) },
         { "Limits", "MaxConfigurations", conf_parse_unsigned, offsetof(ManagerConfig, max_configs) },
+        { "Limits", "UserConfigurationsMax", conf_parse_unsigned, offsetof(ManagerConfig, user_configs_max) },
+        { "Limits", "RcBytesMax", conf_parse_size, offsetof(ManagerConfig, rc_bytes_max) },
+        { "Limits", "UserRcBytesMax", conf_parse_size, offsetof(ManagerConfig, user_rc_bytes_max) },
+        { "Limits", "ConfigurationIdleSec", conf_parse_usec, offsetof(ManagerConfig, config_idle_usec) },
+        { "Limits", "UserWatchDirectoriesMax", conf_parse_unsigned, offsetof(ManagerConfig, user_watch_dirs_max) },
         { 0 },
 };
 

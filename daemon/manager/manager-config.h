@@ -39,7 +39,12 @@ typedef struct ManagerConfig {
         unsigned dsos_max;
         unsigned bus_list_max; /* entries in a list argument */
         unsigned bus_string_max; /* bytes in a string argument */
-        unsigned max_configs; /* cached configurations (one per $HOME and root) */
+        unsigned max_configs; /* cached configurations (one per user, $HOME and root) */
+        unsigned user_configs_max; /* of which one user's */
+        uint64_t rc_bytes_max; /* text and model of every per-user rc file loaded, all users */
+        uint64_t user_rc_bytes_max; /* ... one user's share */
+        uint64_t config_idle_usec; /* a per-home configuration unused this long is dropped */
+        unsigned user_watch_dirs_max; /* inotify watches for one user's rc paths */
 } ManagerConfig;
 
 void manager_config_init(ManagerConfig *c);

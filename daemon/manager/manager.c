@@ -7,26 +7,13 @@
 #include "fd-util.h"
 #include "fileio.h"
 #include "log.h"
+#include "manager-configs.h"
 #include "manager-gpu.h"
 #include "manager-procwatch.h"
 #include "manager.h"
 #include "process.h"
 #include "string-util.h"
 #include "strv.h"
-
-static void config_slot_done(ConfigSlot *s)
-{
-        free(s->home);
-        rc_config_unref(s->config);
-        *s = (ConfigSlot){ 0 };
-}
-
-static void configs_clear(Manager *m)
-{
-        for (size_t i = 0; i < m->n_configs; i++)
-                config_slot_done(&m->configs[i]);
-        m->n_configs = 0;
-}
 
 Manager *manager_free(Manager *m)
 {
@@ -44,8 +31,7 @@ Manager *manager_free(Manager *m)
         manager_procwatch_stop(m);
         manager_gpu_stop(m);
         rc_watch_free(m->rc_watch);
-        configs_clear(m);
-        free(m->configs);
+        manager_configs_free(m);
         rc_config_unref(m->system_config);
         rc_file_cache_done(&m->file_cache);
         if (m->collation)
@@ -123,6 +109,7 @@ int manager_new(sd_event *e, const ManagerConfig *config, const char *proc_path,
                 return log_error_errno(errno, "Cannot stat /");
         m->host_root_dev = st.st_dev;
         m->host_root_ino = st.st_ino;
+        user_creds_self(&m->own_creds);
 
         if (m->config.collation && !streq(m->config.collation, "C")) {
                 m->collation = newlocale(LC_COLLATE_MASK, m->config.collation, (locale_t) 0);
@@ -159,188 +146,6 @@ static void detect_driver_version(Manager *m)
         m->driver_version = TAKE_PTR(v);
 }
 
-static RcLoadOptions load_options(Manager *m, int root_fd, const char *home, uid_t uid)
-{
-        return (RcLoadOptions){
-                .root_fd = root_fd,
-                .home = home,
-                .driver_version = m->driver_version,
-                .syntax = { .accept_trailing_commas = m->config.accept_trailing_commas },
-                .collation = m->collation,
-                .load_file = rc_file_cache_load,
-                .load_file_userdata = &m->file_cache,
-                .check_user_owner = uid != 0,
-                .user_uid = uid,
-        };
-}
-
-static int add_path(char ***paths, const char *p)
-{
-        return strv_contains(*paths, p) ? 0 : strv_extend(paths, p);
-}
-
-static bool slot_is_host(const Manager *m, const ConfigSlot *s)
-{
-        return s->root_dev == m->root_dev && s->root_ino == m->root_ino;
-}
-
-/* Every path whose change matters: the search-path entries of every $HOME in use and the globals files
- * (computed, so they are watched whether or not they exist yet), and every file read last time
- * (symlink targets included, via rc-watch). Containers are not watched: they are revalidated by fstat
- * at each resolution. */
-static int collect_watch_paths(Manager *m, char ***ret)
-{
-        _cleanup_strv_free_ char **paths = NULL;
-        int r;
-
-        for (RcEntryKind k = 0; k < _RC_ENTRY_KIND_MAX; k++) {
-                _cleanup_free_ char *p = NULL;
-                if (rc_entry_path(k, NULL, m->driver_version, &p) >= 0 && (r = add_path(&paths, p)) < 0)
-                        return r;
-        }
-
-        for (size_t i = 0; i < m->n_configs; i++) {
-                const ConfigSlot *s = &m->configs[i];
-                const RcConfig *c = s->config;
-
-                if (!slot_is_host(m, s))
-                        continue;
-                for (RcEntryKind k = 0; s->home && k < _RC_ENTRY_KIND_MAX; k++) {
-                        _cleanup_free_ char *p = NULL;
-                        if (rc_entry_path(k, s->home, m->driver_version, &p) >= 0 && (r = add_path(&paths, p)) < 0)
-                                return r;
-                }
-                if (s->home && s->home[0] == '/') {
-                        _cleanup_free_ char *g = path_join(s->home, RC_GLOBALS_FILE_NAME);
-                        if (!g || (r = add_path(&paths, g)) < 0)
-                                return -ENOMEM;
-                }
-                for (size_t j = 0; c && j < c->n_files; j++)
-                        if ((r = add_path(&paths, c->files[j]->path)) < 0)
-                                return r;
-        }
-        /* Where the shipped file would be, even when no version is known yet. */
-        r = strv_extend(&paths, "/usr/share/nvidia");
-        if (r < 0)
-                return r;
-
-        *ret = TAKE_PTR(paths);
-        return 0;
-}
-
-static void update_watches(Manager *m)
-{
-        _cleanup_strv_free_ char **paths = NULL;
-        int r;
-
-        if (!m->rc_watch)
-                return;
-        r = collect_watch_paths(m, &paths);
-        if (r >= 0)
-                r = rc_watch_set_paths(m->rc_watch, paths);
-        if (r < 0)
-                log_warning_errno(r, "Cannot watch every rc path, changes may be missed");
-}
-
-/* Whether what was just read is still what is on disk: a change that slipped in between reading and
- * watching has no event to tell us, so we look. */
-static bool disk_matches_cache(Manager *m)
-{
-        for (size_t i = 0; i < m->file_cache.n_entries; i++) {
-                const RcCacheEntry *e = &m->file_cache.entries[i];
-                _cleanup_close_ int fd = -EBADF;
-                struct stat st;
-
-                if (e->generation != m->file_cache.generation || !e->current)
-                        continue;
-                fd = open_in_root(m->root_fd, e->path, O_PATH);
-                if (fd < 0 || fstat(fd, &st) < 0 || !rc_file_same_identity(e->current, &st))
-                        return false;
-        }
-        return true;
-}
-
-/* After loading: watch what was found too (new symlink targets), then make sure nothing moved. */
-static void watch_and_verify(Manager *m)
-{
-        update_watches(m);
-        if (m->rc_watch && !disk_matches_cache(m)) {
-                log_debug("rc files changed while being read; reloading again.");
-                rc_watch_trigger(m->rc_watch);
-        }
-}
-
-int manager_get_config(Manager *m, int root_fd, const char *home, uid_t uid, RcConfig **ret)
-{
-        ConfigSlot *slot = NULL;
-        struct stat st;
-        bool foreign, new_slot = false;
-        int r;
-
-        assert(m);
-        assert(ret);
-
-        if (fstat(root_fd, &st) < 0)
-                return -errno;
-        foreign = root_fd != m->root_fd;
-
-        for (size_t i = 0; i < m->n_configs; i++) {
-                ConfigSlot *s = &m->configs[i];
-                if (s->root_dev == st.st_dev && s->root_ino == st.st_ino && streq_ptr(s->home, home) &&
-                                (s->uid == uid || !home)) {
-                        slot = s;
-                        break;
-                }
-        }
-
-        /* Host configurations are reloaded on inotify events, so a cached one of this generation is
-         * current. A container's files are not watched: revalidate them (fstat per file, via the cache). */
-        if (slot && slot->generation == m->generation && !foreign) {
-                slot->last_used = ++m->use_counter;
-                *ret = rc_config_ref(slot->config);
-                return 0;
-        }
-
-        if (!slot) {
-                if (m->n_configs >= MAX(m->config.max_configs, 1u)) {
-                        /* Evict the least recently used. */
-                        size_t lru = 0;
-                        for (size_t i = 1; i < m->n_configs; i++)
-                                if (m->configs[i].last_used < m->configs[lru].last_used)
-                                        lru = i;
-                        config_slot_done(&m->configs[lru]);
-                        m->configs[lru] = m->configs[--m->n_configs];
-                }
-                if (GREEDY_REALLOC(m->configs, m->allocated_configs, m->n_configs + 1) < 0)
-                        return -ENOMEM;
-                slot = &m->configs[m->n_configs];
-                *slot = (ConfigSlot){ .root_dev = st.st_dev, .root_ino = st.st_ino, .uid = uid };
-                if (home && !(slot->home = strdup(home)))
-                        return -ENOMEM;
-                m->n_configs++;
-                new_slot = true;
-        }
-
-        {
-                RcLoadOptions o = load_options(m, root_fd, home, uid);
-                RcConfig *c = NULL;
-
-                r = rc_config_load(&o, &c);
-                if (r < 0)
-                        return r;
-                rc_config_unref(slot->config);
-                slot->config = c;
-        }
-        slot->generation = m->generation;
-        slot->last_used = ++m->use_counter;
-        *ret = rc_config_ref(slot->config);
-
-        /* A $HOME seen for the first time: its entries need watching from now on. */
-        if (new_slot && !foreign && !m->reloading)
-                watch_and_verify(m);
-        return 0;
-}
-
 static void log_file_problems(Manager *m)
 {
         for (size_t i = 0; i < m->file_cache.n_entries; i++) {
@@ -359,6 +164,36 @@ static void log_file_problems(Manager *m)
         }
 }
 
+/* Loads the system view and every host configuration in use again, so the watch set covers them all. */
+static int load_configs(Manager *m)
+{
+        int r;
+
+        /* The system view (no $HOME) always exists, for status and for processes without HOME. */
+        m->system_config = rc_config_unref(m->system_config);
+        r = manager_get_config(m, m->root_fd, NULL, NULL, &m->system_config);
+        if (r < 0)
+                return log_error_errno(r, "Failed to load the configuration");
+
+        for (size_t i = 0; i < m->n_configs; i++) {
+                _cleanup_(rc_config_unrefp) RcConfig *c = NULL;
+                _cleanup_free_ char *home = NULL;
+                UserCreds creds;
+
+                if (!config_slot_is_host(m, &m->configs[i]) || !m->configs[i].home)
+                        continue;
+                /* Copies: loading may add a slot (a home that is another directory now). */
+                creds = m->configs[i].creds;
+                home = strdup(m->configs[i].home);
+                if (!home)
+                        return log_oom();
+                r = manager_get_config(m, m->root_fd, home, &creds, &c);
+                if (r < 0)
+                        return log_error_errno(r, "Failed to load the configuration for %s", home);
+        }
+        return 0;
+}
+
 static int reload_configs(Manager *m)
 {
         size_t n_errors = 0, n_files = 0;
@@ -367,36 +202,18 @@ static int reload_configs(Manager *m)
         detect_driver_version(m);
         m->generation++;
         rc_file_cache_begin(&m->file_cache);
+        manager_configs_evict_idle(m);
 
         /* Watch first, read second: a change after this point triggers the next reload. */
-        update_watches(m);
+        manager_update_watches(m);
 
         m->reloading = true;
-        /* The system view (no $HOME) always exists, for status and for processes without HOME. */
-        rc_config_unref(m->system_config);
-        m->system_config = NULL;
-        r = manager_get_config(m, m->root_fd, NULL, 0, &m->system_config);
-        if (r < 0) {
-                m->reloading = false;
-                return log_error_errno(r, "Failed to load the configuration");
-        }
-
-        /* Reload every configuration in use, so the watch set covers them all. */
-        for (size_t i = 0; i < m->n_configs; i++) {
-                RcConfig *c = NULL;
-
-                if (!slot_is_host(m, &m->configs[i]) || !m->configs[i].home)
-                        continue;
-                r = manager_get_config(m, m->root_fd, m->configs[i].home, m->configs[i].uid, &c);
-                if (r < 0) {
-                        m->reloading = false;
-                        return log_error_errno(r, "Failed to load the configuration for %s", m->configs[i].home);
-                }
-                rc_config_unref(c);
-        }
-        rc_file_cache_prune(&m->file_cache);
+        r = load_configs(m);
         m->reloading = false;
-        watch_and_verify(m);
+        if (r < 0)
+                return r;
+        rc_file_cache_prune(&m->file_cache);
+        manager_watch_and_verify(m);
 
         for (size_t i = 0; i < m->system_config->n_files; i++)
                 n_files += m->system_config->files[i]->state == RC_FILE_LOADED;
@@ -501,7 +318,7 @@ int manager_explain_process(
         if (r < 0)
                 return r;
 
-        r = process_resolve(m, &f, f.uid, &res);
+        r = process_resolve(m, &f, &res);
         if (r < 0)
                 return r;
 

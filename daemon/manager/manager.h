@@ -56,15 +56,20 @@ typedef enum ManagerWatchState {
         _MANAGER_WATCH_STATE_MAX,
 } ManagerWatchState;
 
-/* One loaded configuration per (root, $HOME). */
+/* One loaded configuration per (root, user's file access, $HOME). The home is keyed by the identity of the
+ * directory as the user opens it, so "/root", "//root/" and "/home/../root" are one slot. */
 typedef struct ConfigSlot {
         dev_t root_dev;
         ino_t root_ino;
-        char *home;
-        uid_t uid;
+        UserCreds creds; /* whose access every file of this configuration was opened with */
+        uid_t uid; /* creds.uid */
+        char *home; /* as first named; NULL: no $HOME */
+        dev_t home_dev; /* identity of home opened as the user; both 0 when it cannot be opened */
+        ino_t home_ino;
         RcConfig *config;
         uint64_t generation;
-        uint64_t last_used;
+        uint64_t last_used; /* use counter, for LRU */
+        uint64_t last_used_usec; /* CLOCK_MONOTONIC, for idle eviction */
 } ConfigSlot;
 
 struct Manager {
@@ -81,6 +86,7 @@ struct Manager {
         bool real_proc; /* --proc is the live /proc: events and pids are real */
         dev_t host_root_dev;
         ino_t host_root_ino;
+        UserCreds own_creds; /* the daemon's file access, for the system view */
         char *driver_version;
         locale_t collation;
 
@@ -97,6 +103,11 @@ struct Manager {
         RcConfig *system_config; /* the system part as seen with no $HOME, for status */
         RcWatch *rc_watch;
         bool reloading;
+        uint64_t n_config_evictions; /* configurations dropped for budgets or idleness */
+        uid_t *watched_uids; /* users whose rc paths have a watch group (sorted) */
+        size_t n_watched_uids;
+        uid_t *unwatched_uids; /* ...of which those whose paths exceed their watch share (sorted) */
+        size_t n_unwatched_uids;
 
         /* Process watching. */
         ManagerWatchState watch_state;
@@ -129,9 +140,18 @@ int manager_start(Manager *m);
  * tracked process. */
 int manager_reload(Manager *m);
 
-/* The configuration for a process root and $HOME, loaded on demand. uid: the user whose files $HOME
- * holds; root_fd: the configuration root (the daemon's, or a container's). */
-int manager_get_config(Manager *m, int root_fd, const char *home, uid_t uid, RcConfig **ret);
+/* The configuration for a process root and $HOME, loaded on demand, every file opened with creds's access
+ * (a process's own credentials; NULL: the daemon's); root_fd: the configuration root (the daemon's, or a
+ * container's). Per-user budgets apply (ManagerConfig [Limits]). */
+int manager_get_config(Manager *m, int root_fd, const char *home, const UserCreds *creds, RcConfig **ret);
+
+/* The configuration a D-Bus caller with creds asks about by naming home (NULL: the system files). The
+ * caller must be able to open home itself (-EACCES otherwise; root may name any). */
+int manager_get_config_for_caller(Manager *m, const char *home, const UserCreds *creds, RcConfig **ret);
+
+/* Bytes of per-user rc files held by all configurations, and by one user's. */
+uint64_t manager_rc_bytes(const Manager *m, uid_t uid);
+uint64_t manager_rc_bytes_total(const Manager *m);
 
 /* Resolves a live process afresh (for Explain): -ESRCH when gone or when start_time (if non-zero)
  * does not match. Updates the tracked state too. */

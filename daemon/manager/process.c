@@ -96,7 +96,7 @@ static int profiles_of(const RcResolution *r, char ***ret)
         return 0;
 }
 
-int process_resolve(Manager *m, const ProcFacts *f, uid_t uid, RcResolution **ret)
+int process_resolve(Manager *m, const ProcFacts *f, RcResolution **ret)
 {
         RcConfig *config;
         const char *home;
@@ -107,7 +107,7 @@ int process_resolve(Manager *m, const ProcFacts *f, uid_t uid, RcResolution **re
         /* A process in its own root (a container) reads the configuration inside it. */
         root_fd = manager_root_is_foreign(m, f->root_fd) ? f->root_fd : m->root_fd;
 
-        r = manager_get_config(m, root_fd, home, uid, &config);
+        r = manager_get_config(m, root_fd, home, &f->creds, &config);
         if (r < 0)
                 return r;
 
@@ -246,7 +246,7 @@ int process_reread(Process *p)
                         &m->config.proc_limits, &f);
         if (r < 0)
                 return r;
-        r = process_resolve(m, &f, p->uid, &res);
+        r = process_resolve(m, &f, &res);
         if (r < 0)
                 return r;
         return process_update(p, &f, res);
@@ -290,7 +290,7 @@ int process_new_from_facts(Manager *m, const ProcFacts *f, bool settle, Process 
                 return -ENOMEM;
         (void) sd_event_now(m->event, CLOCK_MONOTONIC, &p->detected_usec);
 
-        r = process_resolve(m, f, p->uid, &res);
+        r = process_resolve(m, f, &res);
         if (r < 0)
                 return r;
 

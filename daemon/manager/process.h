@@ -9,8 +9,9 @@ int process_new_from_facts(Manager *m, const ProcFacts *f, bool settle, Process 
 /* Reads the process's facts again and re-resolves; > 0 when the result changed, -ESRCH when gone. */
 int process_reread(Process *p);
 
-/* Resolves facts against the right configuration (the process's root and $HOME). */
-int process_resolve(Manager *m, const ProcFacts *f, uid_t uid, RcResolution **ret);
+/* Resolves facts against the right configuration (the process's root and $HOME), every file opened with
+ * the process's own file access (f->creds). */
+int process_resolve(Manager *m, const ProcFacts *f, RcResolution **ret);
 
 /* Tells the callbacks, unregisters and frees. */
 void process_remove(Process *p);

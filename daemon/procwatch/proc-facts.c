@@ -143,6 +143,9 @@ int proc_facts_read(int proc_fd, pid_t pid, const ProcIdentity *expect, ProcFact
         r = proc_parse_status_uid(buf, size, &f.uid);
         if (r < 0)
                 return r;
+        r = user_creds_from_proc_status(buf, &f.creds);
+        if (r < 0)
+                return -EBADMSG;
         buf = mfree(buf);
 
         r = read_comm(dfd, &f.comm);

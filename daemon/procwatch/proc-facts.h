@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include "macro.h"
+#include "user-creds.h"
 
 /* What nvprofiled knows about one process, read race-safely from /proc/<pid>.
  *
@@ -41,6 +42,7 @@ typedef struct ProcFacts {
         ProcIdentity id;
         pid_t ppid;
         uid_t uid;
+        UserCreds creds; /* what the process opens files with: its filesystem uid, gid and groups */
         char *exe; /* NULL for kernel threads or when not permitted */
         char *comm;
         char **argv; /* NULL if empty (kernel threads, zombies) */

@@ -11,8 +11,9 @@
 #include "rc-watch.h"
 #include "string-util.h"
 #include "strv.h"
+#include "user-creds.h"
 
-#define RC_WATCH_DIRS_MAX 1024u
+#define RC_WATCH_DIRS_MAX 1024u /* for the system group, whose paths no user chooses */
 
 #define DIR_MASK                                                                                        \
         (IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | \
@@ -20,6 +21,7 @@
 
 typedef struct WatchedDir {
         RcWatch *watch;
+        uint64_t group;
         char *path; /* real path on the host */
         bool all; /* every name in it matters (an rc.d directory) */
         char **names; /* otherwise only these */
@@ -33,28 +35,40 @@ struct RcWatch {
         RcWatchChangedFunc callback;
         void *userdata;
 
-        WatchedDir *dirs;
+        WatchedDir **dirs; /* pointers: inotify sources keep theirs while other groups change */
         size_t n_dirs, allocated_dirs;
 
         sd_event_source *timer;
         uint64_t first_event_usec; /* 0 = no burst pending */
 };
 
-static void dirs_clear(RcWatch *w)
+static void watched_dir_free(WatchedDir *d)
 {
+        sd_event_source_disable_unref(d->source);
+        free(d->path);
+        strv_free(d->names);
+        free(d);
+}
+
+/* Drops the directories of one group (all when group is UINT64_MAX). */
+static void dirs_clear(RcWatch *w, uint64_t group)
+{
+        size_t j = 0;
+
         for (size_t i = 0; i < w->n_dirs; i++) {
-                sd_event_source_disable_unref(w->dirs[i].source);
-                free(w->dirs[i].path);
-                strv_free(w->dirs[i].names);
+                if (group == UINT64_MAX || w->dirs[i]->group == group)
+                        watched_dir_free(w->dirs[i]);
+                else
+                        w->dirs[j++] = w->dirs[i];
         }
-        w->n_dirs = 0;
+        w->n_dirs = j;
 }
 
 RcWatch *rc_watch_free(RcWatch *w)
 {
         if (!w)
                 return NULL;
-        dirs_clear(w);
+        dirs_clear(w, UINT64_MAX);
         free(w->dirs);
         sd_event_source_disable_unref(w->timer);
         sd_event_unref(w->event);
@@ -147,25 +161,41 @@ static int fd_path(int fd, char **ret)
         return *ret ? 0 : -ENOMEM;
 }
 
-static int add_dir(RcWatch *w, const char *real, bool all, const char *name)
+/* What one rc_watch_set_paths() call is building. */
+typedef struct GroupBuild {
+        RcWatch *watch;
+        uint64_t group;
+        char *const *paths;
+        size_t max_dirs;
+        size_t n_dirs; /* this group's */
+} GroupBuild;
+
+static int add_dir(GroupBuild *g, const char *real, bool all, const char *name)
 {
+        RcWatch *w = g->watch;
         WatchedDir *d = NULL;
         int r;
 
         for (size_t i = 0; i < w->n_dirs; i++)
-                if (streq(w->dirs[i].path, real)) {
-                        d = &w->dirs[i];
+                if (w->dirs[i]->group == g->group && streq(w->dirs[i]->path, real)) {
+                        d = w->dirs[i];
                         break;
                 }
         if (!d) {
-                if (w->n_dirs >= RC_WATCH_DIRS_MAX)
+                if (g->n_dirs >= g->max_dirs)
                         return -E2BIG;
                 if (GREEDY_REALLOC(w->dirs, w->allocated_dirs, w->n_dirs + 1) < 0)
                         return -ENOMEM;
-                d = &w->dirs[w->n_dirs++];
-                *d = (WatchedDir){ .watch = w, .path = strdup(real) };
-                if (!d->path)
+                d = calloc(1, sizeof(WatchedDir));
+                if (!d)
                         return -ENOMEM;
+                *d = (WatchedDir){ .watch = w, .group = g->group, .path = strdup(real) };
+                if (!d->path) {
+                        free(d);
+                        return -ENOMEM;
+                }
+                w->dirs[w->n_dirs++] = d;
+                g->n_dirs++;
         }
         if (all)
                 d->all = true;
@@ -179,7 +209,7 @@ static int add_dir(RcWatch *w, const char *real, bool all, const char *name)
 
 /* Watches the directory containing in-root path p for changes of p's last component. When that
  * directory does not exist, walks up to the nearest one that does and watches for the next component. */
-static int watch_parent_of(RcWatch *w, const char *p)
+static int watch_parent_of(GroupBuild *g, const char *p)
 {
         _cleanup_free_ char *cur = strdup(p);
         int r;
@@ -195,74 +225,99 @@ static int watch_parent_of(RcWatch *w, const char *p)
 
                 if (!slash || slash == cur) {
                         /* The root itself: watch it for the first component. */
-                        fd = open_in_root(w->root_fd, "/", O_PATH | O_DIRECTORY);
+                        fd = open_in_root(g->watch->root_fd, "/", O_PATH | O_DIRECTORY);
                         if (fd < 0)
                                 return fd;
                         r = fd_path(fd, &real);
                         if (r < 0)
                                 return r;
-                        return add_dir(w, real, false, slash ? slash + 1 : cur);
+                        return add_dir(g, real, false, slash ? slash + 1 : cur);
                 }
 
                 *slash = '\0';
                 name = slash + 1;
-                fd = open_in_root(w->root_fd, cur, O_PATH | O_DIRECTORY);
+                fd = open_in_root(g->watch->root_fd, cur, O_PATH | O_DIRECTORY);
                 if (fd >= 0) {
                         r = fd_path(fd, &real);
                         if (r < 0)
                                 return r;
-                        return add_dir(w, real, false, name);
+                        return add_dir(g, real, false, name);
                 }
                 /* Missing (or not a directory): the next level up, watching for this name. */
         }
 }
 
-int rc_watch_set_paths(RcWatch *w, char *const *paths)
+/* Resolves and watches one group's paths; runs with the group's access. Stops at the first error, keeping
+ * what was watched so far. */
+static int build_group(void *userdata)
 {
-        int r;
+        GroupBuild *g = userdata;
+        RcWatch *w = g->watch;
+        int r = 0;
 
-        assert(w);
-
-        dirs_clear(w);
-
-        STRV_FOREACH(p, paths) {
+        STRV_FOREACH(p, g->paths) {
                 _cleanup_close_ int fd = -EBADF;
                 _cleanup_free_ char *real = NULL;
                 struct stat st;
 
-                r = watch_parent_of(w, *p);
+                r = watch_parent_of(g, *p);
                 if (r < 0)
-                        return r;
+                        break;
 
                 fd = open_in_root(w->root_fd, *p, O_PATH);
                 if (fd < 0 || fstat(fd, &st) < 0)
                         continue;
                 r = fd_path(fd, &real);
                 if (r < 0)
-                        return r;
+                        break;
 
                 if (S_ISDIR(st.st_mode))
-                        r = add_dir(w, real, true, NULL);
+                        r = add_dir(g, real, true, NULL);
                 else {
                         /* Where the link points: its directory, for that name. */
                         char *slash = strrchr(real, '/');
                         if (!slash)
                                 continue;
                         *slash = '\0';
-                        r = add_dir(w, slash == real ? "/" : real, false, slash + 1);
+                        r = add_dir(g, slash == real ? "/" : real, false, slash + 1);
                 }
                 if (r < 0)
-                        return r;
+                        break;
         }
 
         for (size_t i = 0; i < w->n_dirs; i++) {
-                r = sd_event_add_inotify(
-                                w->event, &w->dirs[i].source, w->dirs[i].path, DIR_MASK, on_inotify, &w->dirs[i]);
-                if (r < 0)
-                        /* Gone between resolving and watching: its parent's watch reports that. */
-                        w->dirs[i].source = NULL;
+                WatchedDir *d = w->dirs[i];
+                if (d->group != g->group || d->source)
+                        continue;
+                /* Gone between resolving and watching (its parent's watch reports that), or not readable
+                 * by the group's user (inotify needs read permission): not watched. */
+                if (sd_event_add_inotify(w->event, &d->source, d->path, DIR_MASK, on_inotify, d) < 0)
+                        d->source = NULL;
         }
-        return 0;
+        return r;
+}
+
+int rc_watch_set_paths(RcWatch *w, uint64_t group, const UserCreds *creds, char *const *paths, size_t max_dirs)
+{
+        GroupBuild g = {
+                .watch = w,
+                .group = group,
+                .paths = paths,
+                .max_dirs = group == RC_WATCH_GROUP_SYSTEM ? RC_WATCH_DIRS_MAX : MIN(max_dirs, RC_WATCH_DIRS_MAX),
+        };
+
+        assert(w);
+        assert(group != UINT64_MAX);
+
+        dirs_clear(w, group);
+        return user_creds_run(creds, build_group, &g);
+}
+
+void rc_watch_drop_group(RcWatch *w, uint64_t group)
+{
+        assert(w);
+        assert(group != UINT64_MAX);
+        dirs_clear(w, group);
 }
 
 size_t rc_watch_count(const RcWatch *w)
@@ -270,7 +325,7 @@ size_t rc_watch_count(const RcWatch *w)
         size_t n = 0;
 
         for (size_t i = 0; i < w->n_dirs; i++)
-                if (w->dirs[i].source)
+                if (w->dirs[i]->source)
                         n++;
         return n;
 }

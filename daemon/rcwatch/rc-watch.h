@@ -4,6 +4,7 @@
 #include <systemd/sd-event.h>
 
 #include "macro.h"
+#include "user-creds.h"
 
 /* Watches the rc search path with inotify and says, once per burst, that something changed.
  *
@@ -25,8 +26,20 @@ int rc_watch_new(sd_event *e, int root_fd, uint64_t coalesce_usec, uint64_t max_
 RcWatch *rc_watch_free(RcWatch *w);
 DEFINE_TRIVIAL_CLEANUP_FUNC(RcWatch *, rc_watch_free);
 
-/* Replaces the watched set. paths are in-root paths of search-path entries and of the files read. */
-int rc_watch_set_paths(RcWatch *w, char *const *paths);
+/* Watches are kept in groups, so that what one user's paths do never touches another's or the system's:
+ * group RC_WATCH_GROUP_SYSTEM holds the system search path (its paths chosen by no user), every other
+ * group one user's (by convention the uid + 1). */
+#define RC_WATCH_GROUP_SYSTEM UINT64_C(0)
+
+/* Replaces the watched set of one group. paths are in-root paths of search-path entries and of the files
+ * read. They are resolved and watched with creds's access (NULL: our own; inotify needs read permission,
+ * so a user can never have us watch what they could not), and at most max_dirs directories are watched
+ * for a user's group: past that -E2BIG, with the group watched partially and every other group as it
+ * was. */
+int rc_watch_set_paths(RcWatch *w, uint64_t group, const UserCreds *creds, char *const *paths, size_t max_dirs);
+
+/* Stops watching one group's paths. */
+void rc_watch_drop_group(RcWatch *w, uint64_t group);
 
 /* Reports a change as if inotify had seen one (coalesced like the rest): for the caller's own
  * after-the-fact checks. */

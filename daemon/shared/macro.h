@@ -30,6 +30,16 @@
 
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 
+static inline bool in_set_int(int x, const int *values, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (values[i] == x)
+                        return true;
+        return false;
+}
+/* Whether the int x is one of the values: IN_SET(r, -EACCES, -EPERM). */
+#define IN_SET(x, ...) in_set_int((x), (const int[]){ __VA_ARGS__ }, ELEMENTSOF(((const int[]){ __VA_ARGS__ })))
+
 /* GLib (in tests) defines the same. */
 #ifndef MIN
 #define MIN(a, b) ((a) < (b) ? (a) : (b))

@@ -13,9 +13,13 @@
 static RcFile *load(RcFileCache *c, int root, const char *path)
 {
         RcSyntaxOptions syntax = { 0 };
+        _cleanup_close_ int fd = -EBADF;
         RcFile *f = NULL;
+        struct stat st;
 
-        g_assert_cmpint(rc_file_cache_load(root, path, &syntax, c, &f), ==, 0);
+        fd = open_for_reading_as(NULL, root, path, &st);
+        g_assert_cmpint(fd, >=, 0);
+        g_assert_cmpint(rc_file_cache_load(root, fd, &st, path, &syntax, c, &f), ==, 0);
         return f;
 }
 
@@ -82,34 +86,57 @@ static void test_last_good(void)
         rc_file_cache_done(&cache);
 }
 
-/* Per-user files are read only if the process's user could read them. */
-static void test_user_owner(void)
+/* The cache never opens by path: what it returns comes from the descriptor the caller opened. A changed
+ * file is read from that descriptor; the index finds entries after others were pruned. */
+static void test_index_after_prune(void)
 {
         g_autofree char *root = test_mkdtemp();
-        g_autofree char *priv = NULL;
         _cleanup_close_ int fd = -EBADF;
-        g_autoptr(RcConfig) c = NULL;
-        RcLoadOptions o;
+        RcFileCache cache = { 0 };
+        char name[32];
 
-        test_write_file(root, "home/u/.nv/nvidia-application-profiles-rc",
-                        "{\"rules\": [{\"pattern\": \"foo\", \"profile\": [\"k\", 1]}]}");
-        test_write_file(root, "home/u/.nv/nvidia-application-profiles-rc.d/secret", "{\"rules\": []}");
-        priv = g_build_filename(root, "home/u/.nv/nvidia-application-profiles-rc", NULL);
-        g_assert_cmpint(chmod(priv, 0600), ==, 0); /* owned by root (the test), unreadable to others */
+        for (int i = 0; i < 50; i++) {
+                snprintf(name, sizeof(name), "f%02d.rc", i);
+                test_write_file(root, name, "{\"rules\": []}");
+        }
         fd = test_open_dir(root);
 
-        o = (RcLoadOptions){ .root_fd = fd, .home = "/home/u", .check_user_owner = true, .user_uid = 1000 };
-        g_assert_cmpint(rc_config_load(&o, &c), ==, 0);
-        g_assert_cmpint(c->entries[RC_ENTRY_USER_FILE].type, ==, RC_ENTRY_UNREADABLE);
-        g_assert_cmpuint(c->n_rules, ==, 0);
-        /* World-readable files are fine even when someone else owns them. */
-        g_assert_cmpint(c->entries[RC_ENTRY_USER_DIR].type, ==, RC_ENTRY_DIRECTORY);
+        rc_file_cache_begin(&cache);
+        for (int i = 0; i < 50; i++) {
+                snprintf(name, sizeof(name), "f%02d.rc", i);
+                rc_file_unref(load(&cache, fd, name));
+        }
+        g_assert_cmpuint(cache.n_entries, ==, 50);
+
+        /* Only the odd ones are used this generation: the even ones go, the odd ones are found again
+         * (the same record, not re-read). */
+        rc_file_cache_begin(&cache);
+        for (int i = 1; i < 50; i += 2) {
+                snprintf(name, sizeof(name), "f%02d.rc", i);
+                rc_file_unref(load(&cache, fd, name));
+        }
+        rc_file_cache_prune(&cache);
+        g_assert_cmpuint(cache.n_entries, ==, 25);
+        for (int i = 1; i < 50; i += 2) {
+                RcFile *f;
+                snprintf(name, sizeof(name), "f%02d.rc", i);
+                f = load(&cache, fd, name);
+                g_assert_true(f == cache.entries[strtable_get(&cache.index, cache.entries[i / 2].key)].current);
+                rc_file_unref(f);
+        }
+        g_assert_cmpuint(cache.n_entries, ==, 25);
+        g_assert_cmpuint(rc_file_cache_cost(&cache), >, 0);
+
+        /* Nothing outside the cache holds them: all can go. */
+        rc_file_cache_drop_unused(&cache);
+        g_assert_cmpuint(cache.n_entries, ==, 0);
+        rc_file_cache_done(&cache);
 }
 
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/rc-cache/last-good", test_last_good);
-        g_test_add_func("/rc-cache/user-owner", test_user_owner);
+        g_test_add_func("/rc-cache/index-after-prune", test_index_after_prune);
         return g_test_run();
 }
