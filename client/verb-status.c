@@ -8,6 +8,7 @@
 
 typedef struct Status {
         const char *version, *driver_version, *process_watch_mode;
+        int process_watch_degraded;
         uint32_t tracked, matched;
         uint64_t generation;
         struct json_object *rc_files;
@@ -69,6 +70,8 @@ static int read_status(sd_bus_message *m, Status *s)
                         r = sd_bus_message_read(m, "v", "s", &s->driver_version);
                 else if (streq(name, "ProcessWatchMode"))
                         r = sd_bus_message_read(m, "v", "s", &s->process_watch_mode);
+                else if (streq(name, "ProcessWatchDegraded"))
+                        r = sd_bus_message_read(m, "v", "b", &s->process_watch_degraded);
                 else if (streq(name, "TrackedProcesses"))
                         r = sd_bus_message_read(m, "v", "u", &s->tracked);
                 else if (streq(name, "MatchedProcesses"))
@@ -97,6 +100,7 @@ static void print_status_json(const Status *s)
         json_object_object_add(
                         o, "driver_version", *s->driver_version ? json_object_new_string(s->driver_version) : NULL);
         json_object_object_add(o, "process_watch_mode", json_object_new_string(s->process_watch_mode));
+        json_object_object_add(o, "process_watch_degraded", json_object_new_boolean(s->process_watch_degraded));
         json_object_object_add(o, "tracked_processes", json_object_new_int64(s->tracked));
         json_object_object_add(o, "matched_processes", json_object_new_int64(s->matched));
         json_object_object_add(o, "config_generation", json_object_new_uint64(s->generation));
@@ -113,7 +117,10 @@ static void print_status_text(const Status *s)
         printf("        Driver: %s\n",
                         *s->driver_version ? esc(&e, s->driver_version)
                                            : "(no NVIDIA driver found: shipped profiles not read)");
-        printf(" Process watch: %s\n", esc(&e, s->process_watch_mode));
+        printf(" Process watch: %s%s\n", esc(&e, s->process_watch_mode),
+                        s->process_watch_degraded ? " (degraded: the proc connector failed; short-lived processes may "
+                                                    "be missed)"
+                                                  : "");
         printf("     Processes: %" PRIu32 " tracked, %" PRIu32 " matched by a rule\n", s->tracked, s->matched);
         printf(" Configuration: generation %" PRIu64 "\n", s->generation);
         printf("      rc files: %zu\n", n_files);

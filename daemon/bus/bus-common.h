@@ -28,6 +28,7 @@ typedef struct BusContext {
         uint32_t last_tracked, last_matched;
         uint64_t last_generation;
         ManagerWatchState last_watch;
+        bool last_watch_degraded;
 
         /* CheckAuthorization calls to polkit that have not been answered yet. */
         BusPolkitQuery *polkit_queries;

@@ -38,6 +38,13 @@ static int property_get_watch_mode(sd_bus *bus, const char *path, const char *in
         return sd_bus_message_append(reply, "s", manager_watch_state_to_string(c->manager->watch_state));
 }
 
+static int property_get_watch_degraded(sd_bus *bus, const char *path, const char *interface, const char *property,
+                sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        BusContext *c = userdata;
+        return sd_bus_message_append(reply, "b", c->manager->watch_degraded);
+}
+
 static int property_get_tracked(sd_bus *bus, const char *path, const char *interface, const char *property,
                 sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
@@ -852,6 +859,8 @@ const sd_bus_vtable bus_manager_vtable[] = {
         SD_BUS_PROPERTY("Version", "s", property_get_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("DriverVersion", "s", property_get_driver_version, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("ProcessWatchMode", "s", property_get_watch_mode, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("ProcessWatchDegraded", "b", property_get_watch_degraded, 0,
+                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("TrackedProcesses", "u", property_get_tracked, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("MatchedProcesses", "u", property_get_matched, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         /* Counters change with every event: readers poll them, no signal per event. */

@@ -220,12 +220,15 @@ static void flush_manager(BusContext *c)
         }
         if (m->watch_state != c->last_watch)
                 names[n++] = (char *) "ProcessWatchMode";
+        if (m->watch_degraded != c->last_watch_degraded)
+                names[n++] = (char *) "ProcessWatchDegraded";
         names[n] = NULL;
 
         c->last_tracked = (uint32_t) intmap_size(&m->processes);
         c->last_matched = m->n_matched;
         c->last_generation = m->generation;
         c->last_watch = m->watch_state;
+        c->last_watch_degraded = m->watch_degraded;
         if (n > 0)
                 (void) sd_bus_emit_properties_changed_strv(c->bus, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, names);
 }

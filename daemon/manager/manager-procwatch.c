@@ -79,8 +79,8 @@ void manager_process_exit(Manager *m, pid_t pid)
 
 int manager_rescan(Manager *m)
 {
-        _cleanup_free_ pid_t *pids = NULL;
-        size_t n = 0;
+        _cleanup_free_ pid_t *pids = NULL, *gone = NULL;
+        size_t n = 0, allocated_gone = 0;
         uint64_t scan;
         Process *p;
         int r;
@@ -106,18 +106,17 @@ int manager_rescan(Manager *m)
                         p->scan_seen = scan;
         }
 
-        /* What the scan did not find has exited (its EXIT event may have been lost). */
-        for (;;) {
-                bool removed = false;
-                for (size_t i = 0; intmap_next(&m->processes, &i, NULL, (void **) &p);)
-                        if (p->scan_seen != scan) {
-                                process_remove(p);
-                                removed = true;
-                                break; /* the map changed under the iterator */
-                        }
-                if (!removed)
-                        break;
-        }
+        /* What the scan did not find has exited (its EXIT event may have been lost). Collected first:
+         * removing changes the map under the iterator. */
+        n = 0;
+        for (size_t i = 0; intmap_next(&m->processes, &i, NULL, (void **) &p);)
+                if (p->scan_seen != scan) {
+                        if (GREEDY_REALLOC(gone, allocated_gone, n + 1) < 0)
+                                return log_oom();
+                        gone[n++] = p->id.pid;
+                }
+        for (size_t i = 0; i < n; i++)
+                process_remove(manager_get_process(m, gone[i]));
 
         if (m->callbacks.status_changed)
                 m->callbacks.status_changed(m, m->userdata);
@@ -148,8 +147,12 @@ static int on_connector(sd_event_source *s, int fd, uint32_t revents, void *user
                                 (void) manager_rescan(m);
                         continue;
                 }
-                if (n < 0)
-                        return log_error_errno(n, "Reading process events failed");
+                if (n < 0) {
+                        /* Never return the error: sd-event would disable this source for good while
+                         * the watchdog stays happy. */
+                        (void) manager_procwatch_recover(m, n);
+                        return 0;
+                }
                 if (n == 0)
                         break;
 
@@ -219,6 +222,50 @@ static int start_polling(Manager *m)
                 return r;
         m->watch_state = MANAGER_WATCH_POLLING;
         return 0;
+}
+
+int manager_procwatch_recover(Manager *m, int error)
+{
+        int r;
+
+        assert(m);
+        assert(error < 0);
+
+        log_error_errno(error, "Reading process events failed; reconnecting");
+        m->connector_source = sd_event_source_disable_unref(m->connector_source);
+        m->connector_fd = safe_close(m->connector_fd);
+        m->watch_state = MANAGER_WATCH_NONE;
+        m->n_connector_failures++;
+
+        /* A new subscription, then a rescan for what happened in between. */
+        r = m->real_proc ? start_connector(m) : -EOPNOTSUPP;
+        if (r < 0) {
+                m->connector_fd = safe_close(m->connector_fd);
+                m->connector_source = sd_event_source_disable_unref(m->connector_source);
+                m->watch_degraded = true;
+                log_warning_errno(r,
+                                "Cannot reconnect to the proc connector, polling /proc every %" PRIu64
+                                " ms instead (degraded)",
+                                m->config.poll_interval_usec / 1000);
+                if (!m->poll_timer)
+                        r = start_polling(m);
+                else {
+                        m->watch_state = MANAGER_WATCH_POLLING;
+                        r = 0;
+                }
+                if (r < 0) {
+                        /* Not watching at all: stop telling systemd we are fine, so it restarts us. */
+                        (void) sd_event_set_watchdog(m->event, false);
+                        if (m->callbacks.status_changed)
+                                m->callbacks.status_changed(m, m->userdata);
+                        return log_error_errno(r, "Cannot watch processes at all; no more watchdog pings");
+                }
+        }
+
+        r = manager_rescan(m);
+        if (m->callbacks.status_changed)
+                m->callbacks.status_changed(m, m->userdata);
+        return r;
 }
 
 int manager_procwatch_start(Manager *m)

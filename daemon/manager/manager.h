@@ -116,6 +116,8 @@ struct Manager {
         sd_event_source *poll_timer;
         sd_event_source *rescan_timer;
         uint64_t n_overruns, n_rescans, n_execs, n_events;
+        uint64_t n_connector_failures;
+        bool watch_degraded; /* the connector failed and could not be reopened: polling instead */
         sd_event_source *resync_source; /* deferred rescan after an overrun */
         bool limit_logged;
 

@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What one user can make the daemon hold and do (issue 6 items 5, 6 and 8): configurations keyed by the
+ * home directory's identity, per-user and total memory budgets, per-user slot counts, idle eviction,
+ * watch groups that a user's paths cannot starve, the caller's access for homes named over D-Bus, and
+ * recovery when the proc connector fails. Cases with a second user need root (to act as it). */
+
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "manager-configs.h"
+#include "manager-harness.h"
+#include "manager-procwatch.h"
+#include "rc-watch.h"
+#include "test-util.h"
+
+#define NOBODY 65534
+#define RULE_FOO "{\"rules\": [{\"pattern\": \"foo\", \"profile\": [\"GLSharpenValue\", 1]}]}\n"
+
+static const UserCreds nobody = { .uid = NOBODY, .gid = NOBODY };
+
+#define REQUIRE_ROOT()                                                    \
+        do {                                                              \
+                if (geteuid() != 0 || !user_creds_can_switch()) {         \
+                        g_test_skip("acting as another user needs root"); \
+                        return;                                           \
+                }                                                         \
+        } while (0)
+
+static size_t slots_of(const Manager *m, uid_t uid)
+{
+        size_t n = 0;
+
+        for (size_t i = 0; i < m->n_configs; i++)
+                n += m->configs[i].uid == uid && m->configs[i].home;
+        return n;
+}
+
+static void exec_with_home(ManagerHarness *h, pid_t pid, uid_t uid, const char *home)
+{
+        g_autofree char *env = g_strdup_printf("HOME=%s", home);
+        const char *environ[] = { env, NULL };
+
+        proc_fixture_add(h->proc,
+                        &(ProcFixtureProcess){ .pid = pid, .uid = uid, .exe = "/usr/bin/foo", .environ = environ });
+        g_assert_cmpint(manager_process_exec(h->manager, pid), >=, 0);
+}
+
+/* A tree below the harness root that nobody can walk (the harness makes private temporary dirs). */
+static void open_up(ManagerHarness *h, const char *rel)
+{
+        g_autofree char *p = g_build_filename(h->root, rel, NULL);
+        g_assert_cmpint(chmod(p, 0755), ==, 0);
+}
+
+/* "/home/u", "//home/u/" and "/home/../home/u" are one directory: one configuration. */
+static void test_home_identity(void)
+{
+        ManagerHarness h;
+        g_autofree char *home = NULL;
+
+        manager_harness_init(&h);
+        manager_harness_write(&h, "home/u/" USER_RC, RULE_FOO);
+        manager_harness_start(&h);
+
+        exec_with_home(&h, 100, getuid(), "/home/u");
+        exec_with_home(&h, 101, getuid(), "//home/u/");
+        exec_with_home(&h, 102, getuid(), "/home/../home/u");
+        g_assert_cmpuint(slots_of(h.manager, getuid()), ==, 1);
+        for (pid_t pid = 100; pid <= 102; pid++) {
+                g_autofree char *s = manager_harness_process_settings(&h, pid);
+                g_assert_cmpstr(s, ==, "GLSharpenValue=1");
+        }
+        /* Another directory is another configuration. */
+        manager_harness_write(&h, "home/v/" USER_RC, RULE_FOO);
+        exec_with_home(&h, 103, getuid(), "/home/v");
+        g_assert_cmpuint(slots_of(h.manager, getuid()), ==, 2);
+        manager_harness_done(&h);
+}
+
+/* A user's rc files are read until its share is spent; the rest are listed as skipped, unread. */
+static void test_user_share(void)
+{
+        ManagerHarness h;
+        RcConfig *c = NULL;
+        char rel[128];
+        size_t skipped = 0;
+
+        manager_harness_init(&h);
+        for (int i = 0; i < 20; i++) {
+                g_autofree char *big = g_strnfill(4000, ' ');
+                g_autofree char *text = g_strdup_printf("%s%s", big, RULE_FOO);
+                snprintf(rel, sizeof(rel), "home/u/" USER_RC_D "/%02d", i);
+                manager_harness_write(&h, rel, text);
+        }
+        h.config.user_rc_bytes_max = 20000;
+        manager_harness_start(&h);
+
+        exec_with_home(&h, 100, getuid(), "/home/u");
+        g_assert_cmpint(manager_get_config(h.manager, h.manager->root_fd, "/home/u", NULL, &c), ==, 0);
+        for (size_t i = 0; i < c->n_files; i++)
+                skipped += c->files[i]->state == RC_FILE_SKIPPED &&
+                                test_has_diag(&c->files[i]->diagnostics, RC_SEVERITY_WARNING, 0, 0, "memory budget");
+        g_assert_cmpuint(skipped, >, 0);
+        g_assert_cmpuint(skipped, <, 20);
+        rc_config_unref(c);
+        /* Held: within the share plus at most the one file that crossed it. */
+        g_assert_cmpuint(manager_rc_bytes(h.manager, getuid()), >, 0);
+        g_assert_cmpuint(manager_rc_bytes(h.manager, getuid()), <=, 20000 + 32 * 1024);
+        manager_harness_done(&h);
+}
+
+/* A user with more homes than its slot share replaces its own least recently used configuration; the
+ * system view and other users' configurations stay. */
+static void test_user_slots(void)
+{
+        ManagerHarness h;
+        char rel[64], home[64];
+
+        REQUIRE_ROOT();
+        manager_harness_init(&h);
+        open_up(&h, "");
+        for (int i = 0; i < 6; i++) {
+                snprintf(rel, sizeof(rel), "home/h%d/" USER_RC, i);
+                manager_harness_write(&h, rel, RULE_FOO);
+                snprintf(rel, sizeof(rel), "home/h%d", i);
+                open_up(&h, rel);
+                snprintf(rel, sizeof(rel), "home/h%d/.nv", i);
+                open_up(&h, rel);
+                snprintf(rel, sizeof(rel), "home/h%d/" USER_RC, i);
+                open_up(&h, rel);
+        }
+        open_up(&h, "home");
+        h.config.user_configs_max = 2;
+        manager_harness_start(&h);
+
+        exec_with_home(&h, 50, getuid(), "/home/h0"); /* root's */
+        for (int i = 1; i < 6; i++) {
+                snprintf(home, sizeof(home), "/home/h%d", i);
+                exec_with_home(&h, 100 + i, NOBODY, home);
+                g_assert_cmpuint(slots_of(h.manager, NOBODY), <=, 2);
+        }
+        g_assert_cmpuint(slots_of(h.manager, NOBODY), ==, 2);
+        g_assert_cmpuint(slots_of(h.manager, getuid()), ==, 1);
+        g_assert_cmpuint(h.manager->n_config_evictions, ==, 3);
+        /* The evicted homes still resolve (loaded again on demand). */
+        {
+                g_autofree char *s = manager_harness_process_settings(&h, 101);
+                g_assert_cmpstr(s, ==, "GLSharpenValue=1");
+        }
+        manager_harness_done(&h);
+}
+
+/* Past the total, other users' least recently used configurations go first. */
+static void test_total_budget(void)
+{
+        ManagerHarness h;
+        g_autofree char *big = g_strnfill(30000, ' ');
+        g_autofree char *text = g_strdup_printf("%s%s", big, RULE_FOO);
+
+        REQUIRE_ROOT();
+        manager_harness_init(&h);
+        open_up(&h, "");
+        manager_harness_write(&h, "home/a/" USER_RC, text);
+        manager_harness_write(&h, "home/b/" USER_RC, text);
+        open_up(&h, "home");
+        open_up(&h, "home/b");
+        open_up(&h, "home/b/.nv");
+        open_up(&h, "home/b/" USER_RC);
+        h.config.rc_bytes_max = 120000;
+        h.config.user_rc_bytes_max = 100000;
+        manager_harness_start(&h);
+
+        exec_with_home(&h, 100, getuid(), "/home/a");
+        g_assert_cmpuint(slots_of(h.manager, getuid()), ==, 1);
+        /* b's share (100000) does not fit next to a's (~30000 text + model): a's idle slot is dropped. */
+        exec_with_home(&h, 200, NOBODY, "/home/b");
+        g_assert_cmpuint(slots_of(h.manager, NOBODY), ==, 1);
+        g_assert_cmpuint(manager_rc_bytes_total(h.manager), <=, 120000);
+        g_assert_cmpuint(h.manager->n_config_evictions, >=, 1);
+        g_assert_cmpuint(slots_of(h.manager, getuid()), ==, 0);
+        manager_harness_done(&h);
+}
+
+/* A per-home configuration nobody used for ConfigurationIdleSec is dropped at the next reload. */
+static void test_idle_eviction(void)
+{
+        ManagerHarness h;
+
+        manager_harness_init(&h);
+        manager_harness_write(&h, "home/u/" USER_RC, RULE_FOO);
+        h.config.config_idle_usec = 1000;
+        manager_harness_start(&h);
+
+        exec_with_home(&h, 100, getuid(), "/home/u");
+        g_assert_cmpuint(slots_of(h.manager, getuid()), ==, 1);
+        manager_harness_run_for(&h, 20 * 1000);
+        proc_fixture_remove(h.proc, 100);
+        manager_process_exit(h.manager, 100);
+        g_assert_cmpint(manager_reload(h.manager), ==, 0);
+        g_assert_cmpuint(slots_of(h.manager, getuid()), ==, 0);
+        g_assert_cmpuint(h.manager->n_config_evictions, ==, 1);
+        manager_harness_done(&h);
+}
+
+/* An rc.d with more links to separate directories than a user's watch share costs only that user's
+ * freshness: the system files are still watched and reloaded on change. */
+static void test_watch_starvation(void)
+{
+        ManagerHarness h;
+        unsigned before;
+        char rel[128], target[128];
+
+        manager_harness_init(&h);
+        manager_harness_write(&h, SYSTEM_RC, RULE_FOO);
+        for (int i = 0; i < 100; i++) {
+                snprintf(rel, sizeof(rel), "elsewhere/d%03d/rc", i);
+                manager_harness_write(&h, rel, "{}");
+                snprintf(rel, sizeof(rel), "home/u/" USER_RC_D "/l%03d", i);
+                snprintf(target, sizeof(target), "/elsewhere/d%03d/rc", i);
+                {
+                        g_autofree char *dir = g_build_filename(h.root, "home/u/" USER_RC_D, NULL);
+                        g_mkdir_with_parents(dir, 0755);
+                }
+                test_symlink(target, h.root, rel);
+        }
+        h.config.user_watch_dirs_max = 64;
+        manager_harness_start(&h);
+
+        exec_with_home(&h, 100, getuid(), "/home/u");
+        g_assert_cmpuint(h.manager->n_unwatched_uids, ==, 1);
+        g_assert_cmpuint(h.manager->unwatched_uids[0], ==, getuid());
+
+        before = h.n_reloaded;
+        manager_harness_write(
+                        &h, SYSTEM_RC, "{\"rules\": [{\"pattern\": \"foo\", \"profile\": [\"GLSharpenValue\", 2]}]}");
+        g_assert_true(manager_harness_run_until(&h, harness_reloaded_since, GUINT_TO_POINTER(before), 5 * 1000000));
+        {
+                g_autofree char *s = manager_harness_process_settings(&h, 100);
+                g_assert_cmpstr(s, ==, "GLSharpenValue=2");
+        }
+        manager_harness_done(&h);
+}
+
+/* A D-Bus caller may name only a home it could read itself; root any. */
+static void test_caller_home(void)
+{
+        ManagerHarness h;
+        RcConfig *c = NULL;
+        UserCreds root = { .uid = 0, .gid = 0 };
+
+        REQUIRE_ROOT();
+        manager_harness_init(&h);
+        open_up(&h, "");
+        manager_harness_write(&h, "root/" USER_RC, RULE_FOO);
+        manager_harness_start(&h);
+
+        /* The harness root dir is 0700 (root's), like /root. */
+        {
+                g_autofree char *p = g_build_filename(h.root, "root", NULL);
+                g_assert_cmpint(chmod(p, 0700), ==, 0);
+        }
+        g_assert_cmpint(manager_get_config_for_caller(h.manager, "/root", &nobody, &c), ==, -EACCES);
+        g_assert_null(c);
+        g_assert_cmpint(manager_get_config_for_caller(h.manager, "/root", &root, &c), ==, 0);
+        g_assert_cmpuint(c->n_rules, ==, 1);
+        rc_config_unref(c);
+        manager_harness_done(&h);
+}
+
+/* A failing proc connector never leaves the daemon silently blind: with no connector to reopen (a fixture
+ * /proc), it polls, says so, and rescans what it may have missed. */
+static void test_connector_failure(void)
+{
+        ManagerHarness h;
+        uint64_t rescans;
+        unsigned status;
+
+        manager_harness_init(&h);
+        manager_harness_write(&h, SYSTEM_RC, RULE_FOO);
+        manager_harness_start(&h);
+        g_assert_false(h.manager->watch_degraded);
+
+        proc_fixture_add(h.proc, &(ProcFixtureProcess){ .pid = 300, .uid = getuid(), .exe = "/usr/bin/foo" });
+        rescans = h.manager->n_rescans;
+        status = h.n_status_changed;
+        g_assert_cmpint(manager_procwatch_recover(h.manager, -EIO), ==, 0);
+        g_assert_true(h.manager->watch_degraded);
+        g_assert_cmpint(h.manager->watch_state, ==, MANAGER_WATCH_POLLING);
+        g_assert_cmpuint(h.manager->n_connector_failures, ==, 1);
+        g_assert_cmpuint(h.manager->n_rescans, ==, rescans + 1);
+        g_assert_cmpuint(h.n_status_changed, >, status);
+        /* The process started while events were lost is found. */
+        g_assert_nonnull(manager_get_process(h.manager, 300));
+        manager_harness_done(&h);
+}
+
+int main(int argc, char *argv[])
+{
+        g_test_init(&argc, &argv, NULL);
+        g_test_add_func("/manager-budgets/home-identity", test_home_identity);
+        g_test_add_func("/manager-budgets/user-share", test_user_share);
+        g_test_add_func("/manager-budgets/user-slots", test_user_slots);
+        g_test_add_func("/manager-budgets/total-budget", test_total_budget);
+        g_test_add_func("/manager-budgets/idle-eviction", test_idle_eviction);
+        g_test_add_func("/manager-budgets/watch-starvation", test_watch_starvation);
+        g_test_add_func("/manager-budgets/caller-home", test_caller_home);
+        g_test_add_func("/manager-budgets/connector-failure", test_connector_failure);
+        return g_test_run();
+}
