@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fd-util.h"
@@ -16,6 +17,9 @@
 
 #define GPU_NODES_MAX 256u
 #define GPU_COALESCE_USEC (50 * 1000)
+/* Any user can open a render node as often as it likes: sweeps over the fd tables are at most this
+ * frequent, whatever the rate of opens. */
+#define GPU_SWEEP_INTERVAL_MIN_USEC (1000 * 1000)
 #define FDS_PER_PROCESS_MAX 4096u
 
 static bool is_gpu_node_name(const char *name)
@@ -49,6 +53,16 @@ static int watch_dir(Manager *m, const char *dir)
                         return r;
         }
         return 0;
+}
+
+/* The number of open files of pid: since Linux 6.2 the size of /proc/<pid>/fd; 0 when unknown. */
+static uint64_t fd_count(Manager *m, pid_t pid)
+{
+        char path[64];
+        struct stat st;
+
+        snprintf(path, sizeof(path), "%i/fd", (int) pid);
+        return fstatat(m->proc_fd, path, &st, 0) < 0 || st.st_size < 0 ? 0 : (uint64_t) st.st_size;
 }
 
 /* Whether pid has one of our device nodes open. */
@@ -99,11 +113,24 @@ static int on_device_timer(sd_event_source *s, uint64_t usec, void *userdata)
                 if (!p->gpu_user)
                         pids[n++] = p->id.pid;
 
+        (void) sd_event_now(m->event, CLOCK_MONOTONIC, &m->device_sweep_usec);
+        m->n_device_sweeps++;
+
         for (size_t i = 0; i < n; i++) {
+                uint64_t count;
                 int r;
 
                 p = manager_get_process(m, pids[i]);
-                if (!p || !has_gpu_open(m, pids[i]))
+                if (!p)
+                        continue;
+                /* A process whose number of open files did not change since it was last walked opened
+                 * nothing new: skip its fd table (where the kernel tells the count). */
+                count = fd_count(m, pids[i]);
+                if (count > 0 && count == p->fd_count)
+                        continue;
+                p->fd_count = count;
+                m->n_fd_tables_walked++;
+                if (!has_gpu_open(m, pids[i]))
                         continue;
                 p->gpu_user = true;
                 r = process_reread(p);
@@ -123,7 +150,7 @@ static int on_device_event(sd_event_source *s, int fd, uint32_t revents, void *u
 {
         Manager *m = userdata;
         uint8_t buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-        uint64_t now;
+        uint64_t now, when;
 
         /* Drain; who opened what is found by looking at fd tables afterwards. */
         while (read(fd, buf, sizeof(buf)) > 0)
@@ -131,16 +158,18 @@ static int on_device_event(sd_event_source *s, int fd, uint32_t revents, void *u
 
         if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0)
                 return 0;
+        when = MAX(now + GPU_COALESCE_USEC, m->device_sweep_usec + GPU_SWEEP_INTERVAL_MIN_USEC);
+        if (m->device_sweep_usec == 0)
+                when = now + GPU_COALESCE_USEC;
         if (m->device_timer) {
                 int enabled = SD_EVENT_OFF;
                 (void) sd_event_source_get_enabled(m->device_timer, &enabled);
                 if (enabled != SD_EVENT_OFF)
                         return 0;
-                (void) sd_event_source_set_time(m->device_timer, now + GPU_COALESCE_USEC);
+                (void) sd_event_source_set_time(m->device_timer, when);
                 return sd_event_source_set_enabled(m->device_timer, SD_EVENT_ONESHOT);
         }
-        return sd_event_add_time(
-                        m->event, &m->device_timer, CLOCK_MONOTONIC, now + GPU_COALESCE_USEC, 0, on_device_timer, m);
+        return sd_event_add_time(m->event, &m->device_timer, CLOCK_MONOTONIC, when, 0, on_device_timer, m);
 }
 
 int manager_gpu_start(Manager *m)

@@ -30,6 +30,7 @@ struct Process {
         char **profiles; /* names of the profiles of matched rules, in precedence order */
         unsigned n_settings;
         bool gpu_user; /* has a GPU device node open */
+        uint64_t fd_count; /* open files when its fd table was last walked; 0: unknown */
         bool announced; /* has a bus object */
         void *bus_data; /* owned by the bus layer */
 
@@ -126,6 +127,8 @@ struct Manager {
         sd_event_source *device_source;
         sd_event_source *device_timer;
         char **device_paths;
+        uint64_t device_sweep_usec; /* when fd tables were last swept for device opens */
+        uint64_t n_device_sweeps, n_fd_tables_walked;
 };
 
 int manager_new(sd_event *e, const ManagerConfig *config, const char *proc_path, const char *sys_path,

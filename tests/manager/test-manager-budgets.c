@@ -4,6 +4,7 @@
  * watch groups that a user's paths cannot starve, the caller's access for homes named over D-Bus, and
  * recovery when the proc connector fails. Cases with a second user need root (to act as it). */
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -295,6 +296,49 @@ static void test_connector_failure(void)
         manager_harness_done(&h);
 }
 
+/* Any user may open a render node as often as it likes: the sweeps over fd tables stay at most one per
+ * GPU_SWEEP_INTERVAL_MIN_USEC, and a process whose open-file count did not change is not walked again. */
+static void test_gpu_open_flood(void)
+{
+        ManagerHarness h;
+        g_autofree char *node = NULL;
+        uint64_t walked, elapsed_sec;
+        gint64 start;
+        int fd;
+
+        manager_harness_init(&h);
+        test_write_file(h.dev, "renderD128", "");
+        node = g_build_filename(h.dev, "renderD128", NULL);
+        manager_harness_write(&h, SYSTEM_RC, RULE_FOO);
+        manager_harness_start(&h);
+        for (pid_t pid = 1000; pid < 1050; pid++) {
+                const char *const fds[] = { "/dev/null", NULL };
+                proc_fixture_add(h.proc,
+                                &(ProcFixtureProcess){
+                                                .pid = pid, .uid = getuid(), .exe = "/usr/bin/foo", .fds = fds });
+                g_assert_cmpint(manager_process_exec(h.manager, pid), >=, 0);
+        }
+
+        /* About 2 seconds of opens, 200 per second. */
+        start = g_get_monotonic_time();
+        for (unsigned i = 0; i < 400; i++) {
+                fd = open(node, O_RDONLY | O_CLOEXEC);
+                g_assert_cmpint(fd, >=, 0);
+                close(fd);
+                manager_harness_run_for(&h, 5000);
+        }
+        elapsed_sec = (uint64_t) (g_get_monotonic_time() - start) / G_USEC_PER_SEC;
+        /* A first sweep 50 ms after the first open, then at most one a second: 400 opens, a few sweeps. */
+        g_assert_cmpuint(h.manager->n_device_sweeps, >=, 1);
+        g_assert_cmpuint(h.manager->n_device_sweeps, <=, elapsed_sec + 2);
+        /* The first sweep walks the 50 tables; the later ones find the counts unchanged. */
+        walked = h.manager->n_fd_tables_walked;
+        g_assert_cmpuint(walked, >=, 50);
+        g_assert_cmpuint(h.manager->n_device_sweeps, >=, 2);
+        g_assert_cmpuint(walked, ==, 50);
+        manager_harness_done(&h);
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
@@ -306,5 +350,6 @@ int main(int argc, char *argv[])
         g_test_add_func("/manager-budgets/watch-starvation", test_watch_starvation);
         g_test_add_func("/manager-budgets/caller-home", test_caller_home);
         g_test_add_func("/manager-budgets/connector-failure", test_connector_failure);
+        g_test_add_func("/manager-budgets/gpu-open-flood", test_gpu_open_flood);
         return g_test_run();
 }
