@@ -206,27 +206,6 @@ static int method_list_processes(sd_bus_message *m, void *userdata, sd_bus_error
         return sd_bus_send(NULL, reply, NULL);
 }
 
-/* The owner of pid, without reading more of /proc than one small file: the tracked process's when the
- * identity matches (or start_time is 0), else /proc/<pid>/status's. (The manager's to provide.) */
-static int process_owner(Manager *m, pid_t pid, uint64_t start_time, uid_t *ret)
-{
-        _cleanup_free_ char *status = NULL;
-        Process *p = manager_get_process(m, pid);
-        char path[32];
-        size_t size;
-        int r;
-
-        if (p && (start_time == 0 || p->id.start_time == start_time)) {
-                *ret = p->uid;
-                return 0;
-        }
-        snprintf(path, sizeof(path), "%i/status", (int) pid);
-        r = read_virtual_file_at(m->proc_fd, path, 16384, &status, &size);
-        if (r < 0)
-                return r == -ENOENT ? -ESRCH : r;
-        return proc_parse_status_uid(status, size, ret);
-}
-
 /* Explains a live process for a caller who may see it. */
 int bus_explain(BusContext *c, sd_bus_message *m, pid_t pid, uint64_t start_time, sd_bus_error *error)
 {
@@ -247,7 +226,7 @@ int bus_explain(BusContext *c, sd_bus_message *m, pid_t pid, uint64_t start_time
         /* Privacy first: a process the caller may not see costs the daemon no /proc reading and no
          * resolution (a monitor of every user's signals must not make it work for nothing). */
         if (caller != 0) {
-                r = process_owner(c->manager, pid, start_time, &owner);
+                r = manager_process_owner(c->manager, pid, start_time, &owner);
                 if (r < 0)
                         return bus_reply_errno(error, r, what);
                 r = bus_check_may_see(c, caller, owner, pid, error);

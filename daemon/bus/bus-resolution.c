@@ -255,6 +255,22 @@ static int append_notes(sd_bus_message *m, const RcResolution *res, const RcMatc
                 if (r < 0)
                         return r;
         }
+
+        /* Files that exist and do not count for this process: unreadable by its user (the driver reads
+         * them inside the process), or beyond the user's budget. */
+        for (size_t i = 0; i < res->config->n_files; i++) {
+                const RcFile *f = res->config->files[i];
+                _cleanup_free_ char *note = NULL;
+
+                if (f->state != RC_FILE_SKIPPED || f->diagnostics.n_items == 0 ||
+                                f->diagnostics.items[0].severity != RC_SEVERITY_WARNING)
+                        continue;
+                if (asprintf(&note, "%s: %s", f->path, f->diagnostics.items[0].message) < 0)
+                        return -ENOMEM;
+                r = sd_bus_message_append(m, "s", note);
+                if (r < 0)
+                        return r;
+        }
         return sd_bus_message_close_container(m);
 }
 

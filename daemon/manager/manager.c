@@ -11,6 +11,7 @@
 #include "manager-gpu.h"
 #include "manager-procwatch.h"
 #include "manager.h"
+#include "proc-parse.h"
 #include "process.h"
 #include "string-util.h"
 #include "strv.h"
@@ -302,6 +303,25 @@ bool manager_root_is_foreign(const Manager *m, int root_fd)
 Process *manager_get_process(Manager *m, pid_t pid)
 {
         return intmap_get(&m->processes, (uint64_t) pid);
+}
+
+int manager_process_owner(Manager *m, pid_t pid, uint64_t start_time, uid_t *ret)
+{
+        _cleanup_free_ char *status = NULL;
+        Process *p = manager_get_process(m, pid);
+        char path[32];
+        size_t size;
+        int r;
+
+        if (p && (start_time == 0 || p->id.start_time == start_time)) {
+                *ret = p->uid;
+                return 0;
+        }
+        snprintf(path, sizeof(path), "%i/status", (int) pid);
+        r = read_virtual_file_at(m->proc_fd, path, 16384, &status, &size);
+        if (r < 0)
+                return r == -ENOENT ? -ESRCH : r;
+        return proc_parse_status_uid(status, size, ret);
 }
 
 int manager_explain_process(

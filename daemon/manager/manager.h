@@ -165,6 +165,10 @@ int manager_explain_process(
 
 Process *manager_get_process(Manager *m, pid_t pid);
 
+/* The owner of pid, reading no more of /proc than one small file: the tracked process's when the identity
+ * matches (or start_time is 0), else /proc/<pid>/status's. For privacy checks before any real work. */
+int manager_process_owner(Manager *m, pid_t pid, uint64_t start_time, uid_t *ret);
+
 /* Whether a process's root (an fd of /proc/<pid>/root) is not the host's: a container, whose own
  * configuration and files apply. */
 bool manager_root_is_foreign(const Manager *m, int root_fd);
