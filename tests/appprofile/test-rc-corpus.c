@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Every real rc file in the corpus (../shared/corpus/appprofiles, read in place), with the counts and
- * resolutions docs/appprofiles.md gives: cases 6, 7, 24, 25, 29, 30 and the shipped file's merges. */
+ * resolutions ../shared/docs/appprofiles.md gives: cases 6, 7, 24, 25, 29, 30 and the shipped file's merges. */
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -15,7 +15,7 @@ typedef struct ExpectedDiag {
         const char *needle;
 } ExpectedDiag;
 
-/* What each corpus file is, from ../shared/corpus/appprofiles/SOURCES.md and docs/appprofiles.md §3, §4
+/* What each corpus file is, from ../shared/corpus/appprofiles/SOURCES.md and ../shared/docs/appprofiles.md §3, §4
  * and §8: every file there is listed here by name, and a file that is not makes the test fail. */
 typedef struct Expectation {
         const char *name;
@@ -209,7 +209,7 @@ static const char *profile_of(const RcEffectiveSetting *s)
         return s->ref->profile->name;
 }
 
-/* The shipped file's merges (docs/appprofiles.md §3). */
+/* The shipped file's merges (../shared/docs/appprofiles.md §3). */
 static void test_shipped_570_resolutions(void)
 {
         static const char *const pairs[] = { "appprofiles/nvidia-shipped-570.153.02-rc", SHIPPED_570, NULL };

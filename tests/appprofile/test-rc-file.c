@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The rc structure: docs/appprofiles.md §8 "Structure" (cases 9-12) and the model's decisions. */
+/* The rc structure: ../shared/docs/appprofiles.md §8 "Structure" (cases 9-12) and the model's decisions. */
 
 #include "test-util.h"
 

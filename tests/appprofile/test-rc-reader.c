@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The rc syntax: docs/appprofiles.md §8 "Syntax" (cases 1-8) and the reader's own decisions. */
+/* The rc syntax: ../shared/docs/appprofiles.md §8 "Syntax" (cases 1-8) and the reader's own decisions. */
 
 #include "test-util.h"
 

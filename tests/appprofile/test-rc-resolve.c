@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Matching and precedence: docs/appprofiles.md §8 cases 13-20, 26 and 28. */
+/* Matching and precedence: ../shared/docs/appprofiles.md §8 cases 13-20, 26 and 28. */
 
 #include <fcntl.h>
 #include <unistd.h>

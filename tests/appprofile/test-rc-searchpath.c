@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The search path: docs/appprofiles.md §1.2 and §8 cases 21-23, 27; entry types; globals; versions. */
+/* The search path: ../shared/docs/appprofiles.md §1.2 and §8 cases 21-23, 27; entry types; globals; versions. */
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1107,7 +1107,7 @@ static uint32_t tracked_count(ITest *t)
         return n;
 }
 
-/* docs/appprofiles.md case 32: processes that exec and exit at once. Nothing crashes or leaks (under
+/* ../shared/docs/appprofiles.md case 32: processes that exec and exit at once. Nothing crashes or leaks (under
  * the sanitizer build a leak makes the daemon's exit status non-zero), nothing stale stays tracked. */
 static void test_short_lived(void)
 {
