@@ -9,7 +9,7 @@ set -eu
 unit=$1
 readme=$2
 
-# The README's layout table says: (`systemd-analyze security`: 2.2, tested)
+# The README's layout table states the score, e.g. (`systemd-analyze security`: 2.5, tested)
 limit=$(sed -n 's/.*`systemd-analyze security`: \([0-9][0-9.]*\).*/\1/p' "$readme" | head -n 1)
 if [ -z "$limit" ]; then
     echo "$readme states no 'systemd-analyze security' score" >&2
