@@ -36,14 +36,14 @@ static void check_run_done(CheckRun *run)
         run->n_files = run->allocated = 0;
 }
 
-/* Takes f, also on failure. */
-static int add_file(CheckRun *run, RcFile *f)
+/* Takes file, also on failure. */
+static int add_file(CheckRun *run, RcFile *file)
 {
-        if (GREEDY_REALLOC(run->files, run->allocated, run->n_files + 1) < 0) {
-                rc_file_unref(f);
+        _cleanup_(rc_file_unrefp) RcFile *f = file;
+
+        if (GREEDY_REALLOC(run->files, run->allocated, run->n_files + 1) < 0)
                 return -ENOMEM;
-        }
-        run->files[run->n_files++] = f;
+        run->files[run->n_files++] = TAKE_PTR(f);
         return 0;
 }
 

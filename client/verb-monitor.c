@@ -42,7 +42,7 @@ static void monitor_done(Monitor *m)
 
 static void remember_comm(Monitor *m, uint32_t pid, const char *comm)
 {
-        char *copy;
+        _cleanup_free_ char *copy = NULL;
 
         if (pid == 0 || !comm || !*comm)
                 return;
@@ -51,7 +51,8 @@ static void remember_comm(Monitor *m, uint32_t pid, const char *comm)
                 return;
         copy = strdup(comm);
         if (!copy || intmap_put(&m->comms, pid, copy) < 0)
-                free(copy); /* only the name is lost */
+                return; /* only the name is lost */
+        TAKE_PTR(copy);
 }
 
 static void emit(struct json_object *o, const char *text)

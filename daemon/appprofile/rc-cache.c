@@ -78,7 +78,7 @@ int rc_file_cache_load(int root_fd, int fd, const struct stat *st, const char *p
         _cleanup_free_ char *key = NULL;
         struct stat root;
         RcCacheEntry *e = NULL;
-        RcFile *f = NULL;
+        _cleanup_(rc_file_unrefp) RcFile *f = NULL;
         bool is_new;
         int r, id;
 
@@ -111,19 +111,17 @@ int rc_file_cache_load(int root_fd, int fd, const struct stat *st, const char *p
                 return r;
         if (f->state == RC_FILE_SKIPPED) {
                 /* Unreadable now: nothing to cache, and no reason to keep serving an old version. */
-                *ret = f;
+                *ret = TAKE_PTR(f);
                 return 0;
         }
 
         if (!e) {
                 if (c->n_entries >= (c->max_entries ? c->max_entries : RC_CACHE_ENTRIES_MAX)) {
-                        *ret = f; /* full: work uncached */
+                        *ret = TAKE_PTR(f); /* full: work uncached */
                         return 0;
                 }
-                if (GREEDY_REALLOC(c->entries, c->allocated, c->n_entries + 1) < 0) {
-                        rc_file_unref(f);
+                if (GREEDY_REALLOC(c->entries, c->allocated, c->n_entries + 1) < 0)
                         return -ENOMEM;
-                }
                 e = &c->entries[c->n_entries];
                 *e = (RcCacheEntry){
                         .key = TAKE_PTR(key), .path = strdup(path), .root_dev = root.st_dev, .root_ino = root.st_ino
@@ -131,7 +129,6 @@ int rc_file_cache_load(int root_fd, int fd, const struct stat *st, const char *p
                 r = e->path ? strtable_put(&c->index, e->key, &is_new) : -ENOMEM;
                 if (r < 0) {
                         entry_done(e);
-                        rc_file_unref(f);
                         return r;
                 }
                 assert(is_new && (size_t) r == c->n_entries);
@@ -146,11 +143,10 @@ int rc_file_cache_load(int root_fd, int fd, const struct stat *st, const char *p
                 e->good = rc_file_ref(f);
         }
 
-        if (rc_cache_entry_is_stale(e) && rc_file_same_access(e->good, st)) {
-                rc_file_unref(f);
+        if (rc_cache_entry_is_stale(e) && rc_file_same_access(e->good, st))
                 *ret = rc_file_ref(e->good);
-        } else
-                *ret = f;
+        else
+                *ret = TAKE_PTR(f);
         return 0;
 }
 

@@ -25,15 +25,26 @@ static int unread_message(int error, const UserCreds *creds, char **ret)
         return r < 0 ? -ENOMEM : 0;
 }
 
+/* A skipped file whose only content is why it could not be read (error). */
+static int unread_file_new(const char *path, int error, const UserCreds *creds, RcFile **ret)
+{
+        _cleanup_free_ char *msg = NULL;
+        int r;
+
+        r = unread_message(error, creds, &msg);
+        if (r < 0)
+                return r;
+        return rc_file_new_unread(path, RC_FILE_SKIPPED, RC_SEVERITY_WARNING, msg, ret);
+}
+
 int rc_file_load_fd(int root_fd, int fd, const struct stat *st, const char *path, const RcSyntaxOptions *syntax,
                 void *userdata, RcFile **ret)
 {
-        _cleanup_free_ char *text = NULL, *msg = NULL;
+        _cleanup_free_ char *text = NULL;
         size_t size;
         RcFile *f;
         int r;
 
-        (void) root_fd;
         (void) root_fd;
         (void) userdata;
         assert(fd >= 0);
@@ -44,12 +55,8 @@ int rc_file_load_fd(int root_fd, int fd, const struct stat *st, const char *path
         r = read_full_fd(fd, RC_FILE_SIZE_MAX, &text, &size);
         if (r == -ENOMEM)
                 return r;
-        if (r < 0) {
-                r = unread_message(r, NULL, &msg);
-                if (r < 0)
-                        return r;
-                return rc_file_new_unread(path, RC_FILE_SKIPPED, RC_SEVERITY_WARNING, msg, ret);
-        }
+        if (r < 0)
+                return unread_file_new(path, r, NULL, ret);
 
         r = rc_file_parse(path, text, size, syntax, &f);
         if (r < 0)
@@ -61,20 +68,14 @@ int rc_file_load_fd(int root_fd, int fd, const struct stat *st, const char *path
 
 int rc_file_load(int root_fd, const char *path, const RcSyntaxOptions *syntax, void *userdata, RcFile **ret)
 {
-        _cleanup_free_ char *msg = NULL;
         _cleanup_close_ int fd = -EBADF;
         struct stat st;
-        int r;
 
         fd = open_for_reading_as(NULL, root_fd, path, &st);
         if (fd >= 0 && !S_ISREG(st.st_mode))
                 fd = safe_close(fd), fd = -EBADFD;
-        if (fd < 0) {
-                r = unread_message(fd, NULL, &msg);
-                if (r < 0)
-                        return r;
-                return rc_file_new_unread(path, RC_FILE_SKIPPED, RC_SEVERITY_WARNING, msg, ret);
-        }
+        if (fd < 0)
+                return unread_file_new(path, fd, NULL, ret);
         return rc_file_load_fd(root_fd, fd, &st, path, syntax, userdata, ret);
 }
 
@@ -95,13 +96,14 @@ static RcConfig *config_new(void)
         return c;
 }
 
-static int config_add_file(RcConfig *c, RcFile *f, size_t *allocated)
+/* Takes file, also on failure. */
+static int config_add_file(RcConfig *c, RcFile *file, size_t *allocated)
 {
-        if (GREEDY_REALLOC(c->files, *allocated, c->n_files + 1) < 0) {
-                rc_file_unref(f);
+        _cleanup_(rc_file_unrefp) RcFile *f = file;
+
+        if (GREEDY_REALLOC(c->files, *allocated, c->n_files + 1) < 0)
                 return -ENOMEM;
-        }
-        c->files[c->n_files++] = f;
+        c->files[c->n_files++] = TAKE_PTR(f);
         return 0;
 }
 
@@ -111,6 +113,18 @@ static int add_unread(RcConfig *c, size_t *allocated, const char *path, RcSeveri
         int r;
 
         r = rc_file_new_unread(path, RC_FILE_SKIPPED, severity, why, &f);
+        if (r < 0)
+                return r;
+        return config_add_file(c, f, allocated);
+}
+
+/* Lists path as not read, saying why (error) as users read it. */
+static int add_unreadable(RcConfig *c, size_t *allocated, const char *path, int error, const UserCreds *creds)
+{
+        RcFile *f;
+        int r;
+
+        r = unread_file_new(path, error, creds, &f);
         if (r < 0)
                 return r;
         return config_add_file(c, f, allocated);
@@ -168,6 +182,7 @@ static int load_regular(RcConfig *c, size_t *allocated, const RcLoadOptions *o, 
 static int load_directory(RcConfig *c, size_t *allocated, const RcLoadOptions *o, RcEntryKind kind, int dir_fd,
                 const char *path, size_t *ret_n)
 {
+        _cleanup_close_ int owned_dir_fd = dir_fd;
         _cleanup_closedir_ DIR *d = NULL;
         _cleanup_(dir_names_freep) DirNames names = { 0 };
         size_t n_before = c->n_files, n_loaded = 0;
@@ -175,12 +190,10 @@ static int load_directory(RcConfig *c, size_t *allocated, const RcLoadOptions *o
         struct dirent *de;
         int r;
 
-        d = fdopendir(dir_fd);
-        if (!d) {
-                r = -errno;
-                safe_close(dir_fd);
-                return r;
-        }
+        d = fdopendir(owned_dir_fd);
+        if (!d)
+                return -errno;
+        TAKE_FD(owned_dir_fd); /* d owns it now */
 
         while ((errno = 0, de = readdir(d))) {
                 if (streq(de->d_name, ".") || streq(de->d_name, ".."))
@@ -215,12 +228,9 @@ static int load_directory(RcConfig *c, size_t *allocated, const RcLoadOptions *o
                         r = add_unread(c, allocated, p, RC_SEVERITY_NOTE, "not a regular file, ignored");
                 else if (fd >= 0 && S_ISDIR(st.st_mode))
                         r = add_unread(c, allocated, p, RC_SEVERITY_NOTE, "directory, ignored (rc.d is not recursive)");
-                else if (fd < 0) {
-                        _cleanup_free_ char *msg = NULL;
-                        r = unread_message(fd, o->creds, &msg);
-                        if (r >= 0)
-                                r = add_unread(c, allocated, p, RC_SEVERITY_WARNING, msg);
-                } else if (n_loaded >= RC_DIR_FILES_MAX)
+                else if (fd < 0)
+                        r = add_unreadable(c, allocated, p, fd, o->creds);
+                else if (n_loaded >= RC_DIR_FILES_MAX)
                         r = add_unread(c, allocated, p, RC_SEVERITY_WARNING,
                                         "beyond the first " STRINGIFY(
                                                         RC_DIR_FILES_MAX) " files of the directory, ignored");
@@ -268,17 +278,12 @@ static int load_entry(RcConfig *c, size_t *allocated, const RcLoadOptions *o, Rc
                 return 0;
         }
         if (fd < 0) {
-                _cleanup_free_ char *msg = NULL;
-
                 e->type = RC_ENTRY_UNREADABLE;
                 e->error = fd;
                 if (!IN_SET(fd, -EACCES, -EPERM))
                         return 0;
                 /* Say so where users look: the file (or directory) exists, and does not count. */
-                r = unread_message(fd, o->creds, &msg);
-                if (r < 0)
-                        return r;
-                return add_unread(c, allocated, e->path, RC_SEVERITY_WARNING, msg);
+                return add_unreadable(c, allocated, e->path, fd, o->creds);
         }
 
         if (S_ISREG(st.st_mode)) {
@@ -299,6 +304,16 @@ static int load_entry(RcConfig *c, size_t *allocated, const RcLoadOptions *o, Rc
                 e->error = r;
         }
         return 0;
+}
+
+/* Reads the globals file opened as fd (a negative fd is why it could not be opened). */
+static int read_globals(int fd, const struct stat *st, char **ret_text, size_t *ret_size)
+{
+        if (fd < 0)
+                return fd;
+        if (!S_ISREG(st->st_mode))
+                return -EBADFD;
+        return read_full_fd(fd, RC_GLOBALS_SIZE_MAX, ret_text, ret_size);
 }
 
 /* The globals file: a JSON object whose "enabled" is true or false. Missing or unreadable means enabled
@@ -324,11 +339,7 @@ static int load_globals(RcConfig *c, const RcLoadOptions *o)
         fd = open_for_reading_as(o->creds, o->root_fd, path, &st);
         if (fd == -ENOENT)
                 return 0;
-        r = fd;
-        if (fd >= 0 && !S_ISREG(st.st_mode))
-                r = -EBADFD;
-        if (r >= 0)
-                r = read_full_fd(fd, RC_GLOBALS_SIZE_MAX, &text, &size);
+        r = read_globals(fd, &st, &text, &size);
         if (r == -ENOMEM)
                 return r;
 

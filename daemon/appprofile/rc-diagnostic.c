@@ -14,9 +14,12 @@ void rc_diagnostics_done(RcDiagnostics *d)
         *d = (RcDiagnostics){ 0 };
 }
 
+/* Takes message, also when it is dropped or on failure. */
 static int diagnostics_push(
                 RcDiagnostics *d, const char *path, RcSeverity severity, uint32_t line, uint32_t column, char *message)
 {
+        _cleanup_free_ char *m = message;
+
         if (severity == RC_SEVERITY_ERROR)
                 d->n_errors++;
         else if (severity == RC_SEVERITY_WARNING)
@@ -24,19 +27,16 @@ static int diagnostics_push(
 
         if (d->n_items >= RC_DIAGNOSTICS_MAX) {
                 d->n_dropped++;
-                free(message);
                 return 0;
         }
-        if (GREEDY_REALLOC(d->items, d->allocated, d->n_items + 1) < 0) {
-                free(message);
+        if (GREEDY_REALLOC(d->items, d->allocated, d->n_items + 1) < 0)
                 return -ENOMEM;
-        }
         d->items[d->n_items++] = (RcDiagnostic){
                 .severity = severity,
                 .path = path,
                 .line = line,
                 .column = column,
-                .message = message,
+                .message = TAKE_PTR(m),
         };
         return 0;
 }

@@ -291,8 +291,11 @@ static int build_settings(Builder *b, struct json_object *jo, const RcNode *n, R
                         continue;
                 }
                 r = get_string(b, k, kn, "a setting key", &s->key);
-                if (r >= 0)
-                        r = build_value(b, json_object_array_get_idx(jo, i + 1), vn, &s->value);
+                if (r < 0) {
+                        ret = r;
+                        continue;
+                }
+                r = build_value(b, json_object_array_get_idx(jo, i + 1), vn, &s->value);
                 if (r < 0) {
                         ret = r;
                         continue;
@@ -604,21 +607,38 @@ static int build_array(Builder *b, const Members *root, size_t k, const char *na
                         RcRule *rule = &b->file->rules[b->file->n_rules];
                         rule->index = (uint32_t) b->file->n_rules;
                         r = build_rule(b, e, en, rule);
-                        if (r >= 0)
-                                b->file->n_rules++;
+                        if (r < 0) {
+                                ret = r;
+                                continue;
+                        }
+                        b->file->n_rules++;
                 } else {
                         if (!json_object_is_type(e, json_type_object)) {
                                 ret = error(b, en, "a profile must be an object {\"name\": ..., \"settings\": [...]}");
                                 continue;
                         }
                         r = build_profile_object(b, e, en, false, &b->file->profiles[b->file->n_profiles]);
-                        if (r >= 0)
-                                b->file->n_profiles++;
+                        if (r < 0) {
+                                ret = r;
+                                continue;
+                        }
+                        b->file->n_profiles++;
                 }
-                if (r < 0)
-                        ret = r;
         }
         return ret;
+}
+
+/* Builds the profiles, then the rules. A malformed profile (-EBADMSG) is already a diagnostic: the rules are
+ * still built, so that one pass reports every error of the file. */
+static int build_file(Builder *b, const Members *root)
+{
+        int r, k;
+
+        r = build_array(b, root, 1, "profiles", false);
+        if (r < 0 && r != -EBADMSG)
+                return r;
+        k = build_array(b, root, 0, "rules", true);
+        return k < 0 ? k : r;
 }
 
 RcFile *rc_file_new(const char *path)
@@ -661,12 +681,7 @@ int rc_file_parse(const char *path, const char *text, size_t size, const RcSynta
 
         b = (Builder){ .file = f, .doc = &doc };
         scan_members(&b, doc.root, &doc.nodes[0], "root object", known, &root);
-        r = build_array(&b, &root, 1, "profiles", false);
-        if (r >= 0 || r == -EBADMSG) {
-                int k = build_array(&b, &root, 0, "rules", true);
-                if (k < 0)
-                        r = k;
-        }
+        r = build_file(&b, &root);
         rc_document_done(&doc);
 
         if (b.oom)

@@ -8,6 +8,11 @@ typedef struct Buf {
         size_t n, allocated;
 } Buf;
 
+static void buf_done(Buf *b)
+{
+        b->s = mfree(b->s);
+}
+
 static int put(Buf *b, const char *s, size_t len)
 {
         if (GREEDY_REALLOC(b->s, b->allocated, b->n + len + 1) < 0)
@@ -25,15 +30,22 @@ static int puts_(Buf *b, const char *s)
 
 static int put_quoted(Buf *b, const char *s)
 {
-        int r = put(b, "\"", 1);
+        int r;
 
-        for (; r >= 0 && *s; s++) {
-                if (*s == '"' || *s == '\\')
+        r = put(b, "\"", 1);
+        if (r < 0)
+                return r;
+        for (; *s; s++) {
+                if (*s == '"' || *s == '\\') {
                         r = put(b, "\\", 1);
-                if (r >= 0)
-                        r = put(b, s, 1);
+                        if (r < 0)
+                                return r;
+                }
+                r = put(b, s, 1);
+                if (r < 0)
+                        return r;
         }
-        return r < 0 ? r : put(b, "\"", 1);
+        return put(b, "\"", 1);
 }
 
 static int format(Buf *b, const RcPattern *p)
@@ -44,12 +56,14 @@ static int format(Buf *b, const RcPattern *p)
         switch (p->kind) {
         case RC_PATTERN_MATCH:
                 r = puts_(b, p->feature_name);
-                if (r >= 0 && p->matches && p->feature != RC_FEATURE_TRUE) {
-                        r = put(b, " ", 1);
-                        if (r >= 0)
-                                r = put_quoted(b, p->matches);
-                }
-                return r;
+                if (r < 0)
+                        return r;
+                if (!p->matches || p->feature == RC_FEATURE_TRUE)
+                        return 0;
+                r = put(b, " ", 1);
+                if (r < 0)
+                        return r;
+                return put_quoted(b, p->matches);
         case RC_PATTERN_AND:
                 op = "and";
                 break;
@@ -71,30 +85,40 @@ static int format(Buf *b, const RcPattern *p)
                 return puts_(b, "[] (always)");
 
         r = puts_(b, op);
-        if (r >= 0)
-                r = put(b, "(", 1);
-        for (size_t i = 0; r >= 0 && i < p->n_sub; i++) {
-                if (i > 0)
+        if (r < 0)
+                return r;
+        r = put(b, "(", 1);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < p->n_sub; i++) {
+                if (i > 0) {
                         r = put(b, ", ", 2);
-                if (r >= 0)
-                        r = format(b, &p->sub[i]);
+                        if (r < 0)
+                                return r;
+                }
+                r = format(b, &p->sub[i]);
+                if (r < 0)
+                        return r;
         }
-        return r < 0 ? r : put(b, ")", 1);
+        return put(b, ")", 1);
 }
 
 int rc_pattern_format(const RcPattern *p, char **ret)
 {
-        Buf b = { 0 };
+        _cleanup_(buf_done) Buf b = { 0 };
+        char *s;
         int r;
 
         assert(p);
         assert(ret);
 
         r = format(&b, p);
-        if (r < 0) {
-                free(b.s);
+        if (r < 0)
                 return r;
-        }
-        *ret = b.s ? b.s : strdup("");
-        return *ret ? 0 : -ENOMEM;
+        /* An empty pattern formats to "", which the caller owns like any other result. */
+        s = b.s ? TAKE_PTR(b.s) : strdup("");
+        if (!s)
+                return -ENOMEM;
+        *ret = s;
+        return 0;
 }

@@ -716,16 +716,71 @@ static void position_of(const Scanner *s, size_t out_offset, uint32_t *ret_line,
         *ret_column = (uint32_t) (in_offset - line_start + 1);
 }
 
+static void scanner_done(Scanner *s)
+{
+        free(s->out);
+        free(s->shifts);
+        free(s->nodes);
+}
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct json_tokener *, json_tokener_free);
+
+/* The scanned text as json-c is to read it: the rewritten copy if the scanner edited it, else the input. */
+static int scanned_json(Scanner *s, const char **ret_json, size_t *ret_size)
+{
+        int r;
+
+        if (!s->out) {
+                *ret_json = s->in;
+                *ret_size = s->size;
+                return 0;
+        }
+        r = out_sync(s, s->size, 0);
+        if (r < 0)
+                return r;
+        s->out[s->out_size] = '\0';
+        *ret_json = s->out;
+        *ret_size = s->out_size;
+        return 0;
+}
+
+static int parse_json(Scanner *s, const char *json, size_t json_size, struct json_object **ret)
+{
+        _cleanup_(json_tokener_freep) struct json_tokener *tok = NULL;
+        struct json_object *root;
+        enum json_tokener_error jerr;
+        uint32_t line, column;
+        int r;
+
+        tok = json_tokener_new_ex(RC_DEPTH_MAX + 1);
+        if (!tok)
+                return -ENOMEM;
+        json_tokener_set_flags(tok, JSON_TOKENER_STRICT); /* UTF-8 is checked by the scanner */
+
+        /* The scanner has checked that one complete object makes up the text, so json-c sees the end of
+         * the object before the end of the buffer; numbers never sit at the very end. */
+        root = json_tokener_parse_ex(tok, json, (int) MIN(json_size, (size_t) INT32_MAX));
+        jerr = json_tokener_get_error(tok);
+        if (root && jerr == json_tokener_success) {
+                *ret = root;
+                return 0;
+        }
+
+        json_object_put(root);
+        position_of(s, json_tokener_get_parse_end(tok), &line, &column);
+        r = rc_diagnostics_add(s->diags, RC_SEVERITY_ERROR, line, column, "JSON syntax error: %s",
+                        json_tokener_error_desc(jerr == json_tokener_success ? json_tokener_continue : jerr));
+        return r < 0 ? r : -EBADMSG;
+}
+
 int rc_document_parse(
                 const char *text, size_t size, const RcSyntaxOptions *options, RcDiagnostics *diags, RcDocument *doc)
 {
         static const RcSyntaxOptions default_options = { 0 };
-        struct json_tokener *tok = NULL;
         struct json_object *root;
         const char *json;
         size_t json_size;
-        enum json_tokener_error jerr;
-        Scanner s = {
+        _cleanup_(scanner_done) Scanner s = {
                 .in = text,
                 .size = size,
                 .line = 1,
@@ -755,41 +810,13 @@ int rc_document_parse(
 
         r = scan(&s);
         if (r < 0)
-                goto finish;
-
-        if (s.out) {
-                r = out_sync(&s, size, 0);
-                if (r < 0)
-                        goto finish;
-                s.out[s.out_size] = '\0';
-                json = s.out;
-                json_size = s.out_size;
-        } else {
-                json = text;
-                json_size = size;
-        }
-
-        tok = json_tokener_new_ex(RC_DEPTH_MAX + 1);
-        if (!tok) {
-                r = -ENOMEM;
-                goto finish;
-        }
-        json_tokener_set_flags(tok, JSON_TOKENER_STRICT); /* UTF-8 is checked by the scanner */
-
-        /* The scanner has checked that one complete object makes up the text, so json-c sees the end of
-         * the object before the end of the buffer; numbers never sit at the very end. */
-        root = json_tokener_parse_ex(tok, json, (int) MIN(json_size, (size_t) INT32_MAX));
-        jerr = json_tokener_get_error(tok);
-        if (!root || jerr != json_tokener_success) {
-                uint32_t line, column;
-
-                json_object_put(root);
-                position_of(&s, json_tokener_get_parse_end(tok), &line, &column);
-                r = rc_diagnostics_add(diags, RC_SEVERITY_ERROR, line, column, "JSON syntax error: %s",
-                                json_tokener_error_desc(jerr == json_tokener_success ? json_tokener_continue : jerr));
-                r = r < 0 ? r : -EBADMSG;
-                goto finish;
-        }
+                return r;
+        r = scanned_json(&s, &json, &json_size);
+        if (r < 0)
+                return r;
+        r = parse_json(&s, json, json_size, &root);
+        if (r < 0)
+                return r;
 
         *doc = (RcDocument){
                 .text = text,
@@ -798,15 +825,7 @@ int rc_document_parse(
                 .nodes = TAKE_PTR(s.nodes),
                 .n_nodes = s.n_nodes,
         };
-        r = 0;
-
-finish:
-        if (tok)
-                json_tokener_free(tok);
-        free(s.out);
-        free(s.shifts);
-        free(s.nodes);
-        return r;
+        return 0;
 }
 
 void rc_document_done(RcDocument *doc)

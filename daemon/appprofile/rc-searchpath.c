@@ -119,29 +119,42 @@ static int version_from_proc(const char *text, char **ret)
         return -EBADMSG;
 }
 
-int rc_driver_version_detect(int proc_fd, int sys_fd, char **ret)
+static int version_from_procfs(int proc_fd, char **ret)
 {
         _cleanup_free_ char *text = NULL;
         int r;
 
+        r = read_virtual_file_at(proc_fd, "driver/nvidia/version", 4096, &text, NULL);
+        if (r < 0)
+                return r;
+        return version_from_proc(text, ret);
+}
+
+/* sysfs has the bare version on one line. */
+static int version_from_sysfs(int sys_fd, char **ret)
+{
+        _cleanup_free_ char *text = NULL;
+        int r;
+
+        r = read_virtual_file_at(sys_fd, "module/nvidia/version", 4096, &text, NULL);
+        if (r < 0)
+                return r;
+        text[strcspn(text, "\n")] = '\0';
+        if (!rc_driver_version_is_valid(text))
+                return -EBADMSG;
+        *ret = TAKE_PTR(text);
+        return 0;
+}
+
+int rc_driver_version_detect(int proc_fd, int sys_fd, char **ret)
+{
         assert(ret);
 
-        if (proc_fd >= 0) {
-                r = read_virtual_file_at(proc_fd, "driver/nvidia/version", 4096, &text, NULL);
-                if (r >= 0 && version_from_proc(text, ret) >= 0)
-                        return 0;
-                text = mfree(text);
-        }
-
-        if (sys_fd >= 0) {
-                r = read_virtual_file_at(sys_fd, "module/nvidia/version", 4096, &text, NULL);
-                if (r >= 0) {
-                        text[strcspn(text, "\n")] = '\0';
-                        if (rc_driver_version_is_valid(text)) {
-                                *ret = TAKE_PTR(text);
-                                return 0;
-                        }
-                }
-        }
+        /* Either source may be absent (no driver, a container) or unreadable: a failure of one only means
+         * trying the other. */
+        if (proc_fd >= 0 && version_from_procfs(proc_fd, ret) >= 0)
+                return 0;
+        if (sys_fd >= 0 && version_from_sysfs(sys_fd, ret) >= 0)
+                return 0;
         return -ENOENT;
 }

@@ -396,9 +396,19 @@ static int watch_user(Manager *m, uid_t uid, bool *ret_over_share)
         return r == -E2BIG ? 0 : r;
 }
 
-void manager_update_watches(Manager *m)
+static int watch_system_paths(Manager *m)
 {
         _cleanup_strv_free_ char **system_paths = NULL;
+        int r;
+
+        r = collect_system_paths(m, &system_paths);
+        if (r < 0)
+                return r;
+        return rc_watch_set_paths(m->rc_watch, RC_WATCH_GROUP_SYSTEM, NULL, system_paths, 0);
+}
+
+void manager_update_watches(Manager *m)
+{
         _cleanup_free_ uid_t *uids = NULL, *over = NULL;
         size_t n_uids = 0, n_over = 0;
         int r;
@@ -406,9 +416,7 @@ void manager_update_watches(Manager *m)
         if (!m->rc_watch)
                 return;
 
-        r = collect_system_paths(m, &system_paths);
-        if (r >= 0)
-                r = rc_watch_set_paths(m->rc_watch, RC_WATCH_GROUP_SYSTEM, NULL, system_paths, 0);
+        r = watch_system_paths(m);
         if (r < 0)
                 log_warning_errno(r, "Cannot watch every system rc path, changes may be missed");
 

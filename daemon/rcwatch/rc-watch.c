@@ -110,6 +110,18 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
         return 0;
 }
 
+static int arm_timer(RcWatch *w, uint64_t when)
+{
+        int r;
+
+        if (!w->timer)
+                return sd_event_add_time(w->event, &w->timer, CLOCK_MONOTONIC, when, 0, on_timer, w);
+        r = sd_event_source_set_time(w->timer, when);
+        if (r < 0)
+                return r;
+        return sd_event_source_set_enabled(w->timer, SD_EVENT_ONESHOT);
+}
+
 void rc_watch_trigger(RcWatch *w)
 {
         uint64_t now, when;
@@ -122,12 +134,7 @@ void rc_watch_trigger(RcWatch *w)
         /* Quiet period after the latest event, but never later than max_delay after the first. */
         when = MIN(now + w->coalesce_usec, w->first_event_usec + w->max_delay_usec);
 
-        if (w->timer) {
-                r = sd_event_source_set_time(w->timer, when);
-                if (r >= 0)
-                        r = sd_event_source_set_enabled(w->timer, SD_EVENT_ONESHOT);
-        } else
-                r = sd_event_add_time(w->event, &w->timer, CLOCK_MONOTONIC, when, 0, on_timer, w);
+        r = arm_timer(w, when);
         if (r < 0)
                 /* Cannot defer: report at once rather than lose the change. */
                 on_timer(w->timer, now, w);
@@ -186,15 +193,13 @@ static int add_dir(GroupBuild *g, const char *real, bool all, const char *name)
                         return -E2BIG;
                 if (GREEDY_REALLOC(w->dirs, w->allocated_dirs, w->n_dirs + 1) < 0)
                         return -ENOMEM;
-                d = calloc(1, sizeof(WatchedDir));
-                if (!d)
+                _cleanup_free_ WatchedDir *new_dir = calloc(1, sizeof(WatchedDir));
+                if (!new_dir)
                         return -ENOMEM;
-                *d = (WatchedDir){ .watch = w, .group = g->group, .path = strdup(real) };
-                if (!d->path) {
-                        free(d);
+                *new_dir = (WatchedDir){ .watch = w, .group = g->group, .path = strdup(real) };
+                if (!new_dir->path)
                         return -ENOMEM;
-                }
-                w->dirs[w->n_dirs++] = d;
+                d = w->dirs[w->n_dirs++] = TAKE_PTR(new_dir);
                 g->n_dirs++;
         }
         if (all)

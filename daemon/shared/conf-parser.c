@@ -19,22 +19,110 @@ static char *strstrip(char *s)
         return s;
 }
 
-static int message(char ***messages, unsigned line, const char *fmt, ...) _printf_(3, 4);
-static int message(char ***messages, unsigned line, const char *fmt, ...)
+static int vmessage(char ***messages, unsigned line, const char *fmt, va_list ap) _printf_(3, 0);
+static int vmessage(char ***messages, unsigned line, const char *fmt, va_list ap)
 {
         _cleanup_free_ char *body = NULL;
         char *m;
-        va_list ap;
-        int r;
 
         if (!messages)
                 return 0;
-        va_start(ap, fmt);
-        r = vasprintf(&body, fmt, ap);
-        va_end(ap);
-        if (r < 0 || asprintf(&m, "%u: %s", line, body) < 0)
+        if (vasprintf(&body, fmt, ap) < 0 || asprintf(&m, "%u: %s", line, body) < 0)
                 return -ENOMEM;
         return strv_consume(messages, m);
+}
+
+static int message(char ***messages, unsigned line, const char *fmt, ...) _printf_(3, 4);
+static int message(char ***messages, unsigned line, const char *fmt, ...)
+{
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = vmessage(messages, line, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+/* Reports an error in the line: returns 1 (one error to count), or -ENOMEM. */
+static int line_error(char ***messages, unsigned line, const char *fmt, ...) _printf_(3, 4);
+static int line_error(char ***messages, unsigned line, const char *fmt, ...)
+{
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = vmessage(messages, line, fmt, ap);
+        va_end(ap);
+        return r < 0 ? r : 1;
+}
+
+static int parse_section_header(const char *l, unsigned line, char **section, char ***messages)
+{
+        size_t n = strlen(l);
+        char *s;
+
+        if (n < 3 || l[n - 1] != ']')
+                return line_error(messages, line, "error: malformed section header '%s'", l);
+        s = strndup(l + 1, n - 2);
+        if (!s)
+                return -ENOMEM;
+        free(*section);
+        *section = s;
+        return 0;
+}
+
+static int parse_assignment(
+                char *l, unsigned line, const char *section, const ConfItem *items, void *base, char ***messages)
+{
+        char *eq, *key, *value;
+        const ConfItem *it;
+        int r;
+
+        eq = strchr(l, '=');
+        if (!eq)
+                return line_error(messages, line, "error: expected Key=Value, got '%s'", l);
+        *eq = '\0';
+        key = strstrip(l);
+        value = strstrip(eq + 1);
+
+        for (it = items; it->key; it++)
+                if (streq_ptr(it->section, section) && streq(it->key, key))
+                        break;
+        if (!it->key)
+                return message(messages, line, "warning: unknown key '%s' in section [%s], ignored", key,
+                                strempty(section));
+
+        r = it->parse(value, (uint8_t *) base + it->offset);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return line_error(messages, line, "error: invalid value '%s' for %s", value, key);
+        return 0;
+}
+
+/* Parses the line of len bytes at p. Returns 1 for an error (reported in messages), 0 otherwise, or a
+ * negative errno when even that failed. */
+static int parse_line(const char *p, size_t len, unsigned line, char **section, const ConfItem *items, void *base,
+                char ***messages)
+{
+        _cleanup_free_ char *buf = NULL;
+        char *l;
+
+        if (len > CONF_LINE_MAX)
+                return line_error(messages, line, "error: line longer than %u bytes", CONF_LINE_MAX);
+        buf = strndup(p, len);
+        if (!buf)
+                return -ENOMEM;
+        if (strlen(buf) != len)
+                return line_error(messages, line, "error: NUL byte");
+
+        l = strstrip(buf);
+        if (!*l || *l == '#' || *l == ';')
+                return 0;
+        if (*l == '[')
+                return parse_section_header(l, line, section, messages);
+        return parse_assignment(l, line, *section, items, base, messages);
 }
 
 int conf_parse_text(const char *text, size_t size, const ConfItem *items, void *base, char ***ret_messages)
@@ -53,82 +141,11 @@ int conf_parse_text(const char *text, size_t size, const ConfItem *items, void *
         while (p < end) {
                 const char *nl = memchr(p, '\n', (size_t) (end - p));
                 size_t len = nl ? (size_t) (nl - p) : (size_t) (end - p);
-                _cleanup_free_ char *buf = NULL;
-                char *l, *eq, *key, *value;
-                const ConfItem *it;
 
-                line++;
-                if (len > CONF_LINE_MAX) {
-                        r = message(ret_messages, line, "error: line longer than %u bytes", CONF_LINE_MAX);
-                        if (r < 0)
-                                return r;
-                        errors++;
-                        goto next;
-                }
-                buf = strndup(p, len);
-                if (!buf)
-                        return -ENOMEM;
-                if (strlen(buf) != len) {
-                        r = message(ret_messages, line, "error: NUL byte");
-                        if (r < 0)
-                                return r;
-                        errors++;
-                        goto next;
-                }
-
-                l = strstrip(buf);
-                if (!*l || *l == '#' || *l == ';')
-                        goto next;
-
-                if (*l == '[') {
-                        size_t n = strlen(l);
-                        if (n < 3 || l[n - 1] != ']') {
-                                r = message(ret_messages, line, "error: malformed section header '%s'", l);
-                                if (r < 0)
-                                        return r;
-                                errors++;
-                                goto next;
-                        }
-                        free(section);
-                        section = strndup(l + 1, n - 2);
-                        if (!section)
-                                return -ENOMEM;
-                        goto next;
-                }
-
-                eq = strchr(l, '=');
-                if (!eq) {
-                        r = message(ret_messages, line, "error: expected Key=Value, got '%s'", l);
-                        if (r < 0)
-                                return r;
-                        errors++;
-                        goto next;
-                }
-                *eq = '\0';
-                key = strstrip(l);
-                value = strstrip(eq + 1);
-
-                for (it = items; it->key; it++)
-                        if (streq_ptr(it->section, section) && streq(it->key, key))
-                                break;
-                if (!it->key) {
-                        r = message(ret_messages, line, "warning: unknown key '%s' in section [%s], ignored", key,
-                                        strempty(section));
-                        if (r < 0)
-                                return r;
-                        goto next;
-                }
-
-                r = it->parse(value, (uint8_t *) base + it->offset);
-                if (r == -ENOMEM)
+                r = parse_line(p, len, ++line, &section, items, base, ret_messages);
+                if (r < 0)
                         return r;
-                if (r < 0) {
-                        r = message(ret_messages, line, "error: invalid value '%s' for %s", value, key);
-                        if (r < 0)
-                                return r;
-                        errors++;
-                }
-        next:
+                errors += r;
                 p = nl ? nl + 1 : end;
         }
 
