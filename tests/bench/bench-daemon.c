@@ -28,7 +28,6 @@
 #include <time.h>
 #include <unistd.h>
 
-
 static char dir[] = "/tmp/nvprofiled-bench-XXXXXX";
 static pid_t bus_pid, daemon_pid;
 static sd_bus *bus;
@@ -217,7 +216,8 @@ static void bench_latency(const char *app, unsigned n)
         shared_exec_ns = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         if (shared_exec_ns == MAP_FAILED)
                 die("mmap");
-        if (sd_bus_match_signal(bus, NULL, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "ProcessChanged", on_changed, NULL) < 0)
+        if (sd_bus_match_signal(bus, NULL, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "ProcessChanged", on_changed,
+                            NULL) < 0)
                 die("match");
 
         for (unsigned i = 0; i < n; i++) {
@@ -274,7 +274,8 @@ static bool tracked_with_profile(pid_t pid)
         sd_bus_message *reply = NULL;
         bool found = false;
 
-        if (sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "ListProcesses", NULL, &reply, NULL) < 0)
+        if (sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "ListProcesses", NULL, &reply,
+                            NULL) < 0)
                 return false;
         sd_bus_message_enter_container(reply, 'a', "(outussasu)");
         while (sd_bus_message_enter_container(reply, 'r', "outussasu") > 0) {
