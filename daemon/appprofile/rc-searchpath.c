@@ -119,31 +119,28 @@ static int version_from_proc(const char *text, char **ret)
         return -EBADMSG;
 }
 
-static int version_from_procfs(int proc_fd, char **ret)
+/* sysfs has the bare version on one line. */
+static int version_from_sys(const char *text, char **ret)
 {
-        _cleanup_free_ char *text = NULL;
-        int r;
+        _cleanup_free_ char *v = strndup(text, strcspn(text, "\n"));
 
-        r = read_virtual_file_at(proc_fd, "driver/nvidia/version", 4096, &text, NULL);
-        if (r < 0)
-                return r;
-        return version_from_proc(text, ret);
+        if (!v)
+                return -ENOMEM;
+        if (!rc_driver_version_is_valid(v))
+                return -EBADMSG;
+        *ret = TAKE_PTR(v);
+        return 0;
 }
 
-/* sysfs has the bare version on one line. */
-static int version_from_sysfs(int sys_fd, char **ret)
+static int version_from_file(int dir_fd, const char *path, int (*parse)(const char *text, char **ret), char **ret)
 {
         _cleanup_free_ char *text = NULL;
         int r;
 
-        r = read_virtual_file_at(sys_fd, "module/nvidia/version", 4096, &text, NULL);
+        r = read_virtual_file_at(dir_fd, path, 4096, &text, NULL);
         if (r < 0)
                 return r;
-        text[strcspn(text, "\n")] = '\0';
-        if (!rc_driver_version_is_valid(text))
-                return -EBADMSG;
-        *ret = TAKE_PTR(text);
-        return 0;
+        return parse(text, ret);
 }
 
 int rc_driver_version_detect(int proc_fd, int sys_fd, char **ret)
@@ -152,9 +149,9 @@ int rc_driver_version_detect(int proc_fd, int sys_fd, char **ret)
 
         /* Either source may be absent (no driver, a container) or unreadable: a failure of one only means
          * trying the other. */
-        if (proc_fd >= 0 && version_from_procfs(proc_fd, ret) >= 0)
+        if (proc_fd >= 0 && version_from_file(proc_fd, "driver/nvidia/version", version_from_proc, ret) >= 0)
                 return 0;
-        if (sys_fd >= 0 && version_from_sysfs(sys_fd, ret) >= 0)
+        if (sys_fd >= 0 && version_from_file(sys_fd, "module/nvidia/version", version_from_sys, ret) >= 0)
                 return 0;
         return -ENOENT;
 }

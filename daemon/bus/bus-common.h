@@ -54,6 +54,14 @@ int bus_reply_errno(sd_bus_error *error, int r, const char *what);
 /* Appends a setting value as a variant: s, x, t, d or b. */
 int bus_append_rc_value(sd_bus_message *m, const RcValue *v);
 
+/* Appends the fields of the i-th struct of an array; userdata is what bus_append_struct_array() got. */
+typedef int (*BusAppendFields)(sd_bus_message *m, size_t i, const void *userdata);
+
+/* Appends an array of n structs whose contents are "contents" (the signature inside the parentheses),
+ * each filled by append_fields. */
+int bus_append_struct_array(
+                sd_bus_message *m, const char *contents, size_t n, BusAppendFields append_fields, const void *userdata);
+
 /* What the facts dictionary of a resolution says about the process it describes. */
 typedef struct BusResolutionSubject {
         const ProcIdentity *id; /* NULL: a hypothetical process (no pid, start_time, uid, container) */

@@ -24,61 +24,24 @@ static int property_get_version(sd_bus *bus, const char *path, const char *inter
         return sd_bus_message_append(reply, "s", PACKAGE_VERSION);
 }
 
-static int property_get_driver_version(sd_bus *bus, const char *path, const char *interface, const char *property,
-                sd_bus_message *reply, void *userdata, sd_bus_error *error)
-{
-        BusContext *c = userdata;
-        return sd_bus_message_append(reply, "s", strempty(c->manager->driver_version));
-}
+/* Defines property_get_<name>(), which appends expr, a value read from the manager m, as bus_type. */
+#define DEFINE_MANAGER_PROPERTY_GET(name, bus_type, expr)                                                          \
+        static int property_get_##name(sd_bus *bus, const char *path, const char *interface, const char *property, \
+                        sd_bus_message *reply, void *userdata, sd_bus_error *error)                                \
+        {                                                                                                          \
+                const Manager *m = ((const BusContext *) userdata)->manager;                                       \
+                return sd_bus_message_append(reply, bus_type, expr);                                               \
+        }                                                                                                          \
+        struct __useless_struct_to_allow_trailing_semicolon__
 
-static int property_get_watch_mode(sd_bus *bus, const char *path, const char *interface, const char *property,
-                sd_bus_message *reply, void *userdata, sd_bus_error *error)
-{
-        BusContext *c = userdata;
-        return sd_bus_message_append(reply, "s", manager_watch_state_to_string(c->manager->watch_state));
-}
-
-static int property_get_watch_degraded(sd_bus *bus, const char *path, const char *interface, const char *property,
-                sd_bus_message *reply, void *userdata, sd_bus_error *error)
-{
-        BusContext *c = userdata;
-        return sd_bus_message_append(reply, "b", c->manager->watch_degraded);
-}
-
-static int property_get_tracked(sd_bus *bus, const char *path, const char *interface, const char *property,
-                sd_bus_message *reply, void *userdata, sd_bus_error *error)
-{
-        BusContext *c = userdata;
-        return sd_bus_message_append(reply, "u", (uint32_t) intmap_size(&c->manager->processes));
-}
-
-static int property_get_matched(sd_bus *bus, const char *path, const char *interface, const char *property,
-                sd_bus_message *reply, void *userdata, sd_bus_error *error)
-{
-        BusContext *c = userdata;
-        return sd_bus_message_append(reply, "u", (uint32_t) c->manager->n_matched);
-}
-
-static int property_get_events(sd_bus *bus, const char *path, const char *interface, const char *property,
-                sd_bus_message *reply, void *userdata, sd_bus_error *error)
-{
-        BusContext *c = userdata;
-        return sd_bus_message_append(reply, "t", c->manager->n_events);
-}
-
-static int property_get_overruns(sd_bus *bus, const char *path, const char *interface, const char *property,
-                sd_bus_message *reply, void *userdata, sd_bus_error *error)
-{
-        BusContext *c = userdata;
-        return sd_bus_message_append(reply, "t", c->manager->n_overruns);
-}
-
-static int property_get_generation(sd_bus *bus, const char *path, const char *interface, const char *property,
-                sd_bus_message *reply, void *userdata, sd_bus_error *error)
-{
-        BusContext *c = userdata;
-        return sd_bus_message_append(reply, "t", c->manager->generation);
-}
+DEFINE_MANAGER_PROPERTY_GET(driver_version, "s", strempty(m->driver_version));
+DEFINE_MANAGER_PROPERTY_GET(watch_mode, "s", manager_watch_state_to_string(m->watch_state));
+DEFINE_MANAGER_PROPERTY_GET(watch_degraded, "b", m->watch_degraded);
+DEFINE_MANAGER_PROPERTY_GET(tracked, "u", (uint32_t) intmap_size(&m->processes));
+DEFINE_MANAGER_PROPERTY_GET(matched, "u", (uint32_t) m->n_matched);
+DEFINE_MANAGER_PROPERTY_GET(events, "t", m->n_events);
+DEFINE_MANAGER_PROPERTY_GET(overruns, "t", m->n_overruns);
+DEFINE_MANAGER_PROPERTY_GET(generation, "t", m->generation);
 
 /* The cache entries whose file broke while an older good version stays in force, by that good version:
  * built once per reply, so describing n files costs O(n), not O(n * cache size). */
@@ -612,55 +575,32 @@ static int append_rules_listing(sd_bus_message *reply, const RcConfig *config)
         return sd_bus_message_close_container(reply);
 }
 
-static int append_profile_settings(sd_bus_message *reply, const RcProfile *p)
+static int append_profile_setting_fields(sd_bus_message *m, size_t i, const void *userdata)
 {
+        const RcProfile *p = userdata;
         int r;
 
-        r = sd_bus_message_open_container(reply, 'a', "(sv)");
+        r = sd_bus_message_append(m, "s", p->settings[i].key);
         if (r < 0)
                 return r;
-        for (size_t k = 0; k < p->n_settings; k++) {
-                r = sd_bus_message_open_container(reply, 'r', "sv");
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_append(reply, "s", p->settings[k].key);
-                if (r < 0)
-                        return r;
-                r = bus_append_rc_value(reply, &p->settings[k].value);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_close_container(reply);
-                if (r < 0)
-                        return r;
-        }
-        return sd_bus_message_close_container(reply);
+        return bus_append_rc_value(m, &p->settings[i].value);
+}
+
+static int append_profile_fields(sd_bus_message *m, size_t i, const void *userdata)
+{
+        const RcConfig *config = userdata;
+        const RcProfile *p = config->profiles_by_id[i];
+        int r;
+
+        r = sd_bus_message_append(m, "ssuu", p->name, p->location.file->path, p->location.line, p->location.column);
+        if (r < 0)
+                return r;
+        return bus_append_struct_array(m, "sv", p->n_settings, append_profile_setting_fields, p);
 }
 
 static int append_profiles_listing(sd_bus_message *reply, const RcConfig *config)
 {
-        int r;
-
-        r = sd_bus_message_open_container(reply, 'a', "(ssuua(sv))");
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < config->n_profiles; i++) {
-                const RcProfile *p = config->profiles_by_id[i];
-
-                r = sd_bus_message_open_container(reply, 'r', "ssuua(sv)");
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_append(
-                                reply, "ssuu", p->name, p->location.file->path, p->location.line, p->location.column);
-                if (r < 0)
-                        return r;
-                r = append_profile_settings(reply, p);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_close_container(reply);
-                if (r < 0)
-                        return r;
-        }
-        return sd_bus_message_close_container(reply);
+        return bus_append_struct_array(reply, "ssuua(sv)", config->n_profiles, append_profile_fields, config);
 }
 
 static int method_list_rules(sd_bus_message *m, void *userdata, sd_bus_error *error)

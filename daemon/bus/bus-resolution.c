@@ -25,6 +25,35 @@ int bus_append_rc_value(sd_bus_message *m, const RcValue *v)
         assert_not_reached();
 }
 
+int bus_append_struct_array(
+                sd_bus_message *m, const char *contents, size_t n, BusAppendFields append_fields, const void *userdata)
+{
+        char element[256]; /* D-Bus signatures are at most 255 bytes */
+        int r;
+
+        assert(m);
+        assert(contents);
+        assert(append_fields);
+
+        if (snprintf(element, sizeof(element), "(%s)", contents) >= (int) sizeof(element))
+                return -EINVAL;
+        r = sd_bus_message_open_container(m, 'a', element);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n; i++) {
+                r = sd_bus_message_open_container(m, 'r', contents);
+                if (r < 0)
+                        return r;
+                r = append_fields(m, i, userdata);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_close_container(m);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(m);
+}
+
 static const char *profile_label(const RcRuleRef *ref)
 {
         if (!ref->profile)
@@ -139,66 +168,37 @@ static int append_rules(sd_bus_message *m, const RcResolution *res)
         return sd_bus_message_close_container(m);
 }
 
-static int append_shadowed(sd_bus_message *m, const RcEffectiveSetting *s)
+static int append_shadowed_fields(sd_bus_message *m, size_t i, const void *userdata)
 {
+        const RcEffectiveSetting *s = userdata;
+        const RcShadowed *sh = &s->shadowed[i];
         int r;
 
-        r = sd_bus_message_open_container(m, 'a', "(vssuu)");
+        r = bus_append_rc_value(m, &sh->setting->value);
         if (r < 0)
                 return r;
-        for (size_t j = 0; j < s->n_shadowed; j++) {
-                const RcShadowed *sh = &s->shadowed[j];
-
-                r = sd_bus_message_open_container(m, 'r', "vssuu");
-                if (r < 0)
-                        return r;
-                r = bus_append_rc_value(m, &sh->setting->value);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_append(m, "ssuu", profile_label(sh->ref), sh->ref->rule->location.file->path,
-                                sh->ref->rule->location.line, sh->ref->rule->location.column);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_close_container(m);
-                if (r < 0)
-                        return r;
-        }
-        return sd_bus_message_close_container(m);
+        return sd_bus_message_append(m, "ssuu", profile_label(sh->ref), sh->ref->rule->location.file->path,
+                        sh->ref->rule->location.line, sh->ref->rule->location.column);
 }
 
-static int append_settings(sd_bus_message *m, const RcResolution *res)
+static int append_setting_fields(sd_bus_message *m, size_t i, const void *userdata)
 {
+        const RcResolution *res = userdata;
+        const RcEffectiveSetting *s = &res->settings[i];
+        const RcRule *rule = s->ref->rule;
         int r;
 
-        r = sd_bus_message_open_container(m, 'a', "(svssuussa(vssuu))");
+        r = sd_bus_message_append(m, "s", s->setting->key);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < res->n_settings; i++) {
-                const RcEffectiveSetting *s = &res->settings[i];
-                const RcRule *rule = s->ref->rule;
-
-                r = sd_bus_message_open_container(m, 'r', "svssuussa(vssuu)");
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_append(m, "s", s->setting->key);
-                if (r < 0)
-                        return r;
-                r = bus_append_rc_value(m, &s->setting->value);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_append(m, "ssuuss", profile_label(s->ref), rule->location.file->path,
-                                rule->location.line, rule->location.column, strempty(s->env_variable),
-                                strempty(s->env_value));
-                if (r < 0)
-                        return r;
-                r = append_shadowed(m, s);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_close_container(m);
-                if (r < 0)
-                        return r;
-        }
-        return sd_bus_message_close_container(m);
+        r = bus_append_rc_value(m, &s->setting->value);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(m, "ssuuss", profile_label(s->ref), rule->location.file->path, rule->location.line,
+                        rule->location.column, strempty(s->env_variable), strempty(s->env_value));
+        if (r < 0)
+                return r;
+        return bus_append_struct_array(m, "vssuu", s->n_shadowed, append_shadowed_fields, s);
 }
 
 static int append_notes(sd_bus_message *m, const RcResolution *res, const RcMatchFacts *mf, bool tracked_only)
@@ -296,7 +296,7 @@ int bus_append_resolution(sd_bus_message *reply, const RcResolution *res, const 
         r = append_rules(reply, res);
         if (r < 0)
                 return r;
-        r = append_settings(reply, res);
+        r = bus_append_struct_array(reply, "svssuussa(vssuu)", res->n_settings, append_setting_fields, res);
         if (r < 0)
                 return r;
         r = append_notes(reply, res, &mf, subject->tracked_only);
