@@ -229,3 +229,68 @@ int read_variant_json(sd_bus_message *m, struct json_object **ret)
         *ret = TAKE_PTR(v);
         return 0;
 }
+
+int client_read_struct_array(sd_bus_message *m, const char *contents,
+                int (*read_fields)(sd_bus_message *m, void *userdata), void *userdata)
+{
+        char element[256]; /* D-Bus signatures are at most 255 bytes */
+        int r;
+
+        assert(m);
+        assert(contents);
+        assert(read_fields);
+
+        if (snprintf(element, sizeof(element), "(%s)", contents) >= (int) sizeof(element))
+                return -EINVAL;
+        r = sd_bus_message_enter_container(m, 'a', element);
+        if (r < 0)
+                return r;
+        for (;;) {
+                r = sd_bus_message_enter_container(m, 'r', contents);
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        break;
+                r = read_fields(m, userdata);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_exit_container(m);
+}
+
+int client_list(const char *method, const char *home,
+                int (*read_list)(sd_bus_message *reply, struct json_object *list, void *userdata), void *userdata,
+                struct json_object **ret)
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(json_object_putp) struct json_object *list = NULL;
+        int r;
+
+        assert(method);
+        assert(read_list);
+        assert(ret);
+
+        list = json_object_new_array();
+        if (!list)
+                return log_oom();
+
+        r = client_connect(&bus);
+        if (r < 0)
+                return r;
+        if (home)
+                r = client_call(bus, method, &reply, "s", home);
+        else
+                r = client_call(bus, method, &reply, NULL);
+        if (r < 0)
+                return r;
+        r = read_list(reply, list, userdata);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read the daemon's reply");
+
+        *ret = TAKE_PTR(list);
+        return 0;
+}

@@ -66,6 +66,17 @@ int client_send(sd_bus *bus, sd_bus_message *m, sd_bus_message **ret_reply);
 /* Says why a call to the daemon failed: the daemon is not running, access denied, or its own message. */
 void log_bus_call_error(const char *method, const sd_bus_error *error, int r);
 
+/* Reads an array of structs whose contents are "contents" (the signature inside the parentheses): enters
+ * each struct and has read_fields read its fields. */
+int client_read_struct_array(sd_bus_message *m, const char *contents,
+                int (*read_fields)(sd_bus_message *m, void *userdata), void *userdata);
+
+/* What a listing verb does before it prints: calls method (with home as its argument, or none when NULL)
+ * and has read_list read the reply into a new JSON array, *ret. Says why on failure. */
+int client_list(const char *method, const char *home,
+                int (*read_list)(sd_bus_message *reply, struct json_object *list, void *userdata), void *userdata,
+                struct json_object **ret);
+
 /* Decodes a RESOLUTION struct into JSON and prints it as text. */
 int resolution_read(sd_bus_message *m, struct json_object **ret);
 void resolution_print(struct json_object *res, const char *title);

@@ -71,45 +71,32 @@ static int read_rules(sd_bus_message *m, struct json_object *rules)
 }
 
 /* (vssuu): a value a later rule set and lost. */
-static int read_shadowed(sd_bus_message *m, struct json_object *shadowed)
+static int read_shadowed(sd_bus_message *m, void *userdata)
 {
+        _cleanup_(json_object_putp) struct json_object *value = NULL;
+        struct json_object *shadowed = userdata, *o;
+        const char *profile, *file;
+        uint32_t line, column;
         int r;
 
-        r = sd_bus_message_enter_container(m, 'a', "(vssuu)");
+        r = read_variant_json(m, &value);
         if (r < 0)
                 return r;
-        for (;;) {
-                _cleanup_(json_object_putp) struct json_object *value = NULL;
-                const char *profile, *file;
-                uint32_t line, column;
-                struct json_object *o;
-
-                r = sd_bus_message_enter_container(m, 'r', "vssuu");
-                if (r < 0)
-                        return r;
-                if (r == 0)
-                        break;
-                r = read_variant_json(m, &value);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_read(m, "ssuu", &profile, &file, &line, &column);
-                if (r < 0)
-                        return r;
-                o = location(file, line, column);
-                json_object_object_add(o, "value", TAKE_PTR(value));
-                json_object_object_add(o, "profile", json_object_new_string(profile));
-                json_object_array_add(shadowed, o);
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-        }
-        return sd_bus_message_exit_container(m);
+        r = sd_bus_message_read(m, "ssuu", &profile, &file, &line, &column);
+        if (r < 0)
+                return r;
+        o = location(file, line, column);
+        json_object_object_add(o, "value", TAKE_PTR(value));
+        json_object_object_add(o, "profile", json_object_new_string(profile));
+        json_object_array_add(shadowed, o);
+        return 0;
 }
 
 /* (svssuussa(vssuu)): one effective setting. */
-static int read_setting(sd_bus_message *m, struct json_object *o)
+static int read_setting(sd_bus_message *m, void *userdata)
 {
         _cleanup_(json_object_putp) struct json_object *value = NULL, *shadowed = NULL;
+        struct json_object *settings = userdata, *o;
         const char *key, *profile, *file, *env_var, *env_value;
         uint32_t line, column;
         int r;
@@ -124,10 +111,12 @@ static int read_setting(sd_bus_message *m, struct json_object *o)
         if (r < 0)
                 return r;
         shadowed = json_object_new_array();
-        r = read_shadowed(m, shadowed);
+        r = client_read_struct_array(m, "vssuu", read_shadowed, shadowed);
         if (r < 0)
                 return r;
 
+        o = json_object_new_object();
+        json_object_array_add(settings, o);
         json_object_object_add(o, "key", json_object_new_string(key));
         json_object_object_add(o, "value", TAKE_PTR(value));
         json_object_object_add(o, "profile", json_object_new_string(profile));
@@ -137,33 +126,6 @@ static int read_setting(sd_bus_message *m, struct json_object *o)
         json_object_object_add(o, "overridden", json_object_new_boolean(*env_value != '\0'));
         json_object_object_add(o, "shadowed", TAKE_PTR(shadowed));
         return 0;
-}
-
-static int read_settings(sd_bus_message *m, struct json_object *settings)
-{
-        int r;
-
-        r = sd_bus_message_enter_container(m, 'a', "(svssuussa(vssuu))");
-        if (r < 0)
-                return r;
-        for (;;) {
-                struct json_object *o;
-
-                r = sd_bus_message_enter_container(m, 'r', "svssuussa(vssuu)");
-                if (r < 0)
-                        return r;
-                if (r == 0)
-                        break;
-                o = json_object_new_object();
-                json_object_array_add(settings, o);
-                r = read_setting(m, o);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(m);
-                if (r < 0)
-                        return r;
-        }
-        return sd_bus_message_exit_container(m);
 }
 
 static int read_notes(sd_bus_message *m, struct json_object *notes)
@@ -205,7 +167,7 @@ static int read_resolution(sd_bus_message *m, struct json_object *res)
         r = read_rules(m, rules);
         if (r < 0)
                 return r;
-        r = read_settings(m, settings);
+        r = client_read_struct_array(m, "svssuussa(vssuu)", read_setting, settings);
         if (r < 0)
                 return r;
         r = read_notes(m, notes);

@@ -54,31 +54,22 @@ static int read_process(sd_bus_message *reply, struct json_object **ret)
         return 0;
 }
 
-static int read_processes(sd_bus_message *reply, struct json_object *list)
+static int read_process_into(sd_bus_message *reply, void *userdata)
 {
+        struct json_object *list = userdata, *o;
         int r;
 
-        r = sd_bus_message_enter_container(reply, 'a', "(outussasu)");
+        r = read_process(reply, &o);
         if (r < 0)
                 return r;
-        for (;;) {
-                struct json_object *o;
+        if (o)
+                json_object_array_add(list, o);
+        return 0;
+}
 
-                r = sd_bus_message_enter_container(reply, 'r', "outussasu");
-                if (r < 0)
-                        return r;
-                if (r == 0)
-                        break;
-                r = read_process(reply, &o);
-                if (r < 0)
-                        return r;
-                if (o)
-                        json_object_array_add(list, o);
-                r = sd_bus_message_exit_container(reply);
-                if (r < 0)
-                        return r;
-        }
-        return sd_bus_message_exit_container(reply);
+static int read_processes(sd_bus_message *reply, struct json_object *list, void *userdata)
+{
+        return client_read_struct_array(reply, "outussasu", read_process_into, list);
 }
 
 static const char *get_string(struct json_object *o, const char *key)
@@ -147,26 +138,14 @@ static void print_table(struct json_object *list)
 
 int verb_processes(int argc, char *argv[])
 {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(json_object_putp) struct json_object *list = NULL;
         int r;
 
         assert(argc == 1);
 
-        list = json_object_new_array();
-        if (!list)
-                return log_oom();
-
-        r = client_connect(&bus);
+        r = client_list("ListProcesses", NULL, read_processes, NULL, &list);
         if (r < 0)
                 return r;
-        r = client_call(bus, "ListProcesses", &reply, NULL);
-        if (r < 0)
-                return r;
-        r = read_processes(reply, list);
-        if (r < 0)
-                return log_error_errno(r, "Failed to read the daemon's reply");
 
         if (arg.json != JSON_OFF)
                 json_print(list);

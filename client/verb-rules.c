@@ -11,7 +11,7 @@ static const char *home_arg(void)
         return arg.home ? arg.home : "";
 }
 
-static int read_rules(sd_bus_message *reply, struct json_object *list)
+static int read_rules(sd_bus_message *reply, struct json_object *list, void *userdata)
 {
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
         const char *file, *pattern, *profile, *where;
@@ -44,26 +44,14 @@ static int read_rules(sd_bus_message *reply, struct json_object *list)
 
 int verb_rules(int argc, char *argv[])
 {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(json_object_putp) struct json_object *list = NULL;
         int r;
 
         assert(argc == 1);
 
-        list = json_object_new_array();
-        if (!list)
-                return log_oom();
-
-        r = client_connect(&bus);
+        r = client_list("ListRules", home_arg(), read_rules, NULL, &list);
         if (r < 0)
                 return r;
-        r = client_call(bus, "ListRules", &reply, "s", home_arg());
-        if (r < 0)
-                return r;
-        r = read_rules(reply, list);
-        if (r < 0)
-                return log_error_errno(r, "Failed to read the daemon's reply");
 
         if (arg.json != JSON_OFF)
                 json_print(list);
@@ -73,8 +61,9 @@ int verb_rules(int argc, char *argv[])
 }
 
 /* (sv): one setting of a profile. */
-static int read_profile_setting(sd_bus_message *reply, struct json_object *settings)
+static int read_profile_setting(sd_bus_message *reply, void *userdata)
 {
+        struct json_object *settings = userdata;
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
         _cleanup_(json_object_putp) struct json_object *value = NULL;
         struct json_object *s;
@@ -98,10 +87,10 @@ static int read_profile_setting(sd_bus_message *reply, struct json_object *setti
 }
 
 /* (ssuua(sv)): one profile definition. */
-static int read_profile(sd_bus_message *reply, struct json_object *o)
+static int read_profile(sd_bus_message *reply, void *userdata)
 {
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
-        struct json_object *settings;
+        struct json_object *list = userdata, *o, *settings;
         const char *name, *file;
         uint32_t line, column;
         int r;
@@ -109,6 +98,8 @@ static int read_profile(sd_bus_message *reply, struct json_object *o)
         r = sd_bus_message_read(reply, "ssuu", &name, &file, &line, &column);
         if (r < 0)
                 return r;
+        o = json_object_new_object();
+        json_object_array_add(list, o);
         json_object_object_add(o, "name", json_object_new_string(name));
         json_object_object_add(o, "file", json_object_new_string(file));
         json_object_object_add(o, "line", json_object_new_int64(line));
@@ -118,74 +109,24 @@ static int read_profile(sd_bus_message *reply, struct json_object *o)
         if (arg.json == JSON_OFF)
                 printf("%s  (%s:%" PRIu32 ":%" PRIu32 ")\n", esc(&e, name), esc(&e, file), line, column);
 
-        r = sd_bus_message_enter_container(reply, 'a', "(sv)");
-        if (r < 0)
-                return r;
-        for (;;) {
-                r = sd_bus_message_enter_container(reply, 'r', "sv");
-                if (r < 0)
-                        return r;
-                if (r == 0)
-                        break;
-                r = read_profile_setting(reply, settings);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(reply);
-                if (r < 0)
-                        return r;
-        }
-        return sd_bus_message_exit_container(reply);
+        return client_read_struct_array(reply, "sv", read_profile_setting, settings);
 }
 
-static int read_profiles(sd_bus_message *reply, struct json_object *list)
+static int read_profiles(sd_bus_message *reply, struct json_object *list, void *userdata)
 {
-        int r;
-
-        r = sd_bus_message_enter_container(reply, 'a', "(ssuua(sv))");
-        if (r < 0)
-                return r;
-        for (;;) {
-                struct json_object *o;
-
-                r = sd_bus_message_enter_container(reply, 'r', "ssuua(sv)");
-                if (r < 0)
-                        return r;
-                if (r == 0)
-                        break;
-                o = json_object_new_object();
-                json_object_array_add(list, o);
-                r = read_profile(reply, o);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(reply);
-                if (r < 0)
-                        return r;
-        }
-        return sd_bus_message_exit_container(reply);
+        return client_read_struct_array(reply, "ssuua(sv)", read_profile, list);
 }
 
 int verb_profiles(int argc, char *argv[])
 {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(json_object_putp) struct json_object *list = NULL;
         int r;
 
         assert(argc == 1);
 
-        list = json_object_new_array();
-        if (!list)
-                return log_oom();
-
-        r = client_connect(&bus);
+        r = client_list("ListProfiles", home_arg(), read_profiles, NULL, &list);
         if (r < 0)
                 return r;
-        r = client_call(bus, "ListProfiles", &reply, "s", home_arg());
-        if (r < 0)
-                return r;
-        r = read_profiles(reply, list);
-        if (r < 0)
-                return log_error_errno(r, "Failed to read the daemon's reply");
 
         if (arg.json != JSON_OFF)
                 json_print(list);
@@ -194,9 +135,11 @@ int verb_profiles(int argc, char *argv[])
         return 0;
 }
 
-/* Reads ListErrors' reply into list, printing each as text unless JSON; counts the errors. */
-static int read_errors(sd_bus_message *reply, struct json_object *list, size_t *ret_n_errors)
+/* Reads ListErrors' reply into list, printing each as text unless JSON; counts the errors in *userdata
+ * (a size_t). */
+static int read_errors(sd_bus_message *reply, struct json_object *list, void *userdata)
 {
+        size_t *ret_n_errors = userdata;
         const char *file, *state, *severity, *message;
         uint32_t line, column;
         size_t n_errors = 0;
@@ -231,27 +174,15 @@ static int read_errors(sd_bus_message *reply, struct json_object *list, size_t *
 
 int verb_errors(int argc, char *argv[])
 {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(json_object_putp) struct json_object *list = NULL;
-        size_t n_errors;
+        size_t n_errors = 0;
         int r;
 
         assert(argc == 1);
 
-        list = json_object_new_array();
-        if (!list)
-                return log_oom();
-
-        r = client_connect(&bus);
+        r = client_list("ListErrors", NULL, read_errors, &n_errors, &list);
         if (r < 0)
                 return r;
-        r = client_call(bus, "ListErrors", &reply, NULL);
-        if (r < 0)
-                return r;
-        r = read_errors(reply, list, &n_errors);
-        if (r < 0)
-                return log_error_errno(r, "Failed to read the daemon's reply");
 
         if (arg.json != JSON_OFF)
                 json_print(list);
