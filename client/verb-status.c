@@ -2,6 +2,7 @@
 /* "status" (one GetAll, so what it shows is one consistent state), "reload", "version". */
 
 #include <inttypes.h>
+#include <stddef.h>
 
 #include "client.h"
 #include "log.h"
@@ -43,6 +44,33 @@ static int read_rc_files(sd_bus_message *m, struct json_object *files)
         return sd_bus_message_exit_container(m);
 }
 
+/* The basic-typed properties status shows, and where in Status each goes. */
+static const struct {
+        const char *name;
+        const char *type;
+        size_t offset;
+} status_properties[] = {
+        { "Version", "s", offsetof(Status, version) },
+        { "DriverVersion", "s", offsetof(Status, driver_version) },
+        { "ProcessWatchMode", "s", offsetof(Status, process_watch_mode) },
+        { "ProcessWatchDegraded", "b", offsetof(Status, process_watch_degraded) },
+        { "TrackedProcesses", "u", offsetof(Status, tracked) },
+        { "MatchedProcesses", "u", offsetof(Status, matched) },
+        { "ConfigGeneration", "t", offsetof(Status, generation) },
+};
+
+/* Reads the variant of the property name into s, or skips it. */
+static int read_status_property(sd_bus_message *m, const char *name, Status *s)
+{
+        if (streq(name, "RcFiles"))
+                return read_rc_files(m, s->rc_files);
+        for (size_t i = 0; i < ELEMENTSOF(status_properties); i++)
+                if (streq(name, status_properties[i].name))
+                        return sd_bus_message_read(
+                                        m, "v", status_properties[i].type, (uint8_t *) s + status_properties[i].offset);
+        return sd_bus_message_skip(m, "v");
+}
+
 /* The properties status shows, out of GetAll's a{sv}; others (counters, newer properties) are skipped.
  * The strings point into m. */
 static int read_status(sd_bus_message *m, Status *s)
@@ -64,24 +92,7 @@ static int read_status(sd_bus_message *m, Status *s)
                 if (r < 0)
                         return r;
 
-                if (streq(name, "Version"))
-                        r = sd_bus_message_read(m, "v", "s", &s->version);
-                else if (streq(name, "DriverVersion"))
-                        r = sd_bus_message_read(m, "v", "s", &s->driver_version);
-                else if (streq(name, "ProcessWatchMode"))
-                        r = sd_bus_message_read(m, "v", "s", &s->process_watch_mode);
-                else if (streq(name, "ProcessWatchDegraded"))
-                        r = sd_bus_message_read(m, "v", "b", &s->process_watch_degraded);
-                else if (streq(name, "TrackedProcesses"))
-                        r = sd_bus_message_read(m, "v", "u", &s->tracked);
-                else if (streq(name, "MatchedProcesses"))
-                        r = sd_bus_message_read(m, "v", "u", &s->matched);
-                else if (streq(name, "ConfigGeneration"))
-                        r = sd_bus_message_read(m, "v", "t", &s->generation);
-                else if (streq(name, "RcFiles"))
-                        r = read_rc_files(m, s->rc_files);
-                else
-                        r = sd_bus_message_skip(m, "v");
+                r = read_status_property(m, name, s);
                 if (r < 0)
                         return r;
 
