@@ -19,42 +19,27 @@ static char *strstrip(char *s)
         return s;
 }
 
-static int vmessage(char ***messages, unsigned line, const char *fmt, va_list ap) _printf_(3, 0);
-static int vmessage(char ***messages, unsigned line, const char *fmt, va_list ap)
+/* Adds "<line>: <message>" to messages (if any). Returns 1 for an error, 0 for a warning (what the caller
+ * counts), or -ENOMEM. */
+static int report(char ***messages, unsigned line, bool error, const char *fmt, ...) _printf_(4, 5);
+static int report(char ***messages, unsigned line, bool error, const char *fmt, ...)
 {
         _cleanup_free_ char *body = NULL;
         char *m;
+        va_list ap;
+        int r;
 
         if (!messages)
-                return 0;
-        if (vasprintf(&body, fmt, ap) < 0 || asprintf(&m, "%u: %s", line, body) < 0)
+                return error;
+        va_start(ap, fmt);
+        r = vasprintf(&body, fmt, ap);
+        va_end(ap);
+        if (r < 0 || asprintf(&m, "%u: %s", line, body) < 0)
                 return -ENOMEM;
-        return strv_consume(messages, m);
-}
-
-static int message(char ***messages, unsigned line, const char *fmt, ...) _printf_(3, 4);
-static int message(char ***messages, unsigned line, const char *fmt, ...)
-{
-        va_list ap;
-        int r;
-
-        va_start(ap, fmt);
-        r = vmessage(messages, line, fmt, ap);
-        va_end(ap);
-        return r;
-}
-
-/* Reports an error in the line: returns 1 (one error to count), or -ENOMEM. */
-static int line_error(char ***messages, unsigned line, const char *fmt, ...) _printf_(3, 4);
-static int line_error(char ***messages, unsigned line, const char *fmt, ...)
-{
-        va_list ap;
-        int r;
-
-        va_start(ap, fmt);
-        r = vmessage(messages, line, fmt, ap);
-        va_end(ap);
-        return r < 0 ? r : 1;
+        r = strv_consume(messages, m);
+        if (r < 0)
+                return r;
+        return error;
 }
 
 static int parse_section_header(const char *l, unsigned line, char **section, char ***messages)
@@ -63,7 +48,7 @@ static int parse_section_header(const char *l, unsigned line, char **section, ch
         char *s;
 
         if (n < 3 || l[n - 1] != ']')
-                return line_error(messages, line, "error: malformed section header '%s'", l);
+                return report(messages, line, true, "error: malformed section header '%s'", l);
         s = strndup(l + 1, n - 2);
         if (!s)
                 return -ENOMEM;
@@ -81,7 +66,7 @@ static int parse_assignment(
 
         eq = strchr(l, '=');
         if (!eq)
-                return line_error(messages, line, "error: expected Key=Value, got '%s'", l);
+                return report(messages, line, true, "error: expected Key=Value, got '%s'", l);
         *eq = '\0';
         key = strstrip(l);
         value = strstrip(eq + 1);
@@ -90,14 +75,14 @@ static int parse_assignment(
                 if (streq_ptr(it->section, section) && streq(it->key, key))
                         break;
         if (!it->key)
-                return message(messages, line, "warning: unknown key '%s' in section [%s], ignored", key,
+                return report(messages, line, false, "warning: unknown key '%s' in section [%s], ignored", key,
                                 strempty(section));
 
         r = it->parse(value, (uint8_t *) base + it->offset);
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
-                return line_error(messages, line, "error: invalid value '%s' for %s", value, key);
+                return report(messages, line, true, "error: invalid value '%s' for %s", value, key);
         return 0;
 }
 
@@ -110,12 +95,12 @@ static int parse_line(const char *p, size_t len, unsigned line, char **section, 
         char *l;
 
         if (len > CONF_LINE_MAX)
-                return line_error(messages, line, "error: line longer than %u bytes", CONF_LINE_MAX);
+                return report(messages, line, true, "error: line longer than %u bytes", CONF_LINE_MAX);
         buf = strndup(p, len);
         if (!buf)
                 return -ENOMEM;
         if (strlen(buf) != len)
-                return line_error(messages, line, "error: NUL byte");
+                return report(messages, line, true, "error: NUL byte");
 
         l = strstrip(buf);
         if (!*l || *l == '#' || *l == ';')
