@@ -138,6 +138,8 @@ static void emit_object_removed(BusContext *c, const char *path)
 
 static int flush(sd_event_source *s, void *userdata);
 
+#define FLUSH_INTERVAL_USEC (250 * 1000)
+
 static void schedule_flush(BusContext *c)
 {
         int r;
@@ -153,6 +155,12 @@ static void schedule_flush(BusContext *c)
                 return;
         }
         (void) sd_event_source_set_priority(c->flush_source, SD_EVENT_PRIORITY_IDLE);
+        /* Counters such as TrackedProcesses change with every exec on the machine: at most one flush per
+         * FLUSH_INTERVAL_USEC, the first at once, a later one at the interval's end with everything that
+         * changed meanwhile (the last value is always sent). */
+        r = sd_event_source_set_ratelimit(c->flush_source, FLUSH_INTERVAL_USEC, 1);
+        if (r < 0)
+                log_debug_errno(r, "Failed to rate-limit PropertiesChanged");
         (void) sd_event_source_set_enabled(c->flush_source, SD_EVENT_ONESHOT);
 }
 

@@ -18,6 +18,7 @@ typedef struct ManagerConfig {
         uint64_t poll_interval_usec;
         uint64_t rescan_interval_usec; /* 0 = rescan only on overrun */
         uint64_t settle_usec; /* re-read maps and comm for this long after exec */
+        uint64_t event_coalesce_usec; /* process events are read in batches this far apart; 0: at once */
         uint64_t receive_buffer;
         unsigned max_processes;
         char *device_directory; /* where GPU device nodes live, watched for opens */

@@ -18,11 +18,12 @@ static bool is_kernel_thread(const ProcFacts *f)
 static int track(Manager *m, pid_t pid, bool settle)
 {
         _cleanup_(proc_facts_done) ProcFacts f = { .root_fd = -EBADF };
+        _cleanup_close_ int dfd = -EBADF;
         Process *old;
         int r;
 
-        r = proc_facts_read(m->proc_fd, pid, NULL, PROC_FACTS_MAPS | PROC_FACTS_ENVIRON | PROC_FACTS_ROOT,
-                        &m->config.proc_limits, &f);
+        /* Only what every process needs now; what its rules test is read once its configuration is known. */
+        r = process_facts_open(m, pid, NULL, &f, &dfd);
         old = manager_get_process(m, pid);
         if (r == -ESRCH) {
                 /* Vanished before we could look: nothing to say. */
@@ -47,7 +48,9 @@ static int track(Manager *m, pid_t pid, bool settle)
                 return 0;
         }
 
-        r = process_new_from_facts(m, &f, settle, NULL);
+        r = process_new_at(m, dfd, &f, settle, NULL);
+        if (r == -ESRCH)
+                return 0;
         if (r < 0)
                 return log_debug_errno(r, "Cannot evaluate process %i", (int) pid);
         return 0;
@@ -132,49 +135,186 @@ static int on_resync(sd_event_source *s, void *userdata)
         return manager_rescan(m);
 }
 
-static int on_connector(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+typedef enum PendingAction {
+        PENDING_NONE,
+        PENDING_COMM,
+        PENDING_EXEC,
+} PendingAction;
+
+typedef struct PendingProcess {
+        pid_t pid;
+        bool exited; /* an EXIT came before the action (or with none after it) */
+        PendingAction action;
+} PendingProcess;
+
+int manager_process_events(Manager *m, const ProcEvent *events, size_t n)
 {
-        Manager *m = userdata;
-        ProcEvent events[128];
+        _cleanup_free_ PendingProcess *pending = NULL;
+        IntMap index = { 0 }; /* pid -> 1 + its place in pending */
+        size_t n_pending = 0;
+        int r = 0;
 
-        /* Bounded work per wakeup keeps the bus responsive during an exec storm. */
-        for (unsigned round = 0; round < 64; round++) {
-                int n = proc_connector_receive(fd, events, ELEMENTSOF(events));
+        assert(m);
+        assert(events || n == 0);
 
-                if (n == -ENOBUFS) {
+        if (n == 0)
+                return 0;
+        pending = calloc(n, sizeof(PendingProcess));
+        if (!pending)
+                return log_oom();
+
+        /* Per process, only the outcome counts: an exit cancels what came before it, an exec makes one
+         * read of the new program, a rename alone one re-read. */
+        for (size_t i = 0; i < n; i++) {
+                uintptr_t k = (uintptr_t) intmap_get(&index, (uint64_t) events[i].pid);
+                PendingProcess *pp;
+
+                if (k == 0) {
+                        pending[n_pending] = (PendingProcess){ .pid = events[i].pid };
+                        k = ++n_pending;
+                        r = intmap_put(&index, (uint64_t) events[i].pid, (void *) k);
+                        if (r < 0)
+                                break;
+                }
+                pp = &pending[k - 1];
+
+                switch (events[i].type) {
+                case PROC_EVENT_TYPE_EXEC:
+                        m->n_execs++;
+                        pp->action = PENDING_EXEC;
+                        break;
+                case PROC_EVENT_TYPE_COMM:
+                        if (pp->action != PENDING_EXEC)
+                                pp->action = PENDING_COMM;
+                        break;
+                case PROC_EVENT_TYPE_EXIT:
+                        pp->exited = true;
+                        pp->action = PENDING_NONE;
+                        break;
+                case _PROC_EVENT_TYPE_MAX:
+                        assert_not_reached();
+                }
+        }
+        intmap_done(&index);
+        if (r < 0)
+                return log_oom();
+
+        for (size_t i = 0; i < n_pending; i++) {
+                const PendingProcess *pp = &pending[i];
+
+                if (pp->exited)
+                        manager_process_exit(m, pp->pid);
+                switch (pp->action) {
+                case PENDING_NONE:
+                        break;
+                case PENDING_COMM:
+                        (void) manager_process_comm(m, pp->pid);
+                        break;
+                case PENDING_EXEC:
+                        (void) track(m, pp->pid, true);
+                        break;
+                }
+        }
+        return 0;
+}
+
+/* The connector source's state, freed with it. */
+typedef struct ConnectorWatch {
+        Manager *manager;
+        sd_event_source *window; /* ends the coalescing window */
+} ConnectorWatch;
+
+static void connector_watch_free(void *userdata)
+{
+        ConnectorWatch *w = userdata;
+
+        if (!w)
+                return;
+        sd_event_source_disable_unref(w->window);
+        free(w);
+}
+
+#define BATCH_MAX 8192u
+
+/* Takes everything queued (up to BATCH_MAX events) and handles it as one batch. The connector source and
+ * its ConnectorWatch may be gone afterwards (a failure reconnects). */
+static void drain(Manager *m, int fd)
+{
+        _cleanup_free_ ProcEvent *events = calloc(BATCH_MAX, sizeof(ProcEvent));
+        size_t n = 0;
+        int error = 0;
+
+        if (!events) {
+                log_oom();
+                return;
+        }
+
+        while (n < BATCH_MAX) {
+                int k = proc_connector_receive(fd, events + n, BATCH_MAX - n);
+
+                if (k == -ENOBUFS) {
                         m->n_overruns++;
                         if (!m->resync_source && sd_event_add_defer(m->event, &m->resync_source, on_resync, m) < 0)
                                 (void) manager_rescan(m);
                         continue;
                 }
-                if (n < 0) {
-                        /* Never return the error: sd-event would disable this source for good while
-                         * the watchdog stays happy. */
-                        (void) manager_procwatch_recover(m, n);
-                        return 0;
-                }
-                if (n == 0)
+                if (k < 0) {
+                        error = k;
                         break;
-
-                m->n_events += (uint64_t) n;
-                for (int i = 0; i < n; i++)
-                        switch (events[i].type) {
-                        case PROC_EVENT_TYPE_EXEC:
-                                (void) manager_process_exec(m, events[i].pid);
-                                break;
-                        case PROC_EVENT_TYPE_COMM:
-                                (void) manager_process_comm(m, events[i].pid);
-                                break;
-                        case PROC_EVENT_TYPE_EXIT:
-                                manager_process_exit(m, events[i].pid);
-                                break;
-                        case _PROC_EVENT_TYPE_MAX:
-                                assert_not_reached();
-                        }
+                }
+                if (k == 0)
+                        break;
+                n += (size_t) k;
         }
 
-        if (m->callbacks.status_changed)
+        m->n_events += n;
+        (void) manager_process_events(m, events, n);
+
+        /* Never return the error: sd-event would disable this source for good while the watchdog stays
+         * happy. */
+        if (error < 0)
+                (void) manager_procwatch_recover(m, error);
+        else if (m->callbacks.status_changed)
                 m->callbacks.status_changed(m, m->userdata);
+}
+
+static int on_window(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        ConnectorWatch *w = userdata;
+        Manager *m = w->manager;
+
+        (void) sd_event_source_set_enabled(m->connector_source, SD_EVENT_ON);
+        drain(m, m->connector_fd);
+        return 0;
+}
+
+static int on_connector(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        ConnectorWatch *w = userdata;
+        Manager *m = w->manager;
+        uint64_t window = m->config.event_coalesce_usec;
+        int r;
+
+        if (window > 0) {
+                /* Stop listening until the window ends: what arrives meanwhile waits in the socket. */
+                if (w->window)
+                        r = sd_event_source_set_time_relative(w->window, window);
+                else {
+                        r = sd_event_add_time_relative(m->event, &w->window, CLOCK_MONOTONIC, window, 1, on_window, w);
+                        if (r >= 0)
+                                (void) sd_event_source_set_priority(w->window, SD_EVENT_PRIORITY_NORMAL - 1);
+                }
+                if (r >= 0)
+                        r = sd_event_source_set_enabled(w->window, SD_EVENT_ONESHOT);
+                if (r >= 0)
+                        r = sd_event_source_set_enabled(s, SD_EVENT_OFF);
+                if (r >= 0)
+                        return 0;
+                log_debug_errno(r, "Failed to open a coalescing window, taking events at once");
+                (void) sd_event_source_set_enabled(s, SD_EVENT_ON);
+        }
+
+        drain(m, fd);
         return 0;
 }
 
@@ -197,15 +337,28 @@ static int on_rescan_timer(sd_event_source *s, uint64_t usec, void *userdata)
 
 static int start_connector(Manager *m)
 {
+        _cleanup_free_ ConnectorWatch *w = NULL;
         int r;
 
         r = proc_connector_open((size_t) m->config.receive_buffer, &m->connector_fd);
         if (r < 0)
                 return r;
-
-        r = sd_event_add_io(m->event, &m->connector_source, m->connector_fd, EPOLLIN, on_connector, m);
+        /* Only what is handled wakes us (no FORK, no thread exits). */
+        r = proc_connector_set_filter(m->connector_fd, MANAGER_PROC_EVENT_TYPES);
         if (r < 0)
                 return r;
+
+        w = calloc(1, sizeof(ConnectorWatch));
+        if (!w)
+                return -ENOMEM;
+        w->manager = m;
+        r = sd_event_add_io(m->event, &m->connector_source, m->connector_fd, EPOLLIN, on_connector, w);
+        if (r < 0)
+                return r;
+        r = sd_event_source_set_destroy_callback(m->connector_source, connector_watch_free);
+        if (r < 0)
+                return r;
+        TAKE_PTR(w);
         /* Events before bus requests: a process that exits quickly should still be seen. */
         (void) sd_event_source_set_priority(m->connector_source, SD_EVENT_PRIORITY_NORMAL - 1);
         m->watch_state = MANAGER_WATCH_PROC_CONNECTOR;

@@ -96,9 +96,70 @@ static int profiles_of(const RcResolution *r, char ***ret)
         return 0;
 }
 
-int process_resolve(Manager *m, const ProcFacts *f, RcResolution **ret)
+static bool pattern_uses(const RcPattern *p, RcFeature feature)
 {
-        RcConfig *config;
+        if (p->kind == RC_PATTERN_MATCH)
+                return p->feature == feature;
+        for (size_t i = 0; i < p->n_sub; i++)
+                if (pattern_uses(&p->sub[i], feature))
+                        return true;
+        return false;
+}
+
+ProcFactsFlags process_facts_needed(const RcConfig *c, bool maps)
+{
+        ProcFactsFlags flags = 0;
+
+        assert(c);
+
+        /* procname and findfile need exe, which is always read (it names the process on the bus); commname
+         * takes comm from stat, which identity reads anyway. */
+        for (size_t i = 0; i < c->n_rules; i++) {
+                const RcRule *rule = c->rules[i].rule;
+
+                if (maps && rule->uses_dso)
+                        flags |= PROC_FACTS_MAPS;
+                if (!(flags & PROC_FACTS_CMDLINE) && pattern_uses(&rule->pattern, RC_FEATURE_CMDLINE))
+                        flags |= PROC_FACTS_CMDLINE;
+        }
+        return flags;
+}
+
+int process_facts_open(Manager *m, pid_t pid, const ProcIdentity *expect, ProcFacts *ret, int *ret_dfd)
+{
+        _cleanup_(proc_facts_done) ProcFacts f = { .root_fd = -EBADF };
+        _cleanup_close_ int dfd = -EBADF;
+        int r;
+
+        assert(m);
+        assert(ret);
+        assert(ret_dfd);
+
+        r = proc_facts_open(m->proc_fd, pid, expect, &f, &dfd);
+        if (r < 0)
+                return r;
+        /* What picks the configuration (file access, $HOME, root) and names the process. */
+        r = proc_facts_add(dfd, PROCESS_FACTS_ALWAYS, &m->config.proc_limits, &f);
+        if (r < 0)
+                return r;
+        /* No exe: a kernel thread or a zombie, unless it has a command line. */
+        if (!f.exe) {
+                r = proc_facts_add(dfd, PROC_FACTS_CMDLINE, &m->config.proc_limits, &f);
+                if (r < 0)
+                        return r;
+        }
+
+        *ret = f;
+        f = (ProcFacts){ .root_fd = -EBADF };
+        *ret_dfd = TAKE_FD(dfd);
+        return 0;
+}
+
+/* Resolves f against its configuration; dfd >= 0: first reads through it what that configuration's rules
+ * can test and f does not have yet (maps only if maps). */
+static int resolve(Manager *m, int dfd, ProcFacts *f, bool maps, RcResolution **ret)
+{
+        _cleanup_(rc_config_unrefp) RcConfig *config = NULL;
         const char *home;
         int root_fd, r;
 
@@ -111,6 +172,12 @@ int process_resolve(Manager *m, const ProcFacts *f, RcResolution **ret)
         if (r < 0)
                 return r;
 
+        if (dfd >= 0) {
+                r = proc_facts_add(dfd, process_facts_needed(config, maps), &m->config.proc_limits, f);
+                if (r < 0)
+                        return r;
+        }
+
         {
                 RcProcessFacts rf = {
                         .exe = f->exe,
@@ -122,10 +189,14 @@ int process_resolve(Manager *m, const ProcFacts *f, RcResolution **ret)
                          * configuration root, so fixture trees behave like the real thing. */
                         .root_fd = root_fd,
                 };
-                r = rc_resolve(config, &rf, ret);
+                return rc_resolve(config, &rf, ret);
         }
-        rc_config_unref(config);
-        return r;
+}
+
+int process_resolve(Manager *m, const ProcFacts *f, RcResolution **ret)
+{
+        /* Nothing is read here: f is taken as complete. */
+        return resolve(m, -EBADF, (ProcFacts *) f, false, ret);
 }
 
 static int process_update(Process *p, const ProcFacts *f, RcResolution *res)
@@ -239,14 +310,14 @@ int process_reread(Process *p)
 {
         Manager *m = p->manager;
         _cleanup_(proc_facts_done) ProcFacts f = { .root_fd = -EBADF };
+        _cleanup_close_ int dfd = -EBADF;
         RcResolution *res = NULL;
         int r;
 
-        r = proc_facts_read(m->proc_fd, p->id.pid, &p->id, PROC_FACTS_MAPS | PROC_FACTS_ENVIRON | PROC_FACTS_ROOT,
-                        &m->config.proc_limits, &f);
+        r = process_facts_open(m, p->id.pid, &p->id, &f, &dfd);
         if (r < 0)
                 return r;
-        r = process_resolve(m, &f, &res);
+        r = resolve(m, dfd, &f, true, &res);
         if (r < 0)
                 return r;
         return process_update(p, &f, res);
@@ -270,7 +341,7 @@ static int on_settle(sd_event_source *s, uint64_t usec, void *userdata)
         return 0;
 }
 
-int process_new_from_facts(Manager *m, const ProcFacts *f, bool settle, Process **ret)
+static int process_new(Manager *m, int dfd, ProcFacts *f, bool settle, Process **ret)
 {
         _cleanup_(process_freep) Process *p = NULL;
         RcResolution *res = NULL;
@@ -290,7 +361,9 @@ int process_new_from_facts(Manager *m, const ProcFacts *f, bool settle, Process 
                 return -ENOMEM;
         (void) sd_event_now(m->event, CLOCK_MONOTONIC, &p->detected_usec);
 
-        r = process_resolve(m, f, &res);
+        /* Libraries are mapped after exec: when the settle re-reads will look at them, reading them now
+         * would only cost. */
+        r = resolve(m, dfd, f, !settle || m->config.settle_usec == 0, &res);
         if (r < 0)
                 return r;
 
@@ -314,6 +387,17 @@ int process_new_from_facts(Manager *m, const ProcFacts *f, bool settle, Process 
                 *ret = p;
         TAKE_PTR(p);
         return 0;
+}
+
+int process_new_from_facts(Manager *m, const ProcFacts *f, bool settle, Process **ret)
+{
+        return process_new(m, -EBADF, (ProcFacts *) f, settle, ret);
+}
+
+int process_new_at(Manager *m, int dfd, ProcFacts *f, bool settle, Process **ret)
+{
+        assert(dfd >= 0);
+        return process_new(m, dfd, f, settle, ret);
 }
 
 void process_remove(Process *p)

@@ -3,8 +3,24 @@
 
 #include "manager.h"
 
+/* What every tracked process needs read, whatever the rules: its file access, $HOME and environment, root
+ * (they pick the configuration) and exe (which names it). */
+#define PROCESS_FACTS_ALWAYS (PROC_FACTS_STATUS | PROC_FACTS_ENVIRON | PROC_FACTS_ROOT | PROC_FACTS_EXE)
+
+/* What else the rules of c can test (maps only if maps): cmdline for a cmdline rule, maps for a dso rule.
+ * Nothing for a configuration without rules. */
+ProcFactsFlags process_facts_needed(const RcConfig *c, bool maps);
+
+/* Opens /proc/<pid> and reads the identity and PROCESS_FACTS_ALWAYS (and cmdline when there is no exe, to
+ * tell kernel threads); returns the directory fd to read more through. */
+int process_facts_open(Manager *m, pid_t pid, const ProcIdentity *expect, ProcFacts *ret, int *ret_dfd);
+
 /* Creates, resolves and registers a process from its facts; settle: schedule the post-exec re-reads. */
 int process_new_from_facts(Manager *m, const ProcFacts *f, bool settle, Process **ret);
+
+/* The same from what process_facts_open() read, reading through dfd only what the process's configuration
+ * can test (maps not when the settle re-reads will). */
+int process_new_at(Manager *m, int dfd, ProcFacts *f, bool settle, Process **ret);
 
 /* Reads the process's facts again and re-resolves; > 0 when the result changed, -ESRCH when gone. */
 int process_reread(Process *p);

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <arpa/inet.h>
 #include <linux/capability.h>
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
+#include <linux/filter.h>
 #include <linux/netlink.h>
 #include <sys/socket.h>
+#include <stddef.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -135,26 +138,121 @@ int proc_connector_parse(const void *buf, size_t len, ProcEvent *events, size_t 
         return (int) n;
 }
 
+/* Where the kernel puts the fields the filter looks at: one netlink message per datagram, the connector
+ * header, then the event. */
+#define EVENT_OFFSET (NLMSG_HDRLEN + sizeof(struct cn_msg))
+#define WHAT_OFFSET (EVENT_OFFSET + offsetof(struct proc_event, what))
+#define PID_OFFSET (EVENT_OFFSET + offsetof(struct proc_event, event_data.exit.process_pid))
+#define TGID_OFFSET (EVENT_OFFSET + offsetof(struct proc_event, event_data.exit.process_tgid))
+
+/* The comm event's pid and tgid sit where the exit event's do. */
+_Static_assert(offsetof(struct proc_event, event_data.comm.process_pid) ==
+                                offsetof(struct proc_event, event_data.exit.process_pid),
+                "comm and exit events differ");
+_Static_assert(offsetof(struct proc_event, event_data.comm.process_tgid) ==
+                                offsetof(struct proc_event, event_data.exit.process_tgid),
+                "comm and exit events differ");
+
+static uint32_t kernel_what(ProcEventType t)
+{
+        switch (t) {
+        case PROC_EVENT_TYPE_EXEC:
+                return PROC_EVENT_EXEC;
+        case PROC_EVENT_TYPE_COMM:
+                return PROC_EVENT_COMM;
+        case PROC_EVENT_TYPE_EXIT:
+                return PROC_EVENT_EXIT;
+        case _PROC_EVENT_TYPE_MAX:
+                break;
+        }
+        assert_not_reached();
+}
+
+int proc_connector_set_filter(int fd, unsigned types)
+{
+        struct sock_filter code[4 + _PROC_EVENT_TYPE_MAX * 2];
+        struct sock_fprog prog = { .filter = code };
+        size_t n = 0, n_types = 0, accept_at, leader_at;
+
+        assert(fd >= 0);
+
+        for (ProcEventType t = 0; t < _PROC_EVENT_TYPE_MAX; t++)
+                n_types += !!(types & (1u << t));
+
+        /* Layout: load what; one test per type; drop; [leader check: X = tgid, A = pid, pid == tgid?];
+         * accept. Jump offsets are relative to the next instruction. */
+        leader_at = 1 + n_types + 1;
+        accept_at = leader_at + 4;
+
+        /* Word loads at absolute offsets convert from network byte order, so compare with what the
+         * kernel's host-order value reads as. */
+        code[n++] = (struct sock_filter) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, WHAT_OFFSET);
+        for (ProcEventType t = 0; t < _PROC_EVENT_TYPE_MAX; t++) {
+                size_t target;
+
+                if (!(types & (1u << t)))
+                        continue;
+                /* A new process is its own leader; a renamed or exiting thread is not a process. */
+                target = t == PROC_EVENT_TYPE_EXEC ? accept_at : leader_at;
+                code[n] = (struct sock_filter) BPF_JUMP(
+                                BPF_JMP | BPF_JEQ | BPF_K, htonl(kernel_what(t)), (uint8_t) (target - n - 1), 0);
+                n++;
+        }
+        code[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, 0);
+        assert(n == leader_at);
+        code[n++] = (struct sock_filter) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, TGID_OFFSET);
+        code[n++] = (struct sock_filter) BPF_STMT(BPF_MISC | BPF_TAX, 0);
+        code[n++] = (struct sock_filter) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, PID_OFFSET);
+        code[n++] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_X, 0, 0, 1);
+        assert(n == accept_at);
+        code[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, UINT32_MAX);
+        code[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, 0);
+        prog.len = (unsigned short) n;
+
+        if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) < 0)
+                return -errno;
+        return 0;
+}
+
+#define RECEIVE_BATCH 64
+#define DATAGRAM_MAX 1024 /* a proc event's datagram is under 100 bytes */
+
 int proc_connector_receive(int fd, ProcEvent *events, size_t max)
 {
-        /* Aligned for nlmsghdr; one datagram carries one or a few small messages. */
-        union {
-                struct nlmsghdr nl;
-                uint8_t bytes[8192];
-        } buf;
-        struct sockaddr_nl from;
-        struct iovec iov = { .iov_base = &buf, .iov_len = sizeof(buf) };
-        struct msghdr mh = { .msg_name = &from, .msg_namelen = sizeof(from), .msg_iov = &iov, .msg_iovlen = 1 };
-        ssize_t n;
+        /* Aligned for nlmsghdr. */
+        _Alignas(struct nlmsghdr) uint8_t bufs[RECEIVE_BATCH][DATAGRAM_MAX];
+        struct sockaddr_nl from[RECEIVE_BATCH];
+        struct iovec iov[RECEIVE_BATCH];
+        struct mmsghdr mh[RECEIVE_BATCH];
+        size_t stored = 0;
+        int n;
 
-        n = recvmsg(fd, &mh, MSG_DONTWAIT);
+        assert(events || max == 0);
+
+        for (size_t i = 0; i < RECEIVE_BATCH; i++) {
+                iov[i] = (struct iovec){ .iov_base = bufs[i], .iov_len = sizeof(bufs[i]) };
+                mh[i] = (struct mmsghdr){ .msg_hdr = {
+                                                          .msg_name = &from[i],
+                                                          .msg_namelen = sizeof(from[i]),
+                                                          .msg_iov = &iov[i],
+                                                          .msg_iovlen = 1,
+                                          } };
+        }
+
+        /* No more datagrams than could each store an event: what is left stays queued for the next call. */
+        n = recvmmsg(fd, mh, (unsigned) MIN(max, (size_t) RECEIVE_BATCH), MSG_DONTWAIT, NULL);
         if (n < 0) {
                 if (errno == EAGAIN || errno == EINTR)
                         return 0;
                 return -errno;
         }
-        /* Only the kernel may speak on this socket. */
-        if (mh.msg_namelen != sizeof(from) || from.nl_pid != 0)
-                return 0;
-        return proc_connector_parse(&buf, (size_t) n, events, max);
+        for (int i = 0; i < n; i++) {
+                /* Only the kernel may speak on this socket. */
+                if (mh[i].msg_hdr.msg_namelen != sizeof(from[i]) || from[i].nl_pid != 0)
+                        continue;
+                if (mh[i].msg_hdr.msg_flags & MSG_TRUNC)
+                        continue;
+                stored += (size_t) proc_connector_parse(bufs[i], mh[i].msg_len, events + stored, max - stored);
+        }
+        return (int) stored;
 }

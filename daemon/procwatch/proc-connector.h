@@ -26,9 +26,14 @@ typedef struct ProcEvent {
  * rmem_max when permitted). -EPERM without CAP_NET_ADMIN, -EPROTONOSUPPORT without CONFIG_PROC_EVENTS. */
 int proc_connector_open(size_t rcvbuf, int *ret_fd);
 
-/* Receives what is queued (one datagram per call may hold several messages); appends process-level
- * events (threads filtered out) to events, at most max. Returns the number stored, 0 when nothing is
- * queued, -ENOBUFS after an overrun. */
+/* Attaches a classic BPF socket filter that lets through only the event types in types (a mask of
+ * 1 << ProcEventType) and, for COMM and EXIT, only those of thread group leaders: everything else is
+ * dropped by the kernel before it wakes us. */
+int proc_connector_set_filter(int fd, unsigned types);
+
+/* Receives what is queued, several datagrams per system call; appends process-level events (threads
+ * filtered out) to events, at most max. Returns the number stored, 0 when nothing is queued, -ENOBUFS
+ * after an overrun. */
 int proc_connector_receive(int fd, ProcEvent *events, size_t max);
 
 /* Parses one received datagram; used by proc_connector_receive() and the fuzz target. Returns the

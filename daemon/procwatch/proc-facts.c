@@ -39,20 +39,29 @@ static int gone(int r)
         return r == -ENOENT ? -ESRCH : r;
 }
 
-static int read_identity_at(int dfd, pid_t pid, ProcIdentity *ret, pid_t *ret_ppid)
+static int read_identity_at(int dfd, pid_t pid, ProcIdentity *ret, ProcFacts *f)
 {
         _cleanup_free_ char *stat = NULL;
+        char comm[64];
         size_t size;
         int r;
 
         r = read_virtual_file_at(dfd, "stat", 4096, &stat, &size);
         if (r < 0)
                 return gone(r);
-        r = proc_parse_stat(stat, size, &ret->start_time, ret_ppid);
+        r = proc_parse_stat(stat, size, &ret->start_time, f ? &f->ppid : NULL);
         if (r < 0)
                 return r;
         ret->pid = pid;
-        return 0;
+        if (!f)
+                return 0;
+
+        r = proc_parse_stat_comm(stat, size, comm, sizeof(comm), &f->state);
+        if (r < 0)
+                return r;
+        free(f->comm);
+        f->comm = strdup(comm);
+        return f->comm ? 0 : -ENOMEM;
 }
 
 static int open_pid_dir(int proc_fd, pid_t pid)
@@ -112,103 +121,171 @@ static int read_maps(int dfd, const ProcLimits *limits, ProcFacts *f)
         return 0;
 }
 
-int proc_facts_read(int proc_fd, pid_t pid, const ProcIdentity *expect, ProcFactsFlags flags, const ProcLimits *limits,
-                ProcFacts *ret)
+int proc_facts_open(int proc_fd, pid_t pid, const ProcIdentity *expect, ProcFacts *ret, int *ret_dfd)
 {
         _cleanup_(proc_facts_done) ProcFacts f = { .root_fd = -EBADF };
         _cleanup_close_ int dfd = -EBADF;
-        _cleanup_free_ char *buf = NULL;
-        char exe[PATH_MAX];
-        size_t size;
-        ssize_t n;
         int r;
 
         assert(ret);
-        if (!limits)
-                limits = &proc_limits_default;
+        assert(ret_dfd);
 
         dfd = open_pid_dir(proc_fd, pid);
         if (dfd < 0)
                 return dfd;
 
-        r = read_identity_at(dfd, pid, &f.id, &f.ppid);
+        r = read_identity_at(dfd, pid, &f.id, &f);
         if (r < 0)
                 return r;
         if (expect && !proc_identity_equal(*expect, f.id))
                 return -ESRCH;
 
+        *ret = f;
+        f = (ProcFacts){ .root_fd = -EBADF };
+        *ret_dfd = TAKE_FD(dfd);
+        return 0;
+}
+
+static int read_status(int dfd, ProcFacts *f)
+{
+        _cleanup_free_ char *buf = NULL;
+        size_t size;
+        int r;
+
         r = read_virtual_file_at(dfd, "status", 16384, &buf, &size);
         if (r < 0)
                 return gone(r);
-        r = proc_parse_status_uid(buf, size, &f.uid);
+        r = proc_parse_status_uid(buf, size, &f->uid);
         if (r < 0)
                 return r;
-        r = user_creds_from_proc_status(buf, &f.creds);
-        if (r < 0)
-                return -EBADMSG;
-        buf = mfree(buf);
+        r = user_creds_from_proc_status(buf, &f->creds);
+        return r < 0 ? -EBADMSG : 0;
+}
 
-        r = read_comm(dfd, &f.comm);
-        if (r < 0)
-                return r;
+static int read_exe(int dfd, ProcFacts *f)
+{
+        char exe[PATH_MAX];
+        ssize_t n;
 
         n = readlinkat(dfd, "exe", exe, sizeof(exe) - 1);
-        if (n >= 0) {
-                exe[n] = '\0';
-                f.exe = strdup(exe);
-                if (!f.exe)
-                        return -ENOMEM;
-        } else if (errno == ESRCH)
-                return -ESRCH;
-        /* ENOENT: kernel thread or zombie; EACCES: not permitted. Either way exe stays unknown. */
+        if (n < 0)
+                /* ENOENT: kernel thread or zombie; EACCES: not permitted. Either way exe stays unknown. */
+                return errno == ESRCH ? -ESRCH : 0;
+        exe[n] = '\0';
+        f->exe = strdup(exe);
+        return f->exe ? 0 : -ENOMEM;
+}
+
+static int read_cmdline(int dfd, const ProcLimits *limits, ProcFacts *f)
+{
+        _cleanup_free_ char *buf = NULL;
+        size_t size;
+        int r;
 
         r = read_virtual_file_at(dfd, "cmdline", limits->cmdline_max, &buf, &size);
         if (r == -EFBIG)
-                r = 0, size = 0; /* absurdly long: treat as unknown */
-        else if (r < 0)
+                return 0; /* absurdly long: treat as unknown */
+        if (r < 0)
                 return gone(r);
-        if (size > 0) {
-                r = strv_from_nulstr(buf, size, limits->argv_max, &f.argv);
+        if (size == 0)
+                return 0;
+        return strv_from_nulstr(buf, size, limits->argv_max, &f->argv);
+}
+
+static int read_environ(int dfd, const ProcLimits *limits, ProcFacts *f)
+{
+        _cleanup_free_ char *buf = NULL;
+        size_t size;
+        int r;
+
+        r = read_virtual_file_at(dfd, "environ", limits->environ_max, &buf, &size);
+        if (r == -ESRCH)
+                return r;
+        if (r < 0)
+                return 0;
+        return proc_parse_environ(buf, size, 64, &f->env);
+}
+
+static int read_root(int dfd, ProcFacts *f)
+{
+        f->root_fd = openat(dfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (f->root_fd >= 0)
+                return 0;
+        if (errno == ESRCH || errno == ENOENT)
+                return -ESRCH;
+        f->root_fd = -EBADF;
+        return 0;
+}
+
+int proc_facts_add(int dfd, ProcFactsFlags flags, const ProcLimits *limits, ProcFacts *f)
+{
+        ProcFactsFlags want;
+        int r;
+
+        assert(dfd >= 0);
+        assert(f);
+        if (!limits)
+                limits = &proc_limits_default;
+
+        want = flags & ~f->have;
+
+        /* In the order the full read always used, so that what a vanishing process leaves readable is
+         * the same. */
+        if (want & PROC_FACTS_STATUS) {
+                r = read_status(dfd, f);
                 if (r < 0)
                         return r;
         }
-        buf = mfree(buf);
-
-        if (flags & PROC_FACTS_ENVIRON) {
-                r = read_virtual_file_at(dfd, "environ", limits->environ_max, &buf, &size);
-                if (r >= 0) {
-                        r = proc_parse_environ(buf, size, 64, &f.env);
-                        if (r < 0)
-                                return r;
-                } else if (r == -ESRCH)
+        if (want & PROC_FACTS_COMM) {
+                r = read_comm(dfd, &f->comm);
+                if (r < 0)
                         return r;
-                buf = mfree(buf);
         }
-
-        if (flags & PROC_FACTS_MAPS) {
-                r = read_maps(dfd, limits, &f);
+        if (want & PROC_FACTS_EXE) {
+                r = read_exe(dfd, f);
+                if (r < 0)
+                        return r;
+        }
+        if (want & PROC_FACTS_CMDLINE) {
+                r = read_cmdline(dfd, limits, f);
+                if (r < 0)
+                        return r;
+        }
+        if (want & PROC_FACTS_ENVIRON) {
+                r = read_environ(dfd, limits, f);
+                if (r < 0)
+                        return r;
+        }
+        if (want & PROC_FACTS_MAPS) {
+                r = read_maps(dfd, limits, f);
                 if (r == -ESRCH)
                         return r;
         }
-
-        if (flags & PROC_FACTS_ROOT) {
-                f.root_fd = openat(dfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
-                if (f.root_fd < 0) {
-                        if (errno == ESRCH || errno == ENOENT)
-                                return -ESRCH;
-                        f.root_fd = -EBADF;
-                }
-        }
-
-        /* Everything above came through dfd; a last look confirms the process is still the same one. */
-        {
-                ProcIdentity again;
-                r = read_identity_at(dfd, pid, &again, NULL);
+        if (want & PROC_FACTS_ROOT) {
+                r = read_root(dfd, f);
                 if (r < 0)
                         return r;
-                if (!proc_identity_equal(again, f.id))
-                        return -ESRCH;
         }
+
+        f->have |= want;
+        return 0;
+}
+
+int proc_facts_read(int proc_fd, pid_t pid, const ProcIdentity *expect, ProcFactsFlags flags, const ProcLimits *limits,
+                ProcFacts *ret)
+{
+        _cleanup_(proc_facts_done) ProcFacts f = { .root_fd = -EBADF };
+        _cleanup_close_ int dfd = -EBADF;
+        int r;
+
+        assert(ret);
+
+        r = proc_facts_open(proc_fd, pid, expect, &f, &dfd);
+        if (r < 0)
+                return r;
+        r = proc_facts_add(dfd, flags | PROC_FACTS_BASIC, limits, &f);
+        if (r < 0)
+                return r;
 
         *ret = f;
         f = (ProcFacts){ .root_fd = -EBADF };

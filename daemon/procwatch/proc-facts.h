@@ -36,6 +36,12 @@ typedef enum ProcFactsFlags {
         PROC_FACTS_MAPS = 1 << 0, /* read maps (expensive for big processes) */
         PROC_FACTS_ENVIRON = 1 << 1, /* read environ (HOME, __GL_*) */
         PROC_FACTS_ROOT = 1 << 2, /* open /proc/<pid>/root for lookups inside the process's root */
+        PROC_FACTS_STATUS = 1 << 3, /* read status: uid and file credentials */
+        PROC_FACTS_EXE = 1 << 4, /* read the exe link */
+        PROC_FACTS_CMDLINE = 1 << 5, /* read cmdline */
+        PROC_FACTS_COMM = 1 << 6, /* read comm from its own file (identity already gives stat's copy) */
+        /* What proc_facts_read() reads whatever its flags say. */
+        PROC_FACTS_BASIC = PROC_FACTS_STATUS | PROC_FACTS_EXE | PROC_FACTS_CMDLINE | PROC_FACTS_COMM,
 } ProcFactsFlags;
 
 typedef struct ProcFacts {
@@ -50,14 +56,27 @@ typedef struct ProcFacts {
         char **dsos; /* mapped file paths */
         bool dsos_truncated;
         int root_fd; /* O_PATH fd of the process's root, or -EBADF */
+        char state; /* stat field 3: 'R', 'S', ..., 'Z' for a zombie */
+        ProcFactsFlags have; /* what was read beyond the identity */
 } ProcFacts;
 
 void proc_facts_done(ProcFacts *f);
 
-/* Reads pid's facts from the /proc directory proc_fd. -ESRCH (or -ENOENT) when the process is gone;
- * if expect is given, a different start time also means -ESRCH (the pid was reused). */
+/* Reads pid's facts from the /proc directory proc_fd: the identity, PROC_FACTS_BASIC and flags. -ESRCH (or
+ * -ENOENT) when the process is gone; if expect is given, a different start time also means -ESRCH (the pid
+ * was reused). */
 int proc_facts_read(int proc_fd, pid_t pid, const ProcIdentity *expect, ProcFactsFlags flags, const ProcLimits *limits,
                 ProcFacts *ret);
+
+/* Reading in steps, only what will be used: opens /proc/<pid> and reads its stat (identity, parent, state
+ * and comm), returning the directory fd. Everything read later through that fd is about the same process:
+ * once it is gone, reads fail with ESRCH rather than reach a process that reused the pid, so no second
+ * look at the identity is needed. */
+int proc_facts_open(int proc_fd, pid_t pid, const ProcIdentity *expect, ProcFacts *ret, int *ret_dfd);
+
+/* Reads through dfd (from proc_facts_open()) what flags name and f->have does not have yet. -ESRCH when
+ * the process is gone. */
+int proc_facts_add(int dfd, ProcFactsFlags flags, const ProcLimits *limits, ProcFacts *f);
 
 /* Only the identity: cheap, for scans. */
 int proc_identity_read(int proc_fd, pid_t pid, ProcIdentity *ret);

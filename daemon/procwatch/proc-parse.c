@@ -179,3 +179,36 @@ int proc_parse_environ(const char *buf, size_t size, size_t max, char ***ret_env
         *ret_env = TAKE_PTR(env);
         return 0;
 }
+
+int proc_parse_stat_comm(const char *text, size_t size, char *comm, size_t comm_size, char *ret_state)
+{
+        const char *open, *close = NULL, *end = text + size;
+        size_t len;
+
+        assert(text || size == 0);
+        assert(comm);
+        assert(comm_size > 0);
+
+        open = size > 0 ? memchr(text, '(', size) : NULL;
+        if (!open)
+                return -EBADMSG;
+        for (const char *q = open + 1; q < end; q++)
+                if (*q == ')')
+                        close = q;
+        if (!close || end - close < 3 || close[1] != ' ')
+                return -EBADMSG;
+
+        len = (size_t) (close - open - 1);
+        /* /proc/<pid>/comm is read up to its first newline; a name can hold one (prctl takes any byte). */
+        len = strnlen(open + 1, MIN(len, comm_size - 1));
+        {
+                const char *nl = memchr(open + 1, '\n', len);
+                if (nl)
+                        len = (size_t) (nl - open - 1);
+        }
+        memcpy(comm, open + 1, len);
+        comm[len] = '\0';
+        if (ret_state)
+                *ret_state = close[2];
+        return 0;
+}

@@ -12,6 +12,10 @@
  * Returns the start time (field 22, clock ticks since boot) and the parent pid (field 4). */
 int proc_parse_stat(const char *text, size_t size, uint64_t *ret_start_time, pid_t *ret_ppid);
 
+/* The same file's comm (between the first '(' and the last ')', as /proc/<pid>/comm shows it: up to the
+ * first newline) and state (field 3). comm_size: at least 16 (TASK_COMM_LEN); a longer name is cut. */
+int proc_parse_stat_comm(const char *text, size_t size, char *comm, size_t comm_size, char *ret_state);
+
 /* /proc/<pid>/status: the real uid from the "Uid:" line. */
 int proc_parse_status_uid(const char *text, size_t size, uid_t *ret_uid);
 

@@ -2,16 +2,24 @@
 /* Benchmark of the live daemon (root: it uses the real proc connector). Prints figures; asserts nothing
  * about time.
  *
- *   bench-daemon NVPROFILED HELPER [LATENCY_EXECS [STORM_EXECS [IDLE_PROCESSES]]]
+ *   bench-daemon NVPROFILED HELPER LISTENER CORPUS [LATENCY_EXECS [STORM_EXECS [IDLE_PROCESSES]]]
  *
- * 1. exec-to-signal latency: a process is exec'ed, the time just before execve() is noted in shared
- *    memory, and the ProcessChanged signal for its pid is awaited; p50/p99/max over LATENCY_EXECS.
- * 2. exec storm: STORM_EXECS short-lived execs, 64 at a time, with a long-lived process started every
- *    400 execs; afterwards every long-lived one must be tracked with its profile (missed = 0), even if
- *    the kernel dropped events (each overrun triggers a rescan).
+ * 1. exec storm, twice: with no rc files, and with NVIDIA's shipped 570 file (CORPUS/appprofiles/
+ *    nvidia-shipped-570.153.02-rc as /usr/share/nvidia/..., plus the three rules of the later steps).
+ *    STORM_EXECS short-lived execs, 64 at a time, with a long-lived process started every 400 execs;
+ *    afterwards every long-lived one must be tracked (with its profile where a rule names it), even if
+ *    the kernel dropped events (each overrun triggers a rescan). The daemon's CPU per exec is set
+ *    against that of LISTENER (bench-listener: receives and parses every event, nothing else), which
+ *    listens to the same storm: their ratio is the daemon's overhead over the floor. Then a quarter of
+ *    the storm again under `perf stat -e raw_syscalls:sys_enter` for the system calls per exec of each.
+ * 2. exec-to-signal latency (570 file): a process is exec'ed, the time just before execve() is noted in
+ *    shared memory, and the ProcessChanged signal for its pid is awaited; p50/p99/max over LATENCY_EXECS.
  * 3. idle: IDLE_PROCESSES sleeping processes tracked; the daemon's context switches over 10 s (wakeups
- *    per second; the watchdog is set to 30 s as under systemd) and its RSS. */
+ *    per second; the watchdog is set to 30 s as under systemd) and its RSS.
+ *
+ * CPU time is the sum over the process's threads of /proc/<pid>/task/<tid>/schedstat (nanoseconds). */
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -29,7 +37,9 @@
 #include <unistd.h>
 
 static char dir[] = "/tmp/nvprofiled-bench-XXXXXX";
-static pid_t bus_pid, daemon_pid;
+static pid_t bus_pid, daemon_pid, listener_pid;
+static const char *corpus;
+static char bus_address[600];
 static sd_bus *bus;
 static volatile uint64_t *shared_exec_ns;
 static pid_t awaited_pid;
@@ -105,9 +115,25 @@ static uint32_t get_u32(const char *prop)
         return v;
 }
 
-static void start_world(const char *nvprofiled)
+typedef enum World {
+        WORLD_NO_RC_FILES,
+        WORLD_SHIPPED_570,
+} World;
+
+static const char *world_name(World w)
 {
-        char conf[512], sock[512], text[2048], addr[600], rc[512], dconf[512];
+        return w == WORLD_NO_RC_FILES ? "no rc files" : "NVIDIA's 570 file";
+}
+
+static void run(const char *cmd)
+{
+        if (system(cmd) != 0)
+                die(cmd);
+}
+
+static void start_bus(void)
+{
+        char conf[512], sock[512], text[2048];
         const uint64_t deadline = now_ns() + 30 * 1000000000ull;
 
         snprintf(conf, sizeof(conf), "%s/bus.conf", dir);
@@ -130,38 +156,12 @@ static void start_world(const char *nvprofiled)
         }
         while (access(sock, F_OK) != 0 && now_ns() < deadline)
                 usleep(10000);
-
-        snprintf(rc, sizeof(rc), "%s/root/etc/nvidia", dir);
-        {
-                char cmd[600];
-                snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", rc);
-                if (system(cmd) != 0)
-                        die("mkdir");
-        }
-        strcat(rc, "/nvidia-application-profiles-rc");
-        write_file(rc,
-                        "{\"rules\": [\n"
-                        "  {\"pattern\": \"nvp-bench-app\", \"profile\": [\"GLSharpenEnable\", true]},\n"
-                        "  {\"pattern\": \"nvp-bench-long\", \"profile\": [\"GLSharpenValue\", 1]},\n"
-                        "  {\"pattern\": \"nvp-bench-idle\", \"profile\": [\"GLSharpenValue\", 2]}\n"
-                        "]}\n");
-        snprintf(dconf, sizeof(dconf), "%s/nvprofiled.conf", dir);
-        write_file(dconf, "[ProcessWatch]\nDeviceDirectory=/nonexistent\n[Profiles]\nLogApplied=no\n");
-
-        snprintf(addr, sizeof(addr), "unix:path=%s", sock);
-        {
-                char a1[700], a2[700], a3[700];
-                char env_watchdog[] = "WATCHDOG_USEC=30000000";
-                snprintf(a1, sizeof(a1), "--bus=%s", addr);
-                snprintf(a2, sizeof(a2), "--root=%s/root", dir);
-                snprintf(a3, sizeof(a3), "--config=%s", dconf);
-                daemon_pid = spawn((char *const[]){ (char *) nvprofiled, a1, a2, a3, "--log-level=warning", NULL },
-                                (char *const[]){ env_watchdog, NULL });
-        }
+        snprintf(bus_address, sizeof(bus_address), "unix:path=%s", sock);
 
         /* The socket file exists from bind(), before dbus-daemon listens: retry until it accepts. */
         for (;;) {
-                if (sd_bus_new(&bus) < 0 || sd_bus_set_address(bus, addr) < 0 || sd_bus_set_bus_client(bus, 1) < 0)
+                if (sd_bus_new(&bus) < 0 || sd_bus_set_address(bus, bus_address) < 0 ||
+                                sd_bus_set_bus_client(bus, 1) < 0)
                         die("bus");
                 if (sd_bus_start(bus) >= 0)
                         break;
@@ -170,6 +170,46 @@ static void start_world(const char *nvprofiled)
                         die("bus");
                 usleep(10000);
         }
+}
+
+static void start_daemon(const char *nvprofiled, World world)
+{
+        char root[512], cmd[1500], rc[600], dconf[512];
+        const uint64_t deadline = now_ns() + 30 * 1000000000ull;
+
+        snprintf(root, sizeof(root), "%s/root-%i", dir, (int) world);
+        snprintf(cmd, sizeof(cmd), "mkdir -p '%s/etc/nvidia' '%s/usr/share/nvidia'", root, root);
+        run(cmd);
+        snprintf(dconf, sizeof(dconf), "%s/nvprofiled-%i.conf", dir, (int) world);
+        if (world == WORLD_SHIPPED_570) {
+                snprintf(cmd, sizeof(cmd),
+                                "cp '%s/appprofiles/nvidia-shipped-570.153.02-rc' "
+                                "'%s/usr/share/nvidia/nvidia-application-profiles-570.153.02-rc'",
+                                corpus, root);
+                run(cmd);
+                snprintf(rc, sizeof(rc), "%s/etc/nvidia/nvidia-application-profiles-rc", root);
+                write_file(rc,
+                                "{\"rules\": [\n"
+                                "  {\"pattern\": \"nvp-bench-app\", \"profile\": [\"GLSharpenEnable\", true]},\n"
+                                "  {\"pattern\": \"nvp-bench-long\", \"profile\": [\"GLSharpenValue\", 1]},\n"
+                                "  {\"pattern\": \"nvp-bench-idle\", \"profile\": [\"GLSharpenValue\", 2]}\n"
+                                "]}\n");
+                write_file(dconf,
+                                "[ProcessWatch]\nDeviceDirectory=\n[Profiles]\nLogApplied=no\n"
+                                "DriverVersion=570.153.02\n");
+        } else
+                write_file(dconf, "[ProcessWatch]\nDeviceDirectory=\n[Profiles]\nLogApplied=no\n");
+
+        {
+                char a1[700], a2[700], a3[700];
+                char env_watchdog[] = "WATCHDOG_USEC=30000000";
+                snprintf(a1, sizeof(a1), "--bus=%s", bus_address);
+                snprintf(a2, sizeof(a2), "--root=%s", root);
+                snprintf(a3, sizeof(a3), "--config=%s", dconf);
+                daemon_pid = spawn((char *const[]){ (char *) nvprofiled, a1, a2, a3, "--log-level=warning", NULL },
+                                (char *const[]){ env_watchdog, NULL });
+        }
+
         while (now_ns() < deadline) {
                 sd_bus_message *reply = NULL;
                 if (sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
@@ -183,14 +223,65 @@ static void start_world(const char *nvprofiled)
         exit(1);
 }
 
-static void stop_world(void)
+static void stop_daemon(void)
 {
-        char cmd[600];
-
         if (daemon_pid > 0) {
                 kill(daemon_pid, SIGTERM);
                 waitpid(daemon_pid, NULL, 0);
         }
+        daemon_pid = 0;
+        /* Until the name is gone, a new daemon could not take it. */
+        for (uint64_t deadline = now_ns() + 10 * 1000000000ull; now_ns() < deadline; usleep(20000)) {
+                sd_bus_message *reply = NULL;
+                if (sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                    "GetNameOwner", NULL, &reply, "s", BUS_NAME) < 0)
+                        break;
+                sd_bus_message_unref(reply);
+        }
+}
+
+static void start_listener(const char *listener)
+{
+        int p[2];
+        char line[64];
+        FILE *f;
+
+        if (pipe(p) < 0)
+                die("pipe");
+        listener_pid = fork();
+        if (listener_pid < 0)
+                die("fork");
+        if (listener_pid == 0) {
+                dup2(p[1], STDOUT_FILENO);
+                close(p[0]);
+                close(p[1]);
+                execl(listener, listener, NULL);
+                _exit(127);
+        }
+        close(p[1]);
+        f = fdopen(p[0], "r");
+        if (!f || !fgets(line, sizeof(line), f) || strncmp(line, "ready", 5) != 0) {
+                fprintf(stderr, "bench-listener did not start\n");
+                exit(1);
+        }
+        fclose(f);
+}
+
+static void stop_listener(void)
+{
+        if (listener_pid > 0) {
+                kill(listener_pid, SIGTERM);
+                waitpid(listener_pid, NULL, 0);
+        }
+        listener_pid = 0;
+}
+
+static void stop_world(void)
+{
+        char cmd[600];
+
+        stop_listener();
+        stop_daemon();
         sd_bus_flush_close_unref(bus);
         if (bus_pid > 0) {
                 kill(bus_pid, SIGTERM);
@@ -251,25 +342,68 @@ static void bench_latency(const char *app, unsigned n)
         free(lat);
 }
 
-/* The daemon's CPU time (user + system) in seconds, from /proc/<pid>/stat fields 14 and 15. */
-static double daemon_cpu_seconds(void)
+/* A process's CPU time in nanoseconds: the sum over its threads of the first field of schedstat. */
+static uint64_t cpu_ns(pid_t pid)
 {
-        char path[64], buf[1024], *p;
-        unsigned long utime = 0, stime = 0;
-        FILE *f;
+        char path[64];
+        struct dirent *de;
+        uint64_t sum = 0;
+        DIR *d;
 
-        snprintf(path, sizeof(path), "/proc/%i/stat", (int) daemon_pid);
-        f = fopen(path, "r");
-        if (!f || !fgets(buf, sizeof(buf), f))
+        snprintf(path, sizeof(path), "/proc/%i/task", (int) pid);
+        d = opendir(path);
+        if (!d)
                 die(path);
-        fclose(f);
-        p = strrchr(buf, ')');
-        if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime) != 2)
-                die("stat");
-        return (double) (utime + stime) / (double) sysconf(_SC_CLK_TCK);
+        while ((de = readdir(d))) {
+                char p[320];
+                unsigned long long v;
+                FILE *f;
+
+                if (de->d_name[0] == '.')
+                        continue;
+                snprintf(p, sizeof(p), "/proc/%i/task/%s/schedstat", (int) pid, de->d_name);
+                f = fopen(p, "r");
+                if (!f)
+                        continue;
+                if (fscanf(f, "%llu", &v) == 1)
+                        sum += v;
+                fclose(f);
+        }
+        closedir(d);
+        return sum;
 }
 
-static bool tracked_with_profile(pid_t pid)
+/* System calls of pid while perf watches (until stop_syscall_count()). */
+static pid_t start_syscall_count(pid_t pid, const char *out)
+{
+        char p[32];
+
+        snprintf(p, sizeof(p), "%i", (int) pid);
+        return spawn((char *const[]){ "/usr/bin/perf", "stat", "-x", ",", "-e", "raw_syscalls:sys_enter", "-p", p, "-o",
+                                     (char *) out, NULL },
+                        NULL);
+}
+
+static double stop_syscall_count(pid_t perf, const char *out)
+{
+        char line[512];
+        double v = -1;
+        FILE *f;
+        int status;
+
+        kill(perf, SIGINT);
+        waitpid(perf, &status, 0);
+        f = fopen(out, "r");
+        if (!f)
+                return -1;
+        while (fgets(line, sizeof(line), f))
+                if (strstr(line, "raw_syscalls:sys_enter") && line[0] >= '0' && line[0] <= '9')
+                        v = strtod(line, NULL);
+        fclose(f);
+        return v;
+}
+
+static bool tracked_with_profile(pid_t pid, bool want_profile)
 {
         sd_bus_message *reply = NULL;
         bool found = false;
@@ -288,7 +422,7 @@ static bool tracked_with_profile(pid_t pid)
                 sd_bus_message_read_strv(reply, &profiles);
                 sd_bus_message_read(reply, "u", &settings);
                 sd_bus_message_exit_container(reply);
-                if ((pid_t) p == pid && profiles && profiles[0])
+                if ((pid_t) p == pid && (!want_profile || (profiles && profiles[0])))
                         found = true;
                 for (char **s = profiles; s && *s; s++)
                         free(*s);
@@ -298,18 +432,22 @@ static bool tracked_with_profile(pid_t pid)
         return found;
 }
 
-static void bench_storm(const char *shortlived, const char *longlived, unsigned n)
+typedef struct StormResult {
+        unsigned execs;
+        uint64_t daemon_ns, listener_ns;
+        double daemon_syscalls, listener_syscalls; /* per exec; < 0: not counted */
+} StormResult;
+
+/* Runs n short-lived execs (and a long-lived one every 400) and waits until the daemon is done. */
+static unsigned storm(const char *shortlived, const char *longlived, unsigned n, pid_t *longs, unsigned *n_long)
 {
         enum {
                 PARALLEL = 64,
                 LONG_EVERY = 400
         };
-        pid_t longs[256];
-        unsigned n_long = 0, running = 0, missed = 0;
-        uint64_t events0 = get_u64("ProcessEvents"), overruns0 = get_u64("EventOverruns"), t0, t1, t2, last;
-        double cpu0 = daemon_cpu_seconds(), cpu;
+        unsigned running = 0;
+        uint64_t last;
 
-        t0 = now_ns();
         for (unsigned i = 0; i < n; i++) {
                 if (running >= PARALLEL) {
                         while (waitpid(-1, NULL, 0) < 0)
@@ -318,13 +456,13 @@ static void bench_storm(const char *shortlived, const char *longlived, unsigned 
                 }
                 spawn((char *const[]){ (char *) shortlived, "--seconds", "0", NULL }, NULL);
                 running++;
-                if (i % LONG_EVERY == LONG_EVERY / 2 && n_long < 256)
-                        longs[n_long++] = spawn((char *const[]){ (char *) longlived, "--seconds", "600", NULL }, NULL);
+                if (longs && i % LONG_EVERY == LONG_EVERY / 2 && *n_long < 256)
+                        longs[(*n_long)++] =
+                                        spawn((char *const[]){ (char *) longlived, "--seconds", "600", NULL }, NULL);
         }
         while (running > 0)
                 if (waitpid(-1, NULL, WNOHANG) > 0 || (usleep(1000), 0))
                         running--;
-        t1 = now_ns();
 
         /* The daemon is done when its event counter stops moving. */
         last = get_u64("ProcessEvents");
@@ -336,24 +474,62 @@ static void bench_storm(const char *shortlived, const char *longlived, unsigned 
                         break;
                 last = now;
         }
-        t2 = now_ns() - 200000000ull;
-        cpu = daemon_cpu_seconds() - cpu0;
+        return n + (longs ? *n_long : 0);
+}
+
+static StormResult bench_storm(World world, const char *shortlived, const char *longlived, unsigned n)
+{
+        pid_t longs[256];
+        unsigned n_long = 0, missed = 0, execs;
+        uint64_t events0 = get_u64("ProcessEvents"), overruns0 = get_u64("EventOverruns"), t0, t1;
+        uint64_t d0 = cpu_ns(daemon_pid), l0 = cpu_ns(listener_pid);
+        StormResult res = { 0 };
+        char out_d[600], out_l[600];
+        pid_t perf_d, perf_l;
+
+        t0 = now_ns();
+        execs = storm(shortlived, longlived, n, longs, &n_long);
+        t1 = now_ns() - 200000000ull;
+        res.execs = execs;
+        res.daemon_ns = cpu_ns(daemon_pid) - d0;
+        res.listener_ns = cpu_ns(listener_pid) - l0;
 
         for (unsigned i = 0; i < n_long; i++)
-                if (!tracked_with_profile(longs[i]))
+                if (!tracked_with_profile(longs[i], world == WORLD_SHIPPED_570))
                         missed++;
-
-        printf("exec storm: %u execs (+%u long-lived) started in %.2f s (%.0f execs/s offered); daemon handled %" PRIu64
-               " events in %.2f s (%.0f events/s), %" PRIu64 " overruns; long-lived processes missed: %u of %u\n"
-               "exec storm: daemon CPU %.2f s for %u execs: %.0f execs per CPU-second (its capacity)\n",
-                        n, n_long, (t1 - t0) / 1e9, n / ((t1 - t0) / 1e9), last - events0, (t2 - t0) / 1e9,
-                        (last - events0) / ((t2 - t0) / 1e9), get_u64("EventOverruns") - overruns0, missed, n_long, cpu,
-                        n + n_long, cpu > 0 ? (n + n_long) / cpu : 0.0);
-
         for (unsigned i = 0; i < n_long; i++) {
                 kill(longs[i], SIGKILL);
                 waitpid(longs[i], NULL, 0);
         }
+
+        printf("exec storm, %s: %u execs (+%u long-lived) in %.2f s (%.0f execs/s), %" PRIu64 " events, %" PRIu64
+               " overruns, long-lived processes missed: %u of %u\n",
+                        world_name(world), n, n_long, (t1 - t0) / 1e9, execs / ((t1 - t0) / 1e9),
+                        get_u64("ProcessEvents") - events0, get_u64("EventOverruns") - overruns0, missed, n_long);
+
+        /* System calls, on a shorter storm of their own: perf's counting is not free. */
+        snprintf(out_d, sizeof(out_d), "%s/perf-daemon.txt", dir);
+        snprintf(out_l, sizeof(out_l), "%s/perf-listener.txt", dir);
+        perf_d = start_syscall_count(daemon_pid, out_d);
+        perf_l = start_syscall_count(listener_pid, out_l);
+        usleep(500000);
+        execs = storm(shortlived, NULL, n / 4, NULL, NULL);
+        res.daemon_syscalls = stop_syscall_count(perf_d, out_d);
+        res.listener_syscalls = stop_syscall_count(perf_l, out_l);
+        if (res.daemon_syscalls >= 0)
+                res.daemon_syscalls /= execs;
+        if (res.listener_syscalls >= 0)
+                res.listener_syscalls /= execs;
+        return res;
+}
+
+static void print_storm(World world, const StormResult *r)
+{
+        double d = r->daemon_ns / 1e3 / r->execs, l = r->listener_ns / 1e3 / r->execs;
+
+        printf("CPU per exec, %s: daemon %.2f us, bare listener %.2f us, ratio %.2f (aim <= 2); "
+               "system calls per exec: daemon %.2f, bare listener %.2f\n",
+                        world_name(world), d, l, l > 0 ? d / l : 0.0, r->daemon_syscalls, r->listener_syscalls);
 }
 
 static void read_status(uint64_t *ret_switches, uint64_t *ret_rss_kib, uint64_t *ret_hwm_kib)
@@ -412,9 +588,12 @@ int main(int argc, char *argv[])
 {
         unsigned latency_n = 2000, storm_n = 20000, idle_n = 1000;
         char app[600], shortlived[600], longlived[600], idle[600];
+        StormResult none, shipped;
 
-        if (argc < 3) {
-                fprintf(stderr, "Usage: %s NVPROFILED HELPER [LATENCY_EXECS [STORM_EXECS [IDLE_PROCESSES]]]\n",
+        if (argc < 5) {
+                fprintf(stderr,
+                                "Usage: %s NVPROFILED HELPER LISTENER CORPUS [LATENCY_EXECS [STORM_EXECS "
+                                "[IDLE_PROCESSES]]]\n",
                                 argv[0]);
                 return 2;
         }
@@ -422,12 +601,13 @@ int main(int argc, char *argv[])
                 fprintf(stderr, "bench-daemon needs root (the proc connector); skipping.\n");
                 return 77;
         }
-        if (argc > 3)
-                latency_n = (unsigned) strtoul(argv[3], NULL, 10);
-        if (argc > 4)
-                storm_n = (unsigned) strtoul(argv[4], NULL, 10);
+        corpus = argv[4];
         if (argc > 5)
-                idle_n = (unsigned) strtoul(argv[5], NULL, 10);
+                latency_n = (unsigned) strtoul(argv[5], NULL, 10);
+        if (argc > 6)
+                storm_n = (unsigned) strtoul(argv[6], NULL, 10);
+        if (argc > 7)
+                idle_n = (unsigned) strtoul(argv[7], NULL, 10);
 
         if (!mkdtemp(dir))
                 die("mkdtemp");
@@ -440,10 +620,21 @@ int main(int argc, char *argv[])
         copy_file(argv[2], longlived);
         copy_file(argv[2], idle);
 
-        start_world(argv[1]);
+        start_bus();
+        start_listener(argv[3]);
+
+        start_daemon(argv[1], WORLD_NO_RC_FILES);
+        none = bench_storm(WORLD_NO_RC_FILES, shortlived, longlived, storm_n);
+        stop_daemon();
+
+        start_daemon(argv[1], WORLD_SHIPPED_570);
+        shipped = bench_storm(WORLD_SHIPPED_570, shortlived, longlived, storm_n);
+        stop_listener();
         bench_latency(app, latency_n);
-        bench_storm(shortlived, longlived, storm_n);
         bench_idle(idle, idle_n);
+
+        print_storm(WORLD_NO_RC_FILES, &none);
+        print_storm(WORLD_SHIPPED_570, &shipped);
         stop_world();
         return 0;
 }

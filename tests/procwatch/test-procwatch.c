@@ -3,6 +3,10 @@
 
 #include <fcntl.h>
 #include <linux/cn_proc.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/inotify.h>
+#include <sys/wait.h>
 #include <linux/connector.h>
 #include <linux/netlink.h>
 #include <sys/socket.h>
@@ -307,6 +311,196 @@ static void test_facts_oversized_maps(void)
         proc_facts_done(&f);
 }
 
+/* Reading in steps: the identity (with comm and state from stat) first, then only what is asked for,
+ * each file once. */
+static void test_facts_staged(void)
+{
+        g_autofree char *dir = test_mkdtemp();
+        g_autofree char *pid_dir = NULL;
+        _cleanup_close_ int proc = -EBADF, dfd = -EBADF, ino = -EBADF;
+        _Alignas(struct inotify_event) uint8_t buf[4096];
+        _cleanup_(proc_facts_done) ProcFacts f = { .root_fd = -EBADF };
+        GString *opened = g_string_new(NULL);
+        ssize_t n;
+
+        test_write_file(dir, "321/stat", "321 (fake) game) Z 1 321 321 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5555 0 0\n");
+        test_write_file(dir, "321/status", "Name:\tfake\nUid:\t1000\t1000\t1000\t1000\nGid:\t100\t100\t100\t100\n");
+        test_write_file(dir, "321/comm", "fake) game\n");
+        test_write_file_n(dir, "321/cmdline", "game\0", 5);
+        test_write_file_n(dir, "321/environ", "HOME=/home/gamer\0", 17);
+        test_write_file(dir, "321/maps", "7f00-7f01 r--p 0 08:01 1 /usr/lib/libGL.so.1.7.0\n");
+        test_symlink("/usr/bin/game", dir, "321/exe");
+        proc = test_open_dir(dir);
+        pid_dir = g_strdup_printf("%s/321", dir);
+        ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        g_assert_cmpint(inotify_add_watch(ino, pid_dir, IN_OPEN), >=, 0);
+
+        g_assert_cmpint(proc_facts_open(proc, 321, &(ProcIdentity){ 321, 5556 }, &f, &dfd), ==, -ESRCH);
+        g_assert_cmpint(proc_facts_open(proc, 321, &(ProcIdentity){ 321, 5555 }, &f, &dfd), ==, 0);
+        g_assert_cmpuint(f.id.start_time, ==, 5555);
+        g_assert_cmpstr(f.comm, ==, "fake) game");
+        g_assert_cmpint(f.state, ==, 'Z');
+        g_assert_cmpint(f.have, ==, 0);
+        g_assert_cmpint(proc_facts_add(dfd, PROC_FACTS_STATUS | PROC_FACTS_EXE, NULL, &f), ==, 0);
+        g_assert_cmpint(proc_facts_add(dfd, PROC_FACTS_STATUS | PROC_FACTS_ENVIRON, NULL, &f), ==, 0);
+        g_assert_cmpuint(f.uid, ==, 1000);
+        g_assert_cmpstr(f.exe, ==, "/usr/bin/game");
+        g_assert_cmpstr(strv_env_get(f.env, "HOME"), ==, "/home/gamer");
+        g_assert_null(f.argv);
+        g_assert_null(f.dsos);
+
+        while ((n = read(ino, buf, sizeof(buf))) > 0)
+                for (uint8_t *p = buf; p < buf + n;) {
+                        const struct inotify_event *e = (const struct inotify_event *) p;
+                        g_string_append_printf(opened, " %s", e->len > 0 ? e->name : ".");
+                        p += sizeof(*e) + e->len;
+                }
+        /* The directory, stat twice (two opens, one per identity check), status and environ once each. */
+        g_assert_cmpstr(opened->str, ==, " . stat . stat status environ");
+        g_string_free(opened, true);
+
+        g_assert_cmpint(proc_facts_add(dfd, PROC_FACTS_CMDLINE | PROC_FACTS_MAPS, NULL, &f), ==, 0);
+        g_assert_cmpstr(f.argv[0], ==, "game");
+        g_assert_cmpstr(f.dsos[0], ==, "/usr/lib/libGL.so.1.7.0");
+}
+
+static void test_stat_comm(void)
+{
+        char comm[16], state = 0;
+
+        g_assert_cmpint(proc_parse_stat_comm("1 (a) b) S 0", 12, comm, sizeof(comm), &state), ==, 0);
+        g_assert_cmpstr(comm, ==, "a) b");
+        g_assert_cmpint(state, ==, 'S');
+        /* comm as /proc/<pid>/comm is read: up to its first newline. */
+        g_assert_cmpint(proc_parse_stat_comm("1 (a\nb) R 0", 11, comm, sizeof(comm), &state), ==, 0);
+        g_assert_cmpstr(comm, ==, "a");
+        g_assert_cmpint(proc_parse_stat_comm("1 (0123456789abcdefgh) R 0", 26, comm, sizeof(comm), &state), ==, 0);
+        g_assert_cmpstr(comm, ==, "0123456789abcde");
+        g_assert_cmpint(proc_parse_stat_comm("1 (x)", 5, comm, sizeof(comm), &state), ==, -EBADMSG);
+        g_assert_cmpint(proc_parse_stat_comm("1 x) S", 6, comm, sizeof(comm), &state), ==, -EBADMSG);
+}
+
+static void *thread_main(void *arg)
+{
+        return arg;
+}
+
+/* Receives raw datagrams from fd for a while; fails on any that the filter (types) should have dropped;
+ * returns the events of interest seen for pid. */
+static unsigned receive_filtered(int fd, unsigned types, pid_t pid, uint32_t *ret_seen)
+{
+        unsigned n = 0;
+        uint32_t seen = 0;
+
+        for (;;) {
+                struct pollfd pfd = { .fd = fd, .events = POLLIN };
+                _Alignas(8) uint8_t buf[1024];
+                const struct cn_msg *cn;
+                struct proc_event ev;
+                ssize_t len;
+
+                if (poll(&pfd, 1, 300) <= 0)
+                        break;
+                len = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+                g_assert_cmpint(len, >=, (ssize_t) (NLMSG_HDRLEN + sizeof(struct cn_msg) + 16));
+                cn = NLMSG_DATA((struct nlmsghdr *) buf);
+                memset(&ev, 0, sizeof(ev));
+                memcpy(&ev, cn->data, MIN((size_t) cn->len, sizeof(ev)));
+                n++;
+                switch (ev.what) {
+                case PROC_EVENT_EXEC:
+                        g_assert_true(types & (1u << PROC_EVENT_TYPE_EXEC));
+                        if (ev.event_data.exec.process_tgid == pid)
+                                seen |= PROC_EVENT_EXEC;
+                        break;
+                case PROC_EVENT_EXIT:
+                        g_assert_true(types & (1u << PROC_EVENT_TYPE_EXIT));
+                        /* Threads' exits never get through. */
+                        g_assert_cmpint(ev.event_data.exit.process_pid, ==, ev.event_data.exit.process_tgid);
+                        if (ev.event_data.exit.process_tgid == pid)
+                                seen |= PROC_EVENT_EXIT;
+                        break;
+                case PROC_EVENT_COMM:
+                        g_assert_true(types & (1u << PROC_EVENT_TYPE_COMM));
+                        g_assert_cmpint(ev.event_data.comm.process_pid, ==, ev.event_data.comm.process_tgid);
+                        break;
+                default:
+                        g_error("event 0x%x got through a filter for 0x%x", (unsigned) ev.what, types);
+                }
+        }
+        *ret_seen = seen;
+        return n;
+}
+
+/* The socket filter on a real proc-connector socket: a child that starts and ends a thread, renames a
+ * thread, then execs /bin/true. With EXEC and EXIT passed, its FORK, the thread's exit and the comm
+ * changes never arrive; its exec and exit do. */
+static void test_connector_filter(void)
+{
+        const unsigned types = (1u << PROC_EVENT_TYPE_EXEC) | (1u << PROC_EVENT_TYPE_EXIT);
+        _cleanup_close_ int fd = -EBADF;
+        uint32_t seen;
+        pid_t pid;
+        int r;
+
+        if (!have_cap_net_admin()) {
+                g_test_skip("needs CAP_NET_ADMIN (root) for the proc connector");
+                return;
+        }
+        r = proc_connector_open(1024 * 1024, &fd);
+        if (r == -EPROTONOSUPPORT) {
+                g_test_skip("kernel without CONFIG_PROC_EVENTS");
+                return;
+        }
+        g_assert_cmpint(r, ==, 0);
+        g_assert_cmpint(proc_connector_set_filter(fd, types), ==, 0);
+        /* What was queued before the filter (the subscription's answer, anything else that happened)
+         * went through unfiltered. */
+        for (uint8_t buf[1024]; recv(fd, buf, sizeof(buf), MSG_DONTWAIT) >= 0;)
+                ;
+
+        pid = fork();
+        g_assert_cmpint(pid, >=, 0);
+        if (pid == 0) {
+                pthread_t t;
+
+                if (pthread_create(&t, NULL, thread_main, NULL) != 0 || pthread_join(t, NULL) != 0)
+                        _exit(1);
+                (void) pthread_setname_np(pthread_self(), "nvp-filter");
+                execl("/bin/true", "true", NULL);
+                _exit(127);
+        }
+        g_assert_cmpint(waitpid(pid, NULL, 0), ==, pid);
+
+        g_assert_cmpuint(receive_filtered(fd, types, pid, &seen), >, 0);
+        g_assert_cmpuint(seen, ==, PROC_EVENT_EXEC | PROC_EVENT_EXIT);
+}
+
+/* Several datagrams per receive call, each parsed. */
+static void test_connector_receive_batch(void)
+{
+        _cleanup_close_ int sender = -EBADF, receiver = -EBADF;
+        struct sockaddr_nl local = { .nl_family = AF_NETLINK }, to = { .nl_family = AF_NETLINK };
+        socklen_t to_len = sizeof(to);
+        ProcEvent ev[8];
+
+        /* Another process's socket cannot be the kernel: what arrives from it is consumed and dropped,
+         * several per call. */
+        sender = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_USERSOCK);
+        receiver = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_USERSOCK);
+        g_assert_cmpint(bind(sender, (struct sockaddr *) &local, sizeof(local)), ==, 0);
+        g_assert_cmpint(bind(receiver, (struct sockaddr *) &local, sizeof(local)), ==, 0);
+        g_assert_cmpint(getsockname(receiver, (struct sockaddr *) &to, &to_len), ==, 0);
+        for (int i = 0; i < 5; i++) {
+                _Alignas(8) uint8_t buf[256] = { 0 };
+                size_t len = put_event(buf, PROC_EVENT_EXEC, 100 + i, 100 + i, sizeof(struct proc_event));
+                g_assert_cmpint(sendto(sender, buf, len, 0, (struct sockaddr *) &to, sizeof(to)), ==, (ssize_t) len);
+        }
+        g_assert_cmpint(proc_connector_receive(receiver, ev, ELEMENTSOF(ev)), ==, 0);
+        g_assert_cmpint(recv(receiver, ev, sizeof(ev), MSG_DONTWAIT), <, 0);
+        g_assert_cmpint(errno, ==, EAGAIN);
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
@@ -319,5 +513,9 @@ int main(int argc, char *argv[])
         g_test_add_func("/procwatch/connector-parse", test_connector_parse);
         g_test_add_func("/procwatch/connector-ignores-other-senders", test_connector_ignores_other_senders);
         g_test_add_func("/procwatch/facts-oversized-maps", test_facts_oversized_maps);
+        g_test_add_func("/procwatch/facts-staged", test_facts_staged);
+        g_test_add_func("/procwatch/stat-comm", test_stat_comm);
+        g_test_add_func("/procwatch/connector-filter", test_connector_filter);
+        g_test_add_func("/procwatch/connector-receive-batch", test_connector_receive_batch);
         return g_test_run();
 }
