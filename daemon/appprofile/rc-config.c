@@ -159,7 +159,8 @@ static int dir_name_compare(const void *a, const void *b, void *userdata)
 static int load_regular(RcConfig *c, size_t *allocated, const RcLoadOptions *o, RcEntryKind kind, int fd,
                 const struct stat *st, const char *path)
 {
-        bool charged = o->user_bytes_max > 0 && rc_entry_kind_is_user(kind);
+        bool charged = o->user_bytes_max > 0 && rc_entry_kind_is_user(kind) &&
+                        !(o->user_file_is_held && o->user_file_is_held(st, o->user_file_is_held_userdata));
         RcFile *f;
         int r;
 
@@ -171,7 +172,7 @@ static int load_regular(RcConfig *c, size_t *allocated, const RcLoadOptions *o, 
         r = o->load_file(o->root_fd, fd, st, path, &o->syntax, o->load_file_userdata, &f);
         if (r < 0)
                 return r;
-        if (rc_entry_kind_is_user(kind))
+        if (charged)
                 c->user_bytes += rc_file_cost(f);
         return config_add_file(c, f, allocated);
 }

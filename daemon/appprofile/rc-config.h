@@ -38,6 +38,10 @@ typedef struct RcLoadOptions {
         /* Bytes (text and model) the per-user entries of this configuration may take; 0: no limit. A file
          * beyond it is listed as skipped, never read. */
         uint64_t user_bytes_max;
+        /* Whether the file with identity st is already held for this user (by another configuration of
+         * the same user, sharing the parsed file): it then costs nothing against user_bytes_max. */
+        bool (*user_file_is_held)(const struct stat *st, void *userdata);
+        void *user_file_is_held_userdata;
 } RcLoadOptions;
 
 typedef enum RcEntryType {
@@ -83,7 +87,7 @@ typedef struct RcConfig {
         StrTable keys; /* every setting key, interned */
 
         RcDiagnostics diagnostics; /* about the whole: duplicate names, dangling references, notes */
-        uint64_t user_bytes; /* text and model of the files of per-user entries, for budgets */
+        uint64_t user_bytes; /* text and model of the files of per-user entries that were charged */
 } RcConfig;
 
 /* The default RcLoadFileFunc. */

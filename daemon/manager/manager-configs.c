@@ -34,58 +34,115 @@ static bool slot_is_system(const Manager *m, const ConfigSlot *s)
         return config_slot_is_host(m, s) && !s->home && user_creds_equal(&s->creds, &m->own_creds);
 }
 
-static uint64_t slot_bytes(const ConfigSlot *s)
+/* The parsed files of a configuration's per-user entries ($HOME's), appended to *files. */
+static int collect_user_files(const RcConfig *c, const RcFile ***files, size_t *n, size_t *allocated)
 {
-        return s->config ? s->config->user_bytes : 0;
+        size_t file = 0;
+
+        for (RcEntryKind k = 0; c && k < _RC_ENTRY_KIND_MAX; k++) {
+                size_t n_entry = c->entries[k].n_files;
+
+                for (size_t j = 0; rc_entry_kind_is_user(k) && j < n_entry && file + j < c->n_files; j++) {
+                        if (GREEDY_REALLOC(*files, *allocated, *n + 1) < 0)
+                                return -ENOMEM;
+                        (*files)[(*n)++] = c->files[file + j];
+                }
+                file += n_entry;
+        }
+        return 0;
+}
+
+static int pointer_compare(const void *a, const void *b)
+{
+        uintptr_t x = (uintptr_t) * (const void *const *) a, y = (uintptr_t) * (const void *const *) b;
+        return x < y ? -1 : x > y;
+}
+
+/* The per-user files held by the slots of uid ((uid_t) -1: every user), except one slot, each once however
+ * many configurations share it (they share the parsed file through the cache): sorted, distinct. */
+static int held_user_files(const Manager *m, uid_t uid, const ConfigSlot *except, const RcFile ***ret, size_t *ret_n)
+{
+        _cleanup_free_ const RcFile **files = NULL;
+        size_t n = 0, allocated = 0, j = 0;
+        int r;
+
+        for (size_t i = 0; i < m->n_configs; i++) {
+                const ConfigSlot *s = &m->configs[i];
+
+                if (s == except || (uid != (uid_t) -1 && s->uid != uid))
+                        continue;
+                r = collect_user_files(s->config, &files, &n, &allocated);
+                if (r < 0)
+                        return r;
+        }
+        qsort_safe(files, n, sizeof(*files), pointer_compare);
+        for (size_t i = 0; i < n; i++)
+                if (j == 0 || files[j - 1] != files[i])
+                        files[j++] = files[i];
+        *ret = TAKE_PTR(files);
+        *ret_n = j;
+        return 0;
+}
+
+static uint64_t held_bytes(const Manager *m, uid_t uid, const ConfigSlot *except)
+{
+        _cleanup_free_ const RcFile **files = NULL;
+        uint64_t bytes = 0;
+        size_t n = 0;
+
+        /* Out of memory: count as full rather than admit more. */
+        if (held_user_files(m, uid, except, &files, &n) < 0)
+                return UINT64_MAX / 2;
+        for (size_t i = 0; i < n; i++)
+                bytes += rc_file_cost(files[i]);
+        return bytes;
 }
 
 uint64_t manager_rc_bytes(const Manager *m, uid_t uid)
 {
-        uint64_t n = 0;
-
-        for (size_t i = 0; i < m->n_configs; i++)
-                if (m->configs[i].uid == uid)
-                        n += slot_bytes(&m->configs[i]);
-        return n;
+        return held_bytes(m, uid, NULL);
 }
 
 uint64_t manager_rc_bytes_total(const Manager *m)
 {
-        uint64_t n = 0;
-
-        for (size_t i = 0; i < m->n_configs; i++)
-                n += slot_bytes(&m->configs[i]);
-        return n;
+        return held_bytes(m, (uid_t) -1, NULL);
 }
 
-static void evict_slot(Manager *m, size_t i)
+/* Drops slot i; the last slot takes its place, so a caller's pointer to that one (*keep) is updated. */
+static void evict_slot(Manager *m, size_t i, ConfigSlot **keep)
 {
         assert(i < m->n_configs);
+        assert(!keep || *keep != &m->configs[i]);
 
+        m->n_config_evictions++;
         log_debug("Dropping the configuration of uid %u for %s.", (unsigned) m->configs[i].uid,
                         strna(m->configs[i].home));
         config_slot_done(&m->configs[i]);
-        m->configs[i] = m->configs[--m->n_configs];
-        m->n_config_evictions++;
+        m->n_configs--;
+        if (i == m->n_configs)
+                return;
+        m->configs[i] = m->configs[m->n_configs];
+        if (keep && *keep == &m->configs[m->n_configs])
+                *keep = &m->configs[i];
 }
 
-/* Evicts the least recently used slot that matches (uid, or any when uid is UID_INVALID) and is neither
- * keep nor the system view. Returns whether one was evicted. */
-static bool evict_lru(Manager *m, uid_t uid, const ConfigSlot *keep)
+/* Evicts the least recently used slot that matches (uid, or any when uid is (uid_t) -1) and is neither
+ * *keep nor the system view (*keep follows its slot when slots move). Returns whether one was evicted. */
+static bool evict_lru(Manager *m, uid_t uid, ConfigSlot **keep)
 {
         size_t lru = SIZE_MAX;
 
         for (size_t i = 0; i < m->n_configs; i++) {
                 const ConfigSlot *s = &m->configs[i];
 
-                if (s == keep || slot_is_system(m, s) || (uid != (uid_t) -1 && s->uid != uid))
+                if ((keep && s == *keep) || slot_is_system(m, s) || (uid != (uid_t) -1 && s->uid != uid))
                         continue;
                 if (lru == SIZE_MAX || s->last_used < m->configs[lru].last_used)
                         lru = i;
         }
         if (lru == SIZE_MAX)
                 return false;
-        evict_slot(m, lru);
+        evict_slot(m, lru, keep);
         return true;
 }
 
@@ -99,7 +156,7 @@ void manager_configs_evict_idle(Manager *m)
                 const ConfigSlot *s = &m->configs[i];
 
                 if (s->home && !slot_is_system(m, s) && now > s->last_used_usec + m->config.config_idle_usec)
-                        evict_slot(m, i);
+                        evict_slot(m, i, NULL);
                 else
                         i++;
         }
@@ -157,21 +214,38 @@ static ConfigSlot *find_slot(Manager *m, const struct stat *root, const UserCred
         return NULL;
 }
 
-/* How many bytes of per-user rc files slot's next load may take: what is left of its user's share and of
- * the total, after evicting other users' least recently used configurations if the total is short. */
-static uint64_t user_allowance(Manager *m, ConfigSlot *slot)
+/* How many bytes of per-user rc files *slot's next load may take: what is left of its user's share and of
+ * the total, after evicting other users' least recently used configurations if the total is short. Files
+ * the user's other configurations hold are counted once (see user_file_is_held()). */
+static uint64_t user_allowance(Manager *m, ConfigSlot **slot)
 {
-        uint64_t own = manager_rc_bytes(m, slot->uid) - slot_bytes(slot);
+        uint64_t own = held_bytes(m, (*slot)->uid, *slot);
         uint64_t user_left = m->config.user_rc_bytes_max > own ? m->config.user_rc_bytes_max - own : 0;
         uint64_t others;
 
         for (;;) {
-                others = manager_rc_bytes_total(m) - slot_bytes(slot);
+                others = held_bytes(m, (uid_t) -1, *slot);
                 if (others + user_left <= m->config.rc_bytes_max || m->reloading || !evict_lru(m, (uid_t) -1, slot))
                         break;
         }
         rc_file_cache_drop_unused(&m->file_cache);
         return MIN(user_left, m->config.rc_bytes_max > others ? m->config.rc_bytes_max - others : 0);
+}
+
+/* The files a user's other configurations hold, for RcLoadOptions.user_file_is_held. */
+typedef struct HeldFiles {
+        const RcFile **files;
+        size_t n;
+} HeldFiles;
+
+static bool user_file_is_held(const struct stat *st, void *userdata)
+{
+        const HeldFiles *h = userdata;
+
+        for (size_t i = 0; i < h->n; i++)
+                if (rc_file_same_identity(h->files[i], st))
+                        return true;
+        return false;
 }
 
 static ConfigSlot *new_slot(Manager *m, const struct stat *root, const UserCreds *creds, const char *home,
@@ -206,8 +280,24 @@ static ConfigSlot *new_slot(Manager *m, const struct stat *root, const UserCreds
         return slot;
 }
 
-static int slot_load(Manager *m, ConfigSlot *slot, int root_fd)
+static int slot_load(Manager *m, ConfigSlot **slot_ptr, int root_fd)
 {
+        _cleanup_free_ const RcFile **held = NULL;
+        HeldFiles h = { 0 };
+        uint64_t allowance = 0;
+        ConfigSlot *slot;
+        RcConfig *c = NULL;
+        int r;
+
+        if (!slot_is_system(m, *slot_ptr)) {
+                allowance = user_allowance(m, slot_ptr); /* may move *slot_ptr */
+                r = held_user_files(m, (*slot_ptr)->uid, *slot_ptr, &held, &h.n);
+                if (r < 0)
+                        return r;
+                h.files = held;
+        }
+        slot = *slot_ptr;
+
         RcLoadOptions o = {
                 .root_fd = root_fd,
                 .home = slot->home,
@@ -218,12 +308,12 @@ static int slot_load(Manager *m, ConfigSlot *slot, int root_fd)
                 .load_file_userdata = &m->file_cache,
                 .creds = &slot->creds,
         };
-        RcConfig *c = NULL;
-        int r;
-
-        /* 0 would mean "no limit": an exhausted budget still admits nothing but empty files. */
-        if (!slot_is_system(m, slot))
-                o.user_bytes_max = MAX(user_allowance(m, slot), UINT64_C(1));
+        if (!slot_is_system(m, slot)) {
+                /* 0 would mean "no limit": an exhausted budget still admits nothing but empty files. */
+                o.user_bytes_max = MAX(allowance, UINT64_C(1));
+                o.user_file_is_held = user_file_is_held;
+                o.user_file_is_held_userdata = &h;
+        }
 
         r = rc_config_load(&o, &c);
         if (r < 0)
@@ -271,7 +361,7 @@ static int get_config(Manager *m, int root_fd, const char *home, const UserCreds
         /* Host configurations are reloaded on inotify events, so a cached one of this generation is
          * current. A container's files are not watched: revalidate them (fstat per file, via the cache). */
         if (created || slot->generation != m->generation || foreign) {
-                r = slot_load(m, slot, root_fd);
+                r = slot_load(m, &slot, root_fd);
                 if (r < 0)
                         return r;
                 slot->generation = m->generation;

@@ -155,7 +155,16 @@ static int log_dispatch(int level, int error, const char *const *fields, const c
                 break;
         }
         case LOG_TARGET_CONSOLE:
-                fprintf(stderr, "%s: %s\n", log_ident, buf);
+                /* Messages quote what processes call themselves (comm, exe, paths): a terminal showing
+                 * the log must not execute the escape sequences a process chose for its name. */
+                fputs(log_ident, stderr);
+                fputs(": ", stderr);
+                for (const unsigned char *p = (const unsigned char *) buf; *p; p++)
+                        if (*p < 0x20 || *p == 0x7f)
+                                fprintf(stderr, "\\x%02x", *p);
+                        else
+                                fputc(*p, stderr);
+                fputc('\n', stderr);
                 break;
         case LOG_TARGET_NULL:
                 break;

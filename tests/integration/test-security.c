@@ -1270,10 +1270,9 @@ static void test_memory_budget(void)
 
         sec_finish(&s);
 
-        /* DAEMON BUG (reported with this test): every file is either read (its rules listed) or listed as
-         * not read with the reason. Today the first big file is read (RSS grows by ~26 MB) and then
-         * contributes no rule and gets no diagnostic: 1 + 59 of 61 are accounted for. Asserted last, after
-         * the teardown, so that the failing case leaves no 60 MB behind. */
+        /* Every file is either read (its rules listed) or listed as not read, with the reason. (Files a
+         * user's two configurations share are charged once, so neither loses one to the other's share.)
+         * Asserted last, after the teardown, so that a failure leaves no 60 MB behind. */
         g_assert_cmpuint(loaded + skipped, ==, 61);
 }
 

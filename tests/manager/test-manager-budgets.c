@@ -152,6 +152,50 @@ static void test_user_slots(void)
         manager_harness_done(&h);
 }
 
+/* One user with two configurations of the same home (its processes differ in supplementary groups, or a
+ * caller's groups differ from its processes'): the files both hold are shared through the cache and
+ * charged once, so the second configuration reads every file the first could. */
+static void test_shared_files_charged_once(void)
+{
+        ManagerHarness h;
+        g_autofree char *big = g_strnfill(900000, ' ');
+        g_autofree char *text = g_strdup_printf("%s%s", big, RULE_FOO);
+        const UserCreds plain = { .uid = NOBODY, .gid = NOBODY };
+        const UserCreds grouped = { .uid = NOBODY, .gid = NOBODY, .n_groups = 1, .groups = { 100 } };
+        RcConfig *a = NULL, *b = NULL;
+        uint64_t held;
+
+        REQUIRE_ROOT();
+        manager_harness_init(&h);
+        open_up(&h, "");
+        manager_harness_write(&h, "home/n/" USER_RC_D "/00-big", text);
+        manager_harness_write(&h, "home/n/" USER_RC_D "/01-small", RULE_FOO);
+        open_up(&h, "home");
+        open_up(&h, "home/n");
+        open_up(&h, "home/n/.nv");
+        open_up(&h, "home/n/" USER_RC_D);
+        open_up(&h, "home/n/" USER_RC_D "/00-big");
+        open_up(&h, "home/n/" USER_RC_D "/01-small");
+        h.config.user_rc_bytes_max = 1200000;
+        manager_harness_start(&h);
+
+        g_assert_cmpint(manager_get_config(h.manager, h.manager->root_fd, "/home/n", &plain, &a), ==, 0);
+        g_assert_cmpuint(a->n_rules, ==, 2);
+        held = manager_rc_bytes(h.manager, NOBODY);
+        g_assert_cmpuint(held, >, 900000);
+        g_assert_cmpuint(held, <=, 1200000);
+
+        g_assert_cmpint(manager_get_config(h.manager, h.manager->root_fd, "/home/n", &grouped, &b), ==, 0);
+        g_assert_cmpuint(slots_of(h.manager, NOBODY), ==, 2);
+        g_assert_cmpuint(b->n_rules, ==, 2);
+        /* The same parsed files, held once. */
+        g_assert_true(a->files[0] == b->files[0]);
+        g_assert_cmpuint(manager_rc_bytes(h.manager, NOBODY), ==, held);
+        rc_config_unref(a);
+        rc_config_unref(b);
+        manager_harness_done(&h);
+}
+
 /* Past the total, other users' least recently used configurations go first. */
 static void test_total_budget(void)
 {
@@ -345,6 +389,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/manager-budgets/home-identity", test_home_identity);
         g_test_add_func("/manager-budgets/user-share", test_user_share);
         g_test_add_func("/manager-budgets/user-slots", test_user_slots);
+        g_test_add_func("/manager-budgets/shared-files-charged-once", test_shared_files_charged_once);
         g_test_add_func("/manager-budgets/total-budget", test_total_budget);
         g_test_add_func("/manager-budgets/idle-eviction", test_idle_eviction);
         g_test_add_func("/manager-budgets/watch-starvation", test_watch_starvation);

@@ -2,9 +2,11 @@
 /* daemon/shared: parsers, maps, strings, the config-file parser. */
 
 #include <stdio.h>
+#include <unistd.h>
 
 #include "conf-parser.h"
 #include "intmap.h"
+#include "log.h"
 #include "parse-util.h"
 #include "string-util.h"
 #include "strtable.h"
@@ -163,6 +165,33 @@ static void test_conf_parser(void)
         g_assert_cmpint(conf_parse_text("[A]\nFlag=1\0\n", 12, items, &c, NULL), ==, 1);
 }
 
+/* Log lines quote process names: on a console, control characters come out escaped, never raw. */
+static void test_log_console_escapes(void)
+{
+        char buf[512] = { 0 };
+        int saved, fd;
+        FILE *f;
+
+        f = tmpfile();
+        g_assert_nonnull(f);
+        fflush(stderr);
+        saved = dup(STDERR_FILENO);
+        fd = fileno(f);
+        g_assert_cmpint(dup2(fd, STDERR_FILENO), ==, STDERR_FILENO);
+        log_setup("test", LOG_TARGET_CONSOLE);
+        log_notice("Profile applied to %s[%i].", "\x1b]0;PWNED\x07\x1b[31mX", 42);
+        fflush(stderr);
+        g_assert_cmpint(dup2(saved, STDERR_FILENO), ==, STDERR_FILENO);
+        close(saved);
+
+        rewind(f);
+        g_assert_cmpuint(fread(buf, 1, sizeof(buf) - 1, f), >, 0);
+        fclose(f);
+        g_assert_null(strchr(buf, 0x1b));
+        g_assert_null(strchr(buf, 0x07));
+        g_assert_nonnull(strstr(buf, "test: Profile applied to \\x1b]0;PWNED\\x07\\x1b[31mX[42]."));
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
@@ -171,5 +200,6 @@ int main(int argc, char *argv[])
         g_test_add_func("/shared/strtable", test_strtable);
         g_test_add_func("/shared/strings", test_strings);
         g_test_add_func("/shared/conf-parser", test_conf_parser);
+        g_test_add_func("/shared/log-console-escapes", test_log_console_escapes);
         return g_test_run();
 }
