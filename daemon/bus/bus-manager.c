@@ -249,10 +249,10 @@ static int method_get_process(sd_bus_message *m, void *userdata, sd_bus_error *e
         _cleanup_free_ char *home = NULL;
         BusResolutionSubject subject;
         RcProcessFacts rf;
-        uint64_t start_time;
+        uint64_t start_time = 0;
         uid_t caller;
         Process *p;
-        pid_t pid;
+        pid_t pid = 0;
         int r;
 
         r = read_pid_argument(m, &pid, &start_time, error);
@@ -291,8 +291,8 @@ static int method_get_process(sd_bus_message *m, void *userdata, sd_bus_error *e
 
 static int method_explain_process(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-        uint64_t start_time;
-        pid_t pid;
+        uint64_t start_time = 0;
+        pid_t pid = 0;
         int r;
 
         r = read_pid_argument(m, &pid, &start_time, error);
@@ -329,7 +329,7 @@ static int method_explain_pidfd(sd_bus_message *m, void *userdata, sd_bus_error 
 {
         BusContext *c = userdata;
         ProcIdentity id;
-        pid_t pid;
+        pid_t pid = 0;
         int fd, r;
 
         r = sd_bus_message_read(m, "h", &fd);
