@@ -58,7 +58,14 @@ static void help(void)
                "                         caller may see them), a process went away, a reload\n"
                "  reload                 Make the daemon re-read its rc files now (root, or as polkit\n"
                "                         allows)\n"
-               "  version                Show the client's and the daemon's versions\n");
+               "  version                Show the client's and the daemon's versions\n"
+               "  fdinfo FILE...         Parse saved /proc/PID/fdinfo/FD dumps locally, without the\n"
+               "                         daemon, and show what the daemon takes from each: driver,\n"
+               "                         PCI slot, client id and name, engines (busy ns, cycles,\n"
+               "                         total cycles, max. frequency in Hz, capacity), memory regions\n"
+               "                         in bytes, other keys, and each rejected key with its line.\n"
+               "                         With --interval and two dumps of one client, the utilisation\n"
+               "                         between them. Fails when a file is not DRM usage fdinfo\n");
         printf("\n"
                "Options:\n"
                "  -h --help              Show this help and exit\n"
@@ -75,7 +82,9 @@ static void help(void)
                "                         rule, not only the matched ones\n"
                "     --bus=ADDRESS      Talk to the daemon on the D-Bus bus at ADDRESS (a D-Bus\n"
                "                         address such as unix:path=/run/x/bus) instead of the system bus\n"
-               "     --user             Talk to the daemon on the session bus (not with --bus=)\n");
+               "     --user             Talk to the daemon on the session bus (not with --bus=)\n"
+               "     --interval=SECONDS fdinfo: the time between the two dumps given (a decimal\n"
+               "                         number of seconds, such as 2 or 0.5)\n");
         printf("\n"
                "Options of resolve (each of --argv, --dso, --env, --exe-dir-file may be repeated):\n"
                "     --exe=PATH         The executable's path: the \"procname\" feature\n"
@@ -98,7 +107,8 @@ static void help(void)
                "Exit status:\n"
                "  0  success\n"
                "  1  failure: the daemon is not running or refused the request, a process does not\n"
-               "     exist, or (check, errors) an rc file has errors\n"
+               "     exist, or (check, errors) an rc file has errors, or (fdinfo) a file cannot\n"
+               "     be read or is not DRM usage fdinfo\n"
                "  2  usage error: unknown verb or option, missing or extra arguments, options that\n"
                "     cannot be combined\n"
                "\n"
@@ -117,6 +127,34 @@ static int parse_json_mode(const char *s, JsonMode *ret)
                 *ret = JSON_OFF;
         else
                 return -EINVAL;
+        return 0;
+}
+
+/* "2", "0.5", "1.000001": seconds with at most 6 decimals, above 0 and at most a day, in microseconds. */
+static int parse_seconds(const char *s, uint64_t *ret)
+{
+        uint64_t sec = 0, usec = 0;
+        const char *p = s;
+
+        if (*p < '0' || *p > '9')
+                return -EINVAL;
+        for (; *p >= '0' && *p <= '9'; p++) {
+                sec = sec * 10 + (uint64_t) (*p - '0');
+                if (sec > 86400)
+                        return -ERANGE;
+        }
+        if (*p == '.') {
+                p++;
+                for (uint64_t unit = 100000; *p >= '0' && *p <= '9'; p++, unit /= 10) {
+                        if (unit == 0)
+                                return -EINVAL;
+                        usec += (uint64_t) (*p - '0') * unit;
+                }
+        }
+        usec += sec * 1000000;
+        if (*p != '\0' || usec == 0 || usec > UINT64_C(86400) * 1000000)
+                return -EINVAL;
+        *ret = usec;
         return 0;
 }
 
@@ -148,6 +186,7 @@ int parse_argv(int argc, char *argv[])
                 ARG_ENV,
                 ARG_HOME,
                 ARG_EXE_DIR_FILE,
+                ARG_INTERVAL,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -164,6 +203,7 @@ int parse_argv(int argc, char *argv[])
                 { "env", required_argument, NULL, ARG_ENV },
                 { "home", required_argument, NULL, ARG_HOME },
                 { "exe-dir-file", required_argument, NULL, ARG_EXE_DIR_FILE },
+                { "interval", required_argument, NULL, ARG_INTERVAL },
                 { 0 },
         };
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
@@ -234,6 +274,12 @@ int parse_argv(int argc, char *argv[])
                         if (strv_extend(&arg.exe_dir_files, optarg) < 0)
                                 return log_oom();
                         break;
+                case ARG_INTERVAL:
+                        if (parse_seconds(optarg, &arg.interval_usec) < 0)
+                                return usage_error("--interval= takes a number of seconds above 0 (such as 2 or 0.5), "
+                                                   "not \"%s\".",
+                                                esc(&e, optarg));
+                        break;
                 case '?':
                         return usage_error("Unknown option, or an option without its argument: \"%s\"; see "
                                            "nvprofilectl --help.",
@@ -262,6 +308,7 @@ void client_options_done(ClientOptions *o)
 typedef enum VerbFlags {
         VERB_RESOLVE_OPTIONS = 1 << 0, /* takes --exe, --argv, --comm, --dso, --env, --exe-dir-file */
         VERB_HOME_OPTION = 1 << 1, /* takes --home */
+        VERB_INTERVAL_OPTION = 1 << 2, /* takes --interval */
 } VerbFlags;
 
 typedef struct Verb {
@@ -283,6 +330,7 @@ static const Verb verbs[] = {
         { "monitor", 0, 0, 0, verb_monitor },
         { "reload", 0, 0, 0, verb_reload },
         { "version", 0, 0, 0, verb_version },
+        { "fdinfo", 1, UINT_MAX, VERB_INTERVAL_OPTION, verb_fdinfo },
 };
 
 static bool resolve_options_given(void)
@@ -327,6 +375,10 @@ int dispatch_verb(int argc, char *argv[])
                 }
                 if (!(v->flags & VERB_HOME_OPTION) && arg.home) {
                         (void) usage_error("--home is an option of resolve, rules and profiles, not of %s.", v->name);
+                        return EXIT_USAGE;
+                }
+                if (!(v->flags & VERB_INTERVAL_OPTION) && arg.interval_usec > 0) {
+                        (void) usage_error("--interval is an option of fdinfo, not of %s.", v->name);
                         return EXIT_USAGE;
                 }
                 r = v->run(argc, argv);

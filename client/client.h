@@ -33,6 +33,7 @@ typedef struct ClientOptions {
         /* resolve; home also for rules and profiles */
         const char *exe, *comm, *home; /* point into argv */
         char **argv_facts, **dsos, **env, **exe_dir_files;
+        uint64_t interval_usec; /* fdinfo --interval=; 0: not given */
 } ClientOptions;
 
 extern ClientOptions arg;
@@ -111,3 +112,4 @@ int verb_check(int argc, char *argv[]);
 int verb_monitor(int argc, char *argv[]);
 int verb_reload(int argc, char *argv[]);
 int verb_version(int argc, char *argv[]);
+int verb_fdinfo(int argc, char *argv[]);
