@@ -167,7 +167,7 @@ static double clamp_percent(DrmUsage *u, DrmUsageClient *c, DrmUsageEngine *e, d
         return 100.0;
 }
 
-static DrmUsageEngine *client_engine(DrmUsageClient *c, const char *name)
+static DrmUsageEngine *client_engine(DrmUsageClient *c, const char name[static DRM_FDINFO_NAME_MAX + 1])
 {
         DrmUsageEngine *e;
 
@@ -185,11 +185,12 @@ static DrmUsageEngine *client_engine(DrmUsageClient *c, const char *name)
         c->engines = e;
         e = &c->engines[c->n_engines++];
         *e = (DrmUsageEngine){ .capacity = 1 };
-        strncpy(e->name, name, sizeof(e->name) - 1);
+        /* name is a parsed engine's name: an array of the same size, NUL-terminated. */
+        memcpy(e->name, name, sizeof(e->name));
         return e;
 }
 
-static DrmUsageRegion *client_region(DrmUsageClient *c, const char *name)
+static DrmUsageRegion *client_region(DrmUsageClient *c, const char name[static DRM_FDINFO_NAME_MAX + 1])
 {
         DrmUsageRegion *r;
 
@@ -206,7 +207,7 @@ static DrmUsageRegion *client_region(DrmUsageClient *c, const char *name)
         c->regions = r;
         r = &c->regions[c->n_regions++];
         *r = (DrmUsageRegion){ .stale = false };
-        strncpy(r->name, name, sizeof(r->name) - 1);
+        memcpy(r->name, name, sizeof(r->name));
         return r;
 }
 
