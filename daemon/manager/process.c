@@ -10,6 +10,8 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "fd-util.h"
 #include "log.h"
@@ -341,6 +343,20 @@ static int on_settle(sd_event_source *s, uint64_t usec, void *userdata)
         return 0;
 }
 
+/* Whether a process started less than usec ago (its start time is in clock ticks since boot). */
+static bool started_within(uint64_t start_time, uint64_t usec)
+{
+        struct timespec ts;
+        long hz = sysconf(_SC_CLK_TCK);
+        uint64_t now_usec, start_usec;
+
+        if (hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &ts) < 0)
+                return false;
+        now_usec = (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+        start_usec = start_time * 1000000 / (uint64_t) hz;
+        return start_usec + usec > now_usec;
+}
+
 static int process_new(Manager *m, int dfd, ProcFacts *f, bool settle, Process **ret)
 {
         _cleanup_(process_freep) Process *p = NULL;
@@ -360,6 +376,11 @@ static int process_new(Manager *m, int dfd, ProcFacts *f, bool settle, Process *
         if (home && !(p->home = strdup(home)))
                 return -ENOMEM;
         (void) sd_event_now(m->event, CLOCK_MONOTONIC, &p->detected_usec);
+
+        /* A process a scan finds may have started a moment ago (the daemon's first scan races the
+         * programs started with it): one still loading its libraries gets the settle re-reads too. */
+        if (!settle && m->real_proc && started_within(f->id.start_time, m->config.settle_usec))
+                settle = true;
 
         /* Libraries are mapped after exec: when the settle re-reads will look at them, reading them now
          * would only cost. */
