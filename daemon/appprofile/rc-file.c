@@ -4,7 +4,7 @@
  *
  * Any structural error drops the whole file, as nvidia-settings (and, we infer, the driver) does; other
  * files still load. Unlike nvidia-settings we keep going after the first error, so one "check" run shows
- * them all. Decisions where the README is silent (docs/appprofiles.md §1.3, §8):
+ * them all. Decisions where the README is silent (../shared/docs/appprofiles.md §1.3, §8):
  *   - "true" without "matches" is accepted (the feature ignores "matches"; nvidia-settings rejects it);
  *   - "not" with other than one operand never matches, with a warning (README);
  *   - "and" with "sub": [] always matches and "or" with "sub": [] never does, with a warning;

@@ -19,7 +19,7 @@
  *     commas, single-quoted values, nesting deeper than RC_DEPTH_MAX, and duplicate member names
  *     (json-c keeps only the last; see rc_node_member()).
  *
- * Behaviour decided where the README is silent (docs/appprofiles.md §1.3, §4):
+ * Behaviour decided where the README is silent (../shared/docs/appprofiles.md §1.3, §4):
  *   - trailing commas: an error (strict JSON, as jansson in nvidia-settings); with
  *     RcSyntaxOptions.accept_trailing_commas they are removed with a warning;
  *   - single-quoted member names: accepted (the README's EBNF allows them); single-quoted values: error;

@@ -5,7 +5,7 @@
 
 /* Which rules match a process and which settings take effect, and why.
  *
- * Features (README "Supported Features"; docs/appprofiles.md §1.5 for the evidence):
+ * Features (README "Supported Features"; ../shared/docs/appprofiles.md §1.5 for the evidence):
  *   procname  basename of the executable (/proc/<pid>/exe), " (deleted)" stripped;
  *   commname  /proc/<pid>/comm (at most 15 characters);
  *   cmdline   argv[0] with leading directories removed, split on '/' and '\' (Wine paths);

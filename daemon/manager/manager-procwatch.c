@@ -288,6 +288,29 @@ static int on_window(sd_event_source *s, uint64_t usec, void *userdata)
         return 0;
 }
 
+/* Stops listening until the window ends: what arrives meanwhile waits in the socket, and one wakeup
+ * then takes it all. */
+static int open_window(ConnectorWatch *w, sd_event_source *connector, uint64_t window)
+{
+        Manager *m = w->manager;
+        int r;
+
+        if (w->window)
+                r = sd_event_source_set_time_relative(w->window, window);
+        else {
+                r = sd_event_add_time_relative(m->event, &w->window, CLOCK_MONOTONIC, window, 1, on_window, w);
+                if (r < 0)
+                        return r;
+                r = sd_event_source_set_priority(w->window, SD_EVENT_PRIORITY_NORMAL - 1);
+        }
+        if (r < 0)
+                return r;
+        r = sd_event_source_set_enabled(w->window, SD_EVENT_ONESHOT);
+        if (r < 0)
+                return r;
+        return sd_event_source_set_enabled(connector, SD_EVENT_OFF);
+}
+
 static int on_connector(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
         ConnectorWatch *w = userdata;
@@ -296,18 +319,7 @@ static int on_connector(sd_event_source *s, int fd, uint32_t revents, void *user
         int r;
 
         if (window > 0) {
-                /* Stop listening until the window ends: what arrives meanwhile waits in the socket. */
-                if (w->window)
-                        r = sd_event_source_set_time_relative(w->window, window);
-                else {
-                        r = sd_event_add_time_relative(m->event, &w->window, CLOCK_MONOTONIC, window, 1, on_window, w);
-                        if (r >= 0)
-                                (void) sd_event_source_set_priority(w->window, SD_EVENT_PRIORITY_NORMAL - 1);
-                }
-                if (r >= 0)
-                        r = sd_event_source_set_enabled(w->window, SD_EVENT_ONESHOT);
-                if (r >= 0)
-                        r = sd_event_source_set_enabled(s, SD_EVENT_OFF);
+                r = open_window(w, s, window);
                 if (r >= 0)
                         return 0;
                 log_debug_errno(r, "Failed to open a coalescing window, taking events at once");

@@ -2,7 +2,7 @@
 
 /* One tracked process: read its facts, resolve, and report when the result changes.
  *
- * When to resolve (docs/appprofiles.md §5): at exec, procname, cmdline, findfile and the environment are
+ * When to resolve (../shared/docs/appprofiles.md §5): at exec, procname, cmdline, findfile and the environment are
  * final, but the libraries are not mapped yet and comm can still change. So we resolve at exec, again on
  * every COMM event, and re-read maps and comm a few times during a settle window (default 3 s, steps at
  * 100 ms, 500 ms, 1.5 s and the end) when some rule tests "dso". A process that opens a GPU device node
@@ -285,6 +285,20 @@ static bool settle_offset(const Manager *m, unsigned i, uint64_t *ret)
         return false;
 }
 
+static int settle_arm(Process *p, uint64_t when)
+{
+        int r;
+
+        if (!p->settle_timer)
+                /* Accuracy 10 ms lets the loop batch the timers of processes started together. */
+                return sd_event_add_time(
+                                p->manager->event, &p->settle_timer, CLOCK_MONOTONIC, when, 10 * 1000, on_settle, p);
+        r = sd_event_source_set_time(p->settle_timer, when);
+        if (r < 0)
+                return r;
+        return sd_event_source_set_enabled(p->settle_timer, SD_EVENT_ONESHOT);
+}
+
 static void settle_schedule(Process *p)
 {
         Manager *m = p->manager;
@@ -296,14 +310,7 @@ static void settle_schedule(Process *p)
                 return;
         }
 
-        if (p->settle_timer) {
-                r = sd_event_source_set_time(p->settle_timer, p->detected_usec + offset);
-                if (r >= 0)
-                        r = sd_event_source_set_enabled(p->settle_timer, SD_EVENT_ONESHOT);
-        } else
-                /* Accuracy 10 ms lets the loop batch the timers of processes started together. */
-                r = sd_event_add_time(m->event, &p->settle_timer, CLOCK_MONOTONIC, p->detected_usec + offset, 10 * 1000,
-                                on_settle, p);
+        r = settle_arm(p, p->detected_usec + offset);
         if (r < 0)
                 log_debug_errno(r, "Cannot schedule settle check for %i", (int) p->id.pid);
 }

@@ -85,6 +85,33 @@ int proc_parse_status_uid(const char *text, size_t size, uid_t *ret_uid)
         return -EBADMSG;
 }
 
+/* The mapped file of one maps line ("addr perms offset dev inode   /path", " (deleted)" cut), or NULL for
+ * an anonymous mapping. A '/' can only start the path, since the fields before it are hex, letters and
+ * ':'. */
+static const char *maps_line_path(const char *line, size_t len, size_t *ret_len)
+{
+        const char *path = memchr(line, '/', len);
+        size_t plen;
+
+        if (!path)
+                return NULL;
+        plen = len - (size_t) (path - line);
+        if (plen > strlen(" (deleted)") &&
+                        memcmp(path + plen - strlen(" (deleted)"), " (deleted)", strlen(" (deleted)")) == 0)
+                plen -= strlen(" (deleted)");
+        *ret_len = plen;
+        return path;
+}
+
+/* Consecutive mappings of one file are the norm; compare with the last few only. */
+static bool maps_recently_seen(char *const *paths, size_t n, const char *path, size_t plen)
+{
+        for (size_t i = n; i > 0 && i + 8 > n; i--)
+                if (strlen(paths[i - 1]) == plen && memcmp(paths[i - 1], path, plen) == 0)
+                        return true;
+        return false;
+}
+
 int proc_parse_maps(const char *text, size_t size, size_t max, char ***ret_paths, bool *ret_truncated)
 {
         _cleanup_strv_free_ char **paths = NULL;
@@ -95,31 +122,14 @@ int proc_parse_maps(const char *text, size_t size, size_t max, char ***ret_paths
         assert(text || size == 0);
         assert(ret_paths);
 
-        while (p < end) {
+        for (; p < end;) {
                 const char *nl = memchr(p, '\n', (size_t) (end - p));
-                size_t len = nl ? (size_t) (nl - p) : (size_t) (end - p);
-                const char *path = memchr(p, '/', len);
-                size_t plen;
-                bool dup = false;
+                size_t len = nl ? (size_t) (nl - p) : (size_t) (end - p), plen = 0;
+                const char *path = maps_line_path(p, len, &plen);
 
-                /* "addr perms offset dev inode   /path": anonymous mappings have no '/'. A '/' can only
-                 * start the path, since the fields before it are hex, letters and ':'. */
-                if (!path)
-                        goto next;
-                plen = len - (size_t) (path - p);
-                if (plen > strlen(" (deleted)") &&
-                                memcmp(path + plen - strlen(" (deleted)"), " (deleted)", strlen(" (deleted)")) == 0)
-                        plen -= strlen(" (deleted)");
-
-                /* Consecutive mappings of one file are the norm; compare with the last few only. */
-                for (size_t i = n; i > 0 && i + 8 > n; i--)
-                        if (strlen(paths[i - 1]) == plen && memcmp(paths[i - 1], path, plen) == 0) {
-                                dup = true;
-                                break;
-                        }
-                if (dup)
-                        goto next;
-
+                p = nl ? nl + 1 : end;
+                if (!path || maps_recently_seen(paths, n, path, plen))
+                        continue;
                 if (n >= max) {
                         truncated = true;
                         break;
@@ -130,8 +140,6 @@ int proc_parse_maps(const char *text, size_t size, size_t max, char ***ret_paths
                 if (!paths[n])
                         return -ENOMEM;
                 paths[++n] = NULL;
-        next:
-                p = nl ? nl + 1 : end;
         }
 
         if (!paths) {

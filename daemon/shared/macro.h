@@ -2,7 +2,7 @@
 #pragma once
 
 /* Our own small set of systemd-style helpers. libsystemd does not export its internal cleanup
- * macros, so we define the few we use here (see docs/daemon-design.md §6). */
+ * macros, so we define the few we use here (see ../shared/docs/daemon-design.md §6 and HACKING.md). */
 
 #include <assert.h>
 #include <errno.h>
