@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 
+#include "bus-address.h"
 #include "client.h"
 #include "log.h"
 #include "strv.h"
@@ -22,27 +23,6 @@ const char *bus_description(EscapePool *pool)
         return esc(pool, s);
 }
 
-static int open_bus_at(const char *address, sd_bus **ret)
-{
-        _cleanup_(sd_bus_unrefp) sd_bus *bus = NULL;
-        int r;
-
-        r = sd_bus_new(&bus);
-        if (r < 0)
-                return r;
-        r = sd_bus_set_address(bus, address);
-        if (r < 0)
-                return r;
-        r = sd_bus_set_bus_client(bus, true);
-        if (r < 0)
-                return r;
-        r = sd_bus_start(bus);
-        if (r < 0)
-                return r;
-        *ret = TAKE_PTR(bus);
-        return 0;
-}
-
 int client_connect(sd_bus **ret)
 {
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
@@ -51,7 +31,7 @@ int client_connect(sd_bus **ret)
         assert(ret);
 
         if (arg.bus_address)
-                r = open_bus_at(arg.bus_address, ret);
+                r = bus_open_address(arg.bus_address, ret);
         else if (arg.session)
                 r = sd_bus_open_user(ret);
         else

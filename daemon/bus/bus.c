@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "bus-address.h"
 #include "bus-polkit.h"
 #include "bus.h"
 #include "log.h"
@@ -36,27 +37,6 @@ BusContext *bus_context_free(BusContext *c)
         intmap_done(&c->dirty);
         sd_bus_flush_close_unref(c->bus);
         return mfree(c);
-}
-
-static int bus_open_address(const char *address, sd_bus **ret)
-{
-        _cleanup_(sd_bus_unrefp) sd_bus *bus = NULL;
-        int r;
-
-        r = sd_bus_new(&bus);
-        if (r < 0)
-                return r;
-        r = sd_bus_set_address(bus, address);
-        if (r < 0)
-                return r;
-        r = sd_bus_set_bus_client(bus, true);
-        if (r < 0)
-                return r;
-        r = sd_bus_start(bus);
-        if (r < 0)
-                return r;
-        *ret = TAKE_PTR(bus);
-        return 0;
 }
 
 static int bus_open(BusKind kind, const char *address, sd_bus **ret)
