@@ -276,7 +276,16 @@ do_demo() {
     "${ctl[@]}" resolve --exe /usr/bin/sway | sed -n '1,16p'
     echo; echo "==> nvprofilectl check conf/examples/etc/nvidia/...   (lint, no daemon needed)"
     "${ctl[@]}" check conf/examples/etc/nvidia/nvidia-application-profiles-rc \
-        conf/examples/etc/nvidia/nvidia-application-profiles-rc.d/*
+        conf/examples/etc/nvidia/nvidia-application-profiles-rc.d
+    echo; echo "==> nvprofilectl explain $alacritty as nobody   (another user's process: refused)"
+    setpriv --reuid=nobody --regid=nogroup --clear-groups "${ctl[@]}" explain "$alacritty" || true
+
+    # GPU usage (in progress): saved DRM fdinfo dumps, as users attach them to bug reports, parsed locally.
+    local dumps=../shared/corpus/fdinfo
+    if [ -d "$dumps" ]; then
+        echo; echo "==> nvprofilectl fdinfo $dumps/amdgpu-1.txt   (a saved DRM fdinfo dump, no daemon needed)"
+        "${ctl[@]}" fdinfo "$dumps/amdgpu-1.txt" || true
+    fi
 }
 
 case "$mode" in

@@ -198,7 +198,14 @@ int manager_gpu_start(Manager *m)
         if (strv_length(m->device_paths) == 0)
                 return 0;
 
-        return sd_event_add_io(m->event, &m->device_source, m->device_inotify_fd, EPOLLIN, on_device_event, m);
+        r = sd_event_add_io(m->event, &m->device_source, m->device_inotify_fd, EPOLLIN, on_device_event, m);
+        if (r < 0)
+                return r;
+
+        /* Processes that opened a node before we watched (already running when the daemon started, or
+         * started while it was starting) sent no event: one sweep once the first scan has run. */
+        return sd_event_add_time_relative(
+                        m->event, &m->device_timer, CLOCK_MONOTONIC, GPU_COALESCE_USEC, 0, on_device_timer, m);
 }
 
 void manager_gpu_stop(Manager *m)

@@ -7,6 +7,7 @@
  * We watch the device nodes (DeviceDirectory=, /dev: nvidia*, dri/card*, dri/renderD*) for IN_OPEN and
  * then look for the processes that have one open: they get re-read (their libraries are loaded now) and
  * a bus object. inotify does not say who opened the node, so this costs one pass over the tracked
- * processes' fd tables per burst of opens (coalesced over 50 ms). */
+ * processes' fd tables per burst of opens (coalesced over 50 ms, at most one a second), and one at start
+ * for the processes that opened a node before we watched. */
 int manager_gpu_start(Manager *m);
 void manager_gpu_stop(Manager *m);

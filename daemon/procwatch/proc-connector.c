@@ -170,7 +170,8 @@ static uint32_t kernel_what(ProcEventType t)
 
 int proc_connector_set_filter(int fd, unsigned types)
 {
-        struct sock_filter code[4 + _PROC_EVENT_TYPE_MAX * 2];
+        /* load, one test per type, drop, four for the leader check, accept, drop */
+        struct sock_filter code[1 + _PROC_EVENT_TYPE_MAX + 1 + 4 + 2];
         struct sock_fprog prog = { .filter = code };
         size_t n = 0, n_types = 0, accept_at, leader_at;
 
@@ -207,6 +208,7 @@ int proc_connector_set_filter(int fd, unsigned types)
         assert(n == accept_at);
         code[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, UINT32_MAX);
         code[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, 0);
+        assert(n <= ELEMENTSOF(code));
         prog.len = (unsigned short) n;
 
         if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) < 0)

@@ -70,7 +70,7 @@ static void run(const char *cmd)
 static uint64_t daemon_cpu_usec(void)
 {
         char path[64], buf[4096];
-        unsigned long long utime, stime;
+        unsigned long long utime = 0, stime = 0;
         const char *p;
         FILE *f;
         size_t n;

@@ -66,7 +66,7 @@ static char *reload_as_user_noting_name(BusWorld *w, uid_t uid, bool interactive
 static void test_reload_authorized_by_polkit(void)
 {
         BusWorld w;
-        g_autofree char *log = NULL, *name = NULL, *calls = NULL;
+        g_autofree char *name = NULL;
         uid_t uid = world_test_user(TEST_USER);
         uint64_t g;
         int outcome;

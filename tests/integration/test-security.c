@@ -907,7 +907,7 @@ static void list_rules_call(sd_bus *bus, FILE *f, void *userdata)
 static void test_home_root(void)
 {
         Sec s;
-        g_autofree char *rc = NULL, *out = NULL, *err = NULL, *got = NULL;
+        g_autofree char *rc = NULL, *out = NULL, *got = NULL;
         const char *spellings[] = { "/root", "//root", "/root/", "/home/../root", "/root/.", NULL };
         struct json_object *rules;
 

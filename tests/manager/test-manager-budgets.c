@@ -40,10 +40,10 @@ static size_t slots_of(const Manager *m, uid_t uid)
 static void exec_with_home(ManagerHarness *h, pid_t pid, uid_t uid, const char *home)
 {
         g_autofree char *env = g_strdup_printf("HOME=%s", home);
-        const char *environ[] = { env, NULL };
+        const char *env_list[] = { env, NULL };
 
         proc_fixture_add(h->proc,
-                        &(ProcFixtureProcess){ .pid = pid, .uid = uid, .exe = "/usr/bin/foo", .environ = environ });
+                        &(ProcFixtureProcess){ .pid = pid, .uid = uid, .exe = "/usr/bin/foo", .environ = env_list });
         g_assert_cmpint(manager_process_exec(h->manager, pid), >=, 0);
 }
 
@@ -58,7 +58,6 @@ static void open_up(ManagerHarness *h, const char *rel)
 static void test_home_identity(void)
 {
         ManagerHarness h;
-        g_autofree char *home = NULL;
 
         manager_harness_init(&h);
         manager_harness_write(&h, "home/u/" USER_RC, RULE_FOO);
