@@ -465,8 +465,9 @@ int manager_procwatch_start(Manager *m)
                         return log_error_errno(r, "Cannot start the rescan timer");
         }
 
-        /* Subscribed first, scanned second: a process started in between is seen at least once. */
-        return manager_rescan(m);
+        /* Subscribed here, scanned by the caller afterwards (manager_scan()): a process started in
+         * between is seen at least once. */
+        return 0;
 }
 
 void manager_procwatch_stop(Manager *m)

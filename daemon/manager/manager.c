@@ -272,7 +272,7 @@ static void on_rc_changed(RcWatch *w, void *userdata)
         (void) manager_reload(m);
 }
 
-int manager_start(Manager *m)
+int manager_start_watching(Manager *m)
 {
         int r;
 
@@ -290,6 +290,21 @@ int manager_start(Manager *m)
                 log_warning_errno(r, "Cannot watch GPU device nodes, device opens will not trigger re-evaluation");
 
         return manager_procwatch_start(m);
+}
+
+int manager_scan(Manager *m)
+{
+        return manager_rescan(m);
+}
+
+int manager_start(Manager *m)
+{
+        int r;
+
+        r = manager_start_watching(m);
+        if (r < 0)
+                return r;
+        return manager_scan(m);
 }
 
 bool manager_root_is_foreign(const Manager *m, int root_fd)

@@ -138,8 +138,14 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Manager *, manager_free);
 
 void manager_set_callbacks(Manager *m, const ManagerCallbacks *cb, void *userdata);
 
-/* Loads configuration, starts watching processes and rc files, and scans /proc once. */
+/* Loads configuration, starts watching processes and rc files, and scans /proc once: both steps below. */
 int manager_start(Manager *m);
+
+/* The two steps, for the daemon, which takes its bus name in between: once the name is ours, every
+ * process event is already being captured (a client that starts a program as soon as the name appears
+ * cannot race the subscription), and a second instance stops before it has looked at any process. */
+int manager_start_watching(Manager *m);
+int manager_scan(Manager *m);
 
 /* Re-reads configuration (keeping the last good version of files that broke) and re-evaluates every
  * tracked process. */

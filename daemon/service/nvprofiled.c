@@ -259,13 +259,18 @@ static int run(int argc, char *argv[])
         r = bus_context_new(m, arg_bus, arg_bus_address, &bus);
         if (r < 0)
                 return EXIT_FAILURE;
-        /* The name before any process is looked at: a second instance stops here, before it logs or
-         * signals anything about processes. Calls that arrive meanwhile wait in the socket until the loop
-         * runs, after the first scan, so they still get complete answers. */
+        /* Watching (rc files, device nodes, the proc connector) before the name: once a client sees the
+         * name, nothing it starts can slip past us. The name before any process is looked at: a second
+         * instance stops here, before it logs or signals anything about processes. Calls that arrive
+         * meanwhile wait in the socket until the loop runs, after the first scan, so they still get
+         * complete answers. */
+        r = manager_start_watching(m);
+        if (r < 0)
+                return EXIT_FAILURE;
         r = bus_context_request_name(bus);
         if (r < 0)
                 return EXIT_FAILURE;
-        r = manager_start(m);
+        r = manager_scan(m);
         if (r < 0)
                 return EXIT_FAILURE;
 
