@@ -126,8 +126,15 @@ static void print_daemon_log(ITest *t);
 /* A failed assertion aborts before teardown: show the daemon's side of the story first. */
 static void on_abort(int sig)
 {
-        if (current)
+        if (current) {
                 print_daemon_log(current);
+                /* No teardown follows: a daemon and a bus left running would watch every exec of the
+                 * machine (and every later benchmark) until someone kills them. */
+                if (current->daemon_pid > 0)
+                        (void) kill(current->daemon_pid, SIGKILL);
+                if (current->bus_pid > 0)
+                        (void) kill(current->bus_pid, SIGKILL);
+        }
         signal(sig, SIG_DFL);
         raise(sig);
 }
