@@ -183,7 +183,7 @@ static int check_directory(CheckRun *run, const char *path)
 {
         _cleanup_(free_names) char **names = NULL;
         _cleanup_closedir_ DIR *d = NULL;
-        size_t n_names, n_read = 0;
+        size_t n_names = 0, n_read = 0;
         bool truncated;
         int r;
 
