@@ -5,6 +5,7 @@
 
 #include "intmap.h"
 #include "manager-config.h"
+#include "proc-connector.h"
 #include "proc-facts.h"
 #include "rc-cache.h"
 #include "rc-resolve.h"
@@ -120,6 +121,7 @@ struct Manager {
         uint64_t n_connector_failures;
         bool watch_degraded; /* the connector failed and could not be reopened: polling instead */
         sd_event_source *resync_source; /* deferred rescan after an overrun */
+        ProcEvent *event_buffer; /* one batch of connector events, reused */
         bool limit_logged;
 
         /* GPU device opens. */
