@@ -12,20 +12,7 @@
 #include "bus-names.h"
 #include "bus-world.h"
 #include "macro.h"
-
-static const char *env_or_fail(const char *name)
-{
-        const char *v = g_getenv(name);
-        if (!v)
-                g_error("%s is not set; run this test through meson", name);
-        return v;
-}
-
-/* Children die with the test, even when an assertion aborts it before teardown. */
-static void die_with_parent(gpointer userdata)
-{
-        (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
-}
+#include "test-bus.h"
 
 static void write_file(const char *path, const char *content)
 {
@@ -37,83 +24,15 @@ static void write_file(const char *path, const char *content)
         g_assert_no_error(error);
 }
 
-static sd_bus *connect_to(const char *address, gint64 deadline)
-{
-        /* The socket file exists from bind(), before dbus-daemon listens: retry a refused connection. */
-        for (;;) {
-                sd_bus *bus = NULL;
-                int r;
-
-                g_assert_cmpint(sd_bus_new(&bus), >=, 0);
-                g_assert_cmpint(sd_bus_set_address(bus, address), >=, 0);
-                g_assert_cmpint(sd_bus_set_bus_client(bus, true), >=, 0);
-                r = sd_bus_start(bus);
-                if (r >= 0)
-                        return bus;
-                sd_bus_unref(bus);
-                g_assert_cmpint(r, ==, -ECONNREFUSED);
-                g_assert_cmpint(g_get_monotonic_time(), <, deadline);
-                g_usleep(10 * 1000);
-        }
-}
-
 static void start_bus(BusWorld *w)
 {
-        g_autofree char *conf = g_build_filename(w->dir, "bus.conf", NULL);
-        g_autofree char *socket = g_build_filename(w->dir, "bus", NULL);
-        g_autofree char *config_arg = g_strdup_printf("--config-file=%s", conf);
-        g_autofree char *text = NULL;
-        g_autoptr(GError) error = NULL;
-        const char *argv[] = { "dbus-daemon", "--nofork", "--nopidfile", config_arg, NULL };
-        gint64 deadline;
-
-        /* Like Debian's system.conf: method calls denied unless a policy allows them. Root may stand in
-         * for polkit. */
-        text = g_strdup_printf(
-                        "<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"\n"
-                        " \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
-                        "<busconfig>\n"
-                        "  <type>system</type>\n"
-                        "  <listen>unix:path=%s</listen>\n"
-                        "  <auth>EXTERNAL</auth>\n"
-                        "  <policy context=\"default\">\n"
-                        "    <allow user=\"*\"/>\n"
-                        "    <deny own=\"*\"/>\n"
-                        "    <deny send_type=\"method_call\"/>\n"
-                        "    <allow send_type=\"signal\"/>\n"
-                        "    <allow send_requested_reply=\"true\" send_type=\"method_return\"/>\n"
-                        "    <allow send_requested_reply=\"true\" send_type=\"error\"/>\n"
-                        "    <allow receive_type=\"method_call\"/>\n"
-                        "    <allow receive_type=\"method_return\"/>\n"
-                        "    <allow receive_type=\"error\"/>\n"
-                        "    <allow receive_type=\"signal\"/>\n"
-                        "    <allow send_destination=\"org.freedesktop.DBus\" send_interface=\"org.freedesktop.DBus\"/>\n"
-                        "    <allow send_destination=\"org.freedesktop.DBus\" "
-                        "send_interface=\"org.freedesktop.DBus.Introspectable\"/>\n"
-                        "  </policy>\n"
+        /* Root may stand in for polkit. */
+        test_private_bus_start(w->dir,
                         "  <policy user=\"root\">\n"
                         "    <allow own=\"org.freedesktop.PolicyKit1\"/>\n"
                         "    <allow send_destination=\"org.freedesktop.PolicyKit1\"/>\n"
-                        "  </policy>\n"
-                        "  <include>%s</include>\n"
-                        "</busconfig>\n",
-                        socket, env_or_fail("NVPROFILED_DBUS_POLICY"));
-        write_file(conf, text);
-
-        g_spawn_async(NULL, (char **) argv, NULL,
-                        G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL, die_with_parent,
-                        NULL, &w->bus_pid, &error);
-        g_assert_no_error(error);
-
-        deadline = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
-        while (!g_file_test(socket, G_FILE_TEST_EXISTS) && g_get_monotonic_time() < deadline)
-                g_usleep(10 * 1000);
-        g_assert_true(g_file_test(socket, G_FILE_TEST_EXISTS));
-        /* Everyone may connect; the policy decides what they may do. */
-        g_assert_cmpint(chmod(socket, 0777), ==, 0);
-
-        w->bus_address = g_strdup_printf("unix:path=%s", socket);
-        w->bus = connect_to(w->bus_address, deadline);
+                        "  </policy>\n",
+                        &w->bus_pid, &w->bus_address, &w->bus);
 }
 
 static BusWorld *current;
@@ -200,7 +119,7 @@ static GPtrArray *daemon_argv(BusWorld *w, const char *config)
         GPtrArray *argv = g_ptr_array_new_with_free_func(g_free);
 
         write_file(conf, config ? config : "");
-        g_ptr_array_add(argv, g_strdup(env_or_fail("NVPROFILED_BIN")));
+        g_ptr_array_add(argv, g_strdup(test_env_or_fail("NVPROFILED_BIN")));
         g_ptr_array_add(argv, g_strdup_printf("--bus=%s", w->bus_address));
         g_ptr_array_add(argv, g_strdup_printf("--root=%s", w->root));
         g_ptr_array_add(argv, g_strdup_printf("--config=%s", conf));
@@ -224,8 +143,8 @@ void world_start_daemon(BusWorld *w, const char *config, const char *const *args
                 close(w->daemon_log);
         w->daemon_log = open(log, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
         g_assert_cmpint(w->daemon_log, >=, 0);
-        g_spawn_async_with_fds(NULL, (char **) argv->pdata, NULL, G_SPAWN_DO_NOT_REAP_CHILD, die_with_parent, NULL,
-                        &w->daemon_pid, -1, w->daemon_log, w->daemon_log, &error);
+        g_spawn_async_with_fds(NULL, (char **) argv->pdata, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+                        test_child_dies_with_parent, NULL, &w->daemon_pid, -1, w->daemon_log, w->daemon_log, &error);
         g_assert_no_error(error);
 
         /* Sanitizer builds start slowly, hence the generous bound. */
@@ -257,7 +176,8 @@ int world_run_daemon(BusWorld *w, const char *config, char **ret_log)
         int status;
 
         g_ptr_array_add(argv, NULL);
-        g_spawn_sync(NULL, (char **) argv->pdata, NULL, 0, die_with_parent, NULL, &out, ret_log, &status, &error);
+        g_spawn_sync(NULL, (char **) argv->pdata, NULL, 0, test_child_dies_with_parent, NULL, &out, ret_log, &status,
+                        &error);
         g_assert_no_error(error);
         return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
@@ -286,7 +206,7 @@ void world_start_polkit(BusWorld *w)
 
         envp = g_environ_setenv(envp, "DBUS_SYSTEM_BUS_ADDRESS", w->bus_address, TRUE);
         g_spawn_async(NULL, (char **) argv, envp, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL,
-                        die_with_parent, NULL, &w->polkit_pid, &error);
+                        test_child_dies_with_parent, NULL, &w->polkit_pid, &error);
         g_assert_no_error(error);
 
         deadline = g_get_monotonic_time() + 30 * G_USEC_PER_SEC;

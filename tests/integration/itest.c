@@ -14,22 +14,9 @@
 
 #include "bus-names.h"
 #include "itest.h"
+#include "test-bus.h"
 
 #define NOBODY 65534
-
-/* Children die with the test, even when an assertion aborts it before teardown. */
-static void die_with_parent(gpointer userdata)
-{
-        (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
-}
-
-static const char *env_or_fail(const char *name)
-{
-        const char *v = g_getenv(name);
-        if (!v)
-                g_error("%s is not set; run this test through meson", name);
-        return v;
-}
 
 static void write_file(const char *path, const char *content)
 {
@@ -43,80 +30,15 @@ static void write_file(const char *path, const char *content)
 
 static void start_bus(ITest *t)
 {
-        g_autofree char *conf = g_build_filename(t->dir, "bus.conf", NULL);
-        g_autofree char *socket = g_build_filename(t->dir, "bus", NULL);
-        g_autofree char *text = NULL;
-        g_autoptr(GError) error = NULL;
-        const char *argv[] = { "dbus-daemon", "--nofork", "--nopidfile", NULL, NULL };
-        g_autofree char *config_arg = g_strdup_printf("--config-file=%s", conf);
-        g_autofree char *own_policy = NULL;
-        gint64 deadline;
-
         /* Without root, the daemon runs as we do: our uid takes the place of the nvprofiled user, which
          * the policy allows to own the name (and nothing more). */
-        own_policy = geteuid() == 0 ? g_strdup("")
-                                    : g_strdup_printf("  <policy user=\"%u\">\n"
-                                                      "    <allow own=\"" BUS_NAME "\"/>\n"
-                                                      "  </policy>\n",
-                                                      (unsigned) geteuid());
+        g_autofree char *own_policy = geteuid() == 0 ? g_strdup("")
+                                                     : g_strdup_printf("  <policy user=\"%u\">\n"
+                                                                       "    <allow own=\"" BUS_NAME "\"/>\n"
+                                                                       "  </policy>\n",
+                                                                       (unsigned) geteuid());
 
-        /* Like Debian's system.conf: method calls denied unless a policy allows them. */
-        text = g_strdup_printf(
-                        "<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"\n"
-                        " \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
-                        "<busconfig>\n"
-                        "  <type>system</type>\n"
-                        "  <listen>unix:path=%s</listen>\n"
-                        "  <auth>EXTERNAL</auth>\n"
-                        "  <policy context=\"default\">\n"
-                        "    <allow user=\"*\"/>\n"
-                        "    <deny own=\"*\"/>\n"
-                        "    <deny send_type=\"method_call\"/>\n"
-                        "    <allow send_type=\"signal\"/>\n"
-                        "    <allow send_requested_reply=\"true\" send_type=\"method_return\"/>\n"
-                        "    <allow send_requested_reply=\"true\" send_type=\"error\"/>\n"
-                        "    <allow receive_type=\"method_call\"/>\n"
-                        "    <allow receive_type=\"method_return\"/>\n"
-                        "    <allow receive_type=\"error\"/>\n"
-                        "    <allow receive_type=\"signal\"/>\n"
-                        "    <allow send_destination=\"org.freedesktop.DBus\" send_interface=\"org.freedesktop.DBus\"/>\n"
-                        "    <allow send_destination=\"org.freedesktop.DBus\" send_interface=\"org.freedesktop.DBus.Introspectable\"/>\n"
-                        "  </policy>\n"
-                        "  <include>%s</include>\n"
-                        "%s"
-                        "</busconfig>\n",
-                        socket, env_or_fail("NVPROFILED_DBUS_POLICY"), own_policy);
-        write_file(conf, text);
-
-        argv[3] = config_arg;
-        g_spawn_async(NULL, (char **) argv, NULL,
-                        G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL, die_with_parent,
-                        NULL, &t->bus_pid, &error);
-        g_assert_no_error(error);
-
-        deadline = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
-        while (!g_file_test(socket, G_FILE_TEST_EXISTS) && g_get_monotonic_time() < deadline)
-                g_usleep(10 * 1000);
-        g_assert_true(g_file_test(socket, G_FILE_TEST_EXISTS));
-        /* Everyone may connect; the policy decides what they may do. */
-        g_assert_cmpint(chmod(socket, 0777), ==, 0);
-
-        t->bus_address = g_strdup_printf("unix:path=%s", socket);
-        /* The socket file exists from bind(), before dbus-daemon listens: retry a refused connection. */
-        for (;;) {
-                int r;
-
-                g_assert_cmpint(sd_bus_new(&t->bus), >=, 0);
-                g_assert_cmpint(sd_bus_set_address(t->bus, t->bus_address), >=, 0);
-                g_assert_cmpint(sd_bus_set_bus_client(t->bus, true), >=, 0);
-                r = sd_bus_start(t->bus);
-                if (r >= 0)
-                        break;
-                t->bus = sd_bus_unref(t->bus);
-                g_assert_cmpint(r, ==, -ECONNREFUSED);
-                g_assert_cmpint(g_get_monotonic_time(), <, deadline);
-                g_usleep(10 * 1000);
-        }
+        test_private_bus_start(t->dir, own_policy, &t->bus_pid, &t->bus_address, &t->bus);
 }
 
 static ITest *current;
@@ -354,7 +276,7 @@ void itest_start_daemon(ITest *t, const char *extra_config)
         bus_arg = g_strdup_printf("--bus=%s", t->bus_address);
         root_arg = g_strdup_printf("--root=%s", t->root);
         conf_arg = g_strdup_printf("--config=%s", conf);
-        argv[0] = env_or_fail("NVPROFILED_BIN");
+        argv[0] = test_env_or_fail("NVPROFILED_BIN");
         argv[1] = bus_arg;
         argv[2] = root_arg;
         argv[3] = conf_arg;
@@ -378,7 +300,7 @@ void itest_start_daemon(ITest *t, const char *extra_config)
                 /* A short watchdog, so its pings are seen within the test. */
                 envp = g_environ_setenv(envp, "WATCHDOG_USEC", "400000", TRUE);
         }
-        g_spawn_async_with_fds(NULL, (char **) argv, envp, G_SPAWN_DO_NOT_REAP_CHILD, die_with_parent, NULL,
+        g_spawn_async_with_fds(NULL, (char **) argv, envp, G_SPAWN_DO_NOT_REAP_CHILD, test_child_dies_with_parent, NULL,
                         &t->daemon_pid, -1, t->daemon_stderr, t->daemon_stderr, &error);
         g_assert_no_error(error);
 
@@ -424,7 +346,7 @@ GPid itest_spawn_helper(ITest *t, const char *name, const char *const *env, cons
         g_autofree char *path = NULL;
         g_autoptr(GPtrArray) argv = g_ptr_array_new();
         g_auto(GStrv) envp = g_get_environ();
-        const char *helper = env_or_fail("NVPROFILED_HELPER");
+        const char *helper = test_env_or_fail("NVPROFILED_HELPER");
         char buf[16] = { 0 };
         GPid pid;
         int out = -1;
@@ -457,8 +379,8 @@ GPid itest_spawn_helper(ITest *t, const char *name, const char *const *env, cons
                 envp = g_environ_setenv(envp, kv[0], kv[1], TRUE);
         }
 
-        g_spawn_async_with_pipes(NULL, (char **) argv->pdata, envp, G_SPAWN_DO_NOT_REAP_CHILD, die_with_parent, NULL,
-                        &pid, NULL, &out, NULL, &error);
+        g_spawn_async_with_pipes(NULL, (char **) argv->pdata, envp, G_SPAWN_DO_NOT_REAP_CHILD,
+                        test_child_dies_with_parent, NULL, &pid, NULL, &out, NULL, &error);
         g_assert_no_error(error);
 
         pfd = (struct pollfd){ .fd = out, .events = POLLIN };
@@ -478,7 +400,7 @@ void itest_kill(GPid pid)
 
 static void drop_to_nobody(gpointer userdata)
 {
-        die_with_parent(NULL);
+        test_child_dies_with_parent(NULL);
         if (setgroups(0, NULL) < 0 || setgid(NOBODY) < 0 || setuid(NOBODY) < 0)
                 _exit(127);
 }
@@ -493,7 +415,7 @@ static int run_ctl(ITest *t, bool nobody, char **ret_out, const char *first_arg,
         /* Never into our stdout: that is the TAP stream. */
         if (!ret_out)
                 ret_out = &discard;
-        g_ptr_array_add(argv, g_strdup(env_or_fail("NVPROFILECTL_BIN")));
+        g_ptr_array_add(argv, g_strdup(test_env_or_fail("NVPROFILECTL_BIN")));
         g_ptr_array_add(argv, g_strdup_printf("--bus=%s", t->bus_address));
         g_ptr_array_add(argv, g_strdup("--json=short"));
         for (const char *a = first_arg; a; a = va_arg(ap, const char *))
