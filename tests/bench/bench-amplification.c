@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-util.h"
 #include "bus-names.h"
 
 #define N_CLIENTS 50
@@ -39,32 +40,6 @@ static pid_t bus_pid, daemon_pid;
 static sd_bus *bus;
 static uint64_t n_signals;
 static volatile uint64_t *client_calls; /* shared with the clients: GetProcess/ExplainProcess calls made */
-
-static uint64_t now_usec(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
-}
-
-static void die(const char *what)
-{
-        perror(what);
-        exit(1);
-}
-
-static void write_file(const char *path, const char *text)
-{
-        FILE *f = fopen(path, "w");
-        if (!f || fputs(text, f) < 0 || fclose(f) != 0)
-                die(path);
-}
-
-static void run(const char *cmd)
-{
-        if (system(cmd) != 0)
-                die(cmd);
-}
 
 /* The daemon's user+system CPU time so far, from /proc/<pid>/stat fields 14 and 15. */
 static uint64_t daemon_cpu_usec(void)
@@ -78,13 +53,13 @@ static uint64_t daemon_cpu_usec(void)
         snprintf(path, sizeof(path), "/proc/%i/stat", (int) daemon_pid);
         f = fopen(path, "re");
         if (!f)
-                die(path);
+                bench_die(path);
         n = fread(buf, 1, sizeof(buf) - 1, f);
         fclose(f);
         buf[n] = '\0';
         p = strrchr(buf, ')');
         if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime, &stime) != 2)
-                die("stat");
+                bench_die("stat");
         return (utime + stime) * 1000000ull / (unsigned long long) sysconf(_SC_CLK_TCK);
 }
 
@@ -92,7 +67,7 @@ static pid_t spawn(char *const argv[])
 {
         pid_t pid = fork();
         if (pid < 0)
-                die("fork");
+                bench_die("fork");
         if (pid == 0) {
                 int null = open("/dev/null", O_RDWR);
                 (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -103,69 +78,37 @@ static pid_t spawn(char *const argv[])
         return pid;
 }
 
-static sd_bus *connect_bus(void)
-{
-        const uint64_t deadline = now_usec() + 30 * 1000000ull;
-        sd_bus *b = NULL;
-
-        /* The socket file exists from bind(), before dbus-daemon listens: retry until it accepts. */
-        for (;;) {
-                if (sd_bus_new(&b) < 0 || sd_bus_set_address(b, bus_address) < 0 || sd_bus_set_bus_client(b, 1) < 0)
-                        die("bus");
-                if (sd_bus_start(b) >= 0)
-                        return b;
-                b = sd_bus_unref(b);
-                if (now_usec() >= deadline)
-                        die("bus");
-                usleep(10000);
-        }
-}
-
 static void start_world(const char *nvprofiled)
 {
         char path[600], text[2048], a1[700], a2[700], a3[700];
-        const uint64_t deadline = now_usec() + 30 * 1000000ull;
+        const uint64_t deadline = (bench_now_ns() / 1000) + 30 * 1000000ull;
 
-        snprintf(path, sizeof(path), "%s/bus.conf", dir);
-        snprintf(text, sizeof(text),
-                        "<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"\n"
-                        " \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
-                        "<busconfig><type>session</type><listen>unix:path=%s/bus</listen>"
-                        "<policy context=\"default\"><allow send_destination=\"*\" eavesdrop=\"true\"/>"
-                        "<allow eavesdrop=\"true\"/><allow own=\"*\"/></policy>"
-                        "<limit name=\"max_incoming_bytes\">1000000000</limit>"
-                        "<limit name=\"max_outgoing_bytes\">1000000000</limit>"
-                        "<limit name=\"max_connections_per_user\">1000</limit></busconfig>\n",
-                        dir);
-        write_file(path, text);
-        snprintf(a1, sizeof(a1), "--config-file=%s", path);
-        bus_pid = spawn((char *const[]){ "/usr/bin/dbus-daemon", "--nofork", a1, NULL });
-        snprintf(bus_address, sizeof(bus_address), "unix:path=%s/bus", dir);
+        bench_bus_start(dir, &bus_pid, bus_address, sizeof(bus_address), &bus);
 
         snprintf(text, sizeof(text),
                         "mkdir -p '%s/root/etc/nvidia' '%s/dev/dri' '%s/bin' && cp /bin/sleep '%s/bin/nvp-amp-app'",
                         dir, dir, dir, dir);
-        run(text);
+        bench_run(text);
         snprintf(app_path, sizeof(app_path), "%s/bin/nvp-amp-app", dir);
         snprintf(path, sizeof(path), "%s/root/etc/nvidia/nvidia-application-profiles-rc", dir);
-        write_file(path, "{\"rules\": [{\"pattern\": \"nvp-amp-app\", \"profile\": [\"GLSharpenEnable\", true]}]}\n");
+        bench_write_file(path,
+                        "{\"rules\": [{\"pattern\": \"nvp-amp-app\", \"profile\": [\"GLSharpenEnable\", true]}]}\n");
 
         /* A render node the daemon watches for opens; opening it opens /dev/null's device. */
         snprintf(node_path, sizeof(node_path), "%s/dev/dri/renderD128", dir);
         if (mknod(node_path, S_IFCHR | 0666, makedev(1, 3)) < 0)
-                die("mknod");
+                bench_die("mknod");
 
         snprintf(path, sizeof(path), "%s/nvprofiled.conf", dir);
         snprintf(text, sizeof(text), "[ProcessWatch]\nDeviceDirectory=%s/dev\nSettleSec=0\n[Profiles]\nLogApplied=no\n",
                         dir);
-        write_file(path, text);
+        bench_write_file(path, text);
         snprintf(a1, sizeof(a1), "--bus=%s", bus_address);
         snprintf(a2, sizeof(a2), "--root=%s/root", dir);
         snprintf(a3, sizeof(a3), "--config=%s", path);
         daemon_pid = spawn((char *const[]){ (char *) nvprofiled, a1, a2, a3, "--log-level=warning", NULL });
 
-        bus = connect_bus();
-        while (now_usec() < deadline) {
+        while ((bench_now_ns() / 1000) < deadline) {
                 sd_bus_message *reply = NULL;
                 if (sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
                                     "GetNameOwner", NULL, &reply, "s", BUS_NAME) >= 0) {
@@ -223,13 +166,13 @@ static pid_t start_client(const char *method, volatile uint64_t *calls, int read
         pid_t pid = fork();
 
         if (pid < 0)
-                die("fork");
+                bench_die("fork");
         if (pid == 0) {
                 Client c = { method, calls };
                 sd_bus *b;
 
                 (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
-                b = connect_bus();
+                b = bench_bus_connect(bus_address);
                 if (sd_bus_match_signal(b, NULL, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "ProcessChanged",
                                     on_client_signal, &c) < 0)
                         _exit(1);
@@ -258,12 +201,12 @@ static int on_signal(sd_bus_message *m, void *userdata, sd_bus_error *error)
 
 static void drain(uint64_t usec)
 {
-        const uint64_t until = now_usec() + usec;
+        const uint64_t until = (bench_now_ns() / 1000) + usec;
 
-        while (now_usec() < until) {
+        while ((bench_now_ns() / 1000) < until) {
                 int r = sd_bus_process(bus, NULL);
                 if (r < 0)
-                        die("sd_bus_process");
+                        bench_die("sd_bus_process");
                 if (r == 0)
                         (void) sd_bus_wait(bus, 20000);
         }
@@ -292,14 +235,14 @@ static void phase_signals(const char *label, const char *method, unsigned execs)
         int ready[2];
 
         if (pipe(ready) < 0)
-                die("pipe");
+                bench_die("pipe");
         memset((void *) client_calls, 0, sizeof(uint64_t) * N_CLIENTS);
         for (unsigned i = 0; i < n_clients; i++)
                 clients[i] = start_client(method, &client_calls[i], ready[1]);
         for (unsigned i = 0; i < n_clients; i++) {
                 char c;
                 if (read(ready[0], &c, 1) != 1)
-                        die("client");
+                        bench_die("client");
         }
         close(ready[0]);
         close(ready[1]);
@@ -332,7 +275,7 @@ static void phase_opens(unsigned seconds)
 
         shared_opens = mmap(NULL, sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         if (shared_opens == MAP_FAILED)
-                die("mmap");
+                bench_die("mmap");
 
         cpu0 = daemon_cpu_usec();
         drain((uint64_t) seconds * 1000000);
@@ -340,17 +283,17 @@ static void phase_opens(unsigned seconds)
 
         opener = fork();
         if (opener < 0)
-                die("fork");
+                bench_die("fork");
         if (opener == 0) {
-                const uint64_t start = now_usec(), end = start + (uint64_t) seconds * 1000000;
+                const uint64_t start = (bench_now_ns() / 1000), end = start + (uint64_t) seconds * 1000000;
                 (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
                 /* 1,000 per second, paced against the clock rather than by sleeping a fixed time. */
-                for (uint64_t n = 0; now_usec() < end; n++) {
+                for (uint64_t n = 0; (bench_now_ns() / 1000) < end; n++) {
                         uint64_t due = start + n * 1000;
                         int fd;
 
-                        if (due > now_usec())
-                                usleep((useconds_t) (due - now_usec()));
+                        if (due > (bench_now_ns() / 1000))
+                                usleep((useconds_t) (due - (bench_now_ns() / 1000)));
                         fd = open(node_path, O_RDWR | O_CLOEXEC);
                         if (fd >= 0) {
                                 close(fd);
@@ -385,16 +328,16 @@ int main(int argc, char *argv[])
                 return 77;
         }
         if (!mkdtemp(dir))
-                die("mkdtemp");
+                bench_die("mkdtemp");
         client_calls = mmap(
                         NULL, sizeof(uint64_t) * N_CLIENTS, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         if (client_calls == MAP_FAILED)
-                die("mmap");
+                bench_die("mmap");
 
         start_world(argv[1]);
         if (sd_bus_match_signal(bus, NULL, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "ProcessChanged", on_signal,
                             NULL) < 0)
-                die("match");
+                bench_die("match");
         execs = (execs + BATCH - 1) / BATCH * BATCH;
 
         printf("Daemon CPU per ProcessChanged signal, %u matching execs:\n", execs);

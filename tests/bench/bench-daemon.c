@@ -32,6 +32,7 @@
 #include <sys/wait.h>
 #include <systemd/sd-bus.h>
 
+#include "bench-util.h"
 #include "bus-names.h"
 #include <time.h>
 #include <unistd.h>
@@ -45,44 +46,24 @@ static volatile uint64_t *shared_exec_ns;
 static pid_t awaited_pid;
 static uint64_t signal_ns;
 
-static uint64_t now_ns(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-}
-
-static void die(const char *what)
-{
-        perror(what);
-        exit(1);
-}
-
-static void write_file(const char *path, const char *text)
-{
-        FILE *f = fopen(path, "w");
-        if (!f || fputs(text, f) < 0 || fclose(f) != 0)
-                die(path);
-}
-
 static void copy_file(const char *from, const char *to)
 {
         char cmd[1024];
         snprintf(cmd, sizeof(cmd), "cp '%s' '%s' && chmod 755 '%s'", from, to, to);
         if (system(cmd) != 0)
-                die("cp");
+                bench_die("cp");
 }
 
 static pid_t spawn(char *const argv[], char *const envp[])
 {
         pid_t pid = fork();
         if (pid < 0)
-                die("fork");
+                bench_die("fork");
         if (pid == 0) {
                 int null = open("/dev/null", O_RDWR);
                 dup2(null, STDOUT_FILENO);
                 if (shared_exec_ns)
-                        *shared_exec_ns = now_ns();
+                        *shared_exec_ns = bench_now_ns();
                 execve(argv[0], argv, envp ? envp : (char *const[]){ NULL });
                 _exit(127);
         }
@@ -97,7 +78,7 @@ static int on_changed(sd_bus_message *m, void *userdata, sd_bus_error *error)
 
         if (sd_bus_message_read(m, "outu", &object, &pid, &start, &uid) >= 0 && (pid_t) pid == awaited_pid &&
                         signal_ns == 0)
-                signal_ns = now_ns();
+                signal_ns = bench_now_ns();
         return 0;
 }
 
@@ -125,80 +106,38 @@ static const char *world_name(World w)
         return w == WORLD_NO_RC_FILES ? "no rc files" : "NVIDIA's 570 file";
 }
 
-static void run(const char *cmd)
-{
-        if (system(cmd) != 0)
-                die(cmd);
-}
-
 static void start_bus(void)
 {
-        char conf[512], sock[512], text[2048];
-        const uint64_t deadline = now_ns() + 30 * 1000000000ull;
-
-        snprintf(conf, sizeof(conf), "%s/bus.conf", dir);
-        snprintf(sock, sizeof(sock), "%s/bus", dir);
-        snprintf(text, sizeof(text),
-                        "<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"\n"
-                        " \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
-                        "<busconfig><type>session</type><listen>unix:path=%s</listen>"
-                        "<policy context=\"default\"><allow send_destination=\"*\" eavesdrop=\"true\"/>"
-                        "<allow eavesdrop=\"true\"/><allow own=\"*\"/></policy>"
-                        "<limit name=\"max_incoming_bytes\">1000000000</limit>"
-                        "<limit name=\"max_outgoing_bytes\">1000000000</limit>"
-                        "<limit name=\"max_connections_per_user\">1000</limit></busconfig>\n",
-                        sock);
-        write_file(conf, text);
-        {
-                char arg[600];
-                snprintf(arg, sizeof(arg), "--config-file=%s", conf);
-                bus_pid = spawn((char *const[]){ "/usr/bin/dbus-daemon", "--nofork", arg, NULL }, NULL);
-        }
-        while (access(sock, F_OK) != 0 && now_ns() < deadline)
-                usleep(10000);
-        snprintf(bus_address, sizeof(bus_address), "unix:path=%s", sock);
-
-        /* The socket file exists from bind(), before dbus-daemon listens: retry until it accepts. */
-        for (;;) {
-                if (sd_bus_new(&bus) < 0 || sd_bus_set_address(bus, bus_address) < 0 ||
-                                sd_bus_set_bus_client(bus, 1) < 0)
-                        die("bus");
-                if (sd_bus_start(bus) >= 0)
-                        break;
-                bus = sd_bus_unref(bus);
-                if (now_ns() >= deadline)
-                        die("bus");
-                usleep(10000);
-        }
+        bench_bus_start(dir, &bus_pid, bus_address, sizeof(bus_address), &bus);
 }
 
 static void start_daemon(const char *nvprofiled, World world)
 {
         char root[512], cmd[1500], rc[600], dconf[512];
-        const uint64_t deadline = now_ns() + 30 * 1000000000ull;
+        const uint64_t deadline = bench_now_ns() + 30 * 1000000000ull;
 
         snprintf(root, sizeof(root), "%s/root-%i", dir, (int) world);
         snprintf(cmd, sizeof(cmd), "mkdir -p '%s/etc/nvidia' '%s/usr/share/nvidia'", root, root);
-        run(cmd);
+        bench_run(cmd);
         snprintf(dconf, sizeof(dconf), "%s/nvprofiled-%i.conf", dir, (int) world);
         if (world == WORLD_SHIPPED_570) {
                 snprintf(cmd, sizeof(cmd),
                                 "cp '%s/appprofiles/nvidia-shipped-570.153.02-rc' "
                                 "'%s/usr/share/nvidia/nvidia-application-profiles-570.153.02-rc'",
                                 corpus, root);
-                run(cmd);
+                bench_run(cmd);
                 snprintf(rc, sizeof(rc), "%s/etc/nvidia/nvidia-application-profiles-rc", root);
-                write_file(rc,
+                bench_write_file(rc,
                                 "{\"rules\": [\n"
                                 "  {\"pattern\": \"nvp-bench-app\", \"profile\": [\"GLSharpenEnable\", true]},\n"
                                 "  {\"pattern\": \"nvp-bench-long\", \"profile\": [\"GLSharpenValue\", 1]},\n"
                                 "  {\"pattern\": \"nvp-bench-idle\", \"profile\": [\"GLSharpenValue\", 2]}\n"
                                 "]}\n");
-                write_file(dconf,
+                bench_write_file(dconf,
                                 "[ProcessWatch]\nDeviceDirectory=\n[Profiles]\nLogApplied=no\n"
                                 "DriverVersion=570.153.02\n");
         } else
-                write_file(dconf, "[ProcessWatch]\nDeviceDirectory=\n[Profiles]\nLogApplied=no\n");
+                bench_write_file(dconf, "[ProcessWatch]\nDeviceDirectory=\n[Profiles]\nLogApplied=no\n");
 
         {
                 char a1[700], a2[700], a3[700];
@@ -210,7 +149,7 @@ static void start_daemon(const char *nvprofiled, World world)
                                 (char *const[]){ env_watchdog, NULL });
         }
 
-        while (now_ns() < deadline) {
+        while (bench_now_ns() < deadline) {
                 sd_bus_message *reply = NULL;
                 if (sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
                                     "GetNameOwner", NULL, &reply, "s", BUS_NAME) >= 0) {
@@ -231,7 +170,7 @@ static void stop_daemon(void)
         }
         daemon_pid = 0;
         /* Until the name is gone, a new daemon could not take it. */
-        for (uint64_t deadline = now_ns() + 10 * 1000000000ull; now_ns() < deadline; usleep(20000)) {
+        for (uint64_t deadline = bench_now_ns() + 10 * 1000000000ull; bench_now_ns() < deadline; usleep(20000)) {
                 sd_bus_message *reply = NULL;
                 if (sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
                                     "GetNameOwner", NULL, &reply, "s", BUS_NAME) < 0)
@@ -247,10 +186,10 @@ static void start_listener(const char *listener)
         FILE *f;
 
         if (pipe(p) < 0)
-                die("pipe");
+                bench_die("pipe");
         listener_pid = fork();
         if (listener_pid < 0)
-                die("fork");
+                bench_die("fork");
         if (listener_pid == 0) {
                 dup2(p[1], STDOUT_FILENO);
                 close(p[0]);
@@ -303,13 +242,13 @@ static void bench_latency(const char *app, unsigned n)
         unsigned got = 0, lost = 0;
 
         if (!lat)
-                die("calloc");
+                bench_die("calloc");
         shared_exec_ns = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         if (shared_exec_ns == MAP_FAILED)
-                die("mmap");
+                bench_die("mmap");
         if (sd_bus_match_signal(bus, NULL, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "ProcessChanged", on_changed,
                             NULL) < 0)
-                die("match");
+                bench_die("match");
 
         for (unsigned i = 0; i < n; i++) {
                 uint64_t deadline;
@@ -319,8 +258,8 @@ static void bench_latency(const char *app, unsigned n)
                 *shared_exec_ns = 0;
                 pid = spawn((char *const[]){ (char *) app, "--seconds", "30", NULL }, NULL);
                 awaited_pid = pid;
-                deadline = now_ns() + 5 * 1000000000ull;
-                while (signal_ns == 0 && now_ns() < deadline) {
+                deadline = bench_now_ns() + 5 * 1000000000ull;
+                while (signal_ns == 0 && bench_now_ns() < deadline) {
                         int r = sd_bus_process(bus, NULL);
                         if (r == 0)
                                 sd_bus_wait(bus, 100000);
@@ -353,7 +292,7 @@ static uint64_t cpu_ns(pid_t pid)
         snprintf(path, sizeof(path), "/proc/%i/task", (int) pid);
         d = opendir(path);
         if (!d)
-                die(path);
+                bench_die(path);
         while ((de = readdir(d))) {
                 char p[320];
                 unsigned long long v;
@@ -487,9 +426,9 @@ static StormResult bench_storm(World world, const char *shortlived, const char *
         char out_d[600], out_l[600];
         pid_t perf_d, perf_l;
 
-        t0 = now_ns();
+        t0 = bench_now_ns();
         execs = storm(shortlived, longlived, n, longs, &n_long);
-        t1 = now_ns() - 200000000ull;
+        t1 = bench_now_ns() - 200000000ull;
         res.execs = execs;
         res.daemon_ns = cpu_ns(daemon_pid) - d0;
         res.listener_ns = cpu_ns(listener_pid) - l0;
@@ -540,7 +479,7 @@ static void read_status(uint64_t *ret_switches, uint64_t *ret_rss_kib, uint64_t 
         snprintf(path, sizeof(path), "/proc/%i/status", (int) daemon_pid);
         f = fopen(path, "r");
         if (!f)
-                die(path);
+                bench_die(path);
         *ret_switches = 0;
         while (fgets(line, sizeof(line), f)) {
                 uint64_t v;
@@ -562,11 +501,11 @@ static void bench_idle(const char *idle, unsigned n)
         uint64_t s0, s1, rss, hwm, deadline;
 
         if (!pids)
-                die("calloc");
+                bench_die("calloc");
         for (unsigned i = 0; i < n; i++)
                 pids[i] = spawn((char *const[]){ (char *) idle, "--seconds", "600", NULL }, NULL);
-        deadline = now_ns() + 60 * 1000000000ull;
-        while (get_u32("TrackedProcesses") < base + n && now_ns() < deadline)
+        deadline = bench_now_ns() + 60 * 1000000000ull;
+        while (get_u32("TrackedProcesses") < base + n && bench_now_ns() < deadline)
                 usleep(100000);
         /* Let the settle re-reads (3 s) run out, then only listen. */
         sleep(4);
@@ -610,7 +549,7 @@ int main(int argc, char *argv[])
                 idle_n = (unsigned) strtoul(argv[7], NULL, 10);
 
         if (!mkdtemp(dir))
-                die("mkdtemp");
+                bench_die("mkdtemp");
         snprintf(app, sizeof(app), "%s/nvp-bench-app", dir);
         snprintf(shortlived, sizeof(shortlived), "%s/nvp-bench-short", dir);
         snprintf(longlived, sizeof(longlived), "%s/nvp-bench-long", dir);

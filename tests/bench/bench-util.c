@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench-util.h"
+
+void bench_die(const char *what)
+{
+        perror(what);
+        exit(1);
+}
+
+void bench_write_file(const char *path, const char *text)
+{
+        FILE *f = fopen(path, "w");
+        if (!f || fputs(text, f) < 0 || fclose(f) != 0)
+                bench_die(path);
+}
+
+void bench_run(const char *cmd)
+{
+        if (system(cmd) != 0)
+                bench_die(cmd);
+}
+
+uint64_t bench_now_ns(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+sd_bus *bench_bus_connect(const char *address)
+{
+        const uint64_t deadline = bench_now_ns() + 30 * 1000000000ull;
+        sd_bus *bus = NULL;
+
+        /* The socket file exists from bind(), before dbus-daemon listens: retry until it accepts. */
+        for (;;) {
+                if (sd_bus_new(&bus) < 0 || sd_bus_set_address(bus, address) < 0 || sd_bus_set_bus_client(bus, 1) < 0)
+                        bench_die("bus");
+                if (sd_bus_start(bus) >= 0)
+                        return bus;
+                bus = sd_bus_unref(bus);
+                if (bench_now_ns() >= deadline)
+                        bench_die("bus");
+                usleep(10000);
+        }
+}
+
+void bench_bus_start(const char *dir, pid_t *ret_pid, char *address, size_t address_size, sd_bus **ret_bus)
+{
+        char conf[512], sock[512], arg[600], text[2048];
+        pid_t pid;
+
+        snprintf(conf, sizeof(conf), "%s/bus.conf", dir);
+        snprintf(sock, sizeof(sock), "%s/bus", dir);
+        snprintf(text, sizeof(text),
+                        "<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"\n"
+                        " \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
+                        "<busconfig><type>session</type><listen>unix:path=%s</listen>"
+                        "<policy context=\"default\"><allow send_destination=\"*\" eavesdrop=\"true\"/>"
+                        "<allow eavesdrop=\"true\"/><allow own=\"*\"/></policy>"
+                        "<limit name=\"max_incoming_bytes\">1000000000</limit>"
+                        "<limit name=\"max_outgoing_bytes\">1000000000</limit>"
+                        "<limit name=\"max_connections_per_user\">1000</limit></busconfig>\n",
+                        sock);
+        bench_write_file(conf, text);
+        snprintf(arg, sizeof(arg), "--config-file=%s", conf);
+
+        pid = fork();
+        if (pid < 0)
+                bench_die("fork");
+        if (pid == 0) {
+                int null = open("/dev/null", O_RDWR);
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                dup2(null, STDOUT_FILENO);
+                execv("/usr/bin/dbus-daemon", (char *const[]){ "/usr/bin/dbus-daemon", "--nofork", arg, NULL });
+                _exit(127);
+        }
+        *ret_pid = pid;
+        snprintf(address, address_size, "unix:path=%s", sock);
+
+        *ret_bus = bench_bus_connect(address);
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <systemd/sd-bus.h>
+
+/* What the benchmarks share: they run without GLib, and any failure ends the run. */
+
+_Noreturn void bench_die(const char *what);
+void bench_write_file(const char *path, const char *text);
+void bench_run(const char *cmd);
+uint64_t bench_now_ns(void);
+
+/* Connects to the bus at address, retrying for up to 30 s while it does not accept yet. */
+sd_bus *bench_bus_connect(const char *address);
+
+/* Starts a private dbus-daemon with its socket and configuration in dir (a session-type bus that allows
+ * everything and lifts the per-connection limits, so that many clients and signal storms measure the
+ * daemon, not the bus), writes its address to address and connects to it. */
+void bench_bus_start(const char *dir, pid_t *ret_pid, char *address, size_t address_size, sd_bus **ret_bus);
