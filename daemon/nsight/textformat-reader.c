@@ -58,6 +58,33 @@ void textformat_diagnostics_clear(TextFormatDiagnostics *d)
         d->n = d->allocated = 0;
 }
 
+int textformat_diagnostics_add(
+                TextFormatDiagnostics *d, unsigned line, unsigned column, bool skipped, const char *fmt, ...)
+{
+        char *m = NULL;
+        va_list ap;
+        int r;
+
+        if (!d || d->n >= TEXTFORMAT_MAX_DIAGNOSTICS)
+                return 0;
+        if (GREEDY_REALLOC(d->items, d->allocated, d->n + 1) < 0)
+                return -ENOMEM;
+        va_start(ap, fmt);
+        r = vasprintf(&m, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                return -ENOMEM;
+        d->items[d->n++] = (TextFormatDiagnostic){
+                .line = line,
+                .column = column,
+                .ncu_line = line,
+                .ncu_column = column > 0 ? column - 1 : 0,
+                .skipped = skipped,
+                .message = m,
+        };
+        return 0;
+}
+
 const TextFormatDiagnostic *textformat_diagnostics_error(const TextFormatDiagnostics *d)
 {
         for (size_t i = 0; d && i < d->n; i++)

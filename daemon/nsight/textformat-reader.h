@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "macro.h"
 #include "nvproto-schema.h"
 
 /* A protobuf text-format reader driven by protobuf-c's descriptors: it fills any protobuf-c message
@@ -28,6 +29,10 @@ typedef struct TextFormatDiagnostics {
 } TextFormatDiagnostics;
 
 void textformat_diagnostics_clear(TextFormatDiagnostics *d);
+/* Adds a diagnostic found by a caller after parsing (line and column 1-based; ncu's position is the
+ * same line, column - 1). Returns 0, or -ENOMEM. */
+int textformat_diagnostics_add(TextFormatDiagnostics *d, unsigned line, unsigned column, bool skipped, const char *fmt,
+                ...) __attribute__((format(printf, 5, 6)));
 /* The first diagnostic that is an error (not skipped), or NULL. */
 const TextFormatDiagnostic *textformat_diagnostics_error(const TextFormatDiagnostics *d);
 
