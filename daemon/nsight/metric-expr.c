@@ -53,33 +53,124 @@ static int fail(char **ret_error, const char *start, const char *at, const char 
         return -EINVAL;
 }
 
-static const char *skip_space(const char *p)
+typedef struct ExprParser {
+        const char *start;
+        const char *p;
+        unsigned depth;
+        char **error;
+} ExprParser;
+
+static void skip_space(ExprParser *x)
 {
-        while (*p == ' ' || *p == '\t')
-                p++;
-        return p;
+        while (*x->p == ' ' || *x->p == '\t')
+                x->p++;
 }
 
-static int parse_operand(const char *start, const char **p, MetricExprOperand *ret, char **ret_error)
+MetricExpr *metric_expr_free(MetricExpr *e)
 {
-        const char *s = *p;
-        *ret = (MetricExprOperand){ .column = (unsigned) (s - start) + 1 };
+        if (!e)
+                return NULL;
+        metric_expr_free(e->lhs);
+        metric_expr_free(e->rhs);
+        free(e->name);
+        return mfree(e);
+}
+
+static MetricExpr *node(ExprParser *x, MetricExprKind kind, const char *at)
+{
+        MetricExpr *e = calloc(1, sizeof(MetricExpr));
+        if (e) {
+                e->kind = kind;
+                e->column = (unsigned) (at - x->start) + 1;
+        }
+        return e;
+}
+
+static const char *const functions[] = { "simplify", "nan_as_zero" };
+
+static int parse_sum(ExprParser *x, MetricExpr **ret);
+
+static int parse_primary(ExprParser *x, MetricExpr **ret)
+{
+        const char *s;
+        int r;
+
+        skip_space(x);
+        s = x->p;
+        if (++x->depth > METRIC_EXPR_MAX_DEPTH) {
+                if (x->error &&
+                                asprintf(x->error, "column %zu: nested deeper than %u", (size_t) (s - x->start) + 1,
+                                                METRIC_EXPR_MAX_DEPTH) < 0)
+                        *x->error = NULL;
+                return -EINVAL;
+        }
+
+        if (*s == '(') {
+                x->p++;
+                r = parse_sum(x, ret);
+                if (r < 0)
+                        return r;
+                skip_space(x);
+                if (*x->p != ')') {
+                        *ret = metric_expr_free(*ret);
+                        return fail(x->error, x->start, x->p, "\")\"");
+                }
+                x->p++;
+                x->depth--;
+                return 0;
+        }
 
         if (is_name_start(*s)) {
                 const char *e = s;
                 while (is_name_char(*e))
                         e++;
                 if (e[-1] == '.')
-                        return fail(ret_error, start, e - 1, "a metric name not ending in '.'");
-                ret->kind = METRIC_OPERAND_METRIC;
-                ret->metric = strndup(s, (size_t) (e - s));
-                if (!ret->metric)
+                        return fail(x->error, x->start, e - 1, "a metric name not ending in '.'");
+                const char *after = e;
+                while (*after == ' ' || *after == '\t')
+                        after++;
+                _cleanup_free_ char *name = strndup(s, (size_t) (e - s));
+                if (!name)
                         return -ENOMEM;
-                *p = e;
+                if (*after == '(') {
+                        bool known = false;
+                        for (size_t i = 0; i < ELEMENTSOF(functions); i++)
+                                known = known || streq(functions[i], name);
+                        if (!known)
+                                return fail(x->error, x->start, s,
+                                                "a metric name or one of the functions simplify, nan_as_zero");
+                        MetricExpr *call = node(x, METRIC_EXPR_CALL, s);
+                        if (!call)
+                                return -ENOMEM;
+                        call->name = TAKE_PTR(name);
+                        x->p = after + 1;
+                        r = parse_sum(x, &call->lhs);
+                        if (r < 0) {
+                                metric_expr_free(call);
+                                return r;
+                        }
+                        skip_space(x);
+                        if (*x->p != ')') {
+                                metric_expr_free(call);
+                                return fail(x->error, x->start, x->p, "\")\" closing the call");
+                        }
+                        x->p++;
+                        x->depth--;
+                        *ret = call;
+                        return 0;
+                }
+                MetricExpr *m = node(x, METRIC_EXPR_METRIC, s);
+                if (!m)
+                        return -ENOMEM;
+                m->name = TAKE_PTR(name);
+                x->p = e;
+                x->depth--;
+                *ret = m;
                 return 0;
         }
+
         if (!is_digit(*s))
-                return fail(ret_error, start, s, "a metric name or a constant");
+                return fail(x->error, x->start, s, "a metric name, a constant or \"(\"");
 
         const char *e = s;
         while (is_digit(*e))
@@ -91,40 +182,76 @@ static int parse_operand(const char *start, const char **p, MetricExprOperand *r
                         e++;
         }
         if (is_name_char(*e))
-                return fail(ret_error, start, e, "an operator or the end after a constant");
+                return fail(x->error, x->start, e, "an operator or the end after a constant");
 
         char buf[400];
         size_t len = (size_t) (e - s);
         if (len >= sizeof buf)
-                return fail(ret_error, start, s, "a constant of at most 399 characters");
+                return fail(x->error, x->start, s, "a constant of at most 399 characters");
         memcpy(buf, s, len);
         buf[len] = '\0';
+        MetricExpr *c = node(x, is_double ? METRIC_EXPR_DOUBLE : METRIC_EXPR_UINT64, s);
+        if (!c)
+                return -ENOMEM;
         errno = 0;
-        if (is_double) {
-                ret->kind = METRIC_OPERAND_DOUBLE;
-                ret->d = strtod(buf, NULL);
-        } else {
-                ret->kind = METRIC_OPERAND_UINT64;
-                ret->u = strtoull(buf, NULL, 10);
-                if (errno == ERANGE)
-                        return fail(ret_error, start, s, "a constant that fits in 64 bits");
+        if (is_double)
+                c->d = strtod(buf, NULL);
+        else {
+                c->u = strtoull(buf, NULL, 10);
+                if (errno == ERANGE) {
+                        metric_expr_free(c);
+                        return fail(x->error, x->start, s, "a constant that fits in 64 bits");
+                }
         }
-        *p = e;
+        x->p = e;
+        x->depth--;
+        *ret = c;
         return 0;
 }
 
-void metric_expr_done(MetricExpr *e)
+/* Left-associative binary levels: products bind tighter than sums. */
+static int parse_level(ExprParser *x, const char *ops, int (*operand)(ExprParser *, MetricExpr **), MetricExpr **ret)
 {
-        if (!e)
-                return;
-        e->lhs.metric = mfree(e->lhs.metric);
-        e->rhs.metric = mfree(e->rhs.metric);
+        MetricExpr *lhs = NULL;
+        int r = operand(x, &lhs);
+        if (r < 0)
+                return r;
+        for (;;) {
+                skip_space(x);
+                if (!*x->p || !strchr(ops, *x->p)) {
+                        *ret = lhs;
+                        return 0;
+                }
+                MetricExpr *b = node(x, METRIC_EXPR_BINARY, x->p);
+                if (!b) {
+                        metric_expr_free(lhs);
+                        return -ENOMEM;
+                }
+                b->op = *x->p++;
+                b->lhs = lhs;
+                r = operand(x, &b->rhs);
+                if (r < 0) {
+                        metric_expr_free(b);
+                        return r;
+                }
+                lhs = b;
+        }
 }
 
-int metric_expr_parse(const char *s, MetricExpr *ret, char **ret_error)
+static int parse_product(ExprParser *x, MetricExpr **ret)
 {
-        MetricExpr e = { 0 };
-        const char *p;
+        return parse_level(x, "*/", parse_primary, ret);
+}
+
+static int parse_sum(ExprParser *x, MetricExpr **ret)
+{
+        return parse_level(x, "+-", parse_product, ret);
+}
+
+int metric_expr_parse(const char *s, MetricExpr **ret, char **ret_error)
+{
+        ExprParser x = { .start = s, .p = s, .error = ret_error };
+        MetricExpr *e = NULL;
         int r;
 
         if (ret_error)
@@ -135,31 +262,28 @@ int metric_expr_parse(const char *s, MetricExpr *ret, char **ret_error)
                         *ret_error = NULL;
                 return -EINVAL;
         }
-
-        p = skip_space(s);
-        r = parse_operand(s, &p, &e.lhs, ret_error);
+        r = parse_sum(&x, &e);
         if (r < 0)
-                goto fail;
-        p = skip_space(p);
-        if (!*p || !strchr("+-*/", *p)) {
-                r = fail(ret_error, s, p, "an operator (+ - * /)");
-                goto fail;
-        }
-        e.op = *p++;
-        p = skip_space(p);
-        r = parse_operand(s, &p, &e.rhs, ret_error);
-        if (r < 0)
-                goto fail;
-        p = skip_space(p);
-        if (*p) {
-                r = fail(ret_error, s, p, "the end of the expression (one operator only)");
-                goto fail;
+                return r;
+        skip_space(&x);
+        if (*x.p) {
+                metric_expr_free(e);
+                return fail(ret_error, s, x.p, "an operator (+ - * /) or the end of the expression");
         }
         *ret = e;
         return 0;
-fail:
-        metric_expr_done(&e);
-        return r;
+}
+
+int metric_expr_foreach_metric(const MetricExpr *e, int (*f)(const char *name, void *userdata), void *userdata)
+{
+        int r;
+        if (!e)
+                return 0;
+        if (e->kind == METRIC_EXPR_METRIC)
+                return f(e->name, userdata);
+        if ((r = metric_expr_foreach_metric(e->lhs, f, userdata)) < 0)
+                return r;
+        return metric_expr_foreach_metric(e->rhs, f, userdata);
 }
 
 /* ---- evaluation ---- */
@@ -248,6 +372,32 @@ static int need_value(const MetricValue *v, const char *side, char **ret_error)
         if (ret_error && asprintf(ret_error, "the %s operand has instances but no regular value to combine", side) < 0)
                 *ret_error = NULL;
         return -EINVAL;
+}
+
+int metric_value_copy(const MetricValue *v, MetricValue *ret)
+{
+        MetricValue c = *v;
+        c.instances = NULL;
+        c.n_instances = 0;
+        c.value.s = NULL;
+        if (scalar_copy(&v->value, &c.value) < 0)
+                return -ENOMEM;
+        if (v->n_instances > 0) {
+                c.instances = calloc(v->n_instances, sizeof(MetricInstance));
+                if (!c.instances) {
+                        metric_value_done(&c);
+                        return -ENOMEM;
+                }
+                for (size_t i = 0; i < v->n_instances; i++, c.n_instances++) {
+                        c.instances[i].id = v->instances[i].id;
+                        if (scalar_copy(&v->instances[i].value, &c.instances[i].value) < 0) {
+                                metric_value_done(&c);
+                                return -ENOMEM;
+                        }
+                }
+        }
+        *ret = c;
+        return 0;
 }
 
 static int push_instance(MetricValue *r, uint64_t id, MetricScalar *v)
@@ -406,36 +556,56 @@ fail:
         return k < 0 ? k : -ENOMEM;
 }
 
-static void operand_value(const MetricExprOperand *o, MetricValue *v)
+static int evaluate(const MetricExpr *e, MetricValueLookup lookup, void *userdata, MetricValue *ret, char **ret_error)
 {
-        *v = (MetricValue){ .has_value = true };
-        if (o->kind == METRIC_OPERAND_UINT64)
-                v->value = (MetricScalar){ .kind = METRIC_VALUE_UINT64, .u = o->u };
-        else
-                v->value = (MetricScalar){ .kind = METRIC_VALUE_DOUBLE, .d = o->d };
+        MetricValue a = { 0 }, b = { 0 };
+        int r;
+
+        switch (e->kind) {
+        case METRIC_EXPR_UINT64:
+                *ret = (MetricValue){ .has_value = true, .value = { .kind = METRIC_VALUE_UINT64, .u = e->u } };
+                return 0;
+        case METRIC_EXPR_DOUBLE:
+                *ret = (MetricValue){ .has_value = true, .value = { .kind = METRIC_VALUE_DOUBLE, .d = e->d } };
+                return 0;
+        case METRIC_EXPR_METRIC: {
+                const MetricValue *v = lookup ? lookup(e->name, userdata) : NULL;
+                if (!v) {
+                        if (ret_error && asprintf(ret_error, "no value for metric \"%s\"", e->name) < 0)
+                                *ret_error = NULL;
+                        return -ENOENT;
+                }
+                /* A copy, so that every node owns its result. */
+                return metric_value_copy(v, ret);
+        }
+        case METRIC_EXPR_CALL:
+                r = evaluate(e->lhs, lookup, userdata, ret, ret_error);
+                if (r < 0 || !streq(e->name, "nan_as_zero"))
+                        return r; /* simplify(x) is x */
+                if (ret->value.kind == METRIC_VALUE_DOUBLE && isnan(ret->value.d))
+                        ret->value.d = 0;
+                for (size_t i = 0; i < ret->n_instances; i++)
+                        if (ret->instances[i].value.kind == METRIC_VALUE_DOUBLE && isnan(ret->instances[i].value.d))
+                                ret->instances[i].value.d = 0;
+                return 0;
+        case METRIC_EXPR_BINARY:
+                r = evaluate(e->lhs, lookup, userdata, &a, ret_error);
+                if (r >= 0)
+                        r = evaluate(e->rhs, lookup, userdata, &b, ret_error);
+                if (r >= 0)
+                        r = metric_value_combine(&a, e->op, &b, ret, ret_error);
+                metric_value_done(&a);
+                metric_value_done(&b);
+                return r;
+        }
+        assert_not_reached();
 }
 
 int metric_expr_evaluate(
                 const MetricExpr *e, MetricValueLookup lookup, void *userdata, MetricValue *ret, char **ret_error)
 {
-        const MetricValue *side[2];
-        MetricValue constants[2];
-        const MetricExprOperand *ops[2] = { &e->lhs, &e->rhs };
-
         if (ret_error)
                 *ret_error = NULL;
-        for (size_t i = 0; i < 2; i++) {
-                if (ops[i]->kind != METRIC_OPERAND_METRIC) {
-                        operand_value(ops[i], &constants[i]);
-                        side[i] = &constants[i];
-                        continue;
-                }
-                side[i] = lookup ? lookup(ops[i]->metric, userdata) : NULL;
-                if (!side[i]) {
-                        if (ret_error && asprintf(ret_error, "no value for metric \"%s\"", ops[i]->metric) < 0)
-                                *ret_error = NULL;
-                        return -ENOENT;
-                }
-        }
-        return metric_value_combine(side[0], e->op, side[1], ret, ret_error);
+        *ret = (MetricValue){ 0 };
+        return evaluate(e, lookup, userdata, ret, ret_error);
 }

@@ -5,35 +5,42 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Derived metrics (a section's MetricDefinitions): "operand operator operand", operator one of
- * + - * /, operand a metric name (letters, digits, '_' and '.', not starting with a digit) or a
- * constant: "N" is a uint64, "N." and "N.M" are doubles. */
+/* Derived metrics (a section's MetricDefinitions). The Customization Guide's grammar is
+ * "operand operator operand", operator one of + - * /, operand a metric name (letters, digits, '_'
+ * and '.', not starting with a digit) or a constant: "N" is a uint64, "N." and "N.M" are doubles.
+ * NVIDIA's own stock files go further, and we read what they use: several operators with the usual
+ * precedence, parentheses, and the functions simplify(x) and nan_as_zero(x). */
 
 #define METRIC_EXPR_MAX_LENGTH 4096U
+#define METRIC_EXPR_MAX_DEPTH 32U
 
-typedef enum MetricExprOperandKind {
-        METRIC_OPERAND_METRIC,
-        METRIC_OPERAND_UINT64,
-        METRIC_OPERAND_DOUBLE,
-} MetricExprOperandKind;
+typedef enum MetricExprKind {
+        METRIC_EXPR_METRIC,
+        METRIC_EXPR_UINT64,
+        METRIC_EXPR_DOUBLE,
+        METRIC_EXPR_BINARY,
+        METRIC_EXPR_CALL,
+} MetricExprKind;
 
-typedef struct MetricExprOperand {
-        MetricExprOperandKind kind;
-        char *metric;
+typedef struct MetricExpr MetricExpr;
+struct MetricExpr {
+        MetricExprKind kind;
+        char *name; /* the metric, or the function called */
         uint64_t u;
         double d;
-        unsigned column; /* 1-based, in the expression */
-} MetricExprOperand;
-
-typedef struct MetricExpr {
-        MetricExprOperand lhs;
         char op; /* '+', '-', '*', '/' */
-        MetricExprOperand rhs;
-} MetricExpr;
+        MetricExpr *lhs; /* a binary operation's operands; a call's argument in lhs */
+        MetricExpr *rhs;
+        unsigned column; /* 1-based, in the expression */
+};
 
-/* Returns 0, -EINVAL with *ret_error ("column 7: expected an operator, found \"x\"") set, or -ENOMEM. */
-int metric_expr_parse(const char *s, MetricExpr *ret, char **ret_error);
-void metric_expr_done(MetricExpr *e);
+/* Returns 0 and a tree, -EINVAL with *ret_error ("column 7: expected an operator, found \"x\"") set,
+ * or -ENOMEM. */
+int metric_expr_parse(const char *s, MetricExpr **ret, char **ret_error);
+MetricExpr *metric_expr_free(MetricExpr *e);
+
+/* Calls f for every metric name the expression reads, left to right. */
+int metric_expr_foreach_metric(const MetricExpr *e, int (*f)(const char *name, void *userdata), void *userdata);
 
 /* Values as reports hold them (ProfileMetricValue): a kind, a regular value, and optionally a list of
  * instances, which may carry correlation ids. */
@@ -65,6 +72,7 @@ typedef struct MetricValue {
 } MetricValue;
 
 void metric_value_done(MetricValue *v);
+int metric_value_copy(const MetricValue *v, MetricValue *ret);
 
 /* a op b under the Customization Guide's rules:
  * - The result has a's kind; b is converted (a string b as the number it spells, 0 if none; a double b
@@ -82,6 +90,7 @@ int metric_value_combine(const MetricValue *a, char op, const MetricValue *b, Me
 
 typedef const MetricValue *(*MetricValueLookup)(const char *name, void *userdata);
 
-/* Evaluates e; a metric that lookup does not know is -ENOENT with *ret_error naming it. */
+/* Evaluates e (simplify(x) is x; nan_as_zero(x) turns NaN doubles into 0); a metric that lookup does not know is
+ * -ENOENT with *ret_error naming it. */
 int metric_expr_evaluate(
                 const MetricExpr *e, MetricValueLookup lookup, void *userdata, MetricValue *ret, char **ret_error);

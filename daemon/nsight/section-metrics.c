@@ -211,14 +211,34 @@ static int own(SectionMetricList *l, char *s, const char **ret)
         return 0;
 }
 
+typedef struct OperandAdder {
+        Collector *c;
+        const char *derived_for;
+} OperandAdder;
+
+static int add_operand(const char *name, void *userdata)
+{
+        OperandAdder *a = userdata;
+        SectionMetric m = { .where = "MetricDefinitions", .option = -1, .derived_for = a->derived_for };
+        char *copy = strdup(name);
+        int r;
+
+        if (!copy)
+                return -ENOMEM;
+        r = own(a->c->list, copy, &m.name);
+        if (r < 0)
+                return r;
+        return add(a->c, &m);
+}
+
 static int add_definitions(Collector *c)
 {
         const NV__Profiler__ProfilerSectionMetricDefinitions *defs = c->section->metricdefinitions;
 
         for (size_t i = 0; defs && i < defs->n_metricdefinitions; i++) {
                 const NV__Profiler__ProfilerSectionMetricDefinition *def = defs->metricdefinitions[i];
-                MetricExpr e;
                 _cleanup_free_ char *error = NULL;
+                MetricExpr *e = NULL;
 
                 if (!effective_match(c, def->filter))
                         continue;
@@ -227,16 +247,9 @@ static int add_definitions(Collector *c)
                         return r;
                 if (r < 0)
                         continue; /* reported by section_check_definitions() */
-                MetricExprOperand *ops[] = { &e.lhs, &e.rhs };
-                for (size_t k = 0; k < ELEMENTSOF(ops) && r >= 0; k++) {
-                        if (ops[k]->kind != METRIC_OPERAND_METRIC)
-                                continue;
-                        SectionMetric m = { .where = "MetricDefinitions", .option = -1, .derived_for = def->name };
-                        r = own(c->list, TAKE_PTR(ops[k]->metric), &m.name);
-                        if (r >= 0)
-                                r = add(c, &m);
-                }
-                metric_expr_done(&e);
+                OperandAdder a = { .c = c, .derived_for = def->name };
+                r = metric_expr_foreach_metric(e, add_operand, &a);
+                metric_expr_free(e);
                 if (r < 0)
                         return r;
         }
