@@ -187,6 +187,12 @@ static void check_extends(SectionCatalog *c)
 int section_catalog_load(
                 const SectionFolder *folders, size_t n_folders, const TextFormatOptions *o, SectionCatalog **ret)
 {
+        return section_catalog_load_at(-EBADF, folders, n_folders, o, ret);
+}
+
+int section_catalog_load_at(int root_fd, const SectionFolder *folders, size_t n_folders, const TextFormatOptions *o,
+                SectionCatalog **ret)
+{
         _cleanup_(section_catalog_freep) SectionCatalog *c = calloc(1, sizeof(SectionCatalog));
         TextFormatOptions opts = o ? *o : (TextFormatOptions){ .schema = NV_SCHEMA_EXTENDED };
         int r;
@@ -203,7 +209,9 @@ int section_catalog_load(
                 size_t len = strlen(display);
                 while (len > 1 && display[len - 1] == '/')
                         display[--len] = '\0';
-                _cleanup_close_ int fd = open(folders[i].path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                _cleanup_close_ int fd = root_fd >= 0
+                                ? open_in_root(root_fd, folders[i].path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                                : open(folders[i].path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
                 if (fd < 0)
                         continue;
                 r = load_dir(&l, fd, display, display, folders[i].recursive, 0);

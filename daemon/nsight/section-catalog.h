@@ -44,6 +44,9 @@ typedef struct SectionCatalog {
  * exhaustion fails (-ENOMEM, -E2BIG past the bounds above). */
 int section_catalog_load(
                 const SectionFolder *folders, size_t n_folders, const TextFormatOptions *o, SectionCatalog **ret);
+/* The same with the folders' paths resolved below root_fd as if it were "/" (symlinks included). */
+int section_catalog_load_at(int root_fd, const SectionFolder *folders, size_t n_folders, const TextFormatOptions *o,
+                SectionCatalog **ret);
 SectionCatalog *section_catalog_free(SectionCatalog *c);
 DEFINE_TRIVIAL_CLEANUP_FUNC(SectionCatalog *, section_catalog_free);
 
