@@ -848,6 +848,79 @@ static void test_limits(void)
         }
 }
 
+/* actions_by_nvtx over tests/nsight/data/nvtx.ncu-rep (make-fixtures.py says what each kernel has). */
+static char *selected(const NcuRange *range, const char *inc, const char *exc)
+{
+        char *includes[] = { (char *) inc }, *excludes[] = { (char *) exc };
+        g_autofree size_t *idx = NULL;
+        GString *s = g_string_new(NULL);
+        int n;
+
+        n = ncu_range_actions_by_nvtx(range, includes, inc ? 1 : 0, excludes, exc ? 1 : 0, &idx);
+        if (n < 0) {
+                g_string_printf(s, "error %d", n);
+                return g_string_free(s, false);
+        }
+        for (int i = 0; i < n; i++)
+                g_string_append_printf(s, "%s%s", i > 0 ? " " : "", range->actions[idx[i]]->function_name);
+        return g_string_free(s, false);
+}
+
+#define assert_selected(range, inc, exc, expected)                       \
+        do {                                                             \
+                g_autofree char *_got = selected((range), (inc), (exc)); \
+                g_assert_cmpstr(_got, ==, (expected));                   \
+        } while (0)
+
+static void test_nvtx(void)
+{
+        g_autofree char *path = g_test_build_filename(G_TEST_DIST, "data", "nvtx.ncu-rep", NULL);
+        g_autofree char *data = NULL;
+        _cleanup_(ncu_report_freep) NcuReport *r = NULL;
+        const NcuNvtxState *n;
+        NcuReportError err;
+        const NcuRange *range;
+        gsize size;
+
+        g_assert_true(g_file_get_contents(path, &data, &size, NULL));
+        g_assert_cmpint(ncu_report_load_buffer(data, size, NULL, &r, &err), ==, 0);
+        range = &r->ranges[0];
+        g_assert_cmpuint(range->n_actions, ==, 5);
+
+        /* The model: the action's own thread's stack, outermost first; start/end ranges per domain. */
+        n = range->actions[0]->nvtx;
+        g_assert_cmpuint(n->n_domains, ==, 2);
+        g_assert_cmpstr(n->domains[0].name, ==, "<default domain>");
+        g_assert_cmpuint(n->domains[0].n_push_pop, ==, 2);
+        g_assert_cmpstr(n->domains[0].push_pop[0].name, ==, "outer");
+        g_assert_cmpstr(n->domains[0].push_pop[1].name, ==, "inner");
+        g_assert_cmpuint(n->domains[1].id, ==, 7);
+        g_assert_cmpuint(n->domains[1].n_start_end, ==, 1);
+        g_assert_cmpstr(n->domains[1].start_end[0].name, ==, "phase");
+        g_assert_cmpuint(range->actions[4]->nvtx->domains[0].n_push_pop, ==, 0);
+
+        assert_selected(range, NULL, NULL, "a0 a1 a2 a3 a4");
+        assert_selected(range, "outer/", NULL, "a0 a1 a2");
+        assert_selected(range, "[outer", NULL, "a0 a1");
+        assert_selected(range, "inner]", NULL, "a0 a2");
+        assert_selected(range, "[outer]", NULL, "a1");
+        assert_selected(range, "outer/inner", NULL, "a0");
+        assert_selected(range, "outer/*/inner", NULL, "a0 a2");
+        assert_selected(range, "[*/mid/", NULL, "a2");
+        assert_selected(range, "D@phase", NULL, "a0");
+        assert_selected(range, "D@x/y/", NULL, "a1");
+        assert_selected(range, "D@y/", NULL, "a1");
+        assert_selected(range, "D@[y", NULL, "");
+        assert_selected(range, "phase", NULL, "");
+        assert_selected(range, "Nope@outer/", NULL, "");
+        assert_selected(range, "outer/", "inner]", "a1");
+        assert_selected(range, NULL, "outer/", "a3 a4");
+        assert_selected(range, "", NULL, "error -22");
+        assert_selected(range, "a//b", NULL, "error -22");
+        assert_selected(range, "[", NULL, "error -22");
+        assert_selected(range, NULL, "/x", "error -22");
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
@@ -870,5 +943,6 @@ int main(int argc, char *argv[])
         g_test_add_func("/report/source-data", test_source_data);
         g_test_add_func("/report/zstd", test_zstd);
         g_test_add_func("/report/limits", test_limits);
+        g_test_add_func("/report/nvtx", test_nvtx);
         return g_test_run();
 }
