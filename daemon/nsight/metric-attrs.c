@@ -333,6 +333,7 @@ static void collector_unit(MetricAttrs *a, const char *base)
                                 set_unit_per(a, u, d);
                                 return;
                         }
+                        a->unit_per_unitless = true;
                 }
                 {
                         set_unit(a, u);
@@ -527,6 +528,29 @@ positions:
         else
                 ret->type = METRIC_TYPE_OTHER;
 done:
-        if (!isempty(section_unit))
+        if (!isempty(section_unit)) {
                 set_unit(ret, section_unit);
+                ret->unit_per_unitless = false;
+        }
+}
+
+void metric_attrs_csv_unit(const MetricAttrs *a, char buf[static METRIC_UNIT_MAX])
+{
+        size_t n = 0;
+
+        assert(a);
+
+        if (streq(a->unit, "second")) {
+                snprintf(buf, METRIC_UNIT_MAX, "nsecond");
+                return;
+        }
+        for (const char *p = a->unit; *p && n + 1 < METRIC_UNIT_MAX;)
+                if (startswith(p, "_per_")) {
+                        buf[n++] = '/';
+                        p += PER_LEN;
+                } else
+                        buf[n++] = *p++;
+        if (a->unit_per_unitless && n + 1 < METRIC_UNIT_MAX)
+                buf[n++] = '/';
+        buf[n] = 0;
 }

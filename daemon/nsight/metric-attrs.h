@@ -68,6 +68,9 @@ typedef struct MetricAttrs {
         MetricSubtype subtype;
         MetricRollup rollup;
         char unit[METRIC_UNIT_MAX]; /* ncu_report's spelling: "byte_per_second", "%", "" for none */
+        /* The unit is "X per <unitless>" (derived__pct_occupancy_per_block_size): ncu_report says "X",
+         * ncu's CSV "X/". */
+        bool unit_per_unitless;
 } MetricAttrs;
 
 /* Derives the attributes of metric `name` whose value (or first instance) has a floating-point kind
@@ -82,3 +85,7 @@ void metric_attrs_derive(const char *name, bool is_floating, const char *section
 const char *metric_type_to_string(MetricType t);
 const char *metric_subtype_to_string(MetricSubtype s);
 const char *metric_rollup_to_string(MetricRollup r);
+
+/* The unit as ncu's CSV exports print it with --print-units base: "_per_" becomes "/", and "second" alone
+ * (durations, stored in nanoseconds) "nsecond". */
+void metric_attrs_csv_unit(const MetricAttrs *a, char buf[static METRIC_UNIT_MAX]);

@@ -120,11 +120,33 @@ static void test_rules(void)
         check(longname, true, NULL, METRIC_TYPE_OTHER, METRIC_SUBTYPE_NONE, METRIC_ROLLUP_NONE, "");
 }
 
+static void check_csv_unit(const char *name, bool is_floating, const char *expected)
+{
+        char buf[METRIC_UNIT_MAX];
+        MetricAttrs a;
+
+        metric_attrs_derive(name, is_floating, NULL, &a);
+        metric_attrs_csv_unit(&a, buf);
+        g_assert_cmpstr(buf, ==, expected);
+}
+
+static void test_csv_units(void)
+{
+        check_csv_unit("gpu__time_duration.sum", true, "nsecond");
+        check_csv_unit("dram__bytes.sum.per_second", true, "byte/second");
+        check_csv_unit("launch__registers_per_thread", false, "register/thread");
+        check_csv_unit("derived__pct_occupancy_per_block_size", true, "%/");
+        check_csv_unit("derived__pct_occupancy_per_register_count", true, "%/register");
+        check_csv_unit("launch__occupancy_per_block_size", true, "");
+        check_csv_unit("sm__cycles_elapsed.avg.per_second", true, "cycle/second");
+}
+
 int main(int argc, char **argv)
 {
         g_test_init(&argc, &argv, NULL);
 
         g_test_add_func("/metric-attrs/rules", test_rules);
+        g_test_add_func("/metric-attrs/csv-units", test_csv_units);
         for (size_t i = 0; i < G_N_ELEMENTS(reports); i++) {
                 g_autofree char *p = g_strdup_printf("/metric-attrs/corpus/%s", reports[i]);
                 g_test_add_data_func(p, reports[i], check_report);
