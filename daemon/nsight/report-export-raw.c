@@ -10,10 +10,20 @@
 #include "metric-attrs.h"
 #include "report-export-csv.h"
 #include "report-export.h"
+#include "string-util.h"
 
 const char *const ncu_export_action_column_names[11] = {
-        "ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context",
-        "Stream", "Block Size", "Grid Size", "Device", "CC",
+        "ID",
+        "Process ID",
+        "Process Name",
+        "Host Name",
+        "Kernel Name",
+        "Context",
+        "Stream",
+        "Block Size",
+        "Grid Size",
+        "Device",
+        "CC",
 };
 
 /* A growing text buffer for one cell. */
@@ -115,7 +125,8 @@ void ncu_export_write_action_columns(FILE *f, size_t id, const NcuAction *a)
         ncu_csv_write_field(f, buf, true);
         snprintf(buf, sizeof(buf), "%" PRIu32, a->process.process_id);
         ncu_csv_write_field(f, buf, false);
-        ncu_csv_write_field(f, a->process.process_name, false);
+        /* ncu shows the executable's name, the report keeps its path */
+        ncu_csv_write_field(f, a->process.process_name ? path_basename(a->process.process_name) : NULL, false);
         ncu_csv_write_field(f, a->process.hostname, false);
         ncu_csv_write_field(f, ncu_action_name(a, NCU_NAME_DEMANGLED), false);
 
@@ -151,7 +162,7 @@ void ncu_export_write_action_columns(FILE *f, size_t id, const NcuAction *a)
                         *minor = action_metric(a, "device__attribute_compute_capability_minor");
         uint64_t ma, mi;
         if (major && minor && major->has_value && minor->has_value && ncu_value_as_uint64(&major->value, &ma) &&
-            ncu_value_as_uint64(&minor->value, &mi))
+                        ncu_value_as_uint64(&minor->value, &mi))
                 snprintf(buf, sizeof(buf), "%" PRIu64 ".%" PRIu64, ma, mi);
         else
                 buf[0] = 0;
@@ -163,8 +174,14 @@ static int compare_names(const void *a, const void *b)
         return strcmp(*(const char *const *) a, *(const char *const *) b);
 }
 
-/* Every metric name of the report's actions, pseudo metrics ("breakdown:…", "group:…") left out, sorted
- * and unique. */
+/* Sections store some of their directives as string metrics named "kind:…" (breakdown:, group:, regex:);
+ * ncu leaves them out of the raw page. PM-sampling metrics ("pmsampling:…") hold numbers and stay. */
+static bool is_section_directive(const NcuMetric *m)
+{
+        return strchr(m->name, ':') && m->kind == NCU_VALUE_STRING;
+}
+
+/* Every metric name of the report's actions, section directives left out, sorted and unique. */
 static int collect_columns(const NcuReport *r, const char ***ret, size_t *ret_n)
 {
         size_t total = 0, n = 0;
@@ -177,9 +194,9 @@ static int collect_columns(const NcuReport *r, const char ***ret, size_t *ret_n)
                 return -ENOMEM;
         for (size_t i = 0; i < r->n_actions; i++)
                 for (size_t j = 0; j < r->actions[i]->n_metrics; j++) {
-                        const char *name = r->actions[i]->metrics[j].name;
-                        if (name && !strchr(name, ':'))
-                                names[n++] = name;
+                        const NcuMetric *m = &r->actions[i]->metrics[j];
+                        if (m->name && !is_section_directive(m))
+                                names[n++] = m->name;
                 }
         qsort(names, n, sizeof(*names), compare_names);
 
@@ -196,7 +213,7 @@ int ncu_export_raw_csv(const NcuReport *r, bool instances, FILE *f)
 {
         const char **columns = NULL;
         size_t n_columns = 0;
-        Cell cell = {};
+        Cell cell = { .data = NULL };
         int k;
 
         assert(r);
@@ -222,8 +239,8 @@ int ncu_export_raw_csv(const NcuReport *r, bool instances, FILE *f)
                         if (!m)
                                 continue;
                         MetricAttrs attrs;
-                        metric_attrs_derive(columns[c], IN_SET(m->kind, NCU_VALUE_DOUBLE, NCU_VALUE_FLOAT), NULL,
-                                        &attrs);
+                        metric_attrs_derive(
+                                        columns[c], IN_SET(m->kind, NCU_VALUE_DOUBLE, NCU_VALUE_FLOAT), NULL, &attrs);
                         metric_attrs_csv_unit(&attrs, unit);
                         break;
                 }
