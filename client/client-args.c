@@ -84,7 +84,10 @@ static void help(void)
                "                         address such as unix:path=/run/x/bus) instead of the system bus\n"
                "     --user             Talk to the daemon on the session bus (not with --bus=)\n"
                "     --interval=SECONDS fdinfo: the time between the two dumps given (a decimal\n"
-               "                         number of seconds, such as 2 or 0.5)\n");
+               "                         number of seconds, such as 2 or 0.5)\n"
+               "     --csv              report raw, report details: print ncu's CSV export\n"
+               "     --print-metric-instances=values|none  report raw: also print each metric's\n"
+               "                         instance values, \"VALUE (I1; I2; ...)\" (default none)\n");
         printf("\n"
                "Options of resolve (each of --argv, --dso, --env, --exe-dir-file may be repeated):\n"
                "     --exe=PATH         The executable's path: the \"procname\" feature\n"
@@ -187,6 +190,8 @@ int parse_argv(int argc, char *argv[])
                 ARG_HOME,
                 ARG_EXE_DIR_FILE,
                 ARG_INTERVAL,
+                ARG_CSV,
+                ARG_PRINT_METRIC_INSTANCES,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -204,6 +209,8 @@ int parse_argv(int argc, char *argv[])
                 { "home", required_argument, NULL, ARG_HOME },
                 { "exe-dir-file", required_argument, NULL, ARG_EXE_DIR_FILE },
                 { "interval", required_argument, NULL, ARG_INTERVAL },
+                { "csv", no_argument, NULL, ARG_CSV },
+                { "print-metric-instances", required_argument, NULL, ARG_PRINT_METRIC_INSTANCES },
                 { 0 },
         };
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
@@ -278,6 +285,18 @@ int parse_argv(int argc, char *argv[])
                         if (parse_seconds(optarg, &arg.interval_usec) < 0)
                                 return usage_error("--interval= takes a number of seconds above 0 (such as 2 or 0.5), "
                                                    "not \"%s\".",
+                                                esc(&e, optarg));
+                        break;
+                case ARG_CSV:
+                        arg.csv = true;
+                        break;
+                case ARG_PRINT_METRIC_INSTANCES:
+                        if (streq(optarg, "values"))
+                                arg.print_metric_instances = true;
+                        else if (streq(optarg, "none"))
+                                arg.print_metric_instances = false;
+                        else
+                                return usage_error("--print-metric-instances= takes values or none, not \"%s\".",
                                                 esc(&e, optarg));
                         break;
                 case '?':

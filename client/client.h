@@ -34,6 +34,8 @@ typedef struct ClientOptions {
         const char *exe, *comm, *home; /* point into argv */
         char **argv_facts, **dsos, **env, **exe_dir_files;
         uint64_t interval_usec; /* fdinfo --interval=; 0: not given */
+        bool csv; /* report raw|details --csv */
+        bool print_metric_instances; /* report raw --print-metric-instances=values */
 } ClientOptions;
 
 extern ClientOptions arg;
@@ -113,3 +115,5 @@ int verb_monitor(int argc, char *argv[]);
 int verb_reload(int argc, char *argv[]);
 int verb_version(int argc, char *argv[]);
 int verb_fdinfo(int argc, char *argv[]);
+/* report raw|details FILE: argv[0] is the page, argv[1] the file (client/verb-report-export.c). */
+int verb_report_export(int argc, char *argv[]);
