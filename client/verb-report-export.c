@@ -51,7 +51,8 @@ int verb_report_export(int argc, char *argv[])
                 return r;
         }
 
-        r = details ? ncu_export_details_csv(report, stdout) : ncu_export_raw_csv(report, arg.print_metric_instances, stdout);
+        r = details ? ncu_export_details_csv(report, stdout)
+                    : ncu_export_raw_csv(report, arg.print_metric_instances, stdout);
         if (r < 0) {
                 fprintf(stderr, "nvprofilectl: %s: cannot write the export: %s\n", esc(&e, argv[1]), strerror(-r));
                 return r;

@@ -8,6 +8,7 @@
 
 #include "macro.h"
 #include "metric-attrs.h"
+#include "report-export-cells.h"
 #include "report-export-csv.h"
 #include "report-export.h"
 #include "string-util.h"
@@ -25,90 +26,6 @@ const char *const ncu_export_action_column_names[11] = {
         "Device",
         "CC",
 };
-
-/* A growing text buffer for one cell. */
-typedef struct Cell {
-        char *data;
-        size_t len, allocated;
-        bool failed;
-} Cell;
-
-static void cell_append(Cell *c, const char *s, size_t n)
-{
-        if (c->failed)
-                return;
-        if (c->len + n + 1 > c->allocated) {
-                size_t a = MAX(c->allocated * 2, c->len + n + 1);
-                char *p = realloc(c->data, MAX(a, (size_t) 256));
-                if (!p) {
-                        c->failed = true;
-                        return;
-                }
-                c->data = p;
-                c->allocated = MAX(a, (size_t) 256);
-        }
-        memcpy(c->data + c->len, s, n);
-        c->len += n;
-        c->data[c->len] = 0;
-}
-
-static void cell_puts(Cell *c, const char *s)
-{
-        cell_append(c, s, strlen(s));
-}
-
-static void cell_reset(Cell *c)
-{
-        c->len = 0;
-        if (c->data)
-                c->data[0] = 0;
-}
-
-/* A value as ncu prints it; NULL when there is none. */
-static const char *format_value(const NcuValue *v, char buf[static NCU_CSV_NUMBER_MAX])
-{
-        switch (v->kind) {
-        case NCU_VALUE_DOUBLE:
-                return ncu_csv_format_double(v->d, buf);
-        case NCU_VALUE_FLOAT:
-                return ncu_csv_format_double(v->f, buf);
-        case NCU_VALUE_UINT32:
-                snprintf(buf, NCU_CSV_NUMBER_MAX, "%" PRIu32, v->u32);
-                return buf;
-        case NCU_VALUE_UINT64:
-                snprintf(buf, NCU_CSV_NUMBER_MAX, "%" PRIu64, v->u64);
-                return buf;
-        case NCU_VALUE_STRING:
-                return v->s ? v->s : "";
-        case NCU_VALUE_UNKNOWN:
-        case _NCU_VALUE_KIND_MAX:
-                break;
-        }
-        return NULL;
-}
-
-static void format_metric(Cell *c, const NcuMetric *m, bool instances)
-{
-        char buf[NCU_CSV_NUMBER_MAX];
-
-        cell_reset(c);
-        if (m->has_value) {
-                const char *s = format_value(&m->value, buf);
-                cell_puts(c, s ? s : "");
-        } else if (m->kind == NCU_VALUE_UNKNOWN && m->n_instances == 0)
-                cell_puts(c, "no data");
-
-        if (!instances || m->n_instances == 0)
-                return;
-        cell_puts(c, c->len > 0 ? " (" : "(");
-        for (size_t i = 0; i < m->n_instances; i++) {
-                const char *s = format_value(&m->instances[i].value, buf);
-                if (i > 0)
-                        cell_puts(c, "; ");
-                cell_puts(c, s ? s : "");
-        }
-        cell_puts(c, ")");
-}
 
 static const NcuMetric *action_metric(const NcuAction *a, const char *name)
 {
@@ -258,14 +175,14 @@ int ncu_export_raw_csv(const NcuReport *r, bool instances, FILE *f)
                                 ncu_csv_write_field(f, NULL, false);
                                 continue;
                         }
-                        format_metric(&cell, m, instances);
+                        ncu_cell_format_metric(&cell, m, instances);
                         ncu_csv_write_field(f, cell.data, false);
                 }
                 fputc('\n', f);
         }
 
         free(columns);
-        free(cell.data);
+        cell_done(&cell);
         if (cell.failed)
                 return -ENOMEM;
         if (fflush(f) != 0 || ferror(f))

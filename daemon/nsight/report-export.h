@@ -16,6 +16,10 @@
  * with instances prints "VALUE (I1; I2; …)". */
 int ncu_export_raw_csv(const NcuReport *r, bool instances, FILE *f);
 
+/* Per action, the sections embedded in it rendered like ncu's details page (all body items), then the
+ * sections' rule results; the rule columns only when some action has rule results. */
+int ncu_export_details_csv(const NcuReport *r, FILE *f);
+
 /* The leading columns both pages share: ID, Process ID, Process Name, Host Name, Kernel Name (demangled),
  * Context, Stream, Block Size, Grid Size, Device, CC. */
 void ncu_export_write_action_columns(FILE *f, size_t id, const NcuAction *a);

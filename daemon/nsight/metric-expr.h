@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Derived metrics (a section's MetricDefinitions): "operand operator operand", operator one of
+ * + - * /, operand a metric name (letters, digits, '_' and '.', not starting with a digit) or a
+ * constant: "N" is a uint64, "N." and "N.M" are doubles. */
+
+#define METRIC_EXPR_MAX_LENGTH 4096U
+
+typedef enum MetricExprOperandKind {
+        METRIC_OPERAND_METRIC,
+        METRIC_OPERAND_UINT64,
+        METRIC_OPERAND_DOUBLE,
+} MetricExprOperandKind;
+
+typedef struct MetricExprOperand {
+        MetricExprOperandKind kind;
+        char *metric;
+        uint64_t u;
+        double d;
+        unsigned column; /* 1-based, in the expression */
+} MetricExprOperand;
+
+typedef struct MetricExpr {
+        MetricExprOperand lhs;
+        char op; /* '+', '-', '*', '/' */
+        MetricExprOperand rhs;
+} MetricExpr;
+
+/* Returns 0, -EINVAL with *ret_error ("column 7: expected an operator, found \"x\"") set, or -ENOMEM. */
+int metric_expr_parse(const char *s, MetricExpr *ret, char **ret_error);
+void metric_expr_done(MetricExpr *e);
+
+/* Values as reports hold them (ProfileMetricValue): a kind, a regular value, and optionally a list of
+ * instances, which may carry correlation ids. */
+typedef enum MetricValueKind {
+        METRIC_VALUE_UINT64,
+        METRIC_VALUE_DOUBLE,
+        METRIC_VALUE_STRING,
+} MetricValueKind;
+
+typedef struct MetricScalar {
+        MetricValueKind kind;
+        uint64_t u;
+        double d;
+        char *s;
+} MetricScalar;
+
+typedef struct MetricInstance {
+        uint64_t id; /* meaningful when the value has_ids */
+        MetricScalar value;
+} MetricInstance;
+
+typedef struct MetricValue {
+        bool has_value; /* the regular value is set */
+        MetricScalar value;
+        MetricInstance *instances;
+        size_t n_instances;
+        bool has_instances; /* an instance list exists (possibly empty) */
+        bool has_ids; /* its instances carry correlation ids */
+} MetricValue;
+
+void metric_value_done(MetricValue *v);
+
+/* a op b under the Customization Guide's rules:
+ * - The result has a's kind; b is converted (a string b as the number it spells, 0 if none; a double b
+ *   to uint64 by truncation, clamped at 0 and UINT64_MAX). A string a is returned unchanged.
+ * - Division by a b of integer kind that is 0 gives a. A double b of 0.0 gives IEEE inf/nan when a is a
+ *   double, and a when a is a uint64 (integer division by zero has no value). uint64 arithmetic wraps.
+ * - Instances: (1) neither has instances: the regular values combine; (2) both have instances without
+ *   correlation ids: the first min(n, m) pair up; (3) both with ids: joined on the id, in id order, an
+ *   id present on one side only keeping that side's value (a1+b1, a2, b3, a4+b4, b5); (4) only a has
+ *   ids, or only a has instances: b's regular value combines with each of a's; (5) only b has ids, or
+ *   only b has instances: the result is the regular value a op b1 op b2 ... In (2)-(4) the regular
+ *   value is a op b when both have one.
+ * Returns 0, -EINVAL with *ret_error when a value the rule needs is missing, -ENOMEM. */
+int metric_value_combine(const MetricValue *a, char op, const MetricValue *b, MetricValue *ret, char **ret_error);
+
+typedef const MetricValue *(*MetricValueLookup)(const char *name, void *userdata);
+
+/* Evaluates e; a metric that lookup does not know is -ENOENT with *ret_error naming it. */
+int metric_expr_evaluate(
+                const MetricExpr *e, MetricValueLookup lookup, void *userdata, MetricValue *ret, char **ret_error);
