@@ -554,3 +554,30 @@ void metric_attrs_csv_unit(const MetricAttrs *a, char buf[static METRIC_UNIT_MAX
                 buf[n++] = '/';
         buf[n] = 0;
 }
+
+/* ncu's details page guesses the units of metrics outside its database (section-derived metrics and PC
+ * sampling counters) from the words of their names with its own priorities, which differ from
+ * ncu_report's: "membar" stalls count as memory (byte), "thread_inst" as instructions. */
+static const UnitRule details_guess_units[] = {
+        { MATCH_CONTAINS, "pct", "%" },
+        { MATCH_CONTAINS, "mem", "byte" },
+        { MATCH_CONTAINS, "inst", "inst" },
+        { MATCH_CONTAINS, "thread", "thread" },
+        { MATCH_CONTAINS, "warp", "warp" },
+};
+
+void metric_attrs_details_unit(const char *name, MetricAttrs *a)
+{
+        const char *u;
+
+        assert(name);
+        assert(a);
+
+        if (!startswith(name, "derived__") && !startswith(name, "smsp__pcsamp_warps_"))
+                return;
+        if (strstr(name, "_per_"))
+                return; /* "X per Y" units are composed the same way on both */
+        u = rules_unit(details_guess_units, ELEMENTSOF(details_guess_units), name);
+        if (u)
+                set_unit(a, u);
+}

@@ -86,6 +86,11 @@ const char *metric_type_to_string(MetricType t);
 const char *metric_subtype_to_string(MetricSubtype s);
 const char *metric_rollup_to_string(MetricRollup r);
 
+/* The unit ncu's details page shows where it differs from ncu_report's: its own guess for metrics outside
+ * the metric database (derived__…, smsp__pcsamp_warps_…). Call after metric_attrs_derive() without a
+ * section unit. */
+void metric_attrs_details_unit(const char *name, MetricAttrs *a);
+
 /* The unit as ncu's CSV exports print it with --print-units base: "_per_" becomes "/", and "second" alone
  * (durations, stored in nanoseconds) "nsecond". */
 void metric_attrs_csv_unit(const MetricAttrs *a, char buf[static METRIC_UNIT_MAX]);

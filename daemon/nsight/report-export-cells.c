@@ -46,7 +46,7 @@ void cell_reset(Cell *c)
 }
 
 /* A value as ncu prints it; NULL when there is none. */
-static const char *format_value(const NcuValue *v, char buf[static NCU_CSV_NUMBER_MAX])
+const char *ncu_cell_format_value(const NcuValue *v, char buf[static NCU_CSV_NUMBER_MAX])
 {
         switch (v->kind) {
         case NCU_VALUE_DOUBLE:
@@ -74,7 +74,7 @@ void ncu_cell_format_metric(Cell *c, const NcuMetric *m, bool instances)
 
         cell_reset(c);
         if (m->has_value) {
-                const char *s = format_value(&m->value, buf);
+                const char *s = ncu_cell_format_value(&m->value, buf);
                 cell_puts(c, s ? s : "");
         } else if (m->kind == NCU_VALUE_UNKNOWN && m->n_instances == 0)
                 cell_puts(c, "no data");
@@ -83,7 +83,7 @@ void ncu_cell_format_metric(Cell *c, const NcuMetric *m, bool instances)
                 return;
         cell_puts(c, c->len > 0 ? " (" : "(");
         for (size_t i = 0; i < m->n_instances; i++) {
-                const char *s = format_value(&m->instances[i].value, buf);
+                const char *s = ncu_cell_format_value(&m->instances[i].value, buf);
                 if (i > 0)
                         cell_puts(c, "; ");
                 cell_puts(c, s ? s : "");

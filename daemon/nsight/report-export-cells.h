@@ -19,6 +19,9 @@ void cell_puts(Cell *c, const char *s);
 void cell_reset(Cell *c);
 void cell_done(Cell *c);
 
+/* A value as ncu prints it (doubles per ncu_csv_format_double()); NULL when there is none. */
+const char *ncu_cell_format_value(const NcuValue *v, char buf[static 330]);
+
 /* The metric's value: "" when it has none (instances only), "no data" when it has neither value nor kind;
  * with instances, followed by " (I1; I2; …)". */
 void ncu_cell_format_metric(Cell *c, const NcuMetric *m, bool instances);

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,40 @@ typedef struct Renderer {
         int error;
 } Renderer;
 
+/* The newest architecture ncu 2024.1.1's schema names: the exports we match are that version's. */
+#define NCU_EXPORT_MAX_ARCH 90
+#define FILTER_ITEMS_MAX 64
+
+static bool arch_known(bool has, int arch)
+{
+        return has && arch <= NCU_EXPORT_MAX_ARCH;
+}
+
+/* Whether filter f admits arch as ncu 2024.1.1 reads it: an architecture newer than its schema is an unknown
+ * enum value, which protobuf drops, so that bound is absent. */
+static bool filter_matches_arch(const NV__Profiler__Messages__MetricOptionFilter *f, unsigned arch)
+{
+        NV__Profiler__Messages__MetricOptionFilterItem items[FILTER_ITEMS_MAX], *pointers[FILTER_ITEMS_MAX];
+        NV__Profiler__Messages__MetricOptionFilter copy;
+
+        if (!f)
+                return true;
+        if (f->n_items > FILTER_ITEMS_MAX)
+                return metric_filter_matches_arch(f, arch);
+
+        copy = *f;
+        copy.has_minarch = arch_known(f->has_minarch, f->minarch);
+        copy.has_maxarch = arch_known(f->has_maxarch, f->maxarch);
+        for (size_t i = 0; i < f->n_items; i++) {
+                items[i] = *f->items[i];
+                items[i].has_minarch = arch_known(f->items[i]->has_minarch, f->items[i]->minarch);
+                items[i].has_maxarch = arch_known(f->items[i]->has_maxarch, f->items[i]->maxarch);
+                pointers[i] = &items[i];
+        }
+        copy.items = pointers;
+        return metric_filter_matches_arch(&copy, arch);
+}
+
 static void rows_clear(Rows *rows)
 {
         for (size_t i = 0; i < rows->n; i++) {
@@ -78,13 +113,13 @@ static bool resolve_metric(const Renderer *r, const NV__Profiler__ProfilerSectio
 {
         for (size_t i = 0; i < m->n_options; i++) {
                 const NV__Profiler__ProfilerSectionMetricOption *o = m->options[i];
-                if (metric_filter_matches_arch(o->filter, r->arch)) {
+                if (filter_matches_arch(o->filter, r->arch)) {
                         *ret_name = o->name ? o->name : m->name;
                         *ret_label = o->label ? o->label : m->label;
                         return true;
                 }
         }
-        if (!metric_filter_matches_arch(m->filter, r->arch))
+        if (!filter_matches_arch(m->filter, r->arch))
                 return false;
         *ret_name = m->name;
         *ret_label = m->label;
@@ -173,7 +208,7 @@ static void add_metric(Renderer *r, Rows *rows, const NV__Profiler__ProfilerSect
 {
         const char *name, *label;
 
-        if (!m->name || !resolve_metric(r, m, &name, &label))
+        if (!m->name || !m->name[0] || !resolve_metric(r, m, &name, &label) || !name || !name[0])
                 return;
         if (startswith(name, "group:")) {
                 add_list(r, rows, m, name, label, true);
@@ -211,7 +246,8 @@ static double row_value(const Renderer *r, const Row *row)
         double d = 0;
         if (m && m->has_value)
                 (void) ncu_value_as_double(&m->value, &d);
-        return d;
+        /* ncu sorts by the value it shows (two decimals): equal shown values go by name. */
+        return round(d * 100) / 100;
 }
 
 /* Sorting by value needs the action: qsort has no context argument, so rows carry their value. */
@@ -295,11 +331,24 @@ static void write_metric_row(Renderer *r, const char *section, const char *item_
         _cleanup_free_ char *label = NULL;
         MetricAttrs attrs;
 
-        if (!m)
+        if (!m) {
+                /* A metric the section shows but the report lacks (not collected on this GPU). */
+                ncu_export_write_action_columns(r->f, r->id, r->action);
+                ncu_csv_write_field(r->f, section, false);
+                ncu_csv_write_field(r->f, item_label, false);
+                ncu_csv_write_field(r->f, row->label ? row->label : row->name, false);
+                ncu_csv_write_field(r->f, NULL, false);
+                ncu_csv_write_field(r->f, "n/a", false);
+                if (r->rule_columns)
+                        fputc(',', r->f);
+                fputc('\n', r->f);
                 return;
+        }
 
         metric_attrs_derive(row->name, IN_SET(m->kind, NCU_VALUE_DOUBLE, NCU_VALUE_FLOAT),
                         row->metric ? row->metric->unit : NULL, &attrs);
+        if (!row->metric || !row->metric->unit || !row->metric->unit[0])
+                metric_attrs_details_unit(row->name, &attrs);
         metric_attrs_csv_unit(&attrs, unit);
 
         const char *shown = row->label ? row->label : row->name;
@@ -332,7 +381,9 @@ static void write_rows(
         if (!by_value) {
                 qsort(rows->items, rows->n, sizeof(Row), compare_rows_by_name);
                 for (size_t i = 0; i < rows->n; i++)
-                        write_metric_row(r, section, item_label, &rows->items[i]);
+                        /* A metric listed twice (header and Metrics) shows once. */
+                        if (i == 0 || !streq(rows->items[i].name, rows->items[i - 1].name))
+                                write_metric_row(r, section, item_label, &rows->items[i]);
                 return;
         }
 
@@ -360,9 +411,157 @@ static void render_metrics(Renderer *r, const char *section, const char *item_la
         rows_clear(&rows);
 }
 
+/* Every base name (those its filter admits) with every suffix, under the base name's label. */
+static void render_suffix_table(Renderer *r, const char *section, const NV__Profiler__ProfilerSuffixTable *t)
+{
+        Rows rows = { .items = NULL };
+
+        if (!t->basenames || !t->suffixes)
+                return;
+        for (size_t b = 0; b < t->basenames->n_basename && r->error == 0; b++) {
+                const NV__Profiler__ProfilerSectionMetric *m = t->basenames->basename[b];
+                const char *name, *label;
+
+                if (!m->name || !resolve_metric(r, m, &name, &label))
+                        continue;
+                for (size_t i = 0; i < t->suffixes->n_suffix; i++) {
+                        const NV__Profiler__ProfilerSuffix *suffix = t->suffixes->suffix[i];
+                        Row *row = rows_add(r, &rows);
+                        if (!row)
+                                break;
+                        if (asprintf(&row->owned_name, "%s%s", name, strempty(suffix->name)) < 0) {
+                                row->owned_name = NULL;
+                                r->error = -ENOMEM;
+                                break;
+                        }
+                        row->name = row->sort_key = row->owned_name;
+                        row->label = label;
+                        row->metric = m;
+                }
+        }
+        write_rows(r, section, t->label, &rows, t->has_sortkey && t->sortkey == NV__PROFILER__SORT_KEYS__ByValue,
+                        t->has_sortdirection && t->sortdirection == NV__PROFILER__SORT_DIRECTIONS__Descending);
+        rows_clear(&rows);
+}
+
+/* The memory tables and chart show the metrics of a group the report stores ("group:memory__…"), each
+ * under its own name, sorted. */
+static void render_group(Renderer *r, const char *section, const char *label, const char *group)
+{
+        Rows rows = { .items = NULL };
+
+        add_list(r, &rows, NULL, group, NULL, false);
+        write_rows(r, section, label, &rows, false, false);
+        rows_clear(&rows);
+}
+
+static void add_roofline_value(Renderer *r, Rows *rows, const NV__Profiler__ProfilerSectionRooflineValue *v)
+{
+        if (!v)
+                return;
+        switch (v->roofline_value_case) {
+        case NV__PROFILER__PROFILER_SECTION_ROOFLINE_VALUE__ROOFLINE_VALUE_METRIC:
+                add_metric(r, rows, v->metric);
+                break;
+        case NV__PROFILER__PROFILER_SECTION_ROOFLINE_VALUE__ROOFLINE_VALUE_VALUE_CYCLES_PER_SECOND_EXPRESSION: {
+                const NV__Profiler__ProfilerSectionRooflineValueCyclesPerSecondExpression *e =
+                                v->valuecyclespersecondexpression;
+                for (size_t i = 0; i < e->n_valuepercyclemetrics; i++)
+                        add_metric(r, rows, e->valuepercyclemetrics[i]);
+                if (e->cyclespersecondmetric)
+                        add_metric(r, rows, e->cyclespersecondmetric);
+                break;
+        }
+        default:
+                break; /* a constant shows no metric */
+        }
+}
+
+/* Each roofline and achieved value under its label: the work value's metrics, then the traffic value's,
+ * each sorted by name. */
+static void render_roofline_values(Renderer *r, const char *section, const char *label,
+                const NV__Profiler__ProfilerSectionRooflineValue *work,
+                const NV__Profiler__ProfilerSectionRooflineValue *traffic)
+{
+        Rows rows = { .items = NULL };
+
+        add_roofline_value(r, &rows, work);
+        write_rows(r, section, label, &rows, false, false);
+        rows_clear(&rows);
+        add_roofline_value(r, &rows, traffic);
+        write_rows(r, section, label, &rows, false, false);
+        rows_clear(&rows);
+}
+
+static void render_roofline(Renderer *r, const char *section, const NV__Profiler__ProfilerSectionRooflineChart *c)
+{
+        for (size_t i = 0; i < c->n_rooflines; i++) {
+                const NV__Profiler__ProfilerSectionChartRoofline *rl = c->rooflines[i];
+                render_roofline_values(
+                                r, section, rl->options ? rl->options->label : NULL, rl->peakwork, rl->peaktraffic);
+        }
+        for (size_t i = 0; i < c->n_achievedvalues; i++) {
+                const NV__Profiler__ProfilerSectionRooflineAchievedValue *av = c->achievedvalues[i];
+                render_roofline_values(r, section, av->options ? av->options->label : NULL, av->achievedwork,
+                                av->achievedtraffic);
+        }
+}
+
+/* A plain CSV table inside the export, as ncu prints it: one row per GPU of the NUMA metrics' instances. */
+static void render_numa_table(Renderer *r)
+{
+        static const char *const columns[] = {
+                "GPU ID",
+                "GPU Name",
+                "NUMA ID by CPU Affinity",
+                "CPU Affinity",
+                "NUMA ID by Memory Affinity",
+        };
+        static const char *const metrics[] = {
+                NULL,
+                "numa__dev_display_name_all",
+                "numa__id_cpu",
+                "numa__cpu_affinity",
+                "numa__id_memory",
+        };
+        const NcuMetric *names = ncu_action_metric_by_name(r->action, "numa__dev_display_name_all");
+        char buf[NCU_CSV_NUMBER_MAX];
+
+        if (!names)
+                return;
+        for (size_t c = 0; c < ELEMENTSOF(columns); c++)
+                ncu_csv_write_field(r->f, columns[c], c == 0);
+        fputc('\n', r->f);
+        for (size_t i = 0; i < names->n_instances; i++) {
+                for (size_t c = 0; c < ELEMENTSOF(columns); c++) {
+                        const NcuMetric *m = metrics[c] ? ncu_action_metric_by_name(r->action, metrics[c]) : NULL;
+                        const char *s = NULL;
+                        if (!metrics[c]) {
+                                snprintf(buf, sizeof(buf), "%zu", i);
+                                s = buf;
+                        } else if (m && i < m->n_instances)
+                                s = ncu_cell_format_value(&m->instances[i].value, buf);
+                        ncu_csv_write_field(r->f, s, c == 0);
+                }
+                fputc('\n', r->f);
+        }
+}
+
+/* The topology is a picture; without links ncu says so in a line of text. */
+static void render_nvlink_topology(Renderer *r)
+{
+        const NcuMetric *m = ncu_action_metric_by_name(r->action, "nvlink__count_logical");
+        uint64_t links = 0;
+
+        if (m && m->has_value)
+                (void) ncu_value_as_uint64(&m->value, &links);
+        if (links == 0)
+                fputs("    The system does not have any NVLink connections.\n\n", r->f);
+}
+
 static void render_item(Renderer *r, const char *section, const NV__Profiler__ProfilerSectionBodyItem *item)
 {
-        if (item->filter && !metric_filter_matches_arch(item->filter, r->arch))
+        if (item->filter && !filter_matches_arch(item->filter, r->arch))
                 return;
 
         if (item->horizontalcontainer) {
@@ -384,8 +583,43 @@ static void render_item(Renderer *r, const char *section, const NV__Profiler__Pr
                         render_metrics(r, section, c->label, &c->metric, 1, false, false);
         } else if (item->linechart) {
                 const NV__Profiler__ProfilerSectionLineChart *c = item->linechart;
-                render_metrics(r, section, c->label, c->metrics, c->n_metrics, false, false);
-        }
+                Rows rows = { .items = NULL };
+                for (size_t i = 0; i < c->n_metrics; i++)
+                        add_metric(r, &rows, c->metrics[i]);
+                if (c->highlightx)
+                        for (size_t i = 0; i < c->highlightx->n_metrics; i++)
+                                add_metric(r, &rows, c->highlightx->metrics[i]);
+                write_rows(r, section, c->label, &rows, false, false);
+                rows_clear(&rows);
+        } else if (item->suffixtable)
+                render_suffix_table(r, section, item->suffixtable);
+        else if (item->rooflinechart)
+                render_roofline(r, section, item->rooflinechart);
+        else if (item->sourcemetrictable) {
+                const NV__Profiler__ProfilerSourceMetricTable *t = item->sourcemetrictable;
+                render_metrics(r, section, t->label, t->metrics, t->n_metrics, false, false);
+        } else if (item->memorychart)
+                render_group(r, section, item->memorychart->label, "group:memory__chart");
+        else if (item->memorysharedtable)
+                render_group(r, section, item->memorysharedtable->label, "group:memory__shared_table");
+        else if (item->memoryfirstlevelcachetable)
+                render_group(r, section, item->memoryfirstlevelcachetable->label,
+                                "group:memory__first_level_cache_table");
+        else if (item->memoryl1texcachetable)
+                render_group(r, section, item->memoryl1texcachetable->label, "group:memory__first_level_cache_table");
+        else if (item->memorysecondlevelcachetable)
+                render_group(r, section, item->memorysecondlevelcachetable->label, "group:memory__l2_cache_table");
+        else if (item->memoryl2cachetable)
+                render_group(r, section, item->memoryl2cachetable->label, "group:memory__l2_cache_table");
+        else if (item->memoryl2cacheevictpolicytable)
+                render_group(r, section, item->memoryl2cacheevictpolicytable->label,
+                                "group:memory__l2_cache_evict_policy_table");
+        else if (item->memorydevicememorytable)
+                render_group(r, section, item->memorydevicememorytable->label, "group:memory__dram_table");
+        else if (item->numaidtable)
+                render_numa_table(r);
+        else if (item->nvlinktopology)
+                render_nvlink_topology(r);
 }
 
 static const char *speedup_type_name(uint32_t type)
@@ -465,8 +699,9 @@ static void render_rules(Renderer *r, const char *identifier)
 
                         if (!msg->text || msg->type == NCU_RULE_MSG_NONE)
                                 continue;
-                        if (rr->n_speedups > 0)
-                                sp = &rr->speedups[0];
+                        /* The rule's speedup estimates follow its messages one to one. */
+                        if (j < rr->n_speedups)
+                                sp = &rr->speedups[j];
 
                         ncu_export_write_action_columns(r->f, r->id, r->action);
                         ncu_csv_write_field(r->f, identifier, false);
@@ -494,7 +729,7 @@ static void render_section(Renderer *r, const NV__Profiler__ProfilerSection *s)
         const char *name = s->displayname ? s->displayname : s->identifier;
         Rows rows = { .items = NULL };
 
-        if (s->filter && !metric_filter_matches_arch(s->filter, r->arch))
+        if (s->filter && !filter_matches_arch(s->filter, r->arch))
                 return;
 
         /* Everything outside the body, in one list sorted by metric name. */
@@ -529,6 +764,10 @@ static int compare_sections(const void *a, const void *b)
         uint32_t ox = x->section->has_order ? x->section->order : 0, oy = y->section->has_order ? y->section->order : 0;
         if (ox != oy)
                 return ox < oy ? -1 : 1;
+        /* Equal orders go by display name. */
+        int c = strcmp(strempty(x->section->displayname), strempty(y->section->displayname));
+        if (c != 0)
+                return c;
         return x->index < y->index ? -1 : x->index > y->index;
 }
 
