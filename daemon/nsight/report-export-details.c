@@ -190,7 +190,7 @@ static void add_regex(Renderer *r, Rows *rows, const NV__Profiler__ProfilerSecti
                 if (name && !strchr(name, ':') && regexec(&re, name, 0, NULL, 0) == 0)
                         names[n++] = name;
         }
-        qsort(names, n, sizeof(*names), compare_names);
+        qsort_safe(names, n, sizeof(*names), compare_names);
         for (size_t i = 0; i < n; i++) {
                 Row *row = rows_add(r, rows);
                 if (!row)
@@ -379,7 +379,7 @@ static void write_rows(
                 Renderer *r, const char *section, const char *item_label, Rows *rows, bool by_value, bool descending)
 {
         if (!by_value) {
-                qsort(rows->items, rows->n, sizeof(Row), compare_rows_by_name);
+                qsort_safe(rows->items, rows->n, sizeof(Row), compare_rows_by_name);
                 for (size_t i = 0; i < rows->n; i++)
                         /* A metric listed twice (header and Metrics) shows once. */
                         if (i == 0 || !streq(rows->items[i].name, rows->items[i - 1].name))
@@ -394,7 +394,7 @@ static void write_rows(
         }
         for (size_t i = 0; i < rows->n; i++)
                 v[i] = (ValuedRow){ .value = row_value(r, &rows->items[i]), .row = &rows->items[i] };
-        qsort(v, rows->n, sizeof(ValuedRow), descending ? compare_valued_descending : compare_valued_ascending);
+        qsort_safe(v, rows->n, sizeof(ValuedRow), descending ? compare_valued_descending : compare_valued_ascending);
         for (size_t i = 0; i < rows->n; i++)
                 write_metric_row(r, section, item_label, v[i].row);
         free(v);
@@ -801,7 +801,7 @@ static void render_action(Renderer *r)
                         continue; /* not a section we can read: ncu would not show it either */
                 sorted[n++] = (SortedSection){ .section = s, .index = i };
         }
-        qsort(sorted, n, sizeof(SortedSection), compare_sections);
+        qsort_safe(sorted, n, sizeof(SortedSection), compare_sections);
         for (size_t i = 0; i < n && r->error == 0; i++)
                 render_section(r, sorted[i].section);
         for (size_t i = 0; i < n; i++)

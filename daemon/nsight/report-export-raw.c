@@ -115,7 +115,7 @@ static int collect_columns(const NcuReport *r, const char ***ret, size_t *ret_n)
                         if (m->name && !is_section_directive(m))
                                 names[n++] = m->name;
                 }
-        qsort(names, n, sizeof(*names), compare_names);
+        qsort_safe(names, n, sizeof(*names), compare_names);
 
         size_t u = 0;
         for (size_t i = 0; i < n; i++)
