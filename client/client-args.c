@@ -66,6 +66,17 @@ static void help(void)
                "                         in bytes, other keys, and each rejected key with its line.\n"
                "                         With --interval and two dumps of one client, the utilisation\n"
                "                         between them. Fails when a file is not DRM usage fdinfo\n");
+        printf("  report summary FILE    An Nsight Compute report (.ncu-rep, .ncu-repz): one line per\n"
+               "                         kernel with its name, grid and block, duration and top rule\n"
+               "                         findings with their estimated speedups\n"
+               "  report json FILE       The whole report as one JSON document (schema\n"
+               "                         io.github.nvprofiled.ncu-report, version 1; see\n"
+               "                         nvprofilectl(1))\n"
+               "  report raw FILE --csv  ncu's raw page: one row per kernel, one column per metric,\n"
+               "                         byte for byte as ncu's own CSV export in base units\n"
+               "  report details FILE --csv  ncu's details page: every section of every kernel with\n"
+               "                         its rule results, byte for byte as ncu's CSV export of all\n"
+               "                         details in base units\n");
         printf("\n"
                "Options:\n"
                "  -h --help              Show this help and exit\n"
@@ -87,7 +98,9 @@ static void help(void)
                "                         number of seconds, such as 2 or 0.5)\n"
                "     --csv              report raw, report details: print ncu's CSV export\n"
                "     --print-metric-instances=values|none  report raw: also print each metric's\n"
-               "                         instance values, \"VALUE (I1; I2; ...)\" (default none)\n");
+               "                         instance values, \"VALUE (I1; I2; ...)\" (default none)\n"
+               "     --local            report: parse the file in this process instead of having\n"
+               "                         the daemon's confined worker parse it\n");
         printf("\n"
                "Options of resolve (each of --argv, --dso, --env, --exe-dir-file may be repeated):\n"
                "     --exe=PATH         The executable's path: the \"procname\" feature\n"
@@ -192,6 +205,7 @@ int parse_argv(int argc, char *argv[])
                 ARG_INTERVAL,
                 ARG_CSV,
                 ARG_PRINT_METRIC_INSTANCES,
+                ARG_LOCAL,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -211,6 +225,7 @@ int parse_argv(int argc, char *argv[])
                 { "interval", required_argument, NULL, ARG_INTERVAL },
                 { "csv", no_argument, NULL, ARG_CSV },
                 { "print-metric-instances", required_argument, NULL, ARG_PRINT_METRIC_INSTANCES },
+                { "local", no_argument, NULL, ARG_LOCAL },
                 { 0 },
         };
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
@@ -299,6 +314,9 @@ int parse_argv(int argc, char *argv[])
                                 return usage_error("--print-metric-instances= takes values or none, not \"%s\".",
                                                 esc(&e, optarg));
                         break;
+                case ARG_LOCAL:
+                        arg.local = true;
+                        break;
                 case '?':
                         return usage_error("Unknown option, or an option without its argument: \"%s\"; see "
                                            "nvprofilectl --help.",
@@ -328,6 +346,7 @@ typedef enum VerbFlags {
         VERB_RESOLVE_OPTIONS = 1 << 0, /* takes --exe, --argv, --comm, --dso, --env, --exe-dir-file */
         VERB_HOME_OPTION = 1 << 1, /* takes --home */
         VERB_INTERVAL_OPTION = 1 << 2, /* takes --interval */
+        VERB_LOCAL_OPTION = 1 << 3, /* takes --local */
 } VerbFlags;
 
 typedef struct Verb {
@@ -350,6 +369,7 @@ static const Verb verbs[] = {
         { "reload", 0, 0, 0, verb_reload },
         { "version", 0, 0, 0, verb_version },
         { "fdinfo", 1, UINT_MAX, VERB_INTERVAL_OPTION, verb_fdinfo },
+        { "report", 2, 2, VERB_LOCAL_OPTION, verb_report },
 };
 
 static bool resolve_options_given(void)
@@ -398,6 +418,15 @@ int dispatch_verb(int argc, char *argv[])
                 }
                 if (!(v->flags & VERB_INTERVAL_OPTION) && arg.interval_usec > 0) {
                         (void) usage_error("--interval is an option of fdinfo, not of %s.", v->name);
+                        return EXIT_USAGE;
+                }
+                if (!(v->flags & VERB_LOCAL_OPTION) && arg.local) {
+                        (void) usage_error("--local is an option of report, not of %s.", v->name);
+                        return EXIT_USAGE;
+                }
+                if (!(v->flags & VERB_LOCAL_OPTION) && (arg.csv || arg.print_metric_instances)) {
+                        (void) usage_error("--csv and --print-metric-instances are options of report, not of %s.",
+                                        v->name);
                         return EXIT_USAGE;
                 }
                 r = v->run(argc, argv);

@@ -36,6 +36,7 @@ typedef struct ClientOptions {
         uint64_t interval_usec; /* fdinfo --interval=; 0: not given */
         bool csv; /* report raw|details --csv */
         bool print_metric_instances; /* report raw --print-metric-instances=values */
+        bool local; /* report --local: parse in this process, not in the daemon's worker */
 } ClientOptions;
 
 extern ClientOptions arg;
@@ -115,5 +116,4 @@ int verb_monitor(int argc, char *argv[]);
 int verb_reload(int argc, char *argv[]);
 int verb_version(int argc, char *argv[]);
 int verb_fdinfo(int argc, char *argv[]);
-/* report raw|details FILE: argv[0] is the page, argv[1] the file (client/verb-report-export.c). */
-int verb_report_export(int argc, char *argv[]);
+int verb_report(int argc, char *argv[]);

@@ -3,34 +3,22 @@
  * (ncu --import FILE --page raw|details --csv --print-units base [--print-metric-instances values]
  * [--print-details all]). The report is read in this process, with the daemon's reader and its limits. */
 
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "client.h"
-#include "fd-util.h"
 #include "report-export.h"
 #include "report.h"
+#include "verb-report.h"
 
-int verb_report_export(int argc, char *argv[])
+static int export_page(const char *page, const char *path)
 {
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
         _cleanup_(ncu_report_freep) NcuReport *report = NULL;
-        _cleanup_close_ int fd = -EBADF;
-        NcuReportError error = { .offset = 0 };
-        bool details;
+        bool details = streq(page, "details");
         int r;
 
-        assert(argc == 2);
-
-        details = streq(argv[0], "details");
-        if (!details && !streq(argv[0], "raw")) {
-                fprintf(stderr, "nvprofilectl: report %s: not an export page (raw, details).\n", esc(&e, argv[0]));
-                return EXIT_USAGE;
-        }
         if (!arg.csv) {
-                fprintf(stderr, "nvprofilectl: report %s prints CSV only (as ncu --csv does): add --csv.\n", argv[0]);
+                fprintf(stderr, "nvprofilectl: report %s prints CSV only (as ncu --csv does): add --csv.\n", page);
                 return EXIT_USAGE;
         }
         if (details && arg.print_metric_instances) {
@@ -38,24 +26,25 @@ int verb_report_export(int argc, char *argv[])
                 return EXIT_USAGE;
         }
 
-        fd = open(argv[1], O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0) {
-                r = -errno;
-                fprintf(stderr, "nvprofilectl: %s: %s\n", esc(&e, argv[1]), strerror(-r));
+        r = report_load_local(path, &report);
+        if (r < 0)
                 return r;
-        }
-        r = ncu_report_load_fd(fd, NULL, &report, &error);
-        if (r < 0) {
-                fprintf(stderr, "nvprofilectl: %s: byte %" PRIu64 ": %s\n", esc(&e, argv[1]), error.offset,
-                                error.message);
-                return r;
-        }
 
         r = details ? ncu_export_details_csv(report, stdout)
                     : ncu_export_raw_csv(report, arg.print_metric_instances, stdout);
         if (r < 0) {
-                fprintf(stderr, "nvprofilectl: %s: cannot write the export: %s\n", esc(&e, argv[1]), strerror(-r));
+                fprintf(stderr, "nvprofilectl: %s: cannot write the export: %s\n", esc(&e, path), strerror(-r));
                 return r;
         }
         return 0;
+}
+
+int report_raw(const char *path)
+{
+        return export_page("raw", path);
+}
+
+int report_details(const char *path)
+{
+        return export_page("details", path);
 }

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <glib.h>
 #include <stdio.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -111,6 +112,96 @@ static void check_export(gconstpointer data)
         free(ours);
 }
 
+/* The same exports through the built client: "nvprofilectl report raw|details FILE --csv". */
+static void check_verb(gconstpointer data)
+{
+        const ExportCase *c = data;
+        const char *bin = g_getenv("NVPROFILECTL_BIN");
+        g_autofree char *rel = g_strdup_printf("reports/expected/%s.%s", c->report, export_suffix[c->kind]);
+        g_autofree char *path = test_corpus_path(rel);
+        g_autofree char *rel_report = g_strdup_printf("reports/%s.ncu-rep", c->report);
+        g_autofree char *report = test_corpus_path(rel_report);
+        g_autofree char *expected = NULL, *out = NULL, *err = NULL;
+        g_autoptr(GError) error = NULL;
+        size_t n_expected = 0;
+        int status = 0;
+
+        if (!bin) {
+                g_test_skip("NVPROFILECTL_BIN not set");
+                return;
+        }
+        const char *argv[] = {
+                bin,
+                "report",
+                c->kind == EXPORT_DETAILS ? "details" : "raw",
+                report,
+                "--csv",
+                c->kind == EXPORT_RAW_INSTANCES ? "--print-metric-instances=values" : NULL,
+                NULL,
+        };
+        g_assert_true(g_file_get_contents(path, &expected, &n_expected, &error));
+        g_assert_true(g_spawn_sync(
+                        NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &error));
+        g_assert_no_error(error);
+        g_assert_cmpstr(err, ==, "");
+        g_assert_true(g_spawn_check_wait_status(status, NULL));
+        if (strlen(out) != n_expected || memcmp(out, expected, n_expected) != 0) {
+                report_difference(rel, out, strlen(out), expected, n_expected);
+                g_test_fail();
+        }
+}
+
+/* Exit status 2 for usage errors, 1 for a file that is not a valid report (with the byte offset). */
+static void test_verb_errors(void)
+{
+        const char *bin = g_getenv("NVPROFILECTL_BIN");
+        g_autofree char *report = test_corpus_path("reports/armleth_report_ncu2024.2.1.ncu-rep");
+        g_autofree char *dir = g_dir_make_tmp("report-export-XXXXXX", NULL);
+        g_autofree char *truncated = g_build_filename(dir, "truncated.ncu-rep", NULL);
+        g_autofree char *data = NULL;
+        size_t size = 0;
+        struct {
+                const char *argv[6];
+                int exit_status;
+                const char *message;
+        } cases[] = {
+                { { "report", "raw", report, NULL }, 2, "add --csv" },
+                { { "report", "raw", report, "--csv", "--print-metric-instances=details", NULL }, 2,
+                                "takes values or none" },
+                { { "report", "details", report, "--csv", "--print-metric-instances=values", NULL }, 2,
+                                "option of report raw" },
+                { { "status", "--csv", NULL }, 2, "options of report" },
+                { { "report", "raw", truncated, "--csv", NULL }, 1, "byte " },
+                { { "report", "details", "/nonexistent/x.ncu-rep", "--csv", NULL }, 1, "No such file" },
+        };
+
+        if (!bin) {
+                g_test_skip("NVPROFILECTL_BIN not set");
+                return;
+        }
+        g_assert_nonnull(dir);
+        g_assert_true(g_file_get_contents(report, &data, &size, NULL));
+        g_assert_true(g_file_set_contents(truncated, data, (gssize) (size / 2), NULL));
+
+        for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+                const char *argv[8] = { bin };
+                g_autofree char *out = NULL, *err = NULL;
+                g_autoptr(GError) error = NULL;
+                int status = 0;
+
+                for (size_t j = 0; cases[i].argv[j]; j++)
+                        argv[j + 1] = cases[i].argv[j];
+                g_assert_true(g_spawn_sync(
+                                NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &error));
+                g_assert_true(WIFEXITED(status));
+                g_assert_cmpint(WEXITSTATUS(status), ==, cases[i].exit_status);
+                g_assert_cmpstr(out, ==, "");
+                g_assert_nonnull(strstr(err, cases[i].message));
+        }
+        g_assert_cmpint(unlink(truncated), ==, 0);
+        g_assert_cmpint(rmdir(dir), ==, 0);
+}
+
 static void test_format_double(void)
 {
         char buf[NCU_CSV_NUMBER_MAX];
@@ -149,11 +240,14 @@ int main(int argc, char **argv)
 
         g_test_add_func("/report-export/format-double", test_format_double);
         g_test_add_func("/report-export/write-field", test_write_field);
+        g_test_add_func("/report-export/verb/errors", test_verb_errors);
         for (size_t k = 0; k < G_N_ELEMENTS(export_suffix); k++)
                 for (size_t i = 0; i < G_N_ELEMENTS(reports); i++) {
                         g_autofree char *p = g_strdup_printf("/report-export/%s/%s", export_suffix[k], reports[i]);
                         cases[n] = (ExportCase){ .report = reports[i], .kind = k };
-                        g_test_add_data_func(p, &cases[n++], check_export);
+                        g_autofree char *v = g_strdup_printf("/report-export/verb/%s/%s", export_suffix[k], reports[i]);
+                        g_test_add_data_func(p, &cases[n], check_export);
+                        g_test_add_data_func(v, &cases[n++], check_verb);
                 }
         return g_test_run();
 }
