@@ -41,7 +41,7 @@ static double median_usec(uint64_t *v, size_t n)
 int main(int argc, char *argv[])
 {
         const char *corpus = argc > 1 ? argv[1] : "../shared/corpus";
-        uint64_t load_export[BATCHES], export_only[BATCHES], export_instances[BATCHES];
+        uint64_t load_export[BATCHES], export_only[BATCHES], export_instances[BATCHES], export_details[BATCHES];
         char path[4096];
         int fd;
 
@@ -78,10 +78,14 @@ int main(int argc, char *argv[])
                 if (ncu_export_raw_csv(r, true, out) < 0)
                         return EXIT_FAILURE;
                 uint64_t t3 = now_nsec();
+                if (ncu_export_details_csv(r, out) < 0)
+                        return EXIT_FAILURE;
+                uint64_t t4 = now_nsec();
 
                 load_export[b] = t1 - t0;
                 export_only[b] = t2 - t1;
                 export_instances[b] = t3 - t2;
+                export_details[b] = t4 - t3;
                 ncu_report_free(r);
         }
         fclose(out);
@@ -92,5 +96,6 @@ int main(int argc, char *argv[])
         printf("report raw --csv, export alone: %.0f us\n", median_usec(export_only, BATCHES));
         printf("report raw --csv --print-metric-instances values, export alone: %.0f us\n",
                         median_usec(export_instances, BATCHES));
+        printf("report details --csv, export alone: %.0f us\n", median_usec(export_details, BATCHES));
         return EXIT_SUCCESS;
 }
