@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Our raw and details CSV exports of every corpus report against ncu 2024.1.1's own exports
+ * (reports/expected/<name>.{raw,raw-instances,details}.csv): byte for byte. */
+
+#include <fcntl.h>
+#include <glib.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report-export-csv.h"
+#include "report-export.h"
+#include "report.h"
+#include "test-util.h"
+
+static const char *const reports[] = {
+        "extrap_ex-gpu.s10_ncu2020.3.1",
+        "armleth_report_ncu2024.2.1",
+        "syswea_profile_report_ncu2025.1.1",
+        "nvidia_example_addConstDouble3_ncu2023.3.0",
+        "nvidia_example_sobelFloat_ncu2023.3.0",
+};
+
+typedef enum ExportKind {
+        EXPORT_RAW,
+        EXPORT_RAW_INSTANCES,
+        EXPORT_DETAILS,
+} ExportKind;
+
+typedef struct ExportCase {
+        const char *report;
+        ExportKind kind;
+} ExportCase;
+
+static const char *const export_suffix[] = {
+        [EXPORT_RAW] = "raw.csv",
+        [EXPORT_RAW_INSTANCES] = "raw-instances.csv",
+        [EXPORT_DETAILS] = "details.csv",
+};
+
+static NcuReport *load(const char *name)
+{
+        g_autofree char *rel = g_strdup_printf("reports/%s.ncu-rep", name);
+        g_autofree char *path = test_corpus_path(rel);
+        NcuReportError error = { .offset = 0 };
+        NcuReport *r = NULL;
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+        g_assert_cmpint(fd, >=, 0);
+        if (ncu_report_load_fd(fd, NULL, &r, &error) < 0)
+                g_error("%s: offset %" G_GUINT64_FORMAT ": %s", path, error.offset, error.message);
+        close(fd);
+        return r;
+}
+
+/* Says where two texts first differ: line, column, and both lines. */
+static void report_difference(const char *what, const char *ours, size_t n_ours, const char *theirs, size_t n_theirs)
+{
+        size_t i = 0, line = 1, line_start = 0;
+
+        while (i < n_ours && i < n_theirs && ours[i] == theirs[i]) {
+                if (ours[i] == '\n') {
+                        line++;
+                        line_start = i + 1;
+                }
+                i++;
+        }
+        const char *oe = memchr(ours + line_start, '\n', n_ours - MIN(line_start, n_ours));
+        const char *te = memchr(theirs + line_start, '\n', n_theirs - MIN(line_start, n_theirs));
+        size_t ol = oe ? (size_t) (oe - ours - line_start) : n_ours - MIN(line_start, n_ours);
+        size_t tl = te ? (size_t) (te - theirs - line_start) : n_theirs - MIN(line_start, n_theirs);
+        size_t from = i - line_start > 120 ? i - line_start - 120 : 0;
+
+        g_test_message("%s: first difference at line %zu column %zu (ours %zu bytes, ncu %zu bytes)", what, line,
+                        i - line_start + 1, n_ours, n_theirs);
+        g_test_message("ours: …%.*s", (int) MIN(ol - MIN(from, ol), (size_t) 300), ours + line_start + MIN(from, ol));
+        g_test_message("ncu:  …%.*s", (int) MIN(tl - MIN(from, tl), (size_t) 300), theirs + line_start + MIN(from, tl));
+}
+
+static void check_export(gconstpointer data)
+{
+        const ExportCase *c = data;
+        g_autofree char *rel = g_strdup_printf("reports/expected/%s.%s", c->report, export_suffix[c->kind]);
+        g_autofree char *path = test_corpus_path(rel);
+        g_autofree char *expected = NULL;
+        g_autoptr(GError) error = NULL;
+        _cleanup_(ncu_report_freep) NcuReport *r = load(c->report);
+        char *ours = NULL;
+        size_t n_ours = 0, n_expected = 0;
+        FILE *f;
+
+        g_assert_true(g_file_get_contents(path, &expected, &n_expected, &error));
+        f = open_memstream(&ours, &n_ours);
+        g_assert_nonnull(f);
+        switch (c->kind) {
+        case EXPORT_RAW:
+        case EXPORT_RAW_INSTANCES:
+                g_assert_cmpint(ncu_export_raw_csv(r, c->kind == EXPORT_RAW_INSTANCES, f), ==, 0);
+                break;
+        case EXPORT_DETAILS:
+                g_assert_cmpint(ncu_export_details_csv(r, f), ==, 0);
+                break;
+        }
+        g_assert_cmpint(fclose(f), ==, 0);
+
+        if (n_ours != n_expected || memcmp(ours, expected, n_ours) != 0) {
+                report_difference(rel, ours, n_ours, expected, n_expected);
+                g_test_fail();
+        }
+        free(ours);
+}
+
+/* The same exports through the built client: "nvprofilectl report raw|details FILE --csv". */
+static void check_verb(gconstpointer data)
+{
+        const ExportCase *c = data;
+        const char *bin = g_getenv("NVPROFILECTL_BIN");
+        g_autofree char *rel = g_strdup_printf("reports/expected/%s.%s", c->report, export_suffix[c->kind]);
+        g_autofree char *path = test_corpus_path(rel);
+        g_autofree char *rel_report = g_strdup_printf("reports/%s.ncu-rep", c->report);
+        g_autofree char *report = test_corpus_path(rel_report);
+        g_autofree char *expected = NULL, *out = NULL, *err = NULL;
+        g_autoptr(GError) error = NULL;
+        size_t n_expected = 0;
+        int status = 0;
+
+        if (!bin) {
+                g_test_skip("NVPROFILECTL_BIN not set");
+                return;
+        }
+        const char *argv[] = {
+                bin,
+                "report",
+                c->kind == EXPORT_DETAILS ? "details" : "raw",
+                report,
+                "--csv",
+                c->kind == EXPORT_RAW_INSTANCES ? "--print-metric-instances=values" : NULL,
+                NULL,
+        };
+        g_assert_true(g_file_get_contents(path, &expected, &n_expected, &error));
+        g_assert_true(g_spawn_sync(
+                        NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &error));
+        g_assert_no_error(error);
+        g_assert_cmpstr(err, ==, "");
+        g_assert_true(g_spawn_check_wait_status(status, NULL));
+        if (strlen(out) != n_expected || memcmp(out, expected, n_expected) != 0) {
+                report_difference(rel, out, strlen(out), expected, n_expected);
+                g_test_fail();
+        }
+}
+
+/* Exit status 2 for usage errors, 1 for a file that is not a valid report (with the byte offset). */
+static void test_verb_errors(void)
+{
+        const char *bin = g_getenv("NVPROFILECTL_BIN");
+        g_autofree char *report = test_corpus_path("reports/armleth_report_ncu2024.2.1.ncu-rep");
+        g_autofree char *dir = g_dir_make_tmp("report-export-XXXXXX", NULL);
+        g_autofree char *truncated = g_build_filename(dir, "truncated.ncu-rep", NULL);
+        g_autofree char *data = NULL;
+        size_t size = 0;
+        struct {
+                const char *argv[6];
+                int exit_status;
+                const char *message;
+        } cases[] = {
+                { { "report", "raw", report, NULL }, 2, "add --csv" },
+                { { "report", "raw", report, "--csv", "--print-metric-instances=details", NULL }, 2,
+                                "takes values or none" },
+                { { "report", "details", report, "--csv", "--print-metric-instances=values", NULL }, 2,
+                                "option of report raw" },
+                { { "status", "--csv", NULL }, 2, "options of report" },
+                { { "report", "raw", truncated, "--csv", NULL }, 1, "byte " },
+                { { "report", "details", "/nonexistent/x.ncu-rep", "--csv", NULL }, 1, "No such file" },
+        };
+
+        if (!bin) {
+                g_test_skip("NVPROFILECTL_BIN not set");
+                return;
+        }
+        g_assert_nonnull(dir);
+        g_assert_true(g_file_get_contents(report, &data, &size, NULL));
+        g_assert_true(g_file_set_contents(truncated, data, (gssize) (size / 2), NULL));
+
+        for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+                const char *argv[8] = { bin };
+                g_autofree char *out = NULL, *err = NULL;
+                g_autoptr(GError) error = NULL;
+                int status = 0;
+
+                for (size_t j = 0; cases[i].argv[j]; j++)
+                        argv[j + 1] = cases[i].argv[j];
+                g_assert_true(g_spawn_sync(
+                                NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &error));
+                g_assert_true(WIFEXITED(status));
+                g_assert_cmpint(WEXITSTATUS(status), ==, cases[i].exit_status);
+                g_assert_cmpstr(out, ==, "");
+                g_assert_nonnull(strstr(err, cases[i].message));
+        }
+        g_assert_cmpint(unlink(truncated), ==, 0);
+        g_assert_cmpint(rmdir(dir), ==, 0);
+}
+
+static void test_format_double(void)
+{
+        char buf[NCU_CSV_NUMBER_MAX];
+
+        g_assert_cmpstr(ncu_csv_format_double(31872.0, buf), ==, "31872");
+        g_assert_cmpstr(ncu_csv_format_double(0.0, buf), ==, "0");
+        g_assert_cmpstr(ncu_csv_format_double(-0.0, buf), ==, "0");
+        g_assert_cmpstr(ncu_csv_format_double(5.5674327454124355e-06, buf), ==, "0.00");
+        g_assert_cmpstr(ncu_csv_format_double(1.87555966405605, buf), ==, "1.88");
+        g_assert_cmpstr(ncu_csv_format_double(28799.524999999998, buf), ==, "28799.52");
+        g_assert_cmpstr(ncu_csv_format_double(137454304880128.0, buf), ==, "137454304880128");
+        g_assert_cmpstr(ncu_csv_format_double(133819277108.43, buf), ==, "133819277108.43");
+}
+
+static void test_write_field(void)
+{
+        char *out = NULL;
+        size_t n = 0;
+        FILE *f = open_memstream(&out, &n);
+
+        ncu_csv_write_field(f, "a", true);
+        ncu_csv_write_field(f, "say \"hi\"", false);
+        ncu_csv_write_field(f, NULL, false);
+        ncu_csv_write_field(f, "x,y", false);
+        g_assert_cmpint(fclose(f), ==, 0);
+        g_assert_cmpstr(out, ==, "\"a\",\"say \"\"hi\"\"\",\"\",\"x,y\"");
+        free(out);
+}
+
+int main(int argc, char **argv)
+{
+        static ExportCase cases[G_N_ELEMENTS(reports) * G_N_ELEMENTS(export_suffix)];
+        size_t n = 0;
+
+        g_test_init(&argc, &argv, NULL);
+
+        g_test_add_func("/report-export/format-double", test_format_double);
+        g_test_add_func("/report-export/write-field", test_write_field);
+        g_test_add_func("/report-export/verb/errors", test_verb_errors);
+        for (size_t k = 0; k < G_N_ELEMENTS(export_suffix); k++)
+                for (size_t i = 0; i < G_N_ELEMENTS(reports); i++) {
+                        g_autofree char *p = g_strdup_printf("/report-export/%s/%s", export_suffix[k], reports[i]);
+                        cases[n] = (ExportCase){ .report = reports[i], .kind = k };
+                        g_autofree char *v = g_strdup_printf("/report-export/verb/%s/%s", export_suffix[k], reports[i]);
+                        g_test_add_data_func(p, &cases[n], check_export);
+                        g_test_add_data_func(v, &cases[n++], check_verb);
+                }
+        return g_test_run();
+}
