@@ -40,10 +40,11 @@ done
 # Everything the build, the daemon and the tests use, by Debian package name.
 packages=(
     gcc pkg-config meson ninja-build git python3 procps
-    libsystemd-dev libjson-c-dev libdrm-dev libprotobuf-c-dev protobuf-c-compiler
+    libsystemd-dev libjson-c-dev libdrm-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libprotobuf-dev
     libglib2.0-dev dbus systemd libxml2-utils locales
     clang libclang-rt-14-dev clang-format
     python3-dbusmock scdoc groff-base man-db
+    libzstd-dev
 )
 
 install_missing() {

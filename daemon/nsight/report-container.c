@@ -1,0 +1,528 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "report-container.h"
+
+#define NCU_MAGIC "NVR\0"
+#define NCU_READ_CHUNK (64u * 1024u)
+/* A claimed size is trusted only as far as bytes arrive: buffers grow by at most this much at a time. */
+#define NCU_GROW_STEP (1024u * 1024u)
+
+static const char *const entry_kind_table[_NCU_ENTRY_KIND_MAX] = {
+        [NCU_ENTRY_SOURCE] = "SourceData",
+        [NCU_ENTRY_PROFILE_RESULT] = "ProfileResult",
+        [NCU_ENTRY_RANGE_RESULT] = "RangeResult",
+        [NCU_ENTRY_CMDLIST_RESULT] = "CmdlistResult",
+        [NCU_ENTRY_GRAPH_RESULT] = "GraphResult",
+};
+
+const char *ncu_entry_kind_to_string(NcuEntryKind k)
+{
+        assert(k < _NCU_ENTRY_KIND_MAX);
+        return entry_kind_table[k];
+}
+
+int ncu_error(NcuReportError *err, uint64_t offset, int r, const char *fmt, ...)
+{
+        va_list ap;
+
+        assert(r < 0);
+        if (!err)
+                return r;
+        err->offset = offset;
+        va_start(ap, fmt);
+        (void) vsnprintf(err->message, sizeof(err->message), fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+void ncu_input_init_buffer(NcuInput *in, const void *data, size_t size, uint64_t max_size)
+{
+        *in = (NcuInput){
+                .fd = -EBADF,
+                .data = data,
+                .size = size,
+                .known_size = size,
+                .max_size = max_size,
+        };
+}
+
+static bool is_zstd(const uint8_t *p, size_t n)
+{
+        return n >= 4 && p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f && p[3] == 0xfd;
+}
+
+static int input_start_zstd(NcuInput *in, NcuReportError *err)
+{
+        in->zstd = ZSTD_createDStream();
+        if (!in->zstd)
+                return ncu_error(err, 0, -ENOMEM, "cannot set up zstd decompression");
+        /* The window a frame asks for is memory we allocate: bound it (2^27 = 128 MiB is zstd's default
+         * limit; 2^24 covers every level up to 19 without --long). */
+        if (ZSTD_isError(ZSTD_DCtx_setParameter(in->zstd, ZSTD_d_windowLogMax, 24)))
+                return ncu_error(err, 0, -ENOMEM, "cannot set up zstd decompression");
+        in->compressed = true;
+        in->known_size = 0;
+        in->plain = malloc(ZSTD_DStreamOutSize());
+        if (!in->plain)
+                return ncu_error(err, 0, -ENOMEM, "out of memory");
+        return 0;
+}
+
+int ncu_input_init_buffer_maybe_compressed(
+                NcuInput *in, const void *data, size_t size, uint64_t max_size, NcuReportError *err)
+{
+        ncu_input_init_buffer(in, data, size, max_size);
+        if (!is_zstd(data, size))
+                return 0;
+        /* The whole buffer is the compressed stream. */
+        in->raw = (uint8_t *) data;
+        in->raw_size = size;
+        in->raw_eof = true;
+        in->data = NULL;
+        in->size = 0;
+        return input_start_zstd(in, err);
+}
+
+int ncu_input_init_fd(NcuInput *in, int fd, uint64_t max_size, NcuReportError *err)
+{
+        struct stat st;
+        uint8_t head[4];
+        size_t n = 0;
+
+        assert(fd >= 0);
+        *in = (NcuInput){ .fd = fd, .max_size = max_size };
+
+        if (fstat(fd, &st) < 0)
+                return ncu_error(err, 0, -errno, "cannot stat the report");
+        if (S_ISDIR(st.st_mode))
+                return ncu_error(err, 0, -EISDIR, "the report is a directory");
+
+        in->raw = malloc(NCU_READ_CHUNK);
+        if (!in->raw)
+                return ncu_error(err, 0, -ENOMEM, "out of memory");
+        /* Peek at the first bytes to tell a zstd frame from a plain container. */
+        while (n < sizeof(head)) {
+                ssize_t k = read(fd, in->raw + n, NCU_READ_CHUNK - n);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return ncu_error(err, 0, -errno, "cannot read the report");
+                }
+                if (k == 0) {
+                        in->raw_eof = true;
+                        break;
+                }
+                n += (size_t) k;
+        }
+        memcpy(head, in->raw, MIN(n, sizeof(head)));
+        in->raw_size = n;
+        if (is_zstd(head, n))
+                return input_start_zstd(in, err);
+        if (S_ISREG(st.st_mode) && st.st_size >= 0) {
+                off_t pos = lseek(fd, 0, SEEK_CUR);
+                if (pos >= 0 && (uint64_t) st.st_size >= (uint64_t) pos)
+                        in->known_size = (uint64_t) st.st_size - (uint64_t) pos + n;
+        }
+        return 0;
+}
+
+void ncu_input_done(NcuInput *in)
+{
+        if (!in)
+                return;
+        if (in->zstd)
+                ZSTD_freeDStream(in->zstd);
+        free(in->plain);
+        /* raw is ours when read from an fd; for a compressed buffer it is the caller's. */
+        if (in->fd >= 0)
+                free(in->raw);
+        *in = (NcuInput){ .fd = -EBADF };
+}
+
+/* Refills raw from the fd. 0 at EOF, or bytes now available. */
+static int input_fill_raw(NcuInput *in, NcuReportError *err)
+{
+        ssize_t k;
+
+        if (in->raw_pos < in->raw_size)
+                return 1;
+        if (in->raw_eof || in->fd < 0)
+                return 0;
+        in->raw_pos = in->raw_size = 0;
+        for (;;) {
+                k = read(in->fd, in->raw, NCU_READ_CHUNK);
+                if (k >= 0)
+                        break;
+                if (errno != EINTR)
+                        return ncu_error(err, in->offset, -errno, "cannot read the report");
+        }
+        if (k == 0) {
+                in->raw_eof = true;
+                return 0;
+        }
+        in->raw_size = (size_t) k;
+        return 1;
+}
+
+/* Copies up to n container bytes to p; fewer only at EOF. Returns the count or a negative errno. */
+static ssize_t input_read(NcuInput *in, uint8_t *p, size_t n, NcuReportError *err)
+{
+        size_t done = 0;
+        int r;
+
+        if (in->max_size > 0 && in->offset + n > in->max_size)
+                n = in->offset < in->max_size ? (size_t) (in->max_size - in->offset) + 1 : 1;
+
+        while (done < n) {
+                size_t k;
+
+                if (in->data) {
+                        k = MIN(n - done, in->size - in->pos);
+                        if (k == 0)
+                                break;
+                        memcpy(p + done, in->data + in->pos, k);
+                        in->pos += k;
+                } else if (!in->compressed) {
+                        r = input_fill_raw(in, err);
+                        if (r < 0)
+                                return r;
+                        if (r == 0)
+                                break;
+                        k = MIN(n - done, in->raw_size - in->raw_pos);
+                        memcpy(p + done, in->raw + in->raw_pos, k);
+                        in->raw_pos += k;
+                } else if (in->plain_pos < in->plain_size) {
+                        k = MIN(n - done, in->plain_size - in->plain_pos);
+                        memcpy(p + done, in->plain + in->plain_pos, k);
+                        in->plain_pos += k;
+                } else {
+                        ZSTD_inBuffer zin;
+                        ZSTD_outBuffer zout = { .dst = in->plain, .size = ZSTD_DStreamOutSize() };
+                        size_t z;
+
+                        r = input_fill_raw(in, err);
+                        if (r < 0)
+                                return r;
+                        if (r == 0) {
+                                if (in->eof)
+                                        break;
+                                in->eof = true;
+                                /* Let zstd flush what it holds; a frame cut short shows as a short read. */
+                        }
+                        zin = (ZSTD_inBuffer){ .src = in->raw + in->raw_pos, .size = in->raw_size - in->raw_pos };
+                        z = ZSTD_decompressStream(in->zstd, &zout, &zin);
+                        if (ZSTD_isError(z))
+                                return ncu_error(err, in->offset + done, -EBADMSG, "the zstd stream is corrupt (%s)",
+                                                ZSTD_getErrorName(z));
+                        in->raw_pos += zin.pos;
+                        in->plain_pos = 0;
+                        in->plain_size = zout.pos;
+                        if (zout.pos == 0 && in->eof)
+                                break;
+                        if (zout.pos > 0)
+                                in->eof = false;
+                        continue;
+                }
+                done += k;
+        }
+        in->offset += done;
+        if (in->max_size > 0 && in->offset > in->max_size)
+                return ncu_error(err, in->max_size, -E2BIG, "the report is larger than the limit of %" PRIu64 " bytes",
+                                in->max_size);
+        return (ssize_t) done;
+}
+
+/* True when no container byte is left. */
+static int input_at_eof(NcuInput *in, NcuReportError *err)
+{
+        uint8_t b;
+        ssize_t k;
+
+        if (in->data)
+                return in->pos >= in->size;
+        k = input_read(in, &b, 1, err);
+        if (k < 0)
+                return (int) k;
+        if (k == 0)
+                return 1;
+        in->offset--; /* we only peeked: put it back */
+        if (in->compressed)
+                in->plain_pos--;
+        else
+                in->raw_pos--;
+        return 0;
+}
+
+static int read_exact(NcuInput *in, uint8_t *p, size_t n, const char *what, NcuReportError *err)
+{
+        uint64_t start = in->offset;
+        ssize_t k;
+
+        k = input_read(in, p, n, err);
+        if (k < 0)
+                return (int) k;
+        if ((size_t) k < n)
+                return ncu_error(err, start, -EBADMSG, "truncated %s: %zu of %zu bytes present", what, (size_t) k, n);
+        return 0;
+}
+
+static int read_u32(NcuInput *in, uint32_t *ret, const char *what, NcuReportError *err)
+{
+        uint8_t b[4];
+        int r;
+
+        r = read_exact(in, b, sizeof(b), what, err);
+        if (r < 0)
+                return r;
+        *ret = (uint32_t) b[0] | (uint32_t) b[1] << 8 | (uint32_t) b[2] << 16 | (uint32_t) b[3] << 24;
+        return 0;
+}
+
+/* Reads a sized record into *buf (grown as bytes actually arrive, so a lying size in a stream costs only
+ * what the stream holds). */
+static int read_record(NcuInput *in, uint32_t size, uint32_t max, uint8_t **buf, size_t *allocated, const char *what,
+                NcuReportError *err)
+{
+        uint64_t start = in->offset;
+        size_t done = 0;
+
+        if (size > max)
+                return ncu_error(err, start, -E2BIG, "%s of %" PRIu32 " bytes exceeds the limit of %" PRIu32 " bytes",
+                                what, size, max);
+        if (in->known_size > 0 && size > in->known_size - MIN(in->known_size, in->offset))
+                return ncu_error(err, start, -EBADMSG, "truncated %s: it claims %" PRIu32 " bytes, %" PRIu64 " remain",
+                                what, size, in->known_size - MIN(in->known_size, in->offset));
+
+        while (done < size) {
+                size_t want = MIN((size_t) size, done + NCU_GROW_STEP);
+                ssize_t k;
+
+                if (*allocated < want) {
+                        uint8_t *p = realloc(*buf, want);
+                        if (!p)
+                                return ncu_error(err, start, -ENOMEM, "out of memory");
+                        *buf = p;
+                        *allocated = want;
+                }
+                k = input_read(in, *buf + done, want - done, err);
+                if (k < 0)
+                        return (int) k;
+                if ((size_t) k < want - done)
+                        return ncu_error(err, start, -EBADMSG, "truncated %s: %zu of %" PRIu32 " bytes present", what,
+                                        done + (size_t) k, size);
+                done = want;
+        }
+        return 0;
+}
+
+static int wire_varint(const uint8_t *p, size_t n, size_t *pos, uint64_t *ret)
+{
+        uint64_t v = 0;
+
+        for (unsigned shift = 0; shift < 64; shift += 7) {
+                uint8_t b;
+
+                if (*pos >= n)
+                        return -EBADMSG;
+                b = p[(*pos)++];
+                v |= (uint64_t) (b & 0x7f) << shift;
+                if (!(b & 0x80)) {
+                        *ret = v;
+                        return 0;
+                }
+        }
+        return -EBADMSG;
+}
+
+int ncu_wire_next(const uint8_t *p, size_t n, size_t *pos, NcuWireField *ret)
+{
+        NcuWireField f = { 0 };
+        uint64_t key, len = 0;
+        int r;
+
+        r = wire_varint(p, n, pos, &key);
+        if (r < 0)
+                return r;
+        if (key >> 3 == 0 || key >> 3 > UINT32_MAX)
+                return -EBADMSG;
+        f.number = (uint32_t) (key >> 3);
+        f.wire_type = key & 7;
+        switch (f.wire_type) {
+        case NCU_WIRE_VARINT:
+                r = wire_varint(p, n, pos, &f.varint);
+                if (r < 0)
+                        return r;
+                *ret = f;
+                return 0;
+        case NCU_WIRE_FIXED64:
+                len = 8;
+                break;
+        case NCU_WIRE_FIXED32:
+                len = 4;
+                break;
+        case NCU_WIRE_LENGTH:
+                r = wire_varint(p, n, pos, &len);
+                if (r < 0)
+                        return r;
+                break;
+        default: /* groups (3, 4) do not occur in this schema; 6 and 7 do not exist */
+                return -EBADMSG;
+        }
+        if (len > n - *pos)
+                return -EBADMSG;
+        f.data = p + *pos;
+        f.size = (size_t) len;
+        *pos += (size_t) len;
+        *ret = f;
+        return 0;
+}
+
+int ncu_block_counts_parse(const uint8_t *data, size_t size, NcuBlockCounts *ret)
+{
+        /* BlockHeader field numbers of the counts, by entry kind. */
+        static const uint32_t count_field[_NCU_ENTRY_KIND_MAX] = {
+                [NCU_ENTRY_SOURCE] = 1,
+                [NCU_ENTRY_PROFILE_RESULT] = 2,
+                [NCU_ENTRY_RANGE_RESULT] = 7,
+                [NCU_ENTRY_CMDLIST_RESULT] = 8,
+                [NCU_ENTRY_GRAPH_RESULT] = 9,
+        };
+        NcuBlockCounts c = { 0 };
+        size_t pos = 0;
+        int r;
+
+        while (pos < size) {
+                NcuWireField f;
+
+                r = ncu_wire_next(data, size, &pos, &f);
+                if (r < 0)
+                        return r;
+                if (f.wire_type != NCU_WIRE_VARINT)
+                        continue;
+                if (f.number == 5)
+                        c.payload_size = (uint32_t) f.varint;
+                for (NcuEntryKind k = 0; k < _NCU_ENTRY_KIND_MAX; k++)
+                        if (f.number == count_field[k])
+                                c.n[k] = (uint32_t) f.varint;
+        }
+        *ret = c;
+        return 0;
+}
+
+int ncu_container_read(NcuInput *in, const NcuReportLimits *limits, const NcuContainerCallbacks *cb, void *userdata,
+                NcuReportError *err)
+{
+        _cleanup_free_ uint8_t *buf = NULL;
+        size_t allocated = 0, n_entries = 0;
+        uint8_t magic[4];
+        uint32_t size;
+        int r;
+
+        assert(in && limits && cb);
+
+        r = read_exact(in, magic, sizeof(magic), "magic", err);
+        if (r < 0)
+                return r;
+        if (memcmp(magic, NCU_MAGIC, sizeof(magic)) != 0)
+                return ncu_error(err, 0, -EBADMSG, "not an Nsight Compute report (no \"NVR\\0\" magic)");
+
+        r = read_u32(in, &size, "FileHeader size", err);
+        if (r < 0)
+                return r;
+        r = read_record(in, size, limits->max_header_size, &buf, &allocated, "FileHeader", err);
+        if (r < 0)
+                return r;
+        if (cb->file_header) {
+                r = cb->file_header(userdata, buf, size, in->offset - size, err);
+                if (r < 0)
+                        return r;
+        }
+
+        for (size_t block = 0;; block++) {
+                NcuBlockCounts counts;
+                uint64_t header_offset, payload_start, total = 0;
+
+                r = input_at_eof(in, err);
+                if (r < 0)
+                        return r;
+                if (r > 0)
+                        break;
+                if (block >= limits->max_blocks)
+                        return ncu_error(err, in->offset, -E2BIG, "more than %zu blocks", limits->max_blocks);
+
+                r = read_u32(in, &size, "BlockHeader size", err);
+                if (r < 0)
+                        return r;
+                header_offset = in->offset;
+                r = read_record(in, size, limits->max_header_size, &buf, &allocated, "BlockHeader", err);
+                if (r < 0)
+                        return r;
+                r = ncu_block_counts_parse(buf, size, &counts);
+                if (r < 0)
+                        return ncu_error(err, header_offset, r, "block %zu: the BlockHeader is not a valid message",
+                                        block);
+                for (NcuEntryKind k = 0; k < _NCU_ENTRY_KIND_MAX; k++)
+                        total += counts.n[k];
+                if (total > limits->max_entries - MIN(limits->max_entries, n_entries))
+                        return ncu_error(err, header_offset, -E2BIG,
+                                        "block %zu: more than %zu payload entries in total", block,
+                                        limits->max_entries);
+                if (in->known_size > 0 && counts.payload_size > in->known_size - MIN(in->known_size, in->offset))
+                        return ncu_error(err, header_offset, -EBADMSG,
+                                        "block %zu: truncated payload: it claims %" PRIu32 " bytes, %" PRIu64 " remain",
+                                        block, counts.payload_size, in->known_size - MIN(in->known_size, in->offset));
+                if (total > counts.payload_size / 4)
+                        return ncu_error(err, header_offset, -EBADMSG,
+                                        "block %zu: %" PRIu64 " entries cannot fit a payload of %" PRIu32 " bytes",
+                                        block, total, counts.payload_size);
+                if (cb->block_header) {
+                        r = cb->block_header(userdata, block, &counts, buf, size, header_offset, err);
+                        if (r < 0)
+                                return r;
+                }
+
+                payload_start = in->offset;
+                for (NcuEntryKind k = 0; k < _NCU_ENTRY_KIND_MAX; k++)
+                        for (uint32_t i = 0; i < counts.n[k]; i++) {
+                                uint64_t used = in->offset - payload_start, entry_offset;
+                                uint32_t entry_size;
+
+                                if (counts.payload_size - used < 4)
+                                        return ncu_error(err, in->offset, -EBADMSG,
+                                                        "block %zu: %s %" PRIu32 " lies past the end of the payload",
+                                                        block, ncu_entry_kind_to_string(k), i);
+                                r = read_u32(in, &entry_size, "entry size", err);
+                                if (r < 0)
+                                        return r;
+                                if (entry_size > counts.payload_size - used - 4)
+                                        return ncu_error(err, in->offset - 4, -EBADMSG,
+                                                        "block %zu: %s %" PRIu32 " of %" PRIu32
+                                                        " bytes overruns the payload (%" PRIu64 " bytes left)",
+                                                        block, ncu_entry_kind_to_string(k), i, entry_size,
+                                                        counts.payload_size - used - 4);
+                                entry_offset = in->offset;
+                                r = read_record(in, entry_size, limits->max_entry_size, &buf, &allocated,
+                                                ncu_entry_kind_to_string(k), err);
+                                if (r < 0)
+                                        return r;
+                                n_entries++;
+                                if (cb->entry) {
+                                        r = cb->entry(userdata, block, k, buf, entry_size, entry_offset, err);
+                                        if (r < 0)
+                                                return r;
+                                }
+                        }
+                if (in->offset - payload_start != counts.payload_size)
+                        return ncu_error(err, in->offset, -EBADMSG,
+                                        "block %zu: the entries fill %" PRIu64 " of the payload's %" PRIu32 " bytes",
+                                        block, in->offset - payload_start, counts.payload_size);
+        }
+        return 0;
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The .ncu-rep container (../shared/docs/ncu-format.md §1): magic "NVR\0", a uint32-sized FileHeader, then
+ * blocks of a uint32-sized BlockHeader and a payload of uint32-sized entries. This layer frames bytes and
+ * checks every size; it decodes only the counts of a BlockHeader (a few varints), so it needs no
+ * generated code. The model (report-model.c) unpacks what it frames. */
+
+#include <stdint.h>
+#include <zstd.h>
+
+#include "report.h"
+
+/* A byte source: a buffer, or a file descriptor read in chunks, optionally through zstd. */
+typedef struct NcuInput {
+        int fd; /* -EBADF for a buffer */
+        const uint8_t *data; /* buffer input, or nothing */
+        size_t size;
+        size_t pos;
+        uint64_t known_size; /* bytes the container has if known (regular file, not compressed), else 0 */
+        uint64_t offset; /* container bytes consumed so far */
+        bool eof;
+        bool compressed;
+        ZSTD_DStream *zstd;
+        uint8_t *raw; /* compressed bytes read from fd, raw_pos..raw_size not yet decompressed */
+        size_t raw_size, raw_pos;
+        bool raw_eof;
+        uint8_t *plain; /* decompressed bytes not yet handed out: plain_pos..plain_size */
+        size_t plain_size, plain_pos;
+        uint64_t max_size; /* limit on container bytes */
+} NcuInput;
+
+int ncu_input_init_fd(NcuInput *in, int fd, uint64_t max_size, NcuReportError *err);
+void ncu_input_init_buffer(NcuInput *in, const void *data, size_t size, uint64_t max_size);
+int ncu_input_init_buffer_maybe_compressed(
+                NcuInput *in, const void *data, size_t size, uint64_t max_size, NcuReportError *err);
+void ncu_input_done(NcuInput *in);
+
+typedef enum NcuEntryKind {
+        NCU_ENTRY_SOURCE,
+        NCU_ENTRY_PROFILE_RESULT,
+        NCU_ENTRY_RANGE_RESULT,
+        NCU_ENTRY_CMDLIST_RESULT,
+        NCU_ENTRY_GRAPH_RESULT,
+        _NCU_ENTRY_KIND_MAX,
+} NcuEntryKind;
+
+/* The counts of a BlockHeader, in entry order (fields 1, 2, 7, 8, 9), and PayloadSize (5). */
+typedef struct NcuBlockCounts {
+        uint32_t n[_NCU_ENTRY_KIND_MAX];
+        uint32_t payload_size;
+} NcuBlockCounts;
+
+typedef struct NcuContainerCallbacks {
+        int (*file_header)(void *userdata, const uint8_t *data, size_t size, uint64_t offset, NcuReportError *err);
+        int (*block_header)(void *userdata, size_t block, const NcuBlockCounts *counts, const uint8_t *data,
+                        size_t size, uint64_t offset, NcuReportError *err);
+        int (*entry)(void *userdata, size_t block, NcuEntryKind kind, const uint8_t *data, size_t size, uint64_t offset,
+                        NcuReportError *err);
+} NcuContainerCallbacks;
+
+/* Walks the container; stops at the first error a callback or the framing returns. */
+int ncu_container_read(NcuInput *in, const NcuReportLimits *limits, const NcuContainerCallbacks *cb, void *userdata,
+                NcuReportError *err);
+
+/* One field of a serialized protobuf message (the wire format only). */
+typedef enum NcuWireType {
+        NCU_WIRE_VARINT = 0,
+        NCU_WIRE_FIXED64 = 1,
+        NCU_WIRE_LENGTH = 2,
+        NCU_WIRE_FIXED32 = 5,
+} NcuWireType;
+
+typedef struct NcuWireField {
+        uint32_t number;
+        uint8_t wire_type; /* NcuWireType */
+        uint64_t varint; /* NCU_WIRE_VARINT */
+        const uint8_t *data; /* the bytes of the other wire types */
+        size_t size;
+} NcuWireField;
+
+/* Reads the field at *pos and advances it; -EBADMSG when the bytes are not a valid field. */
+int ncu_wire_next(const uint8_t *p, size_t n, size_t *pos, NcuWireField *ret);
+
+/* Decodes the counts of a serialized BlockHeader. -EBADMSG when the wire format is broken. */
+int ncu_block_counts_parse(const uint8_t *data, size_t size, NcuBlockCounts *ret);
+
+/* Fills err (offset and a printf message) and returns r. */
+int ncu_error(NcuReportError *err, uint64_t offset, int r, const char *fmt, ...) _printf_(4, 5);
+
+const char *ncu_entry_kind_to_string(NcuEntryKind k);

@@ -1,0 +1,1152 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Builds the model from what the container layer frames: each entry is unpacked with protobuf-c (which
+ * keeps unknown fields and takes proto2 enums by number), copied into the report's arena, and freed, so
+ * memory holds the model and one entry at a time. Strings are resolved once every block is read. */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "ProfilerReport.pb-c.h"
+#include "report-container.h"
+
+#define DEFAULT_MAX_FILE_SIZE (UINT64_C(4) * 1024 * 1024 * 1024)
+#define DEFAULT_MAX_HEADER_SIZE (64u * 1024u * 1024u)
+#define DEFAULT_MAX_ENTRY_SIZE (256u * 1024u * 1024u)
+
+void ncu_report_limits_default(NcuReportLimits *ret)
+{
+        *ret = (NcuReportLimits){
+                .max_file_size = DEFAULT_MAX_FILE_SIZE,
+                .max_header_size = DEFAULT_MAX_HEADER_SIZE,
+                .max_entry_size = DEFAULT_MAX_ENTRY_SIZE,
+                .max_blocks = 1000000,
+                .max_entries = 1000000,
+                .max_strings = 10000000,
+                .max_memory = (size_t) 8 * 1024 * 1024 * 1024,
+        };
+}
+
+/* Every generated message starts with its ProtobufCMessage base, so one cleanup frees any of them. */
+static void pb_freep(void *p)
+{
+        ProtobufCMessage **m = p;
+
+        if (*m)
+                protobuf_c_message_free_unpacked(*m, NULL);
+}
+#define _cleanup_pb_ _cleanup_(pb_freep)
+
+typedef struct Loader {
+        NcuReport *r;
+        const NcuReportLimits *limits;
+        NcuReportError *err;
+        size_t n_sources_allocated, n_actions_allocated, n_strings_allocated;
+        uint8_t *session; /* the blocks' SessionDetails, concatenated: unpacking them merges them */
+        size_t session_size, session_allocated;
+        NcuProcess process; /* of the current block */
+        bool have_file_header;
+        bool out_of_memory; /* an arena copy failed: checked after each header and entry */
+} Loader;
+
+NcuReport *ncu_report_free(NcuReport *r)
+{
+        if (!r)
+                return NULL;
+        free((void *) r->strings);
+        free((void *) r->sources);
+        for (size_t i = 0; i < r->n_actions; i++)
+                free(r->actions[i]->metrics_by_name);
+        free((void *) r->actions);
+        arena_done(&r->arena);
+        return mfree(r);
+}
+
+static const char *dup_str(Loader *l, const char *s)
+{
+        const char *c;
+
+        if (!s)
+                return NULL;
+        c = arena_strdup(&l->r->arena, s);
+        if (!c)
+                l->out_of_memory = true;
+        return c;
+}
+
+static const uint8_t *dup_bytes(Loader *l, const void *p, size_t n)
+{
+        uint8_t *q;
+
+        if (n == 0)
+                return NULL;
+        q = arena_alloc(&l->r->arena, n);
+        if (!q) {
+                l->out_of_memory = true;
+                return NULL;
+        }
+        memcpy(q, p, n);
+        return q;
+}
+
+static int oom(Loader *l, uint64_t offset)
+{
+        return ncu_error(l->err, offset, -ENOMEM, "out of memory");
+}
+
+static size_t model_memory(
+                const NcuReport *r, size_t n_sources_allocated, size_t n_actions_allocated, size_t n_strings_allocated)
+{
+        return r->arena.total + n_sources_allocated * sizeof(NcuSource) + n_actions_allocated * sizeof(NcuAction *) +
+                        n_strings_allocated * sizeof(char *);
+}
+
+static int check_memory(Loader *l, uint64_t offset)
+{
+        if (l->out_of_memory)
+                return oom(l, offset);
+        l->r->memory = model_memory(l->r, l->n_sources_allocated, l->n_actions_allocated, l->n_strings_allocated);
+        if (l->r->memory > l->limits->max_memory)
+                return ncu_error(l->err, offset, -E2BIG, "the model would exceed its limit of %zu bytes",
+                                l->limits->max_memory);
+        return 0;
+}
+
+/* Finds the length-delimited occurrences of field in a serialized message and appends their payload. */
+static int append_field_bytes(Loader *l, const uint8_t *p, size_t n, uint32_t field, uint64_t offset)
+{
+        size_t pos = 0;
+
+        while (pos < n) {
+                NcuWireField f;
+
+                if (ncu_wire_next(p, n, &pos, &f) < 0)
+                        return ncu_error(l->err, offset + pos, -EBADMSG, "malformed BlockHeader");
+                if (f.wire_type != NCU_WIRE_LENGTH || f.number != field)
+                        continue;
+                if (f.size > l->limits->max_header_size - MIN(l->limits->max_header_size, l->session_size))
+                        return ncu_error(l->err, offset + pos, -E2BIG, "the session details exceed %" PRIu32 " bytes",
+                                        l->limits->max_header_size);
+                if (GREEDY_REALLOC(l->session, l->session_allocated, l->session_size + f.size) < 0)
+                        return oom(l, offset);
+                memcpy(l->session + l->session_size, f.data, f.size);
+                l->session_size += f.size;
+        }
+        return 0;
+}
+
+static int on_file_header(void *userdata, const uint8_t *data, size_t size, uint64_t offset, NcuReportError *err)
+{
+        Loader *l = userdata;
+        _cleanup_pb_ NV__Profiler__Messages__FileHeader *h = NULL;
+
+        h = nv__profiler__messages__file_header__unpack(NULL, size, data);
+        if (!h)
+                return ncu_error(err, offset, -EBADMSG, "the FileHeader is not a valid message");
+        l->r->version = h->version;
+        if (l->r->version != 7)
+                return ncu_error(err, offset, -EPROTONOSUPPORT,
+                                "report format version %" PRIu32 " is not supported (7 is)", l->r->version);
+        l->have_file_header = true;
+        return 0;
+}
+
+static int on_block_header(void *userdata, size_t block, const NcuBlockCounts *counts, const uint8_t *data, size_t size,
+                uint64_t offset, NcuReportError *err)
+{
+        Loader *l = userdata;
+        NcuReport *r = l->r;
+        _cleanup_pb_ NV__Profiler__Messages__BlockHeader *h = NULL;
+        int ret;
+
+        h = nv__profiler__messages__block_header__unpack(NULL, size, data);
+        if (!h)
+                return ncu_error(err, offset, -EBADMSG, "block %zu: the BlockHeader is not a valid message", block);
+
+        r->n_blocks = block + 1;
+        r->n_profile_results += counts->n[NCU_ENTRY_PROFILE_RESULT];
+        r->n_range_results += counts->n[NCU_ENTRY_RANGE_RESULT];
+        r->n_cmdlist_results += counts->n[NCU_ENTRY_CMDLIST_RESULT];
+        r->n_graph_results += counts->n[NCU_ENTRY_GRAPH_RESULT];
+
+        l->process = (NcuProcess){ 0 };
+        if (h->process) {
+                l->process.process_id = h->process->processid;
+                l->process.hostname = dup_str(l, h->process->hostname);
+                l->process.process_name = dup_str(l, h->process->processname);
+        }
+
+        if (h->stringtable && h->stringtable->n_strings > 0) {
+                size_t n = h->stringtable->n_strings;
+
+                if (n > l->limits->max_strings - MIN(l->limits->max_strings, r->n_strings))
+                        return ncu_error(err, offset, -E2BIG, "block %zu: more than %zu strings in total", block,
+                                        l->limits->max_strings);
+                if (GREEDY_REALLOC(r->strings, l->n_strings_allocated, r->n_strings + n) < 0)
+                        return oom(l, offset);
+                for (size_t i = 0; i < n; i++) {
+                        const char *s = dup_str(l, h->stringtable->strings[i]);
+                        if (!s)
+                                return oom(l, offset);
+                        ((const char **) r->strings)[r->n_strings++] = s;
+                }
+                r->n_string_tables++;
+        }
+        if (h->sessiondetails) {
+                ret = append_field_bytes(l, data, size, 3, offset);
+                if (ret < 0)
+                        return ret;
+        }
+        return check_memory(l, offset);
+}
+
+static NcuValue convert_value(Loader *l, const NV__Profiler__Messages__ProfileMetricValue *v, bool *oom_flag)
+{
+        /* No oneof: when a writer set several fields, the first in field order counts. */
+        if (!v)
+                return (NcuValue){ 0 };
+        if (v->stringvalue) {
+                const char *s = dup_str(l, v->stringvalue);
+                if (!s)
+                        *oom_flag = true;
+                return (NcuValue){ .kind = NCU_VALUE_STRING, .s = s };
+        }
+        if (v->has_floatvalue)
+                return (NcuValue){ .kind = NCU_VALUE_FLOAT, .f = v->floatvalue };
+        if (v->has_doublevalue)
+                return (NcuValue){ .kind = NCU_VALUE_DOUBLE, .d = v->doublevalue };
+        if (v->has_uint32value)
+                return (NcuValue){ .kind = NCU_VALUE_UINT32, .u32 = v->uint32value };
+        if (v->has_uint64value)
+                return (NcuValue){ .kind = NCU_VALUE_UINT64, .u64 = v->uint64value };
+        return (NcuValue){ 0 };
+}
+
+static int convert_metrics(
+                Loader *l, NcuAction *a, size_t n, NV__Profiler__Messages__ProfileMetricResult **in, uint64_t offset)
+{
+        NcuMetric *metrics;
+        bool failed = false;
+
+        if (n == 0)
+                return 0;
+        metrics = arena_alloc_array(&l->r->arena, n, sizeof(NcuMetric));
+        if (!metrics)
+                return oom(l, offset);
+        for (size_t i = 0; i < n; i++) {
+                const NV__Profiler__Messages__ProfileMetricResult *m = in[i];
+                NcuMetric *o = &metrics[i];
+
+                o->name_id = m->nameid;
+                o->value = convert_value(l, m->metricvalue, &failed);
+                o->has_value = o->value.kind != NCU_VALUE_UNKNOWN;
+                o->category = m->has_category ? (uint32_t) m->category : NCU_METRIC_CATEGORY_PM;
+                if (m->n_metricvaluelist > 0) {
+                        NcuInstance *inst = arena_alloc_array(&l->r->arena, m->n_metricvaluelist, sizeof(NcuInstance));
+                        if (!inst)
+                                return oom(l, offset);
+                        for (size_t j = 0; j < m->n_metricvaluelist; j++) {
+                                inst[j].correlation_id =
+                                                convert_value(l, m->metricvaluelist[j]->correlationid, &failed);
+                                inst[j].value = convert_value(l, m->metricvaluelist[j]->elementvalue, &failed);
+                                if (inst[j].correlation_id.kind != NCU_VALUE_UNKNOWN)
+                                        o->has_correlation_ids = true;
+                        }
+                        o->instances = inst;
+                        o->n_instances = m->n_metricvaluelist;
+                }
+                o->kind = o->has_value               ? o->value.kind
+                                : o->n_instances > 0 ? o->instances[0].value.kind
+                                                     : NCU_VALUE_UNKNOWN;
+        }
+        if (failed)
+                return oom(l, offset);
+        a->metrics = metrics;
+        a->n_metrics = n;
+        return 0;
+}
+
+static int convert_rule_results(Loader *l, NcuAction *a, size_t n, NV__RuleSystem__RuleResult **in, uint64_t offset)
+{
+        Arena *arena = &l->r->arena;
+        NcuRuleResult *out;
+
+        if (n == 0)
+                return 0;
+        out = arena_alloc_array(arena, n, sizeof(NcuRuleResult));
+        if (!out)
+                return oom(l, offset);
+        for (size_t i = 0; i < n; i++) {
+                const NV__RuleSystem__RuleResult *rr = in[i];
+                NcuRuleResult *o = &out[i];
+                size_t n_msg = 0, n_focus = 0, n_speedup = 0, n_prop = 0;
+
+                o->identifier = dup_str(l, rr->identifier);
+                o->display_name = dup_str(l, rr->displayname);
+                o->section_identifier = dup_str(l, rr->sectionidentifier);
+                if (rr->body) {
+                        size_t packed = nv__rule_system__rule_result_body__get_packed_size(rr->body);
+                        uint8_t *b = arena_alloc(arena, MAX(packed, (size_t) 1));
+                        NcuRuleMessage *msgs;
+                        NcuFocusMetric *focus;
+                        NcuSpeedup *speedups;
+                        const char **props;
+
+                        if (!b)
+                                return oom(l, offset);
+                        o->body_size = nv__rule_system__rule_result_body__pack(rr->body, b);
+                        o->body = b;
+                        for (size_t j = 0; j < rr->body->n_items; j++) {
+                                const NV__RuleSystem__RuleResultBodyItem *it = rr->body->items[j];
+                                n_msg += !!it->message;
+                                n_focus += it->n_focusmetrics;
+                                n_speedup += !!it->speedup;
+                                n_prop += !!it->proposal;
+                        }
+                        msgs = arena_alloc_array(arena, MAX(n_msg, (size_t) 1), sizeof(NcuRuleMessage));
+                        focus = arena_alloc_array(arena, MAX(n_focus, (size_t) 1), sizeof(NcuFocusMetric));
+                        speedups = arena_alloc_array(arena, MAX(n_speedup, (size_t) 1), sizeof(NcuSpeedup));
+                        props = arena_alloc_array(arena, MAX(n_prop, (size_t) 1), sizeof(char *));
+                        if (!msgs || !focus || !speedups || !props)
+                                return oom(l, offset);
+                        for (size_t j = 0; j < rr->body->n_items; j++) {
+                                const NV__RuleSystem__RuleResultBodyItem *it = rr->body->items[j];
+
+                                if (it->message)
+                                        msgs[o->n_messages++] = (NcuRuleMessage){
+                                                .text = dup_str(l, it->message->message),
+                                                .type = (uint32_t) it->message->type,
+                                                .has_id = it->message->has_id,
+                                                .id = it->message->id,
+                                                .name = dup_str(l, it->message->name),
+                                        };
+                                for (size_t k = 0; k < it->n_focusmetrics; k++) {
+                                        const NV__RuleSystem__RuleResultFocusMetric *f = it->focusmetrics[k];
+                                        focus[o->n_focus_metrics++] = (NcuFocusMetric){
+                                                .has_message_id = f->has_messageid,
+                                                .message_id = f->messageid,
+                                                .metric_name = dup_str(l, f->metricname),
+                                                .has_value = f->has_metricvalue,
+                                                .value = f->metricvalue,
+                                                .severity = f->has_severity ? (uint32_t) f->severity : 0,
+                                                .info = dup_str(l, f->info),
+                                        };
+                                }
+                                if (it->speedup)
+                                        speedups[o->n_speedups++] = (NcuSpeedup){
+                                                .type = it->speedup->has_speeduptype
+                                                                ? (uint32_t) it->speedup->speeduptype
+                                                                : 0,
+                                                .has_value = it->speedup->has_value,
+                                                .value = it->speedup->value,
+                                        };
+                                if (it->proposal)
+                                        props[o->n_proposals++] = dup_str(l, it->proposal->identifier);
+                        }
+                        o->messages = msgs;
+                        o->focus_metrics = focus;
+                        o->speedups = speedups;
+                        o->proposals = props;
+                }
+                if (rr->n_sourcemarkers > 0) {
+                        NcuSourceMarker *sm = arena_alloc_array(arena, rr->n_sourcemarkers, sizeof(NcuSourceMarker));
+                        if (!sm)
+                                return oom(l, offset);
+                        for (size_t j = 0; j < rr->n_sourcemarkers; j++) {
+                                const NV__RuleSystem__SourceMarker *m = rr->sourcemarkers[j];
+                                sm[j] = (NcuSourceMarker){
+                                        .kind = m->has_kind ? (uint32_t) m->kind : 0,
+                                        .has_line = m->source_location_case ==
+                                                        NV__RULE_SYSTEM__SOURCE_MARKER__SOURCE_LOCATION_LINE_NUMBER,
+                                        .has_address = m->source_location_case ==
+                                                        NV__RULE_SYSTEM__SOURCE_MARKER__SOURCE_LOCATION_ADDRESS,
+                                        .tooltip = dup_str(l, m->tooltip),
+                                        .type = m->has_type ? (uint32_t) m->type : 0,
+                                        .file_name = dup_str(l, m->filename),
+                                };
+                                if (sm[j].has_line)
+                                        sm[j].line = m->linenumber;
+                                if (sm[j].has_address)
+                                        sm[j].address = m->address;
+                        }
+                        o->source_markers = sm;
+                        o->n_source_markers = rr->n_sourcemarkers;
+                }
+        }
+        a->rule_results = out;
+        a->n_rule_results = n;
+        return 0;
+}
+
+static int convert_sections(Loader *l, NcuAction *a, size_t n, NV__Profiler__ProfilerSection **in, uint64_t offset)
+{
+        NcuEmbeddedSection *out;
+
+        if (n == 0)
+                return 0;
+        out = arena_alloc_array(&l->r->arena, n, sizeof(NcuEmbeddedSection));
+        if (!out)
+                return oom(l, offset);
+        for (size_t i = 0; i < n; i++) {
+                size_t packed = nv__profiler__profiler_section__get_packed_size(in[i]);
+                uint8_t *b = arena_alloc(&l->r->arena, MAX(packed, (size_t) 1));
+
+                if (!b)
+                        return oom(l, offset);
+                out[i] = (NcuEmbeddedSection){
+                        .identifier = dup_str(l, in[i]->identifier),
+                        .display_name = dup_str(l, in[i]->displayname),
+                        .size = nv__profiler__profiler_section__pack(in[i], b),
+                        .data = b,
+                };
+        }
+        a->sections = out;
+        a->n_sections = n;
+        return 0;
+}
+
+static void convert_nvtx_attributes(Loader *l, NcuNvtxRange *o, const NV__Nvtx__NvtxEventAttributes *at)
+{
+        if (!at)
+                return;
+        o->has_attributes = true;
+        o->category = at->category;
+        if (at->color) {
+                o->color_type = (uint32_t) at->color->colortype;
+                o->color = at->color->color;
+        }
+        if (at->payload) {
+                const NV__Nvtx__NvtxPayload *p = at->payload;
+                o->payload_type = (uint32_t) p->payloadtype;
+                if (p->has_ullvalue)
+                        o->payload_u64 = p->ullvalue;
+                else if (p->has_llvalue)
+                        o->payload_u64 = (uint64_t) p->llvalue;
+                else if (p->has_uvalue)
+                        o->payload_u64 = p->uvalue;
+                else if (p->has_ivalue)
+                        o->payload_u64 = (uint64_t) (int64_t) p->ivalue;
+                if (p->has_doublevalue)
+                        o->payload_double = p->doublevalue;
+                else if (p->has_fvalue)
+                        o->payload_double = p->fvalue;
+                o->payload_string = dup_str(l, p->strvalue);
+        }
+        if (at->message) {
+                o->message_type = (uint32_t) at->message->messagetype;
+                o->message = dup_str(l, at->message->message);
+        }
+}
+
+static int nvtx_add_domain(
+                Loader *l, NcuNvtxDomain **domains, size_t *n, size_t *allocated, uint64_t id, NcuNvtxDomain **ret)
+{
+        for (size_t i = 0; i < *n; i++)
+                if ((*domains)[i].id == id) {
+                        *ret = &(*domains)[i];
+                        return 0;
+                }
+        if (*n >= *allocated) {
+                size_t cap = MAX((size_t) 4, *allocated * 2);
+                NcuNvtxDomain *d = arena_alloc_array(&l->r->arena, cap, sizeof(NcuNvtxDomain));
+                if (!d)
+                        return -ENOMEM;
+                if (*n > 0)
+                        memcpy(d, *domains, *n * sizeof(NcuNvtxDomain));
+                *domains = d;
+                *allocated = cap;
+        }
+        (*domains)[*n] = (NcuNvtxDomain){ .id = id };
+        *ret = &(*domains)[(*n)++];
+        return 0;
+}
+
+static int convert_nvtx(Loader *l, NcuAction *a, const NV__Nvtx__NvtxState *s, uint64_t offset)
+{
+        NcuNvtxState *o;
+        NcuNvtxDomain *domains = NULL, *d;
+        size_t n = 0, allocated = 0;
+        uint32_t *tids;
+
+        if (!s)
+                return 0;
+        o = arena_alloc(&l->r->arena, sizeof(NcuNvtxState));
+        tids = arena_alloc_array(&l->r->arena, MAX(s->n_threads, (size_t) 1), sizeof(uint32_t));
+        if (!o || !tids)
+                return oom(l, offset);
+        o->has_default_domain = s->has_defaultdomain;
+        o->default_domain = s->defaultdomain;
+
+        for (size_t i = 0; i < s->n_domains; i++) {
+                if (nvtx_add_domain(l, &domains, &n, &allocated, s->domains[i]->id, &d) < 0)
+                        return oom(l, offset);
+                d->name = dup_str(l, s->domains[i]->name);
+        }
+        for (size_t t = 0; t < s->n_threads; t++) {
+                const NV__Nvtx__NvtxThread *th = s->threads[t];
+
+                tids[t] = th->tid;
+                /* The stack that matters for the action is its own thread's. */
+                if (th->tid != a->thread_id)
+                        continue;
+                for (size_t i = 0; i < th->n_pushpopdomains; i++) {
+                        const NV__Nvtx__NvtxPushPopDomain *pd = th->pushpopdomains[i];
+                        NcuNvtxRange *ranges;
+
+                        if (nvtx_add_domain(l, &domains, &n, &allocated, pd->id, &d) < 0)
+                                return oom(l, offset);
+                        if (pd->n_stack == 0)
+                                continue;
+                        ranges = arena_alloc_array(&l->r->arena, d->n_push_pop + pd->n_stack, sizeof(NcuNvtxRange));
+                        if (!ranges)
+                                return oom(l, offset);
+                        if (d->n_push_pop > 0)
+                                memcpy(ranges, d->push_pop, d->n_push_pop * sizeof(NcuNvtxRange));
+                        for (size_t k = 0; k < pd->n_stack; k++) {
+                                NcuNvtxRange *r = &ranges[d->n_push_pop + k];
+                                r->name = dup_str(l, pd->stack[k]->name);
+                                convert_nvtx_attributes(l, r, pd->stack[k]->attributes);
+                        }
+                        d->push_pop = ranges;
+                        d->n_push_pop += pd->n_stack;
+                }
+        }
+        o->thread_ids = tids;
+        o->n_threads = s->n_threads;
+        for (size_t i = 0; i < s->n_startenddomains; i++) {
+                const NV__Nvtx__NvtxStartEndDomain *sd = s->startenddomains[i];
+                NcuNvtxRange *ranges;
+
+                if (nvtx_add_domain(l, &domains, &n, &allocated, sd->id, &d) < 0)
+                        return oom(l, offset);
+                if (sd->n_ranges == 0)
+                        continue;
+                ranges = arena_alloc_array(&l->r->arena, d->n_start_end + sd->n_ranges, sizeof(NcuNvtxRange));
+                if (!ranges)
+                        return oom(l, offset);
+                if (d->n_start_end > 0)
+                        memcpy(ranges, d->start_end, d->n_start_end * sizeof(NcuNvtxRange));
+                for (size_t k = 0; k < sd->n_ranges; k++) {
+                        NcuNvtxRange *r = &ranges[d->n_start_end + k];
+                        r->name = dup_str(l, sd->ranges[k]->name);
+                        r->has_start_end_id = true;
+                        r->start_end_id = sd->ranges[k]->id;
+                        r->has_start_tid = sd->ranges[k]->has_starttid;
+                        r->start_tid = sd->ranges[k]->starttid;
+                        convert_nvtx_attributes(l, r, sd->ranges[k]->attributes);
+                }
+                d->start_end = ranges;
+                d->n_start_end += sd->n_ranges;
+        }
+        o->domains = domains;
+        o->n_domains = n;
+        a->nvtx = o;
+        return 0;
+}
+
+static NcuUint3 convert_uint3(const NV__Profiler__Messages__Uint64x3 *u)
+{
+        return u ? (NcuUint3){ u->x, u->y, u->z } : (NcuUint3){ 0 };
+}
+
+static int add_action(Loader *l, NcuAction **ret, size_t block, NcuWorkloadType type, uint64_t offset)
+{
+        NcuReport *r = l->r;
+        NcuAction *a;
+
+        if (GREEDY_REALLOC(r->actions, l->n_actions_allocated, r->n_actions + 1) < 0)
+                return oom(l, offset);
+        a = arena_alloc(&r->arena, sizeof(NcuAction));
+        if (!a)
+                return oom(l, offset);
+        a->index = r->n_actions;
+        a->workload_type = type;
+        a->offset = offset;
+        a->block = block;
+        a->process = l->process;
+        a->device_index = -1;
+        ((NcuAction **) r->actions)[r->n_actions++] = a;
+        *ret = a;
+        return 0;
+}
+
+static int add_profile_result(Loader *l, size_t block, const uint8_t *data, size_t size, uint64_t offset)
+{
+        _cleanup_pb_ NV__Profiler__Messages__ProfileResult *p = NULL;
+        NcuAction *a;
+        int r;
+
+        p = nv__profiler__messages__profile_result__unpack(NULL, size, data);
+        if (!p)
+                return ncu_error(l->err, offset, -EBADMSG, "block %zu: a ProfileResult is not a valid message", block);
+        r = add_action(l, &a, block, NCU_WORKLOAD_KERNEL, offset);
+        if (r < 0)
+                return r;
+        a->function_name = dup_str(l, p->kernelfunctionname);
+        a->demangled_name = dup_str(l, p->kerneldemangledname);
+        a->mangled_name = dup_str(l, p->kernelmangledname);
+        a->thread_id = p->threadid;
+        a->api_call_id = p->apicallid;
+        a->program_handle = p->programhandle;
+        a->kernel_id = p->kernelid;
+        a->work_dimensions = p->workdimensions;
+        a->global_work_offset = convert_uint3(p->globalworkoffset);
+        a->grid_size = convert_uint3(p->gridsize);
+        a->block_size = convert_uint3(p->blocksize);
+        a->comments = dup_str(l, p->comments);
+        a->has_creation_time = p->has_creationtime;
+        a->creation_time = p->creationtime;
+        a->has_api = p->has_api;
+        a->api = (uint32_t) p->api;
+        a->has_context_id = p->has_contextid;
+        a->context_id = p->contextid;
+        a->has_stream_id = p->has_streamid;
+        a->stream_id = p->streamid;
+        a->context_name = dup_str(l, p->contextname);
+        a->stream_name = dup_str(l, p->streamname);
+        a->has_unsupported_device = p->has_unsupporteddevice;
+        a->unsupported_device = p->unsupporteddevice;
+        if (p->clockstatus) {
+                a->has_clock_status = true;
+                a->clock_requested_lock = p->clockstatus->requestedlock;
+                a->clock_executed_locked = p->clockstatus->executedlocked;
+        }
+        if (p->seriesinfo) {
+                a->has_series_id = true;
+                a->series_id = p->seriesinfo->seriesid;
+                a->series_combination = dup_str(l, p->seriesinfo->combinationstr);
+        }
+        if (p->source && p->source->has_reference) {
+                a->has_source_reference = true;
+                a->source_reference = p->source->reference;
+        }
+        r = convert_metrics(l, a, p->n_metricresults, p->metricresults, offset);
+        if (r < 0)
+                return r;
+        r = convert_rule_results(l, a, p->n_ruleresults, p->ruleresults, offset);
+        if (r < 0)
+                return r;
+        r = convert_sections(l, a, p->n_sections, p->sections, offset);
+        if (r < 0)
+                return r;
+        return convert_nvtx(l, a, p->nvtx, offset);
+}
+
+/* Range, cmdlist and graph results share their first fields; the schema gives each its own message. */
+#define FILL_COMMON(a, p)                                                                  \
+        do {                                                                               \
+                (a)->thread_id = (p)->threadid;                                            \
+                (a)->api_call_id = (p)->apicallid;                                         \
+                (a)->comments = dup_str(l, (p)->comments);                                 \
+                (a)->has_creation_time = (p)->has_creationtime;                            \
+                (a)->creation_time = (p)->creationtime;                                    \
+                (a)->has_api = (p)->has_api;                                               \
+                (a)->api = (uint32_t) (p)->api;                                            \
+                (a)->has_unsupported_device = (p)->has_unsupporteddevice;                  \
+                (a)->unsupported_device = (p)->unsupporteddevice;                          \
+                (a)->has_context_id = (p)->has_contextid;                                  \
+                (a)->context_id = (p)->contextid;                                          \
+                (a)->context_name = dup_str(l, (p)->contextname);                          \
+                if ((p)->clockstatus) {                                                    \
+                        (a)->has_clock_status = true;                                      \
+                        (a)->clock_requested_lock = (p)->clockstatus->requestedlock;       \
+                        (a)->clock_executed_locked = (p)->clockstatus->executedlocked;     \
+                }                                                                          \
+                (a)->n_references = (p)->n_references;                                     \
+                (a)->references = (const uint64_t *) dup_bytes(                            \
+                                l, (p)->references, (p)->n_references * sizeof(uint64_t)); \
+        } while (0)
+
+static int add_other_result(
+                Loader *l, size_t block, NcuEntryKind kind, const uint8_t *data, size_t size, uint64_t offset)
+{
+        NcuAction *a;
+        int r;
+
+        switch (kind) {
+        case NCU_ENTRY_RANGE_RESULT: {
+                NV__Profiler__Messages__RangeResult *p = nv__profiler__messages__range_result__unpack(NULL, size, data);
+                if (!p)
+                        return ncu_error(l->err, offset, -EBADMSG, "block %zu: a RangeResult is not a valid message",
+                                        block);
+                r = add_action(l, &a, block, NCU_WORKLOAD_RANGE, offset);
+                if (r >= 0) {
+                        FILL_COMMON(a, p);
+                        r = convert_metrics(l, a, p->n_metricresults, p->metricresults, offset);
+                }
+                if (r >= 0)
+                        r = convert_sections(l, a, p->n_sections, p->sections, offset);
+                if (r >= 0)
+                        r = convert_nvtx(l, a, p->nvtx, offset);
+                nv__profiler__messages__range_result__free_unpacked(p, NULL);
+                return r;
+        }
+        case NCU_ENTRY_CMDLIST_RESULT: {
+                NV__Profiler__Messages__CmdlistResult *p =
+                                nv__profiler__messages__cmdlist_result__unpack(NULL, size, data);
+                if (!p)
+                        return ncu_error(l->err, offset, -EBADMSG, "block %zu: a CmdlistResult is not a valid message",
+                                        block);
+                r = add_action(l, &a, block, NCU_WORKLOAD_CMDLIST, offset);
+                if (r >= 0) {
+                        FILL_COMMON(a, p);
+                        a->has_stream_id = p->has_streamid;
+                        a->stream_id = p->streamid;
+                        a->stream_name = dup_str(l, p->streamname);
+                        a->function_name = a->demangled_name = a->mangled_name = dup_str(l, p->displayname);
+                        a->work_dimensions = p->workdimensions;
+                        if (p->n_launchinfos > 0) {
+                                a->grid_size = convert_uint3(p->launchinfos[0]->gridsize);
+                                a->block_size = convert_uint3(p->launchinfos[0]->blocksize);
+                        }
+                        r = convert_metrics(l, a, p->n_metricresults, p->metricresults, offset);
+                }
+                if (r >= 0)
+                        r = convert_rule_results(l, a, p->n_ruleresults, p->ruleresults, offset);
+                if (r >= 0)
+                        r = convert_sections(l, a, p->n_sections, p->sections, offset);
+                if (r >= 0)
+                        r = convert_nvtx(l, a, p->nvtx, offset);
+                nv__profiler__messages__cmdlist_result__free_unpacked(p, NULL);
+                return r;
+        }
+        case NCU_ENTRY_GRAPH_RESULT: {
+                NV__Profiler__Messages__GraphResult *p = nv__profiler__messages__graph_result__unpack(NULL, size, data);
+                if (!p)
+                        return ncu_error(l->err, offset, -EBADMSG, "block %zu: a GraphResult is not a valid message",
+                                        block);
+                r = add_action(l, &a, block, NCU_WORKLOAD_GRAPH, offset);
+                if (r >= 0) {
+                        FILL_COMMON(a, p);
+                        a->has_stream_id = p->has_streamid;
+                        a->stream_id = p->streamid;
+                        a->stream_name = dup_str(l, p->streamname);
+                        r = convert_metrics(l, a, p->n_metricresults, p->metricresults, offset);
+                }
+                if (r >= 0)
+                        r = convert_sections(l, a, p->n_sections, p->sections, offset);
+                if (r >= 0)
+                        r = convert_nvtx(l, a, p->nvtx, offset);
+                nv__profiler__messages__graph_result__free_unpacked(p, NULL);
+                return r;
+        }
+        case NCU_ENTRY_SOURCE:
+        case NCU_ENTRY_PROFILE_RESULT:
+        case _NCU_ENTRY_KIND_MAX:
+                break;
+        }
+        assert_not_reached();
+}
+
+static const NcuRelocationSymbol *convert_symbols(
+                Loader *l, size_t n, NV__Profiler__Messages__RelocationSymbolEntry **in)
+{
+        NcuRelocationSymbol *out;
+
+        if (n == 0)
+                return NULL;
+        out = arena_alloc_array(&l->r->arena, n, sizeof(NcuRelocationSymbol));
+        if (!out)
+                return NULL;
+        for (size_t i = 0; i < n; i++)
+                out[i] = (NcuRelocationSymbol){
+                        .symbol_name = dup_str(l, in[i]->symbolname),
+                        .has_address = in[i]->has_address,
+                        .address = in[i]->address,
+                        .has_symbol_index = in[i]->has_symbolindex,
+                        .symbol_index = in[i]->symbolindex,
+                };
+        return out;
+}
+
+static int add_source(Loader *l, size_t block, const uint8_t *data, size_t size, uint64_t offset)
+{
+        NcuReport *r = l->r;
+        _cleanup_pb_ NV__Profiler__Messages__SourceData *s = NULL;
+        NcuSource *o;
+
+        s = nv__profiler__messages__source_data__unpack(NULL, size, data);
+        if (!s)
+                return ncu_error(l->err, offset, -EBADMSG, "block %zu: a SourceData entry is not a valid message",
+                                block);
+        if (GREEDY_REALLOC(r->sources, l->n_sources_allocated, r->n_sources + 1) < 0)
+                return oom(l, offset);
+        o = (NcuSource *) &r->sources[r->n_sources++];
+        *o = (NcuSource){
+                .has_reference = s->has_reference,
+                .reference = s->reference,
+                .code = dup_str(l, s->code),
+                .has_sass_level = s->has_sasslevel,
+                .sass_level = (uint32_t) s->sasslevel,
+                .has_sm_revision = s->has_smrevision,
+                .sm_revision = s->smrevision,
+                .has_binary_flags = s->has_binaryflags,
+                .binary_flags = s->binaryflags,
+        };
+        if (s->has_intermediate) {
+                o->intermediate_size = s->intermediate.len;
+                o->intermediate = dup_bytes(l, s->intermediate.data, s->intermediate.len);
+        }
+        if (s->has_binary) {
+                o->binary_size = s->binary.len;
+                o->binary = dup_bytes(l, s->binary.data, s->binary.len);
+        }
+        if (s->sourcefiles && s->sourcefiles->n_files > 0) {
+                NcuSourceFile *f = arena_alloc_array(&r->arena, s->sourcefiles->n_files, sizeof(NcuSourceFile));
+                if (!f)
+                        return oom(l, offset);
+                for (size_t i = 0; i < s->sourcefiles->n_files; i++)
+                        f[i] = (NcuSourceFile){
+                                .file_name = dup_str(l, s->sourcefiles->files[i]->filename),
+                                .content = dup_str(l, s->sourcefiles->files[i]->content),
+                        };
+                o->files = f;
+                o->n_files = s->sourcefiles->n_files;
+        }
+        if (s->relocationdata) {
+                o->functions = convert_symbols(l, s->relocationdata->n_functions, s->relocationdata->functions);
+                o->n_functions = o->functions ? s->relocationdata->n_functions : 0;
+                o->objects = convert_symbols(l, s->relocationdata->n_objects, s->relocationdata->objects);
+                o->n_objects = o->objects ? s->relocationdata->n_objects : 0;
+        }
+        return 0;
+}
+
+static int on_entry(void *userdata, size_t block, NcuEntryKind kind, const uint8_t *data, size_t size, uint64_t offset,
+                NcuReportError *err)
+{
+        Loader *l = userdata;
+        int r;
+
+        switch (kind) {
+        case NCU_ENTRY_SOURCE:
+                r = add_source(l, block, data, size, offset);
+                break;
+        case NCU_ENTRY_PROFILE_RESULT:
+                r = add_profile_result(l, block, data, size, offset);
+                break;
+        case NCU_ENTRY_RANGE_RESULT:
+        case NCU_ENTRY_CMDLIST_RESULT:
+        case NCU_ENTRY_GRAPH_RESULT:
+                r = add_other_result(l, block, kind, data, size, offset);
+                break;
+        case _NCU_ENTRY_KIND_MAX:
+                assert_not_reached();
+        }
+        if (r < 0)
+                return r;
+        return check_memory(l, offset);
+}
+
+static void convert_system_info(Loader *l, NcuSystemInfo *o, const NV__Profiler__Messages__SystemInfo *s)
+{
+        const char **ips;
+
+        if (!s)
+                return;
+        *o = (NcuSystemInfo){
+                .present = true,
+                .os_name = dup_str(l, s->osname),
+                .build = dup_str(l, s->build),
+                .processor = dup_str(l, s->processor),
+                .architecture = dup_str(l, s->architecture),
+                .computer_name = dup_str(l, s->computername),
+                .has_platform = s->has_platform,
+                .platform = (uint32_t) s->platform,
+        };
+        if (s->n_ipaddresses == 0)
+                return;
+        ips = arena_alloc_array(&l->r->arena, s->n_ipaddresses, sizeof(char *));
+        if (!ips)
+                return;
+        for (size_t i = 0; i < s->n_ipaddresses; i++)
+                ips[i] = dup_str(l, s->ipaddresses[i]->address);
+        o->ip_addresses = ips;
+        o->n_ip_addresses = s->n_ipaddresses;
+}
+
+static int finish_session(Loader *l)
+{
+        NcuSessionDetails *o = &l->r->session;
+        _cleanup_pb_ NV__Profiler__Messages__ReportSessionDetails *s = NULL;
+        Arena *arena = &l->r->arena;
+
+        if (l->session_size == 0)
+                return 0;
+        /* Concatenated serializations parse as one message with MergeFrom semantics. */
+        s = nv__profiler__messages__report_session_details__unpack(NULL, l->session_size, l->session);
+        if (!s)
+                return ncu_error(l->err, 0, -EBADMSG, "the merged session details are not a valid message");
+        o->has_process_id = s->has_processid;
+        o->process_id = s->processid;
+        o->has_creation_time = s->has_creationtime;
+        o->creation_time = s->creationtime;
+        convert_system_info(l, &o->host, s->hostsysteminfo);
+        convert_system_info(l, &o->target, s->targetsysteminfo);
+        if (s->deviceproperties && s->deviceproperties->n_properties > 0) {
+                NcuKeyValue *kv = arena_alloc_array(arena, s->deviceproperties->n_properties, sizeof(NcuKeyValue));
+                if (kv) {
+                        for (size_t i = 0; i < s->deviceproperties->n_properties; i++)
+                                kv[i] = (NcuKeyValue){ dup_str(l, s->deviceproperties->properties[i]->key),
+                                        dup_str(l, s->deviceproperties->properties[i]->value) };
+                        o->device_properties = kv;
+                        o->n_device_properties = s->deviceproperties->n_properties;
+                }
+        }
+        if (s->n_deviceattributes > 0) {
+                NcuDevice *d = arena_alloc_array(arena, s->n_deviceattributes, sizeof(NcuDevice));
+                bool failed = false;
+                if (d) {
+                        for (size_t i = 0; i < s->n_deviceattributes; i++) {
+                                const NV__Profiler__Messages__DeviceAttributes *da = s->deviceattributes[i];
+                                NcuDeviceAttribute *attrs = arena_alloc_array(
+                                                arena, MAX(da->n_attributes, (size_t) 1), sizeof(NcuDeviceAttribute));
+                                d[i] = (NcuDevice){ .id = da->id, .name = dup_str(l, da->name) };
+                                if (!attrs)
+                                        continue;
+                                for (size_t j = 0; j < da->n_attributes; j++)
+                                        attrs[j] = (NcuDeviceAttribute){
+                                                .name = dup_str(l, da->attributes[j]->name),
+                                                .value = convert_value(l, da->attributes[j]->value, &failed),
+                                        };
+                                d[i].attributes = attrs;
+                                d[i].n_attributes = da->n_attributes;
+                        }
+                        o->devices = d;
+                        o->n_devices = s->n_deviceattributes;
+                }
+        }
+        o->comments = dup_str(l, s->comments);
+        if (s->n_versioninfo > 0) {
+                NcuVersionInfo *v = arena_alloc_array(arena, s->n_versioninfo, sizeof(NcuVersionInfo));
+                if (v) {
+                        for (size_t i = 0; i < s->n_versioninfo; i++)
+                                v[i] = (NcuVersionInfo){ dup_str(l, s->versioninfo[i]->provider),
+                                        dup_str(l, s->versioninfo[i]->version) };
+                        o->versions = v;
+                        o->n_versions = s->n_versioninfo;
+                }
+        }
+        if (s->executablesettings) {
+                o->executable_path = dup_str(l, s->executablesettings->executablepath);
+                o->work_directory = dup_str(l, s->executablesettings->workdirectory);
+                o->cmdline_arguments = dup_str(l, s->executablesettings->cmdlineagruments);
+                o->environment = dup_str(l, s->executablesettings->environment);
+        }
+        if (s->profilersettings) {
+                size_t n = nv__profiler__messages__profiler_settings__get_packed_size(s->profilersettings);
+                uint8_t *b = arena_alloc(arena, MAX(n, (size_t) 1));
+                if (b) {
+                        o->profiler_settings_size =
+                                        nv__profiler__messages__profiler_settings__pack(s->profilersettings, b);
+                        o->profiler_settings = b;
+                }
+        }
+        o->profiler_cmdline = dup_str(l, s->profilercmdline);
+        return 0;
+}
+
+static int compare_metric_ptr(const void *a, const void *b)
+{
+        const NcuMetric *x = *(const NcuMetric *const *) a, *y = *(const NcuMetric *const *) b;
+        int c = strcmp(x->name, y->name);
+        /* Equal names: file order, so lookup finds the first. */
+        return c != 0 ? c : (x < y ? -1 : x > y);
+}
+
+static int finish_actions(Loader *l)
+{
+        NcuReport *r = l->r;
+
+        for (size_t i = 0; i < r->n_actions; i++) {
+                NcuAction *a = r->actions[i];
+                NcuMetric *metrics = (NcuMetric *) a->metrics;
+                const NcuMetric *display;
+
+                for (size_t j = 0; j < a->n_metrics; j++) {
+                        if (metrics[j].name_id >= r->n_strings)
+                                return ncu_error(l->err, a->offset, -EBADMSG,
+                                                "result %zu: metric %zu has NameId %" PRIu32
+                                                " outside the string table (%zu strings)",
+                                                i, j, metrics[j].name_id, r->n_strings);
+                        metrics[j].name = r->strings[metrics[j].name_id];
+                }
+                if (a->n_metrics > 0) {
+                        size_t u = 0;
+
+                        a->metrics_by_name = malloc(a->n_metrics * sizeof(NcuMetric *));
+                        if (!a->metrics_by_name)
+                                return oom(l, a->offset);
+                        for (size_t j = 0; j < a->n_metrics; j++)
+                                a->metrics_by_name[j] = &metrics[j];
+                        qsort_safe(a->metrics_by_name, a->n_metrics, sizeof(NcuMetric *), compare_metric_ptr);
+                        /* Keep the first of each name. */
+                        for (size_t j = 0; j < a->n_metrics; j++)
+                                if (u == 0 || !streq(a->metrics_by_name[u - 1]->name, a->metrics_by_name[j]->name))
+                                        a->metrics_by_name[u++] = a->metrics_by_name[j];
+                        a->n_unique_metrics = u;
+                }
+                if (a->has_source_reference)
+                        for (size_t j = 0; j < r->n_sources; j++)
+                                if (r->sources[j].has_reference && r->sources[j].reference == a->source_reference) {
+                                        a->source = &r->sources[j];
+                                        break;
+                                }
+                display = ncu_action_metric_by_name(a, "device__attribute_display_name");
+                if (display && display->value.kind == NCU_VALUE_STRING) {
+                        a->device_name = display->value.s;
+                        for (size_t j = 0; j < r->session.n_devices; j++)
+                                if (streq_ptr(r->session.devices[j].name, a->device_name)) {
+                                        a->device_index = (int) j;
+                                        break;
+                                }
+                }
+        }
+
+        {
+                NcuRange *range = arena_alloc(&r->arena, sizeof(NcuRange));
+                if (!range)
+                        return oom(l, 0);
+                range->n_actions = r->n_actions;
+                range->actions = r->actions;
+                r->ranges = range;
+                r->n_ranges = 1;
+        }
+        return 0;
+}
+
+static const NcuContainerCallbacks loader_callbacks = {
+        .file_header = on_file_header,
+        .block_header = on_block_header,
+        .entry = on_entry,
+};
+
+static int load(NcuInput *in, const NcuReportLimits *limits, NcuReport **ret, NcuReportError *err)
+{
+        _cleanup_(ncu_report_freep) NcuReport *r = NULL;
+        Loader l = { .limits = limits, .err = err };
+        int k;
+
+        r = calloc(1, sizeof(NcuReport));
+        if (!r)
+                return ncu_error(err, 0, -ENOMEM, "out of memory");
+        arena_init(&r->arena);
+        l.r = r;
+
+        k = ncu_container_read(in, limits, &loader_callbacks, &l, err);
+        if (k >= 0 && !l.have_file_header)
+                k = ncu_error(err, 0, -EBADMSG, "no FileHeader");
+        if (k >= 0)
+                k = finish_session(&l);
+        if (k >= 0 && l.out_of_memory)
+                k = oom(&l, in->offset);
+        free(l.session);
+        if (k < 0)
+                return k;
+        k = finish_actions(&l);
+        if (k < 0)
+                return k;
+        r->compressed = in->compressed;
+        r->size = in->offset;
+        r->memory = model_memory(r, l.n_sources_allocated, l.n_actions_allocated, l.n_strings_allocated);
+        for (size_t i = 0; i < r->n_actions; i++)
+                r->memory += r->actions[i]->n_metrics * sizeof(NcuMetric *);
+        *ret = TAKE_PTR(r);
+        return 0;
+}
+
+static void init_error(NcuReportError *err)
+{
+        if (err)
+                *err = (NcuReportError){ 0 };
+}
+
+int ncu_report_load_fd(int fd, const NcuReportLimits *limits, NcuReport **ret, NcuReportError *ret_error)
+{
+        NcuReportLimits defaults;
+        NcuInput in;
+        int r;
+
+        assert(fd >= 0 && ret);
+        init_error(ret_error);
+        if (!limits) {
+                ncu_report_limits_default(&defaults);
+                limits = &defaults;
+        }
+        r = ncu_input_init_fd(&in, fd, limits->max_file_size, ret_error);
+        if (r >= 0)
+                r = load(&in, limits, ret, ret_error);
+        ncu_input_done(&in);
+        return r;
+}
+
+int ncu_report_load_buffer(const void *data, size_t size, const NcuReportLimits *limits, NcuReport **ret,
+                NcuReportError *ret_error)
+{
+        NcuReportLimits defaults;
+        NcuInput in;
+        int r;
+
+        assert(data || size == 0);
+        assert(ret);
+        init_error(ret_error);
+        if (!limits) {
+                ncu_report_limits_default(&defaults);
+                limits = &defaults;
+        }
+        r = ncu_input_init_buffer_maybe_compressed(&in, data ? data : "", size, limits->max_file_size, ret_error);
+        if (r >= 0)
+                r = load(&in, limits, ret, ret_error);
+        ncu_input_done(&in);
+        return r;
+}
+
+const NcuAction *ncu_report_action(const NcuReport *r, size_t range, size_t action)
+{
+        assert(r);
+        if (range >= r->n_ranges || action >= r->ranges[range].n_actions)
+                return NULL;
+        return r->ranges[range].actions[action];
+}
+
+const char *ncu_action_name(const NcuAction *a, NcuNameBase base)
+{
+        assert(a);
+        switch (base) {
+        case NCU_NAME_FUNCTION:
+                return a->function_name;
+        case NCU_NAME_DEMANGLED:
+                return a->demangled_name;
+        case NCU_NAME_MANGLED:
+                return a->mangled_name;
+        case _NCU_NAME_BASE_MAX:
+                break;
+        }
+        assert_not_reached();
+}
+
+const NcuMetric *ncu_action_metric_by_name(const NcuAction *a, const char *name)
+{
+        size_t lo = 0, hi;
+
+        assert(a && name);
+        hi = a->n_unique_metrics;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                int c = strcmp(a->metrics_by_name[mid]->name, name);
+                if (c == 0)
+                        return a->metrics_by_name[mid];
+                if (c < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return NULL;
+}
+
+const NcuDevice *ncu_action_device(const NcuReport *r, const NcuAction *a)
+{
+        assert(r && a);
+        if (a->device_index < 0 || (size_t) a->device_index >= r->session.n_devices)
+                return NULL;
+        return &r->session.devices[a->device_index];
+}

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The model against NVIDIA's own ncu_report module: for every corpus report, by name, every action's
+ * three names and every metric's kind, has_value, value and instances (with correlation ids) equal
+ * ../shared/corpus/reports/expected/<name>.ncu_report.json. Doubles are compared as Python's repr()
+ * prints them, which round-trips, so this is bit equality. Type, subtype, rollup and unit are derived
+ * elsewhere (the metric attributes) and not compared here. */
+
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "test-util.h"
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(json_object, json_object_put)
+
+static NcuReport *load_corpus_report(const char *name)
+{
+        g_autofree char *file = g_strconcat("reports/", name, ".ncu-rep", NULL);
+        g_autofree char *path = test_corpus_path(file);
+        NcuReportError err;
+        NcuReport *r = NULL;
+        int fd, k;
+
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                g_error("%s: %s", path, g_strerror(errno));
+        k = ncu_report_load_fd(fd, NULL, &r, &err);
+        close(fd);
+        if (k < 0)
+                g_error("%s: offset %" G_GUINT64_FORMAT ": %s (%s)", path, err.offset, err.message, g_strerror(-k));
+        return r;
+}
+
+static json_object *load_expected(const char *name)
+{
+        g_autofree char *file = g_strconcat("reports/expected/", name, ".ncu_report.json", NULL);
+        g_autofree char *path = test_corpus_path(file);
+        json_object *j = json_object_from_file(path);
+
+        if (!j)
+                g_error("%s: %s", path, json_util_get_last_err());
+        return j;
+}
+
+/* The oracle's spelling of a value: doubles as repr() strings, integers as numbers, strings as is. */
+static void assert_value(const NcuValue *v, json_object *expected, const char *what, const char *metric)
+{
+        char buf[NCU_DOUBLE_REPR_MAX];
+
+        switch (v->kind) {
+        case NCU_VALUE_DOUBLE:
+        case NCU_VALUE_FLOAT:
+                if (!json_object_is_type(expected, json_type_string))
+                        g_error("%s: %s: expected %s, got a double", metric, what,
+                                        json_object_to_json_string(expected));
+                ncu_format_double_repr(v->kind == NCU_VALUE_DOUBLE ? v->d : (double) v->f, buf);
+                if (!streq(buf, json_object_get_string(expected)))
+                        g_error("%s: %s: expected %s, got %s", metric, what, json_object_get_string(expected), buf);
+                return;
+        case NCU_VALUE_UINT64:
+        case NCU_VALUE_UINT32: {
+                uint64_t u = v->kind == NCU_VALUE_UINT64 ? v->u64 : v->u32;
+                if (!json_object_is_type(expected, json_type_int))
+                        g_error("%s: %s: expected %s, got an integer", metric, what,
+                                        json_object_to_json_string(expected));
+                if (json_object_get_uint64(expected) != u)
+                        g_error("%s: %s: expected %s, got %" PRIu64, metric, what, json_object_to_json_string(expected),
+                                        u);
+                return;
+        }
+        case NCU_VALUE_STRING:
+                if (!json_object_is_type(expected, json_type_string))
+                        g_error("%s: %s: expected %s, got a string", metric, what,
+                                        json_object_to_json_string(expected));
+                if (!streq(v->s, json_object_get_string(expected)))
+                        g_error("%s: %s: expected \"%s\", got \"%s\"", metric, what, json_object_get_string(expected),
+                                        v->s);
+                return;
+        case NCU_VALUE_UNKNOWN:
+                if (expected && !json_object_is_type(expected, json_type_null))
+                        g_error("%s: %s: expected %s, got no value", metric, what,
+                                        json_object_to_json_string(expected));
+                return;
+        case _NCU_VALUE_KIND_MAX:
+                break;
+        }
+        g_assert_not_reached();
+}
+
+static json_object *get(json_object *o, const char *key)
+{
+        json_object *v = NULL;
+
+        if (!json_object_object_get_ex(o, key, &v))
+                return NULL;
+        return v;
+}
+
+static size_t assert_metric(const NcuMetric *m, json_object *e)
+{
+        json_object *instances = get(e, "instances");
+        size_t n = instances ? json_object_array_length(instances) : 0;
+
+        g_assert_nonnull(get(e, "kind"));
+        if (!streq(ncu_value_kind_to_string(m->kind), json_object_get_string(get(e, "kind"))))
+                g_error("%s: kind %s, expected %s", m->name, ncu_value_kind_to_string(m->kind),
+                                json_object_get_string(get(e, "kind")));
+        if (m->has_value != json_object_get_boolean(get(e, "has_value")))
+                g_error("%s: has_value %d, expected %d", m->name, m->has_value, !m->has_value);
+        if (m->has_value)
+                assert_value(&m->value, get(e, "value"), "value", m->name);
+        else
+                g_assert_null(get(e, "value"));
+
+        if (m->n_instances != n)
+                g_error("%s: %zu instances, expected %zu", m->name, m->n_instances, n);
+        if (instances)
+                g_assert_cmpint(json_object_get_int(get(e, "num_instances")), ==, (int) n);
+        for (size_t i = 0; i < n; i++) {
+                json_object *pair = json_object_array_get_idx(instances, i);
+                g_autofree char *what_id = g_strdup_printf("correlation id %zu", i);
+                g_autofree char *what_value = g_strdup_printf("instance %zu", i);
+
+                NcuValue id = ncu_value_convert(&m->instances[i].correlation_id, ncu_metric_correlation_kind(m));
+                NcuValue value = ncu_value_convert(&m->instances[i].value, m->kind);
+
+                g_assert_cmpint(json_object_array_length(pair), ==, 2);
+                assert_value(&id, json_object_array_get_idx(pair, 0), what_id, m->name);
+                assert_value(&value, json_object_array_get_idx(pair, 1), what_value, m->name);
+        }
+        return n;
+}
+
+static void check_report(
+                const char *name, size_t n_actions_expected, size_t n_metrics_expected, size_t n_instances_expected)
+{
+        g_autoptr(json_object) expected = load_expected(name);
+        _cleanup_(ncu_report_freep) NcuReport *r = load_corpus_report(name);
+        json_object *ranges = get(expected, "ranges");
+        size_t n_metrics = 0, n_instances = 0, n_actions = 0;
+
+        g_assert_cmpuint(r->n_ranges, ==, json_object_array_length(ranges));
+        for (size_t i = 0; i < r->n_ranges; i++) {
+                json_object *actions = get(json_object_array_get_idx(ranges, i), "actions");
+
+                g_assert_cmpuint(r->ranges[i].n_actions, ==, json_object_array_length(actions));
+                for (size_t j = 0; j < r->ranges[i].n_actions; j++) {
+                        const NcuAction *a = ncu_report_action(r, i, j);
+                        json_object *ea = json_object_array_get_idx(actions, j);
+                        json_object *metrics = get(ea, "metrics");
+
+                        g_assert_nonnull(a);
+                        n_actions++;
+                        g_assert_cmpstr(ncu_action_name(a, NCU_NAME_FUNCTION), ==,
+                                        json_object_get_string(get(ea, "name")));
+                        g_assert_cmpstr(ncu_action_name(a, NCU_NAME_DEMANGLED), ==,
+                                        json_object_get_string(get(ea, "demangled")));
+                        g_assert_cmpstr(ncu_action_name(a, NCU_NAME_MANGLED), ==,
+                                        json_object_get_string(get(ea, "mangled")));
+
+                        /* Same set of names: every expected one is found, and there are as many distinct. */
+                        g_assert_cmpuint(a->n_unique_metrics, ==, (size_t) json_object_object_length(metrics));
+                        json_object_object_foreach(metrics, key, val)
+                        {
+                                const NcuMetric *m = ncu_action_metric_by_name(a, key);
+                                if (!m)
+                                        g_error("%s action %zu: no metric %s", name, j, key);
+                                n_instances += assert_metric(m, val);
+                                n_metrics++;
+                        }
+                }
+        }
+        g_assert_cmpuint(n_actions, ==, n_actions_expected);
+        g_assert_cmpuint(n_metrics, ==, n_metrics_expected);
+        g_assert_cmpuint(n_instances, ==, n_instances_expected);
+}
+
+/* Counts: actions, metrics (distinct names per action, summed) and instances in the oracle file. */
+static void test_armleth(void)
+{
+        check_report("armleth_report_ncu2024.2.1", 1, 1131, 1520);
+}
+
+static void test_extrap(void)
+{
+        check_report("extrap_ex-gpu.s10_ncu2020.3.1", 6, 1278, 3906);
+}
+
+static void test_add_const_double3(void)
+{
+        check_report("nvidia_example_addConstDouble3_ncu2023.3.0", 1, 839, 5798);
+}
+
+static void test_sobel_float(void)
+{
+        check_report("nvidia_example_sobelFloat_ncu2023.3.0", 1, 839, 10716);
+}
+
+static void test_syswea(void)
+{
+        check_report("syswea_profile_report_ncu2025.1.1", 3, 1569, 3216);
+}
+
+int main(int argc, char *argv[])
+{
+        g_test_init(&argc, &argv, NULL);
+        (void) test_corpus_dir_or_skip();
+        g_test_add_func("/report-oracle/armleth_report_ncu2024.2.1", test_armleth);
+        g_test_add_func("/report-oracle/extrap_ex-gpu.s10_ncu2020.3.1", test_extrap);
+        g_test_add_func("/report-oracle/nvidia_example_addConstDouble3_ncu2023.3.0", test_add_const_double3);
+        g_test_add_func("/report-oracle/nvidia_example_sobelFloat_ncu2023.3.0", test_sobel_float);
+        g_test_add_func("/report-oracle/syswea_profile_report_ncu2025.1.1", test_syswea);
+        return g_test_run();
+}
