@@ -16,19 +16,16 @@
 #include "report.h"
 
 typedef struct {
-        PyObject_HEAD
-        NcuReport *report;
+        PyObject_HEAD NcuReport *report;
 } ReportObject;
 
 typedef struct {
-        PyObject_HEAD
-        PyObject *owner; /* the ReportObject */
+        PyObject_HEAD PyObject *owner; /* the ReportObject */
         const NcuAction *action;
 } ActionObject;
 
 typedef struct {
-        PyObject_HEAD
-        PyObject *owner; /* the ReportObject */
+        PyObject_HEAD PyObject *owner; /* the ReportObject */
         const NcuMetric *metric;
         bool ids; /* a view whose instance values are the metric's correlation ids */
 } MetricObject;
@@ -39,22 +36,26 @@ static PyTypeObject *action_class = &ActionType, *metric_class = &MetricType_;
 
 /* ncu_report's IMetric.ValueKind numbering: UNKNOWN 0, ANY 1, STRING 2, FLOAT 3, DOUBLE 4, UINT32 5,
  * UINT64 6; the model's has no ANY. */
-static long value_kind_number(NcuValueKind k) {
+static long value_kind_number(NcuValueKind k)
+{
         return k == NCU_VALUE_UNKNOWN ? 0 : (long) k + 1;
 }
 
-static PyObject *new_string(const char *s) {
+static PyObject *new_string(const char *s)
+{
         if (!s)
                 Py_RETURN_NONE;
         /* Reports are written by ncu in UTF-8; a stray byte must not make a metric unreadable. */
         return PyUnicode_DecodeUTF8(s, (Py_ssize_t) strlen(s), "surrogateescape");
 }
 
-static PyObject *new_string_or_empty(const char *s) {
+static PyObject *new_string_or_empty(const char *s)
+{
         return new_string(s ? s : "");
 }
 
-static PyObject *value_to_python(const NcuValue *v) {
+static PyObject *value_to_python(const NcuValue *v)
+{
         switch (v->kind) {
         case NCU_VALUE_STRING:
                 return new_string(v->s);
@@ -75,7 +76,8 @@ static PyObject *value_to_python(const NcuValue *v) {
 
 /* ---- Metric ------------------------------------------------------------------------------------------ */
 
-static PyObject *metric_new(PyObject *owner, const NcuMetric *m, bool ids) {
+static PyObject *metric_new(PyObject *owner, const NcuMetric *m, bool ids)
+{
         MetricObject *o = (MetricObject *) metric_class->tp_alloc(metric_class, 0);
         if (!o)
                 return NULL;
@@ -86,13 +88,15 @@ static PyObject *metric_new(PyObject *owner, const NcuMetric *m, bool ids) {
         return (PyObject *) o;
 }
 
-static void metric_dealloc(MetricObject *o) {
+static void metric_dealloc(MetricObject *o)
+{
         Py_XDECREF(o->owner);
         Py_TYPE(o)->tp_free((PyObject *) o);
 }
 
 /* The optional instance argument: SIZE_MAX for none (the aggregate value). */
-static int parse_instance(PyObject *args, size_t *ret) {
+static int parse_instance(PyObject *args, size_t *ret)
+{
         PyObject *instance = Py_None;
         if (!PyArg_ParseTuple(args, "|O", &instance))
                 return -1;
@@ -108,7 +112,8 @@ static int parse_instance(PyObject *args, size_t *ret) {
 }
 
 /* The value an accessor reads: NULL when there is none. */
-static const NcuValue *metric_slot(const MetricObject *o, size_t instance) {
+static const NcuValue *metric_slot(const MetricObject *o, size_t instance)
+{
         const NcuMetric *m = o->metric;
         if (o->ids) {
                 if (instance == SIZE_MAX || instance >= m->n_instances)
@@ -119,30 +124,36 @@ static const NcuValue *metric_slot(const MetricObject *o, size_t instance) {
         return ncu_metric_value(m, instance);
 }
 
-static PyObject *metric_name(MetricObject *o, PyObject *unused) {
+static PyObject *metric_name(MetricObject *o, PyObject *unused)
+{
         return new_string(o->metric->name);
 }
 
-static PyObject *metric_kind(MetricObject *o, PyObject *args) {
+static PyObject *metric_kind(MetricObject *o, PyObject *args)
+{
         size_t i;
         if (parse_instance(args, &i) < 0)
                 return NULL;
-        if (i == SIZE_MAX && !o->ids)
+        /* A metric has one kind, instances included (ncu_report reads a double metric's uint64-stored
+         * instance as a double); an instance out of range has none. */
+        if (i != SIZE_MAX && i >= o->metric->n_instances)
+                return PyLong_FromLong(0);
+        if (!o->ids)
                 return PyLong_FromLong(value_kind_number(o->metric->kind));
-        if (i == SIZE_MAX) /* the id view: the kind of its first id */
-                i = 0;
-        const NcuValue *v = metric_slot(o, i);
+        const NcuValue *v = metric_slot(o, 0); /* the id view: the kind of its first id */
         return PyLong_FromLong(v ? value_kind_number(v->kind) : 0);
 }
 
-static PyObject *metric_has_value(MetricObject *o, PyObject *args) {
+static PyObject *metric_has_value(MetricObject *o, PyObject *args)
+{
         size_t i;
         if (parse_instance(args, &i) < 0)
                 return NULL;
         return PyBool_FromLong(metric_slot(o, i) != NULL);
 }
 
-static PyObject *metric_as_double(MetricObject *o, PyObject *args) {
+static PyObject *metric_as_double(MetricObject *o, PyObject *args)
+{
         size_t i;
         double d = 0;
         if (parse_instance(args, &i) < 0)
@@ -153,7 +164,8 @@ static PyObject *metric_as_double(MetricObject *o, PyObject *args) {
         return PyFloat_FromDouble(d);
 }
 
-static PyObject *metric_as_uint64(MetricObject *o, PyObject *args) {
+static PyObject *metric_as_uint64(MetricObject *o, PyObject *args)
+{
         size_t i;
         uint64_t u = 0;
         if (parse_instance(args, &i) < 0)
@@ -164,7 +176,8 @@ static PyObject *metric_as_uint64(MetricObject *o, PyObject *args) {
         return PyLong_FromUnsignedLongLong(u);
 }
 
-static PyObject *metric_as_string(MetricObject *o, PyObject *args) {
+static PyObject *metric_as_string(MetricObject *o, PyObject *args)
+{
         size_t i;
         if (parse_instance(args, &i) < 0)
                 return NULL;
@@ -172,46 +185,54 @@ static PyObject *metric_as_string(MetricObject *o, PyObject *args) {
         return new_string(v ? ncu_value_as_string(v) : NULL);
 }
 
-static PyObject *metric_num_instances(MetricObject *o, PyObject *unused) {
+static PyObject *metric_num_instances(MetricObject *o, PyObject *unused)
+{
         return PyLong_FromSize_t(o->metric->n_instances);
 }
 
-static PyObject *metric_has_correlation_ids(MetricObject *o, PyObject *unused) {
+static PyObject *metric_has_correlation_ids(MetricObject *o, PyObject *unused)
+{
         return PyBool_FromLong(!o->ids && o->metric->has_correlation_ids);
 }
 
-static PyObject *metric_correlation_ids(MetricObject *o, PyObject *unused) {
+static PyObject *metric_correlation_ids(MetricObject *o, PyObject *unused)
+{
         if (o->ids || !o->metric->has_correlation_ids)
                 Py_RETURN_NONE;
         return metric_new(o->owner, o->metric, true);
 }
 
-static void metric_attrs(const MetricObject *o, MetricAttrs *ret) {
+static void metric_attrs(const MetricObject *o, MetricAttrs *ret)
+{
         const NcuMetric *m = o->metric;
         const NcuValue *v = m->has_value ? &m->value : m->n_instances > 0 ? &m->instances[0].value : NULL;
         bool floating = v && (v->kind == NCU_VALUE_DOUBLE || v->kind == NCU_VALUE_FLOAT);
         metric_attrs_derive(m->name, floating, NULL, ret);
 }
 
-static PyObject *metric_metric_type(MetricObject *o, PyObject *unused) {
+static PyObject *metric_metric_type(MetricObject *o, PyObject *unused)
+{
         MetricAttrs a;
         metric_attrs(o, &a);
         return PyLong_FromLong(a.type);
 }
 
-static PyObject *metric_metric_subtype(MetricObject *o, PyObject *unused) {
+static PyObject *metric_metric_subtype(MetricObject *o, PyObject *unused)
+{
         MetricAttrs a;
         metric_attrs(o, &a);
         return PyLong_FromLong(a.subtype);
 }
 
-static PyObject *metric_rollup_operation(MetricObject *o, PyObject *unused) {
+static PyObject *metric_rollup_operation(MetricObject *o, PyObject *unused)
+{
         MetricAttrs a;
         metric_attrs(o, &a);
         return PyLong_FromLong(a.rollup);
 }
 
-static PyObject *metric_unit(MetricObject *o, PyObject *unused) {
+static PyObject *metric_unit(MetricObject *o, PyObject *unused)
+{
         MetricAttrs a;
         metric_attrs(o, &a);
         return new_string(a.unit);
@@ -220,7 +241,8 @@ static PyObject *metric_unit(MetricObject *o, PyObject *unused) {
 /* Everything the oracle dump records of a metric, in one call: (kind, type, subtype, rollup, unit,
  * has_value, value, instances) with instances a tuple of values or of (id, value) pairs. Names of the
  * type/subtype/rollup as ncu_report spells them (None where it has none). */
-static PyObject *metric_describe(MetricObject *o, PyObject *unused) {
+static PyObject *metric_describe(MetricObject *o, PyObject *unused)
+{
         const NcuMetric *m = o->metric;
         MetricAttrs a;
         metric_attrs(o, &a);
@@ -232,8 +254,7 @@ static PyObject *metric_describe(MetricObject *o, PyObject *unused) {
                 const NcuInstance *in = &m->instances[i];
                 PyObject *item;
                 if (in->correlation_id.kind != NCU_VALUE_UNKNOWN)
-                        item = Py_BuildValue("(NN)", value_to_python(&in->correlation_id),
-                                        value_to_python(&in->value));
+                        item = Py_BuildValue("(NN)", value_to_python(&in->correlation_id), value_to_python(&in->value));
                 else
                         item = value_to_python(&in->value);
                 if (!item) {
@@ -242,15 +263,10 @@ static PyObject *metric_describe(MetricObject *o, PyObject *unused) {
                 }
                 PyTuple_SET_ITEM(instances, (Py_ssize_t) i, item);
         }
-        return Py_BuildValue("(sNNNNNNN)",
-                        ncu_value_kind_to_string(m->kind),
-                        new_string(metric_type_to_string(a.type)),
-                        new_string(metric_subtype_to_string(a.subtype)),
-                        new_string(metric_rollup_to_string(a.rollup)),
-                        new_string(a.unit),
-                        PyBool_FromLong(m->has_value),
-                        m->has_value ? value_to_python(&m->value) : Py_NewRef(Py_None),
-                        instances);
+        return Py_BuildValue("(sNNNNNNN)", ncu_value_kind_to_string(m->kind), new_string(metric_type_to_string(a.type)),
+                        new_string(metric_subtype_to_string(a.subtype)), new_string(metric_rollup_to_string(a.rollup)),
+                        new_string(a.unit), PyBool_FromLong(m->has_value),
+                        m->has_value ? value_to_python(&m->value) : Py_NewRef(Py_None), instances);
 }
 
 static PyMethodDef metric_methods[] = {
@@ -263,13 +279,13 @@ static PyMethodDef metric_methods[] = {
         { "num_instances", (PyCFunction) metric_num_instances, METH_NOARGS, "Number of instance values." },
         { "has_correlation_ids", (PyCFunction) metric_has_correlation_ids, METH_NOARGS, NULL },
         { "correlation_ids", (PyCFunction) metric_correlation_ids, METH_NOARGS,
-          "A metric whose instance values are the correlation ids, or None." },
+                        "A metric whose instance values are the correlation ids, or None." },
         { "metric_type", (PyCFunction) metric_metric_type, METH_NOARGS, NULL },
         { "metric_subtype", (PyCFunction) metric_metric_subtype, METH_NOARGS, NULL },
         { "rollup_operation", (PyCFunction) metric_rollup_operation, METH_NOARGS, NULL },
         { "unit", (PyCFunction) metric_unit, METH_NOARGS, NULL },
         { "_describe", (PyCFunction) metric_describe, METH_NOARGS, NULL },
-        {},
+        { NULL },
 };
 
 static PyTypeObject MetricType_ = {
@@ -283,7 +299,8 @@ static PyTypeObject MetricType_ = {
 
 /* ---- Action ------------------------------------------------------------------------------------------ */
 
-static PyObject *action_new(PyObject *owner, const NcuAction *a) {
+static PyObject *action_new(PyObject *owner, const NcuAction *a)
+{
         ActionObject *o = (ActionObject *) action_class->tp_alloc(action_class, 0);
         if (!o)
                 return NULL;
@@ -293,12 +310,14 @@ static PyObject *action_new(PyObject *owner, const NcuAction *a) {
         return (PyObject *) o;
 }
 
-static void action_dealloc(ActionObject *o) {
+static void action_dealloc(ActionObject *o)
+{
         Py_XDECREF(o->owner);
         Py_TYPE(o)->tp_free((PyObject *) o);
 }
 
-static PyObject *action_name(ActionObject *o, PyObject *args) {
+static PyObject *action_name(ActionObject *o, PyObject *args)
+{
         int base = NCU_NAME_FUNCTION;
         if (!PyArg_ParseTuple(args, "|i", &base))
                 return NULL;
@@ -309,11 +328,13 @@ static PyObject *action_name(ActionObject *o, PyObject *args) {
         return new_string_or_empty(ncu_action_name(o->action, (NcuNameBase) base));
 }
 
-static PyObject *action_workload_type(ActionObject *o, PyObject *unused) {
+static PyObject *action_workload_type(ActionObject *o, PyObject *unused)
+{
         return PyLong_FromLong(o->action->workload_type);
 }
 
-static PyObject *action_metric_by_name(ActionObject *o, PyObject *arg) {
+static PyObject *action_metric_by_name(ActionObject *o, PyObject *arg)
+{
         const char *name = PyUnicode_AsUTF8(arg);
         if (!name)
                 return NULL;
@@ -323,7 +344,8 @@ static PyObject *action_metric_by_name(ActionObject *o, PyObject *arg) {
         return metric_new(o->owner, m, false);
 }
 
-static PyObject *action_metric_names(ActionObject *o, PyObject *unused) {
+static PyObject *action_metric_names(ActionObject *o, PyObject *unused)
+{
         const NcuAction *a = o->action;
         PyObject *t = PyTuple_New((Py_ssize_t) a->n_unique_metrics);
         if (!t)
@@ -340,7 +362,8 @@ static PyObject *action_metric_names(ActionObject *o, PyObject *unused) {
 }
 
 /* The metric names in file order (where ncu appends what rules added at profile time). */
-static PyObject *action_metric_names_in_file_order(ActionObject *o, PyObject *unused) {
+static PyObject *action_metric_names_in_file_order(ActionObject *o, PyObject *unused)
+{
         const NcuAction *a = o->action;
         PyObject *t = PyTuple_New((Py_ssize_t) a->n_metrics);
         if (!t)
@@ -356,7 +379,8 @@ static PyObject *action_metric_names_in_file_order(ActionObject *o, PyObject *un
         return t;
 }
 
-static PyObject *action_section_identifiers(ActionObject *o, PyObject *unused) {
+static PyObject *action_section_identifiers(ActionObject *o, PyObject *unused)
+{
         const NcuAction *a = o->action;
         PyObject *t = PyTuple_New((Py_ssize_t) a->n_sections);
         if (!t)
@@ -372,7 +396,8 @@ static PyObject *action_section_identifiers(ActionObject *o, PyObject *unused) {
         return t;
 }
 
-static PyObject *action_source_files(ActionObject *o, PyObject *unused) {
+static PyObject *action_source_files(ActionObject *o, PyObject *unused)
+{
         PyObject *d = PyDict_New();
         const NcuSource *src = o->action->source;
         if (!d || !src)
@@ -392,22 +417,46 @@ static PyObject *action_source_files(ActionObject *o, PyObject *unused) {
 }
 
 /* The cubin of the action's source (bytes), or None; ncu_report.py reads its line table. */
-static PyObject *action_cubin(ActionObject *o, PyObject *unused) {
+static PyObject *action_cubin(ActionObject *o, PyObject *unused)
+{
         const NcuSource *src = o->action->source;
         if (!src || !src->binary)
                 Py_RETURN_NONE;
         return PyBytes_FromStringAndSize((const char *) src->binary, (Py_ssize_t) src->binary_size);
 }
 
-static PyObject *rule_result_to_python(const NcuRuleResult *r) {
-        PyObject *messages = PyList_New(0), *focus = PyList_New(0), *speedups = PyList_New(0),
-                 *markers = PyList_New(0), *proposals = PyList_New(0);
+/* Where the cubin's functions were loaded: ((symbol name, address), ...) from RelocationData. */
+static PyObject *action_functions(ActionObject *o, PyObject *unused)
+{
+        const NcuSource *src = o->action->source;
+        if (!src)
+                return PyTuple_New(0);
+        PyObject *t = PyTuple_New((Py_ssize_t) src->n_functions);
+        if (!t)
+                return NULL;
+        for (size_t i = 0; i < src->n_functions; i++) {
+                const NcuRelocationSymbol *f = &src->functions[i];
+                PyObject *item = Py_BuildValue("(NN)", new_string_or_empty(f->symbol_name),
+                                f->has_address ? PyLong_FromUnsignedLongLong(f->address) : Py_NewRef(Py_None));
+                if (!item) {
+                        Py_DECREF(t);
+                        return NULL;
+                }
+                PyTuple_SET_ITEM(t, (Py_ssize_t) i, item);
+        }
+        return t;
+}
+
+static PyObject *rule_result_to_python(const NcuRuleResult *r)
+{
+        PyObject *messages = PyList_New(0), *focus = PyList_New(0), *speedups = PyList_New(0), *markers = PyList_New(0),
+                 *proposals = PyList_New(0);
         if (!messages || !focus || !speedups || !markers || !proposals)
                 goto fail;
         for (size_t i = 0; i < r->n_messages; i++) {
                 const NcuRuleMessage *m = &r->messages[i];
-                PyObject *item = Py_BuildValue("(NIiN)", new_string_or_empty(m->text), m->type,
-                                m->has_id ? m->id : -1, new_string(m->name));
+                PyObject *item = Py_BuildValue("(NIiN)", new_string_or_empty(m->text), m->type, m->has_id ? m->id : -1,
+                                new_string(m->name));
                 if (!item || PyList_Append(messages, item) < 0)
                         goto fail_item;
                 Py_DECREF(item);
@@ -429,8 +478,8 @@ static PyObject *rule_result_to_python(const NcuRuleResult *r) {
         }
         for (size_t i = 0; i < r->n_speedups; i++) {
                 const NcuSpeedup *s = &r->speedups[i];
-                PyObject *item = Py_BuildValue("(IN)", s->type,
-                                s->has_value ? PyFloat_FromDouble(s->value) : Py_NewRef(Py_None));
+                PyObject *item = Py_BuildValue(
+                                "(IN)", s->type, s->has_value ? PyFloat_FromDouble(s->value) : Py_NewRef(Py_None));
                 if (!item || PyList_Append(speedups, item) < 0) {
                         Py_XDECREF(item);
                         goto fail;
@@ -471,7 +520,8 @@ fail:
 /* The rule results stored in the report: (identifier, display name, section, messages (text, type, id,
  * title), focus metrics (message id, name, value, severity, info), speedups (type, value), source markers
  * (kind, address, line, tooltip, type, file name), proposals), with the file's enum numbers. */
-static PyObject *action_stored_rule_results(ActionObject *o, PyObject *unused) {
+static PyObject *action_stored_rule_results(ActionObject *o, PyObject *unused)
+{
         const NcuAction *a = o->action;
         PyObject *l = PyList_New((Py_ssize_t) a->n_rule_results);
         if (!l)
@@ -487,13 +537,15 @@ static PyObject *action_stored_rule_results(ActionObject *o, PyObject *unused) {
         return l;
 }
 
-static PyObject *nvtx_range_to_python(const NcuNvtxRange *r) {
+static PyObject *nvtx_range_to_python(const NcuNvtxRange *r)
+{
         return Py_BuildValue("(NOIIIKdNN)", new_string_or_empty(r->name), r->has_attributes ? Py_True : Py_False,
-                        r->category, r->color, r->payload_type, (unsigned long long) r->payload_u64,
-                        r->payload_double, new_string_or_empty(r->payload_string), new_string_or_empty(r->message));
+                        r->category, r->color, r->payload_type, (unsigned long long) r->payload_u64, r->payload_double,
+                        new_string_or_empty(r->payload_string), new_string_or_empty(r->message));
 }
 
-static PyObject *nvtx_ranges_to_python(const NcuNvtxRange *ranges, size_t n) {
+static PyObject *nvtx_ranges_to_python(const NcuNvtxRange *ranges, size_t n)
+{
         PyObject *t = PyTuple_New((Py_ssize_t) n);
         if (!t)
                 return NULL;
@@ -511,7 +563,8 @@ static PyObject *nvtx_ranges_to_python(const NcuNvtxRange *ranges, size_t n) {
 /* The action's NVTX state: ((domain id, name, push/pop ranges, start/end ranges), ...), each range
  * (name, has_attributes, category, color, payload type, payload bits, payload double, payload string,
  * message); None without NVTX state. */
-static PyObject *action_nvtx(ActionObject *o, PyObject *unused) {
+static PyObject *action_nvtx(ActionObject *o, PyObject *unused)
+{
         const NcuNvtxState *s = o->action->nvtx;
         if (!s)
                 Py_RETURN_NONE;
@@ -539,12 +592,13 @@ static PyMethodDef action_methods[] = {
         { "metric_names", (PyCFunction) action_metric_names, METH_NOARGS, "The metric names, sorted." },
         { "source_files", (PyCFunction) action_source_files, METH_NOARGS, "{file name: content}." },
         { "section_identifiers", (PyCFunction) action_section_identifiers, METH_NOARGS,
-          "Identifiers of the sections embedded in the result." },
+                        "Identifiers of the sections embedded in the result." },
         { "_metric_names_in_file_order", (PyCFunction) action_metric_names_in_file_order, METH_NOARGS, NULL },
         { "_cubin", (PyCFunction) action_cubin, METH_NOARGS, NULL },
+        { "_functions", (PyCFunction) action_functions, METH_NOARGS, NULL },
         { "_stored_rule_results", (PyCFunction) action_stored_rule_results, METH_NOARGS, NULL },
         { "_nvtx", (PyCFunction) action_nvtx, METH_NOARGS, NULL },
-        {},
+        { NULL },
 };
 
 static PyTypeObject ActionType = {
@@ -558,16 +612,19 @@ static PyTypeObject ActionType = {
 
 /* ---- Report ------------------------------------------------------------------------------------------ */
 
-static void report_dealloc(ReportObject *o) {
+static void report_dealloc(ReportObject *o)
+{
         ncu_report_free(o->report);
         Py_TYPE(o)->tp_free((PyObject *) o);
 }
 
-static PyObject *report_num_ranges(ReportObject *o, PyObject *unused) {
+static PyObject *report_num_ranges(ReportObject *o, PyObject *unused)
+{
         return PyLong_FromSize_t(o->report->n_ranges);
 }
 
-static PyObject *report_num_actions(ReportObject *o, PyObject *args) {
+static PyObject *report_num_actions(ReportObject *o, PyObject *args)
+{
         Py_ssize_t range;
         if (!PyArg_ParseTuple(args, "n", &range))
                 return NULL;
@@ -576,7 +633,8 @@ static PyObject *report_num_actions(ReportObject *o, PyObject *args) {
         return PyLong_FromSize_t(o->report->ranges[range].n_actions);
 }
 
-static PyObject *report_action(ReportObject *o, PyObject *args) {
+static PyObject *report_action(ReportObject *o, PyObject *args)
+{
         Py_ssize_t range, action;
         if (!PyArg_ParseTuple(args, "nn", &range, &action))
                 return NULL;
@@ -588,7 +646,8 @@ static PyObject *report_action(ReportObject *o, PyObject *args) {
         return action_new((PyObject *) o, a);
 }
 
-static char **strings_from_sequence(PyObject *seq, size_t *ret_n) {
+static char **strings_from_sequence(PyObject *seq, size_t *ret_n)
+{
         PyObject *fast = PySequence_Fast(seq, "NVTX expressions must be a sequence of strings");
         if (!fast)
                 return NULL;
@@ -613,7 +672,8 @@ static char **strings_from_sequence(PyObject *seq, size_t *ret_n) {
         return strv;
 }
 
-static PyObject *report_actions_by_nvtx(ReportObject *o, PyObject *args) {
+static PyObject *report_actions_by_nvtx(ReportObject *o, PyObject *args)
+{
         Py_ssize_t range;
         PyObject *includes, *excludes, *result = NULL;
         size_t n_in = 0, n_ex = 0, *indices = NULL;
@@ -654,7 +714,8 @@ finish:
         return result;
 }
 
-static PyObject *report_memory(ReportObject *o, PyObject *unused) {
+static PyObject *report_memory(ReportObject *o, PyObject *unused)
+{
         return PyLong_FromSize_t(o->report->memory);
 }
 
@@ -664,7 +725,7 @@ static PyMethodDef report_methods[] = {
         { "_action", (PyCFunction) report_action, METH_VARARGS, NULL },
         { "_actions_by_nvtx", (PyCFunction) report_actions_by_nvtx, METH_VARARGS, NULL },
         { "_memory", (PyCFunction) report_memory, METH_NOARGS, NULL },
-        {},
+        { NULL },
 };
 
 static PyTypeObject ReportType = {
@@ -680,7 +741,8 @@ static PyTypeObject ReportType = {
 
 /* load(fd, cls): reads the report from fd (not closed) and returns it as an instance of cls, a subclass of
  * Report. Errors: OSError for a read error, ValueError (with the byte offset) for a bad file. */
-static PyObject *module_load(PyObject *self, PyObject *args) {
+static PyObject *module_load(PyObject *self, PyObject *args)
+{
         int fd;
         PyTypeObject *cls = &ReportType;
         if (!PyArg_ParseTuple(args, "i|O!", &fd, &PyType_Type, &cls))
@@ -690,12 +752,11 @@ static PyObject *module_load(PyObject *self, PyObject *args) {
                 return NULL;
         }
         NcuReport *report = NULL;
-        NcuReportError error = {};
+        NcuReportError error = { 0 };
         int r;
-        Py_BEGIN_ALLOW_THREADS
-        r = ncu_report_load_fd(fd, NULL, &report, &error);
-        Py_END_ALLOW_THREADS
-        if (r < 0) {
+        Py_BEGIN_ALLOW_THREADS r = ncu_report_load_fd(fd, NULL, &report, &error);
+        Py_END_ALLOW_THREADS if (r < 0)
+        {
                 if (r == -EBADMSG || r == -EPROTONOSUPPORT || r == -E2BIG)
                         PyErr_Format(PyExc_ValueError, "byte %llu: %s", (unsigned long long) error.offset,
                                         error.message);
@@ -715,7 +776,8 @@ static PyObject *module_load(PyObject *self, PyObject *args) {
 }
 
 /* _register(action_class, metric_class): the classes actions and metrics are created as. */
-static PyObject *module_register(PyObject *self, PyObject *args) {
+static PyObject *module_register(PyObject *self, PyObject *args)
+{
         PyTypeObject *a, *m;
         if (!PyArg_ParseTuple(args, "O!O!", &PyType_Type, &a, &PyType_Type, &m))
                 return NULL;
@@ -730,7 +792,8 @@ static PyObject *module_register(PyObject *self, PyObject *args) {
         Py_RETURN_NONE;
 }
 
-static PyObject *module_double_repr(PyObject *self, PyObject *arg) {
+static PyObject *module_double_repr(PyObject *self, PyObject *arg)
+{
         char buf[NCU_DOUBLE_REPR_MAX];
         double d = PyFloat_AsDouble(arg);
         if (d == -1.0 && PyErr_Occurred())
@@ -742,7 +805,7 @@ static PyMethodDef module_methods[] = {
         { "load", module_load, METH_VARARGS, "load(fd, cls=Report): read a report from a file descriptor." },
         { "_register", module_register, METH_VARARGS, NULL },
         { "_double_repr", module_double_repr, METH_O, NULL },
-        {},
+        { NULL },
 };
 
 static struct PyModuleDef module_def = {
@@ -754,15 +817,16 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit__ncu_report(void);
-PyMODINIT_FUNC PyInit__ncu_report(void) {
+PyMODINIT_FUNC PyInit__ncu_report(void)
+{
         if (PyType_Ready(&ReportType) < 0 || PyType_Ready(&ActionType) < 0 || PyType_Ready(&MetricType_) < 0)
                 return NULL;
         PyObject *m = PyModule_Create(&module_def);
         if (!m)
                 return NULL;
         if (PyModule_AddObjectRef(m, "Report", (PyObject *) &ReportType) < 0 ||
-            PyModule_AddObjectRef(m, "Action", (PyObject *) &ActionType) < 0 ||
-            PyModule_AddObjectRef(m, "Metric", (PyObject *) &MetricType_) < 0) {
+                        PyModule_AddObjectRef(m, "Action", (PyObject *) &ActionType) < 0 ||
+                        PyModule_AddObjectRef(m, "Metric", (PyObject *) &MetricType_) < 0) {
                 Py_DECREF(m);
                 return NULL;
         }
