@@ -692,8 +692,17 @@ static PyObject *report_actions_by_nvtx(ReportObject *o, PyObject *args)
         if (!in || !ex)
                 goto finish;
         int n = ncu_range_actions_by_nvtx(&o->report->ranges[range], in, n_in, ex, n_ex, &indices);
-        if (n < 0) {
+        if (n == -EINVAL) {
                 PyErr_SetString(PyExc_ValueError, "malformed NVTX expression");
+                goto finish;
+        }
+        if (n == -EOPNOTSUPP) {
+                PyErr_SetString(PyExc_NotImplementedError, "the reader cannot select actions by NVTX state");
+                goto finish;
+        }
+        if (n < 0) {
+                errno = -n;
+                PyErr_SetFromErrno(PyExc_OSError);
                 goto finish;
         }
         result = PyTuple_New(n);
