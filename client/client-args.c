@@ -99,6 +99,14 @@ static void help(void)
                "     --exe-dir-file=NAME  A file present in the executable's directory: the\n"
                "                         \"findfile\" feature\n"
                "\n"
+               "Options of report rules and report diff (--rules-dir, --rule, --action repeat):\n"
+               "     --rules-dir=DIR    rules: a folder of Nsight Compute rule files (.py); default\n"
+               "                         $NVPROFILED_RULES_PATH, else ~/.config/nvprofiled/rules\n"
+               "     --rule=ID          rules: apply only this rule (and its parent rules)\n"
+               "     --all-sections     rules: apply rules whose section is not in the report too\n"
+               "     --action=SPEC      diff: pair these actions (BASE_INDEX:INDEX, or a kernel\n"
+               "                         name); default: by kernel name and launch index\n"
+               "\n"
                "Environment:\n"
                "  DBUS_SYSTEM_BUS_ADDRESS, DBUS_SESSION_BUS_ADDRESS  the buses' addresses, as for every\n"
                "                         D-Bus client\n"
@@ -187,6 +195,10 @@ int parse_argv(int argc, char *argv[])
                 ARG_HOME,
                 ARG_EXE_DIR_FILE,
                 ARG_INTERVAL,
+                ARG_RULES_DIR,
+                ARG_RULE,
+                ARG_ALL_SECTIONS,
+                ARG_ACTION,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -204,6 +216,10 @@ int parse_argv(int argc, char *argv[])
                 { "home", required_argument, NULL, ARG_HOME },
                 { "exe-dir-file", required_argument, NULL, ARG_EXE_DIR_FILE },
                 { "interval", required_argument, NULL, ARG_INTERVAL },
+                { "rules-dir", required_argument, NULL, ARG_RULES_DIR },
+                { "rule", required_argument, NULL, ARG_RULE },
+                { "all-sections", no_argument, NULL, ARG_ALL_SECTIONS },
+                { "action", required_argument, NULL, ARG_ACTION },
                 { 0 },
         };
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
@@ -280,6 +296,21 @@ int parse_argv(int argc, char *argv[])
                                                    "not \"%s\".",
                                                 esc(&e, optarg));
                         break;
+                case ARG_RULES_DIR:
+                        if (strv_extend(&arg.rules_dirs, optarg) < 0)
+                                return log_oom();
+                        break;
+                case ARG_RULE:
+                        if (strv_extend(&arg.rule_ids, optarg) < 0)
+                                return log_oom();
+                        break;
+                case ARG_ALL_SECTIONS:
+                        arg.all_sections = true;
+                        break;
+                case ARG_ACTION:
+                        if (strv_extend(&arg.actions, optarg) < 0)
+                                return log_oom();
+                        break;
                 case '?':
                         return usage_error("Unknown option, or an option without its argument: \"%s\"; see "
                                            "nvprofilectl --help.",
@@ -302,6 +333,9 @@ void client_options_done(ClientOptions *o)
         strv_free(o->dsos);
         strv_free(o->env);
         strv_free(o->exe_dir_files);
+        strv_free(o->rules_dirs);
+        strv_free(o->rule_ids);
+        strv_free(o->actions);
         *o = (ClientOptions){ .legend = true };
 }
 
@@ -309,6 +343,7 @@ typedef enum VerbFlags {
         VERB_RESOLVE_OPTIONS = 1 << 0, /* takes --exe, --argv, --comm, --dso, --env, --exe-dir-file */
         VERB_HOME_OPTION = 1 << 1, /* takes --home */
         VERB_INTERVAL_OPTION = 1 << 2, /* takes --interval */
+        VERB_REPORT_OPTIONS = 1 << 3, /* takes --rules-dir, --rule, --all-sections, --action */
 } VerbFlags;
 
 typedef struct Verb {
@@ -375,6 +410,13 @@ int dispatch_verb(int argc, char *argv[])
                 }
                 if (!(v->flags & VERB_HOME_OPTION) && arg.home) {
                         (void) usage_error("--home is an option of resolve, rules and profiles, not of %s.", v->name);
+                        return EXIT_USAGE;
+                }
+                if (!(v->flags & VERB_REPORT_OPTIONS) &&
+                                (arg.rules_dirs || arg.rule_ids || arg.all_sections || arg.actions)) {
+                        (void) usage_error("--rules-dir, --rule, --all-sections and --action are options of "
+                                           "report, not of %s.",
+                                        v->name);
                         return EXIT_USAGE;
                 }
                 if (!(v->flags & VERB_INTERVAL_OPTION) && arg.interval_usec > 0) {

@@ -34,6 +34,9 @@ typedef struct ClientOptions {
         const char *exe, *comm, *home; /* point into argv */
         char **argv_facts, **dsos, **env, **exe_dir_files;
         uint64_t interval_usec; /* fdinfo --interval=; 0: not given */
+        /* report rules / report diff */
+        char **rules_dirs, **rule_ids, **actions;
+        bool all_sections;
 } ClientOptions;
 
 extern ClientOptions arg;

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import signal
 import os
 import re
 import sys
@@ -32,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 from nvprofiled import NvRules
+from nvprofiled._terminal import escape
 
 # ncu's one-letter-ish type column of the details page.
 MESSAGE_TYPE_LABELS = {
@@ -357,21 +359,24 @@ def print_results(actions: Sequence[ActionResults],
     """Like ncu's details page: per action, per rule, each message with its
     type, rendered text and estimated speedup."""
     for error in load_errors:
-        out.write(f"error: {error.path}: {error.error}\n")
+        out.write(f"error: {escape(error.path)}: {escape(error.error)}\n")
     for entry in actions:
-        out.write(f"{entry.kernel} (range {entry.range_index}, "
+        out.write(f"{escape(entry.kernel)} (range {entry.range_index}, "
                   f"action {entry.action_index})\n")
         for result in entry.results:
-            section = f" [{result.section}]" if result.section else ""
-            out.write(f"  {result.identifier}{section}: {result.name}\n")
+            section = f" [{escape(result.section)}]" if result.section else ""
+            out.write(f"  {escape(result.identifier)}{section}: "
+                      f"{escape(result.name)}\n")
             for message in result_to_json(result)["messages"]:
                 speedup = message["speedup"]
                 tail = "" if speedup is None else (
                     f"  Est. {speedup['type'].capitalize()} Speedup: "
                     f"{format_speedup(speedup['value'])}%")
-                title = f" {message['title']}:" if message["title"] else ""
+                title = (f" {escape(message['title'])}:" if message["title"]
+                         else "")
                 out.write(f"    {message['type']}{title}{tail}\n")
-                out.write(f"        {render_markup(message['text'])}\n")
+                out.write(f"        "
+                          f"{escape(render_markup(message['text']))}\n")
 
 
 # ---------------------------------------------------------------------------
@@ -439,6 +444,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--json", action="store_true",
                         help="print JSON")
     args = parser.parse_args(argv)
+    # Like every command-line tool: a closed pipe (| head) ends it quietly.
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     folders = args.rules_dir or default_rule_dirs()
     if not folders:
         parser.error("no rule folder: give --rules-dir")
@@ -447,7 +454,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         context = ncu_report.load_report(args.report)
     except (OSError, ValueError) as e:
-        print(f"error: {args.report}: {e}", file=sys.stderr)
+        print(f"error: {escape(args.report)}: {escape(str(e))}",
+              file=sys.stderr)
         return 1
     actions, load_errors = run_report(context, folders, args.rule,
                                       args.all_sections)
