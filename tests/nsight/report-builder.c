@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report-builder.h"
+
+void report_buffer_append(ReportBuffer *b, const void *p, size_t n)
+{
+        if (GREEDY_REALLOC(b->data, b->allocated, b->size + n + 1) < 0)
+                abort();
+        if (n > 0)
+                memcpy(b->data + b->size, p, n);
+        b->size += n;
+}
+
+void report_buffer_append_u32(ReportBuffer *b, uint32_t v)
+{
+        const uint8_t le[4] = { v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff, v >> 24 };
+        report_buffer_append(b, le, sizeof(le));
+}
+
+void report_buffer_done(ReportBuffer *b)
+{
+        free(b->data);
+        *b = (ReportBuffer){ 0 };
+}
+
+static void append_message(ReportBuffer *b, const ProtobufCMessage *m)
+{
+        size_t n = protobuf_c_message_get_packed_size(m);
+        uint8_t *p = malloc(n + 1);
+
+        if (!p)
+                abort();
+        protobuf_c_message_pack(m, p);
+        report_buffer_append_u32(b, (uint32_t) n);
+        report_buffer_append(b, p, n);
+        free(p);
+}
+
+void report_build_start(ReportBuffer *b, uint32_t version)
+{
+        NV__Profiler__Messages__FileHeader h = NV__PROFILER__MESSAGES__FILE_HEADER__INIT;
+
+        report_buffer_append(b, "NVR\0", 4);
+        h.version = version;
+        append_message(b, &h.base);
+}
+
+void report_build_block(ReportBuffer *b, const NV__Profiler__Messages__BlockHeader *header, const ReportEntry *entries,
+                size_t n_entries)
+{
+        NV__Profiler__Messages__BlockHeader h = NV__PROFILER__MESSAGES__BLOCK_HEADER__INIT;
+        ReportBuffer payload = { 0 };
+        uint32_t counts[_NCU_ENTRY_KIND_MAX] = { 0 };
+
+        if (header)
+                h = *header;
+        for (size_t i = 0; i < n_entries; i++) {
+                counts[entries[i].kind]++;
+                if (entries[i].message)
+                        append_message(&payload, entries[i].message);
+                else {
+                        report_buffer_append_u32(&payload, (uint32_t) entries[i].raw_size);
+                        report_buffer_append(&payload, entries[i].raw, entries[i].raw_size);
+                }
+        }
+        h.has_numsources = h.has_numresults = h.has_payloadsize = true;
+        h.numsources = counts[NCU_ENTRY_SOURCE];
+        h.numresults = counts[NCU_ENTRY_PROFILE_RESULT];
+        h.has_numrangeresults = counts[NCU_ENTRY_RANGE_RESULT] > 0;
+        h.numrangeresults = counts[NCU_ENTRY_RANGE_RESULT];
+        h.has_numcmdlistresults = counts[NCU_ENTRY_CMDLIST_RESULT] > 0;
+        h.numcmdlistresults = counts[NCU_ENTRY_CMDLIST_RESULT];
+        h.has_numgraphresults = counts[NCU_ENTRY_GRAPH_RESULT] > 0;
+        h.numgraphresults = counts[NCU_ENTRY_GRAPH_RESULT];
+        h.payloadsize = (uint32_t) payload.size;
+        append_message(b, &h.base);
+        report_buffer_append(b, payload.data, payload.size);
+        report_buffer_done(&payload);
+}
+
+typedef struct Offsets {
+        uint64_t *blocks, *entries;
+        size_t n_blocks, n_entries, a_blocks, a_entries;
+} Offsets;
+
+static int on_block(void *userdata, size_t block, const NcuBlockCounts *counts, const uint8_t *data, size_t size,
+                uint64_t offset, NcuReportError *err)
+{
+        Offsets *o = userdata;
+
+        if (GREEDY_REALLOC(o->blocks, o->a_blocks, o->n_blocks + 1) < 0)
+                return -ENOMEM;
+        o->blocks[o->n_blocks++] = offset - 4;
+        return 0;
+}
+
+static int on_entry(void *userdata, size_t block, NcuEntryKind kind, const uint8_t *data, size_t size, uint64_t offset,
+                NcuReportError *err)
+{
+        Offsets *o = userdata;
+
+        if (GREEDY_REALLOC(o->entries, o->a_entries, o->n_entries + 1) < 0)
+                return -ENOMEM;
+        o->entries[o->n_entries++] = offset - 4;
+        return 0;
+}
+
+int report_block_offsets(const uint8_t *data, size_t size, uint64_t **ret_blocks, size_t *ret_n_blocks,
+                uint64_t **ret_entries, size_t *ret_n_entries)
+{
+        static const NcuContainerCallbacks cb = { .block_header = on_block, .entry = on_entry };
+        NcuReportLimits limits;
+        Offsets o = { 0 };
+        NcuInput in;
+        int r;
+
+        ncu_report_limits_default(&limits);
+        ncu_input_init_buffer(&in, data, size, limits.max_file_size);
+        r = ncu_container_read(&in, &limits, &cb, &o, NULL);
+        ncu_input_done(&in);
+        if (r < 0) {
+                free(o.blocks);
+                free(o.entries);
+                return r;
+        }
+        *ret_blocks = o.blocks;
+        *ret_n_blocks = o.n_blocks;
+        *ret_entries = o.entries;
+        *ret_n_entries = o.n_entries;
+        return 0;
+}

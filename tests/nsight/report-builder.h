@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Builds .ncu-rep containers from scratch or from the entries of real ones: for the §7 cases the corpus
+ * does not cover (range/cmdlist/graph results, bad NameIds, unknown fields...), the fuzz seeds and the
+ * benchmark's synthetic 10,000-result report. Plain C (the benchmark links it without GLib); aborts on
+ * out-of-memory. */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ProfilerReport.pb-c.h"
+#include "report-container.h"
+
+typedef struct ReportBuffer {
+        uint8_t *data;
+        size_t size, allocated;
+} ReportBuffer;
+
+void report_buffer_append(ReportBuffer *b, const void *p, size_t n);
+void report_buffer_append_u32(ReportBuffer *b, uint32_t v);
+void report_buffer_done(ReportBuffer *b);
+
+/* "NVR\0", then a FileHeader with this version. */
+void report_build_start(ReportBuffer *b, uint32_t version);
+
+/* One entry of a block: a packed message (or raw bytes) and its kind. */
+typedef struct ReportEntry {
+        NcuEntryKind kind;
+        const ProtobufCMessage *message; /* or: */
+        const uint8_t *raw;
+        size_t raw_size;
+} ReportEntry;
+
+/* A block: header (counts and PayloadSize are filled in from entries; other fields as given, may be
+ * NULL) and its entries in the order given. */
+void report_build_block(ReportBuffer *b, const NV__Profiler__Messages__BlockHeader *header, const ReportEntry *entries,
+                size_t n_entries);
+
+/* Byte offsets of every block (its uint32 size) of a container, and of every entry in it; for the
+ * truncation tests. Returns the count; offsets in *ret (caller frees). -EBADMSG if not a container. */
+int report_block_offsets(const uint8_t *data, size_t size, uint64_t **ret_blocks, size_t *ret_n_blocks,
+                uint64_t **ret_entries, size_t *ret_n_entries);
