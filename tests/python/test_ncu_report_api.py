@@ -168,6 +168,29 @@ class ActionTest(unittest.TestCase):
         self.assertIsNone(armleth.source_info(137454304880400))
         self.assertIsNone(armleth.nvtx_state())
 
+    def test_reports_are_freed_without_the_collector(self) -> None:
+        import gc
+        import weakref
+        gc.disable()
+        try:
+            ctx = ncu_report.load_report(ADD3)
+            action = ctx[0][0]
+            metric = action["inst_executed"]
+            alive = weakref.ref(ctx)
+            del ctx, action, metric
+            self.assertIsNone(alive())
+            # Metrics added to an action keep it (and its report) alive,
+            # until the collector finds the report unreachable.
+            ctx = ncu_report.load_report(ADD3)
+            ctx[0][0].add_metric("m")
+            alive = weakref.ref(ctx)
+            del ctx
+            self.assertIsNotNone(alive())
+            gc.collect()
+            self.assertIsNone(alive())
+        finally:
+            gc.enable()
+
     def test_added_metrics(self) -> None:
         ctx = ncu_report.load_report(ADD3)
         a = ctx[0][0]

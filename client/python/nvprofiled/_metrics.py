@@ -4,9 +4,12 @@ and the metric rules create (IMutableMetric)."""
 
 from __future__ import annotations
 
-from typing import Any, Optional, Union
+# typing costs an import at run time; the annotations are strings.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Optional, Union
 
-Value = Union[int, float, str]
+    Value = Union[int, float, str]
 
 
 class IMetric:

@@ -186,6 +186,46 @@ static PyObject *metric_as_string(MetricObject *o, PyObject *args)
         return new_string(v ? ncu_value_as_string(v) : NULL);
 }
 
+/* IMetric.value(instance=None): the accessor the metric's kind calls for (as_double for double and float,
+ * as_uint64 for the integers, as_string for strings), None for no kind; in C because scripts call it for
+ * every value. */
+static PyObject *metric_value(MetricObject *o, PyObject *args)
+{
+        size_t i;
+        if (parse_instance(args, &i) < 0)
+                return NULL;
+        if (i != SIZE_MAX && i >= o->metric->n_instances)
+                Py_RETURN_NONE;
+        NcuValueKind kind = o->metric->kind;
+        if (o->ids) {
+                const NcuValue *first = metric_slot(o, 0);
+                kind = first ? first->kind : NCU_VALUE_UNKNOWN;
+        }
+        const NcuValue *v = metric_slot(o, i);
+        switch (kind) {
+        case NCU_VALUE_FLOAT:
+        case NCU_VALUE_DOUBLE: {
+                double d = 0;
+                if (!v || !ncu_value_as_double(v, &d))
+                        d = 0;
+                return PyFloat_FromDouble(d);
+        }
+        case NCU_VALUE_UINT32:
+        case NCU_VALUE_UINT64: {
+                uint64_t u = 0;
+                if (!v || !ncu_value_as_uint64(v, &u))
+                        u = 0;
+                return PyLong_FromUnsignedLongLong(u);
+        }
+        case NCU_VALUE_STRING:
+                return new_string(v ? ncu_value_as_string(v) : NULL);
+        case NCU_VALUE_UNKNOWN:
+        case _NCU_VALUE_KIND_MAX:
+                break;
+        }
+        Py_RETURN_NONE;
+}
+
 static PyObject *metric_num_instances(MetricObject *o, PyObject *unused)
 {
         return PyLong_FromSize_t(o->metric->n_instances);
@@ -277,6 +317,8 @@ static PyMethodDef metric_methods[] = {
         { "as_double", (PyCFunction) metric_as_double, METH_VARARGS, "as_double(instance=None); 0 on failure." },
         { "as_uint64", (PyCFunction) metric_as_uint64, METH_VARARGS, "as_uint64(instance=None); 0 on failure." },
         { "as_string", (PyCFunction) metric_as_string, METH_VARARGS, "as_string(instance=None); None on failure." },
+        { "value", (PyCFunction) metric_value, METH_VARARGS,
+                        "value(instance=None): the value as its kind reads (float, int, str), or None." },
         { "num_instances", (PyCFunction) metric_num_instances, METH_NOARGS, "Number of instance values." },
         { "has_correlation_ids", (PyCFunction) metric_has_correlation_ids, METH_NOARGS, NULL },
         { "correlation_ids", (PyCFunction) metric_correlation_ids, METH_NOARGS,
@@ -311,9 +353,20 @@ static PyObject *action_new(PyObject *owner, const NcuAction *a)
         return (PyObject *) o;
 }
 
+/* IContext keeps its actions (so that metrics added to one stay) and each action keeps its report: a cycle
+ * the collector must see through, or no report that handed out an action would ever be freed. Python breaks
+ * it by clearing the context's __dict__ (the subclass's tp_clear); an action itself never lets go of its
+ * report while it can be reached, hence no tp_clear here. */
+static int action_traverse(ActionObject *o, visitproc visit, void *arg)
+{
+        Py_VISIT(o->owner);
+        return 0;
+}
+
 static void action_dealloc(ActionObject *o)
 {
-        Py_XDECREF(o->owner);
+        PyObject_GC_UnTrack(o);
+        Py_CLEAR(o->owner);
         Py_TYPE(o)->tp_free((PyObject *) o);
 }
 
@@ -688,7 +741,8 @@ static PyTypeObject ActionType = {
         PyVarObject_HEAD_INIT(NULL, 0).tp_name = "nvprofiled._ncu_report.Action",
         .tp_basicsize = sizeof(ActionObject),
         .tp_dealloc = (destructor) action_dealloc,
-        .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+        .tp_traverse = (traverseproc) action_traverse,
+        .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
         .tp_doc = "A profile result (see nvprofiled.ncu_report.IAction).",
         .tp_methods = action_methods,
 };

@@ -18,7 +18,11 @@ from __future__ import annotations
 
 import io
 import os
-from typing import IO, Any, Iterable, Iterator, Optional, Union
+import weakref
+# typing costs an import at run time; the annotations are strings.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO, Any, Iterable, Iterator, Optional, Union
 
 from nvprofiled import _ncu_report
 from nvprofiled._metrics import IMetric as _IMetricBase
@@ -311,6 +315,9 @@ class IAction(_ncu_report.Action):
         """A new metric of this action (replacing one of that name)."""
         metric = IMutableMetric(value_name)
         self.__dict__.setdefault("_added", {})[value_name] = metric
+        context = self.__dict__.get("_context")
+        if context is not None:
+            context.__dict__.setdefault("_pinned", {})[id(self)] = self
         return metric
 
     def add_integer_metric(self, value_name: str, value_kind: int,
@@ -405,12 +412,17 @@ class IContext(_ncu_report.Report):
     """A loaded report."""
 
     def _cached_action(self, range_index: int, idx: int) -> Optional[IAction]:
-        # One object per action, so that metrics added to it stay.
-        cache = self.__dict__.setdefault("_actions", {})
+        # One object per action while anyone holds it; an action given
+        # metrics (add_metric) is kept for good, so that they stay.  Only
+        # that keeps a reference from the report to an action.
+        cache = self.__dict__.get("_actions")
+        if cache is None:
+            cache = self.__dict__["_actions"] = weakref.WeakValueDictionary()
         action = cache.get((range_index, idx))
         if action is None:
             action = self._action(range_index, idx)
             if action is not None:
+                action.__dict__["_context"] = self
                 cache[(range_index, idx)] = action
         return action
 
