@@ -141,12 +141,15 @@ static void test_rules_usage(void)
 static void test_missing_interpreter(void)
 {
         g_autofree char *report = test_corpus_path("reports/armleth_report_ncu2024.2.1.ncu-rep");
-        g_autofree char *out = NULL, *err = NULL;
+        g_autofree char *out = NULL, *err = NULL, *saved = g_strdup(getenv("NVPROFILED_PYTHON"));
 
         g_assert_cmpint(setenv("NVPROFILED_PYTHON", "/nonexistent/python3", 1), ==, 0);
         g_assert_cmpint(run_verb(verb_report_rules, &out, &err, "rules", report, NULL), ==, EXIT_FAILURE);
         g_assert_nonnull(strstr(err, "/nonexistent/python3"));
-        g_assert_cmpint(unsetenv("NVPROFILED_PYTHON"), ==, 0);
+        if (saved)
+                g_assert_cmpint(setenv("NVPROFILED_PYTHON", saved, 1), ==, 0);
+        else
+                g_assert_cmpint(unsetenv("NVPROFILED_PYTHON"), ==, 0);
 }
 
 static void test_diff(void)
