@@ -31,7 +31,8 @@ class _TapResult(unittest.TestResult):
         super().__init__()
         self.number = 0
 
-    def _line(self, ok: bool, test: unittest.TestCase, extra: str = "") -> None:
+    def _line(self, ok: bool, test: unittest.TestCase,
+              extra: str = "") -> None:
         self.number += 1
         status = "ok" if ok else "not ok"
         print(f"{status} {self.number} {test.id()}{extra}", flush=True)
@@ -40,7 +41,8 @@ class _TapResult(unittest.TestResult):
         super().addSuccess(test)
         self._line(True, test)
 
-    def addSkip(self, test: unittest.TestCase, reason: str) -> None:  # noqa: N802
+    def addSkip(self, test: unittest.TestCase,  # noqa: N802
+                 reason: str) -> None:
         super().addSkip(test, reason)
         self._line(True, test, f" # SKIP {reason}")
 
@@ -50,11 +52,13 @@ class _TapResult(unittest.TestResult):
         for line in text.splitlines():
             print("# " + line)
 
-    def addFailure(self, test: unittest.TestCase, err: object) -> None:  # noqa: N802
+    def addFailure(self, test: unittest.TestCase,  # noqa: N802
+                 err: object) -> None:
         super().addFailure(test, err)  # type: ignore[arg-type]
         self._fail(test, err)
 
-    def addError(self, test: unittest.TestCase, err: object) -> None:  # noqa: N802
+    def addError(self, test: unittest.TestCase,  # noqa: N802
+                  err: object) -> None:
         super().addError(test, err)  # type: ignore[arg-type]
         self._fail(test, err)
 

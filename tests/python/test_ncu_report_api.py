@@ -19,7 +19,8 @@ from nvprofiled import NvRules, _metrics  # noqa: E402
 
 CORPUS = tap.corpus_dir()
 REPORTS = os.path.join(CORPUS, "reports")
-ADD3 = os.path.join(REPORTS, "nvidia_example_addConstDouble3_ncu2023.3.0.ncu-rep")
+ADD3 = os.path.join(REPORTS,
+                    "nvidia_example_addConstDouble3_ncu2023.3.0.ncu-rep")
 ARMLETH = os.path.join(REPORTS, "armleth_report_ncu2024.2.1.ncu-rep")
 EXTRAP = os.path.join(REPORTS, "extrap_ex-gpu.s10_ncu2020.3.1.ncu-rep")
 IMetric = ncu_report.IMetric

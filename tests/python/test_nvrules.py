@@ -152,16 +152,17 @@ class FrontendTest(unittest.TestCase):
         as_json = rules.result_to_json(result)
         self.assertEqual(as_json["messages"][0]["speedup"],
                          {"type": "global", "value": 11.607055023609657})
-        self.assertEqual(as_json["messages"][0]["focus_metrics"][0]["severity"],
-                         "high")
+        focus = as_json["messages"][0]["focus_metrics"][0]
+        self.assertEqual(focus["severity"], "high")
 
     def test_source_markers(self) -> None:
         fe, result = frontend()
         fe.source_marker("sass line", 137454304880400,
                          NvRules.IFrontend.MarkerKind_SASS,
                          NvRules.IFrontend.MsgType_MSG_WARNING)
-        fe.source_marker("source line", 55, NvRules.IFrontend.MarkerKind_SOURCE,
-                         "/x/y.cu", NvRules.IFrontend.MsgType_MSG_WARNING)
+        fe.source_marker("source line", 55,
+                         NvRules.IFrontend.MarkerKind_SOURCE, "/x/y.cu",
+                         NvRules.IFrontend.MsgType_MSG_WARNING)
         fe.source_marker("bare", 1, NvRules.IFrontend.MarkerKind_SASS)
         self.assertEqual(result.source_markers, [
             NvRules.SourceMarker("sass line", 0, 137454304880400, None, "",
@@ -304,8 +305,9 @@ def apply(handle):
 def write_rule(folder: str, file_name: str, ident: str, body: str,
                section: str = "", parents: tuple[str, ...] = ()) -> None:
     with open(os.path.join(folder, file_name), "w") as f:
-        f.write(RULE.format(ident=ident, section=section, parents=list(parents),
-                            body=textwrap.indent(textwrap.dedent(body), "    ")))
+        body = textwrap.indent(textwrap.dedent(body), "    ")
+        f.write(RULE.format(ident=ident, section=section,
+                            parents=list(parents), body=body))
 
 
 class RunnerTest(unittest.TestCase):

@@ -21,7 +21,8 @@ CORPUS = tap.corpus_dir()
 REPORTS = os.path.join(CORPUS, "reports")
 EXTRAP = os.path.join(REPORTS, "extrap_ex-gpu.s10_ncu2020.3.1.ncu-rep")
 SOBEL = os.path.join(REPORTS, "nvidia_example_sobelFloat_ncu2023.3.0.ncu-rep")
-ADD3 = os.path.join(REPORTS, "nvidia_example_addConstDouble3_ncu2023.3.0.ncu-rep")
+ADD3 = os.path.join(REPORTS,
+                    "nvidia_example_addConstDouble3_ncu2023.3.0.ncu-rep")
 
 
 class Named:

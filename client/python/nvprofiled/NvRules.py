@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import enum
 import itertools
-import math
 import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Optional, Union
 
 from nvprofiled._metrics import IMetric, IMutableMetric
+from nvprofiled._sugar import ActionMethods, sequence_item
 
 __all__ = [
     "IAction", "IBaseContext", "IContext", "IController", "IEvaluator",
@@ -141,7 +141,7 @@ MarkerKind_NONE = MarkerKind.NONE
 # Report objects as a rule sees them
 
 
-class IAction:
+class IAction(ActionMethods):
     """One profile result, plus the metrics rules add to it.
 
     ``hidden`` names metrics of the report that must look absent: fallback
@@ -186,24 +186,6 @@ class IAction:
         self._added[value_name] = metric
         return metric
 
-    def add_integer_metric(self, value_name: str, value_kind: int,
-                           value: int) -> IMutableMetric:
-        metric = self.add_metric(value_name)
-        metric.set_uint64(value_kind, value)
-        return metric
-
-    def add_double_metric(self, value_name: str, value_kind: int,
-                          value: float) -> IMutableMetric:
-        metric = self.add_metric(value_name)
-        metric.set_double(value_kind, value)
-        return metric
-
-    def add_string_metric(self, value_name: str, value_kind: int,
-                          value: str) -> IMutableMetric:
-        metric = self.add_metric(value_name)
-        metric.set_string(value_kind, value)
-        return metric
-
     def source_info(self, address: int) -> Any:
         return self._base.source_info(address)
 
@@ -219,38 +201,6 @@ class IAction:
     def nvtx_state(self) -> Any:
         return self._base.nvtx_state()
 
-    def __getitem__(self, key: str) -> IMetric:
-        if not isinstance(key, str):
-            raise TypeError("IAction metric keys must be strings, not "
-                            + type(key).__name__)
-        metric = self.metric_by_name(key)
-        if metric is None:
-            raise KeyError(f"no metric named '{key}'")
-        return metric
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.metric_names())
-
-    def __len__(self) -> int:
-        return len(self.metric_names())
-
-    def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and self.metric_by_name(key) is not None
-
-    def __str__(self) -> str:
-        return self.name()
-
-
-def _sequence_item(owner: Any, key: Any, length: int,
-                   by_index: Callable[[int], Any], what: str) -> Any:
-    if isinstance(key, int):
-        if key < -length or key >= length:
-            raise IndexError(f"{what} index out of range")
-        return by_index(key + length if key < 0 else key)
-    if isinstance(key, slice):
-        return tuple(owner[i] for i in range(*key.indices(length)))
-    raise TypeError(f"{what} indices must be integers or slices, not "
-                    + type(key).__name__)
 
 
 class IRange:
@@ -277,7 +227,7 @@ class IRange:
         return self.num_actions()
 
     def __getitem__(self, key: Union[int, slice]) -> Any:
-        return _sequence_item(self, key, len(self), self.action_by_idx,
+        return sequence_item(self, key, len(self), self.action_by_idx,
                               "IRange")
 
     def __iter__(self) -> Iterator[IAction]:
@@ -290,7 +240,9 @@ class IMessageVault:
     def __init__(self) -> None:
         self._messages: dict[str, dict[Any, Any]] = {}
 
-    def Put(self, ruleId: str, message: dict[Any, Any]) -> None:  # noqa: N802,N803
+    # NVIDIA's names (Put, Get, ruleId), kept for rules that call them.
+    def Put(self, ruleId: str,  # noqa: N802,N803
+            message: dict[Any, Any]) -> None:
         self._messages.setdefault(ruleId, {}).update(message)
 
     def Get(self, ruleId: str) -> dict[Any, Any]:  # noqa: N802,N803
@@ -345,11 +297,13 @@ class IFrontend:
             msg_type, rest = MsgType(args[0]), args[1:]
         else:
             msg_type, rest = MsgType.NONE, args
-        if not 1 <= len(rest) <= 2 or not all(isinstance(s, str) for s in rest):
+        if not 1 <= len(rest) <= 2 \
+                or not all(isinstance(s, str) for s in rest):
             raise TypeError("message([type,] str[, name])")
         message_id = len(self._result.messages) + 1
-        self._result.messages.append(Message(
-            message_id, int(msg_type), rest[0], rest[1] if len(rest) > 1 else ""))
+        name = rest[1] if len(rest) > 1 else ""
+        self._result.messages.append(
+            Message(message_id, int(msg_type), rest[0], name))
         return message_id
 
     def speedup(self, message_id: int, type: int,  # noqa: A002
@@ -418,7 +372,8 @@ class IFrontend:
         self._result.tables.append(
             Table(message_id, list(header), columns, config))
 
-    def send_dict_to_children(self, dict: dict[str, float]) -> None:  # noqa: A002
+    def send_dict_to_children(self,
+                              dict: dict[str, float]) -> None:  # noqa: A002
         sent = self._sent.setdefault(self._result.identifier, {})
         for key, value in dict.items():
             sent[str(key)] = float(value)
@@ -458,7 +413,7 @@ class IContext(IBaseContext):
         return self.num_ranges()
 
     def __getitem__(self, key: Union[int, slice]) -> Any:
-        return _sequence_item(self, key, len(self), self.range_by_idx,
+        return sequence_item(self, key, len(self), self.range_by_idx,
                               "IContext")
 
     def __iter__(self) -> Iterator[IRange]:

@@ -89,7 +89,8 @@ class _Reader:
 
 @dataclass
 class _Elf:
-    sections: dict[str, tuple[int, int, int, int]]  # name -> off, size, link, info
+    # name -> offset, size, link, info
+    sections: dict[str, tuple[int, int, int, int]]
     symbols: list[tuple[str, int]]  # (name, size)
 
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import math
+import signal
 import sys
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence

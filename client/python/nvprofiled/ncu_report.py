@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 from nvprofiled import _ncu_report
 from nvprofiled._metrics import IMetric as _IMetricBase
 from nvprofiled._metrics import IMutableMetric
+from nvprofiled._sugar import ActionMethods, sequence_item
 
 __all__ = [
     "IAction", "IContext", "IMetric", "IMutableMetric", "INvtxDomainInfo",
@@ -201,7 +202,8 @@ class INvtxState:
 
 
 class RuleResultMessage:
-    def __init__(self, title: str, message: str, type: int) -> None:  # noqa: A002
+    def __init__(self, title: str, message: str,
+                 type: int) -> None:  # noqa: A002
         self.title = title
         self.message = message
         self.type = type
@@ -265,7 +267,7 @@ class IRuleResult:
         return f"<IRuleResult {self._identifier}>"
 
 
-class IAction(_ncu_report.Action):
+class IAction(_ncu_report.Action, ActionMethods):
     """One profile result (a kernel launch, or a range/cmdlist/graph)."""
 
     NameBase_FUNCTION = 0
@@ -320,62 +322,11 @@ class IAction(_ncu_report.Action):
             context.__dict__.setdefault("_pinned", {})[id(self)] = self
         return metric
 
-    def add_integer_metric(self, value_name: str, value_kind: int,
-                           value: int) -> IMutableMetric:
-        metric = self.add_metric(value_name)
-        metric.set_uint64(value_kind, value)
-        return metric
-
-    def add_double_metric(self, value_name: str, value_kind: int,
-                          value: float) -> IMutableMetric:
-        metric = self.add_metric(value_name)
-        metric.set_double(value_kind, value)
-        return metric
-
-    def add_string_metric(self, value_name: str, value_kind: int,
-                          value: str) -> IMutableMetric:
-        metric = self.add_metric(value_name)
-        metric.set_string(value_kind, value)
-        return metric
-
-    def __getitem__(self, key: str) -> IMetric:
-        if not isinstance(key, str):
-            raise TypeError("IAction metric keys must be strings, not "
-                            + type(key).__name__)
-        metric = self.metric_by_name(key)
-        if metric is None:
-            raise KeyError(f"no metric named '{key}'")
-        return metric
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.metric_names())
-
-    def __len__(self) -> int:
-        return len(self.metric_names())
-
-    def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and self.metric_by_name(key) is not None
-
-    def __str__(self) -> str:
-        return self.name()
-
     def __repr__(self) -> str:
         return f"<IAction {self.name()}>"
 
 
 _ncu_report._register(IAction, IMetric)
-
-
-def _sequence_item(owner: Any, key: Any, length: int, by_index: Any,
-                   what: str) -> Any:
-    if isinstance(key, int):
-        if key < -length or key >= length:
-            raise IndexError(f"{what} index out of range")
-        return by_index(key + length if key < 0 else key)
-    if isinstance(key, slice):
-        return tuple(owner[i] for i in range(*key.indices(length)))
-    raise TypeError(f"{what} indices must be integers or slices, not "
-                    + type(key).__name__)
 
 
 class IRange:
@@ -401,7 +352,7 @@ class IRange:
         return self.num_actions()
 
     def __getitem__(self, key: Union[int, slice]) -> Any:
-        return _sequence_item(self, key, len(self), self.action_by_idx,
+        return sequence_item(self, key, len(self), self.action_by_idx,
                               "IRange")
 
     def __iter__(self) -> Iterator[IAction]:
@@ -435,7 +386,7 @@ class IContext(_ncu_report.Report):
         return self.num_ranges()
 
     def __getitem__(self, key: Union[int, slice]) -> Any:
-        return _sequence_item(self, key, len(self), self.range_by_idx,
+        return sequence_item(self, key, len(self), self.range_by_idx,
                               "IContext")
 
     def __iter__(self) -> Iterator[IRange]:

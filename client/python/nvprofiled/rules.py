@@ -23,9 +23,9 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import signal
 import os
 import re
+import signal
 import sys
 import traceback
 import types
