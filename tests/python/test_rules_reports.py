@@ -104,6 +104,30 @@ class StoredRuleResultsTest(unittest.TestCase):
         self.check_2023("nvidia_example_sobelFloat_ncu2023.3.0.ncu-rep")
 
 
+class TemplatesTest(unittest.TestCase):
+    def test_templates_run_on_a_real_report(self) -> None:
+        templates = os.path.join(RULES, "RuleTemplates")
+        charts = os.path.join(CORPUS, "sections", "ncu-2024.1.1",
+                              "RuleTemplates")
+        ctx = ncu_report.load_report(os.path.join(
+            REPORTS, "armleth_report_ncu2024.2.1.ncu-rep"))
+        actions, errors = rules.run_report(ctx, [templates, charts],
+                                           all_sections=True)
+        # NVIDIA's nvanalysis (imported by one template) is not shipped.
+        self.assertEqual([os.path.basename(e.path) for e in errors],
+                         ["KernelInstanceBoundsAnalysis.py"])
+        [entry] = actions
+        self.assertEqual(sorted(r.identifier for r in entry.results),
+                         ["KernelInfo", "TemplateRule1", "TemplateRule2",
+                          "TemplateRuleSpeedup"])
+        self.assertEqual([r.error for r in entry.results if r.error], [])
+        by_id = {r.identifier: r for r in entry.results}
+        self.assertEqual(by_id["KernelInfo"].messages[0].text,
+                         "Kernel matrix_addition2D launch config: 3969x256")
+        self.assertEqual(by_id["TemplateRuleSpeedup"].messages[0].type,
+                         NvRules.MsgType.OPTIMIZATION)
+
+
 class CommandLineTest(unittest.TestCase):
     def run_cli(self, *args: str) -> subprocess.CompletedProcess:
         return subprocess.run(
