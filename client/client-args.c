@@ -115,6 +115,14 @@ static void help(void)
                "     --exe-dir-file=NAME  A file present in the executable's directory: the\n"
                "                         \"findfile\" feature\n"
                "\n"
+               "Options of report rules and report diff (--rules-dir, --rule, --action repeat):\n"
+               "     --rules-dir=DIR    rules: a folder of Nsight Compute rule files (.py); default\n"
+               "                         $NVPROFILED_RULES_PATH, else ~/.config/nvprofiled/rules\n"
+               "     --rule=ID          rules: apply only this rule (and its parent rules)\n"
+               "     --all-sections     rules: apply rules whose section is not in the report too\n"
+               "     --action=SPEC      diff: pair these actions (BASE_INDEX:INDEX, or a kernel\n"
+               "                         name); default: by kernel name and launch index\n"
+               "\n"
                "Environment:\n"
                "  DBUS_SYSTEM_BUS_ADDRESS, DBUS_SESSION_BUS_ADDRESS  the buses' addresses, as for every\n"
                "                         D-Bus client\n"
@@ -206,6 +214,10 @@ int parse_argv(int argc, char *argv[])
                 ARG_CSV,
                 ARG_PRINT_METRIC_INSTANCES,
                 ARG_LOCAL,
+                ARG_RULES_DIR,
+                ARG_RULE,
+                ARG_ALL_SECTIONS,
+                ARG_ACTION,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -226,6 +238,10 @@ int parse_argv(int argc, char *argv[])
                 { "csv", no_argument, NULL, ARG_CSV },
                 { "print-metric-instances", required_argument, NULL, ARG_PRINT_METRIC_INSTANCES },
                 { "local", no_argument, NULL, ARG_LOCAL },
+                { "rules-dir", required_argument, NULL, ARG_RULES_DIR },
+                { "rule", required_argument, NULL, ARG_RULE },
+                { "all-sections", no_argument, NULL, ARG_ALL_SECTIONS },
+                { "action", required_argument, NULL, ARG_ACTION },
                 { 0 },
         };
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
@@ -317,6 +333,21 @@ int parse_argv(int argc, char *argv[])
                 case ARG_LOCAL:
                         arg.local = true;
                         break;
+                case ARG_RULES_DIR:
+                        if (strv_extend(&arg.rules_dirs, optarg) < 0)
+                                return log_oom();
+                        break;
+                case ARG_RULE:
+                        if (strv_extend(&arg.rule_ids, optarg) < 0)
+                                return log_oom();
+                        break;
+                case ARG_ALL_SECTIONS:
+                        arg.all_sections = true;
+                        break;
+                case ARG_ACTION:
+                        if (strv_extend(&arg.actions, optarg) < 0)
+                                return log_oom();
+                        break;
                 case '?':
                         return usage_error("Unknown option, or an option without its argument: \"%s\"; see "
                                            "nvprofilectl --help.",
@@ -339,6 +370,9 @@ void client_options_done(ClientOptions *o)
         strv_free(o->dsos);
         strv_free(o->env);
         strv_free(o->exe_dir_files);
+        strv_free(o->rules_dirs);
+        strv_free(o->rule_ids);
+        strv_free(o->actions);
         *o = (ClientOptions){ .legend = true };
 }
 
@@ -347,6 +381,7 @@ typedef enum VerbFlags {
         VERB_HOME_OPTION = 1 << 1, /* takes --home */
         VERB_INTERVAL_OPTION = 1 << 2, /* takes --interval */
         VERB_LOCAL_OPTION = 1 << 3, /* takes --local */
+        VERB_REPORT_OPTIONS = 1 << 4, /* takes --rules-dir, --rule, --all-sections, --action */
 } VerbFlags;
 
 typedef struct Verb {
@@ -414,6 +449,13 @@ int dispatch_verb(int argc, char *argv[])
                 }
                 if (!(v->flags & VERB_HOME_OPTION) && arg.home) {
                         (void) usage_error("--home is an option of resolve, rules and profiles, not of %s.", v->name);
+                        return EXIT_USAGE;
+                }
+                if (!(v->flags & VERB_REPORT_OPTIONS) &&
+                                (arg.rules_dirs || arg.rule_ids || arg.all_sections || arg.actions)) {
+                        (void) usage_error("--rules-dir, --rule, --all-sections and --action are options of "
+                                           "report, not of %s.",
+                                        v->name);
                         return EXIT_USAGE;
                 }
                 if (!(v->flags & VERB_INTERVAL_OPTION) && arg.interval_usec > 0) {

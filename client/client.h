@@ -37,6 +37,9 @@ typedef struct ClientOptions {
         bool csv; /* report raw|details --csv */
         bool print_metric_instances; /* report raw --print-metric-instances=values */
         bool local; /* report --local: parse in this process, not in the daemon's worker */
+        /* report rules / report diff */
+        char **rules_dirs, **rule_ids, **actions;
+        bool all_sections;
 } ClientOptions;
 
 extern ClientOptions arg;

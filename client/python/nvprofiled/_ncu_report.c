@@ -1,0 +1,980 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* _ncu_report: the report model of daemon/nsight (report.h) as Python objects. nvprofiled/ncu_report.py
+ * subclasses Report, Action and Metric into NVIDIA's IContext / IAction / IMetric and registers the
+ * subclasses here (_register), so the objects this module hands out are those classes: one C call per
+ * method, no Python wrapper in between. Objects keep their report alive; the model is never copied. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ProfilerSection.pb-c.h"
+#include "metric-attrs.h"
+#include "report.h"
+
+typedef struct {
+        PyObject_HEAD NcuReport *report;
+} ReportObject;
+
+typedef struct {
+        PyObject_HEAD PyObject *owner; /* the ReportObject */
+        const NcuAction *action;
+} ActionObject;
+
+typedef struct {
+        PyObject_HEAD PyObject *owner; /* the ReportObject */
+        const NcuMetric *metric;
+        bool ids; /* a view whose instance values are the metric's correlation ids */
+} MetricObject;
+
+static PyTypeObject ReportType, ActionType, MetricType_;
+/* The Python subclasses objects are created as (ncu_report.py registers them). */
+static PyTypeObject *action_class = &ActionType, *metric_class = &MetricType_;
+
+/* ncu_report's IMetric.ValueKind numbering: UNKNOWN 0, ANY 1, STRING 2, FLOAT 3, DOUBLE 4, UINT32 5,
+ * UINT64 6; the model's has no ANY. */
+static long value_kind_number(NcuValueKind k)
+{
+        return k == NCU_VALUE_UNKNOWN ? 0 : (long) k + 1;
+}
+
+static PyObject *new_string(const char *s)
+{
+        if (!s)
+                Py_RETURN_NONE;
+        /* Reports are written by ncu in UTF-8; a stray byte must not make a metric unreadable. */
+        return PyUnicode_DecodeUTF8(s, (Py_ssize_t) strlen(s), "surrogateescape");
+}
+
+static PyObject *new_string_or_empty(const char *s)
+{
+        return new_string(s ? s : "");
+}
+
+static PyObject *value_to_python(const NcuValue *v)
+{
+        switch (v->kind) {
+        case NCU_VALUE_STRING:
+                return new_string(v->s);
+        case NCU_VALUE_FLOAT:
+                return PyFloat_FromDouble((double) v->f);
+        case NCU_VALUE_DOUBLE:
+                return PyFloat_FromDouble(v->d);
+        case NCU_VALUE_UINT32:
+                return PyLong_FromUnsignedLong(v->u32);
+        case NCU_VALUE_UINT64:
+                return PyLong_FromUnsignedLongLong(v->u64);
+        case NCU_VALUE_UNKNOWN:
+        case _NCU_VALUE_KIND_MAX:
+                break;
+        }
+        Py_RETURN_NONE;
+}
+
+/* ---- Metric ------------------------------------------------------------------------------------------ */
+
+static PyObject *metric_new(PyObject *owner, const NcuMetric *m, bool ids)
+{
+        MetricObject *o = (MetricObject *) metric_class->tp_alloc(metric_class, 0);
+        if (!o)
+                return NULL;
+        Py_INCREF(owner);
+        o->owner = owner;
+        o->metric = m;
+        o->ids = ids;
+        return (PyObject *) o;
+}
+
+static void metric_dealloc(MetricObject *o)
+{
+        Py_XDECREF(o->owner);
+        Py_TYPE(o)->tp_free((PyObject *) o);
+}
+
+/* The optional instance argument: SIZE_MAX for none (the aggregate value). */
+static int parse_instance(PyObject *args, size_t *ret)
+{
+        PyObject *instance = Py_None;
+        if (!PyArg_ParseTuple(args, "|O", &instance))
+                return -1;
+        if (instance == Py_None) {
+                *ret = SIZE_MAX;
+                return 0;
+        }
+        long long i = PyLong_AsLongLong(instance);
+        if (i == -1 && PyErr_Occurred())
+                return -1;
+        *ret = i < 0 ? SIZE_MAX - 1 : (size_t) i; /* negative: out of range, like NVIDIA's (unsigned) */
+        return 0;
+}
+
+/* The value an accessor reads: NULL when there is none. */
+static const NcuValue *metric_slot(const MetricObject *o, size_t instance)
+{
+        const NcuMetric *m = o->metric;
+        if (o->ids) {
+                if (instance == SIZE_MAX || instance >= m->n_instances)
+                        return NULL;
+                const NcuValue *v = &m->instances[instance].correlation_id;
+                return v->kind == NCU_VALUE_UNKNOWN ? NULL : v;
+        }
+        return ncu_metric_value(m, instance);
+}
+
+static PyObject *metric_name(MetricObject *o, PyObject *unused)
+{
+        return new_string(o->metric->name);
+}
+
+static PyObject *metric_kind(MetricObject *o, PyObject *args)
+{
+        size_t i;
+        if (parse_instance(args, &i) < 0)
+                return NULL;
+        /* A metric has one kind, instances included (ncu_report reads a double metric's uint64-stored
+         * instance as a double); an instance out of range has none. */
+        if (i != SIZE_MAX && i >= o->metric->n_instances)
+                return PyLong_FromLong(0);
+        if (!o->ids)
+                return PyLong_FromLong(value_kind_number(o->metric->kind));
+        const NcuValue *v = metric_slot(o, 0); /* the id view: the kind of its first id */
+        return PyLong_FromLong(v ? value_kind_number(v->kind) : 0);
+}
+
+static PyObject *metric_has_value(MetricObject *o, PyObject *args)
+{
+        size_t i;
+        if (parse_instance(args, &i) < 0)
+                return NULL;
+        return PyBool_FromLong(metric_slot(o, i) != NULL);
+}
+
+static PyObject *metric_as_double(MetricObject *o, PyObject *args)
+{
+        size_t i;
+        double d = 0;
+        if (parse_instance(args, &i) < 0)
+                return NULL;
+        const NcuValue *v = metric_slot(o, i);
+        if (!v || !ncu_value_as_double(v, &d))
+                d = 0;
+        return PyFloat_FromDouble(d);
+}
+
+static PyObject *metric_as_uint64(MetricObject *o, PyObject *args)
+{
+        size_t i;
+        uint64_t u = 0;
+        if (parse_instance(args, &i) < 0)
+                return NULL;
+        const NcuValue *v = metric_slot(o, i);
+        if (!v || !ncu_value_as_uint64(v, &u))
+                u = 0;
+        return PyLong_FromUnsignedLongLong(u);
+}
+
+static PyObject *metric_as_string(MetricObject *o, PyObject *args)
+{
+        size_t i;
+        if (parse_instance(args, &i) < 0)
+                return NULL;
+        const NcuValue *v = metric_slot(o, i);
+        return new_string(v ? ncu_value_as_string(v) : NULL);
+}
+
+/* IMetric.value(instance=None): the accessor the metric's kind calls for (as_double for double and float,
+ * as_uint64 for the integers, as_string for strings), None for no kind; in C because scripts call it for
+ * every value. */
+static PyObject *metric_value(MetricObject *o, PyObject *args)
+{
+        size_t i;
+        if (parse_instance(args, &i) < 0)
+                return NULL;
+        if (i != SIZE_MAX && i >= o->metric->n_instances)
+                Py_RETURN_NONE;
+        NcuValueKind kind = o->metric->kind;
+        if (o->ids) {
+                const NcuValue *first = metric_slot(o, 0);
+                kind = first ? first->kind : NCU_VALUE_UNKNOWN;
+        }
+        const NcuValue *v = metric_slot(o, i);
+        switch (kind) {
+        case NCU_VALUE_FLOAT:
+        case NCU_VALUE_DOUBLE: {
+                double d = 0;
+                if (!v || !ncu_value_as_double(v, &d))
+                        d = 0;
+                return PyFloat_FromDouble(d);
+        }
+        case NCU_VALUE_UINT32:
+        case NCU_VALUE_UINT64: {
+                uint64_t u = 0;
+                if (!v || !ncu_value_as_uint64(v, &u))
+                        u = 0;
+                return PyLong_FromUnsignedLongLong(u);
+        }
+        case NCU_VALUE_STRING:
+                return new_string(v ? ncu_value_as_string(v) : NULL);
+        case NCU_VALUE_UNKNOWN:
+        case _NCU_VALUE_KIND_MAX:
+                break;
+        }
+        Py_RETURN_NONE;
+}
+
+static PyObject *metric_num_instances(MetricObject *o, PyObject *unused)
+{
+        return PyLong_FromSize_t(o->metric->n_instances);
+}
+
+static PyObject *metric_has_correlation_ids(MetricObject *o, PyObject *unused)
+{
+        return PyBool_FromLong(!o->ids && o->metric->has_correlation_ids);
+}
+
+static PyObject *metric_correlation_ids(MetricObject *o, PyObject *unused)
+{
+        if (o->ids || !o->metric->has_correlation_ids)
+                Py_RETURN_NONE;
+        return metric_new(o->owner, o->metric, true);
+}
+
+static void metric_attrs(const MetricObject *o, MetricAttrs *ret)
+{
+        const NcuMetric *m = o->metric;
+        const NcuValue *v = m->has_value ? &m->value : m->n_instances > 0 ? &m->instances[0].value : NULL;
+        bool floating = v && (v->kind == NCU_VALUE_DOUBLE || v->kind == NCU_VALUE_FLOAT);
+        metric_attrs_derive(m->name, floating, NULL, ret);
+}
+
+static PyObject *metric_metric_type(MetricObject *o, PyObject *unused)
+{
+        MetricAttrs a;
+        metric_attrs(o, &a);
+        return PyLong_FromLong(a.type);
+}
+
+static PyObject *metric_metric_subtype(MetricObject *o, PyObject *unused)
+{
+        MetricAttrs a;
+        metric_attrs(o, &a);
+        return PyLong_FromLong(a.subtype);
+}
+
+static PyObject *metric_rollup_operation(MetricObject *o, PyObject *unused)
+{
+        MetricAttrs a;
+        metric_attrs(o, &a);
+        return PyLong_FromLong(a.rollup);
+}
+
+static PyObject *metric_unit(MetricObject *o, PyObject *unused)
+{
+        MetricAttrs a;
+        metric_attrs(o, &a);
+        return new_string(a.unit);
+}
+
+/* Everything the oracle dump records of a metric, in one call: (kind, type, subtype, rollup, unit,
+ * has_value, value, instances) with instances a tuple of values or of (id, value) pairs. Names of the
+ * type/subtype/rollup as ncu_report spells them (None where it has none). */
+static PyObject *metric_describe(MetricObject *o, PyObject *unused)
+{
+        const NcuMetric *m = o->metric;
+        MetricAttrs a;
+        metric_attrs(o, &a);
+
+        PyObject *instances = PyTuple_New((Py_ssize_t) m->n_instances);
+        if (!instances)
+                return NULL;
+        for (size_t i = 0; i < m->n_instances; i++) {
+                const NcuInstance *in = &m->instances[i];
+                PyObject *item;
+                if (in->correlation_id.kind != NCU_VALUE_UNKNOWN)
+                        item = Py_BuildValue("(NN)", value_to_python(&in->correlation_id), value_to_python(&in->value));
+                else
+                        item = value_to_python(&in->value);
+                if (!item) {
+                        Py_DECREF(instances);
+                        return NULL;
+                }
+                PyTuple_SET_ITEM(instances, (Py_ssize_t) i, item);
+        }
+        return Py_BuildValue("(sNNNNNNN)", ncu_value_kind_to_string(m->kind), new_string(metric_type_to_string(a.type)),
+                        new_string(metric_subtype_to_string(a.subtype)), new_string(metric_rollup_to_string(a.rollup)),
+                        new_string(a.unit), PyBool_FromLong(m->has_value),
+                        m->has_value ? value_to_python(&m->value) : Py_NewRef(Py_None), instances);
+}
+
+static PyMethodDef metric_methods[] = {
+        { "name", (PyCFunction) metric_name, METH_NOARGS, "The metric's name." },
+        { "kind", (PyCFunction) metric_kind, METH_VARARGS, "kind(instance=None): the value kind." },
+        { "has_value", (PyCFunction) metric_has_value, METH_VARARGS, "has_value(instance=None)." },
+        { "as_double", (PyCFunction) metric_as_double, METH_VARARGS, "as_double(instance=None); 0 on failure." },
+        { "as_uint64", (PyCFunction) metric_as_uint64, METH_VARARGS, "as_uint64(instance=None); 0 on failure." },
+        { "as_string", (PyCFunction) metric_as_string, METH_VARARGS, "as_string(instance=None); None on failure." },
+        { "value", (PyCFunction) metric_value, METH_VARARGS,
+                        "value(instance=None): the value as its kind reads (float, int, str), or None." },
+        { "num_instances", (PyCFunction) metric_num_instances, METH_NOARGS, "Number of instance values." },
+        { "has_correlation_ids", (PyCFunction) metric_has_correlation_ids, METH_NOARGS, NULL },
+        { "correlation_ids", (PyCFunction) metric_correlation_ids, METH_NOARGS,
+                        "A metric whose instance values are the correlation ids, or None." },
+        { "metric_type", (PyCFunction) metric_metric_type, METH_NOARGS, NULL },
+        { "metric_subtype", (PyCFunction) metric_metric_subtype, METH_NOARGS, NULL },
+        { "rollup_operation", (PyCFunction) metric_rollup_operation, METH_NOARGS, NULL },
+        { "unit", (PyCFunction) metric_unit, METH_NOARGS, NULL },
+        { "_describe", (PyCFunction) metric_describe, METH_NOARGS, NULL },
+        { NULL },
+};
+
+static PyTypeObject MetricType_ = {
+        PyVarObject_HEAD_INIT(NULL, 0).tp_name = "nvprofiled._ncu_report.Metric",
+        .tp_basicsize = sizeof(MetricObject),
+        .tp_dealloc = (destructor) metric_dealloc,
+        .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+        .tp_doc = "A metric of an action (see nvprofiled.ncu_report.IMetric).",
+        .tp_methods = metric_methods,
+};
+
+/* ---- Action ------------------------------------------------------------------------------------------ */
+
+static PyObject *action_new(PyObject *owner, const NcuAction *a)
+{
+        ActionObject *o = (ActionObject *) action_class->tp_alloc(action_class, 0);
+        if (!o)
+                return NULL;
+        Py_INCREF(owner);
+        o->owner = owner;
+        o->action = a;
+        return (PyObject *) o;
+}
+
+/* IContext keeps its actions (so that metrics added to one stay) and each action keeps its report: a cycle
+ * the collector must see through, or no report that handed out an action would ever be freed. Python breaks
+ * it by clearing the context's __dict__ (the subclass's tp_clear); an action itself never lets go of its
+ * report while it can be reached, hence no tp_clear here. */
+static int action_traverse(ActionObject *o, visitproc visit, void *arg)
+{
+        Py_VISIT(o->owner);
+        return 0;
+}
+
+static void action_dealloc(ActionObject *o)
+{
+        PyObject_GC_UnTrack(o);
+        Py_CLEAR(o->owner);
+        Py_TYPE(o)->tp_free((PyObject *) o);
+}
+
+static PyObject *action_name(ActionObject *o, PyObject *args)
+{
+        int base = NCU_NAME_FUNCTION;
+        if (!PyArg_ParseTuple(args, "|i", &base))
+                return NULL;
+        if (base < 0 || base >= _NCU_NAME_BASE_MAX) {
+                PyErr_SetString(PyExc_ValueError, "unknown name base");
+                return NULL;
+        }
+        return new_string_or_empty(ncu_action_name(o->action, (NcuNameBase) base));
+}
+
+static PyObject *action_workload_type(ActionObject *o, PyObject *unused)
+{
+        return PyLong_FromLong(o->action->workload_type);
+}
+
+static PyObject *action_metric_by_name(ActionObject *o, PyObject *arg)
+{
+        const char *name = PyUnicode_AsUTF8(arg);
+        if (!name)
+                return NULL;
+        const NcuMetric *m = ncu_action_metric_by_name(o->action, name);
+        if (!m)
+                Py_RETURN_NONE;
+        return metric_new(o->owner, m, false);
+}
+
+static PyObject *action_metric_names(ActionObject *o, PyObject *unused)
+{
+        const NcuAction *a = o->action;
+        PyObject *t = PyTuple_New((Py_ssize_t) a->n_unique_metrics);
+        if (!t)
+                return NULL;
+        for (size_t i = 0; i < a->n_unique_metrics; i++) {
+                PyObject *s = new_string(a->metrics_by_name[i]->name);
+                if (!s) {
+                        Py_DECREF(t);
+                        return NULL;
+                }
+                PyTuple_SET_ITEM(t, (Py_ssize_t) i, s);
+        }
+        return t;
+}
+
+/* The metric names in file order (where ncu appends what rules added at profile time). */
+static PyObject *action_metric_names_in_file_order(ActionObject *o, PyObject *unused)
+{
+        const NcuAction *a = o->action;
+        PyObject *t = PyTuple_New((Py_ssize_t) a->n_metrics);
+        if (!t)
+                return NULL;
+        for (size_t i = 0; i < a->n_metrics; i++) {
+                PyObject *s = new_string(a->metrics[i].name);
+                if (!s) {
+                        Py_DECREF(t);
+                        return NULL;
+                }
+                PyTuple_SET_ITEM(t, (Py_ssize_t) i, s);
+        }
+        return t;
+}
+
+static PyObject *action_section_identifiers(ActionObject *o, PyObject *unused)
+{
+        const NcuAction *a = o->action;
+        PyObject *t = PyTuple_New((Py_ssize_t) a->n_sections);
+        if (!t)
+                return NULL;
+        for (size_t i = 0; i < a->n_sections; i++) {
+                PyObject *s = new_string_or_empty(a->sections[i].identifier);
+                if (!s) {
+                        Py_DECREF(t);
+                        return NULL;
+                }
+                PyTuple_SET_ITEM(t, (Py_ssize_t) i, s);
+        }
+        return t;
+}
+
+static PyObject *action_source_files(ActionObject *o, PyObject *unused)
+{
+        PyObject *d = PyDict_New();
+        const NcuSource *src = o->action->source;
+        if (!d || !src)
+                return d;
+        for (size_t i = 0; i < src->n_files; i++) {
+                if (!src->files[i].file_name)
+                        continue;
+                PyObject *content = new_string_or_empty(src->files[i].content);
+                if (!content || PyDict_SetItemString(d, src->files[i].file_name, content) < 0) {
+                        Py_XDECREF(content);
+                        Py_DECREF(d);
+                        return NULL;
+                }
+                Py_DECREF(content);
+        }
+        return d;
+}
+
+/* The cubin of the action's source (bytes), or None; ncu_report.py reads its line table. */
+static PyObject *action_cubin(ActionObject *o, PyObject *unused)
+{
+        const NcuSource *src = o->action->source;
+        if (!src || !src->binary)
+                Py_RETURN_NONE;
+        return PyBytes_FromStringAndSize((const char *) src->binary, (Py_ssize_t) src->binary_size);
+}
+
+/* Where the cubin's functions were loaded: ((symbol name, address), ...) from RelocationData. */
+static PyObject *action_functions(ActionObject *o, PyObject *unused)
+{
+        const NcuSource *src = o->action->source;
+        if (!src)
+                return PyTuple_New(0);
+        PyObject *t = PyTuple_New((Py_ssize_t) src->n_functions);
+        if (!t)
+                return NULL;
+        for (size_t i = 0; i < src->n_functions; i++) {
+                const NcuRelocationSymbol *f = &src->functions[i];
+                PyObject *item = Py_BuildValue("(NN)", new_string_or_empty(f->symbol_name),
+                                f->has_address ? PyLong_FromUnsignedLongLong(f->address) : Py_NewRef(Py_None));
+                if (!item) {
+                        Py_DECREF(t);
+                        return NULL;
+                }
+                PyTuple_SET_ITEM(t, (Py_ssize_t) i, item);
+        }
+        return t;
+}
+
+static PyObject *rule_result_to_python(const NcuRuleResult *r)
+{
+        PyObject *messages = PyList_New(0), *focus = PyList_New(0), *speedups = PyList_New(0), *markers = PyList_New(0),
+                 *proposals = PyList_New(0);
+        if (!messages || !focus || !speedups || !markers || !proposals)
+                goto fail;
+        for (size_t i = 0; i < r->n_messages; i++) {
+                const NcuRuleMessage *m = &r->messages[i];
+                PyObject *item = Py_BuildValue("(NIiN)", new_string_or_empty(m->text), m->type, m->has_id ? m->id : -1,
+                                new_string(m->name));
+                if (!item || PyList_Append(messages, item) < 0)
+                        goto fail_item;
+                Py_DECREF(item);
+                continue;
+        fail_item:
+                Py_XDECREF(item);
+                goto fail;
+        }
+        for (size_t i = 0; i < r->n_focus_metrics; i++) {
+                const NcuFocusMetric *f = &r->focus_metrics[i];
+                PyObject *item = Py_BuildValue("(iNdIN)", f->has_message_id ? f->message_id : -1,
+                                new_string_or_empty(f->metric_name), f->has_value ? f->value : 0.0, f->severity,
+                                new_string_or_empty(f->info));
+                if (!item || PyList_Append(focus, item) < 0) {
+                        Py_XDECREF(item);
+                        goto fail;
+                }
+                Py_DECREF(item);
+        }
+        for (size_t i = 0; i < r->n_speedups; i++) {
+                const NcuSpeedup *s = &r->speedups[i];
+                PyObject *item = Py_BuildValue(
+                                "(IN)", s->type, s->has_value ? PyFloat_FromDouble(s->value) : Py_NewRef(Py_None));
+                if (!item || PyList_Append(speedups, item) < 0) {
+                        Py_XDECREF(item);
+                        goto fail;
+                }
+                Py_DECREF(item);
+        }
+        for (size_t i = 0; i < r->n_source_markers; i++) {
+                const NcuSourceMarker *s = &r->source_markers[i];
+                PyObject *item = Py_BuildValue("(INNNIN)", s->kind,
+                                s->has_address ? PyLong_FromUnsignedLongLong(s->address) : Py_NewRef(Py_None),
+                                s->has_line ? PyLong_FromUnsignedLong(s->line) : Py_NewRef(Py_None),
+                                new_string_or_empty(s->tooltip), s->type, new_string_or_empty(s->file_name));
+                if (!item || PyList_Append(markers, item) < 0) {
+                        Py_XDECREF(item);
+                        goto fail;
+                }
+                Py_DECREF(item);
+        }
+        for (size_t i = 0; i < r->n_proposals; i++) {
+                PyObject *item = new_string_or_empty(r->proposals[i]);
+                if (!item || PyList_Append(proposals, item) < 0) {
+                        Py_XDECREF(item);
+                        goto fail;
+                }
+                Py_DECREF(item);
+        }
+        return Py_BuildValue("(NNNNNNNN)", new_string_or_empty(r->identifier), new_string_or_empty(r->display_name),
+                        new_string(r->section_identifier), messages, focus, speedups, markers, proposals);
+fail:
+        Py_XDECREF(messages);
+        Py_XDECREF(focus);
+        Py_XDECREF(speedups);
+        Py_XDECREF(markers);
+        Py_XDECREF(proposals);
+        return NULL;
+}
+
+/* The rule results stored in the report: (identifier, display name, section, messages (text, type, id,
+ * title), focus metrics (message id, name, value, severity, info), speedups (type, value), source markers
+ * (kind, address, line, tooltip, type, file name), proposals), with the file's enum numbers. */
+static PyObject *action_stored_rule_results(ActionObject *o, PyObject *unused)
+{
+        const NcuAction *a = o->action;
+        PyObject *l = PyList_New((Py_ssize_t) a->n_rule_results);
+        if (!l)
+                return NULL;
+        for (size_t i = 0; i < a->n_rule_results; i++) {
+                PyObject *item = rule_result_to_python(&a->rule_results[i]);
+                if (!item) {
+                        Py_DECREF(l);
+                        return NULL;
+                }
+                PyList_SET_ITEM(l, (Py_ssize_t) i, item);
+        }
+        return l;
+}
+
+static PyObject *nvtx_range_to_python(const NcuNvtxRange *r)
+{
+        return Py_BuildValue("(NOIIIKdNN)", new_string_or_empty(r->name), r->has_attributes ? Py_True : Py_False,
+                        r->category, r->color, r->payload_type, (unsigned long long) r->payload_u64, r->payload_double,
+                        new_string_or_empty(r->payload_string), new_string_or_empty(r->message));
+}
+
+static PyObject *nvtx_ranges_to_python(const NcuNvtxRange *ranges, size_t n)
+{
+        PyObject *t = PyTuple_New((Py_ssize_t) n);
+        if (!t)
+                return NULL;
+        for (size_t i = 0; i < n; i++) {
+                PyObject *item = nvtx_range_to_python(&ranges[i]);
+                if (!item) {
+                        Py_DECREF(t);
+                        return NULL;
+                }
+                PyTuple_SET_ITEM(t, (Py_ssize_t) i, item);
+        }
+        return t;
+}
+
+/* The action's NVTX state: ((domain id, name, push/pop ranges, start/end ranges), ...), each range
+ * (name, has_attributes, category, color, payload type, payload bits, payload double, payload string,
+ * message); None without NVTX state. */
+static PyObject *action_nvtx(ActionObject *o, PyObject *unused)
+{
+        const NcuNvtxState *s = o->action->nvtx;
+        if (!s)
+                Py_RETURN_NONE;
+        PyObject *t = PyTuple_New((Py_ssize_t) s->n_domains);
+        if (!t)
+                return NULL;
+        for (size_t i = 0; i < s->n_domains; i++) {
+                const NcuNvtxDomain *d = &s->domains[i];
+                PyObject *item = Py_BuildValue("(KNNN)", (unsigned long long) d->id, new_string_or_empty(d->name),
+                                nvtx_ranges_to_python(d->push_pop, d->n_push_pop),
+                                nvtx_ranges_to_python(d->start_end, d->n_start_end));
+                if (!item) {
+                        Py_DECREF(t);
+                        return NULL;
+                }
+                PyTuple_SET_ITEM(t, (Py_ssize_t) i, item);
+        }
+        return t;
+}
+
+/* Adds the metric names a section lists (every ProfilerSectionMetric at any depth: header, body items,
+ * tables, charts, and their options) to the set. Depth is bounded by the unpacked message itself. */
+static int collect_section_metrics(const ProtobufCMessage *m, PyObject *names, unsigned depth)
+{
+        const ProtobufCMessageDescriptor *d = m->descriptor;
+        if (depth > 64)
+                return 0;
+        if (d == &nv__profiler__profiler_section_metric__descriptor ||
+                        d == &nv__profiler__profiler_section_metric_option__descriptor) {
+                /* Name is field 1 of both, a required string. */
+                const char *name = d == &nv__profiler__profiler_section_metric__descriptor
+                                ? ((const NV__Profiler__ProfilerSectionMetric *) m)->name
+                                : ((const NV__Profiler__ProfilerSectionMetricOption *) m)->name;
+                if (name && name[0] != '\0') {
+                        PyObject *s = new_string(name);
+                        if (!s || PySet_Add(names, s) < 0) {
+                                Py_XDECREF(s);
+                                return -1;
+                        }
+                        Py_DECREF(s);
+                }
+        }
+        for (unsigned i = 0; i < d->n_fields; i++) {
+                const ProtobufCFieldDescriptor *f = &d->fields[i];
+                const uint8_t *base = (const uint8_t *) m;
+                if (f->type != PROTOBUF_C_TYPE_MESSAGE)
+                        continue;
+                if (f->label == PROTOBUF_C_LABEL_REPEATED) {
+                        size_t n = *(const size_t *) (base + f->quantifier_offset);
+                        ProtobufCMessage *const *items = *(ProtobufCMessage *const *const *) (base + f->offset);
+                        for (size_t j = 0; j < n; j++)
+                                if (items[j] && collect_section_metrics(items[j], names, depth + 1) < 0)
+                                        return -1;
+                } else {
+                        const ProtobufCMessage *sub = *(const ProtobufCMessage *const *) (base + f->offset);
+                        if (sub && collect_section_metrics(sub, names, depth + 1) < 0)
+                                return -1;
+                }
+        }
+        return 0;
+}
+
+/* The sections embedded in the result, in file order: ((identifier, display name, metric names), ...). A
+ * section that does not unpack lists no metrics. */
+static PyObject *action_sections(ActionObject *o, PyObject *unused)
+{
+        const NcuAction *a = o->action;
+        PyObject *t = PyTuple_New((Py_ssize_t) a->n_sections);
+        if (!t)
+                return NULL;
+        for (size_t i = 0; i < a->n_sections; i++) {
+                const NcuEmbeddedSection *sec = &a->sections[i];
+                PyObject *names = PySet_New(NULL);
+                if (!names) {
+                        Py_DECREF(t);
+                        return NULL;
+                }
+                ProtobufCMessage *m = protobuf_c_message_unpack(
+                                &nv__profiler__profiler_section__descriptor, NULL, sec->size, sec->data);
+                int r = m ? collect_section_metrics(m, names, 0) : 0;
+                if (m)
+                        protobuf_c_message_free_unpacked(m, NULL);
+                PyObject *sorted = r < 0 ? NULL : PySequence_List(names);
+                Py_DECREF(names);
+                if (!sorted || PyList_Sort(sorted) < 0) {
+                        Py_XDECREF(sorted);
+                        Py_DECREF(t);
+                        return NULL;
+                }
+                PyObject *item = Py_BuildValue("(NNN)", new_string_or_empty(sec->identifier),
+                                new_string_or_empty(sec->display_name), PyList_AsTuple(sorted));
+                Py_DECREF(sorted);
+                if (!item) {
+                        Py_DECREF(t);
+                        return NULL;
+                }
+                PyTuple_SET_ITEM(t, (Py_ssize_t) i, item);
+        }
+        return t;
+}
+
+static PyMethodDef action_methods[] = {
+        { "name", (PyCFunction) action_name, METH_VARARGS, "name(base=NameBase_FUNCTION)." },
+        { "workload_type", (PyCFunction) action_workload_type, METH_NOARGS, NULL },
+        { "metric_by_name", (PyCFunction) action_metric_by_name, METH_O, "The metric of that name, or None." },
+        { "metric_names", (PyCFunction) action_metric_names, METH_NOARGS, "The metric names, sorted." },
+        { "source_files", (PyCFunction) action_source_files, METH_NOARGS, "{file name: content}." },
+        { "section_identifiers", (PyCFunction) action_section_identifiers, METH_NOARGS,
+                        "Identifiers of the sections embedded in the result." },
+        { "_metric_names_in_file_order", (PyCFunction) action_metric_names_in_file_order, METH_NOARGS, NULL },
+        { "_cubin", (PyCFunction) action_cubin, METH_NOARGS, NULL },
+        { "_functions", (PyCFunction) action_functions, METH_NOARGS, NULL },
+        { "_sections", (PyCFunction) action_sections, METH_NOARGS, NULL },
+        { "_stored_rule_results", (PyCFunction) action_stored_rule_results, METH_NOARGS, NULL },
+        { "_nvtx", (PyCFunction) action_nvtx, METH_NOARGS, NULL },
+        { NULL },
+};
+
+static PyTypeObject ActionType = {
+        PyVarObject_HEAD_INIT(NULL, 0).tp_name = "nvprofiled._ncu_report.Action",
+        .tp_basicsize = sizeof(ActionObject),
+        .tp_dealloc = (destructor) action_dealloc,
+        .tp_traverse = (traverseproc) action_traverse,
+        .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+        .tp_doc = "A profile result (see nvprofiled.ncu_report.IAction).",
+        .tp_methods = action_methods,
+};
+
+/* ---- Report ------------------------------------------------------------------------------------------ */
+
+static void report_dealloc(ReportObject *o)
+{
+        ncu_report_free(o->report);
+        Py_TYPE(o)->tp_free((PyObject *) o);
+}
+
+static PyObject *report_num_ranges(ReportObject *o, PyObject *unused)
+{
+        return PyLong_FromSize_t(o->report->n_ranges);
+}
+
+static PyObject *report_num_actions(ReportObject *o, PyObject *args)
+{
+        Py_ssize_t range;
+        if (!PyArg_ParseTuple(args, "n", &range))
+                return NULL;
+        if (range < 0 || (size_t) range >= o->report->n_ranges)
+                return PyLong_FromLong(0);
+        return PyLong_FromSize_t(o->report->ranges[range].n_actions);
+}
+
+static PyObject *report_action(ReportObject *o, PyObject *args)
+{
+        Py_ssize_t range, action;
+        if (!PyArg_ParseTuple(args, "nn", &range, &action))
+                return NULL;
+        if (range < 0 || action < 0)
+                Py_RETURN_NONE;
+        const NcuAction *a = ncu_report_action(o->report, (size_t) range, (size_t) action);
+        if (!a)
+                Py_RETURN_NONE;
+        return action_new((PyObject *) o, a);
+}
+
+static char **strings_from_sequence(PyObject *seq, size_t *ret_n)
+{
+        PyObject *fast = PySequence_Fast(seq, "NVTX expressions must be a sequence of strings");
+        if (!fast)
+                return NULL;
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+        char **strv = PyMem_Calloc((size_t) n + 1, sizeof(char *));
+        if (!strv) {
+                Py_DECREF(fast);
+                PyErr_NoMemory();
+                return NULL;
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+                const char *s = PyUnicode_AsUTF8(PySequence_Fast_GET_ITEM(fast, i));
+                if (!s) {
+                        PyMem_Free(strv);
+                        Py_DECREF(fast);
+                        return NULL;
+                }
+                strv[i] = (char *) s; /* borrowed from the string, kept alive by fast (callers hold seq) */
+        }
+        Py_DECREF(fast);
+        *ret_n = (size_t) n;
+        return strv;
+}
+
+static PyObject *report_actions_by_nvtx(ReportObject *o, PyObject *args)
+{
+        Py_ssize_t range;
+        PyObject *includes, *excludes, *result = NULL;
+        size_t n_in = 0, n_ex = 0, *indices = NULL;
+        char **in = NULL, **ex = NULL;
+
+        if (!PyArg_ParseTuple(args, "nOO", &range, &includes, &excludes))
+                return NULL;
+        if (range < 0 || (size_t) range >= o->report->n_ranges)
+                return PyTuple_New(0);
+        /* Keep the arguments as lists so the UTF-8 buffers borrowed above stay alive. */
+        PyObject *in_list = PySequence_List(includes), *ex_list = in_list ? PySequence_List(excludes) : NULL;
+        if (!in_list || !ex_list)
+                goto finish;
+        in = strings_from_sequence(in_list, &n_in);
+        ex = in ? strings_from_sequence(ex_list, &n_ex) : NULL;
+        if (!in || !ex)
+                goto finish;
+        int n = ncu_range_actions_by_nvtx(&o->report->ranges[range], in, n_in, ex, n_ex, &indices);
+        if (n == -EINVAL) {
+                PyErr_SetString(PyExc_ValueError, "malformed NVTX expression");
+                goto finish;
+        }
+        if (n == -EOPNOTSUPP) {
+                PyErr_SetString(PyExc_NotImplementedError, "the reader cannot select actions by NVTX state");
+                goto finish;
+        }
+        if (n < 0) {
+                errno = -n;
+                PyErr_SetFromErrno(PyExc_OSError);
+                goto finish;
+        }
+        result = PyTuple_New(n);
+        for (int i = 0; result && i < n; i++) {
+                PyObject *v = PyLong_FromSize_t(indices[i]);
+                if (!v) {
+                        Py_CLEAR(result);
+                        break;
+                }
+                PyTuple_SET_ITEM(result, i, v);
+        }
+finish:
+        free(indices);
+        PyMem_Free(in);
+        PyMem_Free(ex);
+        Py_XDECREF(in_list);
+        Py_XDECREF(ex_list);
+        return result;
+}
+
+static PyObject *report_memory(ReportObject *o, PyObject *unused)
+{
+        return PyLong_FromSize_t(o->report->memory);
+}
+
+static PyMethodDef report_methods[] = {
+        { "num_ranges", (PyCFunction) report_num_ranges, METH_NOARGS, NULL },
+        { "_num_actions", (PyCFunction) report_num_actions, METH_VARARGS, NULL },
+        { "_action", (PyCFunction) report_action, METH_VARARGS, NULL },
+        { "_actions_by_nvtx", (PyCFunction) report_actions_by_nvtx, METH_VARARGS, NULL },
+        { "_memory", (PyCFunction) report_memory, METH_NOARGS, NULL },
+        { NULL },
+};
+
+static PyTypeObject ReportType = {
+        PyVarObject_HEAD_INIT(NULL, 0).tp_name = "nvprofiled._ncu_report.Report",
+        .tp_basicsize = sizeof(ReportObject),
+        .tp_dealloc = (destructor) report_dealloc,
+        .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+        .tp_doc = "A loaded report (see nvprofiled.ncu_report.IContext).",
+        .tp_methods = report_methods,
+};
+
+/* ---- Module ------------------------------------------------------------------------------------------ */
+
+/* load(fd, cls): reads the report from fd (not closed) and returns it as an instance of cls, a subclass of
+ * Report. Errors: OSError for a read error, ValueError (with the byte offset) for a bad file. */
+static PyObject *module_load(PyObject *self, PyObject *args)
+{
+        int fd;
+        PyTypeObject *cls = &ReportType;
+        if (!PyArg_ParseTuple(args, "i|O!", &fd, &PyType_Type, &cls))
+                return NULL;
+        if (!PyType_IsSubtype(cls, &ReportType)) {
+                PyErr_SetString(PyExc_TypeError, "cls must be a subclass of Report");
+                return NULL;
+        }
+        NcuReport *report = NULL;
+        NcuReportError error = { 0 };
+        int r;
+        Py_BEGIN_ALLOW_THREADS r = ncu_report_load_fd(fd, NULL, &report, &error);
+        Py_END_ALLOW_THREADS if (r < 0)
+        {
+                if (r == -EBADMSG || r == -EPROTONOSUPPORT || r == -E2BIG)
+                        PyErr_Format(PyExc_ValueError, "byte %llu: %s", (unsigned long long) error.offset,
+                                        error.message);
+                else {
+                        errno = -r;
+                        PyErr_SetFromErrno(PyExc_OSError);
+                }
+                return NULL;
+        }
+        ReportObject *o = (ReportObject *) cls->tp_alloc(cls, 0);
+        if (!o) {
+                ncu_report_free(report);
+                return NULL;
+        }
+        o->report = report;
+        return (PyObject *) o;
+}
+
+/* _register(action_class, metric_class): the classes actions and metrics are created as. */
+static PyObject *module_register(PyObject *self, PyObject *args)
+{
+        PyTypeObject *a, *m;
+        if (!PyArg_ParseTuple(args, "O!O!", &PyType_Type, &a, &PyType_Type, &m))
+                return NULL;
+        if (!PyType_IsSubtype(a, &ActionType) || !PyType_IsSubtype(m, &MetricType_)) {
+                PyErr_SetString(PyExc_TypeError, "classes must derive from Action and Metric");
+                return NULL;
+        }
+        Py_INCREF(a);
+        Py_INCREF(m);
+        action_class = a;
+        metric_class = m;
+        Py_RETURN_NONE;
+}
+
+static PyObject *module_double_repr(PyObject *self, PyObject *arg)
+{
+        char buf[NCU_DOUBLE_REPR_MAX];
+        double d = PyFloat_AsDouble(arg);
+        if (d == -1.0 && PyErr_Occurred())
+                return NULL;
+        return PyUnicode_FromString(ncu_format_double_repr(d, buf));
+}
+
+static PyMethodDef module_methods[] = {
+        { "load", module_load, METH_VARARGS, "load(fd, cls=Report): read a report from a file descriptor." },
+        { "_register", module_register, METH_VARARGS, NULL },
+        { "_double_repr", module_double_repr, METH_O, NULL },
+        { NULL },
+};
+
+static struct PyModuleDef module_def = {
+        PyModuleDef_HEAD_INIT,
+        .m_name = "nvprofiled._ncu_report",
+        .m_doc = "nvprofiled's .ncu-rep reader as Python objects (use nvprofiled.ncu_report).",
+        .m_size = -1,
+        .m_methods = module_methods,
+};
+
+PyMODINIT_FUNC PyInit__ncu_report(void);
+PyMODINIT_FUNC PyInit__ncu_report(void)
+{
+        if (PyType_Ready(&ReportType) < 0 || PyType_Ready(&ActionType) < 0 || PyType_Ready(&MetricType_) < 0)
+                return NULL;
+        PyObject *m = PyModule_Create(&module_def);
+        if (!m)
+                return NULL;
+        if (PyModule_AddObjectRef(m, "Report", (PyObject *) &ReportType) < 0 ||
+                        PyModule_AddObjectRef(m, "Action", (PyObject *) &ActionType) < 0 ||
+                        PyModule_AddObjectRef(m, "Metric", (PyObject *) &MetricType_) < 0) {
+                Py_DECREF(m);
+                return NULL;
+        }
+        return m;
+}

@@ -1,0 +1,429 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""A drop-in for NVIDIA's ``ncu_report`` module over nvprofiled's reader.
+
+    import nvprofiled.ncu_report as ncu_report
+    ctx = ncu_report.load_report("profile.ncu-rep")
+    for rng in ctx:
+        for action in rng:
+            print(action.name(), action["gpu__time_duration.sum"].value())
+
+Same classes, method names, arguments, enum constants, return values and
+failure conventions as NVIDIA's module: ``as_double``/``as_uint64`` return 0
+and ``as_string`` None when a value cannot be cast, ``metric_by_name``
+returns None and ``IAction[name]`` raises KeyError for a missing metric,
+``range_by_idx``/``action_by_idx`` return None out of range.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import weakref
+# typing costs an import at run time; the annotations are strings.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO, Any, Iterable, Iterator, Optional, Union
+
+from nvprofiled import _ncu_report
+from nvprofiled._metrics import IMetric as _IMetricBase
+from nvprofiled._metrics import IMutableMetric
+from nvprofiled._sugar import ActionMethods, sequence_item
+
+__all__ = [
+    "IAction", "IContext", "IMetric", "IMutableMetric", "INvtxDomainInfo",
+    "INvtxRange", "INvtxState", "IRange", "IRuleResult", "ISourceInfo",
+    "load_report",
+]
+
+
+class IMetric(_ncu_report.Metric, _IMetricBase):
+    """A metric of an action: a value, instance values, or both."""
+
+    def metric_type_using_None(self) -> Optional[int]:  # noqa: N802
+        return self.metric_type()
+
+    def metric_subtype_using_None(self) -> Optional[int]:  # noqa: N802
+        subtype = self.metric_subtype()
+        return None if subtype == self.MetricSubtype_NONE else subtype
+
+    def rollup_operation_using_None(self) -> Optional[int]:  # noqa: N802
+        rollup = self.rollup_operation()
+        return None if rollup == self.RollupOperation_NONE else rollup
+
+    def description(self) -> str:
+        # Reports do not store metric descriptions (ncu's database does).
+        return ""
+
+    def __repr__(self) -> str:
+        return f"<IMetric {self.name()}>"
+
+
+class ISourceInfo:
+    """Where a SASS address comes from in the CUDA source."""
+
+    def __init__(self, file_name: str, line: int) -> None:
+        self._file_name = file_name
+        self._line = line
+
+    def file_name(self) -> str:
+        return self._file_name
+
+    def line(self) -> int:
+        return self._line
+
+    def __repr__(self) -> str:
+        return f"<ISourceInfo {self._file_name}:{self._line}>"
+
+
+class INvtxRange:
+    PayloadType_PAYLOAD_UNKNOWN = 0
+    PayloadType_PAYLOAD_UINT64 = 1
+    PayloadType_PAYLOAD_INT64 = 2
+    PayloadType_PAYLOAD_DOUBLE = 3
+    PayloadType_PAYLOAD_UINT32 = 4
+    PayloadType_PAYLOAD_INT32 = 5
+    PayloadType_PAYLOAD_FLOAT = 6
+    PayloadType_PAYLOAD_JSON = 7
+
+    _INTEGER_PAYLOADS = (1, 2, 4, 5)
+    _FLOAT_PAYLOADS = (3, 6)
+
+    def __init__(self, fields: tuple[Any, ...]) -> None:
+        (self._name, self._has_attributes, self._category, self._color,
+         self._payload_type, self._payload_bits, self._payload_double,
+         self._payload_string, self._message) = fields
+
+    def name(self) -> str:
+        return self._name
+
+    def has_attributes(self) -> bool:
+        return self._has_attributes
+
+    def category(self) -> int:
+        return self._category if self._has_attributes else 0
+
+    def color(self) -> int:
+        return self._color if self._has_attributes else 0
+
+    def payload_type(self) -> int:
+        return self._payload_type
+
+    def _signed(self) -> int:
+        bits = self._payload_bits
+        if self._payload_type == self.PayloadType_PAYLOAD_INT64:
+            return bits - (1 << 64) if bits >= 1 << 63 else bits
+        if self._payload_type == self.PayloadType_PAYLOAD_INT32:
+            bits &= 0xFFFFFFFF
+            return bits - (1 << 32) if bits >= 1 << 31 else bits
+        return bits
+
+    def payload_as_uint64(self) -> int:
+        if self._payload_type in self._INTEGER_PAYLOADS:
+            return self._signed() & 0xFFFFFFFFFFFFFFFF
+        if self._payload_type in self._FLOAT_PAYLOADS:
+            d = self._payload_double
+            return int(d) if d == d and 0 <= d < 2.0 ** 64 else 0
+        return 0
+
+    def payload_as_double(self) -> float:
+        if self._payload_type in self._INTEGER_PAYLOADS:
+            return float(self._signed())
+        if self._payload_type in self._FLOAT_PAYLOADS:
+            return self._payload_double
+        return 0.0
+
+    def payload_as_string(self) -> str:
+        if self._payload_type == self.PayloadType_PAYLOAD_JSON:
+            return self._payload_string
+        if self._payload_type in self._INTEGER_PAYLOADS:
+            return str(self._signed())
+        if self._payload_type in self._FLOAT_PAYLOADS:
+            return repr(self._payload_double)
+        return ""
+
+    def message(self) -> str:
+        return self._message if self._has_attributes else ""
+
+    def __repr__(self) -> str:
+        return f"<INvtxRange {self._name}>"
+
+
+class INvtxDomainInfo:
+    def __init__(self, fields: tuple[Any, ...]) -> None:
+        _, self._name, push_pop, start_end = fields
+        self._push_pop = [INvtxRange(r) for r in push_pop]
+        self._start_end = [INvtxRange(r) for r in start_end]
+
+    def name(self) -> str:
+        return self._name
+
+    def push_pop_ranges(self) -> tuple[str, ...]:
+        return tuple(r.name() for r in self._push_pop)
+
+    def push_pop_range(self, idx: int) -> Optional[INvtxRange]:
+        return self._push_pop[idx] if 0 <= idx < len(self._push_pop) else None
+
+    def start_end_ranges(self) -> tuple[str, ...]:
+        return tuple(sorted(r.name() for r in self._start_end))
+
+    def start_end_range(self, idx: int) -> Optional[INvtxRange]:
+        return (self._start_end[idx] if 0 <= idx < len(self._start_end)
+                else None)
+
+    def __str__(self) -> str:
+        return self.name()
+
+
+class INvtxState:
+    def __init__(self, domains: tuple[tuple[Any, ...], ...]) -> None:
+        self._domains = {d[0]: d for d in domains}
+
+    def domains(self) -> tuple[int, ...]:
+        return tuple(self._domains)
+
+    def domain_by_id(self, id: int) -> Optional[INvtxDomainInfo]:  # noqa: A002
+        fields = self._domains.get(id)
+        return None if fields is None else INvtxDomainInfo(fields)
+
+    def __len__(self) -> int:
+        return len(self._domains)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.domains())
+
+    def __getitem__(self, key: int) -> INvtxDomainInfo:
+        if not isinstance(key, int):
+            raise TypeError("INvtxState IDs must be integers, not "
+                            + type(key).__name__)
+        domain = self.domain_by_id(key)
+        if domain is None:
+            raise KeyError("INvtxState invalid ID")
+        return domain
+
+
+class RuleResultMessage:
+    def __init__(self, title: str, message: str,
+                 type: int) -> None:  # noqa: A002
+        self.title = title
+        self.message = message
+        self.type = type
+
+
+class IRuleResult:
+    """A rule result stored in the report (what ncu's rules said when the
+    report was made).  Message and marker types keep the file's numbers:
+    None 0, Ok 1, Warning 2, Error 3, Optimization 4."""
+
+    def __init__(self, fields: tuple[Any, ...]) -> None:
+        (self._identifier, self._name, self._section, self._messages,
+         self._focus, self._speedups, self._markers,
+         self._proposals) = fields
+
+    def rule_identifier(self) -> str:
+        return self._identifier
+
+    def name(self) -> str:
+        return self._name
+
+    def section_identifier(self) -> Optional[str]:
+        return self._section
+
+    def has_rule_message(self) -> bool:
+        return bool(self._messages)
+
+    def rule_message(self) -> Optional[RuleResultMessage]:
+        if not self._messages:
+            return None
+        text, msg_type, _, title = self._messages[0]
+        return RuleResultMessage(title or "", text, msg_type)
+
+    def messages(self) -> list[tuple[str, int, int, Optional[str]]]:
+        """Every message: (text, type, id, title); id -1 when unset."""
+        return list(self._messages)
+
+    def focus_metrics(self) -> list[tuple[int, str, float, int, str]]:
+        """(message id, metric name, value, severity, info)."""
+        return list(self._focus)
+
+    def has_speedup_estimation(self) -> bool:
+        return bool(self._speedups)
+
+    def speedup_estimation(self) -> Optional[tuple[int, Optional[float]]]:
+        return self._speedups[0] if self._speedups else None
+
+    def speedups(self) -> list[tuple[int, Optional[float]]]:
+        """(type, value) of each speedup item, in body order; type Local 1,
+        Global 2."""
+        return list(self._speedups)
+
+    def source_markers(self) -> list[tuple[Any, ...]]:
+        """(kind, address, line, tooltip, type, file name)."""
+        return list(self._markers)
+
+    def proposals(self) -> list[str]:
+        return list(self._proposals)
+
+    def __repr__(self) -> str:
+        return f"<IRuleResult {self._identifier}>"
+
+
+class IAction(_ncu_report.Action, ActionMethods):
+    """One profile result (a kernel launch, or a range/cmdlist/graph)."""
+
+    NameBase_FUNCTION = 0
+    NameBase_DEMANGLED = 1
+    NameBase_MANGLED = 2
+    WorkloadType_KERNEL = 0
+    WorkloadType_RANGE = 1
+    WorkloadType_CMDLIST = 2
+    WorkloadType_GRAPH = 3
+
+    def nvtx_state(self) -> Optional[INvtxState]:
+        domains = self._nvtx()
+        return None if domains is None else INvtxState(domains)
+
+    def source_info(self, address: int) -> Optional[ISourceInfo]:
+        from nvprofiled import _cubin_lines
+        lines = _cubin_lines.line_table(self)
+        found = lines.lookup(address) if lines else None
+        return None if found is None else ISourceInfo(*found)
+
+    def sass_by_pc(self, address: int) -> Optional[str]:
+        # SASS text needs NVIDIA's disassembler; reports do not store it.
+        return None
+
+    def ptx_by_pc(self, address: int) -> Optional[str]:
+        return None
+
+    def rule_results(self) -> list[IRuleResult]:
+        return [IRuleResult(r) for r in self._stored_rule_results()]
+
+    def metric_by_name(self, metric_name: str) -> Optional[IMetric]:
+        added = self.__dict__.get("_added")
+        if added:
+            metric = added.get(metric_name)
+            if metric is not None:
+                return metric
+        return _ncu_report.Action.metric_by_name(self, metric_name)
+
+    def metric_names(self) -> tuple[str, ...]:
+        names = _ncu_report.Action.metric_names(self)
+        added = self.__dict__.get("_added")
+        if added:
+            names = tuple(sorted(set(names).union(added)))
+        return names
+
+    def add_metric(self, value_name: str) -> IMutableMetric:
+        """A new metric of this action (replacing one of that name)."""
+        metric = IMutableMetric(value_name)
+        self.__dict__.setdefault("_added", {})[value_name] = metric
+        context = self.__dict__.get("_context")
+        if context is not None:
+            context.__dict__.setdefault("_pinned", {})[id(self)] = self
+        return metric
+
+    def __repr__(self) -> str:
+        return f"<IAction {self.name()}>"
+
+
+_ncu_report._register(IAction, IMetric)
+
+
+class IRange:
+    """A serial, ordered stream of execution: every result of the report
+    in file order (like NVIDIA's module, one range per report)."""
+
+    def __init__(self, context: "IContext", index: int) -> None:
+        self._context = context
+        self._index = index
+
+    def num_actions(self) -> int:
+        return self._context._num_actions(self._index)
+
+    def action_by_idx(self, idx: int) -> Optional[IAction]:
+        return self._context._cached_action(self._index, idx)
+
+    def actions_by_nvtx(self, includes: Iterable[str],
+                        excludes: Iterable[str]) -> tuple[int, ...]:
+        return self._context._actions_by_nvtx(self._index, list(includes),
+                                              list(excludes))
+
+    def __len__(self) -> int:
+        return self.num_actions()
+
+    def __getitem__(self, key: Union[int, slice]) -> Any:
+        return sequence_item(self, key, len(self), self.action_by_idx,
+                              "IRange")
+
+    def __iter__(self) -> Iterator[IAction]:
+        return (self[i] for i in range(len(self)))
+
+
+class IContext(_ncu_report.Report):
+    """A loaded report."""
+
+    def _cached_action(self, range_index: int, idx: int) -> Optional[IAction]:
+        # One object per action while anyone holds it; an action given
+        # metrics (add_metric) is kept for good, so that they stay.  Only
+        # that keeps a reference from the report to an action.
+        cache = self.__dict__.get("_actions")
+        if cache is None:
+            cache = self.__dict__["_actions"] = weakref.WeakValueDictionary()
+        action = cache.get((range_index, idx))
+        if action is None:
+            action = self._action(range_index, idx)
+            if action is not None:
+                action.__dict__["_context"] = self
+                cache[(range_index, idx)] = action
+        return action
+
+    def range_by_idx(self, idx: int) -> Optional[IRange]:
+        if 0 <= idx < self.num_ranges():
+            return IRange(self, idx)
+        return None
+
+    def __len__(self) -> int:
+        return self.num_ranges()
+
+    def __getitem__(self, key: Union[int, slice]) -> Any:
+        return sequence_item(self, key, len(self), self.range_by_idx,
+                              "IContext")
+
+    def __iter__(self) -> Iterator[IRange]:
+        return (self[i] for i in range(len(self)))
+
+
+def load_report(file: Union[str, os.PathLike[str], int, IO[bytes]]
+                ) -> IContext:
+    """Load a .ncu-rep (or zstd-compressed .ncu-repz) report from a path,
+    an open binary file object, or a file descriptor (read from its
+    current position; neither is closed).
+
+    Raises OSError when the file cannot be read and ValueError (naming the
+    byte offset) when it is not a valid report.
+    """
+    if isinstance(file, int):
+        return _ncu_report.load(file, IContext)
+    if isinstance(file, (str, bytes, os.PathLike)):
+        with open(file, "rb") as f:
+            return _ncu_report.load(f.fileno(), IContext)
+    try:
+        fd = file.fileno()
+    except (AttributeError, io.UnsupportedOperation):
+        fd = -1
+    if fd >= 0:
+        # What the file object buffered is not at fd's position any more.
+        if hasattr(file, "tell") and hasattr(file, "seek"):
+            os.lseek(fd, file.tell(), os.SEEK_SET)
+        return _ncu_report.load(fd, IContext)
+    # An in-memory file: through a pipe would need a thread; read it into
+    # a temporary file instead.
+    import tempfile
+    with tempfile.TemporaryFile() as tmp:
+        while True:
+            chunk = file.read(1 << 20)
+            if not chunk:
+                break
+            tmp.write(chunk)
+        tmp.seek(0)
+        return _ncu_report.load(tmp.fileno(), IContext)

@@ -1,0 +1,168 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""NVIDIA's 22 stock rule files (21 rules and their helper) re-run through
+our NvRules over our reader reproduce the rule results the reports store:
+identifiers, names, sections, message texts/types/ids/titles, focus
+metrics, speedups as exact doubles, source markers and proposals
+(ncu-format.md section 5.1)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import unittest
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import tap  # noqa: E402
+import nvprofiled.ncu_report as ncu_report  # noqa: E402
+from nvprofiled import NvRules, rules  # noqa: E402
+
+CORPUS = tap.corpus_dir()
+RULES = os.path.join(CORPUS, "rules", "ncu-2024.1.1")
+REPORTS = os.path.join(CORPUS, "reports")
+
+# Our MsgType numbers -> RuleResults.proto's (None 0, Ok 1, Warning 2,
+# Error 3, Optimization 4).
+FILE_TYPE = {NvRules.MsgType.NONE: 0, NvRules.MsgType.OK: 1,
+             NvRules.MsgType.WARNING: 2, NvRules.MsgType.ERROR: 3,
+             NvRules.MsgType.OPTIMIZATION: 4}
+
+
+def ours(r: NvRules.RuleResult) -> tuple[Any, ...]:
+    return (r.identifier, r.name, r.section,
+            [(m.text, FILE_TYPE[m.type], m.id, m.name or None)
+             for m in r.messages],
+            [(f.message_id, f.name, f.value, f.severity, f.info)
+             for f in r.focus_metrics],
+            [(s.type, s.value) for s in r.speedups],
+            [(m.kind, m.address, m.line, m.message, FILE_TYPE[m.type],
+              m.file_name) for m in r.source_markers],
+            r.proposed_rules)
+
+
+def stored(s: ncu_report.IRuleResult) -> tuple[Any, ...]:
+    return (s.rule_identifier(), s.name(), s.section_identifier(),
+            [tuple(m) for m in s.messages()],
+            [tuple(f) for f in s.focus_metrics()],
+            [tuple(x) for x in s.speedups()],
+            [tuple(m) for m in s.source_markers()],
+            s.proposals())
+
+
+def compare(report: str) -> tuple[dict, dict, list]:
+    ctx = ncu_report.load_report(os.path.join(REPORTS, report))
+    actions, errors = rules.run_report(ctx, [RULES])
+    assert errors == [], errors
+    [entry] = actions
+    action = ctx[entry.range_index][entry.action_index]
+    return ({s.rule_identifier(): stored(s) for s in action.rule_results()},
+            {r.identifier: ours(r) for r in entry.results}, entry.skipped)
+
+
+class StoredRuleResultsTest(unittest.TestCase):
+    def test_armleth_reproduces_all_21(self) -> None:
+        want, got, skipped = compare("armleth_report_ncu2024.2.1.ncu-rep")
+        self.assertEqual(len(want), 21)
+        self.assertEqual(skipped, [])
+        for identifier in want:
+            self.assertEqual(got.get(identifier), want[identifier],
+                             identifier)
+        self.assertEqual(set(got), set(want))
+        # The parts the brief names, spelled out once.
+        cpi = got["CPIStall"]
+        self.assertEqual(cpi[5], [(2, 11.607055023609657)])
+        self.assertEqual(cpi[4][0][1:3], (
+            "smsp__issue_active.avg.per_cycle_active", 0.14679089093766476))
+        self.assertEqual(cpi[6][0][:3], (0, 137454304880400, None))
+        self.assertIn("The optional metric "
+                      "lts__average_gcomp_input_sector_success_rate.pct "
+                      "could not be found.",
+                      got["MemoryL2Compression"][3][0][0])
+
+    def check_2023(self, report: str) -> None:
+        want, got, skipped = compare(report)
+        self.assertEqual(skipped, [("WorkloadImbalance",
+                                    "section WorkloadDistribution is not in "
+                                    "the report")])
+        self.assertEqual(set(got), set(want))
+        differing = [i for i in want if got[i] != want[i]]
+        self.assertEqual(differing, ["MemoryCacheAccessPattern"])
+
+    def test_addconstdouble3_all_but_cache_access_pattern(self) -> None:
+        self.check_2023("nvidia_example_addConstDouble3_ncu2023.3.0.ncu-rep")
+        want, got, _ = compare(
+            "nvidia_example_addConstDouble3_ncu2023.3.0.ncu-rep")
+        markers = got["UncoalescedGlobalAccess"][6]
+        self.assertEqual([(m[0], m[2]) for m in markers if m[0] == 1],
+                         [(1, 55), (1, 59)])
+
+    def test_sobelfloat_all_but_cache_access_pattern(self) -> None:
+        self.check_2023("nvidia_example_sobelFloat_ncu2023.3.0.ncu-rep")
+
+
+class TemplatesTest(unittest.TestCase):
+    def test_templates_run_on_a_real_report(self) -> None:
+        templates = os.path.join(RULES, "RuleTemplates")
+        charts = os.path.join(CORPUS, "sections", "ncu-2024.1.1",
+                              "RuleTemplates")
+        ctx = ncu_report.load_report(os.path.join(
+            REPORTS, "armleth_report_ncu2024.2.1.ncu-rep"))
+        actions, errors = rules.run_report(ctx, [templates, charts],
+                                           all_sections=True)
+        # NVIDIA's nvanalysis (imported by one template) is not shipped.
+        self.assertEqual([os.path.basename(e.path) for e in errors],
+                         ["KernelInstanceBoundsAnalysis.py"])
+        [entry] = actions
+        self.assertEqual(sorted(r.identifier for r in entry.results),
+                         ["KernelInfo", "TemplateRule1", "TemplateRule2",
+                          "TemplateRuleSpeedup"])
+        self.assertEqual([r.error for r in entry.results if r.error], [])
+        by_id = {r.identifier: r for r in entry.results}
+        self.assertEqual(by_id["KernelInfo"].messages[0].text,
+                         "Kernel matrix_addition2D launch config: 3969x256")
+        self.assertEqual(by_id["TemplateRuleSpeedup"].messages[0].type,
+                         NvRules.MsgType.OPTIMIZATION)
+
+
+class CommandLineTest(unittest.TestCase):
+    def run_cli(self, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "nvprofiled.rules", *args],
+            capture_output=True, text=True, check=False)
+
+    def test_json_and_text(self) -> None:
+        report = os.path.join(REPORTS, "armleth_report_ncu2024.2.1.ncu-rep")
+        done = self.run_cli(report, "--rules-dir", RULES, "--json",
+                            "--rule", "CPIStall")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        out = json.loads(done.stdout)
+        [action] = out["actions"]
+        self.assertEqual([r["rule"] for r in action["results"]],
+                         ["CPIStall"])
+        first = action["results"][0]["messages"][0]
+        self.assertEqual(first["type"], "OPT")
+        self.assertEqual(first["speedup"],
+                         {"type": "global", "value": 11.607055023609657})
+        text = self.run_cli(report, "--rules-dir", RULES)
+        self.assertEqual(text.returncode, 0, text.stderr)
+        self.assertIn("  CPIStall [WarpStateStats]: Warp Stall\n"
+                      "    OPT Long Scoreboard Stalls:  Est. Global "
+                      "Speedup: 11.61%\n", text.stdout)
+        self.assertNotIn("@url:", text.stdout)
+
+    def test_bad_report(self) -> None:
+        done = self.run_cli(os.path.join(CORPUS, "rules", "SOURCES.md"),
+                            "--rules-dir", RULES)
+        self.assertEqual(done.returncode, 1)
+        self.assertIn("SOURCES.md", done.stderr)
+        missing = self.run_cli("/nonexistent.ncu-rep", "--rules-dir", RULES)
+        self.assertEqual(missing.returncode, 1)
+        self.assertIn("No such file", missing.stderr)
+
+
+if __name__ == "__main__":
+    tap.main()
