@@ -10,6 +10,7 @@
 #include "manager-configs.h"
 #include "manager-gpu.h"
 #include "manager-procwatch.h"
+#include "manager-usage.h"
 #include "manager.h"
 #include "proc-parse.h"
 #include "process.h"
@@ -31,6 +32,7 @@ Manager *manager_free(Manager *m)
 
         manager_procwatch_stop(m);
         manager_gpu_stop(m);
+        manager_usage_stop(m);
         rc_watch_free(m->rc_watch);
         manager_configs_free(m);
         rc_config_unref(m->system_config);
@@ -61,8 +63,9 @@ static int copy_config(ManagerConfig *dst, const ManagerConfig *src)
         dst->device_directory = src->device_directory ? strdup(src->device_directory) : NULL;
         dst->driver_version = src->driver_version ? strdup(src->driver_version) : NULL;
         dst->collation = src->collation ? strdup(src->collation) : NULL;
+        dst->nvml_library = src->nvml_library ? strdup(src->nvml_library) : NULL;
         if ((src->device_directory && !dst->device_directory) || (src->driver_version && !dst->driver_version) ||
-                        (src->collation && !dst->collation))
+                        (src->collation && !dst->collation) || (src->nvml_library && !dst->nvml_library))
                 return -ENOMEM;
         return 0;
 }
@@ -288,6 +291,10 @@ int manager_start_watching(Manager *m)
         r = manager_gpu_start(m);
         if (r < 0)
                 log_warning_errno(r, "Cannot watch GPU device nodes, device opens will not trigger re-evaluation");
+
+        r = manager_usage_start(m);
+        if (r < 0)
+                log_warning_errno(r, "Cannot set up GPU usage sampling");
 
         return manager_procwatch_start(m);
 }

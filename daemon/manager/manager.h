@@ -49,6 +49,8 @@ typedef struct ManagerCallbacks {
         /* Configuration reloaded (generation increased) or status counters changed. */
         void (*reloaded)(Manager *m, void *userdata);
         void (*status_changed)(Manager *m, void *userdata);
+        /* GPU usage: a watch came or went, the sampling interval or a source's state changed. */
+        void (*usage_changed)(Manager *m, void *userdata);
 } ManagerCallbacks;
 
 typedef enum ManagerWatchState {
@@ -131,6 +133,9 @@ struct Manager {
         char **device_paths;
         uint64_t device_sweep_usec; /* when fd tables were last swept for device opens */
         uint64_t n_device_sweeps, n_fd_tables_walked;
+
+        /* GPU usage (manager-usage.c). */
+        struct ManagerUsage *usage;
 };
 
 int manager_new(sd_event *e, const ManagerConfig *config, const char *proc_path, const char *sys_path,
