@@ -10,6 +10,7 @@
 #include "manager-configs.h"
 #include "manager-gpu.h"
 #include "manager-procwatch.h"
+#include "manager-usage.h"
 #include "manager.h"
 #include "proc-parse.h"
 #include "manager-sections.h"
@@ -33,6 +34,7 @@ Manager *manager_free(Manager *m)
         manager_procwatch_stop(m);
         manager_gpu_stop(m);
         manager_sections_stop(m);
+        manager_usage_stop(m);
         rc_watch_free(m->rc_watch);
         manager_configs_free(m);
         rc_config_unref(m->system_config);
@@ -66,8 +68,9 @@ static int copy_config(ManagerConfig *dst, const ManagerConfig *src)
         dst->section_folders = src->section_folders ? strdup(src->section_folders) : NULL;
         dst->section_recursive_folders = src->section_recursive_folders ? strdup(src->section_recursive_folders) : NULL;
         dst->section_schema = src->section_schema ? strdup(src->section_schema) : NULL;
+        dst->nvml_library = src->nvml_library ? strdup(src->nvml_library) : NULL;
         if ((src->device_directory && !dst->device_directory) || (src->driver_version && !dst->driver_version) ||
-                        (src->collation && !dst->collation))
+                        (src->collation && !dst->collation) || (src->nvml_library && !dst->nvml_library))
                 return -ENOMEM;
         if ((src->section_folders && !dst->section_folders) ||
                         (src->section_recursive_folders && !dst->section_recursive_folders) ||
@@ -301,6 +304,9 @@ int manager_start_watching(Manager *m)
         r = manager_sections_start(m);
         if (r < 0)
                 log_warning_errno(r, "Cannot load the section folders");
+        r = manager_usage_start(m);
+        if (r < 0)
+                log_warning_errno(r, "Cannot set up GPU usage sampling");
 
         return manager_procwatch_start(m);
 }

@@ -23,6 +23,7 @@ struct Process {
         Manager *manager;
         ProcIdentity id;
         uid_t uid;
+        pid_t ppid; /* when it was first read */
         char *comm;
         char *exe;
         char *home; /* from its environment; NULL if unset */
@@ -50,6 +51,8 @@ typedef struct ManagerCallbacks {
         /* Configuration reloaded (generation increased) or status counters changed. */
         void (*reloaded)(Manager *m, void *userdata);
         void (*status_changed)(Manager *m, void *userdata);
+        /* GPU usage: a watch came or went, the sampling interval or a source's state changed. */
+        void (*usage_changed)(Manager *m, void *userdata);
 } ManagerCallbacks;
 
 typedef enum ManagerWatchState {
@@ -135,6 +138,8 @@ struct Manager {
 
         /* Nsight Compute section files (manager-sections.c). */
         ManagerSections *sections;
+        /* GPU usage (manager-usage.c). */
+        struct ManagerUsage *usage;
 };
 
 int manager_new(sd_event *e, const ManagerConfig *config, const char *proc_path, const char *sys_path,
