@@ -781,7 +781,7 @@ int usage_export_render(UsageExport *x, const UsageExportInput *in, char **ret, 
         return 0;
 }
 
-int usage_export_write_file(const char *path, const char *text, size_t size)
+int usage_export_write_file(const char *path, const char *text, size_t size, mode_t mode, gid_t gid)
 {
         _cleanup_free_ char *dir = NULL, *tmp = NULL;
         _cleanup_close_ int dir_fd = -EBADF, fd = -EBADF;
@@ -831,8 +831,10 @@ int usage_export_write_file(const char *path, const char *text, size_t size)
                 }
                 done += (size_t) n;
         }
-        /* The mode regardless of the daemon's umask: node_exporter runs as its own user. */
-        if (r == 0 && fchmod(fd, 0644) < 0)
+        /* The mode regardless of the daemon's umask; the group before the mode, so no moment has both. */
+        if (r == 0 && gid != (gid_t) -1 && fchown(fd, (uid_t) -1, gid) < 0)
+                r = -errno;
+        if (r == 0 && fchmod(fd, mode) < 0)
                 r = -errno;
         if (r == 0 && fsync(fd) < 0)
                 r = -errno;

@@ -3,6 +3,7 @@
 
 #include "conf-parser.h"
 #include "manager-config.h"
+#include "string-util.h"
 
 void manager_config_init(ManagerConfig *c)
 {
@@ -29,6 +30,7 @@ void manager_config_init(ManagerConfig *c)
                 .user_rc_bytes_max = 4 * 1024 * 1024,
                 .config_idle_usec = 10 * 60 * 1000000ULL,
                 .user_watch_dirs_max = 64,
+                .export_interval_usec = 15 * 1000000,
         };
         c->device_directory = strdup("/dev");
         manager_config_finish(c);
@@ -39,6 +41,8 @@ void manager_config_done(ManagerConfig *c)
         free(c->device_directory);
         free(c->driver_version);
         free(c->collation);
+        free(c->export_textfile);
+        free(c->export_group);
         *c = (ManagerConfig){ 0 };
 }
 
@@ -89,6 +93,29 @@ static int parse_other_users(const char *value, void *data)
         return 0;
 }
 
+/* An absolute path ending in ".prom" (the textfile collector reads nothing else), or "" for none. */
+static int parse_export_textfile(const char *value, void *data)
+{
+        if (value[0] != '\0' && (value[0] != '/' || !endswith(value, ".prom") || endswith(value, "/.prom")))
+                return -EINVAL;
+        return conf_parse_string(value, data);
+}
+
+/* At least a second: each export renders and fsyncs a file. */
+static int parse_export_interval(const char *value, void *data)
+{
+        uint64_t usec;
+        int r;
+
+        r = conf_parse_usec(value, &usec);
+        if (r < 0)
+                return r;
+        if (usec < 1000000)
+                return -ERANGE;
+        *(uint64_t *) data = usec;
+        return 0;
+}
+
 static const ConfItem items[] = {
         { "ProcessWatch", "Mode", parse_watch_mode, offsetof(ManagerConfig, watch_mode) },
         { "ProcessWatch", "PollIntervalSec", conf_parse_usec, offsetof(ManagerConfig, poll_interval_usec) },
@@ -117,6 +144,10 @@ static const ConfItem items[] = {
         { "Limits", "UserRcBytesMax", conf_parse_size, offsetof(ManagerConfig, user_rc_bytes_max) },
         { "Limits", "ConfigurationIdleSec", conf_parse_usec, offsetof(ManagerConfig, config_idle_usec) },
         { "Limits", "UserWatchDirectoriesMax", conf_parse_unsigned, offsetof(ManagerConfig, user_watch_dirs_max) },
+        { "Export", "ExportTextfile", parse_export_textfile, offsetof(ManagerConfig, export_textfile) },
+        { "Export", "ExportIntervalSec", parse_export_interval, offsetof(ManagerConfig, export_interval_usec) },
+        { "Export", "ExportGroup", conf_parse_string, offsetof(ManagerConfig, export_group) },
+        { "Export", "ExportProcessLabels", conf_parse_bool, offsetof(ManagerConfig, export_process_labels) },
         { 0 },
 };
 

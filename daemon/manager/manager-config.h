@@ -46,6 +46,12 @@ typedef struct ManagerConfig {
         uint64_t user_rc_bytes_max; /* ... one user's share */
         uint64_t config_idle_usec; /* a per-home configuration unused this long is dropped */
         unsigned user_watch_dirs_max; /* inotify watches for one user's rc paths */
+
+        /* [Export] */
+        char *export_textfile; /* node_exporter textfile; NULL = no export */
+        uint64_t export_interval_usec;
+        char *export_group; /* group the file is given to (mode 0640); NULL = root's */
+        bool export_process_labels; /* pid and comm labels: one series per process */
 } ManagerConfig;
 
 void manager_config_init(ManagerConfig *c);

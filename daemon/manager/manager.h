@@ -131,6 +131,15 @@ struct Manager {
         char **device_paths;
         uint64_t device_sweep_usec; /* when fd tables were last swept for device opens */
         uint64_t n_device_sweeps, n_fd_tables_walked;
+
+        /* Fleet export (manager-export.c). */
+        struct UsageExport *usage_export;
+        sd_event_source *export_timer;
+        const struct DrmUsage *export_drm; /* borrowed from the usage sampler */
+        struct NvmlSource *export_nvml;
+        gid_t export_gid;
+        int export_error; /* of the latest write, to log a failure once */
+        uint64_t n_exports, n_export_failures;
 };
 
 int manager_new(sd_event *e, const ManagerConfig *config, const char *proc_path, const char *sys_path,

@@ -505,7 +505,7 @@ static void test_atomic_replace(void)
         int fd;
 
         old_umask = umask(077);
-        g_assert_cmpint(usage_export_write_file(path, "a 1\n", 4), ==, 0);
+        g_assert_cmpint(usage_export_write_file(path, "a 1\n", 4, 0644, (gid_t) -1), ==, 0);
         assert_file(path, "a 1\n");
         g_assert_cmpint(count_entries(dir), ==, 1);
 
@@ -513,7 +513,7 @@ static void test_atomic_replace(void)
         fd = open(path, O_RDONLY | O_CLOEXEC);
         g_assert_cmpint(fd, >=, 0);
         g_assert_cmpint(fstat(fd, &before), ==, 0);
-        g_assert_cmpint(usage_export_write_file(path, "b 2\n", 4), ==, 0);
+        g_assert_cmpint(usage_export_write_file(path, "b 2\n", 4, 0644, (gid_t) -1), ==, 0);
         assert_file(path, "b 2\n");
         g_assert_cmpint(stat(path, &after), ==, 0);
         g_assert_cmpuint(before.st_ino, !=, after.st_ino);
@@ -529,7 +529,7 @@ static void test_atomic_replace(void)
         test_write_file(dir, "victim", "precious\n");
         g_assert_cmpint(unlink(path), ==, 0);
         g_assert_cmpint(symlink(victim, path), ==, 0);
-        g_assert_cmpint(usage_export_write_file(path, "c 3\n", 4), ==, 0);
+        g_assert_cmpint(usage_export_write_file(path, "c 3\n", 4, 0644, (gid_t) -1), ==, 0);
         assert_file(path, "c 3\n");
         g_assert_true(g_file_get_contents(victim, &old, NULL, NULL));
         g_assert_cmpstr(old, ==, "precious\n");
@@ -538,7 +538,7 @@ static void test_atomic_replace(void)
         {
                 g_autofree char *sub = g_build_filename(dir, "sub.prom", NULL);
                 test_mkdir_p(dir, "sub.prom/x");
-                g_assert_cmpint(usage_export_write_file(sub, "d 4\n", 4), <, 0);
+                g_assert_cmpint(usage_export_write_file(sub, "d 4\n", 4, 0644, (gid_t) -1), <, 0);
                 g_assert_true(g_file_test(sub, G_FILE_TEST_IS_DIR));
                 g_assert_cmpint(count_entries(dir), ==, 3);
         }
@@ -546,9 +546,9 @@ static void test_atomic_replace(void)
         /* No directory: an error, nothing created. */
         {
                 g_autofree char *missing = g_build_filename(dir, "nope", "x.prom", NULL);
-                g_assert_cmpint(usage_export_write_file(missing, "e\n", 2), ==, -ENOENT);
+                g_assert_cmpint(usage_export_write_file(missing, "e\n", 2, 0644, (gid_t) -1), ==, -ENOENT);
         }
-        g_assert_cmpint(usage_export_write_file(dir, "e\n", 2), <, 0);
+        g_assert_cmpint(usage_export_write_file(dir, "e\n", 2, 0644, (gid_t) -1), <, 0);
 
         /* A large text is written whole. */
         {
@@ -556,9 +556,19 @@ static void test_atomic_replace(void)
                 g_autofree char *got = NULL;
                 gsize len = 0;
 
-                g_assert_cmpint(usage_export_write_file(path, big, strlen(big)), ==, 0);
+                g_assert_cmpint(usage_export_write_file(path, big, strlen(big), 0644, (gid_t) -1), ==, 0);
                 g_assert_true(g_file_get_contents(path, &got, &len, NULL));
                 g_assert_cmpuint(len, ==, strlen(big));
+        }
+        /* Mode and group as asked (the daemon: 0640 and node_exporter's group). */
+        if (geteuid() == 0) {
+                struct stat st;
+
+                g_assert_cmpint(usage_export_write_file(path, "f 5\n", 4, 0640, 4321), ==, 0);
+                g_assert_cmpint(stat(path, &st), ==, 0);
+                g_assert_cmpint(st.st_mode & 07777, ==, 0640);
+                g_assert_cmpint(st.st_gid, ==, 4321);
+                g_assert_cmpint(st.st_uid, ==, 0);
         }
         umask(old_umask);
 }
