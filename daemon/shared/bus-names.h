@@ -9,6 +9,8 @@
 #define BUS_PROCESS_PREFIX BUS_ROOT_PATH "/process"
 #define BUS_MANAGER_INTERFACE BUS_NAME ".Manager"
 #define BUS_PROCESS_INTERFACE BUS_NAME ".Process"
+#define BUS_USAGE_INTERFACE BUS_NAME ".Usage"
+#define BUS_PROCESS_USAGE_INTERFACE BUS_NAME ".ProcessUsage"
 
 /* Our own error names, for our own conditions only; malformed arguments, refusals and unsupported
  * requests use the standard org.freedesktop.DBus.Error.* names (SD_BUS_ERROR_INVALID_ARGS, ...). */
