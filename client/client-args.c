@@ -9,8 +9,9 @@
 #include "client.h"
 #include "log.h"
 #include "strv.h"
+#include "verb-top.h"
 
-ClientOptions arg = { .legend = true };
+ClientOptions arg = { .legend = true, .top_sort = -1 };
 
 static void help(void)
 {
@@ -66,6 +67,12 @@ static void help(void)
                "                         in bytes, other keys, and each rejected key with its line.\n"
                "                         With --interval and two dumps of one client, the utilisation\n"
                "                         between them. Fails when a file is not DRM usage fdinfo\n");
+        printf("  top                    Show GPU usage refreshing, like top: each device with a bar per\n"
+               "                         engine and its memory, then each process using a GPU (those\n"
+               "                         the caller may see) with its busiest engine, its memory, the\n"
+               "                         profile that applied to it and its command. Keys: g, m, p, c,\n"
+               "                         r sort by GPU, memory, PID, command, profile; q quits. While it\n"
+               "                         runs the daemon samples every --interval\n");
         printf("\n"
                "Options:\n"
                "  -h --help              Show this help and exit\n"
@@ -84,7 +91,12 @@ static void help(void)
                "                         address such as unix:path=/run/x/bus) instead of the system bus\n"
                "     --user             Talk to the daemon on the session bus (not with --bus=)\n"
                "     --interval=SECONDS fdinfo: the time between the two dumps given (a decimal\n"
-               "                         number of seconds, such as 2 or 0.5)\n");
+               "                         number of seconds, such as 2 or 0.5); top: how often to\n"
+               "                         sample and redraw (default 1)\n"
+               "     --once             top: print one frame as plain text (or one JSON document with\n"
+               "                         --json) after two samples, and exit\n"
+               "     --sort=KEY         top: sort processes by gpu (the default), memory, pid,\n"
+               "                         command or profile\n");
         printf("\n"
                "Options of resolve (each of --argv, --dso, --env, --exe-dir-file may be repeated):\n"
                "     --exe=PATH         The executable's path: the \"procname\" feature\n"
@@ -187,6 +199,8 @@ int parse_argv(int argc, char *argv[])
                 ARG_HOME,
                 ARG_EXE_DIR_FILE,
                 ARG_INTERVAL,
+                ARG_ONCE,
+                ARG_SORT,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -204,6 +218,8 @@ int parse_argv(int argc, char *argv[])
                 { "home", required_argument, NULL, ARG_HOME },
                 { "exe-dir-file", required_argument, NULL, ARG_EXE_DIR_FILE },
                 { "interval", required_argument, NULL, ARG_INTERVAL },
+                { "once", no_argument, NULL, ARG_ONCE },
+                { "sort", required_argument, NULL, ARG_SORT },
                 { 0 },
         };
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
@@ -280,6 +296,15 @@ int parse_argv(int argc, char *argv[])
                                                    "not \"%s\".",
                                                 esc(&e, optarg));
                         break;
+                case ARG_ONCE:
+                        arg.once = true;
+                        break;
+                case ARG_SORT:
+                        arg.top_sort = top_sort_from_string(optarg);
+                        if (arg.top_sort < 0)
+                                return usage_error("--sort= takes gpu, memory, pid, command or profile, not \"%s\".",
+                                                esc(&e, optarg));
+                        break;
                 case '?':
                         return usage_error("Unknown option, or an option without its argument: \"%s\"; see "
                                            "nvprofilectl --help.",
@@ -302,13 +327,14 @@ void client_options_done(ClientOptions *o)
         strv_free(o->dsos);
         strv_free(o->env);
         strv_free(o->exe_dir_files);
-        *o = (ClientOptions){ .legend = true };
+        *o = (ClientOptions){ .legend = true, .top_sort = -1 };
 }
 
 typedef enum VerbFlags {
         VERB_RESOLVE_OPTIONS = 1 << 0, /* takes --exe, --argv, --comm, --dso, --env, --exe-dir-file */
         VERB_HOME_OPTION = 1 << 1, /* takes --home */
         VERB_INTERVAL_OPTION = 1 << 2, /* takes --interval */
+        VERB_TOP_OPTIONS = 1 << 3, /* takes --once and --sort */
 } VerbFlags;
 
 typedef struct Verb {
@@ -331,6 +357,7 @@ static const Verb verbs[] = {
         { "reload", 0, 0, 0, verb_reload },
         { "version", 0, 0, 0, verb_version },
         { "fdinfo", 1, UINT_MAX, VERB_INTERVAL_OPTION, verb_fdinfo },
+        { "top", 0, 0, VERB_INTERVAL_OPTION | VERB_TOP_OPTIONS, verb_top },
 };
 
 static bool resolve_options_given(void)
@@ -378,7 +405,11 @@ int dispatch_verb(int argc, char *argv[])
                         return EXIT_USAGE;
                 }
                 if (!(v->flags & VERB_INTERVAL_OPTION) && arg.interval_usec > 0) {
-                        (void) usage_error("--interval is an option of fdinfo, not of %s.", v->name);
+                        (void) usage_error("--interval is an option of fdinfo and top, not of %s.", v->name);
+                        return EXIT_USAGE;
+                }
+                if (!(v->flags & VERB_TOP_OPTIONS) && (arg.once || arg.top_sort >= 0)) {
+                        (void) usage_error("--once and --sort are options of top, not of %s.", v->name);
                         return EXIT_USAGE;
                 }
                 r = v->run(argc, argv);

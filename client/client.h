@@ -33,7 +33,9 @@ typedef struct ClientOptions {
         /* resolve; home also for rules and profiles */
         const char *exe, *comm, *home; /* point into argv */
         char **argv_facts, **dsos, **env, **exe_dir_files;
-        uint64_t interval_usec; /* fdinfo --interval=; 0: not given */
+        uint64_t interval_usec; /* fdinfo, top --interval=; 0: not given */
+        bool once; /* top --once */
+        int top_sort; /* top --sort= (a TopSort); -1: not given */
 } ClientOptions;
 
 extern ClientOptions arg;
@@ -113,3 +115,4 @@ int verb_monitor(int argc, char *argv[]);
 int verb_reload(int argc, char *argv[]);
 int verb_version(int argc, char *argv[]);
 int verb_fdinfo(int argc, char *argv[]);
+int verb_top(int argc, char *argv[]);

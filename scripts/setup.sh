@@ -44,6 +44,7 @@ packages=(
     libglib2.0-dev dbus systemd libxml2-utils locales
     clang libclang-rt-14-dev clang-format
     python3-dbusmock scdoc groff-base man-db
+    libncurses-dev tmux prometheus-node-exporter prometheus
 )
 
 install_missing() {
