@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -78,7 +79,7 @@ void private_bus_stop(PrivateBus *b)
 }
 
 int private_bus_run_ctl(const PrivateBus *b, void (*serve)(void *userdata), void *userdata, char **ret_out,
-                char **ret_err, const char *const *args)
+                char **ret_err, const char *first, ...)
 {
         g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
         g_autoptr(GError) error = NULL;
@@ -86,14 +87,17 @@ int private_bus_run_ctl(const PrivateBus *b, void (*serve)(void *userdata), void
         gint64 deadline = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
         const char *bin = g_getenv("NVPROFILECTL_BIN");
         int out_fd, err_fd, status;
+        va_list ap;
         GPid pid;
 
         if (!bin)
                 g_error("NVPROFILECTL_BIN is not set; run this test through meson");
         g_ptr_array_add(argv, g_strdup(bin));
         g_ptr_array_add(argv, g_strdup_printf("--bus=%s", b->address));
-        for (size_t i = 0; args[i]; i++)
-                g_ptr_array_add(argv, g_strdup(args[i]));
+        va_start(ap, first);
+        for (const char *a = first; a; a = va_arg(ap, const char *))
+                g_ptr_array_add(argv, g_strdup(a));
+        va_end(ap);
         g_ptr_array_add(argv, NULL);
 
         g_spawn_async_with_pipes(NULL, (char **) argv->pdata, NULL, G_SPAWN_DO_NOT_REAP_CHILD, die_with_parent, NULL,

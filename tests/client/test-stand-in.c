@@ -311,19 +311,9 @@ static void serve_stand_in(void *userdata)
         (void) sd_bus_wait(f->daemon.bus, 10000);
 }
 
-/* Runs nvprofilectl --bus=... ARGS... to its end while the stand-in answers; returns the exit status. */
-static int run_ctl(Fixture *f, char **ret_out, char **ret_err, const char *first, ...)
-{
-        g_autoptr(GPtrArray) args = g_ptr_array_new();
-        va_list ap;
-
-        va_start(ap, first);
-        for (const char *a = first; a; a = va_arg(ap, const char *))
-                g_ptr_array_add(args, (char *) a);
-        va_end(ap);
-        g_ptr_array_add(args, NULL);
-        return private_bus_run_ctl(&f->bus, serve_stand_in, f, ret_out, ret_err, (const char *const *) args->pdata);
-}
+/* nvprofilectl --bus=... ARGS... to its end while the stand-in answers: the exit status. */
+#define run_ctl(f, ret_out, ret_err, ...) \
+        private_bus_run_ctl(&(f)->bus, serve_stand_in, (f), (ret_out), (ret_err), __VA_ARGS__)
 
 /* No byte a terminal would act on. */
 static void assert_no_raw_controls(const char *s)

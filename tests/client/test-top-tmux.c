@@ -173,19 +173,8 @@ static void serve_stand_in(void *userdata)
         pump(userdata, 0);
 }
 
-/* Runs nvprofilectl --bus=... ARGS... to its end while the stand-in answers; returns the exit status. */
-static int run_ctl(StandIn *s, char **ret_out, const char *first, ...)
-{
-        g_autoptr(GPtrArray) args = g_ptr_array_new();
-        va_list ap;
-
-        va_start(ap, first);
-        for (const char *a = first; a; a = va_arg(ap, const char *))
-                g_ptr_array_add(args, (char *) a);
-        va_end(ap);
-        g_ptr_array_add(args, NULL);
-        return private_bus_run_ctl(&s->bus, serve_stand_in, s, ret_out, NULL, (const char *const *) args->pdata);
-}
+/* nvprofilectl --bus=... ARGS... to its end while the stand-in answers: the exit status. */
+#define run_ctl(s, ret_out, ...) private_bus_run_ctl(&(s)->bus, serve_stand_in, (s), (ret_out), NULL, __VA_ARGS__)
 
 static void assert_no_raw_controls(const char *s)
 {
