@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "bus-address.h"
 #include "bus-polkit.h"
+#include "bus-usage.h"
 #include "bus.h"
 #include "log.h"
 
@@ -22,6 +23,11 @@ static void on_reloaded(Manager *m, void *userdata)
 static void on_status_changed(Manager *m, void *userdata)
 {
         bus_manager_changed(userdata);
+}
+
+static void on_usage_changed(Manager *m, void *userdata)
+{
+        bus_usage_changed(userdata);
 }
 
 BusContext *bus_context_free(BusContext *c)
@@ -65,6 +71,9 @@ static int register_objects(BusContext *c)
                         bus_process_find, c);
         if (r < 0)
                 return r;
+        r = bus_usage_register(c);
+        if (r < 0)
+                return r;
         r = sd_bus_add_node_enumerator(c->bus, NULL, BUS_PROCESS_PREFIX, bus_process_enumerator, c);
         if (r < 0)
                 return r;
@@ -88,6 +97,7 @@ int bus_context_new(Manager *m, BusKind kind, const char *address, BusContext **
                 .process_removed = on_process_removed,
                 .reloaded = on_reloaded,
                 .status_changed = on_status_changed,
+                .usage_changed = on_usage_changed,
         };
         int r;
 

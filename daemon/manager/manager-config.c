@@ -30,6 +30,15 @@ void manager_config_init(ManagerConfig *c)
                 .user_rc_bytes_max = 4 * 1024 * 1024,
                 .config_idle_usec = 10 * 60 * 1000000ULL,
                 .user_watch_dirs_max = 64,
+                .usage_watch_interval_usec = 1000000,
+                .usage_idle_interval_usec = 0,
+                .usage_min_interval_usec = 100 * 1000,
+                .usage_rescan_interval_usec = 5 * 60 * 1000000ULL,
+                .usage_watchers_per_user = 16,
+                .drm_major = 226,
+                .accel_major = 261,
+                .usage_open_files_max = 4096,
+                .nvml = true,
                 .export_interval_usec = 15 * 1000000,
         };
         c->device_directory = strdup("/dev");
@@ -41,6 +50,7 @@ void manager_config_done(ManagerConfig *c)
         free(c->device_directory);
         free(c->driver_version);
         free(c->collation);
+        free(c->nvml_library);
         free(c->export_textfile);
         free(c->export_group);
         *c = (ManagerConfig){ 0 };
@@ -132,6 +142,16 @@ static const ConfItem items[] = {
         { "Profiles", "ReloadMaxDelaySec", conf_parse_usec, offsetof(ManagerConfig, reload_max_delay_usec) },
         { "Profiles", "LogApplied", conf_parse_bool, offsetof(ManagerConfig, log_applied) },
         { "Privacy", "OtherUsersProcesses", parse_other_users, offsetof(ManagerConfig, hide_other_users) },
+        { "Usage", "WatchIntervalSec", conf_parse_usec, offsetof(ManagerConfig, usage_watch_interval_usec) },
+        { "Usage", "IdleIntervalSec", conf_parse_usec, offsetof(ManagerConfig, usage_idle_interval_usec) },
+        { "Usage", "MinIntervalSec", conf_parse_usec, offsetof(ManagerConfig, usage_min_interval_usec) },
+        { "Usage", "RescanIntervalSec", conf_parse_usec, offsetof(ManagerConfig, usage_rescan_interval_usec) },
+        { "Usage", "WatchersPerUser", conf_parse_unsigned, offsetof(ManagerConfig, usage_watchers_per_user) },
+        { "Usage", "DrmMajor", conf_parse_unsigned, offsetof(ManagerConfig, drm_major) },
+        { "Usage", "AccelMajor", conf_parse_unsigned, offsetof(ManagerConfig, accel_major) },
+        { "Usage", "OpenFilesMax", conf_parse_unsigned, offsetof(ManagerConfig, usage_open_files_max) },
+        { "Usage", "NVML", conf_parse_bool, offsetof(ManagerConfig, nvml) },
+        { "Usage", "NVMLLibrary", conf_parse_string, offsetof(ManagerConfig, nvml_library) },
         { "Limits", "MapsMax", conf_parse_size, offsetof(ManagerConfig, maps_max) },
         { "Limits", "CmdlineMax", conf_parse_size, offsetof(ManagerConfig, cmdline_max) },
         { "Limits", "EnvironMax", conf_parse_size, offsetof(ManagerConfig, environ_max) },

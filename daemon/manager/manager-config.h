@@ -34,6 +34,17 @@ typedef struct ManagerConfig {
         /* [Privacy] */
         bool hide_other_users; /* non-root callers do not see other users' processes at all */
 
+        /* [Usage] */
+        uint64_t usage_watch_interval_usec; /* while somebody watches */
+        uint64_t usage_idle_interval_usec; /* otherwise; 0: not at all */
+        uint64_t usage_min_interval_usec; /* no watch samples faster */
+        uint64_t usage_rescan_interval_usec; /* full /proc sweep for DRM fds; 0: never */
+        unsigned usage_watchers_per_user;
+        unsigned drm_major, accel_major; /* char majors of DRM and accel nodes (tests declare others) */
+        unsigned usage_open_files_max; /* fdinfo files kept open between samples */
+        bool nvml; /* load NVML */
+        char *nvml_library; /* NULL: libnvidia-ml.so.1 */
+
         /* [Limits] */
         ProcLimits proc_limits;
         uint64_t maps_max, cmdline_max, environ_max;

@@ -6,6 +6,7 @@
 #include "fileio.h"
 #include "log.h"
 #include "manager-export.h"
+#include "manager-usage.h"
 #include "usage-export.h"
 
 #ifndef PACKAGE_VERSION
@@ -50,6 +51,8 @@ int manager_export_write(Manager *m)
         _cleanup_free_ const NvmlDeviceUsage **devices = NULL;
         _cleanup_free_ char *text = NULL;
         ExportLookup lookup = { .m = m };
+        const DrmUsage *drm = m->export_drm ? m->export_drm : manager_usage(m);
+        const NvmlSource *nvml = m->export_nvml ? m->export_nvml : manager_usage_nvml(m);
         size_t size = 0, n_devices = 0;
         UsageExportInput in;
         int r;
@@ -64,19 +67,19 @@ int manager_export_write(Manager *m)
                         return -ENOMEM;
         }
 
-        if (m->export_nvml && nvml_source_state(m->export_nvml) == NVML_SOURCE_READY) {
-                size_t n = nvml_source_n_devices(m->export_nvml);
+        if (nvml && nvml_source_state(nvml) == NVML_SOURCE_READY) {
+                size_t n = nvml_source_n_devices(nvml);
 
                 devices = calloc(n > 0 ? n : 1, sizeof(*devices));
                 if (!devices)
                         return -ENOMEM;
                 for (size_t i = 0; i < n; i++)
-                        devices[n_devices++] = nvml_source_device(m->export_nvml, i);
+                        devices[n_devices++] = nvml_source_device(nvml, i);
         }
 
         in = (UsageExportInput){
                 .version = PACKAGE_VERSION,
-                .drm = m->export_drm,
+                .drm = drm,
                 .nvml_devices = devices,
                 .n_nvml_devices = n_devices,
                 .lookup = export_lookup,
@@ -145,6 +148,13 @@ int manager_export_start(Manager *m)
                         m->export_gid = g->gr_gid;
         }
 
+        /* The daemon samples only while somebody watches: the export is a watcher, at its interval. */
+        if (m->usage) {
+                r = manager_usage_watch(m, 0, m->config.export_interval_usec, -1, &m->export_watch);
+                if (r < 0)
+                        log_warning_errno(r, "Cannot have GPU usage sampled for the export");
+        }
+
         export_and_log(m);
         r = sd_event_add_time_relative(m->event, &m->export_timer, CLOCK_MONOTONIC, m->config.export_interval_usec,
                         m->config.export_interval_usec / 20, on_export_timer, m);
@@ -158,10 +168,12 @@ void manager_export_stop(Manager *m)
         assert(m);
 
         m->export_timer = sd_event_source_disable_unref(m->export_timer);
+        if (m->export_watch)
+                m->export_watch = manager_usage_unwatch(m->export_watch);
         m->usage_export = usage_export_free(m->usage_export);
 }
 
-void manager_export_set_sources(Manager *m, const DrmUsage *drm, NvmlSource *nvml)
+void manager_export_set_sources(Manager *m, const DrmUsage *drm, const NvmlSource *nvml)
 {
         assert(m);
 

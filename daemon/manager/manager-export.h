@@ -16,10 +16,10 @@
 int manager_export_start(Manager *m);
 void manager_export_stop(Manager *m);
 
-/* Where the snapshot comes from: the usage sampler hands its model and NVML source here whenever they
- * are (re)created; NULL for a source that is absent. Only borrowed: the caller keeps them alive until it
- * sets others or the manager is freed. */
-void manager_export_set_sources(Manager *m, const DrmUsage *drm, NvmlSource *nvml);
+/* The snapshot is the usage sampler's (manager_usage(), manager_usage_nvml()), which the export keeps
+ * sampling at ExportIntervalSec= with a watch of its own. Tests put other sources in their place here
+ * (NULL: the sampler's again); only borrowed, kept alive by the caller. */
+void manager_export_set_sources(Manager *m, const DrmUsage *drm, const NvmlSource *nvml);
 
 /* Renders and writes once now (the timer's work; tests call it). 0 or a negative errno. */
 int manager_export_write(Manager *m);

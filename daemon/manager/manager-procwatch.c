@@ -4,6 +4,7 @@
 #include "fd-util.h"
 #include "log.h"
 #include "manager-procwatch.h"
+#include "manager-usage.h"
 #include "proc-connector.h"
 #include "process.h"
 
@@ -58,8 +59,12 @@ static int track(Manager *m, pid_t pid, bool settle)
 
 int manager_process_exec(Manager *m, pid_t pid)
 {
+        int r;
+
         m->n_execs++;
-        return track(m, pid, true);
+        r = track(m, pid, true);
+        manager_usage_process_exec(m, pid);
+        return r;
 }
 
 int manager_process_comm(Manager *m, pid_t pid)
@@ -77,6 +82,7 @@ int manager_process_comm(Manager *m, pid_t pid)
 
 void manager_process_exit(Manager *m, pid_t pid)
 {
+        manager_usage_process_exit(m, pid);
         process_remove(manager_get_process(m, pid));
 }
 

@@ -10,6 +10,7 @@
 #include "manager-configs.h"
 #include "manager-gpu.h"
 #include "manager-procwatch.h"
+#include "manager-usage.h"
 #include "manager.h"
 #include "proc-parse.h"
 #include "manager-export.h"
@@ -33,6 +34,7 @@ Manager *manager_free(Manager *m)
         manager_procwatch_stop(m);
         manager_gpu_stop(m);
         manager_export_stop(m);
+        manager_usage_stop(m);
         rc_watch_free(m->rc_watch);
         manager_configs_free(m);
         rc_config_unref(m->system_config);
@@ -63,10 +65,11 @@ static int copy_config(ManagerConfig *dst, const ManagerConfig *src)
         dst->device_directory = src->device_directory ? strdup(src->device_directory) : NULL;
         dst->driver_version = src->driver_version ? strdup(src->driver_version) : NULL;
         dst->collation = src->collation ? strdup(src->collation) : NULL;
+        dst->nvml_library = src->nvml_library ? strdup(src->nvml_library) : NULL;
         dst->export_textfile = src->export_textfile ? strdup(src->export_textfile) : NULL;
         dst->export_group = src->export_group ? strdup(src->export_group) : NULL;
         if ((src->device_directory && !dst->device_directory) || (src->driver_version && !dst->driver_version) ||
-                        (src->collation && !dst->collation))
+                        (src->collation && !dst->collation) || (src->nvml_library && !dst->nvml_library))
                 return -ENOMEM;
         if ((src->export_textfile && !dst->export_textfile) || (src->export_group && !dst->export_group))
                 return -ENOMEM;
@@ -294,6 +297,10 @@ int manager_start_watching(Manager *m)
         r = manager_gpu_start(m);
         if (r < 0)
                 log_warning_errno(r, "Cannot watch GPU device nodes, device opens will not trigger re-evaluation");
+
+        r = manager_usage_start(m);
+        if (r < 0)
+                log_warning_errno(r, "Cannot set up GPU usage sampling");
 
         r = manager_export_start(m);
         if (r < 0)

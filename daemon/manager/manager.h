@@ -49,6 +49,8 @@ typedef struct ManagerCallbacks {
         /* Configuration reloaded (generation increased) or status counters changed. */
         void (*reloaded)(Manager *m, void *userdata);
         void (*status_changed)(Manager *m, void *userdata);
+        /* GPU usage: a watch came or went, the sampling interval or a source's state changed. */
+        void (*usage_changed)(Manager *m, void *userdata);
 } ManagerCallbacks;
 
 typedef enum ManagerWatchState {
@@ -132,11 +134,15 @@ struct Manager {
         uint64_t device_sweep_usec; /* when fd tables were last swept for device opens */
         uint64_t n_device_sweeps, n_fd_tables_walked;
 
+        /* GPU usage (manager-usage.c). */
+        struct ManagerUsage *usage;
+
         /* Fleet export (manager-export.c). */
         struct UsageExport *usage_export;
         sd_event_source *export_timer;
-        const struct DrmUsage *export_drm; /* borrowed from the usage sampler */
-        struct NvmlSource *export_nvml;
+        struct UsageWatch *export_watch; /* keeps the sampler going at the export interval */
+        const struct DrmUsage *export_drm; /* tests' sources instead of the sampler's */
+        const struct NvmlSource *export_nvml;
         gid_t export_gid;
         int export_error; /* of the latest write, to log a failure once */
         uint64_t n_exports, n_export_failures;

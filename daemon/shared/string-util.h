@@ -11,6 +11,11 @@ static inline bool startswith(const char *s, const char *prefix)
         return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+static inline bool isempty(const char *s)
+{
+        return !s || s[0] == '\0';
+}
+
 static inline bool endswith(const char *s, const char *suffix)
 {
         size_t ls = strlen(s), lx = strlen(suffix);

@@ -568,6 +568,10 @@ static void test_xml_matches_introspection(void)
                         g_dbus_node_info_lookup_interface(root, BUS_MANAGER_INTERFACE));
         assert_same_interface(g_dbus_node_info_lookup_interface(doc, BUS_PROCESS_INTERFACE),
                         g_dbus_node_info_lookup_interface(proc, BUS_PROCESS_INTERFACE));
+        assert_same_interface(g_dbus_node_info_lookup_interface(doc, BUS_USAGE_INTERFACE),
+                        g_dbus_node_info_lookup_interface(root, BUS_USAGE_INTERFACE));
+        assert_same_interface(g_dbus_node_info_lookup_interface(doc, BUS_PROCESS_USAGE_INTERFACE),
+                        g_dbus_node_info_lookup_interface(proc, BUS_PROCESS_USAGE_INTERFACE));
         assert_only_documented(doc, root);
         assert_only_documented(doc, proc);
         g_assert_nonnull(g_dbus_node_info_lookup_interface(root, "org.freedesktop.DBus.ObjectManager"));

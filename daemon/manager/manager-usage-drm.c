@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdio.h>
+
+#include "drm-sampler.h"
+#include "fileio.h"
+#include "log.h"
+#include "manager-usage-model.h"
+#include "proc-facts.h"
+#include "proc-parse.h"
+#include "string-util.h"
+
+/* The DRM side of usage: keeps the sampler's index of DRM fd holders current from the manager's events,
+ * and reads it when a sample is due. The index is kept only while sampling runs (somebody watches, or
+ * IdleIntervalSec= is set): with nobody watching, GPU node opens only mark it stale and cost nothing
+ * else. */
+
+#define SWEEP_COALESCE_USEC (50 * 1000)
+/* Opens of render nodes are any user's to make: targeted sweeps are at most this frequent. */
+#define SWEEP_INTERVAL_MIN_USEC (1000 * 1000)
+#define USAGE_PIDS_MAX (4u * 1024u * 1024u)
+#define FIXTURE_CLOCK_FILE "nvprofiled-fixture-clock"
+
+static bool sampling(const ManagerUsage *u)
+{
+        return u->interval_usec > 0;
+}
+
+/* A fixture /proc (not the live one) may script the clock each read is stamped with, so that a test's
+ * utilisation figures are exact: the file holds CLOCK_MONOTONIC microseconds. */
+static uint64_t fixture_clock(void *userdata)
+{
+        ManagerUsage *u = userdata;
+        _cleanup_free_ char *text = NULL;
+        size_t size;
+        uint64_t v;
+        struct timespec ts;
+
+        if (read_virtual_file_at(u->manager->proc_fd, FIXTURE_CLOCK_FILE, 64, &text, &size) >= 0 &&
+                        sscanf(text, "%" SCNu64, &v) == 1)
+                return v;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+}
+
+/* Start time and owner of each holder: the manager's when it tracks the process, else from /proc. */
+static void fill_identities(ManagerUsage *u)
+{
+        Manager *m = u->manager;
+        const DrmSamplerHolder *h;
+
+        for (size_t i = 0; drm_sampler_next_holder(u->sampler, &i, &h);) {
+                Process *p;
+                ProcIdentity id;
+                uid_t uid;
+
+                if (h->start_time != 0)
+                        continue;
+                p = manager_get_process(m, h->pid);
+                if (p) {
+                        drm_sampler_set_identity(u->sampler, h->pid, p->id.start_time, p->uid);
+                        continue;
+                }
+                if (proc_identity_read(m->proc_fd, h->pid, &id) < 0 ||
+                                manager_process_owner(m, h->pid, id.start_time, &uid) < 0)
+                        continue;
+                drm_sampler_set_identity(u->sampler, h->pid, id.start_time, uid);
+        }
+}
+
+static int sweep(ManagerUsage *u, bool force)
+{
+        _cleanup_free_ pid_t *pids = NULL;
+        size_t n = 0;
+        int r;
+
+        r = proc_list_pids(u->manager->proc_fd, USAGE_PIDS_MAX, &pids, &n);
+        if (r < 0)
+                return log_warning_errno(r, "Cannot list processes");
+        r = drm_sampler_sweep(u->sampler, pids, n, force);
+        if (r < 0)
+                return log_warning_errno(r, "Cannot sweep /proc for DRM file descriptors");
+        u->index_stale = false;
+        fill_identities(u);
+        log_debug("%s sweep: %i processes hold DRM fds.", force ? "Full" : "Targeted", r);
+        return 0;
+}
+
+static int on_sweep_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        ManagerUsage *u = userdata;
+
+        u->last_sweep_usec = usec;
+        (void) sweep(u, false);
+        return 0;
+}
+
+static int on_rescan_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        ManagerUsage *u = userdata;
+        uint64_t interval = u->manager->config.usage_rescan_interval_usec;
+
+        if (sampling(u))
+                (void) sweep(u, true);
+        else
+                u->index_stale = true;
+        if (interval == 0)
+                return sd_event_source_set_enabled(s, SD_EVENT_OFF);
+        (void) sd_event_source_set_time(s, usec + interval);
+        return sd_event_source_set_enabled(s, SD_EVENT_ON);
+}
+
+void manager_usage_nodes_opened(Manager *m)
+{
+        ManagerUsage *u = m->usage;
+        uint64_t now, when;
+        int r;
+
+        if (!u || !u->sampler)
+                return;
+        if (!sampling(u)) {
+                u->index_stale = true;
+                return;
+        }
+        if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0)
+                return;
+        when = MAX(now + SWEEP_COALESCE_USEC, u->last_sweep_usec + SWEEP_INTERVAL_MIN_USEC);
+        if (u->sweep_timer) {
+                int enabled = SD_EVENT_OFF;
+                (void) sd_event_source_get_enabled(u->sweep_timer, &enabled);
+                if (enabled != SD_EVENT_OFF)
+                        return;
+                (void) sd_event_source_set_time(u->sweep_timer, when);
+                (void) sd_event_source_set_enabled(u->sweep_timer, SD_EVENT_ONESHOT);
+                return;
+        }
+        r = sd_event_add_time(m->event, &u->sweep_timer, CLOCK_MONOTONIC, when, 0, on_sweep_timer, u);
+        if (r < 0)
+                log_warning_errno(r, "Cannot schedule a DRM fd sweep");
+}
+
+void manager_usage_process_exec(Manager *m, pid_t pid)
+{
+        ManagerUsage *u = m->usage;
+        _cleanup_free_ char *text = NULL;
+        char path[32];
+        uint64_t start;
+        pid_t ppid;
+        size_t size;
+
+        /* A child of a holder inherits its DRM fds (a game's launcher, a compositor's children): look at
+         * it. Nothing to do, and nothing read, while nobody holds any or nobody watches. */
+        if (!u || !u->sampler || !sampling(u) || drm_sampler_n_holders(u->sampler) == 0)
+                return;
+        snprintf(path, sizeof(path), "%i/stat", (int) pid);
+        if (read_virtual_file_at(m->proc_fd, path, 4096, &text, &size) < 0 ||
+                        proc_parse_stat(text, size, &start, &ppid) < 0 || !drm_sampler_holder(u->sampler, ppid))
+                return;
+        if (drm_sampler_check_pid(u->sampler, pid, false) > 0)
+                fill_identities(u);
+}
+
+void manager_usage_process_exit(Manager *m, pid_t pid)
+{
+        if (m->usage && m->usage->sampler)
+                drm_sampler_drop_pid(m->usage->sampler, pid);
+}
+
+int usage_drm_start(ManagerUsage *u)
+{
+        Manager *m = u->manager;
+        DrmSamplerConfig c = {
+                .drm_major = m->config.drm_major,
+                .accel_major = m->config.accel_major,
+                .open_files_max = m->config.usage_open_files_max,
+                .live_proc = m->real_proc,
+                .use_libdrm = m->real_proc,
+                .clock = m->real_proc ? NULL : fixture_clock,
+                .clock_userdata = u,
+        };
+        int r;
+
+        r = drm_sampler_new(m->proc_fd, m->sys_fd, &c, &u->sampler);
+        if (r < 0)
+                return log_error_errno(r, "Cannot set up DRM fdinfo sampling");
+        u->drm_usage = drm_usage_new();
+        if (!u->drm_usage)
+                return log_oom();
+        u->index_stale = true;
+        snprintf(u->drm_message, sizeof(u->drm_message), "DRM majors %u and %u, fdinfo %s", c.drm_major, c.accel_major,
+                        drm_fdinfo_pread_is_fresh() > 0 ? "re-read in place" : "reopened");
+        if (m->config.usage_rescan_interval_usec > 0) {
+                r = sd_event_add_time_relative(m->event, &u->rescan_timer, CLOCK_MONOTONIC,
+                                m->config.usage_rescan_interval_usec, 0, on_rescan_timer, u);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+void usage_drm_stop(ManagerUsage *u)
+{
+        u->sweep_timer = sd_event_source_disable_unref(u->sweep_timer);
+        u->rescan_timer = sd_event_source_disable_unref(u->rescan_timer);
+        u->sampler = drm_sampler_free(u->sampler);
+        u->drm_usage = drm_usage_free(u->drm_usage);
+}
+
+int usage_drm_sample(ManagerUsage *u)
+{
+        int r;
+
+        /* The index was not kept while nobody watched: one sweep brings it up to date (it walks only the
+         * fd tables whose size changed since they were last walked). */
+        if (u->index_stale) {
+                r = sweep(u, false);
+                if (r < 0)
+                        return r;
+        }
+        r = drm_sampler_sample(u->sampler, u->drm_usage);
+        fill_identities(u);
+        return r;
+}

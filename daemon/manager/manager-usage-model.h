@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "manager-usage.h"
+
+/* manager-usage's internals, shared by its files: manager-usage.c (watches, timers), manager-usage-drm.c
+ * (the DRM fd index and sampler), manager-usage-model.c (the merged snapshot). */
+
+typedef struct DrmSampler DrmSampler;
+
+typedef struct ManagerUsage {
+        Manager *manager;
+
+        UsageWatch *watches;
+        unsigned n_watches;
+        sd_event_source *sample_timer;
+        uint64_t interval_usec;
+        uint64_t n_samples;
+        UsageSnapshot snapshot;
+
+        NvmlSource *nvml;
+
+        DrmSampler *sampler;
+        DrmUsage *drm_usage;
+        sd_event_source *sweep_timer; /* targeted sweep after GPU node opens, coalesced */
+        sd_event_source *rescan_timer; /* slow full sweep */
+        uint64_t last_sweep_usec;
+        bool index_stale; /* GPU nodes were opened (or a rescan was due) while nobody sampled */
+        char drm_message[256];
+} ManagerUsage;
+
+int usage_drm_start(ManagerUsage *u);
+void usage_drm_stop(ManagerUsage *u);
+/* Reads every known client's fdinfo and updates u->drm_usage. */
+int usage_drm_sample(ManagerUsage *u);
+
+/* Builds the merged snapshot from u->drm_usage, the sampler's devices and holders, and NVML. */
+int usage_snapshot_build(ManagerUsage *u, uint64_t now_usec, UsageSnapshot *ret);
+void usage_snapshot_done(UsageSnapshot *s);
