@@ -337,7 +337,9 @@ static int build_device(TopFrame *frame, struct json_object *d, EscapePool *e, i
         f = open_memstream(&buf, &size);
         if (!f)
                 return -ENOMEM;
-        fprintf(f, "%s  %s", esc(e, device_label(d)), esc(e, jstr(d, "driver")));
+        fputs(esc(e, device_label(d)), f);
+        if (jstr(d, "driver")[0])
+                fprintf(f, "  %s", esc(e, jstr(d, "driver")));
         if (jstr(d, "name")[0])
                 fprintf(f, "  %s", esc(e, jstr(d, "name")));
         fprintf(f, "  %s  %s  %" PRIi64 " client%s", esc(e, jstr(d, "source")), esc(e, jstr(d, "state")),

@@ -16,6 +16,7 @@
 #include "bus-names.h"
 #include "private-bus.h"
 #include "test-util.h"
+#include "usage-fixture.h"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(json_object, json_object_put)
 
@@ -30,7 +31,6 @@ typedef struct StandIn {
         unsigned n_watch, n_list_devices, n_list_processes;
         uint64_t watch_interval;
         gint64 last_tick;
-        char *tmux_socket;
         char *dir;
 } StandIn;
 
@@ -129,13 +129,6 @@ static bool stand_in_start(StandIn *s, bool has_watch)
 
 static void stand_in_stop(StandIn *s)
 {
-        if (s->tmux_socket) {
-                const char *argv[] = { "tmux", "-S", s->tmux_socket, "kill-server", NULL };
-                (void) g_spawn_sync(NULL, (char **) argv, NULL,
-                                G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
-                                NULL, NULL, NULL, NULL, NULL);
-                g_free(s->tmux_socket);
-        }
         if (s->watch_write >= 0)
                 close(s->watch_write);
         sd_bus_flush_close_unref(s->conn);
@@ -310,7 +303,15 @@ static void test_needs_terminal(void)
         stand_in_stop(&s);
 }
 
-static char *tmux(StandIn *s, const char *first, ...)
+/* nvprofilectl top in a tmux pane of its own server, while serve(userdata) keeps the other side going. */
+typedef struct Pane {
+        char *socket;
+        char *status_file; /* "exit status N" once top ended */
+        void (*serve)(void *userdata, gint64 usec);
+        void *userdata;
+} Pane;
+
+static char *tmux(Pane *p, const char *first, ...)
 {
         g_autoptr(GPtrArray) argv = g_ptr_array_new();
         g_autoptr(GError) error = NULL;
@@ -321,7 +322,7 @@ static char *tmux(StandIn *s, const char *first, ...)
         g_ptr_array_add(argv, (char *) "tmux");
         g_ptr_array_add(argv, (char *) "-u");
         g_ptr_array_add(argv, (char *) "-S");
-        g_ptr_array_add(argv, s->tmux_socket);
+        g_ptr_array_add(argv, p->socket);
         va_start(ap, first);
         for (const char *a = first; a; a = va_arg(ap, const char *))
                 g_ptr_array_add(argv, (char *) a);
@@ -334,16 +335,43 @@ static char *tmux(StandIn *s, const char *first, ...)
         return out;
 }
 
-/* Answers the stand-in's calls until the pane shows needle; returns the pane. */
-static char *wait_pane(StandIn *s, const char *needle)
+static bool have_tmux(void)
+{
+        g_autofree char *path = g_find_program_in_path("tmux");
+
+        if (!path)
+                g_test_skip("tmux is not installed");
+        return path != NULL;
+}
+
+/* Starts "nvprofilectl --bus=ADDRESS top ARGS" in a 100x30 pane. */
+static void pane_start(Pane *p, const char *dir, const char *bus_address, const char *args,
+                void (*serve)(void *userdata, gint64 usec), void *userdata)
+{
+        g_autofree char *cmd = NULL;
+
+        *p = (Pane){
+                .socket = g_build_filename(dir, "tmux.sock", NULL),
+                .status_file = g_build_filename(dir, "status", NULL),
+                .serve = serve,
+                .userdata = userdata,
+        };
+        cmd = g_strdup_printf("'%s' --bus='%s' top %s; echo \"exit status $?\" > '%s'; sleep 60", ctl_bin(),
+                        bus_address, args, p->status_file);
+        g_free(tmux(p, "-f", "/dev/null", "new-session", "-d", "-s", "top", "-x", "100", "-y", "30", "-e",
+                        "LC_ALL=C.UTF-8", "-e", "TERM=screen", cmd, NULL));
+}
+
+/* Keeps the other side going until the pane shows needle; returns the pane. */
+static char *wait_pane(Pane *p, const char *needle)
 {
         gint64 deadline = g_get_monotonic_time() + WAIT_USEC;
 
         for (;;) {
                 char *pane;
 
-                pump(s, 50000);
-                pane = tmux(s, "capture-pane", "-p", "-t", "top", NULL);
+                p->serve(p->userdata, 50000);
+                pane = tmux(p, "capture-pane", "-p", "-t", "top", NULL);
                 if (strstr(pane, needle))
                         return pane;
                 if (g_get_monotonic_time() >= deadline)
@@ -352,27 +380,46 @@ static char *wait_pane(StandIn *s, const char *needle)
         }
 }
 
+/* q, and top's exit status is 0. */
+static void pane_quit(Pane *p)
+{
+        g_autofree char *status = NULL;
+
+        g_free(tmux(p, "send-keys", "-t", "top", "q", NULL));
+        for (gint64 deadline = g_get_monotonic_time() + WAIT_USEC;; p->serve(p->userdata, 50000)) {
+                if (g_file_get_contents(p->status_file, &status, NULL, NULL) && strstr(status, "\n"))
+                        break;
+                g_clear_pointer(&status, g_free);
+                if (g_get_monotonic_time() >= deadline)
+                        g_error("top did not quit on q");
+        }
+        g_assert_cmpstr(status, ==, "exit status 0\n");
+}
+
+static void pane_stop(Pane *p)
+{
+        g_free(tmux(p, "kill-server", NULL));
+        g_free(p->socket);
+        g_free(p->status_file);
+}
+
+static void serve_pump(void *userdata, gint64 usec)
+{
+        pump(userdata, usec);
+}
+
 static void test_tmux(void)
 {
-        g_autofree char *cmd = NULL, *pane = NULL, *status_file = NULL, *status = NULL, *title = NULL;
-        g_autofree char *bar = NULL;
+        g_autofree char *pane = NULL, *title = NULL, *bar = NULL;
         StandIn s;
+        Pane p;
 
-        if (!g_find_program_in_path("tmux")) {
-                g_test_skip("tmux is not installed");
+        if (!have_tmux() || !stand_in_start(&s, true))
                 return;
-        }
-        if (!stand_in_start(&s, true))
-                return;
-        s.tmux_socket = g_build_filename(s.dir, "tmux.sock", NULL);
-        status_file = g_build_filename(s.dir, "status", NULL);
-        cmd = g_strdup_printf("'%s' --bus='%s' top --interval=0.2; echo \"exit status $?\" > '%s'; sleep 60", ctl_bin(),
-                        s.bus.address, status_file);
-        g_free(tmux(&s, "-f", "/dev/null", "new-session", "-d", "-s", "top", "-x", "100", "-y", "30", "-e",
-                        "LC_ALL=C.UTF-8", "-e", "TERM=screen", cmd, NULL));
+        pane_start(&p, s.dir, s.bus.address, "--interval=0.2", serve_pump, &s);
 
         /* What a person sees: the devices with a bar per engine, the processes with their profile. */
-        pane = wait_pane(&s, "glxgears");
+        pane = wait_pane(&p, "glxgears");
         g_test_message("%s", pane);
         g_assert_nonnull(strstr(pane, "sort: gpu"));
         g_assert_nonnull(strstr(pane, "0000:00:02.0  i915  drm-fdinfo  active  3 clients"));
@@ -386,7 +433,7 @@ static void test_tmux(void)
         g_assert_true(strstr(pane, "glxgears") < strstr(pane, "blender"));
         /* Names that carry terminal controls are shown escaped, and took nothing over. */
         g_assert_nonnull(strstr(pane, "evil\\x1b]0;PWNED"));
-        title = tmux(&s, "display-message", "-p", "-t", "top", "#{pane_title}", NULL);
+        title = tmux(&p, "display-message", "-p", "-t", "top", "#{pane_title}", NULL);
         g_assert_null(strstr(title, "PWNED"));
         /* It watches, at its interval. */
         g_assert_cmpuint(s.n_watch, ==, 1);
@@ -394,14 +441,14 @@ static void test_tmux(void)
         g_clear_pointer(&pane, g_free);
 
         /* A sort key: by memory, blender (512 MiB) comes first. */
-        g_free(tmux(&s, "send-keys", "-t", "top", "m", NULL));
-        pane = wait_pane(&s, "sort: memory");
+        g_free(tmux(&p, "send-keys", "-t", "top", "m", NULL));
+        pane = wait_pane(&p, "sort: memory");
         g_assert_true(strstr(pane, "blender") < strstr(pane, "glxgears"));
         g_clear_pointer(&pane, g_free);
 
         /* A narrower window: bars shrink to the width, the table drops USER and ENGINE. */
-        g_free(tmux(&s, "resize-window", "-t", "top", "-x", "60", "-y", "20", NULL));
-        pane = wait_pane(&s, "PID DEVICE");
+        g_free(tmux(&p, "resize-window", "-t", "top", "-x", "60", "-y", "20", NULL));
+        pane = wait_pane(&p, "PID DEVICE");
         g_test_message("%s", pane);
         g_clear_pointer(&bar, g_free);
         bar = line_with(pane, "  render ");
@@ -410,19 +457,83 @@ static void test_tmux(void)
         g_assert_null(strstr(pane, "USER"));
         g_assert_nonnull(line_with(pane, "Game"));
         g_assert_true(strstr(pane, "blender") < strstr(pane, "glxgears"));
+
+        pane_quit(&p);
+        pane_stop(&p);
+        stand_in_stop(&s);
+}
+
+/* The real daemon over a fixture /proc: a game in a service with its profile, whose render counter
+ * advances by half of each interval, so the daemon's own sampling and math fill half the bar. */
+typedef struct Game {
+        ITest *t;
+        uint64_t render_ns;
+        gint64 last_usec;
+} Game;
+
+static void game_render(void *userdata, gint64 usec)
+{
+        Game *g = userdata;
+        gint64 now = g_get_monotonic_time();
+
+        if (g->last_usec > 0) {
+                g_autofree char *fdinfo = NULL;
+
+                g->render_ns += (uint64_t) (now - g->last_usec) * 1000 / 2;
+                fdinfo = g_strdup_printf("drm-driver: i915\ndrm-pdev: 0000:00:02.0\ndrm-client-id: 11\n"
+                                         "drm-engine-render: %" G_GUINT64_FORMAT " ns\ndrm-engine-copy: 0 ns\n"
+                                         "drm-total-system0: 64 MiB\ndrm-resident-system0: 48 MiB\n",
+                                g->render_ns);
+                usage_fixture_set_fdinfo(g->t, 4242, fdinfo);
+        }
+        g->last_usec = now;
+        g_usleep((gulong) usec);
+}
+
+static const char rules[] = "{ \"profiles\": [ { \"name\": \"Game Profile\", \"settings\": [ { \"key\": "
+                            "\"GLSharpenValue\", \"value\": 50 } ] } ],\n"
+                            "  \"rules\": [ { \"pattern\": \"glxgears\", \"profile\": \"Game Profile\" } ] }\n";
+
+static void test_tmux_daemon(void)
+{
+        g_autofree char *pane = NULL, *bar = NULL, *row = NULL;
+        Game g = { 0 };
+        ITest t;
+        Pane p;
+
+        if (!have_tmux())
+                return;
+        itest_setup(&t);
+        itest_use_fixture_proc(&t);
+        itest_write(&t, "etc/nvidia/nvidia-application-profiles-rc", rules);
+        g.t = &t;
+        usage_fixture_gpu_process(&t, 4242, "glxgears", "/usr/bin/glxgears", "0::/system.slice/glxgears.service\n",
+                        "drm-driver: i915\ndrm-pdev: 0000:00:02.0\ndrm-client-id: 11\ndrm-engine-render: 0 ns\n"
+                        "drm-engine-copy: 0 ns\ndrm-total-system0: 64 MiB\ndrm-resident-system0: 48 MiB\n");
+        itest_start_daemon(&t, USAGE_FIXTURE_CONFIG);
+
+        pane_start(&p, t.dir, t.bus_address, "--interval=0.2", game_render, &g);
+        pane = wait_pane(&p, "Game Profile");
+        g_test_message("%s", pane);
+        g_assert_nonnull(strstr(pane, "0000:00:02.0  i915  drm-fdinfo"));
+        g_assert_nonnull(strstr(pane, "system0 48.0 MiB"));
+        row = line_with(pane, "glxgears");
+        g_assert_nonnull(strstr(row, "4242 "));
+        g_assert_nonnull(strstr(row, "0000:00:02.0"));
+        g_assert_nonnull(strstr(row, "48.0 MiB Game Profile"));
         g_clear_pointer(&pane, g_free);
 
-        /* q quits, with status 0. */
-        g_free(tmux(&s, "send-keys", "-t", "top", "q", NULL));
-        for (gint64 deadline = g_get_monotonic_time() + WAIT_USEC;; pump(&s, 50000)) {
-                if (g_file_get_contents(status_file, &status, NULL, NULL) && strstr(status, "\n"))
-                        break;
-                g_clear_pointer(&status, g_free);
-                if (g_get_monotonic_time() >= deadline)
-                        g_error("top did not quit on q");
-        }
-        g_assert_cmpstr(status, ==, "exit status 0\n");
-        stand_in_stop(&s);
+        /* The bar: about half of its 78 columns once the daemon has two samples. */
+        pane = wait_pane(&p, "|||||||||||||||||||||||||||||");
+        bar = line_with(pane, "  render ");
+        g_test_message("%s", pane);
+        g_assert_cmpuint(strlen(g_strchomp(bar)), ==, 100);
+        g_assert_null(strstr(bar, "||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||"));
+
+        pane_quit(&p);
+        pane_stop(&p);
+        itest_stop_daemon(&t, NULL);
+        itest_teardown(&t);
 }
 
 int main(int argc, char *argv[])
@@ -435,5 +546,6 @@ int main(int argc, char *argv[])
         g_test_add_func("/top/once-without-watch", test_once_without_watch);
         g_test_add_func("/top/needs-terminal", test_needs_terminal);
         g_test_add_func("/top/tmux", test_tmux);
+        g_test_add_func("/top/tmux-daemon", test_tmux_daemon);
         return g_test_run();
 }

@@ -23,6 +23,7 @@
 #include "itest.h"
 #include "test-util.h"
 #include "usage-export.h"
+#include "usage-fixture.h"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(DrmUsage, drm_usage_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(UsageExport, usage_export_free)
@@ -282,7 +283,7 @@ static void test_daemon(void)
 {
         const char *corpus = test_corpus_dir_or_skip();
         g_autofree char *dump = NULL, *dump_path = g_build_filename(corpus, "fdinfo", "i915-1.txt", NULL);
-        g_autofree char *dir = NULL, *path = NULL, *config = NULL, *piddir = NULL, *text = NULL, *scraped = NULL;
+        g_autofree char *dir = NULL, *path = NULL, *config = NULL, *text = NULL, *scraped = NULL;
         g_autofree char *top = NULL;
         NodeExporter n;
         struct stat st;
@@ -295,19 +296,13 @@ static void test_daemon(void)
         itest_setup(&t);
         itest_use_fixture_proc(&t);
         itest_write(&t, "etc/nvidia/nvidia-application-profiles-rc", rules);
-        itest_fixture_process(&t, 4242, 1000, 0, "glxgears", "/usr/bin/glxgears", NULL);
-        piddir = g_strdup_printf("%s/4242", t.proc);
-        test_symlink("/dev/null", piddir, "fd/3");
-        test_write_file(piddir, "fdinfo/3", dump);
-        test_write_file(piddir, "cgroup",
-                        "0::/user.slice/user-1000.slice/user@1000.service/app.slice/glxgears.service\n");
+        usage_fixture_gpu_process(&t, 4242, "glxgears", "/usr/bin/glxgears",
+                        "0::/user.slice/user-1000.slice/user@1000.service/app.slice/glxgears.service\n", dump);
 
         dir = g_build_filename(t.dir, "textfile", NULL);
         g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
         path = g_build_filename(dir, "nvprofiled.prom", NULL);
-        /* DrmMajor=1: the fixture's fd is a link to /dev/null (char 1:3), so no device node needs root. */
-        config = g_strdup_printf(
-                        "[Usage]\nDrmMajor=1\nNVML=no\n[Export]\nExportTextfile=%s\nExportIntervalSec=1s\n", path);
+        config = g_strdup_printf(USAGE_FIXTURE_CONFIG "[Export]\nExportTextfile=%s\nExportIntervalSec=1s\n", path);
         itest_start_daemon(&t, config);
 
         /* The file comes at start; the sampler's figures once it sampled, at the export's interval. */
