@@ -28,7 +28,7 @@ struct DrmSampler {
         IntMap holders; /* pid -> DrmSamplerHolder */
         IntMap counts; /* pid -> open-file count + 1 of walked processes without DRM fds */
 
-        DrmSamplerDevice *devices;
+        DrmSamplerDevice **devices; /* each allocated on its own: reads point at their keys */
         size_t n_devices;
 
         unsigned n_open; /* fdinfo files kept open */
@@ -65,6 +65,8 @@ DrmSampler *drm_sampler_free(DrmSampler *s)
                 holder_free(s, h);
         intmap_done(&s->holders);
         intmap_done(&s->counts);
+        for (size_t i = 0; i < s->n_devices; i++)
+                free(s->devices[i]);
         free(s->devices);
         free(s->buf);
         safe_close(s->proc_fd);
@@ -337,23 +339,24 @@ int drm_sampler_sweep(DrmSampler *s, const pid_t *pids, size_t n_pids, bool forc
 
 static DrmSamplerDevice *device_for(DrmSampler *s, dev_t rdev)
 {
+        DrmSamplerDevice **x, *d;
         DrmDeviceInfo info;
-        DrmSamplerDevice *d = NULL;
 
         /* Nodes of a device differ in rdev (card0, renderD128): each rdev resolves once. */
         for (size_t i = 0; i < s->n_devices; i++)
-                if (s->devices[i].info.rdev == rdev)
-                        return &s->devices[i];
-        if (drm_device_resolve(s->sys_fd, rdev, s->config.use_libdrm, &info) < 0)
+                if (s->devices[i]->info.rdev == rdev)
+                        return s->devices[i];
+        if (s->n_devices >= DEVICES_MAX || drm_device_resolve(s->sys_fd, rdev, s->config.use_libdrm, &info) < 0)
                 return NULL;
-        if (s->n_devices >= DEVICES_MAX)
+        x = reallocarray(s->devices, s->n_devices + 1, sizeof(DrmSamplerDevice *));
+        if (!x)
                 return NULL;
-        d = reallocarray(s->devices, s->n_devices + 1, sizeof(DrmSamplerDevice));
+        s->devices = x;
+        d = calloc(1, sizeof(DrmSamplerDevice));
         if (!d)
                 return NULL;
-        s->devices = d;
-        d = &s->devices[s->n_devices++];
-        *d = (DrmSamplerDevice){ .info = info };
+        d->info = info;
+        s->devices[s->n_devices++] = d;
         return d;
 }
 
@@ -457,8 +460,8 @@ int drm_sampler_sample(DrmSampler *s, DrmUsage *u)
 
         s->stats.n_read = s->stats.n_unreadable = s->stats.n_suspended = 0;
         for (size_t i = 0; i < s->n_devices; i++) {
-                s->devices[i].n_fds = 0;
-                s->devices[i].power_checked = false;
+                s->devices[i]->n_fds = 0;
+                s->devices[i]->power_checked = false;
         }
 
         empty = calloc(intmap_size(&s->holders) + 1, sizeof(pid_t));
@@ -559,14 +562,14 @@ size_t drm_sampler_n_devices(const DrmSampler *s)
 const DrmSamplerDevice *drm_sampler_device(const DrmSampler *s, size_t i)
 {
         assert(i < s->n_devices);
-        return &s->devices[i];
+        return s->devices[i];
 }
 
 const DrmSamplerDevice *drm_sampler_find_device(const DrmSampler *s, const char *key)
 {
         for (size_t i = 0; i < s->n_devices; i++)
-                if (streq(s->devices[i].info.key, key))
-                        return &s->devices[i];
+                if (streq(s->devices[i]->info.key, key))
+                        return s->devices[i];
         return NULL;
 }
 

@@ -58,6 +58,13 @@ static void fill_identities(ManagerUsage *u)
                 p = manager_get_process(m, h->pid);
                 if (p) {
                         drm_sampler_set_identity(u->sampler, h->pid, p->id.start_time, p->uid);
+                        /* A holder is a GPU user, whether it opened a node we watch or got its fd
+                         * otherwise (inherited, passed over a socket): worth a process object. */
+                        if (!p->gpu_user) {
+                                p->gpu_user = true;
+                                if (m->callbacks.process_changed)
+                                        m->callbacks.process_changed(m, p, m->userdata);
+                        }
                         continue;
                 }
                 if (proc_identity_read(m->proc_fd, h->pid, &id) < 0 ||

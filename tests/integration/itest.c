@@ -245,6 +245,7 @@ void itest_teardown(ITest *t)
         g_free(t->root);
         g_free(t->proc);
         g_free(t->devdir);
+        g_free(t->sys);
         g_free(t->bus_address);
 }
 
@@ -263,6 +264,7 @@ void itest_start_daemon(ITest *t, const char *extra_config)
         g_autofree char *log = g_build_filename(t->dir, "daemon.log", NULL);
         g_autofree char *text = NULL, *bus_arg = NULL, *root_arg = NULL, *conf_arg = NULL, *proc_arg = NULL;
         g_autoptr(GError) error = NULL;
+        g_autofree char *sys_arg = NULL;
         const char *argv[8];
         g_auto(GStrv) envp = NULL;
         gint64 deadline;
@@ -286,6 +288,11 @@ void itest_start_daemon(ITest *t, const char *extra_config)
                 proc_arg = g_strdup_printf("--proc=%s", t->proc);
                 argv[5] = proc_arg;
                 argv[6] = NULL;
+        }
+        if (t->sys) {
+                sys_arg = g_strdup_printf("--sys=%s", t->sys);
+                argv[t->proc ? 6 : 5] = sys_arg;
+                argv[t->proc ? 7 : 6] = NULL;
         }
 
         if (t->daemon_stderr >= 0)

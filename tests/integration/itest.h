@@ -15,6 +15,7 @@ typedef struct ITest {
         char *dir; /* scratch: bus socket, configs, copied binaries */
         char *root; /* the daemon's --root */
         char *proc; /* the daemon's --proc when a fixture tree is used (itest_use_fixture_proc()), or NULL */
+        char *sys; /* the daemon's --sys when set (a fixture /sys tree under dir), or NULL */
         char *devdir; /* fake GPU device nodes */
         char *bus_address;
         GPid bus_pid;

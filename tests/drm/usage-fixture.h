@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Builds the GPU part of fixture /proc and /sys trees for nvprofiled's --proc and --sys, from a script of
+ * device nodes, file descriptors and fdinfo contents (corpus dumps, or scripted keys), in steps: step N
+ * applies everything up to and including "step N", so a test moves the tree from one sample to the next.
+ *
+ * Script lines ('#' starts a comment):
+ *   node NAME TARGET pci SLOT VENDOR DEVICE DRIVER   a PCI device node: sys/dev/char/MAJ:MIN (the numbers
+ *   node NAME TARGET platform DEVNAME DRIVER           of TARGET, an existing char device such as
+ *   node NAME TARGET none                              /dev/full) resolves to it
+ *   power NAME active|suspended                      power/runtime_status of the node's device
+ *   fd PID FD TARGET                                 proc/PID/fd/FD -> TARGET
+ *   close PID FD                                     the fd and its fdinfo go
+ *   fdinfo PID FD corpus FILE                        proc/PID/fdinfo/FD is a copy of CORPUS/fdinfo/FILE
+ *   fdinfo PID FD keys K=V K=V ...                   ... is "K:\tV" lines (V may hold '_' for a blank:
+ *                                                    drm-engine-gfx=100_ns)
+ *   unreadable PID FD                                reading proc/PID/fdinfo/FD fails (it is a directory:
+ *                                                    what EACCES is for an unprivileged reader)
+ *   clock USEC                                       the daemon's fixture clock for the reads that follow
+ *   step N                                           what follows belongs to step N
+ * The process directories themselves (stat, status) are the caller's (itest_fixture_process()). Files are
+ * replaced by rename, so a reader never sees half of one.
+ *
+ * Returns 0, or -1 with *ret_error naming the line. */
+int usage_fixture_apply(const char *script, const char *proc, const char *sys, const char *corpus, unsigned step,
+                char **ret_error);

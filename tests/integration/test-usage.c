@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* GPU usage through D-Bus: the real daemon on a private bus over fixture /proc and /sys trees built by
+ * tests/drm/usage-fixture.c in steps (shared fds across processes, a counter going backwards, capacity 2,
+ * xe cycles, msm maxfreq, a client appearing and one vanishing, an unreadable fdinfo, a suspended device)
+ * and the fixture NVML library with one device; the figures each step must give are computed by hand
+ * below. Privacy: an unprivileged user the test creates sees device totals and its own processes' usage,
+ * never another user's. */
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bus-names.h"
+#include "itest.h"
+#include "usage-fixture.h"
+
+#define WAIT_MS 20000
+#define USER_PREFIX "nvpusage"
+
+static char user_to_remove[32];
+
+static void remove_user_now(void)
+{
+        pid_t pid;
+
+        if (!user_to_remove[0])
+                return;
+        pid = fork();
+        if (pid == 0) {
+                execlp("userdel", "userdel", "-f", user_to_remove, (char *) NULL);
+                _exit(127);
+        }
+        if (pid > 0)
+                (void) waitpid(pid, NULL, 0);
+        user_to_remove[0] = '\0';
+}
+
+static uid_t create_user(void)
+{
+        struct passwd *pw;
+        int status = 0;
+
+        snprintf(user_to_remove, sizeof(user_to_remove), USER_PREFIX "%i", (int) getpid());
+        for (int attempt = 0; attempt < 50; attempt++) {
+                const char *argv[] = { "useradd", "--system", "--user-group", "--no-create-home", "--home-dir",
+                        "/nonexistent", "--shell", "/usr/sbin/nologin", user_to_remove, NULL };
+                g_autoptr(GError) error = NULL;
+
+                g_spawn_sync("/", (char **) argv, NULL,
+                                G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
+                                NULL, NULL, NULL, &status, &error);
+                g_assert_no_error(error);
+                if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+                        break;
+                g_usleep(100 * 1000); /* another test may hold the lock on /etc/passwd */
+        }
+        g_assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        atexit(remove_user_now);
+        pw = getpwnam(user_to_remove);
+        g_assert_nonnull(pw);
+        g_assert_cmpuint(pw->pw_uid, !=, 0);
+        return pw->pw_uid;
+}
+
+/* Everything the Usage interface says, as lines a test can search. */
+static void append_regions(sd_bus_message *m, GString *out)
+{
+        const char *name, *key;
+        uint64_t v;
+
+        g_assert_cmpint(sd_bus_message_enter_container(m, 'a', "(sa{st})"), >=, 0);
+        while (sd_bus_message_enter_container(m, 'r', "sa{st}") > 0) {
+                g_assert_cmpint(sd_bus_message_read(m, "s", &name), >=, 0);
+                g_assert_cmpint(sd_bus_message_enter_container(m, 'a', "{st}"), >=, 0);
+                while (sd_bus_message_read(m, "{st}", &key, &v) > 0)
+                        g_string_append_printf(out, " mem %s.%s=%" G_GUINT64_FORMAT, name, key, v);
+                g_assert_cmpint(sd_bus_message_exit_container(m), >=, 0);
+                g_assert_cmpint(sd_bus_message_exit_container(m), >=, 0);
+        }
+        g_assert_cmpint(sd_bus_message_exit_container(m), >=, 0);
+}
+
+static void dump_devices(sd_bus *bus, GString *out)
+{
+        sd_bus_message *reply = NULL;
+        const char *device, *source, *driver, *slot, *name, *state, *e;
+        uint32_t vendor, dev, clients, n;
+        uint64_t clamped;
+        double busy, freq;
+
+        g_assert_cmpint(sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, "ListGpuDevices", NULL,
+                                        &reply, NULL),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(sssssuuassua(sddu)a(sa{st})t)"), >=, 0);
+        while (sd_bus_message_enter_container(reply, 'r', "sssssuuassua(sddu)a(sa{st})t") > 0) {
+                char **nodes = NULL;
+
+                g_assert_cmpint(sd_bus_message_read(reply, "sssssuu", &device, &source, &driver, &slot, &name, &vendor,
+                                                &dev),
+                                >=, 0);
+                g_assert_cmpint(sd_bus_message_read_strv(reply, &nodes), >=, 0);
+                g_assert_cmpint(sd_bus_message_read(reply, "su", &state, &clients), >=, 0);
+                {
+                        g_autofree char *joined = nodes ? g_strjoinv(",", nodes) : g_strdup("");
+                        g_string_append_printf(out,
+                                        "device %s %s driver=%s slot=%s name=%s ids=%04x:%04x nodes=%s state=%s clients=%u",
+                                        source, device, driver, slot, name, vendor, dev, joined, state, clients);
+                }
+                g_strfreev(nodes);
+                g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(sddu)"), >=, 0);
+                while (sd_bus_message_read(reply, "(sddu)", &e, &busy, &freq, &n) > 0)
+                        g_string_append_printf(out, " engine %s=%.1f/%.1f/%u", e, busy, freq, n);
+                g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
+                append_regions(reply, out);
+                g_assert_cmpint(sd_bus_message_read(reply, "t", &clamped), >=, 0);
+                g_string_append_printf(out, " clamped=%" G_GUINT64_FORMAT "\n", clamped);
+                g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
+        }
+        sd_bus_message_unref(reply);
+}
+
+static void dump_clients(sd_bus *bus, GString *out)
+{
+        sd_bus_message *reply = NULL;
+        const char *device, *source, *driver, *name, *e;
+        uint64_t id, interval, start, clamped, ns, cycles, total;
+        uint32_t pid, hidden, capacity;
+        int32_t fd;
+        double busy, freq;
+        int stale;
+
+        g_assert_cmpint(sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, "ListGpuClients", NULL,
+                                        &reply, NULL),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(sstssa(uti)uta(suddtttb)a(sa{st})t)"), >=, 0);
+        while (sd_bus_message_enter_container(reply, 'r', "sstssa(uti)uta(suddtttb)a(sa{st})t") > 0) {
+                g_assert_cmpint(sd_bus_message_read(reply, "sstss", &device, &source, &id, &driver, &name), >=, 0);
+                g_string_append_printf(out, "client %s %s %" G_GUINT64_FORMAT " driver=%s holders=", source, device, id,
+                                driver);
+                g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(uti)"), >=, 0);
+                while (sd_bus_message_read(reply, "(uti)", &pid, &start, &fd) > 0)
+                        g_string_append_printf(out, "%u:%i,", pid, fd);
+                g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
+                g_assert_cmpint(sd_bus_message_read(reply, "ut", &hidden, &interval), >=, 0);
+                g_string_append_printf(out, " hidden=%u interval=%" G_GUINT64_FORMAT, hidden, interval);
+                g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(suddtttb)"), >=, 0);
+                while (sd_bus_message_read(reply, "(suddtttb)", &e, &capacity, &busy, &freq, &ns, &cycles, &total,
+                                       &stale) > 0)
+                        g_string_append_printf(out, " engine %s=%.1f/%.1f cap=%u", e, busy, freq, capacity);
+                g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
+                append_regions(reply, out);
+                g_assert_cmpint(sd_bus_message_read(reply, "t", &clamped), >=, 0);
+                g_string_append_printf(out, " clamped=%" G_GUINT64_FORMAT "\n", clamped);
+                g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
+        }
+        sd_bus_message_unref(reply);
+}
+
+static void dump_processes(sd_bus *bus, GString *out)
+{
+        sd_bus_message *reply = NULL;
+        const char *object, *comm, *device, *source, *what;
+        uint32_t pid, uid;
+        uint64_t start, v;
+        double busy;
+
+        g_assert_cmpint(sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, "ListGpuProcesses", NULL,
+                                        &reply, NULL),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(outusasa(sst)a(sssd)a(ssst))"), >=, 0);
+        while (sd_bus_message_enter_container(reply, 'r', "outusasa(sst)a(sssd)a(ssst)") > 0) {
+                char **profiles = NULL;
+
+                g_assert_cmpint(sd_bus_message_read(reply, "outus", &object, &pid, &start, &uid, &comm), >=, 0);
+                g_assert_cmpint(sd_bus_message_read_strv(reply, &profiles), >=, 0);
+                g_strfreev(profiles);
+                g_string_append_printf(out, "process %u comm=%s object=%s clients=", pid, comm,
+                                g_str_equal(object, "/") ? "none" : "yes");
+                g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(sst)"), >=, 0);
+                while (sd_bus_message_read(reply, "(sst)", &device, &source, &v) > 0)
+                        g_string_append_printf(out, "%s/%" G_GUINT64_FORMAT ",", device, v);
+                g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
+                g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(sssd)"), >=, 0);
+                while (sd_bus_message_read(reply, "(sssd)", &device, &source, &what, &busy) > 0)
+                        g_string_append_printf(out, " engine %s/%s=%.1f", device, what, busy);
+                g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
+                g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(ssst)"), >=, 0);
+                while (sd_bus_message_read(reply, "(ssst)", &device, &source, &what, &v) > 0)
+                        g_string_append_printf(out, " mem %s/%s=%" G_GUINT64_FORMAT, device, what, v);
+                g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
+                g_string_append_c(out, '\n');
+                g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
+        }
+        sd_bus_message_unref(reply);
+}
+
+static char *dump_all(sd_bus *bus)
+{
+        GString *out = g_string_new(NULL);
+
+        dump_devices(bus, out);
+        dump_clients(bus, out);
+        dump_processes(bus, out);
+        return g_string_free(out, FALSE);
+}
+
+/* The same, as uid (a child that dropped to it and connected on its own). */
+static char *dump_all_as(ITest *t, uid_t uid)
+{
+        int pipefd[2];
+        pid_t pid;
+        GString *out = g_string_new(NULL);
+        char buf[4096];
+        ssize_t k;
+        int status;
+
+        g_assert_cmpint(pipe(pipefd), ==, 0);
+        pid = fork();
+        g_assert_cmpint(pid, >=, 0);
+        if (pid == 0) {
+                sd_bus *bus = NULL;
+                g_autofree char *text = NULL;
+                struct passwd *pw = getpwuid(uid);
+
+                close(pipefd[0]);
+                if (!pw || setgroups(0, NULL) < 0 || setgid(pw->pw_gid) < 0 || setuid(uid) < 0 || setuid(0) == 0)
+                        _exit(3);
+                if (sd_bus_new(&bus) < 0 || sd_bus_set_address(bus, t->bus_address) < 0 ||
+                                sd_bus_set_bus_client(bus, 1) < 0 || sd_bus_start(bus) < 0)
+                        _exit(4);
+                text = dump_all(bus);
+                if (write(pipefd[1], text, strlen(text)) < 0)
+                        _exit(5);
+                _exit(0);
+        }
+        close(pipefd[1]);
+        while ((k = read(pipefd[0], buf, sizeof(buf))) > 0)
+                g_string_append_len(out, buf, k);
+        close(pipefd[0]);
+        g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
+        g_assert_true(WIFEXITED(status));
+        g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+        return g_string_free(out, FALSE);
+}
+
+static bool has_line(const char *text, const char *prefix, const char *needle)
+{
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+
+        for (guint i = 0; lines[i]; i++)
+                if (g_str_has_prefix(lines[i], prefix) && (!needle || strstr(lines[i], needle)))
+                        return true;
+        return false;
+}
+
+static char *line_of(const char *text, const char *prefix)
+{
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+
+        for (guint i = 0; lines[i]; i++)
+                if (g_str_has_prefix(lines[i], prefix))
+                        return g_strdup(lines[i]);
+        return NULL;
+}
+
+static bool shows(ITest *t, const char *prefix, const char *needle)
+{
+        g_autofree char *text = dump_all(t->bus);
+        return has_line(text, prefix, needle);
+}
+
+#define C11 "client drm-fdinfo 0000:03:00.0 11 "
+#define C12 "client drm-fdinfo 0000:03:00.0 12 "
+#define C13 "client drm-fdinfo 0000:03:00.0 13 "
+#define C21 "client drm-fdinfo 0000:04:00.0 21 "
+#define C31 "client drm-fdinfo ae00000.gpu 31 "
+
+/* Nodes stand on real character devices of major 1 (DrmMajor=1 declares them DRM): /dev/full, /dev/zero,
+ * /dev/random, /dev/urandom; processes 100 and 102 are the user's, 101, 103 and 104 root's. */
+static const char script[] =
+                "node renderD128 /dev/full pci 0000:03:00.0 0x1002 0x73bf amdgpu\n"
+                "node renderD129 /dev/zero pci 0000:04:00.0 0x8086 0x56a0 xe\n"
+                "node card0 /dev/random platform ae00000.gpu msm\n"
+                "node renderD130 /dev/urandom pci 0000:05:00.0 0x1002 0x7480 amdgpu\n"
+                "power renderD130 suspended\n"
+                "fd 100 5 /dev/full\n"
+                "fd 100 6 /dev/zero\n"
+                "fd 101 3 /dev/full\n"
+                "fd 101 4 /dev/random\n"
+                "fd 102 5 /dev/full\n"
+                "fd 103 7 /dev/full\n"
+                "unreadable 103 7\n"
+                "fd 104 3 /dev/urandom\n"
+                "fdinfo 104 3 keys drm-driver=amdgpu drm-pdev=0000:05:00.0 drm-client-id=99 drm-engine-gfx=1_ns\n"
+                "step 1\n"
+                "fdinfo 100 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=11 drm-engine-gfx=1000000000_ns "
+                "drm-engine-compute=0_ns drm-engine-capacity-compute=2 drm-resident-vram=1024_KiB drm-total-gtt=2048\n"
+                "fdinfo 101 3 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=11 drm-engine-gfx=1000000000_ns "
+                "drm-engine-compute=0_ns drm-engine-capacity-compute=2 drm-resident-vram=1024_KiB drm-total-gtt=2048\n"
+                "fdinfo 100 6 keys drm-driver=xe drm-pdev=0000:04:00.0 drm-client-id=21 drm-cycles-rcs=100 "
+                "drm-total-cycles-rcs=1000\n"
+                "fdinfo 101 4 keys drm-driver=msm drm-client-id=31 drm-engine-gpu=0_ns drm-cycles-gpu=0 "
+                "drm-maxfreq-gpu=800_MHz drm-total-memory=4096\n"
+                "fdinfo 102 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=12 drm-engine-gfx=5_ns\n"
+                "clock 1000000\n"
+                "step 2\n"
+                "fdinfo 100 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=11 drm-engine-gfx=1500000000_ns "
+                "drm-engine-compute=1600000000_ns drm-engine-capacity-compute=2 drm-resident-vram=1024_KiB drm-total-gtt=2048\n"
+                "fdinfo 101 3 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=11 drm-engine-gfx=1500000000_ns "
+                "drm-engine-compute=1600000000_ns drm-engine-capacity-compute=2 drm-resident-vram=1024_KiB drm-total-gtt=2048\n"
+                "fdinfo 100 6 keys drm-driver=xe drm-pdev=0000:04:00.0 drm-client-id=21 drm-cycles-rcs=600 "
+                "drm-total-cycles-rcs=2000\n"
+                "fdinfo 101 4 keys drm-driver=msm drm-client-id=31 drm-engine-gpu=250000000_ns drm-cycles-gpu=400000000 "
+                "drm-maxfreq-gpu=800_MHz drm-total-memory=4096\n"
+                "close 102 5\n"
+                "fd 102 6 /dev/full\n"
+                "fdinfo 102 6 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=13 drm-engine-gfx=7_ns\n"
+                "clock 2000000\n"
+                "step 3\n"
+                "fdinfo 100 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=11 drm-engine-gfx=1400000000_ns "
+                "drm-engine-compute=1600000000_ns drm-engine-capacity-compute=2 drm-resident-vram=1024_KiB drm-total-gtt=2048\n"
+                "fdinfo 101 3 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=11 drm-engine-gfx=1400000000_ns "
+                "drm-engine-compute=1600000000_ns drm-engine-capacity-compute=2 drm-resident-vram=1024_KiB drm-total-gtt=2048\n"
+                "clock 3000000\n"
+                "step 4\n"
+                "fdinfo 100 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=11 drm-engine-gfx=1700000000_ns "
+                "drm-engine-compute=1600000000_ns drm-engine-capacity-compute=2 drm-resident-vram=1024_KiB drm-total-gtt=2048\n"
+                "fdinfo 101 3 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=11 drm-engine-gfx=1700000000_ns "
+                "drm-engine-compute=1600000000_ns drm-engine-capacity-compute=2 drm-resident-vram=1024_KiB drm-total-gtt=2048\n"
+                "clock 4000000\n";
+
+static const char nvml_script[] =
+                "device name=\"NVIDIA RTX A2000\" uuid=GPU-1 bus=00000000:01:00.0 gpu=45 mem=30 used=1000 reserved=24 total=8000\n"
+                "compute dev=0 100=536870912\n";
+
+static void apply(ITest *t, unsigned step)
+{
+        g_autofree char *error = NULL;
+
+        if (usage_fixture_apply(script, t->proc, t->sys, "/nonexistent", step, &error) < 0)
+                g_error("fixture script: %s", error);
+}
+
+static void test_usage(void)
+{
+        ITest t;
+        g_autofree char *nvml = NULL, *config = NULL, *line = NULL, *root_view = NULL, *user_view = NULL;
+        sd_bus_message *reply = NULL;
+        uid_t user;
+        int watch;
+
+        ITEST_REQUIRE_ROOT("needs root: an unprivileged user to create, and a daemon to drop to it");
+        user = create_user();
+
+        itest_setup(&t);
+        itest_use_fixture_proc(&t);
+        t.sys = g_build_filename(t.dir, "sys", NULL);
+        g_assert_cmpint(g_mkdir_with_parents(t.sys, 0755), ==, 0);
+        itest_fixture_process(&t, 100, 1000, user, "game", "/usr/bin/game", NULL);
+        itest_fixture_process(&t, 101, 1001, 0, "compositor", "/usr/bin/compositor", NULL);
+        itest_fixture_process(&t, 102, 1002, user, "tool", "/usr/bin/tool", NULL);
+        itest_fixture_process(&t, 103, 1003, 0, "secret", "/usr/bin/secret", NULL);
+        itest_fixture_process(&t, 104, 1004, 0, "sleeper", "/usr/bin/sleeper", NULL);
+        apply(&t, 0);
+        apply(&t, 1);
+
+        nvml = g_build_filename(t.dir, "nvml.script", NULL);
+        g_assert_true(g_file_set_contents(nvml, nvml_script, -1, NULL));
+        g_setenv("NVPROFILED_NVML_FIXTURE_SCRIPT", nvml, TRUE);
+        config = g_strdup_printf("[Usage]\nDrmMajor=1\nAccelMajor=4095\nMinIntervalSec=10ms\nRescanIntervalSec=100ms\n"
+                                 "NVMLLibrary=%s\n",
+                        g_getenv("NVPROFILED_NVML_FIXTURE"));
+        itest_start_daemon(&t, config);
+
+        /* Nobody watches: no sampling. */
+        g_assert_false(shows(&t, "client", NULL));
+
+        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, "WatchUsage", NULL,
+                                        &reply, "t", (uint64_t) 20000),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_message_read(reply, "h", &watch), >=, 0);
+        watch = fcntl(watch, F_DUPFD_CLOEXEC, 3);
+        g_assert_cmpint(watch, >=, 0);
+        sd_bus_message_unref(reply);
+
+        /* Step 1: every client once, no utilisation yet. */
+        ITEST_WAIT_FOR(shows(&t, C12, NULL) && shows(&t, C31, NULL) && shows(&t, C21, NULL), WAIT_MS);
+        root_view = dump_all(t.bus);
+        g_test_message("step 1:\n%s", root_view);
+        g_assert_true(has_line(root_view, C11, "holders=100:5,101:3, hidden=0 interval=0 engine gfx=-1.0/-1.0 cap=1"));
+        g_assert_true(has_line(root_view, C11, "mem vram.resident=1048576"));
+        g_assert_true(has_line(root_view, C11, "mem gtt.total=2048"));
+        g_assert_true(has_line(root_view, "device drm-fdinfo 0000:03:00.0",
+                        "driver=amdgpu slot=0000:03:00.0 name= ids=1002:73bf nodes=renderD128 state=active clients=2"));
+        g_assert_true(has_line(root_view, "device drm-fdinfo ae00000.gpu", "driver=msm slot= "));
+        g_assert_true(has_line(root_view, "device drm-fdinfo 0000:05:00.0", "state=suspended clients=0"));
+        g_assert_false(has_line(root_view, "client drm-fdinfo 0000:05:00.0", NULL)); /* never read */
+        g_assert_true(has_line(root_view, "device nvml 0000:01:00.0", "name=NVIDIA RTX A2000"));
+        g_assert_true(has_line(root_view, "client nvml 0000:01:00.0 100 ", "holders=100:-1,"));
+
+        /* Step 2: 0.5 s of gfx in 1 s; 1.6 s of compute over 2 engines; xe 500 of 1000 cycles; msm 0.25 s
+         * busy and 400M cycles at 800 MHz; client 12 gone, client 13 new. */
+        apply(&t, 2);
+        ITEST_WAIT_FOR(shows(&t, C13, NULL) && !shows(&t, C12, NULL) && shows(&t, C11, "gfx=50.0"), WAIT_MS);
+        g_free(root_view);
+        root_view = dump_all(t.bus);
+        g_test_message("step 2:\n%s", root_view);
+        g_assert_true(has_line(
+                        root_view, C11, "interval=1000000 engine gfx=50.0/-1.0 cap=1 engine compute=80.0/-1.0 cap=2"));
+        g_assert_true(has_line(root_view, C21, "engine rcs=50.0/-1.0"));
+        g_assert_true(has_line(root_view, C31, "engine gpu=25.0/50.0 cap=1 mem memory.total=4096"));
+        g_assert_true(has_line(root_view, C13, "holders=102:6, hidden=0 interval=0 engine gfx=-1.0/-1.0"));
+        g_assert_false(has_line(root_view, C12, NULL));
+        /* Device sums: client 13 has no figure yet. */
+        g_assert_true(has_line(root_view, "device drm-fdinfo 0000:03:00.0", "clients=2 "));
+        g_assert_true(has_line(root_view, "device drm-fdinfo 0000:03:00.0", "engine gfx=50.0/-1.0/2"));
+        g_assert_true(has_line(root_view, "device drm-fdinfo 0000:03:00.0", "engine compute=80.0/-1.0/1"));
+        g_assert_true(has_line(root_view, "process 100 ", "engine 0000:03:00.0/gfx=50.0"));
+        g_assert_true(has_line(root_view, "process 100 ", "mem 0000:03:00.0/vram=1048576"));
+        g_assert_true(has_line(root_view, "process 100 ", "mem 0000:01:00.0/vram=536870912"));
+        g_assert_true(has_line(root_view, "process 101 ", "engine 0000:03:00.0/gfx=50.0"));
+        g_assert_true(has_line(root_view, "process 101 ", "engine ae00000.gpu/gpu=25.0"));
+        {
+                uint32_t unreadable = 0;
+                g_assert_cmpint(sd_bus_get_property_trivial(t.bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE,
+                                                "UnreadableFds", NULL, 'u', &unreadable),
+                                >=, 0);
+                g_assert_cmpuint(unreadable, ==, 1);
+        }
+
+        /* Privacy: the user sees device totals as root does, its own processes' clients with the other
+         * holders hidden, and nothing of root's processes. */
+        user_view = dump_all_as(&t, user);
+        g_test_message("as the user:\n%s", user_view);
+        g_assert_true(has_line(user_view, "device drm-fdinfo 0000:03:00.0", "engine gfx=50.0/-1.0/2"));
+        g_assert_true(has_line(user_view, "device drm-fdinfo ae00000.gpu", "engine gpu=25.0/50.0/1"));
+        g_assert_true(has_line(user_view, C11, "holders=100:5, hidden=1 "));
+        g_assert_true(has_line(user_view, C21, NULL));
+        g_assert_true(has_line(user_view, C13, NULL));
+        g_assert_false(has_line(user_view, C31, NULL));
+        g_assert_false(has_line(user_view, "process 101 ", NULL));
+        g_assert_false(has_line(user_view, "process 103 ", NULL));
+        g_assert_false(strstr(user_view, "101:"));
+        g_assert_false(strstr(user_view, "compositor"));
+        g_assert_true(has_line(user_view, "process 100 ", NULL));
+
+        /* Step 3: gfx goes backwards: 0 % this interval, the larger value stays the baseline. */
+        apply(&t, 3);
+        ITEST_WAIT_FOR(shows(&t, C11, "interval=1000000 engine gfx=0.0"), WAIT_MS);
+        g_assert_true(shows(&t, C11, "engine gfx=0.0/-1.0 cap=1 engine compute=0.0/-1.0 cap=2"));
+
+        /* Step 4: 0.2 s more than the baseline of step 2, over the 2 s since it. */
+        apply(&t, 4);
+        ITEST_WAIT_FOR(shows(&t, C11, "engine gfx=10.0"), WAIT_MS);
+        g_free(line);
+        {
+                g_autofree char *text = dump_all(t.bus);
+                line = line_of(text, C11);
+        }
+        g_test_message("step 4: %s", line);
+        g_assert_nonnull(strstr(line, "engine gfx=10.0/-1.0"));
+
+        /* The watch ends when its descriptor closes: sampling stops. */
+        close(watch);
+        {
+                uint64_t interval = 1;
+                for (int i = 0; i < 500 && interval != 0; i++) {
+                        g_usleep(20 * 1000);
+                        g_assert_cmpint(sd_bus_get_property_trivial(t.bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE,
+                                                        "SampleInterval", NULL, 't', &interval),
+                                        >=, 0);
+                }
+                g_assert_cmpuint(interval, ==, 0);
+        }
+
+        itest_teardown(&t);
+        remove_user_now();
+}
+
+int main(int argc, char *argv[])
+{
+        g_test_init(&argc, &argv, NULL);
+        g_test_add_func("/usage/fixture-through-dbus", test_usage);
+        return g_test_run();
+}
