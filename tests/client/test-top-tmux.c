@@ -15,6 +15,7 @@
 
 #include "bus-names.h"
 #include "private-bus.h"
+#include "itest.h"
 #include "test-util.h"
 #include "usage-fixture.h"
 
@@ -298,7 +299,9 @@ static void test_needs_terminal(void)
         /* stdout is a pipe here. */
         g_assert_cmpint(run_ctl(&s, &out, "top", NULL), ==, 2);
         g_assert_cmpuint(s.n_watch, ==, 0);
+        g_clear_pointer(&out, g_free);
         g_assert_cmpint(run_ctl(&s, &out, "status", "--once", NULL), ==, 2);
+        g_clear_pointer(&out, g_free);
         g_assert_cmpint(run_ctl(&s, &out, "top", "--sort=bogus", NULL), ==, 2);
         stand_in_stop(&s);
 }
@@ -455,12 +458,28 @@ static void test_tmux(void)
         g_assert_cmpuint(strlen(g_strchomp(bar)), ==, 60);
         g_assert_true(g_str_has_suffix(bar, "]  62.5%"));
         g_assert_null(strstr(pane, "USER"));
-        g_assert_nonnull(line_with(pane, "Game"));
+        g_clear_pointer(&bar, g_free);
+        bar = line_with(pane, "Game");
+        g_assert_nonnull(bar);
         g_assert_true(strstr(pane, "blender") < strstr(pane, "glxgears"));
 
         pane_quit(&p);
         pane_stop(&p);
         stand_in_stop(&s);
+}
+
+/* Its fdinfo (tests/drm/usage-fixture.h); its fd 3 is a link to /dev/null, a DRM node for DrmMajor=1. */
+#define GAME_FDINFO                                                                                 \
+        "fdinfo 4242 3 keys drm-driver=i915 drm-pdev=0000:00:02.0 drm-client-id=11 "                \
+        "drm-engine-render=%" G_GUINT64_FORMAT "_ns drm-engine-copy=0_ns drm-total-system0=64_MiB " \
+        "drm-resident-system0=48_MiB\n"
+
+static void game_fixture(ITest *t, const char *script)
+{
+        g_autofree char *error = NULL;
+
+        if (usage_fixture_apply(script, t->proc, NULL, "/nonexistent", 0, &error) < 0)
+                g_error("fixture: %s", error);
 }
 
 /* The real daemon over a fixture /proc: a game in a service with its profile, whose render counter
@@ -480,11 +499,8 @@ static void game_render(void *userdata, gint64 usec)
                 g_autofree char *fdinfo = NULL;
 
                 g->render_ns += (uint64_t) (now - g->last_usec) * 1000 / 2;
-                fdinfo = g_strdup_printf("drm-driver: i915\ndrm-pdev: 0000:00:02.0\ndrm-client-id: 11\n"
-                                         "drm-engine-render: %" G_GUINT64_FORMAT " ns\ndrm-engine-copy: 0 ns\n"
-                                         "drm-total-system0: 64 MiB\ndrm-resident-system0: 48 MiB\n",
-                                g->render_ns);
-                usage_fixture_set_fdinfo(g->t, 4242, fdinfo);
+                fdinfo = g_strdup_printf(GAME_FDINFO, g->render_ns);
+                game_fixture(g->t, fdinfo);
         }
         g->last_usec = now;
         g_usleep((gulong) usec);
@@ -507,10 +523,16 @@ static void test_tmux_daemon(void)
         itest_use_fixture_proc(&t);
         itest_write(&t, "etc/nvidia/nvidia-application-profiles-rc", rules);
         g.t = &t;
-        usage_fixture_gpu_process(&t, 4242, "glxgears", "/usr/bin/glxgears", "0::/system.slice/glxgears.service\n",
-                        "drm-driver: i915\ndrm-pdev: 0000:00:02.0\ndrm-client-id: 11\ndrm-engine-render: 0 ns\n"
-                        "drm-engine-copy: 0 ns\ndrm-total-system0: 64 MiB\ndrm-resident-system0: 48 MiB\n");
-        itest_start_daemon(&t, USAGE_FIXTURE_CONFIG);
+        itest_fixture_process(&t, 4242, 1000, getuid(), "glxgears", "/usr/bin/glxgears", NULL);
+        {
+                g_autofree char *first = g_strdup_printf(GAME_FDINFO, (guint64) 0);
+                g_autofree char *dir = g_strdup_printf("%s/4242", t.proc);
+
+                test_symlink("/dev/null", dir, "fd/3");
+                game_fixture(&t, first);
+                test_write_file(dir, "cgroup", "0::/system.slice/glxgears.service\n");
+        }
+        itest_start_daemon(&t, "[Usage]\nDrmMajor=1\nNVML=no\n");
 
         pane_start(&p, t.dir, t.bus_address, "--interval=0.2", game_render, &g);
         pane = wait_pane(&p, "Game Profile");

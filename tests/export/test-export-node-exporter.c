@@ -279,10 +279,23 @@ static const char rules[] =
                 "\"value\": 50 } ] } ],\n"
                 "  \"rules\": [ { \"pattern\": \"glxgears\", \"profile\": \"Game Profile\" } ] }\n";
 
+/* Process 4242's GPU fds and fdinfo (tests/drm/usage-fixture.h: fd 3 is a link to /dev/null, a DRM node
+ * for FIXTURE_CONFIG's DrmMajor=1, so no device node and no root are needed) and its cgroup. */
+#define FIXTURE_CONFIG "[Usage]\nDrmMajor=1\nNVML=no\n"
+
+static void gpu_fixture(ITest *t, const char *script, const char *corpus, const char *cgroup)
+{
+        g_autofree char *error = NULL, *dir = g_strdup_printf("%s/4242", t->proc);
+
+        test_symlink("/dev/null", dir, "fd/3");
+        if (usage_fixture_apply(script, t->proc, NULL, corpus, 0, &error) < 0)
+                g_error("fixture: %s", error);
+        test_write_file(dir, "cgroup", cgroup);
+}
+
 static void test_daemon(void)
 {
         const char *corpus = test_corpus_dir_or_skip();
-        g_autofree char *dump = NULL, *dump_path = g_build_filename(corpus, "fdinfo", "i915-1.txt", NULL);
         g_autofree char *dir = NULL, *path = NULL, *config = NULL, *text = NULL, *scraped = NULL;
         g_autofree char *top = NULL;
         NodeExporter n;
@@ -291,18 +304,18 @@ static void test_daemon(void)
 
         if (!have_tools())
                 return;
-        g_assert_true(g_file_get_contents(dump_path, &dump, NULL, NULL));
 
         itest_setup(&t);
         itest_use_fixture_proc(&t);
         itest_write(&t, "etc/nvidia/nvidia-application-profiles-rc", rules);
-        usage_fixture_gpu_process(&t, 4242, "glxgears", "/usr/bin/glxgears",
-                        "0::/user.slice/user-1000.slice/user@1000.service/app.slice/glxgears.service\n", dump);
+        itest_fixture_process(&t, 4242, 1000, getuid(), "glxgears", "/usr/bin/glxgears", NULL);
+        gpu_fixture(&t, "fdinfo 4242 3 corpus i915-1.txt\n", corpus,
+                        "0::/user.slice/user-1000.slice/user@1000.service/app.slice/glxgears.service\n");
 
         dir = g_build_filename(t.dir, "textfile", NULL);
         g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
         path = g_build_filename(dir, "nvprofiled.prom", NULL);
-        config = g_strdup_printf(USAGE_FIXTURE_CONFIG "[Export]\nExportTextfile=%s\nExportIntervalSec=1s\n", path);
+        config = g_strdup_printf(FIXTURE_CONFIG "[Export]\nExportTextfile=%s\nExportIntervalSec=1s\n", path);
         itest_start_daemon(&t, config);
 
         /* The file comes at start; the sampler's figures once it sampled, at the export's interval. */
