@@ -287,6 +287,8 @@ do_demo() {
         echo; echo "==> nvprofilectl fdinfo $dumps/amdgpu-1.txt   (a saved DRM fdinfo dump, no daemon needed)"
         "${ctl[@]}" fdinfo "$dumps/amdgpu-1.txt" || true
     fi
+    echo; echo "==> nvprofilectl top --once   (GPU usage per device and process, with the applied profile)"
+    COLUMNS=100 "${ctl[@]}" top --once --interval=0.2 || true
 }
 
 case "$mode" in
