@@ -9,8 +9,9 @@
 #include "client.h"
 #include "log.h"
 #include "strv.h"
+#include "verb-top.h"
 
-ClientOptions arg = { .legend = true };
+ClientOptions arg = { .legend = true, .top_sort = -1 };
 
 static void help(void)
 {
@@ -77,6 +78,13 @@ static void help(void)
                "  report details FILE --csv  ncu's details page: every section of every kernel with\n"
                "                         its rule results, byte for byte as ncu's CSV export of all\n"
                "                         details in base units\n");
+
+        printf("  top                    Show GPU usage refreshing, like top: each device with a bar per\n"
+               "                         engine and its memory, then each process using a GPU (those\n"
+               "                         the caller may see) with its busiest engine, its memory, the\n"
+               "                         profile that applied to it and its command. Keys: g, m, p, c,\n"
+               "                         r sort by GPU, memory, PID, command, profile; q quits. While it\n"
+               "                         runs the daemon samples every --interval\n");
         printf("\n"
                "Options:\n"
                "  -h --help              Show this help and exit\n"
@@ -95,7 +103,12 @@ static void help(void)
                "                         address such as unix:path=/run/x/bus) instead of the system bus\n"
                "     --user             Talk to the daemon on the session bus (not with --bus=)\n"
                "     --interval=SECONDS fdinfo: the time between the two dumps given (a decimal\n"
-               "                         number of seconds, such as 2 or 0.5)\n"
+               "                         number of seconds, such as 2 or 0.5); top: how often to\n"
+               "                         sample and redraw (default 1)\n"
+               "     --once             top: print one frame as plain text (or one JSON document with\n"
+               "                         --json) after two samples, and exit\n"
+               "     --sort=KEY         top: sort processes by gpu (the default), memory, pid,\n"
+               "                         command or profile\n"
                "     --csv              report raw, report details: print ncu's CSV export\n"
                "     --print-metric-instances=values|none  report raw: also print each metric's\n"
                "                         instance values, \"VALUE (I1; I2; ...)\" (default none)\n"
@@ -218,6 +231,8 @@ int parse_argv(int argc, char *argv[])
                 ARG_RULE,
                 ARG_ALL_SECTIONS,
                 ARG_ACTION,
+                ARG_ONCE,
+                ARG_SORT,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -242,6 +257,8 @@ int parse_argv(int argc, char *argv[])
                 { "rule", required_argument, NULL, ARG_RULE },
                 { "all-sections", no_argument, NULL, ARG_ALL_SECTIONS },
                 { "action", required_argument, NULL, ARG_ACTION },
+                { "once", no_argument, NULL, ARG_ONCE },
+                { "sort", required_argument, NULL, ARG_SORT },
                 { 0 },
         };
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
@@ -348,6 +365,15 @@ int parse_argv(int argc, char *argv[])
                         if (strv_extend(&arg.actions, optarg) < 0)
                                 return log_oom();
                         break;
+                case ARG_ONCE:
+                        arg.once = true;
+                        break;
+                case ARG_SORT:
+                        arg.top_sort = top_sort_from_string(optarg);
+                        if (arg.top_sort < 0)
+                                return usage_error("--sort= takes gpu, memory, pid, command or profile, not \"%s\".",
+                                                esc(&e, optarg));
+                        break;
                 case '?':
                         return usage_error("Unknown option, or an option without its argument: \"%s\"; see "
                                            "nvprofilectl --help.",
@@ -373,7 +399,7 @@ void client_options_done(ClientOptions *o)
         strv_free(o->rules_dirs);
         strv_free(o->rule_ids);
         strv_free(o->actions);
-        *o = (ClientOptions){ .legend = true };
+        *o = (ClientOptions){ .legend = true, .top_sort = -1 };
 }
 
 typedef enum VerbFlags {
@@ -382,6 +408,7 @@ typedef enum VerbFlags {
         VERB_INTERVAL_OPTION = 1 << 2, /* takes --interval */
         VERB_LOCAL_OPTION = 1 << 3, /* takes --local */
         VERB_REPORT_OPTIONS = 1 << 4, /* takes --rules-dir, --rule, --all-sections, --action */
+        VERB_TOP_OPTIONS = 1 << 5, /* takes --once and --sort */
 } VerbFlags;
 
 typedef struct Verb {
@@ -405,6 +432,7 @@ static const Verb verbs[] = {
         { "version", 0, 0, 0, verb_version },
         { "fdinfo", 1, UINT_MAX, VERB_INTERVAL_OPTION, verb_fdinfo },
         { "report", 2, 2, VERB_LOCAL_OPTION, verb_report },
+        { "top", 0, 0, VERB_INTERVAL_OPTION | VERB_TOP_OPTIONS, verb_top },
 };
 
 static bool resolve_options_given(void)
@@ -459,7 +487,11 @@ int dispatch_verb(int argc, char *argv[])
                         return EXIT_USAGE;
                 }
                 if (!(v->flags & VERB_INTERVAL_OPTION) && arg.interval_usec > 0) {
-                        (void) usage_error("--interval is an option of fdinfo, not of %s.", v->name);
+                        (void) usage_error("--interval is an option of fdinfo and top, not of %s.", v->name);
+                        return EXIT_USAGE;
+                }
+                if (!(v->flags & VERB_TOP_OPTIONS) && (arg.once || arg.top_sort >= 0)) {
+                        (void) usage_error("--once and --sort are options of top, not of %s.", v->name);
                         return EXIT_USAGE;
                 }
                 if (!(v->flags & VERB_LOCAL_OPTION) && arg.local) {

@@ -40,6 +40,8 @@ typedef struct ClientOptions {
         /* report rules / report diff */
         char **rules_dirs, **rule_ids, **actions;
         bool all_sections;
+        bool once; /* top --once */
+        int top_sort; /* top --sort= (a TopSort); -1: not given */
 } ClientOptions;
 
 extern ClientOptions arg;
@@ -120,3 +122,4 @@ int verb_reload(int argc, char *argv[]);
 int verb_version(int argc, char *argv[]);
 int verb_fdinfo(int argc, char *argv[]);
 int verb_report(int argc, char *argv[]);
+int verb_top(int argc, char *argv[]);

@@ -46,6 +46,7 @@ packages=(
     python3-dbusmock scdoc groff-base man-db
     libzstd-dev libseccomp-dev
     python3-dev
+    libncurses-dev tmux prometheus-node-exporter prometheus
 )
 
 install_missing() {
@@ -288,6 +289,8 @@ do_demo() {
         echo; echo "==> nvprofilectl fdinfo $dumps/amdgpu-1.txt   (a saved DRM fdinfo dump, no daemon needed)"
         "${ctl[@]}" fdinfo "$dumps/amdgpu-1.txt" || true
     fi
+    echo; echo "==> nvprofilectl top --once   (GPU usage per device and process, with the applied profile)"
+    COLUMNS=100 "${ctl[@]}" top --once --interval=0.2 || true
 }
 
 case "$mode" in

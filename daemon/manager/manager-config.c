@@ -4,6 +4,7 @@
 #include "conf-parser.h"
 #include "manager-config.h"
 #include "nvproto-schema.h"
+#include "string-util.h"
 
 void manager_config_init(ManagerConfig *c)
 {
@@ -39,6 +40,7 @@ void manager_config_init(ManagerConfig *c)
                 .accel_major = 261,
                 .usage_open_files_max = 4096,
                 .nvml = true,
+                .export_interval_usec = 15 * 1000000,
         };
         c->device_directory = strdup("/dev");
         c->section_recursive_folders = strdup("/usr/lib/x86_64-linux-gnu/nsight-compute/sections");
@@ -55,6 +57,8 @@ void manager_config_done(ManagerConfig *c)
         free(c->section_recursive_folders);
         free(c->section_schema);
         free(c->nvml_library);
+        free(c->export_textfile);
+        free(c->export_group);
         *c = (ManagerConfig){ 0 };
 }
 
@@ -114,6 +118,29 @@ static int parse_section_schema(const char *value, void *data)
         return conf_parse_string(value, data);
 }
 
+/* An absolute path ending in ".prom" (the textfile collector reads nothing else), or "" for none. */
+static int parse_export_textfile(const char *value, void *data)
+{
+        if (value[0] != '\0' && (value[0] != '/' || !endswith(value, ".prom") || endswith(value, "/.prom")))
+                return -EINVAL;
+        return conf_parse_string(value, data);
+}
+
+/* At least a second: each export renders and fsyncs a file. */
+static int parse_export_interval(const char *value, void *data)
+{
+        uint64_t usec;
+        int r;
+
+        r = conf_parse_usec(value, &usec);
+        if (r < 0)
+                return r;
+        if (usec < 1000000)
+                return -ERANGE;
+        *(uint64_t *) data = usec;
+        return 0;
+}
+
 static const ConfItem items[] = {
         { "ProcessWatch", "Mode", parse_watch_mode, offsetof(ManagerConfig, watch_mode) },
         { "ProcessWatch", "PollIntervalSec", conf_parse_usec, offsetof(ManagerConfig, poll_interval_usec) },
@@ -155,6 +182,10 @@ static const ConfItem items[] = {
         { "Sections", "Folders", conf_parse_string, offsetof(ManagerConfig, section_folders) },
         { "Sections", "RecursiveFolders", conf_parse_string, offsetof(ManagerConfig, section_recursive_folders) },
         { "Sections", "Schema", parse_section_schema, offsetof(ManagerConfig, section_schema) },
+        { "Export", "ExportTextfile", parse_export_textfile, offsetof(ManagerConfig, export_textfile) },
+        { "Export", "ExportIntervalSec", parse_export_interval, offsetof(ManagerConfig, export_interval_usec) },
+        { "Export", "ExportGroup", conf_parse_string, offsetof(ManagerConfig, export_group) },
+        { "Export", "ExportProcessLabels", conf_parse_bool, offsetof(ManagerConfig, export_process_labels) },
         { 0 },
 };
 

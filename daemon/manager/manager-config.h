@@ -62,6 +62,11 @@ typedef struct ManagerConfig {
         char *section_folders; /* space-separated, each read without its subfolders */
         char *section_recursive_folders; /* space-separated, each read with its subfolders */
         char *section_schema; /* "extended" or "2024.1.1" */
+        /* [Export] */
+        char *export_textfile; /* node_exporter textfile; NULL = no export */
+        uint64_t export_interval_usec;
+        char *export_group; /* group the file is given to (mode 0640); NULL = root's */
+        bool export_process_labels; /* pid and comm labels: one series per process */
 } ManagerConfig;
 
 void manager_config_init(ManagerConfig *c);

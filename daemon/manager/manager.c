@@ -14,6 +14,7 @@
 #include "manager.h"
 #include "proc-parse.h"
 #include "manager-sections.h"
+#include "manager-export.h"
 #include "process.h"
 #include "string-util.h"
 #include "strv.h"
@@ -34,6 +35,7 @@ Manager *manager_free(Manager *m)
         manager_procwatch_stop(m);
         manager_gpu_stop(m);
         manager_sections_stop(m);
+        manager_export_stop(m);
         manager_usage_stop(m);
         rc_watch_free(m->rc_watch);
         manager_configs_free(m);
@@ -69,12 +71,15 @@ static int copy_config(ManagerConfig *dst, const ManagerConfig *src)
         dst->section_recursive_folders = src->section_recursive_folders ? strdup(src->section_recursive_folders) : NULL;
         dst->section_schema = src->section_schema ? strdup(src->section_schema) : NULL;
         dst->nvml_library = src->nvml_library ? strdup(src->nvml_library) : NULL;
+        dst->export_textfile = src->export_textfile ? strdup(src->export_textfile) : NULL;
+        dst->export_group = src->export_group ? strdup(src->export_group) : NULL;
         if ((src->device_directory && !dst->device_directory) || (src->driver_version && !dst->driver_version) ||
                         (src->collation && !dst->collation) || (src->nvml_library && !dst->nvml_library))
                 return -ENOMEM;
         if ((src->section_folders && !dst->section_folders) ||
                         (src->section_recursive_folders && !dst->section_recursive_folders) ||
                         (src->section_schema && !dst->section_schema))
+        if ((src->export_textfile && !dst->export_textfile) || (src->export_group && !dst->export_group))
                 return -ENOMEM;
         return 0;
 }
@@ -307,6 +312,10 @@ int manager_start_watching(Manager *m)
         r = manager_usage_start(m);
         if (r < 0)
                 log_warning_errno(r, "Cannot set up GPU usage sampling");
+
+        r = manager_export_start(m);
+        if (r < 0)
+                log_warning_errno(r, "Cannot start the export to %s", m->config.export_textfile);
 
         return manager_procwatch_start(m);
 }

@@ -140,6 +140,16 @@ struct Manager {
         ManagerSections *sections;
         /* GPU usage (manager-usage.c). */
         struct ManagerUsage *usage;
+
+        /* Fleet export (manager-export.c). */
+        struct UsageExport *usage_export;
+        sd_event_source *export_timer;
+        struct UsageWatch *export_watch; /* keeps the sampler going at the export interval */
+        const struct DrmUsage *export_drm; /* tests' sources instead of the sampler's */
+        const struct NvmlSource *export_nvml;
+        gid_t export_gid;
+        int export_error; /* of the latest write, to log a failure once */
+        uint64_t n_exports, n_export_failures;
 };
 
 int manager_new(sd_event *e, const ManagerConfig *config, const char *proc_path, const char *sys_path,

@@ -15,11 +15,6 @@
 #define NAME_PART_MAX 256
 #define PER_LEN (sizeof("_per_") - 1)
 
-static bool isempty(const char *s)
-{
-        return !s || !*s;
-}
-
 typedef enum MatchKind {
         MATCH_PREFIX,
         MATCH_SUFFIX,

@@ -14,3 +14,10 @@ typedef struct PrivateBus {
 /* Starts it and waits until a client gets through; false if dbus-daemon is not installed. */
 bool private_bus_start(PrivateBus *b);
 void private_bus_stop(PrivateBus *b);
+
+/* Runs $NVPROFILECTL_BIN --bus=<b's address> ARGS... (NULL-terminated) to its end, calling
+ * serve(userdata) between reads of its output (it answers a stand-in's calls and waits a little), as a
+ * child that dies with the test. Returns the exit status; the output in *ret_out and, if ret_err is not
+ * NULL, *ret_err (stderr is logged either way). Fails the test if it does not end within 10 s. */
+int private_bus_run_ctl(const PrivateBus *b, void (*serve)(void *userdata), void *userdata, char **ret_out,
+                char **ret_err, const char *first, ...) G_GNUC_NULL_TERMINATED;

@@ -302,73 +302,18 @@ static void fixture_teardown(Fixture *f)
         private_bus_stop(&f->bus);
 }
 
-/* Runs nvprofilectl --bus=... ARGS... to its end while the stand-in answers; returns the exit status. */
-static int run_ctl(Fixture *f, char **ret_out, char **ret_err, const char *first, ...)
+static void serve_stand_in(void *userdata)
 {
-        g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
-        g_autoptr(GError) error = NULL;
-        GString *out = g_string_new(NULL), *err = g_string_new(NULL);
-        int out_fd, err_fd, status;
-        gint64 deadline = g_get_monotonic_time() + WAIT_USEC;
-        GPid pid;
-        va_list ap;
+        Fixture *f = userdata;
 
-        g_ptr_array_add(argv, g_strdup(ctl_bin()));
-        g_ptr_array_add(argv, g_strdup_printf("--bus=%s", f->bus.address));
-        va_start(ap, first);
-        for (const char *a = first; a; a = va_arg(ap, const char *))
-                g_ptr_array_add(argv, g_strdup(a));
-        va_end(ap);
-        g_ptr_array_add(argv, NULL);
-
-        g_spawn_async_with_pipes(NULL, (char **) argv->pdata, NULL, G_SPAWN_DO_NOT_REAP_CHILD, die_with_parent, NULL,
-                        &pid, NULL, &out_fd, &err_fd, &error);
-        g_assert_no_error(error);
-        g_assert_cmpint(fcntl(out_fd, F_SETFL, O_NONBLOCK), ==, 0);
-        g_assert_cmpint(fcntl(err_fd, F_SETFL, O_NONBLOCK), ==, 0);
-
-        for (;;) {
-                char buf[4096];
-                ssize_t n;
-                pid_t r;
-
-                while (sd_bus_process(f->daemon.bus, NULL) > 0)
-                        ;
-                while ((n = read(out_fd, buf, sizeof(buf))) > 0)
-                        g_string_append_len(out, buf, n);
-                while ((n = read(err_fd, buf, sizeof(buf))) > 0)
-                        g_string_append_len(err, buf, n);
-                r = waitpid(pid, &status, WNOHANG);
-                g_assert_cmpint(r, >=, 0);
-                if (r == pid)
-                        break;
-                if (g_get_monotonic_time() >= deadline)
-                        g_error("nvprofilectl did not finish");
-                (void) sd_bus_wait(f->daemon.bus, 10000);
-        }
-        /* What was left in the pipes. */
-        {
-                char buf[4096];
-                ssize_t n;
-
-                while ((n = read(out_fd, buf, sizeof(buf))) > 0)
-                        g_string_append_len(out, buf, n);
-                while ((n = read(err_fd, buf, sizeof(buf))) > 0)
-                        g_string_append_len(err, buf, n);
-        }
-        close(out_fd);
-        close(err_fd);
-        g_spawn_close_pid(pid);
-        if (err->len > 0)
-                g_test_message("nvprofilectl stderr: %s", err->str);
-        *ret_out = g_string_free(out, FALSE);
-        if (ret_err)
-                *ret_err = g_string_free(err, FALSE);
-        else
-                g_string_free(err, TRUE);
-        g_assert_true(WIFEXITED(status));
-        return WEXITSTATUS(status);
+        while (sd_bus_process(f->daemon.bus, NULL) > 0)
+                ;
+        (void) sd_bus_wait(f->daemon.bus, 10000);
 }
+
+/* nvprofilectl --bus=... ARGS... to its end while the stand-in answers: the exit status. */
+#define run_ctl(f, ret_out, ret_err, ...) \
+        private_bus_run_ctl(&(f)->bus, serve_stand_in, (f), (ret_out), (ret_err), __VA_ARGS__)
 
 /* No byte a terminal would act on. */
 static void assert_no_raw_controls(const char *s)

@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* nvprofilectl top: reading the daemon's Usage interface (ListGpuDevices, ListGpuProcesses, WatchUsage)
+ * into JSON, exactly as sent. */
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "verb-top.h"
+
+#define CHECK(r)                   \
+        do {                       \
+                int _r = (r);      \
+                if (_r < 0)        \
+                        return _r; \
+        } while (0)
+
+static int add_string(struct json_object *o, const char *key, const char *value)
+{
+        struct json_object *s = json_object_new_string(value ? value : "");
+
+        if (!s || json_object_object_add(o, key, s) < 0) {
+                json_object_put(s);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+static int add_object(struct json_object *o, const char *key, struct json_object *v)
+{
+        if (!v || json_object_object_add(o, key, v) < 0) {
+                json_object_put(v);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+static int array_add(struct json_object *a, struct json_object *v)
+{
+        if (!v || json_object_array_add(a, v) < 0) {
+                json_object_put(v);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+static int read_strv(sd_bus_message *m, struct json_object **ret)
+{
+        _cleanup_(json_object_putp) struct json_object *a = json_object_new_array();
+        const char *s;
+        int r;
+
+        if (!a)
+                return -ENOMEM;
+        CHECK(sd_bus_message_enter_container(m, 'a', "s"));
+        while ((r = sd_bus_message_read(m, "s", &s)) > 0)
+                CHECK(array_add(a, json_object_new_string(s)));
+        CHECK(r);
+        CHECK(sd_bus_message_exit_container(m));
+        *ret = TAKE_PTR(a);
+        return 0;
+}
+
+/* An array of structs of basic fields (fields: their signature, of s, t, u and d) into an array of
+ * objects whose members are named by names, in order. */
+static int read_list(sd_bus_message *m, const char *fields, const char *const *names, struct json_object **ret)
+{
+        _cleanup_(json_object_putp) struct json_object *a = json_object_new_array();
+        char contents[16];
+        int r;
+
+        assert(strlen(fields) + 3 <= sizeof contents);
+        if (!a)
+                return -ENOMEM;
+        (void) snprintf(contents, sizeof contents, "(%s)", fields);
+        CHECK(sd_bus_message_enter_container(m, 'a', contents));
+        while ((r = sd_bus_message_enter_container(m, 'r', fields)) > 0) {
+                _cleanup_(json_object_putp) struct json_object *o = json_object_new_object();
+
+                if (!o)
+                        return -ENOMEM;
+                for (size_t i = 0; fields[i]; i++) {
+                        const char *str;
+                        uint64_t t;
+                        uint32_t u;
+                        double d;
+
+                        switch (fields[i]) {
+                        case 's':
+                                CHECK(sd_bus_message_read_basic(m, 's', &str));
+                                CHECK(add_string(o, names[i], str));
+                                break;
+                        case 't':
+                                CHECK(sd_bus_message_read_basic(m, 't', &t));
+                                CHECK(add_object(o, names[i], json_object_new_uint64(t)));
+                                break;
+                        case 'u':
+                                CHECK(sd_bus_message_read_basic(m, 'u', &u));
+                                CHECK(add_object(o, names[i], json_object_new_int64(u)));
+                                break;
+                        case 'd':
+                                CHECK(sd_bus_message_read_basic(m, 'd', &d));
+                                CHECK(add_object(o, names[i], json_object_new_double(d)));
+                                break;
+                        default:
+                                assert_not_reached();
+                        }
+                }
+                CHECK(sd_bus_message_exit_container(m));
+                CHECK(array_add(a, TAKE_PTR(o)));
+        }
+        CHECK(r);
+        CHECK(sd_bus_message_exit_container(m));
+        *ret = TAKE_PTR(a);
+        return 0;
+}
+
+/* a(sa{st}): [{"name": ..., "bytes": {"resident": N, ...}}] */
+static int read_regions(sd_bus_message *m, struct json_object **ret)
+{
+        _cleanup_(json_object_putp) struct json_object *a = json_object_new_array();
+        int r;
+
+        if (!a)
+                return -ENOMEM;
+        CHECK(sd_bus_message_enter_container(m, 'a', "(sa{st})"));
+        while ((r = sd_bus_message_enter_container(m, 'r', "sa{st}")) > 0) {
+                _cleanup_(json_object_putp) struct json_object *o = json_object_new_object(),
+                                                               *bytes = json_object_new_object();
+                const char *name, *stat;
+                uint64_t v;
+
+                if (!o || !bytes)
+                        return -ENOMEM;
+                CHECK(sd_bus_message_read(m, "s", &name));
+                CHECK(add_string(o, "name", name));
+                CHECK(sd_bus_message_enter_container(m, 'a', "{st}"));
+                while ((r = sd_bus_message_read(m, "{st}", &stat, &v)) > 0)
+                        CHECK(add_object(bytes, stat, json_object_new_uint64(v)));
+                CHECK(r);
+                CHECK(sd_bus_message_exit_container(m));
+                CHECK(add_object(o, "bytes", TAKE_PTR(bytes)));
+                CHECK(sd_bus_message_exit_container(m));
+                CHECK(array_add(a, TAKE_PTR(o)));
+        }
+        CHECK(r);
+        CHECK(sd_bus_message_exit_container(m));
+        *ret = TAKE_PTR(a);
+        return 0;
+}
+
+static int read_device(sd_bus_message *m, struct json_object **ret)
+{
+        _cleanup_(json_object_putp) struct json_object *o = json_object_new_object(), *engines = NULL;
+        const char *device, *source, *driver, *slot, *name, *state;
+        uint32_t vendor, product, clients;
+        uint64_t clamped;
+        struct json_object *v;
+
+        if (!o)
+                return -ENOMEM;
+        CHECK(sd_bus_message_read(m, "sssssuu", &device, &source, &driver, &slot, &name, &vendor, &product));
+        CHECK(add_string(o, "device", device));
+        CHECK(add_string(o, "source", source));
+        CHECK(add_string(o, "driver", driver));
+        CHECK(add_string(o, "pci_slot", slot));
+        CHECK(add_string(o, "name", name));
+        CHECK(add_object(o, "vendor_id", json_object_new_int64(vendor)));
+        CHECK(add_object(o, "device_id", json_object_new_int64(product)));
+        CHECK(read_strv(m, &v));
+        CHECK(add_object(o, "nodes", v));
+        CHECK(sd_bus_message_read(m, "su", &state, &clients));
+        CHECK(add_string(o, "state", state));
+        CHECK(add_object(o, "clients", json_object_new_int64(clients)));
+
+        CHECK(read_list(m, "sddu", (const char *const[]){ "name", "busy_percent", "freq_percent", "clients" },
+                        &engines));
+        CHECK(add_object(o, "engines", TAKE_PTR(engines)));
+        CHECK(read_regions(m, &v));
+        CHECK(add_object(o, "regions", v));
+        CHECK(sd_bus_message_read(m, "t", &clamped));
+        CHECK(add_object(o, "clamped", json_object_new_uint64(clamped)));
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
+static int read_process(sd_bus_message *m, struct json_object **ret)
+{
+        _cleanup_(json_object_putp) struct json_object *o = json_object_new_object();
+        const char *object, *comm;
+        uint32_t pid, uid;
+        uint64_t start_time;
+        struct json_object *v;
+
+        if (!o)
+                return -ENOMEM;
+        CHECK(sd_bus_message_read(m, "outus", &object, &pid, &start_time, &uid, &comm));
+        CHECK(add_string(o, "object", object));
+        CHECK(add_object(o, "pid", json_object_new_int64(pid)));
+        CHECK(add_object(o, "start_time", json_object_new_uint64(start_time)));
+        CHECK(add_object(o, "uid", json_object_new_int64(uid)));
+        CHECK(add_string(o, "comm", comm));
+        CHECK(read_strv(m, &v));
+        CHECK(add_object(o, "profiles", v));
+
+        CHECK(read_list(m, "sst", (const char *const[]){ "device", "source", "id" }, &v));
+        CHECK(add_object(o, "clients", v));
+        CHECK(read_list(m, "sssd", (const char *const[]){ "device", "source", "engine", "busy_percent" }, &v));
+        CHECK(add_object(o, "engines", v));
+        CHECK(read_list(m, "ssst", (const char *const[]){ "device", "source", "region", "bytes" }, &v));
+        CHECK(add_object(o, "memory", v));
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
+static int call_list(sd_bus *bus, const char *method, const char *contents, const char *fields,
+                int (*read_one)(sd_bus_message *m, struct json_object **ret), struct json_object **ret)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL, *reply = NULL;
+        _cleanup_(json_object_putp) struct json_object *a = json_object_new_array();
+        int r;
+
+        if (!a)
+                return log_oom();
+        r = sd_bus_message_new_method_call(bus, &call, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, method);
+        if (r < 0)
+                return log_error_errno(r, "Cannot create a %s call", method);
+        r = client_send(bus, call, &reply);
+        if (r < 0)
+                return r;
+
+        r = sd_bus_message_enter_container(reply, 'a', contents);
+        while (r >= 0) {
+                struct json_object *o = NULL;
+
+                r = sd_bus_message_enter_container(reply, 'r', fields);
+                if (r <= 0)
+                        break;
+                r = read_one(reply, &o);
+                if (r < 0)
+                        break;
+                r = array_add(a, o);
+                if (r < 0)
+                        break;
+                r = sd_bus_message_exit_container(reply);
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+        if (r < 0)
+                return log_error_errno(r, "Cannot read the reply to %s", method);
+        *ret = TAKE_PTR(a);
+        return 0;
+}
+
+int top_read(sd_bus *bus, struct json_object **ret)
+{
+        _cleanup_(json_object_putp) struct json_object *o = json_object_new_object();
+        struct json_object *devices = NULL, *processes = NULL;
+        int r;
+
+        assert(bus);
+        assert(ret);
+
+        if (!o)
+                return log_oom();
+        r = call_list(bus, "ListGpuDevices", "(sssssuuassua(sddu)a(sa{st})t)", "sssssuuassua(sddu)a(sa{st})t",
+                        read_device, &devices);
+        if (r < 0)
+                return r;
+        if (add_object(o, "devices", devices) < 0)
+                return log_oom();
+        r = call_list(bus, "ListGpuProcesses", "(outusasa(sst)a(sssd)a(ssst))", "outusasa(sst)a(sssd)a(ssst)",
+                        read_process, &processes);
+        if (r < 0)
+                return r;
+        if (add_object(o, "processes", processes) < 0)
+                return log_oom();
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
+int top_watch(sd_bus *bus, uint64_t interval_usec, int *ret_fd)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int fd, r;
+
+        assert(bus);
+        assert(ret_fd);
+
+        r = sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, "WatchUsage", &error, &reply, "t",
+                        interval_usec);
+        if (r < 0) {
+                log_bus_call_error("WatchUsage", &error, r);
+                return r;
+        }
+        r = sd_bus_message_read(reply, "h", &fd);
+        if (r < 0)
+                return log_error_errno(r, "Cannot read the reply to WatchUsage");
+        fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        if (fd < 0)
+                return log_error_errno(errno, "Cannot keep the WatchUsage descriptor");
+        *ret_fd = fd;
+        return 0;
+}

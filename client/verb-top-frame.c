@@ -1,0 +1,554 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* nvprofilectl top: the layout. One reading becomes lines for a terminal of a given size: a header, each
+ * device with a bar per engine and its memory, then one row per process and device (PID, user, device,
+ * busiest engine, memory, applied profile, command), sorted. The same lines are drawn by ncurses and
+ * printed by --once, so what the tests read in a pane is what this file decides. */
+
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <wchar.h>
+
+#include "string-util.h"
+#include "verb-top.h"
+
+#define NAME_COLUMNS 10 /* engine names in the device section */
+#define WIDE_COLUMNS 80 /* from here on, the process table has USER and ENGINE columns */
+
+static const char *const sort_names[_TOP_SORT_MAX] = {
+        [TOP_SORT_GPU] = "gpu",
+        [TOP_SORT_MEMORY] = "memory",
+        [TOP_SORT_PID] = "pid",
+        [TOP_SORT_COMMAND] = "command",
+        [TOP_SORT_PROFILE] = "profile",
+};
+
+static const char sort_keys[_TOP_SORT_MAX] = {
+        [TOP_SORT_GPU] = 'g',
+        [TOP_SORT_MEMORY] = 'm',
+        [TOP_SORT_PID] = 'p',
+        [TOP_SORT_COMMAND] = 'c',
+        [TOP_SORT_PROFILE] = 'r',
+};
+
+const char *top_sort_to_string(TopSort s)
+{
+        assert(s >= 0 && s < _TOP_SORT_MAX);
+        return sort_names[s];
+}
+
+int top_sort_from_string(const char *s)
+{
+        for (TopSort i = 0; i < _TOP_SORT_MAX; i++)
+                if (streq(s, sort_names[i]))
+                        return (int) i;
+        return -EINVAL;
+}
+
+int top_sort_from_key(int key)
+{
+        for (TopSort i = 0; i < _TOP_SORT_MAX; i++)
+                if (key == sort_keys[i])
+                        return (int) i;
+        return -EINVAL;
+}
+
+void top_frame_done(TopFrame *f)
+{
+        for (size_t i = 0; i < f->n_lines; i++)
+                free(f->lines[i].text);
+        free(f->lines);
+        *f = (TopFrame){ 0 };
+}
+
+/* The columns of the character at s (len bytes available) and its length in bytes. Escaped text is
+ * printable; in a locale without UTF-8, each byte is a column. */
+static size_t char_columns(const char *s, size_t len, size_t *ret_bytes)
+{
+        mbstate_t state = { 0 };
+        wchar_t wc;
+        size_t n = mbrtowc(&wc, s, len, &state);
+        int w;
+
+        if (n == 0 || n == (size_t) -1 || n == (size_t) -2) {
+                *ret_bytes = 1;
+                return 1;
+        }
+        *ret_bytes = n;
+        w = wcwidth(wc);
+        return w < 0 ? 1 : (size_t) w;
+}
+
+size_t top_text_width(const char *s)
+{
+        size_t width = 0, len = strlen(s);
+
+        while (len > 0) {
+                size_t n;
+
+                width += char_columns(s, len, &n);
+                s += n;
+                len -= n;
+        }
+        return width;
+}
+
+/* s in exactly columns columns: cut (the last column then says so) or padded, on the left for numbers. */
+static void put_cell(FILE *f, const char *s, size_t columns, bool right)
+{
+        size_t width = top_text_width(s), len = strlen(s), used = 0;
+
+        if (width <= columns) {
+                if (right)
+                        fprintf(f, "%*s", (int) (columns - width), "");
+                fputs(s, f);
+                if (!right)
+                        fprintf(f, "%*s", (int) (columns - width), "");
+                return;
+        }
+        if (columns == 0)
+                return;
+        while (len > 0) {
+                size_t n, w = char_columns(s, len, &n);
+
+                if (used + w > columns - 1)
+                        break;
+                fwrite(s, 1, n, f);
+                used += w;
+                s += n;
+                len -= n;
+        }
+        fprintf(f, "%*s~", (int) (columns - 1 - used), "");
+}
+
+static int add_line(TopFrame *frame, FILE **f, char **buf, int bar_start, int bar_len, bool heading)
+{
+        if (fclose(*f) != 0) {
+                *f = NULL;
+                return -ENOMEM;
+        }
+        *f = NULL;
+        if (GREEDY_REALLOC(frame->lines, frame->allocated, frame->n_lines + 1) < 0)
+                return -ENOMEM;
+        frame->lines[frame->n_lines++] = (TopLine){
+                .text = TAKE_PTR(*buf),
+                .bar_start = bar_start,
+                .bar_len = bar_len,
+                .heading = heading,
+        };
+        return 0;
+}
+
+static void format_bytes(uint64_t bytes, char buf[static 16])
+{
+        static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
+        double v = (double) bytes;
+        size_t u = 0;
+
+        if (bytes < 1024) {
+                snprintf(buf, 16, "%" PRIu64 " B", bytes);
+                return;
+        }
+        v /= 1024;
+        while (v >= 1024 && u + 1 < ELEMENTSOF(units)) {
+                v /= 1024;
+                u++;
+        }
+        snprintf(buf, 16, "%.1f %s", v, units[u]);
+}
+
+static const char *jstr(struct json_object *o, const char *key)
+{
+        const char *s = json_object_get_string(json_object_object_get(o, key));
+        return s ? s : "";
+}
+
+static size_t jlen(struct json_object *o, const char *key)
+{
+        struct json_object *a = json_object_object_get(o, key);
+        return json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+}
+
+static struct json_object *jidx(struct json_object *o, const char *key, size_t i)
+{
+        return json_object_array_get_idx(json_object_object_get(o, key), i);
+}
+
+/* A region's figure for the device line: resident, else total. */
+static bool region_bytes(struct json_object *region, uint64_t *ret)
+{
+        struct json_object *bytes = json_object_object_get(region, "bytes"), *v;
+
+        if (json_object_object_get_ex(bytes, "resident", &v) || json_object_object_get_ex(bytes, "total", &v)) {
+                *ret = json_object_get_uint64(v);
+                return true;
+        }
+        return false;
+}
+
+typedef struct Row {
+        struct json_object *process;
+        const char *device;
+        const char *engine; /* the busiest */
+        double busy;
+        uint64_t memory;
+        const char *command; /* escaped */
+        const char *profile; /* escaped */
+        uint32_t pid;
+} Row;
+
+static TopSort row_sort;
+
+static int row_compare(const void *a, const void *b)
+{
+        const Row *x = a, *y = b;
+        int c = 0;
+
+        switch (row_sort) {
+        case TOP_SORT_GPU:
+                c = x->busy > y->busy ? -1 : x->busy < y->busy ? 1 : 0;
+                break;
+        case TOP_SORT_MEMORY:
+                c = x->memory > y->memory ? -1 : x->memory < y->memory ? 1 : 0;
+                break;
+        case TOP_SORT_PID:
+                break;
+        case TOP_SORT_COMMAND:
+                c = strcmp(x->command, y->command);
+                break;
+        case TOP_SORT_PROFILE:
+                /* Processes with a profile first. */
+                c = (x->profile[0] == '-') - (y->profile[0] == '-');
+                if (c == 0)
+                        c = strcmp(x->profile, y->profile);
+                break;
+        case _TOP_SORT_MAX:
+                assert_not_reached();
+        }
+        if (c == 0)
+                c = x->pid < y->pid ? -1 : x->pid > y->pid ? 1 : 0;
+        if (c == 0)
+                c = strcmp(x->device, y->device);
+        return c;
+}
+
+static bool row_has_device(const Row *rows, size_t n, struct json_object *process, const char *device)
+{
+        for (size_t i = 0; i < n; i++)
+                if (rows[i].process == process && streq(rows[i].device, device))
+                        return true;
+        return false;
+}
+
+/* One row per process and device it uses, with that device's figures. */
+static int build_rows(struct json_object *reading, EscapePool *e, Row **ret, size_t *ret_n)
+{
+        _cleanup_free_ Row *rows = NULL;
+        size_t n = 0, allocated = 0;
+
+        for (size_t p = 0; p < jlen(reading, "processes"); p++) {
+                struct json_object *proc = jidx(reading, "processes", p);
+                _cleanup_free_ char *profiles = NULL;
+                const char *profile, *command;
+                static const char *const lists[] = { "clients", "engines", "memory" };
+
+                for (size_t k = 0; k < jlen(proc, "profiles"); k++) {
+                        const char *name = json_object_get_string(jidx(proc, "profiles", k));
+                        char *joined;
+
+                        if (asprintf(&joined, "%s%s%s", profiles ? profiles : "", profiles ? ", " : "",
+                                            name ? name : "") < 0)
+                                return -ENOMEM;
+                        free(profiles);
+                        profiles = joined;
+                }
+                profile = profiles ? esc(e, profiles) : "-";
+                command = esc(e, jstr(proc, "comm"));
+
+                for (size_t l = 0; l < ELEMENTSOF(lists); l++)
+                        for (size_t i = 0; i < jlen(proc, lists[l]); i++) {
+                                const char *device = jstr(jidx(proc, lists[l], i), "device");
+
+                                if (row_has_device(rows, n, proc, device))
+                                        continue;
+                                if (GREEDY_REALLOC(rows, allocated, n + 1) < 0)
+                                        return -ENOMEM;
+                                rows[n++] = (Row){
+                                        .process = proc,
+                                        .device = device,
+                                        .engine = "",
+                                        .busy = -1,
+                                        .command = command,
+                                        .profile = profile,
+                                        .pid = (uint32_t) json_object_get_int64(json_object_object_get(proc, "pid")),
+                                };
+                        }
+        }
+
+        for (size_t i = 0; i < n; i++) {
+                Row *r = &rows[i];
+
+                for (size_t k = 0; k < jlen(r->process, "engines"); k++) {
+                        struct json_object *eng = jidx(r->process, "engines", k);
+                        double busy = json_object_get_double(json_object_object_get(eng, "busy_percent"));
+
+                        if (!streq(jstr(eng, "device"), r->device) || busy <= r->busy)
+                                continue;
+                        r->busy = busy;
+                        r->engine = jstr(eng, "engine");
+                }
+                for (size_t k = 0; k < jlen(r->process, "memory"); k++) {
+                        struct json_object *mem = jidx(r->process, "memory", k);
+
+                        if (streq(jstr(mem, "device"), r->device))
+                                r->memory += json_object_get_uint64(json_object_object_get(mem, "bytes"));
+                }
+        }
+        *ret = TAKE_PTR(rows);
+        *ret_n = n;
+        return 0;
+}
+
+static const char *device_label(struct json_object *d)
+{
+        const char *slot = jstr(d, "pci_slot");
+        return slot[0] ? slot : jstr(d, "device");
+}
+
+/* The label a process row shows for a device: what the device section shows for it. */
+static const char *row_device_label(struct json_object *reading, const char *device)
+{
+        for (size_t i = 0; i < jlen(reading, "devices"); i++) {
+                struct json_object *d = jidx(reading, "devices", i);
+
+                if (streq(jstr(d, "device"), device))
+                        return device_label(d);
+        }
+        return device;
+}
+
+static int build_device(TopFrame *frame, struct json_object *d, EscapePool *e, int width)
+{
+        _cleanup_free_ char *buf = NULL;
+        size_t size = 0;
+        FILE *f;
+        int r, bar;
+
+        f = open_memstream(&buf, &size);
+        if (!f)
+                return -ENOMEM;
+        fputs(esc(e, device_label(d)), f);
+        if (jstr(d, "driver")[0])
+                fprintf(f, "  %s", esc(e, jstr(d, "driver")));
+        if (jstr(d, "name")[0])
+                fprintf(f, "  %s", esc(e, jstr(d, "name")));
+        fprintf(f, "  %s  %s  %" PRIi64 " client%s", esc(e, jstr(d, "source")), esc(e, jstr(d, "state")),
+                        json_object_get_int64(json_object_object_get(d, "clients")),
+                        json_object_get_int64(json_object_object_get(d, "clients")) == 1 ? "" : "s");
+        for (size_t i = 0; i < jlen(d, "regions"); i++) {
+                struct json_object *reg = jidx(d, "regions", i);
+                char bytes[16];
+                uint64_t v;
+
+                if (!region_bytes(reg, &v))
+                        continue;
+                format_bytes(v, bytes);
+                fprintf(f, "  %s %s", esc(e, jstr(reg, "name")), bytes);
+        }
+        {
+                /* Clip the whole line to the width. */
+                _cleanup_free_ char *line = NULL;
+
+                if (fclose(f) != 0)
+                        return -ENOMEM;
+                line = TAKE_PTR(buf);
+                f = open_memstream(&buf, &size);
+                if (!f)
+                        return -ENOMEM;
+                put_cell(f, line, (size_t) width, false);
+        }
+        r = add_line(frame, &f, &buf, 0, 0, true);
+        if (r < 0)
+                return r;
+
+        /* "  render     [||||||      ]  45.0%" */
+        bar = MAX(width - 2 - NAME_COLUMNS - 1 - 2 - 7, 4);
+        for (size_t i = 0; i < jlen(d, "engines"); i++) {
+                struct json_object *eng = jidx(d, "engines", i);
+                double busy = json_object_get_double(json_object_object_get(eng, "busy_percent"));
+                int filled;
+
+                busy = busy < 0 ? 0 : busy > 100 ? 100 : busy;
+                filled = (int) (busy / 100 * bar + 0.5);
+                f = open_memstream(&buf, &size);
+                if (!f)
+                        return -ENOMEM;
+                fputs("  ", f);
+                put_cell(f, esc(e, jstr(eng, "name")), NAME_COLUMNS, false);
+                fputs(" [", f);
+                for (int k = 0; k < bar; k++)
+                        fputc(k < filled ? '|' : ' ', f);
+                fprintf(f, "] %5.1f%%", busy);
+                r = add_line(frame, &f, &buf, 2 + NAME_COLUMNS + 2, filled, false);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int top_frame_build(TopFrame *frame, struct json_object *reading, TopSort sort, uint64_t interval_usec, int width,
+                int height)
+{
+        _cleanup_(escape_pool_done) EscapePool e = { 0 };
+        _cleanup_free_ char *buf = NULL;
+        _cleanup_free_ Row *rows = NULL;
+        size_t size = 0, n_rows = 0, shown;
+        bool wide = width >= WIDE_COLUMNS;
+        size_t rest, profile_cols, command_cols;
+        FILE *f;
+        int r;
+
+        assert(frame);
+        assert(reading);
+
+        /* The widest bar needs 256 columns: wider terminals get more room for commands only. */
+        width = MAX(MIN(width, 256 + 22), 20);
+
+        r = build_rows(reading, &e, &rows, &n_rows);
+        if (r < 0)
+                return r;
+        row_sort = sort;
+        qsort_safe(rows, n_rows, sizeof(Row), row_compare);
+
+        f = open_memstream(&buf, &size);
+        if (!f)
+                return -ENOMEM;
+        {
+                _cleanup_free_ char *header = NULL;
+
+                if (asprintf(&header,
+                                    "nvprofilectl top  %zu device%s  %zu process%s  every %" PRIu64 ".%01" PRIu64
+                                    "s  sort: %s  (g m p c r: sort, q: quit)",
+                                    jlen(reading, "devices"), jlen(reading, "devices") == 1 ? "" : "s", n_rows,
+                                    n_rows == 1 ? "" : "es", interval_usec / 1000000, interval_usec / 100000 % 10,
+                                    top_sort_to_string(sort)) < 0) {
+                        fclose(f);
+                        return -ENOMEM;
+                }
+                put_cell(f, header, (size_t) width, false);
+        }
+        r = add_line(frame, &f, &buf, 0, 0, true);
+        if (r < 0)
+                return r;
+
+        for (size_t i = 0; i < jlen(reading, "devices"); i++) {
+                r = build_device(frame, jidx(reading, "devices", i), &e, width);
+                if (r < 0)
+                        return r;
+        }
+
+        /* The process table: PID USER DEVICE GPU% ENGINE MEMORY PROFILE COMMAND; USER and ENGINE only when
+         * wide. PROFILE and COMMAND share what is left. */
+        rest = (size_t) width -
+                        (wide ? 7 + 1 + 8 + 1 + 12 + 1 + 6 + 1 + 8 + 1 + 10 + 1 : 7 + 1 + 12 + 1 + 6 + 1 + 10 + 1);
+        rest = MAX(rest, (size_t) 8);
+        profile_cols = MIN(MAX(rest / 2, (size_t) 4), (size_t) 24);
+        command_cols = rest - MIN(profile_cols + 1, rest - 1);
+        if (command_cols == 0)
+                command_cols = 1;
+
+        f = open_memstream(&buf, &size);
+        if (!f)
+                return -ENOMEM;
+        r = add_line(frame, &f, &buf, 0, 0, false); /* a blank line */
+        if (r < 0)
+                return r;
+        f = open_memstream(&buf, &size);
+        if (!f)
+                return -ENOMEM;
+        put_cell(f, "PID", 7, true);
+        if (wide)
+                fputs(" USER    ", f);
+        fputs(" DEVICE       ", f);
+        put_cell(f, "GPU%", 6, true);
+        if (wide)
+                fputs(" ENGINE  ", f);
+        fputc(' ', f);
+        put_cell(f, "MEMORY", 10, true);
+        fputc(' ', f);
+        put_cell(f, "PROFILE", profile_cols, false);
+        fputc(' ', f);
+        put_cell(f, "COMMAND", command_cols, false);
+        r = add_line(frame, &f, &buf, 0, 0, true);
+        if (r < 0)
+                return r;
+
+        shown = n_rows;
+        if (height > 0) {
+                size_t room = (size_t) height > frame->n_lines ? (size_t) height - frame->n_lines : 0;
+
+                if (n_rows > room)
+                        shown = room > 0 ? room - 1 : 0; /* and a line that says how many more */
+        }
+        for (size_t i = 0; i < shown; i++) {
+                const Row *row = &rows[i];
+                char pid[16], busy[16], mem[16], uid_buf[16];
+
+                f = open_memstream(&buf, &size);
+                if (!f)
+                        return -ENOMEM;
+                snprintf(pid, sizeof pid, "%" PRIu32, row->pid);
+                put_cell(f, pid, 7, true);
+                fputc(' ', f);
+                if (wide) {
+                        put_cell(f,
+                                        esc(&e,
+                                                        user_name((uint32_t) json_object_get_int64(
+                                                                                  json_object_object_get(
+                                                                                                  row->process, "uid")),
+                                                                        uid_buf)),
+                                        8, false);
+                        fputc(' ', f);
+                }
+                put_cell(f, esc(&e, row_device_label(reading, row->device)), 12, false);
+                fputc(' ', f);
+                if (row->busy >= 0)
+                        snprintf(busy, sizeof busy, "%.1f", row->busy);
+                else
+                        strcpy(busy, "-");
+                put_cell(f, busy, 6, true);
+                fputc(' ', f);
+                if (wide) {
+                        put_cell(f, row->engine[0] ? esc(&e, row->engine) : "-", 8, false);
+                        fputc(' ', f);
+                }
+                format_bytes(row->memory, mem);
+                put_cell(f, mem, 10, true);
+                fputc(' ', f);
+                put_cell(f, row->profile, profile_cols, false);
+                fputc(' ', f);
+                put_cell(f, row->command, command_cols, false);
+                r = add_line(frame, &f, &buf, 0, 0, false);
+                if (r < 0)
+                        return r;
+        }
+        if (shown < n_rows) {
+                f = open_memstream(&buf, &size);
+                if (!f)
+                        return -ENOMEM;
+                fprintf(f, "... %zu more", n_rows - shown);
+                r = add_line(frame, &f, &buf, 0, 0, false);
+                if (r < 0)
+                        return r;
+        }
+        if (n_rows == 0) {
+                f = open_memstream(&buf, &size);
+                if (!f)
+                        return -ENOMEM;
+                fputs("(no process uses a GPU that this user may see)", f);
+                r = add_line(frame, &f, &buf, 0, 0, false);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}

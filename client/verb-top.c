@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* "top": GPU usage per device and per process, next to the profile that applied, refreshing like gputop
+ * and nvtop. While it runs it holds a Usage.WatchUsage descriptor, so the daemon samples at the chosen
+ * interval (otherwise it samples slowly or not at all), and it redraws after each sample the daemon
+ * announces on that descriptor. --once prints one frame as plain text (after two samples, so that
+ * utilisation has an interval to be computed over), --json one document per sample (or one, with
+ * --once). Everything from the daemon is escaped before it reaches the terminal (verb-top-frame.c). */
+
+#include <curses.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <locale.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fd-util.h"
+#include "log.h"
+#include "verb-top.h"
+
+#define TOP_INTERVAL_DEFAULT_USEC (1000 * 1000)
+/* Without a sample announced for this long past the interval, read anyway: the daemon may be busy. */
+#define TOP_GRACE_USEC (2 * 1000 * 1000)
+
+static volatile sig_atomic_t top_interrupted;
+
+static void on_signal(int sig)
+{
+        top_interrupted = 1;
+}
+
+static uint64_t now_usec(void)
+{
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+/* Reads whatever the daemon wrote: one byte per sample. False when the descriptor is done. */
+static bool drain(int fd)
+{
+        char buf[64];
+
+        for (;;) {
+                ssize_t n = read(fd, buf, sizeof buf);
+
+                if (n > 0)
+                        continue;
+                if (n < 0 && (errno == EAGAIN || errno == EINTR))
+                        return true;
+                return false; /* EOF or error: the daemon closed it */
+        }
+}
+
+/* Waits until the daemon announced n samples, or until timeout; false when interrupted. */
+static bool wait_samples(int watch_fd, unsigned n, uint64_t timeout_usec)
+{
+        uint64_t deadline = now_usec() + timeout_usec;
+        unsigned seen = 0;
+
+        while (seen < n && !top_interrupted) {
+                struct pollfd p = { .fd = watch_fd, .events = POLLIN };
+                uint64_t t = now_usec();
+                int k;
+
+                if (watch_fd < 0 || t >= deadline)
+                        break;
+                k = poll(&p, 1, (int) ((deadline - t + 999) / 1000));
+                if (k < 0 && errno != EINTR)
+                        break;
+                if (k > 0) {
+                        char buf[64];
+                        ssize_t got = read(watch_fd, buf, sizeof buf);
+
+                        if (got <= 0 && !(got < 0 && (errno == EAGAIN || errno == EINTR)))
+                                break;
+                        if (got > 0)
+                                seen += (unsigned) got;
+                }
+        }
+        return !top_interrupted;
+}
+
+static int terminal_columns(void)
+{
+        struct winsize ws;
+        const char *e;
+
+        if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) >= 0 && ws.ws_col > 0)
+                return ws.ws_col;
+        e = getenv("COLUMNS");
+        if (e && atoi(e) > 0)
+                return atoi(e);
+        return 100;
+}
+
+static int print_once(struct json_object *reading, TopSort sort, uint64_t interval_usec)
+{
+        _cleanup_(top_frame_done) TopFrame frame = { 0 };
+        int r;
+
+        if (arg.json != JSON_OFF) {
+                json_print(reading);
+                return 0;
+        }
+        r = top_frame_build(&frame, reading, sort, interval_usec, terminal_columns(), 0);
+        if (r < 0)
+                return log_oom();
+        for (size_t i = 0; i < frame.n_lines; i++) {
+                const char *t = frame.lines[i].text;
+                size_t len = strlen(t);
+
+                /* The padding a screen needs is noise in a file. */
+                while (len > 0 && t[len - 1] == ' ')
+                        len--;
+                printf("%.*s\n", (int) len, t);
+        }
+        return 0;
+}
+
+static void draw(struct json_object *reading, TopSort sort, uint64_t interval_usec, bool color)
+{
+        _cleanup_(top_frame_done) TopFrame frame = { 0 };
+
+        erase();
+        if (top_frame_build(&frame, reading, sort, interval_usec, COLS, LINES) < 0) {
+                mvaddstr(0, 0, "Out of memory.");
+                refresh();
+                return;
+        }
+        for (size_t i = 0; i < frame.n_lines && i < (size_t) LINES; i++) {
+                const TopLine *l = &frame.lines[i];
+
+                if (l->heading)
+                        attron(A_BOLD);
+                mvaddstr((int) i, 0, l->text);
+                if (l->heading)
+                        attroff(A_BOLD);
+                if (l->bar_len > 0)
+                        mvchgat((int) i, l->bar_start, l->bar_len, color ? A_BOLD : A_REVERSE, color ? 1 : 0, NULL);
+        }
+        refresh();
+}
+
+/* The refreshing view: redraws after each sample, on a key and on a resize; q quits. */
+static int run_view(sd_bus *bus, int watch_fd, struct json_object *first, TopSort sort, uint64_t interval_usec)
+{
+        _cleanup_(json_object_putp) struct json_object *reading = first;
+        bool color = false;
+        int r = 0;
+
+        (void) setlocale(LC_CTYPE, "");
+        /* The terminal's size over $LINES and $COLUMNS, which do not follow a resize. */
+        use_tioctl(TRUE);
+        if (!initscr())
+                return log_error_errno(EIO, "Cannot set up the terminal");
+        cbreak();
+        noecho();
+        keypad(stdscr, TRUE);
+        nodelay(stdscr, TRUE);
+        (void) curs_set(0);
+        if (has_colors() && start_color() != ERR) {
+                (void) use_default_colors();
+                color = init_pair(1, COLOR_GREEN, -1) != ERR;
+        }
+        draw(reading, sort, interval_usec, color);
+
+        for (uint64_t next = now_usec() + interval_usec + (watch_fd >= 0 ? TOP_GRACE_USEC : 0);;) {
+                struct pollfd p[2] = {
+                        { .fd = STDIN_FILENO, .events = POLLIN },
+                        { .fd = watch_fd, .events = POLLIN },
+                };
+                bool reread = false, redraw = false, quit = false;
+                uint64_t t = now_usec();
+                int k, ch;
+
+                k = poll(p, watch_fd >= 0 ? 2 : 1, t < next ? (int) ((next - t + 999) / 1000) : 0);
+                if (top_interrupted)
+                        break;
+                if (k < 0 && errno != EINTR) {
+                        r = -errno;
+                        break;
+                }
+                if (k > 0 && watch_fd >= 0 && p[1].revents) {
+                        if (!drain(watch_fd))
+                                watch_fd = safe_close(watch_fd); /* from now on, on our own timer */
+                        reread = true;
+                }
+                if (now_usec() >= next)
+                        reread = true;
+
+                /* Keys, and KEY_RESIZE after SIGWINCH (which also interrupts poll()). */
+                while ((ch = getch()) != ERR) {
+                        int s;
+
+                        if (ch == 'q' || ch == 'Q') {
+                                quit = true;
+                                break;
+                        }
+                        if (ch == KEY_RESIZE)
+                                redraw = true;
+                        else if ((s = top_sort_from_key(ch)) >= 0) {
+                                sort = (TopSort) s;
+                                redraw = true;
+                        }
+                }
+                if (quit)
+                        break;
+
+                if (reread) {
+                        struct json_object *fresh = NULL;
+
+                        r = top_read(bus, &fresh);
+                        if (r < 0)
+                                break;
+                        json_object_put(reading);
+                        reading = fresh;
+                        redraw = true;
+                        next = now_usec() + interval_usec + (watch_fd >= 0 ? TOP_GRACE_USEC : 0);
+                }
+                if (redraw)
+                        draw(reading, sort, interval_usec, color);
+        }
+        endwin();
+        safe_close(watch_fd);
+        /* top_read() said why on stderr, which the screen hid: say it again now that it is gone. */
+        if (r < 0)
+                log_error_errno(r, "top stopped");
+        return r;
+}
+
+int verb_top(int argc, char *argv[])
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(json_object_putp) struct json_object *reading = NULL;
+        _cleanup_close_ int watch_fd = -EBADF;
+        uint64_t interval_usec = arg.interval_usec > 0 ? arg.interval_usec : TOP_INTERVAL_DEFAULT_USEC;
+        TopSort sort = arg.top_sort >= 0 ? (TopSort) arg.top_sort : TOP_SORT_GPU;
+        struct sigaction sa = { .sa_handler = on_signal };
+        bool interactive = !arg.once && arg.json == JSON_OFF;
+        int r;
+
+        if (interactive && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+                log_error("top needs a terminal; use --once or --json for output to a file or pipe.");
+                return EXIT_USAGE;
+        }
+
+        r = client_connect(&bus);
+        if (r < 0)
+                return r;
+
+        /* Fast sampling for as long as we run. A daemon that refuses (too many watchers of this user) is
+         * still read, at our own interval. */
+        if (top_watch(bus, interval_usec, &watch_fd) < 0)
+                log_notice("Reading every %" PRIu64 " ms without a watch.", interval_usec / 1000);
+        else
+                (void) fcntl(watch_fd, F_SETFL, fcntl(watch_fd, F_GETFL) | O_NONBLOCK);
+
+        /* Without SA_RESTART: a signal interrupts poll(). */
+        (void) sigaction(SIGINT, &sa, NULL);
+        (void) sigaction(SIGTERM, &sa, NULL);
+
+        if (arg.once) {
+                /* Two samples: the first after the watch started may be the first of a client. */
+                if (!wait_samples(watch_fd, 2, 2 * interval_usec + TOP_GRACE_USEC))
+                        return 0;
+        }
+        r = top_read(bus, &reading);
+        if (r < 0)
+                return r;
+
+        if (arg.once)
+                return print_once(reading, sort, interval_usec);
+
+        if (!interactive) {
+                /* --json: one document per sample until interrupted. */
+                for (;;) {
+                        json_print(reading);
+                        fflush(stdout);
+                        if (watch_fd >= 0) {
+                                if (!wait_samples(watch_fd, 1, interval_usec + TOP_GRACE_USEC))
+                                        return 0;
+                        } else {
+                                struct timespec ts = { .tv_sec = (time_t) (interval_usec / 1000000),
+                                        .tv_nsec = (long) (interval_usec % 1000000) * 1000 };
+
+                                (void) nanosleep(&ts, NULL);
+                                if (top_interrupted)
+                                        return 0;
+                        }
+                        json_object_put(TAKE_PTR(reading));
+                        r = top_read(bus, &reading);
+                        if (r < 0)
+                                return r;
+                }
+        }
+
+        r = run_view(bus, TAKE_FD(watch_fd), TAKE_PTR(reading), sort, interval_usec);
+        return r < 0 ? r : 0;
+}

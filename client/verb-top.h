@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "client.h"
+
+/* nvprofilectl top: the daemon's usage API (the Usage interface) read into JSON (verb-top-data.c), laid
+ * out as lines for a terminal of a given size (verb-top-frame.c), and shown refreshing with ncurses or
+ * once as plain text (verb-top.c). */
+
+typedef enum TopSort {
+        TOP_SORT_GPU, /* busiest engine, highest first */
+        TOP_SORT_MEMORY, /* highest first */
+        TOP_SORT_PID,
+        TOP_SORT_COMMAND,
+        TOP_SORT_PROFILE,
+        _TOP_SORT_MAX,
+} TopSort;
+
+const char *top_sort_to_string(TopSort s) _const_;
+/* From a name ("gpu", "memory", "pid", "command", "profile") or -EINVAL. */
+int top_sort_from_string(const char *s);
+/* From a key pressed in the view ('g', 'm', 'p', 'c', 'r') or -EINVAL. */
+int top_sort_from_key(int key);
+
+/* One reading of the daemon: {"devices": [...], "processes": [...]}, members named as in the XML
+ * contract, strings exact. */
+int top_read(sd_bus *bus, struct json_object **ret);
+
+/* The Usage.WatchUsage descriptor (the daemon samples at interval while it is open), or negative. */
+int top_watch(sd_bus *bus, uint64_t interval_usec, int *ret_fd);
+
+typedef struct TopLine {
+        char *text; /* escaped, at most width columns */
+        int bar_start, bar_len; /* columns of the filled part of a bar, or bar_len 0 */
+        bool heading;
+} TopLine;
+
+typedef struct TopFrame {
+        TopLine *lines;
+        size_t n_lines, allocated;
+} TopFrame;
+
+void top_frame_done(TopFrame *f);
+
+/* Lays out a reading for width columns and at most height lines (0: as many as needed). */
+int top_frame_build(
+                TopFrame *f, struct json_object *reading, TopSort sort, uint64_t interval_usec, int width, int height);
+
+/* The terminal columns text takes, for escaped (printable) UTF-8 text. */
+size_t top_text_width(const char *s);

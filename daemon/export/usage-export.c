@@ -1,0 +1,925 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fd-util.h"
+#include "string-util.h"
+#include "usage-export.h"
+
+/* The per-unit series, built as rows and merged by (metric, labels). */
+typedef enum UnitMetric {
+        UNIT_BUSY_NS, /* counters first: their rows carry the counts of ended clients */
+        UNIT_CYCLES,
+        UNIT_TOTAL_CYCLES,
+        _UNIT_COUNTER_MAX,
+        UNIT_MEMORY = _UNIT_COUNTER_MAX,
+        UNIT_CLIENTS,
+        UNIT_NVML_MEMORY,
+        UNIT_NVML_PROCESSES,
+        _UNIT_METRIC_MAX,
+} UnitMetric;
+
+typedef struct Row {
+        UnitMetric metric;
+        char *labels; /* rendered and escaped, without braces */
+        uint64_t value;
+        bool carried; /* the counts of ended clients, from UsageExport.carried */
+} Row;
+
+/* One client's contribution to one counter series, to notice when it ends. */
+typedef struct Contribution {
+        char *key; /* metric, device, client and engine */
+        UnitMetric metric;
+        char *labels;
+        uint64_t value;
+} Contribution;
+
+struct UsageExport {
+        Contribution *previous; /* of the last render, sorted by key */
+        size_t n_previous;
+        Row *carried; /* per counter series: what its ended clients counted */
+        size_t n_carried;
+};
+
+typedef struct RowSet {
+        Row *rows;
+        size_t n_rows, allocated_rows;
+        Contribution *contributions;
+        size_t n_contributions, allocated_contributions;
+} RowSet;
+
+static void rows_free(Row *rows, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                free(rows[i].labels);
+        free(rows);
+}
+
+static void contributions_free(Contribution *c, size_t n)
+{
+        for (size_t i = 0; i < n; i++) {
+                free(c[i].key);
+                free(c[i].labels);
+        }
+        free(c);
+}
+
+static void row_set_done(RowSet *s)
+{
+        rows_free(s->rows, s->n_rows);
+        contributions_free(s->contributions, s->n_contributions);
+        *s = (RowSet){ 0 };
+}
+
+UsageExport *usage_export_new(void)
+{
+        return calloc(1, sizeof(UsageExport));
+}
+
+UsageExport *usage_export_free(UsageExport *x)
+{
+        if (!x)
+                return NULL;
+        contributions_free(x->previous, x->n_previous);
+        rows_free(x->carried, x->n_carried);
+        free(x);
+        return NULL;
+}
+
+void usage_export_put_label_value(FILE *f, const char *s)
+{
+        size_t len, written = 0;
+
+        assert(f);
+
+        if (!s)
+                return;
+        len = strlen(s);
+        while (len > 0) {
+                size_t n = utf8_sequence_length(s, len);
+
+                if (n == 0) {
+                        /* U+FFFD: Prometheus requires UTF-8, and a raw byte must not pass. */
+                        if (written + 3 > USAGE_EXPORT_LABEL_MAX)
+                                return;
+                        fputs("\xef\xbf\xbd", f);
+                        written += 3;
+                        s++;
+                        len--;
+                        continue;
+                }
+                if (written + n > USAGE_EXPORT_LABEL_MAX)
+                        return;
+                if (n == 1 && *s == '\\')
+                        fputs("\\\\", f);
+                else if (n == 1 && *s == '"')
+                        fputs("\\\"", f);
+                else if (n == 1 && *s == '\n')
+                        fputs("\\n", f);
+                else
+                        fwrite(s, 1, n, f);
+                written += n;
+                s += n;
+                len -= n;
+        }
+}
+
+/* A label list "a=\"x\",b=\"y\"" from NULL-terminated name, value pairs. */
+static char *labels_new(const char *name, ...)
+{
+        _cleanup_free_ char *buf = NULL;
+        size_t size = 0;
+        bool first = true;
+        va_list ap;
+        FILE *f;
+
+        f = open_memstream(&buf, &size);
+        if (!f)
+                return NULL;
+        va_start(ap, name);
+        for (const char *n = name; n; n = va_arg(ap, const char *)) {
+                const char *v = va_arg(ap, const char *);
+
+                fprintf(f, "%s%s=\"", first ? "" : ",", n);
+                usage_export_put_label_value(f, v);
+                fputc('"', f);
+                first = false;
+        }
+        va_end(ap);
+        if (ferror(f) || fclose(f) != 0)
+                return NULL;
+        return TAKE_PTR(buf);
+}
+
+static char *owner_labels(const UsageExportOwner *o, pid_t pid, UsageExportFlags flags, const char *device,
+                const char *driver, const char *name1, const char *value1, const char *name2, const char *value2)
+{
+        char pid_text[32];
+
+        /* Unused name/value pairs are NULL and end the list early: build the full list in order. */
+        (void) snprintf(pid_text, sizeof pid_text, "%ld", (long) pid);
+        if (name1 && name2)
+                return flags & USAGE_EXPORT_PROCESS_LABELS
+                                ? labels_new("device", device, "driver", driver, name1, value1, name2, value2, "unit",
+                                                  o->unit, "profile", o->profile, "pid", pid_text, "comm", o->comm,
+                                                  NULL)
+                                : labels_new("device", device, "driver", driver, name1, value1, name2, value2, "unit",
+                                                  o->unit, "profile", o->profile, NULL);
+        if (name1)
+                return flags & USAGE_EXPORT_PROCESS_LABELS
+                                ? labels_new("device", device, "driver", driver, name1, value1, "unit", o->unit,
+                                                  "profile", o->profile, "pid", pid_text, "comm", o->comm, NULL)
+                                : labels_new("device", device, "driver", driver, name1, value1, "unit", o->unit,
+                                                  "profile", o->profile, NULL);
+        return flags & USAGE_EXPORT_PROCESS_LABELS
+                        ? labels_new("device", device, "driver", driver, "unit", o->unit, "profile", o->profile, "pid",
+                                          pid_text, "comm", o->comm, NULL)
+                        : labels_new("device", device, "driver", driver, "unit", o->unit, "profile", o->profile, NULL);
+}
+
+static int row_add(RowSet *s, UnitMetric metric, char *labels, uint64_t value)
+{
+        if (!labels)
+                return -ENOMEM;
+        if (GREEDY_REALLOC(s->rows, s->allocated_rows, s->n_rows + 1) < 0) {
+                free(labels);
+                return -ENOMEM;
+        }
+        s->rows[s->n_rows++] = (Row){ .metric = metric, .labels = labels, .value = value };
+        return 0;
+}
+
+static int contribution_add(RowSet *s, UnitMetric metric, const char *client_key, const char *engine,
+                const char *labels, uint64_t value)
+{
+        _cleanup_free_ char *key = NULL, *l = NULL;
+
+        if (asprintf(&key, "%u\x1f%s\x1f%s", (unsigned) metric, client_key, engine) < 0)
+                return -ENOMEM;
+        l = strdup(labels);
+        if (!l)
+                return -ENOMEM;
+        if (GREEDY_REALLOC(s->contributions, s->allocated_contributions, s->n_contributions + 1) < 0)
+                return -ENOMEM;
+        s->contributions[s->n_contributions++] = (Contribution){
+                .key = TAKE_PTR(key),
+                .metric = metric,
+                .labels = TAKE_PTR(l),
+                .value = value,
+        };
+        return 0;
+}
+
+typedef struct Owner {
+        char *unit, *profile, *comm;
+        pid_t pid;
+} Owner;
+
+static void owner_done(Owner *o)
+{
+        free(o->unit);
+        free(o->profile);
+        free(o->comm);
+        *o = (Owner){ 0 };
+}
+
+static int owner_lookup(const UsageExportInput *in, pid_t pid, Owner *ret)
+{
+        UsageExportOwner o = { 0 };
+
+        *ret = (Owner){ .pid = pid };
+        if (!in->lookup || pid <= 0 || in->lookup(pid, in->userdata, &o) < 0)
+                o = (UsageExportOwner){ 0 };
+        ret->unit = strdup(o.unit ? o.unit : "");
+        ret->profile = strdup(o.profile ? o.profile : "");
+        ret->comm = strdup(o.comm ? o.comm : "");
+        if (!ret->unit || !ret->profile || !ret->comm) {
+                owner_done(ret);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+static int add_drm_client(RowSet *s, const UsageExportInput *in, const DrmUsageClient *c)
+{
+        _cleanup_(owner_done) Owner owner = { 0 };
+        _cleanup_free_ char *client_key = NULL, *unit_labels = NULL;
+        UsageExportOwner o;
+        pid_t pid;
+        int r;
+
+        /* The client's labels are its first holder's: holders of one client (fork, logind) share it. */
+        pid = c->n_holders > 0 ? c->holders[0].pid : c->key_pid;
+        r = owner_lookup(in, pid, &owner);
+        if (r < 0)
+                return r;
+        o = (UsageExportOwner){ .unit = owner.unit, .profile = owner.profile, .comm = owner.comm };
+
+        if (c->has_client_id)
+                r = asprintf(&client_key, "%s\x1f%" PRIu64, c->device, c->client_id);
+        else
+                r = asprintf(&client_key, "%s\x1fp%ld:%d", c->device, (long) c->key_pid, c->key_fd);
+        if (r < 0)
+                return -ENOMEM;
+
+        for (size_t i = 0; i < c->n_engines; i++) {
+                const DrmUsageEngine *e = &c->engines[i];
+                static const struct {
+                        UnitMetric metric;
+                        size_t offset;
+                } counters[] = {
+                        { UNIT_BUSY_NS, offsetof(DrmUsageEngine, busy_ns) },
+                        { UNIT_CYCLES, offsetof(DrmUsageEngine, cycles) },
+                        { UNIT_TOTAL_CYCLES, offsetof(DrmUsageEngine, total_cycles) },
+                };
+
+                for (size_t k = 0; k < ELEMENTSOF(counters); k++) {
+                        const DrmUsageCounter *counter =
+                                        (const DrmUsageCounter *) ((const char *) e + counters[k].offset);
+                        char *labels;
+
+                        if (!counter->set)
+                                continue;
+                        labels = owner_labels(&o, pid, in->flags, c->device, c->driver, "engine", e->name, NULL, NULL);
+                        if (!labels)
+                                return -ENOMEM;
+                        r = contribution_add(s, counters[k].metric, client_key, e->name, labels, counter->value);
+                        if (r < 0) {
+                                free(labels);
+                                return r;
+                        }
+                        r = row_add(s, counters[k].metric, labels, counter->value);
+                        if (r < 0)
+                                return r;
+                }
+        }
+
+        for (size_t i = 0; i < c->n_regions; i++) {
+                const DrmUsageRegion *reg = &c->regions[i];
+
+                for (DrmFdinfoMemStat st = 0; st < _DRM_FDINFO_MEM_MAX; st++) {
+                        if (!reg->has[st])
+                                continue;
+                        r = row_add(s, UNIT_MEMORY,
+                                        owner_labels(&o, pid, in->flags, c->device, c->driver, "region", reg->name,
+                                                        "stat", drm_fdinfo_mem_stat_to_string(st)),
+                                        reg->bytes[st]);
+                        if (r < 0)
+                                return r;
+                }
+        }
+
+        unit_labels = owner_labels(&o, pid, in->flags, c->device, c->driver, NULL, NULL, NULL, NULL);
+        return row_add(s, UNIT_CLIENTS, TAKE_PTR(unit_labels), 1);
+}
+
+static int add_nvml_device(RowSet *s, const UsageExportInput *in, const NvmlDeviceUsage *d)
+{
+        int r;
+
+        for (size_t i = 0; i < d->n_processes; i++) {
+                const NvmlProcessUsage *p = &d->processes[i];
+                _cleanup_(owner_done) Owner owner = { 0 };
+                UsageExportOwner o;
+
+                r = owner_lookup(in, (pid_t) p->pid, &owner);
+                if (r < 0)
+                        return r;
+                o = (UsageExportOwner){ .unit = owner.unit, .profile = owner.profile, .comm = owner.comm };
+
+                if (p->memory_bytes != NVML_SOURCE_UNKNOWN) {
+                        r = row_add(s, UNIT_NVML_MEMORY,
+                                        owner_labels(&o, (pid_t) p->pid, in->flags, d->pci_bus_id, "nvidia", NULL, NULL,
+                                                        NULL, NULL),
+                                        p->memory_bytes);
+                        if (r < 0)
+                                return r;
+                }
+                r = row_add(s, UNIT_NVML_PROCESSES,
+                                owner_labels(&o, (pid_t) p->pid, in->flags, d->pci_bus_id, "nvidia", NULL, NULL, NULL,
+                                                NULL),
+                                1);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int row_compare(const void *a, const void *b)
+{
+        const Row *x = a, *y = b;
+
+        if (x->metric != y->metric)
+                return x->metric < y->metric ? -1 : 1;
+        return strcmp(x->labels, y->labels);
+}
+
+static int contribution_compare(const void *a, const void *b)
+{
+        const Contribution *x = a, *y = b;
+
+        return strcmp(x->key, y->key);
+}
+
+static uint64_t add_saturating(uint64_t a, uint64_t b)
+{
+        return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* What ended since the last render goes into x->carried: a contribution whose client is gone, whose
+ * labels changed (another profile, unit), or whose counter restarted (a new client with a reused key). */
+static int carry_ended(UsageExport *x, RowSet *s)
+{
+        size_t j = 0;
+
+        for (size_t i = 0; i < x->n_previous; i++) {
+                const Contribution *p = &x->previous[i];
+                const Contribution *c = NULL;
+                _cleanup_free_ char *labels = NULL;
+
+                while (j < s->n_contributions && strcmp(s->contributions[j].key, p->key) < 0)
+                        j++;
+                if (j < s->n_contributions && streq(s->contributions[j].key, p->key))
+                        c = &s->contributions[j];
+                if (c && streq(c->labels, p->labels) && c->value >= p->value)
+                        continue;
+
+                labels = strdup(p->labels);
+                if (!labels)
+                        return -ENOMEM;
+                if (GREEDY_REALLOC(s->rows, s->allocated_rows, s->n_rows + 1) < 0)
+                        return -ENOMEM;
+                s->rows[s->n_rows++] = (Row){
+                        .metric = p->metric,
+                        .labels = TAKE_PTR(labels),
+                        .value = p->value,
+                        .carried = true,
+                };
+        }
+
+        /* The carried counts of the series so far. */
+        for (size_t i = 0; i < x->n_carried; i++) {
+                _cleanup_free_ char *labels = strdup(x->carried[i].labels);
+
+                if (!labels)
+                        return -ENOMEM;
+                if (GREEDY_REALLOC(s->rows, s->allocated_rows, s->n_rows + 1) < 0)
+                        return -ENOMEM;
+                s->rows[s->n_rows++] = (Row){
+                        .metric = x->carried[i].metric,
+                        .labels = TAKE_PTR(labels),
+                        .value = x->carried[i].value,
+                        .carried = true,
+                };
+        }
+        return 0;
+}
+
+/* Sorts the rows and merges each series into one; the carried part of each counter series that still
+ * has a live client becomes the new x->carried. Series with nothing live are dropped. */
+static int merge_rows(UsageExport *x, RowSet *s, Row **ret_carried, size_t *ret_n_carried)
+{
+        Row *carried = NULL;
+        size_t n_carried = 0, allocated_carried = 0, out = 0;
+
+        qsort_safe(s->rows, s->n_rows, sizeof(Row), row_compare);
+        for (size_t i = 0; i < s->n_rows;) {
+                size_t end = i;
+                uint64_t live = 0, ended = 0;
+                bool has_live = false;
+
+                while (end < s->n_rows && row_compare(&s->rows[i], &s->rows[end]) == 0) {
+                        if (s->rows[end].carried)
+                                ended = add_saturating(ended, s->rows[end].value);
+                        else {
+                                live = add_saturating(live, s->rows[end].value);
+                                has_live = true;
+                        }
+                        end++;
+                }
+
+                if (has_live && ended > 0) {
+                        _cleanup_free_ char *labels = strdup(s->rows[i].labels);
+
+                        if (!labels || GREEDY_REALLOC(carried, allocated_carried, n_carried + 1) < 0) {
+                                rows_free(carried, n_carried);
+                                return -ENOMEM;
+                        }
+                        carried[n_carried++] = (Row){
+                                .metric = s->rows[i].metric, .labels = TAKE_PTR(labels), .value = ended, .carried = true
+                        };
+                }
+
+                for (size_t k = i + 1; k < end; k++)
+                        free(TAKE_PTR(s->rows[k].labels));
+                if (has_live) {
+                        Row merged = s->rows[i];
+
+                        merged.value = add_saturating(live, ended);
+                        merged.carried = false;
+                        s->rows[out++] = merged;
+                } else
+                        free(TAKE_PTR(s->rows[i].labels));
+                i = end;
+        }
+        s->n_rows = out;
+        (void) x;
+        *ret_carried = carried;
+        *ret_n_carried = n_carried;
+        return 0;
+}
+
+static void put_header(FILE *f, const char *name, const char *type, const char *help)
+{
+        fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void put_seconds(FILE *f, uint64_t ns)
+{
+        fprintf(f, "%" PRIu64 ".%09" PRIu64, ns / 1000000000u, ns % 1000000000u);
+}
+
+static const struct {
+        const char *name, *type, *help;
+} unit_metrics[_UNIT_METRIC_MAX] = {
+        [UNIT_BUSY_NS] = { "nvprofiled_engine_busy_seconds_total", "counter",
+                        "Time the GPU engine was busy with the clients of this unit and profile (drm-engine-<e>; ended "
+                        "clients included)." },
+        [UNIT_CYCLES] = { "nvprofiled_engine_cycles_total", "counter",
+                        "Engine cycles spent on the clients of this unit and profile (drm-cycles-<e>)." },
+        [UNIT_TOTAL_CYCLES] = { "nvprofiled_engine_total_cycles_total", "counter",
+                        "Engine cycles elapsed while the clients of this unit and profile were sampled "
+                        "(drm-total-cycles-<e>)." },
+        [UNIT_MEMORY] = { "nvprofiled_memory_bytes", "gauge",
+                        "GPU memory of the clients of this unit and profile, per region and stat (drm-<stat>-<region>)." },
+        [UNIT_CLIENTS] = { "nvprofiled_unit_clients", "gauge", "DRM clients of this unit and profile." },
+        [UNIT_NVML_MEMORY] = { "nvprofiled_nvml_process_memory_bytes", "gauge",
+                        "GPU memory NVML reports for the processes of this unit and profile." },
+        [UNIT_NVML_PROCESSES] = { "nvprofiled_nvml_processes", "gauge",
+                        "Processes NVML lists on the device, of this unit and profile." },
+};
+
+static void put_unit_rows(FILE *f, const RowSet *s)
+{
+        for (UnitMetric m = 0; m < _UNIT_METRIC_MAX; m++) {
+                bool any = false;
+
+                for (size_t i = 0; i < s->n_rows; i++) {
+                        const Row *r = &s->rows[i];
+
+                        if (r->metric != m)
+                                continue;
+                        if (!any)
+                                put_header(f, unit_metrics[m].name, unit_metrics[m].type, unit_metrics[m].help);
+                        any = true;
+                        fprintf(f, "%s{%s} ", unit_metrics[m].name, r->labels);
+                        if (m == UNIT_BUSY_NS)
+                                put_seconds(f, r->value);
+                        else
+                                fprintf(f, "%" PRIu64, r->value);
+                        fputc('\n', f);
+                }
+        }
+}
+
+static void put_series(FILE *f, const char *name, const char *labels, const char *value)
+{
+        if (labels)
+                fprintf(f, "%s{%s} %s\n", name, labels, value);
+        else
+                fprintf(f, "%s %s\n", name, value);
+}
+
+static int put_devices(FILE *f, const UsageExportInput *in)
+{
+        const DrmUsage *u = in->drm;
+        size_t n_drm = u ? u->n_devices : 0;
+        char value[64];
+        bool any;
+
+        if (n_drm + in->n_nvml_devices > 0) {
+                put_header(f, "nvprofiled_device_info", "gauge",
+                                "A GPU the daemon samples, with its driver, the source of its figures and its name.");
+                for (size_t i = 0; i < n_drm; i++) {
+                        _cleanup_free_ char *l = labels_new("device", u->devices[i].device, "driver",
+                                        u->devices[i].driver, "source", "fdinfo", "name", "", NULL);
+                        if (!l)
+                                return -ENOMEM;
+                        put_series(f, "nvprofiled_device_info", l, "1");
+                }
+                for (size_t i = 0; i < in->n_nvml_devices; i++) {
+                        const NvmlDeviceUsage *d = in->nvml_devices[i];
+                        _cleanup_free_ char *l = labels_new("device", d->pci_bus_id, "driver", "nvidia", "source",
+                                        NVML_SOURCE_NAME, "name", d->name, NULL);
+                        if (!l)
+                                return -ENOMEM;
+                        put_series(f, "nvprofiled_device_info", l, "1");
+                }
+        }
+
+        if (n_drm > 0) {
+                put_header(f, "nvprofiled_clients", "gauge", "DRM clients of the device (distinct drm-client-id).");
+                for (size_t i = 0; i < n_drm; i++) {
+                        _cleanup_free_ char *l = labels_new(
+                                        "device", u->devices[i].device, "driver", u->devices[i].driver, NULL);
+                        if (!l)
+                                return -ENOMEM;
+                        (void) snprintf(value, sizeof value, "%zu", u->devices[i].n_clients);
+                        put_series(f, "nvprofiled_clients", l, value);
+                }
+
+                /* The largest capacity any client of the device gives for the engine: rate() of the busy
+                 * counter divided by it is the engine class's utilisation. */
+                any = false;
+                for (size_t i = 0; i < n_drm; i++) {
+                        const DrmUsageDevice *d = &u->devices[i];
+
+                        for (size_t e = 0; e < d->n_engines; e++) {
+                                _cleanup_free_ char *l = NULL;
+                                uint64_t capacity = 0;
+
+                                for (size_t c = 0; c < u->n_clients; c++) {
+                                        const DrmUsageEngine *ce;
+
+                                        if (!streq(u->clients[c].device, d->device))
+                                                continue;
+                                        ce = drm_usage_client_find_engine(&u->clients[c], d->engines[e].name);
+                                        if (ce)
+                                                capacity = MAX(capacity, ce->capacity);
+                                }
+                                if (capacity == 0)
+                                        continue;
+                                if (!any)
+                                        put_header(f, "nvprofiled_engine_capacity", "gauge",
+                                                        "Engines of this class on the device "
+                                                        "(drm-engine-capacity-<e>).");
+                                any = true;
+                                l = labels_new("device", d->device, "driver", d->driver, "engine", d->engines[e].name,
+                                                NULL);
+                                if (!l)
+                                        return -ENOMEM;
+                                (void) snprintf(value, sizeof value, "%" PRIu64, capacity);
+                                put_series(f, "nvprofiled_engine_capacity", l, value);
+                        }
+                }
+
+                any = false;
+                for (size_t i = 0; i < n_drm; i++) {
+                        const DrmUsageDevice *d = &u->devices[i];
+
+                        for (size_t r = 0; r < d->n_regions; r++)
+                                for (DrmFdinfoMemStat st = 0; st < _DRM_FDINFO_MEM_MAX; st++) {
+                                        _cleanup_free_ char *l = NULL;
+
+                                        if (!d->regions[r].has[st])
+                                                continue;
+                                        if (!any)
+                                                put_header(f, "nvprofiled_device_memory_bytes", "gauge",
+                                                                "GPU memory of all DRM clients of the device, per "
+                                                                "region and stat (shared memory counted in each "
+                                                                "client).");
+                                        any = true;
+                                        l = labels_new("device", d->device, "driver", d->driver, "region",
+                                                        d->regions[r].name, "stat", drm_fdinfo_mem_stat_to_string(st),
+                                                        NULL);
+                                        if (!l)
+                                                return -ENOMEM;
+                                        (void) snprintf(value, sizeof value, "%" PRIu64, d->regions[r].bytes[st]);
+                                        put_series(f, "nvprofiled_device_memory_bytes", l, value);
+                                }
+                }
+        }
+
+        if (u) {
+                put_header(f, "nvprofiled_clamped_total", "counter",
+                                "Utilisation figures above 100 % that were cut to 100 (clients and devices).");
+                (void) snprintf(value, sizeof value, "%" PRIu64, u->n_clamped);
+                put_series(f, "nvprofiled_clamped_total", NULL, value);
+        }
+
+        if (in->n_nvml_devices == 0)
+                return 0;
+
+        put_header(f, "nvprofiled_device_suspended", "gauge",
+                        "1 when the device is runtime-suspended and was not queried, so as not to wake it.");
+        for (size_t i = 0; i < in->n_nvml_devices; i++) {
+                const NvmlDeviceUsage *d = in->nvml_devices[i];
+                _cleanup_free_ char *l = labels_new("device", d->pci_bus_id, "source", NVML_SOURCE_NAME, NULL);
+
+                if (!l)
+                        return -ENOMEM;
+                put_series(f, "nvprofiled_device_suspended", l, d->state == NVML_DEVICE_SUSPENDED ? "1" : "0");
+        }
+
+        any = false;
+        for (size_t i = 0; i < in->n_nvml_devices; i++) {
+                const NvmlDeviceUsage *d = in->nvml_devices[i];
+                static const char *const kinds[] = { "gpu", "memory" };
+
+                if (d->state != NVML_DEVICE_SAMPLED || !d->has_utilization)
+                        continue;
+                if (!any)
+                        put_header(f, "nvprofiled_nvml_utilization_ratio", "gauge",
+                                        "NVML's utilisation of the device over its own sample period (0 to 1): "
+                                        "kind gpu is kernels running, memory is memory being read or written.");
+                any = true;
+                for (size_t k = 0; k < ELEMENTSOF(kinds); k++) {
+                        _cleanup_free_ char *l = labels_new("device", d->pci_bus_id, "kind", kinds[k], NULL);
+                        uint32_t pct = k == 0 ? d->gpu_percent : d->memory_percent;
+
+                        if (!l)
+                                return -ENOMEM;
+                        (void) snprintf(value, sizeof value, "%u.%02u", MIN(pct, 100u) / 100, MIN(pct, 100u) % 100);
+                        put_series(f, "nvprofiled_nvml_utilization_ratio", l, value);
+                }
+        }
+
+        for (unsigned total = 0; total < 2; total++) {
+                const char *name = total ? "nvprofiled_nvml_memory_total_bytes" : "nvprofiled_nvml_memory_used_bytes";
+
+                any = false;
+                for (size_t i = 0; i < in->n_nvml_devices; i++) {
+                        const NvmlDeviceUsage *d = in->nvml_devices[i];
+                        uint64_t v = total ? d->memory_total_bytes : d->memory_used_bytes;
+                        _cleanup_free_ char *l = NULL;
+
+                        if (d->state != NVML_DEVICE_SAMPLED || v == NVML_SOURCE_UNKNOWN)
+                                continue;
+                        if (!any)
+                                put_header(f, name, "gauge",
+                                                total ? "GPU memory of the device, as NVML reports it."
+                                                      : "GPU memory in use on the device, as NVML reports it.");
+                        any = true;
+                        l = labels_new("device", d->pci_bus_id, NULL);
+                        if (!l)
+                                return -ENOMEM;
+                        (void) snprintf(value, sizeof value, "%" PRIu64, v);
+                        put_series(f, name, l, value);
+                }
+        }
+        return 0;
+}
+
+int usage_export_render(UsageExport *x, const UsageExportInput *in, char **ret, size_t *ret_size)
+{
+        _cleanup_(row_set_done) RowSet s = { 0 };
+        _cleanup_free_ char *buf = NULL;
+        _cleanup_fclose_ FILE *f = NULL;
+        Row *carried = NULL;
+        size_t size = 0, n_carried = 0;
+        int r;
+
+        assert(x);
+        assert(in);
+        assert(ret);
+
+        if (in->drm)
+                for (size_t i = 0; i < in->drm->n_clients; i++) {
+                        r = add_drm_client(&s, in, &in->drm->clients[i]);
+                        if (r < 0)
+                                return r;
+                }
+        for (size_t i = 0; i < in->n_nvml_devices; i++) {
+                r = add_nvml_device(&s, in, in->nvml_devices[i]);
+                if (r < 0)
+                        return r;
+        }
+
+        qsort_safe(s.contributions, s.n_contributions, sizeof(Contribution), contribution_compare);
+        r = carry_ended(x, &s);
+        if (r < 0)
+                return r;
+        r = merge_rows(x, &s, &carried, &n_carried);
+        if (r < 0)
+                return r;
+
+        f = open_memstream(&buf, &size);
+        if (!f) {
+                rows_free(carried, n_carried);
+                return -ENOMEM;
+        }
+        put_header(f, "nvprofiled_build_info", "gauge", "The nvprofiled version that wrote these metrics.");
+        {
+                _cleanup_free_ char *l = labels_new("version", in->version ? in->version : "", NULL);
+
+                if (!l) {
+                        rows_free(carried, n_carried);
+                        return -ENOMEM;
+                }
+                put_series(f, "nvprofiled_build_info", l, "1");
+        }
+        r = put_devices(f, in);
+        if (r < 0) {
+                rows_free(carried, n_carried);
+                return r;
+        }
+        put_unit_rows(f, &s);
+        if (ferror(f) || fflush(f) != 0) {
+                rows_free(carried, n_carried);
+                return -ENOMEM;
+        }
+        (void) fclose(TAKE_PTR(f));
+
+        /* Only now, when nothing can fail any more, does the state move on. */
+        contributions_free(x->previous, x->n_previous);
+        x->previous = TAKE_PTR(s.contributions);
+        x->n_previous = s.n_contributions;
+        s.n_contributions = s.allocated_contributions = 0;
+        rows_free(x->carried, x->n_carried);
+        x->carried = carried;
+        x->n_carried = n_carried;
+
+        if (ret_size)
+                *ret_size = size;
+        *ret = TAKE_PTR(buf);
+        return 0;
+}
+
+int usage_export_write_file(const char *path, const char *text, size_t size, mode_t mode, gid_t gid)
+{
+        _cleanup_free_ char *dir = NULL, *tmp = NULL;
+        _cleanup_close_ int dir_fd = -EBADF, fd = -EBADF;
+        const char *name;
+        int r;
+
+        assert(path);
+        assert(text || size == 0);
+
+        name = path_basename(path);
+        if (name[0] == '\0')
+                return -EISDIR;
+        dir = name == path ? strdup(".") : strndup(path, (size_t) (name - path));
+        if (!dir)
+                return -ENOMEM;
+        dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dir_fd < 0)
+                return -errno;
+
+        for (unsigned attempt = 0;; attempt++) {
+                uint64_t random_bits;
+
+                if (getrandom(&random_bits, sizeof random_bits, GRND_NONBLOCK) != sizeof random_bits)
+                        random_bits = ((uint64_t) getpid() << 32) ^ (uint64_t) attempt ^
+                                        (uint64_t) (uintptr_t) &attempt;
+                free(tmp);
+                if (asprintf(&tmp, ".%s.%016" PRIx64, name, random_bits) < 0) {
+                        tmp = NULL;
+                        return -ENOMEM;
+                }
+                fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+                if (fd >= 0)
+                        break;
+                if (errno != EEXIST || attempt >= 16)
+                        return -errno;
+        }
+
+        r = 0;
+        for (size_t done = 0; done < size;) {
+                ssize_t n = write(fd, text + done, size - done);
+
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        r = -errno;
+                        break;
+                }
+                done += (size_t) n;
+        }
+        /* The mode regardless of the daemon's umask; the group before the mode, so no moment has both. */
+        if (r == 0 && gid != (gid_t) -1 && fchown(fd, (uid_t) -1, gid) < 0)
+                r = -errno;
+        if (r == 0 && fchmod(fd, mode) < 0)
+                r = -errno;
+        if (r == 0 && fsync(fd) < 0)
+                r = -errno;
+        if (r == 0 && renameat(dir_fd, tmp, dir_fd, name) < 0)
+                r = -errno;
+        if (r < 0) {
+                (void) unlinkat(dir_fd, tmp, 0);
+                return r;
+        }
+        (void) fsync(dir_fd);
+        return 0;
+}
+
+static bool is_unit_name(const char *s, size_t len)
+{
+        static const char *const suffixes[] = { ".service", ".scope", ".slice", ".socket", ".mount", ".swap" };
+
+        for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
+                size_t l = strlen(suffixes[i]);
+
+                if (len > l && memcmp(s + len - l, suffixes[i], l) == 0)
+                        return true;
+        }
+        return false;
+}
+
+int usage_export_unit_from_cgroup(const char *text, size_t size, char **ret)
+{
+        const char *v2 = NULL, *v2_end = NULL, *v1 = NULL, *v1_end = NULL, *path, *end;
+        char *u;
+
+        assert(text || size == 0);
+        assert(ret);
+
+        for (const char *line = text; line < text + size;) {
+                const char *eol = memchr(line, '\n', (size_t) (text + size - line));
+                const char *colon;
+                size_t len;
+
+                if (!eol)
+                        eol = text + size;
+                len = (size_t) (eol - line);
+                colon = memchr(line, ':', len);
+                if (len >= 3 && memcmp(line, "0::", 3) == 0) {
+                        v2 = line + 3;
+                        v2_end = eol;
+                } else if (colon && (size_t) (eol - colon) > 14 && memcmp(colon, ":name=systemd:", 14) == 0) {
+                        v1 = colon + 14;
+                        v1_end = eol;
+                }
+                line = eol < text + size ? eol + 1 : eol;
+        }
+
+        /* The unified hierarchy, unless it is only the root (hybrid mode: systemd's tree is in v1). */
+        if (v2 && !(v2_end - v2 == 1 && v2[0] == '/')) {
+                path = v2;
+                end = v2_end;
+        } else {
+                path = v1;
+                end = v1_end;
+        }
+        if (!path || path == end || (end - path == 1 && path[0] == '/')) {
+                *ret = NULL;
+                return 0;
+        }
+
+        /* The innermost component that names a unit. */
+        for (const char *comp_end = end; comp_end > path;) {
+                const char *comp = comp_end;
+
+                while (comp > path && comp[-1] != '/')
+                        comp--;
+                if (is_unit_name(comp, (size_t) (comp_end - comp))) {
+                        u = strndup(comp, (size_t) (comp_end - comp));
+                        if (!u)
+                                return -ENOMEM;
+                        *ret = u;
+                        return 0;
+                }
+                comp_end = comp > path ? comp - 1 : path;
+        }
+
+        u = strndup(path, (size_t) (end - path));
+        if (!u)
+                return -ENOMEM;
+        *ret = u;
+        return 0;
+}

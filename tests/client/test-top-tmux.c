@@ -1,0 +1,573 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* nvprofilectl top against a stand-in of the daemon's Usage interface (names and signatures of
+ * dbus/io.github.nvprofiled.NvProfiled1.xml) on a private bus: in a real terminal (tmux: what a person
+ * sees, a sort key, a resize, q), and --once as text and JSON. The stand-in announces a sample on the
+ * WatchUsage descriptor every 100 ms, as the daemon does after each sample. */
+
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <systemd/sd-bus.h>
+#include <unistd.h>
+
+#include "bus-names.h"
+#include "private-bus.h"
+#include "itest.h"
+#include "test-util.h"
+#include "usage-fixture.h"
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(json_object, json_object_put)
+
+#define WAIT_USEC (10 * G_USEC_PER_SEC)
+#define NASTY "\x1b]0;PWNED\x07\x1b[31m"
+
+typedef struct StandIn {
+        PrivateBus bus;
+        sd_bus *conn;
+        bool has_watch;
+        int watch_write; /* the write end of the last WatchUsage pipe */
+        unsigned n_watch, n_list_devices, n_list_processes;
+        uint64_t watch_interval;
+        gint64 last_tick;
+        char *dir;
+} StandIn;
+
+static int method_list_devices(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        StandIn *s = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+
+        s->n_list_devices++;
+        g_assert_cmpint(sd_bus_message_new_method_return(m, &reply), >=, 0);
+        g_assert_cmpint(sd_bus_message_append(reply, "a(sssssuuassua(sddu)a(sa{st})t)", 2,
+                                        /* an i915 through fdinfo */
+                                        "0000:00:02.0", "drm-fdinfo", "i915", "0000:00:02.0", "", 0x8086, 0x46a6, 2,
+                                        "card0", "renderD128", "active", 3, 2, "render", 62.5, 0.0, 2, "video", 0.0,
+                                        0.0, 1, 1, "system0", 2, "resident", UINT64_C(12582912), "total",
+                                        UINT64_C(16777216), UINT64_C(0),
+                                        /* an NVIDIA GPU through NVML, with a hostile name */
+                                        "0000:01:00.0", "nvml", "nvidia", "0000:01:00.0", "RTX" NASTY, 0x10de, 0x2684,
+                                        0, "active", 1, 1, "gpu", 10.0, 0.0, 1, 1, "fb", 1, "resident",
+                                        UINT64_C(536870912), UINT64_C(0)),
+                        >=, 0);
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_list_processes(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        StandIn *s = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+
+        s->n_list_processes++;
+        g_assert_cmpint(sd_bus_message_new_method_return(m, &reply), >=, 0);
+        g_assert_cmpint(sd_bus_message_append(reply, "a(outusasa(sst)a(sssd)a(ssst))", 3,
+                                        /* glxgears: the busiest, with a profile */
+                                        BUS_PROCESS_PREFIX "/4242_1", (uint32_t) 4242, UINT64_C(1), (uint32_t) 0,
+                                        "glxgears", 1, "Game Profile", 1, "0000:00:02.0", "drm-fdinfo", UINT64_C(7), 2,
+                                        "0000:00:02.0", "drm-fdinfo", "render", 62.5, "0000:00:02.0", "drm-fdinfo",
+                                        "video", 0.0, 1, "0000:00:02.0", "drm-fdinfo", "system0", UINT64_C(8388608),
+                                        /* blender on the NVIDIA GPU: the most memory, no profile */
+                                        BUS_PROCESS_PREFIX "/4343_1", (uint32_t) 4343, UINT64_C(1), (uint32_t) 0,
+                                        "blender", 0, 1, "0000:01:00.0", "nvml", UINT64_C(4343), 1, "0000:01:00.0",
+                                        "nvml", "gpu", 10.0, 1, "0000:01:00.0", "nvml", "fb", UINT64_C(536870912),
+                                        /* a process whose name and profile would take over a terminal */
+                                        "/", (uint32_t) 4444, UINT64_C(1), (uint32_t) 0, "evil" NASTY, 1, "Prof" NASTY,
+                                        1, "0000:00:02.0", "drm-fdinfo", UINT64_C(9), 0, 1, "0000:00:02.0",
+                                        "drm-fdinfo", "system0", UINT64_C(4096)),
+                        >=, 0);
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_watch(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        StandIn *s = userdata;
+        int p[2];
+        int r;
+
+        if (!s->has_watch)
+                return sd_bus_error_set(error, SD_BUS_ERROR_UNKNOWN_METHOD, "Unknown method WatchUsage");
+        s->n_watch++;
+        g_assert_cmpint(sd_bus_message_read(m, "t", &s->watch_interval), >=, 0);
+        g_assert_cmpint(pipe2(p, O_CLOEXEC | O_NONBLOCK), ==, 0);
+        if (s->watch_write >= 0)
+                close(s->watch_write);
+        s->watch_write = p[1];
+        r = sd_bus_reply_method_return(m, "h", p[0]);
+        close(p[0]);
+        return r;
+}
+
+static const sd_bus_vtable usage_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_METHOD("ListGpuDevices", "", "a(sssssuuassua(sddu)a(sa{st})t)", method_list_devices,
+                        SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("ListGpuProcesses", "", "a(outusasa(sst)a(sssd)a(ssst))", method_list_processes,
+                        SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("WatchUsage", "t", "h", method_watch, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_VTABLE_END,
+};
+
+static bool stand_in_start(StandIn *s, bool has_watch)
+{
+        *s = (StandIn){ .has_watch = has_watch, .watch_write = -1 };
+        if (!private_bus_start(&s->bus)) {
+                g_test_skip("dbus-daemon is not installed");
+                return false;
+        }
+        g_assert_cmpint(sd_bus_new(&s->conn), >=, 0);
+        g_assert_cmpint(sd_bus_set_address(s->conn, s->bus.address), >=, 0);
+        g_assert_cmpint(sd_bus_set_bus_client(s->conn, true), >=, 0);
+        g_assert_cmpint(sd_bus_start(s->conn), >=, 0);
+        g_assert_cmpint(sd_bus_add_object_vtable(s->conn, NULL, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, usage_vtable, s),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_request_name(s->conn, BUS_NAME, 0), >=, 0);
+        s->dir = test_mkdtemp();
+        return true;
+}
+
+static void stand_in_stop(StandIn *s)
+{
+        if (s->watch_write >= 0)
+                close(s->watch_write);
+        sd_bus_flush_close_unref(s->conn);
+        private_bus_stop(&s->bus);
+        g_free(s->dir);
+}
+
+/* Answers calls for usec, announcing a sample every 100 ms on the watch descriptor. */
+static void pump(StandIn *s, gint64 usec)
+{
+        gint64 deadline = g_get_monotonic_time() + usec;
+
+        do {
+                while (sd_bus_process(s->conn, NULL) > 0)
+                        ;
+                if (s->watch_write >= 0 && g_get_monotonic_time() - s->last_tick >= 100000) {
+                        (void) write(s->watch_write, "s", 1);
+                        s->last_tick = g_get_monotonic_time();
+                }
+                (void) sd_bus_wait(s->conn, 10000);
+        } while (g_get_monotonic_time() < deadline);
+}
+
+static const char *ctl_bin(void)
+{
+        const char *bin = g_getenv("NVPROFILECTL_BIN");
+
+        if (!bin)
+                g_error("NVPROFILECTL_BIN is not set; run this test through meson");
+        return bin;
+}
+
+static void serve_stand_in(void *userdata)
+{
+        pump(userdata, 0);
+}
+
+/* nvprofilectl --bus=... ARGS... to its end while the stand-in answers: the exit status. */
+#define run_ctl(s, ret_out, ...) private_bus_run_ctl(&(s)->bus, serve_stand_in, (s), (ret_out), NULL, __VA_ARGS__)
+
+static void assert_no_raw_controls(const char *s)
+{
+        g_assert_null(strchr(s, '\x1b'));
+        g_assert_null(strchr(s, '\x07'));
+}
+
+/* The line of text that contains needle, or NULL. */
+static char *line_with(const char *text, const char *needle)
+{
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+
+        for (size_t i = 0; lines[i]; i++)
+                if (strstr(lines[i], needle))
+                        return g_strdup(lines[i]);
+        return NULL;
+}
+
+static void test_once_json(void)
+{
+        g_autoptr(json_object) doc = NULL;
+        g_autofree char *out = NULL;
+        struct json_object *devices, *processes, *p0, *e0;
+        StandIn s;
+
+        if (!stand_in_start(&s, true))
+                return;
+        g_assert_cmpint(run_ctl(&s, &out, "--json=short", "top", "--once", "--interval=0.25", NULL), ==, 0);
+        doc = json_tokener_parse(out);
+        g_assert_nonnull(doc);
+        /* It asked the daemon to sample at its interval, and read after samples were announced. */
+        g_assert_cmpuint(s.n_watch, ==, 1);
+        g_assert_cmpuint(s.watch_interval, ==, 250000);
+        g_assert_cmpuint(s.n_list_devices, ==, 1);
+        g_assert_cmpuint(s.n_list_processes, ==, 1);
+
+        devices = json_object_object_get(doc, "devices");
+        g_assert_cmpuint(json_object_array_length(devices), ==, 2);
+        g_assert_cmpstr(json_object_get_string(json_object_object_get(json_object_array_get_idx(devices, 0), "device")),
+                        ==, "0000:00:02.0");
+        g_assert_cmpstr(json_object_get_string(json_object_object_get(json_object_array_get_idx(devices, 1), "name")),
+                        ==, "RTX" NASTY); /* exact in JSON */
+        e0 = json_object_array_get_idx(json_object_object_get(json_object_array_get_idx(devices, 0), "engines"), 0);
+        g_assert_cmpstr(json_object_get_string(json_object_object_get(e0, "name")), ==, "render");
+        g_assert_cmpfloat(json_object_get_double(json_object_object_get(e0, "busy_percent")), ==, 62.5);
+        g_assert_cmpint(json_object_get_int64(json_object_object_get(
+                                        json_object_object_get(
+                                                        json_object_array_get_idx(
+                                                                        json_object_object_get(
+                                                                                        json_object_array_get_idx(
+                                                                                                        devices, 0),
+                                                                                        "regions"),
+                                                                        0),
+                                                        "bytes"),
+                                        "resident")),
+                        ==, 12582912);
+
+        processes = json_object_object_get(doc, "processes");
+        g_assert_cmpuint(json_object_array_length(processes), ==, 3);
+        p0 = json_object_array_get_idx(processes, 0);
+        g_assert_cmpint(json_object_get_int64(json_object_object_get(p0, "pid")), ==, 4242);
+        g_assert_cmpstr(json_object_get_string(json_object_object_get(p0, "comm")), ==, "glxgears");
+        g_assert_cmpstr(json_object_get_string(json_object_array_get_idx(json_object_object_get(p0, "profiles"), 0)),
+                        ==, "Game Profile");
+        g_assert_cmpstr(json_object_get_string(json_object_object_get(json_object_array_get_idx(processes, 2), "comm")),
+                        ==, "evil" NASTY);
+        stand_in_stop(&s);
+}
+
+static void test_once_text(void)
+{
+        g_autofree char *out = NULL, *gl = NULL, *bl = NULL, *bar = NULL, *evil = NULL;
+        StandIn s;
+
+        if (!stand_in_start(&s, true))
+                return;
+        g_setenv("COLUMNS", "100", TRUE);
+        g_assert_cmpint(run_ctl(&s, &out, "top", "--once", "--interval=0.1", "--sort=memory", NULL), ==, 0);
+        g_unsetenv("COLUMNS");
+        g_test_message("%s", out);
+        assert_no_raw_controls(out);
+        g_assert_nonnull(strstr(out, "sort: memory"));
+        g_assert_nonnull(strstr(out, "0000:00:02.0  i915  drm-fdinfo  active  3 clients  system0 12.0 MiB"));
+        g_assert_nonnull(strstr(out, "0000:01:00.0  nvidia  RTX\\x1b]0;PWNED\\a\\x1b[31m  nvml"));
+        bar = line_with(out, "  render ");
+        g_assert_nonnull(bar);
+        /* 100 columns: a 78-column bar, 62.5 % of it filled. */
+        g_assert_cmpuint(strlen(bar), ==, 100);
+        g_assert_true(g_str_has_suffix(bar, "]  62.5%"));
+        g_assert_nonnull(strstr(bar,
+                        "["
+                        "||||||||||||||||||||||||||||||||||||||||||||||||| "));
+        g_assert_null(strstr(bar, "|||||||||||||||||||||||||||||||||||||||||||||||||| "));
+        gl = line_with(out, "glxgears");
+        g_assert_nonnull(gl);
+        g_assert_nonnull(strstr(gl, "4242 root     0000:00:02.0   62.5 render      8.0 MiB Game Profile"));
+        bl = line_with(out, "blender");
+        g_assert_nonnull(strstr(bl, "4343 root     0000:01:00.0   10.0 gpu       512.0 MiB -"));
+        /* By memory: blender, glxgears, then the 4 KiB one. */
+        g_assert_true(strstr(out, "blender") < strstr(out, "glxgears"));
+        evil = line_with(out, "4444");
+        g_assert_nonnull(strstr(evil, "Prof\\x1b]0;PWNED\\a"));
+        g_assert_nonnull(strstr(evil, "evil\\x1b]0;PWNED"));
+        stand_in_stop(&s);
+}
+
+/* A daemon without WatchUsage is read at top's own interval. */
+static void test_once_without_watch(void)
+{
+        g_autofree char *out = NULL;
+        StandIn s;
+
+        if (!stand_in_start(&s, false))
+                return;
+        g_assert_cmpint(run_ctl(&s, &out, "top", "--once", NULL), ==, 0);
+        g_assert_nonnull(strstr(out, "glxgears"));
+        g_assert_cmpuint(s.n_list_processes, ==, 1);
+        stand_in_stop(&s);
+}
+
+static void test_needs_terminal(void)
+{
+        g_autofree char *out = NULL;
+        StandIn s;
+
+        if (!stand_in_start(&s, true))
+                return;
+        /* stdout is a pipe here. */
+        g_assert_cmpint(run_ctl(&s, &out, "top", NULL), ==, 2);
+        g_assert_cmpuint(s.n_watch, ==, 0);
+        g_clear_pointer(&out, g_free);
+        g_assert_cmpint(run_ctl(&s, &out, "status", "--once", NULL), ==, 2);
+        g_clear_pointer(&out, g_free);
+        g_assert_cmpint(run_ctl(&s, &out, "top", "--sort=bogus", NULL), ==, 2);
+        stand_in_stop(&s);
+}
+
+/* nvprofilectl top in a tmux pane of its own server, while serve(userdata) keeps the other side going. */
+typedef struct Pane {
+        char *socket;
+        char *status_file; /* "exit status N" once top ended */
+        void (*serve)(void *userdata, gint64 usec);
+        void *userdata;
+} Pane;
+
+static char *tmux(Pane *p, const char *first, ...)
+{
+        g_autoptr(GPtrArray) argv = g_ptr_array_new();
+        g_autoptr(GError) error = NULL;
+        char *out = NULL;
+        int status;
+        va_list ap;
+
+        g_ptr_array_add(argv, (char *) "tmux");
+        g_ptr_array_add(argv, (char *) "-u");
+        g_ptr_array_add(argv, (char *) "-S");
+        g_ptr_array_add(argv, p->socket);
+        va_start(ap, first);
+        for (const char *a = first; a; a = va_arg(ap, const char *))
+                g_ptr_array_add(argv, (char *) a);
+        va_end(ap);
+        g_ptr_array_add(argv, NULL);
+        g_assert_true(g_spawn_sync(NULL, (char **) argv->pdata, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
+                        NULL, NULL, &out, NULL, &status, &error));
+        g_assert_no_error(error);
+        g_assert_true(g_spawn_check_wait_status(status, NULL));
+        return out;
+}
+
+static bool have_tmux(void)
+{
+        g_autofree char *path = g_find_program_in_path("tmux");
+
+        if (!path)
+                g_test_skip("tmux is not installed");
+        return path != NULL;
+}
+
+/* Starts "nvprofilectl --bus=ADDRESS top ARGS" in a 100x30 pane. */
+static void pane_start(Pane *p, const char *dir, const char *bus_address, const char *args,
+                void (*serve)(void *userdata, gint64 usec), void *userdata)
+{
+        g_autofree char *cmd = NULL;
+
+        *p = (Pane){
+                .socket = g_build_filename(dir, "tmux.sock", NULL),
+                .status_file = g_build_filename(dir, "status", NULL),
+                .serve = serve,
+                .userdata = userdata,
+        };
+        cmd = g_strdup_printf("'%s' --bus='%s' top %s; echo \"exit status $?\" > '%s'; sleep 60", ctl_bin(),
+                        bus_address, args, p->status_file);
+        g_free(tmux(p, "-f", "/dev/null", "new-session", "-d", "-s", "top", "-x", "100", "-y", "30", "-e",
+                        "LC_ALL=C.UTF-8", "-e", "TERM=screen", cmd, NULL));
+}
+
+/* Keeps the other side going until the pane shows needle; returns the pane. */
+static char *wait_pane(Pane *p, const char *needle)
+{
+        gint64 deadline = g_get_monotonic_time() + WAIT_USEC;
+
+        for (;;) {
+                char *pane;
+
+                p->serve(p->userdata, 50000);
+                pane = tmux(p, "capture-pane", "-p", "-t", "top", NULL);
+                if (strstr(pane, needle))
+                        return pane;
+                if (g_get_monotonic_time() >= deadline)
+                        g_error("the pane never showed \"%s\"; it shows:\n%s", needle, pane);
+                g_free(pane);
+        }
+}
+
+/* q, and top's exit status is 0. */
+static void pane_quit(Pane *p)
+{
+        g_autofree char *status = NULL;
+
+        g_free(tmux(p, "send-keys", "-t", "top", "q", NULL));
+        for (gint64 deadline = g_get_monotonic_time() + WAIT_USEC;; p->serve(p->userdata, 50000)) {
+                if (g_file_get_contents(p->status_file, &status, NULL, NULL) && strstr(status, "\n"))
+                        break;
+                g_clear_pointer(&status, g_free);
+                if (g_get_monotonic_time() >= deadline)
+                        g_error("top did not quit on q");
+        }
+        g_assert_cmpstr(status, ==, "exit status 0\n");
+}
+
+static void pane_stop(Pane *p)
+{
+        g_free(tmux(p, "kill-server", NULL));
+        g_free(p->socket);
+        g_free(p->status_file);
+}
+
+static void serve_pump(void *userdata, gint64 usec)
+{
+        pump(userdata, usec);
+}
+
+static void test_tmux(void)
+{
+        g_autofree char *pane = NULL, *title = NULL, *bar = NULL;
+        StandIn s;
+        Pane p;
+
+        if (!have_tmux() || !stand_in_start(&s, true))
+                return;
+        pane_start(&p, s.dir, s.bus.address, "--interval=0.2", serve_pump, &s);
+
+        /* What a person sees: the devices with a bar per engine, the processes with their profile. */
+        pane = wait_pane(&p, "glxgears");
+        g_test_message("%s", pane);
+        g_assert_nonnull(strstr(pane, "sort: gpu"));
+        g_assert_nonnull(strstr(pane, "0000:00:02.0  i915  drm-fdinfo  active  3 clients"));
+        g_assert_nonnull(strstr(pane, "4242 root     0000:00:02.0   62.5 render      8.0 MiB Game Profile"));
+        g_assert_nonnull(strstr(pane, "PID USER     DEVICE"));
+        bar = line_with(pane, "  render ");
+        g_assert_nonnull(bar);
+        g_assert_nonnull(strstr(bar, "[|||||||||||||||||||||||||||||||||||||||||||||||||"));
+        g_assert_cmpuint(strlen(g_strchomp(bar)), ==, 100);
+        /* By GPU: glxgears (62.5) above blender (10.0). */
+        g_assert_true(strstr(pane, "glxgears") < strstr(pane, "blender"));
+        /* Names that carry terminal controls are shown escaped, and took nothing over. */
+        g_assert_nonnull(strstr(pane, "evil\\x1b]0;PWNED"));
+        title = tmux(&p, "display-message", "-p", "-t", "top", "#{pane_title}", NULL);
+        g_assert_null(strstr(title, "PWNED"));
+        /* It watches, at its interval. */
+        g_assert_cmpuint(s.n_watch, ==, 1);
+        g_assert_cmpuint(s.watch_interval, ==, 200000);
+        g_clear_pointer(&pane, g_free);
+
+        /* A sort key: by memory, blender (512 MiB) comes first. */
+        g_free(tmux(&p, "send-keys", "-t", "top", "m", NULL));
+        pane = wait_pane(&p, "sort: memory");
+        g_assert_true(strstr(pane, "blender") < strstr(pane, "glxgears"));
+        g_clear_pointer(&pane, g_free);
+
+        /* A narrower window: bars shrink to the width, the table drops USER and ENGINE. */
+        g_free(tmux(&p, "resize-window", "-t", "top", "-x", "60", "-y", "20", NULL));
+        pane = wait_pane(&p, "PID DEVICE");
+        g_test_message("%s", pane);
+        g_clear_pointer(&bar, g_free);
+        bar = line_with(pane, "  render ");
+        g_assert_cmpuint(strlen(g_strchomp(bar)), ==, 60);
+        g_assert_true(g_str_has_suffix(bar, "]  62.5%"));
+        g_assert_null(strstr(pane, "USER"));
+        g_clear_pointer(&bar, g_free);
+        bar = line_with(pane, "Game");
+        g_assert_nonnull(bar);
+        g_assert_true(strstr(pane, "blender") < strstr(pane, "glxgears"));
+
+        pane_quit(&p);
+        pane_stop(&p);
+        stand_in_stop(&s);
+}
+
+/* Its fdinfo (tests/drm/usage-fixture.h); its fd 3 is a link to /dev/null, a DRM node for DrmMajor=1. */
+#define GAME_FDINFO                                                                                 \
+        "fdinfo 4242 3 keys drm-driver=i915 drm-pdev=0000:00:02.0 drm-client-id=11 "                \
+        "drm-engine-render=%" G_GUINT64_FORMAT "_ns drm-engine-copy=0_ns drm-total-system0=64_MiB " \
+        "drm-resident-system0=48_MiB\n"
+
+static void game_fixture(ITest *t, const char *script)
+{
+        g_autofree char *error = NULL;
+
+        if (usage_fixture_apply(script, t->proc, NULL, "/nonexistent", 0, &error) < 0)
+                g_error("fixture: %s", error);
+}
+
+/* The real daemon over a fixture /proc: a game in a service with its profile, whose render counter
+ * advances by half of each interval, so the daemon's own sampling and math fill half the bar. */
+typedef struct Game {
+        ITest *t;
+        uint64_t render_ns;
+        gint64 last_usec;
+} Game;
+
+static void game_render(void *userdata, gint64 usec)
+{
+        Game *g = userdata;
+        gint64 now = g_get_monotonic_time();
+
+        if (g->last_usec > 0) {
+                g_autofree char *fdinfo = NULL;
+
+                g->render_ns += (uint64_t) (now - g->last_usec) * 1000 / 2;
+                fdinfo = g_strdup_printf(GAME_FDINFO, g->render_ns);
+                game_fixture(g->t, fdinfo);
+        }
+        g->last_usec = now;
+        g_usleep((gulong) usec);
+}
+
+static const char rules[] = "{ \"profiles\": [ { \"name\": \"Game Profile\", \"settings\": [ { \"key\": "
+                            "\"GLSharpenValue\", \"value\": 50 } ] } ],\n"
+                            "  \"rules\": [ { \"pattern\": \"glxgears\", \"profile\": \"Game Profile\" } ] }\n";
+
+static void test_tmux_daemon(void)
+{
+        g_autofree char *pane = NULL, *bar = NULL, *row = NULL;
+        Game g = { 0 };
+        ITest t;
+        Pane p;
+
+        if (!have_tmux())
+                return;
+        itest_setup(&t);
+        itest_use_fixture_proc(&t);
+        itest_write(&t, "etc/nvidia/nvidia-application-profiles-rc", rules);
+        g.t = &t;
+        itest_fixture_process(&t, 4242, 1000, getuid(), "glxgears", "/usr/bin/glxgears", NULL);
+        {
+                g_autofree char *first = g_strdup_printf(GAME_FDINFO, (guint64) 0);
+                g_autofree char *dir = g_strdup_printf("%s/4242", t.proc);
+
+                test_symlink("/dev/null", dir, "fd/3");
+                game_fixture(&t, first);
+                test_write_file(dir, "cgroup", "0::/system.slice/glxgears.service\n");
+        }
+        itest_start_daemon(&t, "[Usage]\nDrmMajor=1\nNVML=no\n");
+
+        pane_start(&p, t.dir, t.bus_address, "--interval=0.2", game_render, &g);
+        pane = wait_pane(&p, "Game Profile");
+        g_test_message("%s", pane);
+        g_assert_nonnull(strstr(pane, "0000:00:02.0  i915  drm-fdinfo"));
+        g_assert_nonnull(strstr(pane, "system0 48.0 MiB"));
+        row = line_with(pane, "glxgears");
+        g_assert_nonnull(strstr(row, "4242 "));
+        g_assert_nonnull(strstr(row, "0000:00:02.0"));
+        g_assert_nonnull(strstr(row, "48.0 MiB Game Profile"));
+        g_clear_pointer(&pane, g_free);
+
+        /* The bar: about half of its 78 columns once the daemon has two samples. */
+        pane = wait_pane(&p, "|||||||||||||||||||||||||||||");
+        bar = line_with(pane, "  render ");
+        g_test_message("%s", pane);
+        g_assert_cmpuint(strlen(g_strchomp(bar)), ==, 100);
+        g_assert_null(strstr(bar, "||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||||"));
+
+        pane_quit(&p);
+        pane_stop(&p);
+        itest_stop_daemon(&t, NULL);
+        itest_teardown(&t);
+}
+
+int main(int argc, char *argv[])
+{
+        g_test_init(&argc, &argv, NULL);
+        /* The stand-in writes to watch descriptors whose reader may have quit. */
+        (void) signal(SIGPIPE, SIG_IGN);
+        g_test_add_func("/top/once-json", test_once_json);
+        g_test_add_func("/top/once-text", test_once_text);
+        g_test_add_func("/top/once-without-watch", test_once_without_watch);
+        g_test_add_func("/top/needs-terminal", test_needs_terminal);
+        g_test_add_func("/top/tmux", test_tmux);
+        g_test_add_func("/top/tmux-daemon", test_tmux_daemon);
+        return g_test_run();
+}
