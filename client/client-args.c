@@ -66,6 +66,18 @@ static void help(void)
                "                         in bytes, other keys, and each rejected key with its line.\n"
                "                         With --interval and two dumps of one client, the utilisation\n"
                "                         between them. Fails when a file is not DRM usage fdinfo\n");
+        printf("  sections list          List the Nsight Compute sections the daemon reads (identifier,\n"
+               "                         display name, enabled by default, order, sets, file) and every\n"
+               "                         section file with an error\n"
+               "  sections sets          List the section sets and their sections\n"
+               "  sections show ID       Show one section in full (JSON)\n"
+               "  sections metrics ID --arch=CC [--scope=SCOPE]\n"
+               "                         The metrics a section collects on compute capability CC (such\n"
+               "                         as 86) in collection scope launch (default), range or cmdlist\n"
+               "  sections check [--schema=SCHEMA] PATH...\n"
+               "                         Check .section and .chart files, and folders of .section files\n"
+               "                         (with their subfolders), locally without the daemon; every\n"
+               "                         error with FILE:LINE:COLUMN. Fails when one has an error\n");
         printf("\n"
                "Options:\n"
                "  -h --help              Show this help and exit\n"
@@ -84,7 +96,12 @@ static void help(void)
                "                         address such as unix:path=/run/x/bus) instead of the system bus\n"
                "     --user             Talk to the daemon on the session bus (not with --bus=)\n"
                "     --interval=SECONDS fdinfo: the time between the two dumps given (a decimal\n"
-               "                         number of seconds, such as 2 or 0.5)\n");
+               "                         number of seconds, such as 2 or 0.5)\n"
+               "     --arch=CC          sections metrics: the GPU's compute capability as\n"
+               "                         major*10+minor (86 for 8.6)\n"
+               "     --scope=SCOPE      sections metrics: launch (default), range or cmdlist\n"
+               "     --schema=SCHEMA    sections check: extended (default: ncu 2024.1.1's schema and\n"
+               "                         later additions) or 2024.1.1 (exactly that schema)\n");
         printf("\n"
                "Options of resolve (each of --argv, --dso, --env, --exe-dir-file may be repeated):\n"
                "     --exe=PATH         The executable's path: the \"procname\" feature\n"
@@ -187,6 +204,9 @@ int parse_argv(int argc, char *argv[])
                 ARG_HOME,
                 ARG_EXE_DIR_FILE,
                 ARG_INTERVAL,
+                ARG_ARCH,
+                ARG_SCOPE,
+                ARG_SCHEMA,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -204,6 +224,9 @@ int parse_argv(int argc, char *argv[])
                 { "home", required_argument, NULL, ARG_HOME },
                 { "exe-dir-file", required_argument, NULL, ARG_EXE_DIR_FILE },
                 { "interval", required_argument, NULL, ARG_INTERVAL },
+                { "arch", required_argument, NULL, ARG_ARCH },
+                { "scope", required_argument, NULL, ARG_SCOPE },
+                { "schema", required_argument, NULL, ARG_SCHEMA },
                 { 0 },
         };
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
@@ -280,6 +303,15 @@ int parse_argv(int argc, char *argv[])
                                                    "not \"%s\".",
                                                 esc(&e, optarg));
                         break;
+                case ARG_ARCH:
+                        arg.arch = optarg;
+                        break;
+                case ARG_SCOPE:
+                        arg.scope = optarg;
+                        break;
+                case ARG_SCHEMA:
+                        arg.schema = optarg;
+                        break;
                 case '?':
                         return usage_error("Unknown option, or an option without its argument: \"%s\"; see "
                                            "nvprofilectl --help.",
@@ -309,6 +341,7 @@ typedef enum VerbFlags {
         VERB_RESOLVE_OPTIONS = 1 << 0, /* takes --exe, --argv, --comm, --dso, --env, --exe-dir-file */
         VERB_HOME_OPTION = 1 << 1, /* takes --home */
         VERB_INTERVAL_OPTION = 1 << 2, /* takes --interval */
+        VERB_SECTIONS_OPTIONS = 1 << 3, /* takes --arch, --scope, --schema */
 } VerbFlags;
 
 typedef struct Verb {
@@ -331,6 +364,7 @@ static const Verb verbs[] = {
         { "reload", 0, 0, 0, verb_reload },
         { "version", 0, 0, 0, verb_version },
         { "fdinfo", 1, UINT_MAX, VERB_INTERVAL_OPTION, verb_fdinfo },
+        { "sections", 1, UINT_MAX, VERB_SECTIONS_OPTIONS, verb_sections },
 };
 
 static bool resolve_options_given(void)
@@ -379,6 +413,10 @@ int dispatch_verb(int argc, char *argv[])
                 }
                 if (!(v->flags & VERB_INTERVAL_OPTION) && arg.interval_usec > 0) {
                         (void) usage_error("--interval is an option of fdinfo, not of %s.", v->name);
+                        return EXIT_USAGE;
+                }
+                if (!(v->flags & VERB_SECTIONS_OPTIONS) && (arg.arch || arg.scope || arg.schema)) {
+                        (void) usage_error("--arch, --scope and --schema are options of sections, not of %s.", v->name);
                         return EXIT_USAGE;
                 }
                 r = v->run(argc, argv);

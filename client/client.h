@@ -34,6 +34,7 @@ typedef struct ClientOptions {
         const char *exe, *comm, *home; /* point into argv */
         char **argv_facts, **dsos, **env, **exe_dir_files;
         uint64_t interval_usec; /* fdinfo --interval=; 0: not given */
+        const char *arch, *scope, *schema; /* sections: --arch=, --scope=, --schema= (point into argv) */
 } ClientOptions;
 
 extern ClientOptions arg;
@@ -113,3 +114,4 @@ int verb_monitor(int argc, char *argv[]);
 int verb_reload(int argc, char *argv[]);
 int verb_version(int argc, char *argv[]);
 int verb_fdinfo(int argc, char *argv[]);
+int verb_sections(int argc, char *argv[]);
