@@ -2,6 +2,7 @@
 #pragma once
 
 #include <json-c/json.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <systemd/sd-bus.h>
 
@@ -61,6 +62,10 @@ int client_connect(sd_bus **ret);
 /* Calls a Manager method; on error says why (daemon not running, access denied, ...) and returns
  * negative. */
 int client_call(sd_bus *bus, const char *method, sd_bus_message **ret_reply, const char *types, ...);
+
+/* The same for a method of another of the daemon's interfaces on the root object. */
+int client_call_interfacev(sd_bus *bus, const char *interface, const char *method, sd_bus_message **ret_reply,
+                const char *types, va_list ap);
 
 /* Sends m (a method call to the daemon) and says why it failed, like client_call(). */
 int client_send(sd_bus *bus, sd_bus_message *m, sd_bus_message **ret_reply);

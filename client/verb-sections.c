@@ -21,24 +21,16 @@
 static int sections_call(const char *method, sd_bus_message **ret_reply, const char *types, ...)
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        va_list ap;
         int r;
 
         r = client_connect(&bus);
         if (r < 0)
                 return r;
-        r = sd_bus_message_new_method_call(bus, &m, BUS_NAME, BUS_ROOT_PATH, BUS_SECTIONS_INTERFACE, method);
-        if (r < 0)
-                return log_error_errno(r, "Failed to create the %s call", method);
-        if (types) {
-                va_list ap;
-                va_start(ap, types);
-                r = sd_bus_message_appendv(m, types, ap);
-                va_end(ap);
-                if (r < 0)
-                        return log_error_errno(r, "Failed to create the %s call", method);
-        }
-        return client_send(bus, m, ret_reply);
+        va_start(ap, types);
+        r = client_call_interfacev(bus, BUS_SECTIONS_INTERFACE, method, ret_reply, types, ap);
+        va_end(ap);
+        return r;
 }
 
 static int read_strv_json(sd_bus_message *m, struct json_object **ret)
