@@ -77,7 +77,9 @@ static void help(void)
                "  sections check [--schema=SCHEMA] PATH...\n"
                "                         Check .section and .chart files, and folders of .section files\n"
                "                         (with their subfolders), locally without the daemon; every\n"
-               "                         error with FILE:LINE:COLUMN. Fails when one has an error\n");
+               "                         error with FILE:LINE:COLUMN. Fails when one has an error\n"
+               "  sections reload        Make the daemon re-read its section folders now (root, or as\n"
+               "                         polkit allows)\n");
         printf("\n"
                "Options:\n"
                "  -h --help              Show this help and exit\n"

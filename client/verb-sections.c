@@ -496,15 +496,21 @@ int verb_sections(int argc, char *argv[])
         }
         if (streq(what, "check"))
                 return sections_check(n, argv + 2);
+        if (streq(what, "reload") && n == 0) {
+                int r = sections_call("Reload", NULL, NULL);
+                return r < 0 ? r : 0;
+        }
         if ((streq(what, "list") || streq(what, "sets")) && n == 0)
                 return streq(what, "list") ? sections_list() : sections_sets();
         if ((streq(what, "show") || streq(what, "metrics")) && n == 1)
                 return streq(what, "show") ? sections_show(argv[2]) : sections_metrics(argv[2]);
-        if (streq(what, "list") || streq(what, "sets") || streq(what, "show") || streq(what, "metrics"))
+        if (streq(what, "list") || streq(what, "sets") || streq(what, "show") || streq(what, "metrics") ||
+                        streq(what, "reload"))
                 fprintf(stderr, "nvprofilectl: sections %s takes %s.\n", what,
-                                streq(what, "list") || streq(what, "sets") ? "no arguments" : "one section identifier");
+                                streq(what, "show") || streq(what, "metrics") ? "one section identifier"
+                                                                              : "no arguments");
         else
-                fprintf(stderr, "nvprofilectl: Unknown sections command \"%s\": list, sets, show, metrics or check.\n",
+                fprintf(stderr, "nvprofilectl: Unknown sections command \"%s\": list, sets, show, metrics, check or reload.\n",
                                 esc(&e, what));
         return EXIT_USAGE;
 }

@@ -187,9 +187,12 @@ static void test_sections(void)
         itest_write(&t, "sec/a.section", GOOD_A);
         wait_for_error_count(&t, 0);
 
-        /* Reading is open to every caller. */
+        /* Reading is open to every caller; reloading is root's, or polkit's to allow (no polkit here). */
         g_clear_pointer(&out, g_free);
         g_assert_cmpint(itest_ctl_as_caller(&t, &out, "sections", "sets", NULL), ==, 0);
+        g_assert_cmpint(itest_ctl(&t, NULL, "sections", "reload", NULL), ==, 0);
+        if (geteuid() == 0)
+                g_assert_cmpint(itest_ctl_as_nobody(&t, NULL, "sections", "reload", NULL), ==, 1);
         itest_teardown(&t);
 }
 
