@@ -470,8 +470,9 @@ static int method_reload(sd_bus_message *m, void *userdata, sd_bus_error *error)
 
 const sd_bus_vtable bus_sections_vtable[] = {
         SD_BUS_VTABLE_START(0),
-        SD_BUS_METHOD_WITH_ARGS("ListSections", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(ssbuassss)", sections, "a(ss)", errors),
-                        method_list_sections, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListSections", SD_BUS_NO_ARGS,
+                        SD_BUS_RESULT("a(ssbuassss)", sections, "a(ss)", errors), method_list_sections,
+                        SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListSets", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(sbas)", sets), method_list_sets,
                         SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetSection", SD_BUS_ARGS("s", identifier), SD_BUS_RESULT("a{sv}", section, "s", json),

@@ -383,28 +383,14 @@ static int read_string(Parser *p, bool allow_nul, char **ret, size_t *ret_len)
                                 continue;
                         }
                         c = *s++;
+                        /* The C escapes protobuf's tokenizer knows. */
+                        static const char letters[] = "abfnrtv", values[] = "\a\b\f\n\r\t\v";
+                        const char *l = c ? strchr(letters, c) : NULL;
+                        if (l) {
+                                out[n++] = values[l - letters];
+                                continue;
+                        }
                         switch (c) {
-                        case 'a':
-                                out[n++] = '\a';
-                                break;
-                        case 'b':
-                                out[n++] = '\b';
-                                break;
-                        case 'f':
-                                out[n++] = '\f';
-                                break;
-                        case 'n':
-                                out[n++] = '\n';
-                                break;
-                        case 'r':
-                                out[n++] = '\r';
-                                break;
-                        case 't':
-                                out[n++] = '\t';
-                                break;
-                        case 'v':
-                                out[n++] = '\v';
-                                break;
                         case '\\':
                         case '\'':
                         case '"':
