@@ -3,6 +3,7 @@
  * search order (Folders= before RecursiveFolders=), inotify reload on the event loop, the last good
  * version of a file that breaks, a folder that appears later, and the strict schema. */
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "manager-harness.h"
@@ -126,11 +127,44 @@ static void test_strict_schema(void)
         manager_harness_done(&h);
 }
 
+/* The daemon parses these files itself: a file or folder others may write is not read, only listed. */
+static void test_untrusted(void)
+{
+        ManagerHarness h;
+
+        manager_harness_init(&h);
+        free(h.config.section_recursive_folders);
+        h.config.section_recursive_folders = g_strdup("/t");
+        manager_harness_write(&h, "t/good.section", SECTION("Good", "1"));
+        manager_harness_write(&h, "t/open.section", SECTION("Open", "1"));
+        manager_harness_write(&h, "t/shared/inside.section", SECTION("Inside", "1"));
+        g_autofree char *open_file = g_build_filename(h.root, "t/open.section", NULL);
+        g_autofree char *shared_dir = g_build_filename(h.root, "t/shared", NULL);
+        g_assert_cmpint(chmod(open_file, 0666), ==, 0);
+        g_assert_cmpint(chmod(shared_dir, 0777), ==, 0);
+        manager_harness_start(&h);
+
+        const SectionCatalog *c = manager_sections_catalog(h.manager);
+        g_assert_nonnull(section_catalog_find(c, "Good"));
+        g_assert_null(section_catalog_find(c, "Open"));
+        g_assert_null(section_catalog_find(c, "Inside"));
+        const SectionEntry **broken = NULL;
+        size_t n;
+        g_assert_cmpint(section_catalog_errors(c, &broken, &n), ==, 0);
+        g_assert_cmpuint(n, ==, 2);
+        g_assert_cmpstr(broken[0]->display, ==, "/t/open.section");
+        g_assert_cmpstr(broken[1]->display, ==, "/t/shared");
+        g_assert_nonnull(strstr(broken[0]->error, "writable by group or others"));
+        g_free(broken);
+        manager_harness_done(&h);
+}
+
 int main(int argc, char **argv)
 {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/manager-sections/config", test_config);
         g_test_add_func("/manager-sections/reload", test_reload);
         g_test_add_func("/manager-sections/strict-schema", test_strict_schema);
+        g_test_add_func("/manager-sections/untrusted", test_untrusted);
         return g_test_run();
 }
