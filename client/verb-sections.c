@@ -374,7 +374,6 @@ static void describe_section(struct json_object *entry, const NV__Profiler__Prof
 
 static int check_file(CheckState *st, const char *path)
 {
-        _cleanup_(escape_pool_done) EscapePool e = { 0 };
         _cleanup_free_ char *text = NULL;
         _cleanup_close_ int fd = -EBADF;
         TextFormatOptions o = { .schema = st->schema };
