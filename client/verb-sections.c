@@ -233,11 +233,15 @@ static int sections_show(const char *id)
                 json_print(o);
                 return 0;
         }
-        /* Text: the JSON, pretty and escaped for the terminal. */
-        puts(esc(&e,
-                        json_object_to_json_string_ext(o,
-                                        JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                                                        JSON_C_TO_STRING_NOSLASHESCAPE)));
+        /* Text: the JSON, pretty, each line escaped for the terminal (JSON has no raw newline inside a
+         * string, so the line breaks are only the layout's). */
+        _cleanup_free_ char *text = strdup(json_object_to_json_string_ext(
+                        o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+        if (!text)
+                return log_oom();
+        char *save = NULL;
+        for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+                puts(esc(&e, line));
         return 0;
 }
 
