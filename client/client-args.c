@@ -85,6 +85,20 @@ static void help(void)
                "                         profile that applied to it and its command. Keys: g, m, p, c,\n"
                "                         r sort by GPU, memory, PID, command, profile; q quits. While it\n"
                "                         runs the daemon samples every --interval\n");
+        printf("  sections list          List the Nsight Compute sections the daemon reads (identifier,\n"
+               "                         display name, enabled by default, order, sets, file) and every\n"
+               "                         section file with an error\n"
+               "  sections sets          List the section sets and their sections\n"
+               "  sections show ID       Show one section in full (JSON)\n"
+               "  sections metrics ID --arch=CC [--scope=SCOPE]\n"
+               "                         The metrics a section collects on compute capability CC (such\n"
+               "                         as 86) in collection scope launch (default), range or cmdlist\n"
+               "  sections check [--schema=SCHEMA] PATH...\n"
+               "                         Check .section and .chart files, and folders of .section files\n"
+               "                         (with their subfolders), locally without the daemon; every\n"
+               "                         error with FILE:LINE:COLUMN. Fails when one has an error\n"
+               "  sections reload        Make the daemon re-read its section folders now (root, or as\n"
+               "                         polkit allows)\n");
         printf("\n"
                "Options:\n"
                "  -h --help              Show this help and exit\n"
@@ -113,7 +127,12 @@ static void help(void)
                "     --print-metric-instances=values|none  report raw: also print each metric's\n"
                "                         instance values, \"VALUE (I1; I2; ...)\" (default none)\n"
                "     --local            report: parse the file in this process instead of having\n"
-               "                         the daemon's confined worker parse it\n");
+               "                         the daemon's confined worker parse it\n"
+               "     --arch=CC          sections metrics: the GPU's compute capability as\n"
+               "                         major*10+minor (86 for 8.6)\n"
+               "     --scope=SCOPE      sections metrics: launch (default), range or cmdlist\n"
+               "     --schema=SCHEMA    sections check: extended (default: ncu 2024.1.1's schema and\n"
+               "                         later additions) or 2024.1.1 (exactly that schema)\n");
         printf("\n"
                "Options of resolve (each of --argv, --dso, --env, --exe-dir-file may be repeated):\n"
                "     --exe=PATH         The executable's path: the \"procname\" feature\n"
@@ -233,6 +252,9 @@ int parse_argv(int argc, char *argv[])
                 ARG_ACTION,
                 ARG_ONCE,
                 ARG_SORT,
+                ARG_ARCH,
+                ARG_SCOPE,
+                ARG_SCHEMA,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -259,6 +281,9 @@ int parse_argv(int argc, char *argv[])
                 { "action", required_argument, NULL, ARG_ACTION },
                 { "once", no_argument, NULL, ARG_ONCE },
                 { "sort", required_argument, NULL, ARG_SORT },
+                { "arch", required_argument, NULL, ARG_ARCH },
+                { "scope", required_argument, NULL, ARG_SCOPE },
+                { "schema", required_argument, NULL, ARG_SCHEMA },
                 { 0 },
         };
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
@@ -374,6 +399,15 @@ int parse_argv(int argc, char *argv[])
                                 return usage_error("--sort= takes gpu, memory, pid, command or profile, not \"%s\".",
                                                 esc(&e, optarg));
                         break;
+                case ARG_ARCH:
+                        arg.arch = optarg;
+                        break;
+                case ARG_SCOPE:
+                        arg.scope = optarg;
+                        break;
+                case ARG_SCHEMA:
+                        arg.schema = optarg;
+                        break;
                 case '?':
                         return usage_error("Unknown option, or an option without its argument: \"%s\"; see "
                                            "nvprofilectl --help.",
@@ -409,6 +443,7 @@ typedef enum VerbFlags {
         VERB_LOCAL_OPTION = 1 << 3, /* takes --local */
         VERB_REPORT_OPTIONS = 1 << 4, /* takes --rules-dir, --rule, --all-sections, --action */
         VERB_TOP_OPTIONS = 1 << 5, /* takes --once and --sort */
+        VERB_SECTIONS_OPTIONS = 1 << 6, /* takes --arch, --scope, --schema */
 } VerbFlags;
 
 typedef struct Verb {
@@ -433,6 +468,7 @@ static const Verb verbs[] = {
         { "fdinfo", 1, UINT_MAX, VERB_INTERVAL_OPTION, verb_fdinfo },
         { "report", 2, 2, VERB_LOCAL_OPTION, verb_report },
         { "top", 0, 0, VERB_INTERVAL_OPTION | VERB_TOP_OPTIONS, verb_top },
+        { "sections", 1, UINT_MAX, VERB_SECTIONS_OPTIONS, verb_sections },
 };
 
 static bool resolve_options_given(void)
@@ -501,6 +537,10 @@ int dispatch_verb(int argc, char *argv[])
                 if (!(v->flags & VERB_LOCAL_OPTION) && (arg.csv || arg.print_metric_instances)) {
                         (void) usage_error("--csv and --print-metric-instances are options of report, not of %s.",
                                         v->name);
+                        return EXIT_USAGE;
+                }
+                if (!(v->flags & VERB_SECTIONS_OPTIONS) && (arg.arch || arg.scope || arg.schema)) {
+                        (void) usage_error("--arch, --scope and --schema are options of sections, not of %s.", v->name);
                         return EXIT_USAGE;
                 }
                 r = v->run(argc, argv);

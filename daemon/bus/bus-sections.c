@@ -46,10 +46,10 @@ static int method_list_sections(sd_bus_message *m, void *userdata, sd_bus_error 
         r = sd_bus_message_new_method_return(m, &reply);
         if (r < 0)
                 return r;
-        r = sd_bus_message_open_container(reply, 'a', "(ssbuasss)");
+        r = sd_bus_message_open_container(reply, 'a', "(ssbuassss)");
         for (size_t i = 0; r >= 0 && i < n; i++) {
                 const NV__Profiler__ProfilerSection *s = sorted[i]->section;
-                r = sd_bus_message_open_container(reply, 'r', "ssbuasss");
+                r = sd_bus_message_open_container(reply, 'r', "ssbuassss");
                 if (r >= 0)
                         r = sd_bus_message_append(reply, "ssbu", s->identifier, s->displayname,
                                         section_in_set(s, SECTION_DEFAULT_SET), s->has_order ? s->order : 0);
@@ -470,8 +470,9 @@ static int method_reload(sd_bus_message *m, void *userdata, sd_bus_error *error)
 
 const sd_bus_vtable bus_sections_vtable[] = {
         SD_BUS_VTABLE_START(0),
-        SD_BUS_METHOD_WITH_ARGS("ListSections", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(ssbuasss)", sections, "a(ss)", errors),
-                        method_list_sections, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListSections", SD_BUS_NO_ARGS,
+                        SD_BUS_RESULT("a(ssbuassss)", sections, "a(ss)", errors), method_list_sections,
+                        SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListSets", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(sbas)", sets), method_list_sets,
                         SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetSection", SD_BUS_ARGS("s", identifier), SD_BUS_RESULT("a{sv}", section, "s", json),

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <unistd.h>
+
 #include "log.h"
 #include "manager-sections.h"
 #include "strv.h"
@@ -94,7 +96,8 @@ int manager_sections_reload(Manager *m)
         if (r < 0)
                 return log_oom();
         TextFormatOptions o = { .schema = schema };
-        r = section_catalog_load_at(m->root_fd, folders, n_folders, &o, &fresh);
+        /* Parsed in our own process: only files as trusted as our configuration (root's or our own). */
+        r = section_catalog_load_at(m->root_fd, geteuid(), folders, n_folders, &o, &fresh);
         if (r < 0) {
                 section_folders_free(folders, n_folders);
                 return log_error_errno(r, "Cannot read the section folders, keeping the sections loaded before");

@@ -12,6 +12,7 @@
 
 typedef struct Loader {
         SectionCatalog *c;
+        uid_t owner; /* besides root, whose files and folders are read; SECTION_OWNER_ANY: anyone's */
         const TextFormatOptions *o;
         size_t bytes;
 } Loader;
@@ -53,6 +54,25 @@ static int compare_names(const void *a, const void *b)
         return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
+/* Whether what fd refers to belongs to root or the trusted owner and nobody else may write it: the daemon
+ * parses these files in its own process, so they must be as trusted as its configuration. */
+static bool trusted(const Loader *l, int fd)
+{
+        struct stat st;
+
+        if (l->owner == SECTION_OWNER_ANY)
+                return true;
+        if (fstat(fd, &st) < 0)
+                return false;
+        return (st.st_uid == 0 || st.st_uid == l->owner) && !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
+
+static int untrusted_entry(SectionEntry *e)
+{
+        e->error = strdup("Error: not read: owned by another user than root, or writable by group or others");
+        return e->error ? 0 : -ENOMEM;
+}
+
 static int load_file(Loader *l, int dir_fd, const char *name, const char *path, const char *display)
 {
         SectionCatalog *c = l->c;
@@ -73,6 +93,8 @@ static int load_file(Loader *l, int dir_fd, const char *name, const char *path, 
         _cleanup_close_ int fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0)
                 r = -errno;
+        else if (!trusted(l, fd))
+                return untrusted_entry(e);
         else
                 r = read_full_fd(fd, SECTION_FILE_MAX_SIZE, &text, &size);
         if (r < 0) {
@@ -119,6 +141,16 @@ static int load_dir(Loader *l, int dir_fd, const char *path, const char *display
 
         if (c->n_dirs >= SECTION_CATALOG_MAX_DIRS || depth > SECTION_CATALOG_MAX_DEPTH)
                 return -E2BIG;
+        if (!trusted(l, dir_fd)) {
+                /* Its files could be swapped under us: reported as one broken entry, none read. */
+                if (GREEDY_REALLOC(c->entries, c->allocated, c->n + 1) < 0)
+                        return -ENOMEM;
+                SectionEntry *e = &c->entries[c->n++];
+                *e = (SectionEntry){ .path = strdup(path), .display = strdup(display) };
+                if (!e->path || !e->display)
+                        return -ENOMEM;
+                return untrusted_entry(e);
+        }
         if (GREEDY_REALLOC(c->dirs, c->allocated_dirs, c->n_dirs + 1) < 0)
                 return -ENOMEM;
         if (!(c->dirs[c->n_dirs] = strdup(path)))
@@ -187,11 +219,11 @@ static void check_extends(SectionCatalog *c)
 int section_catalog_load(
                 const SectionFolder *folders, size_t n_folders, const TextFormatOptions *o, SectionCatalog **ret)
 {
-        return section_catalog_load_at(-EBADF, folders, n_folders, o, ret);
+        return section_catalog_load_at(-EBADF, SECTION_OWNER_ANY, folders, n_folders, o, ret);
 }
 
-int section_catalog_load_at(int root_fd, const SectionFolder *folders, size_t n_folders, const TextFormatOptions *o,
-                SectionCatalog **ret)
+int section_catalog_load_at(int root_fd, uid_t owner, const SectionFolder *folders, size_t n_folders,
+                const TextFormatOptions *o, SectionCatalog **ret)
 {
         _cleanup_(section_catalog_freep) SectionCatalog *c = calloc(1, sizeof(SectionCatalog));
         TextFormatOptions opts = o ? *o : (TextFormatOptions){ .schema = NV_SCHEMA_EXTENDED };
@@ -200,7 +232,7 @@ int section_catalog_load_at(int root_fd, const SectionFolder *folders, size_t n_
         if (!c)
                 return -ENOMEM;
         c->schema = opts.schema;
-        Loader l = { .c = c, .o = &opts };
+        Loader l = { .c = c, .o = &opts, .owner = owner };
 
         for (size_t i = 0; i < n_folders; i++) {
                 _cleanup_free_ char *display = strdup(folders[i].path);

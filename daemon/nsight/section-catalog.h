@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <sys/types.h>
+
 #include "section-file.h"
 
 /* The section search path: folders of *.section files, each read recursively or not (ncu's
@@ -44,9 +46,12 @@ typedef struct SectionCatalog {
  * exhaustion fails (-ENOMEM, -E2BIG past the bounds above). */
 int section_catalog_load(
                 const SectionFolder *folders, size_t n_folders, const TextFormatOptions *o, SectionCatalog **ret);
-/* The same with the folders' paths resolved below root_fd as if it were "/" (symlinks included). */
-int section_catalog_load_at(int root_fd, const SectionFolder *folders, size_t n_folders, const TextFormatOptions *o,
-                SectionCatalog **ret);
+/* The same with the folders' paths resolved below root_fd as if it were "/" (symlinks included), reading
+ * only files and folders that belong to root or to owner and that neither group nor others may write
+ * (the others are listed with an error, unread); owner SECTION_OWNER_ANY reads everything. */
+#define SECTION_OWNER_ANY ((uid_t) -1)
+int section_catalog_load_at(int root_fd, uid_t owner, const SectionFolder *folders, size_t n_folders,
+                const TextFormatOptions *o, SectionCatalog **ret);
 SectionCatalog *section_catalog_free(SectionCatalog *c);
 DEFINE_TRIVIAL_CLEANUP_FUNC(SectionCatalog *, section_catalog_free);
 

@@ -159,6 +159,11 @@ static void next_char(Parser *p)
                 p->column++;
 }
 
+static bool is_space(char c)
+{
+        return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f';
+}
+
 static bool is_letter(char c)
 {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
@@ -173,8 +178,13 @@ static bool is_digit(char c)
 static void advance(Parser *p)
 {
         for (;;) {
-                while (p->pos < p->len && strchr(" \t\r\n\v\f", p->text[p->pos]) && p->text[p->pos] != '\0')
-                        next_char(p);
+                while (p->pos < p->len && is_space(p->text[p->pos])) {
+                        if (p->text[p->pos] == ' ' || p->text[p->pos] == '\r') {
+                                p->pos++;
+                                p->column++;
+                        } else
+                                next_char(p);
+                }
                 if (p->pos < p->len && p->text[p->pos] == '#') {
                         while (p->pos < p->len && p->text[p->pos] != '\n')
                                 next_char(p);
@@ -193,8 +203,11 @@ static void advance(Parser *p)
         char c = p->text[p->pos];
         if (is_letter(c)) {
                 t.type = TOKEN_IDENTIFIER;
+                /* No line break or tab in a name: count columns once. */
+                size_t from = p->pos;
                 while (p->pos < p->len && (is_letter(p->text[p->pos]) || is_digit(p->text[p->pos])))
-                        next_char(p);
+                        p->pos++;
+                p->column += (unsigned) (p->pos - from);
         } else if (is_digit(c) || (c == '.' && p->pos + 1 < p->len && is_digit(p->text[p->pos + 1]))) {
                 bool hex = c == '0' && p->pos + 1 < p->len &&
                                 (p->text[p->pos + 1] == 'x' || p->text[p->pos + 1] == 'X');
@@ -383,28 +396,14 @@ static int read_string(Parser *p, bool allow_nul, char **ret, size_t *ret_len)
                                 continue;
                         }
                         c = *s++;
+                        /* The C escapes protobuf's tokenizer knows. */
+                        static const char letters[] = "abfnrtv", values[] = "\a\b\f\n\r\t\v";
+                        const char *l = c ? strchr(letters, c) : NULL;
+                        if (l) {
+                                out[n++] = values[l - letters];
+                                continue;
+                        }
                         switch (c) {
-                        case 'a':
-                                out[n++] = '\a';
-                                break;
-                        case 'b':
-                                out[n++] = '\b';
-                                break;
-                        case 'f':
-                                out[n++] = '\f';
-                                break;
-                        case 'n':
-                                out[n++] = '\n';
-                                break;
-                        case 'r':
-                                out[n++] = '\r';
-                                break;
-                        case 't':
-                                out[n++] = '\t';
-                                break;
-                        case 'v':
-                                out[n++] = '\v';
-                                break;
                         case '\\':
                         case '\'':
                         case '"':

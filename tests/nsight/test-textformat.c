@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "section-file.h"
+#include "section-json.h"
 
 static NV__Profiler__ProfilerSection *parse_ok(const char *text, NvSchema schema)
 {
@@ -229,6 +230,34 @@ static void test_charts(void)
         g_assert_cmpstr(e, ==, "Error: Line=13 Column=4 Boom.");
 }
 
+/* The generic protobuf-c to JSON writer the D-Bus GetSection and "sections show" use. */
+static void test_json(void)
+{
+        NV__Profiler__ProfilerSection *s =
+                        parse_ok(HEAD "Order: 7\nSets { Identifier: \"basic\" }\n"
+                                      "Filter { MinArch: CC_75 Items { MaxArch: 121 } }\n"
+                                      "Group { SchedulingHints { CtrDomains { Ctrs: 0xc83feae1569676cb } } }\n"
+                                      "Body { Items { RooflineChart { Rooflines { PeakWork { Constant: 2.5 } "
+                                      "PeakTraffic { Metric { Name: \"m\" ShowInstances: true } } } } } }\n",
+                                        NV_SCHEMA_EXTENDED);
+        struct json_object *o = protobuf_message_to_json(&s->base);
+        const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+
+        g_assert_nonnull(strstr(text, "\"Identifier\":\"X\""));
+        g_assert_nonnull(strstr(text, "\"Order\":7"));
+        g_assert_nonnull(strstr(text, "\"Sets\":[{\"Identifier\":\"basic\"}]"));
+        /* Enums by name, uint64 above INT64_MAX exact, oneof members only when set. */
+        g_assert_nonnull(strstr(text, "\"MinArch\":\"CC_75\""));
+        g_assert_nonnull(strstr(text, "\"MaxArch\":\"CC_121\""));
+        g_assert_nonnull(strstr(text, "\"Ctrs\":[14429509984659601099]"));
+        g_assert_nonnull(strstr(text, "\"PeakWork\":{\"Constant\":2.5}"));
+        g_assert_nonnull(strstr(text, "\"PeakTraffic\":{\"Metric\":{\"Name\":\"m\",\"ShowInstances\":true}}"));
+        /* Unset optional fields are left out. */
+        g_assert_null(strstr(text, "Description"));
+        json_object_put(o);
+        protobuf_c_message_free_unpacked(&s->base, NULL);
+}
+
 int main(int argc, char **argv)
 {
         g_test_init(&argc, &argv, NULL);
@@ -238,5 +267,6 @@ int main(int argc, char **argv)
         g_test_add_func("/textformat/bounds", test_bounds);
         g_test_add_func("/textformat/lenient", test_lenient);
         g_test_add_func("/textformat/charts", test_charts);
+        g_test_add_func("/textformat/json", test_json);
         return g_test_run();
 }
