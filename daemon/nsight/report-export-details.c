@@ -345,8 +345,7 @@ static void write_metric_row(Renderer *r, const char *section, const char *item_
                 return;
         }
 
-        metric_attrs_derive(row->name, IN_SET(m->kind, NCU_VALUE_DOUBLE, NCU_VALUE_FLOAT),
-                        row->metric ? row->metric->unit : NULL, &attrs);
+        ncu_metric_attrs(m, row->metric ? row->metric->unit : NULL, &attrs);
         if (!row->metric || !row->metric->unit || !row->metric->unit[0])
                 metric_attrs_details_unit(row->name, &attrs);
         metric_attrs_csv_unit(&attrs, unit);

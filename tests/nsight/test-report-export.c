@@ -4,12 +4,14 @@
 
 #include <fcntl.h>
 #include <glib.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "metric-attrs-oracle.h"
 #include "report-export-csv.h"
 #include "report-export.h"
 #include "report.h"
@@ -312,6 +314,43 @@ static void test_nested_section(void)
         g_assert_cmpuint(strlen(refused), ==, strchr(refused, '\n') - refused + 1); /* the header row only */
 }
 
+/* The attributes of every metric of the model (its kinds as the reader found them) equal ncu_report's. */
+static void check_model_attrs(gconstpointer data)
+{
+        const char *name = data;
+        g_autofree char *rel = g_strdup_printf("reports/expected/%s.ncu_report.json", name);
+        g_autofree char *path = test_corpus_path(rel);
+        _cleanup_(ncu_report_freep) NcuReport *r = load(name);
+        json_object *root = json_object_from_file(path);
+        size_t n = 0, mismatches = 0;
+
+        g_assert_nonnull(root);
+        json_object *actions = json_object_object_get(
+                        json_object_array_get_idx(json_object_object_get(root, "ranges"), 0), "actions");
+        g_assert_cmpuint(json_object_array_length(actions), ==, r->n_actions);
+        for (size_t a = 0; a < r->n_actions; a++) {
+                json_object *metrics = json_object_object_get(json_object_array_get_idx(actions, a), "metrics");
+                for (size_t i = 0; i < r->actions[a]->n_metrics; i++) {
+                        const NcuMetric *m = &r->actions[a]->metrics[i];
+                        json_object *j = json_object_object_get(metrics, m->name);
+                        MetricAttrs attrs;
+
+                        g_assert_nonnull(j);
+                        ncu_metric_attrs(m, NULL, &attrs);
+                        n++;
+                        if (metric_attrs_equal_json(&attrs, j))
+                                continue;
+                        mismatches++;
+                        g_test_message("%s action %zu: %s: type %s unit '%s'", name, a, m->name,
+                                        metric_type_to_string(attrs.type), attrs.unit);
+                }
+        }
+        g_test_message("%s: metrics of the model whose attributes match: %zu of %zu", name, n - mismatches, n);
+        g_assert_cmpuint(n, >, 0);
+        g_assert_cmpuint(mismatches, ==, 0);
+        json_object_put(root);
+}
+
 static void test_format_double(void)
 {
         char buf[NCU_CSV_NUMBER_MAX];
@@ -352,6 +391,10 @@ int main(int argc, char **argv)
         g_test_add_func("/report-export/write-field", test_write_field);
         g_test_add_func("/report-export/verb/errors", test_verb_errors);
         g_test_add_func("/report-export/details/nested-section", test_nested_section);
+        for (size_t i = 0; i < G_N_ELEMENTS(reports); i++) {
+                g_autofree char *p = g_strdup_printf("/report-export/model-attrs/%s", reports[i]);
+                g_test_add_data_func(p, reports[i], check_model_attrs);
+        }
         for (size_t k = 0; k < G_N_ELEMENTS(export_suffix); k++)
                 for (size_t i = 0; i < G_N_ELEMENTS(reports); i++) {
                         g_autofree char *p = g_strdup_printf("/report-export/%s/%s", export_suffix[k], reports[i]);
