@@ -345,8 +345,7 @@ static void write_metric_row(Renderer *r, const char *section, const char *item_
                 return;
         }
 
-        metric_attrs_derive(row->name, IN_SET(m->kind, NCU_VALUE_DOUBLE, NCU_VALUE_FLOAT),
-                        row->metric ? row->metric->unit : NULL, &attrs);
+        ncu_metric_attrs(m, row->metric ? row->metric->unit : NULL, &attrs);
         if (!row->metric || !row->metric->unit || !row->metric->unit[0])
                 metric_attrs_details_unit(row->name, &attrs);
         metric_attrs_csv_unit(&attrs, unit);
@@ -753,6 +752,68 @@ static void render_section(Renderer *r, const NV__Profiler__ProfilerSection *s)
                 render_rules(r, s->identifier);
 }
 
+/* Nesting deeper than any real section (they nest a handful of levels) is refused before unpacking:
+ * protobuf-c unpacks nested messages recursively, so a crafted report could exhaust the stack. */
+#define SECTION_NESTING_MAX 32
+
+static bool read_varint(const uint8_t **p, const uint8_t *end, uint64_t *ret)
+{
+        uint64_t v = 0;
+
+        for (unsigned shift = 0; shift < 64 && *p < end; shift += 7) {
+                uint8_t b = *(*p)++;
+                v |= (uint64_t) (b & 0x7f) << shift;
+                if (!(b & 0x80)) {
+                        *ret = v;
+                        return true;
+                }
+        }
+        return false;
+}
+
+/* Whether the message (wire format, of type d) nests at most max_depth messages deep. Walks only the
+ * fields d declares as messages; anything malformed is refused (unpacking would refuse it too). */
+static bool nesting_ok(const ProtobufCMessageDescriptor *d, const uint8_t *p, const uint8_t *end, unsigned max_depth)
+{
+        while (p < end) {
+                uint64_t tag, len;
+
+                if (!read_varint(&p, end, &tag))
+                        return false;
+                switch (tag & 7) {
+                case 0:
+                        if (!read_varint(&p, end, &len))
+                                return false;
+                        break;
+                case 1:
+                        if (end - p < 8)
+                                return false;
+                        p += 8;
+                        break;
+                case 5:
+                        if (end - p < 4)
+                                return false;
+                        p += 4;
+                        break;
+                case 2: {
+                        if (!read_varint(&p, end, &len) || len > (uint64_t) (end - p))
+                                return false;
+                        const ProtobufCFieldDescriptor *f = tag >> 3 <= UINT32_MAX
+                                        ? protobuf_c_message_descriptor_get_field(d, (unsigned) (tag >> 3))
+                                        : NULL;
+                        if (f && f->type == PROTOBUF_C_TYPE_MESSAGE &&
+                                        (max_depth == 0 || !nesting_ok(f->descriptor, p, p + len, max_depth - 1)))
+                                return false;
+                        p += len;
+                        break;
+                }
+                default:
+                        return false; /* groups are not in this schema */
+                }
+        }
+        return true;
+}
+
 typedef struct SortedSection {
         NV__Profiler__ProfilerSection *section;
         size_t index;
@@ -795,6 +856,9 @@ static void render_action(Renderer *r)
                 return;
         }
         for (size_t i = 0; i < a->n_sections; i++) {
+                if (!nesting_ok(&nv__profiler__profiler_section__descriptor, a->sections[i].data,
+                                    a->sections[i].data + a->sections[i].size, SECTION_NESTING_MAX))
+                        continue;
                 NV__Profiler__ProfilerSection *s =
                                 nv__profiler__profiler_section__unpack(NULL, a->sections[i].size, a->sections[i].data);
                 if (!s)

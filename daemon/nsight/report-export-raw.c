@@ -32,6 +32,12 @@ static const NcuMetric *action_metric(const NcuAction *a, const char *name)
         return ncu_action_metric_by_name(a, name);
 }
 
+void ncu_metric_attrs(const NcuMetric *m, const char *section_unit, MetricAttrs *ret)
+{
+        assert(m);
+        metric_attrs_derive(m->name, IN_SET(m->kind, NCU_VALUE_DOUBLE, NCU_VALUE_FLOAT), section_unit, ret);
+}
+
 void ncu_export_write_action_columns(FILE *f, size_t id, const NcuAction *a)
 {
         char buf[NCU_CSV_NUMBER_MAX], dims[3 * 24 + 8];
@@ -156,8 +162,7 @@ int ncu_export_raw_csv(const NcuReport *r, bool instances, FILE *f)
                         if (!m)
                                 continue;
                         MetricAttrs attrs;
-                        metric_attrs_derive(
-                                        columns[c], IN_SET(m->kind, NCU_VALUE_DOUBLE, NCU_VALUE_FLOAT), NULL, &attrs);
+                        ncu_metric_attrs(m, NULL, &attrs);
                         metric_attrs_csv_unit(&attrs, unit);
                         break;
                 }

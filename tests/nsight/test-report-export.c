@@ -4,12 +4,14 @@
 
 #include <fcntl.h>
 #include <glib.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <sys/wait.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "metric-attrs-oracle.h"
 #include "report-export-csv.h"
 #include "report-export.h"
 #include "report.h"
@@ -202,6 +204,153 @@ static void test_verb_errors(void)
         g_assert_cmpint(rmdir(dir), ==, 0);
 }
 
+/* Appends the key and length of a length-delimited field (its bytes follow). */
+static void append_field(GByteArray *out, unsigned id, size_t len)
+{
+        guint8 head[16];
+        size_t n = 0;
+
+        head[n++] = (guint8) (id << 3 | 2);
+        do {
+                head[n] = len & 0x7f;
+                len >>= 7;
+                head[n++] |= len ? 0x80 : 0;
+        } while (len);
+        g_byte_array_append(out, head, (guint) n);
+}
+
+static size_t field_size(size_t len)
+{
+        size_t n = 2; /* key, and the first length byte */
+        while (len >= 0x80) {
+                len >>= 7;
+                n++;
+        }
+        return n;
+}
+
+/* A section whose body nests HorizontalContainers depth levels deep (Section.Body=5 > Body.Items=1 >
+ * BodyItem.HorizontalContainer=5 > HorizontalContainer.Items=1 > ...), and a table (BodyItem.Table=1,
+ * Table.Metrics=5) at the bottom. Written outside in, with the lengths computed first. */
+static GByteArray *nested_section(size_t depth)
+{
+        static const guint8 metric_name[] = "dram__bytes.sum";
+        GByteArray *metric = g_byte_array_new(), *table = g_byte_array_new(), *item = g_byte_array_new();
+        GByteArray *section = g_byte_array_new();
+        g_autofree size_t *item_size = g_new(size_t, depth + 1);
+
+        append_field(metric, 1, sizeof(metric_name) - 1);
+        g_byte_array_append(metric, metric_name, sizeof(metric_name) - 1);
+        append_field(table, 1, 1); /* Label "T" */
+        g_byte_array_append(table, (const guint8 *) "T", 1);
+        g_byte_array_append(table, (const guint8[]){ 3 << 3, 1 }, 2); /* Columns: 1 */
+        append_field(table, 5, metric->len);
+        g_byte_array_append(table, metric->data, metric->len);
+        append_field(item, 1, table->len);
+        g_byte_array_append(item, table->data, table->len);
+
+        /* item_size[d]: the bytes of the body item d levels above the table's. */
+        item_size[0] = item->len;
+        for (size_t d = 1; d <= depth; d++) {
+                size_t container = field_size(item_size[d - 1]) + item_size[d - 1];
+                item_size[d] = field_size(container) + container;
+        }
+
+        append_field(section, 1, 1); /* Identifier "S" */
+        g_byte_array_append(section, (const guint8 *) "S", 1);
+        append_field(section, 2, 1); /* DisplayName "D" */
+        g_byte_array_append(section, (const guint8 *) "D", 1);
+        append_field(section, 5, field_size(item_size[depth]) + item_size[depth]); /* Body */
+        append_field(section, 1, item_size[depth]); /* Body.Items */
+        for (size_t d = depth; d > 0; d--) {
+                append_field(section, 5, field_size(item_size[d - 1]) + item_size[d - 1]);
+                append_field(section, 1, item_size[d - 1]);
+        }
+        g_byte_array_append(section, item->data, item->len);
+
+        g_byte_array_unref(item);
+        g_byte_array_unref(metric);
+        g_byte_array_unref(table);
+        return section;
+}
+
+static char *details_of_section(GByteArray *section)
+{
+        NcuValue value = { .kind = NCU_VALUE_DOUBLE, .d = 42.0 };
+        NcuMetric metric = { .name = "dram__bytes.sum", .kind = NCU_VALUE_DOUBLE, .has_value = true, .value = value };
+        const NcuMetric *by_name[] = { &metric };
+        NcuEmbeddedSection embedded = {
+                .identifier = "S", .display_name = "D", .size = section->len, .data = section->data
+        };
+        NcuAction action = {
+                .n_metrics = 1,
+                .metrics = &metric,
+                .metrics_by_name = by_name,
+                .n_unique_metrics = 1,
+                .n_sections = 1,
+                .sections = &embedded,
+                .device_index = -1,
+        };
+        NcuAction *actions[] = { &action };
+        NcuReport report = { .n_actions = 1, .actions = actions };
+        char *out = NULL;
+        size_t n = 0;
+        FILE *f = open_memstream(&out, &n);
+
+        g_assert_cmpint(ncu_export_details_csv(&report, f), ==, 0);
+        g_assert_cmpint(fclose(f), ==, 0);
+        return out;
+}
+
+/* Sections come from untrusted reports: a body nested 200,000 levels deep (which would exhaust the stack
+ * of protobuf-c's recursive unpacking) is left out; a shallow one renders. */
+static void test_nested_section(void)
+{
+        g_autoptr(GByteArray) shallow = nested_section(3), deep = nested_section(200000);
+        g_autofree char *ok = details_of_section(shallow), *refused = details_of_section(deep);
+
+        g_assert_nonnull(strstr(ok, "\"D\",\"T\",\"dram__bytes.sum\",\"byte\",\"42\"\n"));
+        g_assert_null(strstr(refused, "dram__bytes.sum"));
+        g_assert_cmpuint(strlen(refused), ==, strchr(refused, '\n') - refused + 1); /* the header row only */
+}
+
+/* The attributes of every metric of the model (its kinds as the reader found them) equal ncu_report's. */
+static void check_model_attrs(gconstpointer data)
+{
+        const char *name = data;
+        g_autofree char *rel = g_strdup_printf("reports/expected/%s.ncu_report.json", name);
+        g_autofree char *path = test_corpus_path(rel);
+        _cleanup_(ncu_report_freep) NcuReport *r = load(name);
+        json_object *root = json_object_from_file(path);
+        size_t n = 0, mismatches = 0;
+
+        g_assert_nonnull(root);
+        json_object *actions = json_object_object_get(
+                        json_object_array_get_idx(json_object_object_get(root, "ranges"), 0), "actions");
+        g_assert_cmpuint(json_object_array_length(actions), ==, r->n_actions);
+        for (size_t a = 0; a < r->n_actions; a++) {
+                json_object *metrics = json_object_object_get(json_object_array_get_idx(actions, a), "metrics");
+                for (size_t i = 0; i < r->actions[a]->n_metrics; i++) {
+                        const NcuMetric *m = &r->actions[a]->metrics[i];
+                        json_object *j = json_object_object_get(metrics, m->name);
+                        MetricAttrs attrs;
+
+                        g_assert_nonnull(j);
+                        ncu_metric_attrs(m, NULL, &attrs);
+                        n++;
+                        if (metric_attrs_equal_json(&attrs, j))
+                                continue;
+                        mismatches++;
+                        g_test_message("%s action %zu: %s: type %s unit '%s'", name, a, m->name,
+                                        metric_type_to_string(attrs.type), attrs.unit);
+                }
+        }
+        g_test_message("%s: metrics of the model whose attributes match: %zu of %zu", name, n - mismatches, n);
+        g_assert_cmpuint(n, >, 0);
+        g_assert_cmpuint(mismatches, ==, 0);
+        json_object_put(root);
+}
+
 static void test_format_double(void)
 {
         char buf[NCU_CSV_NUMBER_MAX];
@@ -241,6 +390,11 @@ int main(int argc, char **argv)
         g_test_add_func("/report-export/format-double", test_format_double);
         g_test_add_func("/report-export/write-field", test_write_field);
         g_test_add_func("/report-export/verb/errors", test_verb_errors);
+        g_test_add_func("/report-export/details/nested-section", test_nested_section);
+        for (size_t i = 0; i < G_N_ELEMENTS(reports); i++) {
+                g_autofree char *p = g_strdup_printf("/report-export/model-attrs/%s", reports[i]);
+                g_test_add_data_func(p, reports[i], check_model_attrs);
+        }
         for (size_t k = 0; k < G_N_ELEMENTS(export_suffix); k++)
                 for (size_t i = 0; i < G_N_ELEMENTS(reports); i++) {
                         g_autofree char *p = g_strdup_printf("/report-export/%s/%s", export_suffix[k], reports[i]);
