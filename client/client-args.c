@@ -66,6 +66,18 @@ static void help(void)
                "                         in bytes, other keys, and each rejected key with its line.\n"
                "                         With --interval and two dumps of one client, the utilisation\n"
                "                         between them. Fails when a file is not DRM usage fdinfo\n");
+        printf("  report rules FILE      Apply Nsight Compute rule files (Python, see --rules-dir) to\n"
+               "                         the report, in a process of yours, and print what each rule\n"
+               "                         says, like ncu's details page\n"
+               "  report diff BASELINE FILE  Every metric the paired actions of two reports both\n"
+               "                         have: baseline, current, change, relative change, unit,\n"
+               "                         grouped by section and sorted by the size of the change\n");
+        printf("  report summary FILE    An Nsight Compute report (.ncu-rep, .ncu-repz): one line per\n"
+               "                         kernel with its name, grid and block, duration and top rule\n"
+               "                         findings with their estimated speedups\n"
+               "  report json FILE       The whole report as one JSON document (schema\n"
+               "                         io.github.nvprofiled.ncu-report, version 1; see\n"
+               "                         nvprofilectl(1))\n");
         printf("\n"
                "Options:\n"
                "  -h --help              Show this help and exit\n"
@@ -84,7 +96,9 @@ static void help(void)
                "                         address such as unix:path=/run/x/bus) instead of the system bus\n"
                "     --user             Talk to the daemon on the session bus (not with --bus=)\n"
                "     --interval=SECONDS fdinfo: the time between the two dumps given (a decimal\n"
-               "                         number of seconds, such as 2 or 0.5)\n");
+               "                         number of seconds, such as 2 or 0.5)\n"
+               "     --local            report: parse the file in this process instead of having\n"
+               "                         the daemon's confined worker parse it\n");
         printf("\n"
                "Options of resolve (each of --argv, --dso, --env, --exe-dir-file may be repeated):\n"
                "     --exe=PATH         The executable's path: the \"procname\" feature\n"
@@ -199,6 +213,7 @@ int parse_argv(int argc, char *argv[])
                 ARG_RULE,
                 ARG_ALL_SECTIONS,
                 ARG_ACTION,
+                ARG_LOCAL,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -220,6 +235,7 @@ int parse_argv(int argc, char *argv[])
                 { "rule", required_argument, NULL, ARG_RULE },
                 { "all-sections", no_argument, NULL, ARG_ALL_SECTIONS },
                 { "action", required_argument, NULL, ARG_ACTION },
+                { "local", no_argument, NULL, ARG_LOCAL },
                 { 0 },
         };
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
@@ -311,6 +327,9 @@ int parse_argv(int argc, char *argv[])
                         if (strv_extend(&arg.actions, optarg) < 0)
                                 return log_oom();
                         break;
+                case ARG_LOCAL:
+                        arg.local = true;
+                        break;
                 case '?':
                         return usage_error("Unknown option, or an option without its argument: \"%s\"; see "
                                            "nvprofilectl --help.",
@@ -343,7 +362,8 @@ typedef enum VerbFlags {
         VERB_RESOLVE_OPTIONS = 1 << 0, /* takes --exe, --argv, --comm, --dso, --env, --exe-dir-file */
         VERB_HOME_OPTION = 1 << 1, /* takes --home */
         VERB_INTERVAL_OPTION = 1 << 2, /* takes --interval */
-        VERB_REPORT_OPTIONS = 1 << 3, /* takes --rules-dir, --rule, --all-sections, --action */
+        VERB_LOCAL_OPTION = 1 << 3, /* takes --local */
+        VERB_REPORT_OPTIONS = 1 << 4, /* takes --rules-dir, --rule, --all-sections, --action */
 } VerbFlags;
 
 typedef struct Verb {
@@ -366,6 +386,7 @@ static const Verb verbs[] = {
         { "reload", 0, 0, 0, verb_reload },
         { "version", 0, 0, 0, verb_version },
         { "fdinfo", 1, UINT_MAX, VERB_INTERVAL_OPTION, verb_fdinfo },
+        { "report", 2, 3, VERB_LOCAL_OPTION | VERB_REPORT_OPTIONS, verb_report },
 };
 
 static bool resolve_options_given(void)
@@ -421,6 +442,10 @@ int dispatch_verb(int argc, char *argv[])
                 }
                 if (!(v->flags & VERB_INTERVAL_OPTION) && arg.interval_usec > 0) {
                         (void) usage_error("--interval is an option of fdinfo, not of %s.", v->name);
+                        return EXIT_USAGE;
+                }
+                if (!(v->flags & VERB_LOCAL_OPTION) && arg.local) {
+                        (void) usage_error("--local is an option of report, not of %s.", v->name);
                         return EXIT_USAGE;
                 }
                 r = v->run(argc, argv);

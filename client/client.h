@@ -37,6 +37,7 @@ typedef struct ClientOptions {
         /* report rules / report diff */
         char **rules_dirs, **rule_ids, **actions;
         bool all_sections;
+        bool local; /* report --local: parse in this process, not in the daemon's worker */
 } ClientOptions;
 
 extern ClientOptions arg;
@@ -116,3 +117,4 @@ int verb_monitor(int argc, char *argv[]);
 int verb_reload(int argc, char *argv[]);
 int verb_version(int argc, char *argv[]);
 int verb_fdinfo(int argc, char *argv[]);
+int verb_report(int argc, char *argv[]);

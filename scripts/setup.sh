@@ -44,7 +44,7 @@ packages=(
     libglib2.0-dev dbus systemd libxml2-utils locales
     clang libclang-rt-14-dev clang-format
     python3-dbusmock scdoc groff-base man-db
-    libzstd-dev
+    libzstd-dev libseccomp-dev
     python3-dev
 )
 

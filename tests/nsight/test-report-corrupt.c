@@ -7,23 +7,15 @@
 #include <string.h>
 
 #include "report-builder.h"
+#include "report-test-util.h"
 #include "report.h"
 #include "test-util.h"
 
 #define CORRUPTIONS_PER_REPORT 150
 
-static const char *const corpus_names[] = {
-        "armleth_report_ncu2024.2.1",
-        "extrap_ex-gpu.s10_ncu2020.3.1",
-        "nvidia_example_addConstDouble3_ncu2023.3.0",
-        "nvidia_example_sobelFloat_ncu2023.3.0",
-        "syswea_profile_report_ncu2025.1.1",
-};
-
 static char *read_report(const char *name, gsize *size)
 {
-        g_autofree char *file = g_strconcat("reports/", name, ".ncu-rep", NULL);
-        g_autofree char *path = test_corpus_path(file);
+        g_autofree char *path = report_corpus_path(name);
         char *data = NULL;
 
         g_assert_true(g_file_get_contents(path, &data, size, NULL));
@@ -66,7 +58,8 @@ static void test_truncation(gconstpointer p)
         g_autofree uint64_t *blocks = NULL, *entries = NULL;
         size_t n_blocks, n_entries, n_cuts = 0;
 
-        g_assert_cmpint(report_block_offsets((const uint8_t *) data, size, &blocks, &n_blocks, &entries, &n_entries), ==, 0);
+        g_assert_cmpint(report_block_offsets((const uint8_t *) data, size, &blocks, &n_blocks, &entries, &n_entries),
+                        ==, 0);
         g_assert_cmpuint(n_blocks, >, 0);
 
         for (size_t i = 0; i < n_blocks + n_entries; i++) {
@@ -136,11 +129,11 @@ int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
         (void) test_corpus_dir_or_skip();
-        for (size_t i = 0; i < G_N_ELEMENTS(corpus_names); i++) {
-                g_autofree char *t = g_strconcat("/report-corrupt/truncated/", corpus_names[i], NULL);
-                g_autofree char *c = g_strconcat("/report-corrupt/random/", corpus_names[i], NULL);
-                g_test_add_data_func(t, corpus_names[i], test_truncation);
-                g_test_add_data_func(c, corpus_names[i], test_corruption);
+        for (size_t i = 0; i < REPORT_CORPUS_N; i++) {
+                g_autofree char *t = g_strconcat("/report-corrupt/truncated/", report_corpus_names[i], NULL);
+                g_autofree char *c = g_strconcat("/report-corrupt/random/", report_corpus_names[i], NULL);
+                g_test_add_data_func(t, report_corpus_names[i], test_truncation);
+                g_test_add_data_func(c, report_corpus_names[i], test_corruption);
         }
         return g_test_run();
 }

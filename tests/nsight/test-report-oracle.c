@@ -10,28 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "report-test-util.h"
 #include "report.h"
 #include "test-util.h"
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(json_object, json_object_put)
-
-static NcuReport *load_corpus_report(const char *name)
-{
-        g_autofree char *file = g_strconcat("reports/", name, ".ncu-rep", NULL);
-        g_autofree char *path = test_corpus_path(file);
-        NcuReportError err;
-        NcuReport *r = NULL;
-        int fd, k;
-
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                g_error("%s: %s", path, g_strerror(errno));
-        k = ncu_report_load_fd(fd, NULL, &r, &err);
-        close(fd);
-        if (k < 0)
-                g_error("%s: offset %" G_GUINT64_FORMAT ": %s (%s)", path, err.offset, err.message, g_strerror(-k));
-        return r;
-}
 
 static json_object *load_expected(const char *name)
 {
@@ -89,35 +70,26 @@ static void assert_value(const NcuValue *v, json_object *expected, const char *w
         g_assert_not_reached();
 }
 
-static json_object *get(json_object *o, const char *key)
-{
-        json_object *v = NULL;
-
-        if (!json_object_object_get_ex(o, key, &v))
-                return NULL;
-        return v;
-}
-
 static size_t assert_metric(const NcuMetric *m, json_object *e)
 {
-        json_object *instances = get(e, "instances");
+        json_object *instances = json_get(e, "instances");
         size_t n = instances ? json_object_array_length(instances) : 0;
 
-        g_assert_nonnull(get(e, "kind"));
-        if (!streq(ncu_value_kind_to_string(m->kind), json_object_get_string(get(e, "kind"))))
+        g_assert_nonnull(json_get(e, "kind"));
+        if (!streq(ncu_value_kind_to_string(m->kind), json_object_get_string(json_get(e, "kind"))))
                 g_error("%s: kind %s, expected %s", m->name, ncu_value_kind_to_string(m->kind),
-                                json_object_get_string(get(e, "kind")));
-        if (m->has_value != json_object_get_boolean(get(e, "has_value")))
+                                json_object_get_string(json_get(e, "kind")));
+        if (m->has_value != json_object_get_boolean(json_get(e, "has_value")))
                 g_error("%s: has_value %d, expected %d", m->name, m->has_value, !m->has_value);
         if (m->has_value)
-                assert_value(&m->value, get(e, "value"), "value", m->name);
+                assert_value(&m->value, json_get(e, "value"), "value", m->name);
         else
-                g_assert_null(get(e, "value"));
+                g_assert_null(json_get(e, "value"));
 
         if (m->n_instances != n)
                 g_error("%s: %zu instances, expected %zu", m->name, m->n_instances, n);
         if (instances)
-                g_assert_cmpint(json_object_get_int(get(e, "num_instances")), ==, (int) n);
+                g_assert_cmpint(json_object_get_int(json_get(e, "num_instances")), ==, (int) n);
         for (size_t i = 0; i < n; i++) {
                 json_object *pair = json_object_array_get_idx(instances, i);
                 g_autofree char *what_id = g_strdup_printf("correlation id %zu", i);
@@ -137,28 +109,28 @@ static void check_report(
                 const char *name, size_t n_actions_expected, size_t n_metrics_expected, size_t n_instances_expected)
 {
         g_autoptr(json_object) expected = load_expected(name);
-        _cleanup_(ncu_report_freep) NcuReport *r = load_corpus_report(name);
-        json_object *ranges = get(expected, "ranges");
+        _cleanup_(ncu_report_freep) NcuReport *r = report_corpus_load(name);
+        json_object *ranges = json_get(expected, "ranges");
         size_t n_metrics = 0, n_instances = 0, n_actions = 0;
 
         g_assert_cmpuint(r->n_ranges, ==, json_object_array_length(ranges));
         for (size_t i = 0; i < r->n_ranges; i++) {
-                json_object *actions = get(json_object_array_get_idx(ranges, i), "actions");
+                json_object *actions = json_get(json_object_array_get_idx(ranges, i), "actions");
 
                 g_assert_cmpuint(r->ranges[i].n_actions, ==, json_object_array_length(actions));
                 for (size_t j = 0; j < r->ranges[i].n_actions; j++) {
                         const NcuAction *a = ncu_report_action(r, i, j);
                         json_object *ea = json_object_array_get_idx(actions, j);
-                        json_object *metrics = get(ea, "metrics");
+                        json_object *metrics = json_get(ea, "metrics");
 
                         g_assert_nonnull(a);
                         n_actions++;
                         g_assert_cmpstr(ncu_action_name(a, NCU_NAME_FUNCTION), ==,
-                                        json_object_get_string(get(ea, "name")));
+                                        json_object_get_string(json_get(ea, "name")));
                         g_assert_cmpstr(ncu_action_name(a, NCU_NAME_DEMANGLED), ==,
-                                        json_object_get_string(get(ea, "demangled")));
+                                        json_object_get_string(json_get(ea, "demangled")));
                         g_assert_cmpstr(ncu_action_name(a, NCU_NAME_MANGLED), ==,
-                                        json_object_get_string(get(ea, "mangled")));
+                                        json_object_get_string(json_get(ea, "mangled")));
 
                         /* Same set of names: every expected one is found, and there are as many distinct. */
                         g_assert_cmpuint(a->n_unique_metrics, ==, (size_t) json_object_object_length(metrics));
@@ -180,27 +152,27 @@ static void check_report(
 /* Counts: actions, metrics (distinct names per action, summed) and instances in the oracle file. */
 static void test_armleth(void)
 {
-        check_report("armleth_report_ncu2024.2.1", 1, 1131, 1520);
+        check_report(REPORT_ARMLETH, 1, 1131, 1520);
 }
 
 static void test_extrap(void)
 {
-        check_report("extrap_ex-gpu.s10_ncu2020.3.1", 6, 1278, 3906);
+        check_report(REPORT_EXTRAP, 6, 1278, 3906);
 }
 
 static void test_add_const_double3(void)
 {
-        check_report("nvidia_example_addConstDouble3_ncu2023.3.0", 1, 839, 5798);
+        check_report(REPORT_ADD3, 1, 839, 5798);
 }
 
 static void test_sobel_float(void)
 {
-        check_report("nvidia_example_sobelFloat_ncu2023.3.0", 1, 839, 10716);
+        check_report(REPORT_SOBEL, 1, 839, 10716);
 }
 
 static void test_syswea(void)
 {
-        check_report("syswea_profile_report_ncu2025.1.1", 3, 1569, 3216);
+        check_report(REPORT_SYSWEA, 3, 1569, 3216);
 }
 
 int main(int argc, char *argv[])

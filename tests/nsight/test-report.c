@@ -10,37 +10,13 @@
 #include <zstd.h>
 
 #include "report-builder.h"
+#include "report-test-util.h"
 #include "report.h"
 #include "test-util.h"
 
-#define ARMLETH "armleth_report_ncu2024.2.1"
-#define EXTRAP "extrap_ex-gpu.s10_ncu2020.3.1"
-#define ADD3 "nvidia_example_addConstDouble3_ncu2023.3.0"
-#define SOBEL "nvidia_example_sobelFloat_ncu2023.3.0"
-#define SYSWEA "syswea_profile_report_ncu2025.1.1"
-
-static const char *const corpus_names[] = { ARMLETH, EXTRAP, ADD3, SOBEL, SYSWEA };
-
-static char *corpus_report_path(const char *name)
-{
-        g_autofree char *file = g_strconcat("reports/", name, ".ncu-rep", NULL);
-        return test_corpus_path(file);
-}
-
 static NcuReport *load(const char *name)
 {
-        g_autofree char *path = corpus_report_path(name);
-        NcuReportError err;
-        NcuReport *r = NULL;
-        int fd, k;
-
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        g_assert_cmpint(fd, >=, 0);
-        k = ncu_report_load_fd(fd, NULL, &r, &err);
-        close(fd);
-        if (k < 0)
-                g_error("%s: offset %" G_GUINT64_FORMAT ": %s", path, err.offset, err.message);
-        return r;
+        return report_corpus_load(name);
 }
 
 static int load_buffer(const ReportBuffer *b, NcuReport **ret, NcuReportError *err)
@@ -141,8 +117,8 @@ static void test_container_version(void)
         g_assert_nonnull(strstr(err.message, "version 8"));
         report_buffer_done(&b);
 
-        for (size_t i = 0; i < G_N_ELEMENTS(corpus_names); i++) {
-                _cleanup_(ncu_report_freep) NcuReport *c = load(corpus_names[i]);
+        for (size_t i = 0; i < REPORT_CORPUS_N; i++) {
+                _cleanup_(ncu_report_freep) NcuReport *c = load(report_corpus_names[i]);
                 g_assert_cmpuint(c->version, ==, 7);
                 g_assert_false(c->compressed);
         }
@@ -156,11 +132,11 @@ static void test_container_counts(void)
                 size_t blocks, sources, results, strings, tables;
         } cases[] = {
                 /* The NVIDIA examples append one string in each of blocks 8 and 9 (837 + 1 + 1). */
-                { EXTRAP, 15, 1, 6, 213, 1 },
-                { ARMLETH, 11, 1, 1, 1164, 1 },
-                { SYSWEA, 13, 2, 3, 530, 1 },
-                { ADD3, 13, 1, 1, 839, 3 },
-                { SOBEL, 13, 1, 1, 839, 3 },
+                { REPORT_EXTRAP, 15, 1, 6, 213, 1 },
+                { REPORT_ARMLETH, 11, 1, 1, 1164, 1 },
+                { REPORT_SYSWEA, 13, 2, 3, 530, 1 },
+                { REPORT_ADD3, 13, 1, 1, 839, 3 },
+                { REPORT_SOBEL, 13, 1, 1, 839, 3 },
         };
 
         for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -283,8 +259,8 @@ static void test_session_details(void)
                 { "PerfWorks", "0.1.0" },
                 { "Nsight Compute Target", "2024.2.1.0 (build 34372528) (public-release)" },
         };
-        _cleanup_(ncu_report_freep) NcuReport *r = load(ARMLETH);
-        _cleanup_(ncu_report_freep) NcuReport *s = load(SYSWEA);
+        _cleanup_(ncu_report_freep) NcuReport *r = load(REPORT_ARMLETH);
+        _cleanup_(ncu_report_freep) NcuReport *s = load(REPORT_SYSWEA);
         const NcuSessionDetails *d = &r->session;
 
         g_assert_cmpuint(d->n_versions, ==, G_N_ELEMENTS(versions));
@@ -366,7 +342,7 @@ static void test_unknown_fields(void)
 
         /* The 2025.1.1 report carries fields newer than 2024.1.1 (§2.9). */
         {
-                _cleanup_(ncu_report_freep) NcuReport *s = load(SYSWEA);
+                _cleanup_(ncu_report_freep) NcuReport *s = load(REPORT_SYSWEA);
                 g_assert_cmpuint(s->n_actions, ==, 3);
         }
 }
@@ -374,7 +350,7 @@ static void test_unknown_fields(void)
 /* §7.2 case 9. */
 static void test_armleth_result(void)
 {
-        _cleanup_(ncu_report_freep) NcuReport *r = load(ARMLETH);
+        _cleanup_(ncu_report_freep) NcuReport *r = load(REPORT_ARMLETH);
         const NcuAction *a = ncu_report_action(r, 0, 0);
 
         g_assert_nonnull(a);
@@ -406,8 +382,8 @@ static void test_armleth_result(void)
 /* §7.2 case 10, in every corpus report. */
 static void test_launch_consistency(void)
 {
-        for (size_t i = 0; i < G_N_ELEMENTS(corpus_names); i++) {
-                _cleanup_(ncu_report_freep) NcuReport *r = load(corpus_names[i]);
+        for (size_t i = 0; i < REPORT_CORPUS_N; i++) {
+                _cleanup_(ncu_report_freep) NcuReport *r = load(report_corpus_names[i]);
 
                 for (size_t j = 0; j < r->n_actions; j++) {
                         const NcuAction *a = r->actions[j];
@@ -425,8 +401,8 @@ static void test_launch_consistency(void)
                 }
         }
         {
-                _cleanup_(ncu_report_freep) NcuReport *a = load(ARMLETH);
-                _cleanup_(ncu_report_freep) NcuReport *s = load(SYSWEA);
+                _cleanup_(ncu_report_freep) NcuReport *a = load(REPORT_ARMLETH);
+                _cleanup_(ncu_report_freep) NcuReport *s = load(REPORT_SYSWEA);
                 g_assert_cmpint(metric(a->actions[0], "launch__grid_size")->kind, ==, NCU_VALUE_DOUBLE);
                 g_assert_cmpfloat(metric_double(a->actions[0], "launch__grid_size"), ==, 3969.0);
                 g_assert_cmpint(metric(s->actions[0], "launch__grid_size")->kind, ==, NCU_VALUE_UINT64);
@@ -440,7 +416,7 @@ static void test_extrap_results(void)
         static const char *const names[] = { "init_array", "init_array", "vector_add", "vector_add1", "vector_mul",
                 "vector_dot" };
         static const double durations[] = { 4064, 4224, 4288, 4512, 4288, 4512 };
-        _cleanup_(ncu_report_freep) NcuReport *r = load(EXTRAP);
+        _cleanup_(ncu_report_freep) NcuReport *r = load(REPORT_EXTRAP);
 
         g_assert_cmpuint(r->n_ranges, ==, 1);
         g_assert_cmpuint(r->ranges[0].n_actions, ==, 6);
@@ -468,7 +444,7 @@ static void test_extrap_results(void)
 /* §7.2 case 12. */
 static void test_syswea_results(void)
 {
-        _cleanup_(ncu_report_freep) NcuReport *r = load(SYSWEA);
+        _cleanup_(ncu_report_freep) NcuReport *r = load(REPORT_SYSWEA);
         static const double durations[] = { 224256.0, 224192.0, 97797632.0 };
         static const uint64_t registers[] = { 16, 16, 56 };
 
@@ -492,9 +468,9 @@ static void test_syswea_results(void)
 /* §7.3 cases 13 and 14, with the values NVIDIA's walkthrough PDFs quote (SOURCES.md). */
 static void test_value_kinds(void)
 {
-        _cleanup_(ncu_report_freep) NcuReport *sobel = load(SOBEL);
-        _cleanup_(ncu_report_freep) NcuReport *add3 = load(ADD3);
-        _cleanup_(ncu_report_freep) NcuReport *arm = load(ARMLETH);
+        _cleanup_(ncu_report_freep) NcuReport *sobel = load(REPORT_SOBEL);
+        _cleanup_(ncu_report_freep) NcuReport *add3 = load(REPORT_ADD3);
+        _cleanup_(ncu_report_freep) NcuReport *arm = load(REPORT_ARMLETH);
         const NcuAction *s = sobel->actions[0];
         const NcuMetric *m;
         char buf[NCU_DOUBLE_REPR_MAX];
@@ -548,7 +524,7 @@ static void test_instances(void)
         static const char *const opcodes[] = { "IMAD", "S2R", "ISETP" };
         static const double opcode_counts[] = { 189504.0, 127008.0, 63504.0 };
         static const uint64_t block_sizes[] = { 1, 16, 32, 48 };
-        _cleanup_(ncu_report_freep) NcuReport *r = load(ARMLETH);
+        _cleanup_(ncu_report_freep) NcuReport *r = load(REPORT_ARMLETH);
         const NcuAction *a = r->actions[0];
         const NcuMetric *m;
         size_t sampler = 0;
@@ -587,7 +563,7 @@ static void test_instances(void)
         g_assert_cmpuint(sampler, ==, 12);
 
         {
-                _cleanup_(ncu_report_freep) NcuReport *e = load(EXTRAP);
+                _cleanup_(ncu_report_freep) NcuReport *e = load(REPORT_EXTRAP);
                 for (size_t i = 0; i < e->actions[0]->n_metrics; i++)
                         g_assert_cmpuint(e->actions[0]->metrics[i].category, ==, NCU_METRIC_CATEGORY_PM);
         }
@@ -596,7 +572,7 @@ static void test_instances(void)
 /* §7.3 case 18: the 2025.1.1 one-element lists leave the scalar as it is. */
 static void test_scalar_with_instance(void)
 {
-        _cleanup_(ncu_report_freep) NcuReport *r = load(SYSWEA);
+        _cleanup_(ncu_report_freep) NcuReport *r = load(REPORT_SYSWEA);
         const NcuMetric *m = metric(r->actions[0], "launch__grid_size");
 
         g_assert_true(m->has_value);
@@ -629,8 +605,8 @@ static void test_sections(void)
                 "WorkloadDistribution",
         };
         static const char *const syswea[] = { "LaunchStats", "Occupancy", "SpeedOfLight", "WorkloadDistribution" };
-        _cleanup_(ncu_report_freep) NcuReport *a = load(ARMLETH);
-        _cleanup_(ncu_report_freep) NcuReport *s = load(SYSWEA);
+        _cleanup_(ncu_report_freep) NcuReport *a = load(REPORT_ARMLETH);
+        _cleanup_(ncu_report_freep) NcuReport *s = load(REPORT_SYSWEA);
 
         g_assert_cmpuint(a->actions[0]->n_sections, ==, G_N_ELEMENTS(armleth));
         for (size_t i = 0; i < G_N_ELEMENTS(armleth); i++) {
@@ -662,8 +638,8 @@ static const NcuRuleResult *rule(const NcuAction *a, const char *id)
 /* §7.4 cases 20 and 21. */
 static void test_rule_results(void)
 {
-        _cleanup_(ncu_report_freep) NcuReport *a = load(ARMLETH);
-        _cleanup_(ncu_report_freep) NcuReport *c = load(ADD3);
+        _cleanup_(ncu_report_freep) NcuReport *a = load(REPORT_ARMLETH);
+        _cleanup_(ncu_report_freep) NcuReport *c = load(REPORT_ADD3);
         const NcuRuleResult *rr = rule(a->actions[0], "CPIStall");
         const char *const file =
                         "/usr/local/nsight-compute-2023.3.1/extras/samples/uncoalescedGlobalAccesses/uncoalescedGlobalAccesses.cu";
@@ -731,7 +707,7 @@ static void test_rule_results(void)
 /* §7.4 case 22. */
 static void test_source_data(void)
 {
-        _cleanup_(ncu_report_freep) NcuReport *r = load(ADD3);
+        _cleanup_(ncu_report_freep) NcuReport *r = load(REPORT_ADD3);
         const NcuSource *s = r->actions[0]->source;
 
         g_assert_nonnull(s);
@@ -756,7 +732,7 @@ static void test_source_data(void)
 /* .ncu-repz: the same container in a zstd stream, from a pipe (no size known) and from a buffer. */
 static void test_zstd(void)
 {
-        g_autofree char *path = corpus_report_path(SOBEL);
+        g_autofree char *path = report_corpus_path(REPORT_SOBEL);
         g_autofree char *plain = NULL;
         _cleanup_(ncu_report_freep) NcuReport *r = NULL, *q = NULL;
         gsize size;
@@ -808,7 +784,7 @@ static void test_zstd(void)
 /* The limits: a report over any of them is refused with E2BIG, never half-loaded. */
 static void test_limits(void)
 {
-        g_autofree char *path = corpus_report_path(SOBEL);
+        g_autofree char *path = report_corpus_path(REPORT_SOBEL);
         g_autofree char *data = NULL;
         NcuReportLimits limits;
         NcuReport *r = NULL;
@@ -840,9 +816,9 @@ static void test_limits(void)
         g_assert_null(r);
 
         /* Memory: the model stays under 3x the file for every corpus report. */
-        for (size_t i = 0; i < G_N_ELEMENTS(corpus_names); i++) {
-                _cleanup_(ncu_report_freep) NcuReport *c = load(corpus_names[i]);
-                g_test_message("%s: %zu bytes of model for %" G_GUINT64_FORMAT " bytes of file", corpus_names[i],
+        for (size_t i = 0; i < REPORT_CORPUS_N; i++) {
+                _cleanup_(ncu_report_freep) NcuReport *c = load(report_corpus_names[i]);
+                g_test_message("%s: %zu bytes of model for %" G_GUINT64_FORMAT " bytes of file", report_corpus_names[i],
                                 c->memory, c->size);
                 g_assert_cmpuint(c->memory, <, 3 * c->size);
         }

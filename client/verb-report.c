@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* "report": Nsight Compute reports (.ncu-rep, .ncu-repz).
+ *
+ *   report summary FILE   one line per action: name, grid/block, duration, the top rule findings
+ *   report json FILE      the whole model, schema io.github.nvprofiled.ncu-report (see report-json.h)
+ *
+ * The file is opened here, with the caller's own rights, and read from that descriptor. With --local
+ * (and, for now, always) it is parsed in this process with the daemon's reader; the daemon's LoadReport
+ * takes the same descriptor. Everything from the file is escaped in text output; JSON carries it
+ * exactly. Subverbs are a table: the CSV exports (raw, details) are added to it. */
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "fd-util.h"
+#include "log.h"
+#include "report-json.h"
+#include "report.h"
+#include "verb-report-python.h"
+#include "verb-report.h"
+
+#define SUMMARY_FINDINGS_MAX 3
+
+int report_open(const char *path, int *ret_fd)
+{
+        _cleanup_(escape_pool_done) EscapePool e = { 0 };
+        _cleanup_close_ int fd = -EBADF;
+        struct stat st;
+
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0) {
+                fprintf(stderr, "nvprofilectl: %s: %s\n", esc(&e, path), strerror(errno));
+                return -errno;
+        }
+        if (fstat(fd, &st) < 0) {
+                fprintf(stderr, "nvprofilectl: %s: %s\n", esc(&e, path), strerror(errno));
+                return -errno;
+        }
+        if (!S_ISREG(st.st_mode)) {
+                fprintf(stderr, "nvprofilectl: %s: not a regular file\n", esc(&e, path));
+                return -EBADFD;
+        }
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
+int report_load_local(const char *path, NcuReport **ret)
+{
+        _cleanup_(escape_pool_done) EscapePool e = { 0 };
+        _cleanup_close_ int fd = -EBADF;
+        NcuReportError err;
+        int r;
+
+        r = report_open(path, &fd);
+        if (r < 0)
+                return r;
+        r = ncu_report_load_fd(fd, NULL, ret, &err);
+        if (r < 0) {
+                /* The message holds no byte of the file (report.h), only the offset. */
+                fprintf(stderr, "nvprofilectl: %s: byte %" PRIu64 ": %s\n", esc(&e, path), err.offset, err.message);
+                return r;
+        }
+        return 0;
+}
+
+int report_load_json(const char *path, struct json_object **ret)
+{
+        _cleanup_(ncu_report_freep) NcuReport *r = NULL;
+        int k;
+
+        k = report_load_local(path, &r);
+        if (k < 0)
+                return k;
+        k = ncu_report_to_json(r, 0, ret);
+        if (k < 0)
+                return log_oom();
+        return 0;
+}
+
+static struct json_object *get(struct json_object *o, const char *key)
+{
+        struct json_object *v = NULL;
+
+        return json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+static void format_duration(struct json_object *ns, char *buf, size_t size)
+{
+        double d;
+
+        if (!ns) {
+                snprintf(buf, size, "-");
+                return;
+        }
+        d = json_object_get_double(ns);
+        if (d < 1e3)
+                snprintf(buf, size, "%.0f ns", d);
+        else if (d < 1e6)
+                snprintf(buf, size, "%.2f us", d / 1e3);
+        else if (d < 1e9)
+                snprintf(buf, size, "%.2f ms", d / 1e6);
+        else
+                snprintf(buf, size, "%.2f s", d / 1e9);
+}
+
+typedef struct Finding {
+        const char *title;
+        double speedup; /* -1: none estimated */
+        const char *type;
+} Finding;
+
+static int compare_findings(const void *a, const void *b)
+{
+        const Finding *x = a, *y = b;
+        return x->speedup > y->speedup ? -1 : x->speedup < y->speedup ? 1 : 0;
+}
+
+/* A rule's finding: its first message of type OPTIMIZATION, WARNING or ERROR, titled by the message's
+ * title or else the rule's name, with the rule's largest speedup estimate. */
+static bool rule_finding(struct json_object *rule, Finding *ret)
+{
+        struct json_object *msgs = get(rule, "messages"), *speedups = get(rule, "speedups");
+        Finding f = { .speedup = -1 };
+
+        for (size_t i = 0; msgs && i < json_object_array_length(msgs); i++) {
+                struct json_object *m = json_object_array_get_idx(msgs, i);
+                const char *type = json_object_get_string(get(m, "type"));
+
+                if (!type || !(streq(type, "OPTIMIZATION") || streq(type, "WARNING") || streq(type, "ERROR")))
+                        continue;
+                f.type = type;
+                f.title = get(m, "title") ? json_object_get_string(get(m, "title"))
+                                          : json_object_get_string(get(rule, "name"));
+                break;
+        }
+        if (!f.type)
+                return false;
+        for (size_t i = 0; speedups && i < json_object_array_length(speedups); i++) {
+                struct json_object *v = get(json_object_array_get_idx(speedups, i), "value");
+                if (v && json_object_get_double(v) > f.speedup)
+                        f.speedup = json_object_get_double(v);
+        }
+        *ret = f;
+        return true;
+}
+
+static void print_summary_action(EscapePool *e, struct json_object *a)
+{
+        struct json_object *grid = get(a, "grid"), *block = get(a, "block"), *rules = get(a, "rule_results");
+        _cleanup_free_ Finding *findings = NULL;
+        size_t n = 0, n_rules = rules ? json_object_array_length(rules) : 0;
+        char duration[32], launch[160];
+
+        format_duration(get(a, "duration_ns"), duration, sizeof(duration));
+        snprintf(launch, sizeof(launch),
+                        "grid (%" PRIu64 ",%" PRIu64 ",%" PRIu64 ") block (%" PRIu64 ",%" PRIu64 ",%" PRIu64 ")",
+                        json_object_get_uint64(json_object_array_get_idx(grid, 0)),
+                        json_object_get_uint64(json_object_array_get_idx(grid, 1)),
+                        json_object_get_uint64(json_object_array_get_idx(grid, 2)),
+                        json_object_get_uint64(json_object_array_get_idx(block, 0)),
+                        json_object_get_uint64(json_object_array_get_idx(block, 1)),
+                        json_object_get_uint64(json_object_array_get_idx(block, 2)));
+        printf("%3" PRIu64 "  %-24s %-36s %10s", json_object_get_uint64(get(a, "index")),
+                        esc(e, json_object_get_string(get(a, "name"))), launch, duration);
+
+        findings = calloc(MAX(n_rules, (size_t) 1), sizeof(Finding));
+        if (findings)
+                for (size_t i = 0; i < n_rules; i++)
+                        if (rule_finding(json_object_array_get_idx(rules, i), &findings[n]))
+                                n++;
+        qsort_safe(findings, n, sizeof(Finding), compare_findings);
+        for (size_t i = 0; i < MIN(n, (size_t) SUMMARY_FINDINGS_MAX); i++) {
+                printf("%s%s", i == 0 ? "  " : "; ", esc(e, findings[i].title));
+                if (findings[i].speedup >= 0)
+                        printf(" (est. %.1f%%)", findings[i].speedup);
+        }
+        if (n > SUMMARY_FINDINGS_MAX)
+                printf("; +%zu more", n - SUMMARY_FINDINGS_MAX);
+        printf("\n");
+}
+
+static int report_summary(const char *path)
+{
+        _cleanup_(escape_pool_done) EscapePool e = { 0 };
+        _cleanup_(json_object_putp) struct json_object *doc = NULL;
+        struct json_object *ranges;
+        int r;
+
+        r = report_load_json(path, &doc);
+        if (r < 0)
+                return r;
+        if (arg.json != JSON_OFF) {
+                json_print(doc);
+                return 0;
+        }
+        ranges = get(doc, "ranges");
+        if (arg.legend) {
+                struct json_object *report = get(doc, "report");
+                const char *version = json_object_get_string(get(report, "ncu_version"));
+                printf("%s: Nsight Compute %s report, %zu range%s\n", esc(&e, path),
+                                version ? esc(&e, version) : "(unknown)", json_object_array_length(ranges),
+                                json_object_array_length(ranges) == 1 ? "" : "s");
+                printf("  #  %-24s %-36s %10s  %s\n", "NAME", "LAUNCH", "DURATION", "TOP FINDINGS (estimated speedup)");
+        }
+        for (size_t i = 0; i < json_object_array_length(ranges); i++) {
+                struct json_object *actions = get(json_object_array_get_idx(ranges, i), "actions");
+                for (size_t j = 0; j < json_object_array_length(actions); j++)
+                        print_summary_action(&e, json_object_array_get_idx(actions, j));
+        }
+        return 0;
+}
+
+static int report_json(const char *path)
+{
+        _cleanup_(json_object_putp) struct json_object *doc = NULL;
+        JsonMode saved = arg.json;
+        int r;
+
+        r = report_load_json(path, &doc);
+        if (r < 0)
+                return r;
+        if (arg.json == JSON_OFF) /* "report json" is JSON whatever --json says */
+                arg.json = isatty(STDOUT_FILENO) ? JSON_PRETTY : JSON_SHORT;
+        json_print(doc);
+        arg.json = saved;
+        return 0;
+}
+
+/* Subverbs implemented elsewhere (the CSV exports) declare their function in verb-report.h and add a line. */
+static const ReportSubverb subverbs[] = {
+        { "summary", report_summary },
+        { "json", report_json },
+        /* verb-report-rules.c */
+        { "rules", report_rules },
+};
+
+int verb_report(int argc, char *argv[])
+{
+        _cleanup_(escape_pool_done) EscapePool e = { 0 };
+
+        if (streq(argv[1], "diff")) /* two files: verb-report-diff.c */
+                return verb_report_diff(argc - 1, argv + 1);
+        if (argc != 3) {
+                fprintf(stderr, "nvprofilectl: report %s takes one file.\n", esc(&e, argv[1]));
+                return EXIT_USAGE;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(subverbs); i++)
+                if (streq(subverbs[i].name, argv[1]))
+                        return subverbs[i].run(argv[2]);
+        fprintf(stderr, "nvprofilectl: report: unknown command \"%s\"; see nvprofilectl --help.\n", esc(&e, argv[1]));
+        return EXIT_USAGE;
+}

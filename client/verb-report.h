@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The "report" verb's pieces, for its subverbs in other files (the CSV exports). */
+
+#include <json-c/json.h>
+
+#include "report.h"
+
+typedef struct ReportSubverb {
+        const char *name;
+        int (*run)(const char *path); /* negative errno (said why), or an exit status */
+} ReportSubverb;
+
+/* Opens a report file with the caller's rights (regular files only); says why not. */
+int report_open(const char *path, int *ret_fd);
+/* Reads and parses it in this process; says why not (file, byte offset, reason). */
+int report_load_local(const char *path, NcuReport **ret);
+/* The same as the JSON document of report-json.h. */
+int report_load_json(const char *path, struct json_object **ret);

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* nvprofiled-report-worker: parses one Nsight Compute report from fd 0 into the JSON model on fd 1,
+ * confined (report-worker.h). Run by nvprofiled for each LoadReport; not meant to be run by hand, but
+ * harmless: "nvprofiled-report-worker < report.ncu-rep". Exit status 0: a model was written; 1: an
+ * error document was written; 2: the sandbox could not be set up (nothing was read). */
+
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report-worker.h"
+
+int main(int argc, char *argv[])
+{
+        const struct passwd *pw;
+        uid_t uid = 65534;
+        gid_t gid = 65534;
+        int r;
+
+        if (argc > 1) {
+                fprintf(stderr, "Usage: %s < REPORT > JSON\n", argv[0]);
+                return 2;
+        }
+        /* The caller's descriptor may be non-blocking (a pipe): the reader wants blocking reads, and
+         * fcntl is not allowed later. */
+        {
+                int flags = fcntl(STDIN_FILENO, F_GETFL);
+                if (flags >= 0 && (flags & O_NONBLOCK))
+                        (void) fcntl(STDIN_FILENO, F_SETFL, flags & ~O_NONBLOCK);
+        }
+        /* The user name is resolved before the filter: afterwards nothing can be opened. */
+        pw = getpwnam(NCU_REPORT_WORKER_USER);
+        if (pw) {
+                uid = pw->pw_uid;
+                gid = pw->pw_gid;
+        }
+        r = ncu_worker_sandbox(uid, gid);
+        if (r < 0) {
+                fprintf(stderr, "%s: cannot confine itself: %s\n", argv[0], strerror(-r));
+                return 2;
+        }
+        r = ncu_worker_run(STDIN_FILENO, STDOUT_FILENO);
+        /* _exit: nothing at exit may need a system call the filter forbids. */
+        _exit(r < 0 ? 2 : r);
+}

@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fd-util.h"
+#include "report-job.h"
+#include "report-json.h"
+#include "report-worker.h"
+
+#define JOB_READ_CHUNK (64u * 1024u)
+#define JOB_REAP_INTERVAL_USEC (5 * 1000)
+#define JOB_JSON_DEPTH_MAX 32 /* the schema nests 8 deep */
+#define JOB_MESSAGE_MAX 256
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(json_tokener *, json_tokener_free);
+
+struct NcuReportJob {
+        sd_event *event;
+        sd_event_source *io, *deadline, *reap;
+        pid_t pid;
+        int out_fd;
+        char *buf;
+        size_t size, allocated;
+        NcuReportJobLimits limits;
+        NcuReportJobDone done;
+        void *userdata;
+        int status; /* waitpid status once reaped */
+        bool reaped, eof;
+};
+
+NcuReportJob *ncu_report_job_free(NcuReportJob *j)
+{
+        if (!j)
+                return NULL;
+        sd_event_source_disable_unref(j->io);
+        sd_event_source_disable_unref(j->deadline);
+        sd_event_source_disable_unref(j->reap);
+        if (j->pid > 0 && !j->reaped) {
+                (void) kill(j->pid, SIGKILL);
+                (void) waitpid(j->pid, NULL, 0);
+        }
+        safe_close(j->out_fd);
+        free(j->buf);
+        sd_event_unref(j->event);
+        return mfree(j);
+}
+
+static void finish(NcuReportJob *j, int error, struct json_object *doc, const char *message)
+{
+        NcuReportJobDone done = j->done;
+
+        /* Stop everything first: done may free the job. */
+        j->io = sd_event_source_disable_unref(j->io);
+        j->deadline = sd_event_source_disable_unref(j->deadline);
+        j->reap = sd_event_source_disable_unref(j->reap);
+        if (!j->reaped && j->pid > 0) {
+                (void) kill(j->pid, SIGKILL);
+                (void) waitpid(j->pid, &j->status, 0);
+                j->reaped = true;
+        }
+        j->done = NULL;
+        if (done)
+                done(j, error, doc, message, j->userdata);
+}
+
+static const char *json_string_member(struct json_object *o, const char *key)
+{
+        struct json_object *v = NULL;
+
+        if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+                return NULL;
+        return json_object_get_string(v);
+}
+
+static bool is_array(struct json_object *o, const char *key, struct json_object **ret)
+{
+        struct json_object *v = NULL;
+
+        if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_array))
+                return false;
+        *ret = v;
+        return true;
+}
+
+int ncu_report_document_validate(struct json_object *doc, const char **ret_message)
+{
+        struct json_object *ranges, *v = NULL;
+
+        if (!json_object_is_type(doc, json_type_object) ||
+                        !streq_ptr(json_string_member(doc, "schema"), NCU_REPORT_JSON_SCHEMA) ||
+                        !json_object_object_get_ex(doc, "schema_version", &v) ||
+                        json_object_get_int(v) != NCU_REPORT_JSON_VERSION) {
+                *ret_message = "the report worker returned a document of another schema";
+                return -EBADMSG;
+        }
+        if (!is_array(doc, "ranges", &ranges)) {
+                *ret_message = "the report worker returned no ranges";
+                return -EBADMSG;
+        }
+        for (size_t i = 0; i < json_object_array_length(ranges); i++) {
+                struct json_object *actions;
+
+                if (!is_array(json_object_array_get_idx(ranges, i), "actions", &actions)) {
+                        *ret_message = "the report worker returned a range without actions";
+                        return -EBADMSG;
+                }
+                for (size_t j = 0; j < json_object_array_length(actions); j++) {
+                        struct json_object *a = json_object_array_get_idx(actions, j), *metrics;
+
+                        if (!json_object_is_type(a, json_type_object) || !is_array(a, "metrics", &metrics) ||
+                                        !is_array(a, "rule_results", &v)) {
+                                *ret_message = "the report worker returned a malformed action";
+                                return -EBADMSG;
+                        }
+                        for (size_t k = 0; k < json_object_array_length(metrics); k++) {
+                                struct json_object *m = json_object_array_get_idx(metrics, k);
+                                if (!json_string_member(m, "name") || !json_string_member(m, "kind")) {
+                                        *ret_message = "the report worker returned a malformed metric";
+                                        return -EBADMSG;
+                                }
+                        }
+                }
+        }
+        return 0;
+}
+
+static void finish_with_output(NcuReportJob *j)
+{
+        static char message[JOB_MESSAGE_MAX];
+        _cleanup_(json_tokener_freep) json_tokener *tok = NULL;
+        struct json_object *doc, *err = NULL;
+        const char *why = NULL;
+        int r;
+
+        if (WIFSIGNALED(j->status)) {
+                snprintf(message, sizeof(message),
+                                "the report worker was killed by signal %d (a crash, or its confinement stopped it)",
+                                WTERMSIG(j->status));
+                finish(j, -ECHILD, NULL, message);
+                return;
+        }
+        if (!WIFEXITED(j->status) || !IN_SET(WEXITSTATUS(j->status), 0, 1)) {
+                finish(j, -ECHILD, NULL, "the report worker failed before reading the report");
+                return;
+        }
+        tok = json_tokener_new_ex(JOB_JSON_DEPTH_MAX);
+        if (!tok) {
+                finish(j, -ENOMEM, NULL, "out of memory");
+                return;
+        }
+        doc = json_tokener_parse_ex(tok, j->buf ? j->buf : "", (int) j->size);
+        if (!doc || json_tokener_get_parse_end(tok) != j->size) {
+                json_object_put(doc);
+                finish(j, -ECHILD, NULL, "the report worker returned malformed output");
+                return;
+        }
+        if (WEXITSTATUS(j->status) == 1 && json_object_object_get_ex(doc, "error", &err)) {
+                struct json_object *n = NULL, *off = NULL;
+                const char *text = json_string_member(err, "message");
+                int e = json_object_object_get_ex(err, "errno", &n) ? json_object_get_int(n) : EBADMSG;
+
+                (void) json_object_object_get_ex(err, "offset", &off);
+                /* Only the errors the reader gives; anything else from a worker is a protocol error. */
+                if (!IN_SET(e, EBADMSG, EPROTONOSUPPORT, E2BIG, ENOMEM, EIO, EISDIR, EINVAL))
+                        e = ECHILD;
+                snprintf(message, sizeof(message), "byte %" PRIu64 ": %.200s", off ? json_object_get_uint64(off) : 0,
+                                text ? text : "invalid report");
+                json_object_put(doc);
+                finish(j, -e, NULL, message);
+                return;
+        }
+        r = ncu_report_document_validate(doc, &why);
+        if (r < 0) {
+                json_object_put(doc);
+                finish(j, -ECHILD, NULL, why);
+                return;
+        }
+        finish(j, 0, doc, NULL);
+        json_object_put(doc);
+}
+
+static int try_reap(NcuReportJob *j)
+{
+        pid_t p = waitpid(j->pid, &j->status, WNOHANG);
+
+        if (p < 0)
+                return -errno;
+        if (p == 0)
+                return 0;
+        j->reaped = true;
+        return 1;
+}
+
+static int on_reap(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        NcuReportJob *j = userdata;
+        int r = try_reap(j);
+
+        if (r < 0) {
+                finish(j, -ECHILD, NULL, "the report worker vanished");
+                return 0;
+        }
+        if (r > 0) {
+                finish_with_output(j);
+                return 0;
+        }
+        /* Closed its output but still runs: look again shortly; the deadline bounds the wait. */
+        return sd_event_source_set_time_relative(s, JOB_REAP_INTERVAL_USEC) < 0
+                        ? 0
+                        : sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
+static int on_output(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+        NcuReportJob *j = userdata;
+
+        for (;;) {
+                ssize_t k;
+
+                if (GREEDY_REALLOC(j->buf, j->allocated, j->size + JOB_READ_CHUNK) < 0) {
+                        finish(j, -ENOMEM, NULL, "out of memory");
+                        return 0;
+                }
+                k = read(fd, j->buf + j->size, JOB_READ_CHUNK);
+                if (k < 0) {
+                        if (errno == EAGAIN)
+                                return 0;
+                        if (errno == EINTR)
+                                continue;
+                        finish(j, -ECHILD, NULL, "cannot read the report worker's output");
+                        return 0;
+                }
+                if (k == 0)
+                        break;
+                j->size += (size_t) k;
+                if (j->size > j->limits.max_output) {
+                        finish(j, -E2BIG, NULL, "the report's model is larger than the limit for one report");
+                        return 0;
+                }
+        }
+        j->eof = true;
+        j->io = sd_event_source_disable_unref(j->io);
+        if (sd_event_add_time_relative(j->event, &j->reap, CLOCK_MONOTONIC, 0, 0, on_reap, j) < 0)
+                finish(j, -ENOMEM, NULL, "out of memory");
+        return 0;
+}
+
+static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        finish(userdata, -ETIMEDOUT, NULL, "the report worker did not finish in time");
+        return 0;
+}
+
+static _Noreturn void exec_worker(const char *worker_path, int report_fd, int out_fd)
+{
+        char *const argv[] = { (char *) NCU_REPORT_WORKER_NAME, NULL };
+        char *const envp[] = { NULL };
+        sigset_t all;
+
+        /* fd 0 the report, fd 1 the pipe, fd 2 kept (the daemon's journal stream); nothing else. */
+        if (dup2(report_fd, STDIN_FILENO) < 0 || dup2(out_fd, STDOUT_FILENO) < 0)
+                _exit(2);
+        if (close_range(3, ~0U, 0) < 0)
+                for (int fd = 3; fd < 1024; fd++)
+                        (void) close(fd);
+        sigfillset(&all);
+        (void) sigprocmask(SIG_UNBLOCK, &all, NULL);
+        execve(worker_path, argv, envp);
+        _exit(2);
+}
+
+int ncu_report_job_start(sd_event *e, const char *worker_path, int report_fd, const NcuReportJobLimits *limits,
+                NcuReportJobDone done, void *userdata, NcuReportJob **ret)
+{
+        _cleanup_(ncu_report_job_freep) NcuReportJob *j = NULL;
+        int pipefd[2], r;
+
+        assert(e && worker_path && report_fd >= 0 && limits && done && ret);
+
+        j = calloc(1, sizeof(NcuReportJob));
+        if (!j)
+                return -ENOMEM;
+        j->event = sd_event_ref(e);
+        j->out_fd = -EBADF;
+        j->limits = *limits;
+        j->done = done;
+        j->userdata = userdata;
+
+        if (pipe2(pipefd, O_CLOEXEC) < 0)
+                return -errno;
+        j->out_fd = pipefd[0];
+        j->pid = fork();
+        if (j->pid < 0) {
+                r = -errno;
+                safe_close(pipefd[1]);
+                return r;
+        }
+        if (j->pid == 0)
+                exec_worker(worker_path, report_fd, pipefd[1]);
+        safe_close(pipefd[1]);
+
+        if (fcntl(j->out_fd, F_SETFL, O_NONBLOCK) < 0)
+                return -errno;
+        r = sd_event_add_io(e, &j->io, j->out_fd, EPOLLIN, on_output, j);
+        if (r < 0)
+                return r;
+        r = sd_event_add_time_relative(e, &j->deadline, CLOCK_MONOTONIC, limits->timeout_usec, 0, on_deadline, j);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(j);
+        return 0;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* One run of the report worker (report-worker.h) on an sd-event loop, from the daemon's side: forks and
+ * executes the worker with the caller's descriptor as its fd 0 and a pipe as its fd 1, reads at most
+ * max_output bytes of what it writes, kills it at the deadline, and checks the document it returns
+ * (json-c with a nesting bound; schema and version of report-json.h) before anyone sees it. A worker
+ * that crashes, hangs or writes garbage becomes an error for the caller; the daemon goes on. */
+
+#include <json-c/json.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "macro.h"
+
+typedef struct NcuReportJob NcuReportJob;
+
+typedef struct NcuReportJobLimits {
+        uint64_t timeout_usec;
+        size_t max_output; /* bytes of JSON the worker may return */
+} NcuReportJobLimits;
+
+/* error: 0 and doc (owned by the callee, take a reference to keep it), or a negative errno and a
+ * message for the caller (never bytes of the report beyond what the worker's error says: an offset and
+ * a fixed sentence). -EBADMSG: the report is invalid; -E2BIG: over a limit; -ETIMEDOUT; -ECHILD: the
+ * worker crashed or broke the protocol. */
+typedef void (*NcuReportJobDone)(
+                NcuReportJob *job, int error, struct json_object *doc, const char *message, void *userdata);
+
+int ncu_report_job_start(sd_event *e, const char *worker_path, int report_fd, const NcuReportJobLimits *limits,
+                NcuReportJobDone done, void *userdata, NcuReportJob **ret);
+/* Kills the worker if it still runs; done is not called. */
+NcuReportJob *ncu_report_job_free(NcuReportJob *j);
+DEFINE_TRIVIAL_CLEANUP_FUNC(NcuReportJob *, ncu_report_job_free);
+
+/* Checks a worker's document: the schema and version, and the shape the daemon's methods rely on
+ * (ranges of actions with names and metric lists). -EBADMSG with a message otherwise. */
+int ncu_report_document_validate(struct json_object *doc, const char **ret_message);

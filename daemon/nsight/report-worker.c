@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <linux/capability.h>
+#include <seccomp.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "report-json.h"
+#include "report-worker.h"
+
+/* What the worker may do once confined: read its input, allocate, write its output, exit. Reading a
+ * report needs fstat and lseek (report-container.c sizes a regular file); json-c and glibc's malloc need
+ * brk/mmap/mremap/munmap/madvise/mprotect; glibc's qsort sizes its buffer with sysinfo. No open, no
+ * socket, no exec, no kill. */
+static const int allowed_syscalls[] = {
+        SCMP_SYS(read),
+        SCMP_SYS(write),
+        SCMP_SYS(close),
+        SCMP_SYS(fstat),
+        SCMP_SYS(newfstatat),
+        SCMP_SYS(lseek),
+        SCMP_SYS(brk),
+        SCMP_SYS(mmap),
+        SCMP_SYS(munmap),
+        SCMP_SYS(mremap),
+        SCMP_SYS(madvise),
+        SCMP_SYS(mprotect),
+        SCMP_SYS(exit),
+        SCMP_SYS(exit_group),
+        SCMP_SYS(rt_sigreturn),
+        SCMP_SYS(futex),
+        SCMP_SYS(getrandom),
+        SCMP_SYS(clock_gettime),
+        SCMP_SYS(sysinfo),
+};
+
+static int drop_ids(uid_t uid, gid_t gid)
+{
+        bool root = geteuid() == 0;
+
+        if (setgroups(0, NULL) < 0 && (root || errno != EPERM))
+                return -errno;
+        if (setresgid(gid, gid, gid) < 0 && (root || errno != EPERM))
+                return -errno;
+        if (setresuid(uid, uid, uid) < 0 && (root || errno != EPERM))
+                return -errno;
+        /* Whatever happened above, root must be gone. */
+        if (getuid() == 0 || geteuid() == 0 || getgid() == 0 || getegid() == 0)
+                return uid == 0 ? -EINVAL : -EPERM;
+        return 0;
+}
+
+static int drop_capabilities(void)
+{
+        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+        struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
+
+        /* Ambient capabilities survive execve for an unprivileged uid: clear them, then the rest. */
+        if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+                return -errno;
+        if (syscall(SYS_capset, &h, d) < 0)
+                return -errno;
+        return 0;
+}
+
+static int load_filter(void)
+{
+        scmp_filter_ctx ctx;
+        int r;
+
+        ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
+        if (!ctx)
+                return -ENOMEM;
+        for (size_t i = 0; i < ELEMENTSOF(allowed_syscalls); i++) {
+                r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, allowed_syscalls[i], 0);
+                if (r < 0) {
+                        seccomp_release(ctx);
+                        return r;
+                }
+        }
+        r = seccomp_load(ctx);
+        seccomp_release(ctx);
+        return r;
+}
+
+int ncu_worker_sandbox(uid_t uid, gid_t gid)
+{
+        int r;
+
+        r = drop_ids(uid, gid);
+        if (r < 0)
+                return r;
+        r = drop_capabilities();
+        if (r < 0)
+                return r;
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+                return -errno;
+        return load_filter();
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+        while (n > 0) {
+                ssize_t k = write(fd, p, n);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                p += k;
+                n -= (size_t) k;
+        }
+        return 0;
+}
+
+static int write_document(int out_fd, struct json_object *doc)
+{
+        size_t n;
+        const char *text = json_object_to_json_string_length(
+                        doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
+
+        if (!text)
+                return -ENOMEM;
+        return write_all(out_fd, text, n);
+}
+
+int ncu_worker_run(int in_fd, int out_fd)
+{
+        NcuReport *report = NULL;
+        struct json_object *doc = NULL, *e;
+        NcuReportError err;
+        int r;
+
+        r = ncu_report_load_fd(in_fd, NULL, &report, &err);
+        if (r >= 0) {
+                r = ncu_report_to_json(report, 0, &doc);
+                ncu_report_free(report);
+                if (r >= 0) {
+                        r = write_document(out_fd, doc);
+                        json_object_put(doc);
+                        return r;
+                }
+                err = (NcuReportError){ .offset = 0 };
+                (void) strcpy(err.message, "out of memory");
+        }
+        doc = json_object_new_object();
+        e = json_object_new_object();
+        if (!doc || !e) {
+                json_object_put(doc);
+                json_object_put(e);
+                return -ENOMEM;
+        }
+        json_object_object_add(e, "errno", json_object_new_int(-r));
+        json_object_object_add(e, "offset", json_object_new_uint64(err.offset));
+        json_object_object_add(e, "message", json_object_new_string(err.message));
+        json_object_object_add(doc, "error", e);
+        r = write_document(out_fd, doc);
+        json_object_put(doc);
+        return r < 0 ? r : 1;
+}
