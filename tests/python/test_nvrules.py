@@ -227,6 +227,9 @@ class ContextTest(unittest.TestCase):
         self.assertIs(ctx[-1][0], action)
         self.assertEqual(len(ctx[0:1]), 1)
         self.assertEqual(list(ctx[0]), [action])
+        # Not from a report: no NVTX state to select by.
+        self.assertIsNone(action.report_position())
+        self.assertEqual(ctx[0].actions_by_nvtx([], []), ())
         with self.assertRaises(IndexError):
             ctx[1]
         with self.assertRaises(TypeError):

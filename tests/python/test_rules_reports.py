@@ -128,6 +128,31 @@ class TemplatesTest(unittest.TestCase):
                          NvRules.MsgType.OPTIMIZATION)
 
 
+class NvtxInRulesTest(unittest.TestCase):
+    def test_actions_by_nvtx_from_a_rule(self) -> None:
+        import tempfile
+        with tempfile.TemporaryDirectory() as folder:
+            with open(os.path.join(folder, "nvtx.py"), "w") as f:
+                f.write("import NvRules\n"
+                        "def get_identifier():\n    return 'Nvtx'\n"
+                        "def apply(handle):\n"
+                        "    ctx = NvRules.get_context(handle)\n"
+                        "    rng = ctx.range_by_idx(0)\n"
+                        "    ctx.frontend().message(repr((\n"
+                        "        rng.actions_by_nvtx([], []),\n"
+                        "        rng.actions_by_nvtx(['Nope/'], []),\n"
+                        "        rng.action_by_idx(0).nvtx_state()"
+                        ".domains())))\n")
+            ctx = ncu_report.load_report(os.path.join(
+                REPORTS, "extrap_ex-gpu.s10_ncu2020.3.1.ncu-rep"))
+            actions, errors = rules.run_report(ctx, [folder])
+        self.assertEqual(errors, [])
+        self.assertEqual(len(actions), 6)
+        for entry in actions:
+            [result] = entry.results
+            self.assertEqual(result.messages[0].text, "((0,), (), (0,))")
+
+
 class CommandLineTest(unittest.TestCase):
     def run_cli(self, *args: str) -> subprocess.CompletedProcess:
         return subprocess.run(

@@ -201,6 +201,12 @@ class IAction(ActionMethods):
     def nvtx_state(self) -> Any:
         return self._base.nvtx_state()
 
+    def report_position(self) -> Optional[tuple[Any, int, int]]:
+        """(report context, range index, action index) of the report
+        action underneath, when it came from nvprofiled.ncu_report."""
+        position = getattr(self._base, "report_position", None)
+        return position() if callable(position) else None
+
 
 
 class IRange:
@@ -219,9 +225,19 @@ class IRange:
 
     def actions_by_nvtx(self, includes: Iterable[str],
                         excludes: Iterable[str]) -> tuple[int, ...]:
-        from nvprofiled.ncu_report import nvtx_filter
-        return tuple(i for i, a in enumerate(self._actions)
-                     if nvtx_filter(a.nvtx_state(), includes, excludes))
+        """Indices of this range's actions that the report's NVTX
+        selector picks (see ncu_report.IRange.actions_by_nvtx)."""
+        includes, excludes = list(includes), list(excludes)
+        picked = []
+        for i, action in enumerate(self._actions):
+            where = action.report_position()
+            if where is None:
+                continue
+            context, range_index, index = where
+            if index in context._actions_by_nvtx(range_index, includes,
+                                                 excludes):
+                picked.append(i)
+        return tuple(picked)
 
     def __len__(self) -> int:
         return self.num_actions()

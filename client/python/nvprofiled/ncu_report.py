@@ -278,6 +278,14 @@ class IAction(_ncu_report.Action, ActionMethods):
     WorkloadType_CMDLIST = 2
     WorkloadType_GRAPH = 3
 
+    def report_position(self) -> Optional[tuple[IContext, int, int]]:
+        """(context, range index, action index) of this action
+        (nvprofiled's addition, for NvRules)."""
+        context = self.__dict__.get("_context")
+        if context is None:
+            return None
+        return (context, *self.__dict__["_position"])
+
     def nvtx_state(self) -> Optional[INvtxState]:
         domains = self._nvtx()
         return None if domains is None else INvtxState(domains)
@@ -374,6 +382,7 @@ class IContext(_ncu_report.Report):
             action = self._action(range_index, idx)
             if action is not None:
                 action.__dict__["_context"] = self
+                action.__dict__["_position"] = (range_index, idx)
                 cache[(range_index, idx)] = action
         return action
 
