@@ -9,6 +9,7 @@ import sys
 import tempfile
 import textwrap
 import unittest
+import unittest.mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -404,6 +405,33 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual([m.text for m in seen[0].messages], ["0"])
         hidden, _ = rules.apply_rules(loaded, action, None, hidden=["x.sum"])
         self.assertEqual([m.text for m in hidden[0].messages], ["absent", "0"])
+
+
+class DefaultFoldersTest(unittest.TestCase):
+    def test_rule_folders(self) -> None:
+        saved = {k: os.environ.get(k) for k in ("NVPROFILED_RULES_PATH",
+                                                  "XDG_CONFIG_HOME")}
+        try:
+            with tempfile.TemporaryDirectory() as config:
+                os.environ["NVPROFILED_RULES_PATH"] = "/a::/b"
+                self.assertEqual(rules.default_rule_dirs(), ["/a", "/b"])
+                del os.environ["NVPROFILED_RULES_PATH"]
+                os.environ["XDG_CONFIG_HOME"] = config
+                self.assertEqual(rules.default_rule_dirs(), [])
+                folder = os.path.join(config, "nvprofiled", "rules")
+                os.makedirs(folder)
+                self.assertEqual(rules.default_rule_dirs(), [folder])
+                os.rmdir(folder)
+                with self.assertRaises(SystemExit) as stopped, \
+                        unittest.mock.patch("sys.stderr", io.StringIO()):
+                    rules.main(["report.ncu-rep"])
+                self.assertEqual(stopped.exception.code, 2)
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
 
 
 class PresentationTest(unittest.TestCase):
