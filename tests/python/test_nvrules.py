@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import pathlib
 import sys
 import tempfile
 import textwrap
@@ -193,6 +194,9 @@ class FrontendTest(unittest.TestCase):
         fe.generate_table(mid, ["a", "b"], [[1, "x"], [2, "y"]],
                           {"title": "T"})
         self.assertEqual(result.tables[0].columns, [[1, 2], ["x", "y"]])
+        fe.generate_table(mid, ["p"], [[pathlib.PurePath("/x")]])
+        tables = rules.result_to_json(result)["messages"][0]["tables"]
+        self.assertEqual(tables[1], {"header": ["p"], "columns": [["/x"]]})
         with self.assertRaises(TypeError):
             fe.generate_table(mid, ["a"], [[1], ["x"]])
         with self.assertRaises(ValueError):

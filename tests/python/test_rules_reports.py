@@ -142,7 +142,12 @@ class NvtxInRulesTest(unittest.TestCase):
                         "        rng.actions_by_nvtx([], []),\n"
                         "        rng.actions_by_nvtx(['Nope/'], []),\n"
                         "        rng.action_by_idx(0).nvtx_state()"
-                        ".domains())))\n")
+                        ".domains())))\n"
+                        "    a = rng.action_by_idx(0)\n"
+                        "    ctx.frontend().message(repr((\n"
+                        "        a.workload_type(), a.source_files(),\n"
+                        "        a.sass_by_pc(0), a.ptx_by_pc(0),\n"
+                        "        len(a.metric_names()), a.name(2))))\n")
             ctx = ncu_report.load_report(os.path.join(
                 REPORTS, "extrap_ex-gpu.s10_ncu2020.3.1.ncu-rep"))
             actions, errors = rules.run_report(ctx, [folder])
@@ -151,6 +156,8 @@ class NvtxInRulesTest(unittest.TestCase):
         for entry in actions:
             [result] = entry.results
             self.assertEqual(result.messages[0].text, "((0,), (), (0,))")
+            self.assertRegex(result.messages[1].text,
+                             r"^\(0, \{\}, None, None, 213, '_Z\w+'\)$")
 
 
 class CommandLineTest(unittest.TestCase):

@@ -314,6 +314,14 @@ def format_speedup(value: float) -> str:
     return "%.4g" % value
 
 
+def _table_cell(value: Any) -> Any:
+    # Tables take numbers, strings and anything with __str__ (NVIDIA's
+    # documentation of generate_table).
+    if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+        return value
+    return str(value)
+
+
 def result_to_json(result: NvRules.RuleResult) -> dict[str, Any]:
     """One rule result, messages carrying their speedups and focus metrics."""
     messages = []
@@ -332,7 +340,9 @@ def result_to_json(result: NvRules.RuleResult) -> dict[str, Any]:
                 "severity": SEVERITY_LABELS.get(f.severity, str(f.severity)),
                 "info": f.info,
             } for f in result.focus_metrics if f.message_id == message.id],
-            "tables": [{"header": t.header, "columns": t.columns}
+            "tables": [{"header": t.header,
+                        "columns": [[_table_cell(v) for v in column]
+                                    for column in t.columns]}
                        for t in result.tables if t.message_id == message.id],
         })
     return {
