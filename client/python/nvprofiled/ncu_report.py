@@ -306,25 +306,27 @@ class IAction(_ncu_report.Action, ActionMethods):
     def rule_results(self) -> list[IRuleResult]:
         return [IRuleResult(r) for r in self._stored_rule_results()]
 
-    def metric_by_name(self, metric_name: str) -> Optional[IMetric]:
-        added = self.__dict__.get("_added")
-        if added:
-            metric = added.get(metric_name)
-            if metric is not None:
-                return metric
+    # metric_by_name and metric_names are the extension's own, called
+    # directly; an action given metrics gets these two in its __dict__.
+    def _metric_by_name_with_added(self, metric_name: str
+                                   ) -> Optional[IMetric]:
+        metric = self.__dict__["_added"].get(metric_name)
+        if metric is not None:
+            return metric
         return _ncu_report.Action.metric_by_name(self, metric_name)
 
-    def metric_names(self) -> tuple[str, ...]:
+    def _metric_names_with_added(self) -> tuple[str, ...]:
         names = _ncu_report.Action.metric_names(self)
-        added = self.__dict__.get("_added")
-        if added:
-            names = tuple(sorted(set(names).union(added)))
-        return names
+        return tuple(sorted(set(names).union(self.__dict__["_added"])))
 
     def add_metric(self, value_name: str) -> IMutableMetric:
         """A new metric of this action (replacing one of that name)."""
         metric = IMutableMetric(value_name)
-        self.__dict__.setdefault("_added", {})[value_name] = metric
+        if "_added" not in self.__dict__:
+            self.__dict__["_added"] = {}
+            self.__dict__["metric_by_name"] = self._metric_by_name_with_added
+            self.__dict__["metric_names"] = self._metric_names_with_added
+        self.__dict__["_added"][value_name] = metric
         context = self.__dict__.get("_context")
         if context is not None:
             context.__dict__.setdefault("_pinned", {})[id(self)] = self
