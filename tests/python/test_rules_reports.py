@@ -104,6 +104,27 @@ class StoredRuleResultsTest(unittest.TestCase):
         self.check_2023("nvidia_example_sobelFloat_ncu2023.3.0.ncu-rep")
 
 
+class PersistedFallbacksTest(unittest.TestCase):
+    def test_only_the_trailing_fallbacks(self) -> None:
+        found = {}
+        for name in sorted(os.listdir(REPORTS)):
+            if name.endswith(".ncu-rep"):
+                action = ncu_report.load_report(
+                    os.path.join(REPORTS, name))[0][0]
+                found[name] = sorted(rules.persisted_rule_metrics(action))
+        nvlink = ["nvlrx__bytes.sum.per_second",
+                  "nvltx__bytes.sum.per_second"]
+        self.assertEqual(found, {
+            "armleth_report_ncu2024.2.1.ncu-rep": [
+                "lts__average_gcomp_input_sector_success_rate.pct",
+                "lts__gcomp_input_sectors.sum"] + nvlink,
+            "extrap_ex-gpu.s10_ncu2020.3.1.ncu-rep": [],
+            "nvidia_example_addConstDouble3_ncu2023.3.0.ncu-rep": nvlink,
+            "nvidia_example_sobelFloat_ncu2023.3.0.ncu-rep": nvlink,
+            "syswea_profile_report_ncu2025.1.1.ncu-rep": [],
+        })
+
+
 class TemplatesTest(unittest.TestCase):
     def test_templates_run_on_a_real_report(self) -> None:
         templates = os.path.join(RULES, "RuleTemplates")

@@ -409,8 +409,19 @@ def is_persisted_rule_metric(metric: Any) -> bool:
 
 
 def persisted_rule_metrics(action: Any) -> list[str]:
-    return [name for name in action.metric_names()
-            if is_persisted_rule_metric(action.metric_by_name(name))]
+    """The fallbacks rules saved into the report: ncu appends them after
+    everything it collected, so only the trailing run of such metrics in
+    file order counts (all of them when the file order is unknown)."""
+    in_file_order = getattr(action, "_metric_names_in_file_order", None)
+    if not callable(in_file_order):
+        return [name for name in action.metric_names()
+                if is_persisted_rule_metric(action.metric_by_name(name))]
+    trailing = []
+    for name in reversed(in_file_order()):
+        if not is_persisted_rule_metric(action.metric_by_name(name)):
+            break
+        trailing.append(name)
+    return trailing
 
 
 def report_actions(context: Any) -> Iterable[tuple[int, int, Any]]:
