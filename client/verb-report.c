@@ -4,9 +4,9 @@
  *   report summary FILE   one line per action: name, grid/block, duration, the top rule findings
  *   report json FILE      the whole model, schema io.github.nvprofiled.ncu-report (see report-json.h)
  *
- * The file is opened here, with the caller's own rights, and read from that descriptor. With --local
- * (and, for now, always) it is parsed in this process with the daemon's reader; the daemon's LoadReport
- * takes the same descriptor. Everything from the file is escaped in text output; JSON carries it
+ * The file is opened here, with the caller's own rights, and its descriptor handed to the daemon
+ * (LoadReport), whose confined worker parses it; with --local, or when no daemon serves reports, it is
+ * parsed in this process with the same reader. Everything from the file is escaped in text output; JSON carries it
  * exactly. Subverbs are a table: the CSV exports (raw, details) are added to it. */
 
 #include <fcntl.h>
@@ -17,14 +17,20 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "bus-address.h"
 #include "fd-util.h"
+#include "fileio.h"
 #include "log.h"
 #include "report-json.h"
 #include "report.h"
+#include "string-util.h"
 #include "verb-report-python.h"
 #include "verb-report.h"
 
 #define SUMMARY_FINDINGS_MAX 3
+#define REPORT_JSON_MAX ((size_t) 1024 * 1024 * 1024)
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(json_tokener *, json_tokener_free);
 
 int report_open(const char *path, int *ret_fd)
 {
@@ -68,11 +74,89 @@ int report_load_local(const char *path, NcuReport **ret)
         return 0;
 }
 
+/* Errors that mean no daemon serves reports here: then the file is read in-process. */
+static bool error_means_no_service(const sd_bus_error *error)
+{
+        return sd_bus_error_has_names(error, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER,
+                               SD_BUS_ERROR_UNKNOWN_METHOD, SD_BUS_ERROR_UNKNOWN_OBJECT,
+                               SD_BUS_ERROR_UNKNOWN_INTERFACE) ||
+                        startswith(error->name, "org.freedesktop.DBus.Error.Spawn.") ||
+                        startswith(error->name, "org.freedesktop.systemd1.");
+}
+
+/* Hands the file's descriptor to the daemon (LoadReport), fetches the model (ExportJson) and closes the
+ * report. Returns 1 when there is no daemon to ask (the caller then reads the file itself), 0 with
+ * *ret, or a negative errno after saying why. */
+static int report_load_via_daemon(const char *path, struct json_object **ret)
+{
+        _cleanup_(escape_pool_done) EscapePool e = { 0 };
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL, *exported = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        _cleanup_free_ char *object = NULL, *text = NULL;
+        _cleanup_(json_tokener_freep) json_tokener *tok = NULL;
+        const char *o;
+        size_t size;
+        int json_fd, r;
+
+        r = report_open(path, &fd);
+        if (r < 0)
+                return r;
+        if (arg.bus_address)
+                r = bus_open_address(arg.bus_address, &bus);
+        else if (arg.session)
+                r = sd_bus_open_user(&bus);
+        else
+                r = sd_bus_open_system(&bus);
+        if (r < 0)
+                return 1;
+        r = sd_bus_call_method(
+                        bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "LoadReport", &error, &reply, "h", fd);
+        if (r < 0) {
+                if (error_means_no_service(&error))
+                        return 1;
+                if (sd_bus_error_has_name(&error, BUS_ERROR_INVALID_REPORT))
+                        fprintf(stderr, "nvprofilectl: %s: %s\n", esc(&e, path), esc(&e, error.message));
+                else
+                        log_bus_call_error("LoadReport", &error, r);
+                return r;
+        }
+        r = sd_bus_message_read(reply, "o", &o);
+        if (r < 0)
+                return log_error_errno(r, "Malformed reply to LoadReport");
+        object = strdup(o);
+        if (!object)
+                return log_oom();
+        r = sd_bus_call_method(bus, BUS_NAME, object, BUS_REPORT_INTERFACE, "ExportJson", &error, &exported, NULL);
+        if (r >= 0)
+                r = sd_bus_message_read(exported, "h", &json_fd);
+        if (r >= 0)
+                r = read_full_fd(json_fd, REPORT_JSON_MAX, &text, &size); /* a sealed memfd */
+        (void) sd_bus_call_method(bus, BUS_NAME, object, BUS_REPORT_INTERFACE, "Close", NULL, NULL, NULL);
+        if (r < 0) {
+                log_bus_call_error("ExportJson", &error, r);
+                return r;
+        }
+        tok = json_tokener_new_ex(64);
+        if (!tok)
+                return log_oom();
+        *ret = json_tokener_parse_ex(tok, text, (int) MIN(size, (size_t) INT32_MAX));
+        if (!*ret)
+                return log_error_errno(-EBADMSG, "The daemon returned a malformed report model");
+        return 0;
+}
+
 int report_load_json(const char *path, struct json_object **ret)
 {
         _cleanup_(ncu_report_freep) NcuReport *r = NULL;
         int k;
 
+        if (!arg.local) {
+                k = report_load_via_daemon(path, ret);
+                if (k <= 0)
+                        return k;
+        }
         k = report_load_local(path, &r);
         if (k < 0)
                 return k;

@@ -5,6 +5,7 @@
 
 #include "bus-common.h"
 #include "bus-polkit.h"
+#include "bus-report.h"
 #include "fd-util.h"
 #include "fileio.h"
 #include "parse-util.h"
@@ -807,6 +808,8 @@ const sd_bus_vtable bus_manager_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("ListErrors", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(sssuus)", errors), method_list_errors,
                         SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Reload", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("LoadReport", SD_BUS_ARGS("h", fd), SD_BUS_RESULT("o", report), bus_method_load_report,
+                        SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_SIGNAL_WITH_ARGS("ProcessChanged", SD_BUS_ARGS("o", object, "u", pid, "t", start_time, "u", uid), 0),
         SD_BUS_SIGNAL_WITH_ARGS("Reloaded", SD_BUS_ARGS("t", generation), 0),
         SD_BUS_VTABLE_END,

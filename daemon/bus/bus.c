@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "bus-address.h"
 #include "bus-polkit.h"
+#include "bus-report.h"
 #include "bus.h"
 #include "log.h"
 
@@ -32,6 +33,7 @@ BusContext *bus_context_free(BusContext *c)
         if (c->manager)
                 manager_set_callbacks(c->manager, &(ManagerCallbacks){ 0 }, NULL);
         bus_polkit_queries_free(c);
+        bus_reports_free(c);
         bus_caller_cache_clear();
         sd_event_source_disable_unref(c->flush_source);
         intmap_done(&c->dirty);
@@ -66,6 +68,13 @@ static int register_objects(BusContext *c)
         if (r < 0)
                 return r;
         r = sd_bus_add_node_enumerator(c->bus, NULL, BUS_PROCESS_PREFIX, bus_process_enumerator, c);
+        if (r < 0)
+                return r;
+        r = sd_bus_add_fallback_vtable(
+                        c->bus, NULL, BUS_REPORT_PREFIX, BUS_REPORT_INTERFACE, bus_report_vtable, bus_report_find, c);
+        if (r < 0)
+                return r;
+        r = sd_bus_add_node_enumerator(c->bus, NULL, BUS_REPORT_PREFIX, bus_report_enumerator, c);
         if (r < 0)
                 return r;
         r = sd_bus_add_object_manager(c->bus, NULL, BUS_ROOT_PATH);

@@ -9,11 +9,15 @@
 #define BUS_PROCESS_PREFIX BUS_ROOT_PATH "/process"
 #define BUS_MANAGER_INTERFACE BUS_NAME ".Manager"
 #define BUS_PROCESS_INTERFACE BUS_NAME ".Process"
+#define BUS_REPORT_PREFIX BUS_ROOT_PATH "/report"
+#define BUS_REPORT_INTERFACE BUS_NAME ".Report"
 
 /* Our own error names, for our own conditions only; malformed arguments, refusals and unsupported
  * requests use the standard org.freedesktop.DBus.Error.* names (SD_BUS_ERROR_INVALID_ARGS, ...). */
 #define BUS_ERROR_NO_SUCH_PROCESS BUS_NAME ".Error.NoSuchProcess"
 #define BUS_ERROR_LIMITS_EXCEEDED BUS_NAME ".Error.LimitsExceeded"
+#define BUS_ERROR_INVALID_REPORT BUS_NAME ".Error.InvalidReport"
+#define BUS_ERROR_NO_SUCH_METRIC BUS_NAME ".Error.NoSuchMetric"
 
 /* polkit actions (dbus/io.github.nvprofiled.NvProfiled1.policy). */
 #define POLKIT_ACTION_RELOAD "io.github.nvprofiled.NvProfiled1.reload"

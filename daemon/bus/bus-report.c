@@ -1,0 +1,574 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Nsight Compute reports over D-Bus: Manager.LoadReport(h fd) hands the caller's descriptor to the
+ * confined worker (daemon/nsight/report-job.h) and, once its model is back and checked, answers with an
+ * object BUS_REPORT_PREFIX/<id> that only the caller (its unique name) can see or call. The object goes
+ * when the caller calls Close or leaves the bus. Each uid may hold REPORTS_PER_UID_MAX reports and
+ * REPORT_BYTES_PER_UID_MAX bytes of models (loading ones count), within REPORT_BYTES_TOTAL_MAX for all. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "bus-report.h"
+#include "fd-util.h"
+#include "log.h"
+#include "report-job.h"
+#include "report-json.h"
+#include "report-worker.h"
+#include "strv.h"
+
+#define REPORTS_PER_UID_MAX 16u
+#define REPORT_BYTES_PER_UID_MAX (256u * 1024u * 1024u)
+#define REPORT_BYTES_TOTAL_MAX ((size_t) 1024u * 1024u * 1024u)
+#define REPORT_WORKER_TIMEOUT_USEC (60ull * 1000000ull)
+
+#ifndef LIBEXECDIR
+#define LIBEXECDIR "/usr/libexec"
+#endif
+
+struct BusReport {
+        BusContext *context;
+        uint64_t id;
+        char *owner; /* the caller's unique name */
+        uid_t uid;
+        size_t bytes; /* reserved while loading, then the model's size */
+        struct json_object *doc; /* NULL while loading */
+        char *text; /* the document as JSON text, for ExportJson */
+        NcuReportJob *job;
+        sd_bus_message *pending; /* the LoadReport call, until answered */
+        sd_bus_track *track;
+        BusReport *next, *prev;
+};
+
+static BusReport *bus_report_free(BusReport *r)
+{
+        BusContext *c;
+
+        if (!r)
+                return NULL;
+        c = r->context;
+        if (r->prev)
+                r->prev->next = r->next;
+        else if (c->reports == r)
+                c->reports = r->next;
+        if (r->next)
+                r->next->prev = r->prev;
+        ncu_report_job_free(r->job);
+        sd_bus_message_unref(r->pending);
+        sd_bus_track_unref(r->track);
+        json_object_put(r->doc);
+        free(r->text);
+        free(r->owner);
+        return mfree(r);
+}
+
+void bus_reports_free(BusContext *c)
+{
+        while (c->reports)
+                bus_report_free(c->reports);
+}
+
+static int report_path(const BusReport *r, char **ret)
+{
+        return asprintf(ret, BUS_REPORT_PREFIX "/%" PRIu64, r->id) < 0 ? -ENOMEM : 0;
+}
+
+static const char *worker_path(void)
+{
+        /* Tests run the daemon from the build tree; only whoever starts the daemon sets its environment. */
+        const char *p = getenv("NVPROFILED_REPORT_WORKER");
+        return p && p[0] == '/' ? p : LIBEXECDIR "/" NCU_REPORT_WORKER_NAME;
+}
+
+/* The caller's report at path, or NULL: other callers cannot tell it from one that does not exist. */
+static BusReport *find_for_caller(BusContext *c, sd_bus *bus, const char *path)
+{
+        sd_bus_message *m = sd_bus_get_current_message(bus);
+        const char *sender = m ? sd_bus_message_get_sender(m) : NULL;
+        const char *last;
+        uint64_t id;
+        char *end;
+
+        if (!sender || !path || strncmp(path, BUS_REPORT_PREFIX "/", strlen(BUS_REPORT_PREFIX "/")) != 0)
+                return NULL;
+        last = path + strlen(BUS_REPORT_PREFIX "/");
+        if (!*last || *last == '0')
+                return NULL;
+        errno = 0;
+        id = strtoull(last, &end, 10);
+        if (errno != 0 || *end)
+                return NULL;
+        for (BusReport *r = c->reports; r; r = r->next)
+                if (r->id == id && r->doc && streq(r->owner, sender))
+                        return r;
+        return NULL;
+}
+
+int bus_report_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **ret_found,
+                sd_bus_error *error)
+{
+        BusReport *r = find_for_caller(userdata, bus, path);
+
+        if (!r)
+                return 0;
+        *ret_found = r;
+        return 1;
+}
+
+int bus_report_enumerator(sd_bus *bus, const char *prefix, void *userdata, char ***ret_nodes, sd_bus_error *error)
+{
+        BusContext *c = userdata;
+        sd_bus_message *m = sd_bus_get_current_message(bus);
+        const char *sender = m ? sd_bus_message_get_sender(m) : NULL;
+        _cleanup_strv_free_ char **nodes = NULL;
+        int r;
+
+        for (BusReport *p = c->reports; p && sender; p = p->next) {
+                char *path;
+
+                if (!p->doc || !streq(p->owner, sender))
+                        continue;
+                r = report_path(p, &path);
+                if (r < 0)
+                        return r;
+                r = strv_consume(&nodes, path);
+                if (r < 0)
+                        return r;
+        }
+        *ret_nodes = TAKE_PTR(nodes);
+        return 0;
+}
+
+static int on_owner_gone(sd_bus_track *t, void *userdata)
+{
+        BusReport *r = userdata;
+
+        log_debug("Report %" PRIu64 ": its owner %s left the bus", r->id, r->owner);
+        bus_report_free(r);
+        return 0;
+}
+
+static int reply_job_error(sd_bus_message *m, int error, const char *message)
+{
+        switch (-error) {
+        case EBADMSG:
+        case EPROTONOSUPPORT:
+        case EISDIR:
+        case EINVAL:
+        case EIO:
+                return sd_bus_reply_method_errorf(m, BUS_ERROR_INVALID_REPORT, "Invalid report: %s", message);
+        case E2BIG:
+                return sd_bus_reply_method_errorf(m, BUS_ERROR_LIMITS_EXCEEDED, "Limit exceeded: %s", message);
+        case ETIMEDOUT:
+                return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_TIMEOUT, "%s", message);
+        case ENOMEM:
+                return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_NO_MEMORY, "%s", message);
+        default:
+                return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_FAILED, "%s", message);
+        }
+}
+
+static size_t uid_bytes(BusContext *c, uid_t uid, size_t *ret_count)
+{
+        size_t bytes = 0, n = 0;
+
+        for (BusReport *r = c->reports; r; r = r->next)
+                if (r->uid == uid) {
+                        bytes += r->bytes;
+                        n++;
+                }
+        *ret_count = n;
+        return bytes;
+}
+
+static size_t total_bytes(BusContext *c)
+{
+        size_t bytes = 0;
+
+        for (BusReport *r = c->reports; r; r = r->next)
+                bytes += r->bytes;
+        return bytes;
+}
+
+static void on_job_done(NcuReportJob *job, int error, struct json_object *doc, const char *message, void *userdata)
+{
+        BusReport *r = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = TAKE_PTR(r->pending);
+        _cleanup_free_ char *path = NULL;
+        const char *text;
+        size_t n;
+
+        r->job = ncu_report_job_free(r->job);
+        if (error < 0) {
+                log_debug("Report %" PRIu64 " of uid %u: %s", r->id, (unsigned) r->uid, message);
+                (void) reply_job_error(call, error, message);
+                bus_report_free(r);
+                return;
+        }
+        text = json_object_to_json_string_length(doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
+        r->text = text ? strndup(text, n) : NULL;
+        if (!r->text || report_path(r, &path) < 0) {
+                (void) sd_bus_reply_method_errorf(call, SD_BUS_ERROR_NO_MEMORY, "Out of memory");
+                bus_report_free(r);
+                return;
+        }
+        r->doc = json_object_get(doc);
+        /* The reservation becomes what the model takes: its text, and json-c's tree (about as much again). */
+        r->bytes = 2 * n;
+        (void) sd_bus_reply_method_return(call, "o", path);
+}
+
+int bus_method_load_report(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        BusContext *c = userdata;
+        const NcuReportJobLimits limits_base = { .timeout_usec = REPORT_WORKER_TIMEOUT_USEC };
+        NcuReportJobLimits limits = limits_base;
+        size_t used, count, total;
+        BusReport *r;
+        uid_t uid;
+        int fd, k;
+
+        k = sd_bus_message_read(m, "h", &fd);
+        if (k < 0)
+                return k;
+        k = bus_caller_uid(m, &uid);
+        if (k < 0)
+                return k;
+
+        used = uid_bytes(c, uid, &count);
+        total = total_bytes(c);
+        if (count >= REPORTS_PER_UID_MAX)
+                return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED,
+                                "Limit exceeded: a user may hold %u reports; close one first", REPORTS_PER_UID_MAX);
+        if (used >= REPORT_BYTES_PER_UID_MAX || total >= REPORT_BYTES_TOTAL_MAX)
+                return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED,
+                                "Limit exceeded: the reports loaded take all the memory allowed");
+        /* The model's text may use what is left of the caller's share; the tree takes as much again. */
+        limits.max_output = MIN(REPORT_BYTES_PER_UID_MAX - used, REPORT_BYTES_TOTAL_MAX - total) / 2;
+
+        r = calloc(1, sizeof(BusReport));
+        if (!r)
+                return -ENOMEM;
+        r->context = c;
+        r->id = ++c->last_report_id;
+        r->uid = uid;
+        r->bytes = 2 * limits.max_output;
+        r->next = c->reports;
+        if (c->reports)
+                c->reports->prev = r;
+        c->reports = r;
+        r->owner = strdup(strempty(sd_bus_message_get_sender(m)));
+        if (!r->owner) {
+                bus_report_free(r);
+                return -ENOMEM;
+        }
+        k = sd_bus_track_new(sd_bus_message_get_bus(m), &r->track, on_owner_gone, r);
+        if (k >= 0)
+                k = sd_bus_track_add_sender(r->track, m);
+        if (k >= 0)
+                k = ncu_report_job_start(c->manager->event, worker_path(), fd, &limits, on_job_done, r, &r->job);
+        if (k < 0) {
+                bus_report_free(r);
+                return sd_bus_error_set_errnof(error, -k, "Cannot start the report worker");
+        }
+        r->pending = sd_bus_message_ref(m);
+        return 1; /* answered when the worker is done */
+}
+
+/* Report methods: the object exists only for its owner (bus_report_find). */
+
+static struct json_object *get(struct json_object *o, const char *key)
+{
+        struct json_object *v = NULL;
+
+        return json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+static struct json_object *report_action(BusReport *r, uint32_t range, uint32_t action, sd_bus_error *error)
+{
+        struct json_object *ranges = get(r->doc, "ranges"), *actions;
+
+        if (range >= json_object_array_length(ranges)) {
+                sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "No range %" PRIu32, range);
+                return NULL;
+        }
+        actions = get(json_object_array_get_idx(ranges, range), "actions");
+        if (action >= json_object_array_length(actions)) {
+                sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "No action %" PRIu32 " in range %" PRIu32, action,
+                                range);
+                return NULL;
+        }
+        return json_object_array_get_idx(actions, action);
+}
+
+/* Closes the reply's outer array and sends it, unless building it failed (k < 0). */
+static int close_and_send(sd_bus_message *reply, int k)
+{
+        if (k >= 0)
+                k = sd_bus_message_close_container(reply);
+        if (k < 0)
+                return k;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+/* Reads (u range, u action) and finds the action; sets error and returns -EINVAL when there is none. */
+static int read_action(sd_bus_message *m, BusReport *r, sd_bus_error *error, struct json_object **ret)
+{
+        uint32_t range, action;
+        int k;
+
+        k = sd_bus_message_read(m, "uu", &range, &action);
+        if (k < 0)
+                return k;
+        *ret = report_action(r, range, action, error);
+        return *ret ? 0 : -EINVAL;
+}
+
+static int method_close(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        bus_report_free(userdata);
+        return sd_bus_reply_method_return(m, NULL);
+}
+
+static int method_get_info(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        BusReport *r = userdata;
+        struct json_object *report = get(r->doc, "report");
+        const char *version = json_object_get_string(get(report, "ncu_version"));
+
+        return sd_bus_reply_method_return(m, "suut", strempty(version),
+                        (uint32_t) json_object_get_int(get(report, "format_version")),
+                        (uint32_t) json_object_array_length(get(r->doc, "ranges")),
+                        json_object_get_uint64(get(report, "size")));
+}
+
+static int append_uint3(sd_bus_message *reply, struct json_object *a)
+{
+        return sd_bus_message_append(reply, "(ttt)", json_object_get_uint64(json_object_array_get_idx(a, 0)),
+                        json_object_get_uint64(json_object_array_get_idx(a, 1)),
+                        json_object_get_uint64(json_object_array_get_idx(a, 2)));
+}
+
+static int method_list_actions(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        BusReport *r = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        struct json_object *ranges = get(r->doc, "ranges"), *actions;
+        uint32_t range;
+        int k;
+
+        k = sd_bus_message_read(m, "u", &range);
+        if (k < 0)
+                return k;
+        if (range >= json_object_array_length(ranges))
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "No range %" PRIu32, range);
+        actions = get(json_object_array_get_idx(ranges, range), "actions");
+        k = sd_bus_message_new_method_return(m, &reply);
+        if (k >= 0)
+                k = sd_bus_message_open_container(reply, 'a', "(ussss(ttt)(ttt)d)");
+        for (size_t i = 0; k >= 0 && i < json_object_array_length(actions); i++) {
+                struct json_object *a = json_object_array_get_idx(actions, i), *d = get(a, "duration_ns");
+
+                k = sd_bus_message_open_container(reply, 'r', "ussss(ttt)(ttt)d");
+                if (k >= 0)
+                        k = sd_bus_message_append(reply, "ussss", (uint32_t) i,
+                                        strempty(json_object_get_string(get(a, "workload_type"))),
+                                        strempty(json_object_get_string(get(a, "name"))),
+                                        strempty(json_object_get_string(get(a, "demangled"))),
+                                        strempty(json_object_get_string(get(a, "mangled"))));
+                if (k >= 0)
+                        k = append_uint3(reply, get(a, "grid"));
+                if (k >= 0)
+                        k = append_uint3(reply, get(a, "block"));
+                if (k >= 0)
+                        k = sd_bus_message_append(reply, "d", d ? json_object_get_double(d) : -1.0);
+                if (k >= 0)
+                        k = sd_bus_message_close_container(reply);
+        }
+        return close_and_send(reply, k);
+}
+
+static int method_get_metric_names(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        struct json_object *a, *metrics;
+        int k;
+
+        k = read_action(m, userdata, error, &a);
+        if (k < 0)
+                return k;
+        metrics = get(a, "metrics");
+        k = sd_bus_message_new_method_return(m, &reply);
+        if (k >= 0)
+                k = sd_bus_message_open_container(reply, 'a', "s");
+        for (size_t i = 0; k >= 0 && i < json_object_array_length(metrics); i++)
+                k = sd_bus_message_append(reply, "s",
+                                strempty(json_object_get_string(get(json_object_array_get_idx(metrics, i), "name"))));
+        return close_and_send(reply, k);
+}
+
+/* A value of the given kind as a variant: string s, float/double d, uint32 u, uint64 t; unknown is an
+ * empty string (the kind says so). */
+static int append_value(sd_bus_message *reply, const char *kind, struct json_object *v)
+{
+        if (streq_ptr(kind, "double") || streq_ptr(kind, "float")) {
+                double d = json_object_is_type(v, json_type_string)
+                                ? (streq(json_object_get_string(v), "nan")                                   ? NAN
+                                                                  : streq(json_object_get_string(v), "-inf") ? -INFINITY
+                                                                                                             : INFINITY)
+                                : json_object_get_double(v);
+                return sd_bus_message_append(reply, "v", "d", d);
+        }
+        if (streq_ptr(kind, "uint64"))
+                return sd_bus_message_append(reply, "v", "t", json_object_get_uint64(v));
+        if (streq_ptr(kind, "uint32"))
+                return sd_bus_message_append(reply, "v", "u", (uint32_t) json_object_get_uint64(v));
+        if (streq_ptr(kind, "string"))
+                return sd_bus_message_append(reply, "v", "s", strempty(json_object_get_string(v)));
+        return sd_bus_message_append(reply, "v", "s", "");
+}
+
+static int method_get_metric(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        struct json_object *a, *metrics, *metric = NULL, *inst;
+        const char *name, *kind, *ikind, *ckind;
+        uint32_t range, action;
+        int k;
+
+        k = sd_bus_message_read(m, "uus", &range, &action, &name);
+        if (k < 0)
+                return k;
+        a = report_action(userdata, range, action, error);
+        if (!a)
+                return -EINVAL;
+        metrics = get(a, "metrics");
+        /* The first of a name, as ncu_report's metric_by_name. */
+        for (size_t i = 0; !metric && i < json_object_array_length(metrics); i++)
+                if (streq_ptr(json_object_get_string(get(json_object_array_get_idx(metrics, i), "name")), name))
+                        metric = json_object_array_get_idx(metrics, i);
+        if (!metric)
+                return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_METRIC, "No metric of that name");
+
+        kind = json_object_get_string(get(metric, "kind"));
+        ikind = json_object_get_string(get(metric, "instance_kind"));
+        ckind = json_object_get_string(get(metric, "correlation_kind"));
+        inst = get(metric, "instances");
+        k = sd_bus_message_new_method_return(m, &reply);
+        if (k >= 0)
+                k = sd_bus_message_append(reply, "sb", kind ? kind : "unknown",
+                                json_object_get_boolean(get(metric, "has_value")));
+        if (k >= 0)
+                k = append_value(reply, json_object_get_boolean(get(metric, "has_value")) ? kind : "unknown",
+                                get(metric, "value"));
+        if (k >= 0)
+                k = sd_bus_message_open_container(reply, 'a', "(vv)");
+        for (size_t i = 0; k >= 0 && inst && i < json_object_array_length(inst); i++) {
+                struct json_object *pair = json_object_array_get_idx(inst, i);
+                bool spelled = json_object_array_length(pair) == 4;
+                const char *ik = spelled ? json_object_get_string(json_object_array_get_idx(pair, 3)) : ikind;
+                const char *ck = spelled ? json_object_get_string(json_object_array_get_idx(pair, 2)) : ckind;
+
+                k = sd_bus_message_open_container(reply, 'r', "vv");
+                if (k >= 0)
+                        k = append_value(reply, ck, json_object_array_get_idx(pair, 0));
+                if (k >= 0)
+                        k = append_value(reply, ik, json_object_array_get_idx(pair, 1));
+                if (k >= 0)
+                        k = sd_bus_message_close_container(reply);
+        }
+        return close_and_send(reply, k);
+}
+
+static int method_get_rule_results(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        struct json_object *a, *rules;
+        int k;
+
+        k = read_action(m, userdata, error, &a);
+        if (k < 0)
+                return k;
+        rules = get(a, "rule_results");
+        k = sd_bus_message_new_method_return(m, &reply);
+        if (k >= 0)
+                k = sd_bus_message_open_container(reply, 'a', "(sssa(sss)a(sd))");
+        for (size_t i = 0; k >= 0 && i < json_object_array_length(rules); i++) {
+                struct json_object *rr = json_object_array_get_idx(rules, i), *msgs = get(rr, "messages"),
+                                   *speedups = get(rr, "speedups");
+
+                k = sd_bus_message_open_container(reply, 'r', "sssa(sss)a(sd)");
+                if (k >= 0)
+                        k = sd_bus_message_append(reply, "sss", strempty(json_object_get_string(get(rr, "identifier"))),
+                                        strempty(json_object_get_string(get(rr, "name"))),
+                                        strempty(json_object_get_string(get(rr, "section"))));
+                if (k >= 0)
+                        k = sd_bus_message_open_container(reply, 'a', "(sss)");
+                for (size_t j = 0; k >= 0 && j < json_object_array_length(msgs); j++) {
+                        struct json_object *x = json_object_array_get_idx(msgs, j);
+                        k = sd_bus_message_append(reply, "(sss)", strempty(json_object_get_string(get(x, "type"))),
+                                        strempty(json_object_get_string(get(x, "title"))),
+                                        strempty(json_object_get_string(get(x, "text"))));
+                }
+                if (k >= 0)
+                        k = sd_bus_message_close_container(reply);
+                if (k >= 0)
+                        k = sd_bus_message_open_container(reply, 'a', "(sd)");
+                for (size_t j = 0; k >= 0 && j < json_object_array_length(speedups); j++) {
+                        struct json_object *x = json_object_array_get_idx(speedups, j);
+                        k = sd_bus_message_append(reply, "(sd)", strempty(json_object_get_string(get(x, "type"))),
+                                        get(x, "value") ? json_object_get_double(get(x, "value")) : NAN);
+                }
+                if (k >= 0)
+                        k = sd_bus_message_close_container(reply);
+                if (k >= 0)
+                        k = sd_bus_message_close_container(reply);
+        }
+        return close_and_send(reply, k);
+}
+
+static int method_export_json(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        BusReport *r = userdata;
+        _cleanup_close_ int fd = -EBADF;
+        size_t n = strlen(r->text), done = 0;
+
+        fd = memfd_create("nvprofiled-report.json", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        if (fd < 0)
+                return -errno;
+        while (done < n) {
+                ssize_t k = write(fd, r->text + done, n - done);
+                if (k < 0)
+                        return -errno;
+                done += (size_t) k;
+        }
+        /* The caller gets a read-only view it cannot change under anyone. */
+        if (lseek(fd, 0, SEEK_SET) < 0 ||
+                        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
+                return -errno;
+        return sd_bus_reply_method_return(m, "h", fd);
+}
+
+const sd_bus_vtable bus_report_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_METHOD_WITH_ARGS("Close", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_close, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetInfo", SD_BUS_NO_ARGS,
+                        SD_BUS_RESULT("s", ncu_version, "u", format_version, "u", ranges, "t", size), method_get_info,
+                        SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListActions", SD_BUS_ARGS("u", range), SD_BUS_RESULT("a(ussss(ttt)(ttt)d)", actions),
+                        method_list_actions, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetMetricNames", SD_BUS_ARGS("u", range, "u", action), SD_BUS_RESULT("as", names),
+                        method_get_metric_names, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetMetric", SD_BUS_ARGS("u", range, "u", action, "s", name),
+                        SD_BUS_RESULT("s", kind, "b", has_value, "v", value, "a(vv)", instances), method_get_metric,
+                        SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetRuleResults", SD_BUS_ARGS("u", range, "u", action),
+                        SD_BUS_RESULT("a(sssa(sss)a(sd))", rule_results), method_get_rule_results,
+                        SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ExportJson", SD_BUS_NO_ARGS, SD_BUS_RESULT("h", json), method_export_json,
+                        SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_VTABLE_END,
+};

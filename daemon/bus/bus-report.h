@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "bus-common.h"
+
+/* Nsight Compute reports on the bus: Manager.LoadReport and the Report objects (bus-report.c). */
+
+extern const sd_bus_vtable bus_report_vtable[];
+
+int bus_method_load_report(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int bus_report_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **ret_found,
+                sd_bus_error *error);
+int bus_report_enumerator(sd_bus *bus, const char *prefix, void *userdata, char ***ret_nodes, sd_bus_error *error);
+/* Every report goes (at shutdown): workers killed, callers not answered. */
+void bus_reports_free(BusContext *c);

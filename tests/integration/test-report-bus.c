@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Nsight Compute reports through the real daemon on a private bus: LoadReport with a corpus report's
+ * descriptor and the Report object's methods; nvprofilectl report going through the daemon; a worker
+ * that crashes leaves the daemon serving and the caller with an error; the per-user limits and the
+ * reports freed when their owner leaves the bus; and (root) an unprivileged caller can neither see nor
+ * call another caller's report, and has no way to make the daemon open a path. */
+
+#include <fcntl.h>
+#include <grp.h>
+#include <sys/stat.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bus-address.h"
+#include "bus-names.h"
+#include "itest.h"
+#include "test-bus.h"
+#include "test-util.h"
+
+#define SOBEL "reports/nvidia_example_sobelFloat_ncu2023.3.0.ncu-rep"
+#define ARMLETH "reports/armleth_report_ncu2024.2.1.ncu-rep"
+#define NOBODY 65534
+
+static int open_corpus(const char *rel)
+{
+        g_autofree char *path = test_corpus_path(rel);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+        g_assert_cmpint(fd, >=, 0);
+        return fd;
+}
+
+static char *load_report(sd_bus *bus, int fd, sd_bus_error *error)
+{
+        sd_bus_message *reply = NULL;
+        const char *path;
+        char *ret = NULL;
+
+        if (sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "LoadReport", error, &reply, "h",
+                            fd) < 0)
+                return NULL;
+        g_assert_cmpint(sd_bus_message_read(reply, "o", &path), >, 0);
+        ret = g_strdup(path);
+        sd_bus_message_unref(reply);
+        return ret;
+}
+
+static void test_load(void)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        g_autofree char *path = NULL, *out_daemon = NULL, *out_local = NULL;
+        const char *version, *kind, *name;
+        uint32_t format, ranges, index;
+        uint64_t size;
+        double d;
+        int fd, has_value, n = 0;
+        ITest t;
+
+        itest_setup(&t);
+        itest_use_fixture_proc(&t);
+        itest_start_daemon(&t, NULL);
+
+        fd = open_corpus(SOBEL);
+        path = load_report(t.bus, fd, &error);
+        close(fd);
+        if (!path)
+                g_error("LoadReport: %s: %s", error.name, error.message);
+
+        g_assert_cmpint(sd_bus_call_method(
+                                        t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "GetInfo", &error, &reply, NULL),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_message_read(reply, "suut", &version, &format, &ranges, &size), >, 0);
+        g_assert_cmpstr(version, ==, "2023.3.0.0 (build 33266684) (public-release)");
+        g_assert_cmpuint(format, ==, 7);
+        g_assert_cmpuint(ranges, ==, 1);
+        g_assert_cmpuint(size, ==, 371507);
+        reply = sd_bus_message_unref(reply);
+
+        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "ListActions", &error, &reply,
+                                        "u", 0),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(ussss(ttt)(ttt)d)"), >, 0);
+        while (sd_bus_message_enter_container(reply, 'r', "ussss(ttt)(ttt)d") > 0) {
+                const char *type, *demangled, *mangled;
+                uint64_t g[3], b[3];
+                g_assert_cmpint(sd_bus_message_read(reply, "ussss(ttt)(ttt)d", &index, &type, &name, &demangled,
+                                                &mangled, &g[0], &g[1], &g[2], &b[0], &b[1], &b[2], &d),
+                                >, 0);
+                g_assert_cmpstr(type, ==, "kernel");
+                g_assert_cmpstr(name, ==, "Sobel");
+                g_assert_cmpstr(demangled, ==, "void Sobel<float>(uchar4 *, uchar4 *, int, int)");
+                g_assert_cmpuint(g[0], ==, 64);
+                g_assert_cmpuint(b[0], ==, 16);
+                g_assert_cmpfloat(d, ==, 31872.0);
+                g_assert_cmpint(sd_bus_message_exit_container(reply), >, 0);
+                n++;
+        }
+        g_assert_cmpint(n, ==, 1);
+        reply = sd_bus_message_unref(reply);
+
+        /* A double exactly as stored (NVIDIA's PDF: 57.65%). */
+        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "GetMetric", &error, &reply,
+                                        "uus", 0, 0, "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active"),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_message_read(reply, "sbv", &kind, &has_value, "d", &d), >, 0);
+        g_assert_cmpstr(kind, ==, "double");
+        g_assert_true(has_value);
+        g_assert_cmpfloat(d, ==, 57.65061216029215);
+        reply = sd_bus_message_unref(reply);
+
+        /* Instances with string correlation ids. */
+        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "GetMetric", &error, &reply,
+                                        "uus", 0, 0, "sass__inst_executed_per_opcode"),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_message_read(reply, "sbv", &kind, &has_value, "d", &d), >, 0);
+        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(vv)"), >, 0);
+        g_assert_cmpint(sd_bus_message_enter_container(reply, 'r', "vv"), >, 0);
+        /* The id is the opcode; the value is in its own kind (doubles here, some instances are stored
+         * as integers). */
+        g_assert_cmpint(sd_bus_message_read(reply, "v", "s", &name), >, 0);
+        g_assert_cmpint(sd_bus_message_skip(reply, "v"), >=, 0);
+        g_assert_cmpuint(strlen(name), >, 0);
+        reply = sd_bus_message_unref(reply);
+
+        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "GetMetric", &error, &reply,
+                                        "uus", 0, 0, "no__such_metric"),
+                        <, 0);
+        g_assert_cmpstr(error.name, ==, BUS_ERROR_NO_SUCH_METRIC);
+        sd_bus_error_free(&error);
+
+        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "GetRuleResults", &error,
+                                        &reply, "uu", 0, 0),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(sssa(sss)a(sd))"), >, 0);
+        n = 0;
+        while (sd_bus_message_enter_container(reply, 'r', "sssa(sss)a(sd)") > 0) {
+                const char *id, *rname, *section;
+                g_assert_cmpint(sd_bus_message_read(reply, "sss", &id, &rname, &section), >, 0);
+                g_assert_cmpint(sd_bus_message_skip(reply, "a(sss)a(sd)"), >=, 0);
+                g_assert_cmpint(sd_bus_message_exit_container(reply), >, 0);
+                n++;
+        }
+        g_assert_cmpint(n, ==, 20);
+        reply = sd_bus_message_unref(reply);
+
+        /* Close: the object is gone. */
+        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "Close", &error, NULL, NULL),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "GetInfo", &error, NULL, NULL),
+                        <, 0);
+        g_assert_cmpstr(error.name, ==, SD_BUS_ERROR_UNKNOWN_OBJECT);
+        sd_bus_error_free(&error);
+
+        /* nvprofilectl through the daemon gives what it reads itself. */
+        {
+                g_autofree char *file = test_corpus_path(SOBEL);
+                g_autoptr(GError) e = NULL;
+                struct json_object *a, *b;
+
+                g_assert_cmpint(itest_ctl(&t, &out_daemon, "report", "json", file, NULL), ==, 0);
+                g_assert_cmpint(itest_ctl(&t, &out_local, "report", "json", "--local", file, NULL), ==, 0);
+                a = json_tokener_parse(out_daemon);
+                b = json_tokener_parse(out_local);
+                g_assert_nonnull(a);
+                g_assert_true(json_object_equal(a, b));
+                json_object_put(a);
+                json_object_put(b);
+        }
+        itest_teardown(&t);
+}
+
+static void test_invalid(void)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        g_autofree char *dir = test_mkdtemp(), *file = NULL, *out = NULL;
+        ITest t;
+        int fd;
+
+        itest_setup(&t);
+        itest_use_fixture_proc(&t);
+        itest_start_daemon(&t, NULL);
+        test_write_file(dir, "bad.ncu-rep", "NVR");
+        file = g_build_filename(dir, "bad.ncu-rep", NULL);
+        fd = open(file, O_RDONLY | O_CLOEXEC);
+        g_assert_null(load_report(t.bus, fd, &error));
+        close(fd);
+        g_assert_cmpstr(error.name, ==, BUS_ERROR_INVALID_REPORT);
+        g_assert_nonnull(strstr(error.message, "byte 0: truncated magic"));
+        sd_bus_error_free(&error);
+        g_assert_cmpint(itest_ctl(&t, &out, "report", "summary", file, NULL), ==, 1);
+        itest_teardown(&t);
+}
+
+/* A parser bug in the worker: the caller gets an error, the daemon goes on serving. */
+static void test_worker_crash(void)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        g_autofree char *out = NULL;
+        ITest t;
+        int fd;
+
+        g_setenv("NVPROFILED_REPORT_WORKER", test_env_or_fail("NVPROFILED_FAKE_WORKER_CRASH"), true);
+        itest_setup(&t);
+        itest_use_fixture_proc(&t);
+        itest_start_daemon(&t, NULL);
+        fd = open_corpus(ARMLETH);
+        g_assert_null(load_report(t.bus, fd, &error));
+        close(fd);
+        g_assert_cmpstr(error.name, ==, SD_BUS_ERROR_FAILED);
+        g_assert_nonnull(strstr(error.message, "killed by signal 11"));
+        sd_bus_error_free(&error);
+        /* Still there, still answering. */
+        g_assert_cmpint(kill(t.daemon_pid, 0), ==, 0);
+        g_assert_cmpint(itest_ctl(&t, &out, "status", NULL), ==, 0);
+        itest_teardown(&t);
+        g_setenv("NVPROFILED_REPORT_WORKER", test_env_or_fail("NVPROFILED_REPORT_WORKER_REAL"), true);
+}
+
+/* 16 reports per user; a caller that leaves the bus takes its reports with it. */
+static void test_limits_and_owner_leaving(void)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus *other = NULL;
+        g_autofree char *path = NULL;
+        ITest t;
+        int fd;
+
+        itest_setup(&t);
+        itest_use_fixture_proc(&t);
+        itest_start_daemon(&t, NULL);
+        g_assert_cmpint(bus_open_address(t.bus_address, &other), >=, 0);
+        fd = open_corpus(ARMLETH);
+        for (int i = 0; i < 16; i++) {
+                g_autofree char *p = NULL;
+                g_assert_cmpint(lseek(fd, 0, SEEK_SET), ==, 0);
+                p = load_report(other, fd, &error);
+                if (!p)
+                        g_error("LoadReport %d: %s", i, error.message);
+        }
+        g_assert_cmpint(lseek(fd, 0, SEEK_SET), ==, 0);
+        g_assert_null(load_report(t.bus, fd, &error));
+        g_assert_cmpstr(error.name, ==, BUS_ERROR_LIMITS_EXCEEDED);
+        sd_bus_error_free(&error);
+
+        /* The other caller's reports are not ours to see. */
+        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, BUS_REPORT_PREFIX "/1", BUS_REPORT_INTERFACE, "GetInfo",
+                                        &error, NULL, NULL),
+                        <, 0);
+        g_assert_cmpstr(error.name, ==, SD_BUS_ERROR_UNKNOWN_OBJECT);
+        sd_bus_error_free(&error);
+
+        other = sd_bus_flush_close_unref(other);
+        /* The daemon sees the name go and frees the reports: loading works again. */
+        for (int i = 0; i < 250 && !path; i++) {
+                g_assert_cmpint(lseek(fd, 0, SEEK_SET), ==, 0);
+                sd_bus_error_free(&error);
+                path = load_report(t.bus, fd, &error);
+                if (!path)
+                        g_usleep(20 * 1000);
+        }
+        g_assert_nonnull(path);
+        close(fd);
+        itest_teardown(&t);
+}
+
+/* Root only: as nobody, another caller's report is invisible, and LoadReport takes no path. */
+static void test_privacy(void)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        g_autofree char *path = NULL, *out = NULL, *secret = NULL;
+        int fd, status;
+        pid_t pid;
+        ITest t;
+
+        ITEST_REQUIRE_ROOT("drops to nobody");
+        itest_setup(&t);
+        itest_use_fixture_proc(&t);
+        itest_start_daemon(&t, NULL);
+        fd = open_corpus(ARMLETH);
+        path = load_report(t.bus, fd, &error);
+        close(fd);
+        g_assert_nonnull(path);
+
+        pid = fork();
+        g_assert_cmpint(pid, >=, 0);
+        if (pid == 0) {
+                sd_bus *bus = NULL;
+                sd_bus_error e = SD_BUS_ERROR_NULL;
+                sd_bus_message *reply = NULL;
+                char **children = NULL;
+
+                if (setgroups(0, NULL) < 0 || setgid(NOBODY) < 0 || setuid(NOBODY) < 0)
+                        _exit(10);
+                if (bus_open_address(t.bus_address, &bus) < 0)
+                        _exit(11);
+                /* The object of root's report: unknown to us, method and introspection alike. */
+                if (sd_bus_call_method(bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "GetInfo", &e, NULL, NULL) >= 0 ||
+                                !sd_bus_error_has_name(&e, SD_BUS_ERROR_UNKNOWN_OBJECT))
+                        _exit(12);
+                sd_bus_error_free(&e);
+                if (sd_bus_call_method(bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "ExportJson", &e, NULL, NULL) >= 0)
+                        _exit(13);
+                sd_bus_error_free(&e);
+                if (sd_bus_call_method(bus, BUS_NAME, BUS_REPORT_PREFIX, "org.freedesktop.DBus.Introspectable",
+                                    "Introspect", &e, &reply, NULL) >= 0) {
+                        const char *xml;
+                        if (sd_bus_message_read(reply, "s", &xml) < 0 || strstr(xml, "<node name=\"1\""))
+                                _exit(14);
+                }
+                sd_bus_error_free(&e);
+                /* A path instead of a descriptor is not a LoadReport call. */
+                if (sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "LoadReport", &e, NULL, "s",
+                                    "/etc/shadow") >= 0 ||
+                                !sd_bus_error_has_name(&e, SD_BUS_ERROR_INVALID_ARGS))
+                        _exit(15);
+                (void) children;
+                _exit(0);
+        }
+        g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
+        g_assert_true(WIFEXITED(status));
+        g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+
+        /* nvprofilectl as nobody on a report only root can read: refused when opening, before any call. */
+        secret = g_build_filename(t.dir, "secret.ncu-rep", NULL);
+        {
+                g_autofree char *src = test_corpus_path(ARMLETH), *data = NULL;
+                gsize n;
+                g_assert_true(g_file_get_contents(src, &data, &n, NULL));
+                g_assert_true(g_file_set_contents(secret, data, (gssize) n, NULL));
+                g_assert_cmpint(chmod(secret, 0600), ==, 0);
+        }
+        g_assert_cmpint(itest_ctl_as_nobody(&t, &out, "report", "json", secret, NULL), ==, 1);
+        g_assert_null(strstr(out, "matrix_addition2D"));
+        /* Root's report is still there, for root. */
+        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "GetInfo", &error, NULL, NULL),
+                        >=, 0);
+        itest_teardown(&t);
+}
+
+int main(int argc, char *argv[])
+{
+        g_test_init(&argc, &argv, NULL);
+        (void) test_corpus_dir_or_skip();
+        g_setenv("NVPROFILED_REPORT_WORKER_REAL", test_env_or_fail("NVPROFILED_REPORT_WORKER"), true);
+        g_test_add_func("/report-bus/load", test_load);
+        g_test_add_func("/report-bus/invalid", test_invalid);
+        g_test_add_func("/report-bus/worker-crash", test_worker_crash);
+        g_test_add_func("/report-bus/limits-and-owner-leaving", test_limits_and_owner_leaving);
+        g_test_add_func("/report-bus/privacy", test_privacy);
+        return g_test_run();
+}
