@@ -90,7 +90,7 @@ int verb_report_rules(int argc, char *argv[])
                         return log_oom();
         if (arg.all_sections && strv_extend(&args, "--all-sections") < 0)
                 return log_oom();
-        if (arg.json != JSON_OFF && strv_extend(&args, "--json") < 0)
+        if (arg.json != JSON_OFF && strv_extend(&args, arg.json == JSON_SHORT ? "--json=short" : "--json=pretty") < 0)
                 return log_oom();
         /* The file last, after "--": a name starting with '-' is a file, not an option. */
         if (strv_extend(&args, "--") < 0 || strv_extend(&args, argv[1]) < 0)

@@ -162,7 +162,10 @@ static void test_diff(void)
         g_assert_nonnull(strstr(out, "Sobel (action 0) -> addConstDouble3 (action 0)\n"));
         g_assert_nonnull(strstr(out, "  Launch Statistics [LaunchStats]\n"));
 
-        g_assert_cmpint(run_verb(verb_report_diff, &out2, &err2, "--json", "diff", sobel, sobel, NULL), ==, 0);
+        g_assert_cmpint(run_verb(verb_report_diff, &out2, &err2, "--json=short", "diff", sobel, sobel, NULL), ==, 0);
+        /* --json=short: one line */
+        g_assert_true(g_str_has_suffix(out2, "}\n"));
+        g_assert_true(strchr(out2, '\n') == out2 + strlen(out2) - 1);
         json_object *doc = json_tokener_parse(out2);
         g_assert_nonnull(doc);
         g_assert_cmpuint(json_object_array_length(json_object_object_get(doc, "pairs")), ==, 1);

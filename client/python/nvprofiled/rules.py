@@ -462,7 +462,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         "(repeatable; its parents run too)")
     parser.add_argument("--all-sections", action="store_true",
                         help="apply rules whatever their section")
-    parser.add_argument("--json", action="store_true",
+    parser.add_argument("--json", nargs="?", const="pretty",
+                        choices=("pretty", "short"),
                         help="print JSON")
     args = parser.parse_args(argv)
     # Like every command-line tool: a closed pipe (| head) ends it quietly.
@@ -492,7 +493,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 "skipped": [{"rule": s[0], "reason": s[1]}
                             for s in a.skipped],
             } for a in actions],
-        }, sys.stdout, indent=2)
+        }, sys.stdout, indent=2 if args.json == "pretty" else None)
         sys.stdout.write("\n")
     else:
         print_results(actions, load_errors, sys.stdout)
