@@ -17,10 +17,10 @@ import enum
 import itertools
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Optional, Union
+from typing import Any, Callable, Iterable, Optional
 
 from nvprofiled._metrics import IMetric, IMutableMetric
-from nvprofiled._sugar import ActionMethods, sequence_item
+from nvprofiled._sugar import ActionMethods, ContextMethods, RangeMethods
 
 __all__ = [
     "IAction", "IBaseContext", "IContext", "IController", "IEvaluator",
@@ -209,7 +209,7 @@ class IAction(ActionMethods):
 
 
 
-class IRange:
+class IRange(RangeMethods):
     """The one range of a rule invocation: the action the rule looks at."""
 
     def __init__(self, actions: list[IAction]) -> None:
@@ -238,16 +238,6 @@ class IRange:
                                                  excludes):
                 picked.append(i)
         return tuple(picked)
-
-    def __len__(self) -> int:
-        return self.num_actions()
-
-    def __getitem__(self, key: Union[int, slice]) -> Any:
-        return sequence_item(self, key, len(self), self.action_by_idx,
-                              "IRange")
-
-    def __iter__(self) -> Iterator[IAction]:
-        return (self[i] for i in range(len(self)))
 
 
 class IMessageVault:
@@ -411,7 +401,7 @@ class IBaseContext:
         raise RuleError(msg)
 
 
-class IContext(IBaseContext):
+class IContext(IBaseContext, ContextMethods):
     def num_ranges(self) -> int:
         return len(self._invocation.ranges)
 
@@ -424,16 +414,6 @@ class IContext(IBaseContext):
 
     def controller(self) -> IController:
         return self._invocation.controller
-
-    def __len__(self) -> int:
-        return self.num_ranges()
-
-    def __getitem__(self, key: Union[int, slice]) -> Any:
-        return sequence_item(self, key, len(self), self.range_by_idx,
-                              "IContext")
-
-    def __iter__(self) -> Iterator[IRange]:
-        return (self[i] for i in range(len(self)))
 
 
 class IEvaluator(IBaseContext):

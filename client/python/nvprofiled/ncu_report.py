@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 from nvprofiled import _ncu_report
 from nvprofiled._metrics import IMetric as _IMetricBase
 from nvprofiled._metrics import IMutableMetric
-from nvprofiled._sugar import ActionMethods, sequence_item
+from nvprofiled._sugar import ActionMethods, ContextMethods, RangeMethods
 
 __all__ = [
     "IAction", "IContext", "IMetric", "IMutableMetric", "INvtxDomainInfo",
@@ -339,7 +339,7 @@ class IAction(_ncu_report.Action, ActionMethods):
 _ncu_report._register(IAction, IMetric)
 
 
-class IRange:
+class IRange(RangeMethods):
     """A serial, ordered stream of execution: every result of the report
     in file order (like NVIDIA's module, one range per report)."""
 
@@ -358,18 +358,8 @@ class IRange:
         return self._context._actions_by_nvtx(self._index, list(includes),
                                               list(excludes))
 
-    def __len__(self) -> int:
-        return self.num_actions()
 
-    def __getitem__(self, key: Union[int, slice]) -> Any:
-        return sequence_item(self, key, len(self), self.action_by_idx,
-                              "IRange")
-
-    def __iter__(self) -> Iterator[IAction]:
-        return (self[i] for i in range(len(self)))
-
-
-class IContext(_ncu_report.Report):
+class IContext(_ncu_report.Report, ContextMethods):
     """A loaded report."""
 
     def _cached_action(self, range_index: int, idx: int) -> Optional[IAction]:
@@ -392,16 +382,6 @@ class IContext(_ncu_report.Report):
         if 0 <= idx < self.num_ranges():
             return IRange(self, idx)
         return None
-
-    def __len__(self) -> int:
-        return self.num_ranges()
-
-    def __getitem__(self, key: Union[int, slice]) -> Any:
-        return sequence_item(self, key, len(self), self.range_by_idx,
-                              "IContext")
-
-    def __iter__(self) -> Iterator[IRange]:
-        return (self[i] for i in range(len(self)))
 
 
 def load_report(file: Union[str, os.PathLike[str], int, IO[bytes]]
