@@ -67,6 +67,12 @@ static void help(void)
                "                         in bytes, other keys, and each rejected key with its line.\n"
                "                         With --interval and two dumps of one client, the utilisation\n"
                "                         between them. Fails when a file is not DRM usage fdinfo\n");
+        printf("  report rules FILE      Apply Nsight Compute rule files (Python, see --rules-dir) to\n"
+               "                         the report, in a process of yours, and print what each rule\n"
+               "                         says, like ncu's details page\n"
+               "  report diff BASELINE FILE  Every metric the paired actions of two reports both\n"
+               "                         have: baseline, current, change, relative change, unit,\n"
+               "                         grouped by section and sorted by the size of the change\n");
         printf("  report summary FILE    An Nsight Compute report (.ncu-rep, .ncu-repz): one line per\n"
                "                         kernel with its name, grid and block, duration and top rule\n"
                "                         findings with their estimated speedups\n"
@@ -466,7 +472,7 @@ static const Verb verbs[] = {
         { "reload", 0, 0, 0, verb_reload },
         { "version", 0, 0, 0, verb_version },
         { "fdinfo", 1, UINT_MAX, VERB_INTERVAL_OPTION, verb_fdinfo },
-        { "report", 2, 2, VERB_LOCAL_OPTION, verb_report },
+        { "report", 2, 3, VERB_LOCAL_OPTION | VERB_REPORT_OPTIONS, verb_report },
         { "top", 0, 0, VERB_INTERVAL_OPTION | VERB_TOP_OPTIONS, verb_top },
         { "sections", 1, UINT_MAX, VERB_SECTIONS_OPTIONS, verb_sections },
 };

@@ -23,7 +23,7 @@ int verb_report_diff(int argc, char *argv[])
         STRV_FOREACH(a, arg.actions)
                 if (strv_extend(&args, "--action") < 0 || strv_extend(&args, *a) < 0)
                         return log_oom();
-        if (arg.json != JSON_OFF && strv_extend(&args, "--json") < 0)
+        if (arg.json != JSON_OFF && strv_extend(&args, arg.json == JSON_SHORT ? "--json=short" : "--json=pretty") < 0)
                 return log_oom();
         if (strv_extend(&args, "--") < 0 || strv_extend(&args, argv[1]) < 0 || strv_extend(&args, argv[2]) < 0)
                 return log_oom();

@@ -9,8 +9,9 @@
  * environment overrides the interpreter. */
 int report_python_run(const char *module, char **args);
 
-/* "report rules FILE" (argv[0] is "rules"). */
+/* "report rules FILE" (argv[0] is "rules"), and as a subverb of verb-report.c. */
 int verb_report_rules(int argc, char *argv[]);
+int report_rules(const char *path);
 
 /* "report diff BASELINE FILE" (argv[0] is "diff"). */
 int verb_report_diff(int argc, char *argv[]);

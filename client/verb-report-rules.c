@@ -5,6 +5,7 @@
  * the report could not be read, 2 usage). */
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -58,11 +59,18 @@ int report_python_run(const char *module, char **args)
         while (waitpid(pid, &status, 0) < 0)
                 if (errno != EINTR)
                         return log_error_errno(errno, "Failed to wait for %s", python);
+        if (WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE)
+                return EXIT_FAILURE; /* the reader went away (| head): nothing to say */
         if (WIFSIGNALED(status)) {
                 log_error("%s -m %s was killed by signal %d.", python, module, WTERMSIG(status));
                 return EXIT_FAILURE;
         }
         return WEXITSTATUS(status);
+}
+
+int report_rules(const char *path)
+{
+        return verb_report_rules(2, (char *[]){ (char *) "rules", (char *) path, NULL });
 }
 
 int verb_report_rules(int argc, char *argv[])
@@ -82,7 +90,7 @@ int verb_report_rules(int argc, char *argv[])
                         return log_oom();
         if (arg.all_sections && strv_extend(&args, "--all-sections") < 0)
                 return log_oom();
-        if (arg.json != JSON_OFF && strv_extend(&args, "--json") < 0)
+        if (arg.json != JSON_OFF && strv_extend(&args, arg.json == JSON_SHORT ? "--json=short" : "--json=pretty") < 0)
                 return log_oom();
         /* The file last, after "--": a name starting with '-' is a file, not an option. */
         if (strv_extend(&args, "--") < 0 || strv_extend(&args, argv[1]) < 0)

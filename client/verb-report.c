@@ -24,6 +24,7 @@
 #include "report-json.h"
 #include "report.h"
 #include "string-util.h"
+#include "verb-report-python.h"
 #include "verb-report.h"
 
 #define SUMMARY_FINDINGS_MAX 3
@@ -320,13 +321,20 @@ static const ReportSubverb subverbs[] = {
         { "json", report_json },
         { "raw", report_raw },
         { "details", report_details },
+        /* verb-report-rules.c */
+        { "rules", report_rules },
 };
 
 int verb_report(int argc, char *argv[])
 {
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
 
-        assert(argc == 3);
+        if (streq(argv[1], "diff")) /* two files: verb-report-diff.c */
+                return verb_report_diff(argc - 1, argv + 1);
+        if (argc != 3) {
+                fprintf(stderr, "nvprofilectl: report %s takes one file.\n", esc(&e, argv[1]));
+                return EXIT_USAGE;
+        }
         for (size_t i = 0; i < ELEMENTSOF(subverbs); i++)
                 if (streq(subverbs[i].name, argv[1]))
                         return subverbs[i].run(argv[2]);

@@ -300,6 +300,15 @@ do_demo() {
         echo; echo "==> nvprofilectl sections check $sections/ncu-2025.3.1 $sections/ncu-2024.1.1   (extended schema)"
         "${ctl[@]}" sections check "$sections/ncu-2025.3.1" "$sections/ncu-2024.1.1" | tail -n 2 || true
     fi
+
+    # Nsight Compute rules: NVIDIA's stock rule files over a report, through our NvRules and reader, run as
+    # the caller (never in the daemon); the package comes from the build tree.
+    local reports=../shared/corpus/reports rules=../shared/corpus/rules/ncu-2024.1.1
+    if [ -d "$reports" ] && [ -d "$rules" ]; then
+        echo; echo "==> nvprofilectl report rules --rules-dir $rules --rule CPIStall .../armleth_report_ncu2024.2.1.ncu-rep"
+        PYTHONPATH=build-demo/client/python "${ctl[@]}" report rules --rules-dir "$rules" --rule CPIStall \
+            "$reports/armleth_report_ncu2024.2.1.ncu-rep" || true
+    fi
 }
 
 case "$mode" in

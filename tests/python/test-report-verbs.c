@@ -162,13 +162,33 @@ static void test_diff(void)
         g_assert_nonnull(strstr(out, "Sobel (action 0) -> addConstDouble3 (action 0)\n"));
         g_assert_nonnull(strstr(out, "  Launch Statistics [LaunchStats]\n"));
 
-        g_assert_cmpint(run_verb(verb_report_diff, &out2, &err2, "--json", "diff", sobel, sobel, NULL), ==, 0);
+        g_assert_cmpint(run_verb(verb_report_diff, &out2, &err2, "--json=short", "diff", sobel, sobel, NULL), ==, 0);
+        /* --json=short: one line */
+        g_assert_true(g_str_has_suffix(out2, "}\n"));
+        g_assert_true(strchr(out2, '\n') == out2 + strlen(out2) - 1);
         json_object *doc = json_tokener_parse(out2);
         g_assert_nonnull(doc);
         g_assert_cmpuint(json_object_array_length(json_object_object_get(doc, "pairs")), ==, 1);
         json_object_put(doc);
 
         g_assert_cmpint(run_verb(verb_report_diff, &out3, &err3, "diff", sobel, NULL), ==, EXIT_USAGE);
+}
+
+/* Through nvprofilectl's own dispatch: "report rules FILE", "report diff A B". */
+static void test_dispatch(void)
+{
+        g_autofree char *report = test_corpus_path("reports/armleth_report_ncu2024.2.1.ncu-rep");
+        g_autofree char *rules = test_corpus_path("rules/ncu-2024.1.1");
+        g_autofree char *out = NULL, *err = NULL, *out2 = NULL, *err2 = NULL, *out3 = NULL, *err3 = NULL;
+
+        g_assert_cmpint(run_verb(dispatch_verb, &out, &err, "report", "rules", "--rules-dir", rules, "--rule",
+                                        "SOLBottleneck", report, NULL),
+                        ==, 0);
+        g_assert_nonnull(strstr(out, "  SOLBottleneck [SpeedOfLight]: Bottleneck\n    INF High Throughput:\n"));
+        g_assert_cmpint(run_verb(dispatch_verb, &out2, &err2, "report", "diff", report, report, NULL), ==, 0);
+        g_assert_nonnull(strstr(out2, "matrix_addition2D (action 0) -> matrix_addition2D (action 0)\n"));
+        g_assert_cmpint(run_verb(dispatch_verb, &out3, &err3, "report", "summary", report, report, NULL), ==,
+                        EXIT_USAGE);
 }
 
 int main(int argc, char *argv[])
@@ -180,5 +200,6 @@ int main(int argc, char *argv[])
         g_test_add_func("/report-verbs/rules/usage", test_rules_usage);
         g_test_add_func("/report-verbs/rules/missing-interpreter", test_missing_interpreter);
         g_test_add_func("/report-verbs/diff", test_diff);
+        g_test_add_func("/report-verbs/dispatch", test_dispatch);
         return g_test_run();
 }

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import io
 import os
+import pathlib
 import sys
 import tempfile
 import textwrap
 import unittest
+import unittest.mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -192,6 +194,9 @@ class FrontendTest(unittest.TestCase):
         fe.generate_table(mid, ["a", "b"], [[1, "x"], [2, "y"]],
                           {"title": "T"})
         self.assertEqual(result.tables[0].columns, [[1, 2], ["x", "y"]])
+        fe.generate_table(mid, ["p"], [[pathlib.PurePath("/x")]])
+        tables = rules.result_to_json(result)["messages"][0]["tables"]
+        self.assertEqual(tables[1], {"header": ["p"], "columns": [["/x"]]})
         with self.assertRaises(TypeError):
             fe.generate_table(mid, ["a"], [[1], ["x"]])
         with self.assertRaises(ValueError):
@@ -227,6 +232,9 @@ class ContextTest(unittest.TestCase):
         self.assertIs(ctx[-1][0], action)
         self.assertEqual(len(ctx[0:1]), 1)
         self.assertEqual(list(ctx[0]), [action])
+        # Not from a report: no NVTX state to select by.
+        self.assertIsNone(action.report_position())
+        self.assertEqual(ctx[0].actions_by_nvtx([], []), ())
         with self.assertRaises(IndexError):
             ctx[1]
         with self.assertRaises(TypeError):
@@ -401,6 +409,33 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual([m.text for m in seen[0].messages], ["0"])
         hidden, _ = rules.apply_rules(loaded, action, None, hidden=["x.sum"])
         self.assertEqual([m.text for m in hidden[0].messages], ["absent", "0"])
+
+
+class DefaultFoldersTest(unittest.TestCase):
+    def test_rule_folders(self) -> None:
+        saved = {k: os.environ.get(k) for k in ("NVPROFILED_RULES_PATH",
+                                                  "XDG_CONFIG_HOME")}
+        try:
+            with tempfile.TemporaryDirectory() as config:
+                os.environ["NVPROFILED_RULES_PATH"] = "/a::/b"
+                self.assertEqual(rules.default_rule_dirs(), ["/a", "/b"])
+                del os.environ["NVPROFILED_RULES_PATH"]
+                os.environ["XDG_CONFIG_HOME"] = config
+                self.assertEqual(rules.default_rule_dirs(), [])
+                folder = os.path.join(config, "nvprofiled", "rules")
+                os.makedirs(folder)
+                self.assertEqual(rules.default_rule_dirs(), [folder])
+                os.rmdir(folder)
+                with self.assertRaises(SystemExit) as stopped, \
+                        unittest.mock.patch("sys.stderr", io.StringIO()):
+                    rules.main(["report.ncu-rep"])
+                self.assertEqual(stopped.exception.code, 2)
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
 
 
 class PresentationTest(unittest.TestCase):

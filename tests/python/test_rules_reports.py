@@ -104,6 +104,27 @@ class StoredRuleResultsTest(unittest.TestCase):
         self.check_2023("nvidia_example_sobelFloat_ncu2023.3.0.ncu-rep")
 
 
+class PersistedFallbacksTest(unittest.TestCase):
+    def test_only_the_trailing_fallbacks(self) -> None:
+        found = {}
+        for name in sorted(os.listdir(REPORTS)):
+            if name.endswith(".ncu-rep"):
+                action = ncu_report.load_report(
+                    os.path.join(REPORTS, name))[0][0]
+                found[name] = sorted(rules.persisted_rule_metrics(action))
+        nvlink = ["nvlrx__bytes.sum.per_second",
+                  "nvltx__bytes.sum.per_second"]
+        self.assertEqual(found, {
+            "armleth_report_ncu2024.2.1.ncu-rep": [
+                "lts__average_gcomp_input_sector_success_rate.pct",
+                "lts__gcomp_input_sectors.sum"] + nvlink,
+            "extrap_ex-gpu.s10_ncu2020.3.1.ncu-rep": [],
+            "nvidia_example_addConstDouble3_ncu2023.3.0.ncu-rep": nvlink,
+            "nvidia_example_sobelFloat_ncu2023.3.0.ncu-rep": nvlink,
+            "syswea_profile_report_ncu2025.1.1.ncu-rep": [],
+        })
+
+
 class TemplatesTest(unittest.TestCase):
     def test_templates_run_on_a_real_report(self) -> None:
         templates = os.path.join(RULES, "RuleTemplates")
@@ -126,6 +147,38 @@ class TemplatesTest(unittest.TestCase):
                          "Kernel matrix_addition2D launch config: 3969x256")
         self.assertEqual(by_id["TemplateRuleSpeedup"].messages[0].type,
                          NvRules.MsgType.OPTIMIZATION)
+
+
+class NvtxInRulesTest(unittest.TestCase):
+    def test_actions_by_nvtx_from_a_rule(self) -> None:
+        import tempfile
+        with tempfile.TemporaryDirectory() as folder:
+            with open(os.path.join(folder, "nvtx.py"), "w") as f:
+                f.write("import NvRules\n"
+                        "def get_identifier():\n    return 'Nvtx'\n"
+                        "def apply(handle):\n"
+                        "    ctx = NvRules.get_context(handle)\n"
+                        "    rng = ctx.range_by_idx(0)\n"
+                        "    ctx.frontend().message(repr((\n"
+                        "        rng.actions_by_nvtx([], []),\n"
+                        "        rng.actions_by_nvtx(['Nope/'], []),\n"
+                        "        rng.action_by_idx(0).nvtx_state()"
+                        ".domains())))\n"
+                        "    a = rng.action_by_idx(0)\n"
+                        "    ctx.frontend().message(repr((\n"
+                        "        a.workload_type(), a.source_files(),\n"
+                        "        a.sass_by_pc(0), a.ptx_by_pc(0),\n"
+                        "        len(a.metric_names()), a.name(2))))\n")
+            ctx = ncu_report.load_report(os.path.join(
+                REPORTS, "extrap_ex-gpu.s10_ncu2020.3.1.ncu-rep"))
+            actions, errors = rules.run_report(ctx, [folder])
+        self.assertEqual(errors, [])
+        self.assertEqual(len(actions), 6)
+        for entry in actions:
+            [result] = entry.results
+            self.assertEqual(result.messages[0].text, "((0,), (), (0,))")
+            self.assertRegex(result.messages[1].text,
+                             r"^\(0, \{\}, None, None, 213, '_Z\w+'\)$")
 
 
 class CommandLineTest(unittest.TestCase):

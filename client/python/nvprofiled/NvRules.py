@@ -17,10 +17,10 @@ import enum
 import itertools
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Optional, Union
+from typing import Any, Callable, Iterable, Optional
 
 from nvprofiled._metrics import IMetric, IMutableMetric
-from nvprofiled._sugar import ActionMethods, sequence_item
+from nvprofiled._sugar import ActionMethods, ContextMethods, RangeMethods
 
 __all__ = [
     "IAction", "IBaseContext", "IContext", "IController", "IEvaluator",
@@ -201,9 +201,15 @@ class IAction(ActionMethods):
     def nvtx_state(self) -> Any:
         return self._base.nvtx_state()
 
+    def report_position(self) -> Optional[tuple[Any, int, int]]:
+        """(report context, range index, action index) of the report
+        action underneath, when it came from nvprofiled.ncu_report."""
+        position = getattr(self._base, "report_position", None)
+        return position() if callable(position) else None
 
 
-class IRange:
+
+class IRange(RangeMethods):
     """The one range of a rule invocation: the action the rule looks at."""
 
     def __init__(self, actions: list[IAction]) -> None:
@@ -219,19 +225,19 @@ class IRange:
 
     def actions_by_nvtx(self, includes: Iterable[str],
                         excludes: Iterable[str]) -> tuple[int, ...]:
-        from nvprofiled.ncu_report import nvtx_filter
-        return tuple(i for i, a in enumerate(self._actions)
-                     if nvtx_filter(a.nvtx_state(), includes, excludes))
-
-    def __len__(self) -> int:
-        return self.num_actions()
-
-    def __getitem__(self, key: Union[int, slice]) -> Any:
-        return sequence_item(self, key, len(self), self.action_by_idx,
-                              "IRange")
-
-    def __iter__(self) -> Iterator[IAction]:
-        return (self[i] for i in range(len(self)))
+        """Indices of this range's actions that the report's NVTX
+        selector picks (see ncu_report.IRange.actions_by_nvtx)."""
+        includes, excludes = list(includes), list(excludes)
+        picked = []
+        for i, action in enumerate(self._actions):
+            where = action.report_position()
+            if where is None:
+                continue
+            context, range_index, index = where
+            if index in context._actions_by_nvtx(range_index, includes,
+                                                 excludes):
+                picked.append(i)
+        return tuple(picked)
 
 
 class IMessageVault:
@@ -395,7 +401,7 @@ class IBaseContext:
         raise RuleError(msg)
 
 
-class IContext(IBaseContext):
+class IContext(IBaseContext, ContextMethods):
     def num_ranges(self) -> int:
         return len(self._invocation.ranges)
 
@@ -408,16 +414,6 @@ class IContext(IBaseContext):
 
     def controller(self) -> IController:
         return self._invocation.controller
-
-    def __len__(self) -> int:
-        return self.num_ranges()
-
-    def __getitem__(self, key: Union[int, slice]) -> Any:
-        return sequence_item(self, key, len(self), self.range_by_idx,
-                              "IContext")
-
-    def __iter__(self) -> Iterator[IRange]:
-        return (self[i] for i in range(len(self)))
 
 
 class IEvaluator(IBaseContext):

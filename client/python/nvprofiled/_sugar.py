@@ -25,6 +25,48 @@ def sequence_item(owner: Any, key: Any, length: int,
                     + type(key).__name__)
 
 
+class RangeMethods:
+    """``len``, ``[]`` (index or slice) and iteration over a range's
+    actions, from num_actions and action_by_idx."""
+
+    def num_actions(self) -> int:
+        raise NotImplementedError
+
+    def action_by_idx(self, idx: int) -> Any:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        return self.num_actions()
+
+    def __getitem__(self, key: int | slice) -> Any:
+        return sequence_item(self, key, len(self), self.action_by_idx,
+                             "IRange")
+
+    def __iter__(self) -> Iterator[Any]:
+        return (self[i] for i in range(len(self)))
+
+
+class ContextMethods:
+    """The same over a context's ranges, from num_ranges and
+    range_by_idx."""
+
+    def num_ranges(self) -> int:
+        raise NotImplementedError
+
+    def range_by_idx(self, idx: int) -> Any:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        return self.num_ranges()
+
+    def __getitem__(self, key: int | slice) -> Any:
+        return sequence_item(self, key, len(self), self.range_by_idx,
+                             "IContext")
+
+    def __iter__(self) -> Iterator[Any]:
+        return (self[i] for i in range(len(self)))
+
+
 class ActionMethods:
     """What IAction derives from metric_by_name, metric_names, name and
     add_metric: ``action[name]`` (KeyError when missing), iteration over

@@ -234,7 +234,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         "launches of a kernel name (repeatable)")
     parser.add_argument("--changed", action="store_true",
                         help="text: only metrics whose value changed")
-    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--json", nargs="?", const="pretty",
+                        choices=("pretty", "short"), help="print JSON")
     args = parser.parse_args(argv)
     # Like every command-line tool: a closed pipe (| head) ends it quietly.
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
@@ -252,8 +253,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
     if args.json:
         json.dump({"baseline": args.baseline, "report": args.report,
-                   "pairs": to_json(pairs)}, sys.stdout, indent=2,
-                  allow_nan=False)
+                   "pairs": to_json(pairs)}, sys.stdout,
+                  indent=2 if args.json == "pretty" else None, allow_nan=False)
         sys.stdout.write("\n")
     else:
         if not pairs:

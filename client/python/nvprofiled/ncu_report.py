@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 from nvprofiled import _ncu_report
 from nvprofiled._metrics import IMetric as _IMetricBase
 from nvprofiled._metrics import IMutableMetric
-from nvprofiled._sugar import ActionMethods, sequence_item
+from nvprofiled._sugar import ActionMethods, ContextMethods, RangeMethods
 
 __all__ = [
     "IAction", "IContext", "IMetric", "IMutableMetric", "INvtxDomainInfo",
@@ -278,6 +278,14 @@ class IAction(_ncu_report.Action, ActionMethods):
     WorkloadType_CMDLIST = 2
     WorkloadType_GRAPH = 3
 
+    def report_position(self) -> Optional[tuple[IContext, int, int]]:
+        """(context, range index, action index) of this action
+        (nvprofiled's addition, for NvRules)."""
+        context = self.__dict__.get("_context")
+        if context is None:
+            return None
+        return (context, *self.__dict__["_position"])
+
     def nvtx_state(self) -> Optional[INvtxState]:
         domains = self._nvtx()
         return None if domains is None else INvtxState(domains)
@@ -298,25 +306,27 @@ class IAction(_ncu_report.Action, ActionMethods):
     def rule_results(self) -> list[IRuleResult]:
         return [IRuleResult(r) for r in self._stored_rule_results()]
 
-    def metric_by_name(self, metric_name: str) -> Optional[IMetric]:
-        added = self.__dict__.get("_added")
-        if added:
-            metric = added.get(metric_name)
-            if metric is not None:
-                return metric
+    # metric_by_name and metric_names are the extension's own, called
+    # directly; an action given metrics gets these two in its __dict__.
+    def _metric_by_name_with_added(self, metric_name: str
+                                   ) -> Optional[IMetric]:
+        metric = self.__dict__["_added"].get(metric_name)
+        if metric is not None:
+            return metric
         return _ncu_report.Action.metric_by_name(self, metric_name)
 
-    def metric_names(self) -> tuple[str, ...]:
+    def _metric_names_with_added(self) -> tuple[str, ...]:
         names = _ncu_report.Action.metric_names(self)
-        added = self.__dict__.get("_added")
-        if added:
-            names = tuple(sorted(set(names).union(added)))
-        return names
+        return tuple(sorted(set(names).union(self.__dict__["_added"])))
 
     def add_metric(self, value_name: str) -> IMutableMetric:
         """A new metric of this action (replacing one of that name)."""
         metric = IMutableMetric(value_name)
-        self.__dict__.setdefault("_added", {})[value_name] = metric
+        if "_added" not in self.__dict__:
+            self.__dict__["_added"] = {}
+            self.__dict__["metric_by_name"] = self._metric_by_name_with_added
+            self.__dict__["metric_names"] = self._metric_names_with_added
+        self.__dict__["_added"][value_name] = metric
         context = self.__dict__.get("_context")
         if context is not None:
             context.__dict__.setdefault("_pinned", {})[id(self)] = self
@@ -329,7 +339,7 @@ class IAction(_ncu_report.Action, ActionMethods):
 _ncu_report._register(IAction, IMetric)
 
 
-class IRange:
+class IRange(RangeMethods):
     """A serial, ordered stream of execution: every result of the report
     in file order (like NVIDIA's module, one range per report)."""
 
@@ -348,18 +358,8 @@ class IRange:
         return self._context._actions_by_nvtx(self._index, list(includes),
                                               list(excludes))
 
-    def __len__(self) -> int:
-        return self.num_actions()
 
-    def __getitem__(self, key: Union[int, slice]) -> Any:
-        return sequence_item(self, key, len(self), self.action_by_idx,
-                              "IRange")
-
-    def __iter__(self) -> Iterator[IAction]:
-        return (self[i] for i in range(len(self)))
-
-
-class IContext(_ncu_report.Report):
+class IContext(_ncu_report.Report, ContextMethods):
     """A loaded report."""
 
     def _cached_action(self, range_index: int, idx: int) -> Optional[IAction]:
@@ -374,6 +374,7 @@ class IContext(_ncu_report.Report):
             action = self._action(range_index, idx)
             if action is not None:
                 action.__dict__["_context"] = self
+                action.__dict__["_position"] = (range_index, idx)
                 cache[(range_index, idx)] = action
         return action
 
@@ -381,16 +382,6 @@ class IContext(_ncu_report.Report):
         if 0 <= idx < self.num_ranges():
             return IRange(self, idx)
         return None
-
-    def __len__(self) -> int:
-        return self.num_ranges()
-
-    def __getitem__(self, key: Union[int, slice]) -> Any:
-        return sequence_item(self, key, len(self), self.range_by_idx,
-                              "IContext")
-
-    def __iter__(self) -> Iterator[IRange]:
-        return (self[i] for i in range(len(self)))
 
 
 def load_report(file: Union[str, os.PathLike[str], int, IO[bytes]]

@@ -314,6 +314,14 @@ def format_speedup(value: float) -> str:
     return "%.4g" % value
 
 
+def _table_cell(value: Any) -> Any:
+    # Tables take numbers, strings and anything with __str__ (NVIDIA's
+    # documentation of generate_table).
+    if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+        return value
+    return str(value)
+
+
 def result_to_json(result: NvRules.RuleResult) -> dict[str, Any]:
     """One rule result, messages carrying their speedups and focus metrics."""
     messages = []
@@ -332,7 +340,9 @@ def result_to_json(result: NvRules.RuleResult) -> dict[str, Any]:
                 "severity": SEVERITY_LABELS.get(f.severity, str(f.severity)),
                 "info": f.info,
             } for f in result.focus_metrics if f.message_id == message.id],
-            "tables": [{"header": t.header, "columns": t.columns}
+            "tables": [{"header": t.header,
+                        "columns": [[_table_cell(v) for v in column]
+                                    for column in t.columns]}
                        for t in result.tables if t.message_id == message.id],
         })
     return {
@@ -399,8 +409,19 @@ def is_persisted_rule_metric(metric: Any) -> bool:
 
 
 def persisted_rule_metrics(action: Any) -> list[str]:
-    return [name for name in action.metric_names()
-            if is_persisted_rule_metric(action.metric_by_name(name))]
+    """The fallbacks rules saved into the report: ncu appends them after
+    everything it collected, so only the trailing run of such metrics in
+    file order counts (all of them when the file order is unknown)."""
+    in_file_order = getattr(action, "_metric_names_in_file_order", None)
+    if not callable(in_file_order):
+        return [name for name in action.metric_names()
+                if is_persisted_rule_metric(action.metric_by_name(name))]
+    trailing = []
+    for name in reversed(in_file_order()):
+        if not is_persisted_rule_metric(action.metric_by_name(name)):
+            break
+        trailing.append(name)
+    return trailing
 
 
 def report_actions(context: Any) -> Iterable[tuple[int, int, Any]]:
@@ -441,7 +462,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         "(repeatable; its parents run too)")
     parser.add_argument("--all-sections", action="store_true",
                         help="apply rules whatever their section")
-    parser.add_argument("--json", action="store_true",
+    parser.add_argument("--json", nargs="?", const="pretty",
+                        choices=("pretty", "short"),
                         help="print JSON")
     args = parser.parse_args(argv)
     # Like every command-line tool: a closed pipe (| head) ends it quietly.
@@ -471,7 +493,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 "skipped": [{"rule": s[0], "reason": s[1]}
                             for s in a.skipped],
             } for a in actions],
-        }, sys.stdout, indent=2)
+        }, sys.stdout, indent=2 if args.json == "pretty" else None)
         sys.stdout.write("\n")
     else:
         print_results(actions, load_errors, sys.stdout)
