@@ -279,6 +279,26 @@ static bool shows(ITest *t, const char *prefix, const char *needle)
 
 /* Nodes stand on real character devices of major 1 (DrmMajor=1 declares them DRM): /dev/full, /dev/zero,
  * /dev/random, /dev/urandom; processes 100 and 102 are the user's, 101, 103 and 104 root's. */
+/* ProcessUsage.GpuEngines of a process object: the busy figure of one engine, -2 when absent. */
+static double process_engine(ITest *t, const char *path, const char *device, const char *engine)
+{
+        sd_bus_message *reply = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        const char *d, *src, *e;
+        double busy, found = -2;
+
+        g_assert_cmpint(sd_bus_get_property(t->bus, BUS_NAME, path, BUS_PROCESS_USAGE_INTERFACE, "GpuEngines", &error,
+                                        &reply, "a(sssd)"),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(sssd)"), >=, 0);
+        while (sd_bus_message_read(reply, "(sssd)", &d, &src, &e, &busy) > 0)
+                if (g_str_equal(d, device) && g_str_equal(e, engine))
+                        found = busy;
+        sd_bus_message_unref(reply);
+        sd_bus_error_free(&error);
+        return found;
+}
+
 static const char script[] =
                 "node renderD128 /dev/full pci 0000:03:00.0 0x1002 0x73bf amdgpu\n"
                 "node renderD129 /dev/zero pci 0000:04:00.0 0x8086 0x56a0 xe\n"
@@ -446,6 +466,10 @@ static void test_usage(void)
         g_assert_false(strstr(user_view, "compositor"));
         g_assert_true(has_line(user_view, "process 100 ", NULL));
 
+        /* The process objects carry the same figures (their owner and root see them). */
+        g_assert_cmpfloat(process_engine(&t, BUS_PROCESS_PREFIX "/100_1000", "0000:03:00.0", "gfx"), ==, 50.0);
+        g_assert_cmpfloat(process_engine(&t, BUS_PROCESS_PREFIX "/101_1001", "ae00000.gpu", "gpu"), ==, 25.0);
+
         /* Step 3: gfx goes backwards: 0 % this interval, the larger value stays the baseline. */
         apply(&t, 3);
         ITEST_WAIT_FOR(shows(&t, C11, "interval=1000000 engine gfx=0.0"), WAIT_MS);
@@ -461,6 +485,28 @@ static void test_usage(void)
         }
         g_test_message("step 4: %s", line);
         g_assert_nonnull(strstr(line, "engine gfx=10.0/-1.0"));
+
+        /* Watches are bounded per user (WatchersPerUser=16; root's one is open already). */
+        {
+                int extra[16];
+                sd_bus_error error = SD_BUS_ERROR_NULL;
+
+                for (unsigned i = 0; i < 15; i++) {
+                        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE,
+                                                        "WatchUsage", NULL, &reply, "t", (uint64_t) 0),
+                                        >=, 0);
+                        g_assert_cmpint(sd_bus_message_read(reply, "h", &extra[i]), >=, 0);
+                        extra[i] = fcntl(extra[i], F_DUPFD_CLOEXEC, 3);
+                        sd_bus_message_unref(reply);
+                }
+                g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, "WatchUsage",
+                                                &error, &reply, "t", (uint64_t) 0),
+                                <, 0);
+                g_assert_cmpstr(error.name, ==, BUS_ERROR_LIMITS_EXCEEDED);
+                sd_bus_error_free(&error);
+                for (unsigned i = 0; i < 15; i++)
+                        close(extra[i]);
+        }
 
         /* The watch ends when its descriptor closes: sampling stops. */
         close(watch);
