@@ -82,18 +82,37 @@ static void append_regions(sd_bus_message *m, GString *out)
         g_assert_cmpint(sd_bus_message_exit_container(m), >=, 0);
 }
 
+/* Calls a listing method of the Usage interface and enters its array. */
+static sd_bus_message *call_listing(sd_bus *bus, const char *method, const char *element)
+{
+        sd_bus_message *reply = NULL;
+
+        g_assert_cmpint(sd_bus_call_method(
+                                        bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, method, NULL, &reply, NULL),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', element), >=, 0);
+        return reply;
+}
+
+/* The end of a device or client entry: regions, clamped figures. */
+static void finish_entry(sd_bus_message *m, GString *out)
+{
+        uint64_t clamped;
+
+        append_regions(m, out);
+        g_assert_cmpint(sd_bus_message_read(m, "t", &clamped), >=, 0);
+        g_string_append_printf(out, " clamped=%" G_GUINT64_FORMAT "\n", clamped);
+        g_assert_cmpint(sd_bus_message_exit_container(m), >=, 0);
+}
+
 static void dump_devices(sd_bus *bus, GString *out)
 {
         sd_bus_message *reply = NULL;
         const char *device, *source, *driver, *slot, *name, *state, *e;
         uint32_t vendor, dev, clients, n;
-        uint64_t clamped;
         double busy, freq;
 
-        g_assert_cmpint(sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, "ListGpuDevices", NULL,
-                                        &reply, NULL),
-                        >=, 0);
-        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(sssssuuassua(sddu)a(sa{st})t)"), >=, 0);
+        reply = call_listing(bus, "ListGpuDevices", "(sssssuuassua(sddu)a(sa{st})t)");
         while (sd_bus_message_enter_container(reply, 'r', "sssssuuassua(sddu)a(sa{st})t") > 0) {
                 char **nodes = NULL;
 
@@ -113,10 +132,7 @@ static void dump_devices(sd_bus *bus, GString *out)
                 while (sd_bus_message_read(reply, "(sddu)", &e, &busy, &freq, &n) > 0)
                         g_string_append_printf(out, " engine %s=%.1f/%.1f/%u", e, busy, freq, n);
                 g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
-                append_regions(reply, out);
-                g_assert_cmpint(sd_bus_message_read(reply, "t", &clamped), >=, 0);
-                g_string_append_printf(out, " clamped=%" G_GUINT64_FORMAT "\n", clamped);
-                g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
+                finish_entry(reply, out);
         }
         sd_bus_message_unref(reply);
 }
@@ -125,16 +141,13 @@ static void dump_clients(sd_bus *bus, GString *out)
 {
         sd_bus_message *reply = NULL;
         const char *device, *source, *driver, *name, *e;
-        uint64_t id, interval, start, clamped, ns, cycles, total;
+        uint64_t id, interval, start, ns, cycles, total;
         uint32_t pid, hidden, capacity;
         int32_t fd;
         double busy, freq;
         int stale;
 
-        g_assert_cmpint(sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, "ListGpuClients", NULL,
-                                        &reply, NULL),
-                        >=, 0);
-        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(sstssa(uti)uta(suddtttb)a(sa{st})t)"), >=, 0);
+        reply = call_listing(bus, "ListGpuClients", "(sstssa(uti)uta(suddtttb)a(sa{st})t)");
         while (sd_bus_message_enter_container(reply, 'r', "sstssa(uti)uta(suddtttb)a(sa{st})t") > 0) {
                 g_assert_cmpint(sd_bus_message_read(reply, "sstss", &device, &source, &id, &driver, &name), >=, 0);
                 g_string_append_printf(out, "client %s %s %" G_GUINT64_FORMAT " driver=%s holders=", source, device, id,
@@ -150,10 +163,7 @@ static void dump_clients(sd_bus *bus, GString *out)
                                        &stale) > 0)
                         g_string_append_printf(out, " engine %s=%.1f/%.1f cap=%u", e, busy, freq, capacity);
                 g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
-                append_regions(reply, out);
-                g_assert_cmpint(sd_bus_message_read(reply, "t", &clamped), >=, 0);
-                g_string_append_printf(out, " clamped=%" G_GUINT64_FORMAT "\n", clamped);
-                g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
+                finish_entry(reply, out);
         }
         sd_bus_message_unref(reply);
 }
@@ -166,10 +176,7 @@ static void dump_processes(sd_bus *bus, GString *out)
         uint64_t start, v;
         double busy;
 
-        g_assert_cmpint(sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, "ListGpuProcesses", NULL,
-                                        &reply, NULL),
-                        >=, 0);
-        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(outusasa(sst)a(sssd)a(ssst))"), >=, 0);
+        reply = call_listing(bus, "ListGpuProcesses", "(outusasa(sst)a(sssd)a(ssst))");
         while (sd_bus_message_enter_container(reply, 'r', "outusasa(sst)a(sssd)a(ssst)") > 0) {
                 char **profiles = NULL;
 
