@@ -306,6 +306,25 @@ static double process_engine(ITest *t, const char *path, const char *device, con
         return found;
 }
 
+/* The state of a source in the Sources property ("" when absent). */
+static const char *source_state(ITest *t, const char *source)
+{
+        static char state[32];
+        sd_bus_message *reply = NULL;
+        const char *name, *st, *message;
+
+        state[0] = '\0';
+        g_assert_cmpint(sd_bus_get_property(t->bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, "Sources", NULL,
+                                        &reply, "a(sss)"),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(sss)"), >=, 0);
+        while (sd_bus_message_read(reply, "(sss)", &name, &st, &message) > 0)
+                if (g_str_equal(name, source))
+                        g_strlcpy(state, st, sizeof(state));
+        sd_bus_message_unref(reply);
+        return state;
+}
+
 static const char script[] =
                 "node renderD128 /dev/full pci 0000:03:00.0 0x1002 0x73bf amdgpu\n"
                 "node renderD129 /dev/zero pci 0000:04:00.0 0x8086 0x56a0 xe\n"
@@ -401,8 +420,9 @@ static void test_usage(void)
                         g_getenv("NVPROFILED_NVML_FIXTURE"));
         itest_start_daemon(&t, config);
 
-        /* Nobody watches: no sampling. */
+        /* Nobody watches: no sampling, and NVML is not even loaded (it could hold a GPU awake). */
         g_assert_false(shows(&t, "client", NULL));
+        g_assert_cmpstr(source_state(&t, "nvml"), ==, "unavailable");
 
         g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, "WatchUsage", NULL,
                                         &reply, "t", (uint64_t) 20000),
@@ -411,6 +431,10 @@ static void test_usage(void)
         watch = fcntl(watch, F_DUPFD_CLOEXEC, 3);
         g_assert_cmpint(watch, >=, 0);
         sd_bus_message_unref(reply);
+
+        ITEST_WAIT_FOR(g_str_equal(source_state(&t, "nvml"), "ready"), WAIT_MS);
+        g_assert_cmpstr(source_state(&t, "nvml"), ==, "ready");
+        g_assert_cmpstr(source_state(&t, "drm-fdinfo"), ==, "ready");
 
         /* Step 1: every client once, no utilisation yet. */
         ITEST_WAIT_FOR(shows(&t, C12, NULL) && shows(&t, C31, NULL) && shows(&t, C21, NULL), WAIT_MS);
@@ -527,6 +551,7 @@ static void test_usage(void)
                 }
                 g_assert_cmpuint(interval, ==, 0);
         }
+        g_assert_cmpstr(source_state(&t, "nvml"), ==, "unavailable");
 
         itest_teardown(&t);
         remove_user_now();
