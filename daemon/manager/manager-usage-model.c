@@ -220,7 +220,7 @@ static int ensure_drm_device(
         if (!d->device || !d->driver || !d->pci_slot || !d->name)
                 return -ENOMEM;
         if (d->nodes)
-                qsort(d->nodes, strv_length(d->nodes), sizeof(char *), cmp_string);
+                qsort_safe(d->nodes, strv_length(d->nodes), sizeof(char *), cmp_string);
         d->vendor_id = info ? info->vendor_id : 0;
         d->device_id = info ? info->device_id : 0;
         d->state = drm_device_state(sampler, key);
@@ -533,8 +533,8 @@ int usage_snapshot_build(ManagerUsage *u, uint64_t now_usec, UsageSnapshot *ret)
                                 return r;
                 }
 
-        qsort(s.devices, s.n_devices, sizeof(UsageDevice), cmp_device);
-        qsort(s.clients, s.n_clients, sizeof(UsageClient), cmp_client);
+        qsort_safe(s.devices, s.n_devices, sizeof(UsageDevice), cmp_device);
+        qsort_safe(s.clients, s.n_clients, sizeof(UsageClient), cmp_client);
         /* Processes borrow the clients' strings: built after the clients are in their final place. */
         for (size_t i = 0; i < s.n_clients; i++)
                 for (size_t k = 0; k < s.clients[i].n_holders; k++) {
@@ -545,7 +545,7 @@ int usage_snapshot_build(ManagerUsage *u, uint64_t now_usec, UsageSnapshot *ret)
                         if (r < 0)
                                 return r;
                 }
-        qsort(s.processes, s.n_processes, sizeof(UsageProcess), cmp_process);
+        qsort_safe(s.processes, s.n_processes, sizeof(UsageProcess), cmp_process);
 
         *ret = s;
         s = (UsageSnapshot){ 0 };
