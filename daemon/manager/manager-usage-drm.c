@@ -229,5 +229,17 @@ int usage_drm_sample(ManagerUsage *u)
         }
         r = drm_sampler_sample(u->sampler, u->drm_usage);
         fill_identities(u);
+        /* Say so when a device is left alone to sleep, and when it is read again. */
+        for (size_t i = 0; i < drm_sampler_n_devices(u->sampler); i++) {
+                const DrmSamplerDevice *d = drm_sampler_device(u->sampler, i);
+
+                if (!d->power_changed)
+                        continue;
+                if (d->power == DRM_POWER_SUSPENDED)
+                        log_info("GPU %s (%s) is runtime-suspended: its clients are not read, so as not to wake it.",
+                                        d->info.key, d->info.node);
+                else if (d->n_samples > 1)
+                        log_info("GPU %s (%s) is awake again: its clients are read.", d->info.key, d->info.node);
+        }
         return r;
 }

@@ -448,6 +448,12 @@ static void test_usage(void)
         g_assert_true(has_line(root_view, "device drm-fdinfo ae00000.gpu", "driver=msm slot= "));
         g_assert_true(has_line(root_view, "device drm-fdinfo 0000:05:00.0", "state=suspended clients=0"));
         g_assert_false(has_line(root_view, "client drm-fdinfo 0000:05:00.0", NULL)); /* never read */
+        {
+                /* ...and the daemon says why. */
+                g_autofree char *log = g_build_filename(t.dir, "daemon.log", NULL), *text = NULL;
+                g_assert_true(g_file_get_contents(log, &text, NULL, NULL));
+                g_assert_nonnull(strstr(text, "GPU 0000:05:00.0 (renderD130) is runtime-suspended"));
+        }
         g_assert_true(has_line(root_view, "device nvml 0000:01:00.0", "name=NVIDIA RTX A2000"));
         g_assert_true(has_line(root_view, "client nvml 0000:01:00.0 100 ", "holders=100:-1,"));
 
