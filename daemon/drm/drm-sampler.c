@@ -207,7 +207,7 @@ static int walk_fds(DrmSampler *s, pid_t pid, DrmSamplerFd **ret, size_t *ret_n)
                 }
                 fds[n++] = (DrmSamplerFd){ .fd = fd, .rdev = st.st_rdev, .type = type, .info_fd = -EBADF };
         }
-        qsort(fds, n, sizeof(DrmSamplerFd), cmp_fd);
+        qsort_safe(fds, n, sizeof(DrmSamplerFd), cmp_fd);
         *ret = TAKE_PTR(fds);
         *ret_n = n;
         return 0;
@@ -460,6 +460,7 @@ int drm_sampler_sample(DrmSampler *s, DrmUsage *u)
         for (size_t i = 0; i < s->n_devices; i++) {
                 s->devices[i]->n_fds = 0;
                 s->devices[i]->power_checked = false;
+                s->devices[i]->power_changed = false;
         }
 
         empty = calloc(intmap_size(&s->holders) + 1, sizeof(pid_t));
@@ -476,8 +477,12 @@ int drm_sampler_sample(DrmSampler *s, DrmUsage *u)
 
                         /* Once per device and sample, before any of its files is read. */
                         if (d && !d->power_checked) {
-                                d->power = drm_device_power_state(s->sys_fd, f->rdev);
+                                DrmPowerState now = drm_device_power_state(s->sys_fd, f->rdev);
+
+                                d->power_changed = now != d->power || d->n_samples == 0;
+                                d->power = now;
                                 d->power_checked = true;
+                                d->n_samples++;
                         }
                         if (d && d->power == DRM_POWER_SUSPENDED) {
                                 /* Reading it could wake it (xe takes a runtime PM reference). */

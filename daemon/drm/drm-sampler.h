@@ -54,7 +54,9 @@ typedef struct DrmSamplerDevice {
         DrmDeviceInfo info;
         DrmPowerState power; /* as of the latest sample */
         bool power_checked;
+        bool power_changed; /* the latest sample found another state than the one before (or the first) */
         size_t n_fds; /* fds of this node read in the latest sample */
+        unsigned n_samples; /* samples that looked at its power state */
 } DrmSamplerDevice;
 
 typedef struct DrmSampler DrmSampler;

@@ -220,6 +220,7 @@ static void test_fixture_sample(void)
         g_assert_cmpstr(drm_sampler_find_device(s, "0000:03:00.0")->info.driver, ==, "amdgpu");
         g_assert_cmpuint(drm_sampler_find_device(s, "0000:03:00.0")->info.vendor_id, ==, 0x1002);
         g_assert_cmpint(drm_sampler_find_device(s, "0000:05:00.0")->power, ==, DRM_POWER_SUSPENDED);
+        g_assert_true(drm_sampler_find_device(s, "0000:05:00.0")->power_changed);
         g_assert_null(drm_usage_find_client(u, "0000:05:00.0", 99));
 
         g_assert_cmpint(usage_fixture_apply(fixture_script, procdir, sysdir, "/nonexistent", 2, &err), ==, 0);
@@ -228,6 +229,7 @@ static void test_fixture_sample(void)
         cl = drm_usage_find_client(u, "0000:03:00.0", 5);
         g_assert_true(drm_usage_engine_busy(drm_usage_client_find_engine(cl, "gfx"), &busy));
         g_assert_cmpfloat_with_epsilon(busy, 50.0, 1e-9);
+        g_assert_false(drm_sampler_find_device(s, "0000:05:00.0")->power_changed);
         cl = drm_usage_find_client(u, "1:5", 6);
         g_assert_true(drm_usage_engine_busy(drm_usage_client_find_engine(cl, "npu-amdxdna"), &busy));
         g_assert_cmpfloat_with_epsilon(busy, 30.0, 1e-9);
