@@ -281,14 +281,82 @@ do_demo() {
     echo; echo "==> nvprofilectl explain $alacritty as nobody   (another user's process: refused)"
     setpriv --reuid=nobody --regid=nogroup --clear-groups "${ctl[@]}" explain "$alacritty" || true
 
-    # GPU usage (in progress): saved DRM fdinfo dumps, as users attach them to bug reports, parsed locally.
+    # GPU usage: saved DRM fdinfo dumps, as users attach them to bug reports, parsed locally.
     local dumps=../shared/corpus/fdinfo
     if [ -d "$dumps" ]; then
         echo; echo "==> nvprofilectl fdinfo $dumps/amdgpu-1.txt   (a saved DRM fdinfo dump, no daemon needed)"
         "${ctl[@]}" fdinfo "$dumps/amdgpu-1.txt" || true
     fi
-    echo; echo "==> nvprofilectl top --once   (GPU usage per device and process, with the applied profile)"
-    COLUMNS=100 "${ctl[@]}" top --once --interval=0.2 || true
+    demo_usage "$work"
+}
+
+# GPU usage served over D-Bus. This machine has no GPU: a second daemon reads fixture /proc and /sys trees
+# (--proc, --sys) that tests/drm/usage-fixture builds, with nodes standing on /dev/full and /dev/zero
+# (DrmMajor=1 declares them DRM), a client two processes share, and counters that move between two steps.
+demo_usage() {
+    local work=$1 fx=$1/usage
+    mkdir -p "$fx/proc" "$fx/sys"
+    cc -O1 -o "$work/usage-fixture" tests/drm/usage-fixture-tool.c tests/drm/usage-fixture.c \
+        $(pkg-config --cflags --libs glib-2.0)
+    cat > "$fx/script" <<END_OF_SCRIPT
+node renderD128 /dev/full pci 0000:03:00.0 0x1002 0x73bf amdgpu
+node renderD129 /dev/zero pci 0000:00:02.0 0x8086 0x56a0 xe
+process 4100 1000 5000 game /usr/bin/glxgears $top/conf/examples
+process 4200 0 4000 compositor /usr/bin/niri $top/conf/examples
+fd 4100 5 /dev/full
+fd 4100 6 /dev/zero
+fd 4200 3 /dev/full
+step 1
+fdinfo 4100 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=11 drm-engine-gfx=1000000000_ns drm-resident-vram=262144_KiB
+fdinfo 4200 3 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=11 drm-engine-gfx=1000000000_ns drm-resident-vram=262144_KiB
+fdinfo 4100 6 keys drm-driver=xe drm-pdev=0000:00:02.0 drm-client-id=21 drm-cycles-rcs=100 drm-total-cycles-rcs=1000 drm-engine-capacity-rcs=1
+clock 1000000
+step 2
+fdinfo 4100 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=11 drm-engine-gfx=1400000000_ns drm-resident-vram=262144_KiB
+fdinfo 4200 3 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=11 drm-engine-gfx=1400000000_ns drm-resident-vram=262144_KiB
+fdinfo 4100 6 keys drm-driver=xe drm-pdev=0000:00:02.0 drm-client-id=21 drm-cycles-rcs=350 drm-total-cycles-rcs=2000 drm-engine-capacity-rcs=1
+clock 2000000
+END_OF_SCRIPT
+    for step in 0 1; do "$work/usage-fixture" "$fx/script" "$fx/proc" "$fx/sys" /nonexistent $step; done
+    printf '[ProcessWatch]\nDeviceDirectory=\n[Usage]\nDrmMajor=1\nIdleIntervalSec=200ms\nNVML=no\n' > "$fx/conf"
+    mkdir -p "$fx/textfile"
+    printf '[Export]\nExportTextfile=%s\nExportIntervalSec=1s\n' "$fx/textfile/nvprofiled.prom" >> "$fx/conf"
+
+    sed "s|$work/bus|$work/bus-usage|" "$work/bus.conf" > "$work/bus-usage.conf"
+    dbus-daemon --nofork --config-file="$work/bus-usage.conf" 2>/dev/null &
+    demo_pids+=($!)
+    for _ in $(seq 100); do [ -S "$work/bus-usage" ] && break; sleep 0.05; done
+    build-demo/daemon/service/nvprofiled --bus="unix:path=$work/bus-usage" --root="$top/conf/examples" \
+        --proc="$fx/proc" --sys="$fx/sys" --config="$fx/conf" --log-level=warning 2> "$work/daemon-usage.log" &
+    demo_pids+=($!)
+    sleep 1
+    "$work/usage-fixture" "$fx/script" "$fx/proc" "$fx/sys" /nonexistent 2
+    sleep 1
+
+    echo; echo "==> GPU usage over D-Bus (a fixture tree: this machine has no GPU; 0.4 s of gfx in 1 s, 250 of 1000 xe cycles)"
+    local call=(busctl --address="unix:path=$work/bus-usage" --json=short call io.github.nvprofiled.NvProfiled1
+        /io/github/nvprofiled/NvProfiled1 io.github.nvprofiled.NvProfiled1.Usage)
+    { "${call[@]}" ListGpuDevices; "${call[@]}" ListGpuClients; "${call[@]}" ListGpuProcesses; } | python3 -c '
+import json, sys
+devices, clients, processes = (json.loads(line)["data"][0] for line in sys.stdin)
+for d in devices:
+    engines = ", ".join(f"{e[0]} {e[1]:.0f}%" for e in d[10])
+    print(f"device {d[0]} ({d[2]}, {d[1]}, state {d[8]}): {d[9]} clients; {engines}")
+for c in clients:
+    holders = ", ".join(f"pid {h[0]} fd {h[2]}" for h in c[5])
+    engines = ", ".join(f"{e[0]} {e[2]:.0f}%" for e in c[8])
+    print(f"client {c[2]} on {c[0]}: held by {holders}; {engines}")
+for p in processes:
+    engines = ", ".join(f"{e[0]} {e[2]} {e[3]:.0f}%" for e in p[7])
+    memory = ", ".join(f"{m[0]} {m[2]} {m[3] // 1048576} MiB" for m in p[8])
+    profiles = ", ".join(p[5]) or "none"
+    print(f"process {p[1]} {p[4]} (profiles: {profiles}): {engines}; {memory}")
+'
+    echo; echo "==> nvprofilectl top --once   (the same usage as a person sees it, with the applied profiles)"
+    COLUMNS=100 build-demo/client/nvprofilectl --bus="unix:path=$work/bus-usage" top --once --interval=0.2 || true
+    echo; echo "==> the Prometheus export (ExportTextfile=, for node_exporter's textfile collector), without HELP lines"
+    sleep 1
+    grep -v '^# HELP' "$fx/textfile/nvprofiled.prom" | head -24 || true
 }
 
 case "$mode" in

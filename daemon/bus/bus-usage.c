@@ -90,22 +90,27 @@ static int append_device(sd_bus_message *reply, const UsageDevice *d)
         return sd_bus_message_close_container(reply);
 }
 
-static int method_list_devices(sd_bus_message *m, void *userdata, sd_bus_error *error)
+/* Appends the i-th entry of a listing when the caller may see it (0 also when it may not). */
+typedef int (*UsageAppend)(sd_bus_message *reply, BusContext *c, size_t i, uid_t caller);
+
+/* The reply of a listing: an array of element, each entry the caller may see appended by append. */
+static int reply_listing(sd_bus_message *m, BusContext *c, const char *element, size_t n, UsageAppend append)
 {
-        BusContext *c = userdata;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        const UsageSnapshot *s = manager_usage_snapshot(c->manager);
+        uid_t caller;
         int r;
 
-        /* Device totals are everyone's: no caller check. */
+        r = bus_caller_uid(m, &caller);
+        if (r < 0)
+                return r;
         r = sd_bus_message_new_method_return(m, &reply);
         if (r < 0)
                 return r;
-        r = sd_bus_message_open_container(reply, 'a', "(sssssuuassua(sddu)a(sa{st})t)");
+        r = sd_bus_message_open_container(reply, 'a', element);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < s->n_devices; i++) {
-                r = append_device(reply, &s->devices[i]);
+        for (size_t i = 0; i < n; i++) {
+                r = append(reply, c, i, caller);
                 if (r < 0)
                         return r;
         }
@@ -113,6 +118,19 @@ static int method_list_devices(sd_bus_message *m, void *userdata, sd_bus_error *
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
+}
+
+static int append_device_entry(sd_bus_message *reply, BusContext *c, size_t i, uid_t caller)
+{
+        /* Device totals are everyone's. */
+        return append_device(reply, &manager_usage_snapshot(c->manager)->devices[i]);
+}
+
+static int method_list_devices(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        BusContext *c = userdata;
+        return reply_listing(m, c, "(sssssuuassua(sddu)a(sa{st})t)", manager_usage_snapshot(c->manager)->n_devices,
+                        append_device_entry);
 }
 
 static int append_client(sd_bus_message *reply, const UsageClient *cl, uid_t caller)
@@ -172,35 +190,21 @@ static int append_client(sd_bus_message *reply, const UsageClient *cl, uid_t cal
         return sd_bus_message_close_container(reply);
 }
 
+static int append_client_entry(sd_bus_message *reply, BusContext *c, size_t i, uid_t caller)
+{
+        const UsageClient *cl = &manager_usage_snapshot(c->manager)->clients[i];
+
+        /* A client is the caller's to see when one of its own processes holds it. */
+        if (usage_client_visible_holders(cl, caller) == 0)
+                return 0;
+        return append_client(reply, cl, caller);
+}
+
 static int method_list_clients(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         BusContext *c = userdata;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        const UsageSnapshot *s = manager_usage_snapshot(c->manager);
-        uid_t caller;
-        int r;
-
-        r = bus_caller_uid(m, &caller);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_new_method_return(m, &reply);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_open_container(reply, 'a', "(sstssa(uti)uta(suddtttb)a(sa{st})t)");
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < s->n_clients; i++) {
-                /* A client is the caller's to see when one of its own processes holds it. */
-                if (usage_client_visible_holders(&s->clients[i], caller) == 0)
-                        continue;
-                r = append_client(reply, &s->clients[i], caller);
-                if (r < 0)
-                        return r;
-        }
-        r = sd_bus_message_close_container(reply);
-        if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
+        return reply_listing(m, c, "(sstssa(uti)uta(suddtttb)a(sa{st})t)",
+                        manager_usage_snapshot(c->manager)->n_clients, append_client_entry);
 }
 
 static int append_process_clients(sd_bus_message *reply, const UsageProcess *p)
@@ -284,34 +288,20 @@ static int append_gpu_process(sd_bus_message *reply, Manager *manager, const Usa
         return sd_bus_message_close_container(reply);
 }
 
+static int append_process_entry(sd_bus_message *reply, BusContext *c, size_t i, uid_t caller)
+{
+        const UsageProcess *up = &manager_usage_snapshot(c->manager)->processes[i];
+
+        if (!manager_may_see(caller, up->uid))
+                return 0;
+        return append_gpu_process(reply, c->manager, up);
+}
+
 static int method_list_processes(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         BusContext *c = userdata;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        const UsageSnapshot *s = manager_usage_snapshot(c->manager);
-        uid_t caller;
-        int r;
-
-        r = bus_caller_uid(m, &caller);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_new_method_return(m, &reply);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_open_container(reply, 'a', "(outusasa(sst)a(sssd)a(ssst))");
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < s->n_processes; i++) {
-                if (!manager_may_see(caller, s->processes[i].uid))
-                        continue;
-                r = append_gpu_process(reply, c->manager, &s->processes[i]);
-                if (r < 0)
-                        return r;
-        }
-        r = sd_bus_message_close_container(reply);
-        if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
+        return reply_listing(m, c, "(outusasa(sst)a(sssd)a(ssst))", manager_usage_snapshot(c->manager)->n_processes,
+                        append_process_entry);
 }
 
 static int method_watch(sd_bus_message *m, void *userdata, sd_bus_error *error)

@@ -469,19 +469,24 @@ static int parse_region_key(Parser *p, Span key, KeyType type, Span name, Span v
         return 0;
 }
 
+/* key starts with "drm-", as every key of both tables does: the character after it rules out most
+ * entries before any comparison (the sampler parses every client's file every sample). */
 static int parse_drm_key(Parser *p, Span key, Span v)
 {
+        char c = key.n > 4 ? key.p[4] : '\0';
+
         for (size_t i = 0; i < ELEMENTSOF(exact_keys); i++)
-                if (span_eq(key, exact_keys[i].key))
+                if (exact_keys[i].key[4] == c && span_eq(key, exact_keys[i].key))
                         return parse_string_key(p, key, exact_keys[i].type, v);
 
         for (size_t i = 0; i < ELEMENTSOF(prefix_keys); i++) {
                 KeyType type = prefix_keys[i].type;
-                size_t n = strlen(prefix_keys[i].prefix);
+                size_t n;
                 Span name;
 
-                if (!span_startswith(key, prefix_keys[i].prefix))
+                if (prefix_keys[i].prefix[4] != c || !span_startswith(key, prefix_keys[i].prefix))
                         continue;
+                n = strlen(prefix_keys[i].prefix);
 
                 name = (Span){ key.p + n, key.n - n };
                 if (name.n == 0)

@@ -123,9 +123,7 @@ int drm_sampler_new(int proc_fd, int sys_fd, const DrmSamplerConfig *c, DrmSampl
         s->sys_fd = fcntl(sys_fd, F_DUPFD_CLOEXEC, 3);
         if (s->sys_fd < 0)
                 return -errno;
-        /* Kept-open files are only worth it where a re-read is fresh; a fixture tree's files are replaced
-         * by rename, which an open file would not see. */
-        s->pread_fresh = c->live_proc && drm_fdinfo_pread_is_fresh() > 0;
+        s->pread_fresh = c->keep_open;
         s->buf_size = 4096;
         s->buf = malloc(s->buf_size);
         if (!s->buf)

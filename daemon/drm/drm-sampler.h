@@ -22,7 +22,10 @@
 typedef struct DrmSamplerConfig {
         unsigned drm_major, accel_major;
         unsigned open_files_max; /* fdinfo files kept open; 0: reopen every time */
-        bool live_proc; /* proc_fd is the live /proc: pread freshness may be probed and relied on */
+        /* Keep fdinfo files open between samples and re-read them with pread() at offset 0. Only where
+         * that is fresh: the live /proc when drm_fdinfo_pread_is_fresh() says so (a fixture tree's files
+         * are replaced by rename, which an open file would not see). */
+        bool keep_open;
         bool use_libdrm; /* sys_fd is the live /sys */
         /* The clock for each read's timestamp (CLOCK_MONOTONIC µs); NULL: clock_gettime(). */
         uint64_t (*clock)(void *userdata);

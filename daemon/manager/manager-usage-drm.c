@@ -6,7 +6,6 @@
 #include "log.h"
 #include "manager-usage-model.h"
 #include "proc-facts.h"
-#include "proc-parse.h"
 #include "string-util.h"
 
 /* The DRM side of usage: keeps the sampler's index of DRM fd holders current from the manager's events,
@@ -148,19 +147,15 @@ void manager_usage_nodes_opened(Manager *m)
 void manager_usage_process_exec(Manager *m, pid_t pid)
 {
         ManagerUsage *u = m->usage;
-        _cleanup_free_ char *text = NULL;
-        char path[32];
-        uint64_t start;
-        pid_t ppid;
-        size_t size;
+        Process *p;
 
         /* A child of a holder inherits its DRM fds (a game's launcher, a compositor's children): look at
          * it. Nothing to do, and nothing read, while nobody holds any or nobody watches. */
         if (!u || !u->sampler || !sampling(u) || drm_sampler_n_holders(u->sampler) == 0)
                 return;
-        snprintf(path, sizeof(path), "%i/stat", (int) pid);
-        if (read_virtual_file_at(m->proc_fd, path, 4096, &text, &size) < 0 ||
-                        proc_parse_stat(text, size, &start, &ppid) < 0 || !drm_sampler_holder(u->sampler, ppid))
+        /* The manager has just read the process: its parent costs nothing more. */
+        p = manager_get_process(m, pid);
+        if (!p || p->ppid <= 0 || !drm_sampler_holder(u->sampler, p->ppid))
                 return;
         if (drm_sampler_check_pid(u->sampler, pid, false) > 0)
                 fill_identities(u);
@@ -179,7 +174,7 @@ int usage_drm_start(ManagerUsage *u)
                 .drm_major = m->config.drm_major,
                 .accel_major = m->config.accel_major,
                 .open_files_max = m->config.usage_open_files_max,
-                .live_proc = m->real_proc,
+                .keep_open = m->real_proc && drm_fdinfo_pread_is_fresh() > 0,
                 .use_libdrm = m->real_proc,
                 .clock = m->real_proc ? NULL : fixture_clock,
                 .clock_userdata = u,
@@ -194,7 +189,7 @@ int usage_drm_start(ManagerUsage *u)
                 return log_oom();
         u->index_stale = true;
         snprintf(u->drm_message, sizeof(u->drm_message), "DRM majors %u and %u, fdinfo %s", c.drm_major, c.accel_major,
-                        drm_fdinfo_pread_is_fresh() > 0 ? "re-read in place" : "reopened");
+                        c.keep_open ? "kept open and re-read in place" : "reopened for each sample");
         if (m->config.usage_rescan_interval_usec > 0) {
                 r = sd_event_add_time_relative(m->event, &u->rescan_timer, CLOCK_MONOTONIC,
                                 m->config.usage_rescan_interval_usec, 0, on_rescan_timer, u);

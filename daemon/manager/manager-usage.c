@@ -43,6 +43,22 @@ static uint64_t wanted_interval(const ManagerUsage *u)
 
 static int on_sample_timer(sd_event_source *s, uint64_t usec, void *userdata);
 
+/* NVML is open only while sampling runs: an initialised NVML is reported to hold a GPU's runtime PM
+ * reference (nvtop #230, btop #738), and an idle daemon must not keep a dGPU awake. */
+static void nvml_open(ManagerUsage *u)
+{
+        Manager *m = u->manager;
+        int r;
+
+        if (u->nvml || !m->config.nvml)
+                return;
+        r = nvml_source_open(m->config.nvml_library, m->sys_fd, &u->nvml);
+        if (r < 0)
+                log_warning_errno(r, "Cannot open the NVML source");
+        else
+                log_info("%s", nvml_source_message(u->nvml));
+}
+
 static int update_timer(ManagerUsage *u)
 {
         uint64_t interval = wanted_interval(u);
@@ -53,8 +69,10 @@ static int update_timer(ManagerUsage *u)
         u->interval_usec = interval;
         if (interval == 0) {
                 u->sample_timer = sd_event_source_disable_unref(u->sample_timer);
+                u->nvml = nvml_source_free(u->nvml);
                 return 0;
         }
+        nvml_open(u);
         if (u->sample_timer) {
                 r = sd_event_source_set_time_relative(u->sample_timer, 0);
                 if (r < 0)
@@ -185,13 +203,6 @@ int manager_usage_start(Manager *m)
         r = usage_drm_start(u);
         if (r < 0)
                 return r;
-        if (m->config.nvml) {
-                r = nvml_source_open(m->config.nvml_library, m->sys_fd, &u->nvml);
-                if (r < 0)
-                        log_warning_errno(r, "Cannot open the NVML source");
-                else
-                        log_info("%s", nvml_source_message(u->nvml));
-        }
         m->usage = TAKE_PTR(u);
         return update_timer(m->usage);
 }
@@ -284,7 +295,8 @@ void manager_usage_source_state(Manager *m, const char *source, const char **ret
         if (streq(source, USAGE_SOURCE_NVML)) {
                 if (!u || !u->nvml) {
                         *ret_state = "unavailable";
-                        *ret_message = m->config.nvml ? "NVML not available: not started" : "NVML disabled (NVML=no)";
+                        *ret_message = m->config.nvml ? "NVML not loaded: it is loaded only while sampling runs"
+                                                      : "NVML disabled (NVML=no)";
                         return;
                 }
                 *ret_state = nvml_source_state(u->nvml) == NVML_SOURCE_READY ? "ready" : "unavailable";

@@ -22,6 +22,7 @@ struct Process {
         Manager *manager;
         ProcIdentity id;
         uid_t uid;
+        pid_t ppid; /* when it was first read */
         char *comm;
         char *exe;
         char *home; /* from its environment; NULL if unset */

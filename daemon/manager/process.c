@@ -377,6 +377,7 @@ static int process_new(Manager *m, int dfd, ProcFacts *f, bool settle, Process *
         p->manager = m;
         p->id = f->id;
         p->uid = f->uid;
+        p->ppid = f->ppid;
         if (f->exe && !(p->exe = strdup(f->exe)))
                 return -ENOMEM;
         home = strv_env_get(f->env, "HOME");

@@ -281,37 +281,6 @@ static void bench_latency(const char *app, unsigned n)
         free(lat);
 }
 
-/* A process's CPU time in nanoseconds: the sum over its threads of the first field of schedstat. */
-static uint64_t cpu_ns(pid_t pid)
-{
-        char path[64];
-        struct dirent *de;
-        uint64_t sum = 0;
-        DIR *d;
-
-        snprintf(path, sizeof(path), "/proc/%i/task", (int) pid);
-        d = opendir(path);
-        if (!d)
-                bench_die(path);
-        while ((de = readdir(d))) {
-                char p[320];
-                unsigned long long v;
-                FILE *f;
-
-                if (de->d_name[0] == '.')
-                        continue;
-                snprintf(p, sizeof(p), "/proc/%i/task/%s/schedstat", (int) pid, de->d_name);
-                f = fopen(p, "r");
-                if (!f)
-                        continue;
-                if (fscanf(f, "%llu", &v) == 1)
-                        sum += v;
-                fclose(f);
-        }
-        closedir(d);
-        return sum;
-}
-
 /* System calls of pid while perf watches (until stop_syscall_count()). */
 static pid_t start_syscall_count(pid_t pid, const char *out)
 {
@@ -421,7 +390,7 @@ static StormResult bench_storm(World world, const char *shortlived, const char *
         pid_t longs[256];
         unsigned n_long = 0, missed = 0, execs;
         uint64_t events0 = get_u64("ProcessEvents"), overruns0 = get_u64("EventOverruns"), t0, t1;
-        uint64_t d0 = cpu_ns(daemon_pid), l0 = cpu_ns(listener_pid);
+        uint64_t d0 = bench_cpu_ns(daemon_pid), l0 = bench_cpu_ns(listener_pid);
         StormResult res = { 0 };
         char out_d[600], out_l[600];
         pid_t perf_d, perf_l;
@@ -430,8 +399,8 @@ static StormResult bench_storm(World world, const char *shortlived, const char *
         execs = storm(shortlived, longlived, n, longs, &n_long);
         t1 = bench_now_ns() - 200000000ull;
         res.execs = execs;
-        res.daemon_ns = cpu_ns(daemon_pid) - d0;
-        res.listener_ns = cpu_ns(listener_pid) - l0;
+        res.daemon_ns = bench_cpu_ns(daemon_pid) - d0;
+        res.listener_ns = bench_cpu_ns(listener_pid) - l0;
 
         for (unsigned i = 0; i < n_long; i++)
                 if (!tracked_with_profile(longs[i], world == WORLD_SHIPPED_570))

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -87,4 +88,35 @@ void bench_bus_start(const char *dir, pid_t *ret_pid, char *address, size_t addr
         snprintf(address, address_size, "unix:path=%s", sock);
 
         *ret_bus = bench_bus_connect(address);
+}
+
+/* A process's CPU time in nanoseconds: the sum over its threads of the first field of schedstat. */
+uint64_t bench_cpu_ns(pid_t pid)
+{
+        char path[64];
+        struct dirent *de;
+        uint64_t sum = 0;
+        DIR *d;
+
+        snprintf(path, sizeof(path), "/proc/%i/task", (int) pid);
+        d = opendir(path);
+        if (!d)
+                bench_die(path);
+        while ((de = readdir(d))) {
+                char p[320];
+                unsigned long long v;
+                FILE *f;
+
+                if (de->d_name[0] == '.')
+                        continue;
+                snprintf(p, sizeof(p), "/proc/%i/task/%s/schedstat", (int) pid, de->d_name);
+                f = fopen(p, "r");
+                if (!f)
+                        continue;
+                if (fscanf(f, "%llu", &v) == 1)
+                        sum += v;
+                fclose(f);
+        }
+        closedir(d);
+        return sum;
 }

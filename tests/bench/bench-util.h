@@ -12,6 +12,8 @@ _Noreturn void bench_die(const char *what);
 void bench_write_file(const char *path, const char *text);
 void bench_run(const char *cmd);
 uint64_t bench_now_ns(void);
+/* A process's CPU time in nanoseconds: the sum over its threads of the first field of schedstat. */
+uint64_t bench_cpu_ns(pid_t pid);
 
 /* Connects to the bus at address, retrying for up to 30 s while it does not accept yet. */
 sd_bus *bench_bus_connect(const char *address);

@@ -77,7 +77,7 @@ static void test_created_node(void)
         _cleanup_(drm_sampler_freep) DrmSampler *s = NULL;
         _cleanup_(drm_usage_freep) DrmUsage *u = drm_usage_new();
         DrmSamplerConfig c = {
-                .drm_major = 1, .accel_major = 4095, .open_files_max = 16, .live_proc = true, .use_libdrm = true
+                .drm_major = 1, .accel_major = 4095, .open_files_max = 16, .keep_open = true, .use_libdrm = true
         };
         const DrmSamplerHolder *h;
         const DrmSamplerFd *f;

@@ -24,8 +24,10 @@ static int fail(Ctx *c, const char *what)
 }
 
 /* Writes path atomically (temporary file, then rename), creating its directory. */
-static int write_file(Ctx *c, const char *path, const char *content, gsize size)
+/* Both take ownership of path (callers build it in the call). */
+static int write_file(Ctx *c, char *owned_path, const char *content, gsize size)
 {
+        g_autofree char *path = owned_path;
         g_autofree char *dir = g_path_get_dirname(path);
         g_autofree char *tmp = g_strdup_printf("%s.tmp", path);
 
@@ -38,8 +40,9 @@ static int write_file(Ctx *c, const char *path, const char *content, gsize size)
         return 0;
 }
 
-static int make_link(Ctx *c, const char *target, const char *path)
+static int make_link(Ctx *c, const char *target, char *owned_path)
 {
+        g_autofree char *path = owned_path;
         g_autofree char *dir = g_path_get_dirname(path);
 
         if (g_mkdir_with_parents(dir, 0755) < 0)
@@ -79,7 +82,7 @@ static int do_node(Ctx *c, char **w, guint n)
                 nodedir = g_strdup_printf("%s/devices/virtual/fixture/%s", c->sys, w[1]);
                 if (g_mkdir_with_parents(nodedir, 0755) < 0)
                         return fail(c, "cannot create a directory");
-                return make_link(c, nodedir, charlink);
+                return make_link(c, nodedir, g_steal_pointer(&charlink));
         }
         if (g_str_equal(kind, "pci") && n == 8) {
                 g_autofree char *v = g_strdup_printf("%s\n", w[5]), *d = g_strdup_printf("%s\n", w[6]);
@@ -110,28 +113,27 @@ static int do_node(Ctx *c, char **w, guint n)
         if (g_mkdir_with_parents(nodedir, 0755) < 0 ||
                         make_link(c, devdir, g_build_filename(nodedir, "device", NULL)) < 0)
                 return -1;
-        return make_link(c, nodedir, charlink);
+        return make_link(c, nodedir, g_steal_pointer(&charlink));
 }
 
 static int do_power(Ctx *c, char **w, guint n)
 {
-        g_autofree char *pattern = NULL;
         g_autoptr(GDir) d = NULL;
-        g_autofree char *base = NULL;
+        g_autofree char *base = NULL, *suffix = NULL;
         const char *state;
 
         if (n != 3 || (!g_str_equal(w[2], "active") && !g_str_equal(w[2], "suspended")))
                 return fail(c, "power NAME active|suspended");
         state = g_str_equal(w[2], "active") ? "active\n" : "suspended\n";
         /* The node's device: through any sys/dev/char link whose target ends in drm/NAME. */
+        suffix = g_strdup_printf("/drm/%s", w[1]);
         base = g_strdup_printf("%s/dev/char", c->sys);
         d = g_dir_open(base, 0, NULL);
         for (const char *e; d && (e = g_dir_read_name(d));) {
                 g_autofree char *link = g_build_filename(base, e, NULL);
                 g_autofree char *target = g_file_read_link(link, NULL);
 
-                if (target && g_str_has_suffix(target, w[1]) &&
-                                g_str_has_suffix(target, g_strdup_printf("/drm/%s", w[1])))
+                if (target && g_str_has_suffix(target, w[1]) && g_str_has_suffix(target, suffix))
                         return write_file(c, g_build_filename(target, "device", "power", "runtime_status", NULL), state,
                                         strlen(state));
         }
@@ -165,7 +167,38 @@ static int do_fdinfo(Ctx *c, char **w, guint n)
                 text = g_string_free(s, FALSE);
         } else
                 return fail(c, "fdinfo PID FD corpus FILE | keys K=V...");
-        return write_file(c, path, text, size);
+        return write_file(c, g_steal_pointer(&path), text, size);
+}
+
+/* What the daemon reads of a process to track it: stat, status, comm, cmdline, environ, maps, exe, root. */
+static int do_process(Ctx *c, char **w, guint n)
+{
+        g_autofree char *dir = NULL, *stat = NULL, *status = NULL, *comm = NULL, *fd = NULL;
+        static const char environ[] = "PATH=/usr/bin";
+
+        if (n != 7)
+                return fail(c, "process PID UID START COMM EXE ROOT");
+        dir = g_strdup_printf("%s/%s", c->proc, w[1]);
+        stat = g_strdup_printf(
+                        "%s (%s) S 1 %s %s 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 %s 1000 100 0 0 0 0 0 0 0 0 0 0 "
+                        "17 0 0 0 0 0 0\n",
+                        w[1], w[4], w[1], w[1], w[3]);
+        status = g_strdup_printf("Name:\t%s\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t%s\nPid:\t%s\nPPid:\t1\n"
+                                 "Uid:\t%s\t%s\t%s\t%s\nGid:\t%s\t%s\t%s\t%s\nGroups:\t\n",
+                        w[4], w[1], w[1], w[2], w[2], w[2], w[2], w[2], w[2], w[2], w[2]);
+        comm = g_strdup_printf("%s\n", w[4]);
+        fd = g_build_filename(dir, "fd", NULL);
+        if (g_mkdir_with_parents(fd, 0755) < 0 ||
+                        write_file(c, g_build_filename(dir, "stat", NULL), stat, strlen(stat)) < 0 ||
+                        write_file(c, g_build_filename(dir, "status", NULL), status, strlen(status)) < 0 ||
+                        write_file(c, g_build_filename(dir, "comm", NULL), comm, strlen(comm)) < 0 ||
+                        write_file(c, g_build_filename(dir, "cmdline", NULL), w[5], strlen(w[5]) + 1) < 0 ||
+                        write_file(c, g_build_filename(dir, "environ", NULL), environ, sizeof(environ)) < 0 ||
+                        write_file(c, g_build_filename(dir, "maps", NULL), "", 0) < 0)
+                return -1;
+        if (make_link(c, w[5], g_build_filename(dir, "exe", NULL)) < 0)
+                return -1;
+        return make_link(c, w[6], g_build_filename(dir, "root", NULL));
 }
 
 static int do_line(Ctx *c, char **w, guint n)
@@ -174,6 +207,8 @@ static int do_line(Ctx *c, char **w, guint n)
 
         if (g_str_equal(cmd, "node"))
                 return do_node(c, w, n);
+        if (g_str_equal(cmd, "process"))
+                return do_process(c, w, n);
         if (g_str_equal(cmd, "power"))
                 return do_power(c, w, n);
         if (g_str_equal(cmd, "fdinfo"))
@@ -196,7 +231,7 @@ static int do_line(Ctx *c, char **w, guint n)
         if (g_str_equal(cmd, "clock") && n == 2) {
                 g_autofree char *path = g_build_filename(c->proc, "nvprofiled-fixture-clock", NULL);
                 g_autofree char *v = g_strdup_printf("%s\n", w[1]);
-                return write_file(c, path, v, strlen(v));
+                return write_file(c, g_steal_pointer(&path), v, strlen(v));
         }
         return fail(c, "unknown command or wrong number of words");
 }

@@ -19,8 +19,9 @@
  *                                                    what EACCES is for an unprivileged reader)
  *   clock USEC                                       the daemon's fixture clock for the reads that follow
  *   step N                                           what follows belongs to step N
- * The process directories themselves (stat, status) are the caller's (itest_fixture_process()). Files are
- * replaced by rename, so a reader never sees half of one.
+ *   process PID UID START COMM EXE ROOT             what the daemon reads to track a process (stat,
+ *                                                    status, comm, cmdline, environ, maps, exe, root)
+ * Files are replaced by rename, so a reader never sees half of one.
  *
  * Returns 0, or -1 with *ret_error naming the line. */
 int usage_fixture_apply(const char *script, const char *proc, const char *sys, const char *corpus, unsigned step,

@@ -82,18 +82,37 @@ static void append_regions(sd_bus_message *m, GString *out)
         g_assert_cmpint(sd_bus_message_exit_container(m), >=, 0);
 }
 
+/* Calls a listing method of the Usage interface and enters its array. */
+static sd_bus_message *call_listing(sd_bus *bus, const char *method, const char *element)
+{
+        sd_bus_message *reply = NULL;
+
+        g_assert_cmpint(sd_bus_call_method(
+                                        bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, method, NULL, &reply, NULL),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', element), >=, 0);
+        return reply;
+}
+
+/* The end of a device or client entry: regions, clamped figures. */
+static void finish_entry(sd_bus_message *m, GString *out)
+{
+        uint64_t clamped;
+
+        append_regions(m, out);
+        g_assert_cmpint(sd_bus_message_read(m, "t", &clamped), >=, 0);
+        g_string_append_printf(out, " clamped=%" G_GUINT64_FORMAT "\n", clamped);
+        g_assert_cmpint(sd_bus_message_exit_container(m), >=, 0);
+}
+
 static void dump_devices(sd_bus *bus, GString *out)
 {
         sd_bus_message *reply = NULL;
         const char *device, *source, *driver, *slot, *name, *state, *e;
         uint32_t vendor, dev, clients, n;
-        uint64_t clamped;
         double busy, freq;
 
-        g_assert_cmpint(sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, "ListGpuDevices", NULL,
-                                        &reply, NULL),
-                        >=, 0);
-        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(sssssuuassua(sddu)a(sa{st})t)"), >=, 0);
+        reply = call_listing(bus, "ListGpuDevices", "(sssssuuassua(sddu)a(sa{st})t)");
         while (sd_bus_message_enter_container(reply, 'r', "sssssuuassua(sddu)a(sa{st})t") > 0) {
                 char **nodes = NULL;
 
@@ -113,10 +132,7 @@ static void dump_devices(sd_bus *bus, GString *out)
                 while (sd_bus_message_read(reply, "(sddu)", &e, &busy, &freq, &n) > 0)
                         g_string_append_printf(out, " engine %s=%.1f/%.1f/%u", e, busy, freq, n);
                 g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
-                append_regions(reply, out);
-                g_assert_cmpint(sd_bus_message_read(reply, "t", &clamped), >=, 0);
-                g_string_append_printf(out, " clamped=%" G_GUINT64_FORMAT "\n", clamped);
-                g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
+                finish_entry(reply, out);
         }
         sd_bus_message_unref(reply);
 }
@@ -125,16 +141,13 @@ static void dump_clients(sd_bus *bus, GString *out)
 {
         sd_bus_message *reply = NULL;
         const char *device, *source, *driver, *name, *e;
-        uint64_t id, interval, start, clamped, ns, cycles, total;
+        uint64_t id, interval, start, ns, cycles, total;
         uint32_t pid, hidden, capacity;
         int32_t fd;
         double busy, freq;
         int stale;
 
-        g_assert_cmpint(sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, "ListGpuClients", NULL,
-                                        &reply, NULL),
-                        >=, 0);
-        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(sstssa(uti)uta(suddtttb)a(sa{st})t)"), >=, 0);
+        reply = call_listing(bus, "ListGpuClients", "(sstssa(uti)uta(suddtttb)a(sa{st})t)");
         while (sd_bus_message_enter_container(reply, 'r', "sstssa(uti)uta(suddtttb)a(sa{st})t") > 0) {
                 g_assert_cmpint(sd_bus_message_read(reply, "sstss", &device, &source, &id, &driver, &name), >=, 0);
                 g_string_append_printf(out, "client %s %s %" G_GUINT64_FORMAT " driver=%s holders=", source, device, id,
@@ -150,10 +163,7 @@ static void dump_clients(sd_bus *bus, GString *out)
                                        &stale) > 0)
                         g_string_append_printf(out, " engine %s=%.1f/%.1f cap=%u", e, busy, freq, capacity);
                 g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
-                append_regions(reply, out);
-                g_assert_cmpint(sd_bus_message_read(reply, "t", &clamped), >=, 0);
-                g_string_append_printf(out, " clamped=%" G_GUINT64_FORMAT "\n", clamped);
-                g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
+                finish_entry(reply, out);
         }
         sd_bus_message_unref(reply);
 }
@@ -166,10 +176,7 @@ static void dump_processes(sd_bus *bus, GString *out)
         uint64_t start, v;
         double busy;
 
-        g_assert_cmpint(sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, "ListGpuProcesses", NULL,
-                                        &reply, NULL),
-                        >=, 0);
-        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(outusasa(sst)a(sssd)a(ssst))"), >=, 0);
+        reply = call_listing(bus, "ListGpuProcesses", "(outusasa(sst)a(sssd)a(ssst))");
         while (sd_bus_message_enter_container(reply, 'r', "outusasa(sst)a(sssd)a(ssst)") > 0) {
                 char **profiles = NULL;
 
@@ -279,6 +286,45 @@ static bool shows(ITest *t, const char *prefix, const char *needle)
 
 /* Nodes stand on real character devices of major 1 (DrmMajor=1 declares them DRM): /dev/full, /dev/zero,
  * /dev/random, /dev/urandom; processes 100 and 102 are the user's, 101, 103 and 104 root's. */
+/* ProcessUsage.GpuEngines of a process object: the busy figure of one engine, -2 when absent. */
+static double process_engine(ITest *t, const char *path, const char *device, const char *engine)
+{
+        sd_bus_message *reply = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        const char *d, *src, *e;
+        double busy, found = -2;
+
+        g_assert_cmpint(sd_bus_get_property(t->bus, BUS_NAME, path, BUS_PROCESS_USAGE_INTERFACE, "GpuEngines", &error,
+                                        &reply, "a(sssd)"),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(sssd)"), >=, 0);
+        while (sd_bus_message_read(reply, "(sssd)", &d, &src, &e, &busy) > 0)
+                if (g_str_equal(d, device) && g_str_equal(e, engine))
+                        found = busy;
+        sd_bus_message_unref(reply);
+        sd_bus_error_free(&error);
+        return found;
+}
+
+/* The state of a source in the Sources property ("" when absent). */
+static const char *source_state(ITest *t, const char *source)
+{
+        static char state[32];
+        sd_bus_message *reply = NULL;
+        const char *name, *st, *message;
+
+        state[0] = '\0';
+        g_assert_cmpint(sd_bus_get_property(t->bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, "Sources", NULL,
+                                        &reply, "a(sss)"),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(sss)"), >=, 0);
+        while (sd_bus_message_read(reply, "(sss)", &name, &st, &message) > 0)
+                if (g_str_equal(name, source))
+                        g_strlcpy(state, st, sizeof(state));
+        sd_bus_message_unref(reply);
+        return state;
+}
+
 static const char script[] =
                 "node renderD128 /dev/full pci 0000:03:00.0 0x1002 0x73bf amdgpu\n"
                 "node renderD129 /dev/zero pci 0000:04:00.0 0x8086 0x56a0 xe\n"
@@ -374,8 +420,9 @@ static void test_usage(void)
                         g_getenv("NVPROFILED_NVML_FIXTURE"));
         itest_start_daemon(&t, config);
 
-        /* Nobody watches: no sampling. */
+        /* Nobody watches: no sampling, and NVML is not even loaded (it could hold a GPU awake). */
         g_assert_false(shows(&t, "client", NULL));
+        g_assert_cmpstr(source_state(&t, "nvml"), ==, "unavailable");
 
         g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, "WatchUsage", NULL,
                                         &reply, "t", (uint64_t) 20000),
@@ -384,6 +431,10 @@ static void test_usage(void)
         watch = fcntl(watch, F_DUPFD_CLOEXEC, 3);
         g_assert_cmpint(watch, >=, 0);
         sd_bus_message_unref(reply);
+
+        ITEST_WAIT_FOR(g_str_equal(source_state(&t, "nvml"), "ready"), WAIT_MS);
+        g_assert_cmpstr(source_state(&t, "nvml"), ==, "ready");
+        g_assert_cmpstr(source_state(&t, "drm-fdinfo"), ==, "ready");
 
         /* Step 1: every client once, no utilisation yet. */
         ITEST_WAIT_FOR(shows(&t, C12, NULL) && shows(&t, C31, NULL) && shows(&t, C21, NULL), WAIT_MS);
@@ -446,6 +497,10 @@ static void test_usage(void)
         g_assert_false(strstr(user_view, "compositor"));
         g_assert_true(has_line(user_view, "process 100 ", NULL));
 
+        /* The process objects carry the same figures (their owner and root see them). */
+        g_assert_cmpfloat(process_engine(&t, BUS_PROCESS_PREFIX "/100_1000", "0000:03:00.0", "gfx"), ==, 50.0);
+        g_assert_cmpfloat(process_engine(&t, BUS_PROCESS_PREFIX "/101_1001", "ae00000.gpu", "gpu"), ==, 25.0);
+
         /* Step 3: gfx goes backwards: 0 % this interval, the larger value stays the baseline. */
         apply(&t, 3);
         ITEST_WAIT_FOR(shows(&t, C11, "interval=1000000 engine gfx=0.0"), WAIT_MS);
@@ -462,6 +517,28 @@ static void test_usage(void)
         g_test_message("step 4: %s", line);
         g_assert_nonnull(strstr(line, "engine gfx=10.0/-1.0"));
 
+        /* Watches are bounded per user (WatchersPerUser=16; root's one is open already). */
+        {
+                int extra[16];
+                sd_bus_error error = SD_BUS_ERROR_NULL;
+
+                for (unsigned i = 0; i < 15; i++) {
+                        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE,
+                                                        "WatchUsage", NULL, &reply, "t", (uint64_t) 0),
+                                        >=, 0);
+                        g_assert_cmpint(sd_bus_message_read(reply, "h", &extra[i]), >=, 0);
+                        extra[i] = fcntl(extra[i], F_DUPFD_CLOEXEC, 3);
+                        sd_bus_message_unref(reply);
+                }
+                g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, "WatchUsage",
+                                                &error, &reply, "t", (uint64_t) 0),
+                                <, 0);
+                g_assert_cmpstr(error.name, ==, BUS_ERROR_LIMITS_EXCEEDED);
+                sd_bus_error_free(&error);
+                for (unsigned i = 0; i < 15; i++)
+                        close(extra[i]);
+        }
+
         /* The watch ends when its descriptor closes: sampling stops. */
         close(watch);
         {
@@ -474,6 +551,7 @@ static void test_usage(void)
                 }
                 g_assert_cmpuint(interval, ==, 0);
         }
+        g_assert_cmpstr(source_state(&t, "nvml"), ==, "unavailable");
 
         itest_teardown(&t);
         remove_user_now();

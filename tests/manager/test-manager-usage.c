@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* GPU usage in the manager, without a bus: when sampling runs (watches, their intervals and bounds, no
+ * sampling with nobody watching), and the merged snapshot over fixture /proc and /sys trees (holders'
+ * owners, the privacy helper, process entries, holders becoming GPU users). */
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "manager-harness.h"
+#include "manager-usage.h"
+#include "usage-fixture.h"
+
+static void test_watches(void)
+{
+        ManagerHarness h;
+        UsageWatch *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+
+        manager_harness_init(&h);
+        h.config.nvml = false;
+        h.config.usage_watch_interval_usec = 1000000;
+        h.config.usage_min_interval_usec = 100000;
+        h.config.usage_watchers_per_user = 2;
+        manager_harness_start(&h);
+
+        /* Nobody watches: no timer, no sample, and GPU node opens cost nothing. */
+        g_assert_cmpuint(manager_usage_interval(h.manager), ==, 0);
+        manager_usage_nodes_opened(h.manager);
+        manager_harness_run_for(&h, 200000);
+        g_assert_cmpuint(manager_usage_n_samples(h.manager), ==, 0);
+
+        g_assert_cmpint(manager_usage_watch(h.manager, 1000, 500000, -1, &a), ==, 0);
+        g_assert_cmpuint(manager_usage_interval(h.manager), ==, 500000);
+        /* The fastest watch sets the pace, never faster than MinIntervalSec=. */
+        g_assert_cmpint(manager_usage_watch(h.manager, 1000, 1000, -1, &b), ==, 0);
+        g_assert_cmpuint(manager_usage_interval(h.manager), ==, 100000);
+        /* WatchersPerUser= per user; other users are not affected. */
+        g_assert_cmpint(manager_usage_watch(h.manager, 1000, 0, -1, &c), ==, -E2BIG);
+        g_assert_cmpint(manager_usage_watch(h.manager, 1001, 0, -1, &d), ==, 0);
+        g_assert_cmpuint(manager_usage_n_watchers(h.manager), ==, 3);
+
+        manager_harness_run_for(&h, 350000);
+        g_assert_cmpuint(manager_usage_n_samples(h.manager), >=, 2);
+
+        manager_usage_unwatch(b);
+        g_assert_cmpuint(manager_usage_interval(h.manager), ==, 500000);
+        manager_usage_unwatch(a);
+        g_assert_cmpuint(manager_usage_interval(h.manager), ==, 1000000); /* d: 0 asks for WatchIntervalSec= */
+        manager_usage_unwatch(d);
+        g_assert_cmpuint(manager_usage_interval(h.manager), ==, 0);
+        g_assert_cmpuint(manager_usage_n_watchers(h.manager), ==, 0);
+
+        manager_harness_done(&h);
+}
+
+/* A watch's descriptor: when the other end closes, the watch goes by itself. */
+static void test_watch_hangup(void)
+{
+        ManagerHarness h;
+        int pair[2];
+        char byte;
+
+        manager_harness_init(&h);
+        h.config.nvml = false;
+        h.config.usage_min_interval_usec = 10000;
+        manager_harness_start(&h);
+
+        g_assert_cmpint(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, pair), ==, 0);
+        g_assert_cmpint(manager_usage_watch(h.manager, 0, 20000, pair[0], NULL), ==, 0);
+        manager_harness_run_for(&h, 100000);
+        /* One byte per sample. */
+        g_assert_cmpint(read(pair[1], &byte, 1), ==, 1);
+        close(pair[1]);
+        manager_harness_run_for(&h, 100000);
+        g_assert_cmpuint(manager_usage_n_watchers(h.manager), ==, 0);
+        g_assert_cmpuint(manager_usage_interval(h.manager), ==, 0);
+        manager_harness_done(&h);
+}
+
+static const char script[] =
+                "node renderD128 /dev/full pci 0000:03:00.0 0x1002 0x73bf amdgpu\n"
+                "fdinfo 100 3 keys drm-driver=amdgpu drm-client-id=5 drm-engine-gfx=10_ns drm-resident-vram=4_KiB\n"
+                "fdinfo 101 3 keys drm-driver=amdgpu drm-client-id=5 drm-engine-gfx=10_ns drm-resident-vram=4_KiB\n"
+                "fdinfo 102 3 keys drm-driver=amdgpu drm-client-id=6 drm-engine-gfx=10_ns\n";
+
+static bool sampled(ManagerHarness *h, void *userdata)
+{
+        return manager_usage_n_samples(h->manager) >= 2;
+}
+
+static void test_snapshot(void)
+{
+        static const char *const fds[] = { "/etc/hostname", "/etc/hostname", "/etc/hostname", "/dev/full", NULL };
+        g_autofree char *error = NULL;
+        ManagerHarness h;
+        const UsageSnapshot *s;
+        const UsageClient *shared = NULL;
+        const UsageProcess *p;
+        UsageWatch *w;
+        uid_t me = 1000, other = 1001; /* not root, who sees everything */
+
+        manager_harness_init(&h);
+        h.config.nvml = false;
+        h.config.drm_major = 1;
+        h.config.accel_major = 4095;
+        h.config.usage_min_interval_usec = 10000;
+        manager_harness_start(&h);
+        proc_fixture_add(h.proc, &(ProcFixtureProcess){ .pid = 100, .uid = me, .exe = "/usr/bin/game", .fds = fds });
+        proc_fixture_add(h.proc, &(ProcFixtureProcess){ .pid = 101, .uid = other, .exe = "/usr/bin/comp", .fds = fds });
+        proc_fixture_add(
+                        h.proc, &(ProcFixtureProcess){ .pid = 102, .uid = other, .exe = "/usr/bin/other", .fds = fds });
+        manager_process_exec(h.manager, 100);
+        manager_process_exec(h.manager, 101);
+        manager_process_exec(h.manager, 102);
+        g_assert_cmpint(usage_fixture_apply(script, proc_fixture_path(h.proc), h.sys, "/nonexistent", 0, &error), ==,
+                        0);
+
+        g_assert_cmpint(manager_usage_watch(h.manager, 0, 20000, -1, &w), ==, 0);
+        g_assert_true(manager_harness_run_until(&h, sampled, NULL, 5000000));
+
+        s = manager_usage_snapshot(h.manager);
+        g_assert_cmpuint(s->n_clients, ==, 2);
+        g_assert_cmpuint(s->n_devices, ==, 1);
+        g_assert_cmpstr(s->devices[0].device, ==, "0000:03:00.0");
+        g_assert_cmpuint(s->devices[0].vendor_id, ==, 0x1002);
+        for (size_t i = 0; i < s->n_clients; i++)
+                if (s->clients[i].id == 5)
+                        shared = &s->clients[i];
+        g_assert_nonnull(shared);
+        g_assert_cmpuint(shared->n_holders, ==, 2);
+        /* Its owner sees the client through its own process, with the other user's holder hidden. */
+        g_assert_cmpuint(usage_client_visible_holders(shared, me), ==, 1);
+        g_assert_cmpuint(usage_client_visible_holders(shared, other), ==, 1);
+        g_assert_cmpuint(usage_client_visible_holders(shared, other + 1), ==, 0);
+        g_assert_cmpuint(usage_client_visible_holders(shared, 0), ==, 2);
+
+        p = usage_snapshot_find_process(s, 100);
+        g_assert_nonnull(p);
+        g_assert_cmpuint(p->uid, ==, me);
+        g_assert_cmpuint(p->n_memory, ==, 1);
+        g_assert_cmpuint(p->memory[0].bytes, ==, 4096);
+        g_assert_null(usage_snapshot_find_process(s, 103));
+        /* Holders are GPU users, whatever node they opened. */
+        g_assert_true(manager_get_process(h.manager, 100)->gpu_user);
+        g_assert_true(manager_get_process(h.manager, 102)->gpu_user);
+
+        /* The DRM model stays available to the exporter. */
+        g_assert_nonnull(manager_usage(h.manager));
+        g_assert_cmpuint(manager_usage(h.manager)->n_clients, ==, 2);
+
+        /* An exit drops the holder at once. */
+        proc_fixture_remove(h.proc, 102);
+        manager_process_exit(h.manager, 102);
+        g_assert_cmpint(manager_usage_sample(h.manager), ==, 0);
+        g_assert_cmpuint(manager_usage_snapshot(h.manager)->n_clients, ==, 1);
+
+        manager_usage_unwatch(w);
+        manager_harness_done(&h);
+}
+
+int main(int argc, char *argv[])
+{
+        g_test_init(&argc, &argv, NULL);
+        g_test_add_func("/manager-usage/watches", test_watches);
+        g_test_add_func("/manager-usage/watch-hangup", test_watch_hangup);
+        g_test_add_func("/manager-usage/snapshot", test_snapshot);
+        return g_test_run();
+}
