@@ -340,11 +340,25 @@ static int add_drm_client(RowSet *s, const UsageExportInput *in, const DrmUsageC
         pid_t pid;
         int r;
 
-        /* The client's labels are its first holder's: holders of one client (fork, logind) share it. */
-        pid = c->n_holders > 0 ? c->holders[0].pid : c->key_pid;
-        r = owner_lookup(in, pid, &owner);
-        if (r < 0)
-                return r;
+        /* One client may have several holders (fork, dup, fds passed on): it is labelled with one of them,
+         * the first one a profile applied to, else the last one (an fd broker such as logind keeps the
+         * fds it hands out, and started before the programs it hands them to). */
+        pid = c->n_holders > 0 ? c->holders[c->n_holders - 1].pid : c->key_pid;
+        for (size_t i = 0; c->n_holders > 1 && i < c->n_holders; i++) {
+                r = owner_lookup(in, c->holders[i].pid, &owner);
+                if (r < 0)
+                        return r;
+                if (owner.profile[0] != '\0') {
+                        pid = c->holders[i].pid;
+                        break;
+                }
+                owner_done(&owner);
+        }
+        if (!owner.unit) {
+                r = owner_lookup(in, pid, &owner);
+                if (r < 0)
+                        return r;
+        }
         o = (UsageExportOwner){ .unit = owner.unit, .profile = owner.profile, .comm = owner.comm };
         r = client_labels_init(&cl, &o, pid, in->flags, c->device, c->driver);
         if (r < 0)
