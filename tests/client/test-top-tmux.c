@@ -250,7 +250,7 @@ static void test_once_text(void)
         g_unsetenv("COLUMNS");
         g_test_message("%s", out);
         assert_no_raw_controls(out);
-        g_assert_nonnull(strstr(out, "sort: memory"));
+        g_assert_nonnull(strstr(out, "nvprofilectl top  2 devices  3 processes  every 0.1s  sort: memory\n"));
         g_assert_nonnull(strstr(out, "0000:00:02.0  i915  drm-fdinfo  active  3 clients  system0 12.0 MiB"));
         g_assert_nonnull(strstr(out, "0000:01:00.0  nvidia  RTX\\x1b]0;PWNED\\a\\x1b[31m  nvml"));
         bar = line_with(out, "  render ");
@@ -493,7 +493,7 @@ static void test_tmux(void)
         /* What a person sees: the devices with a bar per engine, the processes with their profile. */
         pane = wait_pane(&p, "glxgears");
         g_test_message("%s", pane);
-        g_assert_nonnull(strstr(pane, "sort: gpu"));
+        g_assert_nonnull(strstr(pane, "2 devices  3 processes  every 0.2s  sort: gpu  (g m p c r: sort, q: quit)"));
         g_assert_nonnull(strstr(pane, "0000:00:02.0  i915  drm-fdinfo  active  3 clients"));
         g_assert_nonnull(strstr(pane, "4242 root     0000:00:02.0   62.5 render      8.0 MiB Game Profile"));
         g_assert_nonnull(strstr(pane, "PID USER     DEVICE"));
