@@ -207,7 +207,7 @@ static int walk_fds(DrmSampler *s, pid_t pid, DrmSamplerFd **ret, size_t *ret_n)
                 }
                 fds[n++] = (DrmSamplerFd){ .fd = fd, .rdev = st.st_rdev, .type = type, .info_fd = -EBADF };
         }
-        qsort(fds, n, sizeof(DrmSamplerFd), cmp_fd);
+        qsort_safe(fds, n, sizeof(DrmSamplerFd), cmp_fd);
         *ret = TAKE_PTR(fds);
         *ret_n = n;
         return 0;

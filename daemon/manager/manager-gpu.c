@@ -195,6 +195,15 @@ int manager_gpu_start(Manager *m)
         r = watch_dir(m, dri);
         if (r < 0)
                 return r;
+        /* Accel nodes (/dev/accel/accel0): their opens matter to GPU usage. */
+        {
+                _cleanup_free_ char *accel = path_join(m->config.device_directory, "accel");
+                if (!accel)
+                        return -ENOMEM;
+                r = watch_dir(m, accel);
+                if (r < 0)
+                        return r;
+        }
 
         log_debug("Watching %zu GPU device nodes for opens.", strv_length(m->device_paths));
         if (strv_length(m->device_paths) == 0)

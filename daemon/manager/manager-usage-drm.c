@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "drm-sampler.h"
 #include "fileio.h"
@@ -167,6 +168,14 @@ void manager_usage_process_exit(Manager *m, pid_t pid)
                 drm_sampler_drop_pid(m->usage->sampler, pid);
 }
 
+/* Whether fd is the live /sys: libdrm reads that one, whatever --sys says. */
+static bool is_live_sys(int fd)
+{
+        struct stat a, b;
+
+        return fstat(fd, &a) >= 0 && stat("/sys", &b) >= 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 int usage_drm_start(ManagerUsage *u)
 {
         Manager *m = u->manager;
@@ -175,7 +184,7 @@ int usage_drm_start(ManagerUsage *u)
                 .accel_major = m->config.accel_major,
                 .open_files_max = m->config.usage_open_files_max,
                 .keep_open = m->real_proc && drm_fdinfo_pread_is_fresh() > 0,
-                .use_libdrm = m->real_proc,
+                .use_libdrm = is_live_sys(m->sys_fd),
                 .clock = m->real_proc ? NULL : fixture_clock,
                 .clock_userdata = u,
         };

@@ -401,15 +401,16 @@ static int add_nvml_device(UsageSnapshot *s, Manager *m, const NvmlDeviceUsage *
         return 0;
 }
 
-static UsageProcess *process_entry(UsageSnapshot *s, const UsageHolder *h)
+/* index: pid -> position + 1 in s->processes (which moves as it grows). */
+static UsageProcess *process_entry(UsageSnapshot *s, IntMap *index, const UsageHolder *h)
 {
+        uintptr_t at = (uintptr_t) intmap_get(index, (uint64_t) h->pid);
         UsageProcess *p;
 
-        for (size_t i = 0; i < s->n_processes; i++)
-                if (s->processes[i].pid == h->pid)
-                        return &s->processes[i];
+        if (at > 0)
+                return &s->processes[at - 1];
         p = GROW(s->processes, s->n_processes);
-        if (!p)
+        if (!p || intmap_put(index, (uint64_t) h->pid, (void *) (uintptr_t) s->n_processes) < 0)
                 return NULL;
         p->pid = h->pid;
         p->start_time = h->start_time;
@@ -502,6 +503,7 @@ static int cmp_client(const void *a, const void *b)
 int usage_snapshot_build(ManagerUsage *u, uint64_t now_usec, UsageSnapshot *ret)
 {
         _cleanup_(usage_snapshot_done) UsageSnapshot s = { .timestamp_usec = now_usec };
+        IntMap index = { 0 };
         int r;
 
         if (u->sampler && u->drm_usage) {
@@ -538,13 +540,22 @@ int usage_snapshot_build(ManagerUsage *u, uint64_t now_usec, UsageSnapshot *ret)
         /* Processes borrow the clients' strings: built after the clients are in their final place. */
         for (size_t i = 0; i < s.n_clients; i++)
                 for (size_t k = 0; k < s.clients[i].n_holders; k++) {
-                        UsageProcess *p = process_entry(&s, &s.clients[i].holders[k]);
-                        if (!p)
+                        UsageProcess *p;
+
+                        if (s.clients[i].holders[k].pid <= 0) /* NVML may name no process */
+                                continue;
+                        p = process_entry(&s, &index, &s.clients[i].holders[k]);
+                        if (!p) {
+                                intmap_done(&index);
                                 return -ENOMEM;
+                        }
                         r = process_add_client(p, &s.clients[i]);
-                        if (r < 0)
+                        if (r < 0) {
+                                intmap_done(&index);
                                 return r;
+                        }
                 }
+        intmap_done(&index);
         qsort_safe(s.processes, s.n_processes, sizeof(UsageProcess), cmp_process);
 
         *ret = s;

@@ -2,6 +2,7 @@
 /* GPU usage in the manager, without a bus: when sampling runs (watches, their intervals and bounds, no
  * sampling with nobody watching), and the merged snapshot over fixture /proc and /sys trees (holders'
  * owners, the privacy helper, process entries, holders becoming GPU users). */
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -156,11 +157,90 @@ static void test_snapshot(void)
         manager_harness_done(&h);
 }
 
+static bool has_client(ManagerHarness *h, void *id)
+{
+        const UsageSnapshot *s = manager_usage_snapshot(h->manager);
+
+        for (size_t i = 0; i < s->n_clients; i++)
+                if (s->clients[i].id == GPOINTER_TO_UINT(id))
+                        return true;
+        return false;
+}
+
+static const char events_script[] = "node renderD128 /dev/full pci 0000:03:00.0 0x1002 0x73bf amdgpu\n"
+                                    "fdinfo 100 3 keys drm-driver=amdgpu drm-client-id=5\n"
+                                    "fdinfo 101 3 keys drm-driver=amdgpu drm-client-id=6\n"
+                                    "fdinfo 102 3 keys drm-driver=amdgpu drm-client-id=7\n";
+
+/* proc_fixture_add() replaces a process's directory: its fdinfo files are written after it. */
+static void add_fdinfo(ManagerHarness *h)
+{
+        g_autofree char *error = NULL;
+
+        if (usage_fixture_apply(events_script, proc_fixture_path(h->proc), h->sys, "/", 0, &error) < 0)
+                g_error("fixture: %s", error);
+}
+
+/* The index follows events, not periodic walks: a process that got a DRM fd without any event is not
+ * seen (no rescan here); an open of a watched GPU node brings a targeted sweep that finds it; an exec
+ * whose parent holds DRM fds is looked at at once. */
+static void test_events(void)
+{
+        static const char *const fds[] = { "/etc/hostname", "/etc/hostname", "/etc/hostname", "/dev/full", NULL };
+        g_autofree char *node = NULL, *dri = NULL;
+        ManagerHarness h;
+        UsageWatch *w;
+        int fd;
+
+        manager_harness_init(&h);
+        h.config.nvml = false;
+        h.config.drm_major = 1;
+        h.config.accel_major = 4095;
+        h.config.usage_min_interval_usec = 10000;
+        h.config.usage_rescan_interval_usec = 0;
+        dri = g_build_filename(h.dev, "dri", NULL);
+        node = g_build_filename(dri, "renderD128", NULL);
+        g_assert_cmpint(g_mkdir_with_parents(dri, 0755), ==, 0);
+        g_assert_true(g_file_set_contents(node, "", 0, NULL));
+        manager_harness_start(&h);
+        proc_fixture_add(h.proc, &(ProcFixtureProcess){ .pid = 100, .uid = 1000, .exe = "/usr/bin/a", .fds = fds });
+        add_fdinfo(&h);
+        manager_process_exec(h.manager, 100);
+
+        g_assert_cmpint(manager_usage_watch(h.manager, 0, 20000, -1, &w), ==, 0);
+        g_assert_true(manager_harness_run_until(&h, has_client, GUINT_TO_POINTER(5), 5000000));
+
+        /* No event: not seen. */
+        proc_fixture_add(h.proc, &(ProcFixtureProcess){ .pid = 101, .uid = 1000, .exe = "/usr/bin/b", .fds = fds });
+        add_fdinfo(&h);
+        manager_process_exec(h.manager, 101);
+        manager_harness_run_for(&h, 300000);
+        g_assert_false(has_client(&h, GUINT_TO_POINTER(6)));
+
+        /* Somebody opens a GPU node: the sweep that follows finds it. */
+        fd = open(node, O_RDONLY | O_CLOEXEC);
+        g_assert_cmpint(fd, >=, 0);
+        close(fd);
+        g_assert_true(manager_harness_run_until(&h, has_client, GUINT_TO_POINTER(6), 5000000));
+
+        /* A child of a holder execs: looked at at once, no sweep needed. */
+        proc_fixture_add(h.proc,
+                        &(ProcFixtureProcess){ .pid = 102, .ppid = 100, .uid = 1000, .exe = "/usr/bin/c", .fds = fds });
+        add_fdinfo(&h);
+        manager_process_exec(h.manager, 102);
+        g_assert_nonnull(manager_get_process(h.manager, 102));
+        g_assert_true(manager_harness_run_until(&h, has_client, GUINT_TO_POINTER(7), 1000000));
+
+        manager_usage_unwatch(w);
+        manager_harness_done(&h);
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/manager-usage/watches", test_watches);
         g_test_add_func("/manager-usage/watch-hangup", test_watch_hangup);
         g_test_add_func("/manager-usage/snapshot", test_snapshot);
+        g_test_add_func("/manager-usage/events", test_events);
         return g_test_run();
 }
