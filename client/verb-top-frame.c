@@ -426,12 +426,15 @@ int top_frame_build(TopFrame *frame, struct json_object *reading, TopSort sort, 
         {
                 _cleanup_free_ char *header = NULL;
 
+                size_t n_devices = jlen(reading, "devices"), n_processes = jlen(reading, "processes");
+
+                /* The keys only where they work: a screen (height > 0), not --once. */
                 if (asprintf(&header,
                                     "nvprofilectl top  %zu device%s  %zu process%s  every %" PRIu64 ".%01" PRIu64
-                                    "s  sort: %s  (g m p c r: sort, q: quit)",
-                                    jlen(reading, "devices"), jlen(reading, "devices") == 1 ? "" : "s", n_rows,
-                                    n_rows == 1 ? "" : "es", interval_usec / 1000000, interval_usec / 100000 % 10,
-                                    top_sort_to_string(sort)) < 0) {
+                                    "s  sort: %s%s",
+                                    n_devices, n_devices == 1 ? "" : "s", n_processes, n_processes == 1 ? "" : "es",
+                                    interval_usec / 1000000, interval_usec / 100000 % 10, top_sort_to_string(sort),
+                                    height > 0 ? "  (g m p c r: sort, q: quit)" : "") < 0) {
                         fclose(f);
                         return -ENOMEM;
                 }

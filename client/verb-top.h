@@ -42,7 +42,8 @@ typedef struct TopFrame {
 
 void top_frame_done(TopFrame *f);
 
-/* Lays out a reading for width columns and at most height lines (0: as many as needed). */
+/* Lays out a reading for width columns and at most height lines (0: as many as needed, for plain output,
+ * which does not list the keys). */
 int top_frame_build(
                 TopFrame *f, struct json_object *reading, TopSort sort, uint64_t interval_usec, int width, int height);
 

@@ -338,6 +338,8 @@ clock 2000000
 END_OF_SCRIPT
     for step in 0 1; do "$work/usage-fixture" "$fx/script" "$fx/proc" "$fx/sys" /nonexistent $step; done
     printf '[ProcessWatch]\nDeviceDirectory=\n[Usage]\nDrmMajor=1\nIdleIntervalSec=200ms\nNVML=no\n' > "$fx/conf"
+    mkdir -p "$fx/textfile"
+    printf '[Export]\nExportTextfile=%s\nExportIntervalSec=1s\n' "$fx/textfile/nvprofiled.prom" >> "$fx/conf"
 
     sed "s|$work/bus|$work/bus-usage|" "$work/bus.conf" > "$work/bus-usage.conf"
     dbus-daemon --nofork --config-file="$work/bus-usage.conf" 2>/dev/null &
@@ -369,8 +371,11 @@ for p in processes:
     profiles = ", ".join(p[5]) or "none"
     print(f"process {p[1]} {p[4]} (profiles: {profiles}): {engines}; {memory}")
 '
-    echo; echo "==> nvprofilectl top --once   (the same, as the top view prints it, with the applied profile)"
+    echo; echo "==> nvprofilectl top --once   (the same usage as a person sees it, with the applied profiles)"
     COLUMNS=100 build-demo/client/nvprofilectl --bus="unix:path=$work/bus-usage" top --once --interval=0.2 || true
+    echo; echo "==> the Prometheus export (ExportTextfile=, for node_exporter's textfile collector), without HELP lines"
+    sleep 1
+    grep -v '^# HELP' "$fx/textfile/nvprofiled.prom" | head -24 || true
 }
 
 case "$mode" in

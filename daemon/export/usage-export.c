@@ -92,23 +92,60 @@ UsageExport *usage_export_free(UsageExport *x)
         return NULL;
 }
 
-void usage_export_put_label_value(FILE *f, const char *s)
+/* A growing string: the label lists are built for every series of every render, where a FILE per list
+ * (open_memstream) cost more than all the rest together. */
+typedef struct Buf {
+        char *s;
+        size_t len, allocated;
+        bool oom;
+} Buf;
+
+static void buf_put(Buf *b, const char *s, size_t n)
+{
+        if (b->oom)
+                return;
+        if (GREEDY_REALLOC(b->s, b->allocated, b->len + n + 1) < 0) {
+                b->oom = true;
+                return;
+        }
+        memcpy(b->s + b->len, s, n);
+        b->len += n;
+        b->s[b->len] = '\0';
+}
+
+static void buf_puts(Buf *b, const char *s)
+{
+        buf_put(b, s, strlen(s));
+}
+
+static void put_label_value(Buf *b, const char *s)
 {
         size_t len, written = 0;
-
-        assert(f);
 
         if (!s)
                 return;
         len = strlen(s);
         while (len > 0) {
-                size_t n = utf8_sequence_length(s, len);
+                size_t run = 0, n;
 
+                /* Plain ASCII, the usual case, in one piece. */
+                while (run < len && written + run < USAGE_EXPORT_LABEL_MAX && (unsigned char) s[run] < 0x80 &&
+                                !IN_SET(s[run], '\\', '"', '\n'))
+                        run++;
+                if (run > 0) {
+                        buf_put(b, s, run);
+                        written += run;
+                        s += run;
+                        len -= run;
+                        continue;
+                }
+
+                n = utf8_sequence_length(s, len);
                 if (n == 0) {
                         /* U+FFFD: Prometheus requires UTF-8, and a raw byte must not pass. */
                         if (written + 3 > USAGE_EXPORT_LABEL_MAX)
                                 return;
-                        fputs("\xef\xbf\xbd", f);
+                        buf_puts(b, "\xef\xbf\xbd");
                         written += 3;
                         s++;
                         len--;
@@ -117,70 +154,118 @@ void usage_export_put_label_value(FILE *f, const char *s)
                 if (written + n > USAGE_EXPORT_LABEL_MAX)
                         return;
                 if (n == 1 && *s == '\\')
-                        fputs("\\\\", f);
+                        buf_puts(b, "\\\\");
                 else if (n == 1 && *s == '"')
-                        fputs("\\\"", f);
+                        buf_puts(b, "\\\"");
                 else if (n == 1 && *s == '\n')
-                        fputs("\\n", f);
+                        buf_puts(b, "\\n");
                 else
-                        fwrite(s, 1, n, f);
+                        buf_put(b, s, n);
                 written += n;
                 s += n;
                 len -= n;
         }
 }
 
+void usage_export_put_label_value(FILE *f, const char *s)
+{
+        Buf b = { 0 };
+
+        assert(f);
+
+        put_label_value(&b, s);
+        if (b.s)
+                fputs(b.s, f);
+        free(b.s);
+}
+
 /* A label list "a=\"x\",b=\"y\"" from NULL-terminated name, value pairs. */
 static char *labels_new(const char *name, ...)
 {
-        _cleanup_free_ char *buf = NULL;
-        size_t size = 0;
+        Buf b = { 0 };
         bool first = true;
         va_list ap;
-        FILE *f;
 
-        f = open_memstream(&buf, &size);
-        if (!f)
-                return NULL;
         va_start(ap, name);
         for (const char *n = name; n; n = va_arg(ap, const char *)) {
                 const char *v = va_arg(ap, const char *);
 
-                fprintf(f, "%s%s=\"", first ? "" : ",", n);
-                usage_export_put_label_value(f, v);
-                fputc('"', f);
+                if (!first)
+                        buf_puts(&b, ",");
+                buf_puts(&b, n);
+                buf_puts(&b, "=\"");
+                put_label_value(&b, v);
+                buf_puts(&b, "\"");
                 first = false;
         }
         va_end(ap);
-        if (ferror(f) || fclose(f) != 0)
+        if (b.oom) {
+                free(b.s);
                 return NULL;
-        return TAKE_PTR(buf);
+        }
+        return b.s ? b.s : strdup("");
 }
 
-static char *owner_labels(const UsageExportOwner *o, pid_t pid, UsageExportFlags flags, const char *device,
-                const char *driver, const char *name1, const char *value1, const char *name2, const char *value2)
-{
-        char pid_text[32];
+/* A client's labels, escaped once: "device=...,driver=..." and "unit=...,profile=...[,pid=...,comm=...]";
+ * each of its series puts its own between them (series_labels()). */
+typedef struct ClientLabels {
+        char *head, *tail;
+} ClientLabels;
 
-        /* Unused name/value pairs are NULL and end the list early: build the full list in order. */
-        (void) snprintf(pid_text, sizeof pid_text, "%ld", (long) pid);
-        if (name1 && name2)
-                return flags & USAGE_EXPORT_PROCESS_LABELS
-                                ? labels_new("device", device, "driver", driver, name1, value1, name2, value2, "unit",
-                                                  o->unit, "profile", o->profile, "pid", pid_text, "comm", o->comm,
-                                                  NULL)
-                                : labels_new("device", device, "driver", driver, name1, value1, name2, value2, "unit",
-                                                  o->unit, "profile", o->profile, NULL);
-        if (name1)
-                return flags & USAGE_EXPORT_PROCESS_LABELS
-                                ? labels_new("device", device, "driver", driver, name1, value1, "unit", o->unit,
-                                                  "profile", o->profile, "pid", pid_text, "comm", o->comm, NULL)
-                                : labels_new("device", device, "driver", driver, name1, value1, "unit", o->unit,
-                                                  "profile", o->profile, NULL);
-        return flags & USAGE_EXPORT_PROCESS_LABELS
-                        ? labels_new("device", device, "driver", driver, "unit", o->unit, "profile", o->profile, "pid",
-                                          pid_text, "comm", o->comm, NULL)
-                        : labels_new("device", device, "driver", driver, "unit", o->unit, "profile", o->profile, NULL);
+static void client_labels_done(ClientLabels *l)
+{
+        free(l->head);
+        free(l->tail);
+        *l = (ClientLabels){ 0 };
+}
+
+static int client_labels_init(ClientLabels *l, const UsageExportOwner *o, pid_t pid, UsageExportFlags flags,
+                const char *device, const char *driver)
+{
+        *l = (ClientLabels){ 0 };
+        l->head = labels_new("device", device, "driver", driver, NULL);
+        if (flags & USAGE_EXPORT_PROCESS_LABELS) {
+                char pid_text[32];
+
+                (void) snprintf(pid_text, sizeof pid_text, "%ld", (long) pid);
+                l->tail = labels_new("unit", o->unit, "profile", o->profile, "pid", pid_text, "comm", o->comm, NULL);
+        } else
+                l->tail = labels_new("unit", o->unit, "profile", o->profile, NULL);
+        if (!l->head || !l->tail) {
+                client_labels_done(l);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+/* head[,name1="value1"[,name2="value2"]],tail; NULL on OOM. */
+static char *series_labels(
+                const ClientLabels *l, const char *name1, const char *value1, const char *name2, const char *value2)
+{
+        size_t head = strlen(l->head), tail = strlen(l->tail);
+        Buf b = { 0 };
+
+        if (GREEDY_REALLOC(b.s, b.allocated, head + tail + 2 * USAGE_EXPORT_LABEL_MAX) < 0)
+                return NULL;
+        buf_put(&b, l->head, head);
+        for (unsigned i = 0; i < 2; i++) {
+                const char *n = i == 0 ? name1 : name2, *v = i == 0 ? value1 : value2;
+
+                if (!n)
+                        break;
+                buf_puts(&b, ",");
+                buf_puts(&b, n);
+                buf_puts(&b, "=\"");
+                put_label_value(&b, v);
+                buf_puts(&b, "\"");
+        }
+        buf_puts(&b, ",");
+        buf_put(&b, l->tail, tail);
+        if (b.oom) {
+                free(b.s);
+                return NULL;
+        }
+        return b.s;
 }
 
 static int row_add(RowSet *s, UnitMetric metric, char *labels, uint64_t value)
@@ -249,17 +334,35 @@ static int owner_lookup(const UsageExportInput *in, pid_t pid, Owner *ret)
 static int add_drm_client(RowSet *s, const UsageExportInput *in, const DrmUsageClient *c)
 {
         _cleanup_(owner_done) Owner owner = { 0 };
-        _cleanup_free_ char *client_key = NULL, *unit_labels = NULL;
+        _cleanup_(client_labels_done) ClientLabels cl = { 0 };
+        _cleanup_free_ char *client_key = NULL;
         UsageExportOwner o;
         pid_t pid;
         int r;
 
-        /* The client's labels are its first holder's: holders of one client (fork, logind) share it. */
-        pid = c->n_holders > 0 ? c->holders[0].pid : c->key_pid;
-        r = owner_lookup(in, pid, &owner);
+        /* One client may have several holders (fork, dup, fds passed on): it is labelled with one of them,
+         * the first one a profile applied to, else the last one (an fd broker such as logind keeps the
+         * fds it hands out, and started before the programs it hands them to). */
+        pid = c->n_holders > 0 ? c->holders[c->n_holders - 1].pid : c->key_pid;
+        for (size_t i = 0; c->n_holders > 1 && i < c->n_holders; i++) {
+                r = owner_lookup(in, c->holders[i].pid, &owner);
+                if (r < 0)
+                        return r;
+                if (owner.profile[0] != '\0') {
+                        pid = c->holders[i].pid;
+                        break;
+                }
+                owner_done(&owner);
+        }
+        if (!owner.unit) {
+                r = owner_lookup(in, pid, &owner);
+                if (r < 0)
+                        return r;
+        }
+        o = (UsageExportOwner){ .unit = owner.unit, .profile = owner.profile, .comm = owner.comm };
+        r = client_labels_init(&cl, &o, pid, in->flags, c->device, c->driver);
         if (r < 0)
                 return r;
-        o = (UsageExportOwner){ .unit = owner.unit, .profile = owner.profile, .comm = owner.comm };
 
         if (c->has_client_id)
                 r = asprintf(&client_key, "%s\x1f%" PRIu64, c->device, c->client_id);
@@ -286,7 +389,7 @@ static int add_drm_client(RowSet *s, const UsageExportInput *in, const DrmUsageC
 
                         if (!counter->set)
                                 continue;
-                        labels = owner_labels(&o, pid, in->flags, c->device, c->driver, "engine", e->name, NULL, NULL);
+                        labels = series_labels(&cl, "engine", e->name, NULL, NULL);
                         if (!labels)
                                 return -ENOMEM;
                         r = contribution_add(s, counters[k].metric, client_key, e->name, labels, counter->value);
@@ -307,16 +410,15 @@ static int add_drm_client(RowSet *s, const UsageExportInput *in, const DrmUsageC
                         if (!reg->has[st])
                                 continue;
                         r = row_add(s, UNIT_MEMORY,
-                                        owner_labels(&o, pid, in->flags, c->device, c->driver, "region", reg->name,
-                                                        "stat", drm_fdinfo_mem_stat_to_string(st)),
+                                        series_labels(&cl, "region", reg->name, "stat",
+                                                        drm_fdinfo_mem_stat_to_string(st)),
                                         reg->bytes[st]);
                         if (r < 0)
                                 return r;
                 }
         }
 
-        unit_labels = owner_labels(&o, pid, in->flags, c->device, c->driver, NULL, NULL, NULL, NULL);
-        return row_add(s, UNIT_CLIENTS, TAKE_PTR(unit_labels), 1);
+        return row_add(s, UNIT_CLIENTS, series_labels(&cl, NULL, NULL, NULL, NULL), 1);
 }
 
 static int add_nvml_device(RowSet *s, const UsageExportInput *in, const NvmlDeviceUsage *d)
@@ -326,25 +428,23 @@ static int add_nvml_device(RowSet *s, const UsageExportInput *in, const NvmlDevi
         for (size_t i = 0; i < d->n_processes; i++) {
                 const NvmlProcessUsage *p = &d->processes[i];
                 _cleanup_(owner_done) Owner owner = { 0 };
+                _cleanup_(client_labels_done) ClientLabels cl = { 0 };
                 UsageExportOwner o;
 
                 r = owner_lookup(in, (pid_t) p->pid, &owner);
                 if (r < 0)
                         return r;
                 o = (UsageExportOwner){ .unit = owner.unit, .profile = owner.profile, .comm = owner.comm };
+                r = client_labels_init(&cl, &o, (pid_t) p->pid, in->flags, d->pci_bus_id, "nvidia");
+                if (r < 0)
+                        return r;
 
                 if (p->memory_bytes != NVML_SOURCE_UNKNOWN) {
-                        r = row_add(s, UNIT_NVML_MEMORY,
-                                        owner_labels(&o, (pid_t) p->pid, in->flags, d->pci_bus_id, "nvidia", NULL, NULL,
-                                                        NULL, NULL),
-                                        p->memory_bytes);
+                        r = row_add(s, UNIT_NVML_MEMORY, series_labels(&cl, NULL, NULL, NULL, NULL), p->memory_bytes);
                         if (r < 0)
                                 return r;
                 }
-                r = row_add(s, UNIT_NVML_PROCESSES,
-                                owner_labels(&o, (pid_t) p->pid, in->flags, d->pci_bus_id, "nvidia", NULL, NULL, NULL,
-                                                NULL),
-                                1);
+                r = row_add(s, UNIT_NVML_PROCESSES, series_labels(&cl, NULL, NULL, NULL, NULL), 1);
                 if (r < 0)
                         return r;
         }

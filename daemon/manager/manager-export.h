@@ -6,8 +6,8 @@
 
 /* The fleet export (ExportTextfile= in nvprofiled.conf): every ExportIntervalSec=, the usage snapshot is
  * rendered by daemon/export and replaces the textfile atomically, for node_exporter's textfile collector.
- * Each GPU client is labelled with its first holder's systemd unit (from /proc/<pid>/cgroup) and the
- * profile applied to that process (the manager's own result), never with its pid unless
+ * Each GPU client is labelled with a holder's systemd unit (from /proc/<pid>/cgroup) and the profile
+ * applied to that process (the manager's own result; see usage-export.c for which holder), never with its pid unless
  * ExportProcessLabels=yes. The file is mode 0640, given to ExportGroup= (node_exporter's group) when
  * set: it names every user's units and profiles, so it is not for every local user to read. */
 

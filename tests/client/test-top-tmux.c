@@ -21,7 +21,7 @@
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(json_object, json_object_put)
 
-#define WAIT_USEC (10 * G_USEC_PER_SEC)
+#define WAIT_USEC (30 * G_USEC_PER_SEC) /* a bound for slow (sanitizer) builds on a busy machine, not a timing */
 #define NASTY "\x1b]0;PWNED\x07\x1b[31m"
 
 typedef struct StandIn {
@@ -250,7 +250,7 @@ static void test_once_text(void)
         g_unsetenv("COLUMNS");
         g_test_message("%s", out);
         assert_no_raw_controls(out);
-        g_assert_nonnull(strstr(out, "sort: memory"));
+        g_assert_nonnull(strstr(out, "nvprofilectl top  2 devices  3 processes  every 0.1s  sort: memory\n"));
         g_assert_nonnull(strstr(out, "0000:00:02.0  i915  drm-fdinfo  active  3 clients  system0 12.0 MiB"));
         g_assert_nonnull(strstr(out, "0000:01:00.0  nvidia  RTX\\x1b]0;PWNED\\a\\x1b[31m  nvml"));
         bar = line_with(out, "  render ");
@@ -272,6 +272,75 @@ static void test_once_text(void)
         evil = line_with(out, "4444");
         g_assert_nonnull(strstr(evil, "Prof\\x1b]0;PWNED\\a"));
         g_assert_nonnull(strstr(evil, "evil\\x1b]0;PWNED"));
+        stand_in_stop(&s);
+}
+
+static void die_with_parent(gpointer userdata)
+{
+        (void) prctl(PR_SET_PDEATHSIG, SIGTERM);
+}
+
+/* --json without --once: one document per announced sample, until SIGTERM, which ends it with status 0. */
+static void test_json_stream(void)
+{
+        g_autofree char *bus_arg = NULL;
+        g_autoptr(GError) error = NULL;
+        GString *out = g_string_new(NULL);
+        gint64 deadline;
+        unsigned lines = 0;
+        int out_fd, status;
+        StandIn s;
+        GPid pid;
+
+        if (!stand_in_start(&s, true))
+                return;
+        bus_arg = g_strdup_printf("--bus=%s", s.bus.address);
+        {
+                const char *argv[] = { ctl_bin(), bus_arg, "--json=short", "top", "--interval=0.1", NULL };
+
+                g_spawn_async_with_pipes(NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, die_with_parent, NULL,
+                                &pid, NULL, &out_fd, NULL, &error);
+                g_assert_no_error(error);
+        }
+        g_assert_cmpint(fcntl(out_fd, F_SETFL, O_NONBLOCK), ==, 0);
+        for (deadline = g_get_monotonic_time() + WAIT_USEC; lines < 3;) {
+                char buf[4096];
+                ssize_t n;
+
+                pump(&s, 20000);
+                while ((n = read(out_fd, buf, sizeof buf)) > 0)
+                        g_string_append_len(out, buf, n);
+                lines = 0;
+                for (const char *p = out->str; (p = strchr(p, '\n')); p++)
+                        lines++;
+                if (g_get_monotonic_time() >= deadline)
+                        g_error("top --json printed %u documents: %s", lines, out->str);
+        }
+        /* Each line a whole document; the daemon was asked once to watch, and read again per sample. */
+        {
+                g_auto(GStrv) docs = g_strsplit(out->str, "\n", -1);
+
+                for (unsigned i = 0; i < 3; i++) {
+                        g_autoptr(json_object) doc = json_tokener_parse(docs[i]);
+
+                        g_assert_nonnull(doc);
+                        g_assert_cmpuint(json_object_array_length(json_object_object_get(doc, "processes")), ==, 3);
+                }
+        }
+        g_assert_cmpuint(s.n_watch, ==, 1);
+        g_assert_cmpuint(s.n_list_processes, >=, 3);
+
+        kill(pid, SIGTERM);
+        for (deadline = g_get_monotonic_time() + WAIT_USEC; waitpid(pid, &status, WNOHANG) != pid;) {
+                pump(&s, 20000);
+                if (g_get_monotonic_time() >= deadline)
+                        g_error("top --json did not end on SIGTERM");
+        }
+        g_assert_true(WIFEXITED(status));
+        g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+        g_spawn_close_pid(pid);
+        close(out_fd);
+        g_string_free(out, TRUE);
         stand_in_stop(&s);
 }
 
@@ -424,7 +493,7 @@ static void test_tmux(void)
         /* What a person sees: the devices with a bar per engine, the processes with their profile. */
         pane = wait_pane(&p, "glxgears");
         g_test_message("%s", pane);
-        g_assert_nonnull(strstr(pane, "sort: gpu"));
+        g_assert_nonnull(strstr(pane, "2 devices  3 processes  every 0.2s  sort: gpu  (g m p c r: sort, q: quit)"));
         g_assert_nonnull(strstr(pane, "0000:00:02.0  i915  drm-fdinfo  active  3 clients"));
         g_assert_nonnull(strstr(pane, "4242 root     0000:00:02.0   62.5 render      8.0 MiB Game Profile"));
         g_assert_nonnull(strstr(pane, "PID USER     DEVICE"));
@@ -566,6 +635,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/top/once-json", test_once_json);
         g_test_add_func("/top/once-text", test_once_text);
         g_test_add_func("/top/once-without-watch", test_once_without_watch);
+        g_test_add_func("/top/json-stream", test_json_stream);
         g_test_add_func("/top/needs-terminal", test_needs_terminal);
         g_test_add_func("/top/tmux", test_tmux);
         g_test_add_func("/top/tmux-daemon", test_tmux_daemon);

@@ -12,6 +12,8 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -279,6 +281,30 @@ static const char rules[] =
                 "\"value\": 50 } ] } ],\n"
                 "  \"rules\": [ { \"pattern\": \"glxgears\", \"profile\": \"Game Profile\" } ] }\n";
 
+/* Tries to open path as nobody (in a child): 0 or the negative errno. */
+static int read_as_nobody(const char *path)
+{
+        struct passwd *pw = getpwnam("nobody");
+        int status;
+        pid_t pid;
+
+        g_assert_nonnull(pw);
+        pid = fork();
+        g_assert_cmpint(pid, >=, 0);
+        if (pid == 0) {
+                int fd;
+
+                if (setgroups(0, NULL) < 0 || setgid(pw->pw_gid) < 0 || setuid(pw->pw_uid) < 0)
+                        _exit(255);
+                fd = open(path, O_RDONLY | O_CLOEXEC);
+                _exit(fd >= 0 ? 0 : errno);
+        }
+        g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
+        g_assert_true(WIFEXITED(status));
+        g_assert_cmpint(WEXITSTATUS(status), !=, 255);
+        return -WEXITSTATUS(status);
+}
+
 /* Process 4242's GPU fds and fdinfo (tests/drm/usage-fixture.h: fd 3 is a link to /dev/null, a DRM node
  * for FIXTURE_CONFIG's DrmMajor=1, so no device node and no root are needed) and its cgroup. */
 #define FIXTURE_CONFIG "[Usage]\nDrmMajor=1\nNVML=no\n"
@@ -331,6 +357,16 @@ static void test_daemon(void)
         g_test_message("%s", text);
         g_assert_cmpint(stat(path, &st), ==, 0);
         g_assert_cmpint(st.st_mode & 07777, ==, 0640);
+        /* It names every user's units and profiles: an ordinary user cannot read it. */
+        if (geteuid() == 0) {
+                /* ...where a world-readable file beside it is readable by them (the mode decides). */
+                g_autofree char *control = g_build_filename(dir, "control.txt", NULL);
+
+                g_assert_true(g_file_set_contents(control, "x", 1, NULL));
+                g_assert_cmpint(chmod(control, 0644), ==, 0);
+                g_assert_cmpint(read_as_nobody(control), ==, 0);
+                g_assert_cmpint(read_as_nobody(path), ==, -EACCES);
+        }
         g_assert_nonnull(strstr(text, "nvprofiled_build_info{version=\""));
         /* i915-1.txt: render 1099511627776 ns... as cumulative seconds, with the unit and the profile. */
         g_assert_nonnull(strstr(text, "nvprofiled_engine_busy_seconds_total{device=\""));

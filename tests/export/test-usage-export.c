@@ -329,6 +329,27 @@ static void test_counter_moves_with_profile(void)
         }
 }
 
+/* A client with several holders is labelled with the one a profile applied to, else with the last one
+ * (logind keeps the fds it hands to compositors, and started first). */
+static void test_shared_client_holder(void)
+{
+        g_autoptr(DrmUsage) u = drm_usage_new();
+        g_autoptr(UsageExport) x = usage_export_new();
+        Owners owners = { .o = {
+                                          { 10, "systemd-logind.service", "", "systemd-logind" },
+                                          { 20, "game.service", "Game", "game" },
+                                          { 30, "gnome-shell.scope", "", "gnome-shell" },
+                          } };
+        g_autofree char *t = NULL;
+
+        UPDATE(u, { I915("1", "10", "4"), 1000000, 10, 3 }, { I915("1", "10", "4"), 1000000, 20, 5 },
+                        { I915("2", "20", "4"), 1000000, 10, 4 }, { I915("2", "20", "4"), 1000000, 30, 7 });
+        t = render(x, u, &owners, 0);
+        g_assert_nonnull(strstr(t, "engine=\"render\",unit=\"game.service\",profile=\"Game\"} 0.000000010\n"));
+        g_assert_nonnull(strstr(t, "engine=\"render\",unit=\"gnome-shell.scope\",profile=\"\"} 0.000000020\n"));
+        g_assert_null(strstr(t, "systemd-logind"));
+}
+
 static void test_nvml(void)
 {
         g_autoptr(UsageExport) x = usage_export_new();
@@ -581,6 +602,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/export/escaping", test_escaping);
         g_test_add_func("/export/counter-monotonic", test_counter_monotonic);
         g_test_add_func("/export/counter-moves-with-profile", test_counter_moves_with_profile);
+        g_test_add_func("/export/shared-client-holder", test_shared_client_holder);
         g_test_add_func("/export/nvml", test_nvml);
         g_test_add_func("/export/corpus", test_corpus);
         g_test_add_func("/export/unit-from-cgroup", test_unit_from_cgroup);
