@@ -14,9 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "bench-util.h"
 #include "fd-util.h"
 #include "fileio.h"
 #include "report-builder.h"
@@ -33,13 +33,6 @@ static const char *const corpus_names[] = {
         "nvidia_example_sobelFloat_ncu2023.3.0",
         "syswea_profile_report_ncu2025.1.1",
 };
-
-static uint64_t now_ns(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-}
 
 static int compare_u64(const void *a, const void *b)
 {
@@ -62,12 +55,12 @@ static void bench(const char *label, const char *path)
                         perror(path);
                         exit(1);
                 }
-                start = now_ns();
+                start = bench_now_ns();
                 if (ncu_report_load_fd(fd, NULL, &r, &err) < 0) {
                         fprintf(stderr, "%s: byte %" PRIu64 ": %s\n", path, err.offset, err.message);
                         exit(1);
                 }
-                t[i] = now_ns() - start;
+                t[i] = bench_now_ns() - start;
                 size = r->size;
                 model = r->memory;
                 peak = r->peak_memory;
