@@ -72,6 +72,20 @@ static void help(void)
                "  report json FILE       The whole report as one JSON document (schema\n"
                "                         io.github.nvprofiled.ncu-report, version 1; see\n"
                "                         nvprofilectl(1))\n");
+        printf("  sections list          List the Nsight Compute sections the daemon reads (identifier,\n"
+               "                         display name, enabled by default, order, sets, file) and every\n"
+               "                         section file with an error\n"
+               "  sections sets          List the section sets and their sections\n"
+               "  sections show ID       Show one section in full (JSON)\n"
+               "  sections metrics ID --arch=CC [--scope=SCOPE]\n"
+               "                         The metrics a section collects on compute capability CC (such\n"
+               "                         as 86) in collection scope launch (default), range or cmdlist\n"
+               "  sections check [--schema=SCHEMA] PATH...\n"
+               "                         Check .section and .chart files, and folders of .section files\n"
+               "                         (with their subfolders), locally without the daemon; every\n"
+               "                         error with FILE:LINE:COLUMN. Fails when one has an error\n"
+               "  sections reload        Make the daemon re-read its section folders now (root, or as\n"
+               "                         polkit allows)\n");
         printf("\n"
                "Options:\n"
                "  -h --help              Show this help and exit\n"
@@ -92,7 +106,12 @@ static void help(void)
                "     --interval=SECONDS fdinfo: the time between the two dumps given (a decimal\n"
                "                         number of seconds, such as 2 or 0.5)\n"
                "     --local            report: parse the file in this process instead of having\n"
-               "                         the daemon's confined worker parse it\n");
+               "                         the daemon's confined worker parse it\n"
+               "     --arch=CC          sections metrics: the GPU's compute capability as\n"
+               "                         major*10+minor (86 for 8.6)\n"
+               "     --scope=SCOPE      sections metrics: launch (default), range or cmdlist\n"
+               "     --schema=SCHEMA    sections check: extended (default: ncu 2024.1.1's schema and\n"
+               "                         later additions) or 2024.1.1 (exactly that schema)\n");
         printf("\n"
                "Options of resolve (each of --argv, --dso, --env, --exe-dir-file may be repeated):\n"
                "     --exe=PATH         The executable's path: the \"procname\" feature\n"
@@ -196,6 +215,9 @@ int parse_argv(int argc, char *argv[])
                 ARG_EXE_DIR_FILE,
                 ARG_INTERVAL,
                 ARG_LOCAL,
+                ARG_ARCH,
+                ARG_SCOPE,
+                ARG_SCHEMA,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -214,6 +236,9 @@ int parse_argv(int argc, char *argv[])
                 { "exe-dir-file", required_argument, NULL, ARG_EXE_DIR_FILE },
                 { "interval", required_argument, NULL, ARG_INTERVAL },
                 { "local", no_argument, NULL, ARG_LOCAL },
+                { "arch", required_argument, NULL, ARG_ARCH },
+                { "scope", required_argument, NULL, ARG_SCOPE },
+                { "schema", required_argument, NULL, ARG_SCHEMA },
                 { 0 },
         };
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
@@ -293,6 +318,15 @@ int parse_argv(int argc, char *argv[])
                 case ARG_LOCAL:
                         arg.local = true;
                         break;
+                case ARG_ARCH:
+                        arg.arch = optarg;
+                        break;
+                case ARG_SCOPE:
+                        arg.scope = optarg;
+                        break;
+                case ARG_SCHEMA:
+                        arg.schema = optarg;
+                        break;
                 case '?':
                         return usage_error("Unknown option, or an option without its argument: \"%s\"; see "
                                            "nvprofilectl --help.",
@@ -323,6 +357,7 @@ typedef enum VerbFlags {
         VERB_HOME_OPTION = 1 << 1, /* takes --home */
         VERB_INTERVAL_OPTION = 1 << 2, /* takes --interval */
         VERB_LOCAL_OPTION = 1 << 3, /* takes --local */
+        VERB_SECTIONS_OPTIONS = 1 << 4, /* takes --arch, --scope, --schema */
 } VerbFlags;
 
 typedef struct Verb {
@@ -346,6 +381,7 @@ static const Verb verbs[] = {
         { "version", 0, 0, 0, verb_version },
         { "fdinfo", 1, UINT_MAX, VERB_INTERVAL_OPTION, verb_fdinfo },
         { "report", 2, 2, VERB_LOCAL_OPTION, verb_report },
+        { "sections", 1, UINT_MAX, VERB_SECTIONS_OPTIONS, verb_sections },
 };
 
 static bool resolve_options_given(void)
@@ -398,6 +434,10 @@ int dispatch_verb(int argc, char *argv[])
                 }
                 if (!(v->flags & VERB_LOCAL_OPTION) && arg.local) {
                         (void) usage_error("--local is an option of report, not of %s.", v->name);
+                        return EXIT_USAGE;
+                }
+                if (!(v->flags & VERB_SECTIONS_OPTIONS) && (arg.arch || arg.scope || arg.schema)) {
+                        (void) usage_error("--arch, --scope and --schema are options of sections, not of %s.", v->name);
                         return EXIT_USAGE;
                 }
                 r = v->run(argc, argv);

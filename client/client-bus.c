@@ -87,7 +87,8 @@ int client_send(sd_bus *bus, sd_bus_message *m, sd_bus_message **ret_reply)
         return 0;
 }
 
-int client_call(sd_bus *bus, const char *method, sd_bus_message **ret_reply, const char *types, ...)
+int client_call_interfacev(sd_bus *bus, const char *interface, const char *method, sd_bus_message **ret_reply,
+                const char *types, va_list ap)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         int r;
@@ -95,19 +96,26 @@ int client_call(sd_bus *bus, const char *method, sd_bus_message **ret_reply, con
         assert(bus);
         assert(method);
 
-        r = sd_bus_message_new_method_call(bus, &m, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, method);
+        r = sd_bus_message_new_method_call(bus, &m, BUS_NAME, BUS_ROOT_PATH, interface, method);
         if (r < 0)
                 return log_error_errno(r, "Failed to create the %s call", method);
         if (types) {
-                va_list ap;
-
-                va_start(ap, types);
                 r = sd_bus_message_appendv(m, types, ap);
-                va_end(ap);
                 if (r < 0)
                         return log_error_errno(r, "Failed to append the arguments of %s", method);
         }
         return client_send(bus, m, ret_reply);
+}
+
+int client_call(sd_bus *bus, const char *method, sd_bus_message **ret_reply, const char *types, ...)
+{
+        va_list ap;
+        int r;
+
+        va_start(ap, types);
+        r = client_call_interfacev(bus, BUS_MANAGER_INTERFACE, method, ret_reply, types, ap);
+        va_end(ap);
+        return r;
 }
 
 static int read_basic_json(sd_bus_message *m, char type, struct json_object **ret)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <json-c/json.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <systemd/sd-bus.h>
 
@@ -35,6 +36,7 @@ typedef struct ClientOptions {
         char **argv_facts, **dsos, **env, **exe_dir_files;
         uint64_t interval_usec; /* fdinfo --interval=; 0: not given */
         bool local; /* report --local: parse in this process, not in the daemon's worker */
+        const char *arch, *scope, *schema; /* sections: --arch=, --scope=, --schema= (point into argv) */
 } ClientOptions;
 
 extern ClientOptions arg;
@@ -61,6 +63,10 @@ int client_connect(sd_bus **ret);
 /* Calls a Manager method; on error says why (daemon not running, access denied, ...) and returns
  * negative. */
 int client_call(sd_bus *bus, const char *method, sd_bus_message **ret_reply, const char *types, ...);
+
+/* The same for a method of another of the daemon's interfaces on the root object. */
+int client_call_interfacev(sd_bus *bus, const char *interface, const char *method, sd_bus_message **ret_reply,
+                const char *types, va_list ap);
 
 /* Sends m (a method call to the daemon) and says why it failed, like client_call(). */
 int client_send(sd_bus *bus, sd_bus_message *m, sd_bus_message **ret_reply);
@@ -115,3 +121,4 @@ int verb_reload(int argc, char *argv[]);
 int verb_version(int argc, char *argv[]);
 int verb_fdinfo(int argc, char *argv[]);
 int verb_report(int argc, char *argv[]);
+int verb_sections(int argc, char *argv[]);

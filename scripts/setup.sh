@@ -287,6 +287,15 @@ do_demo() {
         echo; echo "==> nvprofilectl fdinfo $dumps/amdgpu-1.txt   (a saved DRM fdinfo dump, no daemon needed)"
         "${ctl[@]}" fdinfo "$dumps/amdgpu-1.txt" || true
     fi
+
+    # Nsight Compute section files: NVIDIA's stock sections read without NVIDIA's tools, locally.
+    local sections=../shared/corpus/sections
+    if [ -d "$sections" ]; then
+        echo; echo "==> nvprofilectl sections check --schema=2024.1.1 $sections/ncu-2025.3.1   (as ncu 2024.1.1 reads newer files)"
+        "${ctl[@]}" sections check --schema=2024.1.1 "$sections/ncu-2025.3.1" | tail -n 4 || true
+        echo; echo "==> nvprofilectl sections check $sections/ncu-2025.3.1 $sections/ncu-2024.1.1   (extended schema)"
+        "${ctl[@]}" sections check "$sections/ncu-2025.3.1" "$sections/ncu-2024.1.1" | tail -n 2 || true
+    fi
 }
 
 case "$mode" in

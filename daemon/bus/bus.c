@@ -77,6 +77,9 @@ static int register_objects(BusContext *c)
         r = sd_bus_add_node_enumerator(c->bus, NULL, BUS_REPORT_PREFIX, bus_report_enumerator, c);
         if (r < 0)
                 return r;
+        r = sd_bus_add_object_vtable(c->bus, NULL, BUS_ROOT_PATH, BUS_SECTIONS_INTERFACE, bus_sections_vtable, c);
+        if (r < 0)
+                return r;
         r = sd_bus_add_object_manager(c->bus, NULL, BUS_ROOT_PATH);
         if (r < 0)
                 return r;

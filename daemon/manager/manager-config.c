@@ -3,6 +3,7 @@
 
 #include "conf-parser.h"
 #include "manager-config.h"
+#include "nvproto-schema.h"
 
 void manager_config_init(ManagerConfig *c)
 {
@@ -31,6 +32,8 @@ void manager_config_init(ManagerConfig *c)
                 .user_watch_dirs_max = 64,
         };
         c->device_directory = strdup("/dev");
+        c->section_recursive_folders = strdup("/usr/lib/x86_64-linux-gnu/nsight-compute/sections");
+        c->section_schema = strdup("extended");
         manager_config_finish(c);
 }
 
@@ -39,6 +42,9 @@ void manager_config_done(ManagerConfig *c)
         free(c->device_directory);
         free(c->driver_version);
         free(c->collation);
+        free(c->section_folders);
+        free(c->section_recursive_folders);
+        free(c->section_schema);
         *c = (ManagerConfig){ 0 };
 }
 
@@ -89,6 +95,15 @@ static int parse_other_users(const char *value, void *data)
         return 0;
 }
 
+static int parse_section_schema(const char *value, void *data)
+{
+        NvSchema s;
+
+        if (nv_schema_from_string(value, &s) < 0)
+                return -EINVAL;
+        return conf_parse_string(value, data);
+}
+
 static const ConfItem items[] = {
         { "ProcessWatch", "Mode", parse_watch_mode, offsetof(ManagerConfig, watch_mode) },
         { "ProcessWatch", "PollIntervalSec", conf_parse_usec, offsetof(ManagerConfig, poll_interval_usec) },
@@ -117,6 +132,9 @@ static const ConfItem items[] = {
         { "Limits", "UserRcBytesMax", conf_parse_size, offsetof(ManagerConfig, user_rc_bytes_max) },
         { "Limits", "ConfigurationIdleSec", conf_parse_usec, offsetof(ManagerConfig, config_idle_usec) },
         { "Limits", "UserWatchDirectoriesMax", conf_parse_unsigned, offsetof(ManagerConfig, user_watch_dirs_max) },
+        { "Sections", "Folders", conf_parse_string, offsetof(ManagerConfig, section_folders) },
+        { "Sections", "RecursiveFolders", conf_parse_string, offsetof(ManagerConfig, section_recursive_folders) },
+        { "Sections", "Schema", parse_section_schema, offsetof(ManagerConfig, section_schema) },
         { 0 },
 };
 

@@ -46,6 +46,11 @@ typedef struct ManagerConfig {
         uint64_t user_rc_bytes_max; /* ... one user's share */
         uint64_t config_idle_usec; /* a per-home configuration unused this long is dropped */
         unsigned user_watch_dirs_max; /* inotify watches for one user's rc paths */
+
+        /* [Sections] */
+        char *section_folders; /* space-separated, each read without its subfolders */
+        char *section_recursive_folders; /* space-separated, each read with its subfolders */
+        char *section_schema; /* "extended" or "2024.1.1" */
 } ManagerConfig;
 
 void manager_config_init(ManagerConfig *c);

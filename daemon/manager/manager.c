@@ -12,6 +12,7 @@
 #include "manager-procwatch.h"
 #include "manager.h"
 #include "proc-parse.h"
+#include "manager-sections.h"
 #include "process.h"
 #include "string-util.h"
 #include "strv.h"
@@ -31,6 +32,7 @@ Manager *manager_free(Manager *m)
 
         manager_procwatch_stop(m);
         manager_gpu_stop(m);
+        manager_sections_stop(m);
         rc_watch_free(m->rc_watch);
         manager_configs_free(m);
         rc_config_unref(m->system_config);
@@ -61,8 +63,15 @@ static int copy_config(ManagerConfig *dst, const ManagerConfig *src)
         dst->device_directory = src->device_directory ? strdup(src->device_directory) : NULL;
         dst->driver_version = src->driver_version ? strdup(src->driver_version) : NULL;
         dst->collation = src->collation ? strdup(src->collation) : NULL;
+        dst->section_folders = src->section_folders ? strdup(src->section_folders) : NULL;
+        dst->section_recursive_folders = src->section_recursive_folders ? strdup(src->section_recursive_folders) : NULL;
+        dst->section_schema = src->section_schema ? strdup(src->section_schema) : NULL;
         if ((src->device_directory && !dst->device_directory) || (src->driver_version && !dst->driver_version) ||
                         (src->collation && !dst->collation))
+                return -ENOMEM;
+        if ((src->section_folders && !dst->section_folders) ||
+                        (src->section_recursive_folders && !dst->section_recursive_folders) ||
+                        (src->section_schema && !dst->section_schema))
                 return -ENOMEM;
         return 0;
 }
@@ -288,6 +297,10 @@ int manager_start_watching(Manager *m)
         r = manager_gpu_start(m);
         if (r < 0)
                 log_warning_errno(r, "Cannot watch GPU device nodes, device opens will not trigger re-evaluation");
+
+        r = manager_sections_start(m);
+        if (r < 0)
+                log_warning_errno(r, "Cannot load the section folders");
 
         return manager_procwatch_start(m);
 }

@@ -17,6 +17,7 @@
 
 typedef struct Manager Manager;
 typedef struct Process Process;
+typedef struct ManagerSections ManagerSections;
 
 struct Process {
         Manager *manager;
@@ -131,6 +132,9 @@ struct Manager {
         char **device_paths;
         uint64_t device_sweep_usec; /* when fd tables were last swept for device opens */
         uint64_t n_device_sweeps, n_fd_tables_walked;
+
+        /* Nsight Compute section files (manager-sections.c). */
+        ManagerSections *sections;
 };
 
 int manager_new(sd_event *e, const ManagerConfig *config, const char *proc_path, const char *sys_path,

@@ -11,6 +11,7 @@
 #define BUS_PROCESS_INTERFACE BUS_NAME ".Process"
 #define BUS_REPORT_PREFIX BUS_ROOT_PATH "/report"
 #define BUS_REPORT_INTERFACE BUS_NAME ".Report"
+#define BUS_SECTIONS_INTERFACE BUS_NAME ".Sections"
 
 /* Our own error names, for our own conditions only; malformed arguments, refusals and unsupported
  * requests use the standard org.freedesktop.DBus.Error.* names (SD_BUS_ERROR_INVALID_ARGS, ...). */

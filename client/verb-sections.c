@@ -1,0 +1,519 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* "sections": Nsight Compute section files. list, sets, show and metrics ask the daemon (the folders of
+ * nvprofiled.conf [Sections]); check reads files and folders here, without the daemon, with the
+ * daemon's own reader, and fails when one has an error. */
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "fd-util.h"
+#include "fileio.h"
+#include "log.h"
+#include "parse-util.h"
+#include "string-util.h"
+#include "metric-expr.h"
+#include "section-catalog.h"
+#include "section-json.h"
+#include "section-metrics.h"
+
+static int sections_call(const char *method, sd_bus_message **ret_reply, const char *types, ...)
+{
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        va_list ap;
+        int r;
+
+        r = client_connect(&bus);
+        if (r < 0)
+                return r;
+        va_start(ap, types);
+        r = client_call_interfacev(bus, BUS_SECTIONS_INTERFACE, method, ret_reply, types, ap);
+        va_end(ap);
+        return r;
+}
+
+static int read_strv_json(sd_bus_message *m, struct json_object **ret)
+{
+        struct json_object *a = json_object_new_array();
+        const char *s;
+        int r;
+
+        if (!a)
+                return log_oom();
+        r = sd_bus_message_enter_container(m, 'a', "s");
+        while (r >= 0 && (r = sd_bus_message_read(m, "s", &s)) > 0)
+                json_object_array_add(a, json_object_new_string(s));
+        if (r >= 0)
+                r = sd_bus_message_exit_container(m);
+        if (r < 0) {
+                json_object_put(a);
+                return r;
+        }
+        *ret = a;
+        return 0;
+}
+
+static const char *joined(EscapePool *e, struct json_object *a, char **buf)
+{
+        size_t len = 0;
+        FILE *f = open_memstream(buf, &len);
+        if (!f)
+                return "";
+        for (size_t i = 0; i < json_object_array_length(a); i++)
+                fprintf(f, "%s%s", i ? "," : "", json_object_get_string(json_object_array_get_idx(a, i)));
+        fclose(f);
+        return esc(e, *buf);
+}
+
+static int sections_list(void)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(json_object_putp) struct json_object *list = json_object_new_array(),
+                                                       *errors = json_object_new_array();
+        _cleanup_(escape_pool_done) EscapePool e = { 0 };
+        int r;
+
+        if (!list || !errors)
+                return log_oom();
+        r = sections_call("ListSections", &reply, NULL);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_enter_container(reply, 'a', "(ssbuassss)");
+        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'r', "ssbuassss")) > 0) {
+                const char *id, *name, *file, *warning, *error;
+                int enabled;
+                uint32_t order;
+                struct json_object *sets = NULL, *o = json_object_new_object();
+                r = sd_bus_message_read(reply, "ssbu", &id, &name, &enabled, &order);
+                if (r >= 0)
+                        r = read_strv_json(reply, &sets);
+                if (r >= 0)
+                        r = sd_bus_message_read(reply, "sss", &file, &warning, &error);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(reply);
+                if (r < 0 || !o) {
+                        json_object_put(o);
+                        json_object_put(sets);
+                        break;
+                }
+                json_object_object_add(o, "identifier", json_object_new_string(id));
+                json_object_object_add(o, "display_name", json_object_new_string(name));
+                json_object_object_add(o, "enabled", json_object_new_boolean(enabled));
+                json_object_object_add(o, "order", json_object_new_int64(order));
+                json_object_object_add(o, "sets", sets);
+                json_object_object_add(o, "file", json_object_new_string(file));
+                json_object_object_add(o, "warning", json_object_new_string(warning));
+                json_object_object_add(o, "error", json_object_new_string(error));
+                json_object_array_add(list, o);
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_enter_container(reply, 'a', "(ss)");
+        const char *file, *error;
+        while (r >= 0 && (r = sd_bus_message_read(reply, "(ss)", &file, &error)) > 0) {
+                struct json_object *o = json_object_new_object();
+                if (!o)
+                        return log_oom();
+                json_object_object_add(o, "file", json_object_new_string(file));
+                json_object_object_add(o, "error", json_object_new_string(error));
+                json_object_array_add(errors, o);
+        }
+        if (r < 0)
+                return log_error_errno(r, "Cannot read the daemon's reply");
+
+        if (arg.json != JSON_OFF) {
+                _cleanup_(json_object_putp) struct json_object *doc = json_object_new_object();
+                if (!doc)
+                        return log_oom();
+                json_object_object_add(doc, "sections", json_object_get(list));
+                json_object_object_add(doc, "errors", json_object_get(errors));
+                json_print(doc);
+                return json_object_array_length(errors) > 0;
+        }
+        if (arg.legend)
+                printf("%-32s %-40s %-7s %5s %-28s %s\n", "IDENTIFIER", "DISPLAY NAME", "ENABLED", "ORDER", "SETS",
+                                "FILE");
+        for (size_t i = 0; i < json_object_array_length(list); i++) {
+                struct json_object *o = json_object_array_get_idx(list, i), *v;
+                _cleanup_free_ char *sets = NULL;
+                json_object_object_get_ex(o, "sets", &v);
+                const char *sets_text = joined(&e, v, &sets);
+                printf("%-32s %-40s %-7s %5" PRId64 " %-28s %s\n",
+                                esc(&e, json_object_get_string(json_object_object_get(o, "identifier"))),
+                                esc(&e, json_object_get_string(json_object_object_get(o, "display_name"))),
+                                json_object_get_boolean(json_object_object_get(o, "enabled")) ? "yes" : "no",
+                                json_object_get_int64(json_object_object_get(o, "order")), sets_text,
+                                esc(&e, json_object_get_string(json_object_object_get(o, "file"))));
+                const char *warning = json_object_get_string(json_object_object_get(o, "warning"));
+                if (warning && *warning)
+                        printf("  warning: %s\n", esc(&e, warning));
+        }
+        for (size_t i = 0; i < json_object_array_length(errors); i++) {
+                struct json_object *o = json_object_array_get_idx(errors, i);
+                fprintf(stderr, "%s: %s\n", esc(&e, json_object_get_string(json_object_object_get(o, "file"))),
+                                esc(&e, json_object_get_string(json_object_object_get(o, "error"))));
+        }
+        if (arg.legend)
+                printf("\n%zu sections, %zu files with errors.\n", json_object_array_length(list),
+                                json_object_array_length(errors));
+        return json_object_array_length(errors) > 0;
+}
+
+static int sections_sets(void)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(json_object_putp) struct json_object *list = json_object_new_array();
+        _cleanup_(escape_pool_done) EscapePool e = { 0 };
+        int r;
+
+        if (!list)
+                return log_oom();
+        r = sections_call("ListSets", &reply, NULL);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_enter_container(reply, 'a', "(sbas)");
+        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'r', "sbas")) > 0) {
+                const char *name;
+                int enabled;
+                struct json_object *sections = NULL, *o = json_object_new_object();
+                r = sd_bus_message_read(reply, "sb", &name, &enabled);
+                if (r >= 0)
+                        r = read_strv_json(reply, &sections);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(reply);
+                if (r < 0 || !o) {
+                        json_object_put(o);
+                        json_object_put(sections);
+                        break;
+                }
+                json_object_object_add(o, "name", json_object_new_string(name));
+                json_object_object_add(o, "enabled", json_object_new_boolean(enabled));
+                json_object_object_add(o, "sections", sections);
+                json_object_array_add(list, o);
+        }
+        if (r < 0)
+                return log_error_errno(r, "Cannot read the daemon's reply");
+        if (arg.json != JSON_OFF) {
+                json_print(list);
+                return 0;
+        }
+        if (arg.legend)
+                printf("%-16s %-7s %s\n", "SET", "ENABLED", "SECTIONS");
+        for (size_t i = 0; i < json_object_array_length(list); i++) {
+                struct json_object *o = json_object_array_get_idx(list, i);
+                _cleanup_free_ char *buf = NULL;
+                printf("%-16s %-7s %s\n", esc(&e, json_object_get_string(json_object_object_get(o, "name"))),
+                                json_object_get_boolean(json_object_object_get(o, "enabled")) ? "yes" : "no",
+                                joined(&e, json_object_object_get(o, "sections"), &buf));
+        }
+        return 0;
+}
+
+static int sections_show(const char *id)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(escape_pool_done) EscapePool e = { 0 };
+        const char *json;
+        int r;
+
+        r = sections_call("GetSection", &reply, "s", id);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_skip(reply, "a{sv}");
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "s", &json);
+        if (r < 0)
+                return log_error_errno(r, "Cannot read the daemon's reply");
+        _cleanup_(json_object_putp) struct json_object *o = json_tokener_parse(json);
+        if (!o)
+                return log_error_errno(-EBADMSG, "The daemon sent JSON that does not parse");
+        if (arg.json != JSON_OFF) {
+                json_print(o);
+                return 0;
+        }
+        /* Text: the JSON, pretty, each line escaped for the terminal (JSON has no raw newline inside a
+         * string, so the line breaks are only the layout's). */
+        _cleanup_free_ char *text = strdup(json_object_to_json_string_ext(
+                        o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+        if (!text)
+                return log_oom();
+        char *save = NULL;
+        for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+                puts(esc(&e, line));
+        return 0;
+}
+
+static int sections_metrics(const char *id)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(json_object_putp) struct json_object *list = json_object_new_array();
+        _cleanup_(escape_pool_done) EscapePool e = { 0 };
+        CollectionScopeKind scope = COLLECTION_SCOPE_LAUNCH;
+        unsigned arch;
+        int r;
+
+        if (!list)
+                return log_oom();
+        if (!arg.arch) {
+                fprintf(stderr, "nvprofilectl: sections metrics needs --arch=CC (such as 86).\n");
+                return EXIT_USAGE;
+        }
+        if (safe_atou(arg.arch, &arch) < 0 || arch < 10 || arch > 1000) {
+                fprintf(stderr, "nvprofilectl: --arch= takes a compute capability as major*10+minor, such as 86, not \"%s\".\n",
+                                esc(&e, arg.arch));
+                return EXIT_USAGE;
+        }
+        if (arg.scope && collection_scope_from_string(arg.scope, &scope) < 0) {
+                fprintf(stderr, "nvprofilectl: --scope= takes launch, range or cmdlist, not \"%s\".\n",
+                                esc(&e, arg.scope));
+                return EXIT_USAGE;
+        }
+        r = sections_call("GetMetrics", &reply, "sus", id, (uint32_t) arch, collection_scope_to_string(scope));
+        if (r < 0)
+                return r;
+        r = sd_bus_message_enter_container(reply, 'a', "(sssssbs)");
+        const char *name, *label, *unit, *where, *pattern, *derived;
+        int required;
+        while (r >= 0 &&
+                        (r = sd_bus_message_read(reply, "(sssssbs)", &name, &label, &unit, &where, &pattern, &required,
+                                         &derived)) > 0) {
+                struct json_object *o = json_object_new_object();
+                if (!o)
+                        return log_oom();
+                json_object_object_add(o, "name", json_object_new_string(name));
+                json_object_object_add(o, "label", json_object_new_string(label));
+                json_object_object_add(o, "unit", json_object_new_string(unit));
+                json_object_object_add(o, "where", json_object_new_string(where));
+                json_object_object_add(o, "pattern", json_object_new_string(pattern));
+                json_object_object_add(o, "required", json_object_new_boolean(required));
+                json_object_object_add(o, "derived_for", json_object_new_string(derived));
+                json_object_array_add(list, o);
+                if (arg.json == JSON_OFF)
+                        printf("%-64s %-40s %-10s %-17s%s%s%s\n", esc(&e, name), esc(&e, label), esc(&e, unit), where,
+                                        required ? " required" : "", *derived ? " for " : "", esc(&e, derived));
+        }
+        if (r < 0)
+                return log_error_errno(r, "Cannot read the daemon's reply");
+        if (arg.json != JSON_OFF)
+                json_print(list);
+        else if (arg.legend)
+                printf("\n%zu metrics on CC %u.%u, %s scope.\n", json_object_array_length(list), arch / 10, arch % 10,
+                                collection_scope_to_string(scope));
+        return 0;
+}
+
+/* ---- check ---- */
+
+typedef struct CheckState {
+        NvSchema schema;
+        unsigned n_files, n_errors, n_warnings;
+        struct json_object *files;
+} CheckState;
+
+static void report(CheckState *st, struct json_object *entry, const char *file, unsigned line, unsigned column,
+                const char *severity, const char *message)
+{
+        struct json_object *list = NULL, *o = json_object_new_object();
+
+        if (streq(severity, "error"))
+                st->n_errors++;
+        else
+                st->n_warnings++;
+        if (arg.json == JSON_OFF)
+                print_diagnostic(stdout, file, line, column, severity, message, NULL);
+        if (!o)
+                return;
+        json_object_object_add(o, "line", json_object_new_int64(line));
+        json_object_object_add(o, "column", json_object_new_int64(column));
+        json_object_object_add(o, "severity", json_object_new_string(severity));
+        json_object_object_add(o, "message", json_object_new_string(message));
+        if (!json_object_object_get_ex(entry, "problems", &list)) {
+                list = json_object_new_array();
+                json_object_object_add(entry, "problems", list);
+        }
+        json_object_array_add(list, o);
+}
+
+static struct json_object *new_entry(CheckState *st, const char *file)
+{
+        struct json_object *o = json_object_new_object();
+        st->n_files++;
+        if (!o)
+                return NULL;
+        json_object_object_add(o, "file", json_object_new_string(file));
+        json_object_array_add(st->files, o);
+        return o;
+}
+
+static void report_diags(CheckState *st, struct json_object *entry, const char *file, const TextFormatDiagnostics *d)
+{
+        for (size_t i = 0; i < d->n; i++)
+                report(st, entry, file, d->items[i].line, d->items[i].column, d->items[i].skipped ? "warning" : "error",
+                                d->items[i].message);
+}
+
+static void check_definitions(
+                CheckState *st, struct json_object *entry, const char *file, const NV__Profiler__ProfilerSection *s)
+{
+        for (size_t i = 0; s->metricdefinitions && i < s->metricdefinitions->n_metricdefinitions; i++) {
+                const NV__Profiler__ProfilerSectionMetricDefinition *def = s->metricdefinitions->metricdefinitions[i];
+                _cleanup_free_ char *problem = NULL, *msg = NULL;
+                MetricExpr *e = NULL;
+                if (metric_expr_parse(def->expression, &e, &problem) >= 0) {
+                        metric_expr_free(e);
+                        continue;
+                }
+                if (asprintf(&msg, "MetricDefinitions \"%s\": %s", def->name, strna(problem)) >= 0)
+                        report(st, entry, file, 0, 0, "error", msg);
+        }
+}
+
+static void describe_section(struct json_object *entry, const NV__Profiler__ProfilerSection *s)
+{
+        json_object_object_add(entry, "identifier", json_object_new_string(s->identifier));
+        json_object_object_add(entry, "display_name", json_object_new_string(s->displayname));
+}
+
+static int check_file(CheckState *st, const char *path)
+{
+        _cleanup_free_ char *text = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        TextFormatOptions o = { .schema = st->schema };
+        TextFormatDiagnostics d = { 0 };
+        struct json_object *entry = new_entry(st, path);
+        size_t size;
+        int r;
+
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        r = fd < 0 ? -errno : read_full_fd(fd, SECTION_FILE_MAX_SIZE, &text, &size);
+        if (r < 0) {
+                report(st, entry, path, 0, 0, "error", r == -EFBIG ? "larger than 16 MiB" : strerror(-r));
+                return 0;
+        }
+        if (endswith(path, ".chart")) {
+                NV__Profiler__ProfilerSectionBodyItem *item = NULL;
+                r = section_chart_parse(text, size, &o, &item, &d);
+                report_diags(st, entry, path, &d);
+                if (r >= 0) {
+                        json_object_object_add(entry, "chart", json_object_new_string(section_body_item_kind(item)));
+                        protobuf_c_message_free_unpacked(&item->base, NULL);
+                }
+        } else {
+                NV__Profiler__ProfilerSection *s = NULL;
+                r = section_file_parse(text, size, &o, &s, &d);
+                report_diags(st, entry, path, &d);
+                if (r >= 0) {
+                        describe_section(entry, s);
+                        check_definitions(st, entry, path, s);
+                        protobuf_c_message_free_unpacked(&s->base, NULL);
+                }
+        }
+        textformat_diagnostics_clear(&d);
+        return r == -ENOMEM ? log_oom() : 0;
+}
+
+static int check_folder(CheckState *st, const char *path)
+{
+        _cleanup_(section_catalog_freep) SectionCatalog *c = NULL;
+        SectionFolder f = { path, true };
+        TextFormatOptions o = { .schema = st->schema };
+        int r;
+
+        r = section_catalog_load(&f, 1, &o, &c);
+        if (r < 0)
+                return log_error_errno(r, "Cannot read %s", path);
+        for (size_t i = 0; i < c->n; i++) {
+                const SectionEntry *x = &c->entries[i];
+                struct json_object *entry = new_entry(st, x->display);
+                if (x->diags.n > 0)
+                        report_diags(st, entry, x->display, &x->diags);
+                else if (x->error)
+                        report(st, entry, x->display, 0, 0, "error", x->error);
+                if (x->warning)
+                        report(st, entry, x->display, 0, 0, "warning", x->warning);
+                if (x->section) {
+                        describe_section(entry, x->section);
+                        check_definitions(st, entry, x->display, x->section);
+                }
+        }
+        return 0;
+}
+
+static int sections_check(int argc, char *argv[])
+{
+        _cleanup_(escape_pool_done) EscapePool e = { 0 };
+        _cleanup_(json_object_putp) struct json_object *files = json_object_new_array();
+        CheckState st = { .schema = NV_SCHEMA_EXTENDED, .files = files };
+        int r;
+
+        if (!files)
+                return log_oom();
+        if (arg.schema && nv_schema_from_string(arg.schema, &st.schema) < 0) {
+                fprintf(stderr, "nvprofilectl: --schema= takes 2024.1.1 or extended, not \"%s\".\n",
+                                esc(&e, arg.schema));
+                return EXIT_USAGE;
+        }
+        if (argc < 1) {
+                fprintf(stderr, "nvprofilectl: sections check takes at least one file or folder.\n");
+                return EXIT_USAGE;
+        }
+        for (int i = 0; i < argc; i++) {
+                struct stat sb;
+                if (stat(argv[i], &sb) >= 0 && S_ISDIR(sb.st_mode))
+                        r = check_folder(&st, argv[i]);
+                else
+                        r = check_file(&st, argv[i]);
+                if (r < 0)
+                        return r;
+        }
+        if (arg.json != JSON_OFF) {
+                _cleanup_(json_object_putp) struct json_object *doc = json_object_new_object();
+                if (!doc)
+                        return log_oom();
+                json_object_object_add(doc, "schema", json_object_new_string(nv_schema_to_string(st.schema)));
+                json_object_object_add(doc, "files", json_object_get(files));
+                json_object_object_add(doc, "errors", json_object_new_int64(st.n_errors));
+                json_object_object_add(doc, "warnings", json_object_new_int64(st.n_warnings));
+                json_print(doc);
+        } else if (arg.legend)
+                printf("%u files checked (schema %s): %u errors, %u warnings.\n", st.n_files,
+                                nv_schema_to_string(st.schema), st.n_errors, st.n_warnings);
+        return st.n_errors > 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int verb_sections(int argc, char *argv[])
+{
+        _cleanup_(escape_pool_done) EscapePool e = { 0 };
+        const char *what = argv[1];
+        int n = argc - 2;
+
+        if (!streq(what, "check") && arg.schema) {
+                fprintf(stderr, "nvprofilectl: --schema is an option of sections check.\n");
+                return EXIT_USAGE;
+        }
+        if (!streq(what, "metrics") && (arg.arch || arg.scope)) {
+                fprintf(stderr, "nvprofilectl: --arch and --scope are options of sections metrics.\n");
+                return EXIT_USAGE;
+        }
+        if (streq(what, "check"))
+                return sections_check(n, argv + 2);
+        if (streq(what, "reload") && n == 0) {
+                int r = sections_call("Reload", NULL, NULL);
+                return r < 0 ? r : 0;
+        }
+        if ((streq(what, "list") || streq(what, "sets")) && n == 0)
+                return streq(what, "list") ? sections_list() : sections_sets();
+        if ((streq(what, "show") || streq(what, "metrics")) && n == 1)
+                return streq(what, "show") ? sections_show(argv[2]) : sections_metrics(argv[2]);
+        if (streq(what, "list") || streq(what, "sets") || streq(what, "show") || streq(what, "metrics") ||
+                        streq(what, "reload"))
+                fprintf(stderr, "nvprofilectl: sections %s takes %s.\n", what,
+                                streq(what, "show") || streq(what, "metrics") ? "one section identifier"
+                                                                              : "no arguments");
+        else
+                fprintf(stderr, "nvprofilectl: Unknown sections command \"%s\": list, sets, show, metrics, check or reload.\n",
+                                esc(&e, what));
+        return EXIT_USAGE;
+}
