@@ -384,6 +384,32 @@ int ncu_wire_next(const uint8_t *p, size_t n, size_t *pos, NcuWireField *ret)
         return 0;
 }
 
+int ncu_wire_nesting_ok(const ProtobufCMessageDescriptor *d, const uint8_t *p, size_t n, unsigned max_depth)
+{
+        size_t pos = 0;
+
+        assert(d);
+        if (max_depth == 0)
+                return 0;
+        while (pos < n) {
+                const ProtobufCFieldDescriptor *f;
+                NcuWireField w;
+                int r;
+
+                if (ncu_wire_next(p, n, &pos, &w) < 0)
+                        return -EBADMSG;
+                if (w.wire_type != NCU_WIRE_LENGTH)
+                        continue;
+                f = protobuf_c_message_descriptor_get_field(d, w.number);
+                if (!f || f->type != PROTOBUF_C_TYPE_MESSAGE)
+                        continue;
+                r = ncu_wire_nesting_ok(f->descriptor, w.data, w.size, max_depth - 1);
+                if (r <= 0)
+                        return r;
+        }
+        return 1;
+}
+
 int ncu_block_counts_parse(const uint8_t *data, size_t size, NcuBlockCounts *ret)
 {
         /* BlockHeader field numbers of the counts, by entry kind. */

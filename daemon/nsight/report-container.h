@@ -6,6 +6,7 @@
  * checks every size; it decodes only the counts of a BlockHeader (a few varints), so it needs no
  * generated code. The model (report-model.c) unpacks what it frames. */
 
+#include <protobuf-c/protobuf-c.h>
 #include <stdint.h>
 #include <zstd.h>
 
@@ -81,6 +82,12 @@ typedef struct NcuWireField {
 
 /* Reads the field at *pos and advances it; -EBADMSG when the bytes are not a valid field. */
 int ncu_wire_next(const uint8_t *p, size_t n, size_t *pos, NcuWireField *ret);
+
+/* Whether a serialized message of type d nests at most max_depth messages deep (counting d's own as 1).
+ * protobuf-c unpacks recursively and the section schema is recursive (a body item holds a container of
+ * body items), so every entry is checked before it is unpacked. Walks only the fields the schema knows
+ * as messages; -EBADMSG when the bytes break the wire format on the way. Returns 1 if within, 0 if not. */
+int ncu_wire_nesting_ok(const ProtobufCMessageDescriptor *d, const uint8_t *p, size_t n, unsigned max_depth);
 
 /* Decodes the counts of a serialized BlockHeader. -EBADMSG when the wire format is broken. */
 int ncu_block_counts_parse(const uint8_t *data, size_t size, NcuBlockCounts *ret);

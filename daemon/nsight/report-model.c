@@ -236,6 +236,23 @@ static NcuValue convert_value(Loader *l, const NV__Profiler__Messages__ProfileMe
         return (NcuValue){ 0 };
 }
 
+/* Real reports nest a dozen messages deep; the section schema is recursive and protobuf-c unpacks
+ * recursively, so a crafted entry could otherwise exhaust the stack. */
+#define NESTING_MAX 64
+
+static int check_nesting(Loader *l, const ProtobufCMessageDescriptor *d, const uint8_t *data, size_t size,
+                uint64_t offset, size_t block)
+{
+        int r = ncu_wire_nesting_ok(d, data, size, NESTING_MAX);
+
+        if (r < 0)
+                return ncu_error(l->err, offset, r, "block %zu: a %s is not a valid message", block, d->short_name);
+        if (r == 0)
+                return ncu_error(l->err, offset, -EBADMSG, "block %zu: a %s nests messages more than %d deep", block,
+                                d->short_name, NESTING_MAX);
+        return 0;
+}
+
 /* The metric field of each result message, decoded by report-metrics.c rather than protobuf-c. */
 static int decode_metrics(Loader *l, size_t block, const char *what, const uint8_t *data, size_t size, uint32_t field,
                 uint64_t offset, NcuMetric **ret_metrics, size_t *ret_n, const uint8_t **ret_rest,
@@ -568,6 +585,9 @@ static int add_profile_result(Loader *l, size_t block, const uint8_t *data, size
         r = decode_metrics(l, block, "ProfileResult", data, size, 13, offset, &metrics, &n_metrics, &rest, &rest_size);
         if (r < 0)
                 return r;
+        r = check_nesting(l, &nv__profiler__messages__profile_result__descriptor, rest, rest_size, offset, block);
+        if (r < 0)
+                return r;
         p = nv__profiler__messages__profile_result__unpack(&l->pb, rest_size, rest);
         if (!p)
                 return ncu_error(l->err, offset, -EBADMSG, "block %zu: a ProfileResult is not a valid message", block);
@@ -664,6 +684,14 @@ static int add_other_result(
                 return r;
         data = rest;
         size = rest_size;
+        r = check_nesting(l,
+                        kind == NCU_ENTRY_RANGE_RESULT ? &nv__profiler__messages__range_result__descriptor
+                                        : kind == NCU_ENTRY_CMDLIST_RESULT
+                                        ? &nv__profiler__messages__cmdlist_result__descriptor
+                                        : &nv__profiler__messages__graph_result__descriptor,
+                        data, size, offset, block);
+        if (r < 0)
+                return r;
         switch (kind) {
         case NCU_ENTRY_RANGE_RESULT: {
                 NV__Profiler__Messages__RangeResult *p =
@@ -768,6 +796,8 @@ static int add_source(Loader *l, size_t block, const uint8_t *data, size_t size,
         NV__Profiler__Messages__SourceData *s;
         NcuSource *o;
 
+        if (check_nesting(l, &nv__profiler__messages__source_data__descriptor, data, size, offset, block) < 0)
+                return -EBADMSG;
         s = nv__profiler__messages__source_data__unpack(&l->pb, size, data);
         if (!s)
                 return ncu_error(l->err, offset, -EBADMSG, "block %zu: a SourceData entry is not a valid message",
