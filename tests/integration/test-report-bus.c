@@ -172,6 +172,47 @@ static void test_load(void)
         itest_teardown(&t);
 }
 
+/* ActionsByNvtx over the NVTX fixture of tests/nsight (make-fixtures.py says what each kernel has). */
+static void test_nvtx(void)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        g_autofree char *path = NULL;
+        const uint32_t *idx;
+        size_t n;
+        ITest t;
+        int fd;
+
+        itest_setup(&t);
+        itest_use_fixture_proc(&t);
+        itest_start_daemon(&t, NULL);
+        fd = open(test_env_or_fail("NVPROFILED_NVTX_FIXTURE"), O_RDONLY | O_CLOEXEC);
+        g_assert_cmpint(fd, >=, 0);
+        path = load_report(t.bus, fd, &error);
+        close(fd);
+        g_assert_nonnull(path);
+        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "ActionsByNvtx", &error, &reply,
+                                        "uasas", 0, 1, "outer/", 1, "inner]"),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_message_read_array(reply, 'u', (const void **) &idx, &n), >=, 0);
+        g_assert_cmpuint(n, ==, sizeof(uint32_t));
+        g_assert_cmpuint(idx[0], ==, 1);
+        reply = sd_bus_message_unref(reply);
+        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "ActionsByNvtx", &error, &reply,
+                                        "uasas", 0, 1, "D@phase", 0),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_message_read_array(reply, 'u', (const void **) &idx, &n), >=, 0);
+        g_assert_cmpuint(n, ==, sizeof(uint32_t));
+        g_assert_cmpuint(idx[0], ==, 0);
+        reply = sd_bus_message_unref(reply);
+        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "ActionsByNvtx", &error, &reply,
+                                        "uasas", 0, 1, "a//b", 0),
+                        <, 0);
+        g_assert_cmpstr(error.name, ==, SD_BUS_ERROR_INVALID_ARGS);
+        sd_bus_error_free(&error);
+        itest_teardown(&t);
+}
+
 static void test_invalid(void)
 {
         sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -347,6 +388,7 @@ int main(int argc, char *argv[])
         g_setenv("NVPROFILED_REPORT_WORKER_REAL", test_env_or_fail("NVPROFILED_REPORT_WORKER"), true);
         g_test_add_func("/report-bus/load", test_load);
         g_test_add_func("/report-bus/invalid", test_invalid);
+        g_test_add_func("/report-bus/nvtx", test_nvtx);
         g_test_add_func("/report-bus/worker-crash", test_worker_crash);
         g_test_add_func("/report-bus/limits-and-owner-leaving", test_limits_and_owner_leaving);
         g_test_add_func("/report-bus/privacy", test_privacy);
