@@ -381,30 +381,65 @@ static int convert_rule_results(Loader *l, NcuAction *a, size_t n, NV__RuleSyste
         return 0;
 }
 
-static int convert_sections(Loader *l, NcuAction *a, size_t n, NV__Profiler__ProfilerSection **in, uint64_t offset)
+/* Sections are kept as the file has them (unknown fields and all) instead of being unpacked with their
+ * entry and packed again: each is checked on its own (nesting, then a full unpack that is freed at once,
+ * so only one section is ever unpacked) and copied. The entry without them is returned in *data, *size
+ * (scratch), for protobuf-c. */
+static int take_sections(Loader *l, uint32_t field, const uint8_t **data, size_t *size, uint64_t offset, size_t block,
+                NcuEmbeddedSection **ret, size_t *ret_n)
 {
-        NcuEmbeddedSection *out;
+        const uint8_t *p = *data;
+        size_t n = 0, i = 0, rest_size = 0, pos;
+        NcuEmbeddedSection *out = NULL;
+        uint8_t *rest;
 
+        for (pos = 0; pos < *size;) {
+                NcuWireField f;
+
+                if (ncu_wire_next(p, *size, &pos, &f) < 0)
+                        return ncu_error(l->err, offset, -EBADMSG, "block %zu: a result is not a valid message", block);
+                n += f.number == field && f.wire_type == NCU_WIRE_LENGTH;
+        }
+        *ret = NULL;
+        *ret_n = 0;
         if (n == 0)
                 return 0;
         out = arena_alloc_array(&l->r->arena, n, sizeof(NcuEmbeddedSection));
-        if (!out)
+        rest = arena_alloc(&l->scratch, *size);
+        if (!out || !rest)
                 return oom(l, offset);
-        for (size_t i = 0; i < n; i++) {
-                size_t packed = nv__profiler__profiler_section__get_packed_size(in[i]);
-                uint8_t *b = arena_alloc(&l->r->arena, MAX(packed, (size_t) 1));
+        for (pos = 0; pos < *size;) {
+                size_t start = pos;
+                NV__Profiler__ProfilerSection *sec;
+                NcuWireField f;
+                int r;
 
-                if (!b)
-                        return oom(l, offset);
+                (void) ncu_wire_next(p, *size, &pos, &f); /* checked above */
+                if (f.number != field || f.wire_type != NCU_WIRE_LENGTH) {
+                        memcpy(rest + rest_size, p + start, pos - start);
+                        rest_size += pos - start;
+                        continue;
+                }
+                r = check_nesting(l, &nv__profiler__profiler_section__descriptor, f.data, f.size, offset, block);
+                if (r < 0)
+                        return r;
+                sec = nv__profiler__profiler_section__unpack(NULL, f.size, f.data);
+                if (!sec)
+                        return ncu_error(l->err, offset, -EBADMSG,
+                                        "block %zu: an embedded section is not a valid message", block);
                 out[i] = (NcuEmbeddedSection){
-                        .identifier = dup_str(l, in[i]->identifier),
-                        .display_name = dup_str(l, in[i]->displayname),
-                        .size = nv__profiler__profiler_section__pack(in[i], b),
-                        .data = b,
+                        .identifier = dup_str(l, sec->identifier),
+                        .display_name = dup_str(l, sec->displayname),
+                        .size = f.size,
+                        .data = dup_bytes(l, f.data, f.size),
                 };
+                nv__profiler__profiler_section__free_unpacked(sec, NULL);
+                i++;
         }
-        a->sections = out;
-        a->n_sections = n;
+        *data = rest;
+        *size = rest_size;
+        *ret = out;
+        *ret_n = n;
         return 0;
 }
 
@@ -577,12 +612,16 @@ static int add_profile_result(Loader *l, size_t block, const uint8_t *data, size
 {
         NV__Profiler__Messages__ProfileResult *p;
         const uint8_t *rest;
-        size_t n_metrics, rest_size;
+        size_t n_metrics, n_sections, rest_size;
+        NcuEmbeddedSection *sections;
         NcuMetric *metrics;
         NcuAction *a;
         int r;
 
         r = decode_metrics(l, block, "ProfileResult", data, size, 13, offset, &metrics, &n_metrics, &rest, &rest_size);
+        if (r < 0)
+                return r;
+        r = take_sections(l, 17, &rest, &rest_size, offset, block, &sections, &n_sections);
         if (r < 0)
                 return r;
         r = check_nesting(l, &nv__profiler__messages__profile_result__descriptor, rest, rest_size, offset, block);
@@ -637,9 +676,8 @@ static int add_profile_result(Loader *l, size_t block, const uint8_t *data, size
         r = convert_rule_results(l, a, p->n_ruleresults, p->ruleresults, offset);
         if (r < 0)
                 return r;
-        r = convert_sections(l, a, p->n_sections, p->sections, offset);
-        if (r < 0)
-                return r;
+        a->sections = sections;
+        a->n_sections = n_sections;
         return convert_nvtx(l, a, p->nvtx, offset);
 }
 
@@ -672,18 +710,22 @@ static int add_other_result(
                 Loader *l, size_t block, NcuEntryKind kind, const uint8_t *data, size_t size, uint64_t offset)
 {
         const uint8_t *rest;
-        size_t n_metrics, rest_size;
+        size_t n_metrics, n_sections, rest_size;
+        NcuEmbeddedSection *sections;
         NcuMetric *metrics;
         NcuAction *a;
         int r;
 
-        /* MetricResults is field 4 of all three. */
+        /* MetricResults is field 4 of all three, Sections 7. */
         r = decode_metrics(l, block, ncu_entry_kind_to_string(kind), data, size, 4, offset, &metrics, &n_metrics, &rest,
                         &rest_size);
         if (r < 0)
                 return r;
         data = rest;
         size = rest_size;
+        r = take_sections(l, 7, &data, &size, offset, block, &sections, &n_sections);
+        if (r < 0)
+                return r;
         r = check_nesting(l,
                         kind == NCU_ENTRY_RANGE_RESULT ? &nv__profiler__messages__range_result__descriptor
                                         : kind == NCU_ENTRY_CMDLIST_RESULT
@@ -705,8 +747,10 @@ static int add_other_result(
                         a->metrics = metrics;
                         a->n_metrics = n_metrics;
                 }
-                if (r >= 0)
-                        r = convert_sections(l, a, p->n_sections, p->sections, offset);
+                if (r >= 0) {
+                        a->sections = sections;
+                        a->n_sections = n_sections;
+                }
                 if (r >= 0)
                         r = convert_nvtx(l, a, p->nvtx, offset);
                 return r;
@@ -734,8 +778,10 @@ static int add_other_result(
                 }
                 if (r >= 0)
                         r = convert_rule_results(l, a, p->n_ruleresults, p->ruleresults, offset);
-                if (r >= 0)
-                        r = convert_sections(l, a, p->n_sections, p->sections, offset);
+                if (r >= 0) {
+                        a->sections = sections;
+                        a->n_sections = n_sections;
+                }
                 if (r >= 0)
                         r = convert_nvtx(l, a, p->nvtx, offset);
                 return r;
@@ -755,8 +801,10 @@ static int add_other_result(
                         a->metrics = metrics;
                         a->n_metrics = n_metrics;
                 }
-                if (r >= 0)
-                        r = convert_sections(l, a, p->n_sections, p->sections, offset);
+                if (r >= 0) {
+                        a->sections = sections;
+                        a->n_sections = n_sections;
+                }
                 if (r >= 0)
                         r = convert_nvtx(l, a, p->nvtx, offset);
                 return r;
@@ -1082,8 +1130,8 @@ static int load(NcuInput *in, const NcuReportLimits *limits, NcuReport **ret, Nc
         if (!r)
                 return ncu_error(err, 0, -ENOMEM, "out of memory");
         arena_init(&r->arena);
-        /* Chunks of at most 1 MiB: a doubling arena may hold twice what a big report needs. */
-        r->arena.chunk_max = 1024 * 1024;
+        /* Chunks of at most 64 KiB: a doubling arena may hold twice what a report needs. */
+        r->arena.chunk_max = 64 * 1024;
         l.r = r;
         arena_init(&l.scratch);
         l.scratch_ratio = 2;
