@@ -71,7 +71,12 @@ static void help(void)
                "                         findings with their estimated speedups\n"
                "  report json FILE       The whole report as one JSON document (schema\n"
                "                         io.github.nvprofiled.ncu-report, version 1; see\n"
-               "                         nvprofilectl(1))\n");
+               "                         nvprofilectl(1))\n"
+               "  report raw FILE --csv  ncu's raw page: one row per kernel, one column per metric,\n"
+               "                         byte for byte as ncu's own CSV export in base units\n"
+               "  report details FILE --csv  ncu's details page: every section of every kernel with\n"
+               "                         its rule results, byte for byte as ncu's CSV export of all\n"
+               "                         details in base units\n");
         printf("  sections list          List the Nsight Compute sections the daemon reads (identifier,\n"
                "                         display name, enabled by default, order, sets, file) and every\n"
                "                         section file with an error\n"
@@ -105,6 +110,9 @@ static void help(void)
                "     --user             Talk to the daemon on the session bus (not with --bus=)\n"
                "     --interval=SECONDS fdinfo: the time between the two dumps given (a decimal\n"
                "                         number of seconds, such as 2 or 0.5)\n"
+               "     --csv              report raw, report details: print ncu's CSV export\n"
+               "     --print-metric-instances=values|none  report raw: also print each metric's\n"
+               "                         instance values, \"VALUE (I1; I2; ...)\" (default none)\n"
                "     --local            report: parse the file in this process instead of having\n"
                "                         the daemon's confined worker parse it\n"
                "     --arch=CC          sections metrics: the GPU's compute capability as\n"
@@ -214,6 +222,8 @@ int parse_argv(int argc, char *argv[])
                 ARG_HOME,
                 ARG_EXE_DIR_FILE,
                 ARG_INTERVAL,
+                ARG_CSV,
+                ARG_PRINT_METRIC_INSTANCES,
                 ARG_LOCAL,
                 ARG_ARCH,
                 ARG_SCOPE,
@@ -235,6 +245,8 @@ int parse_argv(int argc, char *argv[])
                 { "home", required_argument, NULL, ARG_HOME },
                 { "exe-dir-file", required_argument, NULL, ARG_EXE_DIR_FILE },
                 { "interval", required_argument, NULL, ARG_INTERVAL },
+                { "csv", no_argument, NULL, ARG_CSV },
+                { "print-metric-instances", required_argument, NULL, ARG_PRINT_METRIC_INSTANCES },
                 { "local", no_argument, NULL, ARG_LOCAL },
                 { "arch", required_argument, NULL, ARG_ARCH },
                 { "scope", required_argument, NULL, ARG_SCOPE },
@@ -313,6 +325,18 @@ int parse_argv(int argc, char *argv[])
                         if (parse_seconds(optarg, &arg.interval_usec) < 0)
                                 return usage_error("--interval= takes a number of seconds above 0 (such as 2 or 0.5), "
                                                    "not \"%s\".",
+                                                esc(&e, optarg));
+                        break;
+                case ARG_CSV:
+                        arg.csv = true;
+                        break;
+                case ARG_PRINT_METRIC_INSTANCES:
+                        if (streq(optarg, "values"))
+                                arg.print_metric_instances = true;
+                        else if (streq(optarg, "none"))
+                                arg.print_metric_instances = false;
+                        else
+                                return usage_error("--print-metric-instances= takes values or none, not \"%s\".",
                                                 esc(&e, optarg));
                         break;
                 case ARG_LOCAL:
@@ -438,6 +462,11 @@ int dispatch_verb(int argc, char *argv[])
                 }
                 if (!(v->flags & VERB_SECTIONS_OPTIONS) && (arg.arch || arg.scope || arg.schema)) {
                         (void) usage_error("--arch, --scope and --schema are options of sections, not of %s.", v->name);
+                        return EXIT_USAGE;
+                }
+                if (!(v->flags & VERB_LOCAL_OPTION) && (arg.csv || arg.print_metric_instances)) {
+                        (void) usage_error("--csv and --print-metric-instances are options of report, not of %s.",
+                                        v->name);
                         return EXIT_USAGE;
                 }
                 r = v->run(argc, argv);

@@ -35,6 +35,8 @@ typedef struct ClientOptions {
         const char *exe, *comm, *home; /* point into argv */
         char **argv_facts, **dsos, **env, **exe_dir_files;
         uint64_t interval_usec; /* fdinfo --interval=; 0: not given */
+        bool csv; /* report raw|details --csv */
+        bool print_metric_instances; /* report raw --print-metric-instances=values */
         bool local; /* report --local: parse in this process, not in the daemon's worker */
         const char *arch, *scope, *schema; /* sections: --arch=, --scope=, --schema= (point into argv) */
 } ClientOptions;

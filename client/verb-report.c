@@ -318,6 +318,8 @@ static int report_json(const char *path)
 static const ReportSubverb subverbs[] = {
         { "summary", report_summary },
         { "json", report_json },
+        { "raw", report_raw },
+        { "details", report_details },
 };
 
 int verb_report(int argc, char *argv[])

@@ -18,3 +18,8 @@ int report_open(const char *path, int *ret_fd);
 int report_load_local(const char *path, NcuReport **ret);
 /* The same as the JSON document of report-json.h. */
 int report_load_json(const char *path, struct json_object **ret);
+
+/* report raw FILE --csv [--print-metric-instances=values], report details FILE --csv: ncu's CSV exports
+ * (client/verb-report-export.c). */
+int report_raw(const char *path);
+int report_details(const char *path);

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* "report raw FILE --csv" and "report details FILE --csv": ncu's own exports of a report, byte for byte
+ * (ncu --import FILE --page raw|details --csv --print-units base [--print-metric-instances values]
+ * [--print-details all]). The report is read in this process, with the daemon's reader and its limits. */
+
+#include <string.h>
+
+#include "client.h"
+#include "report-export.h"
+#include "report.h"
+#include "verb-report.h"
+
+static int export_page(const char *page, const char *path)
+{
+        _cleanup_(escape_pool_done) EscapePool e = { 0 };
+        _cleanup_(ncu_report_freep) NcuReport *report = NULL;
+        bool details = streq(page, "details");
+        int r;
+
+        if (!arg.csv) {
+                fprintf(stderr, "nvprofilectl: report %s prints CSV only (as ncu --csv does): add --csv.\n", page);
+                return EXIT_USAGE;
+        }
+        if (details && arg.print_metric_instances) {
+                fprintf(stderr, "nvprofilectl: --print-metric-instances is an option of report raw.\n");
+                return EXIT_USAGE;
+        }
+
+        r = report_load_local(path, &report);
+        if (r < 0)
+                return r;
+
+        r = details ? ncu_export_details_csv(report, stdout)
+                    : ncu_export_raw_csv(report, arg.print_metric_instances, stdout);
+        if (r < 0) {
+                fprintf(stderr, "nvprofilectl: %s: cannot write the export: %s\n", esc(&e, path), strerror(-r));
+                return r;
+        }
+        return 0;
+}
+
+int report_raw(const char *path)
+{
+        return export_page("raw", path);
+}
+
+int report_details(const char *path)
+{
+        return export_page("details", path);
+}

@@ -1,0 +1,583 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Metric attributes from metric names: see metric-attrs.h for the naming convention. Everything below is
+ * a rule over name parts (prefix, suffix, contained word), checked against what NVIDIA's ncu_report
+ * returns for every metric of the corpus reports (tests/nsight/test-metric-attrs.c). */
+
+#include <assert.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "macro.h"
+#include "metric-attrs.h"
+#include "string-util.h"
+
+/* Longest metric name part we look at; longer names are not PerfWorks names and get type "other". */
+#define NAME_PART_MAX 256
+#define PER_LEN (sizeof("_per_") - 1)
+
+static bool isempty(const char *s)
+{
+        return !s || !*s;
+}
+
+typedef enum MatchKind {
+        MATCH_PREFIX,
+        MATCH_SUFFIX,
+        MATCH_CONTAINS,
+} MatchKind;
+
+/* One unit-family rule: a name whose base (the part before the first '.') matches gets the unit. The first
+ * matching rule of a list wins. */
+typedef struct UnitRule {
+        MatchKind match;
+        const char *pattern;
+        const char *unit;
+} UnitRule;
+
+/* PerfWorks counters (unit__counter): the unit of what the counter counts, from the word naming it. Order
+ * matters where words combine: a count of bank conflicts or wavefronts is unitless although it names the
+ * memory it concerns; "warps issue stalled (no instructions)" counts instructions; "bytes per sector" is
+ * handled by the ratio rule. */
+static const UnitRule counter_units[] = {
+        { MATCH_SUFFIX, "_pct", "%" },
+        { MATCH_SUFFIX, "_type", "" },
+        { MATCH_CONTAINS, "bank_conflicts", "" },
+        { MATCH_CONTAINS, "wavefronts", "" },
+        { MATCH_CONTAINS, "branch_targets", "" },
+        { MATCH_CONTAINS, "instructions", "inst" },
+        { MATCH_CONTAINS, "warp", "warp" },
+        { MATCH_CONTAINS, "bytes", "byte" },
+        { MATCH_CONTAINS, "sector", "sector" },
+        { MATCH_CONTAINS, "request", "request" },
+        { MATCH_CONTAINS, "inst", "inst" },
+        { MATCH_CONTAINS, "ctas", "block" },
+        { MATCH_CONTAINS, "passes", "pass" },
+        { MATCH_CONTAINS, "cycles", "cycle" },
+        { MATCH_CONTAINS, "_active", "cycle" }, /* x__issue_active, x__writeback_active: cycles spent */
+        { MATCH_CONTAINS, "time", "second" },
+};
+
+/* ncu's own collectors (device attributes, topology, launch statistics, the profiler, SASS patching,
+ * source counters): whole-name rules first, then the word rules for each side of "_per_". */
+static const UnitRule collector_units[] = {
+        { MATCH_PREFIX, "device__", "" }, /* attributes are plain numbers, even sizes and clocks */
+        { MATCH_PREFIX, "numa__", "" }, { MATCH_PREFIX, "nvlink__", "" }, { MATCH_PREFIX, "c2clink__", "" },
+        { MATCH_SUFFIX, "_pct", "%" }, { MATCH_SUFFIX, "_type", "" },
+        { MATCH_CONTAINS, "per_opcode", "" }, /* histograms over opcodes */
+        { MATCH_CONTAINS, "occupancy_limit", "block" },
+        { MATCH_PREFIX, "memory_", "sectors" }, /* source counters spell it in the plural */
+};
+
+static const UnitRule collector_word_units[] = {
+        { MATCH_CONTAINS, "pct", "%" },
+        { MATCH_CONTAINS, "block_size", "" }, /* threads per block, unitless */
+        { MATCH_CONTAINS, "register", "register" },
+        { MATCH_CONTAINS, "shared_mem", "byte" },
+        { MATCH_CONTAINS, "bytes", "byte" },
+        { MATCH_CONTAINS, "block", "block" },
+        { MATCH_CONTAINS, "sm_count", "SM" },
+        { MATCH_CONTAINS, "inst_executed", "inst" },
+        { MATCH_CONTAINS, "thread", "thread" },
+        { MATCH_CONTAINS, "samples", "sample" },
+        { MATCH_CONTAINS, "passes", "pass" },
+        { MATCH_CONTAINS, "cycles", "cycle" },
+        { MATCH_SUFFIX, "_time", "second" },
+};
+
+/* Section-defined metrics (derived__…, MetricDefinitions): ncu names their unit after the quantity the
+ * name mentions first in this order. */
+static const UnitRule derived_units[] = {
+        { MATCH_CONTAINS, "pct", "%" },
+        { MATCH_CONTAINS, "thread", "thread" },
+        { MATCH_CONTAINS, "memory", "byte" },
+};
+
+/* Pseudo metrics "prefix:…" of sections and PM sampling that are not a metric name after the prefix. */
+static const UnitRule pseudo_units[] = {
+        { MATCH_PREFIX, "group:", "" }, /* a group of metrics shown together */
+        { MATCH_PREFIX, "regex:", "%" }, /* a pattern over metric names, shown as a share */
+};
+
+/* Domains of ncu's own collectors; every other "domain__" is a PerfWorks hardware unit (sm, smsp, lts,
+ * l1tex, dram, gpu, ...). */
+static const char *const collector_domains[] = {
+        "device__",
+        "launch__",
+        "profiler__",
+        "numa__",
+        "nvlink__",
+        "c2clink__",
+        "derived__",
+        "sass__",
+};
+
+static const char *const rollup_names[_METRIC_ROLLUP_MAX] = {
+        [METRIC_ROLLUP_NONE] = NULL,
+        [METRIC_ROLLUP_AVG] = "avg",
+        [METRIC_ROLLUP_MAX] = "max",
+        [METRIC_ROLLUP_MIN] = "min",
+        [METRIC_ROLLUP_SUM] = "sum",
+};
+
+static const char *const subtype_names[_METRIC_SUBTYPE_MAX] = {
+        [METRIC_SUBTYPE_NONE] = NULL,
+        [METRIC_SUBTYPE_PEAK_SUSTAINED] = "peak_sustained",
+        [METRIC_SUBTYPE_PEAK_SUSTAINED_ACTIVE] = "peak_sustained_active",
+        [METRIC_SUBTYPE_PEAK_SUSTAINED_ACTIVE_PER_SECOND] = "peak_sustained_active_per_second",
+        [METRIC_SUBTYPE_PEAK_SUSTAINED_ELAPSED] = "peak_sustained_elapsed",
+        [METRIC_SUBTYPE_PEAK_SUSTAINED_ELAPSED_PER_SECOND] = "peak_sustained_elapsed_per_second",
+        [METRIC_SUBTYPE_PEAK_SUSTAINED_FRAME] = "peak_sustained_frame",
+        [METRIC_SUBTYPE_PEAK_SUSTAINED_FRAME_PER_SECOND] = "peak_sustained_frame_per_second",
+        [METRIC_SUBTYPE_PEAK_SUSTAINED_REGION] = "peak_sustained_region",
+        [METRIC_SUBTYPE_PEAK_SUSTAINED_REGION_PER_SECOND] = "peak_sustained_region_per_second",
+        [METRIC_SUBTYPE_PER_CYCLE_ACTIVE] = "per_cycle_active",
+        [METRIC_SUBTYPE_PER_CYCLE_ELAPSED] = "per_cycle_elapsed",
+        [METRIC_SUBTYPE_PER_CYCLE_IN_FRAME] = "per_cycle_in_frame",
+        [METRIC_SUBTYPE_PER_CYCLE_IN_REGION] = "per_cycle_in_region",
+        [METRIC_SUBTYPE_PER_SECOND] = "per_second",
+        [METRIC_SUBTYPE_PCT_OF_PEAK_SUSTAINED_ACTIVE] = "pct_of_peak_sustained_active",
+        [METRIC_SUBTYPE_PCT_OF_PEAK_SUSTAINED_ELAPSED] = "pct_of_peak_sustained_elapsed",
+        [METRIC_SUBTYPE_PCT_OF_PEAK_SUSTAINED_FRAME] = "pct_of_peak_sustained_frame",
+        [METRIC_SUBTYPE_PCT_OF_PEAK_SUSTAINED_REGION] = "pct_of_peak_sustained_region",
+        [METRIC_SUBTYPE_MAX_RATE] = "max_rate",
+        [METRIC_SUBTYPE_PCT] = "pct",
+        [METRIC_SUBTYPE_RATIO] = "ratio",
+};
+
+static const char *const type_names[_METRIC_TYPE_MAX] = {
+        [METRIC_TYPE_OTHER] = "other",
+        [METRIC_TYPE_COUNTER] = "counter",
+        [METRIC_TYPE_RATIO] = "ratio",
+        [METRIC_TYPE_THROUGHPUT] = "throughput",
+};
+
+const char *metric_type_to_string(MetricType t)
+{
+        assert(t >= 0 && t < _METRIC_TYPE_MAX);
+        return type_names[t];
+}
+
+const char *metric_subtype_to_string(MetricSubtype s)
+{
+        assert(s >= 0 && s < _METRIC_SUBTYPE_MAX);
+        return subtype_names[s];
+}
+
+const char *metric_rollup_to_string(MetricRollup r)
+{
+        assert(r >= 0 && r < _METRIC_ROLLUP_MAX);
+        return rollup_names[r];
+}
+
+static bool rule_matches(const UnitRule *r, const char *s)
+{
+        switch (r->match) {
+        case MATCH_PREFIX:
+                return startswith(s, r->pattern);
+        case MATCH_SUFFIX:
+                return endswith(s, r->pattern);
+        case MATCH_CONTAINS:
+                return strstr(s, r->pattern);
+        }
+        assert_not_reached();
+}
+
+/* The unit of the first matching rule, or NULL when none matches. */
+static const char *rules_unit(const UnitRule *rules, size_t n, const char *s)
+{
+        for (size_t i = 0; i < n; i++)
+                if (rule_matches(&rules[i], s))
+                        return rules[i].unit;
+        return NULL;
+}
+
+static const char *rules_unit_or_empty(const UnitRule *rules, size_t n, const char *s)
+{
+        const char *u = rules_unit(rules, n, s);
+        return u ? u : "";
+}
+
+static void set_unit(MetricAttrs *a, const char *u)
+{
+        snprintf(a->unit, sizeof(a->unit), "%s", u);
+}
+
+static void set_unit_per(MetricAttrs *a, const char *numerator, const char *denominator)
+{
+        snprintf(a->unit, sizeof(a->unit), "%s_per_%s", numerator, denominator);
+}
+
+static MetricRollup rollup_from_part(const char *p)
+{
+        for (MetricRollup r = METRIC_ROLLUP_NONE + 1; r < _METRIC_ROLLUP_MAX; r++)
+                if (streq(p, rollup_names[r]))
+                        return r;
+        return METRIC_ROLLUP_NONE;
+}
+
+static MetricSubtype subtype_from_part(const char *p)
+{
+        for (MetricSubtype s = METRIC_SUBTYPE_NONE + 1; s < _METRIC_SUBTYPE_MAX; s++)
+                if (streq(p, subtype_names[s]))
+                        return s;
+        return METRIC_SUBTYPE_NONE;
+}
+
+static bool subtype_is_pct(MetricSubtype s)
+{
+        return IN_SET(s, METRIC_SUBTYPE_PCT_OF_PEAK_SUSTAINED_ACTIVE, METRIC_SUBTYPE_PCT_OF_PEAK_SUSTAINED_ELAPSED,
+                        METRIC_SUBTYPE_PCT_OF_PEAK_SUSTAINED_FRAME, METRIC_SUBTYPE_PCT_OF_PEAK_SUSTAINED_REGION,
+                        METRIC_SUBTYPE_PCT);
+}
+
+static bool subtype_is_per_second(MetricSubtype s)
+{
+        return IN_SET(s, METRIC_SUBTYPE_PER_SECOND, METRIC_SUBTYPE_PEAK_SUSTAINED_ACTIVE_PER_SECOND,
+                        METRIC_SUBTYPE_PEAK_SUSTAINED_ELAPSED_PER_SECOND,
+                        METRIC_SUBTYPE_PEAK_SUSTAINED_FRAME_PER_SECOND,
+                        METRIC_SUBTYPE_PEAK_SUSTAINED_REGION_PER_SECOND);
+}
+
+/* A rate per cycle: the peak rates and the per_cycle_* averages. */
+static bool subtype_is_per_cycle(MetricSubtype s)
+{
+        return IN_SET(s, METRIC_SUBTYPE_PEAK_SUSTAINED, METRIC_SUBTYPE_PEAK_SUSTAINED_ACTIVE,
+                        METRIC_SUBTYPE_PEAK_SUSTAINED_ELAPSED, METRIC_SUBTYPE_PEAK_SUSTAINED_FRAME,
+                        METRIC_SUBTYPE_PEAK_SUSTAINED_REGION, METRIC_SUBTYPE_PER_CYCLE_ACTIVE,
+                        METRIC_SUBTYPE_PER_CYCLE_ELAPSED, METRIC_SUBTYPE_PER_CYCLE_IN_FRAME,
+                        METRIC_SUBTYPE_PER_CYCLE_IN_REGION);
+}
+
+/* The unit of a counter's value under a subtype. Cycles per cycle cancel; warp counters already count
+ * warps resident per cycle, so their rate per cycle stays "warp". */
+static void compose_unit(MetricAttrs *a, const char *family, MetricSubtype s)
+{
+        if (subtype_is_pct(s)) {
+                set_unit(a, "%");
+                return;
+        }
+        if (subtype_is_per_second(s)) {
+                set_unit_per(a, isempty(family) ? "1" : family, "second");
+                return;
+        }
+        if (subtype_is_per_cycle(s)) {
+                if (isempty(family) || streq(family, "cycle")) {
+                        set_unit(a, "");
+                        return;
+                }
+                if (streq(family, "warp")) {
+                        set_unit(a, family);
+                        return;
+                }
+                {
+                        set_unit_per(a, family, "cycle");
+                        return;
+                }
+        }
+        set_unit(a, family);
+}
+
+static const char *counter_family(const char *base)
+{
+        return rules_unit_or_empty(counter_units, ELEMENTSOF(counter_units), base);
+}
+
+/* PerfWorks ratios "unit__[average_]X_per_Y": X's unit over Y's. Equal units cancel. Warp counters
+ * accumulate warps per cycle: per instruction they give cycles, per (issue) cycle instructions. */
+static void ratio_unit(MetricAttrs *a, const char *base)
+{
+        char numerator[NAME_PART_MAX];
+        const char *per = NULL;
+
+        for (const char *p = strstr(base, "_per_"); p; p = strstr(p + 1, "_per_"))
+                per = p;
+        if (!per) {
+                set_unit(a, "");
+                return;
+        }
+
+        snprintf(numerator, sizeof(numerator), "%.*s", (int) (per - base), base);
+        const char *n = counter_family(numerator), *d = counter_family(per + PER_LEN);
+
+        if (isempty(n) || streq(n, d)) {
+                set_unit(a, "");
+                return;
+        }
+        if (isempty(d)) {
+                set_unit(a, n);
+                return;
+        }
+        if (streq(n, "warp") && streq(d, "inst")) {
+                set_unit(a, "cycle");
+                return;
+        }
+        if (streq(n, "warp") && streq(d, "cycle")) {
+                set_unit(a, "inst");
+                return;
+        }
+        set_unit_per(a, n, d);
+}
+
+/* ncu's collectors: whole-name rules, else the unit of what is counted "per" what. */
+static void collector_unit(MetricAttrs *a, const char *base)
+{
+        const char *u;
+
+        if (startswith(base, "derived__")) {
+                const char *per = strstr(base, "_per_");
+                u = rules_unit_or_empty(derived_units, ELEMENTSOF(derived_units), base);
+                if (per && !isempty(u)) {
+                        const char *d = rules_unit_or_empty(
+                                        collector_word_units, ELEMENTSOF(collector_word_units), per + PER_LEN);
+                        if (!isempty(d)) {
+                                set_unit_per(a, u, d);
+                                return;
+                        }
+                        a->unit_per_unitless = true;
+                }
+                {
+                        set_unit(a, u);
+                        return;
+                }
+        }
+
+        u = rules_unit(collector_units, ELEMENTSOF(collector_units), base);
+        if (u) {
+                set_unit(a, u);
+                return;
+        }
+
+        const char *per = strstr(base, "_per_");
+        if (!per) {
+                set_unit(a, rules_unit_or_empty(collector_word_units, ELEMENTSOF(collector_word_units), base));
+                return;
+        }
+
+        char numerator[NAME_PART_MAX];
+        snprintf(numerator, sizeof(numerator), "%.*s", (int) (per - base), base);
+        const char *n = rules_unit_or_empty(collector_word_units, ELEMENTSOF(collector_word_units), numerator),
+                   *d = rules_unit_or_empty(collector_word_units, ELEMENTSOF(collector_word_units), per + PER_LEN);
+        if (isempty(n) || isempty(d)) {
+                set_unit(a, n);
+                return;
+        }
+        set_unit_per(a, n, d);
+}
+
+static bool is_collector_name(const char *base)
+{
+        if (!strstr(base, "__"))
+                return true; /* inst_executed, memory_…, derived_tempMetric0: source counters and temporaries */
+        for (size_t i = 0; i < ELEMENTSOF(collector_domains); i++)
+                if (startswith(base, collector_domains[i]))
+                        return true;
+        return false;
+}
+
+/* A name split at its dots: at most three parts are meaningful (base, rollup, subtype). */
+typedef struct NameParts {
+        size_t n;
+        char part[3][NAME_PART_MAX];
+} NameParts;
+
+static bool split_name(const char *name, NameParts *ret)
+{
+        *ret = (NameParts){ .n = 0 };
+        for (const char *p = name;; ret->n++) {
+                const char *dot = strchr(p, '.');
+                size_t len = dot ? (size_t) (dot - p) : strlen(p);
+
+                if (ret->n < ELEMENTSOF(ret->part)) {
+                        if (len >= NAME_PART_MAX)
+                                return false;
+                        memcpy(ret->part[ret->n], p, len);
+                        ret->part[ret->n][len] = 0;
+                }
+                if (!dot) {
+                        ret->n++;
+                        return true;
+                }
+                p = dot + 1;
+        }
+}
+
+/* The unit of a PerfWorks name "base[.rollup[.subtype]]" or "base.{pct,ratio,max_rate}". */
+static void counter_unit(MetricAttrs *a, const NameParts *np)
+{
+        if (np->n >= 2) {
+                if (streq(np->part[1], "pct")) {
+                        set_unit(a, "%");
+                        return;
+                }
+                if (streq(np->part[1], "ratio") || streq(np->part[1], "max_rate")) {
+                        ratio_unit(a, np->part[0]);
+                        return;
+                }
+        }
+        compose_unit(a, counter_family(np->part[0]), np->n >= 3 ? subtype_from_part(np->part[2]) : METRIC_SUBTYPE_NONE);
+}
+
+/* Metrics of type "other" carry whatever rollup and subtype their name spells in the usual places. */
+static void other_positions(MetricAttrs *a, const NameParts *np)
+{
+        a->type = METRIC_TYPE_OTHER;
+        if (np->n > 3)
+                return;
+        if (np->n >= 2)
+                a->rollup = rollup_from_part(np->part[1]);
+        if (np->n >= 3)
+                a->subtype = subtype_from_part(np->part[2]);
+}
+
+void metric_attrs_derive(const char *name, bool is_floating, const char *section_unit, MetricAttrs *ret)
+{
+        NameParts np;
+
+        assert(name);
+        assert(ret);
+
+        *ret = (MetricAttrs){ .type = METRIC_TYPE_OTHER };
+
+        /* "prefix:metric" pseudo metrics and "Qualifier[.Qualifier].metric" PM-sampling metrics: the unit of
+         * the metric they show, everything else "other". */
+        const char *colon = strchr(name, ':'), *inner = name;
+        bool qualified = false;
+
+        if (colon && (!strchr(name, '.') || colon < strchr(name, '.'))) {
+                const char *u = rules_unit(pseudo_units, ELEMENTSOF(pseudo_units), name);
+                if (u) {
+                        set_unit(ret, u);
+                        goto positions;
+                }
+                inner = colon + 1;
+                qualified = true;
+        } else
+                for (const char *p = name; p;) {
+                        const char *dot = strchr(p, '.');
+                        const char *sep = strstr(p, "__");
+                        if (sep && (!dot || sep < dot)) {
+                                inner = p;
+                                break;
+                        }
+                        if (!dot)
+                                break;
+                        p = dot + 1;
+                }
+        if (inner != name)
+                qualified = true;
+
+        if (!split_name(inner, &np))
+                goto positions;
+
+        if (is_collector_name(np.part[0])) {
+                collector_unit(ret, np.part[0]);
+                goto positions;
+        }
+
+        if (qualified) {
+                counter_unit(ret, &np);
+                goto positions;
+        }
+
+        if (!is_floating) {
+                /* An integer or string under a PerfWorks name. ncu stores an integer 0 for a rate of a unit
+                 * the GPU lacks (NVLink bytes per second): still a counter. The per-instruction SASS
+                 * counters of source views are counters too. Anything else is a value ncu collected itself
+                 * (or a metric the GPU's database lacks): "other", with the unit its name spells. */
+                MetricSubtype s = np.n == 3 ? subtype_from_part(np.part[2]) : METRIC_SUBTYPE_NONE;
+                const char *family = counter_family(np.part[0]);
+
+                if (np.n == 3 && rollup_from_part(np.part[1]) != METRIC_ROLLUP_NONE &&
+                                (subtype_is_per_second(s) || subtype_is_per_cycle(s))) {
+                        ret->type = METRIC_TYPE_COUNTER;
+                        ret->rollup = rollup_from_part(np.part[1]);
+                        ret->subtype = s;
+                        compose_unit(ret, family, s);
+                        goto done;
+                }
+                set_unit(ret, family);
+                if (np.n == 1 && startswith(np.part[0], "smsp__sass_") && !isempty(family)) {
+                        ret->type = METRIC_TYPE_COUNTER;
+                        goto done;
+                }
+                goto positions;
+        }
+
+        if (np.n == 2 &&
+                        IN_SET(subtype_from_part(np.part[1]), METRIC_SUBTYPE_PCT, METRIC_SUBTYPE_RATIO,
+                                        METRIC_SUBTYPE_MAX_RATE)) {
+                ret->type = METRIC_TYPE_RATIO;
+                counter_unit(ret, &np);
+                goto done;
+        }
+
+        if (IN_SET(np.n, 2, 3) && rollup_from_part(np.part[1]) != METRIC_ROLLUP_NONE &&
+                        (np.n == 2 || subtype_from_part(np.part[2]) != METRIC_SUBTYPE_NONE)) {
+                ret->type = strstr(np.part[0], "throughput") ? METRIC_TYPE_THROUGHPUT : METRIC_TYPE_COUNTER;
+                ret->rollup = rollup_from_part(np.part[1]);
+                ret->subtype = np.n == 3 ? subtype_from_part(np.part[2]) : METRIC_SUBTYPE_NONE;
+                counter_unit(ret, &np);
+                goto done;
+        }
+
+        counter_unit(ret, &np);
+
+positions:
+        if (split_name(name, &np))
+                other_positions(ret, &np);
+        else
+                ret->type = METRIC_TYPE_OTHER;
+done:
+        if (!isempty(section_unit)) {
+                set_unit(ret, section_unit);
+                ret->unit_per_unitless = false;
+        }
+}
+
+void metric_attrs_csv_unit(const MetricAttrs *a, char buf[static METRIC_UNIT_MAX])
+{
+        size_t n = 0;
+
+        assert(a);
+
+        if (streq(a->unit, "second")) {
+                snprintf(buf, METRIC_UNIT_MAX, "nsecond");
+                return;
+        }
+        for (const char *p = a->unit; *p && n + 1 < METRIC_UNIT_MAX;)
+                if (startswith(p, "_per_")) {
+                        buf[n++] = '/';
+                        p += PER_LEN;
+                } else
+                        buf[n++] = *p++;
+        if (a->unit_per_unitless && n + 1 < METRIC_UNIT_MAX)
+                buf[n++] = '/';
+        buf[n] = 0;
+}
+
+/* ncu's details page guesses the units of metrics outside its database (section-derived metrics and PC
+ * sampling counters) from the words of their names with its own priorities, which differ from
+ * ncu_report's: "membar" stalls count as memory (byte), "thread_inst" as instructions. */
+static const UnitRule details_guess_units[] = {
+        { MATCH_CONTAINS, "pct", "%" },
+        { MATCH_CONTAINS, "mem", "byte" },
+        { MATCH_CONTAINS, "inst", "inst" },
+        { MATCH_CONTAINS, "thread", "thread" },
+        { MATCH_CONTAINS, "warp", "warp" },
+};
+
+void metric_attrs_details_unit(const char *name, MetricAttrs *a)
+{
+        const char *u;
+
+        assert(name);
+        assert(a);
+
+        if (!startswith(name, "derived__") && !startswith(name, "smsp__pcsamp_warps_"))
+                return;
+        if (strstr(name, "_per_"))
+                return; /* "X per Y" units are composed the same way on both */
+        u = rules_unit(details_guess_units, ELEMENTSOF(details_guess_units), name);
+        if (u)
+                set_unit(a, u);
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* Building one CSV cell of the exports: a growing text buffer, and a metric's value as ncu prints it. */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "report.h"
+
+typedef struct Cell {
+        char *data; /* NUL-terminated; NULL until something was appended */
+        size_t len, allocated;
+        bool failed; /* an allocation failed: the text is incomplete */
+} Cell;
+
+void cell_append(Cell *c, const char *s, size_t n);
+void cell_puts(Cell *c, const char *s);
+void cell_reset(Cell *c);
+void cell_done(Cell *c);
+
+/* A value as ncu prints it (doubles per ncu_csv_format_double()); NULL when there is none. */
+const char *ncu_cell_format_value(const NcuValue *v, char buf[static 330]);
+
+/* The metric's value: "" when it has none (instances only), "no data" when it has neither value nor kind;
+ * with instances, followed by " (I1; I2; …)". */
+void ncu_cell_format_metric(Cell *c, const NcuMetric *m, bool instances);

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* metric_attrs_derive() against NVIDIA's ncu_report: for every metric of every action of every corpus report,
+ * the type, subtype, rollup and unit ncu_report returned (expected/<name>.ncu_report.json) must be ours. */
+
+#include <glib.h>
+#include <json-c/json.h>
+#include <string.h>
+
+#include "metric-attrs-oracle.h"
+#include "metric-attrs.h"
+#include "test-util.h"
+
+static const char *const reports[] = {
+        "extrap_ex-gpu.s10_ncu2020.3.1",
+        "armleth_report_ncu2024.2.1",
+        "syswea_profile_report_ncu2025.1.1",
+        "nvidia_example_addConstDouble3_ncu2023.3.0",
+        "nvidia_example_sobelFloat_ncu2023.3.0",
+};
+
+static void check_report(gconstpointer data)
+{
+        const char *name = data;
+        g_autofree char *rel = g_strdup_printf("reports/expected/%s.ncu_report.json", name);
+        g_autofree char *path = test_corpus_path(rel);
+        json_object *root = json_object_from_file(path);
+        size_t n_metrics = 0, n_mismatches = 0;
+
+        g_assert_nonnull(root);
+        json_object *ranges = json_object_object_get(root, "ranges");
+        g_assert_nonnull(ranges);
+
+        for (size_t r = 0; r < json_object_array_length(ranges); r++) {
+                json_object *actions = json_object_object_get(json_object_array_get_idx(ranges, r), "actions");
+                g_assert_nonnull(actions);
+                for (size_t a = 0; a < json_object_array_length(actions); a++) {
+                        json_object *metrics = json_object_object_get(json_object_array_get_idx(actions, a), "metrics");
+                        g_assert_nonnull(metrics);
+                        json_object_object_foreach(metrics, metric, m)
+                        {
+                                const char *kind = json_object_get_string(json_object_object_get(m, "kind"));
+                                const char *unit = json_object_get_string(json_object_object_get(m, "unit"));
+                                MetricAttrs attrs;
+
+                                metric_attrs_derive(
+                                                metric, streq(kind, "double") || streq(kind, "float"), NULL, &attrs);
+                                n_metrics++;
+                                if (metric_attrs_equal_json(&attrs, m))
+                                        continue;
+                                n_mismatches++;
+                                g_test_message("%s action %zu: %s (%s): ours %s/%s/%s/'%s', ncu_report %s/%s/%s/'%s'",
+                                                name, a, metric, kind, metric_type_to_string(attrs.type),
+                                                strna(metric_subtype_to_string(attrs.subtype)),
+                                                strna(metric_rollup_to_string(attrs.rollup)), attrs.unit,
+                                                json_object_get_string(json_object_object_get(m, "type")),
+                                                json_object_get_string(json_object_object_get(m, "subtype")),
+                                                json_object_get_string(json_object_object_get(m, "rollup")), unit);
+                        }
+                }
+        }
+        g_test_message("%s: metrics whose attributes match: %zu of %zu", name, n_metrics - n_mismatches, n_metrics);
+        g_assert_cmpuint(n_metrics, >, 0);
+        g_assert_cmpuint(n_mismatches, ==, 0);
+        json_object_put(root);
+}
+
+static void check(const char *name, bool is_floating, const char *section_unit, MetricType type, MetricSubtype subtype,
+                MetricRollup rollup, const char *unit)
+{
+        MetricAttrs a;
+
+        metric_attrs_derive(name, is_floating, section_unit, &a);
+        g_assert_cmpstr(metric_type_to_string(a.type), ==, metric_type_to_string(type));
+        g_assert_cmpint(a.subtype, ==, subtype);
+        g_assert_cmpint(a.rollup, ==, rollup);
+        g_assert_cmpstr(a.unit, ==, unit);
+}
+
+/* Rules on names the corpus does not hold: they must follow from the same conventions. */
+static void test_rules(void)
+{
+        check("l1tex__t_bytes.sum.per_second", true, NULL, METRIC_TYPE_COUNTER, METRIC_SUBTYPE_PER_SECOND,
+                        METRIC_ROLLUP_SUM, "byte_per_second");
+        check("lts__t_requests.max.peak_sustained_elapsed", true, NULL, METRIC_TYPE_COUNTER,
+                        METRIC_SUBTYPE_PEAK_SUSTAINED_ELAPSED, METRIC_ROLLUP_MAX, "request_per_cycle");
+        check("sm__cycles_active.min.per_cycle_elapsed", true, NULL, METRIC_TYPE_COUNTER,
+                        METRIC_SUBTYPE_PER_CYCLE_ELAPSED, METRIC_ROLLUP_MIN, "");
+        check("sm__memory_throughput.avg.pct_of_peak_sustained_region", true, NULL, METRIC_TYPE_THROUGHPUT,
+                        METRIC_SUBTYPE_PCT_OF_PEAK_SUSTAINED_REGION, METRIC_ROLLUP_AVG, "%");
+        check("lts__average_t_bytes_per_request.ratio", true, NULL, METRIC_TYPE_RATIO, METRIC_SUBTYPE_NONE,
+                        METRIC_ROLLUP_NONE, "byte_per_request");
+        /* Not floating point: ncu collected it itself. */
+        check("sm__cycles_active.avg", false, NULL, METRIC_TYPE_OTHER, METRIC_SUBTYPE_NONE, METRIC_ROLLUP_AVG, "cycle");
+        /* An unknown suffix is no subtype. */
+        check("sm__cycles_active.avg.per_fortnight", true, NULL, METRIC_TYPE_OTHER, METRIC_SUBTYPE_NONE,
+                        METRIC_ROLLUP_AVG, "cycle");
+        /* A section's unit wins. */
+        check("launch__grid_size", false, "block", METRIC_TYPE_OTHER, METRIC_SUBTYPE_NONE, METRIC_ROLLUP_NONE, "block");
+        check("dram__bytes.sum", true, "", METRIC_TYPE_COUNTER, METRIC_SUBTYPE_NONE, METRIC_ROLLUP_SUM, "byte");
+        /* Degenerate names never crash. */
+        check("", false, NULL, METRIC_TYPE_OTHER, METRIC_SUBTYPE_NONE, METRIC_ROLLUP_NONE, "");
+        check("...", true, NULL, METRIC_TYPE_OTHER, METRIC_SUBTYPE_NONE, METRIC_ROLLUP_NONE, "");
+        check("a:b", true, NULL, METRIC_TYPE_OTHER, METRIC_SUBTYPE_NONE, METRIC_ROLLUP_NONE, "");
+        check("x__", true, NULL, METRIC_TYPE_OTHER, METRIC_SUBTYPE_NONE, METRIC_ROLLUP_NONE, "");
+
+        g_autofree char *longname = g_strnfill(4096, 'a');
+        memcpy(longname, "sm__", 4);
+        check(longname, true, NULL, METRIC_TYPE_OTHER, METRIC_SUBTYPE_NONE, METRIC_ROLLUP_NONE, "");
+}
+
+static void check_csv_unit(const char *name, bool is_floating, const char *expected)
+{
+        char buf[METRIC_UNIT_MAX];
+        MetricAttrs a;
+
+        metric_attrs_derive(name, is_floating, NULL, &a);
+        metric_attrs_csv_unit(&a, buf);
+        g_assert_cmpstr(buf, ==, expected);
+}
+
+static void test_csv_units(void)
+{
+        check_csv_unit("gpu__time_duration.sum", true, "nsecond");
+        check_csv_unit("dram__bytes.sum.per_second", true, "byte/second");
+        check_csv_unit("launch__registers_per_thread", false, "register/thread");
+        check_csv_unit("derived__pct_occupancy_per_block_size", true, "%/");
+        check_csv_unit("derived__pct_occupancy_per_register_count", true, "%/register");
+        check_csv_unit("launch__occupancy_per_block_size", true, "");
+        check_csv_unit("sm__cycles_elapsed.avg.per_second", true, "cycle/second");
+}
+
+int main(int argc, char **argv)
+{
+        g_test_init(&argc, &argv, NULL);
+
+        g_test_add_func("/metric-attrs/rules", test_rules);
+        g_test_add_func("/metric-attrs/csv-units", test_csv_units);
+        for (size_t i = 0; i < G_N_ELEMENTS(reports); i++) {
+                g_autofree char *p = g_strdup_printf("/metric-attrs/corpus/%s", reports[i]);
+                g_test_add_data_func(p, reports[i], check_report);
+        }
+        return g_test_run();
+}
