@@ -21,7 +21,7 @@
 #include "fd-util.h"
 #include "fileio.h"
 #include "log.h"
-#include "report-json.h"
+#include "report-json-attrs.h"
 #include "report.h"
 #include "string-util.h"
 #include "verb-report.h"
@@ -159,7 +159,7 @@ int report_load_json(const char *path, struct json_object **ret)
         k = report_load_local(path, &r);
         if (k < 0)
                 return k;
-        k = ncu_report_to_json(r, 0, ret);
+        k = ncu_report_to_json_attrs(r, 0, ret);
         if (k < 0)
                 return log_oom();
         return 0;

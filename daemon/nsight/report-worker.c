@@ -158,7 +158,8 @@ static int write_document(int out_fd, struct json_object *doc)
         return write_all(out_fd, text, n);
 }
 
-int ncu_worker_run(int in_fd, int out_fd)
+int ncu_worker_run(
+                int in_fd, int out_fd, int (*to_json)(const NcuReport *r, NcuJsonFlags flags, struct json_object **ret))
 {
         NcuReport *report = NULL;
         struct json_object *doc = NULL, *e;
@@ -167,7 +168,7 @@ int ncu_worker_run(int in_fd, int out_fd)
 
         r = ncu_report_load_fd(in_fd, NULL, &report, &err);
         if (r >= 0) {
-                r = ncu_report_to_json(report, 0, &doc);
+                r = to_json(report, 0, &doc);
                 ncu_report_free(report);
                 if (r >= 0) {
                         r = write_document(out_fd, doc);
