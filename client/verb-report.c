@@ -117,6 +117,9 @@ static int report_load_via_daemon(const char *path, struct json_object **ret)
                         return 1;
                 if (sd_bus_error_has_name(&error, BUS_ERROR_INVALID_REPORT))
                         fprintf(stderr, "nvprofilectl: %s: %s\n", esc(&e, path), esc(&e, error.message));
+                else if (sd_bus_error_has_name(&error, BUS_ERROR_LIMITS_EXCEEDED))
+                        fprintf(stderr, "nvprofilectl: %s: %s (--local reads it in this process)\n", esc(&e, path),
+                                        esc(&e, error.message));
                 else
                         log_bus_call_error("LoadReport", &error, r);
                 return r;
