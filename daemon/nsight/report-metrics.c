@@ -172,7 +172,12 @@ static int decode_metric(Arena *arena, const uint8_t *p, size_t n, NcuMetric *re
 
         /* Pass 2: the instances, into an array of exactly their number. */
         if (n_instances > 0) {
-                instances = arena_alloc_array(arena, n_instances, sizeof(NcuInstance));
+                size_t bytes;
+
+                /* Every element is written whole below. */
+                if (size_mul_overflow(n_instances, sizeof(NcuInstance), &bytes))
+                        return -ENOMEM;
+                instances = arena_alloc_raw(arena, bytes);
                 if (!instances)
                         return -ENOMEM;
                 for (pos = 0; pos < n;) {
@@ -206,7 +211,7 @@ int ncu_metrics_decode(Arena *arena, Arena *scratch, const uint8_t *entry, size_
         int r;
 
         /* Pass 1: count the metrics; copy every other field, as it is, for protobuf-c. */
-        rest = arena_alloc(scratch, MAX(size, (size_t) 1));
+        rest = arena_alloc_raw(scratch, MAX(size, (size_t) 1));
         if (!rest)
                 return -ENOMEM;
         while (pos < size) {
@@ -226,7 +231,11 @@ int ncu_metrics_decode(Arena *arena, Arena *scratch, const uint8_t *entry, size_
         }
 
         if (n > 0) {
-                metrics = arena_alloc_array(arena, n, sizeof(NcuMetric));
+                size_t bytes;
+
+                if (size_mul_overflow(n, sizeof(NcuMetric), &bytes))
+                        return -ENOMEM;
+                metrics = arena_alloc_raw(arena, bytes); /* each written whole */
                 if (!metrics)
                         return -ENOMEM;
                 for (pos = 0; pos < size;) {

@@ -31,7 +31,7 @@ void ncu_report_limits_default(NcuReportLimits *ret)
  * and free every one of the thousands of small messages of a result (most of the load time). */
 static void *scratch_alloc(void *data, size_t size)
 {
-        return arena_alloc(data, size);
+        return arena_alloc_raw(data, size); /* protobuf-c initialises what it unpacks */
 }
 
 static void scratch_free(void *data, void *p)
@@ -405,7 +405,7 @@ static int take_sections(Loader *l, uint32_t field, const uint8_t **data, size_t
         if (n == 0)
                 return 0;
         out = arena_alloc_array(&l->r->arena, n, sizeof(NcuEmbeddedSection));
-        rest = arena_alloc(&l->scratch, *size);
+        rest = arena_alloc_raw(&l->scratch, *size);
         if (!out || !rest)
                 return oom(l, offset);
         for (pos = 0; pos < *size;) {
@@ -902,7 +902,7 @@ static void scratch_prepare(Loader *l, size_t size)
         arena_reset(&l->scratch);
         if (size_mul_overflow(size, l->scratch_ratio, &want) || want <= l->scratch.capacity)
                 return;
-        (void) arena_alloc(&l->scratch, want);
+        (void) arena_alloc_raw(&l->scratch, want);
         arena_reset(&l->scratch);
 }
 

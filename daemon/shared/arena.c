@@ -29,7 +29,7 @@ void arena_done(Arena *a)
         *a = (Arena){ 0 };
 }
 
-void *arena_alloc(Arena *a, size_t size)
+void *arena_alloc_raw(Arena *a, size_t size)
 {
         size_t aligned;
         void *p;
@@ -60,7 +60,15 @@ void *arena_alloc(Arena *a, size_t size)
         p = a->chunks->data + a->used;
         a->used += aligned;
         a->total += aligned;
-        memset(p, 0, size);
+        return p;
+}
+
+void *arena_alloc(Arena *a, size_t size)
+{
+        void *p = arena_alloc_raw(a, size);
+
+        if (p)
+                memset(p, 0, size);
         return p;
 }
 

@@ -25,6 +25,8 @@ void arena_reset(Arena *a);
 
 /* Zeroed, aligned for any type; NULL on OOM or if size is absurd. */
 void *arena_alloc(Arena *a, size_t size);
+/* The same, not zeroed: for memory the caller fills entirely (decoders, scratch space). */
+void *arena_alloc_raw(Arena *a, size_t size);
 void *arena_alloc_array(Arena *a, size_t n, size_t size);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_strdup(Arena *a, const char *s);
