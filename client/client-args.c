@@ -540,6 +540,10 @@ int dispatch_verb(int argc, char *argv[])
                         (void) usage_error("--local is an option of report, not of %s.", v->name);
                         return EXIT_USAGE;
                 }
+                if (!(v->flags & VERB_SECTIONS_OPTIONS) && (arg.arch || arg.scope || arg.schema)) {
+                        (void) usage_error("--arch, --scope and --schema are options of sections, not of %s.", v->name);
+                        return EXIT_USAGE;
+                }
                 if (!(v->flags & VERB_LOCAL_OPTION) && (arg.csv || arg.print_metric_instances)) {
                         (void) usage_error("--csv and --print-metric-instances are options of report, not of %s.",
                                         v->name);

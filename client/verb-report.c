@@ -21,7 +21,7 @@
 #include "fd-util.h"
 #include "fileio.h"
 #include "log.h"
-#include "report-json.h"
+#include "report-json-attrs.h"
 #include "report.h"
 #include "string-util.h"
 #include "verb-report-python.h"
@@ -118,6 +118,9 @@ static int report_load_via_daemon(const char *path, struct json_object **ret)
                         return 1;
                 if (sd_bus_error_has_name(&error, BUS_ERROR_INVALID_REPORT))
                         fprintf(stderr, "nvprofilectl: %s: %s\n", esc(&e, path), esc(&e, error.message));
+                else if (sd_bus_error_has_name(&error, BUS_ERROR_LIMITS_EXCEEDED))
+                        fprintf(stderr, "nvprofilectl: %s: %s (--local reads it in this process)\n", esc(&e, path),
+                                        esc(&e, error.message));
                 else
                         log_bus_call_error("LoadReport", &error, r);
                 return r;
@@ -160,7 +163,7 @@ int report_load_json(const char *path, struct json_object **ret)
         k = report_load_local(path, &r);
         if (k < 0)
                 return k;
-        k = ncu_report_to_json(r, 0, ret);
+        k = ncu_report_to_json_attrs(r, 0, ret);
         if (k < 0)
                 return log_oom();
         return 0;

@@ -245,6 +245,7 @@ do_demo() {
     for _ in $(seq 100); do [ -S "$work/bus" ] && break; sleep 0.05; done
 
     echo "==> nvprofiled on a private bus, this machine's real /proc, rc files from conf/examples"
+    NVPROFILED_REPORT_WORKER="$top/build-demo/daemon/nsight/nvprofiled-report-worker" \
     build-demo/daemon/service/nvprofiled --bus="unix:path=$work/bus" --root="$top/conf/examples" \
         --log-level=notice 2> "$work/daemon.log" &
     demo_pids+=($!)
@@ -296,6 +297,20 @@ do_demo() {
         "${ctl[@]}" sections check --schema=2024.1.1 "$sections/ncu-2025.3.1" | tail -n 4 || true
         echo; echo "==> nvprofilectl sections check $sections/ncu-2025.3.1 $sections/ncu-2024.1.1   (extended schema)"
         "${ctl[@]}" sections check "$sections/ncu-2025.3.1" "$sections/ncu-2024.1.1" | tail -n 2 || true
+    fi
+
+    # Nsight Compute reports: the client hands the file's descriptor to the daemon, whose confined worker
+    # (nobody, no capabilities, seccomp) parses it.
+    local reports=../shared/corpus/reports
+    if [ -d "$reports" ]; then
+        echo; echo "==> nvprofilectl report summary   (each corpus report, parsed by the daemon's confined worker)"
+        for f in "$reports"/*.ncu-rep; do "${ctl[@]}" report summary --no-legend "$f" || true; done
+        echo; echo "==> nvprofilectl report json $reports/armleth_report_ncu2024.2.1.ncu-rep   (the model, first lines)"
+        "${ctl[@]}" --json=pretty report json "$reports/armleth_report_ncu2024.2.1.ncu-rep" | sed -n '1,12p' || true
+        cp "$reports/armleth_report_ncu2024.2.1.ncu-rep" "$work/private.ncu-rep"
+        chmod 600 "$work/private.ncu-rep"
+        echo; echo "==> nvprofilectl report summary $work/private.ncu-rep as nobody   (a file nobody cannot read: refused)"
+        setpriv --reuid=nobody --regid=nogroup --clear-groups "${ctl[@]}" report summary "$work/private.ncu-rep" || true
     fi
 
     # Nsight Compute rules: NVIDIA's stock rule files over a report, through our NvRules and reader, run as

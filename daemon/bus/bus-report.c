@@ -3,7 +3,8 @@
  * confined worker (daemon/nsight/report-job.h) and, once its model is back and checked, answers with an
  * object BUS_REPORT_PREFIX/<id> that only the caller (its unique name) can see or call. The object goes
  * when the caller calls Close or leaves the bus. Each uid may hold REPORTS_PER_UID_MAX reports and
- * REPORT_BYTES_PER_UID_MAX bytes of models (loading ones count), within REPORT_BYTES_TOTAL_MAX for all. */
+ * REPORT_BYTES_PER_UID_MAX bytes of models (loading ones count), within REPORT_BYTES_TOTAL_MAX for all:
+ * the daemon's unit caps its memory at 128 MiB. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -21,8 +22,11 @@
 #include "strv.h"
 
 #define REPORTS_PER_UID_MAX 16u
-#define REPORT_BYTES_PER_UID_MAX (256u * 1024u * 1024u)
-#define REPORT_BYTES_TOTAL_MAX ((size_t) 1024u * 1024u * 1024u)
+#define REPORT_BYTES_PER_UID_MAX ((size_t) 64u * 1024u * 1024u)
+#define REPORT_BYTES_TOTAL_MAX ((size_t) 96u * 1024u * 1024u)
+/* What a model costs the daemon per byte of its JSON text: json-c's tree measured 10 to 16 times the
+ * text over the corpus reports, and the text itself is kept for ExportJson. */
+#define REPORT_BYTES_PER_JSON_BYTE 17u
 #define REPORT_WORKER_TIMEOUT_USEC (60ull * 1000000ull)
 
 #ifndef LIBEXECDIR
@@ -216,8 +220,8 @@ static void on_job_done(NcuReportJob *job, int error, struct json_object *doc, c
                 return;
         }
         r->doc = json_object_get(doc);
-        /* The reservation becomes what the model takes: its text, and json-c's tree (about as much again). */
-        r->bytes = 2 * n;
+        /* The reservation becomes what the model takes: its text and json-c's tree. */
+        r->bytes = REPORT_BYTES_PER_JSON_BYTE * n;
         (void) sd_bus_reply_method_return(call, "o", path);
 }
 
@@ -246,8 +250,9 @@ int bus_method_load_report(sd_bus_message *m, void *userdata, sd_bus_error *erro
         if (used >= REPORT_BYTES_PER_UID_MAX || total >= REPORT_BYTES_TOTAL_MAX)
                 return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED,
                                 "Limit exceeded: the reports loaded take all the memory allowed");
-        /* The model's text may use what is left of the caller's share; the tree takes as much again. */
-        limits.max_output = MIN(REPORT_BYTES_PER_UID_MAX - used, REPORT_BYTES_TOTAL_MAX - total) / 2;
+        /* The model's text may use what is left of the caller's share, counted with its tree. */
+        limits.max_output = MIN(REPORT_BYTES_PER_UID_MAX - used, REPORT_BYTES_TOTAL_MAX - total) /
+                        REPORT_BYTES_PER_JSON_BYTE;
 
         r = calloc(1, sizeof(BusReport));
         if (!r)
@@ -255,7 +260,7 @@ int bus_method_load_report(sd_bus_message *m, void *userdata, sd_bus_error *erro
         r->context = c;
         r->id = ++c->last_report_id;
         r->uid = uid;
-        r->bytes = 2 * limits.max_output;
+        r->bytes = REPORT_BYTES_PER_JSON_BYTE * limits.max_output;
         r->next = c->reports;
         if (c->reports)
                 c->reports->prev = r;
@@ -530,6 +535,107 @@ static int method_get_rule_results(sd_bus_message *m, void *userdata, sd_bus_err
         return close_and_send(reply, k);
 }
 
+#define NVTX_EXPRESSIONS_MAX 64
+
+/* The NVTX state of an action, rebuilt from the document's "nvtx" into arena: names are all the
+ * selector needs. NULL when the action has none. */
+static const NcuNvtxState *nvtx_from_json(Arena *arena, struct json_object *nvtx)
+{
+        struct json_object *domains = get(nvtx, "domains"), *dd;
+        NcuNvtxState *st;
+        NcuNvtxDomain *d;
+        size_t n;
+
+        if (!nvtx)
+                return NULL;
+        st = arena_alloc(arena, sizeof(NcuNvtxState));
+        n = json_object_array_length(domains);
+        d = arena_alloc_array(arena, MAX(n, (size_t) 1), sizeof(NcuNvtxDomain));
+        if (!st || !d)
+                return NULL;
+        dd = get(nvtx, "default_domain");
+        st->has_default_domain = dd != NULL;
+        st->default_domain = json_object_get_uint64(dd);
+        for (size_t i = 0; i < n; i++) {
+                struct json_object *x = json_object_array_get_idx(domains, i);
+                struct json_object *lists[2] = { get(x, "push_pop"), get(x, "start_end") };
+
+                d[i].id = json_object_get_uint64(get(x, "id"));
+                d[i].name = json_object_get_string(get(x, "name"));
+                for (size_t k = 0; k < 2; k++) {
+                        size_t m = json_object_array_length(lists[k]);
+                        NcuNvtxRange *ranges = arena_alloc_array(arena, MAX(m, (size_t) 1), sizeof(NcuNvtxRange));
+                        if (!ranges)
+                                return NULL;
+                        for (size_t j = 0; j < m; j++)
+                                ranges[j].name = json_object_get_string(
+                                                get(json_object_array_get_idx(lists[k], j), "name"));
+                        if (k == 0) {
+                                d[i].push_pop = ranges;
+                                d[i].n_push_pop = m;
+                        } else {
+                                d[i].start_end = ranges;
+                                d[i].n_start_end = m;
+                        }
+                }
+        }
+        st->domains = d;
+        st->n_domains = n;
+        return st;
+}
+
+static int method_actions_by_nvtx(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        BusReport *r = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_strv_free_ char **includes = NULL, **excludes = NULL;
+        _cleanup_free_ NcuAction **actions = NULL;
+        _cleanup_free_ size_t *selected = NULL;
+        struct json_object *ranges = get(r->doc, "ranges"), *list;
+        _cleanup_(arena_done) Arena arena = { 0 };
+        size_t n;
+        uint32_t range;
+        int k;
+
+        k = sd_bus_message_read(m, "u", &range);
+        if (k >= 0)
+                k = sd_bus_message_read_strv(m, &includes);
+        if (k >= 0)
+                k = sd_bus_message_read_strv(m, &excludes);
+        if (k < 0)
+                return k;
+        if (strv_length(includes) > NVTX_EXPRESSIONS_MAX || strv_length(excludes) > NVTX_EXPRESSIONS_MAX)
+                return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED, "Limit exceeded: at most %d expressions",
+                                NVTX_EXPRESSIONS_MAX);
+        if (range >= json_object_array_length(ranges))
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "No range %" PRIu32, range);
+        list = get(json_object_array_get_idx(ranges, range), "actions");
+        n = json_object_array_length(list);
+        actions = calloc(MAX(n, (size_t) 1), sizeof(NcuAction *));
+        if (!actions)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                NcuAction *a = arena_alloc(&arena, sizeof(NcuAction));
+                if (!a)
+                        return -ENOMEM;
+                a->nvtx = nvtx_from_json(&arena, get(json_object_array_get_idx(list, i), "nvtx"));
+                actions[i] = a;
+        }
+        k = ncu_range_actions_by_nvtx(&(NcuRange){ .n_actions = n, .actions = actions }, includes,
+                        strv_length(includes), excludes, strv_length(excludes), &selected);
+        if (k == -EINVAL)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "Malformed NVTX expression");
+        if (k < 0)
+                return k;
+        n = (size_t) k;
+        k = sd_bus_message_new_method_return(m, &reply);
+        if (k >= 0)
+                k = sd_bus_message_open_container(reply, 'a', "u");
+        for (size_t i = 0; k >= 0 && i < n; i++)
+                k = sd_bus_message_append(reply, "u", (uint32_t) selected[i]);
+        return close_and_send(reply, k);
+}
+
 static int method_export_json(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         BusReport *r = userdata;
@@ -568,6 +674,8 @@ const sd_bus_vtable bus_report_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("GetRuleResults", SD_BUS_ARGS("u", range, "u", action),
                         SD_BUS_RESULT("a(sssa(sss)a(sd))", rule_results), method_get_rule_results,
                         SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ActionsByNvtx", SD_BUS_ARGS("u", range, "as", includes, "as", excludes),
+                        SD_BUS_RESULT("au", actions), method_actions_by_nvtx, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ExportJson", SD_BUS_NO_ARGS, SD_BUS_RESULT("h", json), method_export_json,
                         SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "report-json-attrs.h"
 #include "report-worker.h"
 
 int main(int argc, char *argv[])
@@ -41,7 +42,7 @@ int main(int argc, char *argv[])
                 fprintf(stderr, "%s: cannot confine itself: %s\n", argv[0], strerror(-r));
                 return 2;
         }
-        r = ncu_worker_run(STDIN_FILENO, STDOUT_FILENO);
+        r = ncu_worker_run(STDIN_FILENO, STDOUT_FILENO, ncu_report_to_json_attrs);
         /* _exit: nothing at exit may need a system call the filter forbids. */
         _exit(r < 0 ? 2 : r);
 }

@@ -322,66 +322,30 @@ static int read_record(NcuInput *in, uint32_t size, uint32_t max, uint8_t **buf,
         return 0;
 }
 
-static int wire_varint(const uint8_t *p, size_t n, size_t *pos, uint64_t *ret)
+int ncu_wire_nesting_ok(const ProtobufCMessageDescriptor *d, const uint8_t *p, size_t n, unsigned max_depth)
 {
-        uint64_t v = 0;
+        size_t pos = 0;
 
-        for (unsigned shift = 0; shift < 64; shift += 7) {
-                uint8_t b;
-
-                if (*pos >= n)
-                        return -EBADMSG;
-                b = p[(*pos)++];
-                v |= (uint64_t) (b & 0x7f) << shift;
-                if (!(b & 0x80)) {
-                        *ret = v;
-                        return 0;
-                }
-        }
-        return -EBADMSG;
-}
-
-int ncu_wire_next(const uint8_t *p, size_t n, size_t *pos, NcuWireField *ret)
-{
-        NcuWireField f = { 0 };
-        uint64_t key, len = 0;
-        int r;
-
-        r = wire_varint(p, n, pos, &key);
-        if (r < 0)
-                return r;
-        if (key >> 3 == 0 || key >> 3 > UINT32_MAX)
-                return -EBADMSG;
-        f.number = (uint32_t) (key >> 3);
-        f.wire_type = key & 7;
-        switch (f.wire_type) {
-        case NCU_WIRE_VARINT:
-                r = wire_varint(p, n, pos, &f.varint);
-                if (r < 0)
-                        return r;
-                *ret = f;
+        assert(d);
+        if (max_depth == 0)
                 return 0;
-        case NCU_WIRE_FIXED64:
-                len = 8;
-                break;
-        case NCU_WIRE_FIXED32:
-                len = 4;
-                break;
-        case NCU_WIRE_LENGTH:
-                r = wire_varint(p, n, pos, &len);
-                if (r < 0)
+        while (pos < n) {
+                const ProtobufCFieldDescriptor *f;
+                NcuWireField w;
+                int r;
+
+                if (ncu_wire_next(p, n, &pos, &w) < 0)
+                        return -EBADMSG;
+                if (w.wire_type != NCU_WIRE_LENGTH)
+                        continue;
+                f = protobuf_c_message_descriptor_get_field(d, w.number);
+                if (!f || f->type != PROTOBUF_C_TYPE_MESSAGE)
+                        continue;
+                r = ncu_wire_nesting_ok(f->descriptor, w.data, w.size, max_depth - 1);
+                if (r <= 0)
                         return r;
-                break;
-        default: /* groups (3, 4) do not occur in this schema; 6 and 7 do not exist */
-                return -EBADMSG;
         }
-        if (len > n - *pos)
-                return -EBADMSG;
-        f.data = p + *pos;
-        f.size = (size_t) len;
-        *pos += (size_t) len;
-        *ret = f;
-        return 0;
+        return 1;
 }
 
 int ncu_block_counts_parse(const uint8_t *data, size_t size, NcuBlockCounts *ret)

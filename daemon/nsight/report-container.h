@@ -6,6 +6,8 @@
  * checks every size; it decodes only the counts of a BlockHeader (a few varints), so it needs no
  * generated code. The model (report-model.c) unpacks what it frames. */
 
+#include <protobuf-c/protobuf-c.h>
+#include <errno.h>
 #include <stdint.h>
 #include <zstd.h>
 
@@ -79,8 +81,81 @@ typedef struct NcuWireField {
         size_t size;
 } NcuWireField;
 
-/* Reads the field at *pos and advances it; -EBADMSG when the bytes are not a valid field. */
-int ncu_wire_next(const uint8_t *p, size_t n, size_t *pos, NcuWireField *ret);
+/* Reads the field at *pos and advances it; -EBADMSG when the bytes are not a valid field. Inline: the
+ * metric decoder calls it for every value of a report. */
+static inline int ncu_wire_varint(const uint8_t *p, size_t n, size_t *pos, uint64_t *ret)
+{
+        uint64_t v = 0;
+
+        /* Most keys and lengths fit one byte. */
+        if (*pos < n && p[*pos] < 0x80) {
+                *ret = p[(*pos)++];
+                return 0;
+        }
+
+        for (unsigned shift = 0; shift < 64; shift += 7) {
+                uint8_t b;
+
+                if (*pos >= n)
+                        return -EBADMSG;
+                b = p[(*pos)++];
+                v |= (uint64_t) (b & 0x7f) << shift;
+                if (!(b & 0x80)) {
+                        *ret = v;
+                        return 0;
+                }
+        }
+        return -EBADMSG;
+}
+
+static inline int ncu_wire_next(const uint8_t *p, size_t n, size_t *pos, NcuWireField *ret)
+{
+        NcuWireField f = { 0 };
+        uint64_t key, len = 0;
+        int r;
+
+        r = ncu_wire_varint(p, n, pos, &key);
+        if (r < 0)
+                return r;
+        if (key >> 3 == 0 || key >> 3 > UINT32_MAX)
+                return -EBADMSG;
+        f.number = (uint32_t) (key >> 3);
+        f.wire_type = key & 7;
+        switch (f.wire_type) {
+        case NCU_WIRE_VARINT:
+                r = ncu_wire_varint(p, n, pos, &f.varint);
+                if (r < 0)
+                        return r;
+                *ret = f;
+                return 0;
+        case NCU_WIRE_FIXED64:
+                len = 8;
+                break;
+        case NCU_WIRE_FIXED32:
+                len = 4;
+                break;
+        case NCU_WIRE_LENGTH:
+                r = ncu_wire_varint(p, n, pos, &len);
+                if (r < 0)
+                        return r;
+                break;
+        default: /* groups (3, 4) do not occur in this schema; 6 and 7 do not exist */
+                return -EBADMSG;
+        }
+        if (len > n - *pos)
+                return -EBADMSG;
+        f.data = p + *pos;
+        f.size = (size_t) len;
+        *pos += (size_t) len;
+        *ret = f;
+        return 0;
+}
+
+/* Whether a serialized message of type d nests at most max_depth messages deep (counting d's own as 1).
+ * protobuf-c unpacks recursively and the section schema is recursive (a body item holds a container of
+ * body items), so every entry is checked before it is unpacked. Walks only the fields the schema knows
+ * as messages; -EBADMSG when the bytes break the wire format on the way. Returns 1 if within, 0 if not. */
+int ncu_wire_nesting_ok(const ProtobufCMessageDescriptor *d, const uint8_t *p, size_t n, unsigned max_depth);
 
 /* Decodes the counts of a serialized BlockHeader. -EBADMSG when the wire format is broken. */
 int ncu_block_counts_parse(const uint8_t *data, size_t size, NcuBlockCounts *ret);

@@ -8,6 +8,8 @@
 /* json-c objects are built bottom-up; a NULL from any constructor is remembered and reported once. */
 typedef struct JsonBuilder {
         bool failed;
+        NcuJsonMetricHook hook;
+        void *userdata;
 } JsonBuilder;
 
 static struct json_object *check(JsonBuilder *b, struct json_object *o)
@@ -97,6 +99,8 @@ static struct json_object *metric_to_json(JsonBuilder *b, const NcuMetric *m, Nc
         add_str(b, o, "name", m->name);
         add_str(b, o, "kind", ncu_value_kind_to_string(m->kind));
         add(b, o, "has_value", check(b, json_object_new_boolean(m->has_value)));
+        if (b->hook && o && b->hook(m, o, b->userdata) < 0)
+                b->failed = true;
         if (m->has_value)
                 add(b, o, "value", ncu_value_to_json(&m->value));
         if (m->category != NCU_METRIC_CATEGORY_PM)
@@ -325,7 +329,13 @@ static const char *ncu_version(const NcuReport *r)
 
 int ncu_report_to_json(const NcuReport *r, NcuJsonFlags flags, struct json_object **ret)
 {
-        JsonBuilder b = { 0 };
+        return ncu_report_to_json_with(r, flags, NULL, NULL, ret);
+}
+
+int ncu_report_to_json_with(const NcuReport *r, NcuJsonFlags flags, NcuJsonMetricHook hook, void *userdata,
+                struct json_object **ret)
+{
+        JsonBuilder b = { .hook = hook, .userdata = userdata };
         struct json_object *root, *report, *session, *versions, *devices, *sources, *ranges;
 
         assert(r && ret);

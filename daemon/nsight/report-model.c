@@ -8,6 +8,7 @@
 
 #include "ProfilerReport.pb-c.h"
 #include "report-container.h"
+#include "report-metrics.h"
 
 #define DEFAULT_MAX_FILE_SIZE (UINT64_C(4) * 1024 * 1024 * 1024)
 #define DEFAULT_MAX_HEADER_SIZE (64u * 1024u * 1024u)
@@ -26,15 +27,19 @@ void ncu_report_limits_default(NcuReportLimits *ret)
         };
 }
 
-/* Every generated message starts with its ProtobufCMessage base, so one cleanup frees any of them. */
-static void pb_freep(void *p)
+/* Entries are unpacked into a scratch arena that is reset after each: protobuf-c would otherwise malloc
+ * and free every one of the thousands of small messages of a result (most of the load time). */
+static void *scratch_alloc(void *data, size_t size)
 {
-        ProtobufCMessage **m = p;
-
-        if (*m)
-                protobuf_c_message_free_unpacked(*m, NULL);
+        return arena_alloc_raw(data, size); /* protobuf-c initialises what it unpacks */
 }
-#define _cleanup_pb_ _cleanup_(pb_freep)
+
+static void scratch_free(void *data, void *p)
+{
+}
+
+typedef struct Loader Loader;
+static void scratch_prepare(Loader *l, size_t size);
 
 typedef struct Loader {
         NcuReport *r;
@@ -46,6 +51,9 @@ typedef struct Loader {
         NcuProcess process; /* of the current block */
         bool have_file_header;
         bool out_of_memory; /* an arena copy failed: checked after each header and entry */
+        Arena scratch; /* what protobuf-c unpacks, for one header or entry at a time */
+        size_t scratch_ratio; /* unpacked bytes per serialized byte, the most seen so far */
+        ProtobufCAllocator pb;
 } Loader;
 
 NcuReport *ncu_report_free(NcuReport *r)
@@ -100,11 +108,16 @@ static size_t model_memory(
                         n_strings_allocated * sizeof(char *);
 }
 
-static int check_memory(Loader *l, uint64_t offset)
+static int check_memory(Loader *l, uint64_t offset, size_t record_size)
 {
+        size_t held;
+
         if (l->out_of_memory)
                 return oom(l, offset);
         l->r->memory = model_memory(l->r, l->n_sources_allocated, l->n_actions_allocated, l->n_strings_allocated);
+        held = l->r->memory - l->r->arena.total + l->r->arena.allocated + l->scratch.allocated + record_size +
+                        l->session_allocated;
+        l->r->peak_memory = MAX(l->r->peak_memory, held);
         if (l->r->memory > l->limits->max_memory)
                 return ncu_error(l->err, offset, -E2BIG, "the model would exceed its limit of %zu bytes",
                                 l->limits->max_memory);
@@ -137,9 +150,10 @@ static int append_field_bytes(Loader *l, const uint8_t *p, size_t n, uint32_t fi
 static int on_file_header(void *userdata, const uint8_t *data, size_t size, uint64_t offset, NcuReportError *err)
 {
         Loader *l = userdata;
-        _cleanup_pb_ NV__Profiler__Messages__FileHeader *h = NULL;
+        NV__Profiler__Messages__FileHeader *h;
 
-        h = nv__profiler__messages__file_header__unpack(NULL, size, data);
+        arena_reset(&l->scratch);
+        h = nv__profiler__messages__file_header__unpack(&l->pb, size, data);
         if (!h)
                 return ncu_error(err, offset, -EBADMSG, "the FileHeader is not a valid message");
         l->r->version = h->version;
@@ -155,10 +169,11 @@ static int on_block_header(void *userdata, size_t block, const NcuBlockCounts *c
 {
         Loader *l = userdata;
         NcuReport *r = l->r;
-        _cleanup_pb_ NV__Profiler__Messages__BlockHeader *h = NULL;
+        NV__Profiler__Messages__BlockHeader *h;
         int ret;
 
-        h = nv__profiler__messages__block_header__unpack(NULL, size, data);
+        arena_reset(&l->scratch);
+        h = nv__profiler__messages__block_header__unpack(&l->pb, size, data);
         if (!h)
                 return ncu_error(err, offset, -EBADMSG, "block %zu: the BlockHeader is not a valid message", block);
 
@@ -196,7 +211,7 @@ static int on_block_header(void *userdata, size_t block, const NcuBlockCounts *c
                 if (ret < 0)
                         return ret;
         }
-        return check_memory(l, offset);
+        return check_memory(l, offset, size);
 }
 
 static NcuValue convert_value(Loader *l, const NV__Profiler__Messages__ProfileMetricValue *v, bool *oom_flag)
@@ -221,47 +236,36 @@ static NcuValue convert_value(Loader *l, const NV__Profiler__Messages__ProfileMe
         return (NcuValue){ 0 };
 }
 
-static int convert_metrics(
-                Loader *l, NcuAction *a, size_t n, NV__Profiler__Messages__ProfileMetricResult **in, uint64_t offset)
+/* Real reports nest a dozen messages deep; the section schema is recursive and protobuf-c unpacks
+ * recursively, so a crafted entry could otherwise exhaust the stack. */
+#define NESTING_MAX 64
+
+static int check_nesting(Loader *l, const ProtobufCMessageDescriptor *d, const uint8_t *data, size_t size,
+                uint64_t offset, size_t block)
 {
-        NcuMetric *metrics;
-        bool failed = false;
+        int r = ncu_wire_nesting_ok(d, data, size, NESTING_MAX);
 
-        if (n == 0)
-                return 0;
-        metrics = arena_alloc_array(&l->r->arena, n, sizeof(NcuMetric));
-        if (!metrics)
-                return oom(l, offset);
-        for (size_t i = 0; i < n; i++) {
-                const NV__Profiler__Messages__ProfileMetricResult *m = in[i];
-                NcuMetric *o = &metrics[i];
+        if (r < 0)
+                return ncu_error(l->err, offset, r, "block %zu: a %s is not a valid message", block, d->short_name);
+        if (r == 0)
+                return ncu_error(l->err, offset, -EBADMSG, "block %zu: a %s nests messages more than %d deep", block,
+                                d->short_name, NESTING_MAX);
+        return 0;
+}
 
-                o->name_id = m->nameid;
-                o->value = convert_value(l, m->metricvalue, &failed);
-                o->has_value = o->value.kind != NCU_VALUE_UNKNOWN;
-                o->category = m->has_category ? (uint32_t) m->category : NCU_METRIC_CATEGORY_PM;
-                if (m->n_metricvaluelist > 0) {
-                        NcuInstance *inst = arena_alloc_array(&l->r->arena, m->n_metricvaluelist, sizeof(NcuInstance));
-                        if (!inst)
-                                return oom(l, offset);
-                        for (size_t j = 0; j < m->n_metricvaluelist; j++) {
-                                inst[j].correlation_id =
-                                                convert_value(l, m->metricvaluelist[j]->correlationid, &failed);
-                                inst[j].value = convert_value(l, m->metricvaluelist[j]->elementvalue, &failed);
-                                if (inst[j].correlation_id.kind != NCU_VALUE_UNKNOWN)
-                                        o->has_correlation_ids = true;
-                        }
-                        o->instances = inst;
-                        o->n_instances = m->n_metricvaluelist;
-                }
-                o->kind = o->has_value               ? o->value.kind
-                                : o->n_instances > 0 ? o->instances[0].value.kind
-                                                     : NCU_VALUE_UNKNOWN;
-        }
-        if (failed)
+/* The metric field of each result message, decoded by report-metrics.c rather than protobuf-c. */
+static int decode_metrics(Loader *l, size_t block, const char *what, const uint8_t *data, size_t size, uint32_t field,
+                uint64_t offset, NcuMetric **ret_metrics, size_t *ret_n, const uint8_t **ret_rest,
+                size_t *ret_rest_size)
+{
+        int r = ncu_metrics_decode(
+                        &l->r->arena, &l->scratch, data, size, field, ret_metrics, ret_n, ret_rest, ret_rest_size);
+
+        if (r == -ENOMEM)
                 return oom(l, offset);
-        a->metrics = metrics;
-        a->n_metrics = n;
+        if (r < 0)
+                return ncu_error(l->err, offset, r, "block %zu: the metrics of a %s are not valid messages", block,
+                                what);
         return 0;
 }
 
@@ -377,30 +381,65 @@ static int convert_rule_results(Loader *l, NcuAction *a, size_t n, NV__RuleSyste
         return 0;
 }
 
-static int convert_sections(Loader *l, NcuAction *a, size_t n, NV__Profiler__ProfilerSection **in, uint64_t offset)
+/* Sections are kept as the file has them (unknown fields and all) instead of being unpacked with their
+ * entry and packed again: each is checked on its own (nesting, then a full unpack that is freed at once,
+ * so only one section is ever unpacked) and copied. The entry without them is returned in *data, *size
+ * (scratch), for protobuf-c. */
+static int take_sections(Loader *l, uint32_t field, const uint8_t **data, size_t *size, uint64_t offset, size_t block,
+                NcuEmbeddedSection **ret, size_t *ret_n)
 {
-        NcuEmbeddedSection *out;
+        const uint8_t *p = *data;
+        size_t n = 0, i = 0, rest_size = 0, pos;
+        NcuEmbeddedSection *out = NULL;
+        uint8_t *rest;
 
+        for (pos = 0; pos < *size;) {
+                NcuWireField f;
+
+                if (ncu_wire_next(p, *size, &pos, &f) < 0)
+                        return ncu_error(l->err, offset, -EBADMSG, "block %zu: a result is not a valid message", block);
+                n += f.number == field && f.wire_type == NCU_WIRE_LENGTH;
+        }
+        *ret = NULL;
+        *ret_n = 0;
         if (n == 0)
                 return 0;
         out = arena_alloc_array(&l->r->arena, n, sizeof(NcuEmbeddedSection));
-        if (!out)
+        rest = arena_alloc_raw(&l->scratch, *size);
+        if (!out || !rest)
                 return oom(l, offset);
-        for (size_t i = 0; i < n; i++) {
-                size_t packed = nv__profiler__profiler_section__get_packed_size(in[i]);
-                uint8_t *b = arena_alloc(&l->r->arena, MAX(packed, (size_t) 1));
+        for (pos = 0; pos < *size;) {
+                size_t start = pos;
+                NV__Profiler__ProfilerSection *sec;
+                NcuWireField f;
+                int r;
 
-                if (!b)
-                        return oom(l, offset);
+                (void) ncu_wire_next(p, *size, &pos, &f); /* checked above */
+                if (f.number != field || f.wire_type != NCU_WIRE_LENGTH) {
+                        memcpy(rest + rest_size, p + start, pos - start);
+                        rest_size += pos - start;
+                        continue;
+                }
+                r = check_nesting(l, &nv__profiler__profiler_section__descriptor, f.data, f.size, offset, block);
+                if (r < 0)
+                        return r;
+                sec = nv__profiler__profiler_section__unpack(NULL, f.size, f.data);
+                if (!sec)
+                        return ncu_error(l->err, offset, -EBADMSG,
+                                        "block %zu: an embedded section is not a valid message", block);
                 out[i] = (NcuEmbeddedSection){
-                        .identifier = dup_str(l, in[i]->identifier),
-                        .display_name = dup_str(l, in[i]->displayname),
-                        .size = nv__profiler__profiler_section__pack(in[i], b),
-                        .data = b,
+                        .identifier = dup_str(l, sec->identifier),
+                        .display_name = dup_str(l, sec->displayname),
+                        .size = f.size,
+                        .data = dup_bytes(l, f.data, f.size),
                 };
+                nv__profiler__profiler_section__free_unpacked(sec, NULL);
+                i++;
         }
-        a->sections = out;
-        a->n_sections = n;
+        *data = rest;
+        *size = rest_size;
+        *ret = out;
+        *ret_n = n;
         return 0;
 }
 
@@ -571,11 +610,24 @@ static int add_action(Loader *l, NcuAction **ret, size_t block, NcuWorkloadType 
 
 static int add_profile_result(Loader *l, size_t block, const uint8_t *data, size_t size, uint64_t offset)
 {
-        _cleanup_pb_ NV__Profiler__Messages__ProfileResult *p = NULL;
+        NV__Profiler__Messages__ProfileResult *p;
+        const uint8_t *rest;
+        size_t n_metrics, n_sections, rest_size;
+        NcuEmbeddedSection *sections;
+        NcuMetric *metrics;
         NcuAction *a;
         int r;
 
-        p = nv__profiler__messages__profile_result__unpack(NULL, size, data);
+        r = decode_metrics(l, block, "ProfileResult", data, size, 13, offset, &metrics, &n_metrics, &rest, &rest_size);
+        if (r < 0)
+                return r;
+        r = take_sections(l, 17, &rest, &rest_size, offset, block, &sections, &n_sections);
+        if (r < 0)
+                return r;
+        r = check_nesting(l, &nv__profiler__messages__profile_result__descriptor, rest, rest_size, offset, block);
+        if (r < 0)
+                return r;
+        p = nv__profiler__messages__profile_result__unpack(&l->pb, rest_size, rest);
         if (!p)
                 return ncu_error(l->err, offset, -EBADMSG, "block %zu: a ProfileResult is not a valid message", block);
         r = add_action(l, &a, block, NCU_WORKLOAD_KERNEL, offset);
@@ -619,15 +671,13 @@ static int add_profile_result(Loader *l, size_t block, const uint8_t *data, size
                 a->has_source_reference = true;
                 a->source_reference = p->source->reference;
         }
-        r = convert_metrics(l, a, p->n_metricresults, p->metricresults, offset);
-        if (r < 0)
-                return r;
+        a->metrics = metrics;
+        a->n_metrics = n_metrics;
         r = convert_rule_results(l, a, p->n_ruleresults, p->ruleresults, offset);
         if (r < 0)
                 return r;
-        r = convert_sections(l, a, p->n_sections, p->sections, offset);
-        if (r < 0)
-                return r;
+        a->sections = sections;
+        a->n_sections = n_sections;
         return convert_nvtx(l, a, p->nvtx, offset);
 }
 
@@ -659,30 +709,55 @@ static int add_profile_result(Loader *l, size_t block, const uint8_t *data, size
 static int add_other_result(
                 Loader *l, size_t block, NcuEntryKind kind, const uint8_t *data, size_t size, uint64_t offset)
 {
+        const uint8_t *rest;
+        size_t n_metrics, n_sections, rest_size;
+        NcuEmbeddedSection *sections;
+        NcuMetric *metrics;
         NcuAction *a;
         int r;
 
+        /* MetricResults is field 4 of all three, Sections 7. */
+        r = decode_metrics(l, block, ncu_entry_kind_to_string(kind), data, size, 4, offset, &metrics, &n_metrics, &rest,
+                        &rest_size);
+        if (r < 0)
+                return r;
+        data = rest;
+        size = rest_size;
+        r = take_sections(l, 7, &data, &size, offset, block, &sections, &n_sections);
+        if (r < 0)
+                return r;
+        r = check_nesting(l,
+                        kind == NCU_ENTRY_RANGE_RESULT ? &nv__profiler__messages__range_result__descriptor
+                                        : kind == NCU_ENTRY_CMDLIST_RESULT
+                                        ? &nv__profiler__messages__cmdlist_result__descriptor
+                                        : &nv__profiler__messages__graph_result__descriptor,
+                        data, size, offset, block);
+        if (r < 0)
+                return r;
         switch (kind) {
         case NCU_ENTRY_RANGE_RESULT: {
-                NV__Profiler__Messages__RangeResult *p = nv__profiler__messages__range_result__unpack(NULL, size, data);
+                NV__Profiler__Messages__RangeResult *p =
+                                nv__profiler__messages__range_result__unpack(&l->pb, size, data);
                 if (!p)
                         return ncu_error(l->err, offset, -EBADMSG, "block %zu: a RangeResult is not a valid message",
                                         block);
                 r = add_action(l, &a, block, NCU_WORKLOAD_RANGE, offset);
                 if (r >= 0) {
                         FILL_COMMON(a, p);
-                        r = convert_metrics(l, a, p->n_metricresults, p->metricresults, offset);
+                        a->metrics = metrics;
+                        a->n_metrics = n_metrics;
+                }
+                if (r >= 0) {
+                        a->sections = sections;
+                        a->n_sections = n_sections;
                 }
                 if (r >= 0)
-                        r = convert_sections(l, a, p->n_sections, p->sections, offset);
-                if (r >= 0)
                         r = convert_nvtx(l, a, p->nvtx, offset);
-                nv__profiler__messages__range_result__free_unpacked(p, NULL);
                 return r;
         }
         case NCU_ENTRY_CMDLIST_RESULT: {
                 NV__Profiler__Messages__CmdlistResult *p =
-                                nv__profiler__messages__cmdlist_result__unpack(NULL, size, data);
+                                nv__profiler__messages__cmdlist_result__unpack(&l->pb, size, data);
                 if (!p)
                         return ncu_error(l->err, offset, -EBADMSG, "block %zu: a CmdlistResult is not a valid message",
                                         block);
@@ -698,19 +773,22 @@ static int add_other_result(
                                 a->grid_size = convert_uint3(p->launchinfos[0]->gridsize);
                                 a->block_size = convert_uint3(p->launchinfos[0]->blocksize);
                         }
-                        r = convert_metrics(l, a, p->n_metricresults, p->metricresults, offset);
+                        a->metrics = metrics;
+                        a->n_metrics = n_metrics;
                 }
                 if (r >= 0)
                         r = convert_rule_results(l, a, p->n_ruleresults, p->ruleresults, offset);
-                if (r >= 0)
-                        r = convert_sections(l, a, p->n_sections, p->sections, offset);
+                if (r >= 0) {
+                        a->sections = sections;
+                        a->n_sections = n_sections;
+                }
                 if (r >= 0)
                         r = convert_nvtx(l, a, p->nvtx, offset);
-                nv__profiler__messages__cmdlist_result__free_unpacked(p, NULL);
                 return r;
         }
         case NCU_ENTRY_GRAPH_RESULT: {
-                NV__Profiler__Messages__GraphResult *p = nv__profiler__messages__graph_result__unpack(NULL, size, data);
+                NV__Profiler__Messages__GraphResult *p =
+                                nv__profiler__messages__graph_result__unpack(&l->pb, size, data);
                 if (!p)
                         return ncu_error(l->err, offset, -EBADMSG, "block %zu: a GraphResult is not a valid message",
                                         block);
@@ -720,13 +798,15 @@ static int add_other_result(
                         a->has_stream_id = p->has_streamid;
                         a->stream_id = p->streamid;
                         a->stream_name = dup_str(l, p->streamname);
-                        r = convert_metrics(l, a, p->n_metricresults, p->metricresults, offset);
+                        a->metrics = metrics;
+                        a->n_metrics = n_metrics;
+                }
+                if (r >= 0) {
+                        a->sections = sections;
+                        a->n_sections = n_sections;
                 }
                 if (r >= 0)
-                        r = convert_sections(l, a, p->n_sections, p->sections, offset);
-                if (r >= 0)
                         r = convert_nvtx(l, a, p->nvtx, offset);
-                nv__profiler__messages__graph_result__free_unpacked(p, NULL);
                 return r;
         }
         case NCU_ENTRY_SOURCE:
@@ -761,10 +841,12 @@ static const NcuRelocationSymbol *convert_symbols(
 static int add_source(Loader *l, size_t block, const uint8_t *data, size_t size, uint64_t offset)
 {
         NcuReport *r = l->r;
-        _cleanup_pb_ NV__Profiler__Messages__SourceData *s = NULL;
+        NV__Profiler__Messages__SourceData *s;
         NcuSource *o;
 
-        s = nv__profiler__messages__source_data__unpack(NULL, size, data);
+        if (check_nesting(l, &nv__profiler__messages__source_data__descriptor, data, size, offset, block) < 0)
+                return -EBADMSG;
+        s = nv__profiler__messages__source_data__unpack(&l->pb, size, data);
         if (!s)
                 return ncu_error(l->err, offset, -EBADMSG, "block %zu: a SourceData entry is not a valid message",
                                 block);
@@ -811,12 +893,26 @@ static int add_source(Loader *l, size_t block, const uint8_t *data, size_t size,
         return 0;
 }
 
+/* Empties the scratch arena and makes its one chunk big enough for an entry of size bytes: growing
+ * chunk by chunk while unpacking would hold about twice as much at the peak. */
+static void scratch_prepare(Loader *l, size_t size)
+{
+        size_t want;
+
+        arena_reset(&l->scratch);
+        if (size_mul_overflow(size, l->scratch_ratio, &want) || want <= l->scratch.capacity)
+                return;
+        (void) arena_alloc_raw(&l->scratch, want);
+        arena_reset(&l->scratch);
+}
+
 static int on_entry(void *userdata, size_t block, NcuEntryKind kind, const uint8_t *data, size_t size, uint64_t offset,
                 NcuReportError *err)
 {
         Loader *l = userdata;
-        int r;
+        int r = -EINVAL;
 
+        scratch_prepare(l, size);
         switch (kind) {
         case NCU_ENTRY_SOURCE:
                 r = add_source(l, block, data, size, offset);
@@ -834,7 +930,10 @@ static int on_entry(void *userdata, size_t block, NcuEntryKind kind, const uint8
         }
         if (r < 0)
                 return r;
-        return check_memory(l, offset);
+        /* Learn how much an entry unpacks to, so the next one gets one chunk of the right size. */
+        if (size > 0)
+                l->scratch_ratio = MAX(l->scratch_ratio, l->scratch.total / size + 1);
+        return check_memory(l, offset, size);
 }
 
 static void convert_system_info(Loader *l, NcuSystemInfo *o, const NV__Profiler__Messages__SystemInfo *s)
@@ -867,13 +966,14 @@ static void convert_system_info(Loader *l, NcuSystemInfo *o, const NV__Profiler_
 static int finish_session(Loader *l)
 {
         NcuSessionDetails *o = &l->r->session;
-        _cleanup_pb_ NV__Profiler__Messages__ReportSessionDetails *s = NULL;
+        NV__Profiler__Messages__ReportSessionDetails *s;
         Arena *arena = &l->r->arena;
 
         if (l->session_size == 0)
                 return 0;
+        arena_reset(&l->scratch);
         /* Concatenated serializations parse as one message with MergeFrom semantics. */
-        s = nv__profiler__messages__report_session_details__unpack(NULL, l->session_size, l->session);
+        s = nv__profiler__messages__report_session_details__unpack(&l->pb, l->session_size, l->session);
         if (!s)
                 return ncu_error(l->err, 0, -EBADMSG, "the merged session details are not a valid message");
         o->has_process_id = s->has_processid;
@@ -1030,7 +1130,12 @@ static int load(NcuInput *in, const NcuReportLimits *limits, NcuReport **ret, Nc
         if (!r)
                 return ncu_error(err, 0, -ENOMEM, "out of memory");
         arena_init(&r->arena);
+        /* Chunks of at most 64 KiB: a doubling arena may hold twice what a report needs. */
+        r->arena.chunk_max = 64 * 1024;
         l.r = r;
+        arena_init(&l.scratch);
+        l.scratch_ratio = 2;
+        l.pb = (ProtobufCAllocator){ .alloc = scratch_alloc, .free = scratch_free, .allocator_data = &l.scratch };
 
         k = ncu_container_read(in, limits, &loader_callbacks, &l, err);
         if (k >= 0 && !l.have_file_header)
@@ -1040,6 +1145,7 @@ static int load(NcuInput *in, const NcuReportLimits *limits, NcuReport **ret, Nc
         if (k >= 0 && l.out_of_memory)
                 k = oom(&l, in->offset);
         free(l.session);
+        arena_done(&l.scratch);
         if (k < 0)
                 return k;
         k = finish_actions(&l);

@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "report-json.h"
+
 #define NCU_REPORT_WORKER_NAME "nvprofiled-report-worker"
 #define NCU_REPORT_WORKER_USER "nobody"
 
@@ -21,7 +23,8 @@
  * but capabilities, which go). Returns 0 or a negative errno; the caller must exit on failure. */
 int ncu_worker_sandbox(uid_t uid, gid_t gid);
 
-/* The worker's work after the sandbox: reads the report from in_fd, writes the document to out_fd.
- * Returns 0 when a model was written, 1 when an error document was written, negative when nothing
- * could be written. */
-int ncu_worker_run(int in_fd, int out_fd);
+/* The worker's work after the sandbox: reads the report from in_fd, writes the document to_json makes
+ * of it to out_fd. Returns 0 when a model was written, 1 when an error document was written, negative
+ * when nothing could be written. */
+int ncu_worker_run(int in_fd, int out_fd,
+                int (*to_json)(const NcuReport *r, NcuJsonFlags flags, struct json_object **ret));

@@ -405,6 +405,9 @@ typedef struct NcuReport {
 
         Arena arena;
         size_t memory; /* bytes the model holds (arena and indexes) */
+        /* The most the load held from malloc at once: the model's arena chunks and arrays, the scratch
+         * space entries were unpacked into, and the largest header or entry read. */
+        size_t peak_memory;
 } NcuReport;
 
 /* Bounds on what a report may make us allocate. Defaults in ncu_report_limits_default(). */

@@ -29,7 +29,7 @@ void arena_done(Arena *a)
         *a = (Arena){ 0 };
 }
 
-void *arena_alloc(Arena *a, size_t size)
+void *arena_alloc_raw(Arena *a, size_t size)
 {
         size_t aligned;
         void *p;
@@ -45,19 +45,30 @@ void *arena_alloc(Arena *a, size_t size)
         if (!a->chunks || a->capacity - a->used < aligned) {
                 /* Grow geometrically so a big file needs few chunks. */
                 size_t cap = MAX(MAX((size_t) ARENA_CHUNK_MIN, aligned), a->capacity * 2);
+                if (a->chunk_max > 0 && cap > a->chunk_max)
+                        cap = MAX(aligned, a->chunk_max);
                 ArenaChunk *c = malloc(sizeof(ArenaChunk) + cap);
                 if (!c)
                         return NULL;
                 c->next = a->chunks;
                 a->chunks = c;
                 a->capacity = cap;
+                a->allocated += cap;
                 a->used = 0;
         }
 
         p = a->chunks->data + a->used;
         a->used += aligned;
         a->total += aligned;
-        memset(p, 0, size);
+        return p;
+}
+
+void *arena_alloc(Arena *a, size_t size)
+{
+        void *p = arena_alloc_raw(a, size);
+
+        if (p)
+                memset(p, 0, size);
         return p;
 }
 
@@ -89,4 +100,20 @@ char *arena_strdup(Arena *a, const char *s)
 {
         assert(s);
         return arena_strndup(a, s, strlen(s));
+}
+
+void arena_reset(Arena *a)
+{
+        assert(a);
+        if (!a->chunks)
+                return;
+        /* The first chunk is the newest and largest: keep it, so a reused arena stops allocating. */
+        while (a->chunks->next) {
+                ArenaChunk *next = a->chunks->next->next;
+                free(a->chunks->next);
+                a->chunks->next = next;
+        }
+        a->used = 0;
+        a->total = 0;
+        a->allocated = a->capacity;
 }

@@ -14,13 +14,19 @@ typedef struct Arena {
         size_t used; /* bytes used in the current (first) chunk */
         size_t capacity; /* capacity of the current chunk */
         size_t total; /* bytes handed out, for accounting */
+        size_t allocated; /* bytes of all chunks: what the arena holds from malloc */
+        size_t chunk_max; /* when set, chunks stop doubling at this size (bounds the unused tail) */
 } Arena;
 
 void arena_init(Arena *a);
 void arena_done(Arena *a);
+/* Forgets everything allocated but keeps the largest chunk for reuse (scratch space). */
+void arena_reset(Arena *a);
 
 /* Zeroed, aligned for any type; NULL on OOM or if size is absurd. */
 void *arena_alloc(Arena *a, size_t size);
+/* The same, not zeroed: for memory the caller fills entirely (decoders, scratch space). */
+void *arena_alloc_raw(Arena *a, size_t size);
 void *arena_alloc_array(Arena *a, size_t n, size_t size);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 char *arena_strdup(Arena *a, const char *s);

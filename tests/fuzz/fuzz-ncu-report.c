@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report-job.h"
+#include "report-json.h"
 #include "report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -60,6 +62,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 return 0;
         }
         walk(r);
+        /* The document the worker sends the daemon, and the daemon's check of it. */
+        {
+                struct json_object *doc = NULL;
+                const char *why = NULL;
+                if (ncu_report_to_json(r, 0, &doc) >= 0) {
+                        assert(ncu_report_document_validate(doc, &why) == 0);
+                        json_object_put(doc);
+                }
+        }
         ncu_report_free(r);
         return 0;
 }

@@ -2,14 +2,15 @@
 /* The model against NVIDIA's own ncu_report module: for every corpus report, by name, every action's
  * three names and every metric's kind, has_value, value and instances (with correlation ids) equal
  * ../shared/corpus/reports/expected/<name>.ncu_report.json. Doubles are compared as Python's repr()
- * prints them, which round-trips, so this is bit equality. Type, subtype, rollup and unit are derived
- * elsewhere (the metric attributes) and not compared here. */
+ * prints them, which round-trips, so this is bit equality. Type, subtype, rollup and unit (derived from
+ * the names by metric-attrs.c) are compared through the JSON document nvprofilectl prints. */
 
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "report-json-attrs.h"
 #include "report-test-util.h"
 #include "report.h"
 #include "test-util.h"
@@ -105,14 +106,31 @@ static size_t assert_metric(const NcuMetric *m, json_object *e)
         return n;
 }
 
+/* ncu_report's type, subtype, rollup and unit, as the JSON document carries them (metric-attrs.c derives
+ * them from the name: reports do not store them). */
+static void assert_attrs(const char *name, json_object *ours, json_object *expected)
+{
+        static const char *const keys[] = { "type", "subtype", "rollup", "unit" };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(keys); i++) {
+                json_object *a = json_get(ours, keys[i]), *e = json_get(expected, keys[i]);
+                const char *as = a ? json_object_get_string(a) : NULL, *es = e ? json_object_get_string(e) : NULL;
+
+                if (!streq_ptr(as, es))
+                        g_error("%s: %s %s, expected %s", name, keys[i], as ? as : "None", es ? es : "None");
+        }
+}
+
 static void check_report(
                 const char *name, size_t n_actions_expected, size_t n_metrics_expected, size_t n_instances_expected)
 {
         g_autoptr(json_object) expected = load_expected(name);
         _cleanup_(ncu_report_freep) NcuReport *r = report_corpus_load(name);
+        g_autoptr(json_object) doc = NULL;
         json_object *ranges = json_get(expected, "ranges");
         size_t n_metrics = 0, n_instances = 0, n_actions = 0;
 
+        g_assert_cmpint(ncu_report_to_json_attrs(r, NCU_JSON_NO_INSTANCES, &doc), ==, 0);
         g_assert_cmpuint(r->n_ranges, ==, json_object_array_length(ranges));
         for (size_t i = 0; i < r->n_ranges; i++) {
                 json_object *actions = json_get(json_object_array_get_idx(ranges, i), "actions");
@@ -134,6 +152,28 @@ static void check_report(
 
                         /* Same set of names: every expected one is found, and there are as many distinct. */
                         g_assert_cmpuint(a->n_unique_metrics, ==, (size_t) json_object_object_length(metrics));
+                        /* The attributes, first metric of each name, through the JSON document. */
+                        {
+                                json_object *ours = json_get(
+                                                json_object_array_get_idx(
+                                                                json_get(json_object_array_get_idx(
+                                                                                         json_get(doc, "ranges"), i),
+                                                                                "actions"),
+                                                                j),
+                                                "metrics");
+                                g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+
+                                for (size_t k = 0; k < json_object_array_length(ours); k++) {
+                                        json_object *om = json_object_array_get_idx(ours, k);
+                                        const char *mname = json_object_get_string(json_get(om, "name"));
+                                        json_object *em = json_get(metrics, mname);
+
+                                        if (!g_hash_table_add(seen, (char *) mname))
+                                                continue;
+                                        g_assert_nonnull(em);
+                                        assert_attrs(mname, om, em);
+                                }
+                        }
                         json_object_object_foreach(metrics, key, val)
                         {
                                 const NcuMetric *m = ncu_action_metric_by_name(a, key);

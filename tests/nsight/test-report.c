@@ -347,6 +347,89 @@ static void test_unknown_fields(void)
         }
 }
 
+static size_t varint_size(uint64_t v)
+{
+        size_t n = 1;
+        while (v >= 0x80) {
+                v >>= 7;
+                n++;
+        }
+        return n;
+}
+
+static void append_varint(ReportBuffer *b, uint64_t v)
+{
+        while (v >= 0x80) {
+                uint8_t c = (uint8_t) (v | 0x80);
+                report_buffer_append(b, &c, 1);
+                v >>= 7;
+        }
+        report_buffer_append(b, (uint8_t[]){ (uint8_t) v }, 1);
+}
+
+/* A ProfileResult whose one section nests depth body items (HorizontalContainer > Items > ...): the
+ * section schema is recursive and protobuf-c unpacks recursively; 200,000 levels would overflow the
+ * stack. Refused with an error before unpacking; a real depth still loads. */
+static void test_deep_nesting(void)
+{
+        const size_t depths[] = { 5, 200000 };
+
+        for (size_t k = 0; k < G_N_ELEMENTS(depths); k++) {
+                size_t depth = depths[k];
+                NV__Profiler__Messages__ProfileResult p = NV__PROFILER__MESSAGES__PROFILE_RESULT__INIT;
+                NV__Profiler__Messages__Uint64x3 u = NV__PROFILER__MESSAGES__UINT64X3__INIT;
+                NV__Profiler__Messages__SourceData src = NV__PROFILER__MESSAGES__SOURCE_DATA__INIT;
+                g_autofree size_t *item = g_new0(size_t, depth + 1), *hc = g_new0(size_t, depth + 1);
+                ReportBuffer entry = { 0 }, b = { 0 };
+                _cleanup_(ncu_report_freep) NcuReport *r = NULL;
+                size_t body, section, n;
+                NcuReportError err;
+
+                p.kernelmangledname = p.kernelfunctionname = p.kerneldemangledname = (char *) "k";
+                p.globalworkoffset = p.gridsize = p.blocksize = &u;
+                p.source = &src;
+                n = nv__profiler__messages__profile_result__get_packed_size(&p);
+                entry.data = g_malloc(n + 1);
+                entry.allocated = n + 1;
+                entry.size = nv__profiler__messages__profile_result__pack(&p, entry.data);
+
+                for (size_t d = 1; d <= depth; d++) {
+                        hc[d] = 1 + varint_size(item[d - 1]) + item[d - 1];
+                        item[d] = 1 + varint_size(hc[d]) + hc[d];
+                }
+                body = 1 + varint_size(item[depth]) + item[depth];
+                section = 3 + 3 + 1 + varint_size(body) + body;
+                report_buffer_append(&entry, "\x8a\x01", 2); /* ProfileResult.Sections (17) */
+                append_varint(&entry, section);
+                report_buffer_append(&entry, "\x0a\x01S\x12\x01S\x2a", 7); /* Identifier, DisplayName, Body */
+                append_varint(&entry, body);
+                report_buffer_append(&entry, "\x0a", 1); /* Body.Items */
+                append_varint(&entry, item[depth]);
+                for (size_t d = depth; d >= 1; d--) {
+                        report_buffer_append(&entry, "\x2a", 1); /* BodyItem.HorizontalContainer */
+                        append_varint(&entry, hc[d]);
+                        report_buffer_append(&entry, "\x0a", 1); /* HorizontalContainer.Items */
+                        append_varint(&entry, item[d - 1]);
+                }
+
+                report_build_start(&b, 7);
+                report_build_block(&b, NULL,
+                                &(ReportEntry){ .kind = NCU_ENTRY_PROFILE_RESULT,
+                                                .raw = entry.data,
+                                                .raw_size = entry.size },
+                                1);
+                if (depth < 10) {
+                        g_assert_cmpint(load_buffer(&b, &r, &err), ==, 0);
+                        g_assert_cmpuint(r->actions[0]->n_sections, ==, 1);
+                } else {
+                        g_assert_cmpint(load_buffer(&b, &r, &err), ==, -EBADMSG);
+                        g_assert_nonnull(strstr(err.message, "nests messages more than 64 deep"));
+                }
+                report_buffer_done(&b);
+                report_buffer_done(&entry);
+        }
+}
+
 /* §7.2 case 9. */
 static void test_armleth_result(void)
 {
@@ -907,6 +990,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/report/container/other-results", test_container_other_results);
         g_test_add_func("/report/container/session-details", test_session_details);
         g_test_add_func("/report/container/unknown-fields", test_unknown_fields);
+        g_test_add_func("/report/container/deep-nesting", test_deep_nesting);
         g_test_add_func("/report/results/armleth", test_armleth_result);
         g_test_add_func("/report/results/launch-consistency", test_launch_consistency);
         g_test_add_func("/report/results/extrap", test_extrap_results);

@@ -10,13 +10,13 @@ import subprocess
 PROTO = '../../../proto'
 
 
-def encode(message, text):
+def encode(message: str, text: str) -> bytes:
     return subprocess.run(['protoc', '-I', PROTO, '--encode=NV.Profiler.Messages.' + message,
                            PROTO + '/ProfilerReport.proto'], input=text.encode(), check=True,
                           capture_output=True).stdout
 
 
-def varint(v):
+def varint(v: int) -> bytes:
     out = b''
     while True:
         b, v = v & 0x7f, v >> 7
@@ -26,22 +26,22 @@ def varint(v):
             return out + bytes([b])
 
 
-def field(number, wire_type, payload):
+def field(number: int, wire_type: int, payload: int | bytes) -> bytes:
     key = varint(number << 3 | wire_type)
     return key + (varint(payload) if wire_type == 0 else varint(len(payload)) + payload)
 
 
-def block(entries, n_results, table=b''):
+def block(entries: list[bytes], n_results: int, table: bytes = b'') -> bytes:
     payload = b''.join(struct.pack('<I', len(e)) + e for e in entries)
     header = field(2, 0, n_results) + field(4, 2, table) + field(5, 0, len(payload))
     return struct.pack('<I', len(header)) + header + payload
 
 
-def stack(names):
+def stack(names: list[str]) -> str:
     return ''.join('Stack { Name: "%s" } ' % n for n in names)
 
 
-def result(name, tid, nvtx):
+def result(name: str, tid: int, nvtx: str) -> bytes:
     return encode('ProfileResult', '''
 ThreadID: %d APICallID: 1 ProgramHandle: 1 KernelID: 1 KernelMangledName: "%s" KernelFunctionName: "%s"
 KernelDemangledName: "%s" WorkDimensions: 3 GlobalWorkOffset { } GridSize { X: 1 } BlockSize { X: 1 }

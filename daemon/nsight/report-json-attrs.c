@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+
+#include "metric-attrs.h"
+#include "report-json-attrs.h"
+
+static int add_string_or_null(struct json_object *o, const char *key, const char *s)
+{
+        struct json_object *v = NULL;
+
+        if (s) {
+                v = json_object_new_string(s);
+                if (!v)
+                        return -ENOMEM;
+        }
+        if (json_object_object_add(o, key, v) < 0) {
+                json_object_put(v);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+static int add_attrs(const NcuMetric *m, struct json_object *o, void *userdata)
+{
+        MetricAttrs a;
+        int r;
+
+        metric_attrs_derive(m->name, IN_SET(m->kind, NCU_VALUE_DOUBLE, NCU_VALUE_FLOAT), NULL, &a);
+        r = add_string_or_null(o, "type", metric_type_to_string(a.type));
+        if (r >= 0)
+                r = add_string_or_null(o, "subtype", metric_subtype_to_string(a.subtype));
+        if (r >= 0)
+                r = add_string_or_null(o, "rollup", metric_rollup_to_string(a.rollup));
+        if (r >= 0)
+                r = add_string_or_null(o, "unit", a.unit);
+        return r;
+}
+
+int ncu_report_to_json_attrs(const NcuReport *r, NcuJsonFlags flags, struct json_object **ret)
+{
+        return ncu_report_to_json_with(r, flags, add_attrs, NULL, ret);
+}

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The metric results of a result entry, decoded straight from the wire into the model. They are most of
+ * a report (thousands of ProfileMetricResult, ProfileMetricValue and ProfileMetricListElement messages
+ * per result): protobuf-c would allocate each as its own struct, some ten times the serialized size,
+ * before we copy the values out. The rest of the entry is unpacked by protobuf-c as usual, from a copy
+ * without these fields. The checks are protobuf-c's: wire types must match the schema, required fields
+ * (NameId, ElementValue) must be present, a message field given twice is merged. */
+#include <errno.h>
+#include <string.h>
+
+#include "report-container.h"
+#include "report-metrics.h"
+
+/* ProfileMetricValue's five optional fields, merged over every occurrence of the message. */
+typedef struct ValueParts {
+        bool has[6];
+        const uint8_t *s;
+        size_t s_len;
+        float f;
+        double d;
+        uint32_t u32;
+        uint64_t u64;
+} ValueParts;
+
+static int value_parts_add(ValueParts *v, const uint8_t *p, size_t n)
+{
+        size_t pos = 0;
+
+        while (pos < n) {
+                NcuWireField f;
+
+                if (ncu_wire_next(p, n, &pos, &f) < 0)
+                        return -EBADMSG;
+                switch (f.number) {
+                case 1:
+                        if (f.wire_type != NCU_WIRE_LENGTH)
+                                return -EBADMSG;
+                        v->s = f.data;
+                        v->s_len = f.size;
+                        break;
+                case 2:
+                        if (f.wire_type != NCU_WIRE_FIXED32)
+                                return -EBADMSG;
+                        memcpy(&v->f, f.data, 4);
+                        break;
+                case 3:
+                        if (f.wire_type != NCU_WIRE_FIXED64)
+                                return -EBADMSG;
+                        memcpy(&v->d, f.data, 8);
+                        break;
+                case 4:
+                        if (f.wire_type != NCU_WIRE_VARINT)
+                                return -EBADMSG;
+                        v->u32 = (uint32_t) f.varint;
+                        break;
+                case 5:
+                        if (f.wire_type != NCU_WIRE_VARINT)
+                                return -EBADMSG;
+                        v->u64 = f.varint;
+                        break;
+                default:
+                        continue; /* unknown: skipped, as every reader of a newer file must */
+                }
+                v->has[f.number] = true;
+        }
+        return 0;
+}
+
+/* No oneof: when a writer set several fields, the first in field order counts (as report-model.c does
+ * for values protobuf-c unpacked). */
+static int value_from_parts(Arena *arena, const ValueParts *v, NcuValue *ret)
+{
+        if (v->has[1]) {
+                char *s = arena_strndup(arena, (const char *) v->s, v->s_len);
+                if (!s)
+                        return -ENOMEM;
+                *ret = (NcuValue){ .kind = NCU_VALUE_STRING, .s = s };
+        } else if (v->has[2])
+                *ret = (NcuValue){ .kind = NCU_VALUE_FLOAT, .f = v->f };
+        else if (v->has[3])
+                *ret = (NcuValue){ .kind = NCU_VALUE_DOUBLE, .d = v->d };
+        else if (v->has[4])
+                *ret = (NcuValue){ .kind = NCU_VALUE_UINT32, .u32 = v->u32 };
+        else if (v->has[5])
+                *ret = (NcuValue){ .kind = NCU_VALUE_UINT64, .u64 = v->u64 };
+        else
+                *ret = (NcuValue){ 0 };
+        return 0;
+}
+
+static int decode_instance(Arena *arena, const uint8_t *p, size_t n, NcuInstance *ret)
+{
+        ValueParts id = { { false } }, value = { { false } };
+        bool has_value = false;
+        size_t pos = 0;
+        int r;
+
+        while (pos < n) {
+                NcuWireField f;
+
+                if (ncu_wire_next(p, n, &pos, &f) < 0)
+                        return -EBADMSG;
+                if (f.number != 1 && f.number != 2)
+                        continue;
+                if (f.wire_type != NCU_WIRE_LENGTH)
+                        return -EBADMSG;
+                r = value_parts_add(f.number == 1 ? &id : &value, f.data, f.size);
+                if (r < 0)
+                        return r;
+                has_value = has_value || f.number == 2;
+        }
+        if (!has_value) /* ElementValue is required */
+                return -EBADMSG;
+        r = value_from_parts(arena, &id, &ret->correlation_id);
+        if (r < 0)
+                return r;
+        return value_from_parts(arena, &value, &ret->value);
+}
+
+static int decode_metric(Arena *arena, const uint8_t *p, size_t n, NcuMetric *ret)
+{
+        ValueParts value = { { false } };
+        bool has_name = false, has_value_message = false;
+        size_t pos = 0, n_instances = 0, i = 0;
+        NcuMetric m = { .category = NCU_METRIC_CATEGORY_PM };
+        NcuInstance *instances = NULL;
+        int r;
+
+        /* Pass 1: scalars and the instance count. */
+        while (pos < n) {
+                NcuWireField f;
+
+                if (ncu_wire_next(p, n, &pos, &f) < 0)
+                        return -EBADMSG;
+                switch (f.number) {
+                case 1:
+                        if (f.wire_type != NCU_WIRE_VARINT)
+                                return -EBADMSG;
+                        m.name_id = (uint32_t) f.varint;
+                        has_name = true;
+                        break;
+                case 2:
+                        if (f.wire_type != NCU_WIRE_LENGTH)
+                                return -EBADMSG;
+                        r = value_parts_add(&value, f.data, f.size);
+                        if (r < 0)
+                                return r;
+                        has_value_message = true;
+                        break;
+                case 3:
+                        if (f.wire_type != NCU_WIRE_LENGTH)
+                                return -EBADMSG;
+                        n_instances++;
+                        break;
+                case 4:
+                        if (f.wire_type != NCU_WIRE_VARINT)
+                                return -EBADMSG;
+                        m.category = (uint32_t) f.varint;
+                        break;
+                default:
+                        break;
+                }
+        }
+        if (!has_name) /* NameId is required */
+                return -EBADMSG;
+        if (has_value_message) {
+                r = value_from_parts(arena, &value, &m.value);
+                if (r < 0)
+                        return r;
+        }
+        m.has_value = m.value.kind != NCU_VALUE_UNKNOWN;
+
+        /* Pass 2: the instances, into an array of exactly their number. */
+        if (n_instances > 0) {
+                size_t bytes;
+
+                /* Every element is written whole below. */
+                if (size_mul_overflow(n_instances, sizeof(NcuInstance), &bytes))
+                        return -ENOMEM;
+                instances = arena_alloc_raw(arena, bytes);
+                if (!instances)
+                        return -ENOMEM;
+                for (pos = 0; pos < n;) {
+                        NcuWireField f;
+
+                        if (ncu_wire_next(p, n, &pos, &f) < 0)
+                                return -EBADMSG;
+                        if (f.number != 3)
+                                continue;
+                        r = decode_instance(arena, f.data, f.size, &instances[i]);
+                        if (r < 0)
+                                return r;
+                        if (instances[i].correlation_id.kind != NCU_VALUE_UNKNOWN)
+                                m.has_correlation_ids = true;
+                        i++;
+                }
+                m.instances = instances;
+                m.n_instances = n_instances;
+        }
+        m.kind = m.has_value ? m.value.kind : n_instances > 0 ? instances[0].value.kind : NCU_VALUE_UNKNOWN;
+        *ret = m;
+        return 0;
+}
+
+int ncu_metrics_decode(Arena *arena, Arena *scratch, const uint8_t *entry, size_t size, uint32_t field,
+                NcuMetric **ret_metrics, size_t *ret_n, const uint8_t **ret_rest, size_t *ret_rest_size)
+{
+        size_t pos = 0, n = 0, rest_size = 0, i = 0;
+        NcuMetric *metrics = NULL;
+        uint8_t *rest;
+        int r;
+
+        /* Pass 1: count the metrics; copy every other field, as it is, for protobuf-c. */
+        rest = arena_alloc_raw(scratch, MAX(size, (size_t) 1));
+        if (!rest)
+                return -ENOMEM;
+        while (pos < size) {
+                size_t start = pos;
+                NcuWireField f;
+
+                if (ncu_wire_next(entry, size, &pos, &f) < 0)
+                        return -EBADMSG;
+                if (f.number == field) {
+                        if (f.wire_type != NCU_WIRE_LENGTH)
+                                return -EBADMSG;
+                        n++;
+                        continue;
+                }
+                memcpy(rest + rest_size, entry + start, pos - start);
+                rest_size += pos - start;
+        }
+
+        if (n > 0) {
+                size_t bytes;
+
+                if (size_mul_overflow(n, sizeof(NcuMetric), &bytes))
+                        return -ENOMEM;
+                metrics = arena_alloc_raw(arena, bytes); /* each written whole */
+                if (!metrics)
+                        return -ENOMEM;
+                for (pos = 0; pos < size;) {
+                        NcuWireField f;
+
+                        if (ncu_wire_next(entry, size, &pos, &f) < 0)
+                                return -EBADMSG;
+                        if (f.number != field)
+                                continue;
+                        r = decode_metric(arena, f.data, f.size, &metrics[i++]);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        *ret_metrics = metrics;
+        *ret_n = n;
+        *ret_rest = rest;
+        *ret_rest_size = rest_size;
+        return 0;
+}
