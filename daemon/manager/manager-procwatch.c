@@ -411,8 +411,8 @@ static int arm_window(ConnectorWatch *w, uint64_t usec)
 #define STORM_PENDING 16u
 
 /* After a drain: with execs still to read, wake for the next one; with none, listen again. In a storm,
- * at most every half window, so that it costs one wakeup per half window, not one per exec (an exec is
- * then read at most 1.5 windows after it happened); otherwise, so that a result comes close to one
+ * at most every quarter window, so that it costs four wakeups per window, not one per exec (an exec is
+ * then read at most 1.25 windows after it happened); otherwise, so that a result comes close to one
  * window after its exec, at most every eighth of a window. */
 static void schedule_next(ConnectorWatch *w, uint64_t next)
 {
@@ -422,7 +422,7 @@ static void schedule_next(ConnectorWatch *w, uint64_t next)
 
         if (next != UINT64_MAX) {
                 (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
-                gap = m->config.event_coalesce_usec / (intmap_size(&w->queue.pending) >= STORM_PENDING ? 2 : 8);
+                gap = m->config.event_coalesce_usec / (intmap_size(&w->queue.pending) >= STORM_PENDING ? 4 : 8);
                 r = arm_window(w, MAX(next, now + gap));
                 if (r >= 0)
                         return;
