@@ -335,9 +335,13 @@ static int get_config(Manager *m, int root_fd, const char *home, const UserCreds
 
         if (!creds)
                 creds = &m->own_creds;
-        if (fstat(root_fd, &root) < 0)
-                return -errno;
         foreign = root_fd != m->root_fd;
+        /* The configuration root's identity is known: no fstat() per exec. */
+        if (!foreign) {
+                root.st_dev = m->root_dev;
+                root.st_ino = m->root_ino;
+        } else if (fstat(root_fd, &root) < 0)
+                return -errno;
 
         if (home) {
                 r = home_identity(root_fd, home, creds, caller, &home_st);

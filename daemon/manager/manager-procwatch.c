@@ -23,8 +23,9 @@ static int track(Manager *m, pid_t pid, bool settle)
         Process *old;
         int r;
 
-        /* Only what every process needs now; what its rules test is read once its configuration is known. */
-        r = process_facts_open(m, pid, NULL, &f, &dfd);
+        /* Only what every process needs now; what its rules test is read once its configuration is known.
+         * Many short-lived processes have exited by the time we look: nothing more is read of those. */
+        r = process_facts_open(m, pid, NULL, true, &f, &dfd);
         old = manager_get_process(m, pid);
         if (r == -ESRCH) {
                 /* Vanished before we could look: nothing to say. */
@@ -86,10 +87,92 @@ void manager_process_exit(Manager *m, pid_t pid)
         process_remove(manager_get_process(m, pid));
 }
 
+typedef struct QueuedExec {
+        pid_t pid;
+        uint64_t seq; /* stale unless pending[pid] still says this */
+        uint64_t due_usec; /* CLOCK_MONOTONIC */
+} QueuedExec;
+
+void exec_queue_done(ExecQueue *q)
+{
+        q->execs = mfree(q->execs);
+        q->head = q->n_execs = q->allocated_execs = 0;
+        intmap_done(&q->pending);
+}
+
+/* The connector source's state, freed with it. */
+typedef struct ConnectorWatch {
+        Manager *manager;
+        sd_event_source *window; /* ends the coalescing window, or wakes us for the next due exec */
+        ExecQueue queue;
+} ConnectorWatch;
+
+static void connector_watch_free(void *userdata)
+{
+        ConnectorWatch *w = userdata;
+
+        if (!w)
+                return;
+        sd_event_source_disable_unref(w->window);
+        exec_queue_done(&w->queue);
+        free(w);
+}
+
+static bool exec_queue_has(const ExecQueue *q, pid_t pid)
+{
+        return q && intmap_get(&q->pending, (uint64_t) pid);
+}
+
+static void exec_queue_cancel(ExecQueue *q, pid_t pid)
+{
+        if (q)
+                (void) intmap_remove(&q->pending, (uint64_t) pid);
+}
+
+static int exec_queue_add(ExecQueue *q, pid_t pid, uint64_t due_usec)
+{
+        int r;
+
+        /* Read entries are dropped from the front now and then, not at every read. */
+        if (q->head > 0 && q->head == q->n_execs)
+                q->head = q->n_execs = 0;
+        else if (q->head >= 1024 && q->head >= q->n_execs / 2) {
+                memmove(q->execs, q->execs + q->head, (q->n_execs - q->head) * sizeof(QueuedExec));
+                q->n_execs -= q->head;
+                q->head = 0;
+        }
+        if (GREEDY_REALLOC(q->execs, q->allocated_execs, q->n_execs + 1) < 0)
+                return -ENOMEM;
+        r = intmap_put(&q->pending, (uint64_t) pid, (void *) (uintptr_t) ++q->seq);
+        if (r < 0)
+                return r;
+        q->execs[q->n_execs++] = (QueuedExec){ .pid = pid, .seq = q->seq, .due_usec = due_usec };
+        return 0;
+}
+
+uint64_t manager_read_due_execs(Manager *m, ExecQueue *q, uint64_t now_usec)
+{
+        assert(m);
+        assert(q);
+
+        for (; q->head < q->n_execs; q->head++) {
+                const QueuedExec *e = &q->execs[q->head];
+
+                if ((uintptr_t) intmap_get(&q->pending, (uint64_t) e->pid) != e->seq)
+                        continue; /* exited, or exec'ed again */
+                if (e->due_usec > now_usec)
+                        return e->due_usec;
+                (void) intmap_remove(&q->pending, (uint64_t) e->pid);
+                (void) track(m, e->pid, true);
+        }
+        return UINT64_MAX;
+}
+
 int manager_rescan(Manager *m)
 {
         _cleanup_free_ pid_t *pids = NULL, *gone = NULL;
         size_t n = 0, allocated_gone = 0;
+        ConnectorWatch *w;
         uint64_t scan;
         Process *p;
         int r;
@@ -97,6 +180,11 @@ int manager_rescan(Manager *m)
         r = proc_list_pids(m->proc_fd, PIDS_MAX, &pids, &n);
         if (r < 0)
                 return log_error_errno(r, "Cannot list processes");
+
+        /* Everything is read now, execs waiting to be read included. */
+        w = m->connector_source ? sd_event_source_get_userdata(m->connector_source) : NULL;
+        if (w)
+                exec_queue_done(&w->queue);
 
         scan = ++m->n_rescans;
         for (size_t i = 0; i < n; i++) {
@@ -151,9 +239,11 @@ typedef struct PendingProcess {
         pid_t pid;
         bool exited; /* an EXIT came before the action (or with none after it) */
         PendingAction action;
+        uint64_t exec_ns; /* when the last EXEC happened */
 } PendingProcess;
 
-int manager_process_events(Manager *m, const ProcEvent *events, size_t n)
+int manager_process_events_delayed(
+                Manager *m, ExecQueue *q, const ProcEvent *events, size_t n, uint64_t now_usec, uint64_t delay_usec)
 {
         _cleanup_free_ PendingProcess *pending = NULL;
         IntMap index = { 0 }; /* pid -> 1 + its place in pending */
@@ -188,6 +278,7 @@ int manager_process_events(Manager *m, const ProcEvent *events, size_t n)
                 case PROC_EVENT_TYPE_EXEC:
                         m->n_execs++;
                         pp->action = PENDING_EXEC;
+                        pp->exec_ns = events[i].timestamp_ns;
                         break;
                 case PROC_EVENT_TYPE_COMM:
                         if (pp->action != PENDING_EXEC)
@@ -208,45 +299,49 @@ int manager_process_events(Manager *m, const ProcEvent *events, size_t n)
         for (size_t i = 0; i < n_pending; i++) {
                 const PendingProcess *pp = &pending[i];
 
-                if (pp->exited)
+                if (pp->exited) {
                         manager_process_exit(m, pp->pid);
+                        exec_queue_cancel(q, pp->pid);
+                }
                 switch (pp->action) {
                 case PENDING_NONE:
                         break;
                 case PENDING_COMM:
-                        (void) manager_process_comm(m, pp->pid);
+                        /* An exec still to be read will see the new name. */
+                        if (!exec_queue_has(q, pp->pid))
+                                (void) manager_process_comm(m, pp->pid);
                         break;
-                case PENDING_EXEC:
+                case PENDING_EXEC: {
+                        uint64_t due = pp->exec_ns / 1000 + delay_usec;
+
+                        if (q && due > now_usec && exec_queue_add(q, pp->pid, due) >= 0)
+                                break;
+                        exec_queue_cancel(q, pp->pid);
                         (void) track(m, pp->pid, true);
                         break;
+                }
                 }
         }
         return 0;
 }
 
-/* The connector source's state, freed with it. */
-typedef struct ConnectorWatch {
-        Manager *manager;
-        sd_event_source *window; /* ends the coalescing window */
-} ConnectorWatch;
-
-static void connector_watch_free(void *userdata)
+int manager_process_events(Manager *m, const ProcEvent *events, size_t n)
 {
-        ConnectorWatch *w = userdata;
-
-        if (!w)
-                return;
-        sd_event_source_disable_unref(w->window);
-        free(w);
+        return manager_process_events_delayed(m, NULL, events, n, 0, 0);
 }
 
 #define BATCH_MAX 8192u
 
-/* Takes everything queued (up to BATCH_MAX events) and handles it as one batch. The connector source and
- * its ConnectorWatch may be gone afterwards (a failure reconnects). */
-static void drain(Manager *m, int fd)
+static int on_window(sd_event_source *s, uint64_t usec, void *userdata);
+
+/* Takes everything queued (up to BATCH_MAX events) and handles it as one batch, then reads the execs that
+ * are due; *ret_next: when the next one is, or UINT64_MAX. -errno when reading failed: the connector
+ * source and w are gone then (a failure reconnects). */
+static int drain(ConnectorWatch *w, int fd, uint64_t *ret_next)
 {
+        Manager *m = w->manager;
         ProcEvent *events;
+        uint64_t now = 0;
         size_t n = 0;
         int error = 0;
 
@@ -254,8 +349,9 @@ static void drain(Manager *m, int fd)
         if (!m->event_buffer) {
                 m->event_buffer = malloc(BATCH_MAX * sizeof(ProcEvent));
                 if (!m->event_buffer) {
+                        *ret_next = UINT64_MAX;
                         log_oom();
-                        return;
+                        return 0;
                 }
         }
         events = m->event_buffer;
@@ -279,37 +375,32 @@ static void drain(Manager *m, int fd)
         }
 
         m->n_events += n;
-        (void) manager_process_events(m, events, n);
+        (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+        (void) manager_process_events_delayed(m, &w->queue, events, n, now, m->config.event_coalesce_usec);
+        *ret_next = manager_read_due_execs(m, &w->queue, now);
 
-        /* Never return the error: sd-event would disable this source for good while the watchdog stays
-         * happy. */
-        if (error < 0)
+        /* Never return the error to sd-event: it would disable this source for good while the watchdog
+         * stays happy. */
+        if (error < 0) {
                 (void) manager_procwatch_recover(m, error);
-        else if (m->callbacks.status_changed)
+                return error;
+        }
+        if (m->callbacks.status_changed)
                 m->callbacks.status_changed(m, m->userdata);
-}
-
-static int on_window(sd_event_source *s, uint64_t usec, void *userdata)
-{
-        ConnectorWatch *w = userdata;
-        Manager *m = w->manager;
-
-        (void) sd_event_source_set_enabled(m->connector_source, SD_EVENT_ON);
-        drain(m, m->connector_fd);
         return 0;
 }
 
-/* Stops listening until the window ends: what arrives meanwhile waits in the socket, and one wakeup
- * then takes it all. */
-static int open_window(ConnectorWatch *w, sd_event_source *connector, uint64_t window)
+/* Stops listening until the timer at usec (absolute): what arrives meanwhile waits in the socket, and one
+ * wakeup then takes it all. */
+static int arm_window(ConnectorWatch *w, uint64_t usec)
 {
         Manager *m = w->manager;
         int r;
 
         if (w->window)
-                r = sd_event_source_set_time_relative(w->window, window);
+                r = sd_event_source_set_time(w->window, usec);
         else {
-                r = sd_event_add_time_relative(m->event, &w->window, CLOCK_MONOTONIC, window, 1, on_window, w);
+                r = sd_event_add_time(m->event, &w->window, CLOCK_MONOTONIC, usec, 1, on_window, w);
                 if (r < 0)
                         return r;
                 r = sd_event_source_set_priority(w->window, SD_EVENT_PRIORITY_NORMAL - 1);
@@ -319,25 +410,57 @@ static int open_window(ConnectorWatch *w, sd_event_source *connector, uint64_t w
         r = sd_event_source_set_enabled(w->window, SD_EVENT_ONESHOT);
         if (r < 0)
                 return r;
-        return sd_event_source_set_enabled(connector, SD_EVENT_OFF);
+        return sd_event_source_set_enabled(m->connector_source, SD_EVENT_OFF);
+}
+
+/* After a drain: with execs still to read, wake for the next one, but at most every half window, so that
+ * a storm costs one wakeup per half window, not one per exec (an exec is read at most 1.5 windows after
+ * it happened); with none, listen again. */
+static void schedule_next(ConnectorWatch *w, uint64_t next)
+{
+        Manager *m = w->manager;
+        uint64_t now = 0;
+        int r;
+
+        if (next != UINT64_MAX) {
+                (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+                r = arm_window(w, MAX(next, now + m->config.event_coalesce_usec / 2));
+                if (r >= 0)
+                        return;
+                log_debug_errno(r, "Failed to wait for the next exec, reading every exec at once");
+                (void) manager_read_due_execs(m, &w->queue, UINT64_MAX);
+        }
+        (void) sd_event_source_set_enabled(m->connector_source, SD_EVENT_ON);
+}
+
+static int on_window(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        ConnectorWatch *w = userdata;
+        uint64_t next;
+
+        if (drain(w, w->manager->connector_fd, &next) >= 0)
+                schedule_next(w, next);
+        return 0;
 }
 
 static int on_connector(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
         ConnectorWatch *w = userdata;
         Manager *m = w->manager;
-        uint64_t window = m->config.event_coalesce_usec;
+        uint64_t window = m->config.event_coalesce_usec, now = 0, next;
         int r;
 
         if (window > 0) {
-                r = open_window(w, s, window);
+                (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+                r = arm_window(w, now + window);
                 if (r >= 0)
                         return 0;
                 log_debug_errno(r, "Failed to open a coalescing window, taking events at once");
                 (void) sd_event_source_set_enabled(s, SD_EVENT_ON);
         }
 
-        drain(m, fd);
+        if (drain(w, fd, &next) >= 0)
+                schedule_next(w, next);
         return 0;
 }
 

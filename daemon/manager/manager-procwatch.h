@@ -21,3 +21,23 @@ int manager_procwatch_recover(Manager *m, int error);
  * exec'd and exited within the batch is never read, and several events of one process make one read. The
  * connector hands over what one coalescing window (EventCoalesceSec=) gathered. */
 int manager_process_events(Manager *m, const ProcEvent *events, size_t n);
+
+/* Execs waiting to be read: the connector reads an exec once it is EventCoalesceSec old, unless its
+ * process exits first, so that a process living shorter than that is never read. */
+typedef struct ExecQueue {
+        struct QueuedExec *execs; /* in order of arrival, so of due time (up to the spread of CPU clocks) */
+        size_t head, n_execs, allocated_execs;
+        IntMap pending; /* pid -> sequence number of its latest exec not read yet */
+        uint64_t seq;
+} ExecQueue;
+
+void exec_queue_done(ExecQueue *q);
+
+/* manager_process_events(), except that an exec younger than delay_usec at now_usec (by the event's
+ * timestamp) waits in q, and an exit or a newer exec of the same process takes it out again; a rename
+ * of a process whose exec waits is left to that read. q NULL: everything is read at once. */
+int manager_process_events_delayed(
+                Manager *m, ExecQueue *q, const ProcEvent *events, size_t n, uint64_t now_usec, uint64_t delay_usec);
+
+/* Reads the execs of q due by now_usec; returns when the next one is due, or UINT64_MAX. */
+uint64_t manager_read_due_execs(Manager *m, ExecQueue *q, uint64_t now_usec);

@@ -127,7 +127,8 @@ ProcFactsFlags process_facts_needed(const RcConfig *c, bool maps)
         return flags;
 }
 
-int process_facts_open(Manager *m, pid_t pid, const ProcIdentity *expect, ProcFacts *ret, int *ret_dfd)
+int process_facts_open(
+                Manager *m, pid_t pid, const ProcIdentity *expect, bool zombie_is_gone, ProcFacts *ret, int *ret_dfd)
 {
         _cleanup_(proc_facts_done) ProcFacts f = { .root_fd = -EBADF };
         _cleanup_close_ int dfd = -EBADF;
@@ -140,10 +141,24 @@ int process_facts_open(Manager *m, pid_t pid, const ProcIdentity *expect, ProcFa
         r = proc_facts_open(m->proc_fd, pid, expect, &f, &dfd);
         if (r < 0)
                 return r;
+        /* A zombie has no exe and no command line left, so it would read as a kernel thread. */
+        if (zombie_is_gone && IN_SET(f.state, 'Z', 'X'))
+                return -ESRCH;
         /* What picks the configuration (file access, $HOME, root) and names the process. */
         r = proc_facts_add(dfd, PROCESS_FACTS_ALWAYS, &m->config.proc_limits, &f);
         if (r < 0)
                 return r;
+        /* Its root is opened only when it is not the host's (a container): a host process reads the
+         * configuration root, and one fstatat() tells which. */
+        r = proc_facts_root_differs(dfd, m->host_root_dev, m->host_root_ino);
+        if (r < 0)
+                return r;
+        if (r > 0) {
+                r = proc_facts_add(dfd, PROC_FACTS_ROOT, &m->config.proc_limits, &f);
+                if (r < 0)
+                        return r;
+        } else
+                f.have |= PROC_FACTS_ROOT;
         /* No exe: a kernel thread or a zombie, unless it has a command line. */
         if (!f.exe) {
                 r = proc_facts_add(dfd, PROC_FACTS_CMDLINE, &m->config.proc_limits, &f);
@@ -323,7 +338,7 @@ int process_reread(Process *p)
         RcResolution *res = NULL;
         int r;
 
-        r = process_facts_open(m, p->id.pid, &p->id, &f, &dfd);
+        r = process_facts_open(m, p->id.pid, &p->id, false, &f, &dfd);
         if (r < 0)
                 return r;
         r = resolve(m, dfd, &f, true, &res);

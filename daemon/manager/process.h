@@ -3,17 +3,20 @@
 
 #include "manager.h"
 
-/* What every tracked process needs read, whatever the rules: its file access, $HOME and environment, root
- * (they pick the configuration) and exe (which names it). */
-#define PROCESS_FACTS_ALWAYS (PROC_FACTS_STATUS | PROC_FACTS_ENVIRON | PROC_FACTS_ROOT | PROC_FACTS_EXE)
+/* What every tracked process needs read, whatever the rules: its file access, $HOME and environment (they
+ * pick the configuration) and exe (which names it); and its root, opened only when it is not the host's. */
+#define PROCESS_FACTS_ALWAYS (PROC_FACTS_STATUS | PROC_FACTS_ENVIRON | PROC_FACTS_EXE)
 
 /* What else the rules of c can test (maps only if maps): cmdline for a cmdline rule, maps for a dso rule.
  * Nothing for a configuration without rules. */
 ProcFactsFlags process_facts_needed(const RcConfig *c, bool maps);
 
 /* Opens /proc/<pid> and reads the identity and PROCESS_FACTS_ALWAYS (and cmdline when there is no exe, to
- * tell kernel threads); returns the directory fd to read more through. */
-int process_facts_open(Manager *m, pid_t pid, const ProcIdentity *expect, ProcFacts *ret, int *ret_dfd);
+ * tell kernel threads); returns the directory fd to read more through. zombie_is_gone: a zombie (an exited
+ * process not reaped yet, which would read as a kernel thread and never be tracked) is -ESRCH right after
+ * its stat, with nothing else read. */
+int process_facts_open(
+                Manager *m, pid_t pid, const ProcIdentity *expect, bool zombie_is_gone, ProcFacts *ret, int *ret_dfd);
 
 /* Creates, resolves and registers a process from its facts; settle: schedule the post-exec re-reads. */
 int process_new_from_facts(Manager *m, const ProcFacts *f, bool settle, Process **ret);

@@ -133,6 +133,7 @@ int proc_connector_parse(const void *buf, size_t len, ProcEvent *events, size_t 
 
                 if (e.pid <= 0 || n >= max)
                         continue;
+                e.timestamp_ns = ev->timestamp_ns;
                 events[n++] = e;
         }
         return (int) n;

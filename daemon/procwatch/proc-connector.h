@@ -20,6 +20,7 @@ typedef enum ProcEventType {
 typedef struct ProcEvent {
         ProcEventType type;
         pid_t pid; /* the process (thread group leader) */
+        uint64_t timestamp_ns; /* when it happened, CLOCK_MONOTONIC */
 } ProcEvent;
 
 /* Opens, binds and subscribes a non-blocking socket with a receive buffer of rcvbuf bytes (forced past

@@ -46,7 +46,7 @@ static int read_identity_at(int dfd, pid_t pid, ProcIdentity *ret, ProcFacts *f)
         size_t size;
         int r;
 
-        r = read_virtual_file_at(dfd, "stat", 4096, &stat, &size);
+        r = read_virtual_file_whole_at(dfd, "stat", 4096, &stat, &size);
         if (r < 0)
                 return gone(r);
         r = proc_parse_stat(stat, size, &ret->start_time, f ? &f->ppid : NULL);
@@ -152,7 +152,7 @@ static int read_status(int dfd, ProcFacts *f)
         size_t size;
         int r;
 
-        r = read_virtual_file_at(dfd, "status", 16384, &buf, &size);
+        r = read_virtual_file_whole_at(dfd, "status", 16384, &buf, &size);
         if (r < 0)
                 return gone(r);
         r = proc_parse_status_uid(buf, size, &f->uid);
@@ -182,7 +182,7 @@ static int read_cmdline(int dfd, const ProcLimits *limits, ProcFacts *f)
         size_t size;
         int r;
 
-        r = read_virtual_file_at(dfd, "cmdline", limits->cmdline_max, &buf, &size);
+        r = read_virtual_file_whole_at(dfd, "cmdline", limits->cmdline_max, &buf, &size);
         if (r == -EFBIG)
                 return 0; /* absurdly long: treat as unknown */
         if (r < 0)
@@ -198,7 +198,7 @@ static int read_environ(int dfd, const ProcLimits *limits, ProcFacts *f)
         size_t size;
         int r;
 
-        r = read_virtual_file_at(dfd, "environ", limits->environ_max, &buf, &size);
+        r = read_virtual_file_whole_at(dfd, "environ", limits->environ_max, &buf, &size);
         if (r == -ESRCH)
                 return r;
         if (r < 0)
@@ -215,6 +215,17 @@ static int read_root(int dfd, ProcFacts *f)
                 return -ESRCH;
         f->root_fd = -EBADF;
         return 0;
+}
+
+int proc_facts_root_differs(int dfd, dev_t dev, ino_t ino)
+{
+        struct stat st;
+
+        assert(dfd >= 0);
+
+        if (fstatat(dfd, "root", &st, 0) < 0)
+                return errno == ESRCH || errno == ENOENT ? -ESRCH : 0;
+        return S_ISDIR(st.st_mode) && (st.st_dev != dev || st.st_ino != ino);
 }
 
 int proc_facts_add(int dfd, ProcFactsFlags flags, const ProcLimits *limits, ProcFacts *f)

@@ -78,6 +78,11 @@ int proc_facts_open(int proc_fd, pid_t pid, const ProcIdentity *expect, ProcFact
  * the process is gone. */
 int proc_facts_add(int dfd, ProcFactsFlags flags, const ProcLimits *limits, ProcFacts *f);
 
+/* Whether the process's root (through dfd from proc_facts_open()) is a directory other than (dev, ino): one
+ * fstatat() instead of opening it. 0 also when it cannot be looked at (not permitted), as a root that
+ * cannot be opened counts as none; -ESRCH when the process is gone. */
+int proc_facts_root_differs(int dfd, dev_t dev, ino_t ino);
+
 /* Only the identity: cheap, for scans. */
 int proc_identity_read(int proc_fd, pid_t pid, ProcIdentity *ret);
 

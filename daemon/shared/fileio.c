@@ -43,12 +43,14 @@ int open_in_root(int root_fd, const char *path, int flags)
         return fd < 0 ? -errno : fd;
 }
 
-static int read_loop(int fd, size_t max_size, size_t hint, char **ret, size_t *ret_size)
+/* short_is_end: a read shorter than asked for is the end of the file (see read_virtual_file_whole_at()). */
+static int read_loop(int fd, size_t max_size, size_t hint, bool short_is_end, char **ret, size_t *ret_size)
 {
         _cleanup_free_ char *buf = NULL;
         size_t allocated = 0, size = 0;
 
         for (;;) {
+                size_t want;
                 ssize_t n;
 
                 if (size >= max_size + 1)
@@ -56,7 +58,8 @@ static int read_loop(int fd, size_t max_size, size_t hint, char **ret, size_t *r
                 if (GREEDY_REALLOC(buf, allocated, MIN(MAX(size + hint, size + 4096), max_size + 2)) < 0)
                         return -ENOMEM;
 
-                n = read(fd, buf + size, MIN(allocated - 1, max_size + 1) - size);
+                want = MIN(allocated - 1, max_size + 1) - size;
+                n = read(fd, buf + size, want);
                 if (n < 0) {
                         if (errno == EINTR)
                                 continue;
@@ -65,6 +68,8 @@ static int read_loop(int fd, size_t max_size, size_t hint, char **ret, size_t *r
                 if (n == 0)
                         break;
                 size += (size_t) n;
+                if (short_is_end && (size_t) n < want)
+                        break;
         }
 
         if (size > max_size)
@@ -91,7 +96,7 @@ int read_full_fd(int fd, size_t max_size, char **ret, size_t *ret_size)
         if ((uint64_t) st.st_size > max_size)
                 return -EFBIG;
 
-        return read_loop(fd, max_size, (size_t) st.st_size + 1, ret, ret_size);
+        return read_loop(fd, max_size, (size_t) st.st_size + 1, false, ret, ret_size);
 }
 
 int read_full_file_in_root(
@@ -113,7 +118,7 @@ int read_full_file_in_root(
         return 0;
 }
 
-int read_virtual_file_at(int dir_fd, const char *path, size_t max_size, char **ret, size_t *ret_size)
+static int read_virtual(int dir_fd, const char *path, size_t max_size, bool short_is_end, char **ret, size_t *ret_size)
 {
         _cleanup_close_ int fd = -EBADF;
 
@@ -124,5 +129,15 @@ int read_virtual_file_at(int dir_fd, const char *path, size_t max_size, char **r
         if (fd < 0)
                 return -errno;
 
-        return read_loop(fd, max_size, 4096, ret, ret_size);
+        return read_loop(fd, max_size, 4096, short_is_end, ret, ret_size);
+}
+
+int read_virtual_file_at(int dir_fd, const char *path, size_t max_size, char **ret, size_t *ret_size)
+{
+        return read_virtual(dir_fd, path, max_size, false, ret, ret_size);
+}
+
+int read_virtual_file_whole_at(int dir_fd, const char *path, size_t max_size, char **ret, size_t *ret_size)
+{
+        return read_virtual(dir_fd, path, max_size, true, ret, ret_size);
 }

@@ -22,3 +22,9 @@ int read_full_file_in_root(
 
 /* Reads a small virtual file (procfs, sysfs) whose st_size is 0: reads until EOF, bounded by max_size. */
 int read_virtual_file_at(int dir_fd, const char *path, size_t max_size, char **ret, size_t *ret_size);
+
+/* The same for a file the kernel hands over whole in one read(2) when the buffer is large enough (/proc's
+ * per-process stat, status, cmdline and environ: a single seq_file record, or a loop over the process's
+ * memory): a read shorter than the buffer is the end, so no second read(2) looks for EOF. Not for files
+ * made of many records, such as maps, which come a page at a time. */
+int read_virtual_file_whole_at(int dir_fd, const char *path, size_t max_size, char **ret, size_t *ret_size);

@@ -83,6 +83,17 @@ static void add_process(ManagerHarness *h, pid_t pid, const char *exe, const cha
         proc_fixture_add(h->proc, &(ProcFixtureProcess){ .pid = pid, .uid = getuid(), .exe = exe, .argv = argv });
 }
 
+/* A started manager with procname_rules and process 100 (glxgears, which they match); returns an inotify
+ * watch on its fixture directory. */
+static int start_with_glxgears(ManagerHarness *h)
+{
+        manager_harness_init(h);
+        manager_harness_write(h, SYSTEM_RC, procname_rules);
+        manager_harness_start(h);
+        add_process(h, 100, "/usr/bin/glxgears", NULL);
+        return watch_pid_dir(h, 100);
+}
+
 /* A batch in which a process exec'd and exited: never read, never reported; one that only exec'd is. */
 static void test_exec_exit_in_window(void)
 {
@@ -100,13 +111,8 @@ static void test_exec_exit_in_window(void)
                 { PROC_EVENT_TYPE_EXEC, 100 },
         };
 
-        manager_harness_init(&h);
-        manager_harness_write(&h, SYSTEM_RC, procname_rules);
-        manager_harness_start(&h);
-
         /* Its directory is still there (the exit was not reaped yet): reading it would succeed. */
-        add_process(&h, 100, "/usr/bin/glxgears", NULL);
-        ino = watch_pid_dir(&h, 100);
+        ino = start_with_glxgears(&h);
 
         g_assert_cmpint(manager_process_events(h.manager, gone, ELEMENTSOF(gone)), ==, 0);
         files = opened(ino);
@@ -138,6 +144,109 @@ static void test_exec_exit_in_window(void)
                 g_assert_nonnull(manager_get_process(h.manager, 100));
         }
 
+        manager_harness_done(&h);
+}
+
+/* The connector's way: an exec is read once it is delay old (by the event's timestamp), so a process that
+ * exits before that is never read, even when its exit comes in a later batch than its exec. */
+static void test_exec_read_when_due(void)
+{
+        const uint64_t ms = 1000, delay = 5 * ms;
+        ManagerHarness h;
+        ExecQueue q = { 0 };
+        _cleanup_close_ int ino = -EBADF;
+        g_autofree char *files = NULL;
+
+        ino = start_with_glxgears(&h);
+
+        /* Exec at 1 ms, seen at 2 ms: due at 6 ms, not read before. */
+        {
+                const ProcEvent exec[] = { { PROC_EVENT_TYPE_EXEC, 100, 1 * ms * 1000 } };
+                g_assert_cmpint(manager_process_events_delayed(h.manager, &q, exec, 1, 2 * ms, delay), ==, 0);
+        }
+        g_assert_cmpuint(manager_read_due_execs(h.manager, &q, 2 * ms), ==, 6 * ms);
+        g_assert_cmpuint(manager_read_due_execs(h.manager, &q, 6 * ms - 1), ==, 6 * ms);
+        files = opened(ino);
+        g_assert_cmpstr(files, ==, "");
+        g_assert_null(manager_get_process(h.manager, 100));
+
+        /* Its exit, in the next batch: it is never read. */
+        {
+                const ProcEvent exit[] = { { PROC_EVENT_TYPE_EXIT, 100, 4 * ms * 1000 } };
+                g_assert_cmpint(manager_process_events_delayed(h.manager, &q, exit, 1, 5 * ms, delay), ==, 0);
+        }
+        g_assert_cmpuint(manager_read_due_execs(h.manager, &q, 100 * ms), ==, UINT64_MAX);
+        free(files);
+        files = opened(ino);
+        g_assert_cmpstr(files, ==, "");
+        g_assert_null(manager_get_process(h.manager, 100));
+        g_assert_null(manager_harness_last_event(&h, 100));
+        g_assert_cmpuint(h.manager->n_execs, ==, 1);
+
+        /* Exec at 10 ms, a rename in a later batch (left to the exec's read), then an exec again at 12 ms:
+         * read once, when the last exec is due (17 ms). */
+        {
+                const ProcEvent exec[] = { { PROC_EVENT_TYPE_EXEC, 100, 10 * ms * 1000 } };
+                const ProcEvent comm_exec[] = {
+                        { PROC_EVENT_TYPE_COMM, 100, 11 * ms * 1000 },
+                        { PROC_EVENT_TYPE_EXEC, 100, 12 * ms * 1000 },
+                };
+                g_assert_cmpint(manager_process_events_delayed(h.manager, &q, exec, 1, 10 * ms, delay), ==, 0);
+                g_assert_cmpint(manager_process_events_delayed(h.manager, &q, comm_exec, 1, 11 * ms, delay), ==, 0);
+                free(files);
+                files = opened(ino);
+                g_assert_cmpstr(files, ==, "");
+                g_assert_cmpint(manager_process_events_delayed(h.manager, &q, comm_exec + 1, 1, 13 * ms, delay), ==, 0);
+        }
+        g_assert_cmpuint(manager_read_due_execs(h.manager, &q, 16 * ms), ==, 17 * ms);
+        free(files);
+        files = opened(ino);
+        g_assert_cmpstr(files, ==, "");
+        g_assert_cmpuint(manager_read_due_execs(h.manager, &q, 17 * ms), ==, UINT64_MAX);
+        free(files);
+        files = opened(ino);
+        g_assert_cmpuint(count_opened(files, "stat"), ==, 1);
+        g_assert_nonnull(manager_get_process(h.manager, 100));
+        g_assert_cmpuint(manager_harness_count_events(&h, HARNESS_EVENT_CHANGED, 100), ==, 1);
+        g_assert_cmpuint(manager_get_process(h.manager, 100)->n_settings, ==, 1);
+
+        /* An exec already older than the delay when it arrives is read at once. */
+        {
+                const ProcEvent exec[] = { { PROC_EVENT_TYPE_EXEC, 100, 20 * ms * 1000 } };
+                manager_harness_clear_events(&h);
+                g_assert_cmpint(manager_process_events_delayed(h.manager, &q, exec, 1, 30 * ms, delay), ==, 0);
+                free(files);
+                files = opened(ino);
+                g_assert_cmpuint(count_opened(files, "stat"), ==, 1);
+                g_assert_cmpuint(manager_harness_count_events(&h, HARNESS_EVENT_CHANGED, 100), ==, 1);
+        }
+        g_assert_cmpuint(manager_read_due_execs(h.manager, &q, 100 * ms), ==, UINT64_MAX);
+
+        exec_queue_done(&q);
+        manager_harness_done(&h);
+}
+
+/* A process that has exited but is not reaped yet (a zombie) is not tracked, as before, and nothing of
+ * it is read beyond its stat. */
+static void test_zombie_not_read(void)
+{
+        ManagerHarness h;
+        _cleanup_close_ int ino = -EBADF;
+        g_autofree char *files = NULL, *stat = NULL;
+
+        ino = start_with_glxgears(&h);
+        stat = g_strdup_printf("100 (glxgears) Z 1 100 100 0 -1 4194304 0 0 0 0 0 0 0 0 20 0 1 0 100000 0 0 "
+                               "18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n");
+        test_write_file(proc_fixture_path(h.proc), "100/stat", stat);
+
+        g_assert_cmpint(manager_process_exec(h.manager, 100), ==, 0);
+        files = opened(ino);
+        g_assert_cmpuint(count_opened(files, "stat"), ==, 1);
+        g_assert_false(opened_file(files, "status"));
+        g_assert_false(opened_file(files, "environ"));
+        g_assert_false(opened_file(files, "cmdline"));
+        g_assert_null(manager_get_process(h.manager, 100));
+        g_assert_null(manager_harness_last_event(&h, 100));
         manager_harness_done(&h);
 }
 
@@ -180,11 +289,7 @@ static void test_reads_only_what_rules_use(void)
         _cleanup_close_ int ino = -EBADF;
         g_autofree char *files = NULL;
 
-        manager_harness_init(&h);
-        manager_harness_write(&h, SYSTEM_RC, procname_rules);
-        manager_harness_start(&h);
-        add_process(&h, 100, "/usr/bin/glxgears", NULL);
-        ino = watch_pid_dir(&h, 100);
+        ino = start_with_glxgears(&h);
         g_assert_cmpint(manager_process_exec(h.manager, 100), ==, 0);
         files = opened(ino);
         g_assert_true(opened_file(files, "stat"));
@@ -356,6 +461,8 @@ int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/manager/exec/exec-exit-in-window", test_exec_exit_in_window);
+        g_test_add_func("/manager/exec/read-when-due", test_exec_read_when_due);
+        g_test_add_func("/manager/exec/zombie-not-read", test_zombie_not_read);
         g_test_add_func("/manager/exec/needed-facts", test_needed_facts);
         g_test_add_func("/manager/exec/reads-only-what-rules-use", test_reads_only_what_rules_use);
         g_test_add_func("/manager/exec/corpus-resolution-identical", test_corpus_resolution_identical);

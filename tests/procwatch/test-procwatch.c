@@ -124,6 +124,52 @@ static void test_facts_self(void)
         proc_facts_done(&f);
 }
 
+/* cmdline and environ are read with one read(2) when they fit the first buffer; longer ones (here 20 KB
+ * each) still come whole, and stat and status of a real process parse as before. */
+static void test_facts_whole_reads(void)
+{
+        _cleanup_close_ int proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        g_autofree char *arg = g_malloc(20001), *home = NULL;
+        ProcFacts f = { .root_fd = -EBADF };
+        pid_t pid;
+        int status;
+
+        memset(arg, 'a', 20000);
+        arg[20000] = '\0';
+        home = g_strconcat("HOME=/home/", arg, NULL);
+        pid = fork();
+        g_assert_cmpint(pid, >=, 0);
+        if (pid == 0) {
+                char *const argv[] = { (char *) "sh", (char *) "-c", (char *) "sleep 30; :", arg, NULL };
+                char *const envp[] = { home, (char *) "PATH=/usr/bin:/bin", NULL };
+                (void) setpgid(0, 0); /* its sleep goes with it */
+                execve("/bin/sh", argv, envp);
+                _exit(127);
+        }
+
+        /* Until the exec has happened, cmdline is ours. */
+        for (int i = 0; i < 500; i++) {
+                proc_facts_done(&f);
+                g_assert_cmpint(proc_facts_read(proc, pid, NULL, PROC_FACTS_ENVIRON, NULL, &f), ==, 0);
+                if (strv_length(f.argv) == 4)
+                        break;
+                usleep(10000);
+        }
+        g_assert_cmpuint(strv_length(f.argv), ==, 4);
+        g_assert_cmpstr(f.argv[2], ==, "sleep 30; :");
+        g_assert_cmpstr(f.argv[3], ==, arg);
+        g_assert_cmpuint(strv_length(f.env), ==, 1);
+        g_assert_cmpstr(f.env[0], ==, home);
+        g_assert_cmpuint(f.uid, ==, getuid());
+        g_assert_cmpint(f.id.pid, ==, pid);
+        g_assert_cmpuint(f.id.start_time, >, 0);
+        g_assert_cmpint(f.ppid, ==, getpid());
+
+        kill(-pid, SIGKILL);
+        g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
+        proc_facts_done(&f);
+}
+
 /* A fixture /proc tree, as the daemon's --proc option reads it. */
 static void test_facts_fixture(void)
 {
@@ -166,7 +212,7 @@ static size_t put_event(uint8_t *buf, unsigned what, pid_t pid, pid_t tgid, size
 {
         struct nlmsghdr *nl = (struct nlmsghdr *) buf;
         struct cn_msg *cn = NLMSG_DATA(nl);
-        struct proc_event ev = { .what = what };
+        struct proc_event ev = { .what = what, .timestamp_ns = 1000000 + (uint64_t) pid };
 
         switch (what) {
         case PROC_EVENT_EXEC:
@@ -212,8 +258,10 @@ static void test_connector_parse(void)
         g_assert_cmpint(n, ==, 3);
         g_assert_cmpint(ev[0].type, ==, PROC_EVENT_TYPE_EXEC);
         g_assert_cmpint(ev[0].pid, ==, 100);
+        g_assert_cmpuint(ev[0].timestamp_ns, ==, 1000100); /* when it happened: execs are read by age */
         g_assert_cmpint(ev[1].type, ==, PROC_EVENT_TYPE_COMM);
         g_assert_cmpint(ev[2].type, ==, PROC_EVENT_TYPE_EXIT);
+        g_assert_cmpuint(ev[2].timestamp_ns, ==, 1000100);
 
         /* Bounded by max; a cut datagram parses what is whole. */
         g_assert_cmpint(proc_connector_parse(buf, len, ev, 1), ==, 1);
@@ -510,6 +558,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/procwatch/environ", test_environ);
         g_test_add_func("/procwatch/facts-self", test_facts_self);
         g_test_add_func("/procwatch/facts-fixture", test_facts_fixture);
+        g_test_add_func("/procwatch/facts-whole-reads", test_facts_whole_reads);
         g_test_add_func("/procwatch/connector-parse", test_connector_parse);
         g_test_add_func("/procwatch/connector-ignores-other-senders", test_connector_ignores_other_senders);
         g_test_add_func("/procwatch/facts-oversized-maps", test_facts_oversized_maps);
