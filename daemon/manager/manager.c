@@ -31,6 +31,7 @@ Manager *manager_free(Manager *m)
         for (size_t i = 0; intmap_next(&m->processes, &i, NULL, (void **) &p);)
                 process_free(p);
         intmap_done(&m->processes);
+        process_settle_free(m);
 
         manager_procwatch_stop(m);
         manager_gpu_stop(m);

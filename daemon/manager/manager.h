@@ -40,7 +40,8 @@ struct Process {
         uint64_t detected_usec; /* CLOCK_MONOTONIC when we saw its exec */
         uint64_t scan_seen; /* last rescan that found it */
         unsigned settle_step;
-        sd_event_source *settle_timer;
+        bool settling; /* waits for its next settle re-read, in m->settle (process.c) */
+        Process *settle_prev, *settle_next;
 };
 
 typedef struct ManagerCallbacks {
@@ -126,6 +127,7 @@ struct Manager {
         bool watch_degraded; /* the connector failed and could not be reopened: polling instead */
         sd_event_source *resync_source; /* deferred rescan after an overrun */
         ProcEvent *event_buffer; /* one batch of connector events, reused */
+        struct SettleQueue *settle; /* every process's settle re-reads, on one timer (process.c) */
         bool limit_logged;
 
         /* GPU device opens. */

@@ -21,11 +21,55 @@
 
 static const uint64_t settle_steps_usec[] = { 100 * 1000, 500 * 1000, 1500 * 1000 };
 
+#define SETTLE_STEPS_MAX (ELEMENTSOF(settle_steps_usec) + 1)
+
+/* One timer for every process's settle re-reads, rather than one event source per process. A process
+ * waiting for its i-th re-read is in list i; each list is in order of detected_usec (processes join list
+ * 0 as they are seen, and list i+1 as they leave list i), so also in order of due time, and the timer
+ * is set for the earliest head. */
+typedef struct SettleQueue {
+        sd_event_source *timer;
+        Process *head[SETTLE_STEPS_MAX], *tail[SETTLE_STEPS_MAX];
+} SettleQueue;
+
+static void settle_unlink(Process *p)
+{
+        SettleQueue *q = p->manager->settle;
+
+        if (!p->settling)
+                return;
+        assert(q);
+        assert(p->settle_step < SETTLE_STEPS_MAX);
+        if (p->settle_prev)
+                p->settle_prev->settle_next = p->settle_next;
+        else
+                q->head[p->settle_step] = p->settle_next;
+        if (p->settle_next)
+                p->settle_next->settle_prev = p->settle_prev;
+        else
+                q->tail[p->settle_step] = p->settle_prev;
+        p->settle_prev = p->settle_next = NULL;
+        p->settling = false;
+}
+
+void process_settle_free(Manager *m)
+{
+        SettleQueue *q = m->settle;
+
+        if (!q)
+                return;
+        for (size_t i = 0; i < SETTLE_STEPS_MAX; i++)
+                while (q->head[i])
+                        settle_unlink(q->head[i]);
+        sd_event_source_disable_unref(q->timer);
+        m->settle = mfree(q);
+}
+
 Process *process_free(Process *p)
 {
         if (!p)
                 return NULL;
-        sd_event_source_disable_unref(p->settle_timer);
+        settle_unlink(p);
         rc_resolution_free(p->resolution);
         strv_free(p->profiles);
         free(p->comm);
@@ -300,32 +344,62 @@ static bool settle_offset(const Manager *m, unsigned i, uint64_t *ret)
         return false;
 }
 
-static int settle_arm(Process *p, uint64_t when)
+/* Sets the timer for the earliest re-read due, or turns it off. */
+static int settle_arm(Manager *m)
 {
+        SettleQueue *q = m->settle;
+        uint64_t when = UINT64_MAX, offset;
         int r;
 
-        if (!p->settle_timer)
-                /* Accuracy 10 ms lets the loop batch the timers of processes started together. */
-                return sd_event_add_time(
-                                p->manager->event, &p->settle_timer, CLOCK_MONOTONIC, when, 10 * 1000, on_settle, p);
-        r = sd_event_source_set_time(p->settle_timer, when);
+        for (unsigned i = 0; i < SETTLE_STEPS_MAX; i++)
+                if (q->head[i] && settle_offset(m, i, &offset))
+                        when = MIN(when, q->head[i]->detected_usec + offset);
+        if (when == UINT64_MAX)
+                return q->timer ? sd_event_source_set_enabled(q->timer, SD_EVENT_OFF) : 0;
+
+        if (!q->timer)
+                /* Accuracy 10 ms lets the loop take the re-reads of processes started together at once. */
+                return sd_event_add_time(m->event, &q->timer, CLOCK_MONOTONIC, when, 10 * 1000, on_settle, m);
+        r = sd_event_source_set_time(q->timer, when);
         if (r < 0)
                 return r;
-        return sd_event_source_set_enabled(p->settle_timer, SD_EVENT_ONESHOT);
+        return sd_event_source_set_enabled(q->timer, SD_EVENT_ONESHOT);
 }
 
+/* Queues p for its next re-read (p->settle_step), if there is one. */
 static void settle_schedule(Process *p)
 {
         Manager *m = p->manager;
+        unsigned i = p->settle_step;
         uint64_t offset;
+        bool was_empty;
         int r;
 
-        if (!settle_offset(m, p->settle_step, &offset)) {
-                p->settle_timer = sd_event_source_disable_unref(p->settle_timer);
+        assert(!p->settling);
+        if (i >= SETTLE_STEPS_MAX || !settle_offset(m, i, &offset))
                 return;
+        if (!m->settle) {
+                m->settle = calloc(1, sizeof(SettleQueue));
+                if (!m->settle) {
+                        log_oom();
+                        return;
+                }
         }
 
-        r = settle_arm(p, p->detected_usec + offset);
+        was_empty = !m->settle->head[i];
+        p->settle_prev = m->settle->tail[i];
+        p->settle_next = NULL;
+        if (p->settle_prev)
+                p->settle_prev->settle_next = p;
+        else
+                m->settle->head[i] = p;
+        m->settle->tail[i] = p;
+        p->settling = true;
+
+        /* Behind others of its list it is due after them: the timer is already early enough. */
+        if (!was_empty)
+                return;
+        r = settle_arm(m);
         if (r < 0)
                 log_debug_errno(r, "Cannot schedule settle check for %i", (int) p->id.pid);
 }
@@ -349,19 +423,30 @@ int process_reread(Process *p)
 
 static int on_settle(sd_event_source *s, uint64_t usec, void *userdata)
 {
-        Process *p = userdata;
+        Manager *m = userdata;
+        uint64_t now = 0, offset;
         int r;
 
-        p->settle_step++;
-        r = process_reread(p);
-        if (r == -ESRCH) {
-                /* Gone: the EXIT event (or the next scan) removes it. */
-                p->settle_timer = sd_event_source_disable_unref(p->settle_timer);
-                return 0;
-        }
+        (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
+        for (unsigned i = 0; i < SETTLE_STEPS_MAX; i++)
+                while (m->settle->head[i] && settle_offset(m, i, &offset) &&
+                                m->settle->head[i]->detected_usec + offset <= now) {
+                        Process *p = m->settle->head[i];
+
+                        settle_unlink(p);
+                        p->settle_step++;
+                        r = process_reread(p);
+                        /* Gone: the EXIT event (or the next scan) removes it. */
+                        if (r == -ESRCH)
+                                continue;
+                        if (r < 0)
+                                log_debug_errno(r, "Re-reading %i failed", (int) p->id.pid);
+                        settle_schedule(p);
+                }
+
+        r = settle_arm(m);
         if (r < 0)
-                log_debug_errno(r, "Re-reading %i failed", (int) p->id.pid);
-        settle_schedule(p);
+                log_debug_errno(r, "Cannot schedule settle checks");
         return 0;
 }
 

@@ -36,4 +36,7 @@ int process_resolve(Manager *m, const ProcFacts *f, RcResolution **ret);
 void process_remove(Process *p);
 
 Process *process_free(Process *p);
+
+/* Drops the settle re-reads' timer and queue (at the manager's end). */
+void process_settle_free(Manager *m);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Process *, process_free);

@@ -250,6 +250,64 @@ static void test_zombie_not_read(void)
         manager_harness_done(&h);
 }
 
+static bool settled(ManagerHarness *h, void *userdata)
+{
+        const pid_t *pids = userdata;
+
+        for (const pid_t *pid = pids; *pid; pid++) {
+                const Process *p = manager_get_process(h->manager, *pid);
+                g_autofree char *s = p ? manager_harness_settings(p) : NULL;
+
+                if (!s || !streq(s, "GLVidHeapReuseRatio=0") || p->settling)
+                        return false;
+        }
+        return true;
+}
+
+/* The settle re-reads of many processes run off one timer: each is re-read at its steps (here the
+ * library is mapped only after exec, so only a re-read finds it), one that exits while it waits leaves
+ * the queue, and once every step has passed none waits. */
+static void test_settle_shared_timer(void)
+{
+        static const char *const only_exe[] = { "/usr/bin/sway", NULL };
+        static const char *const with_wlroots[] = { "/usr/bin/sway", "/usr/lib/libwlroots-0.18.so", NULL };
+        const pid_t survivors[] = { 101, 103, 104, 0 };
+        ManagerHarness h;
+
+        manager_harness_init(&h);
+        h.config.settle_usec = 300 * 1000; /* steps at 100 ms and at the window's end */
+        manager_harness_write(&h, SYSTEM_RC, cmdline_dso_rules);
+        manager_harness_start(&h);
+
+        for (pid_t pid = 101; pid <= 104; pid++) {
+                proc_fixture_add(h.proc,
+                                &(ProcFixtureProcess){ .pid = pid,
+                                                .uid = getuid(),
+                                                .exe = "/usr/bin/sway",
+                                                .maps = only_exe });
+                g_assert_cmpint(manager_process_exec(h.manager, pid), ==, 0);
+                g_assert_true(manager_get_process(h.manager, pid)->settling);
+                g_assert_cmpuint(manager_get_process(h.manager, pid)->n_settings, ==, 0);
+        }
+        /* The first in the queue and one in its middle leave it. */
+        manager_process_exit(h.manager, 102);
+        g_assert_null(manager_get_process(h.manager, 102));
+
+        for (pid_t pid = 101; pid <= 104; pid++)
+                if (pid != 102)
+                        proc_fixture_set_maps(h.proc, pid, with_wlroots);
+        g_assert_true(manager_harness_run_until(&h, settled, (void *) survivors, 5 * 1000 * 1000));
+        for (const pid_t *pid = survivors; *pid; pid++)
+                g_assert_cmpuint(manager_get_process(h.manager, *pid)->settle_step, ==, 2);
+
+        /* Freed while waiting: a new one, then the manager ends with it queued. */
+        proc_fixture_add(h.proc,
+                        &(ProcFixtureProcess){ .pid = 105, .uid = getuid(), .exe = "/usr/bin/sway", .maps = only_exe });
+        g_assert_cmpint(manager_process_exec(h.manager, 105), ==, 0);
+        g_assert_true(manager_get_process(h.manager, 105)->settling);
+        manager_harness_done(&h);
+}
+
 /* The facts a configuration's rules can test. */
 static void test_needed_facts(void)
 {
@@ -463,6 +521,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/manager/exec/exec-exit-in-window", test_exec_exit_in_window);
         g_test_add_func("/manager/exec/read-when-due", test_exec_read_when_due);
         g_test_add_func("/manager/exec/zombie-not-read", test_zombie_not_read);
+        g_test_add_func("/manager/exec/settle-shared-timer", test_settle_shared_timer);
         g_test_add_func("/manager/exec/needed-facts", test_needed_facts);
         g_test_add_func("/manager/exec/reads-only-what-rules-use", test_reads_only_what_rules_use);
         g_test_add_func("/manager/exec/corpus-resolution-identical", test_corpus_resolution_identical);

@@ -408,7 +408,7 @@ static void test_settle(void)
         g_assert_cmpint(manager_process_exec(h.manager, 600), ==, 0);
         assert_settings(&h, 600, "");
         g_assert_true(manager_get_process(h.manager, 600)->resolution->depends_on_dsos);
-        g_assert_nonnull(manager_get_process(h.manager, 600)->settle_timer);
+        g_assert_true(manager_get_process(h.manager, 600)->settling);
 
         /* The dynamic loader maps them a moment later: a settle re-read finds them. */
         proc_fixture_set_maps(h.proc, 600, with_wlroots);

@@ -403,8 +403,9 @@ static void test_facts_staged(void)
                         g_string_append_printf(opened, " %s", e->len > 0 ? e->name : ".");
                         p += sizeof(*e) + e->len;
                 }
-        /* The directory, stat twice (two opens, one per identity check), status and environ once each. */
-        g_assert_cmpstr(opened->str, ==, " . stat . stat status environ");
+        /* stat (opened twice, once per identity check: inotify merges the two unread events), status and
+         * environ once each; the directory is held with O_PATH, which inotify does not report as an open. */
+        g_assert_cmpstr(opened->str, ==, " stat status environ");
         g_string_free(opened, true);
 
         g_assert_cmpint(proc_facts_add(dfd, PROC_FACTS_CMDLINE | PROC_FACTS_MAPS, NULL, &f), ==, 0);
@@ -447,7 +448,9 @@ static unsigned receive_filtered(int fd, unsigned types, pid_t pid, uint32_t *re
                 struct proc_event ev;
                 ssize_t len;
 
-                if (poll(&pfd, 1, 300) <= 0)
+                /* Its exit is its last event: everything of it has been looked at then. (Waiting for a
+                 * quiet spell alone never ends on a machine that keeps starting processes.) */
+                if (seen == (PROC_EVENT_EXEC | PROC_EVENT_EXIT) || poll(&pfd, 1, 300) <= 0)
                         break;
                 len = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
                 g_assert_cmpint(len, >=, (ssize_t) (NLMSG_HDRLEN + sizeof(struct cn_msg) + 16));
