@@ -5,6 +5,7 @@
 #include "drm-sampler.h"
 #include "fileio.h"
 #include "log.h"
+#include "manager-procwatch.h"
 #include "manager-usage-model.h"
 #include "proc-facts.h"
 #include "string-util.h"
@@ -160,6 +161,38 @@ void manager_usage_process_exec(Manager *m, pid_t pid)
                 return;
         if (drm_sampler_check_pid(u->sampler, pid, false) > 0)
                 fill_identities(u);
+}
+
+void manager_usage_process_fork(Manager *m, pid_t parent, pid_t child)
+{
+        ManagerUsage *u = m->usage;
+
+        /* The child shares its parent's DRM fds (same clients): one hash lookup for every other fork. */
+        if (!u || !u->sampler || !sampling(u) || !drm_sampler_holder(u->sampler, parent))
+                return;
+        if (drm_sampler_check_pid(u->sampler, child, false) > 0)
+                fill_identities(u);
+}
+
+unsigned manager_usage_proc_event_types(Manager *m)
+{
+        /* FORK events wake the daemon for every process started on the machine: wanted only while
+         * usage is sampled and holders are followed. */
+        return m->usage && m->usage->sampler && sampling(m->usage) ? 1u << PROC_EVENT_TYPE_FORK : 0;
+}
+
+void usage_drm_sampling_changed(ManagerUsage *u)
+{
+        Manager *m = u->manager;
+        int r;
+
+        if (m->connector_fd < 0)
+                return;
+        r = proc_connector_set_filter(m->connector_fd, MANAGER_PROC_EVENT_TYPES | manager_usage_proc_event_types(m));
+        if (r < 0)
+                log_warning_errno(r, "Cannot update the process event filter; children of GPU users are found at exec");
+        else
+                log_debug("Process events: FORK %s.", manager_usage_proc_event_types(m) ? "passed" : "dropped");
 }
 
 void manager_usage_process_exit(Manager *m, pid_t pid)
