@@ -268,10 +268,17 @@ int usage_drm_sample(ManagerUsage *u)
 
                 if (!d->power_changed)
                         continue;
-                if (d->power == DRM_POWER_SUSPENDED)
-                        log_info("GPU %s (%s) is runtime-suspended: its clients are not read, so as not to wake it.",
+                if (d->power == DRM_POWER_SUSPENDED) {
+                        char gpu[sizeof("NVPROFILED_GPU=") + sizeof(d->info.key)];
+                        char node[sizeof("NVPROFILED_GPU_NODE=") + sizeof(d->info.node)];
+                        const char *fields[] = { "MESSAGE_ID=" LOG_MESSAGE_GPU_SUSPENDED, gpu, node, NULL };
+
+                        snprintf(gpu, sizeof(gpu), "NVPROFILED_GPU=%s", d->info.key);
+                        snprintf(node, sizeof(node), "NVPROFILED_GPU_NODE=%s", d->info.node);
+                        (void) log_struct_internal(LOG_INFO, 0, fields,
+                                        "GPU %s (%s) is runtime-suspended: its clients are not read, so as not to wake it.",
                                         d->info.key, d->info.node);
-                else if (d->n_samples > 1)
+                } else if (d->n_samples > 1)
                         log_info("GPU %s (%s) is awake again: its clients are read.", d->info.key, d->info.node);
         }
         return r;
