@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
+#include "drm-profiling.h"
 #include "drm-sampler.h"
 #include "fileio.h"
 #include "log.h"
@@ -73,6 +75,72 @@ static void fill_identities(ManagerUsage *u)
                         continue;
                 drm_sampler_set_identity(u->sampler, h->pid, id.start_time, uid);
         }
+}
+
+/* A device whose "profiling" switch was looked at while sampling (DriverProfiling=yes). */
+typedef struct UsageProfiled {
+        dev_t rdev;
+        bool restore; /* we turned it on: it goes back to 0 when sampling stops */
+} UsageProfiled;
+
+/* Turns on "profiling" of panfrost/panthor devices found since the last look, remembering which were
+ * off; only with DriverProfiling=yes and while sampling runs. */
+static void profiling_enable(ManagerUsage *u)
+{
+        Manager *m = u->manager;
+
+        if (!m->config.drm_profiling || !sampling(u))
+                return;
+        for (size_t i = 0; i < drm_sampler_n_devices(u->sampler); i++) {
+                const DrmSamplerDevice *d = drm_sampler_device(u->sampler, i);
+                UsageProfiled *x;
+                bool seen = false;
+                int was, r;
+
+                if (!drm_driver_has_profiling(d->info.driver))
+                        continue;
+                for (size_t k = 0; k < u->n_profiled && !seen; k++)
+                        seen = u->profiled[k].rdev == d->info.rdev;
+                if (seen)
+                        continue;
+                x = reallocarray(u->profiled, u->n_profiled + 1, sizeof(UsageProfiled));
+                if (!x) {
+                        log_oom();
+                        return;
+                }
+                u->profiled = x;
+                was = drm_profiling_get(m->sys_fd, d->info.rdev);
+                if (was < 0)
+                        log_debug_errno(was, "GPU %s (%s, %s) has no profiling switch to read", d->info.key,
+                                        d->info.driver, d->info.node);
+                r = was == 0 ? drm_profiling_set(m->sys_fd, d->info.rdev, true) : 0;
+                if (r < 0)
+                        log_warning_errno(r, "Cannot turn on profiling of GPU %s (%s)", d->info.key, d->info.driver);
+                else if (was == 0)
+                        log_info("Profiling of GPU %s (%s) turned on while usage is sampled (DriverProfiling=yes).",
+                                        d->info.key, d->info.driver);
+                u->profiled[u->n_profiled++] = (UsageProfiled){ .rdev = d->info.rdev, .restore = was == 0 && r >= 0 };
+        }
+}
+
+/* Puts back what profiling_enable() changed. */
+static void profiling_restore(ManagerUsage *u)
+{
+        for (size_t i = 0; i < u->n_profiled; i++) {
+                int r;
+
+                if (!u->profiled[i].restore)
+                        continue;
+                r = drm_profiling_set(u->manager->sys_fd, u->profiled[i].rdev, false);
+                if (r < 0)
+                        log_warning_errno(r, "Cannot turn profiling of GPU %u:%u off again", major(u->profiled[i].rdev),
+                                        minor(u->profiled[i].rdev));
+                else
+                        log_info("Profiling of GPU %u:%u turned off again: nobody watches.", major(u->profiled[i].rdev),
+                                        minor(u->profiled[i].rdev));
+        }
+        u->profiled = mfree(u->profiled);
+        u->n_profiled = 0;
 }
 
 static int sweep(ManagerUsage *u, bool force)
@@ -186,6 +254,9 @@ void usage_drm_sampling_changed(ManagerUsage *u)
         Manager *m = u->manager;
         int r;
 
+        if (!sampling(u))
+                profiling_restore(u);
+
         if (m->connector_fd < 0)
                 return;
         r = proc_connector_set_filter(m->connector_fd, MANAGER_PROC_EVENT_TYPES | manager_usage_proc_event_types(m));
@@ -243,6 +314,7 @@ int usage_drm_start(ManagerUsage *u)
 
 void usage_drm_stop(ManagerUsage *u)
 {
+        profiling_restore(u);
         u->sweep_timer = sd_event_source_disable_unref(u->sweep_timer);
         u->rescan_timer = sd_event_source_disable_unref(u->rescan_timer);
         u->sampler = drm_sampler_free(u->sampler);
@@ -262,6 +334,8 @@ int usage_drm_sample(ManagerUsage *u)
         }
         r = drm_sampler_sample(u->sampler, u->drm_usage);
         fill_identities(u);
+        /* Devices seen for the first time are switched on for the next sample. */
+        profiling_enable(u);
         /* Say so when a device is left alone to sleep, and when it is read again. */
         for (size_t i = 0; i < drm_sampler_n_devices(u->sampler); i++) {
                 const DrmSamplerDevice *d = drm_sampler_device(u->sampler, i);

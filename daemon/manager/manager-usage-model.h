@@ -26,6 +26,8 @@ typedef struct ManagerUsage {
         sd_event_source *rescan_timer; /* slow full sweep */
         uint64_t last_sweep_usec;
         bool index_stale; /* GPU nodes were opened (or a rescan was due) while nobody sampled */
+        struct UsageProfiled *profiled; /* devices whose "profiling" we looked at (DriverProfiling=yes) */
+        size_t n_profiled;
         char drm_message[256];
 } ManagerUsage;
 

@@ -329,6 +329,83 @@ static void test_fork(void)
         manager_harness_done(&h);
 }
 
+/* Two Mali GPUs (DRM major 1: /dev/full and /dev/zero are their nodes), one with profiling off, one on. */
+static const char mali_script[] = "node renderD128 /dev/full platform fde60000.gpu panfrost\n"
+                                  "node renderD129 /dev/zero platform fb000000.gpu panthor\n"
+                                  "fdinfo 100 3 keys drm-driver=panfrost drm-client-id=5\n"
+                                  "fdinfo 100 4 keys drm-driver=panthor drm-client-id=6\n";
+
+static char *profiling_of(ManagerHarness *h, const char *device)
+{
+        g_autofree char *path = g_build_filename(h->sys, "devices/platform", device, "profiling", NULL);
+        char *text = NULL;
+
+        g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+        return text;
+}
+
+static void set_profiling(ManagerHarness *h, const char *device, const char *value)
+{
+        g_autofree char *path = g_build_filename(h->sys, "devices/platform", device, "profiling", NULL);
+
+        g_assert_true(g_file_set_contents(path, value, -1, NULL));
+}
+
+/* panfrost/panthor "profiling": never touched unless DriverProfiling=yes; then 1 while sampling runs,
+ * and what it was once nobody watches (a device already at 1 stays so). */
+static void profiling(bool configured)
+{
+        static const char *const fds[] = { "/etc/hostname", "/etc/hostname", "/etc/hostname", "/dev/full", "/dev/zero",
+                NULL };
+        g_autofree char *error = NULL, *panfrost = NULL, *panthor = NULL;
+        ManagerHarness h;
+        UsageWatch *w;
+
+        events_harness_init(&h);
+        h.config.drm_profiling = configured;
+        manager_harness_start(&h);
+        proc_fixture_add(h.proc, &(ProcFixtureProcess){ .pid = 100, .uid = 1000, .exe = "/usr/bin/a", .fds = fds });
+        g_assert_cmpint(usage_fixture_apply(mali_script, proc_fixture_path(h.proc), h.sys, "/", 0, &error), ==, 0);
+        set_profiling(&h, "fde60000.gpu", "0\n");
+        set_profiling(&h, "fb000000.gpu", "1\n");
+        manager_process_exec(h.manager, 100);
+
+        /* Nobody watches: nothing is read or written. */
+        g_assert_cmpint(manager_usage_sample(h.manager), ==, 0);
+        panfrost = profiling_of(&h, "fde60000.gpu");
+        g_assert_cmpstr(panfrost, ==, "0\n");
+        g_clear_pointer(&panfrost, g_free);
+
+        g_assert_cmpint(manager_usage_watch(h.manager, 0, 20000, -1, &w), ==, 0);
+        g_assert_cmpint(manager_usage_sample(h.manager), ==, 0);
+        g_assert_cmpint(manager_usage_sample(h.manager), ==, 0);
+        g_assert_cmpuint(manager_usage_snapshot(h.manager)->n_devices, ==, 2);
+        panfrost = profiling_of(&h, "fde60000.gpu");
+        panthor = profiling_of(&h, "fb000000.gpu");
+        g_assert_cmpstr(panfrost, ==, configured ? "1\n" : "0\n");
+        g_assert_cmpstr(panthor, ==, "1\n");
+        g_clear_pointer(&panfrost, g_free);
+        g_clear_pointer(&panthor, g_free);
+
+        /* Nobody watches any more: back to what it was. */
+        manager_usage_unwatch(w);
+        panfrost = profiling_of(&h, "fde60000.gpu");
+        panthor = profiling_of(&h, "fb000000.gpu");
+        g_assert_cmpstr(panfrost, ==, "0\n");
+        g_assert_cmpstr(panthor, ==, "1\n");
+        manager_harness_done(&h);
+}
+
+static void test_profiling_default(void)
+{
+        profiling(false);
+}
+
+static void test_profiling_configured(void)
+{
+        profiling(true);
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
@@ -337,5 +414,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/manager-usage/snapshot", test_snapshot);
         g_test_add_func("/manager-usage/events", test_events);
         g_test_add_func("/manager-usage/fork", test_fork);
+        g_test_add_func("/manager-usage/profiling-default", test_profiling_default);
+        g_test_add_func("/manager-usage/profiling-configured", test_profiling_configured);
         return g_test_run();
 }
