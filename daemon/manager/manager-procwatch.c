@@ -61,11 +61,8 @@ static int track(Manager *m, pid_t pid, bool settle)
 
 int manager_process_exec(Manager *m, pid_t pid)
 {
-        int r;
-
         m->n_execs++;
-        r = track(m, pid, true);
-        return r;
+        return track(m, pid, true);
 }
 
 int manager_process_comm(Manager *m, pid_t pid)
@@ -424,18 +421,23 @@ static int arm_window(ConnectorWatch *w, uint64_t usec)
         return sd_event_source_set_enabled(m->connector_source, SD_EVENT_OFF);
 }
 
-/* After a drain: with execs still to read, wake for the next one, but at most every half window, so that
- * a storm costs one wakeup per half window, not one per exec (an exec is read at most 1.5 windows after
- * it happened); with none, listen again. */
+/* Execs waiting beyond which the queue is a storm's. */
+#define STORM_PENDING 16u
+
+/* After a drain: with execs still to read, wake for the next one; with none, listen again. In a storm,
+ * at most every quarter window, so that it costs four wakeups per window, not one per exec (an exec is
+ * then read at most 1.25 windows after it happened); otherwise, so that a result comes close to one
+ * window after its exec, at most every eighth of a window. */
 static void schedule_next(ConnectorWatch *w, uint64_t next)
 {
         Manager *m = w->manager;
-        uint64_t now = 0;
+        uint64_t now = 0, gap;
         int r;
 
         if (next != UINT64_MAX) {
                 (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
-                r = arm_window(w, MAX(next, now + m->config.event_coalesce_usec / 2));
+                gap = m->config.event_coalesce_usec / (intmap_size(&w->queue.pending) >= STORM_PENDING ? 4 : 8);
+                r = arm_window(w, MAX(next, now + gap));
                 if (r >= 0)
                         return;
                 log_debug_errno(r, "Failed to wait for the next exec, reading every exec at once");

@@ -17,9 +17,9 @@ int manager_procwatch_recover(Manager *m, int error);
 #define MANAGER_PROC_EVENT_TYPES \
         ((1u << PROC_EVENT_TYPE_EXEC) | (1u << PROC_EVENT_TYPE_COMM) | (1u << PROC_EVENT_TYPE_EXIT))
 
-/* Handles a batch of process events as one: per process only the outcome counts, so a process that
- * exec'd and exited within the batch is never read, and several events of one process make one read. The
- * connector hands over what one coalescing window (EventCoalesceSec=) gathered. */
+/* Handles a batch of process events as one, at once: per process only the outcome counts, so a process
+ * that exec'd and exited within the batch is never read, and several events of one process make one read.
+ * (The connector's batches go through manager_process_events_delayed() below.) */
 int manager_process_events(Manager *m, const ProcEvent *events, size_t n);
 
 /* Execs waiting to be read: the connector reads an exec once it is EventCoalesceSec old, unless its
