@@ -25,6 +25,12 @@
 #define TOP_GRACE_USEC (2 * 1000 * 1000)
 
 static volatile sig_atomic_t top_interrupted;
+/* The signals top handles (SIGINT, SIGTERM, and SIGWINCH for ncurses) are blocked except inside
+ * ppoll(), which unblocks them atomically with this mask: a signal then never lands in the middle of
+ * another system call (sd_bus_call() of libsystemd 252 gives up with -EINTR when its poll is
+ * interrupted; ncurses installs its SIGWINCH handler without SA_RESTART), it is handled where top
+ * waits, and one that arrives just before the wait still wakes it. */
+static sigset_t top_wait_mask;
 
 static void on_signal(int sig)
 {
@@ -55,6 +61,13 @@ static bool drain(int fd)
         }
 }
 
+static int wait_usec(struct pollfd *p, nfds_t n, uint64_t usec)
+{
+        struct timespec ts = { .tv_sec = (time_t) (usec / 1000000), .tv_nsec = (long) (usec % 1000000) * 1000 };
+
+        return ppoll(p, n, &ts, &top_wait_mask);
+}
+
 /* Waits until the daemon announced n samples, or until timeout; false when interrupted. */
 static bool wait_samples(int watch_fd, unsigned n, uint64_t timeout_usec)
 {
@@ -68,7 +81,7 @@ static bool wait_samples(int watch_fd, unsigned n, uint64_t timeout_usec)
 
                 if (watch_fd < 0 || t >= deadline)
                         break;
-                k = poll(&p, 1, (int) ((deadline - t + 999) / 1000));
+                k = wait_usec(&p, 1, deadline - t);
                 if (k < 0 && errno != EINTR)
                         break;
                 if (k > 0) {
@@ -177,7 +190,7 @@ static int run_view(sd_bus *bus, int watch_fd, struct json_object *first, TopSor
                 uint64_t t = now_usec();
                 int k, ch;
 
-                k = poll(p, watch_fd >= 0 ? 2 : 1, t < next ? (int) ((next - t + 999) / 1000) : 0);
+                k = wait_usec(p, watch_fd >= 0 ? 2 : 1, t < next ? next - t : 0);
                 if (top_interrupted)
                         break;
                 if (k < 0 && errno != EINTR) {
@@ -192,7 +205,7 @@ static int run_view(sd_bus *bus, int watch_fd, struct json_object *first, TopSor
                 if (now_usec() >= next)
                         reread = true;
 
-                /* Keys, and KEY_RESIZE after SIGWINCH (which also interrupts poll()). */
+                /* Keys, and KEY_RESIZE after SIGWINCH (which also interrupts ppoll()). */
                 while ((ch = getch()) != ERR) {
                         int s;
 
@@ -240,6 +253,7 @@ int verb_top(int argc, char *argv[])
         uint64_t interval_usec = arg.interval_usec > 0 ? arg.interval_usec : TOP_INTERVAL_DEFAULT_USEC;
         TopSort sort = arg.top_sort >= 0 ? (TopSort) arg.top_sort : TOP_SORT_GPU;
         struct sigaction sa = { .sa_handler = on_signal };
+        sigset_t handled;
         bool interactive = !arg.once && arg.json == JSON_OFF;
         int r;
 
@@ -247,6 +261,18 @@ int verb_top(int argc, char *argv[])
                 log_error("top needs a terminal; use --once or --json for output to a file or pipe.");
                 return EXIT_USAGE;
         }
+
+        /* Handled in ppoll() only (see top_wait_mask), from before the first bus call on. */
+        (void) sigemptyset(&handled);
+        (void) sigaddset(&handled, SIGINT);
+        (void) sigaddset(&handled, SIGTERM);
+        (void) sigaddset(&handled, SIGWINCH);
+        (void) sigprocmask(SIG_BLOCK, &handled, &top_wait_mask);
+        (void) sigdelset(&top_wait_mask, SIGINT);
+        (void) sigdelset(&top_wait_mask, SIGTERM);
+        (void) sigdelset(&top_wait_mask, SIGWINCH);
+        (void) sigaction(SIGINT, &sa, NULL);
+        (void) sigaction(SIGTERM, &sa, NULL);
 
         r = client_connect(&bus);
         if (r < 0)
@@ -258,10 +284,6 @@ int verb_top(int argc, char *argv[])
                 log_notice("Reading every %" PRIu64 " ms without a watch.", interval_usec / 1000);
         else
                 (void) fcntl(watch_fd, F_SETFL, fcntl(watch_fd, F_GETFL) | O_NONBLOCK);
-
-        /* Without SA_RESTART: a signal interrupts poll(). */
-        (void) sigaction(SIGINT, &sa, NULL);
-        (void) sigaction(SIGTERM, &sa, NULL);
 
         if (arg.once) {
                 /* Two samples: the first after the watch started may be the first of a client. */
@@ -284,10 +306,7 @@ int verb_top(int argc, char *argv[])
                                 if (!wait_samples(watch_fd, 1, interval_usec + TOP_GRACE_USEC))
                                         return 0;
                         } else {
-                                struct timespec ts = { .tv_sec = (time_t) (interval_usec / 1000000),
-                                        .tv_nsec = (long) (interval_usec % 1000000) * 1000 };
-
-                                (void) nanosleep(&ts, NULL);
+                                (void) wait_usec(NULL, 0, interval_usec);
                                 if (top_interrupted)
                                         return 0;
                         }

@@ -64,7 +64,14 @@ static const char *const header_keys[] = { "pos", "flags", "mnt_id", "ino", "loc
 
 static bool span_eq(Span s, const char *str)
 {
-        size_t n = strlen(str);
+        size_t n;
+
+        /* Most comparisons differ in the first byte (units, header keys): no strlen() for those. */
+        if (s.n == 0 || str[0] == '\0')
+                return s.n == 0 && str[0] == '\0';
+        if (s.p[0] != str[0])
+                return false;
+        n = strlen(str);
         return s.n == n && memcmp(s.p, str, n) == 0;
 }
 
@@ -192,9 +199,43 @@ static bool pdev_is_valid(Span v)
         return i + 1 == v.n && v.p[i] >= '0' && v.p[i] <= '7';
 }
 
+/* What drm_fdinfo_reparse() does with a line. */
+typedef enum SlotKind {
+        SLOT_SAME, /* the line must be the same */
+        SLOT_ANY_VALUE, /* the key (and the blanks after ':') must be the same, the value does not count */
+        SLOT_NUMBER, /* the same key, its value parsed into target */
+} SlotKind;
+
+typedef enum SlotBase {
+        SLOT_BASE_FDINFO,
+        SLOT_BASE_ENGINES,
+        SLOT_BASE_REGIONS,
+} SlotBase;
+
+typedef struct LayoutSlot {
+        uint32_t off, len; /* the line in layout->text, trailing blanks removed */
+        uint32_t value_off; /* SLOT_ANY_VALUE, SLOT_NUMBER: where the value starts in the line */
+        SlotKind kind;
+        KeyType type; /* SLOT_NUMBER: the key's, which says the units */
+        SlotBase base; /* SLOT_NUMBER: target is base + field_off, resolved when the parse is done */
+        size_t field_off;
+        uint64_t *target;
+} LayoutSlot;
+
+typedef struct DrmFdinfoLayout {
+        char *text;
+        LayoutSlot *slots;
+        size_t n_slots, allocated_slots;
+} DrmFdinfoLayout;
+
+/* Files larger than this are parsed in full each time (no such fdinfo is known: they are ~1 KiB). */
+#define LAYOUT_TEXT_MAX (16u * 1024u)
+
 typedef struct Parser {
         DrmFdinfo *f;
         DrmFdinfoParseFlags flags;
+        LayoutSlot slot; /* the current line's, when keeping the layout */
+        KeyType type; /* the current drm- key's */
         size_t allocated_engines, allocated_regions, allocated_extras, allocated_rejects;
         unsigned line;
         bool saw_other; /* a line that is neither the generic header nor drm- */
@@ -280,12 +321,31 @@ static int get_region(Parser *p, Span name, DrmFdinfoRegion **ret)
         return 0;
 }
 
-static void set_u64(DrmFdinfo *f, uint64_t *field, bool *has, uint64_t value)
+static void set_u64(Parser *p, uint64_t *field, bool *has, uint64_t value)
 {
+        DrmFdinfo *f = p->f;
+        const char *at = (const char *) field;
+
         if (*has)
                 f->n_duplicates++;
         *field = value;
         *has = true;
+
+        /* Where the value went, relative to its array: the arrays may still move. */
+        p->slot.kind = SLOT_NUMBER;
+        p->slot.type = p->type;
+        if (at >= (const char *) f && at < (const char *) (f + 1)) {
+                p->slot.base = SLOT_BASE_FDINFO;
+                p->slot.field_off = (size_t) (at - (const char *) f);
+        } else if (f->engines && at >= (const char *) f->engines && at < (const char *) (f->engines + f->n_engines)) {
+                p->slot.base = SLOT_BASE_ENGINES;
+                p->slot.field_off = (size_t) (at - (const char *) f->engines);
+        } else {
+                assert(f->regions && at >= (const char *) f->regions &&
+                                at < (const char *) (f->regions + f->n_regions));
+                p->slot.base = SLOT_BASE_REGIONS;
+                p->slot.field_off = (size_t) (at - (const char *) f->regions);
+        }
 }
 
 static int add_extra(Parser *p, Span key, Span value)
@@ -338,6 +398,8 @@ static const char *parse_string(Span v, size_t max)
         return NULL;
 }
 
+static const char *parse_typed_value(KeyType type, Span v, uint64_t *ret);
+
 static int parse_string_key(Parser *p, Span key, KeyType type, Span v)
 {
         DrmFdinfo *f = p->f;
@@ -375,10 +437,10 @@ static int parse_string_key(Parser *p, Span key, KeyType type, Span v)
                 f->has_client_name = true;
                 return 0;
         case KEY_CLIENT_ID:
-                reason = parse_value(v, units_none, ELEMENTSOF(units_none), "unexpected unit", &x);
+                reason = parse_typed_value(KEY_CLIENT_ID, v, &x);
                 if (reason)
                         return add_reject(p, key, reason);
-                set_u64(f, &f->client_id, &f->has_client_id, x);
+                set_u64(p, &f->client_id, &f->has_client_id, x);
                 return 0;
         case KEY_ENGINE:
         case KEY_CAPACITY:
@@ -413,6 +475,18 @@ static const char *parse_engine_value(KeyType type, Span v, uint64_t *ret)
         return reason;
 }
 
+/* A numeric key's value, by its type: NULL or the reason it is rejected. */
+static const char *parse_typed_value(KeyType type, Span v, uint64_t *ret)
+{
+        if (type == KEY_CLIENT_ID)
+                return parse_value(v, units_none, ELEMENTSOF(units_none), "unexpected unit", ret);
+        if (type >= KEY_MEM_TOTAL && type <= KEY_MEM_LEGACY)
+                return parse_value(v, units_bytes, ELEMENTSOF(units_bytes), "unknown unit (expected KiB, MiB or none)",
+                                ret);
+        assert(type >= KEY_ENGINE && type <= KEY_MAXFREQ);
+        return parse_engine_value(type, v, ret);
+}
+
 static int parse_engine_key(Parser *p, Span key, KeyType type, Span name, Span v)
 {
         DrmFdinfoEngine *e;
@@ -429,15 +503,15 @@ static int parse_engine_key(Parser *p, Span key, KeyType type, Span name, Span v
                 return r;
 
         if (type == KEY_ENGINE)
-                set_u64(p->f, &e->busy_ns, &e->has_busy_ns, x);
+                set_u64(p, &e->busy_ns, &e->has_busy_ns, x);
         else if (type == KEY_CAPACITY)
-                set_u64(p->f, &e->capacity, &e->has_capacity, x);
+                set_u64(p, &e->capacity, &e->has_capacity, x);
         else if (type == KEY_CYCLES)
-                set_u64(p->f, &e->cycles, &e->has_cycles, x);
+                set_u64(p, &e->cycles, &e->has_cycles, x);
         else if (type == KEY_TOTAL_CYCLES)
-                set_u64(p->f, &e->total_cycles, &e->has_total_cycles, x);
+                set_u64(p, &e->total_cycles, &e->has_total_cycles, x);
         else if (type == KEY_MAXFREQ)
-                set_u64(p->f, &e->maxfreq_hz, &e->has_maxfreq, x);
+                set_u64(p, &e->maxfreq_hz, &e->has_maxfreq, x);
         else
                 assert_not_reached();
         return 0;
@@ -450,7 +524,7 @@ static int parse_region_key(Parser *p, Span key, KeyType type, Span name, Span v
         uint64_t x;
         int r;
 
-        reason = parse_value(v, units_bytes, ELEMENTSOF(units_bytes), "unknown unit (expected KiB, MiB or none)", &x);
+        reason = parse_typed_value(type, v, &x);
         if (reason)
                 return add_reject(p, key, reason);
 
@@ -459,13 +533,13 @@ static int parse_region_key(Parser *p, Span key, KeyType type, Span name, Span v
                 return r;
 
         if (type == KEY_MEM_LEGACY) {
-                set_u64(p->f, &region->legacy_bytes, &region->has_legacy, x);
+                set_u64(p, &region->legacy_bytes, &region->has_legacy, x);
                 return 0;
         }
 
         assert(type >= KEY_MEM_TOTAL && type <= KEY_MEM_ACTIVE);
         DrmFdinfoMemStat s = (DrmFdinfoMemStat) (type - KEY_MEM_TOTAL);
-        set_u64(p->f, &region->bytes[s], &region->has[s], x);
+        set_u64(p, &region->bytes[s], &region->has[s], x);
         return 0;
 }
 
@@ -476,8 +550,10 @@ static int parse_drm_key(Parser *p, Span key, Span v)
         char c = key.n > 4 ? key.p[4] : '\0';
 
         for (size_t i = 0; i < ELEMENTSOF(exact_keys); i++)
-                if (exact_keys[i].key[4] == c && span_eq(key, exact_keys[i].key))
+                if (exact_keys[i].key[4] == c && span_eq(key, exact_keys[i].key)) {
+                        p->type = exact_keys[i].type;
                         return parse_string_key(p, key, exact_keys[i].type, v);
+                }
 
         for (size_t i = 0; i < ELEMENTSOF(prefix_keys); i++) {
                 KeyType type = prefix_keys[i].type;
@@ -487,6 +563,7 @@ static int parse_drm_key(Parser *p, Span key, Span v)
                 if (prefix_keys[i].prefix[4] != c || !span_startswith(key, prefix_keys[i].prefix))
                         continue;
                 n = strlen(prefix_keys[i].prefix);
+                p->type = type;
 
                 name = (Span){ key.p + n, key.n - n };
                 if (name.n == 0)
@@ -503,6 +580,13 @@ static int parse_drm_key(Parser *p, Span key, Span v)
         return add_extra(p, key, v);
 }
 
+static size_t trimmed_length(Span line)
+{
+        while (line.n > 0 && (is_blank(line.p[line.n - 1]) || line.p[line.n - 1] == '\r'))
+                line.n--;
+        return line.n;
+}
+
 static int parse_line(Parser *p, Span line)
 {
         DrmFdinfo *f = p->f;
@@ -510,8 +594,8 @@ static int parse_line(Parser *p, Span line)
         Span key, v;
         bool drm;
 
-        while (line.n > 0 && (is_blank(line.p[line.n - 1]) || line.p[line.n - 1] == '\r'))
-                line.n--;
+        line.n = trimmed_length(line);
+        p->slot.len = (uint32_t) line.n;
         if (line.n == 0)
                 return 0;
 
@@ -534,6 +618,7 @@ static int parse_line(Parser *p, Span line)
                 v.p++;
                 v.n--;
         }
+        p->slot.value_off = (uint32_t) (v.p - line.p);
 
         if (!key_is_valid(key)) {
                 if (drm)
@@ -547,11 +632,70 @@ static int parse_line(Parser *p, Span line)
                 return parse_drm_key(p, key, v);
 
         for (size_t i = 0; i < ELEMENTSOF(header_keys); i++)
-                if (span_eq(key, header_keys[i]))
+                if (span_eq(key, header_keys[i])) {
+                        p->slot.kind = SLOT_ANY_VALUE;
                         return 0;
+                }
 
         p->saw_other = true;
         return add_extra(p, key, v);
+}
+
+/* drm-memory-<r> counts as resident where drm-resident-<r> is absent. */
+static void apply_legacy(DrmFdinfo *f)
+{
+        for (size_t i = 0; i < f->n_regions; i++) {
+                DrmFdinfoRegion *region = &f->regions[i];
+
+                if (region->has_legacy && (!region->has[DRM_FDINFO_MEM_RESIDENT] || region->resident_from_legacy)) {
+                        region->bytes[DRM_FDINFO_MEM_RESIDENT] = region->legacy_bytes;
+                        region->has[DRM_FDINFO_MEM_RESIDENT] = true;
+                        region->resident_from_legacy = true;
+                }
+        }
+}
+
+int drm_fdinfo_reparse(DrmFdinfo *f, const char *text, size_t size)
+{
+        const DrmFdinfoLayout *l;
+        const char *s = text, *end = text + size;
+
+        assert(f);
+        assert(text || size == 0);
+
+        l = f->layout;
+        if (!l)
+                return 0;
+        for (size_t i = 0; i < l->n_slots; i++) {
+                const LayoutSlot *slot = &l->slots[i];
+                const char *nl, *old = l->text + slot->off;
+                size_t n;
+                uint64_t x;
+
+                if (s >= end)
+                        return 0;
+                nl = memchr(s, '\n', (size_t) (end - s));
+                n = trimmed_length((Span){ s, (size_t) ((nl ? nl : end) - s) });
+
+                if (slot->kind == SLOT_SAME) {
+                        if (n != slot->len || memcmp(s, old, n) != 0)
+                                return 0;
+                } else {
+                        if (n < slot->value_off || memcmp(s, old, slot->value_off) != 0)
+                                return 0;
+                        if (slot->kind == SLOT_NUMBER) {
+                                if (parse_typed_value(
+                                                    slot->type, (Span){ s + slot->value_off, n - slot->value_off }, &x))
+                                        return 0;
+                                *slot->target = x;
+                        }
+                }
+                s = nl ? nl + 1 : end;
+        }
+        if (s < end)
+                return 0;
+        apply_legacy(f);
+        return 1;
 }
 
 int drm_fdinfo_parse(const char *text, size_t size, DrmFdinfoParseFlags flags, DrmFdinfo **ret)
@@ -568,28 +712,49 @@ int drm_fdinfo_parse(const char *text, size_t size, DrmFdinfoParseFlags flags, D
         if (!f)
                 return -ENOMEM;
         p = (Parser){ .f = f, .flags = flags };
+        if ((flags & DRM_FDINFO_PARSE_KEEP_LAYOUT) && size <= LAYOUT_TEXT_MAX) {
+                f->layout = calloc(1, sizeof(DrmFdinfoLayout));
+                if (!f->layout)
+                        return -ENOMEM;
+                f->layout->text = malloc(MAX(size, (size_t) 1));
+                if (!f->layout->text)
+                        return -ENOMEM;
+                if (size > 0)
+                        memcpy(f->layout->text, text, size);
+        }
 
         for (const char *s = text; s && s < end;) {
                 const char *nl = memchr(s, '\n', (size_t) (end - s));
                 const char *line_end = nl ? nl : end;
 
                 p.line++;
+                p.slot = (LayoutSlot){ .off = (uint32_t) (s - text), .kind = SLOT_SAME };
                 r = parse_line(&p, (Span){ s, (size_t) (line_end - s) });
                 if (r < 0)
                         return r;
+                if (f->layout) {
+                        DrmFdinfoLayout *l = f->layout;
+
+                        if (GREEDY_REALLOC(l->slots, l->allocated_slots, l->n_slots + 1) < 0)
+                                return -ENOMEM;
+                        l->slots[l->n_slots++] = p.slot;
+                }
                 s = nl ? nl + 1 : end;
         }
         f->n_lines = p.line;
 
-        for (size_t i = 0; i < f->n_regions; i++) {
-                DrmFdinfoRegion *region = &f->regions[i];
+        apply_legacy(f);
+        if (f->layout)
+                /* The arrays are where they stay now. */
+                for (size_t i = 0; i < f->layout->n_slots; i++) {
+                        LayoutSlot *slot = &f->layout->slots[i];
+                        char *base = slot->base == SLOT_BASE_ENGINES      ? (char *) f->engines
+                                        : slot->base == SLOT_BASE_REGIONS ? (char *) f->regions
+                                                                          : (char *) f;
 
-                if (region->has_legacy && !region->has[DRM_FDINFO_MEM_RESIDENT]) {
-                        region->bytes[DRM_FDINFO_MEM_RESIDENT] = region->legacy_bytes;
-                        region->has[DRM_FDINFO_MEM_RESIDENT] = true;
-                        region->resident_from_legacy = true;
+                        if (slot->kind == SLOT_NUMBER)
+                                slot->target = (uint64_t *) (void *) (base + slot->field_off);
                 }
-        }
 
         if (p.has_driver)
                 f->kind = DRM_FDINFO_USAGE;
@@ -614,6 +779,11 @@ DrmFdinfo *drm_fdinfo_free(DrmFdinfo *f)
         free(f->engines);
         free(f->regions);
         free(f->rejects);
+        if (f->layout) {
+                free(f->layout->text);
+                free(f->layout->slots);
+                free(f->layout);
+        }
         return mfree(f);
 }
 

@@ -127,16 +127,28 @@ typedef struct DrmFdinfo {
         unsigned n_extras_dropped; /* over DRM_FDINFO_EXTRAS_MAX, or key/value too long */
         unsigned n_rejects_dropped;
         unsigned n_lines_ignored; /* lines that are no key: value pair (no ':', blank in the key) */
+
+        struct DrmFdinfoLayout *layout; /* with DRM_FDINFO_PARSE_KEEP_LAYOUT: for drm_fdinfo_reparse() */
 } DrmFdinfo;
 
 typedef enum DrmFdinfoParseFlags {
         /* Do not keep extras (the sampler's fast path needs only the drm- keys). */
         DRM_FDINFO_PARSE_NO_EXTRAS = 1 << 0,
+        /* Remember the text's lines and where each number went, for drm_fdinfo_reparse(). */
+        DRM_FDINFO_PARSE_KEEP_LAYOUT = 1 << 1,
 } DrmFdinfoParseFlags;
 
 /* Parses size bytes of text (NUL bytes allowed, no terminating NUL or trailing newline needed). Only
  * -ENOMEM fails; everything about the content is in *ret. */
 int drm_fdinfo_parse(const char *text, size_t size, DrmFdinfoParseFlags flags, DrmFdinfo **ret);
+
+/* The sampler's fast path: a client's fdinfo keeps its lines from one read to the next, only counters
+ * and sizes change. When text has the same lines as the text f was parsed from (with
+ * DRM_FDINFO_PARSE_KEEP_LAYOUT) up to the values of its numeric keys (and of the header keys pos, flags,
+ * ...), stores those values in f and returns 1: f is then what drm_fdinfo_parse() of text would give.
+ * Otherwise (another line, order, key, string value, a value now rejected, no layout) returns 0 and f is
+ * to be parsed afresh: its numbers may be partly updated. */
+int drm_fdinfo_reparse(DrmFdinfo *f, const char *text, size_t size);
 
 DrmFdinfo *drm_fdinfo_free(DrmFdinfo *f);
 DEFINE_TRIVIAL_CLEANUP_FUNC(DrmFdinfo *, drm_fdinfo_free);

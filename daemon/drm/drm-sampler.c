@@ -37,13 +37,19 @@ struct DrmSampler {
         DrmSamplerStats stats;
 };
 
+static void fd_close(DrmSampler *s, DrmSamplerFd *f)
+{
+        if (f->info_fd >= 0) {
+                f->info_fd = safe_close(f->info_fd);
+                s->n_open--;
+        }
+        f->last = drm_fdinfo_free(f->last);
+}
+
 static void holder_close_fds(DrmSampler *s, DrmSamplerHolder *h)
 {
         for (size_t i = 0; i < h->n_fds; i++)
-                if (h->fds[i].info_fd >= 0) {
-                        h->fds[i].info_fd = safe_close(h->fds[i].info_fd);
-                        s->n_open--;
-                }
+                fd_close(s, &h->fds[i]);
 }
 
 static void holder_free(DrmSampler *s, DrmSamplerHolder *h)
@@ -224,11 +230,12 @@ static void carry_open_files(DrmSampler *s, DrmSamplerHolder *old, DrmSamplerFd 
 {
         for (size_t i = 0; i < old->n_fds; i++) {
                 DrmSamplerFd *o = &old->fds[i];
-                DrmSamplerFd *f = o->info_fd >= 0 ? bsearch(o, fds, n, sizeof(DrmSamplerFd), cmp_fd) : NULL;
+                DrmSamplerFd *f = o->info_fd >= 0 || o->last ? bsearch(o, fds, n, sizeof(DrmSamplerFd), cmp_fd) : NULL;
 
                 if (f && f->rdev == o->rdev) {
                         f->info_fd = o->info_fd;
                         o->info_fd = -EBADF;
+                        f->last = TAKE_PTR(o->last);
                 }
         }
         holder_close_fds(s, old);
@@ -377,12 +384,16 @@ static ssize_t read_fdinfo(DrmSampler *s, pid_t pid, DrmSamplerFd *f)
                 s->stats.n_reopens++;
         }
         for (;;) {
-                ssize_t k = pread(fd, s->buf + size, s->buf_size - size, (off_t) size);
+                size_t want = s->buf_size - size;
+                ssize_t k = pread(fd, s->buf + size, want, (off_t) size);
                 if (k < 0)
                         return -errno;
-                if (k == 0)
-                        break;
                 size += (size_t) k;
+                /* A short read is the end: fdinfo is one seq_file record, which the kernel hands over
+                 * whole as far as the buffer goes (and so does a regular file of a fixture). Not asking
+                 * again for the 0 of the end halves the system calls per client. */
+                if ((size_t) k < want)
+                        break;
                 if (size == s->buf_size) {
                         char *x;
                         if (s->buf_size >= FDINFO_SIZE_MAX)
@@ -403,34 +414,25 @@ static ssize_t read_fdinfo(DrmSampler *s, pid_t pid, DrmSamplerFd *f)
 
 typedef struct SampleRound {
         DrmUsageRead *reads;
-        DrmFdinfo **parsed;
         size_t n, allocated;
 } SampleRound;
 
 static void sample_round_done(SampleRound *r)
 {
-        for (size_t i = 0; i < r->n; i++)
-                drm_fdinfo_free(r->parsed[i]);
-        free(r->parsed);
         free(r->reads);
 }
 
-static int sample_round_add(SampleRound *r, DrmFdinfo *f, const DrmUsageRead *read)
+/* f stays the fd's (DrmSamplerFd.last). */
+static int sample_round_add(SampleRound *r, const DrmFdinfo *f, const DrmUsageRead *read)
 {
         if (r->n == r->allocated) {
                 size_t k = MAX(r->allocated * 2, (size_t) 16);
                 DrmUsageRead *x = reallocarray(r->reads, k, sizeof(DrmUsageRead));
-                DrmFdinfo **y;
                 if (!x)
                         return -ENOMEM;
                 r->reads = x;
-                y = reallocarray(r->parsed, k, sizeof(DrmFdinfo *));
-                if (!y)
-                        return -ENOMEM;
-                r->parsed = y;
                 r->allocated = k;
         }
-        r->parsed[r->n] = f;
         r->reads[r->n] = *read;
         r->reads[r->n].fdinfo = f;
         r->n++;
@@ -439,10 +441,7 @@ static int sample_round_add(SampleRound *r, DrmFdinfo *f, const DrmUsageRead *re
 
 static void forget_fd(DrmSampler *s, DrmSamplerHolder *h, size_t i)
 {
-        if (h->fds[i].info_fd >= 0) {
-                h->fds[i].info_fd = safe_close(h->fds[i].info_fd);
-                s->n_open--;
-        }
+        fd_close(s, &h->fds[i]);
         memmove(h->fds + i, h->fds + i + 1, (h->n_fds - i - 1) * sizeof(DrmSamplerFd));
         h->n_fds--;
         h->fd_count = 0; /* walk it again at the next check */
@@ -472,7 +471,6 @@ int drm_sampler_sample(DrmSampler *s, DrmUsage *u)
                 for (size_t k = 0; k < h->n_fds;) {
                         DrmSamplerFd *f = &h->fds[k];
                         DrmSamplerDevice *d = device_for(s, f->rdev);
-                        DrmFdinfo *parsed = NULL;
                         ssize_t size;
 
                         /* Once per device and sample, before any of its files is read. */
@@ -503,29 +501,37 @@ int drm_sampler_sample(DrmSampler *s, DrmUsage *u)
                                 k++;
                                 continue;
                         }
-                        r = drm_fdinfo_parse(s->buf, (size_t) size, DRM_FDINFO_PARSE_NO_EXTRAS, &parsed);
-                        if (r < 0)
-                                return r;
-                        if (parsed->kind == DRM_FDINFO_NOT_DRM) {
-                                /* The fd number now refers to another file. */
-                                drm_fdinfo_free(parsed);
-                                forget_fd(s, h, k);
-                                continue;
+                        /* Its lines as last time: only the numbers are read. */
+                        if (f->last && drm_fdinfo_reparse(f->last, s->buf, (size_t) size) > 0)
+                                s->stats.n_reparsed++;
+                        else {
+                                DrmFdinfo *parsed = NULL;
+
+                                f->last = drm_fdinfo_free(f->last);
+                                r = drm_fdinfo_parse(s->buf, (size_t) size,
+                                                DRM_FDINFO_PARSE_NO_EXTRAS | DRM_FDINFO_PARSE_KEEP_LAYOUT, &parsed);
+                                if (r < 0)
+                                        return r;
+                                if (parsed->kind == DRM_FDINFO_NOT_DRM) {
+                                        /* The fd number now refers to another file. */
+                                        drm_fdinfo_free(parsed);
+                                        forget_fd(s, h, k);
+                                        continue;
+                                }
+                                f->last = parsed;
                         }
                         s->stats.n_read++;
                         if (d)
                                 d->n_fds++;
-                        r = sample_round_add(&round, parsed,
+                        r = sample_round_add(&round, f->last,
                                         &(DrmUsageRead){
                                                         .device = d ? d->info.key : NULL,
                                                         .pid = h->pid,
                                                         .fd = f->fd,
                                                         .timestamp_usec = now_usec(s),
                                         });
-                        if (r < 0) {
-                                drm_fdinfo_free(parsed);
+                        if (r < 0)
                                 return r;
-                        }
                         k++;
                 }
                 if (h->n_fds == 0)

@@ -37,6 +37,7 @@ typedef struct DrmSamplerFd {
         dev_t rdev;
         DrmNodeType type;
         int info_fd; /* /proc/<pid>/fdinfo/<fd> kept open, or -1 */
+        DrmFdinfo *last; /* its latest parse, with its layout: the next one reads only the numbers */
 } DrmSamplerFd;
 
 typedef struct DrmSamplerHolder {
@@ -92,6 +93,7 @@ typedef struct DrmSamplerStats {
         unsigned n_read, n_unreadable, n_suspended;
         uint64_t n_walks; /* fd tables walked since creation */
         uint64_t n_reopens; /* fdinfo files opened for a read (not kept open) */
+        uint64_t n_reparsed; /* reads whose lines were as last time: only their numbers parsed */
 } DrmSamplerStats;
 const DrmSamplerStats *drm_sampler_stats(const DrmSampler *s);
 

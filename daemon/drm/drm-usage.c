@@ -537,7 +537,12 @@ int drm_usage_update(DrmUsage *u, const DrmUsageRead *reads, size_t n_reads)
                 }
                 sorted[n++] = &reads[i];
         }
-        qsort_safe(sorted, n, sizeof(DrmUsageRead *), read_compare);
+        /* The sampler reads in the same order every time, often already sorted: then no sort. */
+        for (size_t i = 1; i < n; i++)
+                if (read_compare(&sorted[i - 1], &sorted[i]) > 0) {
+                        qsort_safe(sorted, n, sizeof(DrmUsageRead *), read_compare);
+                        break;
+                }
 
         /* seen[] follows u->clients through insertions. */
         seen = calloc(u->n_clients + n + 1, sizeof(bool));

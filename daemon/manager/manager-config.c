@@ -167,6 +167,7 @@ static const ConfItem items[] = {
         { "Usage", "OpenFilesMax", conf_parse_unsigned, offsetof(ManagerConfig, usage_open_files_max) },
         { "Usage", "NVML", conf_parse_bool, offsetof(ManagerConfig, nvml) },
         { "Usage", "NVMLLibrary", conf_parse_string, offsetof(ManagerConfig, nvml_library) },
+        { "Usage", "DriverProfiling", conf_parse_bool, offsetof(ManagerConfig, drm_profiling) },
         { "Limits", "MapsMax", conf_parse_size, offsetof(ManagerConfig, maps_max) },
         { "Limits", "CmdlineMax", conf_parse_size, offsetof(ManagerConfig, cmdline_max) },
         { "Limits", "EnvironMax", conf_parse_size, offsetof(ManagerConfig, environ_max) },

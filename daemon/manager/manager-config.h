@@ -44,6 +44,7 @@ typedef struct ManagerConfig {
         unsigned usage_open_files_max; /* fdinfo files kept open between samples */
         bool nvml; /* load NVML */
         char *nvml_library; /* NULL: libnvidia-ml.so.1 */
+        bool drm_profiling; /* set panfrost/panthor "profiling" while sampling */
 
         /* [Limits] */
         ProcLimits proc_limits;

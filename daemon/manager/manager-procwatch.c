@@ -55,17 +55,14 @@ static int track(Manager *m, pid_t pid, bool settle)
                 return 0;
         if (r < 0)
                 return log_debug_errno(r, "Cannot evaluate process %i", (int) pid);
+        manager_usage_process_exec(m, pid);
         return 0;
 }
 
 int manager_process_exec(Manager *m, pid_t pid)
 {
-        int r;
-
         m->n_execs++;
-        r = track(m, pid, true);
-        manager_usage_process_exec(m, pid);
-        return r;
+        return track(m, pid, true);
 }
 
 int manager_process_comm(Manager *m, pid_t pid)
@@ -240,6 +237,7 @@ typedef struct PendingProcess {
         bool exited; /* an EXIT came before the action (or with none after it) */
         PendingAction action;
         uint64_t exec_ns; /* when the last EXEC happened */
+        pid_t parent; /* forked by this process (and not exited since) */
 } PendingProcess;
 
 int manager_process_events_delayed(
@@ -287,6 +285,10 @@ int manager_process_events_delayed(
                 case PROC_EVENT_TYPE_EXIT:
                         pp->exited = true;
                         pp->action = PENDING_NONE;
+                        pp->parent = 0;
+                        break;
+                case PROC_EVENT_TYPE_FORK:
+                        pp->parent = events[i].parent;
                         break;
                 case _PROC_EVENT_TYPE_MAX:
                         assert_not_reached();
@@ -295,6 +297,12 @@ int manager_process_events_delayed(
         intmap_done(&index);
         if (r < 0)
                 return log_oom();
+
+        /* Forks first: a parent that exits within the batch (a launcher that daemonises) handed its
+         * descriptors on. A pid that exited and was reused within one batch is left to the sweeps. */
+        for (size_t i = 0; i < n_pending; i++)
+                if (pending[i].parent > 0 && !pending[i].exited)
+                        manager_usage_process_fork(m, pending[i].parent, pending[i].pid);
 
         for (size_t i = 0; i < n_pending; i++) {
                 const PendingProcess *pp = &pending[i];
@@ -494,8 +502,8 @@ static int start_connector(Manager *m)
         r = proc_connector_open((size_t) m->config.receive_buffer, &m->connector_fd);
         if (r < 0)
                 return r;
-        /* Only what is handled wakes us (no FORK, no thread exits). */
-        r = proc_connector_set_filter(m->connector_fd, MANAGER_PROC_EVENT_TYPES);
+        /* Only what is handled wakes us (no thread exits; FORK only while GPU usage needs it). */
+        r = proc_connector_set_filter(m->connector_fd, MANAGER_PROC_EVENT_TYPES | manager_usage_proc_event_types(m));
         if (r < 0)
                 return r;
 

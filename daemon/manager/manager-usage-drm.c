@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
+#include "drm-profiling.h"
 #include "drm-sampler.h"
 #include "fileio.h"
 #include "log.h"
+#include "manager-procwatch.h"
 #include "manager-usage-model.h"
 #include "proc-facts.h"
 #include "string-util.h"
@@ -72,6 +75,72 @@ static void fill_identities(ManagerUsage *u)
                         continue;
                 drm_sampler_set_identity(u->sampler, h->pid, id.start_time, uid);
         }
+}
+
+/* A device whose "profiling" switch was looked at while sampling (DriverProfiling=yes). */
+typedef struct UsageProfiled {
+        dev_t rdev;
+        bool restore; /* we turned it on: it goes back to 0 when sampling stops */
+} UsageProfiled;
+
+/* Turns on "profiling" of panfrost/panthor devices found since the last look, remembering which were
+ * off; only with DriverProfiling=yes and while sampling runs. */
+static void profiling_enable(ManagerUsage *u)
+{
+        Manager *m = u->manager;
+
+        if (!m->config.drm_profiling || !sampling(u))
+                return;
+        for (size_t i = 0; i < drm_sampler_n_devices(u->sampler); i++) {
+                const DrmSamplerDevice *d = drm_sampler_device(u->sampler, i);
+                UsageProfiled *x;
+                bool seen = false;
+                int was, r;
+
+                if (!drm_driver_has_profiling(d->info.driver))
+                        continue;
+                for (size_t k = 0; k < u->n_profiled && !seen; k++)
+                        seen = u->profiled[k].rdev == d->info.rdev;
+                if (seen)
+                        continue;
+                x = reallocarray(u->profiled, u->n_profiled + 1, sizeof(UsageProfiled));
+                if (!x) {
+                        log_oom();
+                        return;
+                }
+                u->profiled = x;
+                was = drm_profiling_get(m->sys_fd, d->info.rdev);
+                if (was < 0)
+                        log_debug_errno(was, "GPU %s (%s, %s) has no profiling switch to read", d->info.key,
+                                        d->info.driver, d->info.node);
+                r = was == 0 ? drm_profiling_set(m->sys_fd, d->info.rdev, true) : 0;
+                if (r < 0)
+                        log_warning_errno(r, "Cannot turn on profiling of GPU %s (%s)", d->info.key, d->info.driver);
+                else if (was == 0)
+                        log_info("Profiling of GPU %s (%s) turned on while usage is sampled (DriverProfiling=yes).",
+                                        d->info.key, d->info.driver);
+                u->profiled[u->n_profiled++] = (UsageProfiled){ .rdev = d->info.rdev, .restore = was == 0 && r >= 0 };
+        }
+}
+
+/* Puts back what profiling_enable() changed. */
+static void profiling_restore(ManagerUsage *u)
+{
+        for (size_t i = 0; i < u->n_profiled; i++) {
+                int r;
+
+                if (!u->profiled[i].restore)
+                        continue;
+                r = drm_profiling_set(u->manager->sys_fd, u->profiled[i].rdev, false);
+                if (r < 0)
+                        log_warning_errno(r, "Cannot turn profiling of GPU %u:%u off again", major(u->profiled[i].rdev),
+                                        minor(u->profiled[i].rdev));
+                else
+                        log_info("Profiling of GPU %u:%u turned off again: nobody watches.", major(u->profiled[i].rdev),
+                                        minor(u->profiled[i].rdev));
+        }
+        u->profiled = mfree(u->profiled);
+        u->n_profiled = 0;
 }
 
 static int sweep(ManagerUsage *u, bool force)
@@ -162,6 +231,41 @@ void manager_usage_process_exec(Manager *m, pid_t pid)
                 fill_identities(u);
 }
 
+void manager_usage_process_fork(Manager *m, pid_t parent, pid_t child)
+{
+        ManagerUsage *u = m->usage;
+
+        /* The child shares its parent's DRM fds (same clients): one hash lookup for every other fork. */
+        if (!u || !u->sampler || !sampling(u) || !drm_sampler_holder(u->sampler, parent))
+                return;
+        if (drm_sampler_check_pid(u->sampler, child, false) > 0)
+                fill_identities(u);
+}
+
+unsigned manager_usage_proc_event_types(Manager *m)
+{
+        /* FORK events wake the daemon for every process started on the machine: wanted only while
+         * usage is sampled and holders are followed. */
+        return m->usage && m->usage->sampler && sampling(m->usage) ? 1u << PROC_EVENT_TYPE_FORK : 0;
+}
+
+void usage_drm_sampling_changed(ManagerUsage *u)
+{
+        Manager *m = u->manager;
+        int r;
+
+        if (!sampling(u))
+                profiling_restore(u);
+
+        if (m->connector_fd < 0)
+                return;
+        r = proc_connector_set_filter(m->connector_fd, MANAGER_PROC_EVENT_TYPES | manager_usage_proc_event_types(m));
+        if (r < 0)
+                log_warning_errno(r, "Cannot update the process event filter; children of GPU users are found at exec");
+        else
+                log_debug("Process events: FORK %s.", manager_usage_proc_event_types(m) ? "passed" : "dropped");
+}
+
 void manager_usage_process_exit(Manager *m, pid_t pid)
 {
         if (m->usage && m->usage->sampler)
@@ -210,6 +314,7 @@ int usage_drm_start(ManagerUsage *u)
 
 void usage_drm_stop(ManagerUsage *u)
 {
+        profiling_restore(u);
         u->sweep_timer = sd_event_source_disable_unref(u->sweep_timer);
         u->rescan_timer = sd_event_source_disable_unref(u->rescan_timer);
         u->sampler = drm_sampler_free(u->sampler);
@@ -229,16 +334,25 @@ int usage_drm_sample(ManagerUsage *u)
         }
         r = drm_sampler_sample(u->sampler, u->drm_usage);
         fill_identities(u);
+        /* Devices seen for the first time are switched on for the next sample. */
+        profiling_enable(u);
         /* Say so when a device is left alone to sleep, and when it is read again. */
         for (size_t i = 0; i < drm_sampler_n_devices(u->sampler); i++) {
                 const DrmSamplerDevice *d = drm_sampler_device(u->sampler, i);
 
                 if (!d->power_changed)
                         continue;
-                if (d->power == DRM_POWER_SUSPENDED)
-                        log_info("GPU %s (%s) is runtime-suspended: its clients are not read, so as not to wake it.",
+                if (d->power == DRM_POWER_SUSPENDED) {
+                        char gpu[sizeof("NVPROFILED_GPU=") + sizeof(d->info.key)];
+                        char node[sizeof("NVPROFILED_GPU_NODE=") + sizeof(d->info.node)];
+                        const char *fields[] = { "MESSAGE_ID=" LOG_MESSAGE_GPU_SUSPENDED, gpu, node, NULL };
+
+                        snprintf(gpu, sizeof(gpu), "NVPROFILED_GPU=%s", d->info.key);
+                        snprintf(node, sizeof(node), "NVPROFILED_GPU_NODE=%s", d->info.node);
+                        (void) log_struct_internal(LOG_INFO, 0, fields,
+                                        "GPU %s (%s) is runtime-suspended: its clients are not read, so as not to wake it.",
                                         d->info.key, d->info.node);
-                else if (d->n_samples > 1)
+                } else if (d->n_samples > 1)
                         log_info("GPU %s (%s) is awake again: its clients are read.", d->info.key, d->info.node);
         }
         return r;

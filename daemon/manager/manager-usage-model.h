@@ -26,11 +26,15 @@ typedef struct ManagerUsage {
         sd_event_source *rescan_timer; /* slow full sweep */
         uint64_t last_sweep_usec;
         bool index_stale; /* GPU nodes were opened (or a rescan was due) while nobody sampled */
+        struct UsageProfiled *profiled; /* devices whose "profiling" we looked at (DriverProfiling=yes) */
+        size_t n_profiled;
         char drm_message[256];
 } ManagerUsage;
 
 int usage_drm_start(ManagerUsage *u);
 void usage_drm_stop(ManagerUsage *u);
+/* After sampling started or stopped: FORK events are passed by the connector only while it runs. */
+void usage_drm_sampling_changed(ManagerUsage *u);
 /* Reads every known client's fdinfo and updates u->drm_usage. */
 int usage_drm_sample(ManagerUsage *u);
 

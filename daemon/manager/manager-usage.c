@@ -66,6 +66,10 @@ static int update_timer(ManagerUsage *u)
 
         if (interval == u->interval_usec && (interval == 0) == !u->sample_timer)
                 return 0;
+        if ((interval == 0) != (u->interval_usec == 0)) {
+                u->interval_usec = interval;
+                usage_drm_sampling_changed(u);
+        }
         u->interval_usec = interval;
         if (interval == 0) {
                 u->sample_timer = sd_event_source_disable_unref(u->sample_timer);

@@ -169,3 +169,7 @@ size_t usage_client_visible_holders(const UsageClient *c, uid_t caller);
 void manager_usage_nodes_opened(Manager *m); /* inotify IN_OPEN on a GPU node */
 void manager_usage_process_exec(Manager *m, pid_t pid);
 void manager_usage_process_exit(Manager *m, pid_t pid);
+/* A process forked: its child holds what a known holder holds. */
+void manager_usage_process_fork(Manager *m, pid_t parent, pid_t child);
+/* Event types (1 << ProcEventType) usage needs from the proc connector now, besides the manager's. */
+unsigned manager_usage_proc_event_types(Manager *m);

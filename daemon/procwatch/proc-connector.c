@@ -126,8 +126,17 @@ int proc_connector_parse(const void *buf, size_t len, ProcEvent *events, size_t 
                                 continue;
                         e = (ProcEvent){ PROC_EVENT_TYPE_EXIT, ev->event_data.exit.process_tgid };
                         break;
+                case PROC_EVENT_FORK:
+                        if (cn->len < offsetof(struct proc_event, event_data) + sizeof(ev->event_data.fork))
+                                continue;
+                        /* A new thread is no new process. */
+                        if (ev->event_data.fork.child_pid != ev->event_data.fork.child_tgid)
+                                continue;
+                        e = (ProcEvent){ PROC_EVENT_TYPE_FORK, ev->event_data.fork.child_tgid,
+                                .parent = ev->event_data.fork.parent_tgid };
+                        break;
                 default:
-                        /* The kernel's enum: FORK, UID, GID, SID, PTRACE, COREDUMP... not used. */
+                        /* The kernel's enum: UID, GID, SID, PTRACE, COREDUMP... not used. */
                         continue;
                 }
 
@@ -145,6 +154,8 @@ int proc_connector_parse(const void *buf, size_t len, ProcEvent *events, size_t 
 #define WHAT_OFFSET (EVENT_OFFSET + offsetof(struct proc_event, what))
 #define PID_OFFSET (EVENT_OFFSET + offsetof(struct proc_event, event_data.exit.process_pid))
 #define TGID_OFFSET (EVENT_OFFSET + offsetof(struct proc_event, event_data.exit.process_tgid))
+#define CHILD_PID_OFFSET (EVENT_OFFSET + offsetof(struct proc_event, event_data.fork.child_pid))
+#define CHILD_TGID_OFFSET (EVENT_OFFSET + offsetof(struct proc_event, event_data.fork.child_tgid))
 
 /* The comm event's pid and tgid sit where the exit event's do. */
 _Static_assert(offsetof(struct proc_event, event_data.comm.process_pid) ==
@@ -163,6 +174,8 @@ static uint32_t kernel_what(ProcEventType t)
                 return PROC_EVENT_COMM;
         case PROC_EVENT_TYPE_EXIT:
                 return PROC_EVENT_EXIT;
+        case PROC_EVENT_TYPE_FORK:
+                return PROC_EVENT_FORK;
         case _PROC_EVENT_TYPE_MAX:
                 break;
         }
@@ -171,20 +184,25 @@ static uint32_t kernel_what(ProcEventType t)
 
 int proc_connector_set_filter(int fd, unsigned types)
 {
-        /* load, one test per type, drop, four for the leader check, accept, drop */
-        struct sock_filter code[1 + _PROC_EVENT_TYPE_MAX + 1 + 4 + 2];
+        /* load, one test per type, drop, four for the new-process check, four for the leader check,
+         * accept, drop */
+        struct sock_filter code[1 + _PROC_EVENT_TYPE_MAX + 1 + 4 + 4 + 2];
         struct sock_fprog prog = { .filter = code };
-        size_t n = 0, n_types = 0, accept_at, leader_at;
+        size_t n = 0, n_types = 0, accept_at, leader_at, fork_at, drop_at;
+        bool fork = types & (1u << PROC_EVENT_TYPE_FORK);
 
         assert(fd >= 0);
 
         for (ProcEventType t = 0; t < _PROC_EVENT_TYPE_MAX; t++)
                 n_types += !!(types & (1u << t));
 
-        /* Layout: load what; one test per type; drop; [leader check: X = tgid, A = pid, pid == tgid?];
-         * accept. Jump offsets are relative to the next instruction. */
-        leader_at = 1 + n_types + 1;
+        /* Layout: load what; one test per type; drop; [FORK only: X = child tgid, A = child pid, a new
+         * process?]; [leader check: X = tgid, A = pid, pid == tgid?]; accept; drop. Classic BPF jumps only
+         * forward, relative to the next instruction. */
+        fork_at = 1 + n_types + 1;
+        leader_at = fork_at + (fork ? 4 : 0);
         accept_at = leader_at + 4;
+        drop_at = accept_at + 1;
 
         /* Word loads at absolute offsets convert from network byte order, so compare with what the
          * kernel's host-order value reads as. */
@@ -195,12 +213,21 @@ int proc_connector_set_filter(int fd, unsigned types)
                 if (!(types & (1u << t)))
                         continue;
                 /* A new process is its own leader; a renamed or exiting thread is not a process. */
-                target = t == PROC_EVENT_TYPE_EXEC ? accept_at : leader_at;
+                target = t == PROC_EVENT_TYPE_EXEC ? accept_at : t == PROC_EVENT_TYPE_FORK ? fork_at : leader_at;
                 code[n] = (struct sock_filter) BPF_JUMP(
                                 BPF_JMP | BPF_JEQ | BPF_K, htonl(kernel_what(t)), (uint8_t) (target - n - 1), 0);
                 n++;
         }
         code[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, 0);
+        assert(n == fork_at);
+        if (fork) {
+                code[n++] = (struct sock_filter) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, CHILD_TGID_OFFSET);
+                code[n++] = (struct sock_filter) BPF_STMT(BPF_MISC | BPF_TAX, 0);
+                code[n++] = (struct sock_filter) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, CHILD_PID_OFFSET);
+                code[n] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_X, 0, (uint8_t) (accept_at - n - 1),
+                                (uint8_t) (drop_at - n - 1));
+                n++;
+        }
         assert(n == leader_at);
         code[n++] = (struct sock_filter) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, TGID_OFFSET);
         code[n++] = (struct sock_filter) BPF_STMT(BPF_MISC | BPF_TAX, 0);
@@ -208,6 +235,7 @@ int proc_connector_set_filter(int fd, unsigned types)
         code[n++] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_X, 0, 0, 1);
         assert(n == accept_at);
         code[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, UINT32_MAX);
+        assert(n == drop_at);
         code[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, 0);
         assert(n <= ELEMENTSOF(code));
         prog.len = (unsigned short) n;

@@ -14,6 +14,7 @@ typedef enum ProcEventType {
         PROC_EVENT_TYPE_EXEC,
         PROC_EVENT_TYPE_COMM,
         PROC_EVENT_TYPE_EXIT,
+        PROC_EVENT_TYPE_FORK, /* a new process (not a thread): passed only to whom asks for it */
         _PROC_EVENT_TYPE_MAX,
 } ProcEventType;
 
@@ -21,6 +22,7 @@ typedef struct ProcEvent {
         ProcEventType type;
         pid_t pid; /* the process (thread group leader) */
         uint64_t timestamp_ns; /* when it happened, CLOCK_MONOTONIC */
+        pid_t parent; /* FORK: the process that forked (thread group leader); 0 otherwise */
 } ProcEvent;
 
 /* Opens, binds and subscribes a non-blocking socket with a receive buffer of rcvbuf bytes (forced past
@@ -28,8 +30,9 @@ typedef struct ProcEvent {
 int proc_connector_open(size_t rcvbuf, int *ret_fd);
 
 /* Attaches a classic BPF socket filter that lets through only the event types in types (a mask of
- * 1 << ProcEventType) and, for COMM and EXIT, only those of thread group leaders: everything else is
- * dropped by the kernel before it wakes us. */
+ * 1 << ProcEventType) and, for COMM and EXIT, only those of thread group leaders, for FORK only new
+ * processes (not new threads): everything else is dropped by the kernel before it wakes us. Called again,
+ * replaces the filter. */
 int proc_connector_set_filter(int fd, unsigned types);
 
 /* Receives what is queued, several datagrams per system call; appends process-level events (threads

@@ -25,6 +25,7 @@ typedef enum LogTarget {
 #define LOG_MESSAGE_RC_FILE_BROKEN "9b394dbd7e9e4b3c8014e5bb34c85918"
 #define LOG_MESSAGE_RC_RELOADED "24225ab1414645b59510fee7bf99c32e"
 #define LOG_MESSAGE_EXPORT_FAILED "5c0f6d2e8a4b4f7e9d13a6b2c47e0f91"
+#define LOG_MESSAGE_GPU_SUSPENDED "add28ba9eec54d77b553b406e8323d85"
 
 void log_setup(const char *ident, LogTarget target);
 /* Where messages go now: LOG_TARGET_AUTO is resolved when set, so this is console, journal or null. */

@@ -204,13 +204,14 @@ static void test_message_ids_in_journal(void)
         world_teardown(&w);
 }
 
-/* The catalog parses and explains all three ids (journalctl --root builds a database of its own). */
+/* The catalog parses and explains every id of log.h (journalctl --root builds a database of its own). */
 static void test_catalog(void)
 {
         g_autoptr(GError) error = NULL;
         g_autofree char *root = g_dir_make_tmp("nvprofiled-catalog-XXXXXX", &error);
         g_autofree char *dir = NULL, *text = NULL, *target = NULL, *out = NULL, *cmd = NULL;
-        const char *ids[] = { LOG_MESSAGE_PROFILE_APPLIED, LOG_MESSAGE_RC_FILE_BROKEN, LOG_MESSAGE_RC_RELOADED };
+        const char *ids[] = { LOG_MESSAGE_PROFILE_APPLIED, LOG_MESSAGE_RC_FILE_BROKEN, LOG_MESSAGE_RC_RELOADED,
+                LOG_MESSAGE_EXPORT_FAILED, LOG_MESSAGE_GPU_SUSPENDED };
         int status;
 
         g_assert_no_error(error);

@@ -5,6 +5,7 @@
  * WatchUsage descriptor every 100 ms, as the daemon does after each sample. */
 
 #include <fcntl.h>
+#include <poll.h>
 #include <json-c/json.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -537,6 +538,101 @@ static void test_tmux(void)
         stand_in_stop(&s);
 }
 
+/* The pid of top in the pane: the child of the pane's shell. */
+static pid_t pane_top_pid(Pane *p)
+{
+        g_autofree char *shell = tmux(p, "display-message", "-p", "-t", "top", "#{pane_pid}", NULL);
+        g_autofree char *children_path = NULL, *children = NULL;
+
+        children_path = g_strdup_printf("/proc/%d/task/%d/children", atoi(shell), atoi(shell));
+        g_assert_true(g_file_get_contents(children_path, &children, NULL, NULL));
+        g_assert_cmpint(atoi(children), >, 0);
+        return atoi(children);
+}
+
+/* Whether sig is pending for pid (for the process or its thread): it arrived and waits, blocked. */
+static bool signal_pending(pid_t pid, int sig)
+{
+        g_autofree char *path = g_strdup_printf("/proc/%d/status", pid), *status = NULL;
+        g_auto(GStrv) lines = NULL;
+        bool pending = false;
+
+        if (!g_file_get_contents(path, &status, NULL, NULL))
+                return false;
+        lines = g_strsplit(status, "\n", -1);
+        for (char **l = lines; *l; l++)
+                if (g_str_has_prefix(*l, "SigPnd:") || g_str_has_prefix(*l, "ShdPnd:"))
+                        pending |= (g_ascii_strtoull(strchr(*l, ':') + 1, NULL, 16) >> (sig - 1)) & 1;
+        return pending;
+}
+
+/* Lets top start a read (one announced sample) and keeps the reply back: returns once its call waits on
+ * the stand-in's connection, unanswered. */
+static void hold_next_call(StandIn *s)
+{
+        struct pollfd pfd = { .fd = sd_bus_get_fd(s->conn), .events = POLLIN };
+
+        g_assert_cmpint(write(s->watch_write, "s", 1), ==, 1);
+        g_assert_cmpint(poll(&pfd, 1, (int) (WAIT_USEC / 1000)), ==, 1);
+}
+
+/* Waits until sig is pending for top, blocked while its call waits; fails when top ended instead. */
+static void assert_signal_waits(Pane *p, pid_t pid, int sig)
+{
+        for (gint64 deadline = g_get_monotonic_time() + WAIT_USEC; !signal_pending(pid, sig); g_usleep(10000)) {
+                g_autofree char *status = NULL;
+
+                if (g_file_get_contents(p->status_file, &status, NULL, NULL))
+                        g_error("top ended on signal %d during a call: %s", sig, status);
+                if (g_get_monotonic_time() >= deadline)
+                        g_error("signal %d never reached top", sig);
+        }
+}
+
+/* A signal that arrives while top waits for the daemon's reply (a resize: SIGWINCH; SIGTERM) is handled
+ * once the reply is in, not taken as a failure of the call ("Interrupted system call"). Deterministic:
+ * the stand-in holds the reply back until the signal is known to be pending. */
+static void test_tmux_signal_in_call(void)
+{
+        g_autofree char *pane = NULL, *status = NULL;
+        StandIn s;
+        Pane p;
+        pid_t pid;
+
+        if (!have_tmux() || !stand_in_start(&s, true))
+                return;
+        pane_start(&p, s.dir, s.bus.address, "--interval=0.2", serve_pump, &s);
+        pane = wait_pane(&p, "glxgears");
+        g_clear_pointer(&pane, g_free);
+        pid = pane_top_pid(&p);
+
+        /* A resize during the call: afterwards top goes on, drawn at the new width. */
+        hold_next_call(&s);
+        g_free(tmux(&p, "resize-window", "-t", "top", "-x", "60", "-y", "20", NULL));
+        assert_signal_waits(&p, pid, SIGWINCH);
+        pane = wait_pane(&p, "PID DEVICE");
+        g_assert_null(strstr(pane, "Interrupted"));
+        g_clear_pointer(&pane, g_free);
+
+        /* SIGTERM during the call: top ends as on q, with status 0 and the terminal restored. */
+        hold_next_call(&s);
+        g_assert_cmpint(kill(pid, SIGTERM), ==, 0);
+        assert_signal_waits(&p, pid, SIGTERM);
+        for (gint64 deadline = g_get_monotonic_time() + WAIT_USEC;; pump(&s, 50000)) {
+                if (g_file_get_contents(p.status_file, &status, NULL, NULL) && strstr(status, "\n"))
+                        break;
+                g_clear_pointer(&status, g_free);
+                if (g_get_monotonic_time() >= deadline)
+                        g_error("top did not end on SIGTERM");
+        }
+        g_assert_cmpstr(status, ==, "exit status 0\n");
+        pane = tmux(&p, "capture-pane", "-p", "-t", "top", NULL);
+        g_assert_null(strstr(pane, "top stopped"));
+
+        pane_stop(&p);
+        stand_in_stop(&s);
+}
+
 /* Its fdinfo (tests/drm/usage-fixture.h); its fd 3 is a link to /dev/null, a DRM node for DrmMajor=1. */
 #define GAME_FDINFO                                                                                 \
         "fdinfo 4242 3 keys drm-driver=i915 drm-pdev=0000:00:02.0 drm-client-id=11 "                \
@@ -639,5 +735,6 @@ int main(int argc, char *argv[])
         g_test_add_func("/top/needs-terminal", test_needs_terminal);
         g_test_add_func("/top/tmux", test_tmux);
         g_test_add_func("/top/tmux-daemon", test_tmux_daemon);
+        g_test_add_func("/top/tmux-signal-in-call", test_tmux_signal_in_call);
         return g_test_run();
 }

@@ -534,6 +534,91 @@ static void test_keys_and_bounds(void)
         g_assert_null(drm_fdinfo_find_engine(g, "gfx"));
 }
 
+/* The sampler's fast path: a text with the same lines as the one parsed (with its layout) up to the
+ * numbers is re-read in place; anything else says "parse afresh". */
+static void test_reparse(void)
+{
+        static const char first[] = "pos:\t0\nflags:\t02100002\ndrm-driver:\tamdgpu\ndrm-client-id:\t7\n"
+                                    "drm-client-name:\tgame\ndrm-engine-gfx:\t100 ns\ndrm-engine-capacity-gfx:\t2\n"
+                                    "drm-memory-vram:\t4 KiB\ndrm-total-gtt:\t1 MiB\nbad line\n";
+        static const char next[] = "pos:\t4096\nflags:\t02100002\ndrm-driver:\tamdgpu\ndrm-client-id:\t7\n"
+                                   "drm-client-name:\tgame\ndrm-engine-gfx:\t250 ns\ndrm-engine-capacity-gfx:\t2\n"
+                                   "drm-memory-vram:\t8 KiB\ndrm-total-gtt:\t3 MiB\nbad line\n";
+        static const char *const differ[] = {
+                /* a string value */
+                "pos:\t0\nflags:\t02100002\ndrm-driver:\tamdgpu\ndrm-client-id:\t7\n"
+                "drm-client-name:\tother\ndrm-engine-gfx:\t100 ns\ndrm-engine-capacity-gfx:\t2\n"
+                "drm-memory-vram:\t4 KiB\ndrm-total-gtt:\t1 MiB\nbad line\n",
+                /* two lines swapped */
+                "pos:\t0\nflags:\t02100002\ndrm-driver:\tamdgpu\ndrm-client-id:\t7\n"
+                "drm-client-name:\tgame\ndrm-engine-capacity-gfx:\t2\ndrm-engine-gfx:\t100 ns\n"
+                "drm-memory-vram:\t4 KiB\ndrm-total-gtt:\t1 MiB\nbad line\n",
+                /* a value now rejected: capacity 0, garbage, another unit */
+                "pos:\t0\nflags:\t02100002\ndrm-driver:\tamdgpu\ndrm-client-id:\t7\n"
+                "drm-client-name:\tgame\ndrm-engine-gfx:\t100 ns\ndrm-engine-capacity-gfx:\t0\n"
+                "drm-memory-vram:\t4 KiB\ndrm-total-gtt:\t1 MiB\nbad line\n",
+                "pos:\t0\nflags:\t02100002\ndrm-driver:\tamdgpu\ndrm-client-id:\t7\n"
+                "drm-client-name:\tgame\ndrm-engine-gfx:\t100x ns\ndrm-engine-capacity-gfx:\t2\n"
+                "drm-memory-vram:\t4 KiB\ndrm-total-gtt:\t1 MiB\nbad line\n",
+                "pos:\t0\nflags:\t02100002\ndrm-driver:\tamdgpu\ndrm-client-id:\t7\n"
+                "drm-client-name:\tgame\ndrm-engine-gfx:\t100 ns\ndrm-engine-capacity-gfx:\t2\n"
+                "drm-memory-vram:\t4 KiB\ndrm-total-gtt:\t1 TiB\nbad line\n",
+                /* one more blank before a value, a line more, a line less, another non-key line */
+                "pos:\t0\nflags:\t02100002\ndrm-driver:\tamdgpu\ndrm-client-id:\t7\n"
+                "drm-client-name:\tgame\ndrm-engine-gfx:\t 100 ns\ndrm-engine-capacity-gfx:\t2\n"
+                "drm-memory-vram:\t4 KiB\ndrm-total-gtt:\t1 MiB\nbad line\n",
+                "pos:\t0\nflags:\t02100002\ndrm-driver:\tamdgpu\ndrm-client-id:\t7\n"
+                "drm-client-name:\tgame\ndrm-engine-gfx:\t100 ns\ndrm-engine-capacity-gfx:\t2\n"
+                "drm-memory-vram:\t4 KiB\ndrm-total-gtt:\t1 MiB\nbad line\ndrm-engine-dma:\t1 ns\n",
+                "pos:\t0\nflags:\t02100002\ndrm-driver:\tamdgpu\ndrm-client-id:\t7\n"
+                "drm-client-name:\tgame\ndrm-engine-gfx:\t100 ns\ndrm-engine-capacity-gfx:\t2\n"
+                "drm-memory-vram:\t4 KiB\ndrm-total-gtt:\t1 MiB\n",
+                "pos:\t0\nflags:\t02100002\ndrm-driver:\tamdgpu\ndrm-client-id:\t7\n"
+                "drm-client-name:\tgame\ndrm-engine-gfx:\t100 ns\ndrm-engine-capacity-gfx:\t2\n"
+                "drm-memory-vram:\t4 KiB\ndrm-total-gtt:\t1 MiB\nbad lines\n",
+        };
+        g_autoptr(DrmFdinfo) f = NULL;
+        g_autoptr(DrmFdinfo) plain = NULL;
+        const DrmFdinfoRegion *vram;
+
+        g_assert_cmpint(drm_fdinfo_parse(first, strlen(first), DRM_FDINFO_PARSE_KEEP_LAYOUT, &f), ==, 0);
+        g_assert_cmpint(drm_fdinfo_reparse(f, next, strlen(next)), ==, 1);
+        g_assert_cmpuint(drm_fdinfo_find_engine(f, "gfx")->busy_ns, ==, 250);
+        g_assert_cmpuint(drm_fdinfo_find_engine(f, "gfx")->capacity, ==, 2);
+        vram = drm_fdinfo_find_region(f, "vram");
+        /* drm-memory-R still stands in for resident. */
+        g_assert_cmpuint(vram->legacy_bytes, ==, 8192);
+        g_assert_cmpuint(vram->bytes[DRM_FDINFO_MEM_RESIDENT], ==, 8192);
+        g_assert_true(vram->resident_from_legacy);
+        g_assert_cmpuint(drm_fdinfo_find_region(f, "gtt")->bytes[DRM_FDINFO_MEM_TOTAL], ==, 3u << 20);
+        g_assert_cmpstr(f->client_name, ==, "game");
+        g_assert_cmpuint(f->n_lines_ignored, ==, 1);
+
+        /* The same as a fresh parse of the text. */
+        g_assert_cmpint(drm_fdinfo_parse(next, strlen(next), 0, &plain), ==, 0);
+        g_assert_cmpuint(plain->n_engines, ==, f->n_engines);
+        g_assert_cmpuint(plain->n_regions, ==, f->n_regions);
+        for (size_t i = 0; i < f->n_engines; i++) {
+                g_assert_cmpuint(plain->engines[i].busy_ns, ==, f->engines[i].busy_ns);
+                g_assert_cmpuint(plain->engines[i].capacity, ==, f->engines[i].capacity);
+        }
+        for (size_t i = 0; i < f->n_regions; i++) {
+                g_assert_cmpmem(plain->regions[i].bytes, sizeof(plain->regions[i].bytes), f->regions[i].bytes,
+                                sizeof(f->regions[i].bytes));
+                g_assert_cmpmem(plain->regions[i].has, sizeof(plain->regions[i].has), f->regions[i].has,
+                                sizeof(f->regions[i].has));
+        }
+
+        for (size_t i = 0; i < G_N_ELEMENTS(differ); i++) {
+                g_autoptr(DrmFdinfo) g = NULL;
+
+                g_assert_cmpint(drm_fdinfo_parse(first, strlen(first), DRM_FDINFO_PARSE_KEEP_LAYOUT, &g), ==, 0);
+                g_assert_cmpint(drm_fdinfo_reparse(g, differ[i], strlen(differ[i])), ==, 0);
+        }
+        /* Without a layout, always afresh. */
+        g_assert_cmpint(drm_fdinfo_reparse(plain, next, strlen(next)), ==, 0);
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
@@ -551,5 +636,6 @@ int main(int argc, char *argv[])
         g_test_add_func("/drm/fdinfo/case12-client-name", test_case12_client_name);
         g_test_add_func("/drm/fdinfo/case15-node-type", test_case15_node_type);
         g_test_add_func("/drm/fdinfo/keys-and-bounds", test_keys_and_bounds);
+        g_test_add_func("/drm/fdinfo/reparse", test_reparse);
         return g_test_run();
 }

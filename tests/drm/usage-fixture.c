@@ -228,6 +228,10 @@ static int do_line(Ctx *c, char **w, guint n)
                 (void) unlink(info);
                 return g_mkdir_with_parents(info, 0755) < 0 ? fail(c, "cannot create a directory") : 0;
         }
+        if (g_str_equal(cmd, "denied") && n == 3) {
+                g_autofree char *info = g_strdup_printf("%s/%s/fdinfo/%s", c->proc, w[1], w[2]);
+                return chmod(info, 0) < 0 ? fail(c, "denied: no such fdinfo file") : 0;
+        }
         if (g_str_equal(cmd, "clock") && n == 2) {
                 g_autofree char *path = g_build_filename(c->proc, "nvprofiled-fixture-clock", NULL);
                 g_autofree char *v = g_strdup_printf("%s\n", w[1]);

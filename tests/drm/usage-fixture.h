@@ -17,6 +17,8 @@
  *                                                    drm-engine-gfx=100_ns)
  *   unreadable PID FD                                reading proc/PID/fdinfo/FD fails (it is a directory:
  *                                                    what EACCES is for an unprivileged reader)
+ *   denied PID FD                                    proc/PID/fdinfo/FD (written before) gets mode 0000: EACCES
+ *                                                    for a reader without CAP_DAC_OVERRIDE
  *   clock USEC                                       the daemon's fixture clock for the reads that follow
  *   step N                                           what follows belongs to step N
  *   process PID UID START COMM EXE ROOT             what the daemon reads to track a process (stat,

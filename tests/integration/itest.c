@@ -265,7 +265,7 @@ void itest_start_daemon(ITest *t, const char *extra_config)
         g_autofree char *text = NULL, *bus_arg = NULL, *root_arg = NULL, *conf_arg = NULL, *proc_arg = NULL;
         g_autoptr(GError) error = NULL;
         g_autofree char *sys_arg = NULL;
-        const char *argv[8];
+        const char *argv[12], **daemon_argv = argv;
         g_auto(GStrv) envp = NULL;
         gint64 deadline;
         int status;
@@ -278,21 +278,29 @@ void itest_start_daemon(ITest *t, const char *extra_config)
         bus_arg = g_strdup_printf("--bus=%s", t->bus_address);
         root_arg = g_strdup_printf("--root=%s", t->root);
         conf_arg = g_strdup_printf("--config=%s", conf);
-        argv[0] = test_env_or_fail("NVPROFILED_BIN");
-        argv[1] = bus_arg;
-        argv[2] = root_arg;
-        argv[3] = conf_arg;
-        argv[4] = "--log-level=debug";
-        argv[5] = NULL;
+        if (t->without_dac_override) {
+                /* Root with the capability gone from its bounding set has it in no set after exec. */
+                argv[0] = "setpriv";
+                argv[1] = "--bounding-set=-dac_override,-dac_read_search";
+                argv[2] = "--inh-caps=-dac_override,-dac_read_search";
+                argv[3] = "--";
+                daemon_argv = argv + 4;
+        }
+        daemon_argv[0] = test_env_or_fail("NVPROFILED_BIN");
+        daemon_argv[1] = bus_arg;
+        daemon_argv[2] = root_arg;
+        daemon_argv[3] = conf_arg;
+        daemon_argv[4] = "--log-level=debug";
+        daemon_argv[5] = NULL;
         if (t->proc) {
                 proc_arg = g_strdup_printf("--proc=%s", t->proc);
-                argv[5] = proc_arg;
-                argv[6] = NULL;
+                daemon_argv[5] = proc_arg;
+                daemon_argv[6] = NULL;
         }
         if (t->sys) {
                 sys_arg = g_strdup_printf("--sys=%s", t->sys);
-                argv[t->proc ? 6 : 5] = sys_arg;
-                argv[t->proc ? 7 : 6] = NULL;
+                daemon_argv[t->proc ? 6 : 5] = sys_arg;
+                daemon_argv[t->proc ? 7 : 6] = NULL;
         }
 
         if (t->daemon_stderr >= 0)
@@ -307,8 +315,9 @@ void itest_start_daemon(ITest *t, const char *extra_config)
                 /* A short watchdog, so its pings are seen within the test. */
                 envp = g_environ_setenv(envp, "WATCHDOG_USEC", "400000", TRUE);
         }
-        g_spawn_async_with_fds(NULL, (char **) argv, envp, G_SPAWN_DO_NOT_REAP_CHILD, test_child_dies_with_parent, NULL,
-                        &t->daemon_pid, -1, t->daemon_stderr, t->daemon_stderr, &error);
+        g_spawn_async_with_fds(NULL, (char **) argv, envp, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH,
+                        test_child_dies_with_parent, NULL, &t->daemon_pid, -1, t->daemon_stderr, t->daemon_stderr,
+                        &error);
         g_assert_no_error(error);
 
         /* Ready means: owns its name (it takes the name last, after the first scan). Sanitizer builds

@@ -25,6 +25,8 @@ typedef struct ITest {
         int notify_fd; /* NOTIFY_SOCKET, as systemd would give it... */
         bool with_notify; /* ...to daemons started while this is set; the test must then read it, as
                            * systemd does, or the daemon's sd_notify() blocks on a full socket */
+        bool without_dac_override; /* daemons started while set run as root without CAP_DAC_OVERRIDE and
+                                    * CAP_DAC_READ_SEARCH (setpriv): a file of mode 0000 is EACCES to them */
 } ITest;
 
 /* Waits up to timeout_ms for a notify message containing needle (e.g. "READY=1"). */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GPU usage through D-Bus: the real daemon on a private bus over fixture /proc and /sys trees built by
  * tests/drm/usage-fixture.c in steps (shared fds across processes, a counter going backwards, capacity 2,
- * xe cycles, msm maxfreq, a client appearing and one vanishing, an unreadable fdinfo, a suspended device)
+ * xe cycles, msm maxfreq, a client appearing and one vanishing, an fdinfo the daemon gets EACCES on (it
+ * runs without CAP_DAC_OVERRIDE, the file has mode 0000), a suspended device)
  * and the fixture NVML library with one device; the figures each step must give are computed by hand
  * below. Privacy: an unprivileged user the test creates sees device totals and its own processes' usage,
  * never another user's. */
@@ -337,7 +338,8 @@ static const char script[] =
                 "fd 101 4 /dev/random\n"
                 "fd 102 5 /dev/full\n"
                 "fd 103 7 /dev/full\n"
-                "unreadable 103 7\n"
+                "fdinfo 103 7 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=77 drm-engine-gfx=5_ns\n"
+                "denied 103 7\n"
                 "fd 104 3 /dev/urandom\n"
                 "fdinfo 104 3 keys drm-driver=amdgpu drm-pdev=0000:05:00.0 drm-client-id=99 drm-engine-gfx=1_ns\n"
                 "step 1\n"
@@ -418,7 +420,22 @@ static void test_usage(void)
         config = g_strdup_printf("[Usage]\nDrmMajor=1\nAccelMajor=4095\nMinIntervalSec=10ms\nRescanIntervalSec=100ms\n"
                                  "NVMLLibrary=%s\n",
                         g_getenv("NVPROFILED_NVML_FIXTURE"));
+        /* Root without CAP_DAC_OVERRIDE: process 103's fdinfo (mode 0000) is a real EACCES to it. */
+        t.without_dac_override = true;
         itest_start_daemon(&t, config);
+        t.without_dac_override = false;
+        {
+                g_autofree char *status_path = g_strdup_printf("/proc/%i/status", (int) t.daemon_pid);
+                g_autofree char *status = NULL;
+                const char *cap;
+
+                g_assert_true(g_file_get_contents(status_path, &status, NULL, NULL));
+                cap = strstr(status, "CapEff:");
+                g_assert_nonnull(cap);
+                /* CAP_DAC_OVERRIDE (1) and CAP_DAC_READ_SEARCH (2) are gone, CAP_NET_ADMIN (12) stays. */
+                g_assert_cmpuint(g_ascii_strtoull(cap + 7, NULL, 16) & 0x6, ==, 0);
+                g_assert_cmpuint(g_ascii_strtoull(cap + 7, NULL, 16) & (1u << 12), !=, 0);
+        }
 
         /* Nobody watches: no sampling, and NVML is not even loaded (it could hold a GPU awake). */
         g_assert_false(shows(&t, "client", NULL));
@@ -486,6 +503,9 @@ static void test_usage(void)
                                 >=, 0);
                 g_assert_cmpuint(unreadable, ==, 1);
         }
+        /* The EACCES fd's client is not listed with made-up figures: it is not listed at all. */
+        g_assert_false(has_line(root_view, "client drm-fdinfo 0000:03:00.0 77 ", NULL));
+        g_assert_false(has_line(root_view, "process 103 ", NULL));
 
         /* Privacy: the user sees device totals as root does, its own processes' clients with the other
          * holders hidden, and nothing of root's processes. */

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "manager-harness.h"
+#include "manager-procwatch.h"
 #include "manager-usage.h"
 #include "usage-fixture.h"
 
@@ -173,12 +174,23 @@ static const char events_script[] = "node renderD128 /dev/full pci 0000:03:00.0 
                                     "fdinfo 102 3 keys drm-driver=amdgpu drm-client-id=7\n";
 
 /* proc_fixture_add() replaces a process's directory: its fdinfo files are written after it. */
-static void add_fdinfo(ManagerHarness *h)
+static void add_fdinfo_of(ManagerHarness *h, const char *text)
 {
         g_autofree char *error = NULL;
 
-        if (usage_fixture_apply(events_script, proc_fixture_path(h->proc), h->sys, "/", 0, &error) < 0)
+        if (usage_fixture_apply(text, proc_fixture_path(h->proc), h->sys, "/", 0, &error) < 0)
                 g_error("fixture: %s", error);
+}
+
+/* A harness for index events: DRM major 1 (/dev/full is a GPU node), no NVML, no periodic rescan. */
+static void events_harness_init(ManagerHarness *h)
+{
+        manager_harness_init(h);
+        h->config.nvml = false;
+        h->config.drm_major = 1;
+        h->config.accel_major = 4095;
+        h->config.usage_min_interval_usec = 10000;
+        h->config.usage_rescan_interval_usec = 0;
 }
 
 /* The index follows events, not periodic walks: a process that got a DRM fd without any event is not
@@ -192,19 +204,14 @@ static void test_events(void)
         UsageWatch *w;
         int fd;
 
-        manager_harness_init(&h);
-        h.config.nvml = false;
-        h.config.drm_major = 1;
-        h.config.accel_major = 4095;
-        h.config.usage_min_interval_usec = 10000;
-        h.config.usage_rescan_interval_usec = 0;
+        events_harness_init(&h);
         dri = g_build_filename(h.dev, "dri", NULL);
         node = g_build_filename(dri, "renderD128", NULL);
         g_assert_cmpint(g_mkdir_with_parents(dri, 0755), ==, 0);
         g_assert_true(g_file_set_contents(node, "", 0, NULL));
         manager_harness_start(&h);
         proc_fixture_add(h.proc, &(ProcFixtureProcess){ .pid = 100, .uid = 1000, .exe = "/usr/bin/a", .fds = fds });
-        add_fdinfo(&h);
+        add_fdinfo_of(&h, events_script);
         manager_process_exec(h.manager, 100);
 
         g_assert_cmpint(manager_usage_watch(h.manager, 0, 20000, -1, &w), ==, 0);
@@ -212,7 +219,7 @@ static void test_events(void)
 
         /* No event: not seen. */
         proc_fixture_add(h.proc, &(ProcFixtureProcess){ .pid = 101, .uid = 1000, .exe = "/usr/bin/b", .fds = fds });
-        add_fdinfo(&h);
+        add_fdinfo_of(&h, events_script);
         manager_process_exec(h.manager, 101);
         manager_harness_run_for(&h, 300000);
         g_assert_false(has_client(&h, GUINT_TO_POINTER(6)));
@@ -226,13 +233,177 @@ static void test_events(void)
         /* A child of a holder execs: looked at at once, no sweep needed. */
         proc_fixture_add(h.proc,
                         &(ProcFixtureProcess){ .pid = 102, .ppid = 100, .uid = 1000, .exe = "/usr/bin/c", .fds = fds });
-        add_fdinfo(&h);
+        add_fdinfo_of(&h, events_script);
         manager_process_exec(h.manager, 102);
         g_assert_nonnull(manager_get_process(h.manager, 102));
         g_assert_true(manager_harness_run_until(&h, has_client, GUINT_TO_POINTER(7), 1000000));
 
         manager_usage_unwatch(w);
         manager_harness_done(&h);
+}
+
+static const char fork_script[] = "node renderD128 /dev/full pci 0000:03:00.0 0x1002 0x73bf amdgpu\n"
+                                  "fdinfo 100 3 keys drm-driver=amdgpu drm-client-id=5\n"
+                                  "fdinfo 103 3 keys drm-driver=amdgpu drm-client-id=5\n"
+                                  "fdinfo 104 3 keys drm-driver=amdgpu drm-client-id=5\n"
+                                  "fdinfo 105 3 keys drm-driver=amdgpu drm-client-id=5\n";
+
+/* The processes that hold client 5 in the snapshot (0-terminated, at most 7). */
+static size_t holders_of_5(ManagerHarness *h, pid_t ret[8])
+{
+        const UsageSnapshot *s = manager_usage_snapshot(h->manager);
+        size_t n = 0;
+
+        g_assert_cmpint(manager_usage_sample(h->manager), ==, 0);
+        for (size_t i = 0; i < s->n_clients; i++)
+                if (s->clients[i].id == 5)
+                        for (size_t j = 0; j < s->clients[i].n_holders && n < 7; j++)
+                                ret[n++] = s->clients[i].holders[j].pid;
+        ret[n] = 0;
+        return n;
+}
+
+/* FORK of a known holder: the child (which shares the parent's fds) is looked at at once, without a
+ * sweep, even when the parent exits in the same batch of events; a fork by any other process reads
+ * nothing. FORK events are asked of the connector only while sampling runs. */
+static void test_fork(void)
+{
+        static const char *const fds[] = { "/etc/hostname", "/etc/hostname", "/etc/hostname", "/dev/full", NULL };
+        const unsigned fork_bit = 1u << PROC_EVENT_TYPE_FORK;
+        ManagerHarness h;
+        UsageWatch *w;
+        pid_t holders[8];
+
+        events_harness_init(&h);
+        manager_harness_start(&h);
+        proc_fixture_add(h.proc, &(ProcFixtureProcess){ .pid = 100, .uid = 1000, .exe = "/usr/bin/a", .fds = fds });
+        proc_fixture_add(h.proc, &(ProcFixtureProcess){ .pid = 101, .uid = 1000, .exe = "/usr/bin/b" });
+        add_fdinfo_of(&h, fork_script);
+        manager_process_exec(h.manager, 100);
+        manager_process_exec(h.manager, 101);
+
+        /* Nobody watches: FORK stays out of the connector's filter. */
+        g_assert_cmpuint(manager_usage_proc_event_types(h.manager), ==, 0);
+        g_assert_cmpint(manager_usage_watch(h.manager, 0, 20000, -1, &w), ==, 0);
+        g_assert_cmpuint(manager_usage_proc_event_types(h.manager), ==, fork_bit);
+        g_assert_cmpuint(holders_of_5(&h, holders), ==, 1);
+        g_assert_cmpint(holders[0], ==, 100);
+
+        /* The holder forks 103: a holder at once. A fork of 104 by 101, which holds nothing: not looked
+         * at, although 104 has the fds (the sweeps would find it). */
+        proc_fixture_add(h.proc,
+                        &(ProcFixtureProcess){ .pid = 103, .ppid = 100, .uid = 1000, .exe = "/usr/bin/a", .fds = fds });
+        proc_fixture_add(h.proc,
+                        &(ProcFixtureProcess){ .pid = 104, .ppid = 101, .uid = 1000, .exe = "/usr/bin/b", .fds = fds });
+        add_fdinfo_of(&h, fork_script);
+        {
+                const ProcEvent forks[] = {
+                        { PROC_EVENT_TYPE_FORK, 103, 1, .parent = 100 },
+                        { PROC_EVENT_TYPE_FORK, 104, 2, .parent = 101 },
+                };
+                g_assert_cmpint(manager_process_events(h.manager, forks, ELEMENTSOF(forks)), ==, 0);
+        }
+        g_assert_cmpuint(holders_of_5(&h, holders), ==, 2);
+        g_assert_cmpint(holders[0], ==, 100);
+        g_assert_cmpint(holders[1], ==, 103);
+
+        /* A launcher that forks and exits within one batch: its child is found all the same. */
+        proc_fixture_add(h.proc,
+                        &(ProcFixtureProcess){ .pid = 105, .ppid = 1, .uid = 1000, .exe = "/usr/bin/a", .fds = fds });
+        add_fdinfo_of(&h, fork_script);
+        proc_fixture_remove(h.proc, 100);
+        {
+                const ProcEvent events[] = {
+                        { PROC_EVENT_TYPE_FORK, 105, 3, .parent = 100 },
+                        { PROC_EVENT_TYPE_EXIT, 100, 4 },
+                };
+                g_assert_cmpint(manager_process_events(h.manager, events, ELEMENTSOF(events)), ==, 0);
+        }
+        g_assert_cmpuint(holders_of_5(&h, holders), ==, 2);
+        g_assert_cmpint(holders[0], ==, 103);
+        g_assert_cmpint(holders[1], ==, 105);
+
+        /* Sampling stops: FORK leaves the filter again. */
+        manager_usage_unwatch(w);
+        g_assert_cmpuint(manager_usage_proc_event_types(h.manager), ==, 0);
+        manager_harness_done(&h);
+}
+
+/* Two Mali GPUs (DRM major 1: /dev/full and /dev/zero are their nodes), one with profiling off, one on. */
+static const char mali_script[] = "node renderD128 /dev/full platform fde60000.gpu panfrost\n"
+                                  "node renderD129 /dev/zero platform fb000000.gpu panthor\n"
+                                  "fdinfo 100 3 keys drm-driver=panfrost drm-client-id=5\n"
+                                  "fdinfo 100 4 keys drm-driver=panthor drm-client-id=6\n";
+
+static char *profiling_of(ManagerHarness *h, const char *device)
+{
+        g_autofree char *path = g_build_filename(h->sys, "devices/platform", device, "profiling", NULL);
+        char *text = NULL;
+
+        g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+        return text;
+}
+
+static void set_profiling(ManagerHarness *h, const char *device, const char *value)
+{
+        g_autofree char *path = g_build_filename(h->sys, "devices/platform", device, "profiling", NULL);
+
+        g_assert_true(g_file_set_contents(path, value, -1, NULL));
+}
+
+/* panfrost/panthor "profiling": never touched unless DriverProfiling=yes; then 1 while sampling runs,
+ * and what it was once nobody watches (a device already at 1 stays so). */
+static void profiling(bool configured)
+{
+        static const char *const fds[] = { "/etc/hostname", "/etc/hostname", "/etc/hostname", "/dev/full", "/dev/zero",
+                NULL };
+        g_autofree char *error = NULL, *panfrost = NULL, *panthor = NULL;
+        ManagerHarness h;
+        UsageWatch *w;
+
+        events_harness_init(&h);
+        h.config.drm_profiling = configured;
+        manager_harness_start(&h);
+        proc_fixture_add(h.proc, &(ProcFixtureProcess){ .pid = 100, .uid = 1000, .exe = "/usr/bin/a", .fds = fds });
+        g_assert_cmpint(usage_fixture_apply(mali_script, proc_fixture_path(h.proc), h.sys, "/", 0, &error), ==, 0);
+        set_profiling(&h, "fde60000.gpu", "0\n");
+        set_profiling(&h, "fb000000.gpu", "1\n");
+        manager_process_exec(h.manager, 100);
+
+        /* Nobody watches: nothing is read or written. */
+        g_assert_cmpint(manager_usage_sample(h.manager), ==, 0);
+        panfrost = profiling_of(&h, "fde60000.gpu");
+        g_assert_cmpstr(panfrost, ==, "0\n");
+        g_clear_pointer(&panfrost, g_free);
+
+        g_assert_cmpint(manager_usage_watch(h.manager, 0, 20000, -1, &w), ==, 0);
+        g_assert_cmpint(manager_usage_sample(h.manager), ==, 0);
+        g_assert_cmpint(manager_usage_sample(h.manager), ==, 0);
+        g_assert_cmpuint(manager_usage_snapshot(h.manager)->n_devices, ==, 2);
+        panfrost = profiling_of(&h, "fde60000.gpu");
+        panthor = profiling_of(&h, "fb000000.gpu");
+        g_assert_cmpstr(panfrost, ==, configured ? "1\n" : "0\n");
+        g_assert_cmpstr(panthor, ==, "1\n");
+        g_clear_pointer(&panfrost, g_free);
+        g_clear_pointer(&panthor, g_free);
+
+        /* Nobody watches any more: back to what it was. */
+        manager_usage_unwatch(w);
+        panfrost = profiling_of(&h, "fde60000.gpu");
+        panthor = profiling_of(&h, "fb000000.gpu");
+        g_assert_cmpstr(panfrost, ==, "0\n");
+        g_assert_cmpstr(panthor, ==, "1\n");
+        manager_harness_done(&h);
+}
+
+static void test_profiling_default(void)
+{
+        profiling(false);
+}
+
+static void test_profiling_configured(void)
+{
+        profiling(true);
 }
 
 int main(int argc, char *argv[])
@@ -242,5 +413,8 @@ int main(int argc, char *argv[])
         g_test_add_func("/manager-usage/watch-hangup", test_watch_hangup);
         g_test_add_func("/manager-usage/snapshot", test_snapshot);
         g_test_add_func("/manager-usage/events", test_events);
+        g_test_add_func("/manager-usage/fork", test_fork);
+        g_test_add_func("/manager-usage/profiling-default", test_profiling_default);
+        g_test_add_func("/manager-usage/profiling-configured", test_profiling_configured);
         return g_test_run();
 }

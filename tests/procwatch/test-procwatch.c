@@ -227,6 +227,13 @@ static size_t put_event(uint8_t *buf, unsigned what, pid_t pid, pid_t tgid, size
                 ev.event_data.exit.process_pid = pid;
                 ev.event_data.exit.process_tgid = tgid;
                 break;
+        case PROC_EVENT_FORK:
+                /* Forked by 42 (its thread 43). */
+                ev.event_data.fork.parent_pid = 43;
+                ev.event_data.fork.parent_tgid = 42;
+                ev.event_data.fork.child_pid = pid;
+                ev.event_data.fork.child_tgid = tgid;
+                break;
         default:
                 break;
         }
@@ -250,12 +257,19 @@ static void test_connector_parse(void)
         len += put_event(buf + len, PROC_EVENT_COMM, 101, 100, sizeof(struct proc_event)); /* a thread: ignored */
         len += put_event(buf + len, PROC_EVENT_COMM, 100, 100, sizeof(struct proc_event));
         len += put_event(buf + len, PROC_EVENT_EXIT, 102, 100, sizeof(struct proc_event)); /* a thread: ignored */
-        len += put_event(buf + len, PROC_EVENT_FORK, 103, 103, sizeof(struct proc_event)); /* not used */
+        len += put_event(buf + len, PROC_EVENT_FORK, 104, 103, sizeof(struct proc_event)); /* a thread: ignored */
         len += put_event(buf + len, PROC_EVENT_EXIT, 100, 100, sizeof(struct proc_event));
         len += put_event(buf + len, PROC_EVENT_EXEC, 200, 200, 8); /* truncated event: ignored */
+        len += put_event(buf + len, PROC_EVENT_FORK, 103, 103, sizeof(struct proc_event));
+        len += put_event(buf + len, PROC_EVENT_FORK, 105, 105, 16); /* truncated event: ignored */
 
         n = proc_connector_parse(buf, len, ev, ELEMENTSOF(ev));
-        g_assert_cmpint(n, ==, 3);
+        g_assert_cmpint(n, ==, 4);
+        /* A new process, with the process that forked it. */
+        g_assert_cmpint(ev[3].type, ==, PROC_EVENT_TYPE_FORK);
+        g_assert_cmpint(ev[3].pid, ==, 103);
+        g_assert_cmpint(ev[3].parent, ==, 42);
+        g_assert_cmpint(ev[0].parent, ==, 0);
         g_assert_cmpint(ev[0].type, ==, PROC_EVENT_TYPE_EXEC);
         g_assert_cmpint(ev[0].pid, ==, 100);
         g_assert_cmpuint(ev[0].timestamp_ns, ==, 1000100); /* when it happened: execs are read by age */
@@ -450,7 +464,8 @@ static unsigned receive_filtered(int fd, unsigned types, pid_t pid, uint32_t *re
 
                 /* Its exit is its last event: everything of it has been looked at then. (Waiting for a
                  * quiet spell alone never ends on a machine that keeps starting processes.) */
-                if (seen == (PROC_EVENT_EXEC | PROC_EVENT_EXIT) || poll(&pfd, 1, 300) <= 0)
+                if ((seen & (PROC_EVENT_EXEC | PROC_EVENT_EXIT)) == (PROC_EVENT_EXEC | PROC_EVENT_EXIT) ||
+                                poll(&pfd, 1, 300) <= 0)
                         break;
                 len = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
                 g_assert_cmpint(len, >=, (ssize_t) (NLMSG_HDRLEN + sizeof(struct cn_msg) + 16));
@@ -475,6 +490,15 @@ static unsigned receive_filtered(int fd, unsigned types, pid_t pid, uint32_t *re
                         g_assert_true(types & (1u << PROC_EVENT_TYPE_COMM));
                         g_assert_cmpint(ev.event_data.comm.process_pid, ==, ev.event_data.comm.process_tgid);
                         break;
+                case PROC_EVENT_FORK:
+                        g_assert_true(types & (1u << PROC_EVENT_TYPE_FORK));
+                        /* New threads never get through. */
+                        g_assert_cmpint(ev.event_data.fork.child_pid, ==, ev.event_data.fork.child_tgid);
+                        if (ev.event_data.fork.child_tgid == pid) {
+                                g_assert_cmpint(ev.event_data.fork.parent_tgid, ==, getpid());
+                                seen |= PROC_EVENT_FORK;
+                        }
+                        break;
                 default:
                         g_error("event 0x%x got through a filter for 0x%x", (unsigned) ev.what, types);
                 }
@@ -483,12 +507,11 @@ static unsigned receive_filtered(int fd, unsigned types, pid_t pid, uint32_t *re
         return n;
 }
 
-/* The socket filter on a real proc-connector socket: a child that starts and ends a thread, renames a
- * thread, then execs /bin/true. With EXEC and EXIT passed, its FORK, the thread's exit and the comm
- * changes never arrive; its exec and exit do. */
-static void test_connector_filter(void)
+/* The socket filter on a real proc-connector socket (set twice: types replaces first_types): a child
+ * that starts and ends a thread, renames a thread, then execs /bin/true. Its events that arrive are
+ * expected; any event types should have dropped fails the test. */
+static void connector_filter(unsigned first_types, unsigned types, uint32_t expected)
 {
-        const unsigned types = (1u << PROC_EVENT_TYPE_EXEC) | (1u << PROC_EVENT_TYPE_EXIT);
         _cleanup_close_ int fd = -EBADF;
         uint32_t seen;
         pid_t pid;
@@ -504,6 +527,8 @@ static void test_connector_filter(void)
                 return;
         }
         g_assert_cmpint(r, ==, 0);
+        /* A second filter replaces the first. */
+        g_assert_cmpint(proc_connector_set_filter(fd, first_types), ==, 0);
         g_assert_cmpint(proc_connector_set_filter(fd, types), ==, 0);
         /* What was queued before the filter (the subscription's answer, anything else that happened)
          * went through unfiltered. */
@@ -524,7 +549,23 @@ static void test_connector_filter(void)
         g_assert_cmpint(waitpid(pid, NULL, 0), ==, pid);
 
         g_assert_cmpuint(receive_filtered(fd, types, pid, &seen), >, 0);
-        g_assert_cmpuint(seen, ==, PROC_EVENT_EXEC | PROC_EVENT_EXIT);
+        g_assert_cmpuint(seen, ==, expected);
+}
+
+/* With EXEC and EXIT passed (after a filter that passed FORK), its FORK, the thread's exit and the comm
+ * changes never arrive; its exec and exit do. */
+static void test_connector_filter(void)
+{
+        connector_filter(1u << PROC_EVENT_TYPE_FORK, (1u << PROC_EVENT_TYPE_EXEC) | (1u << PROC_EVENT_TYPE_EXIT),
+                        PROC_EVENT_EXEC | PROC_EVENT_EXIT);
+}
+
+/* With FORK passed as well (GPU usage follows holders' children): the child's FORK arrives, with this
+ * process as its parent; no new thread's (its own, or any on the machine) does. */
+static void test_connector_filter_fork(void)
+{
+        connector_filter(0, (1u << PROC_EVENT_TYPE_EXEC) | (1u << PROC_EVENT_TYPE_EXIT) | (1u << PROC_EVENT_TYPE_FORK),
+                        PROC_EVENT_FORK | PROC_EVENT_EXEC | PROC_EVENT_EXIT);
 }
 
 /* Several datagrams per receive call, each parsed. */
@@ -568,6 +609,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/procwatch/facts-staged", test_facts_staged);
         g_test_add_func("/procwatch/stat-comm", test_stat_comm);
         g_test_add_func("/procwatch/connector-filter", test_connector_filter);
+        g_test_add_func("/procwatch/connector-filter-fork", test_connector_filter_fork);
         g_test_add_func("/procwatch/connector-receive-batch", test_connector_receive_batch);
         return g_test_run();
 }
