@@ -359,7 +359,8 @@ def result_to_json(result: NvRules.RuleResult) -> dict[str, Any]:
             "type": MESSAGE_TYPE_LABELS[NvRules.MsgType(m.type)],
             "text": m.message,
         } for m in result.source_markers],
-        "charts": [c.file_name for c in result.charts],
+        "charts": [{"file_name": c.file_name, "path": c.path,
+                    "body": c.body} for c in result.charts],
         "proposed_rules": list(result.proposed_rules),
     }
 
