@@ -267,6 +267,31 @@ class CommandLineTest(unittest.TestCase):
                       "Speedup: 11.61%\n", text.stdout)
         self.assertNotIn("@url:", text.stdout)
 
+    def test_missing_nvanalysis_is_a_named_load_error(self) -> None:
+        # NVIDIA's nvanalysis module is neither shipped with ncu's rules
+        # nor documented: the template importing it fails to load, and the
+        # runner says which module is missing (exit status 1).
+        report = os.path.join(REPORTS, "armleth_report_ncu2024.2.1.ncu-rep")
+        templates = os.path.join(RULES, "RuleTemplates")
+        charts = os.path.join(CORPUS, "sections", "ncu-2024.1.1",
+                              "RuleTemplates")
+        done = self.run_cli(report, "--rules-dir", templates, "--rules-dir",
+                            charts, "--all-sections", "--json", "short")
+        self.assertEqual(done.returncode, 1, done.stderr)
+        out = json.loads(done.stdout)
+        self.assertEqual(out["load_errors"], [{
+            "path": os.path.join(os.path.abspath(templates),
+                                 "KernelInstanceBoundsAnalysis.py"),
+            "error": "ModuleNotFoundError: No module named 'nvanalysis'"}])
+        [action] = out["actions"]
+        self.assertEqual([r["error"] for r in action["results"]],
+                         [None] * 4)
+        text = self.run_cli(report, "--rules-dir", templates, "--rules-dir",
+                            charts, "--all-sections")
+        self.assertEqual(text.returncode, 1)
+        self.assertIn("KernelInstanceBoundsAnalysis.py: ModuleNotFoundError: "
+                      "No module named 'nvanalysis'\n", text.stdout)
+
     def test_bad_report(self) -> None:
         done = self.run_cli(os.path.join(CORPUS, "rules", "SOURCES.md"),
                             "--rules-dir", RULES)
