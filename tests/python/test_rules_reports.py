@@ -258,6 +258,14 @@ class CommandLineTest(unittest.TestCase):
         self.assertEqual([(c["file_name"], list(c["body"]))
                           for c in result["charts"]],
                          [("UncoalescedAccess.chart", ["SourceMetricTable"])])
+        text = self.run_cli(
+            os.path.join(REPORTS,
+                         "nvidia_example_sobelFloat_ncu2023.3.0.ncu-rep"),
+            "--rules-dir", RULES, "--rule", "UncoalescedGlobalAccess")
+        self.assertEqual(text.returncode, 0, text.stderr)
+        self.assertIn("\n    chart UncoalescedAccess.chart: SourceMetricTable "
+                      "'L2 Theoretical Sectors Global Excessive'\n",
+                      text.stdout)
         self.assertEqual(first["speedup"],
                          {"type": "global", "value": 11.607055023609657})
         text = self.run_cli(report, "--rules-dir", RULES)
