@@ -227,6 +227,22 @@ class FrontendTest(unittest.TestCase):
                     str(raised.exception))
             self.assertEqual(result.charts, [])
 
+    def test_charts_are_bounded(self) -> None:
+        from nvprofiled import _ncu_report
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "big.chart")
+            with open(path, "wb") as f:
+                f.write(b"Table { Columns: 1 }\n")
+                f.truncate(_ncu_report.CHART_MAX_SIZE + 4096)
+            fe, result = frontend(dirs=[folder])
+            # Only one byte past the limit is read, whatever the file's size.
+            want = (f"{path}:1:1: Input of 16777217 bytes exceeds the limit "
+                    "of 16777216.")
+            with self.assertRaises(ValueError) as raised:
+                fe.load_chart_from_file("big.chart")
+            self.assertEqual(str(raised.exception), want)
+            self.assertEqual(result.charts, [])
+
     def test_tables(self) -> None:
         fe, result = frontend()
         mid = fe.message("m")

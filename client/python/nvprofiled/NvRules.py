@@ -84,7 +84,8 @@ def read_chart(path: str) -> dict[str, Any]:
     by the project's text-format reader, as ncu reads it."""
     from nvprofiled import _ncu_report
     with open(path, "rb") as f:
-        text = f.read()
+        # One byte past the reader's limit is enough for it to refuse.
+        text = f.read(_ncu_report.CHART_MAX_SIZE + 1)
     body: dict[str, Any] = json.loads(_ncu_report.parse_chart(text, path))
     return body
 

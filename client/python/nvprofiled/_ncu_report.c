@@ -1011,7 +1011,8 @@ PyMODINIT_FUNC PyInit__ncu_report(void)
                 return NULL;
         if (PyModule_AddObjectRef(m, "Report", (PyObject *) &ReportType) < 0 ||
                         PyModule_AddObjectRef(m, "Action", (PyObject *) &ActionType) < 0 ||
-                        PyModule_AddObjectRef(m, "Metric", (PyObject *) &MetricType_) < 0) {
+                        PyModule_AddObjectRef(m, "Metric", (PyObject *) &MetricType_) < 0 ||
+                        PyModule_AddIntConstant(m, "CHART_MAX_SIZE", TEXTFORMAT_MAX_INPUT) < 0) {
                 Py_DECREF(m);
                 return NULL;
         }
