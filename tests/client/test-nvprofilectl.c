@@ -15,37 +15,15 @@
 #include "private-bus.h"
 #include "test-util.h"
 
-/* Reads what was written to fd since offset 0. */
-static char *read_back(int fd)
-{
-        GString *s = g_string_new(NULL);
-        char buf[4096];
-        ssize_t n;
-
-        g_assert_cmpint(lseek(fd, 0, SEEK_SET), ==, 0);
-        while ((n = read(fd, buf, sizeof(buf))) > 0)
-                g_string_append_len(s, buf, n);
-        g_assert_cmpint(n, ==, 0);
-        return g_string_free(s, FALSE);
-}
-
-static int temp_fd(void)
-{
-        g_autofree char *dir = test_mkdtemp();
-        g_autofree char *path = g_build_filename(dir, "capture", NULL);
-        int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-
-        g_assert_cmpint(fd, >=, 0);
-        return fd;
-}
-
 /* Runs nvprofilectl's command line in this process with stdout and stderr captured (stdout is the TAP
  * stream). Returns the exit status. */
 static int run_ctl(char **ret_out, char **ret_err, const char *first, ...)
 {
         g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func(g_free);
-        int out = temp_fd(), err = temp_fd(), saved_out, saved_err, status;
+        g_autofree char *err = NULL;
+        TestCapture capture;
         va_list ap;
+        int status;
 
         g_ptr_array_add(args, g_strdup("nvprofilectl"));
         va_start(ap, first);
@@ -54,37 +32,18 @@ static int run_ctl(char **ret_out, char **ret_err, const char *first, ...)
         va_end(ap);
         g_ptr_array_add(args, NULL);
 
-        fflush(stdout);
-        fflush(stderr);
-        saved_out = dup(STDOUT_FILENO);
-        saved_err = dup(STDERR_FILENO);
-        g_assert_cmpint(dup2(out, STDOUT_FILENO), ==, STDOUT_FILENO);
-        g_assert_cmpint(dup2(err, STDERR_FILENO), ==, STDERR_FILENO);
-
+        test_capture_begin(&capture);
         /* parse_argv() permutes the array, not the strings: args keeps them all to free. */
         {
                 g_autofree char **argv = g_memdup2(args->pdata, sizeof(char *) * args->len);
                 status = client_run((int) args->len - 1, argv);
         }
+        test_capture_end(&capture, ret_out, &err);
 
-        fflush(stdout);
-        fflush(stderr);
-        g_assert_cmpint(dup2(saved_out, STDOUT_FILENO), ==, STDOUT_FILENO);
-        g_assert_cmpint(dup2(saved_err, STDERR_FILENO), ==, STDERR_FILENO);
-        close(saved_out);
-        close(saved_err);
-
-        if (ret_out)
-                *ret_out = read_back(out);
+        if (*err)
+                g_test_message("stderr: %s", err);
         if (ret_err)
-                *ret_err = read_back(err);
-        {
-                g_autofree char *e = read_back(err);
-                if (*e)
-                        g_test_message("stderr: %s", e);
-        }
-        close(out);
-        close(err);
+                *ret_err = g_steal_pointer(&err);
         return status;
 }
 
@@ -144,7 +103,7 @@ static void test_json_bare(void)
 
         /* stdout a file: short. */
         {
-                int fd = temp_fd();
+                int fd = test_temp_fd();
 
                 fflush(stdout);
                 saved = dup(STDOUT_FILENO);

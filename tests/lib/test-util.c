@@ -192,3 +192,57 @@ int64_t test_setting_int(const RcResolution *r, const char *key)
         g_assert_cmpint(s->setting->value.type, ==, RC_VALUE_INTEGER);
         return s->setting->value.integer;
 }
+
+int test_temp_fd(void)
+{
+        g_autofree char *dir = test_mkdtemp();
+        g_autofree char *path = g_build_filename(dir, "capture", NULL);
+        int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+        g_assert_cmpint(fd, >=, 0);
+        return fd;
+}
+
+char *test_read_back(int fd)
+{
+        GString *s = g_string_new(NULL);
+        char buf[4096];
+        ssize_t n;
+
+        g_assert_cmpint(lseek(fd, 0, SEEK_SET), ==, 0);
+        while ((n = read(fd, buf, sizeof(buf))) > 0)
+                g_string_append_len(s, buf, n);
+        g_assert_cmpint(n, ==, 0);
+        return g_string_free(s, FALSE);
+}
+
+void test_capture_begin(TestCapture *c)
+{
+        c->out = test_temp_fd();
+        c->err = test_temp_fd();
+        fflush(stdout);
+        fflush(stderr);
+        c->saved_out = dup(STDOUT_FILENO);
+        c->saved_err = dup(STDERR_FILENO);
+        g_assert_cmpint(c->saved_out, >=, 0);
+        g_assert_cmpint(c->saved_err, >=, 0);
+        g_assert_cmpint(dup2(c->out, STDOUT_FILENO), ==, STDOUT_FILENO);
+        g_assert_cmpint(dup2(c->err, STDERR_FILENO), ==, STDERR_FILENO);
+}
+
+void test_capture_end(TestCapture *c, char **ret_out, char **ret_err)
+{
+        fflush(stdout);
+        fflush(stderr);
+        g_assert_cmpint(dup2(c->saved_out, STDOUT_FILENO), ==, STDOUT_FILENO);
+        g_assert_cmpint(dup2(c->saved_err, STDERR_FILENO), ==, STDERR_FILENO);
+        close(c->saved_out);
+        close(c->saved_err);
+        if (ret_out)
+                *ret_out = test_read_back(c->out);
+        if (ret_err)
+                *ret_err = test_read_back(c->err);
+        close(c->out);
+        close(c->err);
+        *c = (TestCapture){ .out = -1, .err = -1, .saved_out = -1, .saved_err = -1 };
+}

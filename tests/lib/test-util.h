@@ -54,3 +54,19 @@ RcResolution *test_resolve(RcConfig *c, const char *exe, const char *comm, const
 /* The effective setting for key, or NULL. */
 const RcEffectiveSetting *test_find_setting(const RcResolution *r, const char *key);
 int64_t test_setting_int(const RcResolution *r, const char *key);
+
+/* Standard output and error redirected to temporary files, for running a command-line entry point in
+ * the test process (whose stdout is the TAP stream). */
+typedef struct TestCapture {
+        int out, err; /* the temporary files */
+        int saved_out, saved_err; /* the original stdout and stderr */
+} TestCapture;
+
+/* An empty temporary file opened read-write (asserting success). */
+int test_temp_fd(void);
+/* Everything written to fd from offset 0. */
+char *test_read_back(int fd);
+/* Flushes stdio and points stdout and stderr at fresh temporary files. */
+void test_capture_begin(TestCapture *c);
+/* Flushes, restores stdout and stderr, and returns what was written to each (either pointer may be NULL). */
+void test_capture_end(TestCapture *c, char **ret_out, char **ret_err);

@@ -12,35 +12,14 @@
 #include "test-util.h"
 #include "verb-report-python.h"
 
-static int capture_fd(void)
-{
-        g_autofree char *dir = test_mkdtemp();
-        g_autofree char *path = g_build_filename(dir, "capture", NULL);
-        int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-
-        g_assert_cmpint(fd, >=, 0);
-        return fd;
-}
-
-static char *read_back(int fd)
-{
-        GString *s = g_string_new(NULL);
-        char buf[4096];
-        ssize_t n;
-
-        g_assert_cmpint(lseek(fd, 0, SEEK_SET), ==, 0);
-        while ((n = read(fd, buf, sizeof(buf))) > 0)
-                g_string_append_len(s, buf, n);
-        return g_string_free(s, FALSE);
-}
-
 /* Parses the command line (options and verb arguments, as nvprofilectl would after "report"), runs the
  * verb function with stdout and stderr captured, returns its exit status. */
 static int run_verb(int (*verb)(int argc, char *argv[]), char **ret_out, char **ret_err, const char *first, ...)
 {
         g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func(g_free);
-        int out = capture_fd(), err = capture_fd(), saved_out, saved_err, r;
+        TestCapture capture;
         va_list ap;
+        int r;
 
         g_ptr_array_add(args, g_strdup("nvprofilectl"));
         va_start(ap, first);
@@ -54,25 +33,10 @@ static int run_verb(int (*verb)(int argc, char *argv[]), char **ret_out, char **
         r = parse_argv((int) args->len - 1, argv);
         g_assert_cmpint(r, ==, 1);
 
-        fflush(stdout);
-        fflush(stderr);
-        saved_out = dup(STDOUT_FILENO);
-        saved_err = dup(STDERR_FILENO);
-        g_assert_cmpint(dup2(out, STDOUT_FILENO), ==, STDOUT_FILENO);
-        g_assert_cmpint(dup2(err, STDERR_FILENO), ==, STDERR_FILENO);
+        test_capture_begin(&capture);
         r = verb((int) args->len - 1 - optind, argv + optind);
-        fflush(stdout);
-        fflush(stderr);
-        g_assert_cmpint(dup2(saved_out, STDOUT_FILENO), ==, STDOUT_FILENO);
-        g_assert_cmpint(dup2(saved_err, STDERR_FILENO), ==, STDERR_FILENO);
-        close(saved_out);
-        close(saved_err);
+        test_capture_end(&capture, ret_out, ret_err);
         client_options_done(&arg);
-
-        *ret_out = read_back(out);
-        *ret_err = read_back(err);
-        close(out);
-        close(err);
         return r;
 }
 

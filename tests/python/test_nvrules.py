@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import os
 import pathlib
+import re
 import sys
 import tempfile
 import textwrap
@@ -180,13 +181,67 @@ class FrontendTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as first, \
                 tempfile.TemporaryDirectory() as second:
             with open(os.path.join(second, "c.chart"), "w") as f:
-                f.write("Table { }\n")
+                f.write("Table { Columns: 1 }\n")
             fe, result = frontend(dirs=[first, second])
             fe.load_chart_from_file("c.chart")
             self.assertEqual(result.charts[0].path,
                              os.path.join(second, "c.chart"))
             with self.assertRaises(FileNotFoundError):
                 fe.load_chart_from_file("missing.chart")
+            self.assertEqual(result.charts[0].body, {"Table": {"Columns": 1}})
+
+    def test_charts_are_parsed(self) -> None:
+        with tempfile.TemporaryDirectory() as folder:
+            with open(os.path.join(folder, "bar.chart"), "w") as f:
+                f.write('BarChart {\n  Label: "L"\n'
+                        '  Metrics { Name: "m" ShowInstances: true }\n}\n')
+            fe, result = frontend(dirs=[folder])
+            fe.load_chart_from_file("bar.chart")
+            self.assertEqual(result.charts[0].body, {"BarChart": {
+                "Label": "L",
+                "Metrics": [{"Name": "m", "ShowInstances": True}]}})
+
+    def test_bad_charts_name_file_line_and_column(self) -> None:
+        cases = {
+            "field.chart": ("Table {\n  Rows: 2\n  Nope: 1\n}\n",
+                            ":3:3: Message type "
+                            "\"NV.Profiler.ProfilerSectionTable\" has no "
+                            "field named \"Nope\"."),
+            "two.chart": ("Table { Columns: 1 }\nBarChart { }\n",
+                          ":1:1: A chart file holds exactly one body item; "
+                          "this one holds 2."),
+            "empty.chart": ("", ":1:1: A chart file holds exactly one body "
+                            "item; this one holds 0."),
+            "syntax.chart": ("Table {\n", ":2:1: "),
+        }
+        with tempfile.TemporaryDirectory() as folder:
+            for name, (text, _) in cases.items():
+                with open(os.path.join(folder, name), "w") as f:
+                    f.write(text)
+            fe, result = frontend(dirs=[folder])
+            for name, (_, error) in cases.items():
+                with self.assertRaises(ValueError) as raised:
+                    fe.load_chart_from_file(name)
+                self.assertTrue(str(raised.exception).startswith(
+                    os.path.join(folder, name) + error),
+                    str(raised.exception))
+            self.assertEqual(result.charts, [])
+
+    def test_charts_are_bounded(self) -> None:
+        from nvprofiled import _ncu_report
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "big.chart")
+            with open(path, "wb") as f:
+                f.write(b"Table { Columns: 1 }\n")
+                f.truncate(_ncu_report.CHART_MAX_SIZE + 4096)
+            fe, result = frontend(dirs=[folder])
+            # Only one byte past the limit is read, whatever the file's size.
+            want = (f"{path}:1:1: Input of 16777217 bytes exceeds the limit "
+                    "of 16777216.")
+            with self.assertRaises(ValueError) as raised:
+                fe.load_chart_from_file("big.chart")
+            self.assertEqual(str(raised.exception), want)
+            self.assertEqual(result.charts, [])
 
     def test_tables(self) -> None:
         fe, result = frontend()
@@ -354,6 +409,19 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(by_id["GiveUp"].error, "gave up")
         self.assertEqual(by_id["Missing"].error,
                          "KeyError: \"no metric named 'nope'\"")
+
+    def test_bad_chart_is_the_rules_error_result(self) -> None:
+        with open(os.path.join(self.dir, "bad.chart"), "w") as f:
+            f.write("SourceMetricTable {\n  Label: 3 4\n}\n")
+        write_rule(self.dir, "charts.py", "Charts",
+                   "fe.message('m')\nfe.load_chart_from_file('bad.chart')")
+        loaded, _ = rules.load_rules([self.dir])
+        [result], _ = rules.apply_rules(loaded, SmallAction(), None,
+                                        [self.dir])
+        self.assertRegex(result.error, "^ValueError: " + re.escape(
+            os.path.join(self.dir, "bad.chart")) + r":2:\d+: ")
+        self.assertEqual(result.messages[1].type, NvRules.MsgType.ERROR)
+        self.assertEqual(rules.result_to_json(result)["charts"], [])
 
     def test_load_errors(self) -> None:
         with open(os.path.join(self.dir, "broken.py"), "w") as f:

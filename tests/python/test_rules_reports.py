@@ -104,6 +104,46 @@ class StoredRuleResultsTest(unittest.TestCase):
         self.check_2023("nvidia_example_sobelFloat_ncu2023.3.0.ncu-rep")
 
 
+class CorpusChartsTest(unittest.TestCase):
+    def test_uncoalesced_global_access_chart_on_a_report(self) -> None:
+        ctx = ncu_report.load_report(os.path.join(
+            REPORTS, "nvidia_example_addConstDouble3_ncu2023.3.0.ncu-rep"))
+        actions, _ = rules.run_report(ctx, [RULES],
+                                      ["UncoalescedGlobalAccess"])
+        [entry] = actions
+        [result] = entry.results
+        self.assertIsNone(result.error)
+        self.assertEqual(rules.result_to_json(result)["charts"], [{
+            "file_name": "UncoalescedAccess.chart",
+            "path": os.path.abspath(os.path.join(RULES,
+                                                 "UncoalescedAccess.chart")),
+            "body": {"SourceMetricTable": {
+                "Label": "L2 Theoretical Sectors Global Excessive",
+                "Metrics": [{"Name": "derived__memory_l2_theoretical_"
+                                     "sectors_global_excessive"}]}}}])
+
+    def test_both_corpus_charts_next_to_their_rules(self) -> None:
+        # No corpus report makes UncoalescedSharedAccess load its chart:
+        # load both as the rules do, from the rules' folder.
+        want = {"UncoalescedAccess.chart": (
+                    "L2 Theoretical Sectors Global Excessive",
+                    "derived__memory_l2_theoretical_sectors_global_"
+                    "excessive"),
+                "UncoalescedSharedAccess.chart": (
+                    "L1 Wavefronts Shared Excessive",
+                    "derived__memory_l1_wavefronts_shared_excessive")}
+        for folder in (RULES, os.path.join(CORPUS, "sections",
+                                           "ncu-2025.3.1")):
+            result = NvRules.RuleResult("R")
+            fe = NvRules.IFrontend(result, [folder], {}, ())
+            for name in want:
+                fe.load_chart_from_file(name)
+            self.assertEqual(
+                {c.file_name: (c.body["SourceMetricTable"]["Label"],
+                               c.body["SourceMetricTable"]["Metrics"][0]
+                               ["Name"]) for c in result.charts}, want)
+
+
 class PersistedFallbacksTest(unittest.TestCase):
     def test_only_the_trailing_fallbacks(self) -> None:
         found = {}
@@ -147,6 +187,15 @@ class TemplatesTest(unittest.TestCase):
                          "Kernel matrix_addition2D launch config: 3969x256")
         self.assertEqual(by_id["TemplateRuleSpeedup"].messages[0].type,
                          NvRules.MsgType.OPTIMIZATION)
+        self.assertEqual(
+            [(c.file_name, sorted(c.body)) for c in
+             by_id["TemplateRule1"].charts],
+            [("RuleTemplate_bar.chart", ["BarChart"]),
+             ("RuleTemplate_table.chart", ["Table"])])
+        self.assertEqual(
+            by_id["TemplateRule1"].charts[0].body["BarChart"]["Metrics"],
+            [{"Name": "sass__inst_executed_per_opcode", "Label": "",
+              "ShowInstances": True}])
 
 
 class NvtxInRulesTest(unittest.TestCase):
@@ -198,6 +247,25 @@ class CommandLineTest(unittest.TestCase):
                          ["CPIStall"])
         first = action["results"][0]["messages"][0]
         self.assertEqual(first["type"], "OPT")
+        self.assertEqual(action["results"][0]["charts"], [])
+        charts = self.run_cli(
+            os.path.join(REPORTS,
+                         "nvidia_example_sobelFloat_ncu2023.3.0.ncu-rep"),
+            "--rules-dir", RULES, "--json", "--rule",
+            "UncoalescedGlobalAccess")
+        self.assertEqual(charts.returncode, 0, charts.stderr)
+        [result] = json.loads(charts.stdout)["actions"][0]["results"]
+        self.assertEqual([(c["file_name"], list(c["body"]))
+                          for c in result["charts"]],
+                         [("UncoalescedAccess.chart", ["SourceMetricTable"])])
+        text = self.run_cli(
+            os.path.join(REPORTS,
+                         "nvidia_example_sobelFloat_ncu2023.3.0.ncu-rep"),
+            "--rules-dir", RULES, "--rule", "UncoalescedGlobalAccess")
+        self.assertEqual(text.returncode, 0, text.stderr)
+        self.assertIn("\n    chart UncoalescedAccess.chart: SourceMetricTable "
+                      "'L2 Theoretical Sectors Global Excessive'\n",
+                      text.stdout)
         self.assertEqual(first["speedup"],
                          {"type": "global", "value": 11.607055023609657})
         text = self.run_cli(report, "--rules-dir", RULES)
@@ -206,6 +274,31 @@ class CommandLineTest(unittest.TestCase):
                       "    OPT Long Scoreboard Stalls:  Est. Global "
                       "Speedup: 11.61%\n", text.stdout)
         self.assertNotIn("@url:", text.stdout)
+
+    def test_missing_nvanalysis_is_a_named_load_error(self) -> None:
+        # NVIDIA's nvanalysis module is neither shipped with ncu's rules
+        # nor documented: the template importing it fails to load, and the
+        # runner says which module is missing (exit status 1).
+        report = os.path.join(REPORTS, "armleth_report_ncu2024.2.1.ncu-rep")
+        templates = os.path.join(RULES, "RuleTemplates")
+        charts = os.path.join(CORPUS, "sections", "ncu-2024.1.1",
+                              "RuleTemplates")
+        done = self.run_cli(report, "--rules-dir", templates, "--rules-dir",
+                            charts, "--all-sections", "--json", "short")
+        self.assertEqual(done.returncode, 1, done.stderr)
+        out = json.loads(done.stdout)
+        self.assertEqual(out["load_errors"], [{
+            "path": os.path.join(os.path.abspath(templates),
+                                 "KernelInstanceBoundsAnalysis.py"),
+            "error": "ModuleNotFoundError: No module named 'nvanalysis'"}])
+        [action] = out["actions"]
+        self.assertEqual([r["error"] for r in action["results"]],
+                         [None] * 4)
+        text = self.run_cli(report, "--rules-dir", templates, "--rules-dir",
+                            charts, "--all-sections")
+        self.assertEqual(text.returncode, 1)
+        self.assertIn("KernelInstanceBoundsAnalysis.py: ModuleNotFoundError: "
+                      "No module named 'nvanalysis'\n", text.stdout)
 
     def test_bad_report(self) -> None:
         done = self.run_cli(os.path.join(CORPUS, "rules", "SOURCES.md"),

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import enum
 import itertools
+import json
 import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
@@ -75,6 +76,18 @@ class Table:
     header: list[str]
     columns: list[list[Any]]
     config: Optional[dict[str, Any]]
+
+
+def read_chart(path: str) -> dict[str, Any]:
+    """A .chart file (one section body item in protobuf text format) as a
+    dict keyed by the schema's field names, e.g. {"BarChart": {...}}; read
+    by the project's text-format reader, as ncu reads it."""
+    from nvprofiled import _ncu_report
+    with open(path, "rb") as f:
+        # One byte past the reader's limit is enough for it to refuse.
+        text = f.read(_ncu_report.CHART_MAX_SIZE + 1)
+    body: dict[str, Any] = json.loads(_ncu_report.parse_chart(text, path))
+    return body
 
 
 @dataclass
@@ -349,12 +362,14 @@ class IFrontend:
 
     def load_chart_from_file(self, filename: str) -> None:
         """Attach a .chart file, found next to the rule file (or in the
-        other rule folders)."""
+        other rule folders), parsed: a bad chart raises ValueError naming
+        file, line and column, which the runner reports as the rule's
+        error."""
         for folder in self._rule_dirs:
             path = os.path.join(folder, filename)
             if os.path.isfile(path):
-                body = self._chart_reader(path) if self._chart_reader else None
-                self._result.charts.append(Chart(filename, path, body))
+                reader = self._chart_reader or read_chart
+                self._result.charts.append(Chart(filename, path, reader(path)))
                 return
         raise FileNotFoundError(f"chart file {filename} not found next to "
                                 "the rule")

@@ -15,6 +15,8 @@
 #include "ProfilerSection.pb-c.h"
 #include "metric-attrs.h"
 #include "report.h"
+#include "section-file.h"
+#include "section-json.h"
 
 typedef struct {
         PyObject_HEAD NcuReport *report;
@@ -947,10 +949,47 @@ static PyObject *module_double_repr(PyObject *self, PyObject *arg)
         return PyUnicode_FromString(ncu_format_double_repr(d, buf));
 }
 
+/* parse_chart(text, name): a .chart file (one section body item in protobuf text format, as rules load with
+ * IFrontend.load_chart_from_file) read by the project's text-format reader; returns the item as JSON text
+ * with the schema's field names. ValueError "name:line:column: message" for a bad chart. */
+static PyObject *module_parse_chart(PyObject *self, PyObject *args)
+{
+        const char *text, *name;
+        Py_ssize_t len;
+        if (!PyArg_ParseTuple(args, "y#s", &text, &len, &name))
+                return NULL;
+        NV__Profiler__ProfilerSectionBodyItem *item = NULL;
+        TextFormatDiagnostics diags = { 0 };
+        int r = section_chart_parse(text, (size_t) len, NULL, &item, &diags);
+        if (r < 0) {
+                const TextFormatDiagnostic *d = textformat_diagnostics_error(&diags);
+                if (r == -ENOMEM)
+                        PyErr_NoMemory();
+                else if (d)
+                        PyErr_Format(PyExc_ValueError, "%s:%u:%u: %s", name, d->line, d->column, d->message);
+                else if (r == -EFBIG)
+                        PyErr_Format(PyExc_ValueError, "%s: larger than %u bytes", name, TEXTFORMAT_MAX_INPUT);
+                else
+                        PyErr_Format(PyExc_ValueError, "%s: %s", name, strerror(-r));
+                textformat_diagnostics_clear(&diags);
+                return NULL;
+        }
+        textformat_diagnostics_clear(&diags);
+        struct json_object *j = protobuf_message_to_json(&item->base);
+        protobuf_c_message_free_unpacked(&item->base, NULL);
+        if (!j)
+                return PyErr_NoMemory();
+        PyObject *out = new_string(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+        json_object_put(j);
+        return out;
+}
+
 static PyMethodDef module_methods[] = {
         { "load", module_load, METH_VARARGS, "load(fd, cls=Report): read a report from a file descriptor." },
         { "_register", module_register, METH_VARARGS, NULL },
         { "_double_repr", module_double_repr, METH_O, NULL },
+        { "parse_chart", module_parse_chart, METH_VARARGS,
+                        "parse_chart(text, name): a .chart file's body item as JSON text." },
         { NULL },
 };
 
@@ -972,7 +1011,8 @@ PyMODINIT_FUNC PyInit__ncu_report(void)
                 return NULL;
         if (PyModule_AddObjectRef(m, "Report", (PyObject *) &ReportType) < 0 ||
                         PyModule_AddObjectRef(m, "Action", (PyObject *) &ActionType) < 0 ||
-                        PyModule_AddObjectRef(m, "Metric", (PyObject *) &MetricType_) < 0) {
+                        PyModule_AddObjectRef(m, "Metric", (PyObject *) &MetricType_) < 0 ||
+                        PyModule_AddIntConstant(m, "CHART_MAX_SIZE", TEXTFORMAT_MAX_INPUT) < 0) {
                 Py_DECREF(m);
                 return NULL;
         }

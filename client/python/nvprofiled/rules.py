@@ -359,7 +359,8 @@ def result_to_json(result: NvRules.RuleResult) -> dict[str, Any]:
             "type": MESSAGE_TYPE_LABELS[NvRules.MsgType(m.type)],
             "text": m.message,
         } for m in result.source_markers],
-        "charts": [c.file_name for c in result.charts],
+        "charts": [{"file_name": c.file_name, "path": c.path,
+                    "body": c.body} for c in result.charts],
         "proposed_rules": list(result.proposed_rules),
     }
 
@@ -387,6 +388,19 @@ def print_results(actions: Sequence[ActionResults],
                 out.write(f"    {message['type']}{title}{tail}\n")
                 out.write(f"        "
                           f"{escape(render_markup(message['text']))}\n")
+            for chart in result.charts:
+                out.write(f"    chart {escape(chart.file_name)}: "
+                          f"{escape(describe_chart(chart.body))}\n")
+
+
+def describe_chart(body: Any) -> str:
+    """A parsed .chart in one line: its kind and label ("SourceMetricTable
+    'L2 Theoretical Sectors Global Excessive'")."""
+    if not isinstance(body, dict) or not body:
+        return "(not parsed)"
+    kind, item = next(iter(body.items()))
+    label = item.get("Label") if isinstance(item, dict) else None
+    return f"{kind} {label!r}" if label else kind
 
 
 # ---------------------------------------------------------------------------
