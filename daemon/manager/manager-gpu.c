@@ -100,6 +100,46 @@ static bool has_gpu_open(Manager *m, pid_t pid)
         return false;
 }
 
+/* Walks p's fd table if it changed since the last walk; a process found holding a GPU node is re-read
+ * (its libraries are loaded now) and announced. */
+static void check_process(Manager *m, Process *p)
+{
+        uint64_t count;
+        pid_t pid = p->id.pid;
+        int r;
+
+        /* A process whose number of open files did not change since it was last walked opened nothing
+         * new: skip its fd table (where the kernel tells the count). */
+        count = fd_count(m, pid);
+        if (count > 0 && count == p->fd_count)
+                return;
+        p->fd_count = count;
+        m->n_fd_tables_walked++;
+        if (!has_gpu_open(m, pid))
+                return;
+        p->gpu_user = true;
+        r = process_reread(p);
+        if (r == -ESRCH) {
+                process_remove(p);
+                return;
+        }
+        /* Unchanged result, but it is a GPU user now: worth an object. */
+        if (r == 0 && m->callbacks.process_changed)
+                m->callbacks.process_changed(m, p, m->userdata);
+}
+
+void manager_gpu_process_tracked(Manager *m, pid_t pid, uint64_t exec_usec)
+{
+        Process *p;
+
+        /* A sweep since the exec could not see the process while its exec waited to be read. */
+        if (m->device_sweep_usec == 0 || m->device_sweep_usec < exec_usec)
+                return;
+        p = manager_get_process(m, pid);
+        if (p && !p->gpu_user)
+                check_process(m, p);
+}
+
 static int on_device_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
         Manager *m = userdata;
@@ -118,30 +158,9 @@ static int on_device_timer(sd_event_source *s, uint64_t usec, void *userdata)
         m->n_device_sweeps++;
 
         for (size_t i = 0; i < n; i++) {
-                uint64_t count;
-                int r;
-
                 p = manager_get_process(m, pids[i]);
-                if (!p)
-                        continue;
-                /* A process whose number of open files did not change since it was last walked opened
-                 * nothing new: skip its fd table (where the kernel tells the count). */
-                count = fd_count(m, pids[i]);
-                if (count > 0 && count == p->fd_count)
-                        continue;
-                p->fd_count = count;
-                m->n_fd_tables_walked++;
-                if (!has_gpu_open(m, pids[i]))
-                        continue;
-                p->gpu_user = true;
-                r = process_reread(p);
-                if (r == -ESRCH) {
-                        process_remove(p);
-                        continue;
-                }
-                /* Unchanged result, but it is a GPU user now: worth an object. */
-                if (r == 0 && m->callbacks.process_changed)
-                        m->callbacks.process_changed(m, p, m->userdata);
+                if (p)
+                        check_process(m, p);
         }
         free(pids);
         return 0;

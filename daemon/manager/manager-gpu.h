@@ -11,3 +11,8 @@
  * for the processes that opened a node before we watched. */
 int manager_gpu_start(Manager *m);
 void manager_gpu_stop(Manager *m);
+
+/* A process whose exec waited in the exec queue (EventCoalesceSec=) is tracked only once it is read; a
+ * device sweep that ran since its exec at exec_usec (CLOCK_MONOTONIC) did not see it, so it is checked
+ * now. */
+void manager_gpu_process_tracked(Manager *m, pid_t pid, uint64_t exec_usec);

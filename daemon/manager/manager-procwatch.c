@@ -3,6 +3,7 @@
 
 #include "fd-util.h"
 #include "log.h"
+#include "manager-gpu.h"
 #include "manager-procwatch.h"
 #include "manager-usage.h"
 #include "proc-connector.h"
@@ -161,6 +162,7 @@ uint64_t manager_read_due_execs(Manager *m, ExecQueue *q, uint64_t now_usec)
                         return e->due_usec;
                 (void) intmap_remove(&q->pending, (uint64_t) e->pid);
                 (void) track(m, e->pid, true);
+                manager_gpu_process_tracked(m, e->pid, e->due_usec - m->config.event_coalesce_usec);
         }
         return UINT64_MAX;
 }

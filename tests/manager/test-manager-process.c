@@ -9,6 +9,7 @@
 
 #include "fd-util.h"
 #include "manager-harness.h"
+#include "manager-procwatch.h"
 #include "strv.h"
 #include "test-util.h"
 
@@ -537,11 +538,59 @@ static void test_gpu_open(void)
         manager_harness_done(&h);
 }
 
+/* An exec waits EventCoalesceSec before it is read. A device sweep in that time cannot see the process
+ * (it is not tracked yet), so a process that opened a GPU node then is checked when its exec is read; one
+ * whose exec came after the last sweep is left to the next sweep. */
+static void test_gpu_open_while_exec_queued(void)
+{
+        const uint64_t ms = 1000, delay = 5 * ms;
+        ManagerHarness h;
+        g_autofree char *node = NULL;
+        ExecQueue q = { 0 };
+
+        manager_harness_init(&h);
+        test_write_file(h.dev, "nvidia0", "");
+        node = g_build_filename(h.dev, "nvidia0", NULL);
+        harness_start_with_rules(&h);
+        {
+                const char *const fds[] = { "/dev/null", node, NULL };
+                proc_fixture_add(h.proc,
+                                &(ProcFixtureProcess){
+                                                .pid = 900, .uid = getuid(), .exe = "/usr/bin/true", .fds = fds });
+                proc_fixture_add(h.proc,
+                                &(ProcFixtureProcess){
+                                                .pid = 901, .uid = getuid(), .exe = "/usr/bin/true", .fds = fds });
+        }
+
+        /* Exec at 1 ms, a sweep at 3 ms, the exec read at 6 ms: checked then. */
+        {
+                const ProcEvent exec[] = { { PROC_EVENT_TYPE_EXEC, 900, 1 * ms * 1000 } };
+                g_assert_cmpint(manager_process_events_delayed(h.manager, &q, exec, 1, 2 * ms, delay), ==, 0);
+        }
+        h.manager->device_sweep_usec = 3 * ms;
+        g_assert_cmpuint(manager_read_due_execs(h.manager, &q, 6 * ms), ==, UINT64_MAX);
+        g_assert_nonnull(manager_get_process(h.manager, 900));
+        g_assert_true(manager_get_process(h.manager, 900)->gpu_user);
+
+        /* Exec at 10 ms, after the last sweep: not walked now. */
+        {
+                const ProcEvent exec[] = { { PROC_EVENT_TYPE_EXEC, 901, 10 * ms * 1000 } };
+                g_assert_cmpint(manager_process_events_delayed(h.manager, &q, exec, 1, 11 * ms, delay), ==, 0);
+        }
+        g_assert_cmpuint(manager_read_due_execs(h.manager, &q, 15 * ms), ==, UINT64_MAX);
+        g_assert_nonnull(manager_get_process(h.manager, 901));
+        g_assert_false(manager_get_process(h.manager, 901)->gpu_user);
+
+        exec_queue_done(&q);
+        manager_harness_done(&h);
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/manager/fixture/facts", test_fixture);
         g_test_add_func("/manager/process/exec", test_exec);
+        g_test_add_func("/manager/process/gpu-open-while-exec-queued", test_gpu_open_while_exec_queued);
         g_test_add_func("/manager/process/comm", test_comm);
         g_test_add_func("/manager/process/exit", test_exit);
         g_test_add_func("/manager/process/rescan", test_rescan);
