@@ -36,8 +36,11 @@ static void check_report(gconstpointer data)
                 for (size_t a = 0; a < json_object_array_length(actions); a++) {
                         json_object *metrics = json_object_object_get(json_object_array_get_idx(actions, a), "metrics");
                         g_assert_nonnull(metrics);
-                        json_object_object_foreach(metrics, metric, m)
-                        {
+                        for (struct json_object_iterator it = json_object_iter_begin(metrics),
+                                                         end = json_object_iter_end(metrics);
+                                        !json_object_iter_equal(&it, &end); json_object_iter_next(&it)) {
+                                const char *metric = json_object_iter_peek_name(&it);
+                                json_object *m = json_object_iter_peek_value(&it);
                                 const char *kind = json_object_get_string(json_object_object_get(m, "kind"));
                                 const char *unit = json_object_get_string(json_object_object_get(m, "unit"));
                                 MetricAttrs attrs;

@@ -174,8 +174,11 @@ static void check_report(
                                         assert_attrs(mname, om, em);
                                 }
                         }
-                        json_object_object_foreach(metrics, key, val)
-                        {
+                        for (struct json_object_iterator it = json_object_iter_begin(metrics),
+                                                         end = json_object_iter_end(metrics);
+                                        !json_object_iter_equal(&it, &end); json_object_iter_next(&it)) {
+                                const char *key = json_object_iter_peek_name(&it);
+                                json_object *val = json_object_iter_peek_value(&it);
                                 const NcuMetric *m = ncu_action_metric_by_name(a, key);
                                 if (!m)
                                         g_error("%s action %zu: no metric %s", name, j, key);
