@@ -157,7 +157,6 @@ static void test_load(void)
         /* nvprofilectl through the daemon gives what it reads itself. */
         {
                 g_autofree char *file = test_corpus_path(SOBEL);
-                g_autoptr(GError) e = NULL;
                 struct json_object *a, *b;
 
                 g_assert_cmpint(itest_ctl(&t, &out_daemon, "report", "json", file, NULL), ==, 0);
