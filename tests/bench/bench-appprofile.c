@@ -12,31 +12,13 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "bench-util.h"
 #include "fd-util.h"
 #include "fileio.h"
 #include "rc-config.h"
 #include "rc-resolve.h"
 
 #define BATCHES 15
-
-static uint64_t now_nsec(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-}
-
-static int compare_u64(const void *a, const void *b)
-{
-        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-        return x < y ? -1 : x > y;
-}
-
-static double median(uint64_t *v, size_t n)
-{
-        qsort_safe(v, n, sizeof(uint64_t), compare_u64);
-        return (double) v[n / 2];
-}
 
 /* What json-c alone gets: '#' comments blanked, 0x/0NN integers in decimal. Done once, not timed. */
 static char *plain_json(const char *text, size_t size)
@@ -102,21 +84,21 @@ int main(int argc, char *argv[])
                 return 1;
 
         for (unsigned b = 0; b < BATCHES; b++) {
-                uint64_t t0 = now_nsec();
+                uint64_t t0 = bench_now_ns();
                 for (unsigned i = 0; i < load_iters; i++) {
                         RcFile *f = NULL;
                         if (rc_file_parse("/usr/share/nvidia/x-rc", text, size, NULL, &f) < 0 || f->n_rules != 144)
                                 return 1;
                         rc_file_unref(f);
                 }
-                uint64_t t1 = now_nsec();
+                uint64_t t1 = bench_now_ns();
                 for (unsigned i = 0; i < load_iters; i++) {
                         struct json_object *o = json_tokener_parse(plain);
                         if (!o)
                                 return 1;
                         json_object_put(o);
                 }
-                uint64_t t2 = now_nsec();
+                uint64_t t2 = bench_now_ns();
                 t_rc[b] = (t1 - t0) / load_iters;
                 t_json[b] = (t2 - t1) / load_iters;
         }
@@ -183,19 +165,20 @@ int main(int argc, char *argv[])
                 };
 
                 for (unsigned b = 0; b < BATCHES; b++) {
-                        uint64_t t0 = now_nsec();
+                        uint64_t t0 = bench_now_ns();
                         for (unsigned i = 0; i < resolve_iters; i++) {
                                 RcResolution *res = NULL;
                                 if (rc_resolve(config, &facts[i % ELEMENTSOF(facts)], &res) < 0)
                                         return 1;
                                 rc_resolution_free(res);
                         }
-                        t_resolve[b] = (now_nsec() - t0) / resolve_iters;
+                        t_resolve[b] = (bench_now_ns() - t0) / resolve_iters;
                 }
         }
 
         {
-                double rc = median(t_rc, BATCHES), js = median(t_json, BATCHES), res = median(t_resolve, BATCHES);
+                double rc = (double) bench_median_u64(t_rc, BATCHES), js = (double) bench_median_u64(t_json, BATCHES),
+                       res = (double) bench_median_u64(t_resolve, BATCHES);
 
                 printf("rc file: %s (%zu bytes, %zu rules, %zu profiles)\n", path, size, file->n_rules,
                                 file->n_profiles);

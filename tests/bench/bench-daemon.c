@@ -230,12 +230,6 @@ static void stop_world(void)
         (void) system(cmd);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-        return x < y ? -1 : x > y;
-}
-
 static void bench_latency(const char *app, unsigned n)
 {
         uint64_t *lat = calloc(n, sizeof(uint64_t));
@@ -274,7 +268,7 @@ static void bench_latency(const char *app, unsigned n)
         munmap((void *) shared_exec_ns, 4096);
         shared_exec_ns = NULL;
 
-        qsort(lat, got, sizeof(uint64_t), cmp_u64);
+        bench_sort_u64(lat, got);
         if (got > 0)
                 printf("exec-to-signal latency over %u execs: p50 %.2f ms, p99 %.2f ms, max %.2f ms (%u without a signal)\n",
                                 got, lat[got / 2] / 1e6, lat[(size_t) (got * 0.99)] / 1e6, lat[got - 1] / 1e6, lost);

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-util.h"
 #include "usage-export.h"
 
 #define N_CLIENTS DRM_USAGE_CLIENTS_MAX
@@ -32,18 +33,6 @@ static uint64_t wall_usec(void)
 
         (void) clock_gettime(CLOCK_MONOTONIC, &ts);
         return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-        return x < y ? -1 : x > y;
-}
-
-static uint64_t median(uint64_t *v, size_t n)
-{
-        qsort(v, n, sizeof(uint64_t), cmp_u64);
-        return v[n / 2];
 }
 
 static int lookup(pid_t pid, void *userdata, UsageExportOwner *ret)
@@ -123,13 +112,14 @@ int main(int argc, char *argv[])
         printf("export of %u clients (4 engines, 2 regions each) in %u units, median of %u rounds:\n", N_CLIENTS,
                         N_UNITS, ROUNDS);
         printf("  a sampling round past the reads (parse, update; the reference): %8" PRIu64 " us CPU\n",
-                        median(sample, ROUNDS));
+                        bench_median_u64(sample, ROUNDS));
         printf("  usage_export_render:                                            %8" PRIu64
                " us CPU  (%.2fx the round)\n",
-                        median(render, ROUNDS), (double) median(render, ROUNDS) / (double) median(sample, ROUNDS));
+                        bench_median_u64(render, ROUNDS),
+                        (double) bench_median_u64(render, ROUNDS) / (double) bench_median_u64(sample, ROUNDS));
         printf("  usage_export_write_file (%zu bytes, fsync, rename):             %8" PRIu64 " us CPU, %" PRIu64
                " us wall\n",
-                        size, median(write_cpu, ROUNDS), median(write_wall, ROUNDS));
+                        size, bench_median_u64(write_cpu, ROUNDS), bench_median_u64(write_wall, ROUNDS));
 
         for (unsigned i = 0; i < N_CLIENTS; i++)
                 drm_fdinfo_free(f[i]);

@@ -12,31 +12,13 @@
 #include <unistd.h>
 
 #include "report-export.h"
+#include "bench-util.h"
 #include "report.h"
 
 #define BATCHES 15
 #define NCU_SECONDS 0.205 /* ncu 2024.1.1, the same export of the same report (issue 10) */
 
 static const char *const largest = "reports/nvidia_example_sobelFloat_ncu2023.3.0.ncu-rep";
-
-static uint64_t now_nsec(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-}
-
-static int compare_u64(const void *a, const void *b)
-{
-        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-        return x < y ? -1 : x > y;
-}
-
-static double median_usec(uint64_t *v, size_t n)
-{
-        qsort(v, n, sizeof(uint64_t), compare_u64);
-        return (double) v[n / 2] / 1000.0;
-}
 
 int main(int argc, char *argv[])
 {
@@ -55,7 +37,7 @@ int main(int argc, char *argv[])
         for (size_t b = 0; b < BATCHES; b++) {
                 NcuReport *r = NULL;
                 NcuReportError error;
-                uint64_t t0 = now_nsec();
+                uint64_t t0 = bench_now_ns();
 
                 /* What "ncu --import" does: read the file and print the page. */
                 fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -71,16 +53,16 @@ int main(int argc, char *argv[])
                 close(fd);
                 if (ncu_export_raw_csv(r, false, out) < 0)
                         return EXIT_FAILURE;
-                uint64_t t1 = now_nsec();
+                uint64_t t1 = bench_now_ns();
                 if (ncu_export_raw_csv(r, false, out) < 0)
                         return EXIT_FAILURE;
-                uint64_t t2 = now_nsec();
+                uint64_t t2 = bench_now_ns();
                 if (ncu_export_raw_csv(r, true, out) < 0)
                         return EXIT_FAILURE;
-                uint64_t t3 = now_nsec();
+                uint64_t t3 = bench_now_ns();
                 if (ncu_export_details_csv(r, out) < 0)
                         return EXIT_FAILURE;
-                uint64_t t4 = now_nsec();
+                uint64_t t4 = bench_now_ns();
 
                 load_export[b] = t1 - t0;
                 export_only[b] = t2 - t1;
@@ -90,12 +72,13 @@ int main(int argc, char *argv[])
         }
         fclose(out);
 
-        double total = median_usec(load_export, BATCHES);
+        double total = ((double) bench_median_u64(load_export, BATCHES) / 1000.0);
         printf("report raw --csv, sobelFloat (371,507 B), load + export: %.0f us (ncu: %.0f us, %.0fx faster)\n", total,
                         NCU_SECONDS * 1e6, NCU_SECONDS * 1e6 / total);
-        printf("report raw --csv, export alone: %.0f us\n", median_usec(export_only, BATCHES));
+        printf("report raw --csv, export alone: %.0f us\n", ((double) bench_median_u64(export_only, BATCHES) / 1000.0));
         printf("report raw --csv --print-metric-instances values, export alone: %.0f us\n",
-                        median_usec(export_instances, BATCHES));
-        printf("report details --csv, export alone: %.0f us\n", median_usec(export_details, BATCHES));
+                        ((double) bench_median_u64(export_instances, BATCHES) / 1000.0));
+        printf("report details --csv, export alone: %.0f us\n",
+                        ((double) bench_median_u64(export_details, BATCHES) / 1000.0));
         return EXIT_SUCCESS;
 }

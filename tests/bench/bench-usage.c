@@ -49,18 +49,6 @@ static uint64_t cpu_now_ns(void)
         return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-        return (x > y) - (x < y);
-}
-
-static uint64_t median(uint64_t *v, size_t n)
-{
-        qsort(v, n, sizeof(uint64_t), cmp_u64);
-        return v[n / 2];
-}
-
 /* The reference: one full pass the way gputop finds and reads DRM clients. Returns DRM fds read. */
 static unsigned gputop_scan(int proc_fd, unsigned drm_major)
 {
@@ -214,7 +202,8 @@ static void bench_generated(void)
                 bare[r] = cpu_now_ns() - t0;
         }
         {
-                uint64_t mf = median(fast, ROUNDS), mr = median(full, ROUNDS), mb = median(bare, ROUNDS);
+                uint64_t mf = bench_median_u64(fast, ROUNDS), mr = bench_median_u64(full, ROUNDS),
+                         mb = bench_median_u64(bare, ROUNDS);
                 printf("generated tree (%u processes x %u fds, %u DRM clients, fdinfo kept open):\n", N_PROCS,
                                 FDS_PER_PROC, N_CLIENTS);
                 printf("  fast tier        %8.1f us per sample (%zu clients)\n", mf / 1e3, u->n_clients);
@@ -340,7 +329,8 @@ static void bench_live(const char *nvprofiled)
                 bare[r] = cpu_now_ns() - t0;
         }
         {
-                uint64_t mf = median(fast, ROUNDS), mr = median(full, ROUNDS), mb = median(bare, ROUNDS);
+                uint64_t mf = bench_median_u64(fast, ROUNDS), mr = bench_median_u64(full, ROUNDS),
+                         mb = bench_median_u64(bare, ROUNDS);
                 printf("live /proc (%zu processes, %u of them ours with %u fds each; %zu fds of major %u indexed, "
                        "fdinfo %s):\n",
                                 n_pids, N_PROCS, FDS_PER_PROC, n_fds, LIVE_MAJOR,
@@ -422,8 +412,8 @@ static void bench_live(const char *nvprofiled)
                 c1 = bench_cpu_ns(daemon_pid);
                 printf("  daemon, watched at 1 s    %8.1f us of CPU per second, against %.1f us for gputop's "
                        "rescan: 1/%.0f\n",
-                                (c1 - c0) / 10e3, median(full, ROUNDS) / 1e3,
-                                (double) median(full, ROUNDS) / ((double) (c1 - c0) / 10.0));
+                                (c1 - c0) / 10e3, bench_median_u64(full, ROUNDS) / 1e3,
+                                (double) bench_median_u64(full, ROUNDS) / ((double) (c1 - c0) / 10.0));
                 close(watch);
                 kill(daemon_pid, SIGTERM);
                 waitpid(daemon_pid, NULL, 0);

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -34,6 +35,25 @@ uint64_t bench_now_ns(void)
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+        return (x > y) - (x < y);
+}
+
+void bench_sort_u64(uint64_t *v, size_t n)
+{
+        if (n > 0)
+                qsort(v, n, sizeof(uint64_t), compare_u64);
+}
+
+uint64_t bench_median_u64(uint64_t *v, size_t n)
+{
+        assert(n > 0);
+        bench_sort_u64(v, n);
+        return v[n / 2];
 }
 
 sd_bus *bench_bus_connect(const char *address)

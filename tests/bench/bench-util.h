@@ -12,6 +12,10 @@ _Noreturn void bench_die(const char *what);
 void bench_write_file(const char *path, const char *text);
 void bench_run(const char *cmd);
 uint64_t bench_now_ns(void);
+/* Sorts v in ascending order. */
+void bench_sort_u64(uint64_t *v, size_t n);
+/* Sorts v and returns its median (the upper one of an even count); v has at least one element. */
+uint64_t bench_median_u64(uint64_t *v, size_t n);
 /* A process's CPU time in nanoseconds: the sum over its threads of the first field of schedstat. */
 uint64_t bench_cpu_ns(pid_t pid);
 
