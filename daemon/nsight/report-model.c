@@ -134,7 +134,7 @@ static int append_field_bytes(Loader *l, const uint8_t *p, size_t n, uint32_t fi
 
                 if (ncu_wire_next(p, n, &pos, &f) < 0)
                         return ncu_error(l->err, offset + pos, -EBADMSG, "malformed BlockHeader");
-                if (f.wire_type != NCU_WIRE_LENGTH || f.number != field)
+                if (f.wire_type != NCU_WIRE_LENGTH || f.number != field || f.size == 0)
                         continue;
                 if (f.size > l->limits->max_header_size - MIN(l->limits->max_header_size, l->session_size))
                         return ncu_error(l->err, offset + pos, -E2BIG, "the session details exceed %" PRIu32 " bytes",
