@@ -51,17 +51,18 @@ typedef enum NcuMetricCategory {
         NCU_METRIC_CATEGORY_SAMPLER = 1,
 } NcuMetricCategory;
 
+/* Fields ordered so that no padding is left: there are millions of metrics in a large report. */
 typedef struct NcuMetric {
         const char *name; /* resolved through the string table */
         uint32_t name_id;
         /* ncu_report's IMetric.kind(): the aggregate value's kind, else the first instance's, else UNKNOWN. */
         NcuValueKind kind;
-        bool has_value; /* false for instance-only metrics (e.g. PM-sampling timelines) */
         NcuValue value; /* kind UNKNOWN when !has_value */
-        uint32_t category; /* NcuMetricCategory, or a newer number kept as is */
-        bool has_correlation_ids; /* some instance has a correlation id */
         size_t n_instances;
         const NcuInstance *instances;
+        uint32_t category; /* NcuMetricCategory, or a newer number kept as is */
+        bool has_value; /* false for instance-only metrics (e.g. PM-sampling timelines) */
+        bool has_correlation_ids; /* some instance has a correlation id */
 } NcuMetric;
 
 typedef struct NcuUint3 {
