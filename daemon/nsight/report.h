@@ -29,7 +29,10 @@ typedef enum NcuValueKind {
         _NCU_VALUE_KIND_MAX,
 } NcuValueKind;
 
-typedef struct NcuValue {
+/* 12 bytes, aligned to 4: without the padding a union of 8-byte members would take after kind, since a
+ * report holds millions of values (two per instance). Read the members as fields; their address is not
+ * aligned for their type (the compiler refuses &v->d). */
+typedef struct __attribute__((packed, aligned(4))) NcuValue {
         NcuValueKind kind;
         union {
                 const char *s;

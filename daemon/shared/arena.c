@@ -42,7 +42,7 @@ void *arena_alloc_raw(Arena *a, size_t size)
         if (aligned == 0)
                 aligned = ARENA_ALIGN;
 
-        if (a->chunks && a->chunk_max > 0 && aligned > a->chunk_max / 8 && a->capacity - a->used < aligned) {
+        if (a->chunks && a->chunk_max > 0 && aligned > a->chunk_max / 64 && a->capacity - a->used < aligned) {
                 /* A large block that does not fit: its own chunk, behind the current one, whose free tail
                  * stays in use (starting a new chunk would leave up to a block's size unused each time). */
                 ArenaChunk *c = malloc(sizeof(ArenaChunk) + aligned);

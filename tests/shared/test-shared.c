@@ -193,7 +193,7 @@ static void test_log_console_escapes(void)
         g_assert_nonnull(strstr(buf, "test: Profile applied to \\x1b]0;PWNED\\x07\\x1b[31mX[42]."));
 }
 
-/* With chunk_max set, a block over an eighth of it that does not fit gets its own chunk and the current
+/* With chunk_max set, a block over 1/64 of it that does not fit gets its own chunk and the current
  * chunk's free tail stays in use: a report model made of such blocks wastes no chunk tails. */
 static void test_arena_large_blocks(void)
 {
@@ -217,7 +217,7 @@ static void test_arena_large_blocks(void)
         /* A small block that does not fit starts a new chunk, as before. */
         g_assert_nonnull(arena_alloc_raw(&a, 4096 - 32));
         g_assert_cmpuint(a.allocated, ==, 4096 + 16 * 1024);
-        g_assert_nonnull(arena_alloc(&a, 1024));
+        g_assert_nonnull(arena_alloc(&a, 512));
         g_assert_cmpuint(a.allocated, ==, 4096 + 16 * 1024 + 8192);
         /* Without chunk_max, nothing changes: a block that does not fit starts a new, larger chunk. */
         arena_done(&a);
