@@ -268,10 +268,7 @@ int ncu_metrics_decode(Arena *arena, Arena *scratch, const uint8_t *entry, size_
         uint8_t *rest;
         int r;
 
-        /* Pass 1: count the metrics; copy every other field, as it is, for protobuf-c. */
-        rest = arena_alloc_raw(scratch, MAX(size, (size_t) 1));
-        if (!rest)
-                return -ENOMEM;
+        /* Pass 1: count the metrics and the bytes of every other field. */
         while (pos < size) {
                 size_t start = pos;
                 NcuWireField f;
@@ -284,10 +281,13 @@ int ncu_metrics_decode(Arena *arena, Arena *scratch, const uint8_t *entry, size_
                         n++;
                         continue;
                 }
-                memcpy(rest + rest_size, entry + start, pos - start);
                 rest_size += pos - start;
         }
 
+        /* Pass 2: the other fields copied, as they are, for protobuf-c; the metrics decoded. */
+        rest = arena_alloc_raw(scratch, MAX(rest_size, (size_t) 1));
+        if (!rest)
+                return -ENOMEM;
         if (n > 0) {
                 size_t bytes;
 
@@ -296,17 +296,21 @@ int ncu_metrics_decode(Arena *arena, Arena *scratch, const uint8_t *entry, size_
                 metrics = arena_alloc_raw(arena, bytes); /* each written whole */
                 if (!metrics)
                         return -ENOMEM;
-                for (pos = 0; pos < size;) {
-                        NcuWireField f;
+        }
+        rest_size = 0;
+        for (pos = 0; pos < size;) {
+                size_t start = pos;
+                NcuWireField f;
 
-                        if (ncu_wire_next(entry, size, &pos, &f) < 0)
-                                return -EBADMSG;
-                        if (f.number != field)
-                                continue;
-                        r = decode_metric(arena, f.data, f.size, &metrics[i++]);
-                        if (r < 0)
-                                return r;
+                (void) ncu_wire_next(entry, size, &pos, &f); /* checked above */
+                if (f.number != field) {
+                        memcpy(rest + rest_size, entry + start, pos - start);
+                        rest_size += pos - start;
+                        continue;
                 }
+                r = decode_metric(arena, f.data, f.size, &metrics[i++]);
+                if (r < 0)
+                        return r;
         }
         *ret_metrics = metrics;
         *ret_n = n;

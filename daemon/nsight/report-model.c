@@ -53,7 +53,7 @@ typedef struct Loader {
         bool out_of_memory; /* an arena copy failed: checked after each header and entry */
         Arena scratch; /* what protobuf-c unpacks, for one header or entry at a time */
         size_t index_scratch; /* bytes finish_actions() sorts names with */
-        size_t scratch_ratio; /* unpacked bytes per serialized byte, the most seen so far */
+        size_t scratch_ratio; /* scratch bytes per 16 serialized bytes, the most seen so far */
         ProtobufCAllocator pb;
 } Loader;
 
@@ -395,20 +395,25 @@ static int take_sections(Loader *l, uint32_t field, const uint8_t **data, size_t
         uint8_t *rest;
 
         for (pos = 0; pos < *size;) {
+                size_t start = pos;
                 NcuWireField f;
 
                 if (ncu_wire_next(p, *size, &pos, &f) < 0)
                         return ncu_error(l->err, offset, -EBADMSG, "block %zu: a result is not a valid message", block);
-                n += f.number == field && f.wire_type == NCU_WIRE_LENGTH;
+                if (f.number == field && f.wire_type == NCU_WIRE_LENGTH)
+                        n++;
+                else
+                        rest_size += pos - start;
         }
         *ret = NULL;
         *ret_n = 0;
         if (n == 0)
                 return 0;
         out = arena_alloc_array(&l->r->arena, n, sizeof(NcuEmbeddedSection));
-        rest = arena_alloc_raw(&l->scratch, *size);
+        rest = arena_alloc_raw(&l->scratch, MAX(rest_size, (size_t) 1));
         if (!out || !rest)
                 return oom(l, offset);
+        rest_size = 0;
         for (pos = 0; pos < *size;) {
                 size_t start = pos;
                 NV__Profiler__ProfilerSection *sec;
@@ -901,8 +906,9 @@ static void scratch_prepare(Loader *l, size_t size)
         size_t want;
 
         arena_reset(&l->scratch);
-        if (size_mul_overflow(size, l->scratch_ratio, &want) || want <= l->scratch.capacity)
+        if (size_mul_overflow(size, l->scratch_ratio, &want) || want / 16 <= l->scratch.capacity)
                 return;
+        want /= 16;
         (void) arena_alloc_raw(&l->scratch, want);
         arena_reset(&l->scratch);
 }
@@ -931,9 +937,10 @@ static int on_entry(void *userdata, size_t block, NcuEntryKind kind, const uint8
         }
         if (r < 0)
                 return r;
-        /* Learn how much an entry unpacks to, so the next one gets one chunk of the right size. */
-        if (size > 0)
-                l->scratch_ratio = MAX(l->scratch_ratio, l->scratch.total / size + 1);
+        /* Learn how much an entry unpacks to, so the next one gets one chunk of the right size (not from tiny
+         * entries, whose alignment and fixed costs would make every later chunk too large). */
+        if (size >= 1024 && l->scratch.total <= SIZE_MAX / 16)
+                l->scratch_ratio = MAX(l->scratch_ratio, l->scratch.total * 16 / size + 1);
         return check_memory(l, offset, size);
 }
 
@@ -1198,7 +1205,7 @@ static int load(NcuInput *in, const NcuReportLimits *limits, NcuReport **ret, Nc
         r->arena.chunk_max = 64 * 1024;
         l.r = r;
         arena_init(&l.scratch);
-        l.scratch_ratio = 2;
+        l.scratch_ratio = 16;
         l.pb = (ProtobufCAllocator){ .alloc = scratch_alloc, .free = scratch_free, .allocator_data = &l.scratch };
 
         k = ncu_container_read(in, limits, &loader_callbacks, &l, err);
