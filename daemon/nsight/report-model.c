@@ -39,7 +39,7 @@ static void scratch_free(void *data, void *p)
 }
 
 typedef struct Loader Loader;
-static void scratch_prepare(Loader *l, size_t size);
+static void scratch_prepare(Loader *l, NcuEntryKind kind, size_t size);
 
 typedef struct Loader {
         NcuReport *r;
@@ -53,7 +53,9 @@ typedef struct Loader {
         bool out_of_memory; /* an arena copy failed: checked after each header and entry */
         Arena scratch; /* what protobuf-c unpacks, for one header or entry at a time */
         size_t index_scratch; /* bytes finish_actions() sorts names with */
-        size_t scratch_ratio; /* scratch bytes per 16 serialized bytes, the most seen so far */
+        /* Scratch bytes per 16 serialized bytes, the most seen so far, per kind of entry (a SourceData
+         * unpacks to other multiples than a result). */
+        size_t scratch_ratio[_NCU_ENTRY_KIND_MAX];
         ProtobufCAllocator pb;
 } Loader;
 
@@ -901,12 +903,12 @@ static int add_source(Loader *l, size_t block, const uint8_t *data, size_t size,
 
 /* Empties the scratch arena and makes its one chunk big enough for an entry of size bytes: growing
  * chunk by chunk while unpacking would hold about twice as much at the peak. */
-static void scratch_prepare(Loader *l, size_t size)
+static void scratch_prepare(Loader *l, NcuEntryKind kind, size_t size)
 {
         size_t want;
 
         arena_reset(&l->scratch);
-        if (size_mul_overflow(size, l->scratch_ratio, &want) || want / 16 <= l->scratch.capacity)
+        if (size_mul_overflow(size, l->scratch_ratio[kind], &want) || want / 16 <= l->scratch.capacity)
                 return;
         want /= 16;
         (void) arena_alloc_raw(&l->scratch, want);
@@ -919,7 +921,7 @@ static int on_entry(void *userdata, size_t block, NcuEntryKind kind, const uint8
         Loader *l = userdata;
         int r = -EINVAL;
 
-        scratch_prepare(l, size);
+        scratch_prepare(l, kind, size);
         switch (kind) {
         case NCU_ENTRY_SOURCE:
                 r = add_source(l, block, data, size, offset);
@@ -940,7 +942,7 @@ static int on_entry(void *userdata, size_t block, NcuEntryKind kind, const uint8
         /* Learn how much an entry unpacks to, so the next one gets one chunk of the right size (not from tiny
          * entries, whose alignment and fixed costs would make every later chunk too large). */
         if (size >= 1024 && l->scratch.total <= SIZE_MAX / 16)
-                l->scratch_ratio = MAX(l->scratch_ratio, l->scratch.total * 16 / size + 1);
+                l->scratch_ratio[kind] = MAX(l->scratch_ratio[kind], l->scratch.total * 16 / size + 1);
         return check_memory(l, offset, size);
 }
 
@@ -1205,7 +1207,8 @@ static int load(NcuInput *in, const NcuReportLimits *limits, NcuReport **ret, Nc
         r->arena.chunk_max = 64 * 1024;
         l.r = r;
         arena_init(&l.scratch);
-        l.scratch_ratio = 16;
+        for (size_t kind = 0; kind < _NCU_ENTRY_KIND_MAX; kind++)
+                l.scratch_ratio[kind] = 16;
         l.pb = (ProtobufCAllocator){ .alloc = scratch_alloc, .free = scratch_free, .allocator_data = &l.scratch };
 
         k = ncu_container_read(in, limits, &loader_callbacks, &l, err);
