@@ -88,6 +88,62 @@ static int value_from_parts(Arena *arena, const ValueParts *v, NcuValue *ret)
         return 0;
 }
 
+/* The common shape of a ProfileMetricValue: one numeric field, nothing else (an empty message is no value).
+ * Returns true with *ret set when p is that, false to leave the message to the general path. */
+static inline bool value_decode_simple(const uint8_t *p, size_t n, NcuValue *ret)
+{
+        size_t pos = 1;
+        uint64_t v;
+
+        if (n == 0) {
+                *ret = (NcuValue){ 0 };
+                return true;
+        }
+        switch (p[0]) {
+        case 2 << 3 | NCU_WIRE_FIXED32:
+                if (n != 5)
+                        return false;
+                *ret = (NcuValue){ .kind = NCU_VALUE_FLOAT };
+                memcpy(&ret->f, p + 1, 4);
+                return true;
+        case 3 << 3 | NCU_WIRE_FIXED64:
+                if (n != 9)
+                        return false;
+                *ret = (NcuValue){ .kind = NCU_VALUE_DOUBLE };
+                memcpy(&ret->d, p + 1, 8);
+                return true;
+        case 4 << 3 | NCU_WIRE_VARINT:
+                if (ncu_wire_varint(p, n, &pos, &v) < 0 || pos != n)
+                        return false;
+                *ret = (NcuValue){ .kind = NCU_VALUE_UINT32, .u32 = (uint32_t) v };
+                return true;
+        case 5 << 3 | NCU_WIRE_VARINT:
+                if (ncu_wire_varint(p, n, &pos, &v) < 0 || pos != n)
+                        return false;
+                *ret = (NcuValue){ .kind = NCU_VALUE_UINT64, .u64 = v };
+                return true;
+        default:
+                return false;
+        }
+}
+
+/* The common shape of a ProfileMetricListElement: CorrelationId (optional), then ElementValue, each once, in
+ * field order, each simple and shorter than 128 bytes. false leaves the element to the general path. */
+static inline bool instance_decode_simple(const uint8_t *p, size_t n, NcuInstance *ret)
+{
+        size_t pos = 0;
+
+        ret->correlation_id = (NcuValue){ 0 };
+        if (n >= 2 && p[0] == (1 << 3 | NCU_WIRE_LENGTH) && p[1] < 0x80) {
+                if (p[1] > n - 2 || !value_decode_simple(p + 2, p[1], &ret->correlation_id))
+                        return false;
+                pos = 2 + (size_t) p[1];
+        }
+        if (n - pos < 2 || p[pos] != (2 << 3 | NCU_WIRE_LENGTH) || p[pos + 1] >= 0x80 || p[pos + 1] != n - pos - 2)
+                return false;
+        return value_decode_simple(p + pos + 2, p[pos + 1], &ret->value);
+}
+
 static int decode_instance(Arena *arena, const uint8_t *p, size_t n, NcuInstance *ret)
 {
         ValueParts id = { { false } }, value = { { false } };
@@ -187,9 +243,11 @@ static int decode_metric(Arena *arena, const uint8_t *p, size_t n, NcuMetric *re
                                 return -EBADMSG;
                         if (f.number != 3)
                                 continue;
-                        r = decode_instance(arena, f.data, f.size, &instances[i]);
-                        if (r < 0)
-                                return r;
+                        if (!instance_decode_simple(f.data, f.size, &instances[i])) {
+                                r = decode_instance(arena, f.data, f.size, &instances[i]);
+                                if (r < 0)
+                                        return r;
+                        }
                         if (instances[i].correlation_id.kind != NCU_VALUE_UNKNOWN)
                                 m.has_correlation_ids = true;
                         i++;
@@ -210,10 +268,7 @@ int ncu_metrics_decode(Arena *arena, Arena *scratch, const uint8_t *entry, size_
         uint8_t *rest;
         int r;
 
-        /* Pass 1: count the metrics; copy every other field, as it is, for protobuf-c. */
-        rest = arena_alloc_raw(scratch, MAX(size, (size_t) 1));
-        if (!rest)
-                return -ENOMEM;
+        /* Pass 1: count the metrics and the bytes of every other field. */
         while (pos < size) {
                 size_t start = pos;
                 NcuWireField f;
@@ -226,10 +281,13 @@ int ncu_metrics_decode(Arena *arena, Arena *scratch, const uint8_t *entry, size_
                         n++;
                         continue;
                 }
-                memcpy(rest + rest_size, entry + start, pos - start);
                 rest_size += pos - start;
         }
 
+        /* Pass 2: the other fields copied, as they are, for protobuf-c; the metrics decoded. */
+        rest = arena_alloc_raw(scratch, MAX(rest_size, (size_t) 1));
+        if (!rest)
+                return -ENOMEM;
         if (n > 0) {
                 size_t bytes;
 
@@ -238,17 +296,21 @@ int ncu_metrics_decode(Arena *arena, Arena *scratch, const uint8_t *entry, size_
                 metrics = arena_alloc_raw(arena, bytes); /* each written whole */
                 if (!metrics)
                         return -ENOMEM;
-                for (pos = 0; pos < size;) {
-                        NcuWireField f;
+        }
+        rest_size = 0;
+        for (pos = 0; pos < size;) {
+                size_t start = pos;
+                NcuWireField f;
 
-                        if (ncu_wire_next(entry, size, &pos, &f) < 0)
-                                return -EBADMSG;
-                        if (f.number != field)
-                                continue;
-                        r = decode_metric(arena, f.data, f.size, &metrics[i++]);
-                        if (r < 0)
-                                return r;
+                (void) ncu_wire_next(entry, size, &pos, &f); /* checked above */
+                if (f.number != field) {
+                        memcpy(rest + rest_size, entry + start, pos - start);
+                        rest_size += pos - start;
+                        continue;
                 }
+                r = decode_metric(arena, f.data, f.size, &metrics[i++]);
+                if (r < 0)
+                        return r;
         }
         *ret_metrics = metrics;
         *ret_n = n;

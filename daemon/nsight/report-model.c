@@ -39,7 +39,7 @@ static void scratch_free(void *data, void *p)
 }
 
 typedef struct Loader Loader;
-static void scratch_prepare(Loader *l, size_t size);
+static void scratch_prepare(Loader *l, NcuEntryKind kind, size_t size);
 
 typedef struct Loader {
         NcuReport *r;
@@ -52,7 +52,10 @@ typedef struct Loader {
         bool have_file_header;
         bool out_of_memory; /* an arena copy failed: checked after each header and entry */
         Arena scratch; /* what protobuf-c unpacks, for one header or entry at a time */
-        size_t scratch_ratio; /* unpacked bytes per serialized byte, the most seen so far */
+        size_t index_scratch; /* bytes finish_actions() sorts names with */
+        /* Scratch bytes per 16 serialized bytes, the most seen so far, per kind of entry (a SourceData
+         * unpacks to other multiples than a result). */
+        size_t scratch_ratio[_NCU_ENTRY_KIND_MAX];
         ProtobufCAllocator pb;
 } Loader;
 
@@ -394,20 +397,25 @@ static int take_sections(Loader *l, uint32_t field, const uint8_t **data, size_t
         uint8_t *rest;
 
         for (pos = 0; pos < *size;) {
+                size_t start = pos;
                 NcuWireField f;
 
                 if (ncu_wire_next(p, *size, &pos, &f) < 0)
                         return ncu_error(l->err, offset, -EBADMSG, "block %zu: a result is not a valid message", block);
-                n += f.number == field && f.wire_type == NCU_WIRE_LENGTH;
+                if (f.number == field && f.wire_type == NCU_WIRE_LENGTH)
+                        n++;
+                else
+                        rest_size += pos - start;
         }
         *ret = NULL;
         *ret_n = 0;
         if (n == 0)
                 return 0;
         out = arena_alloc_array(&l->r->arena, n, sizeof(NcuEmbeddedSection));
-        rest = arena_alloc_raw(&l->scratch, *size);
+        rest = arena_alloc_raw(&l->scratch, MAX(rest_size, (size_t) 1));
         if (!out || !rest)
                 return oom(l, offset);
+        rest_size = 0;
         for (pos = 0; pos < *size;) {
                 size_t start = pos;
                 NV__Profiler__ProfilerSection *sec;
@@ -895,13 +903,14 @@ static int add_source(Loader *l, size_t block, const uint8_t *data, size_t size,
 
 /* Empties the scratch arena and makes its one chunk big enough for an entry of size bytes: growing
  * chunk by chunk while unpacking would hold about twice as much at the peak. */
-static void scratch_prepare(Loader *l, size_t size)
+static void scratch_prepare(Loader *l, NcuEntryKind kind, size_t size)
 {
         size_t want;
 
         arena_reset(&l->scratch);
-        if (size_mul_overflow(size, l->scratch_ratio, &want) || want <= l->scratch.capacity)
+        if (size_mul_overflow(size, l->scratch_ratio[kind], &want) || want / 16 <= l->scratch.capacity)
                 return;
+        want /= 16;
         (void) arena_alloc_raw(&l->scratch, want);
         arena_reset(&l->scratch);
 }
@@ -912,7 +921,7 @@ static int on_entry(void *userdata, size_t block, NcuEntryKind kind, const uint8
         Loader *l = userdata;
         int r = -EINVAL;
 
-        scratch_prepare(l, size);
+        scratch_prepare(l, kind, size);
         switch (kind) {
         case NCU_ENTRY_SOURCE:
                 r = add_source(l, block, data, size, offset);
@@ -930,9 +939,10 @@ static int on_entry(void *userdata, size_t block, NcuEntryKind kind, const uint8
         }
         if (r < 0)
                 return r;
-        /* Learn how much an entry unpacks to, so the next one gets one chunk of the right size. */
-        if (size > 0)
-                l->scratch_ratio = MAX(l->scratch_ratio, l->scratch.total / size + 1);
+        /* Learn how much an entry unpacks to, so the next one gets one chunk of the right size (not from tiny
+         * entries, whose alignment and fixed costs would make every later chunk too large). */
+        if (size >= 1024 && l->scratch.total <= SIZE_MAX / 16)
+                l->scratch_ratio[kind] = MAX(l->scratch_ratio[kind], l->scratch.total * 16 / size + 1);
         return check_memory(l, offset, size);
 }
 
@@ -1045,17 +1055,93 @@ static int finish_session(Loader *l)
         return 0;
 }
 
-static int compare_metric_ptr(const void *a, const void *b)
+static int compare_string_index(const void *a, const void *b, void *userdata)
 {
-        const NcuMetric *x = *(const NcuMetric *const *) a, *y = *(const NcuMetric *const *) b;
-        int c = strcmp(x->name, y->name);
-        /* Equal names: file order, so lookup finds the first. */
-        return c != 0 ? c : (x < y ? -1 : x > y);
+        const char *const *strings = userdata;
+        uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+
+        return strcmp(strings[x], strings[y]);
+}
+
+/* Sorts keys by their high half, keeping the order of equal ones (LSD radix sort, 8 bits a pass, over the
+ * bits a rank below max_rank has): the low half is file order, already ascending. tmp holds n keys. */
+static void sort_by_rank(uint64_t *keys, uint64_t *tmp, size_t n, uint32_t max_rank)
+{
+        for (unsigned shift = 32; shift < 64 && (uint64_t) max_rank >> (shift - 32) > 0; shift += 8) {
+                size_t count[257] = { 0 };
+
+                for (size_t j = 0; j < n; j++)
+                        count[(keys[j] >> shift & 0xff) + 1]++;
+                for (size_t d = 1; d < 257; d++)
+                        count[d] += count[d - 1];
+                for (size_t j = 0; j < n; j++)
+                        tmp[count[keys[j] >> shift & 0xff]++] = keys[j];
+                memcpy(keys, tmp, n * sizeof(uint64_t));
+        }
+}
+
+/* The rank of every string of the table in strcmp() order, equal strings sharing one: metrics are then
+ * sorted by name with integer comparisons, instead of a strcmp() per comparison for every action. */
+static uint32_t *string_ranks(const NcuReport *r)
+{
+        _cleanup_free_ uint32_t *order = NULL;
+        uint32_t *rank;
+
+        order = reallocarray(NULL, MAX(r->n_strings, (size_t) 1), sizeof(uint32_t));
+        rank = reallocarray(NULL, MAX(r->n_strings, (size_t) 1), sizeof(uint32_t));
+        if (!order || !rank) {
+                free(rank);
+                return NULL;
+        }
+        for (size_t i = 0; i < r->n_strings; i++)
+                order[i] = (uint32_t) i;
+        qsort_r(order, r->n_strings, sizeof(uint32_t), compare_string_index, (void *) r->strings);
+        for (size_t k = 0; k < r->n_strings; k++)
+                rank[order[k]] = k > 0 && streq(r->strings[order[k - 1]], r->strings[order[k]]) ? rank[order[k - 1]]
+                                                                                                : (uint32_t) k;
+        return rank;
+}
+
+/* metrics_by_name: the metrics sorted by name, the first (in file order) of each name. keys has room for
+ * a->n_metrics, and so has tmp. */
+static int index_metrics_by_name(NcuAction *a, const uint32_t *rank, uint32_t max_rank, uint64_t *keys, uint64_t *tmp)
+{
+        const NcuMetric *metrics = a->metrics;
+        size_t u = 0;
+
+        a->metrics_by_name = reallocarray(NULL, a->n_metrics, sizeof(NcuMetric *));
+        if (!a->metrics_by_name)
+                return -ENOMEM;
+        /* Rank, then file order, so lookup finds the first of a name. */
+        for (size_t j = 0; j < a->n_metrics; j++)
+                keys[j] = (uint64_t) rank[metrics[j].name_id] << 32 | j;
+        sort_by_rank(keys, tmp, a->n_metrics, max_rank);
+        for (size_t j = 0; j < a->n_metrics; j++)
+                if (j == 0 || keys[j] >> 32 != keys[j - 1] >> 32)
+                        a->metrics_by_name[u++] = &metrics[keys[j] & UINT32_MAX];
+        a->n_unique_metrics = u;
+        return 0;
 }
 
 static int finish_actions(Loader *l)
 {
         NcuReport *r = l->r;
+        _cleanup_free_ uint32_t *rank = NULL;
+        _cleanup_free_ uint64_t *keys = NULL, *tmp = NULL;
+        size_t max_metrics = 0;
+
+        for (size_t i = 0; i < r->n_actions; i++)
+                max_metrics = MAX(max_metrics, r->actions[i]->n_metrics);
+        /* An entry is at most 4 GiB and a metric at least 2 bytes: file order fits the key's low half. */
+        if (max_metrics > UINT32_MAX)
+                return ncu_error(l->err, 0, -E2BIG, "more than %" PRIu32 " metrics in a result", UINT32_MAX);
+        rank = string_ranks(r);
+        keys = reallocarray(NULL, MAX(max_metrics, (size_t) 1), sizeof(uint64_t));
+        tmp = reallocarray(NULL, MAX(max_metrics, (size_t) 1), sizeof(uint64_t));
+        if (!rank || !keys || !tmp)
+                return oom(l, 0);
+        l->index_scratch = MAX(r->n_strings, (size_t) 1) * sizeof(uint32_t) +
+                        2 * MAX(max_metrics, (size_t) 1) * sizeof(uint64_t);
 
         for (size_t i = 0; i < r->n_actions; i++) {
                 NcuAction *a = r->actions[i];
@@ -1070,21 +1156,8 @@ static int finish_actions(Loader *l)
                                                 i, j, metrics[j].name_id, r->n_strings);
                         metrics[j].name = r->strings[metrics[j].name_id];
                 }
-                if (a->n_metrics > 0) {
-                        size_t u = 0;
-
-                        a->metrics_by_name = malloc(a->n_metrics * sizeof(NcuMetric *));
-                        if (!a->metrics_by_name)
-                                return oom(l, a->offset);
-                        for (size_t j = 0; j < a->n_metrics; j++)
-                                a->metrics_by_name[j] = &metrics[j];
-                        qsort_safe(a->metrics_by_name, a->n_metrics, sizeof(NcuMetric *), compare_metric_ptr);
-                        /* Keep the first of each name. */
-                        for (size_t j = 0; j < a->n_metrics; j++)
-                                if (u == 0 || !streq(a->metrics_by_name[u - 1]->name, a->metrics_by_name[j]->name))
-                                        a->metrics_by_name[u++] = a->metrics_by_name[j];
-                        a->n_unique_metrics = u;
-                }
+                if (a->n_metrics > 0 && index_metrics_by_name(a, rank, (uint32_t) r->n_strings, keys, tmp) < 0)
+                        return oom(l, a->offset);
                 if (a->has_source_reference)
                         for (size_t j = 0; j < r->n_sources; j++)
                                 if (r->sources[j].has_reference && r->sources[j].reference == a->source_reference) {
@@ -1134,7 +1207,8 @@ static int load(NcuInput *in, const NcuReportLimits *limits, NcuReport **ret, Nc
         r->arena.chunk_max = 64 * 1024;
         l.r = r;
         arena_init(&l.scratch);
-        l.scratch_ratio = 2;
+        for (size_t kind = 0; kind < _NCU_ENTRY_KIND_MAX; kind++)
+                l.scratch_ratio[kind] = 16;
         l.pb = (ProtobufCAllocator){ .alloc = scratch_alloc, .free = scratch_free, .allocator_data = &l.scratch };
 
         k = ncu_container_read(in, limits, &loader_callbacks, &l, err);
@@ -1156,6 +1230,8 @@ static int load(NcuInput *in, const NcuReportLimits *limits, NcuReport **ret, Nc
         r->memory = model_memory(r, l.n_sources_allocated, l.n_actions_allocated, l.n_strings_allocated);
         for (size_t i = 0; i < r->n_actions; i++)
                 r->memory += r->actions[i]->n_metrics * sizeof(NcuMetric *);
+        /* The indexes by name are built last, beside the whole model. */
+        r->peak_memory = MAX(r->peak_memory, r->memory - r->arena.total + r->arena.allocated + l.index_scratch);
         *ret = TAKE_PTR(r);
         return 0;
 }

@@ -29,7 +29,10 @@ typedef enum NcuValueKind {
         _NCU_VALUE_KIND_MAX,
 } NcuValueKind;
 
-typedef struct NcuValue {
+/* 12 bytes, aligned to 4: without the padding a union of 8-byte members would take after kind, since a
+ * report holds millions of values (two per instance). Read the members as fields; their address is not
+ * aligned for their type (the compiler refuses &v->d). */
+typedef struct __attribute__((packed, aligned(4))) NcuValue {
         NcuValueKind kind;
         union {
                 const char *s;
@@ -51,17 +54,18 @@ typedef enum NcuMetricCategory {
         NCU_METRIC_CATEGORY_SAMPLER = 1,
 } NcuMetricCategory;
 
+/* Fields ordered so that no padding is left: there are millions of metrics in a large report. */
 typedef struct NcuMetric {
         const char *name; /* resolved through the string table */
         uint32_t name_id;
         /* ncu_report's IMetric.kind(): the aggregate value's kind, else the first instance's, else UNKNOWN. */
         NcuValueKind kind;
-        bool has_value; /* false for instance-only metrics (e.g. PM-sampling timelines) */
         NcuValue value; /* kind UNKNOWN when !has_value */
-        uint32_t category; /* NcuMetricCategory, or a newer number kept as is */
-        bool has_correlation_ids; /* some instance has a correlation id */
         size_t n_instances;
         const NcuInstance *instances;
+        uint32_t category; /* NcuMetricCategory, or a newer number kept as is */
+        bool has_value; /* false for instance-only metrics (e.g. PM-sampling timelines) */
+        bool has_correlation_ids; /* some instance has a correlation id */
 } NcuMetric;
 
 typedef struct NcuUint3 {

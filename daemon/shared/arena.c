@@ -42,6 +42,18 @@ void *arena_alloc_raw(Arena *a, size_t size)
         if (aligned == 0)
                 aligned = ARENA_ALIGN;
 
+        if (a->chunks && a->chunk_max > 0 && aligned > a->chunk_max / 64 && a->capacity - a->used < aligned) {
+                /* A large block that does not fit: its own chunk, behind the current one, whose free tail
+                 * stays in use (starting a new chunk would leave up to a block's size unused each time). */
+                ArenaChunk *c = malloc(sizeof(ArenaChunk) + aligned);
+                if (!c)
+                        return NULL;
+                c->next = a->chunks->next;
+                a->chunks->next = c;
+                a->allocated += aligned;
+                a->total += aligned;
+                return c->data;
+        }
         if (!a->chunks || a->capacity - a->used < aligned) {
                 /* Grow geometrically so a big file needs few chunks. */
                 size_t cap = MAX(MAX((size_t) ARENA_CHUNK_MIN, aligned), a->capacity * 2);

@@ -15,7 +15,8 @@ typedef struct Arena {
         size_t capacity; /* capacity of the current chunk */
         size_t total; /* bytes handed out, for accounting */
         size_t allocated; /* bytes of all chunks: what the arena holds from malloc */
-        size_t chunk_max; /* when set, chunks stop doubling at this size (bounds the unused tail) */
+        size_t chunk_max; /* when set, chunks stop doubling at this size (bounds the unused tail), and a
+                           * block over 1/64 of it that does not fit gets a chunk of its own */
 } Arena;
 
 void arena_init(Arena *a);
