@@ -257,6 +257,51 @@ static void test_fixture_errors(void)
         g_assert_nonnull(strstr(err, "line 1"));
 }
 
+/* §7 case 23: a process or an fd that goes between the sweep that indexed it and the sample (ENOENT,
+ * ESRCH) is no error: its client is dropped or loses that holder, and the rest is sampled. */
+static void test_vanishing_mid_scan(void)
+{
+        g_autoptr(GError) error = NULL;
+        g_autofree char *dir = g_dir_make_tmp("nvp-drm-vanish-XXXXXX", &error);
+        g_autofree char *procdir = g_build_filename(dir, "proc", NULL), *sysdir = g_build_filename(dir, "sys", NULL);
+        g_autofree char *err = NULL, *cmd = NULL;
+        _cleanup_(drm_sampler_freep) DrmSampler *s = NULL;
+        _cleanup_(drm_usage_freep) DrmUsage *u = drm_usage_new();
+        DrmSamplerConfig c = { .drm_major = 1, .accel_major = 4095, .open_files_max = 16, .clock = fixture_clock };
+        const pid_t pids[] = { 10, 11, 12, 13 };
+        const DrmUsageClient *cl;
+        int proc, sys;
+
+        g_assert_no_error(error);
+        g_assert_cmpint(g_mkdir_with_parents(procdir, 0755), ==, 0);
+        g_assert_cmpint(g_mkdir_with_parents(sysdir, 0755), ==, 0);
+        g_assert_cmpint(usage_fixture_apply(fixture_script, procdir, sysdir, "/nonexistent", 0, &err), ==, 0);
+        g_assert_cmpint(usage_fixture_apply(fixture_script, procdir, sysdir, "/nonexistent", 1, &err), ==, 0);
+        proc = open(procdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        sys = open(sysdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        g_assert_cmpint(drm_sampler_new(proc, sys, &c, &s), ==, 0);
+        g_assert_cmpint(drm_sampler_sweep(s, pids, G_N_ELEMENTS(pids), true), ==, 4);
+
+        /* Between the sweep and the sample: pid 11 exits (its directory goes) and pid 10 closes fd 4. */
+        cmd = g_strdup_printf("rm -rf '%s/11' '%s/10/fdinfo/4' '%s/10/fd/4'", procdir, procdir, procdir);
+        g_assert_cmpint(system(cmd), ==, 0);
+
+        fixture_clock_value = 1000000;
+        g_assert_cmpint(drm_sampler_sample(s, u), ==, 0);
+        cl = drm_usage_find_client(u, "0000:03:00.0", 5);
+        g_assert_nonnull(cl);
+        g_assert_cmpuint(cl->n_holders, ==, 1);
+        g_assert_cmpint(cl->holders[0].pid, ==, 10);
+        g_assert_null(drm_usage_find_client(u, "1:5", 6));
+        g_assert_cmpuint(u->n_clients, ==, 1);
+
+        close(proc);
+        close(sys);
+        g_free(cmd);
+        cmd = g_strdup_printf("rm -rf '%s'", dir);
+        g_assert_cmpint(system(cmd), ==, 0);
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
@@ -264,5 +309,6 @@ int main(int argc, char *argv[])
         g_test_add_func("/drm-sampler/created-node", test_created_node);
         g_test_add_func("/drm-sampler/fixture-sample", test_fixture_sample);
         g_test_add_func("/drm-sampler/fixture-errors", test_fixture_errors);
+        g_test_add_func("/drm-sampler/vanishing-mid-scan", test_vanishing_mid_scan);
         return g_test_run();
 }
