@@ -16,6 +16,12 @@ typedef struct ReportSubverb {
 int report_open(const char *path, int *ret_fd);
 /* Reads and parses it in this process; says why not (file, byte offset, reason). */
 int report_load_local(const char *path, NcuReport **ret);
+/* LoadReport with the file's descriptor, then the Report's method (no argument when flag < 0, else
+ * flag as its "b"), which returns a memfd, read whole (at most max_size bytes), then Close. Returns 1
+ * when no daemon serves reports (the caller then reads the file itself), 0 with the bytes, or a negative
+ * errno after saying why. */
+int report_fetch_via_daemon(
+                const char *path, const char *method, int flag, size_t max_size, char **ret_text, size_t *ret_size);
 /* The same as the JSON document of report-json.h. */
 int report_load_json(const char *path, struct json_object **ret);
 

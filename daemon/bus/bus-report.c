@@ -4,7 +4,10 @@
  * object BUS_REPORT_PREFIX/<id> that only the caller (its unique name) can see or call. The object goes
  * when the caller calls Close or leaves the bus. Each uid may hold REPORTS_PER_UID_MAX reports and
  * REPORT_BYTES_PER_UID_MAX bytes of models (loading ones count), within REPORT_BYTES_TOTAL_MAX for all:
- * the daemon's unit caps its memory at 128 MiB. */
+ * the daemon's unit caps its memory at 128 MiB. Each report keeps a duplicate of the caller's descriptor
+ * (one per report, so REPORTS_PER_UID_MAX bounds them too): the CSV exports (ExportRaw, ExportDetails) run
+ * the same confined worker over it again, at most REPORT_OUTPUTS_MAX at a time per report, each reserving
+ * the bytes its output may take in the same per-uid and total accounts until it is answered. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -28,10 +31,13 @@
  * text over the corpus reports, and the text itself is kept for ExportJson. */
 #define REPORT_BYTES_PER_JSON_BYTE 17u
 #define REPORT_WORKER_TIMEOUT_USEC (60ull * 1000000ull)
+#define REPORT_OUTPUTS_MAX 2u
 
 #ifndef LIBEXECDIR
 #define LIBEXECDIR "/usr/libexec"
 #endif
+
+typedef struct BusReportOutput BusReportOutput;
 
 struct BusReport {
         BusContext *context;
@@ -44,8 +50,44 @@ struct BusReport {
         NcuReportJob *job;
         sd_bus_message *pending; /* the LoadReport call, until answered */
         sd_bus_track *track;
+        int fd; /* the caller's descriptor, for the outputs */
+        BusReportOutput *outputs; /* running exports */
         BusReport *next, *prev;
 };
+
+/* One export running in the worker, answered with a memfd. */
+struct BusReportOutput {
+        BusReport *report;
+        NcuReportJob *job;
+        sd_bus_message *call;
+        size_t bytes; /* reserved until answered */
+        BusReportOutput *next;
+};
+
+static BusReportOutput *bus_report_output_free(BusReportOutput *o)
+{
+        BusReportOutput **p;
+
+        if (!o)
+                return NULL;
+        for (p = &o->report->outputs; *p; p = &(*p)->next)
+                if (*p == o) {
+                        *p = o->next;
+                        break;
+                }
+        ncu_report_job_free(o->job);
+        sd_bus_message_unref(o->call);
+        return mfree(o);
+}
+
+static size_t report_bytes(const BusReport *r)
+{
+        size_t bytes = r->bytes;
+
+        for (const BusReportOutput *o = r->outputs; o; o = o->next)
+                bytes += o->bytes;
+        return bytes;
+}
 
 static BusReport *bus_report_free(BusReport *r)
 {
@@ -60,6 +102,13 @@ static BusReport *bus_report_free(BusReport *r)
                 c->reports = r->next;
         if (r->next)
                 r->next->prev = r->prev;
+        while (r->outputs) {
+                if (r->outputs->call)
+                        (void) sd_bus_reply_method_errorf(
+                                        r->outputs->call, SD_BUS_ERROR_FAILED, "The report was closed");
+                bus_report_output_free(r->outputs);
+        }
+        safe_close(r->fd);
         ncu_report_job_free(r->job);
         sd_bus_message_unref(r->pending);
         sd_bus_track_unref(r->track);
@@ -181,7 +230,7 @@ static size_t uid_bytes(BusContext *c, uid_t uid, size_t *ret_count)
 
         for (BusReport *r = c->reports; r; r = r->next)
                 if (r->uid == uid) {
-                        bytes += r->bytes;
+                        bytes += report_bytes(r);
                         n++;
                 }
         *ret_count = n;
@@ -193,7 +242,7 @@ static size_t total_bytes(BusContext *c)
         size_t bytes = 0;
 
         for (BusReport *r = c->reports; r; r = r->next)
-                bytes += r->bytes;
+                bytes += report_bytes(r);
         return bytes;
 }
 
@@ -258,6 +307,7 @@ int bus_method_load_report(sd_bus_message *m, void *userdata, sd_bus_error *erro
         if (!r)
                 return -ENOMEM;
         r->context = c;
+        r->fd = -EBADF;
         r->id = ++c->last_report_id;
         r->uid = uid;
         r->bytes = REPORT_BYTES_PER_JSON_BYTE * limits.max_output;
@@ -270,7 +320,10 @@ int bus_method_load_report(sd_bus_message *m, void *userdata, sd_bus_error *erro
                 bus_report_free(r);
                 return -ENOMEM;
         }
-        k = sd_bus_track_new(sd_bus_message_get_bus(m), &r->track, on_owner_gone, r);
+        r->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        k = r->fd < 0 ? -errno : 0;
+        if (k >= 0)
+                k = sd_bus_track_new(sd_bus_message_get_bus(m), &r->track, on_owner_gone, r);
         if (k >= 0)
                 k = sd_bus_track_add_sender(r->track, m);
         if (k >= 0)
@@ -640,22 +693,83 @@ static int method_export_json(sd_bus_message *m, void *userdata, sd_bus_error *e
 {
         BusReport *r = userdata;
         _cleanup_close_ int fd = -EBADF;
-        size_t n = strlen(r->text), done = 0;
 
-        fd = memfd_create("nvprofiled-report.json", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-        if (fd < 0)
-                return -errno;
-        while (done < n) {
-                ssize_t k = write(fd, r->text + done, n - done);
-                if (k < 0)
-                        return -errno;
-                done += (size_t) k;
-        }
         /* The caller gets a read-only view it cannot change under anyone. */
-        if (lseek(fd, 0, SEEK_SET) < 0 ||
-                        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
-                return -errno;
+        fd = ncu_memfd_new_sealed("nvprofiled-report.json", r->text, strlen(r->text));
+        if (fd < 0)
+                return fd;
         return sd_bus_reply_method_return(m, "h", fd);
+}
+
+static void on_output_done(NcuReportJob *job, int error, int fd, const char *message, void *userdata)
+{
+        BusReportOutput *o = userdata;
+
+        o->job = ncu_report_job_free(o->job);
+        if (error < 0) {
+                log_debug("Report %" PRIu64 " of uid %u: output: %s", o->report->id, (unsigned) o->report->uid,
+                                message);
+                (void) reply_job_error(o->call, error, message);
+        } else
+                (void) sd_bus_reply_method_return(o->call, "h", fd);
+        bus_report_output_free(o);
+}
+
+/* Runs the worker's output over the report's descriptor (and the baseline's, for a diff); answers m
+ * with the output's memfd when it is done. */
+static int start_output(
+                sd_bus_message *m, BusReport *r, const char *output, const BusReport *baseline, sd_bus_error *error)
+{
+        BusContext *c = r->context;
+        NcuReportJobLimits limits = { .timeout_usec = REPORT_WORKER_TIMEOUT_USEC };
+        const int fds[2] = { r->fd, baseline ? baseline->fd : -EBADF };
+        size_t used, count, total, n = 0;
+        BusReportOutput *o;
+        int k;
+
+        for (o = r->outputs; o; o = o->next)
+                n++;
+        if (n >= REPORT_OUTPUTS_MAX)
+                return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED,
+                                "Limit exceeded: %u outputs of a report may run at a time", REPORT_OUTPUTS_MAX);
+        used = uid_bytes(c, r->uid, &count);
+        total = total_bytes(c);
+        if (used >= REPORT_BYTES_PER_UID_MAX || total >= REPORT_BYTES_TOTAL_MAX)
+                return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED,
+                                "Limit exceeded: the reports loaded take all the memory allowed");
+        /* The output is held once while read, once in its memfd. */
+        limits.max_output = MIN(REPORT_BYTES_PER_UID_MAX - used, REPORT_BYTES_TOTAL_MAX - total) / 2;
+
+        o = calloc(1, sizeof(BusReportOutput));
+        if (!o)
+                return -ENOMEM;
+        o->report = r;
+        o->bytes = 2 * limits.max_output;
+        o->next = r->outputs;
+        r->outputs = o;
+        k = ncu_report_job_start_output(c->manager->event, worker_path(), output, fds, baseline ? 2 : 1, &limits,
+                        on_output_done, o, &o->job);
+        if (k < 0) {
+                bus_report_output_free(o);
+                return sd_bus_error_set_errnof(error, -k, "Cannot start the report worker");
+        }
+        o->call = sd_bus_message_ref(m);
+        return 1; /* answered when the worker is done */
+}
+
+static int method_export_raw(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        int instances, k;
+
+        k = sd_bus_message_read(m, "b", &instances);
+        if (k < 0)
+                return k;
+        return start_output(m, userdata, instances ? "raw-instances" : "raw", NULL, error);
+}
+
+static int method_export_details(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        return start_output(m, userdata, "details", NULL, error);
 }
 
 const sd_bus_vtable bus_report_vtable[] = {
@@ -677,6 +791,10 @@ const sd_bus_vtable bus_report_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("ActionsByNvtx", SD_BUS_ARGS("u", range, "as", includes, "as", excludes),
                         SD_BUS_RESULT("au", actions), method_actions_by_nvtx, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ExportJson", SD_BUS_NO_ARGS, SD_BUS_RESULT("h", json), method_export_json,
+                        SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ExportRaw", SD_BUS_ARGS("b", instances), SD_BUS_RESULT("h", csv), method_export_raw,
+                        SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ExportDetails", SD_BUS_NO_ARGS, SD_BUS_RESULT("h", csv), method_export_details,
                         SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };

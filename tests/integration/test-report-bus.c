@@ -2,7 +2,8 @@
 /* Nsight Compute reports through the real daemon on a private bus: LoadReport with a corpus report's
  * descriptor and the Report object's methods; nvprofilectl report going through the daemon; a worker
  * that crashes leaves the daemon serving and the caller with an error; the per-user limits and the
- * reports freed when their owner leaves the bus; and (root) an unprivileged caller can neither see nor
+ * reports freed when their owner leaves the bus; the CSV exports over the bus as sealed memfds, byte
+ * for byte ncu's; and (root) an unprivileged caller can neither see nor
  * call another caller's report, and has no way to make the daemon open a path. */
 
 #include <fcntl.h>
@@ -172,6 +173,104 @@ static void test_load(void)
         itest_teardown(&t);
 }
 
+/* The whole content of a memfd the daemon returned; it is sealed against every change. */
+static char *read_sealed_memfd(sd_bus_message *reply, gsize *ret_size)
+{
+        GString *buf = g_string_new(NULL);
+        char chunk[65536];
+        int fd, seals;
+        ssize_t k;
+
+        g_assert_cmpint(sd_bus_message_read(reply, "h", &fd), >, 0);
+        seals = fcntl(fd, F_GET_SEALS);
+        g_assert_cmpint(seals & (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL), ==,
+                        F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+        while ((k = read(fd, chunk, sizeof(chunk))) > 0)
+                g_string_append_len(buf, chunk, k);
+        g_assert_cmpint(k, ==, 0);
+        *ret_size = buf->len;
+        return g_string_free(buf, false);
+}
+
+static void assert_same_as_expected(const char *got, gsize n, const char *expected_rel)
+{
+        g_autofree char *file = test_corpus_path(expected_rel), *want = NULL;
+        gsize m;
+
+        g_assert_true(g_file_get_contents(file, &want, &m, NULL));
+        if (n != m || memcmp(got, want, n) != 0)
+                g_error("%s: the export differs (%zu bytes, expected %zu)", expected_rel, (size_t) n, (size_t) m);
+}
+
+/* ExportRaw and ExportDetails: ncu's CSV bytes, from the worker over the descriptor the report was loaded
+ * from, as a sealed memfd; and nvprofilectl report raw|details through the daemon and with --local. */
+static void test_exports(void)
+{
+        static const char *const names[] = {
+                "armleth_report_ncu2024.2.1",
+                "nvidia_example_sobelFloat_ncu2023.3.0",
+                "extrap_ex-gpu.s10_ncu2020.3.1",
+        };
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        ITest t;
+
+        itest_setup(&t);
+        itest_use_fixture_proc(&t);
+        itest_start_daemon(&t, NULL);
+        for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+                g_autofree char *rel = g_strdup_printf("reports/%s.ncu-rep", names[i]);
+                g_autofree char *file = test_corpus_path(rel), *path = NULL;
+                static const char *const pages[] = { "raw", "raw-instances", "details" };
+                int fd = open_corpus(rel);
+
+                path = load_report(t.bus, fd, &error);
+                /* The daemon keeps its own duplicate: the caller's may go, and its offset does not matter. */
+                g_assert_cmpint(lseek(fd, 17, SEEK_SET), ==, 17);
+                close(fd);
+                if (!path)
+                        g_error("LoadReport: %s: %s", error.name, error.message);
+                for (size_t j = 0; j < G_N_ELEMENTS(pages); j++) {
+                        g_autofree char *expected = g_strdup_printf("reports/expected/%s.%s.csv", names[i], pages[j]);
+                        g_autofree char *got = NULL, *out_daemon = NULL, *out_local = NULL;
+                        sd_bus_message *reply = NULL;
+                        gsize n;
+
+                        if (j == 2)
+                                g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE,
+                                                                "ExportDetails", &error, &reply, NULL),
+                                                >=, 0);
+                        else
+                                g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE,
+                                                                "ExportRaw", &error, &reply, "b", j == 1),
+                                                >=, 0);
+                        got = read_sealed_memfd(reply, &n);
+                        sd_bus_message_unref(reply);
+                        assert_same_as_expected(got, n, expected);
+
+                        /* The CLI, through the daemon by default and in-process with --local. */
+                        g_assert_cmpint(itest_ctl(&t, &out_daemon, "report", j == 2 ? "details" : "raw", file, "--csv",
+                                                        j == 1 ? "--print-metric-instances=values" : NULL, NULL),
+                                        ==, 0);
+                        assert_same_as_expected(out_daemon, strlen(out_daemon), expected);
+                        g_assert_cmpint(itest_ctl(&t, &out_local, "report", j == 2 ? "details" : "raw", "--local", file,
+                                                        "--csv", j == 1 ? "--print-metric-instances=values" : NULL,
+                                                        NULL),
+                                        ==, 0);
+                        assert_same_as_expected(out_local, strlen(out_local), expected);
+                }
+                g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "Close", &error, NULL,
+                                                NULL),
+                                >=, 0);
+                /* Closed: no export of it. */
+                g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "ExportRaw", &error,
+                                                NULL, "b", 0),
+                                <, 0);
+                g_assert_cmpstr(error.name, ==, SD_BUS_ERROR_UNKNOWN_OBJECT);
+                sd_bus_error_free(&error);
+        }
+        itest_teardown(&t);
+}
+
 /* ActionsByNvtx over the NVTX fixture of tests/nsight (make-fixtures.py says what each kernel has). */
 static void test_nvtx(void)
 {
@@ -256,6 +355,13 @@ static void test_worker_crash(void)
         /* Still there, still answering. */
         g_assert_cmpint(kill(t.daemon_pid, 0), ==, 0);
         g_assert_cmpint(itest_ctl(&t, &out, "status", NULL), ==, 0);
+        /* The CLI's exports go through the daemon (and its crashing worker) unless told --local. */
+        {
+                g_autofree char *file = test_corpus_path(ARMLETH), *local = NULL;
+                g_assert_cmpint(itest_ctl(&t, &out, "report", "raw", file, "--csv", NULL), ==, 1);
+                g_assert_cmpint(itest_ctl(&t, &local, "report", "raw", "--local", file, "--csv", NULL), ==, 0);
+                g_assert_cmpuint(strlen(local), >, 0);
+        }
         itest_teardown(&t);
         g_setenv("NVPROFILED_REPORT_WORKER", test_env_or_fail("NVPROFILED_REPORT_WORKER_REAL"), true);
 }
@@ -354,6 +460,10 @@ static void test_privacy(void)
                 if (sd_bus_call_method(bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "ExportJson", &e, NULL, NULL) >= 0)
                         _exit(13);
                 sd_bus_error_free(&e);
+                if (sd_bus_call_method(bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "ExportRaw", &e, NULL, "b", 0) >= 0 ||
+                                !sd_bus_error_has_name(&e, SD_BUS_ERROR_UNKNOWN_OBJECT))
+                        _exit(16);
+                sd_bus_error_free(&e);
                 if (sd_bus_call_method(bus, BUS_NAME, BUS_REPORT_PREFIX, "org.freedesktop.DBus.Introspectable",
                                     "Introspect", &e, &reply, NULL) >= 0) {
                         const char *xml;
@@ -398,6 +508,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/report-bus/load", test_load);
         g_test_add_func("/report-bus/invalid", test_invalid);
         g_test_add_func("/report-bus/nvtx", test_nvtx);
+        g_test_add_func("/report-bus/exports", test_exports);
         g_test_add_func("/report-bus/worker-crash", test_worker_crash);
         g_test_add_func("/report-bus/limits-and-owner-leaving", test_limits_and_owner_leaving);
         g_test_add_func("/report-bus/privacy", test_privacy);
