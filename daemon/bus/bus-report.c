@@ -468,18 +468,24 @@ static int method_get_metric_names(sd_bus_message *m, void *userdata, sd_bus_err
         return close_and_send(reply, k);
 }
 
+/* A double of the document: a number, or "nan", "inf", "-inf" (report-json.h); NaN when absent. */
+static double json_double(struct json_object *v)
+{
+        if (!v)
+                return NAN;
+        if (json_object_is_type(v, json_type_string))
+                return streq(json_object_get_string(v), "nan")             ? NAN
+                                : streq(json_object_get_string(v), "-inf") ? -INFINITY
+                                                                           : INFINITY;
+        return json_object_get_double(v);
+}
+
 /* A value of the given kind as a variant: string s, float/double d, uint32 u, uint64 t; unknown is an
  * empty string (the kind says so). */
 static int append_value(sd_bus_message *reply, const char *kind, struct json_object *v)
 {
-        if (streq_ptr(kind, "double") || streq_ptr(kind, "float")) {
-                double d = json_object_is_type(v, json_type_string)
-                                ? (streq(json_object_get_string(v), "nan")                                   ? NAN
-                                                                  : streq(json_object_get_string(v), "-inf") ? -INFINITY
-                                                                                                             : INFINITY)
-                                : json_object_get_double(v);
-                return sd_bus_message_append(reply, "v", "d", d);
-        }
+        if (streq_ptr(kind, "double") || streq_ptr(kind, "float"))
+                return sd_bus_message_append(reply, "v", "d", json_double(v));
         if (streq_ptr(kind, "uint64"))
                 return sd_bus_message_append(reply, "v", "t", json_object_get_uint64(v));
         if (streq_ptr(kind, "uint32"))
@@ -578,12 +584,132 @@ static int method_get_rule_results(sd_bus_message *m, void *userdata, sd_bus_err
                 for (size_t j = 0; k >= 0 && j < json_object_array_length(speedups); j++) {
                         struct json_object *x = json_object_array_get_idx(speedups, j);
                         k = sd_bus_message_append(reply, "(sd)", strempty(json_object_get_string(get(x, "type"))),
-                                        get(x, "value") ? json_object_get_double(get(x, "value")) : NAN);
+                                        json_double(get(x, "value")));
                 }
                 if (k >= 0)
                         k = sd_bus_message_close_container(reply);
                 if (k >= 0)
                         k = sd_bus_message_close_container(reply);
+        }
+        return close_and_send(reply, k);
+}
+
+static const char *str_member(struct json_object *o, const char *key)
+{
+        return strempty(json_object_get_string(get(o, key)));
+}
+
+/* An optional integer member as a signed 32-bit number, -1 when absent. */
+static int32_t id_member(struct json_object *o, const char *key)
+{
+        struct json_object *v = get(o, key);
+        return v ? (int32_t) json_object_get_int(v) : -1;
+}
+
+/* One rule result with everything the report stores of it (GetRuleResultsFull). */
+static int append_rule_result_full(sd_bus_message *reply, struct json_object *rr)
+{
+        struct json_object *msgs = get(rr, "messages"), *speedups = get(rr, "speedups"),
+                           *focus = get(rr, "focus_metrics"), *markers = get(rr, "source_markers");
+        int k;
+
+        k = sd_bus_message_open_container(reply, 'r', "sssa(isss)a(sd)a(isdts)a(ssttss)");
+        if (k >= 0)
+                k = sd_bus_message_append(reply, "sss", str_member(rr, "identifier"), str_member(rr, "name"),
+                                str_member(rr, "section"));
+        if (k >= 0)
+                k = sd_bus_message_open_container(reply, 'a', "(isss)");
+        for (size_t j = 0; k >= 0 && j < json_object_array_length(msgs); j++) {
+                struct json_object *x = json_object_array_get_idx(msgs, j);
+                k = sd_bus_message_append(reply, "(isss)", id_member(x, "id"), str_member(x, "type"),
+                                str_member(x, "title"), str_member(x, "text"));
+        }
+        if (k >= 0)
+                k = sd_bus_message_close_container(reply);
+        if (k >= 0)
+                k = sd_bus_message_open_container(reply, 'a', "(sd)");
+        for (size_t j = 0; k >= 0 && j < json_object_array_length(speedups); j++) {
+                struct json_object *x = json_object_array_get_idx(speedups, j);
+                k = sd_bus_message_append(reply, "(sd)", str_member(x, "type"), json_double(get(x, "value")));
+        }
+        if (k >= 0)
+                k = sd_bus_message_close_container(reply);
+        if (k >= 0)
+                k = sd_bus_message_open_container(reply, 'a', "(isdts)");
+        for (size_t j = 0; k >= 0 && j < json_object_array_length(focus); j++) {
+                struct json_object *x = json_object_array_get_idx(focus, j);
+                k = sd_bus_message_append(reply, "(isdts)", id_member(x, "message_id"), str_member(x, "metric"),
+                                json_double(get(x, "value")), json_object_get_uint64(get(x, "severity")),
+                                str_member(x, "info"));
+        }
+        if (k >= 0)
+                k = sd_bus_message_close_container(reply);
+        if (k >= 0)
+                k = sd_bus_message_open_container(reply, 'a', "(ssttss)");
+        for (size_t j = 0; k >= 0 && j < json_object_array_length(markers); j++) {
+                struct json_object *x = json_object_array_get_idx(markers, j);
+                k = sd_bus_message_append(reply, "(ssttss)", str_member(x, "kind"), str_member(x, "file"),
+                                json_object_get_uint64(get(x, "address")), json_object_get_uint64(get(x, "line")),
+                                str_member(x, "type"), str_member(x, "text"));
+        }
+        if (k >= 0)
+                k = sd_bus_message_close_container(reply);
+        if (k >= 0)
+                k = sd_bus_message_close_container(reply);
+        return k;
+}
+
+static int method_get_rule_results_full(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        struct json_object *a, *rules;
+        int k;
+
+        k = read_action(m, userdata, error, &a);
+        if (k < 0)
+                return k;
+        rules = get(a, "rule_results");
+        k = sd_bus_message_new_method_return(m, &reply);
+        if (k >= 0)
+                k = sd_bus_message_open_container(reply, 'a', "(sssa(isss)a(sd)a(isdts)a(ssttss))");
+        for (size_t i = 0; k >= 0 && i < json_object_array_length(rules); i++)
+                k = append_rule_result_full(reply, json_object_array_get_idx(rules, i));
+        return close_and_send(reply, k);
+}
+
+/* The CUDA source files stored for the action's code (ncu --import-source), as ncu_report's
+ * source_files: every file of the sources entries of the action's reference, the first of a name. */
+static int method_get_source_files(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        BusReport *r = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_strv_free_ char **seen = NULL;
+        struct json_object *a, *sources = get(r->doc, "sources"), *ref;
+        int k;
+
+        k = read_action(m, userdata, error, &a);
+        if (k < 0)
+                return k;
+        ref = get(a, "source_reference");
+        k = sd_bus_message_new_method_return(m, &reply);
+        if (k >= 0)
+                k = sd_bus_message_open_container(reply, 'a', "(ss)");
+        for (size_t i = 0; k >= 0 && ref && i < json_object_array_length(sources); i++) {
+                struct json_object *src = json_object_array_get_idx(sources, i), *files = get(src, "files");
+
+                if (!get(src, "reference") ||
+                                json_object_get_uint64(get(src, "reference")) != json_object_get_uint64(ref))
+                        continue;
+                for (size_t j = 0; k >= 0 && j < json_object_array_length(files); j++) {
+                        struct json_object *f = json_object_array_get_idx(files, j);
+                        const char *name = get(f, "name") ? json_object_get_string(get(f, "name")) : NULL;
+
+                        if (!name || strv_contains(seen, name))
+                                continue;
+                        k = strv_extend(&seen, name);
+                        if (k >= 0)
+                                k = sd_bus_message_append(reply, "(ss)", name, str_member(f, "content"));
+                }
         }
         return close_and_send(reply, k);
 }
@@ -788,6 +914,11 @@ const sd_bus_vtable bus_report_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("GetRuleResults", SD_BUS_ARGS("u", range, "u", action),
                         SD_BUS_RESULT("a(sssa(sss)a(sd))", rule_results), method_get_rule_results,
                         SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetRuleResultsFull", SD_BUS_ARGS("u", range, "u", action),
+                        SD_BUS_RESULT("a(sssa(isss)a(sd)a(isdts)a(ssttss))", rule_results),
+                        method_get_rule_results_full, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetSourceFiles", SD_BUS_ARGS("u", range, "u", action), SD_BUS_RESULT("a(ss)", files),
+                        method_get_source_files, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ActionsByNvtx", SD_BUS_ARGS("u", range, "as", includes, "as", excludes),
                         SD_BUS_RESULT("au", actions), method_actions_by_nvtx, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ExportJson", SD_BUS_NO_ARGS, SD_BUS_RESULT("h", json), method_export_json,

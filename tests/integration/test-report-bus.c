@@ -147,6 +147,79 @@ static void test_load(void)
         g_assert_cmpint(n, ==, 20);
         reply = sd_bus_message_unref(reply);
 
+        /* GetRuleResultsFull: the same 20 rules with message ids, focus metrics and source markers. */
+        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "GetRuleResultsFull", &error,
+                                        &reply, "uu", 0, 0),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(sssa(isss)a(sd)a(isdts)a(ssttss))"), >, 0);
+        n = 0;
+        while (sd_bus_message_enter_container(reply, 'r', "sssa(isss)a(sd)a(isdts)a(ssttss)") > 0) {
+                const char *id, *rname, *section, *mtype, *mtitle, *mtext, *metric, *info, *mkind, *mfile;
+                int32_t msg_id;
+                uint64_t severity, address, line;
+                double value;
+                int n_markers = 0;
+
+                g_assert_cmpint(sd_bus_message_read(reply, "sss", &id, &rname, &section), >, 0);
+                if (!streq(id, "UncoalescedGlobalAccess")) {
+                        g_assert_cmpint(sd_bus_message_skip(reply, "a(isss)a(sd)a(isdts)a(ssttss)"), >=, 0);
+                        g_assert_cmpint(sd_bus_message_exit_container(reply), >, 0);
+                        n++;
+                        continue;
+                }
+                g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(isss)"), >, 0);
+                g_assert_cmpint(sd_bus_message_read(reply, "(isss)", &msg_id, &mtype, &mtitle, &mtext), >, 0);
+                g_assert_cmpint(msg_id, ==, 1);
+                g_assert_cmpstr(mtype, ==, "OPTIMIZATION");
+                g_assert_cmpint(sd_bus_message_exit_container(reply), >, 0);
+                g_assert_cmpint(sd_bus_message_skip(reply, "a(sd)"), >=, 0);
+                g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(isdts)"), >, 0);
+                g_assert_cmpint(sd_bus_message_read(reply, "(isdts)", &msg_id, &metric, &value, &severity, &info), >,
+                                0);
+                g_assert_cmpint(msg_id, ==, 1);
+                g_assert_cmpstr(metric, ==, "derived__memory_l2_theoretical_sectors_global_excessive");
+                g_assert_cmpfloat(value, ==, 1274368.0);
+                g_assert_cmpuint(severity, ==, 0);
+                g_assert_cmpstr(info, ==, "Reduce the number of excessive wavefronts in L2");
+                g_assert_cmpint(sd_bus_message_exit_container(reply), >, 0);
+                g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(ssttss)"), >, 0);
+                while (sd_bus_message_read(reply, "(ssttss)", &mkind, &mfile, &address, &line, &mtype, &mtext) > 0) {
+                        if (n_markers == 0) {
+                                g_assert_cmpstr(mkind, ==, "sass");
+                                g_assert_cmpuint(address, ==, 140675029259120);
+                        }
+                        if (n_markers == 11) {
+                                g_assert_cmpstr(mkind, ==, "source");
+                                g_assert_cmpuint(line, ==, 121);
+                                g_assert_true(g_str_has_suffix(mfile, "/instructionMix.cu"));
+                        }
+                        g_assert_cmpstr(mtype, ==, "WARNING");
+                        n_markers++;
+                }
+                g_assert_cmpint(n_markers, ==, 12);
+                g_assert_cmpint(sd_bus_message_exit_container(reply), >, 0);
+                g_assert_cmpint(sd_bus_message_exit_container(reply), >, 0);
+                n++;
+        }
+        g_assert_cmpint(n, ==, 20);
+        reply = sd_bus_message_unref(reply);
+
+        /* GetSourceFiles: the CUDA source stored with the report (--import-source). */
+        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "GetSourceFiles", &error,
+                                        &reply, "uu", 0, 0),
+                        >=, 0);
+        {
+                const char *fname, *content;
+                g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(ss)"), >, 0);
+                g_assert_cmpint(sd_bus_message_read(reply, "(ss)", &fname, &content), >, 0);
+                g_assert_cmpstr(fname, ==,
+                                "/usr/local/nsight-compute-2023.3.1/extras/samples/instructionMix/instructionMix.cu");
+                g_assert_cmpuint(strlen(content), ==, 7948);
+                g_assert_nonnull(strstr(content, "Sobel"));
+                g_assert_cmpint(sd_bus_message_read(reply, "(ss)", &fname, &content), ==, 0);
+        }
+        reply = sd_bus_message_unref(reply);
+
         /* Close: the object is gone. */
         g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "Close", &error, NULL, NULL),
                         >=, 0);
