@@ -547,53 +547,6 @@ static int method_get_metric(sd_bus_message *m, void *userdata, sd_bus_error *er
         return close_and_send(reply, k);
 }
 
-static int method_get_rule_results(sd_bus_message *m, void *userdata, sd_bus_error *error)
-{
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        struct json_object *a, *rules;
-        int k;
-
-        k = read_action(m, userdata, error, &a);
-        if (k < 0)
-                return k;
-        rules = get(a, "rule_results");
-        k = sd_bus_message_new_method_return(m, &reply);
-        if (k >= 0)
-                k = sd_bus_message_open_container(reply, 'a', "(sssa(sss)a(sd))");
-        for (size_t i = 0; k >= 0 && i < json_object_array_length(rules); i++) {
-                struct json_object *rr = json_object_array_get_idx(rules, i), *msgs = get(rr, "messages"),
-                                   *speedups = get(rr, "speedups");
-
-                k = sd_bus_message_open_container(reply, 'r', "sssa(sss)a(sd)");
-                if (k >= 0)
-                        k = sd_bus_message_append(reply, "sss", strempty(json_object_get_string(get(rr, "identifier"))),
-                                        strempty(json_object_get_string(get(rr, "name"))),
-                                        strempty(json_object_get_string(get(rr, "section"))));
-                if (k >= 0)
-                        k = sd_bus_message_open_container(reply, 'a', "(sss)");
-                for (size_t j = 0; k >= 0 && j < json_object_array_length(msgs); j++) {
-                        struct json_object *x = json_object_array_get_idx(msgs, j);
-                        k = sd_bus_message_append(reply, "(sss)", strempty(json_object_get_string(get(x, "type"))),
-                                        strempty(json_object_get_string(get(x, "title"))),
-                                        strempty(json_object_get_string(get(x, "text"))));
-                }
-                if (k >= 0)
-                        k = sd_bus_message_close_container(reply);
-                if (k >= 0)
-                        k = sd_bus_message_open_container(reply, 'a', "(sd)");
-                for (size_t j = 0; k >= 0 && j < json_object_array_length(speedups); j++) {
-                        struct json_object *x = json_object_array_get_idx(speedups, j);
-                        k = sd_bus_message_append(reply, "(sd)", strempty(json_object_get_string(get(x, "type"))),
-                                        json_double(get(x, "value")));
-                }
-                if (k >= 0)
-                        k = sd_bus_message_close_container(reply);
-                if (k >= 0)
-                        k = sd_bus_message_close_container(reply);
-        }
-        return close_and_send(reply, k);
-}
-
 static const char *str_member(struct json_object *o, const char *key)
 {
         return strempty(json_object_get_string(get(o, key)));
@@ -606,23 +559,30 @@ static int32_t id_member(struct json_object *o, const char *key)
         return v ? (int32_t) json_object_get_int(v) : -1;
 }
 
-/* One rule result with everything the report stores of it (GetRuleResultsFull). */
-static int append_rule_result_full(sd_bus_message *reply, struct json_object *rr)
+#define RULE_RESULT "sssa(sss)a(sd)"
+#define RULE_RESULT_FULL "sssa(isss)a(sd)a(isdts)a(ssttss)"
+
+/* One rule result: GetRuleResults' fields, or (full) everything the report stores of it. */
+static int append_rule_result(sd_bus_message *reply, struct json_object *rr, bool full)
 {
         struct json_object *msgs = get(rr, "messages"), *speedups = get(rr, "speedups"),
                            *focus = get(rr, "focus_metrics"), *markers = get(rr, "source_markers");
         int k;
 
-        k = sd_bus_message_open_container(reply, 'r', "sssa(isss)a(sd)a(isdts)a(ssttss)");
+        k = sd_bus_message_open_container(reply, 'r', full ? RULE_RESULT_FULL : RULE_RESULT);
         if (k >= 0)
                 k = sd_bus_message_append(reply, "sss", str_member(rr, "identifier"), str_member(rr, "name"),
                                 str_member(rr, "section"));
         if (k >= 0)
-                k = sd_bus_message_open_container(reply, 'a', "(isss)");
+                k = sd_bus_message_open_container(reply, 'a', full ? "(isss)" : "(sss)");
         for (size_t j = 0; k >= 0 && j < json_object_array_length(msgs); j++) {
                 struct json_object *x = json_object_array_get_idx(msgs, j);
-                k = sd_bus_message_append(reply, "(isss)", id_member(x, "id"), str_member(x, "type"),
-                                str_member(x, "title"), str_member(x, "text"));
+                if (full)
+                        k = sd_bus_message_append(reply, "(isss)", id_member(x, "id"), str_member(x, "type"),
+                                        str_member(x, "title"), str_member(x, "text"));
+                else
+                        k = sd_bus_message_append(reply, "(sss)", str_member(x, "type"), str_member(x, "title"),
+                                        str_member(x, "text"));
         }
         if (k >= 0)
                 k = sd_bus_message_close_container(reply);
@@ -634,47 +594,57 @@ static int append_rule_result_full(sd_bus_message *reply, struct json_object *rr
         }
         if (k >= 0)
                 k = sd_bus_message_close_container(reply);
-        if (k >= 0)
+        if (k >= 0 && full)
                 k = sd_bus_message_open_container(reply, 'a', "(isdts)");
-        for (size_t j = 0; k >= 0 && j < json_object_array_length(focus); j++) {
+        for (size_t j = 0; k >= 0 && full && j < json_object_array_length(focus); j++) {
                 struct json_object *x = json_object_array_get_idx(focus, j);
                 k = sd_bus_message_append(reply, "(isdts)", id_member(x, "message_id"), str_member(x, "metric"),
                                 json_double(get(x, "value")), json_object_get_uint64(get(x, "severity")),
                                 str_member(x, "info"));
         }
-        if (k >= 0)
+        if (k >= 0 && full)
                 k = sd_bus_message_close_container(reply);
-        if (k >= 0)
+        if (k >= 0 && full)
                 k = sd_bus_message_open_container(reply, 'a', "(ssttss)");
-        for (size_t j = 0; k >= 0 && j < json_object_array_length(markers); j++) {
+        for (size_t j = 0; k >= 0 && full && j < json_object_array_length(markers); j++) {
                 struct json_object *x = json_object_array_get_idx(markers, j);
                 k = sd_bus_message_append(reply, "(ssttss)", str_member(x, "kind"), str_member(x, "file"),
                                 json_object_get_uint64(get(x, "address")), json_object_get_uint64(get(x, "line")),
                                 str_member(x, "type"), str_member(x, "text"));
         }
-        if (k >= 0)
+        if (k >= 0 && full)
                 k = sd_bus_message_close_container(reply);
         if (k >= 0)
                 k = sd_bus_message_close_container(reply);
         return k;
 }
 
-static int method_get_rule_results_full(sd_bus_message *m, void *userdata, sd_bus_error *error)
+static int reply_rule_results(sd_bus_message *m, BusReport *r, bool full, sd_bus_error *error)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         struct json_object *a, *rules;
         int k;
 
-        k = read_action(m, userdata, error, &a);
+        k = read_action(m, r, error, &a);
         if (k < 0)
                 return k;
         rules = get(a, "rule_results");
         k = sd_bus_message_new_method_return(m, &reply);
         if (k >= 0)
-                k = sd_bus_message_open_container(reply, 'a', "(sssa(isss)a(sd)a(isdts)a(ssttss))");
+                k = sd_bus_message_open_container(reply, 'a', full ? "(" RULE_RESULT_FULL ")" : "(" RULE_RESULT ")");
         for (size_t i = 0; k >= 0 && i < json_object_array_length(rules); i++)
-                k = append_rule_result_full(reply, json_object_array_get_idx(rules, i));
+                k = append_rule_result(reply, json_object_array_get_idx(rules, i), full);
         return close_and_send(reply, k);
+}
+
+static int method_get_rule_results(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        return reply_rule_results(m, userdata, false, error);
+}
+
+static int method_get_rule_results_full(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        return reply_rule_results(m, userdata, true, error);
 }
 
 /* The CUDA source files stored for the action's code (ncu --import-source), as ncu_report's
