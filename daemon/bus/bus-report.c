@@ -19,6 +19,7 @@
 #include "bus-report.h"
 #include "fd-util.h"
 #include "log.h"
+#include "report-diff.h"
 #include "report-job.h"
 #include "report-json.h"
 #include "report-worker.h"
@@ -219,6 +220,8 @@ static int reply_job_error(sd_bus_message *m, int error, const char *message)
                 return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_TIMEOUT, "%s", message);
         case ENOMEM:
                 return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_NO_MEMORY, "%s", message);
+        case EDOM: /* Diff: the pairing specs pair nothing */
+                return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_INVALID_ARGS, "%s", message);
         default:
                 return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_FAILED, "%s", message);
         }
@@ -814,7 +817,7 @@ static void on_output_done(NcuReportJob *job, int error, int fd, const char *mes
 /* Runs the worker's output over the report's descriptor (and the baseline's, for a diff); answers m
  * with the output's memfd when it is done. */
 static int start_output(
-                sd_bus_message *m, BusReport *r, const char *output, const BusReport *baseline, sd_bus_error *error)
+                sd_bus_message *m, BusReport *r, char *const *args, const BusReport *baseline, sd_bus_error *error)
 {
         BusContext *c = r->context;
         NcuReportJobLimits limits = { .timeout_usec = REPORT_WORKER_TIMEOUT_USEC };
@@ -843,7 +846,7 @@ static int start_output(
         o->bytes = 2 * limits.max_output;
         o->next = r->outputs;
         r->outputs = o;
-        k = ncu_report_job_start_output(c->manager->event, worker_path(), output, fds, baseline ? 2 : 1, &limits,
+        k = ncu_report_job_start_output(c->manager->event, worker_path(), args, fds, baseline ? 2 : 1, &limits,
                         on_output_done, o, &o->job);
         if (k < 0) {
                 bus_report_output_free(o);
@@ -860,12 +863,48 @@ static int method_export_raw(sd_bus_message *m, void *userdata, sd_bus_error *er
         k = sd_bus_message_read(m, "b", &instances);
         if (k < 0)
                 return k;
-        return start_output(m, userdata, instances ? "raw-instances" : "raw", NULL, error);
+        return start_output(m, userdata, (char *const[]){ (char *) (instances ? "raw-instances" : "raw"), NULL }, NULL,
+                        error);
 }
 
 static int method_export_details(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-        return start_output(m, userdata, "details", NULL, error);
+        return start_output(m, userdata, (char *const[]){ (char *) "details", NULL }, NULL, error);
+}
+
+#define DIFF_SPEC_MAX 1024
+
+/* Diff(o baseline, as actions): this report against another of the caller's, computed by the worker
+ * over both kept descriptors (report-diff.h); the JSON as nvprofilectl report diff --json's "pairs". */
+static int method_diff(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        BusReport *r = userdata, *baseline;
+        _cleanup_strv_free_ char **specs = NULL, **args = NULL;
+        const char *path;
+        int k;
+
+        k = sd_bus_message_read(m, "o", &path);
+        if (k >= 0)
+                k = sd_bus_message_read_strv(m, &specs);
+        if (k < 0)
+                return k;
+        if (strv_length(specs) > NCU_DIFF_SPECS_MAX)
+                return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED, "Limit exceeded: at most %d action specs",
+                                NCU_DIFF_SPECS_MAX);
+        STRV_FOREACH(s, specs)
+                if (strlen(*s) > DIFF_SPEC_MAX || (*s)[0] == '\0')
+                        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "Malformed action spec");
+        /* Only the caller's own reports: anyone else's is as unknown as one that does not exist. */
+        baseline = find_for_caller(r->context, sd_bus_message_get_bus(m), path);
+        if (!baseline)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_UNKNOWN_OBJECT, "No such report");
+        k = strv_extend(&args, "diff");
+        STRV_FOREACH(s, specs)
+                if (k >= 0)
+                        k = strv_extend(&args, *s);
+        if (k < 0)
+                return k;
+        return start_output(m, r, args, baseline, error);
 }
 
 const sd_bus_vtable bus_report_vtable[] = {
@@ -897,5 +936,7 @@ const sd_bus_vtable bus_report_vtable[] = {
                         SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ExportDetails", SD_BUS_NO_ARGS, SD_BUS_RESULT("h", csv), method_export_details,
                         SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Diff", SD_BUS_ARGS("o", baseline, "as", actions), SD_BUS_RESULT("h", json),
+                        method_diff, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };

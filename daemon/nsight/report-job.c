@@ -13,6 +13,7 @@
 #include "report-job.h"
 #include "report-json.h"
 #include "report-worker.h"
+#include "strv.h"
 
 #define JOB_READ_CHUNK (64u * 1024u)
 #define JOB_REAP_INTERVAL_USEC (5 * 1000)
@@ -216,7 +217,8 @@ static void finish_with_output(NcuReportJob *j)
 
                 (void) json_object_object_get_ex(err, "offset", &off);
                 /* Only the errors the reader gives; anything else from a worker is a protocol error. */
-                if (!IN_SET(e, EBADMSG, EPROTONOSUPPORT, E2BIG, ENOMEM, EIO, EISDIR, EINVAL))
+                if (!IN_SET(e, EBADMSG, EPROTONOSUPPORT, E2BIG, ENOMEM, EIO, EISDIR, EINVAL) &&
+                                !(j->output_done && e == EDOM)) /* EDOM: a diff's pairing spec */
                         e = ECHILD;
                 snprintf(message, sizeof(message), "byte %" PRIu64 ": %.200s", off ? json_object_get_uint64(off) : 0,
                                 text ? text : "invalid report");
@@ -314,9 +316,9 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata)
 }
 
 static _Noreturn void exec_worker(
-                const char *worker_path, const char *output, const int *report_fds, size_t n_report_fds, int out_fd)
+                const char *worker_path, char *const *args, const int *report_fds, size_t n_report_fds, int out_fd)
 {
-        char *const argv[] = { (char *) NCU_REPORT_WORKER_NAME, (char *) output, NULL };
+        char *argv[NCU_REPORT_JOB_ARGS_MAX + 2] = { (char *) NCU_REPORT_WORKER_NAME };
         char *const envp[] = { NULL };
         int second = -EBADF;
         sigset_t all;
@@ -335,13 +337,15 @@ static _Noreturn void exec_worker(
         if (close_range(second >= 0 ? 4 : 3, ~0U, 0) < 0)
                 for (int fd = second >= 0 ? 4 : 3; fd < 1024; fd++)
                         (void) close(fd);
+        for (size_t i = 0; args && args[i] && i < NCU_REPORT_JOB_ARGS_MAX; i++)
+                argv[i + 1] = args[i];
         sigfillset(&all);
         (void) sigprocmask(SIG_UNBLOCK, &all, NULL);
         execve(worker_path, argv, envp);
         _exit(2);
 }
 
-static int job_start(sd_event *e, const char *worker_path, const char *output, const int *report_fds,
+static int job_start(sd_event *e, const char *worker_path, char *const *args, const int *report_fds,
                 size_t n_report_fds, const NcuReportJobLimits *limits, NcuReportJobDone done,
                 NcuReportJobOutputDone output_done, void *userdata, NcuReportJob **ret)
 {
@@ -371,7 +375,7 @@ static int job_start(sd_event *e, const char *worker_path, const char *output, c
                 return r;
         }
         if (j->pid == 0)
-                exec_worker(worker_path, output, report_fds, n_report_fds, pipefd[1]);
+                exec_worker(worker_path, args, report_fds, n_report_fds, pipefd[1]);
         safe_close(pipefd[1]);
 
         if (fcntl(j->out_fd, F_SETFL, O_NONBLOCK) < 0)
@@ -393,10 +397,12 @@ int ncu_report_job_start(sd_event *e, const char *worker_path, int report_fd, co
         return job_start(e, worker_path, NULL, &report_fd, 1, limits, done, NULL, userdata, ret);
 }
 
-int ncu_report_job_start_output(sd_event *e, const char *worker_path, const char *output, const int *report_fds,
+int ncu_report_job_start_output(sd_event *e, const char *worker_path, char *const *args, const int *report_fds,
                 size_t n_report_fds, const NcuReportJobLimits *limits, NcuReportJobOutputDone done, void *userdata,
                 NcuReportJob **ret)
 {
-        assert(output && done);
-        return job_start(e, worker_path, output, report_fds, n_report_fds, limits, NULL, done, userdata, ret);
+        assert(args && args[0] && done);
+        if (strv_length(args) > NCU_REPORT_JOB_ARGS_MAX)
+                return -E2BIG;
+        return job_start(e, worker_path, args, report_fds, n_report_fds, limits, NULL, done, userdata, ret);
 }

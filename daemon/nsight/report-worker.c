@@ -239,9 +239,10 @@ int ncu_worker_run_output(const int *in_fds, size_t n_in, int out_fd,
                 r = -ENOMEM;
         for (size_t i = 0; i < n_in; i++)
                 ncu_report_free(reports[i]);
-        if (r >= 0)
-                r = write_all(out_fd, buf, size);
-        else
+        if (r >= 0) {
+                int k = write_all(out_fd, buf, size);
+                r = k < 0 ? k : r;
+        } else
                 r = error_out_of_memory(out_fd);
         free(buf);
         return r;

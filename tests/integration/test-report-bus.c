@@ -344,6 +344,120 @@ static void test_exports(void)
         itest_teardown(&t);
 }
 
+static struct json_object *parse_json(const char *text)
+{
+        struct json_object *o = json_tokener_parse(text);
+
+        if (!o)
+                g_error("not JSON: %.200s", text);
+        return o;
+}
+
+/* Report.Diff: the worker's comparison of two of the caller's reports equals the Python one (nvprofilectl
+ * report diff --json --local) value for value; the CLI's --json goes through the daemon; a spec that
+ * pairs nothing is InvalidArgs; another caller's report cannot be a baseline. */
+static void test_diff(void)
+{
+        static const struct {
+                const char *baseline, *current, *spec;
+        } cases[] = {
+                { "nvidia_example_addConstDouble3_ncu2023.3.0", "nvidia_example_sobelFloat_ncu2023.3.0", "0:0" },
+                { "extrap_ex-gpu.s10_ncu2020.3.1", "extrap_ex-gpu.s10_ncu2020.3.1", NULL },
+                { "syswea_profile_report_ncu2025.1.1", "armleth_report_ncu2024.2.1", "0:0" },
+        };
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        ITest t;
+
+        itest_setup(&t);
+        itest_use_fixture_proc(&t);
+        itest_start_daemon(&t, NULL);
+        for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+                g_autofree char *brel = g_strdup_printf("reports/%s.ncu-rep", cases[i].baseline);
+                g_autofree char *crel = g_strdup_printf("reports/%s.ncu-rep", cases[i].current);
+                g_autofree char *bfile = test_corpus_path(brel), *cfile = test_corpus_path(crel);
+                g_autofree char *bpath = NULL, *cpath = NULL, *got = NULL, *out_local = NULL, *out_daemon = NULL;
+                struct json_object *daemon_doc, *local_doc, *cli_doc, *pairs;
+                sd_bus_message *call = NULL, *reply = NULL;
+                int fd;
+                gsize n;
+
+                fd = open_corpus(brel);
+                bpath = load_report(t.bus, fd, &error);
+                close(fd);
+                fd = open_corpus(crel);
+                cpath = load_report(t.bus, fd, &error);
+                close(fd);
+                g_assert_nonnull(bpath);
+                g_assert_nonnull(cpath);
+                g_assert_cmpint(sd_bus_message_new_method_call(
+                                                t.bus, &call, BUS_NAME, cpath, BUS_REPORT_INTERFACE, "Diff"),
+                                >=, 0);
+                g_assert_cmpint(sd_bus_message_append(call, "o", bpath), >=, 0);
+                g_assert_cmpint(sd_bus_message_append_strv(call,
+                                                cases[i].spec ? (char **) (const char *[]){ cases[i].spec, NULL }
+                                                              : (char **) (const char *[]){ NULL }),
+                                >=, 0);
+                if (sd_bus_call(t.bus, call, 0, &error, &reply) < 0)
+                        g_error("Diff: %s: %s", error.name, error.message);
+                got = read_sealed_memfd(reply, &n);
+                reply = sd_bus_message_unref(reply);
+                call = sd_bus_message_unref(call);
+                daemon_doc = parse_json(got);
+                g_assert_cmpuint(json_object_array_length(json_object_object_get(daemon_doc, "pairs")), >, 0);
+
+                /* The Python implementation, in the CLI's process. */
+                if (cases[i].spec)
+                        g_assert_cmpint(itest_ctl(&t, &out_local, "report", "diff", "--local", "--json=short",
+                                                        "--action", cases[i].spec, bfile, cfile, NULL),
+                                        ==, 0);
+                else
+                        g_assert_cmpint(itest_ctl(&t, &out_local, "report", "diff", "--local", "--json=short", bfile,
+                                                        cfile, NULL),
+                                        ==, 0);
+                local_doc = parse_json(out_local);
+                pairs = json_object_object_get(local_doc, "pairs");
+                g_assert_nonnull(pairs);
+                if (!json_object_equal(pairs, json_object_object_get(daemon_doc, "pairs")))
+                        g_error("%s vs %s: the daemon's diff differs from the Python one", cases[i].baseline,
+                                        cases[i].current);
+
+                /* The CLI through the daemon: the same document, paths included. */
+                if (cases[i].spec)
+                        g_assert_cmpint(itest_ctl(&t, &out_daemon, "report", "diff", "--json=short", "--action",
+                                                        cases[i].spec, bfile, cfile, NULL),
+                                        ==, 0);
+                else
+                        g_assert_cmpint(itest_ctl(&t, &out_daemon, "report", "diff", "--json=short", bfile, cfile,
+                                                        NULL),
+                                        ==, 0);
+                cli_doc = parse_json(out_daemon);
+                g_assert_true(json_object_equal(cli_doc, local_doc));
+                json_object_put(cli_doc);
+                json_object_put(local_doc);
+                json_object_put(daemon_doc);
+
+                /* A spec that pairs nothing. */
+                g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, cpath, BUS_REPORT_INTERFACE, "Diff", &error, NULL,
+                                                "oas", bpath, 1, "no_such_kernel"),
+                                <, 0);
+                g_assert_cmpstr(error.name, ==, SD_BUS_ERROR_INVALID_ARGS);
+                g_assert_nonnull(strstr(error.message, "no kernel of that name"));
+                sd_bus_error_free(&error);
+                g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, cpath, BUS_REPORT_INTERFACE, "Diff", &error, NULL,
+                                                "oas", bpath, 1, "0:999"),
+                                <, 0);
+                g_assert_cmpstr(error.name, ==, SD_BUS_ERROR_INVALID_ARGS);
+                sd_bus_error_free(&error);
+                /* A baseline that is not a report of ours. */
+                g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, cpath, BUS_REPORT_INTERFACE, "Diff", &error, NULL,
+                                                "oas", BUS_REPORT_PREFIX "/999", 0),
+                                <, 0);
+                g_assert_cmpstr(error.name, ==, SD_BUS_ERROR_UNKNOWN_OBJECT);
+                sd_bus_error_free(&error);
+        }
+        itest_teardown(&t);
+}
+
 /* ActionsByNvtx over the NVTX fixture of tests/nsight (make-fixtures.py says what each kernel has). */
 static void test_nvtx(void)
 {
@@ -434,6 +548,8 @@ static void test_worker_crash(void)
                 g_assert_cmpint(itest_ctl(&t, &out, "report", "raw", file, "--csv", NULL), ==, 1);
                 g_assert_cmpint(itest_ctl(&t, &local, "report", "raw", "--local", file, "--csv", NULL), ==, 0);
                 g_assert_cmpuint(strlen(local), >, 0);
+                /* So does report diff --json (text output is the Python package's, in-process). */
+                g_assert_cmpint(itest_ctl(&t, &out, "report", "diff", "--json", file, file, NULL), ==, 1);
         }
         itest_teardown(&t);
         g_setenv("NVPROFILED_REPORT_WORKER", test_env_or_fail("NVPROFILED_REPORT_WORKER_REAL"), true);
@@ -582,6 +698,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/report-bus/invalid", test_invalid);
         g_test_add_func("/report-bus/nvtx", test_nvtx);
         g_test_add_func("/report-bus/exports", test_exports);
+        g_test_add_func("/report-bus/diff", test_diff);
         g_test_add_func("/report-bus/worker-crash", test_worker_crash);
         g_test_add_func("/report-bus/limits-and-owner-leaving", test_limits_and_owner_leaving);
         g_test_add_func("/report-bus/privacy", test_privacy);
