@@ -7,7 +7,8 @@
  * the daemon's unit caps its memory at 128 MiB. Each report keeps a duplicate of the caller's descriptor
  * (one per report, so REPORTS_PER_UID_MAX bounds them too): the CSV exports (ExportRaw, ExportDetails) run
  * the same confined worker over it again, at most REPORT_OUTPUTS_MAX at a time per report, each reserving
- * the bytes its output may take in the same per-uid and total accounts until it is answered. */
+ * twice the bytes its output may take (at most REPORT_OUTPUT_BYTES_MAX) in the same per-uid and total
+ * accounts until it is answered. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -33,6 +34,9 @@
 #define REPORT_BYTES_PER_JSON_BYTE 17u
 #define REPORT_WORKER_TIMEOUT_USEC (60ull * 1000000ull)
 #define REPORT_OUTPUTS_MAX 2u
+/* One output's bytes (an export or a diff): a larger one is LimitsExceeded (--local makes it). Its
+ * reservation is twice that (read, then in its memfd), so two may run for a user with nothing loaded. */
+#define REPORT_OUTPUT_BYTES_MAX ((size_t) 16u * 1024u * 1024u)
 
 #ifndef LIBEXECDIR
 #define LIBEXECDIR "/usr/libexec"
@@ -837,7 +841,9 @@ static int start_output(
                 return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED,
                                 "Limit exceeded: the reports loaded take all the memory allowed");
         /* The output is held once while read, once in its memfd. */
-        limits.max_output = MIN(REPORT_BYTES_PER_UID_MAX - used, REPORT_BYTES_TOTAL_MAX - total) / 2;
+        limits.max_output = MIN(MIN(REPORT_BYTES_PER_UID_MAX - used, REPORT_BYTES_TOTAL_MAX - total),
+                                            2 * REPORT_OUTPUT_BYTES_MAX) /
+                        2;
 
         o = calloc(1, sizeof(BusReportOutput));
         if (!o)

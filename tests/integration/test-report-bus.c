@@ -275,6 +275,52 @@ static void assert_same_as_expected(const char *got, gsize n, const char *expect
                 g_error("%s: the export differs (%zu bytes, expected %zu)", expected_rel, (size_t) n, (size_t) m);
 }
 
+typedef struct AsyncReply {
+        bool done;
+        char *error_name;
+} AsyncReply;
+
+static int on_async_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        AsyncReply *a = userdata;
+
+        a->done = true;
+        if (sd_bus_message_is_method_error(m, NULL))
+                a->error_name = g_strdup(sd_bus_message_get_error(m)->name);
+        return 0;
+}
+
+/* Outputs of one report run at most two at a time, each reserving its bytes: a third at once is
+ * LimitsExceeded, the two are answered. */
+static void assert_outputs_bounded(sd_bus *bus, const char *path)
+{
+        AsyncReply replies[3] = { { 0 } };
+        sd_bus_slot *slots[3] = { NULL };
+        int n_errors = 0, refused = -1;
+
+        for (size_t i = 0; i < 3; i++)
+                g_assert_cmpint(sd_bus_call_method_async(bus, &slots[i], BUS_NAME, path, BUS_REPORT_INTERFACE,
+                                                "ExportDetails", on_async_reply, &replies[i], NULL),
+                                >=, 0);
+        while (!replies[0].done || !replies[1].done || !replies[2].done) {
+                int k = sd_bus_process(bus, NULL);
+                g_assert_cmpint(k, >=, 0);
+                if (k == 0)
+                        g_assert_cmpint(sd_bus_wait(bus, 10 * G_USEC_PER_SEC), >, 0);
+        }
+        for (size_t i = 0; i < 3; i++) {
+                if (replies[i].error_name) {
+                        g_assert_cmpstr(replies[i].error_name, ==, BUS_ERROR_LIMITS_EXCEEDED);
+                        n_errors++;
+                        refused = (int) i;
+                }
+                g_free(replies[i].error_name);
+                sd_bus_slot_unref(slots[i]);
+        }
+        g_assert_cmpint(n_errors, ==, 1);
+        g_assert_cmpint(refused, ==, 2); /* the daemon answers in order: the third */
+}
+
 /* ExportRaw and ExportDetails: ncu's CSV bytes, from the worker over the descriptor the report was loaded
  * from, as a sealed memfd; and nvprofilectl report raw|details through the daemon and with --local. */
 static void test_exports(void)
@@ -331,6 +377,8 @@ static void test_exports(void)
                                         ==, 0);
                         assert_same_as_expected(out_local, strlen(out_local), expected);
                 }
+                if (i == 0)
+                        assert_outputs_bounded(t.bus, path);
                 g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "Close", &error, NULL,
                                                 NULL),
                                 >=, 0);
