@@ -6,9 +6,10 @@
  * REPORT_BYTES_PER_UID_MAX bytes of models (loading ones count), within REPORT_BYTES_TOTAL_MAX for all:
  * the daemon's unit caps its memory at 128 MiB. Each report keeps a duplicate of the caller's descriptor
  * (one per report, so REPORTS_PER_UID_MAX bounds them too): the CSV exports (ExportRaw, ExportDetails) run
- * the same confined worker over it again, at most REPORT_OUTPUTS_MAX at a time per report, each reserving
- * twice the bytes its output may take (at most REPORT_OUTPUT_BYTES_MAX) in the same per-uid and total
- * accounts until it is answered. */
+ * the same confined worker over it again, one at a time per report: the duplicate shares the caller's
+ * file offset, so two workers reading it at once would read each other's bytes (a Diff holds its
+ * baseline too). Each reserves twice the bytes its output may take (at most REPORT_OUTPUT_BYTES_MAX) in
+ * the same per-uid and total accounts until it is answered. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -33,9 +34,8 @@
  * text over the corpus reports, and the text itself is kept for ExportJson. */
 #define REPORT_BYTES_PER_JSON_BYTE 17u
 #define REPORT_WORKER_TIMEOUT_USEC (60ull * 1000000ull)
-#define REPORT_OUTPUTS_MAX 2u
 /* One output's bytes (an export or a diff): a larger one is LimitsExceeded (--local makes it). Its
- * reservation is twice that (read, then in its memfd), so two may run for a user with nothing loaded. */
+ * reservation is twice that (read, then in its memfd). */
 #define REPORT_OUTPUT_BYTES_MAX ((size_t) 16u * 1024u * 1024u)
 
 #ifndef LIBEXECDIR
@@ -63,6 +63,7 @@ struct BusReport {
 /* One export running in the worker, answered with a memfd. */
 struct BusReportOutput {
         BusReport *report;
+        uint64_t baseline_id; /* a Diff's baseline, which it reads too; 0 for none */
         NcuReportJob *job;
         sd_bus_message *call;
         size_t bytes; /* reserved until answered */
@@ -804,6 +805,16 @@ static int method_export_json(sd_bus_message *m, void *userdata, sd_bus_error *e
         return sd_bus_reply_method_return(m, "h", fd);
 }
 
+/* Whether a worker reads the report's descriptor now (an output of it, or a Diff against it). */
+static bool report_reading(BusContext *c, uint64_t id)
+{
+        for (BusReport *r = c->reports; r; r = r->next)
+                for (BusReportOutput *o = r->outputs; o; o = o->next)
+                        if (r->id == id || o->baseline_id == id)
+                                return true;
+        return false;
+}
+
 static void on_output_done(NcuReportJob *job, int error, int fd, const char *message, void *userdata)
 {
         BusReportOutput *o = userdata;
@@ -826,15 +837,13 @@ static int start_output(
         BusContext *c = r->context;
         NcuReportJobLimits limits = { .timeout_usec = REPORT_WORKER_TIMEOUT_USEC };
         const int fds[2] = { r->fd, baseline ? baseline->fd : -EBADF };
-        size_t used, count, total, n = 0;
+        size_t used, count, total;
         BusReportOutput *o;
         int k;
 
-        for (o = r->outputs; o; o = o->next)
-                n++;
-        if (n >= REPORT_OUTPUTS_MAX)
+        if (report_reading(c, r->id) || (baseline && report_reading(c, baseline->id)))
                 return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED,
-                                "Limit exceeded: %u outputs of a report may run at a time", REPORT_OUTPUTS_MAX);
+                                "Limit exceeded: one output of a report at a time; the report is being read");
         used = uid_bytes(c, r->uid, &count);
         total = total_bytes(c);
         if (used >= REPORT_BYTES_PER_UID_MAX || total >= REPORT_BYTES_TOTAL_MAX)
@@ -849,6 +858,7 @@ static int start_output(
         if (!o)
                 return -ENOMEM;
         o->report = r;
+        o->baseline_id = baseline ? baseline->id : 0;
         o->bytes = 2 * limits.max_output;
         o->next = r->outputs;
         r->outputs = o;
