@@ -84,33 +84,27 @@ static bool error_means_no_service(const sd_bus_error *error)
                         startswith(error->name, "org.freedesktop.systemd1.");
 }
 
-/* Hands the file's descriptor to the daemon (LoadReport), fetches the model (ExportJson) and closes the
- * report. Returns 1 when there is no daemon to ask (the caller then reads the file itself), 0 with
- * *ret, or a negative errno after saying why. */
-static int report_load_via_daemon(const char *path, struct json_object **ret)
+int report_bus_open(sd_bus **ret)
+{
+        if (arg.bus_address)
+                return bus_open_address(arg.bus_address, ret);
+        if (arg.session)
+                return sd_bus_open_user(ret);
+        return sd_bus_open_system(ret);
+}
+
+int report_bus_load(sd_bus *bus, const char *path, char **ret_object)
 {
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL, *exported = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_close_ int fd = -EBADF;
-        _cleanup_free_ char *object = NULL, *text = NULL;
-        _cleanup_(json_tokener_freep) json_tokener *tok = NULL;
         const char *o;
-        size_t size;
-        int json_fd, r;
+        int r;
 
         r = report_open(path, &fd);
         if (r < 0)
                 return r;
-        if (arg.bus_address)
-                r = bus_open_address(arg.bus_address, &bus);
-        else if (arg.session)
-                r = sd_bus_open_user(&bus);
-        else
-                r = sd_bus_open_system(&bus);
-        if (r < 0)
-                return 1;
         r = sd_bus_call_method(
                         bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "LoadReport", &error, &reply, "h", fd);
         if (r < 0) {
@@ -128,19 +122,72 @@ static int report_load_via_daemon(const char *path, struct json_object **ret)
         r = sd_bus_message_read(reply, "o", &o);
         if (r < 0)
                 return log_error_errno(r, "Malformed reply to LoadReport");
-        object = strdup(o);
-        if (!object)
-                return log_oom();
-        r = sd_bus_call_method(bus, BUS_NAME, object, BUS_REPORT_INTERFACE, "ExportJson", &error, &exported, NULL);
+        *ret_object = strdup(o);
+        return *ret_object ? 0 : log_oom();
+}
+
+void report_bus_close(sd_bus *bus, const char *object)
+{
+        if (object)
+                (void) sd_bus_call_method(bus, BUS_NAME, object, BUS_REPORT_INTERFACE, "Close", NULL, NULL, NULL);
+}
+
+int report_read_reply_fd(sd_bus_message *reply, size_t max_size, char **ret_text, size_t *ret_size)
+{
+        int fd, r;
+
+        r = sd_bus_message_read(reply, "h", &fd);
+        if (r < 0)
+                return r;
+        return read_full_fd(fd, max_size, ret_text, ret_size); /* a sealed memfd */
+}
+
+int report_fetch_via_daemon(
+                const char *path, const char *method, int flag, size_t max_size, char **ret_text, size_t *ret_size)
+{
+        _cleanup_(escape_pool_done) EscapePool e = { 0 };
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *exported = NULL;
+        _cleanup_free_ char *object = NULL;
+        int r;
+
+        if (report_bus_open(&bus) < 0)
+                return 1;
+        r = report_bus_load(bus, path, &object);
+        if (r != 0)
+                return r;
+        if (flag < 0)
+                r = sd_bus_call_method(bus, BUS_NAME, object, BUS_REPORT_INTERFACE, method, &error, &exported, NULL);
+        else
+                r = sd_bus_call_method(
+                                bus, BUS_NAME, object, BUS_REPORT_INTERFACE, method, &error, &exported, "b", flag);
         if (r >= 0)
-                r = sd_bus_message_read(exported, "h", &json_fd);
-        if (r >= 0)
-                r = read_full_fd(json_fd, REPORT_JSON_MAX, &text, &size); /* a sealed memfd */
-        (void) sd_bus_call_method(bus, BUS_NAME, object, BUS_REPORT_INTERFACE, "Close", NULL, NULL, NULL);
+                r = report_read_reply_fd(exported, max_size, ret_text, ret_size);
+        report_bus_close(bus, object);
         if (r < 0) {
-                log_bus_call_error("ExportJson", &error, r);
+                if (sd_bus_error_has_name(&error, BUS_ERROR_LIMITS_EXCEEDED))
+                        fprintf(stderr, "nvprofilectl: %s: %s (--local reads it in this process)\n", esc(&e, path),
+                                        esc(&e, error.message));
+                else
+                        log_bus_call_error(method, &error, r);
                 return r;
         }
+        return 0;
+}
+
+/* The model through the daemon (LoadReport, ExportJson, Close). Returns 1 when there is no daemon to ask
+ * (the caller then reads the file itself), 0 with *ret, or a negative errno after saying why. */
+static int report_load_via_daemon(const char *path, struct json_object **ret)
+{
+        _cleanup_free_ char *text = NULL;
+        _cleanup_(json_tokener_freep) json_tokener *tok = NULL;
+        size_t size;
+        int r;
+
+        r = report_fetch_via_daemon(path, "ExportJson", -1, REPORT_JSON_MAX, &text, &size);
+        if (r != 0)
+                return r;
         tok = json_tokener_new_ex(64);
         if (!tok)
                 return log_oom();

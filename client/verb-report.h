@@ -4,6 +4,7 @@
 /* The "report" verb's pieces, for its subverbs in other files (the CSV exports). */
 
 #include <json-c/json.h>
+#include <systemd/sd-bus.h>
 
 #include "report.h"
 
@@ -16,6 +17,20 @@ typedef struct ReportSubverb {
 int report_open(const char *path, int *ret_fd);
 /* Reads and parses it in this process; says why not (file, byte offset, reason). */
 int report_load_local(const char *path, NcuReport **ret);
+/* The bus nvprofilectl talks to (--bus-address, --user, else the system bus). */
+int report_bus_open(sd_bus **ret);
+/* LoadReport with the file's descriptor: 0 and the object path, 1 when no daemon serves reports, or a
+ * negative errno after saying why. */
+int report_bus_load(sd_bus *bus, const char *path, char **ret_object);
+void report_bus_close(sd_bus *bus, const char *object);
+/* Reads the memfd ("h") of a reply whole, at most max_size bytes. */
+int report_read_reply_fd(sd_bus_message *reply, size_t max_size, char **ret_text, size_t *ret_size);
+/* LoadReport with the file's descriptor, then the Report's method (no argument when flag < 0, else
+ * flag as its "b"), which returns a memfd, read whole (at most max_size bytes), then Close. Returns 1
+ * when no daemon serves reports (the caller then reads the file itself), 0 with the bytes, or a negative
+ * errno after saying why. */
+int report_fetch_via_daemon(
+                const char *path, const char *method, int flag, size_t max_size, char **ret_text, size_t *ret_size);
 /* The same as the JSON document of report-json.h. */
 int report_load_json(const char *path, struct json_object **ret);
 

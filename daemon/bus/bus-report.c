@@ -4,7 +4,12 @@
  * object BUS_REPORT_PREFIX/<id> that only the caller (its unique name) can see or call. The object goes
  * when the caller calls Close or leaves the bus. Each uid may hold REPORTS_PER_UID_MAX reports and
  * REPORT_BYTES_PER_UID_MAX bytes of models (loading ones count), within REPORT_BYTES_TOTAL_MAX for all:
- * the daemon's unit caps its memory at 128 MiB. */
+ * the daemon's unit caps its memory at 128 MiB. Each report keeps a duplicate of the caller's descriptor
+ * (one per report, so REPORTS_PER_UID_MAX bounds them too): the CSV exports (ExportRaw, ExportDetails) run
+ * the same confined worker over it again, one at a time per report: the duplicate shares the caller's
+ * file offset, so two workers reading it at once would read each other's bytes (a Diff holds its
+ * baseline too). Each reserves twice the bytes its output may take (at most REPORT_OUTPUT_BYTES_MAX) in
+ * the same per-uid and total accounts until it is answered. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -16,6 +21,7 @@
 #include "bus-report.h"
 #include "fd-util.h"
 #include "log.h"
+#include "report-diff.h"
 #include "report-job.h"
 #include "report-json.h"
 #include "report-worker.h"
@@ -28,10 +34,15 @@
  * text over the corpus reports, and the text itself is kept for ExportJson. */
 #define REPORT_BYTES_PER_JSON_BYTE 17u
 #define REPORT_WORKER_TIMEOUT_USEC (60ull * 1000000ull)
+/* One output's bytes (an export or a diff): a larger one is LimitsExceeded (--local makes it). Its
+ * reservation is twice that (read, then in its memfd). */
+#define REPORT_OUTPUT_BYTES_MAX ((size_t) 16u * 1024u * 1024u)
 
 #ifndef LIBEXECDIR
 #define LIBEXECDIR "/usr/libexec"
 #endif
+
+typedef struct BusReportOutput BusReportOutput;
 
 struct BusReport {
         BusContext *context;
@@ -44,8 +55,45 @@ struct BusReport {
         NcuReportJob *job;
         sd_bus_message *pending; /* the LoadReport call, until answered */
         sd_bus_track *track;
+        int fd; /* the caller's descriptor, for the outputs */
+        BusReportOutput *outputs; /* running exports */
         BusReport *next, *prev;
 };
+
+/* One export running in the worker, answered with a memfd. */
+struct BusReportOutput {
+        BusReport *report;
+        uint64_t baseline_id; /* a Diff's baseline, which it reads too; 0 for none */
+        NcuReportJob *job;
+        sd_bus_message *call;
+        size_t bytes; /* reserved until answered */
+        BusReportOutput *next;
+};
+
+static BusReportOutput *bus_report_output_free(BusReportOutput *o)
+{
+        BusReportOutput **p;
+
+        if (!o)
+                return NULL;
+        for (p = &o->report->outputs; *p; p = &(*p)->next)
+                if (*p == o) {
+                        *p = o->next;
+                        break;
+                }
+        ncu_report_job_free(o->job);
+        sd_bus_message_unref(o->call);
+        return mfree(o);
+}
+
+static size_t report_bytes(const BusReport *r)
+{
+        size_t bytes = r->bytes;
+
+        for (const BusReportOutput *o = r->outputs; o; o = o->next)
+                bytes += o->bytes;
+        return bytes;
+}
 
 static BusReport *bus_report_free(BusReport *r)
 {
@@ -60,6 +108,13 @@ static BusReport *bus_report_free(BusReport *r)
                 c->reports = r->next;
         if (r->next)
                 r->next->prev = r->prev;
+        while (r->outputs) {
+                if (r->outputs->call)
+                        (void) sd_bus_reply_method_errorf(
+                                        r->outputs->call, SD_BUS_ERROR_FAILED, "The report was closed");
+                bus_report_output_free(r->outputs);
+        }
+        safe_close(r->fd);
         ncu_report_job_free(r->job);
         sd_bus_message_unref(r->pending);
         sd_bus_track_unref(r->track);
@@ -170,6 +225,8 @@ static int reply_job_error(sd_bus_message *m, int error, const char *message)
                 return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_TIMEOUT, "%s", message);
         case ENOMEM:
                 return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_NO_MEMORY, "%s", message);
+        case EDOM: /* Diff: the pairing specs pair nothing */
+                return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_INVALID_ARGS, "%s", message);
         default:
                 return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_FAILED, "%s", message);
         }
@@ -181,7 +238,7 @@ static size_t uid_bytes(BusContext *c, uid_t uid, size_t *ret_count)
 
         for (BusReport *r = c->reports; r; r = r->next)
                 if (r->uid == uid) {
-                        bytes += r->bytes;
+                        bytes += report_bytes(r);
                         n++;
                 }
         *ret_count = n;
@@ -193,7 +250,7 @@ static size_t total_bytes(BusContext *c)
         size_t bytes = 0;
 
         for (BusReport *r = c->reports; r; r = r->next)
-                bytes += r->bytes;
+                bytes += report_bytes(r);
         return bytes;
 }
 
@@ -258,6 +315,7 @@ int bus_method_load_report(sd_bus_message *m, void *userdata, sd_bus_error *erro
         if (!r)
                 return -ENOMEM;
         r->context = c;
+        r->fd = -EBADF;
         r->id = ++c->last_report_id;
         r->uid = uid;
         r->bytes = REPORT_BYTES_PER_JSON_BYTE * limits.max_output;
@@ -270,7 +328,10 @@ int bus_method_load_report(sd_bus_message *m, void *userdata, sd_bus_error *erro
                 bus_report_free(r);
                 return -ENOMEM;
         }
-        k = sd_bus_track_new(sd_bus_message_get_bus(m), &r->track, on_owner_gone, r);
+        r->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        k = r->fd < 0 ? -errno : 0;
+        if (k >= 0)
+                k = sd_bus_track_new(sd_bus_message_get_bus(m), &r->track, on_owner_gone, r);
         if (k >= 0)
                 k = sd_bus_track_add_sender(r->track, m);
         if (k >= 0)
@@ -415,18 +476,24 @@ static int method_get_metric_names(sd_bus_message *m, void *userdata, sd_bus_err
         return close_and_send(reply, k);
 }
 
+/* A double of the document: a number, or "nan", "inf", "-inf" (report-json.h); NaN when absent. */
+static double json_double(struct json_object *v)
+{
+        if (!v)
+                return NAN;
+        if (json_object_is_type(v, json_type_string))
+                return streq(json_object_get_string(v), "nan")             ? NAN
+                                : streq(json_object_get_string(v), "-inf") ? -INFINITY
+                                                                           : INFINITY;
+        return json_object_get_double(v);
+}
+
 /* A value of the given kind as a variant: string s, float/double d, uint32 u, uint64 t; unknown is an
  * empty string (the kind says so). */
 static int append_value(sd_bus_message *reply, const char *kind, struct json_object *v)
 {
-        if (streq_ptr(kind, "double") || streq_ptr(kind, "float")) {
-                double d = json_object_is_type(v, json_type_string)
-                                ? (streq(json_object_get_string(v), "nan")                                   ? NAN
-                                                                  : streq(json_object_get_string(v), "-inf") ? -INFINITY
-                                                                                                             : INFINITY)
-                                : json_object_get_double(v);
-                return sd_bus_message_append(reply, "v", "d", d);
-        }
+        if (streq_ptr(kind, "double") || streq_ptr(kind, "float"))
+                return sd_bus_message_append(reply, "v", "d", json_double(v));
         if (streq_ptr(kind, "uint64"))
                 return sd_bus_message_append(reply, "v", "t", json_object_get_uint64(v));
         if (streq_ptr(kind, "uint32"))
@@ -488,49 +555,139 @@ static int method_get_metric(sd_bus_message *m, void *userdata, sd_bus_error *er
         return close_and_send(reply, k);
 }
 
-static int method_get_rule_results(sd_bus_message *m, void *userdata, sd_bus_error *error)
+static const char *str_member(struct json_object *o, const char *key)
+{
+        return strempty(json_object_get_string(get(o, key)));
+}
+
+/* An optional integer member as a signed 32-bit number, -1 when absent. */
+static int32_t id_member(struct json_object *o, const char *key)
+{
+        struct json_object *v = get(o, key);
+        return v ? (int32_t) json_object_get_int(v) : -1;
+}
+
+#define RULE_RESULT "sssa(sss)a(sd)"
+#define RULE_RESULT_FULL "sssa(isss)a(sd)a(isdts)a(ssttss)"
+
+/* One rule result: GetRuleResults' fields, or (full) everything the report stores of it. */
+static int append_rule_result(sd_bus_message *reply, struct json_object *rr, bool full)
+{
+        struct json_object *msgs = get(rr, "messages"), *speedups = get(rr, "speedups"),
+                           *focus = get(rr, "focus_metrics"), *markers = get(rr, "source_markers");
+        int k;
+
+        k = sd_bus_message_open_container(reply, 'r', full ? RULE_RESULT_FULL : RULE_RESULT);
+        if (k >= 0)
+                k = sd_bus_message_append(reply, "sss", str_member(rr, "identifier"), str_member(rr, "name"),
+                                str_member(rr, "section"));
+        if (k >= 0)
+                k = sd_bus_message_open_container(reply, 'a', full ? "(isss)" : "(sss)");
+        for (size_t j = 0; k >= 0 && j < json_object_array_length(msgs); j++) {
+                struct json_object *x = json_object_array_get_idx(msgs, j);
+                if (full)
+                        k = sd_bus_message_append(reply, "(isss)", id_member(x, "id"), str_member(x, "type"),
+                                        str_member(x, "title"), str_member(x, "text"));
+                else
+                        k = sd_bus_message_append(reply, "(sss)", str_member(x, "type"), str_member(x, "title"),
+                                        str_member(x, "text"));
+        }
+        if (k >= 0)
+                k = sd_bus_message_close_container(reply);
+        if (k >= 0)
+                k = sd_bus_message_open_container(reply, 'a', "(sd)");
+        for (size_t j = 0; k >= 0 && j < json_object_array_length(speedups); j++) {
+                struct json_object *x = json_object_array_get_idx(speedups, j);
+                k = sd_bus_message_append(reply, "(sd)", str_member(x, "type"), json_double(get(x, "value")));
+        }
+        if (k >= 0)
+                k = sd_bus_message_close_container(reply);
+        if (k >= 0 && full)
+                k = sd_bus_message_open_container(reply, 'a', "(isdts)");
+        for (size_t j = 0; k >= 0 && full && j < json_object_array_length(focus); j++) {
+                struct json_object *x = json_object_array_get_idx(focus, j);
+                k = sd_bus_message_append(reply, "(isdts)", id_member(x, "message_id"), str_member(x, "metric"),
+                                json_double(get(x, "value")), json_object_get_uint64(get(x, "severity")),
+                                str_member(x, "info"));
+        }
+        if (k >= 0 && full)
+                k = sd_bus_message_close_container(reply);
+        if (k >= 0 && full)
+                k = sd_bus_message_open_container(reply, 'a', "(ssttss)");
+        for (size_t j = 0; k >= 0 && full && j < json_object_array_length(markers); j++) {
+                struct json_object *x = json_object_array_get_idx(markers, j);
+                k = sd_bus_message_append(reply, "(ssttss)", str_member(x, "kind"), str_member(x, "file"),
+                                json_object_get_uint64(get(x, "address")), json_object_get_uint64(get(x, "line")),
+                                str_member(x, "type"), str_member(x, "text"));
+        }
+        if (k >= 0 && full)
+                k = sd_bus_message_close_container(reply);
+        if (k >= 0)
+                k = sd_bus_message_close_container(reply);
+        return k;
+}
+
+static int reply_rule_results(sd_bus_message *m, BusReport *r, bool full, sd_bus_error *error)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         struct json_object *a, *rules;
         int k;
 
-        k = read_action(m, userdata, error, &a);
+        k = read_action(m, r, error, &a);
         if (k < 0)
                 return k;
         rules = get(a, "rule_results");
         k = sd_bus_message_new_method_return(m, &reply);
         if (k >= 0)
-                k = sd_bus_message_open_container(reply, 'a', "(sssa(sss)a(sd))");
-        for (size_t i = 0; k >= 0 && i < json_object_array_length(rules); i++) {
-                struct json_object *rr = json_object_array_get_idx(rules, i), *msgs = get(rr, "messages"),
-                                   *speedups = get(rr, "speedups");
+                k = sd_bus_message_open_container(reply, 'a', full ? "(" RULE_RESULT_FULL ")" : "(" RULE_RESULT ")");
+        for (size_t i = 0; k >= 0 && i < json_object_array_length(rules); i++)
+                k = append_rule_result(reply, json_object_array_get_idx(rules, i), full);
+        return close_and_send(reply, k);
+}
 
-                k = sd_bus_message_open_container(reply, 'r', "sssa(sss)a(sd)");
-                if (k >= 0)
-                        k = sd_bus_message_append(reply, "sss", strempty(json_object_get_string(get(rr, "identifier"))),
-                                        strempty(json_object_get_string(get(rr, "name"))),
-                                        strempty(json_object_get_string(get(rr, "section"))));
-                if (k >= 0)
-                        k = sd_bus_message_open_container(reply, 'a', "(sss)");
-                for (size_t j = 0; k >= 0 && j < json_object_array_length(msgs); j++) {
-                        struct json_object *x = json_object_array_get_idx(msgs, j);
-                        k = sd_bus_message_append(reply, "(sss)", strempty(json_object_get_string(get(x, "type"))),
-                                        strempty(json_object_get_string(get(x, "title"))),
-                                        strempty(json_object_get_string(get(x, "text"))));
+static int method_get_rule_results(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        return reply_rule_results(m, userdata, false, error);
+}
+
+static int method_get_rule_results_full(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        return reply_rule_results(m, userdata, true, error);
+}
+
+/* The CUDA source files stored for the action's code (ncu --import-source), as ncu_report's
+ * source_files: every file of the sources entries of the action's reference, the first of a name. */
+static int method_get_source_files(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        BusReport *r = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_strv_free_ char **seen = NULL;
+        struct json_object *a, *sources = get(r->doc, "sources"), *ref;
+        int k;
+
+        k = read_action(m, userdata, error, &a);
+        if (k < 0)
+                return k;
+        ref = get(a, "source_reference");
+        k = sd_bus_message_new_method_return(m, &reply);
+        if (k >= 0)
+                k = sd_bus_message_open_container(reply, 'a', "(ss)");
+        for (size_t i = 0; k >= 0 && ref && i < json_object_array_length(sources); i++) {
+                struct json_object *src = json_object_array_get_idx(sources, i), *files = get(src, "files");
+
+                if (!get(src, "reference") ||
+                                json_object_get_uint64(get(src, "reference")) != json_object_get_uint64(ref))
+                        continue;
+                for (size_t j = 0; k >= 0 && j < json_object_array_length(files); j++) {
+                        struct json_object *f = json_object_array_get_idx(files, j);
+                        const char *name = get(f, "name") ? json_object_get_string(get(f, "name")) : NULL;
+
+                        if (!name || strv_contains(seen, name))
+                                continue;
+                        k = strv_extend(&seen, name);
+                        if (k >= 0)
+                                k = sd_bus_message_append(reply, "(ss)", name, str_member(f, "content"));
                 }
-                if (k >= 0)
-                        k = sd_bus_message_close_container(reply);
-                if (k >= 0)
-                        k = sd_bus_message_open_container(reply, 'a', "(sd)");
-                for (size_t j = 0; k >= 0 && j < json_object_array_length(speedups); j++) {
-                        struct json_object *x = json_object_array_get_idx(speedups, j);
-                        k = sd_bus_message_append(reply, "(sd)", strempty(json_object_get_string(get(x, "type"))),
-                                        get(x, "value") ? json_object_get_double(get(x, "value")) : NAN);
-                }
-                if (k >= 0)
-                        k = sd_bus_message_close_container(reply);
-                if (k >= 0)
-                        k = sd_bus_message_close_container(reply);
         }
         return close_and_send(reply, k);
 }
@@ -640,22 +797,130 @@ static int method_export_json(sd_bus_message *m, void *userdata, sd_bus_error *e
 {
         BusReport *r = userdata;
         _cleanup_close_ int fd = -EBADF;
-        size_t n = strlen(r->text), done = 0;
 
-        fd = memfd_create("nvprofiled-report.json", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-        if (fd < 0)
-                return -errno;
-        while (done < n) {
-                ssize_t k = write(fd, r->text + done, n - done);
-                if (k < 0)
-                        return -errno;
-                done += (size_t) k;
-        }
         /* The caller gets a read-only view it cannot change under anyone. */
-        if (lseek(fd, 0, SEEK_SET) < 0 ||
-                        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
-                return -errno;
+        fd = ncu_memfd_new_sealed("nvprofiled-report.json", r->text, strlen(r->text));
+        if (fd < 0)
+                return fd;
         return sd_bus_reply_method_return(m, "h", fd);
+}
+
+/* Whether a worker reads the report's descriptor now (an output of it, or a Diff against it). */
+static bool report_reading(BusContext *c, uint64_t id)
+{
+        for (BusReport *r = c->reports; r; r = r->next)
+                for (BusReportOutput *o = r->outputs; o; o = o->next)
+                        if (r->id == id || o->baseline_id == id)
+                                return true;
+        return false;
+}
+
+static void on_output_done(NcuReportJob *job, int error, int fd, const char *message, void *userdata)
+{
+        BusReportOutput *o = userdata;
+
+        o->job = ncu_report_job_free(o->job);
+        if (error < 0) {
+                log_debug("Report %" PRIu64 " of uid %u: output: %s", o->report->id, (unsigned) o->report->uid,
+                                message);
+                (void) reply_job_error(o->call, error, message);
+        } else
+                (void) sd_bus_reply_method_return(o->call, "h", fd);
+        bus_report_output_free(o);
+}
+
+/* Runs the worker's output over the report's descriptor (and the baseline's, for a diff); answers m
+ * with the output's memfd when it is done. */
+static int start_output(
+                sd_bus_message *m, BusReport *r, char *const *args, const BusReport *baseline, sd_bus_error *error)
+{
+        BusContext *c = r->context;
+        NcuReportJobLimits limits = { .timeout_usec = REPORT_WORKER_TIMEOUT_USEC };
+        const int fds[2] = { r->fd, baseline ? baseline->fd : -EBADF };
+        size_t used, count, total;
+        BusReportOutput *o;
+        int k;
+
+        if (report_reading(c, r->id) || (baseline && report_reading(c, baseline->id)))
+                return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED,
+                                "Limit exceeded: one output of a report at a time; the report is being read");
+        used = uid_bytes(c, r->uid, &count);
+        total = total_bytes(c);
+        if (used >= REPORT_BYTES_PER_UID_MAX || total >= REPORT_BYTES_TOTAL_MAX)
+                return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED,
+                                "Limit exceeded: the reports loaded take all the memory allowed");
+        /* The output is held once while read, once in its memfd. */
+        limits.max_output = MIN(MIN(REPORT_BYTES_PER_UID_MAX - used, REPORT_BYTES_TOTAL_MAX - total),
+                                            2 * REPORT_OUTPUT_BYTES_MAX) /
+                        2;
+
+        o = calloc(1, sizeof(BusReportOutput));
+        if (!o)
+                return -ENOMEM;
+        o->report = r;
+        o->baseline_id = baseline ? baseline->id : 0;
+        o->bytes = 2 * limits.max_output;
+        o->next = r->outputs;
+        r->outputs = o;
+        k = ncu_report_job_start_output(c->manager->event, worker_path(), args, fds, baseline ? 2 : 1, &limits,
+                        on_output_done, o, &o->job);
+        if (k < 0) {
+                bus_report_output_free(o);
+                return sd_bus_error_set_errnof(error, -k, "Cannot start the report worker");
+        }
+        o->call = sd_bus_message_ref(m);
+        return 1; /* answered when the worker is done */
+}
+
+static int method_export_raw(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        int instances, k;
+
+        k = sd_bus_message_read(m, "b", &instances);
+        if (k < 0)
+                return k;
+        return start_output(m, userdata, (char *const[]){ (char *) (instances ? "raw-instances" : "raw"), NULL }, NULL,
+                        error);
+}
+
+static int method_export_details(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        return start_output(m, userdata, (char *const[]){ (char *) "details", NULL }, NULL, error);
+}
+
+#define DIFF_SPEC_MAX 1024
+
+/* Diff(o baseline, as actions): this report against another of the caller's, computed by the worker
+ * over both kept descriptors (report-diff.h); the JSON as nvprofilectl report diff --json's "pairs". */
+static int method_diff(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        BusReport *r = userdata, *baseline;
+        _cleanup_strv_free_ char **specs = NULL, **args = NULL;
+        const char *path;
+        int k;
+
+        k = sd_bus_message_read(m, "o", &path);
+        if (k >= 0)
+                k = sd_bus_message_read_strv(m, &specs);
+        if (k < 0)
+                return k;
+        if (strv_length(specs) > NCU_DIFF_SPECS_MAX)
+                return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED, "Limit exceeded: at most %d action specs",
+                                NCU_DIFF_SPECS_MAX);
+        STRV_FOREACH(s, specs)
+                if (strlen(*s) > DIFF_SPEC_MAX || (*s)[0] == '\0')
+                        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "Malformed action spec");
+        /* Only the caller's own reports: anyone else's is as unknown as one that does not exist. */
+        baseline = find_for_caller(r->context, sd_bus_message_get_bus(m), path);
+        if (!baseline)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_UNKNOWN_OBJECT, "No such report");
+        k = strv_extend(&args, "diff");
+        STRV_FOREACH(s, specs)
+                if (k >= 0)
+                        k = strv_extend(&args, *s);
+        if (k < 0)
+                return k;
+        return start_output(m, r, args, baseline, error);
 }
 
 const sd_bus_vtable bus_report_vtable[] = {
@@ -674,9 +939,20 @@ const sd_bus_vtable bus_report_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("GetRuleResults", SD_BUS_ARGS("u", range, "u", action),
                         SD_BUS_RESULT("a(sssa(sss)a(sd))", rule_results), method_get_rule_results,
                         SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetRuleResultsFull", SD_BUS_ARGS("u", range, "u", action),
+                        SD_BUS_RESULT("a(sssa(isss)a(sd)a(isdts)a(ssttss))", rule_results),
+                        method_get_rule_results_full, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetSourceFiles", SD_BUS_ARGS("u", range, "u", action), SD_BUS_RESULT("a(ss)", files),
+                        method_get_source_files, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ActionsByNvtx", SD_BUS_ARGS("u", range, "as", includes, "as", excludes),
                         SD_BUS_RESULT("au", actions), method_actions_by_nvtx, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ExportJson", SD_BUS_NO_ARGS, SD_BUS_RESULT("h", json), method_export_json,
                         SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ExportRaw", SD_BUS_ARGS("b", instances), SD_BUS_RESULT("h", csv), method_export_raw,
+                        SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ExportDetails", SD_BUS_NO_ARGS, SD_BUS_RESULT("h", csv), method_export_details,
+                        SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Diff", SD_BUS_ARGS("o", baseline, "as", actions), SD_BUS_RESULT("h", json),
+                        method_diff, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };

@@ -14,6 +14,7 @@
 #include "ProfilerSection.pb-c.h"
 #include "macro.h"
 #include "metric-attrs.h"
+#include "report-container.h"
 #include "report-export-csv.h"
 #include "report-export-cells.h"
 #include "report-export.h"
@@ -756,64 +757,6 @@ static void render_section(Renderer *r, const NV__Profiler__ProfilerSection *s)
  * protobuf-c unpacks nested messages recursively, so a crafted report could exhaust the stack. */
 #define SECTION_NESTING_MAX 32
 
-static bool read_varint(const uint8_t **p, const uint8_t *end, uint64_t *ret)
-{
-        uint64_t v = 0;
-
-        for (unsigned shift = 0; shift < 64 && *p < end; shift += 7) {
-                uint8_t b = *(*p)++;
-                v |= (uint64_t) (b & 0x7f) << shift;
-                if (!(b & 0x80)) {
-                        *ret = v;
-                        return true;
-                }
-        }
-        return false;
-}
-
-/* Whether the message (wire format, of type d) nests at most max_depth messages deep. Walks only the
- * fields d declares as messages; anything malformed is refused (unpacking would refuse it too). */
-static bool nesting_ok(const ProtobufCMessageDescriptor *d, const uint8_t *p, const uint8_t *end, unsigned max_depth)
-{
-        while (p < end) {
-                uint64_t tag, len;
-
-                if (!read_varint(&p, end, &tag))
-                        return false;
-                switch (tag & 7) {
-                case 0:
-                        if (!read_varint(&p, end, &len))
-                                return false;
-                        break;
-                case 1:
-                        if (end - p < 8)
-                                return false;
-                        p += 8;
-                        break;
-                case 5:
-                        if (end - p < 4)
-                                return false;
-                        p += 4;
-                        break;
-                case 2: {
-                        if (!read_varint(&p, end, &len) || len > (uint64_t) (end - p))
-                                return false;
-                        const ProtobufCFieldDescriptor *f = tag >> 3 <= UINT32_MAX
-                                        ? protobuf_c_message_descriptor_get_field(d, (unsigned) (tag >> 3))
-                                        : NULL;
-                        if (f && f->type == PROTOBUF_C_TYPE_MESSAGE &&
-                                        (max_depth == 0 || !nesting_ok(f->descriptor, p, p + len, max_depth - 1)))
-                                return false;
-                        p += len;
-                        break;
-                }
-                default:
-                        return false; /* groups are not in this schema */
-                }
-        }
-        return true;
-}
-
 typedef struct SortedSection {
         NV__Profiler__ProfilerSection *section;
         size_t index;
@@ -856,8 +799,10 @@ static void render_action(Renderer *r)
                 return;
         }
         for (size_t i = 0; i < a->n_sections; i++) {
-                if (!nesting_ok(&nv__profiler__profiler_section__descriptor, a->sections[i].data,
-                                    a->sections[i].data + a->sections[i].size, SECTION_NESTING_MAX))
+                /* Sub-messages SECTION_NESTING_MAX deep below the section, which counts as one; a
+                 * section that breaks the wire format is not shown either. */
+                if (ncu_wire_nesting_ok(&nv__profiler__profiler_section__descriptor, a->sections[i].data,
+                                    a->sections[i].size, SECTION_NESTING_MAX + 1) != 1)
                         continue;
                 NV__Profiler__ProfilerSection *s =
                                 nv__profiler__profiler_section__unpack(NULL, a->sections[i].size, a->sections[i].data);

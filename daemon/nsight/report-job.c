@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include "report-job.h"
 #include "report-json.h"
 #include "report-worker.h"
+#include "strv.h"
 
 #define JOB_READ_CHUNK (64u * 1024u)
 #define JOB_REAP_INTERVAL_USEC (5 * 1000)
@@ -29,6 +31,7 @@ struct NcuReportJob {
         size_t size, allocated;
         NcuReportJobLimits limits;
         NcuReportJobDone done;
+        NcuReportJobOutputDone output_done; /* an output job: the bytes, not a model */
         void *userdata;
         int status; /* waitpid status once reaped */
         bool reaped, eof;
@@ -51,9 +54,10 @@ NcuReportJob *ncu_report_job_free(NcuReportJob *j)
         return mfree(j);
 }
 
-static void finish(NcuReportJob *j, int error, struct json_object *doc, const char *message)
+static void finish_common(NcuReportJob *j, int error, struct json_object *doc, int fd, const char *message)
 {
         NcuReportJobDone done = j->done;
+        NcuReportJobOutputDone output_done = j->output_done;
 
         /* Stop everything first: done may free the job. */
         j->io = sd_event_source_disable_unref(j->io);
@@ -65,8 +69,50 @@ static void finish(NcuReportJob *j, int error, struct json_object *doc, const ch
                 j->reaped = true;
         }
         j->done = NULL;
+        j->output_done = NULL;
         if (done)
                 done(j, error, doc, message, j->userdata);
+        if (output_done)
+                output_done(j, error, fd, message, j->userdata);
+}
+
+static void finish(NcuReportJob *j, int error, struct json_object *doc, const char *message)
+{
+        finish_common(j, error, doc, -EBADF, message);
+}
+
+int ncu_memfd_new_sealed(const char *name, const void *data, size_t size)
+{
+        _cleanup_close_ int fd = -EBADF;
+        const char *p = data;
+
+        fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        if (fd < 0)
+                return -errno;
+        while (size > 0) {
+                ssize_t k = write(fd, p, size);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                p += k;
+                size -= (size_t) k;
+        }
+        if (lseek(fd, 0, SEEK_SET) < 0 ||
+                        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
+                return -errno;
+        return TAKE_FD(fd);
+}
+
+static void finish_with_bytes(NcuReportJob *j)
+{
+        _cleanup_close_ int fd = ncu_memfd_new_sealed("nvprofiled-report-output", j->buf, j->size);
+
+        if (fd < 0)
+                finish(j, fd, NULL, "cannot hand the output over");
+        else
+                finish_common(j, 0, NULL, fd, NULL);
 }
 
 static const char *json_string_member(struct json_object *o, const char *key)
@@ -149,6 +195,10 @@ static void finish_with_output(NcuReportJob *j)
                 finish(j, -ECHILD, NULL, "the report worker failed before reading the report");
                 return;
         }
+        if (j->output_done && WEXITSTATUS(j->status) == 0) {
+                finish_with_bytes(j);
+                return;
+        }
         tok = json_tokener_new_ex(JOB_JSON_DEPTH_MAX);
         if (!tok) {
                 finish(j, -ENOMEM, NULL, "out of memory");
@@ -167,12 +217,18 @@ static void finish_with_output(NcuReportJob *j)
 
                 (void) json_object_object_get_ex(err, "offset", &off);
                 /* Only the errors the reader gives; anything else from a worker is a protocol error. */
-                if (!IN_SET(e, EBADMSG, EPROTONOSUPPORT, E2BIG, ENOMEM, EIO, EISDIR, EINVAL))
+                if (!IN_SET(e, EBADMSG, EPROTONOSUPPORT, E2BIG, ENOMEM, EIO, EISDIR, EINVAL) &&
+                                !(j->output_done && e == EDOM)) /* EDOM: a diff's pairing spec */
                         e = ECHILD;
                 snprintf(message, sizeof(message), "byte %" PRIu64 ": %.200s", off ? json_object_get_uint64(off) : 0,
                                 text ? text : "invalid report");
                 json_object_put(doc);
                 finish(j, -e, NULL, message);
+                return;
+        }
+        if (j->output_done) {
+                json_object_put(doc);
+                finish(j, -ECHILD, NULL, "the report worker returned malformed output");
                 return;
         }
         r = ncu_report_document_validate(doc, &why);
@@ -240,7 +296,9 @@ static int on_output(sd_event_source *s, int fd, uint32_t revents, void *userdat
                         break;
                 j->size += (size_t) k;
                 if (j->size > j->limits.max_output) {
-                        finish(j, -E2BIG, NULL, "the report's model is larger than the limit for one report");
+                        finish(j, -E2BIG, NULL,
+                                        j->output_done ? "the output is larger than the limit for one report"
+                                                       : "the report's model is larger than the limit for one report");
                         return 0;
                 }
         }
@@ -257,31 +315,45 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata)
         return 0;
 }
 
-static _Noreturn void exec_worker(const char *worker_path, int report_fd, int out_fd)
+static _Noreturn void exec_worker(
+                const char *worker_path, char *const *args, const int *report_fds, size_t n_report_fds, int out_fd)
 {
-        char *const argv[] = { (char *) NCU_REPORT_WORKER_NAME, NULL };
+        char *argv[NCU_REPORT_JOB_ARGS_MAX + 2] = { (char *) NCU_REPORT_WORKER_NAME };
         char *const envp[] = { NULL };
+        int second = -EBADF;
         sigset_t all;
 
-        /* fd 0 the report, fd 1 the pipe, fd 2 kept (the daemon's journal stream); nothing else. */
-        if (dup2(report_fd, STDIN_FILENO) < 0 || dup2(out_fd, STDOUT_FILENO) < 0)
+        /* fd 0 the report, fd 1 the pipe, fd 2 kept (the daemon's journal stream), fd 3 a second report;
+         * nothing else. The second is moved out of the way first: dup2 onto 0/1 may not clobber it. */
+        if (n_report_fds > 1) {
+                second = fcntl(report_fds[1], F_DUPFD, 10);
+                if (second < 0)
+                        _exit(2);
+        }
+        if (dup2(report_fds[0], STDIN_FILENO) < 0 || dup2(out_fd, STDOUT_FILENO) < 0)
                 _exit(2);
-        if (close_range(3, ~0U, 0) < 0)
-                for (int fd = 3; fd < 1024; fd++)
+        if (second >= 0 && dup2(second, 3) < 0)
+                _exit(2);
+        if (close_range(second >= 0 ? 4 : 3, ~0U, 0) < 0)
+                for (int fd = second >= 0 ? 4 : 3; fd < 1024; fd++)
                         (void) close(fd);
+        for (size_t i = 0; args && args[i] && i < NCU_REPORT_JOB_ARGS_MAX; i++)
+                argv[i + 1] = args[i];
         sigfillset(&all);
         (void) sigprocmask(SIG_UNBLOCK, &all, NULL);
         execve(worker_path, argv, envp);
         _exit(2);
 }
 
-int ncu_report_job_start(sd_event *e, const char *worker_path, int report_fd, const NcuReportJobLimits *limits,
-                NcuReportJobDone done, void *userdata, NcuReportJob **ret)
+static int job_start(sd_event *e, const char *worker_path, char *const *args, const int *report_fds,
+                size_t n_report_fds, const NcuReportJobLimits *limits, NcuReportJobDone done,
+                NcuReportJobOutputDone output_done, void *userdata, NcuReportJob **ret)
 {
         _cleanup_(ncu_report_job_freep) NcuReportJob *j = NULL;
         int pipefd[2], r;
 
-        assert(e && worker_path && report_fd >= 0 && limits && done && ret);
+        assert(e && worker_path && report_fds && n_report_fds >= 1 && n_report_fds <= 2 && limits && ret);
+        assert(!!done != !!output_done);
 
         j = calloc(1, sizeof(NcuReportJob));
         if (!j)
@@ -290,6 +362,7 @@ int ncu_report_job_start(sd_event *e, const char *worker_path, int report_fd, co
         j->out_fd = -EBADF;
         j->limits = *limits;
         j->done = done;
+        j->output_done = output_done;
         j->userdata = userdata;
 
         if (pipe2(pipefd, O_CLOEXEC) < 0)
@@ -302,7 +375,7 @@ int ncu_report_job_start(sd_event *e, const char *worker_path, int report_fd, co
                 return r;
         }
         if (j->pid == 0)
-                exec_worker(worker_path, report_fd, pipefd[1]);
+                exec_worker(worker_path, args, report_fds, n_report_fds, pipefd[1]);
         safe_close(pipefd[1]);
 
         if (fcntl(j->out_fd, F_SETFL, O_NONBLOCK) < 0)
@@ -315,4 +388,21 @@ int ncu_report_job_start(sd_event *e, const char *worker_path, int report_fd, co
                 return r;
         *ret = TAKE_PTR(j);
         return 0;
+}
+
+int ncu_report_job_start(sd_event *e, const char *worker_path, int report_fd, const NcuReportJobLimits *limits,
+                NcuReportJobDone done, void *userdata, NcuReportJob **ret)
+{
+        assert(report_fd >= 0 && done);
+        return job_start(e, worker_path, NULL, &report_fd, 1, limits, done, NULL, userdata, ret);
+}
+
+int ncu_report_job_start_output(sd_event *e, const char *worker_path, char *const *args, const int *report_fds,
+                size_t n_report_fds, const NcuReportJobLimits *limits, NcuReportJobOutputDone done, void *userdata,
+                NcuReportJob **ret)
+{
+        assert(args && args[0] && done);
+        if (strv_length(args) > NCU_REPORT_JOB_ARGS_MAX)
+                return -E2BIG;
+        return job_start(e, worker_path, args, report_fds, n_report_fds, limits, NULL, done, userdata, ret);
 }

@@ -29,6 +29,22 @@ typedef void (*NcuReportJobDone)(
 
 int ncu_report_job_start(sd_event *e, const char *worker_path, int report_fd, const NcuReportJobLimits *limits,
                 NcuReportJobDone done, void *userdata, NcuReportJob **ret);
+/* Another output of the worker, args its arguments (nvprofiled-report-worker.c: "raw", "raw-instances",
+ * "details", or "diff" and the pairing specs; at most NCU_REPORT_JOB_ARGS_MAX): the
+ * reports' descriptors become its fd 0 (and fd 3 for a second), each read from its start; what it writes
+ * comes back, at most max_output bytes, as a sealed read-only memfd (fd, owned by the callee: dup it to
+ * keep it), or an error as above. */
+typedef void (*NcuReportJobOutputDone)(NcuReportJob *job, int error, int fd, const char *message, void *userdata);
+
+#define NCU_REPORT_JOB_ARGS_MAX 70
+int ncu_report_job_start_output(sd_event *e, const char *worker_path, char *const *args, const int *report_fds,
+                size_t n_report_fds, const NcuReportJobLimits *limits, NcuReportJobOutputDone done, void *userdata,
+                NcuReportJob **ret);
+
+/* A sealed memfd holding data: the reader gets a view nobody can change (F_SEAL_WRITE, SHRINK, GROW,
+ * SEAL). Returns the fd or a negative errno. */
+int ncu_memfd_new_sealed(const char *name, const void *data, size_t size);
+
 /* Kills the worker if it still runs; done is not called. */
 NcuReportJob *ncu_report_job_free(NcuReportJob *j);
 DEFINE_TRIVIAL_CLEANUP_FUNC(NcuReportJob *, ncu_report_job_free);

@@ -158,38 +158,92 @@ static int write_document(int out_fd, struct json_object *doc)
         return write_all(out_fd, text, n);
 }
 
-int ncu_worker_run(
-                int in_fd, int out_fd, int (*to_json)(const NcuReport *r, NcuJsonFlags flags, struct json_object **ret))
+static int write_error_document(int out_fd, int error, const NcuReportError *err)
 {
-        NcuReport *report = NULL;
-        struct json_object *doc = NULL, *e;
-        NcuReportError err;
+        struct json_object *doc = json_object_new_object(), *e = json_object_new_object();
         int r;
 
-        r = ncu_report_load_fd(in_fd, NULL, &report, &err);
-        if (r >= 0) {
-                r = to_json(report, 0, &doc);
-                ncu_report_free(report);
-                if (r >= 0) {
-                        r = write_document(out_fd, doc);
-                        json_object_put(doc);
-                        return r;
-                }
-                err = (NcuReportError){ .offset = 0 };
-                (void) strcpy(err.message, "out of memory");
-        }
-        doc = json_object_new_object();
-        e = json_object_new_object();
         if (!doc || !e) {
                 json_object_put(doc);
                 json_object_put(e);
                 return -ENOMEM;
         }
-        json_object_object_add(e, "errno", json_object_new_int(-r));
-        json_object_object_add(e, "offset", json_object_new_uint64(err.offset));
-        json_object_object_add(e, "message", json_object_new_string(err.message));
+        json_object_object_add(e, "errno", json_object_new_int(-error));
+        json_object_object_add(e, "offset", json_object_new_uint64(err->offset));
+        json_object_object_add(e, "message", json_object_new_string(err->message));
         json_object_object_add(doc, "error", e);
         r = write_document(out_fd, doc);
         json_object_put(doc);
         return r < 0 ? r : 1;
+}
+
+static int error_out_of_memory(int out_fd)
+{
+        NcuReportError err = { .offset = 0 };
+
+        (void) strcpy(err.message, "out of memory");
+        return write_error_document(out_fd, -ENOMEM, &err);
+}
+
+int ncu_worker_run(
+                int in_fd, int out_fd, int (*to_json)(const NcuReport *r, NcuJsonFlags flags, struct json_object **ret))
+{
+        NcuReport *report = NULL;
+        struct json_object *doc = NULL;
+        NcuReportError err;
+        int r;
+
+        r = ncu_report_load_fd(in_fd, NULL, &report, &err);
+        if (r < 0)
+                return write_error_document(out_fd, r, &err);
+        r = to_json(report, 0, &doc);
+        ncu_report_free(report);
+        if (r < 0)
+                return error_out_of_memory(out_fd);
+        r = write_document(out_fd, doc);
+        json_object_put(doc);
+        return r;
+}
+
+int ncu_worker_run_output(const int *in_fds, size_t n_in, int out_fd,
+                int (*write_out)(NcuReport *const *reports, FILE *f, void *userdata), void *userdata)
+{
+        NcuReport *reports[NCU_WORKER_INPUTS_MAX] = { NULL };
+        NcuReportError err;
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *f;
+        int r = 0;
+
+        assert(n_in >= 1 && n_in <= NCU_WORKER_INPUTS_MAX);
+        for (size_t i = 0; i < n_in && r >= 0; i++) {
+                /* The daemon keeps the caller's descriptor and hands it again for each output: read it
+                 * from its start (a pipe cannot be, and says so). */
+                if (lseek(in_fds[i], 0, SEEK_SET) < 0) {
+                        err = (NcuReportError){ .offset = 0 };
+                        (void) strcpy(err.message, "the report cannot be read again (not a regular file)");
+                        r = -EINVAL;
+                        break;
+                }
+                r = ncu_report_load_fd(in_fds[i], NULL, &reports[i], &err);
+        }
+        if (r < 0) {
+                for (size_t i = 0; i < n_in; i++)
+                        ncu_report_free(reports[i]);
+                return write_error_document(out_fd, r, &err);
+        }
+        /* The whole output is made in memory first: a failure halfway writes an error, never half a file. */
+        f = open_memstream(&buf, &size);
+        r = f ? write_out(reports, f, userdata) : -ENOMEM;
+        if (f && fclose(f) != 0 && r >= 0)
+                r = -ENOMEM;
+        for (size_t i = 0; i < n_in; i++)
+                ncu_report_free(reports[i]);
+        if (r >= 0) {
+                int k = write_all(out_fd, buf, size);
+                r = k < 0 ? k : r;
+        } else
+                r = error_out_of_memory(out_fd);
+        free(buf);
+        return r;
 }

@@ -11,6 +11,7 @@
  * validates what it returns. */
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "report-json.h"
@@ -28,3 +29,12 @@ int ncu_worker_sandbox(uid_t uid, gid_t gid);
  * when nothing could be written. */
 int ncu_worker_run(int in_fd, int out_fd,
                 int (*to_json)(const NcuReport *r, NcuJsonFlags flags, struct json_object **ret));
+
+/* The worker's other outputs (report-job.h's output jobs): reads n_in reports (1 or 2: a diff's current
+ * report, then its baseline), each from the start of its descriptor, and writes what write_out prints
+ * of them (CSV exports, a diff) to out_fd, or an error document as above. write_out returns 0, 1 when
+ * what it printed is an error document of its own (a diff's bad spec), or a negative errno. Same return
+ * values. */
+#define NCU_WORKER_INPUTS_MAX 2
+int ncu_worker_run_output(const int *in_fds, size_t n_in, int out_fd,
+                int (*write_out)(NcuReport *const *reports, FILE *f, void *userdata), void *userdata);

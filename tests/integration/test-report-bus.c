@@ -2,7 +2,8 @@
 /* Nsight Compute reports through the real daemon on a private bus: LoadReport with a corpus report's
  * descriptor and the Report object's methods; nvprofilectl report going through the daemon; a worker
  * that crashes leaves the daemon serving and the caller with an error; the per-user limits and the
- * reports freed when their owner leaves the bus; and (root) an unprivileged caller can neither see nor
+ * reports freed when their owner leaves the bus; the CSV exports over the bus as sealed memfds, byte
+ * for byte ncu's; and (root) an unprivileged caller can neither see nor
  * call another caller's report, and has no way to make the daemon open a path. */
 
 #include <fcntl.h>
@@ -146,6 +147,79 @@ static void test_load(void)
         g_assert_cmpint(n, ==, 20);
         reply = sd_bus_message_unref(reply);
 
+        /* GetRuleResultsFull: the same 20 rules with message ids, focus metrics and source markers. */
+        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "GetRuleResultsFull", &error,
+                                        &reply, "uu", 0, 0),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(sssa(isss)a(sd)a(isdts)a(ssttss))"), >, 0);
+        n = 0;
+        while (sd_bus_message_enter_container(reply, 'r', "sssa(isss)a(sd)a(isdts)a(ssttss)") > 0) {
+                const char *id, *rname, *section, *mtype, *mtitle, *mtext, *metric, *info, *mkind, *mfile;
+                int32_t msg_id;
+                uint64_t severity, address, line;
+                double value;
+                int n_markers = 0;
+
+                g_assert_cmpint(sd_bus_message_read(reply, "sss", &id, &rname, &section), >, 0);
+                if (!streq(id, "UncoalescedGlobalAccess")) {
+                        g_assert_cmpint(sd_bus_message_skip(reply, "a(isss)a(sd)a(isdts)a(ssttss)"), >=, 0);
+                        g_assert_cmpint(sd_bus_message_exit_container(reply), >, 0);
+                        n++;
+                        continue;
+                }
+                g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(isss)"), >, 0);
+                g_assert_cmpint(sd_bus_message_read(reply, "(isss)", &msg_id, &mtype, &mtitle, &mtext), >, 0);
+                g_assert_cmpint(msg_id, ==, 1);
+                g_assert_cmpstr(mtype, ==, "OPTIMIZATION");
+                g_assert_cmpint(sd_bus_message_exit_container(reply), >, 0);
+                g_assert_cmpint(sd_bus_message_skip(reply, "a(sd)"), >=, 0);
+                g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(isdts)"), >, 0);
+                g_assert_cmpint(sd_bus_message_read(reply, "(isdts)", &msg_id, &metric, &value, &severity, &info), >,
+                                0);
+                g_assert_cmpint(msg_id, ==, 1);
+                g_assert_cmpstr(metric, ==, "derived__memory_l2_theoretical_sectors_global_excessive");
+                g_assert_cmpfloat(value, ==, 1274368.0);
+                g_assert_cmpuint(severity, ==, 0);
+                g_assert_cmpstr(info, ==, "Reduce the number of excessive wavefronts in L2");
+                g_assert_cmpint(sd_bus_message_exit_container(reply), >, 0);
+                g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(ssttss)"), >, 0);
+                while (sd_bus_message_read(reply, "(ssttss)", &mkind, &mfile, &address, &line, &mtype, &mtext) > 0) {
+                        if (n_markers == 0) {
+                                g_assert_cmpstr(mkind, ==, "sass");
+                                g_assert_cmpuint(address, ==, 140675029259120);
+                        }
+                        if (n_markers == 11) {
+                                g_assert_cmpstr(mkind, ==, "source");
+                                g_assert_cmpuint(line, ==, 121);
+                                g_assert_true(g_str_has_suffix(mfile, "/instructionMix.cu"));
+                        }
+                        g_assert_cmpstr(mtype, ==, "WARNING");
+                        n_markers++;
+                }
+                g_assert_cmpint(n_markers, ==, 12);
+                g_assert_cmpint(sd_bus_message_exit_container(reply), >, 0);
+                g_assert_cmpint(sd_bus_message_exit_container(reply), >, 0);
+                n++;
+        }
+        g_assert_cmpint(n, ==, 20);
+        reply = sd_bus_message_unref(reply);
+
+        /* GetSourceFiles: the CUDA source stored with the report (--import-source). */
+        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "GetSourceFiles", &error,
+                                        &reply, "uu", 0, 0),
+                        >=, 0);
+        {
+                const char *fname, *content;
+                g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(ss)"), >, 0);
+                g_assert_cmpint(sd_bus_message_read(reply, "(ss)", &fname, &content), >, 0);
+                g_assert_cmpstr(fname, ==,
+                                "/usr/local/nsight-compute-2023.3.1/extras/samples/instructionMix/instructionMix.cu");
+                g_assert_cmpuint(strlen(content), ==, 7948);
+                g_assert_nonnull(strstr(content, "Sobel"));
+                g_assert_cmpint(sd_bus_message_read(reply, "(ss)", &fname, &content), ==, 0);
+        }
+        reply = sd_bus_message_unref(reply);
+
         /* Close: the object is gone. */
         g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "Close", &error, NULL, NULL),
                         >=, 0);
@@ -167,6 +241,265 @@ static void test_load(void)
                 g_assert_true(json_object_equal(a, b));
                 json_object_put(a);
                 json_object_put(b);
+        }
+        itest_teardown(&t);
+}
+
+/* The whole content of a memfd the daemon returned; it is sealed against every change. */
+static char *read_sealed_memfd(sd_bus_message *reply, gsize *ret_size)
+{
+        GString *buf = g_string_new(NULL);
+        char chunk[65536];
+        int fd, seals;
+        ssize_t k;
+
+        g_assert_cmpint(sd_bus_message_read(reply, "h", &fd), >, 0);
+        seals = fcntl(fd, F_GET_SEALS);
+        g_assert_cmpint(seals & (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL), ==,
+                        F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+        while ((k = read(fd, chunk, sizeof(chunk))) > 0)
+                g_string_append_len(buf, chunk, k);
+        g_assert_cmpint(k, ==, 0);
+        *ret_size = buf->len;
+        return g_string_free(buf, false);
+}
+
+static void assert_same_as_expected(const char *got, gsize n, const char *expected_rel)
+{
+        g_autofree char *file = test_corpus_path(expected_rel), *want = NULL;
+        gsize m;
+
+        g_assert_true(g_file_get_contents(file, &want, &m, NULL));
+        if (n != m || memcmp(got, want, n) != 0)
+                g_error("%s: the export differs (%zu bytes, expected %zu)", expected_rel, (size_t) n, (size_t) m);
+}
+
+typedef struct AsyncReply {
+        bool done;
+        char *error_name;
+} AsyncReply;
+
+static int on_async_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+        AsyncReply *a = userdata;
+
+        a->done = true;
+        if (sd_bus_message_is_method_error(m, NULL))
+                a->error_name = g_strdup(sd_bus_message_get_error(m)->name);
+        return 0;
+}
+
+/* Outputs of one report run one at a time (workers share the descriptor's offset): of three asked at
+ * once, the first is answered and the others are LimitsExceeded. */
+static void assert_outputs_bounded(sd_bus *bus, const char *path)
+{
+        AsyncReply replies[3] = { { 0 } };
+        sd_bus_slot *slots[3] = { NULL };
+        int n_errors = 0;
+
+        for (size_t i = 0; i < 3; i++)
+                g_assert_cmpint(sd_bus_call_method_async(bus, &slots[i], BUS_NAME, path, BUS_REPORT_INTERFACE,
+                                                "ExportDetails", on_async_reply, &replies[i], NULL),
+                                >=, 0);
+        while (!replies[0].done || !replies[1].done || !replies[2].done) {
+                int k = sd_bus_process(bus, NULL);
+                g_assert_cmpint(k, >=, 0);
+                if (k == 0)
+                        g_assert_cmpint(sd_bus_wait(bus, 10 * G_USEC_PER_SEC), >, 0);
+        }
+        for (size_t i = 0; i < 3; i++) {
+                if (replies[i].error_name) {
+                        g_assert_cmpstr(replies[i].error_name, ==, BUS_ERROR_LIMITS_EXCEEDED);
+                        g_assert_cmpuint(i, >, 0); /* the daemon answers in order */
+                        n_errors++;
+                }
+                g_free(replies[i].error_name);
+                sd_bus_slot_unref(slots[i]);
+        }
+        g_assert_cmpint(n_errors, ==, 2);
+}
+
+/* ExportRaw and ExportDetails: ncu's CSV bytes, from the worker over the descriptor the report was loaded
+ * from, as a sealed memfd; and nvprofilectl report raw|details through the daemon and with --local. */
+static void test_exports(void)
+{
+        static const char *const names[] = {
+                "armleth_report_ncu2024.2.1",
+                "nvidia_example_sobelFloat_ncu2023.3.0",
+                "extrap_ex-gpu.s10_ncu2020.3.1",
+        };
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        ITest t;
+
+        itest_setup(&t);
+        itest_use_fixture_proc(&t);
+        itest_start_daemon(&t, NULL);
+        for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+                g_autofree char *rel = g_strdup_printf("reports/%s.ncu-rep", names[i]);
+                g_autofree char *file = test_corpus_path(rel), *path = NULL;
+                static const char *const pages[] = { "raw", "raw-instances", "details" };
+                int fd = open_corpus(rel);
+
+                path = load_report(t.bus, fd, &error);
+                /* The daemon keeps its own duplicate: the caller's may go, and its offset does not matter. */
+                g_assert_cmpint(lseek(fd, 17, SEEK_SET), ==, 17);
+                close(fd);
+                if (!path)
+                        g_error("LoadReport: %s: %s", error.name, error.message);
+                for (size_t j = 0; j < G_N_ELEMENTS(pages); j++) {
+                        g_autofree char *expected = g_strdup_printf("reports/expected/%s.%s.csv", names[i], pages[j]);
+                        g_autofree char *got = NULL, *out_daemon = NULL, *out_local = NULL;
+                        sd_bus_message *reply = NULL;
+                        gsize n;
+
+                        if (j == 2)
+                                g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE,
+                                                                "ExportDetails", &error, &reply, NULL),
+                                                >=, 0);
+                        else
+                                g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE,
+                                                                "ExportRaw", &error, &reply, "b", j == 1),
+                                                >=, 0);
+                        got = read_sealed_memfd(reply, &n);
+                        sd_bus_message_unref(reply);
+                        assert_same_as_expected(got, n, expected);
+
+                        /* The CLI, through the daemon by default and in-process with --local. */
+                        g_assert_cmpint(itest_ctl(&t, &out_daemon, "report", j == 2 ? "details" : "raw", file, "--csv",
+                                                        j == 1 ? "--print-metric-instances=values" : NULL, NULL),
+                                        ==, 0);
+                        assert_same_as_expected(out_daemon, strlen(out_daemon), expected);
+                        g_assert_cmpint(itest_ctl(&t, &out_local, "report", j == 2 ? "details" : "raw", "--local", file,
+                                                        "--csv", j == 1 ? "--print-metric-instances=values" : NULL,
+                                                        NULL),
+                                        ==, 0);
+                        assert_same_as_expected(out_local, strlen(out_local), expected);
+                }
+                if (i == 0)
+                        assert_outputs_bounded(t.bus, path);
+                g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "Close", &error, NULL,
+                                                NULL),
+                                >=, 0);
+                /* Closed: no export of it. */
+                g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "ExportRaw", &error,
+                                                NULL, "b", 0),
+                                <, 0);
+                g_assert_cmpstr(error.name, ==, SD_BUS_ERROR_UNKNOWN_OBJECT);
+                sd_bus_error_free(&error);
+        }
+        itest_teardown(&t);
+}
+
+static struct json_object *parse_json(const char *text)
+{
+        struct json_object *o = json_tokener_parse(text);
+
+        if (!o)
+                g_error("not JSON: %.200s", text);
+        return o;
+}
+
+/* Report.Diff: the worker's comparison of two of the caller's reports equals the Python one (nvprofilectl
+ * report diff --json --local) value for value; the CLI's --json goes through the daemon; a spec that
+ * pairs nothing is InvalidArgs; another caller's report cannot be a baseline. */
+static void test_diff(void)
+{
+        static const struct {
+                const char *baseline, *current, *spec;
+        } cases[] = {
+                { "nvidia_example_addConstDouble3_ncu2023.3.0", "nvidia_example_sobelFloat_ncu2023.3.0", "0:0" },
+                { "extrap_ex-gpu.s10_ncu2020.3.1", "extrap_ex-gpu.s10_ncu2020.3.1", NULL },
+                { "syswea_profile_report_ncu2025.1.1", "armleth_report_ncu2024.2.1", "0:0" },
+        };
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        ITest t;
+
+        itest_setup(&t);
+        itest_use_fixture_proc(&t);
+        itest_start_daemon(&t, NULL);
+        for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+                g_autofree char *brel = g_strdup_printf("reports/%s.ncu-rep", cases[i].baseline);
+                g_autofree char *crel = g_strdup_printf("reports/%s.ncu-rep", cases[i].current);
+                g_autofree char *bfile = test_corpus_path(brel), *cfile = test_corpus_path(crel);
+                g_autofree char *bpath = NULL, *cpath = NULL, *got = NULL, *out_local = NULL, *out_daemon = NULL;
+                struct json_object *daemon_doc, *local_doc, *cli_doc, *pairs;
+                sd_bus_message *call = NULL, *reply = NULL;
+                int fd;
+                gsize n;
+
+                fd = open_corpus(brel);
+                bpath = load_report(t.bus, fd, &error);
+                close(fd);
+                fd = open_corpus(crel);
+                cpath = load_report(t.bus, fd, &error);
+                close(fd);
+                g_assert_nonnull(bpath);
+                g_assert_nonnull(cpath);
+                g_assert_cmpint(sd_bus_message_new_method_call(
+                                                t.bus, &call, BUS_NAME, cpath, BUS_REPORT_INTERFACE, "Diff"),
+                                >=, 0);
+                g_assert_cmpint(sd_bus_message_append(call, "o", bpath), >=, 0);
+                g_assert_cmpint(sd_bus_message_append_strv(call,
+                                                cases[i].spec ? (char **) (const char *[]){ cases[i].spec, NULL }
+                                                              : (char **) (const char *[]){ NULL }),
+                                >=, 0);
+                if (sd_bus_call(t.bus, call, 0, &error, &reply) < 0)
+                        g_error("Diff: %s: %s", error.name, error.message);
+                got = read_sealed_memfd(reply, &n);
+                reply = sd_bus_message_unref(reply);
+                call = sd_bus_message_unref(call);
+                daemon_doc = parse_json(got);
+                g_assert_cmpuint(json_object_array_length(json_object_object_get(daemon_doc, "pairs")), >, 0);
+
+                /* The Python implementation, in the CLI's process. */
+                if (cases[i].spec)
+                        g_assert_cmpint(itest_ctl(&t, &out_local, "report", "diff", "--local", "--json=short",
+                                                        "--action", cases[i].spec, bfile, cfile, NULL),
+                                        ==, 0);
+                else
+                        g_assert_cmpint(itest_ctl(&t, &out_local, "report", "diff", "--local", "--json=short", bfile,
+                                                        cfile, NULL),
+                                        ==, 0);
+                local_doc = parse_json(out_local);
+                pairs = json_object_object_get(local_doc, "pairs");
+                g_assert_nonnull(pairs);
+                if (!json_object_equal(pairs, json_object_object_get(daemon_doc, "pairs")))
+                        g_error("%s vs %s: the daemon's diff differs from the Python one", cases[i].baseline,
+                                        cases[i].current);
+
+                /* The CLI through the daemon: the same document, paths included. */
+                if (cases[i].spec)
+                        g_assert_cmpint(itest_ctl(&t, &out_daemon, "report", "diff", "--json=short", "--action",
+                                                        cases[i].spec, bfile, cfile, NULL),
+                                        ==, 0);
+                else
+                        g_assert_cmpint(itest_ctl(&t, &out_daemon, "report", "diff", "--json=short", bfile, cfile,
+                                                        NULL),
+                                        ==, 0);
+                cli_doc = parse_json(out_daemon);
+                g_assert_true(json_object_equal(cli_doc, local_doc));
+                json_object_put(cli_doc);
+                json_object_put(local_doc);
+                json_object_put(daemon_doc);
+
+                /* A spec that pairs nothing. */
+                g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, cpath, BUS_REPORT_INTERFACE, "Diff", &error, NULL,
+                                                "oas", bpath, 1, "no_such_kernel"),
+                                <, 0);
+                g_assert_cmpstr(error.name, ==, SD_BUS_ERROR_INVALID_ARGS);
+                g_assert_nonnull(strstr(error.message, "no kernel of that name"));
+                sd_bus_error_free(&error);
+                g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, cpath, BUS_REPORT_INTERFACE, "Diff", &error, NULL,
+                                                "oas", bpath, 1, "0:999"),
+                                <, 0);
+                g_assert_cmpstr(error.name, ==, SD_BUS_ERROR_INVALID_ARGS);
+                sd_bus_error_free(&error);
+                /* A baseline that is not a report of ours. */
+                g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, cpath, BUS_REPORT_INTERFACE, "Diff", &error, NULL,
+                                                "oas", BUS_REPORT_PREFIX "/999", 0),
+                                <, 0);
+                g_assert_cmpstr(error.name, ==, SD_BUS_ERROR_UNKNOWN_OBJECT);
+                sd_bus_error_free(&error);
         }
         itest_teardown(&t);
 }
@@ -255,6 +588,15 @@ static void test_worker_crash(void)
         /* Still there, still answering. */
         g_assert_cmpint(kill(t.daemon_pid, 0), ==, 0);
         g_assert_cmpint(itest_ctl(&t, &out, "status", NULL), ==, 0);
+        /* The CLI's exports go through the daemon (and its crashing worker) unless told --local. */
+        {
+                g_autofree char *file = test_corpus_path(ARMLETH), *local = NULL, *raw = NULL, *diff = NULL;
+                g_assert_cmpint(itest_ctl(&t, &raw, "report", "raw", file, "--csv", NULL), ==, 1);
+                g_assert_cmpint(itest_ctl(&t, &local, "report", "raw", "--local", file, "--csv", NULL), ==, 0);
+                g_assert_cmpuint(strlen(local), >, 0);
+                /* So does report diff --json (text output is the Python package's, in-process). */
+                g_assert_cmpint(itest_ctl(&t, &diff, "report", "diff", "--json", file, file, NULL), ==, 1);
+        }
         itest_teardown(&t);
         g_setenv("NVPROFILED_REPORT_WORKER", test_env_or_fail("NVPROFILED_REPORT_WORKER_REAL"), true);
 }
@@ -353,6 +695,10 @@ static void test_privacy(void)
                 if (sd_bus_call_method(bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "ExportJson", &e, NULL, NULL) >= 0)
                         _exit(13);
                 sd_bus_error_free(&e);
+                if (sd_bus_call_method(bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "ExportRaw", &e, NULL, "b", 0) >= 0 ||
+                                !sd_bus_error_has_name(&e, SD_BUS_ERROR_UNKNOWN_OBJECT))
+                        _exit(16);
+                sd_bus_error_free(&e);
                 if (sd_bus_call_method(bus, BUS_NAME, BUS_REPORT_PREFIX, "org.freedesktop.DBus.Introspectable",
                                     "Introspect", &e, &reply, NULL) >= 0) {
                         const char *xml;
@@ -397,6 +743,8 @@ int main(int argc, char *argv[])
         g_test_add_func("/report-bus/load", test_load);
         g_test_add_func("/report-bus/invalid", test_invalid);
         g_test_add_func("/report-bus/nvtx", test_nvtx);
+        g_test_add_func("/report-bus/exports", test_exports);
+        g_test_add_func("/report-bus/diff", test_diff);
         g_test_add_func("/report-bus/worker-crash", test_worker_crash);
         g_test_add_func("/report-bus/limits-and-owner-leaving", test_limits_and_owner_leaving);
         g_test_add_func("/report-bus/privacy", test_privacy);

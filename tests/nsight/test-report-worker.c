@@ -220,6 +220,107 @@ static void test_sandbox(void)
         close(go[1]);
 }
 
+typedef struct OutputResult {
+        bool done;
+        int error;
+        char *message;
+        GString *bytes;
+} OutputResult;
+
+static void on_output_done(NcuReportJob *job, int error, int fd, const char *message, void *userdata)
+{
+        OutputResult *res = userdata;
+        char chunk[65536];
+        ssize_t k;
+
+        res->done = true;
+        res->error = error;
+        res->message = g_strdup(message);
+        if (error < 0)
+                return;
+        /* Sealed: nobody can change what the caller reads. */
+        g_assert_cmpint(fcntl(fd, F_GET_SEALS) & F_SEAL_WRITE, ==, F_SEAL_WRITE);
+        g_assert_cmpint(write(fd, "x", 1), <, 0);
+        res->bytes = g_string_new(NULL);
+        while ((k = read(fd, chunk, sizeof(chunk))) > 0)
+                g_string_append_len(res->bytes, chunk, k);
+        g_assert_cmpint(k, ==, 0);
+}
+
+static OutputResult run_output_job(char *const *args, const int *fds, size_t n_fds)
+{
+        const NcuReportJobLimits limits = { .timeout_usec = 30 * G_USEC_PER_SEC, .max_output = 64 * 1024 * 1024 };
+        _cleanup_(ncu_report_job_freep) NcuReportJob *job = NULL;
+        OutputResult res = { 0 };
+        sd_event *e = NULL;
+
+        g_assert_cmpint(sd_event_new(&e), >=, 0);
+        g_assert_cmpint(ncu_report_job_start_output(
+                                        e, worker_path(), args, fds, n_fds, &limits, on_output_done, &res, &job),
+                        ==, 0);
+        while (!res.done)
+                g_assert_cmpint(sd_event_run(e, UINT64_MAX), >=, 0);
+        job = ncu_report_job_free(job);
+        sd_event_unref(e);
+        return res;
+}
+
+/* The worker's output mode: ncu's CSV bytes from a descriptor read again from its start (wherever its
+ * offset is); a pipe cannot be, and says so; a diff reads the baseline from the second descriptor. */
+static void test_outputs(void)
+{
+        static const char *const name = "armleth_report_ncu2024.2.1";
+        g_autofree char *path = report_corpus_path(name);
+        g_autofree char *expected_path = NULL, *expected = NULL;
+        OutputResult res;
+        int fd, pipefd[2];
+        gsize n;
+
+        expected_path = test_corpus_path("reports/expected/armleth_report_ncu2024.2.1.raw.csv");
+        g_assert_true(g_file_get_contents(expected_path, &expected, &n, NULL));
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        g_assert_cmpint(fd, >=, 0);
+        g_assert_cmpint(lseek(fd, 1000, SEEK_SET), ==, 1000);
+        res = run_output_job((char *const[]){ (char *) "raw", NULL }, &fd, 1);
+        g_assert_cmpint(res.error, ==, 0);
+        g_assert_cmpuint(res.bytes->len, ==, n);
+        g_assert_true(memcmp(res.bytes->str, expected, n) == 0);
+        g_string_free(res.bytes, true);
+        g_free(res.message);
+
+        /* A diff of the report with itself: one pair, nothing changed. */
+        res = run_output_job((char *const[]){ (char *) "diff", NULL }, (const int[]){ fd, fd }, 2);
+        g_assert_cmpint(res.error, ==, 0);
+        {
+                g_autoptr(json_object) doc = json_tokener_parse(res.bytes->str);
+                struct json_object *pairs = json_object_object_get(doc, "pairs"), *sections, *metrics, *m;
+                g_assert_cmpuint(json_object_array_length(pairs), ==, 1);
+                sections = json_object_object_get(json_object_array_get_idx(pairs, 0), "sections");
+                g_assert_cmpuint(json_object_array_length(sections), >, 0);
+                metrics = json_object_object_get(json_object_array_get_idx(sections, 0), "metrics");
+                m = json_object_array_get_idx(metrics, 0);
+                g_assert_nonnull(m);
+                g_assert_true(json_object_equal(
+                                json_object_object_get(m, "baseline"), json_object_object_get(m, "current")));
+        }
+        g_string_free(res.bytes, true);
+        g_free(res.message);
+        /* A spec that pairs nothing: the caller's mistake (EDOM), with the reason. */
+        res = run_output_job((char *const[]){ (char *) "diff", (char *) "nothing", NULL }, (const int[]){ fd, fd }, 2);
+        g_assert_cmpint(res.error, ==, -EDOM);
+        g_assert_nonnull(strstr(res.message, "no kernel of that name"));
+        g_free(res.message);
+        close(fd);
+
+        g_assert_cmpint(pipe2(pipefd, O_CLOEXEC), ==, 0);
+        close(pipefd[1]);
+        res = run_output_job((char *const[]){ (char *) "details", NULL }, &pipefd[0], 1);
+        g_assert_cmpint(res.error, ==, -EINVAL);
+        g_assert_nonnull(strstr(res.message, "cannot be read again"));
+        g_free(res.message);
+        close(pipefd[0]);
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
@@ -229,5 +330,6 @@ int main(int argc, char *argv[])
         g_test_add_func("/report-worker/misbehaving-workers", test_misbehaving_workers);
         g_test_add_func("/report-worker/output-limit", test_output_limit);
         g_test_add_func("/report-worker/sandbox", test_sandbox);
+        g_test_add_func("/report-worker/outputs", test_outputs);
         return g_test_run();
 }
