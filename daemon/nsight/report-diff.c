@@ -186,17 +186,21 @@ static NcuValue metric_value(const NcuMetric *m)
 
         switch (m->kind) {
         case NCU_VALUE_FLOAT:
-        case NCU_VALUE_DOUBLE:
+        case NCU_VALUE_DOUBLE: {
+                double d = 0;
+
                 out.kind = NCU_VALUE_DOUBLE;
-                if (!v || !ncu_value_as_double(v, &out.d))
-                        out.d = 0;
+                out.d = v && ncu_value_as_double(v, &d) ? d : 0;
                 break;
+        }
         case NCU_VALUE_UINT32:
-        case NCU_VALUE_UINT64:
+        case NCU_VALUE_UINT64: {
+                uint64_t u = 0;
+
                 out.kind = NCU_VALUE_UINT64;
-                if (!v || !ncu_value_as_uint64(v, &out.u64))
-                        out.u64 = 0;
+                out.u64 = v && ncu_value_as_uint64(v, &u) ? u : 0;
                 break;
+        }
         case NCU_VALUE_STRING:
                 out.kind = NCU_VALUE_STRING;
                 out.s = v ? ncu_value_as_string(v) : NULL;
