@@ -80,8 +80,8 @@ static int copy_config(ManagerConfig *dst, const ManagerConfig *src)
         if ((src->section_folders && !dst->section_folders) ||
                         (src->section_recursive_folders && !dst->section_recursive_folders) ||
                         (src->section_schema && !dst->section_schema))
-        if ((src->export_textfile && !dst->export_textfile) || (src->export_group && !dst->export_group))
-                return -ENOMEM;
+                if ((src->export_textfile && !dst->export_textfile) || (src->export_group && !dst->export_group))
+                        return -ENOMEM;
         return 0;
 }
 
