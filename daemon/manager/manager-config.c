@@ -48,18 +48,48 @@ void manager_config_init(ManagerConfig *c)
         manager_config_finish(c);
 }
 
+/* The strings a configuration owns: one list for copying and freeing them. */
+static const size_t config_strings[] = {
+        offsetof(ManagerConfig, device_directory),
+        offsetof(ManagerConfig, driver_version),
+        offsetof(ManagerConfig, collation),
+        offsetof(ManagerConfig, section_folders),
+        offsetof(ManagerConfig, section_recursive_folders),
+        offsetof(ManagerConfig, section_schema),
+        offsetof(ManagerConfig, nvml_library),
+        offsetof(ManagerConfig, export_textfile),
+        offsetof(ManagerConfig, export_group),
+};
+
+static char **config_string(ManagerConfig *c, size_t offset)
+{
+        return (char **) ((uint8_t *) c + offset);
+}
+
 void manager_config_done(ManagerConfig *c)
 {
-        free(c->device_directory);
-        free(c->driver_version);
-        free(c->collation);
-        free(c->section_folders);
-        free(c->section_recursive_folders);
-        free(c->section_schema);
-        free(c->nvml_library);
-        free(c->export_textfile);
-        free(c->export_group);
+        for (size_t i = 0; i < ELEMENTSOF(config_strings); i++)
+                free(*config_string(c, config_strings[i]));
         *c = (ManagerConfig){ 0 };
+}
+
+int manager_config_copy(ManagerConfig *dst, const ManagerConfig *src)
+{
+        *dst = *src;
+        for (size_t i = 0; i < ELEMENTSOF(config_strings); i++)
+                *config_string(dst, config_strings[i]) = NULL;
+        for (size_t i = 0; i < ELEMENTSOF(config_strings); i++) {
+                const char *s = *config_string((ManagerConfig *) src, config_strings[i]);
+
+                if (!s)
+                        continue;
+                *config_string(dst, config_strings[i]) = strdup(s);
+                if (!*config_string(dst, config_strings[i])) {
+                        manager_config_done(dst);
+                        return -ENOMEM;
+                }
+        }
+        return 0;
 }
 
 void manager_config_finish(ManagerConfig *c)

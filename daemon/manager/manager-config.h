@@ -72,6 +72,8 @@ typedef struct ManagerConfig {
 
 void manager_config_init(ManagerConfig *c);
 void manager_config_done(ManagerConfig *c);
+/* dst becomes a copy of src with strings of its own; -ENOMEM leaves dst empty. */
+int manager_config_copy(ManagerConfig *dst, const ManagerConfig *src);
 
 /* Parses configuration text over c. Messages are "LINE: ..." (strv). Returns the number of errors. */
 int manager_config_parse(ManagerConfig *c, const char *text, size_t size, char ***ret_messages);

@@ -62,29 +62,6 @@ static int open_dir(const char *path, int *ret)
         return 0;
 }
 
-static int copy_config(ManagerConfig *dst, const ManagerConfig *src)
-{
-        *dst = *src;
-        dst->device_directory = src->device_directory ? strdup(src->device_directory) : NULL;
-        dst->driver_version = src->driver_version ? strdup(src->driver_version) : NULL;
-        dst->collation = src->collation ? strdup(src->collation) : NULL;
-        dst->section_folders = src->section_folders ? strdup(src->section_folders) : NULL;
-        dst->section_recursive_folders = src->section_recursive_folders ? strdup(src->section_recursive_folders) : NULL;
-        dst->section_schema = src->section_schema ? strdup(src->section_schema) : NULL;
-        dst->nvml_library = src->nvml_library ? strdup(src->nvml_library) : NULL;
-        dst->export_textfile = src->export_textfile ? strdup(src->export_textfile) : NULL;
-        dst->export_group = src->export_group ? strdup(src->export_group) : NULL;
-        if ((src->device_directory && !dst->device_directory) || (src->driver_version && !dst->driver_version) ||
-                        (src->collation && !dst->collation) || (src->nvml_library && !dst->nvml_library))
-                return -ENOMEM;
-        if ((src->section_folders && !dst->section_folders) ||
-                        (src->section_recursive_folders && !dst->section_recursive_folders) ||
-                        (src->section_schema && !dst->section_schema))
-                if ((src->export_textfile && !dst->export_textfile) || (src->export_group && !dst->export_group))
-                        return -ENOMEM;
-        return 0;
-}
-
 int manager_new(sd_event *e, const ManagerConfig *config, const char *proc_path, const char *sys_path,
                 const char *root_path, Manager **ret)
 {
@@ -102,7 +79,7 @@ int manager_new(sd_event *e, const ManagerConfig *config, const char *proc_path,
         m->event = sd_event_ref(e);
         m->proc_fd = m->sys_fd = m->root_fd = m->connector_fd = m->device_inotify_fd = -EBADF;
 
-        r = copy_config(&m->config, config);
+        r = manager_config_copy(&m->config, config);
         if (r < 0)
                 return log_oom();
 
