@@ -6,13 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ProfilerSection.pb-c.h"
 #include "metric-attrs.h"
 #include "report-diff.h"
 #include "report-json.h"
+#include "report-section-metrics.h"
 #include "strv.h"
-
-#define SECTION_DEPTH_MAX 64
 
 typedef struct MetricChange {
         const NcuMetric *base, *cur;
@@ -131,42 +129,6 @@ static int pair_actions(const NcuReport *base, const NcuReport *cur, char *const
                         snprintf(message, NCU_DIFF_MESSAGE_MAX,
                                         "--action %.100s: no kernel of that name in both reports", specs[i]);
                         return -EDOM;
-                }
-        }
-        return 0;
-}
-
-/* Every metric name a section lists (ProfilerSectionMetric and its options, at any depth). */
-static int collect_section_metrics(const ProtobufCMessage *m, char ***names, unsigned depth)
-{
-        const ProtobufCMessageDescriptor *d = m->descriptor;
-
-        if (depth > SECTION_DEPTH_MAX)
-                return 0;
-        if (d == &nv__profiler__profiler_section_metric__descriptor ||
-                        d == &nv__profiler__profiler_section_metric_option__descriptor) {
-                const char *name = d == &nv__profiler__profiler_section_metric__descriptor
-                                ? ((const NV__Profiler__ProfilerSectionMetric *) m)->name
-                                : ((const NV__Profiler__ProfilerSectionMetricOption *) m)->name;
-                if (name && name[0] != '\0' && !strv_contains(*names, name) && strv_extend(names, name) < 0)
-                        return -ENOMEM;
-        }
-        for (unsigned i = 0; i < d->n_fields; i++) {
-                const ProtobufCFieldDescriptor *f = &d->fields[i];
-                const uint8_t *base = (const uint8_t *) m;
-
-                if (f->type != PROTOBUF_C_TYPE_MESSAGE)
-                        continue;
-                if (f->label == PROTOBUF_C_LABEL_REPEATED) {
-                        size_t n = *(const size_t *) (base + f->quantifier_offset);
-                        ProtobufCMessage *const *items = *(ProtobufCMessage *const *const *) (base + f->offset);
-                        for (size_t j = 0; j < n; j++)
-                                if (items[j] && collect_section_metrics(items[j], names, depth + 1) < 0)
-                                        return -ENOMEM;
-                } else {
-                        const ProtobufCMessage *sub = *(const ProtobufCMessage *const *) (base + f->offset);
-                        if (sub && collect_section_metrics(sub, names, depth + 1) < 0)
-                                return -ENOMEM;
                 }
         }
         return 0;
@@ -338,13 +300,8 @@ static struct json_object *compare_actions(const NcuAction *base, const NcuActio
                 goto fail;
         for (size_t i = 0; i < n_sections; i++) {
                 const NcuEmbeddedSection *sec = &cur->sections[i];
-                ProtobufCMessage *msg = protobuf_c_message_unpack(
-                                &nv__profiler__profiler_section__descriptor, NULL, sec->size, sec->data);
-                int k = msg ? collect_section_metrics(msg, &sections[i].metrics, 0) : 0;
 
-                if (msg)
-                        protobuf_c_message_free_unpacked(msg, NULL);
-                if (k < 0)
+                if (ncu_embedded_section_metric_names(sec, &sections[i].metrics) < 0)
                         goto fail;
                 sections[i].identifier = strempty(sec->identifier);
                 sections[i].name = strempty(sec->display_name);
