@@ -7,6 +7,7 @@
 #include <systemd/sd-bus.h>
 
 #include "bus-names.h"
+#include "json-util.h"
 #include "macro.h"
 #include "terminal-escape.h"
 
@@ -16,8 +17,6 @@
  * errors, EXIT_USAGE). */
 
 #define EXIT_USAGE 2
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(struct json_object *, json_object_put);
 
 typedef enum JsonMode {
         JSON_OFF,

@@ -5,13 +5,12 @@
 
 #include "bus-common.h"
 #include "bus-polkit.h"
+#include "json-util.h"
 #include "log.h"
 #include "manager-sections.h"
 #include "metric-expr.h"
 #include "section-json.h"
 #include "section-metrics.h"
-
-DEFINE_TRIVIAL_CLEANUP_FUNC(struct json_object *, json_object_put);
 
 static const SectionCatalog *catalog(BusContext *c)
 {

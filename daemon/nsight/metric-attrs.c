@@ -424,14 +424,11 @@ static void other_positions(MetricAttrs *a, const NameParts *np)
                 a->subtype = subtype_from_part(np->part[2]);
 }
 
-void metric_attrs_derive(const char *name, bool is_floating, const char *section_unit, MetricAttrs *ret)
+/* Derives what the name tells. Returns true when that fixed the type; false when the type, rollup and subtype
+ * are to be read from the name's usual places, as for "other" metrics. */
+static bool derive_from_name(const char *name, bool is_floating, MetricAttrs *ret)
 {
         NameParts np;
-
-        assert(name);
-        assert(ret);
-
-        *ret = (MetricAttrs){ .type = METRIC_TYPE_OTHER };
 
         /* "prefix:metric" pseudo metrics and "Qualifier[.Qualifier].metric" PM-sampling metrics: the unit of
          * the metric they show, everything else "other". */
@@ -442,7 +439,7 @@ void metric_attrs_derive(const char *name, bool is_floating, const char *section
                 const char *u = rules_unit(pseudo_units, ELEMENTSOF(pseudo_units), name);
                 if (u) {
                         set_unit(ret, u);
-                        goto positions;
+                        return false;
                 }
                 inner = colon + 1;
                 qualified = true;
@@ -462,16 +459,16 @@ void metric_attrs_derive(const char *name, bool is_floating, const char *section
                 qualified = true;
 
         if (!split_name(inner, &np))
-                goto positions;
+                return false;
 
         if (is_collector_name(np.part[0])) {
                 collector_unit(ret, np.part[0]);
-                goto positions;
+                return false;
         }
 
         if (qualified) {
                 counter_unit(ret, &np);
-                goto positions;
+                return false;
         }
 
         if (!is_floating) {
@@ -488,14 +485,14 @@ void metric_attrs_derive(const char *name, bool is_floating, const char *section
                         ret->rollup = rollup_from_part(np.part[1]);
                         ret->subtype = s;
                         compose_unit(ret, family, s);
-                        goto done;
+                        return true;
                 }
                 set_unit(ret, family);
                 if (np.n == 1 && startswith(np.part[0], "smsp__sass_") && !isempty(family)) {
                         ret->type = METRIC_TYPE_COUNTER;
-                        goto done;
+                        return true;
                 }
-                goto positions;
+                return false;
         }
 
         if (np.n == 2 &&
@@ -503,7 +500,7 @@ void metric_attrs_derive(const char *name, bool is_floating, const char *section
                                         METRIC_SUBTYPE_MAX_RATE)) {
                 ret->type = METRIC_TYPE_RATIO;
                 counter_unit(ret, &np);
-                goto done;
+                return true;
         }
 
         if (IN_SET(np.n, 2, 3) && rollup_from_part(np.part[1]) != METRIC_ROLLUP_NONE &&
@@ -512,17 +509,27 @@ void metric_attrs_derive(const char *name, bool is_floating, const char *section
                 ret->rollup = rollup_from_part(np.part[1]);
                 ret->subtype = np.n == 3 ? subtype_from_part(np.part[2]) : METRIC_SUBTYPE_NONE;
                 counter_unit(ret, &np);
-                goto done;
+                return true;
         }
 
         counter_unit(ret, &np);
+        return false;
+}
 
-positions:
-        if (split_name(name, &np))
-                other_positions(ret, &np);
-        else
-                ret->type = METRIC_TYPE_OTHER;
-done:
+void metric_attrs_derive(const char *name, bool is_floating, const char *section_unit, MetricAttrs *ret)
+{
+        NameParts np;
+
+        assert(name);
+        assert(ret);
+
+        *ret = (MetricAttrs){ .type = METRIC_TYPE_OTHER };
+        if (!derive_from_name(name, is_floating, ret)) {
+                if (split_name(name, &np))
+                        other_positions(ret, &np);
+                else
+                        ret->type = METRIC_TYPE_OTHER;
+        }
         if (!isempty(section_unit)) {
                 set_unit(ret, section_unit);
                 ret->unit_per_unitless = false;

@@ -468,92 +468,97 @@ static int join_on_ids(const MetricValue *a, char op, const MetricValue *b, Metr
         return 0;
 }
 
-int metric_value_combine(const MetricValue *a, char op, const MetricValue *b, MetricValue *ret, char **ret_error)
+/* Fills *r (zeroed by the caller, which frees it on failure too). */
+static int combine(const MetricValue *a, char op, const MetricValue *b, MetricValue *r, char **ret_error)
 {
-        MetricValue r = { 0 };
         bool a_list = a->has_instances, b_list = b->has_instances;
         bool a_ids = a_list && a->has_ids, b_ids = b_list && b->has_ids;
         int k;
 
-        assert(strchr("+-*/", op) && op);
-        if (ret_error)
-                *ret_error = NULL;
-
         /* The kind of the result is a's, also when a's regular value is absent. */
-        r.value.kind = a->has_value ? a->value.kind : (a->n_instances > 0 ? a->instances[0].value.kind : a->value.kind);
+        r->value.kind = a->has_value ? a->value.kind
+                                     : (a->n_instances > 0 ? a->instances[0].value.kind : a->value.kind);
 
         if (b_ids && !a_ids) {
                 /* Rule 5: a op b1 op b2 ..., one regular value. */
                 k = need_value(a, "left", ret_error);
                 if (k < 0)
                         return k;
-                k = scalar_copy(&a->value, &r.value);
+                k = scalar_copy(&a->value, &r->value);
                 for (size_t i = 0; k >= 0 && i < b->n_instances; i++) {
                         MetricScalar next;
-                        k = scalar_op(&r.value, op, &b->instances[i].value, &next);
+                        k = scalar_op(&r->value, op, &b->instances[i].value, &next);
                         if (k >= 0) {
-                                scalar_done(&r.value);
-                                r.value = next;
+                                scalar_done(&r->value);
+                                r->value = next;
                         }
                 }
                 if (k < 0)
-                        goto fail;
-                r.has_value = true;
-                *ret = r;
+                        return k;
+                r->has_value = true;
                 return 0;
         }
         if (!a_list && b_list) {
                 /* Only b has instances (no ids): as rule 5. */
                 MetricValue b2 = *b;
                 b2.has_ids = true;
-                return metric_value_combine(a, op, &b2, ret, ret_error);
+                return metric_value_combine(a, op, &b2, r, ret_error);
         }
 
         if (a->has_value && b->has_value) {
-                k = scalar_op(&a->value, op, &b->value, &r.value);
+                k = scalar_op(&a->value, op, &b->value, &r->value);
                 if (k < 0)
-                        goto fail;
-                r.has_value = true;
-        } else if (!a_list && !b_list) {
-                k = need_value(a->has_value ? b : a, a->has_value ? "right" : "left", ret_error);
-                goto fail_k;
-        }
+                        return k;
+                r->has_value = true;
+        } else if (!a_list && !b_list)
+                return need_value(a->has_value ? b : a, a->has_value ? "right" : "left", ret_error);
 
         if (a_ids && b_ids)
-                k = join_on_ids(a, op, b, &r);
+                return join_on_ids(a, op, b, r);
         else if (a_list && b_list && !a_ids && !b_ids) {
                 /* Rule 2: pairwise over the shorter list. */
-                r.has_instances = true;
+                r->has_instances = true;
                 k = 0;
                 for (size_t i = 0; k >= 0 && i < MIN(a->n_instances, b->n_instances); i++) {
                         MetricScalar v;
                         k = scalar_op(&a->instances[i].value, op, &b->instances[i].value, &v);
                         if (k >= 0)
-                                k = push_instance(&r, 0, &v);
+                                k = push_instance(r, 0, &v);
                 }
+                return k;
         } else if (a_list) {
                 /* Rule 4: b's regular value with each of a's instances, a's ids kept. */
                 k = need_value(b, "right", ret_error);
                 if (k < 0)
-                        goto fail_k;
-                r.has_instances = true;
-                r.has_ids = a_ids;
+                        return k;
+                r->has_instances = true;
+                r->has_ids = a_ids;
                 for (size_t i = 0; k >= 0 && i < a->n_instances; i++) {
                         MetricScalar v;
                         k = scalar_op(&a->instances[i].value, op, &b->value, &v);
                         if (k >= 0)
-                                k = push_instance(&r, a->instances[i].id, &v);
+                                k = push_instance(r, a->instances[i].id, &v);
                 }
-        } else
-                k = 0;
-fail_k:
-        if (k < 0)
-                goto fail;
+                return k;
+        }
+        return 0;
+}
+
+int metric_value_combine(const MetricValue *a, char op, const MetricValue *b, MetricValue *ret, char **ret_error)
+{
+        MetricValue r = { 0 };
+        int k;
+
+        assert(strchr("+-*/", op) && op);
+        if (ret_error)
+                *ret_error = NULL;
+        k = combine(a, op, b, &r, ret_error);
+        if (k < 0) {
+                metric_value_done(&r);
+                return k;
+        }
         *ret = r;
         return 0;
-fail:
-        metric_value_done(&r);
-        return k < 0 ? k : -ENOMEM;
 }
 
 static int evaluate(const MetricExpr *e, MetricValueLookup lookup, void *userdata, MetricValue *ret, char **ret_error)

@@ -6,13 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ProfilerSection.pb-c.h"
+#include "json-util.h"
 #include "metric-attrs.h"
 #include "report-diff.h"
 #include "report-json.h"
+#include "report-section-metrics.h"
 #include "strv.h"
-
-#define SECTION_DEPTH_MAX 64
 
 typedef struct MetricChange {
         const NcuMetric *base, *cur;
@@ -131,42 +130,6 @@ static int pair_actions(const NcuReport *base, const NcuReport *cur, char *const
                         snprintf(message, NCU_DIFF_MESSAGE_MAX,
                                         "--action %.100s: no kernel of that name in both reports", specs[i]);
                         return -EDOM;
-                }
-        }
-        return 0;
-}
-
-/* Every metric name a section lists (ProfilerSectionMetric and its options, at any depth). */
-static int collect_section_metrics(const ProtobufCMessage *m, char ***names, unsigned depth)
-{
-        const ProtobufCMessageDescriptor *d = m->descriptor;
-
-        if (depth > SECTION_DEPTH_MAX)
-                return 0;
-        if (d == &nv__profiler__profiler_section_metric__descriptor ||
-                        d == &nv__profiler__profiler_section_metric_option__descriptor) {
-                const char *name = d == &nv__profiler__profiler_section_metric__descriptor
-                                ? ((const NV__Profiler__ProfilerSectionMetric *) m)->name
-                                : ((const NV__Profiler__ProfilerSectionMetricOption *) m)->name;
-                if (name && name[0] != '\0' && !strv_contains(*names, name) && strv_extend(names, name) < 0)
-                        return -ENOMEM;
-        }
-        for (unsigned i = 0; i < d->n_fields; i++) {
-                const ProtobufCFieldDescriptor *f = &d->fields[i];
-                const uint8_t *base = (const uint8_t *) m;
-
-                if (f->type != PROTOBUF_C_TYPE_MESSAGE)
-                        continue;
-                if (f->label == PROTOBUF_C_LABEL_REPEATED) {
-                        size_t n = *(const size_t *) (base + f->quantifier_offset);
-                        ProtobufCMessage *const *items = *(ProtobufCMessage *const *const *) (base + f->offset);
-                        for (size_t j = 0; j < n; j++)
-                                if (items[j] && collect_section_metrics(items[j], names, depth + 1) < 0)
-                                        return -ENOMEM;
-                } else {
-                        const ProtobufCMessage *sub = *(const ProtobufCMessage *const *) (base + f->offset);
-                        if (sub && collect_section_metrics(sub, names, depth + 1) < 0)
-                                return -ENOMEM;
                 }
         }
         return 0;
@@ -316,36 +279,39 @@ typedef struct SectionKey {
         char **metrics;
 } SectionKey;
 
-static void section_keys_free(SectionKey *s, size_t n)
+/* The sections of an action with the metric names each lists. */
+typedef struct SectionKeys {
+        SectionKey *keys;
+        size_t n;
+} SectionKeys;
+
+static void section_keys_done(SectionKeys *s)
 {
-        for (size_t i = 0; s && i < n; i++)
-                strv_free(s[i].metrics);
-        free(s);
+        for (size_t i = 0; s->keys && i < s->n; i++)
+                strv_free(s->keys[i].metrics);
+        free(s->keys);
 }
 
 static struct json_object *compare_actions(const NcuAction *base, const NcuAction *cur)
 {
         static const char *const other_name = "Other metrics";
         _cleanup_free_ MetricChange *changes = NULL;
-        SectionKey *sections = NULL;
-        struct json_object *out = NULL;
+        _cleanup_(section_keys_done) SectionKeys keys = { 0 };
+        _cleanup_(json_object_putp) struct json_object *out = NULL;
         size_t n = 0, n_sections = cur->n_sections;
+        SectionKey *sections;
 
         changes = calloc(MAX(cur->n_unique_metrics, (size_t) 1), sizeof(MetricChange));
-        sections = calloc(MAX(n_sections, (size_t) 1), sizeof(SectionKey));
+        keys.keys = sections = calloc(MAX(n_sections, (size_t) 1), sizeof(SectionKey));
+        keys.n = n_sections;
         out = json_object_new_array();
         if (!changes || !sections || !out)
-                goto fail;
+                return NULL;
         for (size_t i = 0; i < n_sections; i++) {
                 const NcuEmbeddedSection *sec = &cur->sections[i];
-                ProtobufCMessage *msg = protobuf_c_message_unpack(
-                                &nv__profiler__profiler_section__descriptor, NULL, sec->size, sec->data);
-                int k = msg ? collect_section_metrics(msg, &sections[i].metrics, 0) : 0;
 
-                if (msg)
-                        protobuf_c_message_free_unpacked(msg, NULL);
-                if (k < 0)
-                        goto fail;
+                if (ncu_embedded_section_metric_names(sec, &sections[i].metrics) < 0)
+                        return NULL;
                 sections[i].identifier = strempty(sec->identifier);
                 sections[i].name = strempty(sec->display_name);
         }
@@ -389,12 +355,13 @@ static struct json_object *compare_actions(const NcuAction *base, const NcuActio
                 const char *identifier = s < n_sections ? sections[s].identifier : "";
                 const char *name = s < n_sections ? sections[s].name : other_name;
                 _cleanup_free_ MetricChange *group = NULL;
-                struct json_object *o, *metrics;
+                _cleanup_(json_object_putp) struct json_object *metrics = NULL;
+                struct json_object *o, *list;
                 size_t g = 0;
 
                 group = calloc(MAX(n, (size_t) 1), sizeof(MetricChange));
                 if (!group)
-                        goto fail;
+                        return NULL;
                 for (size_t i = 0; i < n; i++)
                         if (changes[i].section == s)
                                 group[g++] = changes[i];
@@ -405,27 +372,22 @@ static struct json_object *compare_actions(const NcuAction *base, const NcuActio
                 metrics = json_object_new_array();
                 if (!o || json_object_array_add(out, o) < 0) {
                         json_object_put(o);
-                        json_object_put(metrics);
-                        goto fail;
+                        return NULL;
                 }
+                list = metrics;
                 if (json_add(o, "identifier", identifier[0] ? json_object_new_string(identifier) : NULL, true) < 0 ||
                                 json_add(o, "name", json_object_new_string(name), false) < 0 ||
-                                json_add(o, "metrics", metrics, false) < 0)
-                        goto fail;
+                                json_add(o, "metrics", TAKE_PTR(metrics), false) < 0)
+                        return NULL;
                 for (size_t i = 0; i < g; i++) {
                         struct json_object *x = change_json(&group[i]);
-                        if (!x || json_object_array_add(metrics, x) < 0) {
+                        if (!x || json_object_array_add(list, x) < 0) {
                                 json_object_put(x);
-                                goto fail;
+                                return NULL;
                         }
                 }
         }
-        section_keys_free(sections, n_sections);
-        return out;
-fail:
-        section_keys_free(sections, n_sections);
-        json_object_put(out);
-        return NULL;
+        return TAKE_PTR(out);
 }
 
 int ncu_report_diff_json(const NcuReport *baseline, const NcuReport *current, char *const *specs, size_t n_specs,

@@ -9,9 +9,12 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "ProfilerSection.pb-c.h"
 #include "report-builder.h"
+#include "report-section-metrics.h"
 #include "report-test-util.h"
 #include "report.h"
+#include "strv.h"
 #include "test-util.h"
 
 static NcuReport *load(const char *name)
@@ -370,6 +373,53 @@ static void append_varint(ReportBuffer *b, uint64_t v)
 /* A ProfileResult whose one section nests depth body items (HorizontalContainer > Items > ...): the
  * section schema is recursive and protobuf-c unpacks recursively; 200,000 levels would overflow the
  * stack. Refused with an error before unpacking; a real depth still loads. */
+/* Every metric and option name once, sorted by strcmp(), whatever the order in the section; a section that
+ * does not unpack lists none. */
+static void test_section_metric_names(void)
+{
+        NV__Profiler__ProfilerSection s = NV__PROFILER__PROFILER_SECTION__INIT;
+        NV__Profiler__ProfilerSectionHeader h = NV__PROFILER__PROFILER_SECTION_HEADER__INIT;
+        NV__Profiler__ProfilerSectionMetric m1 = NV__PROFILER__PROFILER_SECTION_METRIC__INIT,
+                                            m2 = NV__PROFILER__PROFILER_SECTION_METRIC__INIT,
+                                            m3 = NV__PROFILER__PROFILER_SECTION_METRIC__INIT;
+        NV__Profiler__ProfilerSectionMetricOption o1 = NV__PROFILER__PROFILER_SECTION_METRIC_OPTION__INIT,
+                                                  o2 = NV__PROFILER__PROFILER_SECTION_METRIC_OPTION__INIT;
+        NV__Profiler__ProfilerSectionMetric *metrics[] = { &m1, &m2, &m3 };
+        NV__Profiler__ProfilerSectionMetricOption *options[] = { &o1, &o2 };
+        static const uint8_t garbage[] = { 0xff, 0xff, 0xff };
+        char **names = NULL;
+
+        s.identifier = (char *) "X";
+        s.header = &h;
+        h.n_metrics = ELEMENTSOF(metrics);
+        h.metrics = metrics;
+        m1.name = (char *) "sm__b.sum";
+        m2.name = (char *) "dram__a.max";
+        m2.n_options = ELEMENTSOF(options);
+        m2.options = options;
+        o1.name = (char *) "sm__c.avg";
+        o2.name = (char *) "sm__b.sum";
+        m3.name = (char *) "";
+
+        size_t len = protobuf_c_message_get_packed_size(&s.base);
+        g_autofree uint8_t *buf = g_malloc(len);
+        g_assert_cmpuint(protobuf_c_message_pack(&s.base, buf), ==, len);
+
+        NcuEmbeddedSection sec = { .identifier = "X", .size = len, .data = buf };
+        g_assert_cmpint(ncu_embedded_section_metric_names(&sec, &names), ==, 0);
+        g_assert_cmpuint(strv_length(names), ==, 3);
+        g_assert_cmpstr(names[0], ==, "dram__a.max");
+        g_assert_cmpstr(names[1], ==, "sm__b.sum");
+        g_assert_cmpstr(names[2], ==, "sm__c.avg");
+        names = strv_free(names);
+
+        sec = (NcuEmbeddedSection){ .identifier = "Y", .size = sizeof(garbage), .data = garbage };
+        g_assert_cmpint(ncu_embedded_section_metric_names(&sec, &names), ==, 0);
+        g_assert_nonnull(names);
+        g_assert_cmpuint(strv_length(names), ==, 0);
+        names = strv_free(names);
+}
+
 static void test_deep_nesting(void)
 {
         const size_t depths[] = { 5, 200000 };
@@ -991,6 +1041,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/report/container/session-details", test_session_details);
         g_test_add_func("/report/container/unknown-fields", test_unknown_fields);
         g_test_add_func("/report/container/deep-nesting", test_deep_nesting);
+        g_test_add_func("/report/section-metric-names", test_section_metric_names);
         g_test_add_func("/report/results/armleth", test_armleth_result);
         g_test_add_func("/report/results/launch-consistency", test_launch_consistency);
         g_test_add_func("/report/results/extrap", test_extrap_results);

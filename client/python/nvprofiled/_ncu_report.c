@@ -14,9 +14,11 @@
 
 #include "ProfilerSection.pb-c.h"
 #include "metric-attrs.h"
+#include "report-section-metrics.h"
 #include "report.h"
 #include "section-file.h"
 #include "section-json.h"
+#include "strv.h"
 
 typedef struct {
         PyObject_HEAD NcuReport *report;
@@ -55,6 +57,22 @@ static PyObject *new_string(const char *s)
 static PyObject *new_string_or_empty(const char *s)
 {
         return new_string(s ? s : "");
+}
+
+static PyObject *strv_to_tuple(char *const *l)
+{
+        PyObject *t = PyTuple_New((Py_ssize_t) strv_length(l));
+        if (!t)
+                return NULL;
+        for (size_t i = 0; l && l[i]; i++) {
+                PyObject *s = new_string(l[i]);
+                if (!s) {
+                        Py_DECREF(t);
+                        return NULL;
+                }
+                PyTuple_SET_ITEM(t, (Py_ssize_t) i, s);
+        }
+        return t;
 }
 
 static PyObject *value_to_python(const NcuValue *v)
@@ -641,48 +659,6 @@ static PyObject *action_nvtx(ActionObject *o, PyObject *unused)
         return t;
 }
 
-/* Adds the metric names a section lists (every ProfilerSectionMetric at any depth: header, body items,
- * tables, charts, and their options) to the set. Depth is bounded by the unpacked message itself. */
-static int collect_section_metrics(const ProtobufCMessage *m, PyObject *names, unsigned depth)
-{
-        const ProtobufCMessageDescriptor *d = m->descriptor;
-        if (depth > 64)
-                return 0;
-        if (d == &nv__profiler__profiler_section_metric__descriptor ||
-                        d == &nv__profiler__profiler_section_metric_option__descriptor) {
-                /* Name is field 1 of both, a required string. */
-                const char *name = d == &nv__profiler__profiler_section_metric__descriptor
-                                ? ((const NV__Profiler__ProfilerSectionMetric *) m)->name
-                                : ((const NV__Profiler__ProfilerSectionMetricOption *) m)->name;
-                if (name && name[0] != '\0') {
-                        PyObject *s = new_string(name);
-                        if (!s || PySet_Add(names, s) < 0) {
-                                Py_XDECREF(s);
-                                return -1;
-                        }
-                        Py_DECREF(s);
-                }
-        }
-        for (unsigned i = 0; i < d->n_fields; i++) {
-                const ProtobufCFieldDescriptor *f = &d->fields[i];
-                const uint8_t *base = (const uint8_t *) m;
-                if (f->type != PROTOBUF_C_TYPE_MESSAGE)
-                        continue;
-                if (f->label == PROTOBUF_C_LABEL_REPEATED) {
-                        size_t n = *(const size_t *) (base + f->quantifier_offset);
-                        ProtobufCMessage *const *items = *(ProtobufCMessage *const *const *) (base + f->offset);
-                        for (size_t j = 0; j < n; j++)
-                                if (items[j] && collect_section_metrics(items[j], names, depth + 1) < 0)
-                                        return -1;
-                } else {
-                        const ProtobufCMessage *sub = *(const ProtobufCMessage *const *) (base + f->offset);
-                        if (sub && collect_section_metrics(sub, names, depth + 1) < 0)
-                                return -1;
-                }
-        }
-        return 0;
-}
-
 /* The sections embedded in the result, in file order: ((identifier, display name, metric names), ...). A
  * section that does not unpack lists no metrics. */
 static PyObject *action_sections(ActionObject *o, PyObject *unused)
@@ -693,26 +669,19 @@ static PyObject *action_sections(ActionObject *o, PyObject *unused)
                 return NULL;
         for (size_t i = 0; i < a->n_sections; i++) {
                 const NcuEmbeddedSection *sec = &a->sections[i];
-                PyObject *names = PySet_New(NULL);
-                if (!names) {
+                char **names = NULL;
+                if (ncu_embedded_section_metric_names(sec, &names) < 0) {
                         Py_DECREF(t);
-                        return NULL;
+                        return PyErr_NoMemory();
                 }
-                ProtobufCMessage *m = protobuf_c_message_unpack(
-                                &nv__profiler__profiler_section__descriptor, NULL, sec->size, sec->data);
-                int r = m ? collect_section_metrics(m, names, 0) : 0;
-                if (m)
-                        protobuf_c_message_free_unpacked(m, NULL);
-                PyObject *sorted = r < 0 ? NULL : PySequence_List(names);
-                Py_DECREF(names);
-                if (!sorted || PyList_Sort(sorted) < 0) {
-                        Py_XDECREF(sorted);
+                PyObject *tuple = strv_to_tuple(names);
+                strv_free(names);
+                if (!tuple) {
                         Py_DECREF(t);
                         return NULL;
                 }
                 PyObject *item = Py_BuildValue("(NNN)", new_string_or_empty(sec->identifier),
-                                new_string_or_empty(sec->display_name), PyList_AsTuple(sorted));
-                Py_DECREF(sorted);
+                                new_string_or_empty(sec->display_name), tuple);
                 if (!item) {
                         Py_DECREF(t);
                         return NULL;
