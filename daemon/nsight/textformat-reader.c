@@ -378,6 +378,51 @@ static size_t value_size(ProtobufCType type)
         assert_not_reached();
 }
 
+/* Decodes the escape sequence after a backslash at *s (bounded by e) into *ret and moves *s past it.
+ * Returns -EBADMSG on a bad escape. */
+static int read_escape(const char **s, const char *e, char *ret)
+{
+        char c = *(*s)++;
+        /* The C escapes protobuf's tokenizer knows. */
+        static const char letters[] = "abfnrtv", values[] = "\a\b\f\n\r\t\v";
+        const char *l = c ? strchr(letters, c) : NULL;
+        if (l) {
+                *ret = values[l - letters];
+                return 0;
+        }
+        switch (c) {
+        case '\\':
+        case '\'':
+        case '"':
+        case '?':
+                *ret = c;
+                return 0;
+        case 'x':
+        case 'X': {
+                unsigned v = 0, k = 0;
+                while (k < 2 && *s < e && strchr("0123456789abcdefABCDEF", **s) && **s) {
+                        v = v * 16 + (unsigned) (is_digit(**s) ? **s - '0' : (**s | 0x20) - 'a' + 10);
+                        (*s)++, k++;
+                }
+                if (k == 0)
+                        return -EBADMSG;
+                *ret = (char) v;
+                return 0;
+        }
+        default:
+                if (c >= '0' && c <= '7') {
+                        unsigned v = (unsigned) (c - '0'), k = 1;
+                        while (k < 3 && *s < e && **s >= '0' && **s <= '7')
+                                v = v * 8 + (unsigned) (*(*s)++ - '0'), k++;
+                        if (v > 0xff)
+                                return -EBADMSG;
+                        *ret = (char) v;
+                        return 0;
+                }
+                return -EBADMSG;
+        }
+}
+
 /* Decodes one (possibly concatenated) string literal. Returns -EBADMSG on a bad escape. */
 static int read_string(Parser *p, bool allow_nul, char **ret, size_t *ret_len)
 {
@@ -395,45 +440,11 @@ static int read_string(Parser *p, bool allow_nul, char **ret, size_t *ret_len)
                                 out[n++] = c;
                                 continue;
                         }
-                        c = *s++;
-                        /* The C escapes protobuf's tokenizer knows. */
-                        static const char letters[] = "abfnrtv", values[] = "\a\b\f\n\r\t\v";
-                        const char *l = c ? strchr(letters, c) : NULL;
-                        if (l) {
-                                out[n++] = values[l - letters];
-                                continue;
+                        if (read_escape(&s, e, &out[n]) < 0) {
+                                diag(p, &p->cur, &p->cur, false, "Invalid escape sequence in string literal.");
+                                return -EBADMSG;
                         }
-                        switch (c) {
-                        case '\\':
-                        case '\'':
-                        case '"':
-                        case '?':
-                                out[n++] = c;
-                                break;
-                        case 'x':
-                        case 'X': {
-                                unsigned v = 0, k = 0;
-                                while (k < 2 && s < e && strchr("0123456789abcdefABCDEF", *s) && *s) {
-                                        v = v * 16 + (unsigned) (is_digit(*s) ? *s - '0' : (*s | 0x20) - 'a' + 10);
-                                        s++, k++;
-                                }
-                                if (k == 0)
-                                        goto bad;
-                                out[n++] = (char) v;
-                                break;
-                        }
-                        default:
-                                if (c >= '0' && c <= '7') {
-                                        unsigned v = (unsigned) (c - '0'), k = 1;
-                                        while (k < 3 && s < e && *s >= '0' && *s <= '7')
-                                                v = v * 8 + (unsigned) (*s++ - '0'), k++;
-                                        if (v > 0xff)
-                                                goto bad;
-                                        out[n++] = (char) v;
-                                        break;
-                                }
-                                goto bad;
-                        }
+                        n++;
                 }
                 advance(p);
         }
@@ -449,9 +460,6 @@ static int read_string(Parser *p, bool allow_nul, char **ret, size_t *ret_len)
         *ret = TAKE_PTR(out);
         *ret_len = n;
         return 0;
-bad:
-        diag(p, &p->cur, &p->cur, false, "Invalid escape sequence in string literal.");
-        return -EBADMSG;
 }
 
 /* Reads a scalar value of field f into *v. Returns 0, -EBADMSG (reported), or -ENOENT for an unknown
