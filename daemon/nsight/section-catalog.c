@@ -315,11 +315,23 @@ static int compare_sets(const void *a, const void *b)
         return strcmp(((const SectionSet *) a)->name, ((const SectionSet *) b)->name);
 }
 
+/* The sets being collected, freed with their names and member lists unless handed on. */
+typedef struct SectionSetList {
+        SectionSet *sets;
+        size_t n, cap;
+} SectionSetList;
+
+static void section_set_list_done(SectionSetList *l)
+{
+        if (l->sets)
+                section_sets_free(l->sets, l->n);
+}
+
 int section_catalog_sets(const SectionCatalog *c, SectionSet **ret, size_t *ret_n)
 {
         _cleanup_free_ const SectionEntry **sorted = NULL;
-        SectionSet *sets = NULL;
-        size_t n_sorted, n = 0, cap = 0;
+        _cleanup_(section_set_list_done) SectionSetList l = { 0 };
+        size_t n_sorted;
         int r;
 
         r = section_catalog_sorted(c, &sorted, &n_sorted);
@@ -330,33 +342,30 @@ int section_catalog_sets(const SectionCatalog *c, SectionSet **ret, size_t *ret_
                 for (size_t k = 0; k < s->n_sets; k++) {
                         const char *name = s->sets[k]->identifier;
                         SectionSet *set = NULL;
-                        for (size_t j = 0; j < n && !set; j++)
-                                if (streq(sets[j].name, name))
-                                        set = &sets[j];
+                        for (size_t j = 0; j < l.n && !set; j++)
+                                if (streq(l.sets[j].name, name))
+                                        set = &l.sets[j];
                         if (!set) {
-                                if (GREEDY_REALLOC(sets, cap, n + 1) < 0)
-                                        goto oom;
-                                set = &sets[n];
+                                if (GREEDY_REALLOC(l.sets, l.cap, l.n + 1) < 0)
+                                        return -ENOMEM;
+                                set = &l.sets[l.n];
                                 *set = (SectionSet){ .name = strdup(name) };
-                                n++;
+                                l.n++;
                                 if (!set->name)
-                                        goto oom;
+                                        return -ENOMEM;
                         }
                         /* A section naming a set twice is listed once. */
                         if (set->n > 0 && set->sections[set->n - 1] == sorted[i])
                                 continue;
                         const SectionEntry **grown = reallocarray(set->sections, set->n + 1, sizeof(SectionEntry *));
                         if (!grown)
-                                goto oom;
+                                return -ENOMEM;
                         set->sections = grown;
                         set->sections[set->n++] = sorted[i];
                 }
         }
-        qsort_safe(sets, n, sizeof(SectionSet), compare_sets);
-        *ret = sets;
-        *ret_n = n;
+        qsort_safe(l.sets, l.n, sizeof(SectionSet), compare_sets);
+        *ret_n = l.n;
+        *ret = TAKE_PTR(l.sets);
         return 0;
-oom:
-        section_sets_free(sets, n);
-        return -ENOMEM;
 }
