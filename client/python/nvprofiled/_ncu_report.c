@@ -35,6 +35,17 @@ typedef struct {
         bool ids; /* a view whose instance values are the metric's correlation ids */
 } MetricObject;
 
+/* Owners of Python references and PyMem buffers, released on scope exit like the daemon's _cleanup_ variables. */
+static inline void py_object_unrefp(PyObject **p)
+{
+        Py_XDECREF(*p);
+}
+
+static inline void py_mem_freep(void *p)
+{
+        PyMem_Free(*(void **) p);
+}
+
 static PyTypeObject ReportType, ActionType, MetricType_;
 /* The Python subclasses objects are created as (ncu_report.py registers them). */
 static PyTypeObject *action_class = &ActionType, *metric_class = &MetricType_;
@@ -521,44 +532,43 @@ static PyObject *action_functions(ActionObject *o, PyObject *unused)
         return t;
 }
 
+/* Appends item (NULL when building it failed) to list and drops the caller's reference either way. */
+static int list_append_steal(PyObject *list, PyObject *item)
+{
+        _cleanup_(py_object_unrefp) PyObject *owned = item;
+        if (!owned)
+                return -1;
+        return PyList_Append(list, owned);
+}
+
 static PyObject *rule_result_to_python(const NcuRuleResult *r)
 {
-        PyObject *messages = PyList_New(0), *focus = PyList_New(0), *speedups = PyList_New(0), *markers = PyList_New(0),
-                 *proposals = PyList_New(0);
+        _cleanup_(py_object_unrefp) PyObject *messages = PyList_New(0), *focus = PyList_New(0),
+                                             *speedups = PyList_New(0), *markers = PyList_New(0),
+                                             *proposals = PyList_New(0);
         if (!messages || !focus || !speedups || !markers || !proposals)
-                goto fail;
+                return NULL;
         for (size_t i = 0; i < r->n_messages; i++) {
                 const NcuRuleMessage *m = &r->messages[i];
                 PyObject *item = Py_BuildValue("(NIiN)", new_string_or_empty(m->text), m->type, m->has_id ? m->id : -1,
                                 new_string(m->name));
-                if (!item || PyList_Append(messages, item) < 0)
-                        goto fail_item;
-                Py_DECREF(item);
-                continue;
-        fail_item:
-                Py_XDECREF(item);
-                goto fail;
+                if (list_append_steal(messages, item) < 0)
+                        return NULL;
         }
         for (size_t i = 0; i < r->n_focus_metrics; i++) {
                 const NcuFocusMetric *f = &r->focus_metrics[i];
                 PyObject *item = Py_BuildValue("(iNdIN)", f->has_message_id ? f->message_id : -1,
                                 new_string_or_empty(f->metric_name), f->has_value ? f->value : 0.0, f->severity,
                                 new_string_or_empty(f->info));
-                if (!item || PyList_Append(focus, item) < 0) {
-                        Py_XDECREF(item);
-                        goto fail;
-                }
-                Py_DECREF(item);
+                if (list_append_steal(focus, item) < 0)
+                        return NULL;
         }
         for (size_t i = 0; i < r->n_speedups; i++) {
                 const NcuSpeedup *s = &r->speedups[i];
                 PyObject *item = Py_BuildValue(
                                 "(IN)", s->type, s->has_value ? PyFloat_FromDouble(s->value) : Py_NewRef(Py_None));
-                if (!item || PyList_Append(speedups, item) < 0) {
-                        Py_XDECREF(item);
-                        goto fail;
-                }
-                Py_DECREF(item);
+                if (list_append_steal(speedups, item) < 0)
+                        return NULL;
         }
         for (size_t i = 0; i < r->n_source_markers; i++) {
                 const NcuSourceMarker *s = &r->source_markers[i];
@@ -566,29 +576,15 @@ static PyObject *rule_result_to_python(const NcuRuleResult *r)
                                 s->has_address ? PyLong_FromUnsignedLongLong(s->address) : Py_NewRef(Py_None),
                                 s->has_line ? PyLong_FromUnsignedLong(s->line) : Py_NewRef(Py_None),
                                 new_string_or_empty(s->tooltip), s->type, new_string_or_empty(s->file_name));
-                if (!item || PyList_Append(markers, item) < 0) {
-                        Py_XDECREF(item);
-                        goto fail;
-                }
-                Py_DECREF(item);
+                if (list_append_steal(markers, item) < 0)
+                        return NULL;
         }
-        for (size_t i = 0; i < r->n_proposals; i++) {
-                PyObject *item = new_string_or_empty(r->proposals[i]);
-                if (!item || PyList_Append(proposals, item) < 0) {
-                        Py_XDECREF(item);
-                        goto fail;
-                }
-                Py_DECREF(item);
-        }
+        for (size_t i = 0; i < r->n_proposals; i++)
+                if (list_append_steal(proposals, new_string_or_empty(r->proposals[i])) < 0)
+                        return NULL;
         return Py_BuildValue("(NNNNNNNN)", new_string_or_empty(r->identifier), new_string_or_empty(r->display_name),
-                        new_string(r->section_identifier), messages, focus, speedups, markers, proposals);
-fail:
-        Py_XDECREF(messages);
-        Py_XDECREF(focus);
-        Py_XDECREF(speedups);
-        Py_XDECREF(markers);
-        Py_XDECREF(proposals);
-        return NULL;
+                        new_string(r->section_identifier), TAKE_PTR(messages), TAKE_PTR(focus), TAKE_PTR(speedups),
+                        TAKE_PTR(markers), TAKE_PTR(proposals));
 }
 
 /* The rule results stored in the report: (identifier, display name, section, messages (text, type, id,
@@ -783,52 +779,47 @@ static char **strings_from_sequence(PyObject *seq, size_t *ret_n)
 static PyObject *report_actions_by_nvtx(ReportObject *o, PyObject *args)
 {
         Py_ssize_t range;
-        PyObject *includes, *excludes, *result = NULL;
-        size_t n_in = 0, n_ex = 0, *indices = NULL;
-        char **in = NULL, **ex = NULL;
+        PyObject *includes, *excludes;
+        size_t n_in = 0, n_ex = 0;
+        _cleanup_free_ size_t *indices = NULL;
 
         if (!PyArg_ParseTuple(args, "nOO", &range, &includes, &excludes))
                 return NULL;
         if (range < 0 || (size_t) range >= o->report->n_ranges)
                 return PyTuple_New(0);
         /* Keep the arguments as lists so the UTF-8 buffers borrowed above stay alive. */
-        PyObject *in_list = PySequence_List(includes), *ex_list = in_list ? PySequence_List(excludes) : NULL;
+        _cleanup_(py_object_unrefp) PyObject *in_list = PySequence_List(includes),
+                                             *ex_list = in_list ? PySequence_List(excludes) : NULL;
         if (!in_list || !ex_list)
-                goto finish;
-        in = strings_from_sequence(in_list, &n_in);
-        ex = in ? strings_from_sequence(ex_list, &n_ex) : NULL;
+                return NULL;
+        _cleanup_(py_mem_freep) char **in = strings_from_sequence(in_list, &n_in);
+        _cleanup_(py_mem_freep) char **ex = in ? strings_from_sequence(ex_list, &n_ex) : NULL;
         if (!in || !ex)
-                goto finish;
+                return NULL;
         int n = ncu_range_actions_by_nvtx(&o->report->ranges[range], in, n_in, ex, n_ex, &indices);
         if (n == -EINVAL) {
                 PyErr_SetString(PyExc_ValueError, "malformed NVTX expression");
-                goto finish;
+                return NULL;
         }
         if (n == -EOPNOTSUPP) {
                 PyErr_SetString(PyExc_NotImplementedError, "the reader cannot select actions by NVTX state");
-                goto finish;
+                return NULL;
         }
         if (n < 0) {
                 errno = -n;
                 PyErr_SetFromErrno(PyExc_OSError);
-                goto finish;
+                return NULL;
         }
-        result = PyTuple_New(n);
-        for (int i = 0; result && i < n; i++) {
+        _cleanup_(py_object_unrefp) PyObject *result = PyTuple_New(n);
+        if (!result)
+                return NULL;
+        for (int i = 0; i < n; i++) {
                 PyObject *v = PyLong_FromSize_t(indices[i]);
-                if (!v) {
-                        Py_CLEAR(result);
-                        break;
-                }
+                if (!v)
+                        return NULL;
                 PyTuple_SET_ITEM(result, i, v);
         }
-finish:
-        free(indices);
-        PyMem_Free(in);
-        PyMem_Free(ex);
-        Py_XDECREF(in_list);
-        Py_XDECREF(ex_list);
-        return result;
+        return TAKE_PTR(result);
 }
 
 static PyObject *report_memory(ReportObject *o, PyObject *unused)
