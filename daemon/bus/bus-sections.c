@@ -20,11 +20,14 @@ static const SectionCatalog *catalog(BusContext *c)
 static int append_sets(sd_bus_message *reply, const NV__Profiler__ProfilerSection *s)
 {
         int r = sd_bus_message_open_container(reply, 'a', "s");
-        for (size_t i = 0; r >= 0 && i < s->n_sets; i++)
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < s->n_sets; i++) {
                 r = sd_bus_message_append(reply, "s", s->sets[i]->identifier);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        return r;
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(reply);
 }
 
 static int method_list_sections(sd_bus_message *m, void *userdata, sd_bus_error *error)
@@ -37,8 +40,9 @@ static int method_list_sections(sd_bus_message *m, void *userdata, sd_bus_error 
 
         if (cat) {
                 r = section_catalog_sorted(cat, &sorted, &n);
-                if (r >= 0)
-                        r = section_catalog_errors(cat, &broken, &n_broken);
+                if (r < 0)
+                        return r;
+                r = section_catalog_errors(cat, &broken, &n_broken);
                 if (r < 0)
                         return r;
         }
@@ -46,62 +50,104 @@ static int method_list_sections(sd_bus_message *m, void *userdata, sd_bus_error 
         if (r < 0)
                 return r;
         r = sd_bus_message_open_container(reply, 'a', "(ssbuassss)");
-        for (size_t i = 0; r >= 0 && i < n; i++) {
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n; i++) {
                 const NV__Profiler__ProfilerSection *s = sorted[i]->section;
                 r = sd_bus_message_open_container(reply, 'r', "ssbuassss");
-                if (r >= 0)
-                        r = sd_bus_message_append(reply, "ssbu", s->identifier, s->displayname,
-                                        section_in_set(s, SECTION_DEFAULT_SET), s->has_order ? s->order : 0);
-                if (r >= 0)
-                        r = append_sets(reply, s);
-                if (r >= 0)
-                        r = sd_bus_message_append(reply, "sss", sorted[i]->display, strempty(sorted[i]->warning),
-                                        strempty(sorted[i]->error));
-                if (r >= 0)
-                        r = sd_bus_message_close_container(reply);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_append(reply, "ssbu", s->identifier, s->displayname,
+                                section_in_set(s, SECTION_DEFAULT_SET), s->has_order ? s->order : 0);
+                if (r < 0)
+                        return r;
+                r = append_sets(reply, s);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_append(reply, "sss", sorted[i]->display, strempty(sorted[i]->warning),
+                                strempty(sorted[i]->error));
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_close_container(reply);
+                if (r < 0)
+                        return r;
         }
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "(ss)");
-        for (size_t i = 0; r >= 0 && i < n_broken; i++)
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "(ss)");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n_broken; i++) {
                 r = sd_bus_message_append(reply, "(ss)", broken[i]->display, broken[i]->error);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(reply);
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
+}
+
+/* The sets section_catalog_sets() returns, owned by one cleanup variable. */
+typedef struct SectionSetArray {
+        SectionSet *sets;
+        size_t n;
+} SectionSetArray;
+
+static void section_set_array_done(SectionSetArray *a)
+{
+        section_sets_free(a->sets, a->n);
+}
+
+static int append_set(sd_bus_message *reply, const SectionSet *set)
+{
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'r', "sbas");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(reply, "sb", set->name, streq(set->name, SECTION_DEFAULT_SET));
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "s");
+        if (r < 0)
+                return r;
+        for (size_t k = 0; k < set->n; k++) {
+                r = sd_bus_message_append(reply, "s", set->sections[k]->section->identifier);
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_message_close_container(reply);
 }
 
 static int method_list_sets(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         const SectionCatalog *cat = catalog(userdata);
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        SectionSet *sets = NULL;
-        size_t n = 0;
-        int r = 0;
+        _cleanup_(section_set_array_done) SectionSetArray sets = { 0 };
+        int r;
 
-        if (cat && (r = section_catalog_sets(cat, &sets, &n)) < 0)
-                return r;
-        r = sd_bus_message_new_method_return(m, &reply);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "(sbas)");
-        for (size_t i = 0; r >= 0 && i < n; i++) {
-                r = sd_bus_message_open_container(reply, 'r', "sbas");
-                if (r >= 0)
-                        r = sd_bus_message_append(reply, "sb", sets[i].name, streq(sets[i].name, SECTION_DEFAULT_SET));
-                if (r >= 0)
-                        r = sd_bus_message_open_container(reply, 'a', "s");
-                for (size_t k = 0; r >= 0 && k < sets[i].n; k++)
-                        r = sd_bus_message_append(reply, "s", sets[i].sections[k]->section->identifier);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(reply);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(reply);
+        if (cat) {
+                r = section_catalog_sets(cat, &sets.sets, &sets.n);
+                if (r < 0)
+                        return r;
         }
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        section_sets_free(sets, n);
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "(sbas)");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < sets.n; i++) {
+                r = append_set(reply, &sets.sets[i]);
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(reply);
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
@@ -140,42 +186,60 @@ static int method_get_section(sd_bus_message *m, void *userdata, sd_bus_error *e
                 return -ENOMEM;
 
         r = sd_bus_message_new_method_return(m, &reply);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "{sv}");
-        if (r >= 0)
-                r = sd_bus_message_append(reply, "{sv}{sv}{sv}{sv}{sv}{sv}{sv}", "Identifier", "s", s->identifier,
-                                "DisplayName", "s", s->displayname, "Order", "u", s->has_order ? s->order : 0,
-                                "Description", "s", strempty(s->description), "Extends", "s", strempty(s->extends),
-                                "File", "s", e->display, "Enabled", "b", section_in_set(s, SECTION_DEFAULT_SET));
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'e', "sv");
-        if (r >= 0)
-                r = sd_bus_message_append(reply, "s", "Sets");
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'v', "as");
-        if (r >= 0)
-                r = append_sets(reply, s);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'e', "sv");
-        if (r >= 0)
-                r = sd_bus_message_append(reply, "s", "BodyItems");
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'v', "as");
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "s");
-        for (size_t b = 0; r >= 0 && b < s->n_body; b++)
-                for (size_t i = 0; r >= 0 && i < s->body[b]->n_items; i++)
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(reply, "{sv}{sv}{sv}{sv}{sv}{sv}{sv}", "Identifier", "s", s->identifier,
+                        "DisplayName", "s", s->displayname, "Order", "u", s->has_order ? s->order : 0, "Description",
+                        "s", strempty(s->description), "Extends", "s", strempty(s->extends), "File", "s", e->display,
+                        "Enabled", "b", section_in_set(s, SECTION_DEFAULT_SET));
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'e', "sv");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(reply, "s", "Sets");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'v', "as");
+        if (r < 0)
+                return r;
+        r = append_sets(reply, s);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'e', "sv");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(reply, "s", "BodyItems");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'v', "as");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "s");
+        if (r < 0)
+                return r;
+        for (size_t b = 0; b < s->n_body; b++)
+                for (size_t i = 0; i < s->body[b]->n_items; i++) {
                         r = sd_bus_message_append(reply, "s", strna(section_body_item_kind(s->body[b]->items[i])));
-        for (int k = 0; k < 3 && r >= 0; k++)
+                        if (r < 0)
+                                return r;
+                }
+        /* The item array, its variant and its dict entry, then the a{sv} itself. */
+        for (int k = 0; k < 4; k++) {
                 r = sd_bus_message_close_container(reply);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        if (r >= 0)
-                r = sd_bus_message_append(reply, "s", json_object_to_json_string_ext(json, JSON_C_TO_STRING_PLAIN));
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_append(reply, "s", json_object_to_json_string_ext(json, JSON_C_TO_STRING_PLAIN));
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
@@ -209,15 +273,19 @@ static int method_get_metrics(sd_bus_message *m, void *userdata, sd_bus_error *e
         if (r < 0)
                 return r;
         r = sd_bus_message_new_method_return(m, &reply);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "(sssssbs)");
-        for (size_t i = 0; r >= 0 && i < l.n; i++) {
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "(sssssbs)");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < l.n; i++) {
                 const SectionMetric *x = &l.items[i];
                 r = sd_bus_message_append(reply, "(sssssbs)", x->name, strempty(x->label), strempty(x->unit), x->where,
                                 patterns[x->pattern], x->required, strempty(x->derived_for));
+                if (r < 0)
+                        return r;
         }
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
+        r = sd_bus_message_close_container(reply);
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
@@ -280,6 +348,50 @@ static int read_scalar(sd_bus_message *m, char type, MetricScalar *ret, size_t m
         return -EINVAL;
 }
 
+/* Instances as a(tt)/a(td) (with correlation ids) or at/ad (without); the caller frees ret on failure. */
+static int read_instances(sd_bus_message *m, const char *contents, MetricValue *ret, const ManagerConfig *cfg)
+{
+        bool ids = contents[1] == '(';
+        char vt = ids ? contents[3] : contents[1];
+        int r;
+
+        ret->has_instances = true;
+        ret->has_ids = ids;
+        r = sd_bus_message_enter_container(m, 'a', contents + 1);
+        if (r < 0)
+                return r;
+        for (;;) {
+                MetricInstance inst = { 0 };
+                if (ids) {
+                        r = sd_bus_message_enter_container(m, 'r', contents[3] == 't' ? "tt" : "td");
+                        if (r < 0)
+                                return r;
+                        if (r == 0)
+                                break;
+                        r = sd_bus_message_read_basic(m, 't', &inst.id);
+                        if (r < 0)
+                                return r;
+                } else if (sd_bus_message_at_end(m, false) > 0)
+                        break;
+                r = read_scalar(m, vt, &inst.value, cfg->bus_string_max);
+                if (r < 0)
+                        return r;
+                if (ids) {
+                        r = sd_bus_message_exit_container(m);
+                        if (r < 0)
+                                return r;
+                }
+                if (ret->n_instances >= cfg->bus_list_max)
+                        return -E2BIG;
+                MetricInstance *grown = reallocarray(ret->instances, ret->n_instances + 1, sizeof(MetricInstance));
+                if (!grown)
+                        return -ENOMEM;
+                ret->instances = grown;
+                ret->instances[ret->n_instances++] = inst;
+        }
+        return sd_bus_message_exit_container(m);
+}
+
 /* One value: a variant of t, u, d or s (a regular value), a(tt)/a(td) (instances with correlation ids)
  * or at/ad (instances without). */
 static int read_value(sd_bus_message *m, MetricValue *ret, const ManagerConfig *cfg)
@@ -299,43 +411,9 @@ static int read_value(sd_bus_message *m, MetricValue *ret, const ManagerConfig *
                 r = read_scalar(m, contents[0], &ret->value, cfg->bus_string_max);
                 ret->has_value = r >= 0;
         } else if (streq(contents, "a(tt)") || streq(contents, "a(td)") || streq(contents, "at") ||
-                        streq(contents, "ad")) {
-                bool ids = contents[1] == '(';
-                char vt = ids ? contents[3] : contents[1];
-                ret->has_instances = true;
-                ret->has_ids = ids;
-                r = sd_bus_message_enter_container(m, 'a', contents + 1);
-                while (r >= 0) {
-                        MetricInstance inst = { 0 };
-                        if (ids) {
-                                r = sd_bus_message_enter_container(m, 'r', contents[3] == 't' ? "tt" : "td");
-                                if (r <= 0)
-                                        break;
-                                r = sd_bus_message_read_basic(m, 't', &inst.id);
-                        } else if (sd_bus_message_at_end(m, false) > 0)
-                                break;
-                        if (r >= 0)
-                                r = read_scalar(m, vt, &inst.value, cfg->bus_string_max);
-                        if (r >= 0 && ids)
-                                r = sd_bus_message_exit_container(m);
-                        if (r < 0)
-                                break;
-                        if (ret->n_instances >= cfg->bus_list_max) {
-                                r = -E2BIG;
-                                break;
-                        }
-                        MetricInstance *grown =
-                                        reallocarray(ret->instances, ret->n_instances + 1, sizeof(MetricInstance));
-                        if (!grown) {
-                                r = -ENOMEM;
-                                break;
-                        }
-                        ret->instances = grown;
-                        ret->instances[ret->n_instances++] = inst;
-                }
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(m);
-        } else
+                        streq(contents, "ad"))
+                r = read_instances(m, contents, ret, cfg);
+        else
                 r = -EINVAL;
         if (r < 0) {
                 metric_value_done(ret);
@@ -430,25 +508,35 @@ static int method_evaluate(sd_bus_message *m, void *userdata, sd_bus_error *erro
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "Cannot evaluate: %s.", problem);
 
         r = sd_bus_message_new_method_return(m, &reply);
-        if (r >= 0)
-                r = sd_bus_message_append(reply, "b", result.has_value);
-        if (r >= 0)
-                r = result.has_value ? append_scalar(reply, &result.value) : sd_bus_message_append(reply, "v", "t", 0);
-        if (r >= 0)
-                r = sd_bus_message_append(reply, "b", result.has_ids);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "(tv)");
-        for (size_t i = 0; r >= 0 && i < result.n_instances; i++) {
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(reply, "b", result.has_value);
+        if (r < 0)
+                return r;
+        r = result.has_value ? append_scalar(reply, &result.value) : sd_bus_message_append(reply, "v", "t", 0);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(reply, "b", result.has_ids);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "(tv)");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < result.n_instances; i++) {
                 r = sd_bus_message_open_container(reply, 'r', "tv");
-                if (r >= 0)
-                        r = sd_bus_message_append(reply, "t", result.instances[i].id);
-                if (r >= 0)
-                        r = append_scalar(reply, &result.instances[i].value);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(reply);
-        }
-        if (r >= 0)
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_append(reply, "t", result.instances[i].id);
+                if (r < 0)
+                        return r;
+                r = append_scalar(reply, &result.instances[i].value);
+                if (r < 0)
+                        return r;
                 r = sd_bus_message_close_container(reply);
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(reply);
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
