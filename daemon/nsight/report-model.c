@@ -750,18 +750,14 @@ static int add_other_result(
                         return ncu_error(l->err, offset, -EBADMSG, "block %zu: a RangeResult is not a valid message",
                                         block);
                 r = add_action(l, &a, block, NCU_WORKLOAD_RANGE, offset);
-                if (r >= 0) {
-                        FILL_COMMON(a, p);
-                        a->metrics = metrics;
-                        a->n_metrics = n_metrics;
-                }
-                if (r >= 0) {
-                        a->sections = sections;
-                        a->n_sections = n_sections;
-                }
-                if (r >= 0)
-                        r = convert_nvtx(l, a, p->nvtx, offset);
-                return r;
+                if (r < 0)
+                        return r;
+                FILL_COMMON(a, p);
+                a->metrics = metrics;
+                a->n_metrics = n_metrics;
+                a->sections = sections;
+                a->n_sections = n_sections;
+                return convert_nvtx(l, a, p->nvtx, offset);
         }
         case NCU_ENTRY_CMDLIST_RESULT: {
                 NV__Profiler__Messages__CmdlistResult *p =
@@ -770,29 +766,26 @@ static int add_other_result(
                         return ncu_error(l->err, offset, -EBADMSG, "block %zu: a CmdlistResult is not a valid message",
                                         block);
                 r = add_action(l, &a, block, NCU_WORKLOAD_CMDLIST, offset);
-                if (r >= 0) {
-                        FILL_COMMON(a, p);
-                        a->has_stream_id = p->has_streamid;
-                        a->stream_id = p->streamid;
-                        a->stream_name = dup_str(l, p->streamname);
-                        a->function_name = a->demangled_name = a->mangled_name = dup_str(l, p->displayname);
-                        a->work_dimensions = p->workdimensions;
-                        if (p->n_launchinfos > 0) {
-                                a->grid_size = convert_uint3(p->launchinfos[0]->gridsize);
-                                a->block_size = convert_uint3(p->launchinfos[0]->blocksize);
-                        }
-                        a->metrics = metrics;
-                        a->n_metrics = n_metrics;
+                if (r < 0)
+                        return r;
+                FILL_COMMON(a, p);
+                a->has_stream_id = p->has_streamid;
+                a->stream_id = p->streamid;
+                a->stream_name = dup_str(l, p->streamname);
+                a->function_name = a->demangled_name = a->mangled_name = dup_str(l, p->displayname);
+                a->work_dimensions = p->workdimensions;
+                if (p->n_launchinfos > 0) {
+                        a->grid_size = convert_uint3(p->launchinfos[0]->gridsize);
+                        a->block_size = convert_uint3(p->launchinfos[0]->blocksize);
                 }
-                if (r >= 0)
-                        r = convert_rule_results(l, a, p->n_ruleresults, p->ruleresults, offset);
-                if (r >= 0) {
-                        a->sections = sections;
-                        a->n_sections = n_sections;
-                }
-                if (r >= 0)
-                        r = convert_nvtx(l, a, p->nvtx, offset);
-                return r;
+                a->metrics = metrics;
+                a->n_metrics = n_metrics;
+                r = convert_rule_results(l, a, p->n_ruleresults, p->ruleresults, offset);
+                if (r < 0)
+                        return r;
+                a->sections = sections;
+                a->n_sections = n_sections;
+                return convert_nvtx(l, a, p->nvtx, offset);
         }
         case NCU_ENTRY_GRAPH_RESULT: {
                 NV__Profiler__Messages__GraphResult *p =
@@ -801,21 +794,17 @@ static int add_other_result(
                         return ncu_error(l->err, offset, -EBADMSG, "block %zu: a GraphResult is not a valid message",
                                         block);
                 r = add_action(l, &a, block, NCU_WORKLOAD_GRAPH, offset);
-                if (r >= 0) {
-                        FILL_COMMON(a, p);
-                        a->has_stream_id = p->has_streamid;
-                        a->stream_id = p->streamid;
-                        a->stream_name = dup_str(l, p->streamname);
-                        a->metrics = metrics;
-                        a->n_metrics = n_metrics;
-                }
-                if (r >= 0) {
-                        a->sections = sections;
-                        a->n_sections = n_sections;
-                }
-                if (r >= 0)
-                        r = convert_nvtx(l, a, p->nvtx, offset);
-                return r;
+                if (r < 0)
+                        return r;
+                FILL_COMMON(a, p);
+                a->has_stream_id = p->has_streamid;
+                a->stream_id = p->streamid;
+                a->stream_name = dup_str(l, p->streamname);
+                a->metrics = metrics;
+                a->n_metrics = n_metrics;
+                a->sections = sections;
+                a->n_sections = n_sections;
+                return convert_nvtx(l, a, p->nvtx, offset);
         }
         case NCU_ENTRY_SOURCE:
         case NCU_ENTRY_PROFILE_RESULT:
@@ -1245,7 +1234,7 @@ static void init_error(NcuReportError *err)
 int ncu_report_load_fd(int fd, const NcuReportLimits *limits, NcuReport **ret, NcuReportError *ret_error)
 {
         NcuReportLimits defaults;
-        NcuInput in;
+        _cleanup_(ncu_input_done) NcuInput in = { .fd = -EBADF };
         int r;
 
         assert(fd >= 0 && ret);
@@ -1255,17 +1244,16 @@ int ncu_report_load_fd(int fd, const NcuReportLimits *limits, NcuReport **ret, N
                 limits = &defaults;
         }
         r = ncu_input_init_fd(&in, fd, limits->max_file_size, ret_error);
-        if (r >= 0)
-                r = load(&in, limits, ret, ret_error);
-        ncu_input_done(&in);
-        return r;
+        if (r < 0)
+                return r;
+        return load(&in, limits, ret, ret_error);
 }
 
 int ncu_report_load_buffer(const void *data, size_t size, const NcuReportLimits *limits, NcuReport **ret,
                 NcuReportError *ret_error)
 {
         NcuReportLimits defaults;
-        NcuInput in;
+        _cleanup_(ncu_input_done) NcuInput in = { .fd = -EBADF };
         int r;
 
         assert(data || size == 0);
@@ -1276,10 +1264,9 @@ int ncu_report_load_buffer(const void *data, size_t size, const NcuReportLimits 
                 limits = &defaults;
         }
         r = ncu_input_init_buffer_maybe_compressed(&in, data ? data : "", size, limits->max_file_size, ret_error);
-        if (r >= 0)
-                r = load(&in, limits, ret, ret_error);
-        ncu_input_done(&in);
-        return r;
+        if (r < 0)
+                return r;
+        return load(&in, limits, ret, ret_error);
 }
 
 const NcuAction *ncu_report_action(const NcuReport *r, size_t range, size_t action)
