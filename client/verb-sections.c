@@ -35,23 +35,97 @@ static int sections_call(const char *method, sd_bus_message **ret_reply, const c
 
 static int read_strv_json(sd_bus_message *m, struct json_object **ret)
 {
-        struct json_object *a = json_object_new_array();
+        _cleanup_(json_object_putp) struct json_object *a = json_object_new_array();
         const char *s;
         int r;
 
         if (!a)
                 return log_oom();
         r = sd_bus_message_enter_container(m, 'a', "s");
-        while (r >= 0 && (r = sd_bus_message_read(m, "s", &s)) > 0)
-                json_object_array_add(a, json_object_new_string(s));
-        if (r >= 0)
-                r = sd_bus_message_exit_container(m);
-        if (r < 0) {
-                json_object_put(a);
+        if (r < 0)
                 return r;
+        for (;;) {
+                r = sd_bus_message_read(m, "s", &s);
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        break;
+                json_object_array_add(a, json_object_new_string(s));
         }
-        *ret = a;
+        r = sd_bus_message_exit_container(m);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(a);
         return 0;
+}
+
+/* One (ssbuassss) of ListSections appended to list: 1 if read, 0 at the end of the array. */
+static int read_section_row(sd_bus_message *reply, struct json_object *list)
+{
+        _cleanup_(json_object_putp) struct json_object *sets = NULL, *o = NULL;
+        const char *id, *name, *file, *warning, *error;
+        int enabled;
+        uint32_t order;
+        int r;
+
+        r = sd_bus_message_enter_container(reply, 'r', "ssbuassss");
+        if (r <= 0)
+                return r;
+        r = sd_bus_message_read(reply, "ssbu", &id, &name, &enabled, &order);
+        if (r < 0)
+                return r;
+        r = read_strv_json(reply, &sets);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(reply, "sss", &file, &warning, &error);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_exit_container(reply);
+        if (r < 0)
+                return r;
+        o = json_object_new_object();
+        if (!o)
+                return log_oom();
+        json_object_object_add(o, "identifier", json_object_new_string(id));
+        json_object_object_add(o, "display_name", json_object_new_string(name));
+        json_object_object_add(o, "enabled", json_object_new_boolean(enabled));
+        json_object_object_add(o, "order", json_object_new_int64(order));
+        json_object_object_add(o, "sets", TAKE_PTR(sets));
+        json_object_object_add(o, "file", json_object_new_string(file));
+        json_object_object_add(o, "warning", json_object_new_string(warning));
+        json_object_object_add(o, "error", json_object_new_string(error));
+        json_object_array_add(list, TAKE_PTR(o));
+        return 1;
+}
+
+/* One (sbas) of ListSets appended to list: 1 if read, 0 at the end of the array. */
+static int read_set_row(sd_bus_message *reply, struct json_object *list)
+{
+        _cleanup_(json_object_putp) struct json_object *sections = NULL, *o = NULL;
+        const char *name;
+        int enabled;
+        int r;
+
+        r = sd_bus_message_enter_container(reply, 'r', "sbas");
+        if (r <= 0)
+                return r;
+        r = sd_bus_message_read(reply, "sb", &name, &enabled);
+        if (r < 0)
+                return r;
+        r = read_strv_json(reply, &sections);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_exit_container(reply);
+        if (r < 0)
+                return r;
+        o = json_object_new_object();
+        if (!o)
+                return log_oom();
+        json_object_object_add(o, "name", json_object_new_string(name));
+        json_object_object_add(o, "enabled", json_object_new_boolean(enabled));
+        json_object_object_add(o, "sections", TAKE_PTR(sections));
+        json_object_array_add(list, TAKE_PTR(o));
+        return 1;
 }
 
 static const char *joined(EscapePool *e, struct json_object *a, char **buf)
@@ -80,39 +154,28 @@ static int sections_list(void)
         if (r < 0)
                 return r;
         r = sd_bus_message_enter_container(reply, 'a', "(ssbuassss)");
-        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'r', "ssbuassss")) > 0) {
-                const char *id, *name, *file, *warning, *error;
-                int enabled;
-                uint32_t order;
-                struct json_object *sets = NULL, *o = json_object_new_object();
-                r = sd_bus_message_read(reply, "ssbu", &id, &name, &enabled, &order);
-                if (r >= 0)
-                        r = read_strv_json(reply, &sets);
-                if (r >= 0)
-                        r = sd_bus_message_read(reply, "sss", &file, &warning, &error);
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(reply);
-                if (r < 0 || !o) {
-                        json_object_put(o);
-                        json_object_put(sets);
+        if (r < 0)
+                return log_error_errno(r, "Cannot read the daemon's reply");
+        for (;;) {
+                r = read_section_row(reply, list);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot read the daemon's reply");
+                if (r == 0)
                         break;
-                }
-                json_object_object_add(o, "identifier", json_object_new_string(id));
-                json_object_object_add(o, "display_name", json_object_new_string(name));
-                json_object_object_add(o, "enabled", json_object_new_boolean(enabled));
-                json_object_object_add(o, "order", json_object_new_int64(order));
-                json_object_object_add(o, "sets", sets);
-                json_object_object_add(o, "file", json_object_new_string(file));
-                json_object_object_add(o, "warning", json_object_new_string(warning));
-                json_object_object_add(o, "error", json_object_new_string(error));
-                json_object_array_add(list, o);
         }
-        if (r >= 0)
-                r = sd_bus_message_exit_container(reply);
-        if (r >= 0)
-                r = sd_bus_message_enter_container(reply, 'a', "(ss)");
-        const char *file, *error;
-        while (r >= 0 && (r = sd_bus_message_read(reply, "(ss)", &file, &error)) > 0) {
+        r = sd_bus_message_exit_container(reply);
+        if (r < 0)
+                return log_error_errno(r, "Cannot read the daemon's reply");
+        r = sd_bus_message_enter_container(reply, 'a', "(ss)");
+        if (r < 0)
+                return log_error_errno(r, "Cannot read the daemon's reply");
+        for (;;) {
+                const char *file, *error;
+                r = sd_bus_message_read(reply, "(ss)", &file, &error);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot read the daemon's reply");
+                if (r == 0)
+                        break;
                 struct json_object *o = json_object_new_object();
                 if (!o)
                         return log_oom();
@@ -120,8 +183,6 @@ static int sections_list(void)
                 json_object_object_add(o, "error", json_object_new_string(error));
                 json_object_array_add(errors, o);
         }
-        if (r < 0)
-                return log_error_errno(r, "Cannot read the daemon's reply");
 
         if (arg.json != JSON_OFF) {
                 _cleanup_(json_object_putp) struct json_object *doc = json_object_new_object();
@@ -174,27 +235,15 @@ static int sections_sets(void)
         if (r < 0)
                 return r;
         r = sd_bus_message_enter_container(reply, 'a', "(sbas)");
-        while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'r', "sbas")) > 0) {
-                const char *name;
-                int enabled;
-                struct json_object *sections = NULL, *o = json_object_new_object();
-                r = sd_bus_message_read(reply, "sb", &name, &enabled);
-                if (r >= 0)
-                        r = read_strv_json(reply, &sections);
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(reply);
-                if (r < 0 || !o) {
-                        json_object_put(o);
-                        json_object_put(sections);
-                        break;
-                }
-                json_object_object_add(o, "name", json_object_new_string(name));
-                json_object_object_add(o, "enabled", json_object_new_boolean(enabled));
-                json_object_object_add(o, "sections", sections);
-                json_object_array_add(list, o);
-        }
         if (r < 0)
                 return log_error_errno(r, "Cannot read the daemon's reply");
+        for (;;) {
+                r = read_set_row(reply, list);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot read the daemon's reply");
+                if (r == 0)
+                        break;
+        }
         if (arg.json != JSON_OFF) {
                 json_print(list);
                 return 0;
@@ -222,8 +271,9 @@ static int sections_show(const char *id)
         if (r < 0)
                 return r;
         r = sd_bus_message_skip(reply, "a{sv}");
-        if (r >= 0)
-                r = sd_bus_message_read(reply, "s", &json);
+        if (r < 0)
+                return log_error_errno(r, "Cannot read the daemon's reply");
+        r = sd_bus_message_read(reply, "s", &json);
         if (r < 0)
                 return log_error_errno(r, "Cannot read the daemon's reply");
         _cleanup_(json_object_putp) struct json_object *o = json_tokener_parse(json);
@@ -274,11 +324,17 @@ static int sections_metrics(const char *id)
         if (r < 0)
                 return r;
         r = sd_bus_message_enter_container(reply, 'a', "(sssssbs)");
-        const char *name, *label, *unit, *where, *pattern, *derived;
-        int required;
-        while (r >= 0 &&
-                        (r = sd_bus_message_read(reply, "(sssssbs)", &name, &label, &unit, &where, &pattern, &required,
-                                         &derived)) > 0) {
+        if (r < 0)
+                return log_error_errno(r, "Cannot read the daemon's reply");
+        for (;;) {
+                const char *name, *label, *unit, *where, *pattern, *derived;
+                int required;
+                r = sd_bus_message_read(
+                                reply, "(sssssbs)", &name, &label, &unit, &where, &pattern, &required, &derived);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot read the daemon's reply");
+                if (r == 0)
+                        break;
                 struct json_object *o = json_object_new_object();
                 if (!o)
                         return log_oom();
@@ -294,8 +350,6 @@ static int sections_metrics(const char *id)
                         printf("%-64s %-40s %-10s %-17s%s%s%s\n", esc(&e, name), esc(&e, label), esc(&e, unit), where,
                                         required ? " required" : "", *derived ? " for " : "", esc(&e, derived));
         }
-        if (r < 0)
-                return log_error_errno(r, "Cannot read the daemon's reply");
         if (arg.json != JSON_OFF)
                 json_print(list);
         else if (arg.legend)
