@@ -24,6 +24,28 @@
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(json_tokener *, json_tokener_free);
 
+/* Diff on the daemon's cur_object against base_object: the reply's JSON text. */
+static int call_diff(sd_bus *bus, const char *cur_object, const char *base_object, sd_bus_error *error, char **ret_text,
+                size_t *ret_size)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL, *reply = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_call(bus, &call, BUS_NAME, cur_object, BUS_REPORT_INTERFACE, "Diff");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(call, "o", base_object);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append_strv(call, arg.actions);
+        if (r < 0)
+                return r;
+        r = sd_bus_call(bus, call, 0, error, &reply);
+        if (r < 0)
+                return r;
+        return report_read_reply_fd(reply, DIFF_JSON_MAX, ret_text, ret_size);
+}
+
 /* Both files loaded into the daemon, Diff, both closed; prints {"baseline", "report", "pairs"}. 1 when no
  * daemon serves reports. */
 static int diff_via_daemon(const char *baseline, const char *current)
@@ -31,7 +53,6 @@ static int diff_via_daemon(const char *baseline, const char *current)
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL, *reply = NULL;
         _cleanup_free_ char *base_object = NULL, *cur_object = NULL, *text = NULL;
         _cleanup_(json_tokener_freep) json_tokener *tok = NULL;
         _cleanup_(json_object_putp) struct json_object *pairs = NULL, *doc = NULL;
@@ -49,15 +70,7 @@ static int diff_via_daemon(const char *baseline, const char *current)
                 report_bus_close(bus, base_object);
         if (r != 0)
                 return r;
-        r = sd_bus_message_new_method_call(bus, &call, BUS_NAME, cur_object, BUS_REPORT_INTERFACE, "Diff");
-        if (r >= 0)
-                r = sd_bus_message_append(call, "o", base_object);
-        if (r >= 0)
-                r = sd_bus_message_append_strv(call, arg.actions);
-        if (r >= 0)
-                r = sd_bus_call(bus, call, 0, &error, &reply);
-        if (r >= 0)
-                r = report_read_reply_fd(reply, DIFF_JSON_MAX, &text, &size);
+        r = call_diff(bus, cur_object, base_object, &error, &text, &size);
         report_bus_close(bus, cur_object);
         report_bus_close(bus, base_object);
         if (r < 0) {
