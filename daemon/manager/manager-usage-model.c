@@ -332,12 +332,15 @@ static int add_nvml_process(UsageSnapshot *s, Manager *m, const NvmlDeviceUsage 
         x->n_holders = 1;
         if (p->has_utilization) {
                 r = add_engine(&x->engines, &x->n_engines, "sm", p->sm_percent);
-                if (r >= 0)
-                        r = add_engine(&x->engines, &x->n_engines, "memory", p->mem_percent);
-                if (r >= 0)
-                        r = add_engine(&x->engines, &x->n_engines, "enc", p->enc_percent);
-                if (r >= 0)
-                        r = add_engine(&x->engines, &x->n_engines, "dec", p->dec_percent);
+                if (r < 0)
+                        return r;
+                r = add_engine(&x->engines, &x->n_engines, "memory", p->mem_percent);
+                if (r < 0)
+                        return r;
+                r = add_engine(&x->engines, &x->n_engines, "enc", p->enc_percent);
+                if (r < 0)
+                        return r;
+                r = add_engine(&x->engines, &x->n_engines, "dec", p->dec_percent);
                 if (r < 0)
                         return r;
         }
