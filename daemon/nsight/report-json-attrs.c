@@ -27,13 +27,15 @@ static int add_attrs(const NcuMetric *m, struct json_object *o, void *userdata)
 
         metric_attrs_derive(m->name, IN_SET(m->kind, NCU_VALUE_DOUBLE, NCU_VALUE_FLOAT), NULL, &a);
         r = add_string_or_null(o, "type", metric_type_to_string(a.type));
-        if (r >= 0)
-                r = add_string_or_null(o, "subtype", metric_subtype_to_string(a.subtype));
-        if (r >= 0)
-                r = add_string_or_null(o, "rollup", metric_rollup_to_string(a.rollup));
-        if (r >= 0)
-                r = add_string_or_null(o, "unit", a.unit);
-        return r;
+        if (r < 0)
+                return r;
+        r = add_string_or_null(o, "subtype", metric_subtype_to_string(a.subtype));
+        if (r < 0)
+                return r;
+        r = add_string_or_null(o, "rollup", metric_rollup_to_string(a.rollup));
+        if (r < 0)
+                return r;
+        return add_string_or_null(o, "unit", a.unit);
 }
 
 int ncu_report_to_json_attrs(const NcuReport *r, NcuJsonFlags flags, struct json_object **ret)
