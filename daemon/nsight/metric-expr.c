@@ -563,7 +563,7 @@ int metric_value_combine(const MetricValue *a, char op, const MetricValue *b, Me
 
 static int evaluate(const MetricExpr *e, MetricValueLookup lookup, void *userdata, MetricValue *ret, char **ret_error)
 {
-        MetricValue a = { 0 }, b = { 0 };
+        _cleanup_(metric_value_done) MetricValue a = { 0 }, b = { 0 };
         int r;
 
         switch (e->kind) {
@@ -595,13 +595,12 @@ static int evaluate(const MetricExpr *e, MetricValueLookup lookup, void *userdat
                 return 0;
         case METRIC_EXPR_BINARY:
                 r = evaluate(e->lhs, lookup, userdata, &a, ret_error);
-                if (r >= 0)
-                        r = evaluate(e->rhs, lookup, userdata, &b, ret_error);
-                if (r >= 0)
-                        r = metric_value_combine(&a, e->op, &b, ret, ret_error);
-                metric_value_done(&a);
-                metric_value_done(&b);
-                return r;
+                if (r < 0)
+                        return r;
+                r = evaluate(e->rhs, lookup, userdata, &b, ret_error);
+                if (r < 0)
+                        return r;
+                return metric_value_combine(&a, e->op, &b, ret, ret_error);
         }
         assert_not_reached();
 }
