@@ -18,6 +18,17 @@ void section_folders_free(SectionFolder *f, size_t n)
         free(f);
 }
 
+/* The folders being collected, owned by one cleanup variable until handed on. */
+typedef struct SectionFolderArray {
+        SectionFolder *folders;
+        size_t n;
+} SectionFolderArray;
+
+static void section_folder_array_done(SectionFolderArray *a)
+{
+        section_folders_free(a->folders, a->n);
+}
+
 static int add_folders(const char *list, bool recursive, SectionFolder **f, size_t *n)
 {
         _cleanup_free_ char *copy = list ? strdup(list) : NULL;
@@ -40,19 +51,18 @@ static int add_folders(const char *list, bool recursive, SectionFolder **f, size
 
 int manager_sections_folders(const Manager *m, SectionFolder **ret, size_t *ret_n)
 {
-        SectionFolder *f = NULL;
-        size_t n = 0;
+        _cleanup_(section_folder_array_done) SectionFolderArray a = { 0 };
         int r;
 
-        r = add_folders(m->config.section_folders, false, &f, &n);
-        if (r >= 0)
-                r = add_folders(m->config.section_recursive_folders, true, &f, &n);
-        if (r < 0) {
-                section_folders_free(f, n);
+        r = add_folders(m->config.section_folders, false, &a.folders, &a.n);
+        if (r < 0)
                 return r;
-        }
-        *ret = f;
-        *ret_n = n;
+        r = add_folders(m->config.section_recursive_folders, true, &a.folders, &a.n);
+        if (r < 0)
+                return r;
+        *ret_n = a.n;
+        a.n = 0;
+        *ret = TAKE_PTR(a.folders);
         return 0;
 }
 
