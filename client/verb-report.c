@@ -142,13 +142,29 @@ int report_read_reply_fd(sd_bus_message *reply, size_t max_size, char **ret_text
         return read_full_fd(fd, max_size, ret_text, ret_size); /* a sealed memfd */
 }
 
+/* method on the daemon's object: the text of the file descriptor it replies with. flag < 0 sends no argument. */
+static int call_export(sd_bus *bus, const char *object, const char *method, int flag, size_t max_size,
+                sd_bus_error *error, char **ret_text, size_t *ret_size)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *exported = NULL;
+        int r;
+
+        if (flag < 0)
+                r = sd_bus_call_method(bus, BUS_NAME, object, BUS_REPORT_INTERFACE, method, error, &exported, NULL);
+        else
+                r = sd_bus_call_method(
+                                bus, BUS_NAME, object, BUS_REPORT_INTERFACE, method, error, &exported, "b", flag);
+        if (r < 0)
+                return r;
+        return report_read_reply_fd(exported, max_size, ret_text, ret_size);
+}
+
 int report_fetch_via_daemon(
                 const char *path, const char *method, int flag, size_t max_size, char **ret_text, size_t *ret_size)
 {
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *exported = NULL;
         _cleanup_free_ char *object = NULL;
         int r;
 
@@ -157,13 +173,7 @@ int report_fetch_via_daemon(
         r = report_bus_load(bus, path, &object);
         if (r != 0)
                 return r;
-        if (flag < 0)
-                r = sd_bus_call_method(bus, BUS_NAME, object, BUS_REPORT_INTERFACE, method, &error, &exported, NULL);
-        else
-                r = sd_bus_call_method(
-                                bus, BUS_NAME, object, BUS_REPORT_INTERFACE, method, &error, &exported, "b", flag);
-        if (r >= 0)
-                r = report_read_reply_fd(exported, max_size, ret_text, ret_size);
+        r = call_export(bus, object, method, flag, max_size, &error, ret_text, ret_size);
         report_bus_close(bus, object);
         if (r < 0) {
                 if (sd_bus_error_has_name(&error, BUS_ERROR_LIMITS_EXCEEDED))
