@@ -213,6 +213,36 @@ static int read_process(sd_bus_message *m, struct json_object **ret)
         return 0;
 }
 
+/* The rows of an array of contents, each read by read_one and appended to a. */
+static int read_rows(sd_bus_message *reply, const char *contents, const char *fields,
+                int (*read_one)(sd_bus_message *m, struct json_object **ret), struct json_object *a)
+{
+        int r;
+
+        r = sd_bus_message_enter_container(reply, 'a', contents);
+        if (r < 0)
+                return r;
+        for (;;) {
+                struct json_object *o = NULL;
+
+                r = sd_bus_message_enter_container(reply, 'r', fields);
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        break;
+                r = read_one(reply, &o);
+                if (r < 0)
+                        return r;
+                r = array_add(a, o);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_exit_container(reply);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_exit_container(reply);
+}
+
 static int call_list(sd_bus *bus, const char *method, const char *contents, const char *fields,
                 int (*read_one)(sd_bus_message *m, struct json_object **ret), struct json_object **ret)
 {
@@ -229,23 +259,7 @@ static int call_list(sd_bus *bus, const char *method, const char *contents, cons
         if (r < 0)
                 return r;
 
-        r = sd_bus_message_enter_container(reply, 'a', contents);
-        while (r >= 0) {
-                struct json_object *o = NULL;
-
-                r = sd_bus_message_enter_container(reply, 'r', fields);
-                if (r <= 0)
-                        break;
-                r = read_one(reply, &o);
-                if (r < 0)
-                        break;
-                r = array_add(a, o);
-                if (r < 0)
-                        break;
-                r = sd_bus_message_exit_container(reply);
-        }
-        if (r >= 0)
-                r = sd_bus_message_exit_container(reply);
+        r = read_rows(reply, contents, fields, read_one, a);
         if (r < 0)
                 return log_error_errno(r, "Cannot read the reply to %s", method);
         *ret = TAKE_PTR(a);
