@@ -2,6 +2,7 @@
 #include <stdio.h>
 
 #include "section-listing.h"
+#include "strv.h"
 
 typedef struct TableColumn {
         const char *header;
@@ -117,28 +118,23 @@ int section_listing_sections(const SectionCatalog *c, FILE *f)
                 return 0;
 
         /* ncu's error text ends in a newline that it wraps like any other character. */
-        _cleanup_free_ char **texts = calloc(n_broken + 1, sizeof(char *));
+        _cleanup_strv_free_ char **texts = calloc(n_broken + 1, sizeof(char *));
         if (!texts)
                 return -ENOMEM;
         for (size_t i = 0; i < n_broken; i++) {
                 if (asprintf(&texts[i], "%s\n", broken[i]->error) < 0) {
                         texts[i] = NULL;
-                        r = -ENOMEM;
-                        break;
+                        return -ENOMEM;
                 }
                 cells[i * 2] = broken[i]->display;
                 cells[i * 2 + 1] = texts[i];
         }
-        if (r >= 0) {
-                fputc('\n', f);
-                table_print(f, error_cols, ELEMENTSOF(error_cols), cells, n_broken);
-                fputs("You can use --section-folder-restore to restore the deployed section and rule files to their "
-                      "stock version.\n",
-                                f);
-        }
-        for (size_t i = 0; i < n_broken; i++)
-                free(texts[i]);
-        return r;
+        fputc('\n', f);
+        table_print(f, error_cols, ELEMENTSOF(error_cols), cells, n_broken);
+        fputs("You can use --section-folder-restore to restore the deployed section and rule files to their "
+              "stock version.\n",
+                        f);
+        return 0;
 }
 
 int section_listing_sets(const SectionCatalog *c, size_t (*estimate)(const SectionSet *set, void *userdata),
