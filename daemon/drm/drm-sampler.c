@@ -311,35 +311,32 @@ void drm_sampler_set_identity(DrmSampler *s, pid_t pid, uint64_t start_time, uid
 int drm_sampler_sweep(DrmSampler *s, const pid_t *pids, size_t n_pids, bool force)
 {
         _cleanup_free_ pid_t *gone = NULL;
-        IntMap seen = { 0 };
+        _cleanup_(intmap_done) IntMap seen = { 0 };
         size_t n_gone = 0;
         uint64_t k;
-        int r = 0;
+        int r;
 
-        for (size_t i = 0; i < n_pids && r >= 0; i++) {
+        for (size_t i = 0; i < n_pids; i++) {
                 r = intmap_put(&seen, (uint64_t) pids[i], (void *) 1);
-                if (r >= 0 && drm_sampler_check_pid(s, pids[i], force) == -ENOMEM)
-                        r = -ENOMEM;
+                if (r < 0)
+                        return r;
+                if (drm_sampler_check_pid(s, pids[i], force) == -ENOMEM)
+                        return -ENOMEM;
         }
 
         /* What is no longer in /proc has exited (its EXIT may not have reached us). */
-        if (r >= 0) {
-                gone = calloc(intmap_size(&s->holders) + intmap_size(&s->counts) + 1, sizeof(pid_t));
-                if (!gone)
-                        r = -ENOMEM;
-        }
-        if (r >= 0) {
-                for (size_t i = 0; intmap_next(&s->holders, &i, &k, NULL);)
-                        if (!intmap_get(&seen, k))
-                                gone[n_gone++] = (pid_t) k;
-                for (size_t i = 0; intmap_next(&s->counts, &i, &k, NULL);)
-                        if (!intmap_get(&seen, k))
-                                gone[n_gone++] = (pid_t) k;
-                for (size_t i = 0; i < n_gone; i++)
-                        drm_sampler_drop_pid(s, gone[i]);
-        }
-        intmap_done(&seen);
-        return r < 0 ? r : (int) intmap_size(&s->holders);
+        gone = calloc(intmap_size(&s->holders) + intmap_size(&s->counts) + 1, sizeof(pid_t));
+        if (!gone)
+                return -ENOMEM;
+        for (size_t i = 0; intmap_next(&s->holders, &i, &k, NULL);)
+                if (!intmap_get(&seen, k))
+                        gone[n_gone++] = (pid_t) k;
+        for (size_t i = 0; intmap_next(&s->counts, &i, &k, NULL);)
+                if (!intmap_get(&seen, k))
+                        gone[n_gone++] = (pid_t) k;
+        for (size_t i = 0; i < n_gone; i++)
+                drm_sampler_drop_pid(s, gone[i]);
+        return (int) intmap_size(&s->holders);
 }
 
 static DrmSamplerDevice *device_for(DrmSampler *s, dev_t rdev)
