@@ -595,7 +595,9 @@ static NcuUint3 convert_uint3(const NV__Profiler__Messages__Uint64x3 *u)
         return u ? (NcuUint3){ u->x, u->y, u->z } : (NcuUint3){ 0 };
 }
 
-static int add_action(Loader *l, NcuAction **ret, size_t block, NcuWorkloadType type, uint64_t offset)
+/* A new action of the report, holding the metrics and embedded sections its entry carried. */
+static int add_action(Loader *l, NcuAction **ret, size_t block, NcuWorkloadType type, uint64_t offset,
+                NcuMetric *metrics, size_t n_metrics, NcuEmbeddedSection *sections, size_t n_sections)
 {
         NcuReport *r = l->r;
         NcuAction *a;
@@ -611,6 +613,10 @@ static int add_action(Loader *l, NcuAction **ret, size_t block, NcuWorkloadType 
         a->block = block;
         a->process = l->process;
         a->device_index = -1;
+        a->metrics = metrics;
+        a->n_metrics = n_metrics;
+        a->sections = sections;
+        a->n_sections = n_sections;
         ((NcuAction **) r->actions)[r->n_actions++] = a;
         *ret = a;
         return 0;
@@ -638,7 +644,7 @@ static int add_profile_result(Loader *l, size_t block, const uint8_t *data, size
         p = nv__profiler__messages__profile_result__unpack(&l->pb, rest_size, rest);
         if (!p)
                 return ncu_error(l->err, offset, -EBADMSG, "block %zu: a ProfileResult is not a valid message", block);
-        r = add_action(l, &a, block, NCU_WORKLOAD_KERNEL, offset);
+        r = add_action(l, &a, block, NCU_WORKLOAD_KERNEL, offset, metrics, n_metrics, sections, n_sections);
         if (r < 0)
                 return r;
         a->function_name = dup_str(l, p->kernelfunctionname);
@@ -679,13 +685,9 @@ static int add_profile_result(Loader *l, size_t block, const uint8_t *data, size
                 a->has_source_reference = true;
                 a->source_reference = p->source->reference;
         }
-        a->metrics = metrics;
-        a->n_metrics = n_metrics;
         r = convert_rule_results(l, a, p->n_ruleresults, p->ruleresults, offset);
         if (r < 0)
                 return r;
-        a->sections = sections;
-        a->n_sections = n_sections;
         return convert_nvtx(l, a, p->nvtx, offset);
 }
 
@@ -749,14 +751,10 @@ static int add_other_result(
                 if (!p)
                         return ncu_error(l->err, offset, -EBADMSG, "block %zu: a RangeResult is not a valid message",
                                         block);
-                r = add_action(l, &a, block, NCU_WORKLOAD_RANGE, offset);
+                r = add_action(l, &a, block, NCU_WORKLOAD_RANGE, offset, metrics, n_metrics, sections, n_sections);
                 if (r < 0)
                         return r;
                 FILL_COMMON(a, p);
-                a->metrics = metrics;
-                a->n_metrics = n_metrics;
-                a->sections = sections;
-                a->n_sections = n_sections;
                 return convert_nvtx(l, a, p->nvtx, offset);
         }
         case NCU_ENTRY_CMDLIST_RESULT: {
@@ -765,7 +763,7 @@ static int add_other_result(
                 if (!p)
                         return ncu_error(l->err, offset, -EBADMSG, "block %zu: a CmdlistResult is not a valid message",
                                         block);
-                r = add_action(l, &a, block, NCU_WORKLOAD_CMDLIST, offset);
+                r = add_action(l, &a, block, NCU_WORKLOAD_CMDLIST, offset, metrics, n_metrics, sections, n_sections);
                 if (r < 0)
                         return r;
                 FILL_COMMON(a, p);
@@ -778,13 +776,9 @@ static int add_other_result(
                         a->grid_size = convert_uint3(p->launchinfos[0]->gridsize);
                         a->block_size = convert_uint3(p->launchinfos[0]->blocksize);
                 }
-                a->metrics = metrics;
-                a->n_metrics = n_metrics;
                 r = convert_rule_results(l, a, p->n_ruleresults, p->ruleresults, offset);
                 if (r < 0)
                         return r;
-                a->sections = sections;
-                a->n_sections = n_sections;
                 return convert_nvtx(l, a, p->nvtx, offset);
         }
         case NCU_ENTRY_GRAPH_RESULT: {
@@ -793,17 +787,13 @@ static int add_other_result(
                 if (!p)
                         return ncu_error(l->err, offset, -EBADMSG, "block %zu: a GraphResult is not a valid message",
                                         block);
-                r = add_action(l, &a, block, NCU_WORKLOAD_GRAPH, offset);
+                r = add_action(l, &a, block, NCU_WORKLOAD_GRAPH, offset, metrics, n_metrics, sections, n_sections);
                 if (r < 0)
                         return r;
                 FILL_COMMON(a, p);
                 a->has_stream_id = p->has_streamid;
                 a->stream_id = p->streamid;
                 a->stream_name = dup_str(l, p->streamname);
-                a->metrics = metrics;
-                a->n_metrics = n_metrics;
-                a->sections = sections;
-                a->n_sections = n_sections;
                 return convert_nvtx(l, a, p->nvtx, offset);
         }
         case NCU_ENTRY_SOURCE:
