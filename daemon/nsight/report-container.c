@@ -46,6 +46,7 @@ void ncu_input_init_buffer(NcuInput *in, const void *data, size_t size, uint64_t
 {
         *in = (NcuInput){
                 .fd = -EBADF,
+                .file_base = -1,
                 .data = data,
                 .size = size,
                 .known_size = size,
@@ -95,14 +96,16 @@ int ncu_input_init_fd(NcuInput *in, int fd, uint64_t max_size, NcuReportError *e
         struct stat st;
         uint8_t head[4];
         size_t n = 0;
+        off_t start;
 
         assert(fd >= 0);
-        *in = (NcuInput){ .fd = fd, .max_size = max_size };
+        *in = (NcuInput){ .fd = fd, .file_base = -1, .max_size = max_size };
 
         if (fstat(fd, &st) < 0)
                 return ncu_error(err, 0, -errno, "cannot stat the report");
         if (S_ISDIR(st.st_mode))
                 return ncu_error(err, 0, -EISDIR, "the report is a directory");
+        start = S_ISREG(st.st_mode) ? lseek(fd, 0, SEEK_CUR) : -1;
 
         in->raw = malloc(NCU_READ_CHUNK);
         if (!in->raw)
@@ -125,10 +128,9 @@ int ncu_input_init_fd(NcuInput *in, int fd, uint64_t max_size, NcuReportError *e
         in->raw_size = n;
         if (is_zstd(head, n))
                 return input_start_zstd(in, err);
-        if (S_ISREG(st.st_mode) && st.st_size >= 0) {
-                off_t pos = lseek(fd, 0, SEEK_CUR);
-                if (pos >= 0 && (uint64_t) st.st_size >= (uint64_t) pos)
-                        in->known_size = (uint64_t) st.st_size - (uint64_t) pos + n;
+        if (start >= 0 && st.st_size >= start) {
+                in->known_size = (uint64_t) (st.st_size - start);
+                in->file_base = start;
         }
         return 0;
 }
@@ -380,6 +382,21 @@ int ncu_block_counts_parse(const uint8_t *data, size_t size, NcuBlockCounts *ret
         return 0;
 }
 
+/* An entry read into a buffer of its own, handed to entry_take. */
+static int read_entry_take(NcuInput *in, const NcuContainerCallbacks *cb, void *userdata, size_t block,
+                NcuEntryKind kind, uint32_t size, const NcuReportLimits *limits, NcuReportError *err)
+{
+        _cleanup_free_ uint8_t *buf = NULL;
+        uint64_t offset = in->offset;
+        size_t allocated = 0;
+        int r;
+
+        r = read_record(in, size, limits->max_entry_size, &buf, &allocated, ncu_entry_kind_to_string(kind), err);
+        if (r < 0)
+                return r;
+        return cb->entry_take(userdata, block, kind, TAKE_PTR(buf), size, offset, err);
+}
+
 int ncu_container_read(NcuInput *in, const NcuReportLimits *limits, const NcuContainerCallbacks *cb, void *userdata,
                 NcuReportError *err)
 {
@@ -472,6 +489,13 @@ int ncu_container_read(NcuInput *in, const NcuReportLimits *limits, const NcuCon
                                                         block, ncu_entry_kind_to_string(k), i, entry_size,
                                                         counts.payload_size - used - 4);
                                 entry_offset = in->offset;
+                                if (cb->entry_take) {
+                                        r = read_entry_take(in, cb, userdata, block, k, entry_size, limits, err);
+                                        if (r < 0)
+                                                return r;
+                                        n_entries++;
+                                        continue;
+                                }
                                 r = read_record(in, entry_size, limits->max_entry_size, &buf, &allocated,
                                                 ncu_entry_kind_to_string(k), err);
                                 if (r < 0)

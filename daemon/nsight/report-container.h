@@ -20,6 +20,7 @@ typedef struct NcuInput {
         size_t size;
         size_t pos;
         uint64_t known_size; /* bytes the container has if known (regular file, not compressed), else 0 */
+        int64_t file_base; /* where container byte 0 lies in a regular file read as it is (no zstd), else -1 */
         uint64_t offset; /* container bytes consumed so far */
         bool eof;
         bool compressed;
@@ -58,6 +59,10 @@ typedef struct NcuContainerCallbacks {
         int (*block_header)(void *userdata, size_t block, const NcuBlockCounts *counts, const uint8_t *data,
                         size_t size, uint64_t offset, NcuReportError *err);
         int (*entry)(void *userdata, size_t block, NcuEntryKind kind, const uint8_t *data, size_t size, uint64_t offset,
+                        NcuReportError *err);
+        /* Instead of entry: each entry in a malloc()ed buffer of its own that the callback takes, freeing it
+         * itself, even when it fails (a lazy load keeps results as they are instead of copying them). */
+        int (*entry_take)(void *userdata, size_t block, NcuEntryKind kind, uint8_t *data, size_t size, uint64_t offset,
                         NcuReportError *err);
 } NcuContainerCallbacks;
 

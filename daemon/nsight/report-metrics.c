@@ -260,61 +260,83 @@ static int decode_metric(Arena *arena, const uint8_t *p, size_t n, NcuMetric *re
         return 0;
 }
 
-int ncu_metrics_decode(Arena *arena, Arena *scratch, const uint8_t *entry, size_t size, uint32_t field,
-                NcuMetric **ret_metrics, size_t *ret_n, const uint8_t **ret_rest, size_t *ret_rest_size)
+int ncu_metrics_split(Arena *scratch, const uint8_t *entry, size_t size, uint32_t field, size_t *ret_n,
+                const uint8_t **ret_rest, size_t *ret_rest_size)
 {
-        size_t pos = 0, n = 0, rest_size = 0, i = 0;
-        NcuMetric *metrics = NULL;
+        size_t pos = 0, n = 0, rest_size = 0, o = 0;
         uint8_t *rest;
-        int r;
 
-        /* Pass 1: count the metrics and the bytes of every other field. */
+        assert(scratch && (entry || size == 0) && ret_n && ret_rest && ret_rest_size);
+
+        /* Pass 1: count the metrics and the bytes of the rest. */
         while (pos < size) {
                 size_t start = pos;
                 NcuWireField f;
 
                 if (ncu_wire_next(entry, size, &pos, &f) < 0)
                         return -EBADMSG;
-                if (f.number == field) {
-                        if (f.wire_type != NCU_WIRE_LENGTH)
-                                return -EBADMSG;
-                        n++;
-                        continue;
-                }
-                rest_size += pos - start;
-        }
-
-        /* Pass 2: the other fields copied, as they are, for protobuf-c; the metrics decoded. */
-        rest = arena_alloc_raw(scratch, MAX(rest_size, (size_t) 1));
-        if (!rest)
-                return -ENOMEM;
-        if (n > 0) {
-                size_t bytes;
-
-                if (size_mul_overflow(n, sizeof(NcuMetric), &bytes))
-                        return -ENOMEM;
-                metrics = arena_alloc_raw(arena, bytes); /* each written whole */
-                if (!metrics)
-                        return -ENOMEM;
-        }
-        rest_size = 0;
-        for (pos = 0; pos < size;) {
-                size_t start = pos;
-                NcuWireField f;
-
-                (void) ncu_wire_next(entry, size, &pos, &f); /* checked above */
                 if (f.number != field) {
-                        memcpy(rest + rest_size, entry + start, pos - start);
                         rest_size += pos - start;
                         continue;
                 }
-                r = decode_metric(arena, f.data, f.size, &metrics[i++]);
-                if (r < 0)
-                        return r;
+                if (f.wire_type != NCU_WIRE_LENGTH)
+                        return -EBADMSG;
+                n++;
         }
-        *ret_metrics = metrics;
+
+        /* Pass 2: the other fields copied, as they are. */
+        rest = arena_alloc_raw(scratch, MAX(rest_size, (size_t) 1));
+        if (!rest)
+                return -ENOMEM;
+        for (pos = 0; pos < size;) {
+                size_t start = pos;
+                NcuWireField f = { 0 };
+
+                (void) ncu_wire_next(entry, size, &pos, &f); /* checked above */
+                if (f.number != field) {
+                        memcpy(rest + o, entry + start, pos - start);
+                        o += pos - start;
+                }
+        }
         *ret_n = n;
         *ret_rest = rest;
         *ret_rest_size = rest_size;
+        return 0;
+}
+
+int ncu_metrics_decode(Arena *arena, const uint8_t *entry, size_t size, uint32_t field, size_t n, NcuMetric **ret)
+{
+        NcuMetric *out;
+        size_t bytes, i = 0;
+        int r;
+
+        assert(arena && (entry || size == 0) && ret);
+
+        if (n == 0) {
+                *ret = NULL;
+                return 0;
+        }
+        if (size_mul_overflow(n, sizeof(NcuMetric), &bytes))
+                return -ENOMEM;
+        out = arena_alloc_raw(arena, bytes); /* each written whole */
+        if (!out)
+                return -ENOMEM;
+        for (size_t pos = 0; pos < size;) {
+                NcuWireField f;
+
+                if (ncu_wire_next(entry, size, &pos, &f) < 0)
+                        return -EBADMSG;
+                if (f.number != field)
+                        continue;
+                /* ncu_metrics_split() counted n, all length-delimited: the same bytes give the same. */
+                if (f.wire_type != NCU_WIRE_LENGTH || i >= n)
+                        return -EBADMSG;
+                r = decode_metric(arena, f.data, f.size, &out[i++]);
+                if (r < 0)
+                        return r;
+        }
+        if (i != n)
+                return -EBADMSG;
+        *ret = out;
         return 0;
 }

@@ -4,9 +4,14 @@
 #include "arena.h"
 #include "report.h"
 
-/* Decodes every occurrence of field (the repeated ProfileMetricResult of a result message: 13 in
- * ProfileResult, 4 in Range/Cmdlist/GraphResult) of a serialized result into metrics in arena (names
- * not yet resolved), and returns the entry without those fields (in scratch) for protobuf-c.
- * -EBADMSG when the bytes break the wire format or the schema, -ENOMEM. */
-int ncu_metrics_decode(Arena *arena, Arena *scratch, const uint8_t *entry, size_t size, uint32_t field,
-                NcuMetric **ret_metrics, size_t *ret_n, const uint8_t **ret_rest, size_t *ret_rest_size);
+/* A result's metrics are the occurrences of its repeated ProfileMetricResult field (13 in ProfileResult, 4
+ * in Range/Cmdlist/GraphResult). Counts them and copies every other field, as the file has it, into
+ * scratch for protobuf-c (*ret_rest). Frames the top level only: the metrics themselves are checked when
+ * decoded. -EBADMSG when the bytes break the wire format or the metric field is not length-delimited,
+ * -ENOMEM. */
+int ncu_metrics_split(Arena *scratch, const uint8_t *entry, size_t size, uint32_t field, size_t *ret_n,
+                const uint8_t **ret_rest, size_t *ret_rest_size);
+
+/* Decodes the n metrics of a result ncu_metrics_split() counted into arena, names not yet resolved.
+ * -EBADMSG when a metric breaks the wire format or the schema, -ENOMEM. */
+int ncu_metrics_decode(Arena *arena, const uint8_t *entry, size_t size, uint32_t field, size_t n, NcuMetric **ret);

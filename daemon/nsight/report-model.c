@@ -1,12 +1,20 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Builds the model from what the container layer frames: each entry is unpacked with protobuf-c (which
  * keeps unknown fields and takes proto2 enums by number), copied into the report's arena, and freed, so
- * memory holds the model and one entry at a time. Strings are resolved once every block is read. */
+ * memory holds the model and one entry at a time. Strings are resolved once every block is read.
+ *
+ * The metrics of a result (most of its bytes) are decoded by report-metrics.c: at once, or, in a lazy
+ * load, when ncu_action_decode_metrics() first asks, from the entry kept in memory or read again from a
+ * regular file that must not have changed since. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ProfilerReport.pb-c.h"
+#include "fd-util.h"
 #include "report-container.h"
 #include "report-metrics.h"
 
@@ -44,6 +52,7 @@ static void scratch_prepare(Loader *l, NcuEntryKind kind, size_t size);
 typedef struct Loader {
         NcuReport *r;
         const NcuReportLimits *limits;
+        NcuReportLoadFlags flags;
         NcuReportError *err;
         size_t n_sources_allocated, n_actions_allocated, n_strings_allocated;
         uint8_t *session; /* the blocks' SessionDetails, concatenated: unpacking them merges them */
@@ -53,6 +62,7 @@ typedef struct Loader {
         bool out_of_memory; /* an arena copy failed: checked after each header and entry */
         Arena scratch; /* what protobuf-c unpacks, for one header or entry at a time */
         size_t index_scratch; /* bytes finish_actions() sorts names with */
+        size_t kept_entries; /* bytes of results' entries a lazy load keeps to decode their metrics later */
         /* Scratch bytes per 16 serialized bytes, the most seen so far, per kind of entry (a SourceData
          * unpacks to other multiples than a result). */
         size_t scratch_ratio[_NCU_ENTRY_KIND_MAX];
@@ -65,9 +75,15 @@ NcuReport *ncu_report_free(NcuReport *r)
                 return NULL;
         free((void *) r->strings);
         free((void *) r->sources);
-        for (size_t i = 0; i < r->n_actions; i++)
+        for (size_t i = 0; i < r->n_actions; i++) {
                 free(r->actions[i]->metrics_by_name);
+                free(r->actions[i]->entry);
+                free(r->actions[i]->metrics_error);
+        }
         free((void *) r->actions);
+        free(r->string_ranks);
+        if (r->reread)
+                safe_close(r->reread_fd);
         arena_done(&r->arena);
         return mfree(r);
 }
@@ -104,11 +120,11 @@ static int oom(Loader *l, uint64_t offset)
         return ncu_error(l->err, offset, -ENOMEM, "out of memory");
 }
 
-static size_t model_memory(
-                const NcuReport *r, size_t n_sources_allocated, size_t n_actions_allocated, size_t n_strings_allocated)
+static size_t model_memory(const Loader *l)
 {
-        return r->arena.total + n_sources_allocated * sizeof(NcuSource) + n_actions_allocated * sizeof(NcuAction *) +
-                        n_strings_allocated * sizeof(char *);
+        return l->r->arena.total + l->n_sources_allocated * sizeof(NcuSource) +
+                        l->n_actions_allocated * sizeof(NcuAction *) + l->n_strings_allocated * sizeof(char *) +
+                        l->kept_entries;
 }
 
 static int check_memory(Loader *l, uint64_t offset, size_t record_size)
@@ -117,7 +133,7 @@ static int check_memory(Loader *l, uint64_t offset, size_t record_size)
 
         if (l->out_of_memory)
                 return oom(l, offset);
-        l->r->memory = model_memory(l->r, l->n_sources_allocated, l->n_actions_allocated, l->n_strings_allocated);
+        l->r->memory = model_memory(l);
         held = l->r->memory - l->r->arena.total + l->r->arena.allocated + l->scratch.allocated + record_size +
                         l->session_allocated;
         l->r->peak_memory = MAX(l->r->peak_memory, held);
@@ -256,19 +272,50 @@ static int check_nesting(Loader *l, const ProtobufCMessageDescriptor *d, const u
         return 0;
 }
 
-/* The metric field of each result message, decoded by report-metrics.c rather than protobuf-c. */
-static int decode_metrics(Loader *l, size_t block, const char *what, const uint8_t *data, size_t size, uint32_t field,
-                uint64_t offset, NcuMetric **ret_metrics, size_t *ret_n, const uint8_t **ret_rest,
-                size_t *ret_rest_size)
-{
-        int r = ncu_metrics_decode(
-                        &l->r->arena, &l->scratch, data, size, field, ret_metrics, ret_n, ret_rest, ret_rest_size);
+/* A result's metrics, between the entry and its action: decoded (an eager load), or not yet, the entry
+ * kept as it is (a lazy one). */
+typedef struct PendingMetrics {
+        bool decoded;
+        NcuMetric *metrics;
+        size_t n_metrics;
+        uint8_t *entry; /* NULL when the report reads the file again */
+        size_t entry_size, n_framed;
+        uint32_t field;
+} PendingMetrics;
 
+static void pending_metrics_done(PendingMetrics *p)
+{
+        p->entry = mfree(p->entry);
+}
+
+static int metrics_error(NcuReportError *err, int r, uint64_t offset, size_t block, const char *what)
+{
         if (r == -ENOMEM)
-                return oom(l, offset);
+                return ncu_error(err, offset, r, "out of memory");
+        return ncu_error(err, offset, r, "block %zu: the metrics of a %s are not valid messages", block, what);
+}
+
+/* The metric field of each result message, left to report-metrics.c rather than protobuf-c: decoded now, or
+ * (a lazy load) later, from the entry in *owned, which is kept, or else from the file. The rest of the
+ * entry is returned (scratch) for protobuf-c. */
+static int take_metrics(Loader *l, size_t block, const char *what, const uint8_t *data, size_t size, uint32_t field,
+                uint64_t offset, uint8_t **owned, PendingMetrics *ret, const uint8_t **ret_rest, size_t *ret_rest_size)
+{
+        size_t n;
+        int r;
+
+        r = ncu_metrics_split(&l->scratch, data, size, field, &n, ret_rest, ret_rest_size);
         if (r < 0)
-                return ncu_error(l->err, offset, r, "block %zu: the metrics of a %s are not valid messages", block,
-                                what);
+                return metrics_error(l->err, r, offset, block, what);
+        if (l->flags & NCU_REPORT_LAZY_METRICS) {
+                assert(!*owned || *owned == data);
+                *ret = (PendingMetrics){ .entry = TAKE_PTR(*owned), .entry_size = size, .n_framed = n, .field = field };
+                return 0;
+        }
+        *ret = (PendingMetrics){ .decoded = true, .n_metrics = n };
+        r = ncu_metrics_decode(&l->r->arena, data, size, field, n, &ret->metrics);
+        if (r < 0)
+                return metrics_error(l->err, r, offset, block, what);
         return 0;
 }
 
@@ -596,8 +643,8 @@ static NcuUint3 convert_uint3(const NV__Profiler__Messages__Uint64x3 *u)
 }
 
 /* A new action of the report, holding the metrics and embedded sections its entry carried. */
-static int add_action(Loader *l, NcuAction **ret, size_t block, NcuWorkloadType type, uint64_t offset,
-                NcuMetric *metrics, size_t n_metrics, NcuEmbeddedSection *sections, size_t n_sections)
+static int add_action(Loader *l, NcuAction **ret, size_t block, NcuWorkloadType type, uint64_t offset, const char *what,
+                PendingMetrics *metrics, NcuEmbeddedSection *sections, size_t n_sections)
 {
         NcuReport *r = l->r;
         NcuAction *a;
@@ -613,8 +660,16 @@ static int add_action(Loader *l, NcuAction **ret, size_t block, NcuWorkloadType 
         a->block = block;
         a->process = l->process;
         a->device_index = -1;
-        a->metrics = metrics;
-        a->n_metrics = n_metrics;
+        a->metrics_what = what;
+        a->metrics = metrics->metrics;
+        a->n_metrics = metrics->n_metrics;
+        a->metrics_decoded = metrics->decoded;
+        a->n_metrics_framed = metrics->n_framed;
+        a->metrics_field = metrics->field;
+        a->entry_size = metrics->entry_size;
+        a->entry = TAKE_PTR(metrics->entry);
+        if (a->entry)
+                l->kept_entries += a->entry_size;
         a->sections = sections;
         a->n_sections = n_sections;
         ((NcuAction **) r->actions)[r->n_actions++] = a;
@@ -622,17 +677,18 @@ static int add_action(Loader *l, NcuAction **ret, size_t block, NcuWorkloadType 
         return 0;
 }
 
-static int add_profile_result(Loader *l, size_t block, const uint8_t *data, size_t size, uint64_t offset)
+static int add_profile_result(
+                Loader *l, size_t block, const uint8_t *data, size_t size, uint64_t offset, uint8_t **owned)
 {
         NV__Profiler__Messages__ProfileResult *p;
-        const uint8_t *rest;
-        size_t n_metrics, n_sections, rest_size;
+        const uint8_t *rest = NULL;
+        size_t n_sections, rest_size = 0;
         NcuEmbeddedSection *sections;
-        NcuMetric *metrics;
+        _cleanup_(pending_metrics_done) PendingMetrics metrics = { 0 };
         NcuAction *a;
         int r;
 
-        r = decode_metrics(l, block, "ProfileResult", data, size, 13, offset, &metrics, &n_metrics, &rest, &rest_size);
+        r = take_metrics(l, block, "ProfileResult", data, size, 13, offset, owned, &metrics, &rest, &rest_size);
         if (r < 0)
                 return r;
         r = take_sections(l, 17, &rest, &rest_size, offset, block, &sections, &n_sections);
@@ -644,7 +700,7 @@ static int add_profile_result(Loader *l, size_t block, const uint8_t *data, size
         p = nv__profiler__messages__profile_result__unpack(&l->pb, rest_size, rest);
         if (!p)
                 return ncu_error(l->err, offset, -EBADMSG, "block %zu: a ProfileResult is not a valid message", block);
-        r = add_action(l, &a, block, NCU_WORKLOAD_KERNEL, offset, metrics, n_metrics, sections, n_sections);
+        r = add_action(l, &a, block, NCU_WORKLOAD_KERNEL, offset, "ProfileResult", &metrics, sections, n_sections);
         if (r < 0)
                 return r;
         a->function_name = dup_str(l, p->kernelfunctionname);
@@ -716,24 +772,22 @@ static int add_profile_result(Loader *l, size_t block, const uint8_t *data, size
                                 l, (p)->references, (p)->n_references * sizeof(uint64_t)); \
         } while (0)
 
-static int add_other_result(
-                Loader *l, size_t block, NcuEntryKind kind, const uint8_t *data, size_t size, uint64_t offset)
+static int add_other_result(Loader *l, size_t block, NcuEntryKind kind, const uint8_t *data, size_t size,
+                uint64_t offset, uint8_t **owned)
 {
-        const uint8_t *rest;
-        size_t n_metrics, n_sections, rest_size;
+        const char *what = ncu_entry_kind_to_string(kind);
+        const uint8_t *rest = NULL;
+        size_t n_sections, rest_size = 0;
         NcuEmbeddedSection *sections;
-        NcuMetric *metrics;
+        _cleanup_(pending_metrics_done) PendingMetrics metrics = { 0 };
         NcuAction *a;
         int r;
 
         /* MetricResults is field 4 of all three, Sections 7. */
-        r = decode_metrics(l, block, ncu_entry_kind_to_string(kind), data, size, 4, offset, &metrics, &n_metrics, &rest,
-                        &rest_size);
+        r = take_metrics(l, block, what, data, size, 4, offset, owned, &metrics, &rest, &rest_size);
         if (r < 0)
                 return r;
-        data = rest;
-        size = rest_size;
-        r = take_sections(l, 7, &data, &size, offset, block, &sections, &n_sections);
+        r = take_sections(l, 7, &rest, &rest_size, offset, block, &sections, &n_sections);
         if (r < 0)
                 return r;
         r = check_nesting(l,
@@ -741,17 +795,17 @@ static int add_other_result(
                                         : kind == NCU_ENTRY_CMDLIST_RESULT
                                         ? &nv__profiler__messages__cmdlist_result__descriptor
                                         : &nv__profiler__messages__graph_result__descriptor,
-                        data, size, offset, block);
+                        rest, rest_size, offset, block);
         if (r < 0)
                 return r;
         switch (kind) {
         case NCU_ENTRY_RANGE_RESULT: {
                 NV__Profiler__Messages__RangeResult *p =
-                                nv__profiler__messages__range_result__unpack(&l->pb, size, data);
+                                nv__profiler__messages__range_result__unpack(&l->pb, rest_size, rest);
                 if (!p)
                         return ncu_error(l->err, offset, -EBADMSG, "block %zu: a RangeResult is not a valid message",
                                         block);
-                r = add_action(l, &a, block, NCU_WORKLOAD_RANGE, offset, metrics, n_metrics, sections, n_sections);
+                r = add_action(l, &a, block, NCU_WORKLOAD_RANGE, offset, what, &metrics, sections, n_sections);
                 if (r < 0)
                         return r;
                 FILL_COMMON(a, p);
@@ -759,11 +813,11 @@ static int add_other_result(
         }
         case NCU_ENTRY_CMDLIST_RESULT: {
                 NV__Profiler__Messages__CmdlistResult *p =
-                                nv__profiler__messages__cmdlist_result__unpack(&l->pb, size, data);
+                                nv__profiler__messages__cmdlist_result__unpack(&l->pb, rest_size, rest);
                 if (!p)
                         return ncu_error(l->err, offset, -EBADMSG, "block %zu: a CmdlistResult is not a valid message",
                                         block);
-                r = add_action(l, &a, block, NCU_WORKLOAD_CMDLIST, offset, metrics, n_metrics, sections, n_sections);
+                r = add_action(l, &a, block, NCU_WORKLOAD_CMDLIST, offset, what, &metrics, sections, n_sections);
                 if (r < 0)
                         return r;
                 FILL_COMMON(a, p);
@@ -783,11 +837,11 @@ static int add_other_result(
         }
         case NCU_ENTRY_GRAPH_RESULT: {
                 NV__Profiler__Messages__GraphResult *p =
-                                nv__profiler__messages__graph_result__unpack(&l->pb, size, data);
+                                nv__profiler__messages__graph_result__unpack(&l->pb, rest_size, rest);
                 if (!p)
                         return ncu_error(l->err, offset, -EBADMSG, "block %zu: a GraphResult is not a valid message",
                                         block);
-                r = add_action(l, &a, block, NCU_WORKLOAD_GRAPH, offset, metrics, n_metrics, sections, n_sections);
+                r = add_action(l, &a, block, NCU_WORKLOAD_GRAPH, offset, what, &metrics, sections, n_sections);
                 if (r < 0)
                         return r;
                 FILL_COMMON(a, p);
@@ -894,10 +948,11 @@ static void scratch_prepare(Loader *l, NcuEntryKind kind, size_t size)
         arena_reset(&l->scratch);
 }
 
-static int on_entry(void *userdata, size_t block, NcuEntryKind kind, const uint8_t *data, size_t size, uint64_t offset,
-                NcuReportError *err)
+/* owned: the entry's buffer when a lazy load may keep it (the results' entries), else NULL. */
+static int handle_entry(Loader *l, size_t block, NcuEntryKind kind, const uint8_t *data, size_t size, uint64_t offset,
+                uint8_t **owned)
 {
-        Loader *l = userdata;
+        bool offered = *owned;
         int r = -EINVAL;
 
         scratch_prepare(l, kind, size);
@@ -906,12 +961,12 @@ static int on_entry(void *userdata, size_t block, NcuEntryKind kind, const uint8
                 r = add_source(l, block, data, size, offset);
                 break;
         case NCU_ENTRY_PROFILE_RESULT:
-                r = add_profile_result(l, block, data, size, offset);
+                r = add_profile_result(l, block, data, size, offset, owned);
                 break;
         case NCU_ENTRY_RANGE_RESULT:
         case NCU_ENTRY_CMDLIST_RESULT:
         case NCU_ENTRY_GRAPH_RESULT:
-                r = add_other_result(l, block, kind, data, size, offset);
+                r = add_other_result(l, block, kind, data, size, offset, owned);
                 break;
         case _NCU_ENTRY_KIND_MAX:
                 assert_not_reached();
@@ -922,7 +977,25 @@ static int on_entry(void *userdata, size_t block, NcuEntryKind kind, const uint8
          * entries, whose alignment and fixed costs would make every later chunk too large). */
         if (size >= 1024 && l->scratch.total <= SIZE_MAX / 16)
                 l->scratch_ratio[kind] = MAX(l->scratch_ratio[kind], l->scratch.total * 16 / size + 1);
-        return check_memory(l, offset, size);
+        /* An entry an action kept is counted as the model's. */
+        return check_memory(l, offset, offered && !*owned ? 0 : size);
+}
+
+static int on_entry(void *userdata, size_t block, NcuEntryKind kind, const uint8_t *data, size_t size, uint64_t offset,
+                NcuReportError *err)
+{
+        uint8_t *none = NULL;
+
+        return handle_entry(userdata, block, kind, data, size, offset, &none);
+}
+
+/* A lazy load: each entry read into a buffer of its own, which a result's action keeps. */
+static int on_entry_take(void *userdata, size_t block, NcuEntryKind kind, uint8_t *data, size_t size, uint64_t offset,
+                NcuReportError *err)
+{
+        _cleanup_free_ uint8_t *owned = data;
+
+        return handle_entry(userdata, block, kind, data, size, offset, &owned);
 }
 
 static void convert_system_info(Loader *l, NcuSystemInfo *o, const NV__Profiler__Messages__SystemInfo *s)
@@ -1102,56 +1175,77 @@ static int index_metrics_by_name(NcuAction *a, const uint32_t *rank, uint32_t ma
         return 0;
 }
 
+/* What an action's metrics need once decoded: names resolved through the string table, the index by name,
+ * the device. keys and tmp have room for a->n_metrics each. */
+static int finish_metrics(NcuReport *r, NcuAction *a, uint64_t *keys, uint64_t *tmp, NcuReportError *err)
+{
+        NcuMetric *metrics = (NcuMetric *) a->metrics;
+        const NcuMetric *display;
+
+        /* An entry is at most 4 GiB and a metric at least 2 bytes: file order fits the key's low half. */
+        if (a->n_metrics > UINT32_MAX)
+                return ncu_error(err, a->offset, -E2BIG, "more than %" PRIu32 " metrics in a result", UINT32_MAX);
+        for (size_t j = 0; j < a->n_metrics; j++) {
+                if (metrics[j].name_id >= r->n_strings)
+                        return ncu_error(err, a->offset, -EBADMSG,
+                                        "result %zu: metric %zu has NameId %" PRIu32
+                                        " outside the string table (%zu strings)",
+                                        a->index, j, metrics[j].name_id, r->n_strings);
+                metrics[j].name = r->strings[metrics[j].name_id];
+        }
+        if (a->n_metrics == 0)
+                return 0;
+        if (!r->string_ranks) {
+                r->string_ranks = string_ranks(r);
+                if (!r->string_ranks)
+                        return ncu_error(err, a->offset, -ENOMEM, "out of memory");
+                r->memory += MAX(r->n_strings, (size_t) 1) * sizeof(uint32_t);
+        }
+        if (index_metrics_by_name(a, r->string_ranks, (uint32_t) r->n_strings, keys, tmp) < 0)
+                return ncu_error(err, a->offset, -ENOMEM, "out of memory");
+
+        display = ncu_action_metric_by_name(a, "device__attribute_display_name");
+        if (display && display->value.kind == NCU_VALUE_STRING) {
+                a->device_name = display->value.s;
+                for (size_t j = 0; j < r->session.n_devices; j++)
+                        if (streq_ptr(r->session.devices[j].name, a->device_name)) {
+                                a->device_index = (int) j;
+                                break;
+                        }
+        }
+        return 0;
+}
+
 static int finish_actions(Loader *l)
 {
         NcuReport *r = l->r;
-        _cleanup_free_ uint32_t *rank = NULL;
         _cleanup_free_ uint64_t *keys = NULL, *tmp = NULL;
         size_t max_metrics = 0;
+        int k;
 
         for (size_t i = 0; i < r->n_actions; i++)
                 max_metrics = MAX(max_metrics, r->actions[i]->n_metrics);
-        /* An entry is at most 4 GiB and a metric at least 2 bytes: file order fits the key's low half. */
-        if (max_metrics > UINT32_MAX)
-                return ncu_error(l->err, 0, -E2BIG, "more than %" PRIu32 " metrics in a result", UINT32_MAX);
-        rank = string_ranks(r);
         keys = reallocarray(NULL, MAX(max_metrics, (size_t) 1), sizeof(uint64_t));
         tmp = reallocarray(NULL, MAX(max_metrics, (size_t) 1), sizeof(uint64_t));
-        if (!rank || !keys || !tmp)
+        if (!keys || !tmp)
                 return oom(l, 0);
-        l->index_scratch = MAX(r->n_strings, (size_t) 1) * sizeof(uint32_t) +
-                        2 * MAX(max_metrics, (size_t) 1) * sizeof(uint64_t);
+        l->index_scratch = 2 * MAX(max_metrics, (size_t) 1) * sizeof(uint64_t);
 
         for (size_t i = 0; i < r->n_actions; i++) {
                 NcuAction *a = r->actions[i];
-                NcuMetric *metrics = (NcuMetric *) a->metrics;
-                const NcuMetric *display;
 
-                for (size_t j = 0; j < a->n_metrics; j++) {
-                        if (metrics[j].name_id >= r->n_strings)
-                                return ncu_error(l->err, a->offset, -EBADMSG,
-                                                "result %zu: metric %zu has NameId %" PRIu32
-                                                " outside the string table (%zu strings)",
-                                                i, j, metrics[j].name_id, r->n_strings);
-                        metrics[j].name = r->strings[metrics[j].name_id];
-                }
-                if (a->n_metrics > 0 && index_metrics_by_name(a, rank, (uint32_t) r->n_strings, keys, tmp) < 0)
-                        return oom(l, a->offset);
                 if (a->has_source_reference)
                         for (size_t j = 0; j < r->n_sources; j++)
                                 if (r->sources[j].has_reference && r->sources[j].reference == a->source_reference) {
                                         a->source = &r->sources[j];
                                         break;
                                 }
-                display = ncu_action_metric_by_name(a, "device__attribute_display_name");
-                if (display && display->value.kind == NCU_VALUE_STRING) {
-                        a->device_name = display->value.s;
-                        for (size_t j = 0; j < r->session.n_devices; j++)
-                                if (streq_ptr(r->session.devices[j].name, a->device_name)) {
-                                        a->device_index = (int) j;
-                                        break;
-                                }
-                }
+                if (!a->metrics_decoded)
+                        continue;
+                k = finish_metrics(r, a, keys, tmp, l->err);
+                if (k < 0)
+                        return k;
+                r->memory += a->n_metrics * sizeof(NcuMetric *);
         }
 
         {
@@ -1166,31 +1260,108 @@ static int finish_actions(Loader *l)
         return 0;
 }
 
+static int file_identity(int fd, NcuFileIdentity *ret)
+{
+        struct stat st;
+
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        *ret = (NcuFileIdentity){
+                .dev = st.st_dev,
+                .ino = st.st_ino,
+                .size = (uint64_t) st.st_size,
+                .mtime_sec = st.st_mtim.tv_sec,
+                .mtime_nsec = st.st_mtim.tv_nsec,
+        };
+        return 0;
+}
+
+static bool file_unchanged(const NcuReport *r)
+{
+        NcuFileIdentity now;
+
+        return file_identity(r->reread_fd, &now) >= 0 && memcmp(&now, &r->reread_identity, sizeof(now)) == 0;
+}
+
+/* An action's entry read again from the report's file, which must not have changed since the load (it is
+ * checked before and after the read): the load checked its framing, not its metrics, and no other bytes
+ * may stand in for them. */
+static int reread_entry(const NcuReport *r, const NcuAction *a, uint8_t **ret, NcuReportError *err)
+{
+        _cleanup_free_ uint8_t *buf = NULL;
+        size_t done = 0;
+
+        buf = malloc(MAX(a->entry_size, (size_t) 1));
+        if (!buf)
+                return ncu_error(err, a->offset, -ENOMEM, "out of memory");
+        if (!file_unchanged(r))
+                return ncu_error(err, a->offset, -ESTALE, "the report file changed since it was loaded");
+        while (done < a->entry_size) {
+                ssize_t k = pread(r->reread_fd, buf + done, a->entry_size - done,
+                                (off_t) (r->reread_base + a->offset + done));
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return ncu_error(err, a->offset, -errno, "cannot read the report");
+                if (k == 0)
+                        return ncu_error(err, a->offset, -ESTALE, "the report file changed since it was loaded");
+                done += (size_t) k;
+        }
+        if (!file_unchanged(r))
+                return ncu_error(err, a->offset, -ESTALE, "the report file changed since it was loaded");
+        *ret = TAKE_PTR(buf);
+        return 0;
+}
+
 static const NcuContainerCallbacks loader_callbacks = {
         .file_header = on_file_header,
         .block_header = on_block_header,
         .entry = on_entry,
 };
 
-static int load(NcuInput *in, const NcuReportLimits *limits, NcuReport **ret, NcuReportError *err)
+static const NcuContainerCallbacks lazy_loader_callbacks = {
+        .file_header = on_file_header,
+        .block_header = on_block_header,
+        .entry_take = on_entry_take,
+};
+
+static int load(NcuInput *in, const NcuReportLimits *limits, NcuReportLoadFlags flags, NcuReport **ret,
+                NcuReportError *err)
 {
         _cleanup_(ncu_report_freep) NcuReport *r = NULL;
-        Loader l = { .limits = limits, .err = err };
+        Loader l = { .limits = limits, .flags = flags, .err = err };
+        size_t arena_total;
         int k;
 
         r = calloc(1, sizeof(NcuReport));
         if (!r)
                 return ncu_error(err, 0, -ENOMEM, "out of memory");
         arena_init(&r->arena);
-        /* Chunks of at most 64 KiB: a doubling arena may hold twice what a report needs. */
+        /* Chunks of at most 64 KiB: a doubling arena may hold twice what a report needs. For a file of known
+         * size, at most 1/32 of it: the last chunk's unused tail is then small next to the file. */
         r->arena.chunk_max = 64 * 1024;
+        if (in->known_size > 0)
+                r->arena.chunk_max = (size_t) MAX(MIN(in->known_size / 32, (uint64_t) r->arena.chunk_max), 4096);
         l.r = r;
         arena_init(&l.scratch);
         for (size_t kind = 0; kind < _NCU_ENTRY_KIND_MAX; kind++)
                 l.scratch_ratio[kind] = 16;
         l.pb = (ProtobufCAllocator){ .alloc = scratch_alloc, .free = scratch_free, .allocator_data = &l.scratch };
 
-        k = ncu_container_read(in, limits, &loader_callbacks, &l, err);
+        r->reread_fd = -EBADF;
+        if (flags & NCU_REPORT_LAZY_METRICS && in->fd >= 0 && in->file_base >= 0) {
+                r->reread_fd = fcntl(in->fd, F_DUPFD_CLOEXEC, 3);
+                if (r->reread_fd < 0)
+                        return ncu_error(err, 0, -errno, "cannot duplicate the report's descriptor");
+                if (file_identity(r->reread_fd, &r->reread_identity) < 0)
+                        return ncu_error(err, 0, -errno, "cannot stat the report");
+                r->reread = true;
+                r->reread_base = (uint64_t) in->file_base;
+        }
+        /* A lazy load keeps each result's entry, unless it can read it again from the file. */
+        k = ncu_container_read(in, limits,
+                        flags & NCU_REPORT_LAZY_METRICS && !r->reread ? &lazy_loader_callbacks : &loader_callbacks, &l,
+                        err);
         if (k >= 0 && !l.have_file_header)
                 k = ncu_error(err, 0, -EBADMSG, "no FileHeader");
         if (k >= 0)
@@ -1201,14 +1372,15 @@ static int load(NcuInput *in, const NcuReportLimits *limits, NcuReport **ret, Nc
         arena_done(&l.scratch);
         if (k < 0)
                 return k;
-        k = finish_actions(&l);
+        arena_total = r->arena.total;
+        r->memory = model_memory(&l);
+        k = finish_actions(&l); /* adds the indexes it builds to r->memory */
         if (k < 0)
                 return k;
+        r->memory += r->arena.total - arena_total;
+        r->max_memory = limits->max_memory;
         r->compressed = in->compressed;
         r->size = in->offset;
-        r->memory = model_memory(r, l.n_sources_allocated, l.n_actions_allocated, l.n_strings_allocated);
-        for (size_t i = 0; i < r->n_actions; i++)
-                r->memory += r->actions[i]->n_metrics * sizeof(NcuMetric *);
         /* The indexes by name are built last, beside the whole model. */
         r->peak_memory = MAX(r->peak_memory, r->memory - r->arena.total + r->arena.allocated + l.index_scratch);
         *ret = TAKE_PTR(r);
@@ -1221,7 +1393,8 @@ static void init_error(NcuReportError *err)
                 *err = (NcuReportError){ 0 };
 }
 
-int ncu_report_load_fd(int fd, const NcuReportLimits *limits, NcuReport **ret, NcuReportError *ret_error)
+int ncu_report_load_fd_flags(int fd, const NcuReportLimits *limits, NcuReportLoadFlags flags, NcuReport **ret,
+                NcuReportError *ret_error)
 {
         NcuReportLimits defaults;
         _cleanup_(ncu_input_done) NcuInput in = { .fd = -EBADF };
@@ -1236,11 +1409,16 @@ int ncu_report_load_fd(int fd, const NcuReportLimits *limits, NcuReport **ret, N
         r = ncu_input_init_fd(&in, fd, limits->max_file_size, ret_error);
         if (r < 0)
                 return r;
-        return load(&in, limits, ret, ret_error);
+        return load(&in, limits, flags, ret, ret_error);
 }
 
-int ncu_report_load_buffer(const void *data, size_t size, const NcuReportLimits *limits, NcuReport **ret,
-                NcuReportError *ret_error)
+int ncu_report_load_fd(int fd, const NcuReportLimits *limits, NcuReport **ret, NcuReportError *ret_error)
+{
+        return ncu_report_load_fd_flags(fd, limits, 0, ret, ret_error);
+}
+
+int ncu_report_load_buffer_flags(const void *data, size_t size, const NcuReportLimits *limits, NcuReportLoadFlags flags,
+                NcuReport **ret, NcuReportError *ret_error)
 {
         NcuReportLimits defaults;
         _cleanup_(ncu_input_done) NcuInput in = { .fd = -EBADF };
@@ -1256,7 +1434,104 @@ int ncu_report_load_buffer(const void *data, size_t size, const NcuReportLimits 
         r = ncu_input_init_buffer_maybe_compressed(&in, data ? data : "", size, limits->max_file_size, ret_error);
         if (r < 0)
                 return r;
-        return load(&in, limits, ret, ret_error);
+        return load(&in, limits, flags, ret, ret_error);
+}
+
+int ncu_report_load_buffer(const void *data, size_t size, const NcuReportLimits *limits, NcuReport **ret,
+                NcuReportError *ret_error)
+{
+        return ncu_report_load_buffer_flags(data, size, limits, 0, ret, ret_error);
+}
+
+/* Undoes a failed decode, keeping its error for the next call. */
+static int decode_failed(NcuReport *r, NcuAction *a, const NcuReportError *err, int k)
+{
+        if (a->metrics_by_name)
+                r->memory -= a->n_metrics * sizeof(NcuMetric *);
+        a->metrics = NULL;
+        a->n_metrics = 0;
+        a->metrics_by_name = mfree(a->metrics_by_name);
+        a->n_unique_metrics = 0;
+        a->device_name = NULL;
+        a->device_index = -1;
+        a->metrics_errno = k;
+        a->metrics_error = malloc(sizeof(NcuReportError)); /* without it, the next call says ENOMEM */
+        if (a->metrics_error)
+                *a->metrics_error = *err;
+        return k;
+}
+
+int ncu_action_decode_metrics(NcuReport *r, NcuAction *a, NcuReportError *ret_error)
+{
+        NcuReportError unused;
+        _cleanup_free_ uint64_t *keys = NULL, *tmp = NULL;
+        _cleanup_free_ uint8_t *reread = NULL;
+        const uint8_t *entry;
+        size_t arena_total, entry_size;
+        NcuMetric *metrics;
+        int k;
+
+        assert(r && a);
+        if (!ret_error)
+                ret_error = &unused;
+        if (a->metrics_decoded)
+                return 0;
+        if (a->metrics_error) {
+                *ret_error = *a->metrics_error;
+                return a->metrics_errno;
+        }
+        if (!a->entry && !r->reread) /* a failed decode whose error was lost */
+                return ncu_error(ret_error, a->offset, -ENOMEM, "out of memory");
+        entry = a->entry;
+        if (!entry) {
+                k = reread_entry(r, a, &reread, ret_error);
+                if (k < 0)
+                        return decode_failed(r, a, ret_error, k);
+                entry = reread;
+        }
+
+        arena_total = r->arena.total;
+        entry_size = a->entry ? a->entry_size : 0; /* what r->memory counts */
+        k = ncu_metrics_decode(&r->arena, entry, a->entry_size, a->metrics_field, a->n_metrics_framed, &metrics);
+        if (k < 0)
+                k = metrics_error(ret_error, k, a->offset, a->block, a->metrics_what);
+        else {
+                a->metrics = metrics;
+                a->n_metrics = a->n_metrics_framed;
+                keys = reallocarray(NULL, MAX(a->n_metrics, (size_t) 1), sizeof(uint64_t));
+                tmp = reallocarray(NULL, MAX(a->n_metrics, (size_t) 1), sizeof(uint64_t));
+                k = keys && tmp ? finish_metrics(r, a, keys, tmp, ret_error)
+                                : ncu_error(ret_error, a->offset, -ENOMEM, "out of memory");
+        }
+        /* What the decode took from the arena stays there, even when it failed. */
+        r->memory += r->arena.total - arena_total;
+        if (a->metrics_by_name)
+                r->memory += a->n_metrics * sizeof(NcuMetric *);
+        r->peak_memory = MAX(r->peak_memory,
+                        r->memory - r->arena.total + r->arena.allocated +
+                                        2 * MAX(a->n_metrics, (size_t) 1) * sizeof(uint64_t) +
+                                        (reread ? a->entry_size : 0));
+        a->entry = mfree(a->entry);
+        a->entry_size = 0;
+        r->memory -= entry_size;
+        if (k >= 0 && r->memory > r->max_memory)
+                k = ncu_error(ret_error, a->offset, -E2BIG, "the model would exceed its limit of %zu bytes",
+                                r->max_memory);
+        if (k < 0)
+                return decode_failed(r, a, ret_error, k);
+        a->metrics_decoded = true;
+        return 0;
+}
+
+int ncu_report_decode_metrics(NcuReport *r, NcuReportError *ret_error)
+{
+        assert(r);
+        for (size_t i = 0; i < r->n_actions; i++) {
+                int k = ncu_action_decode_metrics(r, r->actions[i], ret_error);
+                if (k < 0)
+                        return k;
+        }
+        return 0;
 }
 
 const NcuAction *ncu_report_action(const NcuReport *r, size_t range, size_t action)

@@ -6,7 +6,8 @@
  * session details merged across blocks, the sources, rule results, embedded sections and NVTX state.
  * Container and schema: ../shared/docs/ncu-format.md §1, §2; API surface: §5.
  *
- * Everything a report holds lives in the report's own arena and stays valid until ncu_report_free().
+ * Everything a report holds lives in the report's own arena and stays valid until ncu_report_free(). A
+ * lazy load (NCU_REPORT_LAZY_METRICS) leaves each action's metrics to ncu_action_decode_metrics().
  * Values keep the kind the file stored (no float round-trip). Field names follow the schema's; a
  * "has_" flag marks an optional scalar the file may leave unset. This header is the stable interface:
  * fields are added, never renamed. */
@@ -17,6 +18,13 @@
 
 #include "arena.h"
 #include "macro.h"
+
+/* Why a load failed: the byte offset (in the uncompressed container) where the fault was found and a
+ * sentence without any byte of the file in it (safe to show to anyone). */
+typedef struct NcuReportError {
+        uint64_t offset;
+        char message[256];
+} NcuReportError;
 
 /* ProfileMetricValue: five optional fields, no oneof (§1.1). UNKNOWN = none set. */
 typedef enum NcuValueKind {
@@ -316,6 +324,20 @@ typedef struct NcuAction {
 
         const NcuMetric **metrics_by_name; /* sorted by name, for lookup */
         size_t n_unique_metrics;
+
+        /* After a lazy load (NCU_REPORT_LAZY_METRICS), until ncu_action_decode_metrics() succeeds: n_metrics
+         * and n_unique_metrics are 0, device_name is NULL and device_index -1, and the result's entry waits
+         * here as the file has it, or (NULL) in the file, at offset, when the report reads it again. An
+         * eager load decodes every action's metrics before it returns. */
+        bool metrics_decoded;
+        /* A failed decode's negative errno and error (malloc()ed), given again by every later call. */
+        int metrics_errno;
+        NcuReportError *metrics_error;
+        uint8_t *entry; /* malloc()ed, freed once the metrics are decoded */
+        size_t entry_size;
+        uint32_t metrics_field; /* the entry's field number of ProfileMetricResult */
+        size_t n_metrics_framed; /* the metrics ncu_metrics_split() counted */
+        const char *metrics_what; /* the result's message name, for errors */
 } NcuAction;
 
 /* A serial, ordered stream of execution. ncu_report presents a report file as a single range holding every
@@ -386,6 +408,13 @@ typedef struct NcuSessionDetails {
         const uint8_t *profiler_settings;
 } NcuSessionDetails;
 
+/* Enough of a file's fstat() to tell that its bytes changed: every write or truncation sets mtime. (Not
+ * ctime: a rename, chmod or unlink sets it too, and leaves the bytes alone.) */
+typedef struct NcuFileIdentity {
+        uint64_t dev, ino, size;
+        int64_t mtime_sec, mtime_nsec;
+} NcuFileIdentity;
+
 typedef struct NcuReport {
         uint32_t version; /* FileHeader.Version; 7 in every known file */
         bool compressed; /* read from a .ncu-repz (zstd) container */
@@ -408,10 +437,20 @@ typedef struct NcuReport {
         size_t n_graph_results;
 
         Arena arena;
-        size_t memory; /* bytes the model holds (arena and indexes) */
-        /* The most the load held from malloc at once: the model's arena chunks and arrays, the scratch
-         * space entries were unpacked into, and the largest header or entry read. */
+        size_t memory; /* bytes the model holds (arena, indexes and metrics not yet decoded) */
+        /* The most the load (and the metric decodes since) held from malloc at once: the model's arena
+         * chunks and arrays, the scratch space entries were unpacked into, and the largest header or entry
+         * read. */
         size_t peak_memory;
+        size_t max_memory; /* the limit memory stays under, decodes after a lazy load included */
+        /* A lazy load of a regular file keeps no copy of the results: their entries are read again when
+         * their metrics are first needed, from a duplicate of the caller's descriptor. What fstat() said of
+         * the file is kept to refuse (-ESTALE) a file changed since, rather than misread it. */
+        bool reread;
+        int reread_fd;
+        uint64_t reread_base; /* where the container starts in the file */
+        NcuFileIdentity reread_identity;
+        uint32_t *string_ranks; /* every string's rank in strcmp() order, once a metric index needed them */
 } NcuReport;
 
 /* Bounds on what a report may make us allocate. Defaults in ncu_report_limits_default(). */
@@ -427,13 +466,6 @@ typedef struct NcuReportLimits {
 
 void ncu_report_limits_default(NcuReportLimits *ret);
 
-/* Why a load failed: the byte offset (in the uncompressed container) where the fault was found and a
- * sentence without any byte of the file in it (safe to show to anyone). */
-typedef struct NcuReportError {
-        uint64_t offset;
-        char message[256];
-} NcuReportError;
-
 /* Reads a report from fd (a regular file, pipe or socket; read from its current position to EOF), in
  * bounded memory: one header or entry at a time. A zstd frame (.ncu-repz) is detected by its magic and
  * decompressed on the fly. Returns 0, or a negative errno with *ret_error filled: -EBADMSG (corrupt),
@@ -443,6 +475,28 @@ int ncu_report_load_buffer(const void *data, size_t size, const NcuReportLimits 
                 NcuReportError *ret_error);
 NcuReport *ncu_report_free(NcuReport *r);
 DEFINE_TRIVIAL_CLEANUP_FUNC(NcuReport *, ncu_report_free);
+
+typedef enum NcuReportLoadFlags {
+        /* Frame each result's metrics but decode them when the action is first read: metrics are most of a
+         * report (most of an eager load's time and of its model), and a script often reads a few actions
+         * of many. A corrupt metric is then found by ncu_action_decode_metrics(), not the load. From
+         * a regular file (not zstd), results are not even kept: they are read again when decoded. */
+        NCU_REPORT_LAZY_METRICS = 1 << 0,
+} NcuReportLoadFlags;
+
+int ncu_report_load_fd_flags(int fd, const NcuReportLimits *limits, NcuReportLoadFlags flags, NcuReport **ret,
+                NcuReportError *ret_error);
+int ncu_report_load_buffer_flags(const void *data, size_t size, const NcuReportLimits *limits, NcuReportLoadFlags flags,
+                NcuReport **ret, NcuReportError *ret_error);
+
+/* Decodes the metrics of an action of a lazy load (nothing to do after an eager one), with the checks and
+ * errors an eager load has: 0, or -EBADMSG (corrupt; the error names the entry's offset), -E2BIG (the
+ * model would pass limits->max_memory), -ESTALE (the file changed since the load), a read error or
+ * -ENOMEM, each given again by every later call. Not thread-safe: it changes the action and the report's
+ * arena. */
+int ncu_action_decode_metrics(NcuReport *r, NcuAction *a, NcuReportError *ret_error);
+/* Every action's: the first failure. */
+int ncu_report_decode_metrics(NcuReport *r, NcuReportError *ret_error);
 
 /* ncu_report-style queries. */
 const NcuAction *ncu_report_action(const NcuReport *r, size_t range, size_t action);

@@ -3,8 +3,10 @@
  * (the corpus's profile results copied into new blocks after an original report, so they share its
  * string table), the load time (best and median of several loads from an fd, the page cache warm) and
  * memory: the model's own bytes and the most the load held from malloc at once (NcuReport.peak_memory:
- * model, scratch space and the largest record), each also as a multiple of the file's size. Prints figures, asserts
- * nothing.
+ * model, scratch space and the largest record), each also as a multiple of the file's size. Each report
+ * is loaded three ways: eager (every metric decoded by the load), lazy (metrics framed, decoded when an
+ * action is first read: what the Python module does) and lazy then every action decoded (what an export
+ * costs). Prints figures, asserts nothing.
  *
  *   bench-report CORPUS_DIR [N_SYNTHETIC]
  */
@@ -40,7 +42,20 @@ static int compare_u64(const void *a, const void *b)
         return x < y ? -1 : x > y;
 }
 
-static void bench(const char *label, const char *path)
+typedef enum LoadMode {
+        LOAD_EAGER, /* ncu_report_load_fd(): every metric decoded */
+        LOAD_LAZY, /* NCU_REPORT_LAZY_METRICS: metrics framed, decoded on first use */
+        LOAD_LAZY_THEN_ALL, /* the same, then every action's metrics decoded (what an export reads) */
+        _LOAD_MODE_MAX,
+} LoadMode;
+
+static const char *const load_mode_names[_LOAD_MODE_MAX] = {
+        [LOAD_EAGER] = "eager",
+        [LOAD_LAZY] = "lazy",
+        [LOAD_LAZY_THEN_ALL] = "lazy+all",
+};
+
+static void bench(const char *label, const char *path, LoadMode mode)
 {
         uint64_t t[LOADS], size = 0;
         size_t model = 0, peak = 0, results = 0;
@@ -56,7 +71,9 @@ static void bench(const char *label, const char *path)
                         exit(1);
                 }
                 start = bench_now_ns();
-                if (ncu_report_load_fd(fd, NULL, &r, &err) < 0) {
+                if (ncu_report_load_fd_flags(fd, NULL, mode == LOAD_EAGER ? 0 : NCU_REPORT_LAZY_METRICS, &r, &err) <
+                                                0 ||
+                                (mode == LOAD_LAZY_THEN_ALL && ncu_report_decode_metrics(r, &err) < 0)) {
                         fprintf(stderr, "%s: byte %" PRIu64 ": %s\n", path, err.offset, err.message);
                         exit(1);
                 }
@@ -69,9 +86,16 @@ static void bench(const char *label, const char *path)
                 close(fd);
         }
         qsort(t, LOADS, sizeof(uint64_t), compare_u64);
-        printf("%-44s %6zu %10.1f KiB %9.2f ms %9.2f ms %10.1f KiB %5.2fx %10.1f KiB %5.2fx\n", label, results,
-                        (double) size / 1024, (double) t[0] / 1e6, (double) t[LOADS / 2] / 1e6, (double) model / 1024,
-                        (double) model / (double) size, (double) peak / 1024, (double) peak / (double) size);
+        printf("%-44s %-8s %6zu %10.1f KiB %9.2f ms %9.2f ms %10.1f KiB %5.2fx %10.1f KiB %5.2fx\n", label,
+                        load_mode_names[mode], results, (double) size / 1024, (double) t[0] / 1e6,
+                        (double) t[LOADS / 2] / 1e6, (double) model / 1024, (double) model / (double) size,
+                        (double) peak / 1024, (double) peak / (double) size);
+}
+
+static void bench_modes(const char *label, const char *path)
+{
+        for (LoadMode m = 0; m < _LOAD_MODE_MAX; m++)
+                bench(label, path, m);
 }
 
 typedef struct Captured {
@@ -157,13 +181,13 @@ int main(int argc, char *argv[])
         }
         if (argc > 2)
                 n = strtoul(argv[2], NULL, 10);
-        printf("%-44s %6s %14s %12s %12s %14s %6s %14s %6s\n", "report", "kernels", "file", "best", "median", "model",
-                        "xfile", "peak", "xfile");
+        printf("%-44s %-8s %6s %14s %12s %12s %14s %6s %14s %6s\n", "report", "load", "kernels", "file", "best",
+                        "median", "model", "xfile", "peak", "xfile");
         for (size_t i = 0; i < ELEMENTSOF(corpus_names); i++) {
                 char *path;
                 if (asprintf(&path, "%s/reports/%s.ncu-rep", argv[1], corpus_names[i]) < 0)
                         return 1;
-                bench(corpus_names[i], path);
+                bench_modes(corpus_names[i], path);
                 free(path);
         }
         fd = mkstemp(synthetic);
@@ -184,7 +208,7 @@ int main(int argc, char *argv[])
                         return 1;
                 }
                 snprintf(label, sizeof(label), "synthetic: %zu x %.20s results", count, base);
-                bench(label, synthetic);
+                bench_modes(label, synthetic);
                 free(path);
         }
         unlink(synthetic);

@@ -3,6 +3,7 @@
  * range, cmdlist, graph result), the rest is the entry. It is framed into a valid container with a small
  * string table, so every input reaches the entry decoder and the model instead of the framing checks. */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ReportEntry e;
         NcuReport *r = NULL;
         NcuReportError err;
+        bool ok;
 
         if (size < 1)
                 return 0;
@@ -32,13 +34,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         };
         report_build_start(&b, 7);
         report_build_block(&b, &h, &e, 1);
-        if (ncu_report_load_buffer(b.data, b.size, NULL, &r, &err) >= 0) {
+        ok = ncu_report_load_buffer(b.data, b.size, NULL, &r, &err) >= 0;
+        if (ok) {
                 for (size_t i = 0; i < r->n_actions; i++)
                         for (size_t j = 0; j < r->actions[i]->n_metrics; j++)
                                 assert(ncu_action_metric_by_name(r->actions[i], r->actions[i]->metrics[j].name));
                 ncu_report_free(r);
         } else
                 assert(!r && err.message[0]);
+        /* Lazily, every action then decoded: the same verdict. */
+        r = NULL;
+        if (ncu_report_load_buffer_flags(b.data, b.size, NULL, NCU_REPORT_LAZY_METRICS, &r, &err) >= 0) {
+                assert((ncu_report_decode_metrics(r, &err) >= 0) == ok);
+                ncu_report_free(r);
+        } else
+                assert(!r && err.message[0] && !ok);
         report_buffer_done(&b);
         return 0;
 }

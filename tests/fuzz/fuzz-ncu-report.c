@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Fuzz target for the .ncu-rep reader, which parses reports any user hands the daemon: the container
  * (plain or zstd), every entry, the string tables and the session details, under tight limits, then
- * every query of the model. */
+ * every query of the model; and the same bytes loaded lazily, every action then decoded, to the same
+ * verdict. */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -48,6 +50,27 @@ static void walk(const NcuReport *r)
         }
 }
 
+/* The same bytes loaded lazily, then every action decoded: the eager load's verdict. */
+static void check_lazy(const uint8_t *data, size_t size, const NcuReportLimits *limits, bool eager_ok)
+{
+        NcuReport *r = NULL;
+        NcuReportError err;
+        int k;
+
+        k = ncu_report_load_buffer_flags(data, size, limits, NCU_REPORT_LAZY_METRICS, &r, &err);
+        if (k < 0) {
+                assert(!r && err.message[0] && !eager_ok);
+                return;
+        }
+        k = ncu_report_decode_metrics(r, &err);
+        assert((k >= 0) == eager_ok);
+        if (k >= 0)
+                walk(r);
+        else
+                assert(err.message[0]);
+        ncu_report_free(r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         NcuReportLimits limits;
@@ -59,8 +82,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         limits.max_memory = 256u * 1024u * 1024u;
         if (ncu_report_load_buffer(data, size, &limits, &r, &err) < 0) {
                 assert(!r && err.message[0]);
+                check_lazy(data, size, &limits, false);
                 return 0;
         }
+        check_lazy(data, size, &limits, true);
         walk(r);
         /* The document the worker sends the daemon, and the daemon's check of it. */
         {

@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Every corpus report cut at every block and entry boundary (and a few bytes either side), and corrupted at
  * random (a fixed seed per report, so a failure reproduces): each load either fails cleanly, with an
- * error inside the file and a message, or succeeds with a consistent model. Run under ASan in CI, so a
- * read past a buffer or a leak fails here even when the result looks right. */
+ * error inside the file and a message, or succeeds with a consistent model. Each cut or corrupted file is
+ * also loaded lazily, from memory (entries kept) and from a memfd (entries read again), and every action
+ * decoded: the verdict must be the eager load's. Run under ASan in CI, so a read past a buffer or a leak
+ * fails here even when the result looks right. */
 
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include "fd-util.h"
 #include "report-builder.h"
 #include "report-test-util.h"
 #include "report.h"
@@ -22,7 +27,60 @@ static char *read_report(const char *name, gsize *size)
         return data;
 }
 
-/* Loads an exact-size copy (so ASan sees any read past the end); returns the error or 0. */
+static void assert_clean_error(int r, const NcuReportError *err, size_t size)
+{
+        g_assert_cmpuint(err->offset, <=, size);
+        g_assert_cmpuint(strlen(err->message), >, 0);
+        g_assert_true(IN_SET(r, -EBADMSG, -EPROTONOSUPPORT, -E2BIG));
+}
+
+/* The model of a successful load is whole: every name resolved, every lookup works. */
+static void walk(const NcuReport *r)
+{
+        for (size_t i = 0; i < r->n_actions; i++) {
+                const NcuAction *a = r->actions[i];
+                g_assert_true(a->metrics_decoded);
+                for (size_t j = 0; j < a->n_metrics; j++) {
+                        g_assert_nonnull(a->metrics[j].name);
+                        g_assert_nonnull(ncu_action_metric_by_name(a, a->metrics[j].name));
+                }
+        }
+}
+
+/* A lazy load of data, then every action decoded: 0 and a whole model, or a clean error. From a memfd, the
+ * entries are read again when decoded; from memory, kept. */
+static int try_load_lazy(const uint8_t *data, size_t size, bool from_memfd)
+{
+        _cleanup_(ncu_report_freep) NcuReport *r = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        NcuReportError err;
+        int k;
+
+        if (from_memfd) {
+                fd = memfd_create("report", MFD_CLOEXEC);
+                g_assert_cmpint(fd, >=, 0);
+                g_assert_cmpint(write(fd, data, size), ==, (ssize_t) size);
+                g_assert_cmpint(lseek(fd, 0, SEEK_SET), ==, 0);
+                k = ncu_report_load_fd_flags(fd, NULL, NCU_REPORT_LAZY_METRICS, &r, &err);
+        } else
+                k = ncu_report_load_buffer_flags(data, size, NULL, NCU_REPORT_LAZY_METRICS, &r, &err);
+        if (k < 0) {
+                g_assert_null(r);
+                assert_clean_error(k, &err, size);
+                return k;
+        }
+        g_assert_true(r->reread == from_memfd);
+        k = ncu_report_decode_metrics(r, &err);
+        if (k < 0) {
+                assert_clean_error(k, &err, size);
+                return k;
+        }
+        walk(r);
+        return 0;
+}
+
+/* Loads an exact-size copy (so ASan sees any read past the end); returns the error or 0. The lazy loads
+ * must come to the same verdict. */
 static int try_load(const uint8_t *data, size_t size, NcuReport **ret, NcuReportError *err)
 {
         g_autofree uint8_t *copy = g_memdup2(data, MAX(size, (size_t) 1));
@@ -31,23 +89,11 @@ static int try_load(const uint8_t *data, size_t size, NcuReport **ret, NcuReport
         r = ncu_report_load_buffer(copy, size, NULL, ret, err);
         if (r < 0) {
                 g_assert_null(*ret);
-                g_assert_cmpuint(err->offset, <=, size);
-                g_assert_cmpuint(strlen(err->message), >, 0);
-                g_assert_true(IN_SET(r, -EBADMSG, -EPROTONOSUPPORT, -E2BIG));
+                assert_clean_error(r, err, size);
         }
+        g_assert_cmpint(try_load_lazy(copy, size, false) >= 0, ==, r >= 0);
+        g_assert_cmpint(try_load_lazy(copy, size, true) >= 0, ==, r >= 0);
         return r;
-}
-
-/* The model of a successful load is whole: every name resolved, every lookup works. */
-static void walk(const NcuReport *r)
-{
-        for (size_t i = 0; i < r->n_actions; i++) {
-                const NcuAction *a = r->actions[i];
-                for (size_t j = 0; j < a->n_metrics; j++) {
-                        g_assert_nonnull(a->metrics[j].name);
-                        g_assert_nonnull(ncu_action_metric_by_name(a, a->metrics[j].name));
-                }
-        }
 }
 
 static void test_truncation(gconstpointer p)

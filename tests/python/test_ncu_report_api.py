@@ -50,6 +50,35 @@ class LoadTest(unittest.TestCase):
             f.seek(0)
             self.assertEqual(len(ncu_report.load_report(f)[0]), 1)
 
+    def test_metrics_are_read_when_first_needed(self) -> None:
+        import errno
+        import shutil
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            copy = os.path.join(tmp, "copy.ncu-rep")
+            shutil.copyfile(EXTRAP, copy)
+            ctx = ncu_report.load_report(copy)
+            first = ctx[0][0]["gpu__time_duration.sum"].value()
+            with open(copy, "ab") as f:
+                f.write(b"\0")  # the report changed since the load
+            # Read before the change: still there. Not read yet: refused,
+            # never read from the changed file.
+            self.assertEqual(ctx[0][0]["gpu__time_duration.sum"].value(),
+                             first)
+            for _ in range(2):
+                with self.assertRaises(OSError) as raised:
+                    ctx[0][1].metric_names()
+                self.assertEqual(raised.exception.errno, errno.ESTALE)
+                self.assertIn("changed since it was loaded",
+                              str(raised.exception))
+            # The file's name, gone: the report keeps its descriptor.
+            shutil.copyfile(EXTRAP, copy)
+            ctx = ncu_report.load_report(copy)
+            os.unlink(copy)
+            self.assertEqual(len(ctx[0][5].metric_names()),
+                             len(ncu_report.load_report(EXTRAP)[0][5]
+                                 .metric_names()))
+
     def test_failures(self) -> None:
         with self.assertRaises(FileNotFoundError):
             ncu_report.load_report("/nonexistent/x.ncu-rep")

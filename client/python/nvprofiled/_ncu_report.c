@@ -26,7 +26,7 @@ typedef struct {
 
 typedef struct {
         PyObject_HEAD PyObject *owner; /* the ReportObject */
-        const NcuAction *action;
+        NcuAction *action; /* its metrics decoded on first use: reports are loaded lazily */
 } ActionObject;
 
 typedef struct {
@@ -373,7 +373,7 @@ static PyTypeObject MetricType_ = {
 
 /* ---- Action ------------------------------------------------------------------------------------------ */
 
-static PyObject *action_new(PyObject *owner, const NcuAction *a)
+static PyObject *action_new(PyObject *owner, NcuAction *a)
 {
         ActionObject *o = (ActionObject *) action_class->tp_alloc(action_class, 0);
         if (!o)
@@ -418,10 +418,41 @@ static PyObject *action_workload_type(ActionObject *o, PyObject *unused)
         return PyLong_FromLong(o->action->workload_type);
 }
 
+/* Raises what a load or a decode failed with: ValueError (with the byte offset) for a bad file, OSError for
+ * the rest (a read error, a file changed since the load). */
+static void raise_report_error(int r, const NcuReportError *error)
+{
+        if (r == -EBADMSG || r == -EPROTONOSUPPORT || r == -E2BIG)
+                PyErr_Format(PyExc_ValueError, "byte %llu: %s", (unsigned long long) error->offset, error->message);
+        else if (r == -ESTALE) {
+                PyObject *args = Py_BuildValue("(is)", ESTALE, error->message);
+                if (args) {
+                        PyErr_SetObject(PyExc_OSError, args);
+                        Py_DECREF(args);
+                }
+        } else {
+                errno = -r;
+                PyErr_SetFromErrno(PyExc_OSError);
+        }
+}
+
+/* Decodes the action's metrics if not yet done; false with an exception set when they cannot be. */
+static bool action_metrics_ready(ActionObject *o)
+{
+        NcuReportError error;
+        int r;
+
+        r = ncu_action_decode_metrics(((ReportObject *) o->owner)->report, o->action, &error);
+        if (r >= 0)
+                return true;
+        raise_report_error(r, &error);
+        return false;
+}
+
 static PyObject *action_metric_by_name(ActionObject *o, PyObject *arg)
 {
         const char *name = PyUnicode_AsUTF8(arg);
-        if (!name)
+        if (!name || !action_metrics_ready(o))
                 return NULL;
         const NcuMetric *m = ncu_action_metric_by_name(o->action, name);
         if (!m)
@@ -432,6 +463,8 @@ static PyObject *action_metric_by_name(ActionObject *o, PyObject *arg)
 static PyObject *action_metric_names(ActionObject *o, PyObject *unused)
 {
         const NcuAction *a = o->action;
+        if (!action_metrics_ready(o))
+                return NULL;
         PyObject *t = PyTuple_New((Py_ssize_t) a->n_unique_metrics);
         if (!t)
                 return NULL;
@@ -450,6 +483,8 @@ static PyObject *action_metric_names(ActionObject *o, PyObject *unused)
 static PyObject *action_metric_names_in_file_order(ActionObject *o, PyObject *unused)
 {
         const NcuAction *a = o->action;
+        if (!action_metrics_ready(o))
+                return NULL;
         PyObject *t = PyTuple_New((Py_ssize_t) a->n_metrics);
         if (!t)
                 return NULL;
@@ -744,10 +779,9 @@ static PyObject *report_action(ReportObject *o, PyObject *args)
                 return NULL;
         if (range < 0 || action < 0)
                 Py_RETURN_NONE;
-        const NcuAction *a = ncu_report_action(o->report, (size_t) range, (size_t) action);
-        if (!a)
+        if ((size_t) range >= o->report->n_ranges || (size_t) action >= o->report->ranges[range].n_actions)
                 Py_RETURN_NONE;
-        return action_new((PyObject *) o, a);
+        return action_new((PyObject *) o, o->report->ranges[range].actions[action]);
 }
 
 static char **strings_from_sequence(PyObject *seq, size_t *ret_n)
@@ -848,7 +882,9 @@ static PyTypeObject ReportType = {
 /* ---- Module ------------------------------------------------------------------------------------------ */
 
 /* load(fd, cls): reads the report from fd (not closed) and returns it as an instance of cls, a subclass of
- * Report. Errors: OSError for a read error, ValueError (with the byte offset) for a bad file. */
+ * Report. Errors: OSError for a read error, ValueError (with the byte offset) for a bad file. An action's
+ * metrics are decoded when first read, from the file again when it is a regular one (the report keeps a
+ * duplicate of fd): that read may raise the same errors, and OSError(ESTALE) when the file changed since. */
 static PyObject *module_load(PyObject *self, PyObject *args)
 {
         int fd;
@@ -862,16 +898,10 @@ static PyObject *module_load(PyObject *self, PyObject *args)
         NcuReport *report = NULL;
         NcuReportError error = { 0 };
         int r;
-        Py_BEGIN_ALLOW_THREADS r = ncu_report_load_fd(fd, NULL, &report, &error);
+        Py_BEGIN_ALLOW_THREADS r = ncu_report_load_fd_flags(fd, NULL, NCU_REPORT_LAZY_METRICS, &report, &error);
         Py_END_ALLOW_THREADS if (r < 0)
         {
-                if (r == -EBADMSG || r == -EPROTONOSUPPORT || r == -E2BIG)
-                        PyErr_Format(PyExc_ValueError, "byte %llu: %s", (unsigned long long) error.offset,
-                                        error.message);
-                else {
-                        errno = -r;
-                        PyErr_SetFromErrno(PyExc_OSError);
-                }
+                raise_report_error(r, &error);
                 return NULL;
         }
         ReportObject *o = (ReportObject *) cls->tp_alloc(cls, 0);
