@@ -2,14 +2,15 @@
 /* Nsight Compute reports over D-Bus: Manager.LoadReport(h fd) hands the caller's descriptor to the
  * confined worker (daemon/nsight/report-job.h) and, once its model is back and checked, answers with an
  * object BUS_REPORT_PREFIX/<id> that only the caller (its unique name) can see or call. The object goes
- * when the caller calls Close or leaves the bus. Each uid may hold REPORTS_PER_UID_MAX reports and
- * REPORT_BYTES_PER_UID_MAX bytes of models (loading ones count), within REPORT_BYTES_TOTAL_MAX for all:
- * the daemon's unit caps its memory at 128 MiB. Each report keeps a duplicate of the caller's descriptor
- * (one per report, so REPORTS_PER_UID_MAX bounds them too): the CSV exports (ExportRaw, ExportDetails) run
- * the same confined worker over it again, one at a time per report: the duplicate shares the caller's
- * file offset, so two workers reading it at once would read each other's bytes (a Diff holds its
- * baseline too). Each reserves twice the bytes its output may take (at most REPORT_OUTPUT_BYTES_MAX) in
- * the same per-uid and total accounts until it is answered. */
+ * when the caller calls Close or leaves the bus. The model is kept as the worker's text, one action
+ * parsed at a time (report-document.h). Each uid may hold REPORTS_PER_UID_MAX reports and
+ * REPORT_BYTES_PER_UID_MAX bytes of models (a loading one holds what is left of both), within
+ * REPORT_BYTES_TOTAL_MAX for all: the daemon's unit caps its memory at 128 MiB. Each report keeps a duplicate of the
+ * caller's descriptor (one per report, so REPORTS_PER_UID_MAX bounds them too): the CSV exports (ExportRaw,
+ * ExportDetails) run the same confined worker over it again, one at a time per report: the duplicate shares the
+ * caller's file offset, so two workers reading it at once would read each other's bytes (a Diff holds its baseline
+ * too). Each reserves twice the bytes its output may take (at most REPORT_OUTPUT_BYTES_MAX) in the same per-uid and
+ * total accounts until it is answered. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -20,8 +21,10 @@
 
 #include "bus-report.h"
 #include "fd-util.h"
+#include "json-util.h"
 #include "log.h"
 #include "report-diff.h"
+#include "report-document.h"
 #include "report-job.h"
 #include "report-json.h"
 #include "report-worker.h"
@@ -30,9 +33,10 @@
 #define REPORTS_PER_UID_MAX 16u
 #define REPORT_BYTES_PER_UID_MAX ((size_t) 64u * 1024u * 1024u)
 #define REPORT_BYTES_TOTAL_MAX ((size_t) 96u * 1024u * 1024u)
-/* What a model costs the daemon per byte of its JSON text: json-c's tree measured 10 to 16 times the
- * text over the corpus reports, and the text itself is kept for ExportJson. */
-#define REPORT_BYTES_PER_JSON_BYTE 17u
+/* The worker's text may take two thirds of what is left: it is read whole and kept, its lines parsed
+ * one at a time, and the model must then fit in what is left (report-document.h counts the text, what
+ * is kept of each action and room for the largest action's tree). */
+#define REPORT_TEXT_SHARE(left) ((left) / 3 * 2)
 #define REPORT_WORKER_TIMEOUT_USEC (60ull * 1000000ull)
 /* One output's bytes (an export or a diff): a larger one is LimitsExceeded (--local makes it). Its
  * reservation is twice that (read, then in its memfd). */
@@ -50,8 +54,7 @@ struct BusReport {
         char *owner; /* the caller's unique name */
         uid_t uid;
         size_t bytes; /* reserved while loading, then the model's size */
-        struct json_object *doc; /* NULL while loading */
-        char *text; /* the document as JSON text, for ExportJson */
+        NcuReportDocument *document; /* NULL while loading */
         NcuReportJob *job;
         sd_bus_message *pending; /* the LoadReport call, until answered */
         sd_bus_track *track;
@@ -118,8 +121,7 @@ static BusReport *bus_report_free(BusReport *r)
         ncu_report_job_free(r->job);
         sd_bus_message_unref(r->pending);
         sd_bus_track_unref(r->track);
-        json_object_put(r->doc);
-        free(r->text);
+        ncu_report_document_free(r->document);
         free(r->owner);
         return mfree(r);
 }
@@ -161,7 +163,7 @@ static BusReport *find_for_caller(BusContext *c, sd_bus *bus, const char *path)
         if (errno != 0 || *end)
                 return NULL;
         for (BusReport *r = c->reports; r; r = r->next)
-                if (r->id == id && r->doc && streq(r->owner, sender))
+                if (r->id == id && r->document && streq(r->owner, sender))
                         return r;
         return NULL;
 }
@@ -188,7 +190,7 @@ int bus_report_enumerator(sd_bus *bus, const char *prefix, void *userdata, char 
         for (BusReport *p = c->reports; p && sender; p = p->next) {
                 char *path;
 
-                if (!p->doc || !streq(p->owner, sender))
+                if (!p->document || !streq(p->owner, sender))
                         continue;
                 r = report_path(p, &path);
                 if (r < 0)
@@ -254,13 +256,13 @@ static size_t total_bytes(BusContext *c)
         return bytes;
 }
 
-static void on_job_done(NcuReportJob *job, int error, struct json_object *doc, const char *message, void *userdata)
+static void on_job_done(NcuReportJob *job, int error, NcuReportDocument *doc, const char *message, void *userdata)
 {
         BusReport *r = userdata;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = TAKE_PTR(r->pending);
+        _cleanup_(ncu_report_document_freep) NcuReportDocument *d = doc;
         _cleanup_free_ char *path = NULL;
-        const char *text;
-        size_t n;
+        size_t reserved = r->bytes;
 
         r->job = ncu_report_job_free(r->job);
         if (error < 0) {
@@ -269,16 +271,20 @@ static void on_job_done(NcuReportJob *job, int error, struct json_object *doc, c
                 bus_report_free(r);
                 return;
         }
-        text = json_object_to_json_string_length(doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
-        r->text = text ? strndup(text, n) : NULL;
-        if (!r->text || report_path(r, &path) < 0) {
+        /* The reservation was what was left of the caller's share: the model must fit in it. */
+        if (ncu_report_document_memory(d) > reserved) {
+                (void) reply_job_error(
+                                call, -E2BIG, "the report's model is larger than what is left of the memory allowed");
+                bus_report_free(r);
+                return;
+        }
+        if (report_path(r, &path) < 0) {
                 (void) sd_bus_reply_method_errorf(call, SD_BUS_ERROR_NO_MEMORY, "Out of memory");
                 bus_report_free(r);
                 return;
         }
-        r->doc = json_object_get(doc);
-        /* The reservation becomes what the model takes: its text and json-c's tree. */
-        r->bytes = REPORT_BYTES_PER_JSON_BYTE * n;
+        r->bytes = ncu_report_document_memory(d);
+        r->document = TAKE_PTR(d);
         (void) sd_bus_reply_method_return(call, "o", path);
 }
 
@@ -307,9 +313,8 @@ int bus_method_load_report(sd_bus_message *m, void *userdata, sd_bus_error *erro
         if (used >= REPORT_BYTES_PER_UID_MAX || total >= REPORT_BYTES_TOTAL_MAX)
                 return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED,
                                 "Limit exceeded: the reports loaded take all the memory allowed");
-        /* The model's text may use what is left of the caller's share, counted with its tree. */
-        limits.max_output = MIN(REPORT_BYTES_PER_UID_MAX - used, REPORT_BYTES_TOTAL_MAX - total) /
-                        REPORT_BYTES_PER_JSON_BYTE;
+        /* The model may use what is left of the caller's share; its text, part of it. */
+        limits.max_output = REPORT_TEXT_SHARE(MIN(REPORT_BYTES_PER_UID_MAX - used, REPORT_BYTES_TOTAL_MAX - total));
 
         r = calloc(1, sizeof(BusReport));
         if (!r)
@@ -318,7 +323,7 @@ int bus_method_load_report(sd_bus_message *m, void *userdata, sd_bus_error *erro
         r->fd = -EBADF;
         r->id = ++c->last_report_id;
         r->uid = uid;
-        r->bytes = REPORT_BYTES_PER_JSON_BYTE * limits.max_output;
+        r->bytes = MIN(REPORT_BYTES_PER_UID_MAX - used, REPORT_BYTES_TOTAL_MAX - total);
         r->next = c->reports;
         if (c->reports)
                 c->reports->prev = r;
@@ -355,19 +360,21 @@ static struct json_object *get(struct json_object *o, const char *key)
 
 static struct json_object *report_action(BusReport *r, uint32_t range, uint32_t action, sd_bus_error *error)
 {
-        struct json_object *ranges = get(r->doc, "ranges"), *actions;
+        struct json_object *a;
 
-        if (range >= json_object_array_length(ranges)) {
+        if (range >= ncu_report_document_n_ranges(r->document)) {
                 sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "No range %" PRIu32, range);
                 return NULL;
         }
-        actions = get(json_object_array_get_idx(ranges, range), "actions");
-        if (action >= json_object_array_length(actions)) {
+        if (action >= ncu_report_document_n_actions(r->document, range)) {
                 sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "No action %" PRIu32 " in range %" PRIu32, action,
                                 range);
                 return NULL;
         }
-        return json_object_array_get_idx(actions, action);
+        a = ncu_report_document_action(r->document, range, action);
+        if (!a)
+                sd_bus_error_set_errno(error, ENOMEM);
+        return a;
 }
 
 /* Closes the reply's outer array and sends it, unless building it failed (k < 0). */
@@ -402,57 +409,38 @@ static int method_close(sd_bus_message *m, void *userdata, sd_bus_error *error)
 static int method_get_info(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         BusReport *r = userdata;
-        struct json_object *report = get(r->doc, "report");
+        struct json_object *report = get(ncu_report_document_header(r->document), "report");
         const char *version = json_object_get_string(get(report, "ncu_version"));
 
         return sd_bus_reply_method_return(m, "suut", strempty(version),
                         (uint32_t) json_object_get_int(get(report, "format_version")),
-                        (uint32_t) json_object_array_length(get(r->doc, "ranges")),
+                        (uint32_t) ncu_report_document_n_ranges(r->document),
                         json_object_get_uint64(get(report, "size")));
-}
-
-static int append_uint3(sd_bus_message *reply, struct json_object *a)
-{
-        return sd_bus_message_append(reply, "(ttt)", json_object_get_uint64(json_object_array_get_idx(a, 0)),
-                        json_object_get_uint64(json_object_array_get_idx(a, 1)),
-                        json_object_get_uint64(json_object_array_get_idx(a, 2)));
 }
 
 static int method_list_actions(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         BusReport *r = userdata;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        struct json_object *ranges = get(r->doc, "ranges"), *actions;
         uint32_t range;
+        size_t n;
         int k;
 
         k = sd_bus_message_read(m, "u", &range);
         if (k < 0)
                 return k;
-        if (range >= json_object_array_length(ranges))
+        if (range >= ncu_report_document_n_ranges(r->document))
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "No range %" PRIu32, range);
-        actions = get(json_object_array_get_idx(ranges, range), "actions");
+        n = ncu_report_document_n_actions(r->document, range);
         k = sd_bus_message_new_method_return(m, &reply);
         if (k >= 0)
                 k = sd_bus_message_open_container(reply, 'a', "(ussss(ttt)(ttt)d)");
-        for (size_t i = 0; k >= 0 && i < json_object_array_length(actions); i++) {
-                struct json_object *a = json_object_array_get_idx(actions, i), *d = get(a, "duration_ns");
+        for (size_t i = 0; k >= 0 && i < n; i++) {
+                const NcuDocumentAction *a = ncu_report_document_action_info(r->document, range, i);
 
-                k = sd_bus_message_open_container(reply, 'r', "ussss(ttt)(ttt)d");
-                if (k >= 0)
-                        k = sd_bus_message_append(reply, "ussss", (uint32_t) i,
-                                        strempty(json_object_get_string(get(a, "workload_type"))),
-                                        strempty(json_object_get_string(get(a, "name"))),
-                                        strempty(json_object_get_string(get(a, "demangled"))),
-                                        strempty(json_object_get_string(get(a, "mangled"))));
-                if (k >= 0)
-                        k = append_uint3(reply, get(a, "grid"));
-                if (k >= 0)
-                        k = append_uint3(reply, get(a, "block"));
-                if (k >= 0)
-                        k = sd_bus_message_append(reply, "d", d ? json_object_get_double(d) : -1.0);
-                if (k >= 0)
-                        k = sd_bus_message_close_container(reply);
+                k = sd_bus_message_append(reply, "(ussss(ttt)(ttt)d)", (uint32_t) i, a->workload_type, a->name,
+                                a->demangled, a->mangled, a->grid[0], a->grid[1], a->grid[2], a->block[0], a->block[1],
+                                a->block[2], a->duration_ns);
         }
         return close_and_send(reply, k);
 }
@@ -470,9 +458,9 @@ static int method_get_metric_names(sd_bus_message *m, void *userdata, sd_bus_err
         k = sd_bus_message_new_method_return(m, &reply);
         if (k >= 0)
                 k = sd_bus_message_open_container(reply, 'a', "s");
-        for (size_t i = 0; k >= 0 && i < json_object_array_length(metrics); i++)
-                k = sd_bus_message_append(reply, "s",
-                                strempty(json_object_get_string(get(json_object_array_get_idx(metrics, i), "name"))));
+        for (size_t i = 0; k >= 0 && i < json_array_length(metrics); i++)
+                k = sd_bus_message_append(
+                                reply, "s", strempty(json_object_get_string(get(json_array_get(metrics, i), "name"))));
         return close_and_send(reply, k);
 }
 
@@ -519,9 +507,9 @@ static int method_get_metric(sd_bus_message *m, void *userdata, sd_bus_error *er
                 return -EINVAL;
         metrics = get(a, "metrics");
         /* The first of a name, as ncu_report's metric_by_name. */
-        for (size_t i = 0; !metric && i < json_object_array_length(metrics); i++)
-                if (streq_ptr(json_object_get_string(get(json_object_array_get_idx(metrics, i), "name")), name))
-                        metric = json_object_array_get_idx(metrics, i);
+        for (size_t i = 0; !metric && i < json_array_length(metrics); i++)
+                if (streq_ptr(json_object_get_string(get(json_array_get(metrics, i), "name")), name))
+                        metric = json_array_get(metrics, i);
         if (!metric)
                 return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_METRIC, "No metric of that name");
 
@@ -538,17 +526,17 @@ static int method_get_metric(sd_bus_message *m, void *userdata, sd_bus_error *er
                                 get(metric, "value"));
         if (k >= 0)
                 k = sd_bus_message_open_container(reply, 'a', "(vv)");
-        for (size_t i = 0; k >= 0 && inst && i < json_object_array_length(inst); i++) {
-                struct json_object *pair = json_object_array_get_idx(inst, i);
-                bool spelled = json_object_array_length(pair) == 4;
-                const char *ik = spelled ? json_object_get_string(json_object_array_get_idx(pair, 3)) : ikind;
-                const char *ck = spelled ? json_object_get_string(json_object_array_get_idx(pair, 2)) : ckind;
+        for (size_t i = 0; k >= 0 && inst && i < json_array_length(inst); i++) {
+                struct json_object *pair = json_array_get(inst, i);
+                bool spelled = json_array_length(pair) == 4;
+                const char *ik = spelled ? json_object_get_string(json_array_get(pair, 3)) : ikind;
+                const char *ck = spelled ? json_object_get_string(json_array_get(pair, 2)) : ckind;
 
                 k = sd_bus_message_open_container(reply, 'r', "vv");
                 if (k >= 0)
-                        k = append_value(reply, ck, json_object_array_get_idx(pair, 0));
+                        k = append_value(reply, ck, json_array_get(pair, 0));
                 if (k >= 0)
-                        k = append_value(reply, ik, json_object_array_get_idx(pair, 1));
+                        k = append_value(reply, ik, json_array_get(pair, 1));
                 if (k >= 0)
                         k = sd_bus_message_close_container(reply);
         }
@@ -583,8 +571,8 @@ static int append_rule_result(sd_bus_message *reply, struct json_object *rr, boo
                                 str_member(rr, "section"));
         if (k >= 0)
                 k = sd_bus_message_open_container(reply, 'a', full ? "(isss)" : "(sss)");
-        for (size_t j = 0; k >= 0 && j < json_object_array_length(msgs); j++) {
-                struct json_object *x = json_object_array_get_idx(msgs, j);
+        for (size_t j = 0; k >= 0 && j < json_array_length(msgs); j++) {
+                struct json_object *x = json_array_get(msgs, j);
                 if (full)
                         k = sd_bus_message_append(reply, "(isss)", id_member(x, "id"), str_member(x, "type"),
                                         str_member(x, "title"), str_member(x, "text"));
@@ -596,16 +584,16 @@ static int append_rule_result(sd_bus_message *reply, struct json_object *rr, boo
                 k = sd_bus_message_close_container(reply);
         if (k >= 0)
                 k = sd_bus_message_open_container(reply, 'a', "(sd)");
-        for (size_t j = 0; k >= 0 && j < json_object_array_length(speedups); j++) {
-                struct json_object *x = json_object_array_get_idx(speedups, j);
+        for (size_t j = 0; k >= 0 && j < json_array_length(speedups); j++) {
+                struct json_object *x = json_array_get(speedups, j);
                 k = sd_bus_message_append(reply, "(sd)", str_member(x, "type"), json_double(get(x, "value")));
         }
         if (k >= 0)
                 k = sd_bus_message_close_container(reply);
         if (k >= 0 && full)
                 k = sd_bus_message_open_container(reply, 'a', "(isdts)");
-        for (size_t j = 0; k >= 0 && full && j < json_object_array_length(focus); j++) {
-                struct json_object *x = json_object_array_get_idx(focus, j);
+        for (size_t j = 0; k >= 0 && full && j < json_array_length(focus); j++) {
+                struct json_object *x = json_array_get(focus, j);
                 k = sd_bus_message_append(reply, "(isdts)", id_member(x, "message_id"), str_member(x, "metric"),
                                 json_double(get(x, "value")), json_object_get_uint64(get(x, "severity")),
                                 str_member(x, "info"));
@@ -614,8 +602,8 @@ static int append_rule_result(sd_bus_message *reply, struct json_object *rr, boo
                 k = sd_bus_message_close_container(reply);
         if (k >= 0 && full)
                 k = sd_bus_message_open_container(reply, 'a', "(ssttss)");
-        for (size_t j = 0; k >= 0 && full && j < json_object_array_length(markers); j++) {
-                struct json_object *x = json_object_array_get_idx(markers, j);
+        for (size_t j = 0; k >= 0 && full && j < json_array_length(markers); j++) {
+                struct json_object *x = json_array_get(markers, j);
                 k = sd_bus_message_append(reply, "(ssttss)", str_member(x, "kind"), str_member(x, "file"),
                                 json_object_get_uint64(get(x, "address")), json_object_get_uint64(get(x, "line")),
                                 str_member(x, "type"), str_member(x, "text"));
@@ -640,8 +628,8 @@ static int reply_rule_results(sd_bus_message *m, BusReport *r, bool full, sd_bus
         k = sd_bus_message_new_method_return(m, &reply);
         if (k >= 0)
                 k = sd_bus_message_open_container(reply, 'a', full ? "(" RULE_RESULT_FULL ")" : "(" RULE_RESULT ")");
-        for (size_t i = 0; k >= 0 && i < json_object_array_length(rules); i++)
-                k = append_rule_result(reply, json_object_array_get_idx(rules, i), full);
+        for (size_t i = 0; k >= 0 && i < json_array_length(rules); i++)
+                k = append_rule_result(reply, json_array_get(rules, i), full);
         return close_and_send(reply, k);
 }
 
@@ -662,7 +650,7 @@ static int method_get_source_files(sd_bus_message *m, void *userdata, sd_bus_err
         BusReport *r = userdata;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_strv_free_ char **seen = NULL;
-        struct json_object *a, *sources = get(r->doc, "sources"), *ref;
+        struct json_object *a, *sources = get(ncu_report_document_header(r->document), "sources"), *ref;
         int k;
 
         k = read_action(m, userdata, error, &a);
@@ -672,14 +660,14 @@ static int method_get_source_files(sd_bus_message *m, void *userdata, sd_bus_err
         k = sd_bus_message_new_method_return(m, &reply);
         if (k >= 0)
                 k = sd_bus_message_open_container(reply, 'a', "(ss)");
-        for (size_t i = 0; k >= 0 && ref && i < json_object_array_length(sources); i++) {
-                struct json_object *src = json_object_array_get_idx(sources, i), *files = get(src, "files");
+        for (size_t i = 0; k >= 0 && ref && i < json_array_length(sources); i++) {
+                struct json_object *src = json_array_get(sources, i), *files = get(src, "files");
 
                 if (!get(src, "reference") ||
                                 json_object_get_uint64(get(src, "reference")) != json_object_get_uint64(ref))
                         continue;
-                for (size_t j = 0; k >= 0 && j < json_object_array_length(files); j++) {
-                        struct json_object *f = json_object_array_get_idx(files, j);
+                for (size_t j = 0; k >= 0 && j < json_array_length(files); j++) {
+                        struct json_object *f = json_array_get(files, j);
                         const char *name = get(f, "name") ? json_object_get_string(get(f, "name")) : NULL;
 
                         if (!name || strv_contains(seen, name))
@@ -694,53 +682,6 @@ static int method_get_source_files(sd_bus_message *m, void *userdata, sd_bus_err
 
 #define NVTX_EXPRESSIONS_MAX 64
 
-/* The NVTX state of an action, rebuilt from the document's "nvtx" into arena: names are all the
- * selector needs. NULL when the action has none. */
-static const NcuNvtxState *nvtx_from_json(Arena *arena, struct json_object *nvtx)
-{
-        struct json_object *domains = get(nvtx, "domains"), *dd;
-        NcuNvtxState *st;
-        NcuNvtxDomain *d;
-        size_t n;
-
-        if (!nvtx)
-                return NULL;
-        st = arena_alloc(arena, sizeof(NcuNvtxState));
-        n = json_object_array_length(domains);
-        d = arena_alloc_array(arena, MAX(n, (size_t) 1), sizeof(NcuNvtxDomain));
-        if (!st || !d)
-                return NULL;
-        dd = get(nvtx, "default_domain");
-        st->has_default_domain = dd != NULL;
-        st->default_domain = json_object_get_uint64(dd);
-        for (size_t i = 0; i < n; i++) {
-                struct json_object *x = json_object_array_get_idx(domains, i);
-                struct json_object *lists[2] = { get(x, "push_pop"), get(x, "start_end") };
-
-                d[i].id = json_object_get_uint64(get(x, "id"));
-                d[i].name = json_object_get_string(get(x, "name"));
-                for (size_t k = 0; k < 2; k++) {
-                        size_t m = json_object_array_length(lists[k]);
-                        NcuNvtxRange *ranges = arena_alloc_array(arena, MAX(m, (size_t) 1), sizeof(NcuNvtxRange));
-                        if (!ranges)
-                                return NULL;
-                        for (size_t j = 0; j < m; j++)
-                                ranges[j].name = json_object_get_string(
-                                                get(json_object_array_get_idx(lists[k], j), "name"));
-                        if (k == 0) {
-                                d[i].push_pop = ranges;
-                                d[i].n_push_pop = m;
-                        } else {
-                                d[i].start_end = ranges;
-                                d[i].n_start_end = m;
-                        }
-                }
-        }
-        st->domains = d;
-        st->n_domains = n;
-        return st;
-}
-
 static int method_actions_by_nvtx(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         BusReport *r = userdata;
@@ -748,8 +689,7 @@ static int method_actions_by_nvtx(sd_bus_message *m, void *userdata, sd_bus_erro
         _cleanup_strv_free_ char **includes = NULL, **excludes = NULL;
         _cleanup_free_ NcuAction **actions = NULL;
         _cleanup_free_ size_t *selected = NULL;
-        struct json_object *ranges = get(r->doc, "ranges"), *list;
-        _cleanup_(arena_done) Arena arena = { 0 };
+        _cleanup_free_ NcuAction *storage = NULL;
         size_t n;
         uint32_t range;
         int k;
@@ -764,19 +704,17 @@ static int method_actions_by_nvtx(sd_bus_message *m, void *userdata, sd_bus_erro
         if (strv_length(includes) > NVTX_EXPRESSIONS_MAX || strv_length(excludes) > NVTX_EXPRESSIONS_MAX)
                 return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED, "Limit exceeded: at most %d expressions",
                                 NVTX_EXPRESSIONS_MAX);
-        if (range >= json_object_array_length(ranges))
+        if (range >= ncu_report_document_n_ranges(r->document))
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "No range %" PRIu32, range);
-        list = get(json_object_array_get_idx(ranges, range), "actions");
-        n = json_object_array_length(list);
+        /* The selector reads the actions' NVTX state only: the document keeps it. */
+        n = ncu_report_document_n_actions(r->document, range);
         actions = calloc(MAX(n, (size_t) 1), sizeof(NcuAction *));
-        if (!actions)
+        storage = calloc(MAX(n, (size_t) 1), sizeof(NcuAction));
+        if (!actions || !storage)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
-                NcuAction *a = arena_alloc(&arena, sizeof(NcuAction));
-                if (!a)
-                        return -ENOMEM;
-                a->nvtx = nvtx_from_json(&arena, get(json_object_array_get_idx(list, i), "nvtx"));
-                actions[i] = a;
+                storage[i].nvtx = ncu_report_document_action_info(r->document, range, i)->nvtx;
+                actions[i] = &storage[i];
         }
         k = ncu_range_actions_by_nvtx(&(NcuRange){ .n_actions = n, .actions = actions }, includes,
                         strv_length(includes), excludes, strv_length(excludes), &selected);
@@ -793,13 +731,19 @@ static int method_actions_by_nvtx(sd_bus_message *m, void *userdata, sd_bus_erro
         return close_and_send(reply, k);
 }
 
+static int write_document(FILE *f, void *userdata)
+{
+        return ncu_report_document_write(userdata, f);
+}
+
 static int method_export_json(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         BusReport *r = userdata;
         _cleanup_close_ int fd = -EBADF;
 
-        /* The caller gets a read-only view it cannot change under anyone. */
-        fd = ncu_memfd_new_sealed("nvprofiled-report.json", r->text, strlen(r->text));
+        /* The whole document, assembled from the kept text straight into a memfd, which the caller gets as
+         * a read-only view it cannot change under anyone. */
+        fd = ncu_memfd_new_sealed_with("nvprofiled-report.json", write_document, r->document);
         if (fd < 0)
                 return fd;
         return sd_bus_reply_method_return(m, "h", fd);

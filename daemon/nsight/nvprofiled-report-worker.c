@@ -124,7 +124,7 @@ int main(int argc, char *argv[])
                 return 2;
         }
         if (args.output == OUTPUT_MODEL)
-                r = ncu_worker_run(STDIN_FILENO, STDOUT_FILENO, ncu_report_to_json_attrs);
+                r = ncu_worker_run(STDIN_FILENO, STDOUT_FILENO, ncu_json_add_metric_attrs);
         else
                 r = ncu_worker_run_output((const int[]){ STDIN_FILENO, BASELINE_FD },
                                 args.output == OUTPUT_DIFF ? 2 : 1, STDOUT_FILENO, write_export, &args);

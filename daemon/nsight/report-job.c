@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fd-util.h"
+#include "report-document.h"
 #include "report-job.h"
 #include "report-json.h"
 #include "report-worker.h"
@@ -54,7 +55,7 @@ NcuReportJob *ncu_report_job_free(NcuReportJob *j)
         return mfree(j);
 }
 
-static void finish_common(NcuReportJob *j, int error, struct json_object *doc, int fd, const char *message)
+static void finish_common(NcuReportJob *j, int error, NcuReportDocument *doc, int fd, const char *message)
 {
         NcuReportJobDone done = j->done;
         NcuReportJobOutputDone output_done = j->output_done;
@@ -76,7 +77,7 @@ static void finish_common(NcuReportJob *j, int error, struct json_object *doc, i
                 output_done(j, error, fd, message, j->userdata);
 }
 
-static void finish(NcuReportJob *j, int error, struct json_object *doc, const char *message)
+static void finish(NcuReportJob *j, int error, NcuReportDocument *doc, const char *message)
 {
         finish_common(j, error, doc, -EBADF, message);
 }
@@ -99,6 +100,35 @@ int ncu_memfd_new_sealed(const char *name, const void *data, size_t size)
                 p += k;
                 size -= (size_t) k;
         }
+        if (lseek(fd, 0, SEEK_SET) < 0 ||
+                        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
+                return -errno;
+        return TAKE_FD(fd);
+}
+
+int ncu_memfd_new_sealed_with(const char *name, int (*write_to)(FILE *f, void *userdata), void *userdata)
+{
+        _cleanup_close_ int fd = -EBADF;
+        FILE *f;
+        int dup_fd, r;
+
+        fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        if (fd < 0)
+                return -errno;
+        dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        if (dup_fd < 0)
+                return -errno;
+        f = fdopen(dup_fd, "w");
+        if (!f) {
+                r = -errno;
+                safe_close(dup_fd);
+                return r;
+        }
+        r = write_to(f, userdata);
+        if (fclose(f) != 0 && r >= 0)
+                r = -errno;
+        if (r < 0)
+                return r;
         if (lseek(fd, 0, SEEK_SET) < 0 ||
                         fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
                 return -errno;
@@ -136,15 +166,12 @@ static bool is_array(struct json_object *o, const char *key, struct json_object 
 
 int ncu_report_document_validate(struct json_object *doc, const char **ret_message)
 {
-        struct json_object *ranges, *v = NULL;
+        struct json_object *ranges;
+        int r;
 
-        if (!json_object_is_type(doc, json_type_object) ||
-                        !streq_ptr(json_string_member(doc, "schema"), NCU_REPORT_JSON_SCHEMA) ||
-                        !json_object_object_get_ex(doc, "schema_version", &v) ||
-                        json_object_get_int(v) != NCU_REPORT_JSON_VERSION) {
-                *ret_message = "the report worker returned a document of another schema";
-                return -EBADMSG;
-        }
+        r = ncu_report_header_validate(doc, ret_message);
+        if (r < 0)
+                return r;
         if (!is_array(doc, "ranges", &ranges)) {
                 *ret_message = "the report worker returned no ranges";
                 return -EBADMSG;
@@ -157,20 +184,9 @@ int ncu_report_document_validate(struct json_object *doc, const char **ret_messa
                         return -EBADMSG;
                 }
                 for (size_t j = 0; j < json_object_array_length(actions); j++) {
-                        struct json_object *a = json_object_array_get_idx(actions, j), *metrics;
-
-                        if (!json_object_is_type(a, json_type_object) || !is_array(a, "metrics", &metrics) ||
-                                        !is_array(a, "rule_results", &v)) {
-                                *ret_message = "the report worker returned a malformed action";
-                                return -EBADMSG;
-                        }
-                        for (size_t k = 0; k < json_object_array_length(metrics); k++) {
-                                struct json_object *m = json_object_array_get_idx(metrics, k);
-                                if (!json_string_member(m, "name") || !json_string_member(m, "kind")) {
-                                        *ret_message = "the report worker returned a malformed metric";
-                                        return -EBADMSG;
-                                }
-                        }
+                        r = ncu_report_action_validate(json_object_array_get_idx(actions, j), ret_message);
+                        if (r < 0)
+                                return r;
                 }
         }
         return 0;
@@ -197,6 +213,20 @@ static void finish_with_output(NcuReportJob *j)
         }
         if (j->output_done && WEXITSTATUS(j->status) == 0) {
                 finish_with_bytes(j);
+                return;
+        }
+        if (WEXITSTATUS(j->status) == 0) {
+                NcuReportDocument *d = NULL;
+
+                /* The document takes the buffer, even when it refuses it. */
+                r = ncu_report_document_new(TAKE_PTR(j->buf), j->size, &d, &why);
+                j->size = j->allocated = 0;
+                if (r == -ENOMEM)
+                        finish(j, r, NULL, "out of memory");
+                else if (r < 0)
+                        finish(j, -ECHILD, NULL, why);
+                else
+                        finish(j, 0, d, NULL);
                 return;
         }
         tok = json_tokener_new_ex(JOB_JSON_DEPTH_MAX);
@@ -226,19 +256,9 @@ static void finish_with_output(NcuReportJob *j)
                 finish(j, -e, NULL, message);
                 return;
         }
-        if (j->output_done) {
-                json_object_put(doc);
-                finish(j, -ECHILD, NULL, "the report worker returned malformed output");
-                return;
-        }
-        r = ncu_report_document_validate(doc, &why);
-        if (r < 0) {
-                json_object_put(doc);
-                finish(j, -ECHILD, NULL, why);
-                return;
-        }
-        finish(j, 0, doc, NULL);
+        /* Exit status 1 without an error document. */
         json_object_put(doc);
+        finish(j, -ECHILD, NULL, "the report worker returned malformed output");
 }
 
 static int try_reap(NcuReportJob *j)

@@ -3,15 +3,17 @@
 
 /* One run of the report worker (report-worker.h) on an sd-event loop, from the daemon's side: forks and
  * executes the worker with the caller's descriptor as its fd 0 and a pipe as its fd 1, reads at most
- * max_output bytes of what it writes, kills it at the deadline, and checks the document it returns
- * (json-c with a nesting bound; schema and version of report-json.h) before anyone sees it. A worker
+ * max_output bytes of what it writes, kills it at the deadline, and checks the document it returns (a
+ * stream of report-document.h, each line parsed by json-c with a nesting bound) before anyone sees it. A worker
  * that crashes, hangs or writes garbage becomes an error for the caller; the daemon goes on. */
 
 #include <json-c/json.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <systemd/sd-event.h>
 
 #include "macro.h"
+#include "report-document.h"
 
 typedef struct NcuReportJob NcuReportJob;
 
@@ -20,12 +22,12 @@ typedef struct NcuReportJobLimits {
         size_t max_output; /* bytes of JSON the worker may return */
 } NcuReportJobLimits;
 
-/* error: 0 and doc (owned by the callee, take a reference to keep it), or a negative errno and a
+/* error: 0 and doc (the callback's: it frees it), or a negative errno and a
  * message for the caller (never bytes of the report beyond what the worker's error says: an offset and
  * a fixed sentence). -EBADMSG: the report is invalid; -E2BIG: over a limit; -ETIMEDOUT; -ECHILD: the
  * worker crashed or broke the protocol. */
 typedef void (*NcuReportJobDone)(
-                NcuReportJob *job, int error, struct json_object *doc, const char *message, void *userdata);
+                NcuReportJob *job, int error, NcuReportDocument *doc, const char *message, void *userdata);
 
 int ncu_report_job_start(sd_event *e, const char *worker_path, int report_fd, const NcuReportJobLimits *limits,
                 NcuReportJobDone done, void *userdata, NcuReportJob **ret);
@@ -44,11 +46,14 @@ int ncu_report_job_start_output(sd_event *e, const char *worker_path, char *cons
 /* A sealed memfd holding data: the reader gets a view nobody can change (F_SEAL_WRITE, SHRINK, GROW,
  * SEAL). Returns the fd or a negative errno. */
 int ncu_memfd_new_sealed(const char *name, const void *data, size_t size);
+/* The same with what write_to writes to f (0 or a negative errno): no copy of it in memory. */
+int ncu_memfd_new_sealed_with(const char *name, int (*write_to)(FILE *f, void *userdata), void *userdata);
 
 /* Kills the worker if it still runs; done is not called. */
 NcuReportJob *ncu_report_job_free(NcuReportJob *j);
 DEFINE_TRIVIAL_CLEANUP_FUNC(NcuReportJob *, ncu_report_job_free);
 
-/* Checks a worker's document: the schema and version, and the shape the daemon's methods rely on
- * (ranges of actions with names and metric lists). -EBADMSG with a message otherwise. */
+/* Checks a whole document (report-json.h) as the daemon checks a worker's stream, part by part
+ * (report-document.h): the schema and version, and the shape the daemon's methods rely on (ranges of
+ * actions with names and metric lists). -EBADMSG with a message otherwise. */
 int ncu_report_document_validate(struct json_object *doc, const char **ret_message);

@@ -20,7 +20,7 @@ static int add_string_or_null(struct json_object *o, const char *key, const char
         return 0;
 }
 
-static int add_attrs(const NcuMetric *m, struct json_object *o, void *userdata)
+int ncu_json_add_metric_attrs(const NcuMetric *m, struct json_object *o, void *userdata)
 {
         MetricAttrs a;
         int r;
@@ -40,5 +40,5 @@ static int add_attrs(const NcuMetric *m, struct json_object *o, void *userdata)
 
 int ncu_report_to_json_attrs(const NcuReport *r, NcuJsonFlags flags, struct json_object **ret)
 {
-        return ncu_report_to_json_with(r, flags, add_attrs, NULL, ret);
+        return ncu_report_to_json_with(r, flags, ncu_json_add_metric_attrs, NULL, ret);
 }

@@ -8,3 +8,5 @@
 #include "report-json.h"
 
 int ncu_report_to_json_attrs(const NcuReport *r, NcuJsonFlags flags, struct json_object **ret);
+/* The hook that adds them (NcuJsonMetricHook), for the document's parts (ncu_action_to_json_with()). */
+int ncu_json_add_metric_attrs(const NcuMetric *m, struct json_object *metric, void *userdata);

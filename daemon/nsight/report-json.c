@@ -332,100 +332,137 @@ int ncu_report_to_json(const NcuReport *r, NcuJsonFlags flags, struct json_objec
         return ncu_report_to_json_with(r, flags, NULL, NULL, ret);
 }
 
+static struct json_object *header_to_json(JsonBuilder *b, const NcuReport *r, NcuJsonFlags flags)
+{
+        struct json_object *root, *report, *session, *versions, *devices, *sources;
+
+        root = check(b, json_object_new_object());
+        add_str(b, root, "schema", NCU_REPORT_JSON_SCHEMA);
+        add_u64(b, root, "schema_version", NCU_REPORT_JSON_VERSION);
+
+        report = check(b, json_object_new_object());
+        add_u64(b, report, "format_version", r->version);
+        add_str(b, report, "ncu_version", ncu_version(r));
+        add(b, report, "compressed", check(b, json_object_new_boolean(r->compressed)));
+        add_u64(b, report, "size", r->size);
+        add_u64(b, report, "blocks", r->n_blocks);
+        add_u64(b, report, "strings", r->n_strings);
+        add_u64(b, report, "string_tables", r->n_string_tables);
+        add(b, root, "report", report);
+
+        session = check(b, json_object_new_object());
+        if (r->session.has_process_id)
+                add_u64(b, session, "process_id", r->session.process_id);
+        if (r->session.has_creation_time)
+                add_u64(b, session, "creation_time", r->session.creation_time);
+        if (r->session.host.present)
+                add(b, session, "host", system_to_json(b, &r->session.host));
+        if (r->session.target.present)
+                add(b, session, "target", system_to_json(b, &r->session.target));
+        versions = check(b, json_object_new_array());
+        for (size_t i = 0; i < r->session.n_versions; i++) {
+                struct json_object *v = check(b, json_object_new_object());
+                add_str(b, v, "provider", r->session.versions[i].provider);
+                add_str(b, v, "version", r->session.versions[i].version);
+                append(b, versions, v);
+        }
+        add(b, session, "versions", versions);
+        devices = check(b, json_object_new_array());
+        for (size_t i = 0; i < r->session.n_devices; i++) {
+                const NcuDevice *d = &r->session.devices[i];
+                struct json_object *v = check(b, json_object_new_object()), *attrs = check(b, json_object_new_object());
+
+                add_u64(b, v, "id", d->id);
+                add_str(b, v, "name", d->name);
+                for (size_t j = 0; j < d->n_attributes; j++)
+                        if (d->attributes[j].name)
+                                add(b, attrs, d->attributes[j].name, ncu_value_to_json(&d->attributes[j].value));
+                add(b, v, "attributes", attrs);
+                append(b, devices, v);
+        }
+        add(b, session, "devices", devices);
+        add_str(b, session, "profiler_cmdline", r->session.profiler_cmdline);
+        add_str(b, session, "executable", r->session.executable_path);
+        add_str(b, session, "work_directory", r->session.work_directory);
+        add_str(b, session, "arguments", r->session.cmdline_arguments);
+        add_str(b, session, "comments", r->session.comments);
+        add(b, root, "session", session);
+
+        sources = check(b, json_object_new_array());
+        for (size_t i = 0; i < r->n_sources; i++) {
+                const NcuSource *s = &r->sources[i];
+                struct json_object *v = check(b, json_object_new_object()), *files = check(b, json_object_new_array()),
+                                   *funcs = check(b, json_object_new_array());
+
+                if (s->has_reference)
+                        add_u64(b, v, "reference", s->reference);
+                if (s->has_sm_revision)
+                        add_u64(b, v, "sm_revision", s->sm_revision);
+                if (s->has_sass_level)
+                        add_u64(b, v, "sass_level", s->sass_level);
+                add_u64(b, v, "binary_size", s->binary_size);
+                for (size_t j = 0; j < s->n_files; j++) {
+                        struct json_object *f = check(b, json_object_new_object());
+                        add_str(b, f, "name", s->files[j].file_name);
+                        if (!(flags & NCU_JSON_NO_SOURCES))
+                                add_str(b, f, "content", s->files[j].content);
+                        append(b, files, f);
+                }
+                for (size_t j = 0; j < s->n_functions; j++) {
+                        struct json_object *f = check(b, json_object_new_object());
+                        add_str(b, f, "symbol", s->functions[j].symbol_name);
+                        if (s->functions[j].has_address)
+                                add_u64(b, f, "address", s->functions[j].address);
+                        append(b, funcs, f);
+                }
+                add(b, v, "files", files);
+                add(b, v, "functions", funcs);
+                append(b, sources, v);
+        }
+        add(b, root, "sources", sources);
+
+        return root;
+}
+
+int ncu_report_header_to_json(const NcuReport *r, NcuJsonFlags flags, struct json_object **ret)
+{
+        JsonBuilder b = { 0 };
+        struct json_object *root;
+
+        assert(r && ret);
+        root = header_to_json(&b, r, flags);
+        if (b.failed) {
+                json_object_put(root);
+                return -ENOMEM;
+        }
+        *ret = root;
+        return 0;
+}
+
+int ncu_action_to_json_with(const NcuAction *a, NcuJsonFlags flags, NcuJsonMetricHook hook, void *userdata,
+                struct json_object **ret)
+{
+        JsonBuilder b = { .hook = hook, .userdata = userdata };
+        struct json_object *o;
+
+        assert(a && ret);
+        o = action_to_json(&b, a, flags);
+        if (b.failed) {
+                json_object_put(o);
+                return -ENOMEM;
+        }
+        *ret = o;
+        return 0;
+}
+
 int ncu_report_to_json_with(const NcuReport *r, NcuJsonFlags flags, NcuJsonMetricHook hook, void *userdata,
                 struct json_object **ret)
 {
         JsonBuilder b = { .hook = hook, .userdata = userdata };
-        struct json_object *root, *report, *session, *versions, *devices, *sources, *ranges;
+        struct json_object *root, *ranges;
 
         assert(r && ret);
-        root = check(&b, json_object_new_object());
-        add_str(&b, root, "schema", NCU_REPORT_JSON_SCHEMA);
-        add_u64(&b, root, "schema_version", NCU_REPORT_JSON_VERSION);
-
-        report = check(&b, json_object_new_object());
-        add_u64(&b, report, "format_version", r->version);
-        add_str(&b, report, "ncu_version", ncu_version(r));
-        add(&b, report, "compressed", check(&b, json_object_new_boolean(r->compressed)));
-        add_u64(&b, report, "size", r->size);
-        add_u64(&b, report, "blocks", r->n_blocks);
-        add_u64(&b, report, "strings", r->n_strings);
-        add_u64(&b, report, "string_tables", r->n_string_tables);
-        add(&b, root, "report", report);
-
-        session = check(&b, json_object_new_object());
-        if (r->session.has_process_id)
-                add_u64(&b, session, "process_id", r->session.process_id);
-        if (r->session.has_creation_time)
-                add_u64(&b, session, "creation_time", r->session.creation_time);
-        if (r->session.host.present)
-                add(&b, session, "host", system_to_json(&b, &r->session.host));
-        if (r->session.target.present)
-                add(&b, session, "target", system_to_json(&b, &r->session.target));
-        versions = check(&b, json_object_new_array());
-        for (size_t i = 0; i < r->session.n_versions; i++) {
-                struct json_object *v = check(&b, json_object_new_object());
-                add_str(&b, v, "provider", r->session.versions[i].provider);
-                add_str(&b, v, "version", r->session.versions[i].version);
-                append(&b, versions, v);
-        }
-        add(&b, session, "versions", versions);
-        devices = check(&b, json_object_new_array());
-        for (size_t i = 0; i < r->session.n_devices; i++) {
-                const NcuDevice *d = &r->session.devices[i];
-                struct json_object *v = check(&b, json_object_new_object()),
-                                   *attrs = check(&b, json_object_new_object());
-
-                add_u64(&b, v, "id", d->id);
-                add_str(&b, v, "name", d->name);
-                for (size_t j = 0; j < d->n_attributes; j++)
-                        if (d->attributes[j].name)
-                                add(&b, attrs, d->attributes[j].name, ncu_value_to_json(&d->attributes[j].value));
-                add(&b, v, "attributes", attrs);
-                append(&b, devices, v);
-        }
-        add(&b, session, "devices", devices);
-        add_str(&b, session, "profiler_cmdline", r->session.profiler_cmdline);
-        add_str(&b, session, "executable", r->session.executable_path);
-        add_str(&b, session, "work_directory", r->session.work_directory);
-        add_str(&b, session, "arguments", r->session.cmdline_arguments);
-        add_str(&b, session, "comments", r->session.comments);
-        add(&b, root, "session", session);
-
-        sources = check(&b, json_object_new_array());
-        for (size_t i = 0; i < r->n_sources; i++) {
-                const NcuSource *s = &r->sources[i];
-                struct json_object *v = check(&b, json_object_new_object()),
-                                   *files = check(&b, json_object_new_array()),
-                                   *funcs = check(&b, json_object_new_array());
-
-                if (s->has_reference)
-                        add_u64(&b, v, "reference", s->reference);
-                if (s->has_sm_revision)
-                        add_u64(&b, v, "sm_revision", s->sm_revision);
-                if (s->has_sass_level)
-                        add_u64(&b, v, "sass_level", s->sass_level);
-                add_u64(&b, v, "binary_size", s->binary_size);
-                for (size_t j = 0; j < s->n_files; j++) {
-                        struct json_object *f = check(&b, json_object_new_object());
-                        add_str(&b, f, "name", s->files[j].file_name);
-                        if (!(flags & NCU_JSON_NO_SOURCES))
-                                add_str(&b, f, "content", s->files[j].content);
-                        append(&b, files, f);
-                }
-                for (size_t j = 0; j < s->n_functions; j++) {
-                        struct json_object *f = check(&b, json_object_new_object());
-                        add_str(&b, f, "symbol", s->functions[j].symbol_name);
-                        if (s->functions[j].has_address)
-                                add_u64(&b, f, "address", s->functions[j].address);
-                        append(&b, funcs, f);
-                }
-                add(&b, v, "files", files);
-                add(&b, v, "functions", funcs);
-                append(&b, sources, v);
-        }
-        add(&b, root, "sources", sources);
-
+        root = header_to_json(&b, r, flags);
         ranges = check(&b, json_object_new_array());
         for (size_t i = 0; i < r->n_ranges; i++) {
                 struct json_object *v = check(&b, json_object_new_object()),

@@ -31,5 +31,11 @@ typedef int (*NcuJsonMetricHook)(const NcuMetric *m, struct json_object *metric,
 int ncu_report_to_json_with(const NcuReport *r, NcuJsonFlags flags, NcuJsonMetricHook hook, void *userdata,
                 struct json_object **ret);
 
+/* The document in parts, for a reader that holds one action at a time: the document without its last
+ * member, "ranges" (which is [{"index": N, "actions": [ACTION, ...]}, ...]), and one action's object. */
+int ncu_report_header_to_json(const NcuReport *r, NcuJsonFlags flags, struct json_object **ret);
+int ncu_action_to_json_with(const NcuAction *a, NcuJsonFlags flags, NcuJsonMetricHook hook, void *userdata,
+                struct json_object **ret);
+
 /* A value as JSON (see above); NULL for UNKNOWN. */
 struct json_object *ncu_value_to_json(const NcuValue *v);

@@ -185,23 +185,62 @@ static int error_out_of_memory(int out_fd)
         return write_error_document(out_fd, -ENOMEM, &err);
 }
 
-int ncu_worker_run(
-                int in_fd, int out_fd, int (*to_json)(const NcuReport *r, NcuJsonFlags flags, struct json_object **ret))
+/* A part of the stream (report-document.h): the object as one line. */
+static int write_line(int out_fd, struct json_object *o)
+{
+        size_t n;
+        const char *text = json_object_to_json_string_length(
+                        o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
+        int r;
+
+        if (!text)
+                return -ENOMEM;
+        r = write_all(out_fd, text, n);
+        return r < 0 ? r : write_all(out_fd, "\n", 1);
+}
+
+static int write_stream(int out_fd, const NcuReport *report, NcuJsonMetricHook hook)
+{
+        struct json_object *o = NULL;
+        int r;
+
+        r = ncu_report_header_to_json(report, 0, &o);
+        if (r < 0)
+                return r;
+        r = write_line(out_fd, o);
+        json_object_put(o);
+        if (r < 0)
+                return r;
+        o = json_object_new_array();
+        for (size_t i = 0; o && i < report->n_ranges; i++)
+                if (json_object_array_add(o, json_object_new_uint64(report->ranges[i].n_actions)) < 0)
+                        r = -ENOMEM;
+        r = !o ? -ENOMEM : r < 0 ? r : write_line(out_fd, o);
+        json_object_put(o);
+        /* One action's tree at a time. */
+        for (size_t i = 0; r >= 0 && i < report->n_ranges; i++)
+                for (size_t j = 0; r >= 0 && j < report->ranges[i].n_actions; j++) {
+                        r = ncu_action_to_json_with(report->ranges[i].actions[j], 0, hook, NULL, &o);
+                        if (r >= 0)
+                                r = write_line(out_fd, o);
+                        json_object_put(o);
+                        o = NULL;
+                }
+        return r;
+}
+
+int ncu_worker_run(int in_fd, int out_fd, NcuJsonMetricHook hook)
 {
         NcuReport *report = NULL;
-        struct json_object *doc = NULL;
         NcuReportError err;
         int r;
 
         r = ncu_report_load_fd(in_fd, NULL, &report, &err);
         if (r < 0)
                 return write_error_document(out_fd, r, &err);
-        r = to_json(report, 0, &doc);
+        r = write_stream(out_fd, report, hook);
         ncu_report_free(report);
-        if (r < 0)
-                return error_out_of_memory(out_fd);
-        r = write_document(out_fd, doc);
-        json_object_put(doc);
+        /* Once lines went out, an error document could not be told from them: the daemon sees the exit. */
         return r;
 }
 

@@ -6,9 +6,9 @@
  * reads a byte, gives up everything: supplementary groups, its uid and gid (to "nobody"), every
  * capability (ambient, permitted, effective), then sets no_new_privs and a seccomp filter (libseccomp)
  * that allows only what reading fd 0, allocating and writing fd 1 take; anything else kills it. It writes
- * the model as the JSON document of report-json.h to fd 1, or {"error": {"errno", "offset", "message"}},
- * and exits. The daemon runs it through NcuReportJob (report-job.h), which bounds its time and output and
- * validates what it returns. */
+ * the model as the JSON document of report-json.h, in the stream of lines of report-document.h, to fd 1,
+ * or {"error": {"errno", "offset", "message"}}, and exits. The daemon runs it through NcuReportJob (report-job.h),
+ * which bounds its time and output and validates what it returns. */
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -24,11 +24,11 @@
  * but capabilities, which go). Returns 0 or a negative errno; the caller must exit on failure. */
 int ncu_worker_sandbox(uid_t uid, gid_t gid);
 
-/* The worker's work after the sandbox: reads the report from in_fd, writes the document to_json makes
- * of it to out_fd. Returns 0 when a model was written, 1 when an error document was written, negative
- * when nothing could be written. */
-int ncu_worker_run(int in_fd, int out_fd,
-                int (*to_json)(const NcuReport *r, NcuJsonFlags flags, struct json_object **ret));
+/* The worker's work after the sandbox: reads the report from in_fd, writes its document to out_fd as the
+ * stream of report-document.h, hook adding to every metric's object. Returns 0 when a model was written,
+ * 1 when an error document was written, negative when the output is incomplete (the worker then exits
+ * with 2). */
+int ncu_worker_run(int in_fd, int out_fd, NcuJsonMetricHook hook);
 
 /* The worker's other outputs (report-job.h's output jobs): reads n_in reports (1 or 2: a diff's current
  * report, then its baseline), each from the start of its descriptor, and writes what write_out prints

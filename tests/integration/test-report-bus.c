@@ -48,6 +48,17 @@ static char *load_report(sd_bus *bus, int fd, sd_bus_error *error)
         return ret;
 }
 
+/* Two JSON texts of the same document. */
+static void assert_same_json(const char *x, const char *y)
+{
+        struct json_object *a = json_tokener_parse(x), *b = json_tokener_parse(y);
+
+        g_assert_nonnull(a);
+        g_assert_true(json_object_equal(a, b));
+        json_object_put(a);
+        json_object_put(b);
+}
+
 static void test_load(void)
 {
         sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -231,16 +242,10 @@ static void test_load(void)
         /* nvprofilectl through the daemon gives what it reads itself. */
         {
                 g_autofree char *file = test_corpus_path(SOBEL);
-                struct json_object *a, *b;
 
                 g_assert_cmpint(itest_ctl(&t, &out_daemon, "report", "json", file, NULL), ==, 0);
                 g_assert_cmpint(itest_ctl(&t, &out_local, "report", "json", "--local", file, NULL), ==, 0);
-                a = json_tokener_parse(out_daemon);
-                b = json_tokener_parse(out_local);
-                g_assert_nonnull(a);
-                g_assert_true(json_object_equal(a, b));
-                json_object_put(a);
-                json_object_put(b);
+                assert_same_json(out_daemon, out_local);
         }
         itest_teardown(&t);
 }
@@ -601,6 +606,69 @@ static void test_worker_crash(void)
         g_setenv("NVPROFILED_REPORT_WORKER", test_env_or_fail("NVPROFILED_REPORT_WORKER_REAL"), true);
 }
 
+/* A report of 204 results (the extrap report's blocks repeated: a container may have any number), whose
+ * JSON takes 8 MB: the daemon keeps its text and parses one action at a time, where a tree of the whole
+ * would take 130 MB (more than the daemon's unit may use). Served like any other, with the same document as
+ * nvprofilectl --local. */
+static void test_large(void)
+{
+        g_autofree char *src = test_corpus_path("reports/extrap_ex-gpu.s10_ncu2020.3.1.ncu-rep");
+        g_autofree char *dir = test_mkdtemp();
+        g_autofree char *file = g_build_filename(dir, "large.ncu-rep", NULL);
+        g_autofree char *data = NULL, *path = NULL, *out_daemon = NULL, *out_local = NULL;
+        g_autoptr(GString) big = g_string_new(NULL);
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        gsize size;
+        uint32_t header, i;
+        size_t n = 0;
+        ITest t;
+        int fd;
+
+        g_assert_true(g_file_get_contents(src, &data, &size, NULL));
+        memcpy(&header, data + 4, 4); /* "NVR\0", then the FileHeader's size */
+        g_string_append_len(big, data, (gssize) size);
+        for (int k = 0; k < 33; k++)
+                g_string_append_len(big, data + 8 + header, (gssize) (size - 8 - header));
+        g_assert_true(g_file_set_contents(file, big->str, (gssize) big->len, NULL));
+
+        itest_setup(&t);
+        itest_use_fixture_proc(&t);
+        itest_start_daemon(&t, NULL);
+        fd = open(file, O_RDONLY | O_CLOEXEC);
+        g_assert_cmpint(fd, >=, 0);
+        path = load_report(t.bus, fd, &error);
+        close(fd);
+        if (!path)
+                g_error("LoadReport: %s: %s", error.name, error.message);
+        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "ListActions", &error, &reply,
+                                        "u", 0),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(ussss(ttt)(ttt)d)"), >, 0);
+        while (sd_bus_message_enter_container(reply, 'r', "ussss(ttt)(ttt)d") > 0) {
+                const char *kind, *name, *demangled, *mangled;
+                uint64_t g[6];
+                double d;
+
+                g_assert_cmpint(sd_bus_message_read(reply, "ussss(ttt)(ttt)d", &i, &kind, &name, &demangled, &mangled,
+                                                &g[0], &g[1], &g[2], &g[3], &g[4], &g[5], &d),
+                                >, 0);
+                g_assert_cmpuint(i, ==, n);
+                g_assert_cmpstr(kind, ==, "kernel");
+                g_assert_cmpfloat(d, >, 0);
+                g_assert_cmpint(sd_bus_message_exit_container(reply), >, 0);
+                n++;
+        }
+        g_assert_cmpuint(n, ==, 204);
+        reply = sd_bus_message_unref(reply);
+
+        g_assert_cmpint(itest_ctl(&t, &out_daemon, "report", "json", file, NULL), ==, 0);
+        g_assert_cmpint(itest_ctl(&t, &out_local, "report", "json", "--local", file, NULL), ==, 0);
+        g_assert_cmpuint(strlen(out_local), >, 6 * 1024 * 1024);
+        assert_same_json(out_daemon, out_local);
+        itest_teardown(&t);
+}
+
 /* The per-user limits; a caller that leaves the bus takes its reports with it. */
 static void test_limits_and_owner_leaving(void)
 {
@@ -615,8 +683,8 @@ static void test_limits_and_owner_leaving(void)
         itest_start_daemon(&t, NULL);
         g_assert_cmpint(bus_open_address(t.bus_address, &other), >=, 0);
         fd = open_corpus(ARMLETH);
-        /* Until a limit stops it: 16 reports, or the bytes of models first (a model counts 17 bytes per
-         * byte of its JSON). */
+        /* Until a limit stops it: 16 reports, or the bytes of models first (a model counts its JSON text
+         * and room for its largest action's tree). */
         for (int i = 0;; i++) {
                 g_autofree char *p = NULL;
                 g_assert_cmpint(i, <=, 16);
@@ -747,6 +815,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/report-bus/diff", test_diff);
         g_test_add_func("/report-bus/worker-crash", test_worker_crash);
         g_test_add_func("/report-bus/limits-and-owner-leaving", test_limits_and_owner_leaving);
+        g_test_add_func("/report-bus/large", test_large);
         g_test_add_func("/report-bus/privacy", test_privacy);
         return g_test_run();
 }
