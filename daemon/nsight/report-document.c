@@ -98,6 +98,34 @@ int ncu_report_action_validate(struct json_object *action, const char **ret_mess
         return 0;
 }
 
+int ncu_report_document_validate(struct json_object *doc, const char **ret_message)
+{
+        struct json_object *ranges;
+        int r;
+
+        r = ncu_report_header_validate(doc, ret_message);
+        if (r < 0)
+                return r;
+        if (!is_array(doc, "ranges", &ranges)) {
+                *ret_message = "the report worker returned no ranges";
+                return -EBADMSG;
+        }
+        for (size_t i = 0; i < json_array_length(ranges); i++) {
+                struct json_object *actions;
+
+                if (!is_array(json_array_get(ranges, i), "actions", &actions)) {
+                        *ret_message = "the report worker returned a range without actions";
+                        return -EBADMSG;
+                }
+                for (size_t j = 0; j < json_array_length(actions); j++) {
+                        r = ncu_report_action_validate(json_array_get(actions, j), ret_message);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        return 0;
+}
+
 /* One line of the stream as JSON: NULL when it is not exactly one JSON value. */
 static struct json_object *parse_line(const char *p, size_t n)
 {

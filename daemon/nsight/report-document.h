@@ -60,3 +60,7 @@ int ncu_report_document_write(const NcuReportDocument *d, FILE *f);
  * methods rely on (metrics with names and kinds, rule results). -EBADMSG with a fixed sentence. */
 int ncu_report_header_validate(struct json_object *header, const char **ret_message);
 int ncu_report_action_validate(struct json_object *action, const char **ret_message);
+/* A whole document (report-json.h, with its "ranges") checked as the daemon checks a stream, part by part:
+ * the schema and version, and the shape the daemon's methods rely on (ranges of
+ * actions with names and metric lists). -EBADMSG with a message otherwise. */
+int ncu_report_document_validate(struct json_object *doc, const char **ret_message);

@@ -154,44 +154,6 @@ static const char *json_string_member(struct json_object *o, const char *key)
         return json_object_get_string(v);
 }
 
-static bool is_array(struct json_object *o, const char *key, struct json_object **ret)
-{
-        struct json_object *v = NULL;
-
-        if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_array))
-                return false;
-        *ret = v;
-        return true;
-}
-
-int ncu_report_document_validate(struct json_object *doc, const char **ret_message)
-{
-        struct json_object *ranges;
-        int r;
-
-        r = ncu_report_header_validate(doc, ret_message);
-        if (r < 0)
-                return r;
-        if (!is_array(doc, "ranges", &ranges)) {
-                *ret_message = "the report worker returned no ranges";
-                return -EBADMSG;
-        }
-        for (size_t i = 0; i < json_object_array_length(ranges); i++) {
-                struct json_object *actions;
-
-                if (!is_array(json_object_array_get_idx(ranges, i), "actions", &actions)) {
-                        *ret_message = "the report worker returned a range without actions";
-                        return -EBADMSG;
-                }
-                for (size_t j = 0; j < json_object_array_length(actions); j++) {
-                        r = ncu_report_action_validate(json_object_array_get_idx(actions, j), ret_message);
-                        if (r < 0)
-                                return r;
-                }
-        }
-        return 0;
-}
-
 static void finish_with_output(NcuReportJob *j)
 {
         static char message[JOB_MESSAGE_MAX];

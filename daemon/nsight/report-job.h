@@ -52,8 +52,3 @@ int ncu_memfd_new_sealed_with(const char *name, int (*write_to)(FILE *f, void *u
 /* Kills the worker if it still runs; done is not called. */
 NcuReportJob *ncu_report_job_free(NcuReportJob *j);
 DEFINE_TRIVIAL_CLEANUP_FUNC(NcuReportJob *, ncu_report_job_free);
-
-/* Checks a whole document (report-json.h) as the daemon checks a worker's stream, part by part
- * (report-document.h): the schema and version, and the shape the daemon's methods rely on (ranges of
- * actions with names and metric lists). -EBADMSG with a message otherwise. */
-int ncu_report_document_validate(struct json_object *doc, const char **ret_message);
