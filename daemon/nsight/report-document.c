@@ -306,7 +306,9 @@ int ncu_report_document_new(char *buf, size_t size, NcuReportDocument **ret, con
                 return -EBADMSG;
         d->header = parse_line(line, n);
         d->header_size = n;
-        if (!d->header)
+        /* Its text ends the whole document's members (ncu_report_document_write()): json-c writes no
+         * white space after the brace, and a line with any is refused. */
+        if (!d->header || n < 2 || line[n - 1] != '}')
                 return -EBADMSG;
         r = ncu_report_header_validate(d->header, ret_message);
         if (r < 0)
@@ -406,11 +408,10 @@ int ncu_report_document_write(const NcuReportDocument *d, FILE *f)
         size_t n = d->header_size;
 
         assert(d && f);
-        /* The header's line is the document up to its last member, "ranges" (an object: checked when the
-         * document was made): written without its closing brace, then the ranges from the actions' lines,
-         * as json-c writes the whole document. */
-        if (n < 2 || d->text[n - 1] != '}')
-                return -EBADMSG;
+        /* The header's line is the document up to its last member, "ranges" (an object ending in its
+         * brace: checked when the document was made): written without that brace, then the ranges from
+         * the actions' lines, as json-c writes the whole document. */
+        assert(n >= 2 && d->text[n - 1] == '}');
         fwrite(d->text, 1, n - 1, f);
         fputs(",\"ranges\":[", f);
         for (size_t i = 0; i < d->n_ranges; i++) {
