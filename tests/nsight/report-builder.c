@@ -132,3 +132,56 @@ int report_block_offsets(const uint8_t *data, size_t size, uint64_t **ret_blocks
         *ret_n_entries = o.n_entries;
         return 0;
 }
+
+/* Compresses what b holds onto out, and empties b. */
+static void compress_more(ZSTD_CCtx *z, ReportBuffer *b, ReportBuffer *out, ZSTD_EndDirective end)
+{
+        ZSTD_inBuffer in = { b->data, b->size, 0 };
+        size_t left;
+
+        do {
+                ZSTD_outBuffer o;
+
+                if (out->allocated - out->size < ZSTD_CStreamOutSize()) {
+                        out->allocated = out->size + 2 * ZSTD_CStreamOutSize();
+                        out->data = realloc(out->data, out->allocated);
+                        if (!out->data)
+                                abort();
+                }
+                o = (ZSTD_outBuffer){ out->data + out->size, out->allocated - out->size, 0 };
+                left = ZSTD_compressStream2(z, &o, &in, end);
+                if (ZSTD_isError(left))
+                        abort();
+                out->size += o.pos;
+        } while (in.pos < in.size || (end == ZSTD_e_end && left > 0));
+        b->size = 0;
+}
+
+void report_build_string_bomb(ReportBuffer *out, size_t n_blocks, size_t string_size)
+{
+        NV__Profiler__Messages__ProfilerStringTable st = NV__PROFILER__MESSAGES__PROFILER_STRING_TABLE__INIT;
+        NV__Profiler__Messages__BlockHeader h = NV__PROFILER__MESSAGES__BLOCK_HEADER__INIT;
+        ReportBuffer plain = { 0 };
+        ZSTD_CCtx *z = ZSTD_createCCtx();
+        char *s = malloc(string_size + 1);
+        char *strings[1] = { s };
+
+        if (!s || !z)
+                abort();
+        memset(s, 'a', string_size);
+        s[string_size] = '\0';
+        st.n_strings = 1;
+        st.strings = strings;
+        h.stringtable = &st;
+        *out = (ReportBuffer){ 0 };
+        /* Block by block: the plain report is never held whole. */
+        report_build_start(&plain, 7);
+        for (size_t i = 0; i < n_blocks; i++) {
+                report_build_block(&plain, &h, NULL, 0);
+                compress_more(z, &plain, out, ZSTD_e_continue);
+        }
+        compress_more(z, &plain, out, ZSTD_e_end);
+        report_buffer_done(&plain);
+        ZSTD_freeCCtx(z);
+        free(s);
+}

@@ -41,3 +41,8 @@ void report_build_block(ReportBuffer *b, const NV__Profiler__Messages__BlockHead
  * truncation tests. Returns the count; offsets in *ret (caller frees). -EBADMSG if not a container. */
 int report_block_offsets(const uint8_t *data, size_t size, uint64_t **ret_blocks, size_t *ret_n_blocks,
                 uint64_t **ret_entries, size_t *ret_n_entries);
+
+/* Issue 17's memory attack: a .ncu-repz (a zstd frame) of n_blocks blocks whose headers each carry a
+ * string table of one string of string_size bytes, a report that claims n_blocks * string_size bytes of
+ * strings in a file of kilobytes. */
+void report_build_string_bomb(ReportBuffer *out, size_t n_blocks, size_t string_size);
