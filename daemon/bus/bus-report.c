@@ -91,15 +91,13 @@ static size_t type_length(const char *s)
 {
         size_t depth = 0, i = 0;
 
+        if (s[0] == 'a')
+                return 1 + type_length(s + 1);
         do {
                 if (s[i] == '(')
                         depth++;
                 else if (s[i] == ')')
                         depth--;
-                else if (s[i] == 'a') {
-                        i++;
-                        continue;
-                }
                 i++;
         } while (depth > 0);
         return i;
@@ -270,8 +268,8 @@ static void on_call_reply(int error, const void *data, size_t size, const char *
         if (r >= 0)
                 r = bus_report_copy_reply(reply, c->signature, data, size);
         if (r == -EBADMSG)
-                (void) sd_bus_reply_method_errorf(c->call, SD_BUS_ERROR_FAILED,
-                                "the report worker returned a malformed answer");
+                (void) sd_bus_reply_method_errorf(
+                                c->call, SD_BUS_ERROR_FAILED, "the report worker returned a malformed answer");
         else if (r < 0)
                 (void) sd_bus_reply_method_errno(c->call, r, NULL);
         else
@@ -505,8 +503,8 @@ static int method_get_metric(sd_bus_message *m, void *userdata, sd_bus_error *er
 
 /* as, bounded: at most max strings of at most string_max bytes each (else LimitsExceeded), none empty
  * when nonempty is set (else InvalidArgs). */
-static int read_strings(sd_bus_message *m, size_t max, size_t string_max, bool nonempty, NcuWire *args,
-                sd_bus_error *error)
+static int read_strings(
+                sd_bus_message *m, size_t max, size_t string_max, bool nonempty, NcuWire *args, sd_bus_error *error)
 {
         _cleanup_strv_free_ char **v = NULL;
         size_t token;

@@ -172,7 +172,8 @@ unsigned manager_reports_outputs(const Manager *m, uid_t uid)
 static uint64_t memory_left(const Manager *m, uid_t uid)
 {
         uint64_t used = manager_reports_memory(m, uid), total = manager_reports_memory_total(m);
-        uint64_t user_left = used < m->config.report_memory_per_user_max ? m->config.report_memory_per_user_max - used : 0;
+        uint64_t user_left =
+                        used < m->config.report_memory_per_user_max ? m->config.report_memory_per_user_max - used : 0;
         uint64_t total_left = total < m->config.report_memory_max ? m->config.report_memory_max - total : 0;
 
         return MIN(user_left, total_left);
@@ -242,8 +243,7 @@ static void on_inotify_event(ManagerReports *rs, const struct inotify_event *ev)
                 if (o->held && o->wd == ev->wd) {
                         if (ev->mask & IN_IGNORED)
                                 o->wd = -1;
-                        log_debug("Report output of uid %u (%" PRIu64 " bytes) released", (unsigned) o->uid,
-                                        o->charge);
+                        log_debug("Report output of uid %u (%" PRIu64 " bytes) released", (unsigned) o->uid, o->charge);
                         output_free(o);
                         return;
                 }
@@ -290,7 +290,11 @@ int manager_reports_new(Manager *m, ManagerReports **ret)
                 return r;
         }
         r = sd_event_add_io(m->event, &rs->inotify_source, rs->inotify_fd, EPOLLIN, on_inotify, rs);
+        /* Before the bus: a caller that closed an output and then asks for another finds it released. */
+        if (r >= 0)
+                r = sd_event_source_set_priority(rs->inotify_source, SD_EVENT_PRIORITY_IMPORTANT);
         if (r < 0) {
+                rs->inotify_source = sd_event_source_disable_unref(rs->inotify_source);
                 safe_close(rs->inotify_fd);
                 free(rs);
                 return r;
@@ -700,8 +704,11 @@ static void on_output_reply(int error, const void *data, size_t size, const char
         output_finish(o, written);
 }
 
-/* An output's checks: how many the caller holds, and what it may take. */
-static int output_limit(Manager *m, uid_t uid, uint64_t worker_memory, uint64_t *ret, const char **ret_why)
+/* An output's checks: how many the caller holds, and what it may take: what is left of the caller's
+ * memory, and no more than its reports' models were reserved (an export of a model is smaller than the
+ * model: the corpus's JSON takes 1.2 to 3.7 times its file, a reservation 32 times plus 32 MiB). */
+static int output_limit(Manager *m, uid_t uid, uint64_t worker_memory, uint64_t model_memory, uint64_t *ret,
+                const char **ret_why)
 {
         uint64_t left = memory_left(m, uid);
 
@@ -715,7 +722,7 @@ static int output_limit(Manager *m, uid_t uid, uint64_t worker_memory, uint64_t 
                            "ReportMemoryMax=)";
                 return -E2BIG;
         }
-        *ret = left - worker_memory;
+        *ret = MIN(left - worker_memory, model_memory);
         return 0;
 }
 
@@ -733,7 +740,7 @@ int manager_report_export(ManagerReport *r, NcuServeExport kind, ManagerReportOu
                 *ret_why = "a report answers one call at a time and keeps few waiting; wait for the answers";
                 return -E2BIG;
         }
-        k = output_limit(m, r->uid, 0, &limit, ret_why);
+        k = output_limit(m, r->uid, 0, r->memory, &limit, ret_why);
         if (k < 0)
                 return k;
         k = output_new(r->rs, r->owner, r->uid, limit, done, userdata, &o);
@@ -813,7 +820,7 @@ int manager_report_diff(ManagerReport *r, ManagerReport *baseline, const void *a
                 return k;
         /* Its worker holds both models. */
         worker_memory = r->memory + baseline->memory;
-        k = output_limit(m, r->uid, worker_memory, &limit, ret_why);
+        k = output_limit(m, r->uid, worker_memory, worker_memory, &limit, ret_why);
         if (k < 0)
                 return k;
         k = output_new(r->rs, r->owner, r->uid, limit, done, userdata, &o);

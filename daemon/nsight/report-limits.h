@@ -6,12 +6,14 @@
  * report-server.h) and for the callers' own in-process readers (nvprofilectl --local, the Python module),
  * so that no reader of an untrusted report grows with what the report claims rather than with its size.
  *
- * A model takes about three times its container (the corpus: 2.4 to 2.9 times) and a load holds one
- * record and its unpacked messages beside it; a .ncu-repz is assumed to expand at most ten times (zstd
- * over protobuf). So a file of S bytes gets 6 S (60 S compressed) plus 32 MiB for the smallest reports'
- * fixed costs, at most the ceiling; a stream of unknown size (a pipe) gets the ceiling. The reader's own
- * limits then keep the model to half of that and each record to an eighth (ncu_report_limits_for_memory()),
- * which bounds what a load holds at once below the whole. */
+ * A model takes about three times its container for the corpus's reports (2.4 to 2.9 times), and up to
+ * twenty times for one of deep NVTX stacks (a five-byte range on the wire is a ninety-six-byte one in the
+ * model); a .ncu-repz is assumed to expand at most ten times (zstd over protobuf). So a file of S bytes
+ * gets 32 S (320 S compressed) plus 32 MiB for the smallest reports' fixed costs, at most the ceiling; a
+ * stream of unknown size (a pipe) gets the ceiling. The reader's own limits then keep the model to three
+ * quarters of that and each record to a sixteenth (ncu_report_limits_for_memory()), which bounds what a
+ * load holds at once (the model, one record and its unpacked messages) below the whole.
+ */
 
 #include <stdbool.h>
 #include <stdint.h>

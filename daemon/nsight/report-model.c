@@ -1405,7 +1405,8 @@ int ncu_report_load_fd_flags(int fd, const NcuReportLimits *limits, NcuReportLoa
         init_error(ret_error);
         if (!limits) {
                 /* An in-process reader: the limits the daemon's workers have (report-limits.h). */
-                ncu_report_limits_for_memory(ncu_report_memory_for_fd(fd, NCU_REPORT_MEMORY_CEILING_DEFAULT), &defaults);
+                ncu_report_limits_for_memory(
+                                ncu_report_memory_for_fd(fd, NCU_REPORT_MEMORY_CEILING_DEFAULT), &defaults);
                 limits = &defaults;
         }
         r = ncu_input_init_fd(&in, fd, limits->max_file_size, ret_error);
@@ -1431,7 +1432,7 @@ int ncu_report_load_buffer_flags(const void *data, size_t size, const NcuReportL
         init_error(ret_error);
         if (!limits) {
                 ncu_report_limits_for_memory(ncu_report_memory_for_file(size, ncu_is_zstd_frame(data, size),
-                                                     NCU_REPORT_MEMORY_CEILING_DEFAULT),
+                                                             NCU_REPORT_MEMORY_CEILING_DEFAULT),
                                 &defaults);
                 limits = &defaults;
         }

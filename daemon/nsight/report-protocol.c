@@ -349,8 +349,9 @@ int ncu_frame_receive(int fd, size_t max, NcuFrameHeader *ret_header, uint8_t **
         } control = { .buf = { 0 } };
         NcuFrameHeader h;
         struct iovec iov = { .iov_base = &h, .iov_len = sizeof(h) };
-        struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control,
-                .msg_controllen = sizeof(control) };
+        struct msghdr msg = {
+                .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &control, .msg_controllen = sizeof(control)
+        };
         uint8_t *payload = NULL;
         size_t n_fds = 0;
         ssize_t k;

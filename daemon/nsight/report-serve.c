@@ -100,8 +100,8 @@ static int action_json(Serve *s, const NcuAction *a, struct json_object **ret)
         return 0;
 }
 
-static int read_action_json(Serve *s, NcuWireReader *in, struct json_object **ret,
-                char message[static NCU_SERVE_MESSAGE_MAX])
+static int read_action_json(
+                Serve *s, NcuWireReader *in, struct json_object **ret, char message[static NCU_SERVE_MESSAGE_MAX])
 {
         const NcuAction *a;
         int r;
@@ -166,8 +166,7 @@ static int serve_list_actions(Serve *s, NcuWireReader *in, NcuWire *out, char me
         return 0;
 }
 
-static int serve_get_metric_names(Serve *s, NcuWireReader *in, NcuWire *out,
-                char message[static NCU_SERVE_MESSAGE_MAX])
+static int serve_get_metric_names(Serve *s, NcuWireReader *in, NcuWire *out, char message[static NCU_SERVE_MESSAGE_MAX])
 {
         struct json_object *a, *metrics;
         size_t token;
@@ -303,8 +302,8 @@ static void put_rule_result(NcuWire *out, struct json_object *rr, bool full)
         ncu_wire_close_array(out, token, (uint32_t) json_array_length(markers));
 }
 
-static int serve_get_rule_results(Serve *s, NcuWireReader *in, NcuWire *out, bool full,
-                char message[static NCU_SERVE_MESSAGE_MAX])
+static int serve_get_rule_results(
+                Serve *s, NcuWireReader *in, NcuWire *out, bool full, char message[static NCU_SERVE_MESSAGE_MAX])
 {
         struct json_object *a, *rules;
         size_t token;
@@ -323,8 +322,7 @@ static int serve_get_rule_results(Serve *s, NcuWireReader *in, NcuWire *out, boo
 
 /* The CUDA source files stored for the action's code (ncu --import-source), as ncu_report's source_files:
  * every file of the sources entries of the action's reference, the first of a name. */
-static int serve_get_source_files(Serve *s, NcuWireReader *in, NcuWire *out,
-                char message[static NCU_SERVE_MESSAGE_MAX])
+static int serve_get_source_files(Serve *s, NcuWireReader *in, NcuWire *out, char message[static NCU_SERVE_MESSAGE_MAX])
 {
         _cleanup_strv_free_ char **seen = NULL;
         struct json_object *a, *sources = get(s->header, "sources"), *ref;
@@ -389,8 +387,7 @@ static int read_strings(NcuWireReader *in, size_t max, char ***ret, size_t *ret_
         return 0;
 }
 
-static int serve_actions_by_nvtx(Serve *s, NcuWireReader *in, NcuWire *out,
-                char message[static NCU_SERVE_MESSAGE_MAX])
+static int serve_actions_by_nvtx(Serve *s, NcuWireReader *in, NcuWire *out, char message[static NCU_SERVE_MESSAGE_MAX])
 {
         _cleanup_free_ char **includes = NULL, **excludes = NULL;
         _cleanup_free_ size_t *selected = NULL;

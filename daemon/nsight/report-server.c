@@ -244,8 +244,8 @@ static void channel_ended(NcuReportServer *s)
                 s->pidfd = (int) syscall(SYS_pidfd_open, s->pid, 0);
                 if (s->pidfd >= 0 &&
                                 sd_event_add_io(s->event, &s->exit_source, s->pidfd, EPOLLIN, on_worker_exit, s) >= 0 &&
-                                sd_event_add_time_relative(s->event, &s->exit_timer, CLOCK_MONOTONIC,
-                                                EXIT_GRACE_USEC, 0, on_exit_grace, s) >= 0)
+                                sd_event_add_time_relative(s->event, &s->exit_timer, CLOCK_MONOTONIC, EXIT_GRACE_USEC,
+                                                0, on_exit_grace, s) >= 0)
                         return;
         }
         fail(s, -ECHILD, "the report worker closed its channel");

@@ -17,8 +17,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The Report methods' reply signatures (bus-report.c). */
 static const char *const signatures[] = {
-        "suut", "a(ussss(ttt)(ttt)d)", "as", "sbva(vv)", "a(sssa(sss)a(sd))", "a(sssa(isss)a(sd)a(isdts)a(ssttss))",
-        "a(ss)", "au",
+        "suut",
+        "a(ussss(ttt)(ttt)d)",
+        "as",
+        "sbva(vv)",
+        "a(sssa(sss)a(sd))",
+        "a(sssa(isss)a(sd)a(isdts)a(ssttss))",
+        "a(ss)",
+        "au",
 };
 
 /* A bus connected to nothing that answers, enough to build messages on. */
@@ -31,7 +37,10 @@ static sd_bus *message_bus(void)
                 return bus;
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0 || sd_bus_new(&bus) < 0)
                 abort();
-        if (sd_bus_set_fd(bus, pair[0], pair[0]) < 0 || sd_bus_set_server(bus, 1, SD_ID128_MAKE(6e, 76, 70, 72, 6f, 66, 69, 6c, 65, 64, 72, 65, 70, 6c, 79, 21)) < 0 ||
+        if (sd_bus_set_fd(bus, pair[0], pair[0]) < 0 ||
+                        sd_bus_set_server(bus, 1,
+                                        SD_ID128_MAKE(6e, 76, 70, 72, 6f, 66, 69, 6c, 65, 64, 72, 65, 70, 6c, 79, 21)) <
+                                        0 ||
                         sd_bus_set_anonymous(bus, 1) < 0 || sd_bus_start(bus) < 0)
                 abort();
         return bus;

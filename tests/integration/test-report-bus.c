@@ -250,7 +250,9 @@ static void test_load(void)
         itest_teardown(&t);
 }
 
-/* The whole content of a memfd the daemon returned; it is sealed against every change. */
+/* The whole content of a memfd the daemon returned: the caller's descriptor is read-only, and the memfd
+ * sealed against writes, growth and further seals by anyone (not against shrinking: the daemon empties it
+ * when its caller leaves the bus, so that nobody keeps its pages charged to nobody). */
 static char *read_sealed_memfd(sd_bus_message *reply, gsize *ret_size)
 {
         GString *buf = g_string_new(NULL);
@@ -261,7 +263,9 @@ static char *read_sealed_memfd(sd_bus_message *reply, gsize *ret_size)
         g_assert_cmpint(sd_bus_message_read(reply, "h", &fd), >, 0);
         seals = fcntl(fd, F_GET_SEALS);
         g_assert_cmpint(seals & (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL), ==,
-                        F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+                        F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SEAL);
+        g_assert_cmpint(fcntl(fd, F_GETFL) & O_ACCMODE, ==, O_RDONLY);
+        g_assert_cmpint(ftruncate(fd, 0), <, 0);
         while ((k = read(fd, chunk, sizeof(chunk))) > 0)
                 g_string_append_len(buf, chunk, k);
         g_assert_cmpint(k, ==, 0);
@@ -277,51 +281,6 @@ static void assert_same_as_expected(const char *got, gsize n, const char *expect
         g_assert_true(g_file_get_contents(file, &want, &m, NULL));
         if (n != m || memcmp(got, want, n) != 0)
                 g_error("%s: the export differs (%zu bytes, expected %zu)", expected_rel, (size_t) n, (size_t) m);
-}
-
-typedef struct AsyncReply {
-        bool done;
-        char *error_name;
-} AsyncReply;
-
-static int on_async_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
-{
-        AsyncReply *a = userdata;
-
-        a->done = true;
-        if (sd_bus_message_is_method_error(m, NULL))
-                a->error_name = g_strdup(sd_bus_message_get_error(m)->name);
-        return 0;
-}
-
-/* Outputs of one report run one at a time (workers share the descriptor's offset): of three asked at
- * once, the first is answered and the others are LimitsExceeded. */
-static void assert_outputs_bounded(sd_bus *bus, const char *path)
-{
-        AsyncReply replies[3] = { { 0 } };
-        sd_bus_slot *slots[3] = { NULL };
-        int n_errors = 0;
-
-        for (size_t i = 0; i < 3; i++)
-                g_assert_cmpint(sd_bus_call_method_async(bus, &slots[i], BUS_NAME, path, BUS_REPORT_INTERFACE,
-                                                "ExportDetails", on_async_reply, &replies[i], NULL),
-                                >=, 0);
-        while (!replies[0].done || !replies[1].done || !replies[2].done) {
-                int k = sd_bus_process(bus, NULL);
-                g_assert_cmpint(k, >=, 0);
-                if (k == 0)
-                        g_assert_cmpint(sd_bus_wait(bus, 10 * G_USEC_PER_SEC), >, 0);
-        }
-        for (size_t i = 0; i < 3; i++) {
-                if (replies[i].error_name) {
-                        g_assert_cmpstr(replies[i].error_name, ==, BUS_ERROR_LIMITS_EXCEEDED);
-                        g_assert_cmpuint(i, >, 0); /* the daemon answers in order */
-                        n_errors++;
-                }
-                g_free(replies[i].error_name);
-                sd_bus_slot_unref(slots[i]);
-        }
-        g_assert_cmpint(n_errors, ==, 2);
 }
 
 /* ExportRaw and ExportDetails: ncu's CSV bytes, from the worker over the descriptor the report was loaded
@@ -380,8 +339,6 @@ static void test_exports(void)
                                         ==, 0);
                         assert_same_as_expected(out_local, strlen(out_local), expected);
                 }
-                if (i == 0)
-                        assert_outputs_bounded(t.bus, path);
                 g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "Close", &error, NULL,
                                                 NULL),
                                 >=, 0);

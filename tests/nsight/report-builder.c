@@ -185,3 +185,54 @@ void report_build_string_bomb(ReportBuffer *out, size_t n_blocks, size_t string_
         ZSTD_freeCCtx(z);
         free(s);
 }
+
+void report_build_nvtx_heavy(ReportBuffer *out, size_t n_kernels, size_t depth)
+{
+        NV__Profiler__Messages__ProfilerStringTable st = NV__PROFILER__MESSAGES__PROFILER_STRING_TABLE__INIT;
+        NV__Profiler__Messages__BlockHeader h = NV__PROFILER__MESSAGES__BLOCK_HEADER__INIT;
+        NV__Nvtx__NvtxDomainInfo domain = NV__NVTX__NVTX_DOMAIN_INFO__INIT, *domains[1] = { &domain };
+        NV__Nvtx__NvtxPushPopDomain push_pop = NV__NVTX__NVTX_PUSH_POP_DOMAIN__INIT, *push_pops[1] = { &push_pop };
+        NV__Nvtx__NvtxThread thread = NV__NVTX__NVTX_THREAD__INIT, *threads[1] = { &thread };
+        NV__Nvtx__NvtxState nvtx = NV__NVTX__NVTX_STATE__INIT;
+        NV__Nvtx__NvtxPushPopRange range = NV__NVTX__NVTX_PUSH_POP_RANGE__INIT;
+        NV__Nvtx__NvtxPushPopRange **stack = calloc(depth, sizeof(NV__Nvtx__NvtxPushPopRange *));
+        NV__Profiler__Messages__ProfileResult result = NV__PROFILER__MESSAGES__PROFILE_RESULT__INIT;
+        NV__Profiler__Messages__Uint64x3 one = NV__PROFILER__MESSAGES__UINT64X3__INIT;
+        ReportEntry *entries = calloc(n_kernels, sizeof(ReportEntry));
+        char *strings[1] = { (char *) "gpu__time_duration.sum" };
+
+        if (!stack || !entries)
+                abort();
+        range.name = (char *) "a";
+        for (size_t i = 0; i < depth; i++)
+                stack[i] = &range;
+        domain.name = (char *) "<default domain>";
+        push_pop.n_stack = depth;
+        push_pop.stack = stack;
+        thread.tid = 5;
+        thread.n_pushpopdomains = 1;
+        thread.pushpopdomains = push_pops;
+        nvtx.n_domains = 1;
+        nvtx.domains = domains;
+        nvtx.n_threads = 1;
+        nvtx.threads = threads;
+        nvtx.has_defaultdomain = true;
+        one.x = one.y = one.z = 1;
+        result.threadid = 5;
+        result.kernelmangledname = result.kernelfunctionname = result.kerneldemangledname = (char *) "k";
+        result.workdimensions = 3;
+        result.globalworkoffset = &one;
+        result.gridsize = &one;
+        result.blocksize = &one;
+        result.nvtx = &nvtx;
+        for (size_t i = 0; i < n_kernels; i++)
+                entries[i] = (ReportEntry){ .kind = NCU_ENTRY_PROFILE_RESULT, .message = &result.base };
+        st.n_strings = 1;
+        st.strings = strings;
+        h.stringtable = &st;
+        *out = (ReportBuffer){ 0 };
+        report_build_start(out, 7);
+        report_build_block(out, &h, entries, n_kernels);
+        free(entries);
+        free(stack);
+}

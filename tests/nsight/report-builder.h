@@ -46,3 +46,8 @@ int report_block_offsets(const uint8_t *data, size_t size, uint64_t **ret_blocks
  * string table of one string of string_size bytes, a report that claims n_blocks * string_size bytes of
  * strings in a file of kilobytes. */
 void report_build_string_bomb(ReportBuffer *out, size_t n_blocks, size_t string_size);
+
+/* Issue 17's slow-matching attack: n_kernels kernels whose thread's default-domain push/pop stack holds
+ * depth ranges named "a" (an uncompressed .ncu-rep of a few megabytes): ActionsByNvtx with patterns of
+ * many elements ("a/a/…/b") costs kernels × patterns × depth × elements string compares. */
+void report_build_nvtx_heavy(ReportBuffer *out, size_t n_kernels, size_t depth);

@@ -3,7 +3,8 @@
  * side (test-report-worker, test-report-bus): a parser bug that crashes, a worker that hangs, one that
  * answers with an error no worker gives, one that floods a reply, one that answers what nobody asked, one
  * that closes its channel and goes on, one that claims a larger export than it may write, one whose reply
- * does not hold the values of its method, one that keeps a writable mapping of an export. Each ignores its
+ * does not hold the values of its method, one that keeps a writable mapping of an export, one that
+ * loads and then never answers. Each ignores its
  * arguments; the channel is fd 3 (report-protocol.h). */
 
 #include <signal.h>
@@ -89,6 +90,10 @@ int main(void)
                         (void) wait_request(&fd);
                         (void) ncu_frame_send(NCU_SERVE_SOCKET_FD, 0, "\xff\xff\xff\x7f", 4, NULL, 0);
                 }
+        case 9: /* reads its report, then never answers */
+                send_loaded();
+                for (;;)
+                        pause();
         case 8: { /* keeps a writable mapping of its export, to change it after the caller got it */
                 uint64_t written = 1;
                 char *p;

@@ -84,8 +84,8 @@ static const char *worker_path(void)
 }
 
 /* Starts a server on fd and runs the loop until it loaded (or not). */
-static NcuReportServer *start(sd_event *e, const char *worker, int fd, uint64_t memory, uint64_t timeout_usec,
-                Outcome *loaded)
+static NcuReportServer *start(
+                sd_event *e, const char *worker, int fd, uint64_t memory, uint64_t timeout_usec, Outcome *loaded)
 {
         const NcuReportServerOptions o = { .worker_path = worker, .memory = memory, .timeout_usec = timeout_usec };
         NcuReportServer *s = NULL;
@@ -100,8 +100,8 @@ static Outcome call(sd_event *e, NcuReportServer *s, NcuServeOp op, const NcuWir
 {
         Outcome o = { 0 };
 
-        g_assert_cmpint(ncu_report_server_call(s, op, args ? args->data : NULL, args ? args->size : 0, 1024 * 1024,
-                                        fds, n_fds, on_reply, &o),
+        g_assert_cmpint(ncu_report_server_call(s, op, args ? args->data : NULL, args ? args->size : 0, 1024 * 1024, fds,
+                                        n_fds, on_reply, &o),
                         ==, 0);
         run_until(e, &o);
         return o;
@@ -255,8 +255,8 @@ static void test_call_errors(void)
         ncu_wire_init(&args, 64);
         ncu_wire_put_u32(&args, 0);
         ncu_wire_put_u32(&args, 0);
-        g_assert_cmpint(ncu_report_server_call(s, NCU_SERVE_GET_METRIC_NAMES, args.data, args.size, 16, NULL, 0,
-                                        on_reply, &o),
+        g_assert_cmpint(ncu_report_server_call(
+                                        s, NCU_SERVE_GET_METRIC_NAMES, args.data, args.size, 16, NULL, 0, on_reply, &o),
                         ==, 0);
         ncu_wire_done(&args);
         run_until(e, &o);
@@ -390,8 +390,8 @@ static void test_misbehaving_workers(void)
                 /* No process left behind. */
                 g_assert_cmpint(ncu_report_server_pid(s), ==, 0);
                 g_assert_cmpint(kill(pid, 0), <, 0);
-                g_assert_cmpint(ncu_report_server_call(s, NCU_SERVE_GET_INFO, NULL, 0, 4096, NULL, 0, on_reply, &o),
-                                ==, -ESHUTDOWN);
+                g_assert_cmpint(ncu_report_server_call(s, NCU_SERVE_GET_INFO, NULL, 0, 4096, NULL, 0, on_reply, &o), ==,
+                                -ESHUTDOWN);
                 outcome_done(&o);
                 outcome_done(&gone);
                 ncu_report_server_free(s);
