@@ -681,6 +681,37 @@ static void test_nvtx_heavy(void)
         itest_user_remove(&user);
 }
 
+/* A report whose strings are not UTF-8 (D-Bus strings must be): its names are served with U+FFFD for each
+ * invalid byte, rather than the call failing. */
+static void test_invalid_utf8(void)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
+        g_autofree char *path = NULL;
+        ReportBuffer b = { 0 };
+        const char *type, *name, *demangled, *mangled;
+        ITest t;
+        int fd;
+
+        start_with_worker(&t, NULL, NULL);
+        report_build_named_kernel(&b, "bad\xff\xfename");
+        fd = memfd_with(b.data, b.size);
+        path = load_report(t.bus, fd, &error);
+        close(fd);
+        g_assert_nonnull(path);
+        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "ListActions", &error, &reply,
+                                        "u", 0),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(ussss(ttt)(ttt)d)"), >, 0);
+        g_assert_cmpint(sd_bus_message_enter_container(reply, 'r', "ussss(ttt)(ttt)d"), >, 0);
+        g_assert_cmpint(sd_bus_message_read(reply, "ussss", NULL, &type, &name, &demangled, &mangled), >, 0);
+        g_assert_cmpstr(name, ==, "bad\xef\xbf\xbd\xef\xbf\xbdname");
+        g_assert_cmpstr(demangled, ==, name);
+        sd_bus_message_unref(reply);
+        report_buffer_done(&b);
+        itest_teardown(&t);
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
@@ -688,6 +719,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/report-limits/lying-workers", test_lying_workers);
         g_test_add_func("/report-limits/owner-leaves", test_owner_leaves);
         g_test_add_func("/report-limits/idle", test_idle);
+        g_test_add_func("/report-limits/invalid-utf8", test_invalid_utf8);
         g_test_add_func("/report-limits/outputs-held", test_outputs_held);
         g_test_add_func("/report-limits/memory-cgroup", test_memory_cgroup);
         g_test_add_func("/report-limits/nvtx-heavy", test_nvtx_heavy);

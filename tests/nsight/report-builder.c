@@ -186,7 +186,8 @@ void report_build_string_bomb(ReportBuffer *out, size_t n_blocks, size_t string_
         free(s);
 }
 
-void report_build_nvtx_heavy(ReportBuffer *out, size_t n_kernels, size_t depth)
+/* n_kernels kernels of that name, each with an NVTX push/pop stack of depth ranges "a". */
+static void build_kernels(ReportBuffer *out, size_t n_kernels, size_t depth, const char *name)
 {
         NV__Profiler__Messages__ProfilerStringTable st = NV__PROFILER__MESSAGES__PROFILER_STRING_TABLE__INIT;
         NV__Profiler__Messages__BlockHeader h = NV__PROFILER__MESSAGES__BLOCK_HEADER__INIT;
@@ -195,7 +196,7 @@ void report_build_nvtx_heavy(ReportBuffer *out, size_t n_kernels, size_t depth)
         NV__Nvtx__NvtxThread thread = NV__NVTX__NVTX_THREAD__INIT, *threads[1] = { &thread };
         NV__Nvtx__NvtxState nvtx = NV__NVTX__NVTX_STATE__INIT;
         NV__Nvtx__NvtxPushPopRange range = NV__NVTX__NVTX_PUSH_POP_RANGE__INIT;
-        NV__Nvtx__NvtxPushPopRange **stack = calloc(depth, sizeof(NV__Nvtx__NvtxPushPopRange *));
+        NV__Nvtx__NvtxPushPopRange **stack = calloc(depth + 1, sizeof(NV__Nvtx__NvtxPushPopRange *));
         NV__Profiler__Messages__ProfileResult result = NV__PROFILER__MESSAGES__PROFILE_RESULT__INIT;
         NV__Profiler__Messages__Uint64x3 one = NV__PROFILER__MESSAGES__UINT64X3__INIT;
         ReportEntry *entries = calloc(n_kernels, sizeof(ReportEntry));
@@ -219,7 +220,7 @@ void report_build_nvtx_heavy(ReportBuffer *out, size_t n_kernels, size_t depth)
         nvtx.has_defaultdomain = true;
         one.x = one.y = one.z = 1;
         result.threadid = 5;
-        result.kernelmangledname = result.kernelfunctionname = result.kerneldemangledname = (char *) "k";
+        result.kernelmangledname = result.kernelfunctionname = result.kerneldemangledname = (char *) name;
         result.workdimensions = 3;
         result.globalworkoffset = &one;
         result.gridsize = &one;
@@ -235,4 +236,14 @@ void report_build_nvtx_heavy(ReportBuffer *out, size_t n_kernels, size_t depth)
         report_build_block(out, &h, entries, n_kernels);
         free(entries);
         free(stack);
+}
+
+void report_build_nvtx_heavy(ReportBuffer *out, size_t n_kernels, size_t depth)
+{
+        build_kernels(out, n_kernels, depth, "k");
+}
+
+void report_build_named_kernel(ReportBuffer *out, const char *name)
+{
+        build_kernels(out, 1, 1, name);
 }

@@ -51,3 +51,6 @@ void report_build_string_bomb(ReportBuffer *out, size_t n_blocks, size_t string_
  * depth ranges named "a" (an uncompressed .ncu-rep of a few megabytes): ActionsByNvtx with patterns of
  * many elements ("a/a/…/b") costs kernels × patterns × depth × elements string compares. */
 void report_build_nvtx_heavy(ReportBuffer *out, size_t n_kernels, size_t depth);
+
+/* One kernel of that name (its three names), for names no real report has (invalid UTF-8, escapes). */
+void report_build_named_kernel(ReportBuffer *out, const char *name);
