@@ -16,6 +16,7 @@
 
 #include "bus-address.h"
 #include "bus-names.h"
+#include "itest-report.h"
 #include "itest.h"
 #include "test-bus.h"
 #include "test-util.h"
@@ -23,30 +24,6 @@
 #define SOBEL "reports/nvidia_example_sobelFloat_ncu2023.3.0.ncu-rep"
 #define ARMLETH "reports/armleth_report_ncu2024.2.1.ncu-rep"
 #define NOBODY 65534
-
-static int open_corpus(const char *rel)
-{
-        g_autofree char *path = test_corpus_path(rel);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-        g_assert_cmpint(fd, >=, 0);
-        return fd;
-}
-
-static char *load_report(sd_bus *bus, int fd, sd_bus_error *error)
-{
-        sd_bus_message *reply = NULL;
-        const char *path;
-        char *ret = NULL;
-
-        if (sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "LoadReport", error, &reply, "h",
-                            fd) < 0)
-                return NULL;
-        g_assert_cmpint(sd_bus_message_read(reply, "o", &path), >, 0);
-        ret = g_strdup(path);
-        sd_bus_message_unref(reply);
-        return ret;
-}
 
 /* Two JSON texts of the same document. */
 static void assert_same_json(const char *x, const char *y)
@@ -75,8 +52,8 @@ static void test_load(void)
         itest_use_fixture_proc(&t);
         itest_start_daemon(&t, NULL);
 
-        fd = open_corpus(SOBEL);
-        path = load_report(t.bus, fd, &error);
+        fd = itest_open_corpus(SOBEL);
+        path = itest_load_report(t.bus, fd, &error);
         close(fd);
         if (!path)
                 g_error("LoadReport: %s: %s", error.name, error.message);
@@ -302,9 +279,9 @@ static void test_exports(void)
                 g_autofree char *rel = g_strdup_printf("reports/%s.ncu-rep", names[i]);
                 g_autofree char *file = test_corpus_path(rel), *path = NULL;
                 static const char *const pages[] = { "raw", "raw-instances", "details" };
-                int fd = open_corpus(rel);
+                int fd = itest_open_corpus(rel);
 
-                path = load_report(t.bus, fd, &error);
+                path = itest_load_report(t.bus, fd, &error);
                 /* The daemon keeps its own duplicate: the caller's may go, and its offset does not matter. */
                 g_assert_cmpint(lseek(fd, 17, SEEK_SET), ==, 17);
                 close(fd);
@@ -389,11 +366,11 @@ static void test_diff(void)
                 int fd;
                 gsize n;
 
-                fd = open_corpus(brel);
-                bpath = load_report(t.bus, fd, &error);
+                fd = itest_open_corpus(brel);
+                bpath = itest_load_report(t.bus, fd, &error);
                 close(fd);
-                fd = open_corpus(crel);
-                cpath = load_report(t.bus, fd, &error);
+                fd = itest_open_corpus(crel);
+                cpath = itest_load_report(t.bus, fd, &error);
                 close(fd);
                 g_assert_nonnull(bpath);
                 g_assert_nonnull(cpath);
@@ -482,7 +459,7 @@ static void test_nvtx(void)
         itest_start_daemon(&t, NULL);
         fd = open(test_env_or_fail("NVPROFILED_NVTX_FIXTURE"), O_RDONLY | O_CLOEXEC);
         g_assert_cmpint(fd, >=, 0);
-        path = load_report(t.bus, fd, &error);
+        path = itest_load_report(t.bus, fd, &error);
         close(fd);
         g_assert_nonnull(path);
         g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "ActionsByNvtx", &error, &reply,
@@ -520,7 +497,7 @@ static void test_invalid(void)
         test_write_file(dir, "bad.ncu-rep", "NVR");
         file = g_build_filename(dir, "bad.ncu-rep", NULL);
         fd = open(file, O_RDONLY | O_CLOEXEC);
-        g_assert_null(load_report(t.bus, fd, &error));
+        g_assert_null(itest_load_report(t.bus, fd, &error));
         close(fd);
         g_assert_cmpstr(error.name, ==, BUS_ERROR_INVALID_REPORT);
         g_assert_nonnull(strstr(error.message, "byte 0: truncated magic"));
@@ -541,8 +518,8 @@ static void test_worker_crash(void)
         itest_setup(&t);
         itest_use_fixture_proc(&t);
         itest_start_daemon(&t, NULL);
-        fd = open_corpus(ARMLETH);
-        g_assert_null(load_report(t.bus, fd, &error));
+        fd = itest_open_corpus(ARMLETH);
+        g_assert_null(itest_load_report(t.bus, fd, &error));
         close(fd);
         g_assert_cmpstr(error.name, ==, SD_BUS_ERROR_FAILED);
         g_assert_nonnull(strstr(error.message, "killed by signal 11"));
@@ -594,7 +571,7 @@ static void test_large(void)
         itest_start_daemon(&t, NULL);
         fd = open(file, O_RDONLY | O_CLOEXEC);
         g_assert_cmpint(fd, >=, 0);
-        path = load_report(t.bus, fd, &error);
+        path = itest_load_report(t.bus, fd, &error);
         close(fd);
         if (!path)
                 g_error("LoadReport: %s: %s", error.name, error.message);
@@ -639,14 +616,14 @@ static void test_limits_and_owner_leaving(void)
         itest_use_fixture_proc(&t);
         itest_start_daemon(&t, NULL);
         g_assert_cmpint(bus_open_address(t.bus_address, &other), >=, 0);
-        fd = open_corpus(ARMLETH);
+        fd = itest_open_corpus(ARMLETH);
         /* Until a limit stops it: 16 reports, or the bytes of models first (a model counts its JSON text
          * and room for its largest action's tree). */
         for (int i = 0;; i++) {
                 g_autofree char *p = NULL;
                 g_assert_cmpint(i, <=, 16);
                 g_assert_cmpint(lseek(fd, 0, SEEK_SET), ==, 0);
-                p = load_report(other, fd, &error);
+                p = itest_load_report(other, fd, &error);
                 if (p)
                         continue;
                 g_test_message("refused after %d reports: %s", i, error.message);
@@ -657,7 +634,7 @@ static void test_limits_and_owner_leaving(void)
         sd_bus_error_free(&error);
         /* The limit is the user's: the same uid on another connection is refused too. */
         g_assert_cmpint(lseek(fd, 0, SEEK_SET), ==, 0);
-        g_assert_null(load_report(t.bus, fd, &error));
+        g_assert_null(itest_load_report(t.bus, fd, &error));
         g_assert_cmpstr(error.name, ==, BUS_ERROR_LIMITS_EXCEEDED);
         sd_bus_error_free(&error);
 
@@ -673,7 +650,7 @@ static void test_limits_and_owner_leaving(void)
         for (int i = 0; i < 250 && !path; i++) {
                 g_assert_cmpint(lseek(fd, 0, SEEK_SET), ==, 0);
                 sd_bus_error_free(&error);
-                path = load_report(t.bus, fd, &error);
+                path = itest_load_report(t.bus, fd, &error);
                 if (!path)
                         g_usleep(20 * 1000);
         }
@@ -695,8 +672,8 @@ static void test_privacy(void)
         itest_setup(&t);
         itest_use_fixture_proc(&t);
         itest_start_daemon(&t, NULL);
-        fd = open_corpus(ARMLETH);
-        path = load_report(t.bus, fd, &error);
+        fd = itest_open_corpus(ARMLETH);
+        path = itest_load_report(t.bus, fd, &error);
         close(fd);
         g_assert_nonnull(path);
 

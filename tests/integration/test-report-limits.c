@@ -21,6 +21,7 @@
 #include "bus-address.h"
 #include "bus-names.h"
 #include "itest-user.h"
+#include "itest-report.h"
 #include "itest.h"
 #include "manager-reports.h"
 #include "report-builder.h"
@@ -31,16 +32,6 @@
 #define SOBEL "reports/nvidia_example_sobelFloat_ncu2023.3.0.ncu-rep"
 #define WAIT_USEC (60 * G_USEC_PER_SEC)
 
-static int open_corpus(const char *rel)
-{
-        g_autofree char *path = test_corpus_path(rel);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-        if (fd < 0)
-                g_error("%s: %s", path, g_strerror(errno));
-        return fd;
-}
-
 static int memfd_with(const void *data, size_t size)
 {
         int fd = memfd_create("report", MFD_CLOEXEC);
@@ -49,22 +40,6 @@ static int memfd_with(const void *data, size_t size)
         g_assert_cmpint(write(fd, data, size), ==, (ssize_t) size);
         g_assert_cmpint(lseek(fd, 0, SEEK_SET), ==, 0);
         return fd;
-}
-
-/* LoadReport: the object path, or NULL with error set. */
-static char *load_report(sd_bus *bus, int fd, sd_bus_error *error)
-{
-        sd_bus_message *reply = NULL;
-        const char *path;
-        char *ret;
-
-        if (sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "LoadReport", error, &reply, "h",
-                            fd) < 0)
-                return NULL;
-        g_assert_cmpint(sd_bus_message_read(reply, "o", &path), >, 0);
-        ret = g_strdup(path);
-        sd_bus_message_unref(reply);
-        return ret;
 }
 
 /* The daemon's children: its workers. */
@@ -155,8 +130,8 @@ static void test_calls_bounded(void)
         int fd;
 
         start_with_worker(&t, "NVPROFILED_FAKE_WORKER_SILENT", NULL);
-        fd = open_corpus(ARMLETH);
-        path = load_report(t.bus, fd, &error);
+        fd = itest_open_corpus(ARMLETH);
+        path = itest_load_report(t.bus, fd, &error);
         close(fd);
         g_assert_nonnull(path);
         g_assert_cmpuint(count_children(t.daemon_pid), ==, 1);
@@ -205,8 +180,8 @@ static void test_lying_workers(void)
                 int fd;
 
                 start_with_worker(&t, cases[i].env, NULL);
-                fd = open_corpus(ARMLETH);
-                path = load_report(t.bus, fd, &error);
+                fd = itest_open_corpus(ARMLETH);
+                path = itest_load_report(t.bus, fd, &error);
                 close(fd);
                 g_assert_nonnull(path);
                 g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, cases[i].method, &error,
@@ -241,10 +216,10 @@ static void test_owner_leaves(void)
 
         start_with_worker(&t, NULL, NULL);
         g_assert_cmpint(bus_open_address(t.bus_address, &bus), >=, 0);
-        fd = open_corpus(ARMLETH);
-        path1 = load_report(bus, fd, &error);
+        fd = itest_open_corpus(ARMLETH);
+        path1 = itest_load_report(bus, fd, &error);
         g_assert_cmpint(lseek(fd, 0, SEEK_SET), ==, 0);
-        path2 = load_report(bus, fd, &error);
+        path2 = itest_load_report(bus, fd, &error);
         close(fd);
         g_assert_nonnull(path1);
         g_assert_nonnull(path2);
@@ -282,8 +257,8 @@ static void test_idle(void)
         int fd;
 
         start_with_worker(&t, NULL, "[Reports]\nIdleSec=1s");
-        fd = open_corpus(ARMLETH);
-        path = load_report(t.bus, fd, &error);
+        fd = itest_open_corpus(ARMLETH);
+        path = itest_load_report(t.bus, fd, &error);
         close(fd);
         g_assert_nonnull(path);
         deadline = g_get_monotonic_time() + WAIT_USEC;
@@ -342,8 +317,8 @@ static void test_outputs_held(void)
         ITest t;
 
         start_with_worker(&t, NULL, "[Reports]\nOutputsPerUserMax=2");
-        fd = open_corpus(ARMLETH);
-        path = load_report(t.bus, fd, &error);
+        fd = itest_open_corpus(ARMLETH);
+        path = itest_load_report(t.bus, fd, &error);
         close(fd);
         g_assert_nonnull(path);
         a = export_json(t.bus, path, &error);
@@ -492,13 +467,13 @@ static int attack(void *userdata)
         if (bus_open_address(a->bus_address, &bus) < 0)
                 return 10;
         /* The bomb: refused, by the worker's limits or the budget. */
-        if (load_report(bus, a->bomb_fd, &error) || !sd_bus_error_has_name(&error, BUS_ERROR_LIMITS_EXCEEDED)) {
+        if (itest_load_report(bus, a->bomb_fd, &error) || !sd_bus_error_has_name(&error, BUS_ERROR_LIMITS_EXCEEDED)) {
                 g_test_message("bomb: %s: %s", error.name, error.message);
                 return 14;
         }
         g_test_message("bomb: %s", error.message);
         sd_bus_error_free(&error);
-        path = load_report(bus, a->report_fd, &error);
+        path = itest_load_report(bus, a->report_fd, &error);
         if (!path)
                 return 11;
         for (int i = 0; i < 300; i++) {
@@ -517,7 +492,7 @@ static int attack(void *userdata)
         /* More reports than the budget holds. */
         refused = 0;
         for (int i = 0; i < a->n_reports_fds; i++) {
-                g_autofree char *p = load_report(bus, a->report_fds[i], &error);
+                g_autofree char *p = itest_load_report(bus, a->report_fds[i], &error);
                 if (!p && !sd_bus_error_has_name(&error, BUS_ERROR_LIMITS_EXCEEDED))
                         return 15;
                 refused += !p;
@@ -550,11 +525,11 @@ static void test_memory_cgroup(void)
 
         report_build_string_bomb(&bomb, 4096, 256 * 1024);
         a = (Attack){ .bus_address = t.bus_address,
-                .report_fd = open_corpus(SOBEL),
+                .report_fd = itest_open_corpus(SOBEL),
                 .bomb_fd = memfd_with(bomb.data, bomb.size),
                 .n_reports_fds = 24 };
         for (int i = 0; i < a.n_reports_fds; i++)
-                a.report_fds[i] = open_corpus(ARMLETH);
+                a.report_fds[i] = itest_open_corpus(ARMLETH);
         status = itest_user_run(&user, attack, &a);
         g_assert_cmpint(status, ==, 0);
 
@@ -607,7 +582,7 @@ static int nvtx_attack(void *userdata)
         patterns[64] = NULL;
         if (bus_open_address(a->bus_address, &bus) < 0)
                 return 10;
-        path = load_report(bus, a->report_fd, &error);
+        path = itest_load_report(bus, a->report_fd, &error);
         if (!path)
                 return 11;
         for (int i = 0; i < 6; i++) {
@@ -696,7 +671,7 @@ static void test_invalid_utf8(void)
         start_with_worker(&t, NULL, NULL);
         report_build_named_kernel(&b, "bad\xff\xfename");
         fd = memfd_with(b.data, b.size);
-        path = load_report(t.bus, fd, &error);
+        path = itest_load_report(t.bus, fd, &error);
         close(fd);
         g_assert_nonnull(path);
         g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "ListActions", &error, &reply,
