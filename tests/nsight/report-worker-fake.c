@@ -65,8 +65,10 @@ int main(void)
                         if (write(NCU_SERVE_SOCKET_FD, block, sizeof(block)) < 0)
                                 return 1;
         }
-        case 4: /* an answer nobody asked for */
+        case 4: /* an answer nobody asked for: after the answer to the first call, a second one */
                 send_loaded();
+                (void) wait_request(&fd);
+                (void) ncu_frame_send(NCU_SERVE_SOCKET_FD, 0, NULL, 0, NULL, 0);
                 (void) ncu_frame_send(NCU_SERVE_SOCKET_FD, 0, NULL, 0, NULL, 0);
                 pause();
                 break;
