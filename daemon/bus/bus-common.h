@@ -15,7 +15,6 @@
 #define LOG_CONTROL_INTERFACE "org.freedesktop.LogControl1"
 
 typedef struct BusPolkitQuery BusPolkitQuery;
-typedef struct BusReport BusReport;
 
 typedef struct BusContext {
         sd_bus *bus;
@@ -34,10 +33,6 @@ typedef struct BusContext {
         /* CheckAuthorization calls to polkit that have not been answered yet. */
         BusPolkitQuery *polkit_queries;
         unsigned n_polkit_queries;
-
-        /* Nsight Compute reports callers loaded (bus-report.c). */
-        BusReport *reports;
-        uint64_t last_report_id;
 } BusContext;
 
 extern const sd_bus_vtable bus_manager_vtable[];

@@ -1,151 +1,284 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Nsight Compute reports over D-Bus: Manager.LoadReport(h fd) hands the caller's descriptor to the
- * confined worker (daemon/nsight/report-job.h) and, once its model is back and checked, answers with an
- * object BUS_REPORT_PREFIX/<id> that only the caller (its unique name) can see or call. The object goes
- * when the caller calls Close or leaves the bus. The model is kept as the worker's text, one action
- * parsed at a time (report-document.h). Each uid may hold REPORTS_PER_UID_MAX reports and
- * REPORT_BYTES_PER_UID_MAX bytes of models (a loading one holds what is left of both), within
- * REPORT_BYTES_TOTAL_MAX for all: the daemon's unit caps its memory at 128 MiB. Each report keeps a duplicate of the
- * caller's descriptor (one per report, so REPORTS_PER_UID_MAX bounds them too): the CSV exports (ExportRaw,
- * ExportDetails) run the same confined worker over it again, one at a time per report: the duplicate shares the
- * caller's file offset, so two workers reading it at once would read each other's bytes (a Diff holds its baseline
- * too). Each reserves twice the bytes its output may take (at most REPORT_OUTPUT_BYTES_MAX) in the same per-uid and
- * total accounts until it is answered. */
+/* Nsight Compute reports over D-Bus, marshalling only: Manager.LoadReport(h fd) and the Report objects
+ * BUS_REPORT_PREFIX/<id>, which exist only for the caller (its unique name) that loaded them. The report
+ * registry, its budgets and lifetimes are the manager's (manager-reports.h), the model its worker's
+ * (report-serve.h): a method's arguments go to the worker in the wire encoding of report-protocol.h, and
+ * its reply comes back in it and is copied into the D-Bus reply by the method's signature, every value
+ * checked on the way. Callers that leave the bus are seen through NameOwnerChanged. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <math.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "bus-report.h"
-#include "fd-util.h"
-#include "json-util.h"
 #include "log.h"
+#include "manager-reports.h"
 #include "report-diff.h"
-#include "report-document.h"
-#include "report-job.h"
-#include "report-json.h"
-#include "report-worker.h"
 #include "strv.h"
 
-#define REPORTS_PER_UID_MAX 16u
-#define REPORT_BYTES_PER_UID_MAX ((size_t) 64u * 1024u * 1024u)
-#define REPORT_BYTES_TOTAL_MAX ((size_t) 96u * 1024u * 1024u)
-/* The worker's text may take two thirds of what is left: it is read whole and kept, its lines parsed
- * one at a time, and the model must then fit in what is left (report-document.h counts the text, what
- * is kept of each action and room for the largest action's tree). */
-#define REPORT_TEXT_SHARE(left) ((left) / 3 * 2)
-#define REPORT_WORKER_TIMEOUT_USEC (60ull * 1000000ull)
-/* One output's bytes (an export or a diff): a larger one is LimitsExceeded (--local makes it). Its
- * reservation is twice that (read, then in its memfd). */
-#define REPORT_OUTPUT_BYTES_MAX ((size_t) 16u * 1024u * 1024u)
+/* A reply's wire bytes at most: its D-Bus message (with alignment, at most about twice that) must stay
+ * under the bus's message size (32 MiB on the system bus). */
+#define BUS_REPORT_REPLY_MAX ((size_t) 12 * 1024 * 1024)
+#define NVTX_EXPRESSIONS_MAX 64
+#define DIFF_SPEC_MAX 1024
 
-#ifndef LIBEXECDIR
-#define LIBEXECDIR "/usr/libexec"
-#endif
-
-typedef struct BusReportOutput BusReportOutput;
-
-struct BusReport {
-        BusContext *context;
-        uint64_t id;
-        char *owner; /* the caller's unique name */
-        uid_t uid;
-        size_t bytes; /* reserved while loading, then the model's size */
-        NcuReportDocument *document; /* NULL while loading */
-        NcuReportJob *job;
-        sd_bus_message *pending; /* the LoadReport call, until answered */
-        sd_bus_track *track;
-        int fd; /* the caller's descriptor, for the outputs */
-        BusReportOutput *outputs; /* running exports */
-        BusReport *next, *prev;
-};
-
-/* One export running in the worker, answered with a memfd. */
-struct BusReportOutput {
-        BusReport *report;
-        uint64_t baseline_id; /* a Diff's baseline, which it reads too; 0 for none */
-        NcuReportJob *job;
+/* A call waiting for its report's worker: the D-Bus call to answer and the reply's signature. */
+typedef struct BusReportCall {
         sd_bus_message *call;
-        size_t bytes; /* reserved until answered */
-        BusReportOutput *next;
-};
+        const char *signature;
+} BusReportCall;
 
-static BusReportOutput *bus_report_output_free(BusReportOutput *o)
+static BusReportCall *bus_report_call_free(BusReportCall *c)
 {
-        BusReportOutput **p;
-
-        if (!o)
+        if (!c)
                 return NULL;
-        for (p = &o->report->outputs; *p; p = &(*p)->next)
-                if (*p == o) {
-                        *p = o->next;
-                        break;
-                }
-        ncu_report_job_free(o->job);
-        sd_bus_message_unref(o->call);
-        return mfree(o);
+        sd_bus_message_unref(c->call);
+        return mfree(c);
 }
 
-static size_t report_bytes(const BusReport *r)
+static int bus_report_call_new(sd_bus_message *m, const char *signature, BusReportCall **ret)
 {
-        size_t bytes = r->bytes;
+        BusReportCall *c = calloc(1, sizeof(BusReportCall));
 
-        for (const BusReportOutput *o = r->outputs; o; o = o->next)
-                bytes += o->bytes;
-        return bytes;
+        if (!c)
+                return -ENOMEM;
+        c->call = sd_bus_message_ref(m);
+        c->signature = signature;
+        *ret = c;
+        return 0;
 }
 
-static BusReport *bus_report_free(BusReport *r)
+static int reply_error(sd_bus_message *m, int error, const char *message, bool loading)
 {
-        BusContext *c;
-
-        if (!r)
-                return NULL;
-        c = r->context;
-        if (r->prev)
-                r->prev->next = r->next;
-        else if (c->reports == r)
-                c->reports = r->next;
-        if (r->next)
-                r->next->prev = r->prev;
-        while (r->outputs) {
-                if (r->outputs->call)
-                        (void) sd_bus_reply_method_errorf(
-                                        r->outputs->call, SD_BUS_ERROR_FAILED, "The report was closed");
-                bus_report_output_free(r->outputs);
+        message = strempty(message);
+        switch (-error) {
+        case EINVAL:
+                if (!loading)
+                        return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_INVALID_ARGS, "%s", message);
+                _fallthrough_;
+        case EBADMSG:
+        case EPROTONOSUPPORT:
+        case EISDIR:
+        case EIO:
+        case ESTALE:
+                return sd_bus_reply_method_errorf(m, BUS_ERROR_INVALID_REPORT, "Invalid report: %s", message);
+        case ENOENT:
+                return sd_bus_reply_method_errorf(m, BUS_ERROR_NO_SUCH_METRIC, "%s", message);
+        case E2BIG:
+                return sd_bus_reply_method_errorf(m, BUS_ERROR_LIMITS_EXCEEDED, "Limit exceeded: %s", message);
+        case EDOM: /* Diff: the pairing specs pair nothing */
+                return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_INVALID_ARGS, "%s", message);
+        case ETIMEDOUT:
+                return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_TIMEOUT, "%s", message);
+        case ENOMEM:
+                return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_NO_MEMORY, "%s", message);
+        default:
+                return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_FAILED, "%s", message);
         }
-        safe_close(r->fd);
-        ncu_report_job_free(r->job);
-        sd_bus_message_unref(r->pending);
-        sd_bus_track_unref(r->track);
-        ncu_report_document_free(r->document);
-        free(r->owner);
-        return mfree(r);
 }
 
-void bus_reports_free(BusContext *c)
+/* A refusal before any work: -E2BIG with the manager's sentence, else the errno. */
+static int refuse(sd_bus_error *error, int k, const char *why)
 {
-        while (c->reports)
-                bus_report_free(c->reports);
+        if (k == -E2BIG)
+                return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED, "Limit exceeded: %s", strempty(why));
+        if (k == -EINVAL && why)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "%s", why);
+        return sd_bus_error_set_errnof(error, -k, "Cannot serve the report");
 }
 
-static int report_path(const BusReport *r, char **ret)
+/* The length of the single complete type at the start of signature s (ours: well-formed). */
+static size_t type_length(const char *s)
 {
-        return asprintf(ret, BUS_REPORT_PREFIX "/%" PRIu64, r->id) < 0 ? -ENOMEM : 0;
+        size_t depth = 0, i = 0;
+
+        if (s[0] == 'a')
+                return 1 + type_length(s + 1);
+        do {
+                if (s[i] == '(')
+                        depth++;
+                else if (s[i] == ')')
+                        depth--;
+                i++;
+        } while (depth > 0);
+        return i;
 }
 
-static const char *worker_path(void)
+/* The fewest wire bytes a value of the type at s takes: bounds an array's count by what is left. */
+static size_t type_min_size(const char *s)
 {
-        /* Tests run the daemon from the build tree; only whoever starts the daemon sets its environment. */
-        const char *p = getenv("NVPROFILED_REPORT_WORKER");
-        return p && p[0] == '/' ? p : LIBEXECDIR "/" NCU_REPORT_WORKER_NAME;
+        switch (s[0]) {
+        case 'y':
+        case 'b':
+                return 1;
+        case 'u':
+        case 'i':
+        case 'a':
+                return 4;
+        case 't':
+        case 'x':
+        case 'd':
+                return 8;
+        case 's':
+                return 5;
+        case 'v':
+                return 2;
+        case '(': {
+                size_t n = 0;
+                for (const char *p = s + 1; *p != ')'; p += type_length(p))
+                        n += type_min_size(p);
+                return MAX(n, (size_t) 1);
+        }
+        }
+        assert_not_reached();
+}
+
+static int copy_basic(sd_bus_message *m, char type, NcuWireReader *in)
+{
+        int r;
+
+        switch (type) {
+        case 'y': {
+                uint8_t v;
+                r = ncu_wire_get_u8(in, &v);
+                return r < 0 ? r : sd_bus_message_append_basic(m, type, &v);
+        }
+        case 'b': {
+                bool v;
+                int b;
+                r = ncu_wire_get_bool(in, &v);
+                b = v;
+                return r < 0 ? r : sd_bus_message_append_basic(m, type, &b);
+        }
+        case 'u': {
+                uint32_t v;
+                r = ncu_wire_get_u32(in, &v);
+                return r < 0 ? r : sd_bus_message_append_basic(m, type, &v);
+        }
+        case 'i': {
+                int32_t v;
+                r = ncu_wire_get_i32(in, &v);
+                return r < 0 ? r : sd_bus_message_append_basic(m, type, &v);
+        }
+        case 't': {
+                uint64_t v;
+                r = ncu_wire_get_u64(in, &v);
+                return r < 0 ? r : sd_bus_message_append_basic(m, type, &v);
+        }
+        case 'd': {
+                double v;
+                r = ncu_wire_get_double(in, &v);
+                return r < 0 ? r : sd_bus_message_append_basic(m, type, &v);
+        }
+        case 's': {
+                const char *v;
+                r = ncu_wire_get_string(in, &v);
+                return r < 0 ? r : sd_bus_message_append_basic(m, type, v);
+        }
+        }
+        return -EBADMSG;
+}
+
+/* Copies one value of the complete type at *sig from the worker's reply into m, advancing *sig. Any byte
+ * that does not fit the type is -EBADMSG: a worker's reply is checked as closely as its input. */
+static int copy_value(sd_bus_message *m, const char **sig, NcuWireReader *in)
+{
+        const char *s = *sig;
+        size_t n = type_length(s);
+        char contents[64];
+        int r;
+
+        *sig = s + n;
+        switch (s[0]) {
+        case 'v': {
+                uint8_t t;
+                char vs[2] = { 0 };
+
+                r = ncu_wire_get_u8(in, &t);
+                if (r < 0)
+                        return r;
+                if (!strchr("ybuitds", t) || t == 0)
+                        return -EBADMSG;
+                vs[0] = (char) t;
+                r = sd_bus_message_open_container(m, 'v', vs);
+                if (r >= 0)
+                        r = copy_basic(m, (char) t, in);
+                return r < 0 ? r : sd_bus_message_close_container(m);
+        }
+        case 'a': {
+                size_t en = type_length(s + 1);
+                uint32_t count;
+
+                if (en >= sizeof(contents))
+                        return -EINVAL;
+                memcpy(contents, s + 1, en);
+                contents[en] = '\0';
+                r = ncu_wire_get_count(in, type_min_size(contents), &count);
+                if (r >= 0)
+                        r = sd_bus_message_open_container(m, 'a', contents);
+                for (uint32_t i = 0; r >= 0 && i < count; i++) {
+                        const char *e = contents;
+                        r = copy_value(m, &e, in);
+                }
+                return r < 0 ? r : sd_bus_message_close_container(m);
+        }
+        case '(': {
+                const char *p;
+
+                if (n - 2 >= sizeof(contents))
+                        return -EINVAL;
+                memcpy(contents, s + 1, n - 2);
+                contents[n - 2] = '\0';
+                r = sd_bus_message_open_container(m, 'r', contents);
+                for (p = contents; r >= 0 && *p;)
+                        r = copy_value(m, &p, in);
+                return r < 0 ? r : sd_bus_message_close_container(m);
+        }
+        default:
+                return copy_basic(m, s[0], in);
+        }
+}
+
+int bus_report_copy_reply(sd_bus_message *m, const char *signature, const void *data, size_t size)
+{
+        NcuWireReader in;
+        const char *s = signature;
+        int r = 0;
+
+        ncu_wire_reader_init(&in, data, size);
+        while (r >= 0 && *s)
+                r = copy_value(m, &s, &in);
+        if (r >= 0 && in.left != 0)
+                return -EBADMSG;
+        /* sd-bus refuses what D-Bus cannot carry with -EINVAL: a lie too. */
+        return r == -EINVAL ? -EBADMSG : r;
+}
+
+static void on_call_reply(int error, const void *data, size_t size, const char *message, void *userdata)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        BusReportCall *c = userdata;
+        int r;
+
+        if (error < 0) {
+                (void) reply_error(c->call, error, message, false);
+                bus_report_call_free(c);
+                return;
+        }
+        r = sd_bus_message_new_method_return(c->call, &reply);
+        if (r >= 0)
+                r = bus_report_copy_reply(reply, c->signature, data, size);
+        if (r == -EBADMSG)
+                (void) sd_bus_reply_method_errorf(
+                                c->call, SD_BUS_ERROR_FAILED, "the report worker returned a malformed answer");
+        else if (r < 0)
+                (void) sd_bus_reply_method_errno(c->call, r, NULL);
+        else
+                (void) sd_bus_send(NULL, reply, NULL);
+        bus_report_call_free(c);
 }
 
 /* The caller's report at path, or NULL: other callers cannot tell it from one that does not exist. */
-static BusReport *find_for_caller(BusContext *c, sd_bus *bus, const char *path)
+static ManagerReport *find_for_caller(Manager *manager, sd_bus *bus, const char *path)
 {
         sd_bus_message *m = sd_bus_get_current_message(bus);
         const char *sender = m ? sd_bus_message_get_sender(m) : NULL;
@@ -162,16 +295,14 @@ static BusReport *find_for_caller(BusContext *c, sd_bus *bus, const char *path)
         id = strtoull(last, &end, 10);
         if (errno != 0 || *end)
                 return NULL;
-        for (BusReport *r = c->reports; r; r = r->next)
-                if (r->id == id && r->document && streq(r->owner, sender))
-                        return r;
-        return NULL;
+        return manager_report_find(manager, sender, id);
 }
 
 int bus_report_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **ret_found,
                 sd_bus_error *error)
 {
-        BusReport *r = find_for_caller(userdata, bus, path);
+        BusContext *c = userdata;
+        ManagerReport *r = find_for_caller(c->manager, bus, path);
 
         if (!r)
                 return 0;
@@ -185,16 +316,20 @@ int bus_report_enumerator(sd_bus *bus, const char *prefix, void *userdata, char 
         sd_bus_message *m = sd_bus_get_current_message(bus);
         const char *sender = m ? sd_bus_message_get_sender(m) : NULL;
         _cleanup_strv_free_ char **nodes = NULL;
+        _cleanup_free_ uint64_t *ids = NULL;
+        size_t n = 0;
         int r;
 
-        for (BusReport *p = c->reports; p && sender; p = p->next) {
-                char *path;
-
-                if (!p->document || !streq(p->owner, sender))
-                        continue;
-                r = report_path(p, &path);
+        if (sender) {
+                r = manager_report_list(c->manager, sender, &ids, &n);
                 if (r < 0)
                         return r;
+        }
+        for (size_t i = 0; i < n; i++) {
+                char *path;
+
+                if (asprintf(&path, BUS_REPORT_PREFIX "/%" PRIu64, ids[i]) < 0)
+                        return -ENOMEM;
                 r = strv_consume(&nodes, path);
                 if (r < 0)
                         return r;
@@ -203,98 +338,26 @@ int bus_report_enumerator(sd_bus *bus, const char *prefix, void *userdata, char 
         return 0;
 }
 
-static int on_owner_gone(sd_bus_track *t, void *userdata)
+static void on_loaded(ManagerReport *r, int error, const char *message, void *userdata)
 {
-        BusReport *r = userdata;
-
-        log_debug("Report %" PRIu64 ": its owner %s left the bus", r->id, r->owner);
-        bus_report_free(r);
-        return 0;
-}
-
-static int reply_job_error(sd_bus_message *m, int error, const char *message)
-{
-        switch (-error) {
-        case EBADMSG:
-        case EPROTONOSUPPORT:
-        case EISDIR:
-        case EINVAL:
-        case EIO:
-                return sd_bus_reply_method_errorf(m, BUS_ERROR_INVALID_REPORT, "Invalid report: %s", message);
-        case E2BIG:
-                return sd_bus_reply_method_errorf(m, BUS_ERROR_LIMITS_EXCEEDED, "Limit exceeded: %s", message);
-        case ETIMEDOUT:
-                return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_TIMEOUT, "%s", message);
-        case ENOMEM:
-                return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_NO_MEMORY, "%s", message);
-        case EDOM: /* Diff: the pairing specs pair nothing */
-                return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_INVALID_ARGS, "%s", message);
-        default:
-                return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_FAILED, "%s", message);
-        }
-}
-
-static size_t uid_bytes(BusContext *c, uid_t uid, size_t *ret_count)
-{
-        size_t bytes = 0, n = 0;
-
-        for (BusReport *r = c->reports; r; r = r->next)
-                if (r->uid == uid) {
-                        bytes += report_bytes(r);
-                        n++;
-                }
-        *ret_count = n;
-        return bytes;
-}
-
-static size_t total_bytes(BusContext *c)
-{
-        size_t bytes = 0;
-
-        for (BusReport *r = c->reports; r; r = r->next)
-                bytes += report_bytes(r);
-        return bytes;
-}
-
-static void on_job_done(NcuReportJob *job, int error, NcuReportDocument *doc, const char *message, void *userdata)
-{
-        BusReport *r = userdata;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = TAKE_PTR(r->pending);
-        _cleanup_(ncu_report_document_freep) NcuReportDocument *d = doc;
+        BusReportCall *c = userdata;
         _cleanup_free_ char *path = NULL;
-        size_t reserved = r->bytes;
 
-        r->job = ncu_report_job_free(r->job);
-        if (error < 0) {
-                log_debug("Report %" PRIu64 " of uid %u: %s", r->id, (unsigned) r->uid, message);
-                (void) reply_job_error(call, error, message);
-                bus_report_free(r);
-                return;
-        }
-        /* The reservation was what was left of the caller's share: the model must fit in it. */
-        if (ncu_report_document_memory(d) > reserved) {
-                (void) reply_job_error(
-                                call, -E2BIG, "the report's model is larger than what is left of the memory allowed");
-                bus_report_free(r);
-                return;
-        }
-        if (report_path(r, &path) < 0) {
-                (void) sd_bus_reply_method_errorf(call, SD_BUS_ERROR_NO_MEMORY, "Out of memory");
-                bus_report_free(r);
-                return;
-        }
-        r->bytes = ncu_report_document_memory(d);
-        r->document = TAKE_PTR(d);
-        (void) sd_bus_reply_method_return(call, "o", path);
+        if (error < 0)
+                (void) reply_error(c->call, error, message, true);
+        else if (asprintf(&path, BUS_REPORT_PREFIX "/%" PRIu64, manager_report_id(r)) < 0)
+                (void) sd_bus_reply_method_errorf(c->call, SD_BUS_ERROR_NO_MEMORY, "Out of memory");
+        else
+                (void) sd_bus_reply_method_return(c->call, "o", path);
+        bus_report_call_free(c);
 }
 
 int bus_method_load_report(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         BusContext *c = userdata;
-        const NcuReportJobLimits limits_base = { .timeout_usec = REPORT_WORKER_TIMEOUT_USEC };
-        NcuReportJobLimits limits = limits_base;
-        size_t used, count, total;
-        BusReport *r;
+        const char *why = NULL;
+        BusReportCall *call;
+        ManagerReport *r;
         uid_t uid;
         int fd, k;
 
@@ -304,91 +367,72 @@ int bus_method_load_report(sd_bus_message *m, void *userdata, sd_bus_error *erro
         k = bus_caller_uid(m, &uid);
         if (k < 0)
                 return k;
-
-        used = uid_bytes(c, uid, &count);
-        total = total_bytes(c);
-        if (count >= REPORTS_PER_UID_MAX)
-                return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED,
-                                "Limit exceeded: a user may hold %u reports; close one first", REPORTS_PER_UID_MAX);
-        if (used >= REPORT_BYTES_PER_UID_MAX || total >= REPORT_BYTES_TOTAL_MAX)
-                return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED,
-                                "Limit exceeded: the reports loaded take all the memory allowed");
-        /* The model may use what is left of the caller's share; its text, part of it. */
-        limits.max_output = REPORT_TEXT_SHARE(MIN(REPORT_BYTES_PER_UID_MAX - used, REPORT_BYTES_TOTAL_MAX - total));
-
-        r = calloc(1, sizeof(BusReport));
-        if (!r)
-                return -ENOMEM;
-        r->context = c;
-        r->fd = -EBADF;
-        r->id = ++c->last_report_id;
-        r->uid = uid;
-        r->bytes = MIN(REPORT_BYTES_PER_UID_MAX - used, REPORT_BYTES_TOTAL_MAX - total);
-        r->next = c->reports;
-        if (c->reports)
-                c->reports->prev = r;
-        c->reports = r;
-        r->owner = strdup(strempty(sd_bus_message_get_sender(m)));
-        if (!r->owner) {
-                bus_report_free(r);
-                return -ENOMEM;
-        }
-        r->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-        k = r->fd < 0 ? -errno : 0;
-        if (k >= 0)
-                k = sd_bus_track_new(sd_bus_message_get_bus(m), &r->track, on_owner_gone, r);
-        if (k >= 0)
-                k = sd_bus_track_add_sender(r->track, m);
-        if (k >= 0)
-                k = ncu_report_job_start(c->manager->event, worker_path(), fd, &limits, on_job_done, r, &r->job);
-        if (k < 0) {
-                bus_report_free(r);
-                return sd_bus_error_set_errnof(error, -k, "Cannot start the report worker");
-        }
-        r->pending = sd_bus_message_ref(m);
-        return 1; /* answered when the worker is done */
-}
-
-/* Report methods: the object exists only for its owner (bus_report_find). */
-
-static struct json_object *get(struct json_object *o, const char *key)
-{
-        struct json_object *v = NULL;
-
-        return json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
-static struct json_object *report_action(BusReport *r, uint32_t range, uint32_t action, sd_bus_error *error)
-{
-        struct json_object *a;
-
-        if (range >= ncu_report_document_n_ranges(r->document)) {
-                sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "No range %" PRIu32, range);
-                return NULL;
-        }
-        if (action >= ncu_report_document_n_actions(r->document, range)) {
-                sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "No action %" PRIu32 " in range %" PRIu32, action,
-                                range);
-                return NULL;
-        }
-        a = ncu_report_document_action(r->document, range, action);
-        if (!a)
-                sd_bus_error_set_errno(error, ENOMEM);
-        return a;
-}
-
-/* Closes the reply's outer array and sends it, unless building it failed (k < 0). */
-static int close_and_send(sd_bus_message *reply, int k)
-{
-        if (k >= 0)
-                k = sd_bus_message_close_container(reply);
+        k = bus_report_call_new(m, NULL, &call);
         if (k < 0)
                 return k;
-        return sd_bus_send(NULL, reply, NULL);
+        k = manager_report_load(c->manager, strempty(sd_bus_message_get_sender(m)), uid, fd, on_loaded, call, &r, &why);
+        if (k < 0) {
+                bus_report_call_free(call);
+                return refuse(error, k, why);
+        }
+        return 1; /* answered once the worker has read it */
 }
 
-/* Reads (u range, u action) and finds the action; sets error and returns -EINVAL when there is none. */
-static int read_action(sd_bus_message *m, BusReport *r, sd_bus_error *error, struct json_object **ret)
+/* A call to the report's worker with args in the wire encoding; answered with the reply copied by
+ * signature. */
+static int forward(sd_bus_message *m, ManagerReport *r, NcuServeOp op, NcuWire *args, const char *signature,
+                sd_bus_error *error)
+{
+        const char *why = NULL;
+        BusReportCall *call;
+        int k;
+
+        k = ncu_wire_finish(args);
+        if (k >= 0)
+                k = bus_report_call_new(m, signature, &call);
+        if (k < 0) {
+                ncu_wire_done(args);
+                return k;
+        }
+        k = manager_report_call(r, op, args->data, args->size, BUS_REPORT_REPLY_MAX, on_call_reply, call, &why);
+        ncu_wire_done(args);
+        if (k < 0) {
+                bus_report_call_free(call);
+                return refuse(error, k, why);
+        }
+        return 1;
+}
+
+static int method_close(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        manager_report_close(userdata);
+        return sd_bus_reply_method_return(m, NULL);
+}
+
+static int method_get_info(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        NcuWire args;
+
+        ncu_wire_init(&args, 0);
+        return forward(m, userdata, NCU_SERVE_GET_INFO, &args, "suut", error);
+}
+
+static int method_list_actions(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        NcuWire args;
+        uint32_t range;
+        int k;
+
+        k = sd_bus_message_read(m, "u", &range);
+        if (k < 0)
+                return k;
+        ncu_wire_init(&args, 16);
+        ncu_wire_put_u32(&args, range);
+        return forward(m, userdata, NCU_SERVE_LIST_ACTIONS, &args, "a(ussss(ttt)(ttt)d)", error);
+}
+
+/* (u range, u action), then what op needs, if anything. */
+static int read_action(sd_bus_message *m, NcuWire *args)
 {
         uint32_t range, action;
         int k;
@@ -396,424 +440,149 @@ static int read_action(sd_bus_message *m, BusReport *r, sd_bus_error *error, str
         k = sd_bus_message_read(m, "uu", &range, &action);
         if (k < 0)
                 return k;
-        *ret = report_action(r, range, action, error);
-        return *ret ? 0 : -EINVAL;
+        ncu_wire_init(args, 1024 * 1024);
+        ncu_wire_put_u32(args, range);
+        ncu_wire_put_u32(args, action);
+        return 0;
 }
 
-static int method_close(sd_bus_message *m, void *userdata, sd_bus_error *error)
+static int forward_action(sd_bus_message *m, void *userdata, NcuServeOp op, const char *signature, sd_bus_error *error)
 {
-        bus_report_free(userdata);
-        return sd_bus_reply_method_return(m, NULL);
-}
-
-static int method_get_info(sd_bus_message *m, void *userdata, sd_bus_error *error)
-{
-        BusReport *r = userdata;
-        struct json_object *report = get(ncu_report_document_header(r->document), "report");
-        const char *version = json_object_get_string(get(report, "ncu_version"));
-
-        return sd_bus_reply_method_return(m, "suut", strempty(version),
-                        (uint32_t) json_object_get_int(get(report, "format_version")),
-                        (uint32_t) ncu_report_document_n_ranges(r->document),
-                        json_object_get_uint64(get(report, "size")));
-}
-
-static int method_list_actions(sd_bus_message *m, void *userdata, sd_bus_error *error)
-{
-        BusReport *r = userdata;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        uint32_t range;
-        size_t n;
+        NcuWire args;
         int k;
 
-        k = sd_bus_message_read(m, "u", &range);
+        k = read_action(m, &args);
         if (k < 0)
                 return k;
-        if (range >= ncu_report_document_n_ranges(r->document))
-                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "No range %" PRIu32, range);
-        n = ncu_report_document_n_actions(r->document, range);
-        k = sd_bus_message_new_method_return(m, &reply);
-        if (k >= 0)
-                k = sd_bus_message_open_container(reply, 'a', "(ussss(ttt)(ttt)d)");
-        for (size_t i = 0; k >= 0 && i < n; i++) {
-                const NcuDocumentAction *a = ncu_report_document_action_info(r->document, range, i);
-
-                k = sd_bus_message_append(reply, "(ussss(ttt)(ttt)d)", (uint32_t) i, a->workload_type, a->name,
-                                a->demangled, a->mangled, a->grid[0], a->grid[1], a->grid[2], a->block[0], a->block[1],
-                                a->block[2], a->duration_ns);
-        }
-        return close_and_send(reply, k);
+        return forward(m, userdata, op, &args, signature, error);
 }
 
 static int method_get_metric_names(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        struct json_object *a, *metrics;
-        int k;
-
-        k = read_action(m, userdata, error, &a);
-        if (k < 0)
-                return k;
-        metrics = get(a, "metrics");
-        k = sd_bus_message_new_method_return(m, &reply);
-        if (k >= 0)
-                k = sd_bus_message_open_container(reply, 'a', "s");
-        for (size_t i = 0; k >= 0 && i < json_array_length(metrics); i++)
-                k = sd_bus_message_append(
-                                reply, "s", strempty(json_object_get_string(get(json_array_get(metrics, i), "name"))));
-        return close_and_send(reply, k);
-}
-
-/* A double of the document: a number, or "nan", "inf", "-inf" (report-json.h); NaN when absent. */
-static double json_double(struct json_object *v)
-{
-        if (!v)
-                return NAN;
-        if (json_object_is_type(v, json_type_string))
-                return streq(json_object_get_string(v), "nan")             ? NAN
-                                : streq(json_object_get_string(v), "-inf") ? -INFINITY
-                                                                           : INFINITY;
-        return json_object_get_double(v);
-}
-
-/* A value of the given kind as a variant: string s, float/double d, uint32 u, uint64 t; unknown is an
- * empty string (the kind says so). */
-static int append_value(sd_bus_message *reply, const char *kind, struct json_object *v)
-{
-        if (streq_ptr(kind, "double") || streq_ptr(kind, "float"))
-                return sd_bus_message_append(reply, "v", "d", json_double(v));
-        if (streq_ptr(kind, "uint64"))
-                return sd_bus_message_append(reply, "v", "t", json_object_get_uint64(v));
-        if (streq_ptr(kind, "uint32"))
-                return sd_bus_message_append(reply, "v", "u", (uint32_t) json_object_get_uint64(v));
-        if (streq_ptr(kind, "string"))
-                return sd_bus_message_append(reply, "v", "s", strempty(json_object_get_string(v)));
-        return sd_bus_message_append(reply, "v", "s", "");
-}
-
-static int method_get_metric(sd_bus_message *m, void *userdata, sd_bus_error *error)
-{
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        struct json_object *a, *metrics, *metric = NULL, *inst;
-        const char *name, *kind, *ikind, *ckind;
-        uint32_t range, action;
-        int k;
-
-        k = sd_bus_message_read(m, "uus", &range, &action, &name);
-        if (k < 0)
-                return k;
-        a = report_action(userdata, range, action, error);
-        if (!a)
-                return -EINVAL;
-        metrics = get(a, "metrics");
-        /* The first of a name, as ncu_report's metric_by_name. */
-        for (size_t i = 0; !metric && i < json_array_length(metrics); i++)
-                if (streq_ptr(json_object_get_string(get(json_array_get(metrics, i), "name")), name))
-                        metric = json_array_get(metrics, i);
-        if (!metric)
-                return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_METRIC, "No metric of that name");
-
-        kind = json_object_get_string(get(metric, "kind"));
-        ikind = json_object_get_string(get(metric, "instance_kind"));
-        ckind = json_object_get_string(get(metric, "correlation_kind"));
-        inst = get(metric, "instances");
-        k = sd_bus_message_new_method_return(m, &reply);
-        if (k >= 0)
-                k = sd_bus_message_append(reply, "sb", kind ? kind : "unknown",
-                                json_object_get_boolean(get(metric, "has_value")));
-        if (k >= 0)
-                k = append_value(reply, json_object_get_boolean(get(metric, "has_value")) ? kind : "unknown",
-                                get(metric, "value"));
-        if (k >= 0)
-                k = sd_bus_message_open_container(reply, 'a', "(vv)");
-        for (size_t i = 0; k >= 0 && inst && i < json_array_length(inst); i++) {
-                struct json_object *pair = json_array_get(inst, i);
-                bool spelled = json_array_length(pair) == 4;
-                const char *ik = spelled ? json_object_get_string(json_array_get(pair, 3)) : ikind;
-                const char *ck = spelled ? json_object_get_string(json_array_get(pair, 2)) : ckind;
-
-                k = sd_bus_message_open_container(reply, 'r', "vv");
-                if (k >= 0)
-                        k = append_value(reply, ck, json_array_get(pair, 0));
-                if (k >= 0)
-                        k = append_value(reply, ik, json_array_get(pair, 1));
-                if (k >= 0)
-                        k = sd_bus_message_close_container(reply);
-        }
-        return close_and_send(reply, k);
-}
-
-static const char *str_member(struct json_object *o, const char *key)
-{
-        return strempty(json_object_get_string(get(o, key)));
-}
-
-/* An optional integer member as a signed 32-bit number, -1 when absent. */
-static int32_t id_member(struct json_object *o, const char *key)
-{
-        struct json_object *v = get(o, key);
-        return v ? (int32_t) json_object_get_int(v) : -1;
-}
-
-#define RULE_RESULT "sssa(sss)a(sd)"
-#define RULE_RESULT_FULL "sssa(isss)a(sd)a(isdts)a(ssttss)"
-
-/* One rule result: GetRuleResults' fields, or (full) everything the report stores of it. */
-static int append_rule_result(sd_bus_message *reply, struct json_object *rr, bool full)
-{
-        struct json_object *msgs = get(rr, "messages"), *speedups = get(rr, "speedups"),
-                           *focus = get(rr, "focus_metrics"), *markers = get(rr, "source_markers");
-        int k;
-
-        k = sd_bus_message_open_container(reply, 'r', full ? RULE_RESULT_FULL : RULE_RESULT);
-        if (k >= 0)
-                k = sd_bus_message_append(reply, "sss", str_member(rr, "identifier"), str_member(rr, "name"),
-                                str_member(rr, "section"));
-        if (k >= 0)
-                k = sd_bus_message_open_container(reply, 'a', full ? "(isss)" : "(sss)");
-        for (size_t j = 0; k >= 0 && j < json_array_length(msgs); j++) {
-                struct json_object *x = json_array_get(msgs, j);
-                if (full)
-                        k = sd_bus_message_append(reply, "(isss)", id_member(x, "id"), str_member(x, "type"),
-                                        str_member(x, "title"), str_member(x, "text"));
-                else
-                        k = sd_bus_message_append(reply, "(sss)", str_member(x, "type"), str_member(x, "title"),
-                                        str_member(x, "text"));
-        }
-        if (k >= 0)
-                k = sd_bus_message_close_container(reply);
-        if (k >= 0)
-                k = sd_bus_message_open_container(reply, 'a', "(sd)");
-        for (size_t j = 0; k >= 0 && j < json_array_length(speedups); j++) {
-                struct json_object *x = json_array_get(speedups, j);
-                k = sd_bus_message_append(reply, "(sd)", str_member(x, "type"), json_double(get(x, "value")));
-        }
-        if (k >= 0)
-                k = sd_bus_message_close_container(reply);
-        if (k >= 0 && full)
-                k = sd_bus_message_open_container(reply, 'a', "(isdts)");
-        for (size_t j = 0; k >= 0 && full && j < json_array_length(focus); j++) {
-                struct json_object *x = json_array_get(focus, j);
-                k = sd_bus_message_append(reply, "(isdts)", id_member(x, "message_id"), str_member(x, "metric"),
-                                json_double(get(x, "value")), json_object_get_uint64(get(x, "severity")),
-                                str_member(x, "info"));
-        }
-        if (k >= 0 && full)
-                k = sd_bus_message_close_container(reply);
-        if (k >= 0 && full)
-                k = sd_bus_message_open_container(reply, 'a', "(ssttss)");
-        for (size_t j = 0; k >= 0 && full && j < json_array_length(markers); j++) {
-                struct json_object *x = json_array_get(markers, j);
-                k = sd_bus_message_append(reply, "(ssttss)", str_member(x, "kind"), str_member(x, "file"),
-                                json_object_get_uint64(get(x, "address")), json_object_get_uint64(get(x, "line")),
-                                str_member(x, "type"), str_member(x, "text"));
-        }
-        if (k >= 0 && full)
-                k = sd_bus_message_close_container(reply);
-        if (k >= 0)
-                k = sd_bus_message_close_container(reply);
-        return k;
-}
-
-static int reply_rule_results(sd_bus_message *m, BusReport *r, bool full, sd_bus_error *error)
-{
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        struct json_object *a, *rules;
-        int k;
-
-        k = read_action(m, r, error, &a);
-        if (k < 0)
-                return k;
-        rules = get(a, "rule_results");
-        k = sd_bus_message_new_method_return(m, &reply);
-        if (k >= 0)
-                k = sd_bus_message_open_container(reply, 'a', full ? "(" RULE_RESULT_FULL ")" : "(" RULE_RESULT ")");
-        for (size_t i = 0; k >= 0 && i < json_array_length(rules); i++)
-                k = append_rule_result(reply, json_array_get(rules, i), full);
-        return close_and_send(reply, k);
+        return forward_action(m, userdata, NCU_SERVE_GET_METRIC_NAMES, "as", error);
 }
 
 static int method_get_rule_results(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-        return reply_rule_results(m, userdata, false, error);
+        return forward_action(m, userdata, NCU_SERVE_GET_RULE_RESULTS, "a(sssa(sss)a(sd))", error);
 }
 
 static int method_get_rule_results_full(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-        return reply_rule_results(m, userdata, true, error);
+        return forward_action(
+                        m, userdata, NCU_SERVE_GET_RULE_RESULTS_FULL, "a(sssa(isss)a(sd)a(isdts)a(ssttss))", error);
 }
 
-/* The CUDA source files stored for the action's code (ncu --import-source), as ncu_report's
- * source_files: every file of the sources entries of the action's reference, the first of a name. */
 static int method_get_source_files(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-        BusReport *r = userdata;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        _cleanup_strv_free_ char **seen = NULL;
-        struct json_object *a, *sources = get(ncu_report_document_header(r->document), "sources"), *ref;
-        int k;
-
-        k = read_action(m, userdata, error, &a);
-        if (k < 0)
-                return k;
-        ref = get(a, "source_reference");
-        k = sd_bus_message_new_method_return(m, &reply);
-        if (k >= 0)
-                k = sd_bus_message_open_container(reply, 'a', "(ss)");
-        for (size_t i = 0; k >= 0 && ref && i < json_array_length(sources); i++) {
-                struct json_object *src = json_array_get(sources, i), *files = get(src, "files");
-
-                if (!get(src, "reference") ||
-                                json_object_get_uint64(get(src, "reference")) != json_object_get_uint64(ref))
-                        continue;
-                for (size_t j = 0; k >= 0 && j < json_array_length(files); j++) {
-                        struct json_object *f = json_array_get(files, j);
-                        const char *name = get(f, "name") ? json_object_get_string(get(f, "name")) : NULL;
-
-                        if (!name || strv_contains(seen, name))
-                                continue;
-                        k = strv_extend(&seen, name);
-                        if (k >= 0)
-                                k = sd_bus_message_append(reply, "(ss)", name, str_member(f, "content"));
-                }
-        }
-        return close_and_send(reply, k);
+        return forward_action(m, userdata, NCU_SERVE_GET_SOURCE_FILES, "a(ss)", error);
 }
 
-#define NVTX_EXPRESSIONS_MAX 64
+static int method_get_metric(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        ManagerReport *r = userdata;
+        Manager *manager = manager_report_manager(r);
+        const char *name;
+        NcuWire args;
+        int k;
+
+        k = read_action(m, &args);
+        if (k >= 0)
+                k = sd_bus_message_read(m, "s", &name);
+        if (k < 0) {
+                ncu_wire_done(&args);
+                return k;
+        }
+        if (strlen(name) > manager->config.bus_string_max) {
+                ncu_wire_done(&args);
+                return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED, "Limit exceeded: the name is too long");
+        }
+        ncu_wire_put_string(&args, name);
+        return forward(m, r, NCU_SERVE_GET_METRIC, &args, "sbva(vv)", error);
+}
+
+/* as, bounded: at most max strings of at most string_max bytes each (else LimitsExceeded), none empty
+ * when nonempty is set (else InvalidArgs). */
+static int read_strings(
+                sd_bus_message *m, size_t max, size_t string_max, bool nonempty, NcuWire *args, sd_bus_error *error)
+{
+        _cleanup_strv_free_ char **v = NULL;
+        size_t token;
+        int k;
+
+        k = sd_bus_message_read_strv(m, &v);
+        if (k < 0)
+                return k;
+        if (strv_length(v) > max)
+                return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED, "Limit exceeded: at most %zu entries", max);
+        STRV_FOREACH(s, v) {
+                if (strlen(*s) > string_max)
+                        return sd_bus_error_setf(
+                                        error, BUS_ERROR_LIMITS_EXCEEDED, "Limit exceeded: an entry is too long");
+                if (nonempty && (*s)[0] == '\0')
+                        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "An entry is empty");
+        }
+        token = ncu_wire_open_array(args);
+        STRV_FOREACH(s, v)
+                ncu_wire_put_string(args, *s);
+        ncu_wire_close_array(args, token, (uint32_t) strv_length(v));
+        return 0;
+}
 
 static int method_actions_by_nvtx(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-        BusReport *r = userdata;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        _cleanup_strv_free_ char **includes = NULL, **excludes = NULL;
-        _cleanup_free_ NcuAction **actions = NULL;
-        _cleanup_free_ size_t *selected = NULL;
-        _cleanup_free_ NcuAction *storage = NULL;
-        size_t n;
+        ManagerReport *r = userdata;
+        Manager *manager = manager_report_manager(r);
+        NcuWire args;
         uint32_t range;
         int k;
 
         k = sd_bus_message_read(m, "u", &range);
-        if (k >= 0)
-                k = sd_bus_message_read_strv(m, &includes);
-        if (k >= 0)
-                k = sd_bus_message_read_strv(m, &excludes);
         if (k < 0)
                 return k;
-        if (strv_length(includes) > NVTX_EXPRESSIONS_MAX || strv_length(excludes) > NVTX_EXPRESSIONS_MAX)
-                return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED, "Limit exceeded: at most %d expressions",
-                                NVTX_EXPRESSIONS_MAX);
-        if (range >= ncu_report_document_n_ranges(r->document))
-                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "No range %" PRIu32, range);
-        /* The selector reads the actions' NVTX state only: the document keeps it. */
-        n = ncu_report_document_n_actions(r->document, range);
-        actions = calloc(MAX(n, (size_t) 1), sizeof(NcuAction *));
-        storage = calloc(MAX(n, (size_t) 1), sizeof(NcuAction));
-        if (!actions || !storage)
-                return -ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-                storage[i].nvtx = ncu_report_document_action_info(r->document, range, i)->nvtx;
-                actions[i] = &storage[i];
+        ncu_wire_init(&args, NCU_SERVE_REQUEST_MAX - sizeof(uint64_t));
+        ncu_wire_put_u32(&args, range);
+        k = read_strings(m, NVTX_EXPRESSIONS_MAX, manager->config.bus_string_max, false, &args, error);
+        if (k >= 0)
+                k = read_strings(m, NVTX_EXPRESSIONS_MAX, manager->config.bus_string_max, false, &args, error);
+        if (k < 0) {
+                ncu_wire_done(&args);
+                return k;
         }
-        k = ncu_range_actions_by_nvtx(&(NcuRange){ .n_actions = n, .actions = actions }, includes,
-                        strv_length(includes), excludes, strv_length(excludes), &selected);
-        if (k == -EINVAL)
-                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "Malformed NVTX expression");
-        if (k < 0)
-                return k;
-        n = (size_t) k;
-        k = sd_bus_message_new_method_return(m, &reply);
-        if (k >= 0)
-                k = sd_bus_message_open_container(reply, 'a', "u");
-        for (size_t i = 0; k >= 0 && i < n; i++)
-                k = sd_bus_message_append(reply, "u", (uint32_t) selected[i]);
-        return close_and_send(reply, k);
+        return forward(m, r, NCU_SERVE_ACTIONS_BY_NVTX, &args, "au", error);
 }
 
-static int write_document(FILE *f, void *userdata)
+static void on_output_done(int error, int fd, const char *message, void *userdata)
 {
-        return ncu_report_document_write(userdata, f);
+        BusReportCall *c = userdata;
+
+        if (error < 0)
+                (void) reply_error(c->call, error, message, false);
+        else
+                (void) sd_bus_reply_method_return(c->call, "h", fd);
+        bus_report_call_free(c);
+}
+
+static int export(sd_bus_message *m, ManagerReport *r, NcuServeExport kind, sd_bus_error *error)
+{
+        const char *why = NULL;
+        BusReportCall *call;
+        int k;
+
+        k = bus_report_call_new(m, NULL, &call);
+        if (k < 0)
+                return k;
+        k = manager_report_export(r, kind, on_output_done, call, &why);
+        if (k < 0) {
+                bus_report_call_free(call);
+                return refuse(error, k, why);
+        }
+        return 1;
 }
 
 static int method_export_json(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-        BusReport *r = userdata;
-        _cleanup_close_ int fd = -EBADF;
-
-        /* The whole document, assembled from the kept text straight into a memfd, which the caller gets as
-         * a read-only view it cannot change under anyone. */
-        fd = ncu_memfd_new_sealed_with("nvprofiled-report.json", write_document, r->document);
-        if (fd < 0)
-                return fd;
-        return sd_bus_reply_method_return(m, "h", fd);
-}
-
-/* Whether a worker reads the report's descriptor now (an output of it, or a Diff against it). */
-static bool report_reading(BusContext *c, uint64_t id)
-{
-        for (BusReport *r = c->reports; r; r = r->next)
-                for (BusReportOutput *o = r->outputs; o; o = o->next)
-                        if (r->id == id || o->baseline_id == id)
-                                return true;
-        return false;
-}
-
-static void on_output_done(NcuReportJob *job, int error, int fd, const char *message, void *userdata)
-{
-        BusReportOutput *o = userdata;
-
-        o->job = ncu_report_job_free(o->job);
-        if (error < 0) {
-                log_debug("Report %" PRIu64 " of uid %u: output: %s", o->report->id, (unsigned) o->report->uid,
-                                message);
-                (void) reply_job_error(o->call, error, message);
-        } else
-                (void) sd_bus_reply_method_return(o->call, "h", fd);
-        bus_report_output_free(o);
-}
-
-/* Runs the worker's output over the report's descriptor (and the baseline's, for a diff); answers m
- * with the output's memfd when it is done. */
-static int start_output(
-                sd_bus_message *m, BusReport *r, char *const *args, const BusReport *baseline, sd_bus_error *error)
-{
-        BusContext *c = r->context;
-        NcuReportJobLimits limits = { .timeout_usec = REPORT_WORKER_TIMEOUT_USEC };
-        const int fds[2] = { r->fd, baseline ? baseline->fd : -EBADF };
-        size_t used, count, total;
-        BusReportOutput *o;
-        int k;
-
-        if (report_reading(c, r->id) || (baseline && report_reading(c, baseline->id)))
-                return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED,
-                                "Limit exceeded: one output of a report at a time; the report is being read");
-        used = uid_bytes(c, r->uid, &count);
-        total = total_bytes(c);
-        if (used >= REPORT_BYTES_PER_UID_MAX || total >= REPORT_BYTES_TOTAL_MAX)
-                return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED,
-                                "Limit exceeded: the reports loaded take all the memory allowed");
-        /* The output is held once while read, once in its memfd. */
-        limits.max_output = MIN(MIN(REPORT_BYTES_PER_UID_MAX - used, REPORT_BYTES_TOTAL_MAX - total),
-                                            2 * REPORT_OUTPUT_BYTES_MAX) /
-                        2;
-
-        o = calloc(1, sizeof(BusReportOutput));
-        if (!o)
-                return -ENOMEM;
-        o->report = r;
-        o->baseline_id = baseline ? baseline->id : 0;
-        o->bytes = 2 * limits.max_output;
-        o->next = r->outputs;
-        r->outputs = o;
-        k = ncu_report_job_start_output(c->manager->event, worker_path(), args, fds, baseline ? 2 : 1, &limits,
-                        on_output_done, o, &o->job);
-        if (k < 0) {
-                bus_report_output_free(o);
-                return sd_bus_error_set_errnof(error, -k, "Cannot start the report worker");
-        }
-        o->call = sd_bus_message_ref(m);
-        return 1; /* answered when the worker is done */
+        return export(m, userdata, NCU_SERVE_EXPORT_JSON, error);
 }
 
 static int method_export_raw(sd_bus_message *m, void *userdata, sd_bus_error *error)
@@ -823,48 +592,84 @@ static int method_export_raw(sd_bus_message *m, void *userdata, sd_bus_error *er
         k = sd_bus_message_read(m, "b", &instances);
         if (k < 0)
                 return k;
-        return start_output(m, userdata, (char *const[]){ (char *) (instances ? "raw-instances" : "raw"), NULL }, NULL,
-                        error);
+        return export(m, userdata, instances ? NCU_SERVE_EXPORT_RAW_INSTANCES : NCU_SERVE_EXPORT_RAW, error);
 }
 
 static int method_export_details(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-        return start_output(m, userdata, (char *const[]){ (char *) "details", NULL }, NULL, error);
+        return export(m, userdata, NCU_SERVE_EXPORT_DETAILS, error);
 }
 
-#define DIFF_SPEC_MAX 1024
-
-/* Diff(o baseline, as actions): this report against another of the caller's, computed by the worker
- * over both kept descriptors (report-diff.h); the JSON as nvprofilectl report diff --json's "pairs". */
+/* Diff(o baseline, as actions): this report against another of the caller's (manager_report_diff()); the
+ * JSON as nvprofilectl report diff --json's "pairs". */
 static int method_diff(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-        BusReport *r = userdata, *baseline;
-        _cleanup_strv_free_ char **specs = NULL, **args = NULL;
-        const char *path;
+        ManagerReport *r = userdata, *baseline;
+        Manager *manager = manager_report_manager(r);
+        const char *path, *why = NULL;
+        BusReportCall *call;
+        NcuWire args;
         int k;
 
         k = sd_bus_message_read(m, "o", &path);
+        if (k < 0)
+                return k;
+        ncu_wire_init(&args, NCU_SERVE_REQUEST_MAX - sizeof(uint64_t));
+        k = read_strings(m, NCU_DIFF_SPECS_MAX, DIFF_SPEC_MAX, true, &args, error);
         if (k >= 0)
-                k = sd_bus_message_read_strv(m, &specs);
-        if (k < 0)
+                k = ncu_wire_finish(&args);
+        if (k < 0) {
+                ncu_wire_done(&args);
                 return k;
-        if (strv_length(specs) > NCU_DIFF_SPECS_MAX)
-                return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED, "Limit exceeded: at most %d action specs",
-                                NCU_DIFF_SPECS_MAX);
-        STRV_FOREACH(s, specs)
-                if (strlen(*s) > DIFF_SPEC_MAX || (*s)[0] == '\0')
-                        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "Malformed action spec");
+        }
         /* Only the caller's own reports: anyone else's is as unknown as one that does not exist. */
-        baseline = find_for_caller(r->context, sd_bus_message_get_bus(m), path);
-        if (!baseline)
+        baseline = find_for_caller(manager, sd_bus_message_get_bus(m), path);
+        if (!baseline) {
+                ncu_wire_done(&args);
                 return sd_bus_error_setf(error, SD_BUS_ERROR_UNKNOWN_OBJECT, "No such report");
-        k = strv_extend(&args, "diff");
-        STRV_FOREACH(s, specs)
-                if (k >= 0)
-                        k = strv_extend(&args, *s);
-        if (k < 0)
-                return k;
-        return start_output(m, r, args, baseline, error);
+        }
+        k = bus_report_call_new(m, NULL, &call);
+        if (k >= 0)
+                k = manager_report_diff(r, baseline, args.data, args.size, on_output_done, call, &why);
+        ncu_wire_done(&args);
+        if (k < 0) {
+                bus_report_call_free(call);
+                return refuse(error, k, why);
+        }
+        return 1;
+}
+
+static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        BusContext *c = userdata;
+        const char *name, *old_owner, *new_owner;
+
+        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0)
+                return 0;
+        /* A unique name that went: everything its owner held goes too. */
+        if (name[0] == ':' && new_owner[0] == '\0')
+                manager_reports_owner_gone(c->manager, name);
+        return 0;
+}
+
+int bus_report_register(BusContext *c)
+{
+        int r;
+
+        r = sd_bus_add_fallback_vtable(
+                        c->bus, NULL, BUS_REPORT_PREFIX, BUS_REPORT_INTERFACE, bus_report_vtable, bus_report_find, c);
+        if (r < 0)
+                return r;
+        r = sd_bus_add_node_enumerator(c->bus, NULL, BUS_REPORT_PREFIX, bus_report_enumerator, c);
+        if (r < 0)
+                return r;
+        return sd_bus_match_signal(c->bus, NULL, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                        "org.freedesktop.DBus", "NameOwnerChanged", on_name_owner_changed, c);
+}
+
+void bus_reports_free(BusContext *c)
+{
+        c->manager->reports = manager_reports_free(c->manager->reports);
 }
 
 const sd_bus_vtable bus_report_vtable[] = {

@@ -7,9 +7,15 @@
 
 extern const sd_bus_vtable bus_report_vtable[];
 
+/* The Report objects and the watch on callers leaving the bus. */
+int bus_report_register(BusContext *c);
+/* A worker's reply (report-protocol.h's wire encoding) appended to m by the D-Bus signature of its values:
+ * -EBADMSG when the bytes do not hold exactly such values (or values D-Bus cannot carry). */
+int bus_report_copy_reply(sd_bus_message *m, const char *signature, const void *data, size_t size);
+
 int bus_method_load_report(sd_bus_message *m, void *userdata, sd_bus_error *error);
 int bus_report_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **ret_found,
                 sd_bus_error *error);
 int bus_report_enumerator(sd_bus *bus, const char *prefix, void *userdata, char ***ret_nodes, sd_bus_error *error);
-/* Every report goes (at shutdown): workers killed, callers not answered. */
+/* Every report goes (at shutdown): workers killed, waiting callers answered with an error. */
 void bus_reports_free(BusContext *c);

@@ -82,11 +82,7 @@ static int register_objects(BusContext *c)
         r = sd_bus_add_object_vtable(c->bus, NULL, BUS_ROOT_PATH, BUS_SECTIONS_INTERFACE, bus_sections_vtable, c);
         if (r < 0)
                 return r;
-        r = sd_bus_add_fallback_vtable(
-                        c->bus, NULL, BUS_REPORT_PREFIX, BUS_REPORT_INTERFACE, bus_report_vtable, bus_report_find, c);
-        if (r < 0)
-                return r;
-        r = sd_bus_add_node_enumerator(c->bus, NULL, BUS_REPORT_PREFIX, bus_report_enumerator, c);
+        r = bus_report_register(c);
         if (r < 0)
                 return r;
         r = sd_bus_add_object_manager(c->bus, NULL, BUS_ROOT_PATH);

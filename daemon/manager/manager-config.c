@@ -4,6 +4,7 @@
 #include "conf-parser.h"
 #include "manager-config.h"
 #include "nvproto-schema.h"
+#include "report-limits.h"
 #include "string-util.h"
 
 void manager_config_init(ManagerConfig *c)
@@ -41,6 +42,14 @@ void manager_config_init(ManagerConfig *c)
                 .usage_open_files_max = 4096,
                 .nvml = true,
                 .export_interval_usec = 15 * 1000000,
+                .reports_per_user_max = 16,
+                .reports_max = 64,
+                .report_memory_per_user_max = (uint64_t) 2048 * 1024 * 1024,
+                .report_memory_max = (uint64_t) 4096 * 1024 * 1024,
+                .report_worker_memory_max = NCU_REPORT_MEMORY_CEILING_DEFAULT,
+                .report_outputs_per_user_max = 16,
+                .report_idle_usec = 10 * 60 * 1000000ULL,
+                .report_timeout_usec = 60 * 1000000ULL,
         };
         c->device_directory = strdup("/dev");
         c->section_recursive_folders = strdup("/usr/lib/x86_64-linux-gnu/nsight-compute/sections");
@@ -171,6 +180,36 @@ static int parse_export_interval(const char *value, void *data)
         return 0;
 }
 
+/* At least what the smallest report needs. */
+static int parse_worker_memory(const char *value, void *data)
+{
+        uint64_t bytes;
+        int r;
+
+        r = conf_parse_size(value, &bytes);
+        if (r < 0)
+                return r;
+        if (bytes < NCU_REPORT_MEMORY_BASE)
+                return -ERANGE;
+        *(uint64_t *) data = bytes;
+        return 0;
+}
+
+/* Not 0: a worker that never has to answer would hold its caller's report forever. */
+static int parse_report_timeout(const char *value, void *data)
+{
+        uint64_t usec;
+        int r;
+
+        r = conf_parse_usec(value, &usec);
+        if (r < 0)
+                return r;
+        if (usec == 0)
+                return -ERANGE;
+        *(uint64_t *) data = usec;
+        return 0;
+}
+
 static const ConfItem items[] = {
         { "ProcessWatch", "Mode", parse_watch_mode, offsetof(ManagerConfig, watch_mode) },
         { "ProcessWatch", "PollIntervalSec", conf_parse_usec, offsetof(ManagerConfig, poll_interval_usec) },
@@ -213,6 +252,14 @@ static const ConfItem items[] = {
         { "Sections", "Folders", conf_parse_string, offsetof(ManagerConfig, section_folders) },
         { "Sections", "RecursiveFolders", conf_parse_string, offsetof(ManagerConfig, section_recursive_folders) },
         { "Sections", "Schema", parse_section_schema, offsetof(ManagerConfig, section_schema) },
+        { "Reports", "ReportsPerUserMax", conf_parse_unsigned, offsetof(ManagerConfig, reports_per_user_max) },
+        { "Reports", "ReportsMax", conf_parse_unsigned, offsetof(ManagerConfig, reports_max) },
+        { "Reports", "MemoryPerUserMax", conf_parse_size, offsetof(ManagerConfig, report_memory_per_user_max) },
+        { "Reports", "MemoryMax", conf_parse_size, offsetof(ManagerConfig, report_memory_max) },
+        { "Reports", "WorkerMemoryMax", parse_worker_memory, offsetof(ManagerConfig, report_worker_memory_max) },
+        { "Reports", "OutputsPerUserMax", conf_parse_unsigned, offsetof(ManagerConfig, report_outputs_per_user_max) },
+        { "Reports", "IdleSec", conf_parse_usec, offsetof(ManagerConfig, report_idle_usec) },
+        { "Reports", "TimeoutSec", parse_report_timeout, offsetof(ManagerConfig, report_timeout_usec) },
         { "Export", "ExportTextfile", parse_export_textfile, offsetof(ManagerConfig, export_textfile) },
         { "Export", "ExportIntervalSec", parse_export_interval, offsetof(ManagerConfig, export_interval_usec) },
         { "Export", "ExportGroup", conf_parse_string, offsetof(ManagerConfig, export_group) },

@@ -63,6 +63,15 @@ typedef struct ManagerConfig {
         char *section_folders; /* space-separated, each read without its subfolders */
         char *section_recursive_folders; /* space-separated, each read with its subfolders */
         char *section_schema; /* "extended" or "2024.1.1" */
+        /* [Reports] */
+        unsigned reports_per_user_max; /* reports (each a worker) one user may hold */
+        unsigned reports_max; /* ... all users */
+        uint64_t report_memory_per_user_max; /* workers, replies and outputs charged to one user */
+        uint64_t report_memory_max; /* ... to all users */
+        uint64_t report_worker_memory_max; /* one worker's ceiling */
+        unsigned report_outputs_per_user_max; /* export and diff memfds one user holds */
+        uint64_t report_idle_usec; /* a report without a call this long is closed; 0: never */
+        uint64_t report_timeout_usec; /* a load, and each call */
         /* [Export] */
         char *export_textfile; /* node_exporter textfile; NULL = no export */
         uint64_t export_interval_usec;

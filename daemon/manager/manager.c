@@ -13,6 +13,7 @@
 #include "manager-usage.h"
 #include "manager.h"
 #include "proc-parse.h"
+#include "manager-reports.h"
 #include "manager-sections.h"
 #include "manager-export.h"
 #include "process.h"
@@ -36,6 +37,7 @@ Manager *manager_free(Manager *m)
         manager_procwatch_stop(m);
         manager_gpu_stop(m);
         manager_sections_stop(m);
+        m->reports = manager_reports_free(m->reports);
         manager_export_stop(m);
         manager_usage_stop(m);
         rc_watch_free(m->rc_watch);

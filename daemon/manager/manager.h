@@ -140,6 +140,8 @@ struct Manager {
 
         /* Nsight Compute section files (manager-sections.c). */
         ManagerSections *sections;
+        /* Nsight Compute reports callers loaded (manager-reports.c); created with the first. */
+        struct ManagerReports *reports;
         /* GPU usage (manager-usage.c). */
         struct ManagerUsage *usage;
 

@@ -54,7 +54,7 @@ void ncu_input_init_buffer(NcuInput *in, const void *data, size_t size, uint64_t
         };
 }
 
-static bool is_zstd(const uint8_t *p, size_t n)
+bool ncu_is_zstd_frame(const uint8_t *p, size_t n)
 {
         return n >= 4 && p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f && p[3] == 0xfd;
 }
@@ -80,7 +80,7 @@ int ncu_input_init_buffer_maybe_compressed(
                 NcuInput *in, const void *data, size_t size, uint64_t max_size, NcuReportError *err)
 {
         ncu_input_init_buffer(in, data, size, max_size);
-        if (!is_zstd(data, size))
+        if (!ncu_is_zstd_frame(data, size))
                 return 0;
         /* The whole buffer is the compressed stream. */
         in->raw = (uint8_t *) data;
@@ -126,7 +126,7 @@ int ncu_input_init_fd(NcuInput *in, int fd, uint64_t max_size, NcuReportError *e
         }
         memcpy(head, in->raw, MIN(n, sizeof(head)));
         in->raw_size = n;
-        if (is_zstd(head, n))
+        if (ncu_is_zstd_frame(head, n))
                 return input_start_zstd(in, err);
         if (start >= 0 && st.st_size >= start) {
                 in->known_size = (uint64_t) (st.st_size - start);

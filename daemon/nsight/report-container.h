@@ -33,6 +33,9 @@ typedef struct NcuInput {
         uint64_t max_size; /* limit on container bytes */
 } NcuInput;
 
+/* Whether the bytes start a zstd frame (a .ncu-repz), by its magic number. */
+bool ncu_is_zstd_frame(const uint8_t *p, size_t n);
+
 int ncu_input_init_fd(NcuInput *in, int fd, uint64_t max_size, NcuReportError *err);
 void ncu_input_init_buffer(NcuInput *in, const void *data, size_t size, uint64_t max_size);
 int ncu_input_init_buffer_maybe_compressed(

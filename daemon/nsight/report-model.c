@@ -16,6 +16,7 @@
 #include "ProfilerReport.pb-c.h"
 #include "fd-util.h"
 #include "report-container.h"
+#include "report-limits.h"
 #include "report-metrics.h"
 
 #define DEFAULT_MAX_FILE_SIZE (UINT64_C(4) * 1024 * 1024 * 1024)
@@ -1403,7 +1404,9 @@ int ncu_report_load_fd_flags(int fd, const NcuReportLimits *limits, NcuReportLoa
         assert(fd >= 0 && ret);
         init_error(ret_error);
         if (!limits) {
-                ncu_report_limits_default(&defaults);
+                /* An in-process reader: the limits the daemon's workers have (report-limits.h). */
+                ncu_report_limits_for_memory(
+                                ncu_report_memory_for_fd(fd, NCU_REPORT_MEMORY_CEILING_DEFAULT), &defaults);
                 limits = &defaults;
         }
         r = ncu_input_init_fd(&in, fd, limits->max_file_size, ret_error);
@@ -1428,7 +1431,9 @@ int ncu_report_load_buffer_flags(const void *data, size_t size, const NcuReportL
         assert(ret);
         init_error(ret_error);
         if (!limits) {
-                ncu_report_limits_default(&defaults);
+                ncu_report_limits_for_memory(ncu_report_memory_for_file(size, ncu_is_zstd_frame(data, size),
+                                                             NCU_REPORT_MEMORY_CEILING_DEFAULT),
+                                &defaults);
                 limits = &defaults;
         }
         r = ncu_input_init_buffer_maybe_compressed(&in, data ? data : "", size, limits->max_file_size, ret_error);

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report-job.h"
 #include "report-json.h"
 #include "report.h"
 
@@ -87,15 +86,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         check_lazy(data, size, &limits, true);
         walk(r);
-        /* The document the worker sends the daemon, and the daemon's check of it. */
-        {
-                struct json_object *doc = NULL;
-                const char *why = NULL;
-                if (ncu_report_to_json(r, 0, &doc) >= 0) {
-                        assert(ncu_report_document_validate(doc, &why) == 0);
-                        json_object_put(doc);
-                }
-        }
         ncu_report_free(r);
         return 0;
 }

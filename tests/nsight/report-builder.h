@@ -41,3 +41,16 @@ void report_build_block(ReportBuffer *b, const NV__Profiler__Messages__BlockHead
  * truncation tests. Returns the count; offsets in *ret (caller frees). -EBADMSG if not a container. */
 int report_block_offsets(const uint8_t *data, size_t size, uint64_t **ret_blocks, size_t *ret_n_blocks,
                 uint64_t **ret_entries, size_t *ret_n_entries);
+
+/* Issue 17's memory attack: a .ncu-repz (a zstd frame) of n_blocks blocks whose headers each carry a
+ * string table of one string of string_size bytes, a report that claims n_blocks * string_size bytes of
+ * strings in a file of kilobytes. */
+void report_build_string_bomb(ReportBuffer *out, size_t n_blocks, size_t string_size);
+
+/* Issue 17's slow-matching attack: n_kernels kernels whose thread's default-domain push/pop stack holds
+ * depth ranges named "a" (an uncompressed .ncu-rep of a few megabytes): ActionsByNvtx with patterns of
+ * many elements ("a/a/…/b") costs kernels × patterns × depth × elements string compares. */
+void report_build_nvtx_heavy(ReportBuffer *out, size_t n_kernels, size_t depth);
+
+/* One kernel of that name (its three names), for names no real report has (invalid UTF-8, escapes). */
+void report_build_named_kernel(ReportBuffer *out, const char *name);

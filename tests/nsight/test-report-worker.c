@@ -1,74 +1,79 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The confined report worker and the daemon's side of it (NcuReportJob) on a real sd-event loop: every
- * corpus report comes back from the worker as the same document the reader makes in-process; a report
- * the reader refuses comes back as its error with the byte offset; a worker that crashes, hangs, writes
- * garbage or floods is an error for the caller and the loop (the daemon) goes on with the next job; and
+/* The confined worker that serves a report and the daemon's side of it (NcuReportServer) on a real
+ * sd-event loop: every corpus report is loaded by the worker and answers as the in-process reader does
+ * (its export is byte for byte the document of the whole tree); a report the reader refuses comes back as
+ * its error with the byte offset; the memory reserved for a worker holds it (a string-table bomb is
+ * refused, an export past its memfd's size is refused); a worker that crashes, hangs, lies, floods,
+ * answers what nobody asked or closes its channel costs only its own report, and the loop goes on; and
  * the sandbox itself: as root the worker becomes "nobody", and opening any file kills it. */
 
 #include <fcntl.h>
 #include <pwd.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "report-document.h"
-#include "report-job.h"
+#include "report-builder.h"
 #include "report-json-attrs.h"
+#include "report-limits.h"
+#include "report-server.h"
 #include "report-test-util.h"
 #include "report-worker.h"
 #include "test-util.h"
 
-typedef struct JobResult {
+typedef struct Outcome {
         bool done;
         int error;
         char *message;
-        NcuReportDocument *doc;
-} JobResult;
+        GByteArray *reply;
+} Outcome;
 
-static void on_done(NcuReportJob *job, int error, NcuReportDocument *doc, const char *message, void *userdata)
+static void outcome_done(Outcome *o)
 {
-        JobResult *res = userdata;
-
-        res->done = true;
-        res->error = error;
-        res->message = g_strdup(message);
-        res->doc = doc;
+        g_free(o->message);
+        if (o->reply)
+                g_byte_array_unref(o->reply);
+        *o = (Outcome){ 0 };
 }
 
-static JobResult run_job(const char *worker, int fd, uint64_t timeout_usec, size_t max_output)
-{
-        const NcuReportJobLimits limits = { .timeout_usec = timeout_usec, .max_output = max_output };
-        _cleanup_(ncu_report_job_freep) NcuReportJob *job = NULL;
-        sd_event *e = NULL;
-        JobResult res = { 0 };
+static pid_t loaded_pid; /* the worker's, when it said it loaded */
 
-        g_assert_cmpint(sd_event_new(&e), >=, 0);
-        g_assert_cmpint(ncu_report_job_start(e, worker, fd, &limits, on_done, &res, &job), ==, 0);
-        while (!res.done)
+static void on_loaded(NcuReportServer *s, int error, const char *message, void *userdata)
+{
+        Outcome *o = userdata;
+
+        loaded_pid = ncu_report_server_pid(s);
+        o->done = true;
+        o->error = error;
+        o->message = g_strdup(message);
+}
+
+static Outcome gone;
+
+static void on_gone(NcuReportServer *s, int error, const char *message, void *userdata)
+{
+        gone.done = true;
+        gone.error = error;
+        gone.message = g_strdup(message);
+}
+
+static void on_reply(int error, const void *data, size_t size, const char *message, void *userdata)
+{
+        Outcome *o = userdata;
+
+        o->done = true;
+        o->error = error;
+        o->message = g_strdup(message);
+        if (error >= 0)
+                o->reply = g_byte_array_append(g_byte_array_new(), data, (guint) size);
+}
+
+static void run_until(sd_event *e, const Outcome *o)
+{
+        while (!o->done)
                 g_assert_cmpint(sd_event_run(e, UINT64_MAX), >=, 0);
-        job = ncu_report_job_free(job);
-        sd_event_unref(e);
-        return res;
-}
-
-static void job_result_done(JobResult *r)
-{
-        g_free(r->message);
-        ncu_report_document_free(r->doc);
-}
-
-/* The whole document a document assembles, as text. */
-static char *document_text(const NcuReportDocument *d)
-{
-        char *text = NULL;
-        size_t size = 0;
-        FILE *f = open_memstream(&text, &size);
-
-        g_assert_nonnull(f);
-        g_assert_cmpint(ncu_report_document_write(d, f), ==, 0);
-        g_assert_cmpint(fclose(f), ==, 0);
-        return text;
 }
 
 static const char *worker_path(void)
@@ -78,65 +83,255 @@ static const char *worker_path(void)
         return p;
 }
 
+/* Starts a server on fd and runs the loop until it loaded (or not). */
+static NcuReportServer *start(
+                sd_event *e, const char *worker, int fd, uint64_t memory, uint64_t timeout_usec, Outcome *loaded)
+{
+        const NcuReportServerOptions o = { .worker_path = worker, .memory = memory, .timeout_usec = timeout_usec };
+        NcuReportServer *s = NULL;
+
+        *loaded = (Outcome){ 0 };
+        g_assert_cmpint(ncu_report_server_start(e, &o, fd, on_loaded, on_gone, loaded, &s), ==, 0);
+        run_until(e, loaded);
+        return s;
+}
+
+static Outcome call(sd_event *e, NcuReportServer *s, NcuServeOp op, const NcuWire *args, const int *fds, size_t n_fds)
+{
+        Outcome o = { 0 };
+
+        g_assert_cmpint(ncu_report_server_call(s, op, args ? args->data : NULL, args ? args->size : 0, 1024 * 1024, fds,
+                                        n_fds, on_reply, &o),
+                        ==, 0);
+        run_until(e, &o);
+        return o;
+}
+
+/* A memfd as the manager makes one for an output: sized to limit, sealed against growing. */
+static int output_memfd(uint64_t limit)
+{
+        int fd = memfd_create("test-output", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+        g_assert_cmpint(fd, >=, 0);
+        g_assert_cmpint(ftruncate(fd, (off_t) limit), ==, 0);
+        g_assert_cmpint(fcntl(fd, F_ADD_SEALS, F_SEAL_GROW), ==, 0);
+        return fd;
+}
+
+/* An export into a memfd of limit bytes: the error, and the bytes when it worked. */
+static int export(sd_event *e, NcuReportServer *s, NcuServeExport kind, uint64_t limit, GByteArray **ret)
+{
+        NcuWire args;
+        NcuWireReader in;
+        uint64_t written;
+        Outcome o;
+        int fd = output_memfd(limit), r;
+
+        ncu_wire_init(&args, 16);
+        ncu_wire_put_u32(&args, kind);
+        o = call(e, s, NCU_SERVE_EXPORT, &args, &fd, 1);
+        ncu_wire_done(&args);
+        r = o.error;
+        if (r >= 0) {
+                GByteArray *bytes = g_byte_array_new();
+
+                ncu_wire_reader_init(&in, o.reply->data, o.reply->len);
+                g_assert_cmpint(ncu_wire_get_u64(&in, &written), ==, 0);
+                g_assert_cmpuint(in.left, ==, 0);
+                g_byte_array_set_size(bytes, (guint) written);
+                g_assert_cmpint(pread(fd, bytes->data, written, 0), ==, (ssize_t) written);
+                *ret = bytes;
+        } else
+                g_test_message("export: %s", o.message);
+        outcome_done(&o);
+        close(fd);
+        return r;
+}
+
+static char *json_text(const NcuReport *r)
+{
+        g_autoptr(json_object) doc = NULL;
+
+        g_assert_cmpint(ncu_report_to_json_attrs(r, 0, &doc), ==, 0);
+        return g_strdup(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+/* Every corpus report: loaded by the worker within what its file reserves; its info and actions as the
+ * reader's; its JSON export byte for byte json-c's text of the whole tree (made one action at a time). */
 static void test_corpus(void)
 {
+        sd_event *e = NULL;
+
+        g_assert_cmpint(sd_event_new(&e), >=, 0);
         for (size_t i = 0; i < REPORT_CORPUS_N; i++) {
                 g_autofree char *path = report_corpus_path(report_corpus_names[i]);
-                _cleanup_(ncu_report_freep) NcuReport *r = report_corpus_load(report_corpus_names[i]);
-                g_autoptr(json_object) local = NULL;
-                JobResult res;
-                int fd;
+                _cleanup_(ncu_report_freep) NcuReport *local = report_corpus_load(report_corpus_names[i]);
+                g_autofree char *expected = json_text(local);
+                g_autoptr(GByteArray) bytes = NULL;
+                NcuReportServer *s;
+                Outcome loaded, o;
+                NcuWireReader in;
+                NcuWire args;
+                uint32_t n;
+                int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-                fd = open(path, O_RDONLY | O_CLOEXEC);
                 g_assert_cmpint(fd, >=, 0);
-                res = run_job(worker_path(), fd, 30 * G_USEC_PER_SEC, 64 * 1024 * 1024);
+                s = start(e, worker_path(), fd, ncu_report_memory_for_fd(fd, NCU_REPORT_MEMORY_CEILING_DEFAULT),
+                                30 * G_USEC_PER_SEC, &loaded);
                 close(fd);
-                if (res.error < 0)
-                        g_error("%s: %s", report_corpus_names[i], res.message);
-                g_assert_cmpint(ncu_report_to_json_attrs(r, 0, &local), ==, 0);
-                /* Assembled from the worker's lines, byte for byte what json-c writes of the whole. */
-                {
-                        g_autofree char *text = document_text(res.doc);
-                        g_assert_cmpstr(text, ==,
-                                        json_object_to_json_string_ext(local,
-                                                        JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
-                }
-                /* Each action, parsed from its line when asked, and what is kept of it. */
-                for (size_t j = 0; j < r->n_actions; j++) {
-                        const NcuDocumentAction *info = ncu_report_document_action_info(res.doc, 0, j);
-                        struct json_object *a = ncu_report_document_action(res.doc, 0, j);
+                g_test_message("%s: %s", report_corpus_names[i], strempty(loaded.message));
+                g_assert_cmpint(loaded.error, ==, 0);
 
-                        g_assert_nonnull(a);
-                        g_assert_true(ncu_report_document_action(res.doc, 0, j) == a); /* kept for the next call */
-                        g_assert_cmpuint(
-                                        json_object_array_length(json_get(a, "metrics")), ==, r->actions[j]->n_metrics);
-                        g_assert_cmpstr(info->name, ==, r->actions[j]->function_name);
-                        g_assert_cmpuint(info->grid[0], ==, r->actions[j]->grid_size.x);
-                        g_assert_true((info->nvtx != NULL) == (r->actions[j]->nvtx != NULL));
+                o = call(e, s, NCU_SERVE_GET_INFO, NULL, NULL, 0);
+                g_assert_cmpint(o.error, ==, 0);
+                ncu_wire_reader_init(&in, o.reply->data, o.reply->len);
+                {
+                        const char *version;
+                        uint32_t format, ranges;
+                        uint64_t size;
+
+                        g_assert_cmpint(ncu_wire_get_string(&in, &version), ==, 0);
+                        g_assert_cmpint(ncu_wire_get_u32(&in, &format), ==, 0);
+                        g_assert_cmpint(ncu_wire_get_u32(&in, &ranges), ==, 0);
+                        g_assert_cmpint(ncu_wire_get_u64(&in, &size), ==, 0);
+                        g_assert_cmpuint(format, ==, local->version);
+                        g_assert_cmpuint(ranges, ==, local->n_ranges);
+                        g_assert_cmpuint(size, ==, local->size);
                 }
-                g_assert_null(ncu_report_document_action(res.doc, 0, r->n_actions));
-                g_assert_null(ncu_report_document_action(res.doc, 1, 0));
-                g_assert_cmpuint(
-                                ncu_report_document_memory(res.doc), <, 17 * strlen(json_object_to_json_string(local)));
-                job_result_done(&res);
+                outcome_done(&o);
+
+                ncu_wire_init(&args, 16);
+                ncu_wire_put_u32(&args, 0);
+                o = call(e, s, NCU_SERVE_LIST_ACTIONS, &args, NULL, 0);
+                ncu_wire_done(&args);
+                g_assert_cmpint(o.error, ==, 0);
+                ncu_wire_reader_init(&in, o.reply->data, o.reply->len);
+                g_assert_cmpint(ncu_wire_get_count(&in, 1, &n), ==, 0);
+                g_assert_cmpuint(n, ==, local->ranges[0].n_actions);
+                outcome_done(&o);
+
+                g_assert_cmpint(export(e, s, NCU_SERVE_EXPORT_JSON, 256 * 1024 * 1024, &bytes), ==, 0);
+                g_assert_cmpuint(bytes->len, ==, strlen(expected));
+                g_assert_true(memcmp(bytes->data, expected, bytes->len) == 0);
+                ncu_report_server_free(s);
         }
+        sd_event_unref(e);
+}
+
+/* Calls the worker refuses: a range or action that does not exist (EINVAL), a metric that does not
+ * (ENOENT), a reply larger than the call allows (E2BIG): each the caller's error, and the worker serves on. */
+static void test_call_errors(void)
+{
+        g_autofree char *path = report_corpus_path(REPORT_ARMLETH);
+        sd_event *e = NULL;
+        NcuReportServer *s;
+        Outcome loaded, o;
+        NcuWire args;
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+        g_assert_cmpint(sd_event_new(&e), >=, 0);
+        s = start(e, worker_path(), fd, 128 * 1024 * 1024, 30 * G_USEC_PER_SEC, &loaded);
+        g_assert_cmpint(loaded.error, ==, 0);
+        close(fd);
+
+        ncu_wire_init(&args, 64);
+        ncu_wire_put_u32(&args, 7);
+        o = call(e, s, NCU_SERVE_LIST_ACTIONS, &args, NULL, 0);
+        ncu_wire_done(&args);
+        g_assert_cmpint(o.error, ==, -EINVAL);
+        g_assert_cmpstr(o.message, ==, "No range 7");
+        outcome_done(&o);
+
+        ncu_wire_init(&args, 64);
+        ncu_wire_put_u32(&args, 0);
+        ncu_wire_put_u32(&args, 0);
+        ncu_wire_put_string(&args, "no__such.metric");
+        o = call(e, s, NCU_SERVE_GET_METRIC, &args, NULL, 0);
+        ncu_wire_done(&args);
+        g_assert_cmpint(o.error, ==, -ENOENT);
+        outcome_done(&o);
+
+        /* Metric names do not fit in 16 bytes. */
+        ncu_wire_init(&args, 64);
+        ncu_wire_put_u32(&args, 0);
+        ncu_wire_put_u32(&args, 0);
+        g_assert_cmpint(ncu_report_server_call(
+                                        s, NCU_SERVE_GET_METRIC_NAMES, args.data, args.size, 16, NULL, 0, on_reply, &o),
+                        ==, 0);
+        ncu_wire_done(&args);
+        run_until(e, &o);
+        g_assert_cmpint(o.error, ==, -E2BIG);
+        outcome_done(&o);
+
+        /* Still serving. */
+        o = call(e, s, NCU_SERVE_GET_INFO, NULL, NULL, 0);
+        g_assert_cmpint(o.error, ==, 0);
+        outcome_done(&o);
+        ncu_report_server_free(s);
+        sd_event_unref(e);
 }
 
 static void test_invalid_report(void)
 {
-        g_autofree char *dir = test_mkdtemp();
-        g_autofree char *path = g_build_filename(dir, "bad", NULL);
-        JobResult res;
-        int fd;
+        /* The magic, then a FileHeader of 4 bytes that are no protobuf message. */
+        static const char garbage[] = "NVR\0\x04\x00\x00\x00\xff\xff\xff\xff";
+        sd_event *e = NULL;
+        Outcome loaded;
+        NcuReportServer *s;
+        int fd = memfd_create("garbage", MFD_CLOEXEC);
 
-        test_write_file_n(dir, "bad", "NVR\0\x09\0\0\0abc", 11);
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-        res = run_job(worker_path(), fd, 30 * G_USEC_PER_SEC, 1024 * 1024);
+        g_assert_cmpint(sd_event_new(&e), >=, 0);
+        g_assert_cmpint(write(fd, garbage, sizeof(garbage) - 1), ==, (ssize_t) sizeof(garbage) - 1);
+        g_assert_cmpint(lseek(fd, 0, SEEK_SET), ==, 0);
+        s = start(e, worker_path(), fd, 64 * 1024 * 1024, 30 * G_USEC_PER_SEC, &loaded);
+        g_test_message("%s", loaded.message);
+        g_assert_cmpint(loaded.error, ==, -EBADMSG);
+        g_assert_true(g_str_has_prefix(loaded.message, "byte "));
+        outcome_done(&loaded);
+        ncu_report_server_free(s);
         close(fd);
-        g_assert_cmpint(res.error, ==, -EBADMSG);
-        g_assert_null(res.doc);
-        g_assert_cmpstr(res.message, ==, "byte 8: truncated FileHeader: it claims 9 bytes, 3 remain");
-        job_result_done(&res);
+        sd_event_unref(e);
+}
+
+/* Issue 17 item 3: a .ncu-repz of kilobytes that claims gigabytes of strings. The worker gets what its
+ * file reserves and its reader refuses the rest (E2BIG), long before the worker grows: the peak it
+ * reports stays within the reservation. */
+static void test_string_bomb(void)
+{
+        ReportBuffer b = { 0 };
+        sd_event *e = NULL;
+        NcuReportServer *s;
+        Outcome loaded;
+        uint64_t memory;
+        int fd = memfd_create("bomb.ncu-repz", MFD_CLOEXEC);
+
+        g_assert_cmpint(sd_event_new(&e), >=, 0);
+        report_build_string_bomb(&b, 4096, 256 * 1024); /* 1 GiB of strings */
+        g_test_message("bomb: %zu bytes", b.size);
+        g_assert_cmpuint(b.size, <, 1024 * 1024);
+        g_assert_cmpint(write(fd, b.data, b.size), ==, (ssize_t) b.size);
+        g_assert_cmpint(lseek(fd, 0, SEEK_SET), ==, 0);
+        memory = ncu_report_memory_for_fd(fd, NCU_REPORT_MEMORY_CEILING_DEFAULT);
+        g_test_message("reserved: %" G_GUINT64_FORMAT " bytes", memory);
+        g_assert_cmpuint(memory, <, 128 * 1024 * 1024);
+        s = start(e, worker_path(), fd, memory, 60 * G_USEC_PER_SEC, &loaded);
+        g_test_message("%s", loaded.message);
+        g_assert_cmpint(loaded.error, ==, -E2BIG);
+        outcome_done(&loaded);
+        ncu_report_server_free(s);
+        /* The same through the in-process reader (nvprofilectl --local, Python): the same limits. */
+        {
+                NcuReport *r = NULL;
+                NcuReportError err;
+
+                g_assert_cmpint(ncu_report_load_buffer(b.data, b.size, NULL, &r, &err), ==, -E2BIG);
+                g_assert_null(r);
+                g_assert_cmpint(lseek(fd, 0, SEEK_SET), ==, 0);
+                g_assert_cmpint(ncu_report_load_fd(fd, NULL, &r, &err), ==, -E2BIG);
+        }
+        report_buffer_done(&b);
+        close(fd);
+        sd_event_unref(e);
 }
 
 static void test_misbehaving_workers(void)
@@ -144,48 +339,110 @@ static void test_misbehaving_workers(void)
         g_autofree char *path = report_corpus_path(REPORT_ARMLETH);
         struct {
                 const char *env;
+                bool loads; /* the failure comes after the load */
+                bool answers; /* ...after it answered the first call */
                 int error;
                 const char *message;
         } cases[] = {
-                { "NVPROFILED_FAKE_WORKER_CRASH", -ECHILD, "killed by signal 11" },
-                { "NVPROFILED_FAKE_WORKER_HANG", -ETIMEDOUT, "did not finish in time" },
-                { "NVPROFILED_FAKE_WORKER_GARBAGE", -ECHILD, "malformed output" },
-                { "NVPROFILED_FAKE_WORKER_FLOOD", -E2BIG, "larger than the limit" },
+                { "NVPROFILED_FAKE_WORKER_CRASH", false, false, -ECHILD, "killed by signal 11" },
+                { "NVPROFILED_FAKE_WORKER_HANG", false, false, -ETIMEDOUT,
+                                "did not finish reading the report in time" },
+                { "NVPROFILED_FAKE_WORKER_GARBAGE", false, false, -ECHILD, "an error it cannot give" },
+                { "NVPROFILED_FAKE_WORKER_FLOOD", true, false, -ECHILD, "more than it was allowed" },
+                { "NVPROFILED_FAKE_WORKER_UNASKED", true, true, -ECHILD, "answered a call nobody made" },
+                { "NVPROFILED_FAKE_WORKER_CLOSE", true, false, -ECHILD, "closed its channel" },
         };
+        sd_event *e = NULL;
         int fd = open(path, O_RDONLY | O_CLOEXEC);
 
         g_assert_cmpint(fd, >=, 0);
+        g_assert_cmpint(sd_event_new(&e), >=, 0);
         for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
-                JobResult res = run_job(g_getenv(cases[i].env), fd, G_USEC_PER_SEC / 2, 1024 * 1024);
+                NcuReportServer *s;
+                Outcome loaded, o = { 0 };
+                pid_t pid;
 
-                g_test_message("%s: %s", cases[i].env, res.message);
-                g_assert_cmpint(res.error, ==, cases[i].error);
-                g_assert_nonnull(strstr(res.message, cases[i].message));
-                g_assert_null(res.doc);
-                job_result_done(&res);
+                gone = (Outcome){ 0 };
+                s = start(e, g_getenv(cases[i].env), fd, 64 * 1024 * 1024, G_USEC_PER_SEC / 2, &loaded);
+                g_test_message("%s: %s", cases[i].env, strempty(loaded.message));
+                if (!cases[i].loads) {
+                        g_assert_cmpint(loaded.error, ==, cases[i].error);
+                        g_assert_nonnull(strstr(loaded.message, cases[i].message));
+                        g_assert_cmpint(ncu_report_server_pid(s), ==, 0); /* killed and reaped */
+                        outcome_done(&loaded);
+                        ncu_report_server_free(s);
+                        continue;
+                }
+                g_assert_cmpint(loaded.error, ==, 0);
+                pid = loaded_pid;
+                g_assert_cmpint(pid, >, 0);
+                /* A worker that breaks the protocol on its own may do so before any call. */
+                if (!gone.done) {
+                        g_assert_cmpint(ncu_report_server_call(
+                                                        s, NCU_SERVE_GET_INFO, NULL, 0, 4096, NULL, 0, on_reply, &o),
+                                        ==, 0);
+                        run_until(e, &o);
+                        g_test_message("%s: call: %s", cases[i].env, strempty(o.message));
+                        if (cases[i].answers)
+                                g_assert_cmpint(o.error, ==, 0);
+                        else {
+                                g_assert_cmpint(o.error, ==, cases[i].error);
+                                g_assert_nonnull(strstr(o.message, cases[i].message));
+                        }
+                        outcome_done(&o);
+                }
+                run_until(e, &gone);
+                g_assert_nonnull(strstr(gone.message, cases[i].message));
+                g_assert_cmpint(gone.error, ==, cases[i].error);
+                /* No process left behind. */
+                g_assert_cmpint(ncu_report_server_pid(s), ==, 0);
+                g_assert_cmpint(kill(pid, 0), <, 0);
+                g_assert_cmpint(ncu_report_server_call(s, NCU_SERVE_GET_INFO, NULL, 0, 4096, NULL, 0, on_reply, &o), ==,
+                                -ESHUTDOWN);
+                outcome_done(&o);
+                outcome_done(&gone);
+                ncu_report_server_free(s);
         }
         /* The caller's next report is served as if nothing happened. */
         {
-                JobResult res;
+                NcuReportServer *s;
+                Outcome loaded;
+
                 g_assert_cmpint(lseek(fd, 0, SEEK_SET), ==, 0);
-                res = run_job(worker_path(), fd, 30 * G_USEC_PER_SEC, 64 * 1024 * 1024);
-                g_assert_cmpint(res.error, ==, 0);
-                g_assert_nonnull(res.doc);
-                job_result_done(&res);
+                s = start(e, worker_path(), fd, 128 * 1024 * 1024, 30 * G_USEC_PER_SEC, &loaded);
+                g_assert_cmpint(loaded.error, ==, 0);
+                ncu_report_server_free(s);
         }
         close(fd);
+        sd_event_unref(e);
 }
 
-/* The real worker's model for the biggest corpus report does not fit a small output limit. */
-static void test_output_limit(void)
+/* Freeing a server with calls waiting answers them (-ECANCELED) and kills the worker. */
+static void test_free_with_calls(void)
 {
-        g_autofree char *path = report_corpus_path(REPORT_SOBEL);
+        g_autofree char *path = report_corpus_path(REPORT_ARMLETH);
+        sd_event *e = NULL;
+        NcuReportServer *s;
+        Outcome loaded, o1 = { 0 }, o2 = { 0 };
+        pid_t pid;
         int fd = open(path, O_RDONLY | O_CLOEXEC);
-        JobResult res = run_job(worker_path(), fd, 30 * G_USEC_PER_SEC, 100000);
 
+        g_assert_cmpint(sd_event_new(&e), >=, 0);
+        s = start(e, worker_path(), fd, 128 * 1024 * 1024, 30 * G_USEC_PER_SEC, &loaded);
+        g_assert_cmpint(loaded.error, ==, 0);
+        pid = ncu_report_server_pid(s);
+        g_assert_cmpint(ncu_report_server_call(s, NCU_SERVE_GET_INFO, NULL, 0, 4096, NULL, 0, on_reply, &o1), ==, 0);
+        g_assert_cmpint(ncu_report_server_call(s, NCU_SERVE_GET_INFO, NULL, 0, 4096, NULL, 0, on_reply, &o2), ==, 0);
+        g_assert_cmpuint(ncu_report_server_n_calls(s), ==, 2);
+        ncu_report_server_free(s);
+        g_assert_true(o1.done && o2.done);
+        g_assert_cmpint(o1.error, ==, -ECANCELED);
+        g_assert_cmpint(o2.error, ==, -ECANCELED);
+        g_assert_cmpint(kill(pid, 0), <, 0);
+        outcome_done(&o1);
+        outcome_done(&o2);
         close(fd);
-        g_assert_cmpint(res.error, ==, -E2BIG);
-        job_result_done(&res);
+        sd_event_unref(e);
 }
 
 static char *status_field(const char *status, const char *key)
@@ -257,80 +514,83 @@ static void test_sandbox(void)
         close(go[1]);
 }
 
-typedef struct OutputResult {
-        bool done;
-        int error;
-        char *message;
-        GString *bytes;
-} OutputResult;
-
-static void on_output_done(NcuReportJob *job, int error, int fd, const char *message, void *userdata)
+/* The worker under its address-space limit (release builds): /proc says so. */
+static void test_address_space_limit(void)
 {
-        OutputResult *res = userdata;
-        char chunk[65536];
-        ssize_t k;
-
-        res->done = true;
-        res->error = error;
-        res->message = g_strdup(message);
-        if (error < 0)
-                return;
-        /* Sealed: nobody can change what the caller reads. */
-        g_assert_cmpint(fcntl(fd, F_GET_SEALS) & F_SEAL_WRITE, ==, F_SEAL_WRITE);
-        g_assert_cmpint(write(fd, "x", 1), <, 0);
-        res->bytes = g_string_new(NULL);
-        while ((k = read(fd, chunk, sizeof(chunk))) > 0)
-                g_string_append_len(res->bytes, chunk, k);
-        g_assert_cmpint(k, ==, 0);
-}
-
-static OutputResult run_output_job(char *const *args, const int *fds, size_t n_fds)
-{
-        const NcuReportJobLimits limits = { .timeout_usec = 30 * G_USEC_PER_SEC, .max_output = 64 * 1024 * 1024 };
-        _cleanup_(ncu_report_job_freep) NcuReportJob *job = NULL;
-        OutputResult res = { 0 };
+        g_autofree char *path = report_corpus_path(REPORT_ARMLETH);
+        g_autofree char *limits_path = NULL, *limits = NULL;
         sd_event *e = NULL;
+        NcuReportServer *s;
+        Outcome loaded;
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
 
         g_assert_cmpint(sd_event_new(&e), >=, 0);
-        g_assert_cmpint(ncu_report_job_start_output(
-                                        e, worker_path(), args, fds, n_fds, &limits, on_output_done, &res, &job),
-                        ==, 0);
-        while (!res.done)
-                g_assert_cmpint(sd_event_run(e, UINT64_MAX), >=, 0);
-        job = ncu_report_job_free(job);
+        s = start(e, worker_path(), fd, 48 * 1024 * 1024, 30 * G_USEC_PER_SEC, &loaded);
+        g_assert_cmpint(loaded.error, ==, 0);
+        limits_path = g_strdup_printf("/proc/%d/limits", (int) ncu_report_server_pid(s));
+        g_assert_true(g_file_get_contents(limits_path, &limits, NULL, NULL));
+#if defined(__SANITIZE_ADDRESS__)
+        g_test_message("AddressSanitizer: no RLIMIT_AS (its shadow reserves terabytes)");
+        g_assert_nonnull(strstr(limits, "Max address space         unlimited"));
+#else
+        /* 48 MiB reserved plus 64 MiB for the program itself. */
+        g_assert_nonnull(strstr(limits, "Max address space         117440512            117440512"));
+#endif
+        g_assert_nonnull(strstr(limits, "Max core file size        0                    0"));
+        ncu_report_server_free(s);
+        close(fd);
         sd_event_unref(e);
-        return res;
 }
 
-/* The worker's output mode: ncu's CSV bytes from a descriptor read again from its start (wherever its
- * offset is); a pipe cannot be, and says so; a diff reads the baseline from the second descriptor. */
+/* Exports and diffs into memfds: ncu's CSV bytes; a memfd too small for the output refuses it (E2BIG:
+ * the seal against growing); a diff of the report with itself from the baseline's descriptor; a spec that
+ * pairs nothing is the caller's mistake (EDOM). */
 static void test_outputs(void)
 {
-        static const char *const name = "armleth_report_ncu2024.2.1";
-        g_autofree char *path = report_corpus_path(name);
+        g_autofree char *path = report_corpus_path(REPORT_ARMLETH);
         g_autofree char *expected_path = NULL, *expected = NULL;
-        OutputResult res;
-        int fd, pipefd[2];
+        g_autoptr(GByteArray) bytes = NULL;
+        sd_event *e = NULL;
+        NcuReportServer *s;
+        Outcome loaded, o;
+        NcuWire args;
         gsize n;
+        int fd, baseline, out;
 
         expected_path = test_corpus_path("reports/expected/armleth_report_ncu2024.2.1.raw.csv");
         g_assert_true(g_file_get_contents(expected_path, &expected, &n, NULL));
+        g_assert_cmpint(sd_event_new(&e), >=, 0);
         fd = open(path, O_RDONLY | O_CLOEXEC);
-        g_assert_cmpint(fd, >=, 0);
-        g_assert_cmpint(lseek(fd, 1000, SEEK_SET), ==, 1000);
-        res = run_output_job((char *const[]){ (char *) "raw", NULL }, &fd, 1);
-        g_assert_cmpint(res.error, ==, 0);
-        g_assert_cmpuint(res.bytes->len, ==, n);
-        g_assert_true(memcmp(res.bytes->str, expected, n) == 0);
-        g_string_free(res.bytes, true);
-        g_free(res.message);
+        s = start(e, worker_path(), fd, 256 * 1024 * 1024, 30 * G_USEC_PER_SEC, &loaded);
+        g_assert_cmpint(loaded.error, ==, 0);
+
+        g_assert_cmpint(export(e, s, NCU_SERVE_EXPORT_RAW, 64 * 1024 * 1024, &bytes), ==, 0);
+        g_assert_cmpuint(bytes->len, ==, n);
+        g_assert_true(memcmp(bytes->data, expected, n) == 0);
+        g_clear_pointer(&bytes, g_byte_array_unref);
+        g_assert_cmpint(export(e, s, NCU_SERVE_EXPORT_RAW, 1000, &bytes), ==, -E2BIG);
 
         /* A diff of the report with itself: one pair, nothing changed. */
-        res = run_output_job((char *const[]){ (char *) "diff", NULL }, (const int[]){ fd, fd }, 2);
-        g_assert_cmpint(res.error, ==, 0);
+        baseline = open(path, O_RDONLY | O_CLOEXEC);
+        out = output_memfd(64 * 1024 * 1024);
+        ncu_wire_init(&args, 64);
+        ncu_wire_put_u32(&args, 0); /* no specs */
+        o = call(e, s, NCU_SERVE_DIFF, &args, (const int[]){ baseline, out }, 2);
+        ncu_wire_done(&args);
+        g_assert_cmpint(o.error, ==, 0);
         {
-                g_autoptr(json_object) doc = json_tokener_parse(res.bytes->str);
-                struct json_object *pairs = json_object_object_get(doc, "pairs"), *sections, *metrics, *m;
+                g_autofree char *text = NULL;
+                g_autoptr(json_object) doc = NULL;
+                struct json_object *pairs, *sections, *metrics, *m;
+                NcuWireReader in;
+                uint64_t written;
+
+                ncu_wire_reader_init(&in, o.reply->data, o.reply->len);
+                g_assert_cmpint(ncu_wire_get_u64(&in, &written), ==, 0);
+                text = g_malloc0(written + 1);
+                g_assert_cmpint(pread(out, text, written, 0), ==, (ssize_t) written);
+                doc = json_tokener_parse(text);
+                pairs = json_object_object_get(doc, "pairs");
                 g_assert_cmpuint(json_object_array_length(pairs), ==, 1);
                 sections = json_object_object_get(json_object_array_get_idx(pairs, 0), "sections");
                 g_assert_cmpuint(json_object_array_length(sections), >, 0);
@@ -340,22 +600,24 @@ static void test_outputs(void)
                 g_assert_true(json_object_equal(
                                 json_object_object_get(m, "baseline"), json_object_object_get(m, "current")));
         }
-        g_string_free(res.bytes, true);
-        g_free(res.message);
+        outcome_done(&o);
+        close(out);
         /* A spec that pairs nothing: the caller's mistake (EDOM), with the reason. */
-        res = run_output_job((char *const[]){ (char *) "diff", (char *) "nothing", NULL }, (const int[]){ fd, fd }, 2);
-        g_assert_cmpint(res.error, ==, -EDOM);
-        g_assert_nonnull(strstr(res.message, "no kernel of that name"));
-        g_free(res.message);
+        g_assert_cmpint(lseek(baseline, 0, SEEK_SET), ==, 0);
+        out = output_memfd(64 * 1024 * 1024);
+        ncu_wire_init(&args, 64);
+        ncu_wire_put_u32(&args, 1);
+        ncu_wire_put_string(&args, "nothing");
+        o = call(e, s, NCU_SERVE_DIFF, &args, (const int[]){ baseline, out }, 2);
+        ncu_wire_done(&args);
+        g_assert_cmpint(o.error, ==, -EDOM);
+        g_assert_nonnull(strstr(o.message, "no kernel of that name"));
+        outcome_done(&o);
+        close(out);
+        close(baseline);
+        ncu_report_server_free(s);
         close(fd);
-
-        g_assert_cmpint(pipe2(pipefd, O_CLOEXEC), ==, 0);
-        close(pipefd[1]);
-        res = run_output_job((char *const[]){ (char *) "details", NULL }, &pipefd[0], 1);
-        g_assert_cmpint(res.error, ==, -EINVAL);
-        g_assert_nonnull(strstr(res.message, "cannot be read again"));
-        g_free(res.message);
-        close(pipefd[0]);
+        sd_event_unref(e);
 }
 
 int main(int argc, char *argv[])
@@ -363,10 +625,13 @@ int main(int argc, char *argv[])
         g_test_init(&argc, &argv, NULL);
         (void) test_corpus_dir_or_skip();
         g_test_add_func("/report-worker/corpus", test_corpus);
+        g_test_add_func("/report-worker/call-errors", test_call_errors);
         g_test_add_func("/report-worker/invalid-report", test_invalid_report);
+        g_test_add_func("/report-worker/string-bomb", test_string_bomb);
         g_test_add_func("/report-worker/misbehaving-workers", test_misbehaving_workers);
-        g_test_add_func("/report-worker/output-limit", test_output_limit);
+        g_test_add_func("/report-worker/free-with-calls", test_free_with_calls);
         g_test_add_func("/report-worker/sandbox", test_sandbox);
+        g_test_add_func("/report-worker/address-space-limit", test_address_space_limit);
         g_test_add_func("/report-worker/outputs", test_outputs);
         return g_test_run();
 }
