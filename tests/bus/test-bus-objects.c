@@ -203,6 +203,10 @@ static void test_interfaces_added_before_process_changed(void)
         g_assert_cmpint(sd_bus_match_signal(w.bus, NULL, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE,
                                         "ProcessChanged", on_process_changed, &o),
                         >=, 0);
+        /* Signals about processes go to subscribers only. */
+        g_assert_cmpint(sd_bus_call_method(w.bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "Subscribe", NULL,
+                                        NULL, NULL),
+                        >=, 0);
 
         pid = world_spawn(&w, "nvptest-order", 0, false);
         o.pid = pid;
