@@ -447,7 +447,7 @@ static void test_gpu_usage(void)
                                  "[Usage]\nMinIntervalSec=10ms\nRescanIntervalSec=100ms\nNVMLLibrary=%s\n",
                         test_env_or_fail("NVPROFILED_NVML_FIXTURE"));
         itest_start_daemon(&s.t, config);
-        ITEST_WAIT_FOR(itest_tracked_profiles(&s.t, VICTIM_PID), WAIT_MS);
+        ITEST_WAIT_FOR(tracked_with(&s, VICTIM_PID, ""), WAIT_MS);
         g_assert_true(tracked_with(&s, VICTIM_PID, ""));
 
         listener_start(&s, &s.attacker_ear, &s.attacker);
