@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* "monitor": streams what changes, one line (or one JSON object) per event, until interrupted.
  *
- * Each ProcessChanged is printed from the signal's own payload. Details are fetched only for the
- * processes this caller may see (its own, or all for root), and with GetProcess, which returns what the
- * daemon already resolved: ExplainProcess would make the daemon re-read /proc for every signal and
- * every monitor. A daemon without GetProcess gets no detail calls at all. */
+ * The daemon sends ProcessChanged and the process objects' InterfacesRemoved to subscribers only
+ * (Subscribe), about the processes they may see (their own, or all for root); nothing about a process
+ * is broadcast. Each ProcessChanged is printed from the signal's own payload, and details come from
+ * GetProcess, which returns what the daemon already resolved: ExplainProcess would make the daemon
+ * re-read /proc for every signal and every monitor. A daemon without GetProcess gets no detail calls at
+ * all; one without Subscribe (older, which broadcast) is only pinged. */
 
 #include <inttypes.h>
 #include <signal.h>
@@ -287,15 +289,23 @@ static int subscribe(Monitor *m)
                         on_name_owner_changed, m);
 }
 
-/* Fails now, clearly, if there is nobody to monitor (and starts the daemon if the bus can). */
-static int ping_daemon(sd_bus *bus)
+/* Asks the daemon for the signals about our processes; fails now, clearly, if there is nobody to monitor
+ * (and starts the daemon if the bus can). */
+static int subscribe_daemon(sd_bus *bus)
 {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        const char *method = "Subscribe";
         int r;
 
-        r = sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, "org.freedesktop.DBus.Peer", "Ping", &error, NULL, NULL);
+        r = sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, method, &error, NULL, NULL);
+        if (r < 0 && sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_METHOD)) {
+                method = "Ping";
+                sd_bus_error_free(&error);
+                r = sd_bus_call_method(
+                                bus, BUS_NAME, BUS_ROOT_PATH, "org.freedesktop.DBus.Peer", method, &error, NULL, NULL);
+        }
         if (r < 0) {
-                log_bus_call_error("Ping", &error, r);
+                log_bus_call_error(method, &error, r);
                 return r;
         }
         return 0;
@@ -338,7 +348,7 @@ int verb_monitor(int argc, char *argv[])
         r = subscribe(&m);
         if (r < 0)
                 return log_error_errno(r, "Failed to subscribe to nvprofiled's signals");
-        r = ping_daemon(bus);
+        r = subscribe_daemon(bus);
         if (r < 0)
                 return r;
 

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* "status" (one GetAll, so what it shows is one consistent state), "reload", "version". */
+/* "status" (one GetAll, so what it shows of the daemon is one consistent state, and the matched processes
+ * the caller may see, which no property can say), "reload", "version". */
 
 #include <inttypes.h>
 #include <stddef.h>
+#include <unistd.h>
 
 #include "client.h"
 #include "log.h"
@@ -55,7 +57,6 @@ static const struct {
         { "ProcessWatchMode", "s", offsetof(Status, process_watch_mode) },
         { "ProcessWatchDegraded", "b", offsetof(Status, process_watch_degraded) },
         { "TrackedProcesses", "u", offsetof(Status, tracked) },
-        { "MatchedProcesses", "u", offsetof(Status, matched) },
         { "ConfigGeneration", "t", offsetof(Status, generation) },
 };
 
@@ -132,7 +133,8 @@ static void print_status_text(const Status *s)
                         s->process_watch_degraded ? " (degraded: the proc connector failed; short-lived processes may "
                                                     "be missed)"
                                                   : "");
-        printf("     Processes: %" PRIu32 " tracked, %" PRIu32 " matched by a rule\n", s->tracked, s->matched);
+        printf("     Processes: %" PRIu32 " tracked, %" PRIu32 "%s matched by a rule\n", s->tracked, s->matched,
+                        geteuid() == 0 ? "" : " of yours");
         printf(" Configuration: generation %" PRIu64 "\n", s->generation);
         printf("      rc files: %zu\n", n_files);
         for (size_t i = 0; i < n_files; i++) {
@@ -150,7 +152,7 @@ static void print_status_text(const Status *s)
 int verb_status(int argc, char *argv[])
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL, *matched = NULL;
         _cleanup_(json_object_putp) struct json_object *files = NULL;
         Status s = { .version = "", .driver_version = "", .process_watch_mode = "" };
         int r;
@@ -178,6 +180,12 @@ int verb_status(int argc, char *argv[])
         r = read_status(reply, &s);
         if (r < 0)
                 return log_error_errno(r, "Failed to read the daemon's properties");
+        r = client_call(bus, "CountMatchedProcesses", &matched, NULL);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(matched, "u", &s.matched);
+        if (r < 0)
+                return log_error_errno(r, "Failed to read the number of matched processes");
 
         if (arg.json != JSON_OFF)
                 print_status_json(&s);

@@ -15,6 +15,7 @@
 #define LOG_CONTROL_INTERFACE "org.freedesktop.LogControl1"
 
 typedef struct BusPolkitQuery BusPolkitQuery;
+typedef struct BusSubscriber BusSubscriber;
 
 typedef struct BusContext {
         sd_bus *bus;
@@ -22,10 +23,8 @@ typedef struct BusContext {
         sd_event_source *flush_source; /* coalesces PropertiesChanged per loop iteration */
         IntMap dirty; /* pid -> Process whose object's properties changed since the last flush */
         bool manager_dirty;
-        /* Set while we emit signals: object lookups then serve the bus itself, not a caller. */
-        bool emitting;
         /* What the last PropertiesChanged said, to emit only real changes. */
-        uint32_t last_tracked, last_matched;
+        uint32_t last_tracked;
         uint64_t last_generation;
         ManagerWatchState last_watch;
         bool last_watch_degraded;
@@ -33,6 +32,9 @@ typedef struct BusContext {
         /* CheckAuthorization calls to polkit that have not been answered yet. */
         BusPolkitQuery *polkit_queries;
         unsigned n_polkit_queries;
+
+        /* Connections told about the processes they may see (bus-subscribers.c). */
+        BusSubscriber *subscribers;
 } BusContext;
 
 extern const sd_bus_vtable bus_manager_vtable[];
@@ -92,6 +94,24 @@ void bus_manager_changed(BusContext *c);
 int bus_process_enumerator(sd_bus *bus, const char *prefix, void *userdata, char ***ret_nodes, sd_bus_error *error);
 int bus_process_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **ret_found,
                 sd_bus_error *error);
+
+/* Subscribe and Unsubscribe (bus-subscribers.c); the subscribers go with the context. */
+int bus_method_subscribe(sd_bus_message *m, void *userdata, sd_bus_error *error);
+int bus_method_unsubscribe(sd_bus_message *m, void *userdata, sd_bus_error *error);
+void bus_subscribers_free(BusContext *c);
+
+/* Appends the body of a signal. */
+typedef int (*BusAppendBody)(sd_bus_message *m, const void *userdata);
+
+/* Sends a signal, addressed to each, to the subscribers that may see the processes of owner, and to
+ * nobody else: what only a process's owner and root may see is never broadcast. */
+void bus_signal_subscribers_of(BusContext *c, uid_t owner, const char *path, const char *interface, const char *member,
+                BusAppendBody append_body, const void *userdata);
+
+/* Appends the properties of an interface of object as a{sv}, with the getters of its vtable (so the values
+ * are those Get gives); changing_only: only those that emit PropertiesChanged. */
+int bus_append_vtable_properties(sd_bus_message *m, const sd_bus_vtable *vtable, const char *path,
+                const char *interface, void *object, bool changing_only);
 
 /* Intercepts Properties.Set on the LogControl1 object so that writes are authorised like Reload. */
 int bus_log_control_filter(sd_bus_message *m, void *userdata, sd_bus_error *error);

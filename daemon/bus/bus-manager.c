@@ -8,6 +8,7 @@
 #include "bus-report.h"
 #include "fd-util.h"
 #include "fileio.h"
+#include "manager-visibility.h"
 #include "parse-util.h"
 #include "proc-parse.h"
 #include "process.h"
@@ -39,7 +40,6 @@ DEFINE_MANAGER_PROPERTY_GET(driver_version, "s", strempty(m->driver_version));
 DEFINE_MANAGER_PROPERTY_GET(watch_mode, "s", manager_watch_state_to_string(m->watch_state));
 DEFINE_MANAGER_PROPERTY_GET(watch_degraded, "b", m->watch_degraded);
 DEFINE_MANAGER_PROPERTY_GET(tracked, "u", (uint32_t) intmap_size(&m->processes));
-DEFINE_MANAGER_PROPERTY_GET(matched, "u", (uint32_t) m->n_matched);
 DEFINE_MANAGER_PROPERTY_GET(events, "t", m->n_events);
 DEFINE_MANAGER_PROPERTY_GET(overruns, "t", m->n_overruns);
 DEFINE_MANAGER_PROPERTY_GET(generation, "t", m->generation);
@@ -757,6 +757,20 @@ static int method_list_errors(sd_bus_message *m, void *userdata, sd_bus_error *e
         return sd_bus_send(NULL, reply, NULL);
 }
 
+/* Not a property: a property has one value for every caller, and whether another user's process matched
+ * is not every caller's to know. */
+static int method_count_matched(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        BusContext *c = userdata;
+        uid_t caller;
+        int r;
+
+        r = bus_caller_uid(m, &caller);
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(m, "u", (uint32_t) manager_matched_processes(c->manager, caller));
+}
+
 static int reload_authorized(BusContext *c, sd_bus_message *m, sd_bus_error *error)
 {
         int r;
@@ -782,7 +796,6 @@ const sd_bus_vtable bus_manager_vtable[] = {
         SD_BUS_PROPERTY("ProcessWatchDegraded", "b", property_get_watch_degraded, 0,
                         SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("TrackedProcesses", "u", property_get_tracked, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("MatchedProcesses", "u", property_get_matched, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         /* Counters change with every event: readers poll them, no signal per event. */
         SD_BUS_PROPERTY("ProcessEvents", "t", property_get_events, 0, 0),
         SD_BUS_PROPERTY("EventOverruns", "t", property_get_overruns, 0, 0),
@@ -806,6 +819,12 @@ const sd_bus_vtable bus_manager_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("ListProfiles", SD_BUS_ARGS("s", home), SD_BUS_RESULT("a(ssuua(sv))", profiles),
                         method_list_profiles, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListErrors", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(sssuus)", errors), method_list_errors,
+                        SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("CountMatchedProcesses", SD_BUS_NO_ARGS, SD_BUS_RESULT("u", matched),
+                        method_count_matched, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Subscribe", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, bus_method_subscribe,
+                        SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Unsubscribe", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, bus_method_unsubscribe,
                         SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Reload", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("LoadReport", SD_BUS_ARGS("h", fd), SD_BUS_RESULT("o", report), bus_method_load_report,

@@ -1,26 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "bus-common.h"
+#include "bus-usage.h"
 #include "log.h"
+#include "manager-visibility.h"
 #include "strv.h"
-
-/* Which processes get an object: those a rule matched, and GPU users. */
-static bool wants_object(const Process *p)
-{
-        return (p->resolution && p->resolution->n_matched > 0) || p->gpu_user;
-}
 
 /* Objects, and so their properties, exist only for callers who may see the process: properties are the
  * same for everyone who can read them (ObjectManager clients and proxies cache them). The lookups run
- * for the caller whose message is being dispatched, or for our own signals, which carry only what /proc
- * shows everyone. */
-static bool object_visible(BusContext *c, sd_bus *bus, const Process *p)
+ * for the caller whose message is being dispatched. Every signal about a process or its object goes to
+ * the subscribers who may see it, addressed to each (bus_signal_subscribers_of()), never to everyone. */
+static bool object_visible(sd_bus *bus, const Process *p)
 {
-        sd_bus_message *m;
+        sd_bus_message *m = sd_bus_get_current_message(bus);
         uid_t caller;
 
-        if (c->emitting)
-                return true;
-        m = sd_bus_get_current_message(bus);
         if (!m || bus_caller_uid(m, &caller) < 0)
                 return false;
         return manager_may_see(caller, p->uid);
@@ -93,7 +86,7 @@ int bus_process_find(sd_bus *bus, const char *path, const char *interface, void 
         p = manager_get_process(c->manager, id.pid);
         if (!p || !p->announced || !proc_identity_equal(p->id, id))
                 return 0;
-        if (!object_visible(c, bus, p))
+        if (!object_visible(bus, p))
                 return 0;
         *ret_found = p;
         return 1;
@@ -109,7 +102,7 @@ int bus_process_enumerator(sd_bus *bus, const char *prefix, void *userdata, char
         for (size_t i = 0; intmap_next(&c->manager->processes, &i, NULL, (void **) &p);) {
                 char *path;
 
-                if (!p->announced || !object_visible(c, bus, p))
+                if (!p->announced || !object_visible(bus, p))
                         continue;
                 r = bus_process_path(p, &path);
                 if (r < 0)
@@ -122,18 +115,106 @@ int bus_process_enumerator(sd_bus *bus, const char *prefix, void *userdata, char
         return 0;
 }
 
-static void emit_object_added(BusContext *c, const char *path)
+/* The interfaces of a process object, as GetManagedObjects lists them: sd-bus's standard ones, which have
+ * no properties, and ours. */
+static const struct {
+        const char *name;
+        const sd_bus_vtable *vtable; /* NULL: no properties */
+} process_interfaces[] = {
+        { "org.freedesktop.DBus.Peer", NULL },
+        { "org.freedesktop.DBus.Introspectable", NULL },
+        { "org.freedesktop.DBus.Properties", NULL },
+        { BUS_PROCESS_INTERFACE, bus_process_vtable },
+        { BUS_PROCESS_USAGE_INTERFACE, bus_process_usage_vtable },
+};
+
+typedef struct ProcessSignal {
+        Process *process;
+        const char *path; /* its object's */
+        bool has_object;
+} ProcessSignal;
+
+static int append_interface(sd_bus_message *m, size_t i, const ProcessSignal *x)
 {
-        c->emitting = true;
-        (void) sd_bus_emit_object_added(c->bus, path);
-        c->emitting = false;
+        int r;
+
+        r = sd_bus_message_append(m, "s", process_interfaces[i].name);
+        if (r < 0)
+                return r;
+        if (!process_interfaces[i].vtable)
+                return sd_bus_message_append(m, "a{sv}", 0);
+        return bus_append_vtable_properties(
+                        m, process_interfaces[i].vtable, x->path, process_interfaces[i].name, x->process, false);
 }
 
-static void emit_object_removed(BusContext *c, const char *path)
+/* InterfacesAdded (o, a{sa{sv}}) with properties, or InterfacesRemoved (o, as), of x's object. */
+static int append_interfaces(sd_bus_message *m, const ProcessSignal *x, bool with_properties)
 {
-        c->emitting = true;
-        (void) sd_bus_emit_object_removed(c->bus, path);
-        c->emitting = false;
+        int r;
+
+        r = sd_bus_message_append(m, "o", x->path);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(m, 'a', with_properties ? "{sa{sv}}" : "s");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < ELEMENTSOF(process_interfaces); i++) {
+                if (!with_properties) {
+                        r = sd_bus_message_append(m, "s", process_interfaces[i].name);
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
+                r = sd_bus_message_open_container(m, 'e', "sa{sv}");
+                if (r < 0)
+                        return r;
+                r = append_interface(m, i, x);
+                if (r < 0)
+                        return r;
+                r = sd_bus_message_close_container(m);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(m);
+}
+
+static int append_interfaces_added(sd_bus_message *m, const void *userdata)
+{
+        return append_interfaces(m, userdata, true);
+}
+
+static int append_interfaces_removed(sd_bus_message *m, const void *userdata)
+{
+        return append_interfaces(m, userdata, false);
+}
+
+static int append_properties_changed(sd_bus_message *m, const void *userdata)
+{
+        const ProcessSignal *x = userdata;
+        int r;
+
+        r = sd_bus_message_append(m, "s", BUS_PROCESS_INTERFACE);
+        if (r < 0)
+                return r;
+        r = bus_append_vtable_properties(m, bus_process_vtable, x->path, BUS_PROCESS_INTERFACE, x->process, true);
+        if (r < 0)
+                return r;
+        return sd_bus_message_append(m, "as", 0);
+}
+
+static int append_process_changed(sd_bus_message *m, const void *userdata)
+{
+        const ProcessSignal *x = userdata;
+        const Process *p = x->process;
+
+        return sd_bus_message_append(m, "outu", x->has_object ? x->path : "/", (uint32_t) p->id.pid, p->id.start_time,
+                        (uint32_t) p->uid);
+}
+
+static void signal_object_manager(BusContext *c, const ProcessSignal *x, const char *member, BusAppendBody append)
+{
+        bus_signal_subscribers_of(
+                        c, x->process->uid, BUS_ROOT_PATH, "org.freedesktop.DBus.ObjectManager", member, append, x);
 }
 
 static int flush(sd_event_source *s, void *userdata);
@@ -173,30 +254,31 @@ void bus_manager_changed(BusContext *c)
 void bus_process_changed(BusContext *c, Process *p)
 {
         _cleanup_free_ char *path = NULL;
-        bool wants = wants_object(p);
+        ProcessSignal x = { .process = p, .has_object = manager_process_has_object(p) };
 
         bus_manager_changed(c);
-        if (!wants && !p->announced)
+        if (!x.has_object && !p->announced)
                 return;
         if (bus_process_path(p, &path) < 0) {
                 log_oom();
                 return;
         }
+        x.path = path;
 
         /* The object appears (InterfacesAdded) before the first ProcessChanged that names it, and is gone
          * before one that no longer does; property changes of existing objects are coalesced. */
-        if (wants && !p->announced) {
+        if (x.has_object && !p->announced) {
                 p->announced = true;
-                emit_object_added(c, path);
-        } else if (!wants && p->announced) {
-                emit_object_removed(c, path);
+                signal_object_manager(c, &x, "InterfacesAdded", append_interfaces_added);
+        } else if (!x.has_object && p->announced) {
+                signal_object_manager(c, &x, "InterfacesRemoved", append_interfaces_removed);
                 p->announced = false;
         } else if (intmap_put(&c->dirty, (uint64_t) p->id.pid, p) < 0)
                 log_oom();
 
-        /* One signal per change of result, at once; it carries what /proc shows everyone, no details. */
-        (void) sd_bus_emit_signal(c->bus, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "ProcessChanged", "outu",
-                        wants ? path : "/", (uint32_t) p->id.pid, p->id.start_time, (uint32_t) p->uid);
+        /* One signal per change of result, at once, with no details: subscribers ask GetProcess. */
+        bus_signal_subscribers_of(
+                        c, p->uid, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "ProcessChanged", append_process_changed, &x);
 }
 
 void bus_process_removed(BusContext *c, Process *p)
@@ -206,7 +288,8 @@ void bus_process_removed(BusContext *c, Process *p)
         if (intmap_get(&c->dirty, (uint64_t) p->id.pid) == p)
                 (void) intmap_remove(&c->dirty, (uint64_t) p->id.pid);
         if (p->announced && bus_process_path(p, &path) >= 0)
-                emit_object_removed(c, path);
+                signal_object_manager(c, &(ProcessSignal){ .process = p, .path = path }, "InterfacesRemoved",
+                                append_interfaces_removed);
         p->announced = false;
         bus_manager_changed(c);
 }
@@ -219,8 +302,6 @@ static void flush_manager(BusContext *c)
 
         if ((uint32_t) intmap_size(&m->processes) != c->last_tracked)
                 names[n++] = (char *) "TrackedProcesses";
-        if (m->n_matched != c->last_matched)
-                names[n++] = (char *) "MatchedProcesses";
         if (m->generation != c->last_generation) {
                 names[n++] = (char *) "ConfigGeneration";
                 names[n++] = (char *) "RcFiles";
@@ -233,7 +314,6 @@ static void flush_manager(BusContext *c)
         names[n] = NULL;
 
         c->last_tracked = (uint32_t) intmap_size(&m->processes);
-        c->last_matched = m->n_matched;
         c->last_generation = m->generation;
         c->last_watch = m->watch_state;
         c->last_watch_degraded = m->watch_degraded;
@@ -246,15 +326,14 @@ static int flush(sd_event_source *s, void *userdata)
         BusContext *c = userdata;
         Process *p;
 
-        c->emitting = true;
         for (size_t i = 0; intmap_next(&c->dirty, &i, NULL, (void **) &p);) {
                 _cleanup_free_ char *path = NULL;
 
                 if (!p->announced || bus_process_path(p, &path) < 0)
                         continue;
-                (void) sd_bus_emit_properties_changed(c->bus, path, BUS_PROCESS_INTERFACE, "Comm", "GpuUser", NULL);
+                bus_signal_subscribers_of(c, p->uid, path, "org.freedesktop.DBus.Properties", "PropertiesChanged",
+                                append_properties_changed, &(ProcessSignal){ .process = p, .path = path });
         }
-        c->emitting = false;
         intmap_done(&c->dirty);
 
         if (c->manager_dirty) {

@@ -440,7 +440,7 @@ static int property_get_gpu_memory(sd_bus *bus, const char *path, const char *in
 }
 
 /* The object is visible to the process's owner and root only (bus_process_find), so these properties are
- * too. */
+ * too; the InterfacesAdded that carries them goes to their subscribers only (bus-process.c). */
 const sd_bus_vtable bus_process_usage_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("GpuClients", "a(sst)", property_get_gpu_clients, 0, 0),

@@ -40,6 +40,7 @@ BusContext *bus_context_free(BusContext *c)
                 manager_set_callbacks(c->manager, &(ManagerCallbacks){ 0 }, NULL);
         bus_polkit_queries_free(c);
         bus_reports_free(c);
+        bus_subscribers_free(c);
         bus_caller_cache_clear();
         sd_event_source_disable_unref(c->flush_source);
         intmap_done(&c->dirty);

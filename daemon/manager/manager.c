@@ -16,6 +16,7 @@
 #include "manager-reports.h"
 #include "manager-sections.h"
 #include "manager-export.h"
+#include "manager-visibility.h"
 #include "process.h"
 #include "string-util.h"
 #include "strv.h"
@@ -33,6 +34,7 @@ Manager *manager_free(Manager *m)
                 process_free(p);
         intmap_done(&m->processes);
         process_settle_free(m);
+        manager_subscribers_free(m);
 
         manager_procwatch_stop(m);
         manager_gpu_stop(m);

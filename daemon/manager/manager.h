@@ -101,6 +101,10 @@ struct Manager {
         IntMap processes;
         unsigned n_matched;
 
+        /* Who is told about processes (manager-visibility.c). */
+        IntMap subscribers; /* uid + 1 -> uid's subscribers */
+        unsigned n_subscribers;
+
         /* Configuration. */
         RcFileCache file_cache;
         ConfigSlot *configs;

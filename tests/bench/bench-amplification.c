@@ -173,9 +173,7 @@ static pid_t start_client(const char *method, volatile uint64_t *calls, int read
 
                 (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
                 b = bench_bus_connect(bus_address);
-                if (sd_bus_match_signal(b, NULL, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "ProcessChanged",
-                                    on_client_signal, &c) < 0)
-                        _exit(1);
+                bench_watch_processes(b, on_client_signal, &c);
                 (void) !write(ready_fd, "r", 1);
                 for (;;) {
                         int r = sd_bus_process(b, NULL);
@@ -335,9 +333,7 @@ int main(int argc, char *argv[])
                 bench_die("mmap");
 
         start_world(argv[1]);
-        if (sd_bus_match_signal(bus, NULL, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "ProcessChanged", on_signal,
-                            NULL) < 0)
-                bench_die("match");
+        bench_watch_processes(bus, on_signal, NULL);
         execs = (execs + BATCH - 1) / BATCH * BATCH;
 
         printf("Daemon CPU per ProcessChanged signal, %u matching execs:\n", execs);

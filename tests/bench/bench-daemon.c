@@ -240,9 +240,7 @@ static void bench_latency(const char *app, unsigned n)
         shared_exec_ns = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
         if (shared_exec_ns == MAP_FAILED)
                 bench_die("mmap");
-        if (sd_bus_match_signal(bus, NULL, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "ProcessChanged", on_changed,
-                            NULL) < 0)
-                bench_die("match");
+        bench_watch_processes(bus, on_changed, NULL);
 
         for (unsigned i = 0; i < n; i++) {
                 uint64_t deadline;

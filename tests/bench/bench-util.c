@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "bench-util.h"
+#include "bus-names.h"
 
 void bench_die(const char *what)
 {
@@ -72,6 +73,15 @@ sd_bus *bench_bus_connect(const char *address)
                         bench_die("bus");
                 usleep(10000);
         }
+}
+
+void bench_watch_processes(sd_bus *bus, sd_bus_message_handler_t handler, void *userdata)
+{
+        if (sd_bus_match_signal(bus, NULL, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "ProcessChanged", handler,
+                            userdata) < 0)
+                bench_die("match");
+        if (sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "Subscribe", NULL, NULL, NULL) < 0)
+                bench_die("Subscribe");
 }
 
 void bench_bus_start(const char *dir, pid_t *ret_pid, char *address, size_t address_size, sd_bus **ret_bus)

@@ -22,6 +22,10 @@ uint64_t bench_cpu_ns(pid_t pid);
 /* Connects to the bus at address, retrying for up to 30 s while it does not accept yet. */
 sd_bus *bench_bus_connect(const char *address);
 
+/* Calls handler for every ProcessChanged: matches it and subscribes (the daemon sends it to subscribers
+ * only). */
+void bench_watch_processes(sd_bus *bus, sd_bus_message_handler_t handler, void *userdata);
+
 /* Starts a private dbus-daemon with its socket and configuration in dir (a session-type bus that allows
  * everything and lifts the per-connection limits, so that many clients and signal storms measure the
  * daemon, not the bus), writes its address to address and connects to it. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The bus service's objects and queries: who sees which process object, the order of InterfacesAdded and
- * ProcessChanged, GetProcess, the privacy check before /proc in ExplainProcess, ListErrors without
- * repeats, and a second instance that stops before looking at processes. Needs root (real /proc, the
+ * ProcessChanged (to a subscriber), Unsubscribe, GetProcess, the privacy check before /proc in ExplainProcess,
+ * ListErrors without repeats, and a second instance that stops before looking at processes. Needs root (real /proc, the
  * proc connector, a user made with useradd). */
 
 #include <stdio.h>
@@ -35,6 +35,8 @@ static void write_rules(BusWorld *w)
                         "  {\"pattern\": \"nvptest-objuser\", \"profile\": \"Shared\"},\n"
                         "  {\"pattern\": \"nvptest-order\", \"profile\": \"Shared\"},\n"
                         "  {\"pattern\": \"nvptest-getproc\", \"profile\": \"Shared\"},\n"
+                        "  {\"pattern\": \"nvptest-unsub\", \"profile\": \"Shared\"},\n"
+                        "  {\"pattern\": \"nvptest-resub\", \"profile\": \"Shared\"},\n"
                         "  {\"pattern\": \"nvptest-dangling\", \"profile\": \"NowhereDefined\"}\n"
                         "],\n"
                         "\"profiles\": [{\"name\": \"Shared\", \"settings\": [\"GLSharpenEnable\", true]}]}\n");
@@ -203,6 +205,10 @@ static void test_interfaces_added_before_process_changed(void)
         g_assert_cmpint(sd_bus_match_signal(w.bus, NULL, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE,
                                         "ProcessChanged", on_process_changed, &o),
                         >=, 0);
+        /* Signals about processes go to subscribers only. */
+        g_assert_cmpint(sd_bus_call_method(w.bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "Subscribe", NULL,
+                                        NULL, NULL),
+                        >=, 0);
 
         pid = world_spawn(&w, "nvptest-order", 0, false);
         o.pid = pid;
@@ -219,6 +225,81 @@ static void test_interfaces_added_before_process_changed(void)
         g_free(o.path);
         g_ptr_array_unref(o.added);
         world_kill(pid);
+        world_teardown(&w);
+}
+
+/* ---- Unsubscribe ---- */
+
+typedef struct Changes {
+        GArray *pids; /* of every ProcessChanged, in order */
+} Changes;
+
+static int on_change(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        Changes *c = userdata;
+        const char *path;
+        uint32_t pid, uid;
+        uint64_t start;
+
+        if (sd_bus_message_read(m, "outu", &path, &pid, &start, &uid) >= 0)
+                g_array_append_val(c->pids, pid);
+        return 0;
+}
+
+static void call_manager(BusWorld *w, const char *method)
+{
+        g_assert_cmpint(sd_bus_call_method(w->bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, method, NULL, NULL,
+                                        NULL),
+                        >=, 0);
+}
+
+static bool changes_have(const Changes *c, pid_t pid)
+{
+        for (guint i = 0; i < c->pids->len; i++)
+                if ((pid_t) g_array_index(c->pids, uint32_t, i) == pid)
+                        return true;
+        return false;
+}
+
+/* After Unsubscribe nothing more comes; subscribing again (twice: once counts) brings signals back. */
+static void test_unsubscribe(void)
+{
+        BusWorld w;
+        Changes c = { .pids = g_array_new(FALSE, FALSE, sizeof(uint32_t)) };
+        gint64 deadline;
+        GPid gone, back;
+
+        world_setup(&w);
+        write_rules(&w);
+        world_start_daemon(&w, config_text(&w, NULL), NULL);
+        g_assert_cmpint(sd_bus_match_signal(w.bus, NULL, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE,
+                                        "ProcessChanged", on_change, &c),
+                        >=, 0);
+        call_manager(&w, "Subscribe");
+        call_manager(&w, "Unsubscribe");
+        call_manager(&w, "Unsubscribe"); /* nothing to end: no error */
+
+        gone = world_spawn(&w, "nvptest-unsub", 0, true);
+        call_manager(&w, "Subscribe");
+        call_manager(&w, "Subscribe");
+        back = world_spawn(&w, "nvptest-resub", 0, false);
+        /* Signals from one sender come in order: once the second process's is here, the first's would
+         * have been. */
+        deadline = g_get_monotonic_time() + WORLD_WAIT_MS * 1000;
+        while (!changes_have(&c, back) && g_get_monotonic_time() < deadline) {
+                int r = sd_bus_process(w.bus, NULL);
+                g_assert_cmpint(r, >=, 0);
+                if (r == 0)
+                        (void) sd_bus_wait(w.bus, 100 * 1000);
+        }
+        g_assert_true(changes_have(&c, back));
+        g_assert_false(changes_have(&c, gone));
+        /* Subscribed twice, told once. */
+        g_assert_cmpuint(c.pids->len, ==, 1);
+
+        g_array_unref(c.pids);
+        world_kill(gone);
+        world_kill(back);
         world_teardown(&w);
 }
 
@@ -514,6 +595,7 @@ int main(int argc, char *argv[])
         }
         g_test_add_func("/bus/objects-visible-to-owner-and-root", test_objects_visible_to_owner_and_root);
         g_test_add_func("/bus/interfaces-added-before-process-changed", test_interfaces_added_before_process_changed);
+        g_test_add_func("/bus/unsubscribe", test_unsubscribe);
         g_test_add_func("/bus/get-process", test_get_process);
         g_test_add_func("/bus/explain-checks-privacy-first", test_explain_checks_privacy_first);
         g_test_add_func("/bus/list-errors-once", test_list_errors_once);

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* nvprofilectl against a stand-in daemon on a private bus.
  *
- * monitor: one line per ProcessChanged from the signal itself, details only through GetProcess and only
+ * monitor: subscribes (Subscribe; a daemon without it is pinged) and prints one line per ProcessChanged
+ * (sent to it alone, as the daemon does) from the signal itself, details only through GetProcess and only
  * for processes the caller may see, never ExplainProcess (which makes the daemon read /proc for every
  * signal and every monitor); a daemon without GetProcess is asked once; removals name the PID (and
- * comm). status: one GetAll, no Get. errors: no ":0:0". Every verb's text output escapes what the
- * daemon sends; JSON keeps it exact. */
+ * comm). status: one GetAll, no Get, and CountMatchedProcesses. errors: no ":0:0". Every verb's text
+ * output escapes what the daemon sends; JSON keeps it exact. */
 
 #include <fcntl.h>
 #include <grp.h>
@@ -27,9 +28,10 @@
 
 typedef struct FakeDaemon {
         sd_bus *bus;
-        bool has_get_process;
+        bool has_get_process; /* a daemon of today; without it, an older one without Subscribe either */
         const char *comm; /* the commname GetProcess reports */
-        unsigned n_get_process, n_explain, n_get, n_get_all;
+        unsigned n_get_process, n_explain, n_get, n_get_all, n_subscribe, n_count_matched;
+        char *subscriber; /* the unique name that called Subscribe */
         GArray *get_process_pids;
 } FakeDaemon;
 
@@ -97,6 +99,26 @@ static int method_list_profiles(sd_bus_message *m, void *userdata, sd_bus_error 
                         (uint32_t) 2, 1, "key" NASTY, "s", "value" NASTY);
 }
 
+static int method_subscribe(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        FakeDaemon *d = userdata;
+
+        d->n_subscribe++;
+        if (!d->has_get_process)
+                return sd_bus_error_set(error, SD_BUS_ERROR_UNKNOWN_METHOD, "Unknown method Subscribe");
+        g_free(d->subscriber);
+        d->subscriber = g_strdup(sd_bus_message_get_sender(m));
+        return sd_bus_reply_method_return(m, NULL);
+}
+
+static int method_count_matched(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        FakeDaemon *d = userdata;
+
+        d->n_count_matched++;
+        return sd_bus_reply_method_return(m, "u", (uint32_t) 3);
+}
+
 static int get_property(sd_bus *bus, const char *path, const char *interface, const char *property,
                 sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
@@ -108,8 +130,6 @@ static int get_property(sd_bus *bus, const char *path, const char *interface, co
                 return sd_bus_message_append(reply, "s", "proc-connector");
         if (g_str_equal(property, "TrackedProcesses"))
                 return sd_bus_message_append(reply, "u", (uint32_t) 12);
-        if (g_str_equal(property, "MatchedProcesses"))
-                return sd_bus_message_append(reply, "u", (uint32_t) 3);
         if (g_str_equal(property, "ProcessEvents") || g_str_equal(property, "ConfigGeneration"))
                 return sd_bus_message_append(reply, "t", (uint64_t) 7);
         g_assert_cmpstr(property, ==, "RcFiles");
@@ -137,11 +157,12 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_METHOD("ListProcesses", "", "a(outussasu)", method_list_processes, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("ListRules", "s", "a(suusss)", method_list_rules, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("ListProfiles", "s", "a(ssuua(sv))", method_list_profiles, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("Subscribe", "", "", method_subscribe, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("CountMatchedProcesses", "", "u", method_count_matched, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_PROPERTY("Version", "s", get_property, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("DriverVersion", "s", get_property, 0, 0),
         SD_BUS_PROPERTY("ProcessWatchMode", "s", get_property, 0, 0),
         SD_BUS_PROPERTY("TrackedProcesses", "u", get_property, 0, 0),
-        SD_BUS_PROPERTY("MatchedProcesses", "u", get_property, 0, 0),
         SD_BUS_PROPERTY("ProcessEvents", "t", get_property, 0, 0),
         SD_BUS_PROPERTY("ConfigGeneration", "t", get_property, 0, 0),
         SD_BUS_PROPERTY("RcFiles", "a(ssuu)", get_property, 0, 0),
@@ -298,6 +319,7 @@ static void fixture_teardown(Fixture *f)
         }
         g_string_free(f->seen, TRUE);
         g_array_free(f->daemon.get_process_pids, TRUE);
+        g_free(f->daemon.subscriber);
         sd_bus_flush_close_unref(f->daemon.bus);
         private_bus_stop(&f->bus);
 }
@@ -322,22 +344,37 @@ static void assert_no_raw_controls(const char *s)
         g_assert_null(strchr(s, '\x07'));
 }
 
+/* A signal about a process: to the subscriber alone, as the daemon sends it; broadcast by an older daemon
+ * (without Subscribe). */
+static void signal_process(Fixture *f, const char *interface, const char *member, const char *types, ...)
+{
+        sd_bus_message *m = NULL;
+        va_list ap;
+
+        g_assert_true(f->daemon.subscriber || !f->daemon.has_get_process);
+        g_assert_cmpint(sd_bus_message_new_signal(f->daemon.bus, &m, BUS_ROOT_PATH, interface, member), >=, 0);
+        if (f->daemon.subscriber)
+                g_assert_cmpint(sd_bus_message_set_destination(m, f->daemon.subscriber), >=, 0);
+        va_start(ap, types);
+        g_assert_cmpint(sd_bus_message_appendv(m, types, ap), >=, 0);
+        va_end(ap);
+        g_assert_cmpint(sd_bus_send(f->daemon.bus, m, NULL), >=, 0);
+        sd_bus_message_unref(m);
+}
+
 static void emit_process_changed(Fixture *f, uint32_t pid, uint64_t start_time, uint32_t uid)
 {
         g_autofree char *object = g_strdup_printf(BUS_PROCESS_PREFIX "/%u_%" G_GUINT64_FORMAT, pid, start_time);
 
-        g_assert_cmpint(sd_bus_emit_signal(f->daemon.bus, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "ProcessChanged",
-                                        "outu", object, pid, start_time, uid),
-                        >=, 0);
+        signal_process(f, BUS_MANAGER_INTERFACE, "ProcessChanged", "outu", object, pid, start_time, uid);
 }
 
 static void emit_removed(Fixture *f, uint32_t pid, uint64_t start_time)
 {
         g_autofree char *object = g_strdup_printf(BUS_PROCESS_PREFIX "/%u_%" G_GUINT64_FORMAT, pid, start_time);
 
-        g_assert_cmpint(sd_bus_emit_signal(f->daemon.bus, BUS_ROOT_PATH, "org.freedesktop.DBus.ObjectManager",
-                                        "InterfacesRemoved", "oas", object, 1, BUS_PROCESS_INTERFACE),
-                        >=, 0);
+        signal_process(f, "org.freedesktop.DBus.ObjectManager", "InterfacesRemoved", "oas", object, 1,
+                        BUS_PROCESS_INTERFACE);
 }
 
 /* The output line that contains needle. */
@@ -367,6 +404,7 @@ static void test_own_processes_only(void)
         emit_removed(&f, 200, 8);
         g_assert_true(wait_for_output(&f, "\"event\":\"process-removed\"", WAIT_USEC));
 
+        g_assert_cmpuint(f.daemon.n_subscribe, ==, 1);
         g_assert_cmpuint(f.daemon.n_explain, ==, 0);
         g_assert_cmpuint(f.daemon.n_get_process, ==, 2);
         g_assert_cmpuint(g_array_index(f.daemon.get_process_pids, uint32_t, 0), ==, 200);
@@ -419,6 +457,7 @@ static void test_without_get_process(void)
         emit_process_changed(&f, 200, 8, geteuid());
         emit_process_changed(&f, 300, 9, geteuid());
         g_assert_true(wait_for_output(&f, "\"pid\":300,", WAIT_USEC));
+        g_assert_cmpuint(f.daemon.n_subscribe, ==, 1); /* refused: it was pinged instead */
         g_assert_cmpuint(f.daemon.n_get_process, ==, 1);
         g_assert_cmpuint(f.daemon.n_explain, ==, 0);
         g_assert_nonnull(strstr(f.seen->str, "\"pid\":100,"));
@@ -466,7 +505,10 @@ static void test_status_one_get_all(void)
         g_assert_cmpuint(f.daemon.n_get, ==, 0);
         assert_no_raw_controls(text);
         g_assert_nonnull(strstr(text, "Daemon: nvprofiled 0.9\\x1b]0;PWNED\\a\\x1b[31m\n"));
-        g_assert_nonnull(strstr(text, "Processes: 12 tracked, 3 matched by a rule\n"));
+        g_assert_cmpuint(f.daemon.n_count_matched, ==, 1);
+        g_assert_nonnull(strstr(text,
+                        geteuid() == 0 ? "Processes: 12 tracked, 3 matched by a rule\n"
+                                       : "Processes: 12 tracked, 3 of yours matched by a rule\n"));
         g_assert_nonnull(strstr(text, "/etc/rc\\x1b]0;PWNED\\a\\x1b[31m  (2 errors)\n"));
 
         /* JSON: the exact strings. */
@@ -478,6 +520,7 @@ static void test_status_one_get_all(void)
         g_assert_cmpstr(json_object_get_string(json_object_object_get(o, "version")), ==, "0.9" NASTY);
         g_assert_cmpstr(json_object_get_string(json_object_object_get(o, "driver_version")), ==, "570.1");
         g_assert_cmpint(json_object_get_int(json_object_object_get(o, "tracked_processes")), ==, 12);
+        g_assert_cmpint(json_object_get_int(json_object_object_get(o, "matched_processes")), ==, 3);
         g_assert_cmpint(json_object_get_int(json_object_object_get(o, "config_generation")), ==, 7);
         file = json_object_array_get_idx(json_object_object_get(o, "rc_files"), 0);
         g_assert_cmpstr(json_object_get_string(json_object_object_get(file, "path")), ==, "/etc/rc" NASTY);

@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,11 +44,43 @@ static void start_bus(ITest *t)
 
 static ITest *current;
 
+/* Users itest_create_user() made, for the abort handler: plain arrays, read without allocating. */
+static char users_made[8][sizeof(((ITestUser *) NULL)->name)];
+static size_t n_users_made;
+
+/* Runs a command quietly to its end. Async-signal-safe: fork and exec only. */
+static void run_now(const char *const *argv)
+{
+        pid_t pid = fork();
+
+        if (pid == 0) {
+                int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+                if (null >= 0) {
+                        (void) dup2(null, STDOUT_FILENO);
+                        (void) dup2(null, STDERR_FILENO);
+                }
+                execvp(argv[0], (char *const *) argv);
+                _exit(127);
+        }
+        if (pid > 0)
+                (void) waitpid(pid, NULL, 0);
+}
+
+static void remove_users_now(void)
+{
+        /* -f: even when a process of the user is still around. */
+        for (size_t i = 0; i < n_users_made; i++)
+                run_now((const char *const[]){ "userdel", "-f", users_made[i], NULL });
+        n_users_made = 0;
+}
+
 static void print_daemon_log(ITest *t);
 
 /* A failed assertion aborts before teardown: show the daemon's side of the story first. */
 static void on_abort(int sig)
 {
+        remove_users_now();
         if (current) {
                 print_daemon_log(current);
                 /* No teardown follows: a daemon and a bus left running would watch every exec of the
@@ -56,6 +89,10 @@ static void on_abort(int sig)
                         (void) kill(current->daemon_pid, SIGKILL);
                 if (current->bus_pid > 0)
                         (void) kill(current->bus_pid, SIGKILL);
+                /* Nor the scratch directory, now that its log is printed; never below a mount point in it
+                 * (test-security.c binds the live /proc there). */
+                if (current->dir)
+                        run_now((const char *const[]){ "rm", "-rf", "--one-file-system", current->dir, NULL });
         }
         signal(sig, SIG_DFL);
         raise(sig);
@@ -135,8 +172,14 @@ static void symlink_in(const char *dir, const char *name, const char *target)
 void itest_fixture_process(ITest *t, pid_t pid, uint64_t start_time, uid_t uid, const char *comm, const char *exe,
                 const char *maps)
 {
+        itest_fixture_process_env(t, pid, start_time, uid, comm, exe, maps, NULL);
+}
+
+void itest_fixture_process_env(ITest *t, pid_t pid, uint64_t start_time, uid_t uid, const char *comm, const char *exe,
+                const char *maps, const char *const *env)
+{
         g_autofree char *dir = NULL, *stage = NULL, *stat = NULL, *status = NULL, *comm_line = NULL, *fd = NULL;
-        static const char environ[] = "PATH=/usr/bin";
+        g_autoptr(GString) environ_text = g_string_new("PATH=/usr/bin");
 
         g_assert_nonnull(t->proc);
         g_assert_cmpint(pid, >, 0);
@@ -158,7 +201,10 @@ void itest_fixture_process(ITest *t, pid_t pid, uint64_t start_time, uid_t uid, 
         write_in(stage, "comm", comm_line, strlen(comm_line));
         /* argv[0] is the executable's path, NUL-terminated as the kernel writes it. */
         write_in(stage, "cmdline", exe, strlen(exe) + 1);
-        write_in(stage, "environ", environ, sizeof(environ));
+        /* Each entry NUL-terminated, as the kernel shows them. */
+        for (const char *const *e = env; e && *e; e++)
+                g_string_append_printf(environ_text, "%c%s", '\0', *e);
+        write_in(stage, "environ", environ_text->str, environ_text->len + 1);
         write_in(stage, "maps", maps ? maps : "", maps ? strlen(maps) : 0);
         symlink_in(stage, "exe", exe);
         symlink_in(stage, "root", t->root);
@@ -220,6 +266,59 @@ static void print_daemon_log(ITest *t)
         g_printerr("------------------------\n");
 }
 
+void itest_create_user(const char *prefix, ITestUser *ret)
+{
+        const char *argv[] = { "useradd", "--system", "--user-group", "--no-create-home", "--home-dir", "/nonexistent",
+                "--shell", "/usr/sbin/nologin", ret->name, NULL };
+        struct passwd *pw;
+        int status = 0;
+
+        g_assert_cmpuint(n_users_made, <, G_N_ELEMENTS(users_made));
+        *ret = (ITestUser){ 0 };
+        g_assert_cmpint(snprintf(ret->name, sizeof(ret->name), "%s%i-%zu", prefix, (int) getpid(), n_users_made), <,
+                        32); /* useradd's limit */
+        for (int attempt = 0; attempt < 50; attempt++) {
+                g_autoptr(GError) error = NULL;
+
+                g_spawn_sync("/", (char **) argv, NULL,
+                                G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
+                                NULL, NULL, NULL, &status, &error);
+                g_assert_no_error(error);
+                if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+                        break;
+                g_usleep(100 * 1000); /* another test may hold the lock on /etc/passwd */
+        }
+        g_assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        strcpy(users_made[n_users_made++], ret->name);
+        /* g_error() ends with SIGTRAP, g_assert() with SIGABRT, meson's timeout with SIGTERM. */
+        signal(SIGABRT, on_abort);
+        signal(SIGTRAP, on_abort);
+        signal(SIGTERM, on_abort);
+        pw = getpwnam(ret->name);
+        g_assert_nonnull(pw);
+        g_assert_cmpuint(pw->pw_uid, !=, 0);
+        ret->uid = pw->pw_uid;
+        ret->gid = pw->pw_gid;
+}
+
+void itest_remove_users(void)
+{
+        size_t n = n_users_made;
+
+        remove_users_now();
+        for (size_t i = 0; i < n; i++)
+                g_assert_null(getpwnam(users_made[i]));
+}
+
+void itest_become_user(const ITestUser *u)
+{
+        test_child_dies_with_parent(NULL);
+        if (setgroups(0, NULL) < 0 || setgid(u->gid) < 0 || setuid(u->uid) < 0)
+                _exit(127);
+        if (getuid() != u->uid || geteuid() != u->uid || setuid(0) == 0)
+                _exit(127);
+}
+
 void itest_teardown(ITest *t)
 {
         current = NULL;
@@ -247,6 +346,7 @@ void itest_teardown(ITest *t)
         g_free(t->devdir);
         g_free(t->sys);
         g_free(t->bus_address);
+        itest_remove_users();
 }
 
 static bool name_has_owner(ITest *t)
@@ -550,4 +650,16 @@ const char *itest_setting(struct json_object *res, const char *key)
                         return json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN);
         }
         return NULL;
+}
+
+void itest_assert_absent(const char *where, const char *text, const char *needle)
+{
+        const char *hit = strstr(text, needle);
+
+        if (hit) {
+                size_t start = hit - text > 300 ? (size_t) (hit - text) - 300 : 0;
+                g_autofree char *context = g_strndup(text + start, 600);
+                g_test_message("LEAK: \"%s\" in %s: ...%s...", needle, where, context);
+        }
+        g_assert_null(hit);
 }

@@ -58,9 +58,27 @@ void itest_use_fixture_proc(ITest *t);
  * not seen as a container). Replaces any earlier fixture process of that pid. */
 void itest_fixture_process(ITest *t, pid_t pid, uint64_t start_time, uid_t uid, const char *comm, const char *exe,
                 const char *maps);
+/* The same with environment entries ("NAME=value", NULL-terminated; PATH is always there), such as the
+ * HOME that picks a user's rc files. */
+void itest_fixture_process_env(ITest *t, pid_t pid, uint64_t start_time, uid_t uid, const char *comm, const char *exe,
+                const char *maps, const char *const *env);
 /* The process exits: its directory goes. */
 void itest_fixture_exit(ITest *t, pid_t pid);
 void itest_teardown(ITest *t);
+
+/* An unprivileged user made for the case with useradd (a system user without a home directory or a
+ * shell), named prefix<our pid>-<n>. itest_remove_users() removes it; so does itest_teardown(), and the
+ * abort handler when an assertion (or a SIGTERM) ends the case first. Root only. */
+typedef struct ITestUser {
+        char name[48];
+        uid_t uid;
+        gid_t gid;
+} ITestUser;
+void itest_create_user(const char *prefix, ITestUser *ret);
+void itest_remove_users(void);
+/* In a forked child: becomes the user for good (no supplementary groups, no way back to root) and dies
+ * with its parent; _exit(127) when it cannot. */
+void itest_become_user(const ITestUser *u);
 
 /* Starts nvprofiled (with the given extra config text appended) and waits for its bus name. */
 void itest_start_daemon(ITest *t, const char *extra_config);
@@ -93,6 +111,9 @@ struct json_object *itest_resolve_json(ITest *t, const char *exe, const char *ho
 
 /* Looks up key among the resolution's settings; returns its value as a string, or NULL. */
 const char *itest_setting(struct json_object *res, const char *key);
+
+/* Fails the case when needle is in text (what where was told), printing where it stands. */
+void itest_assert_absent(const char *where, const char *text, const char *needle);
 
 /* Waits up to timeout_ms, checking cond every 20 ms. A bounded wait for an event, not a timing test. */
 #define ITEST_WAIT_FOR(cond, timeout_ms)                                                 \

@@ -633,14 +633,7 @@ static char *daemon_log(Sec *s)
 
 static void assert_absent(const char *where, const char *text, const char *needle)
 {
-        const char *hit = strstr(text, needle);
-
-        if (hit) {
-                size_t start = hit - text > 200 ? (size_t) (hit - text) - 200 : 0;
-                g_autofree char *context = g_strndup(text + start, 400);
-                g_test_message("LEAK: \"%s\" in %s: ...%s...", needle, where, context);
-        }
-        g_assert_null(hit);
+        itest_assert_absent(where, text, needle);
 }
 
 /* Nothing leaked: no byte of the secret in anything the attacker was told or in the daemon's log, and no

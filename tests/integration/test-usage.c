@@ -7,8 +7,6 @@
  * below. Privacy: an unprivileged user the test creates sees device totals and its own processes' usage,
  * never another user's. */
 #include <fcntl.h>
-#include <grp.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,51 +17,6 @@
 
 #define WAIT_MS 20000
 #define USER_PREFIX "nvpusage"
-
-static char user_to_remove[32];
-
-static void remove_user_now(void)
-{
-        pid_t pid;
-
-        if (!user_to_remove[0])
-                return;
-        pid = fork();
-        if (pid == 0) {
-                execlp("userdel", "userdel", "-f", user_to_remove, (char *) NULL);
-                _exit(127);
-        }
-        if (pid > 0)
-                (void) waitpid(pid, NULL, 0);
-        user_to_remove[0] = '\0';
-}
-
-static uid_t create_user(void)
-{
-        struct passwd *pw;
-        int status = 0;
-
-        snprintf(user_to_remove, sizeof(user_to_remove), USER_PREFIX "%i", (int) getpid());
-        for (int attempt = 0; attempt < 50; attempt++) {
-                const char *argv[] = { "useradd", "--system", "--user-group", "--no-create-home", "--home-dir",
-                        "/nonexistent", "--shell", "/usr/sbin/nologin", user_to_remove, NULL };
-                g_autoptr(GError) error = NULL;
-
-                g_spawn_sync("/", (char **) argv, NULL,
-                                G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
-                                NULL, NULL, NULL, &status, &error);
-                g_assert_no_error(error);
-                if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-                        break;
-                g_usleep(100 * 1000); /* another test may hold the lock on /etc/passwd */
-        }
-        g_assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-        atexit(remove_user_now);
-        pw = getpwnam(user_to_remove);
-        g_assert_nonnull(pw);
-        g_assert_cmpuint(pw->pw_uid, !=, 0);
-        return pw->pw_uid;
-}
 
 /* Everything the Usage interface says, as lines a test can search. */
 static void append_regions(sd_bus_message *m, GString *out)
@@ -214,8 +167,8 @@ static char *dump_all(sd_bus *bus)
         return g_string_free(out, FALSE);
 }
 
-/* The same, as uid (a child that dropped to it and connected on its own). */
-static char *dump_all_as(ITest *t, uid_t uid)
+/* The same, as the user u (a child that became it and connected on its own). */
+static char *dump_all_as(ITest *t, const ITestUser *u)
 {
         int pipefd[2];
         pid_t pid;
@@ -230,11 +183,9 @@ static char *dump_all_as(ITest *t, uid_t uid)
         if (pid == 0) {
                 sd_bus *bus = NULL;
                 g_autofree char *text = NULL;
-                struct passwd *pw = getpwuid(uid);
 
                 close(pipefd[0]);
-                if (!pw || setgroups(0, NULL) < 0 || setgid(pw->pw_gid) < 0 || setuid(uid) < 0 || setuid(0) == 0)
-                        _exit(3);
+                itest_become_user(u);
                 if (sd_bus_new(&bus) < 0 || sd_bus_set_address(bus, t->bus_address) < 0 ||
                                 sd_bus_set_bus_client(bus, 1) < 0 || sd_bus_start(bus) < 0)
                         _exit(4);
@@ -396,11 +347,13 @@ static void test_usage(void)
         ITest t;
         g_autofree char *nvml = NULL, *config = NULL, *line = NULL, *root_view = NULL, *user_view = NULL;
         sd_bus_message *reply = NULL;
+        ITestUser u;
         uid_t user;
         int watch;
 
         ITEST_REQUIRE_ROOT("needs root: an unprivileged user to create, and a daemon to drop to it");
-        user = create_user();
+        itest_create_user(USER_PREFIX, &u);
+        user = u.uid;
 
         itest_setup(&t);
         itest_use_fixture_proc(&t);
@@ -509,7 +462,7 @@ static void test_usage(void)
 
         /* Privacy: the user sees device totals as root does, its own processes' clients with the other
          * holders hidden, and nothing of root's processes. */
-        user_view = dump_all_as(&t, user);
+        user_view = dump_all_as(&t, &u);
         g_test_message("as the user:\n%s", user_view);
         g_assert_true(has_line(user_view, "device drm-fdinfo 0000:03:00.0", "engine gfx=50.0/-1.0/2"));
         g_assert_true(has_line(user_view, "device drm-fdinfo ae00000.gpu", "engine gpu=25.0/50.0/1"));
@@ -580,7 +533,6 @@ static void test_usage(void)
         g_assert_cmpstr(source_state(&t, "nvml"), ==, "unavailable");
 
         itest_teardown(&t);
-        remove_user_now();
 }
 
 int main(int argc, char *argv[])
