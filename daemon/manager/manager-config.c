@@ -41,6 +41,9 @@ void manager_config_init(ManagerConfig *c)
                 .usage_open_files_max = 4096,
                 .nvml = true,
                 .export_interval_usec = 15 * 1000000,
+                .user_log_interval_usec = 30 * 1000000,
+                .user_log_burst = 100,
+                .all_users_log_burst = 1000,
         };
         c->device_directory = strdup("/dev");
         c->section_recursive_folders = strdup("/usr/lib/x86_64-linux-gnu/nsight-compute/sections");
@@ -210,6 +213,9 @@ static const ConfItem items[] = {
         { "Limits", "UserRcBytesMax", conf_parse_size, offsetof(ManagerConfig, user_rc_bytes_max) },
         { "Limits", "ConfigurationIdleSec", conf_parse_usec, offsetof(ManagerConfig, config_idle_usec) },
         { "Limits", "UserWatchDirectoriesMax", conf_parse_unsigned, offsetof(ManagerConfig, user_watch_dirs_max) },
+        { "Limits", "UserLogIntervalSec", conf_parse_usec, offsetof(ManagerConfig, user_log_interval_usec) },
+        { "Limits", "UserLogBurst", conf_parse_unsigned, offsetof(ManagerConfig, user_log_burst) },
+        { "Limits", "AllUsersLogBurst", conf_parse_unsigned, offsetof(ManagerConfig, all_users_log_burst) },
         { "Sections", "Folders", conf_parse_string, offsetof(ManagerConfig, section_folders) },
         { "Sections", "RecursiveFolders", conf_parse_string, offsetof(ManagerConfig, section_recursive_folders) },
         { "Sections", "Schema", parse_section_schema, offsetof(ManagerConfig, section_schema) },
