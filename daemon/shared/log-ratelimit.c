@@ -28,20 +28,21 @@ static uint64_t window_end(const LogRatelimit *rl, uint64_t start)
         return start > UINT64_MAX - rl->interval_usec ? UINT64_MAX : start + rl->interval_usec;
 }
 
-void log_ratelimit_flush(LogRatelimit *rl, uint64_t now, LogRatelimitSummaryFunc fn, void *userdata)
+/* all: every window ends now, whenever it would have. */
+static void flush(LogRatelimit *rl, uint64_t now, bool all, LogRatelimitSummaryFunc fn, void *userdata)
 {
         uint64_t earliest = UINT64_MAX;
         size_t j = 0;
 
         assert(rl);
 
-        if (now < rl->earliest_end_usec)
+        if (!all && now < rl->earliest_end_usec)
                 return;
         for (size_t i = 0; i < rl->n_entries; i++) {
                 const LogRatelimitEntry *e = &rl->entries[i];
                 uint64_t end = window_end(rl, e->window_start_usec);
 
-                if (now < end) {
+                if (!all && now < end) {
                         earliest = MIN(earliest, end);
                         rl->entries[j++] = *e;
                         continue;
@@ -49,11 +50,24 @@ void log_ratelimit_flush(LogRatelimit *rl, uint64_t now, LogRatelimitSummaryFunc
                 if (e->n_suppressed > 0 && fn)
                         fn(&(const LogRatelimitSummary){ .uid = e->uid,
                                            .n_suppressed = e->n_suppressed,
-                                           .elapsed_usec = now - e->window_start_usec },
+                                           .elapsed_usec = now > e->window_start_usec ? now - e->window_start_usec
+                                                                                      : 0 },
                                         userdata);
         }
         rl->n_entries = j;
         rl->earliest_end_usec = earliest;
+        if (all)
+                rl->total_window_open = false;
+}
+
+void log_ratelimit_flush(LogRatelimit *rl, uint64_t now, LogRatelimitSummaryFunc fn, void *userdata)
+{
+        flush(rl, now, false, fn, userdata);
+}
+
+void log_ratelimit_flush_all(LogRatelimit *rl, uint64_t now, LogRatelimitSummaryFunc fn, void *userdata)
+{
+        flush(rl, now, true, fn, userdata);
 }
 
 /* The entry of uid's current window, opened now if it has none; NULL without memory. */

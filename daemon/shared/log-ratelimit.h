@@ -62,6 +62,10 @@ void log_ratelimit_done(LogRatelimit *rl);
  * the windows opened), and the entries go. Cheap when no window ended (a comparison). */
 void log_ratelimit_flush(LogRatelimit *rl, uint64_t now, LogRatelimitSummaryFunc fn, void *userdata);
 
+/* The same for every window, ended or not (when the limits change or the daemon stops: a count is never
+ * lost). Every uid starts afresh. */
+void log_ratelimit_flush_all(LogRatelimit *rl, uint64_t now, LogRatelimitSummaryFunc fn, void *userdata);
+
 /* Whether a message that uid caused at now may be logged: true, counted as logged; or false, counted as
  * suppressed (also when there is no memory for its entry: the limit never fails open). Flushes first
  * (fn as for log_ratelimit_flush()), so that a window that ended is reported and a new one opens.

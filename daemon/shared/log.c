@@ -208,15 +208,6 @@ static LogRatelimit user_ratelimit = { .earliest_end_usec = UINT64_MAX };
 static void (*user_ratelimit_notify)(uint64_t when, void *userdata);
 static void *user_ratelimit_userdata;
 
-void log_set_user_ratelimit(uint64_t interval_usec, unsigned burst, unsigned total_burst,
-                void (*notify)(uint64_t when, void *userdata), void *userdata)
-{
-        log_ratelimit_done(&user_ratelimit);
-        log_ratelimit_init(&user_ratelimit, interval_usec, burst, total_burst);
-        user_ratelimit_notify = notify;
-        user_ratelimit_userdata = userdata;
-}
-
 static uint64_t now_usec(void)
 {
         struct timespec ts = { 0 };
@@ -241,6 +232,17 @@ static void log_summary(const LogRatelimitSummary *s, void *userdata)
         (void) log_struct_internal(LOG_WARNING, 0, fields,
                         "Suppressed %" PRIu64 " messages caused by %s in the last %" PRIu64 " s.", s->n_suppressed, who,
                         (s->elapsed_usec + 999999) / 1000000);
+}
+
+void log_set_user_ratelimit(uint64_t interval_usec, unsigned burst, unsigned total_burst,
+                void (*notify)(uint64_t when, void *userdata), void *userdata)
+{
+        /* What the old limits dropped is said before they go (at the daemon's stop too). */
+        log_ratelimit_flush_all(&user_ratelimit, now_usec(), log_summary, NULL);
+        log_ratelimit_done(&user_ratelimit);
+        log_ratelimit_init(&user_ratelimit, interval_usec, burst, total_burst);
+        user_ratelimit_notify = notify;
+        user_ratelimit_userdata = userdata;
 }
 
 uint64_t log_user_flush(void)

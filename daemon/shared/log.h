@@ -77,10 +77,10 @@ int log_struct_internal(int level, int error, const char *const *fields, const c
 #define LOG_UID_NONE ((uid_t) -1)
 
 /* Sets the limits (interval 0: none, the default; burst per uid, total_burst for all uids together; 0:
- * no such limit) and forgets every count. notify(when, userdata), if given, is called when a message is
- * first dropped in a window, with the CLOCK_MONOTONIC time in microseconds at which its summary ("Suppressed
- * N messages caused by uid U in the last T s", MESSAGE_ID LOG_MESSAGE_USER_SUPPRESSED) is due: the
- * caller runs log_user_flush() then. */
+ * no such limit), after logging the summary of every window that dropped messages, ended or not. notify(when,
+ * userdata), if given, is called when a message is first dropped in a window, with the CLOCK_MONOTONIC time in
+ * microseconds at which its summary ("Suppressed N messages caused by uid U in the last T s", MESSAGE_ID
+ * LOG_MESSAGE_USER_SUPPRESSED) is due: the caller runs log_user_flush() then. */
 void log_set_user_ratelimit(uint64_t interval_usec, unsigned burst, unsigned total_burst,
                 void (*notify)(uint64_t when, void *userdata), void *userdata);
 

@@ -315,6 +315,23 @@ static void test_log_ratelimit(void)
         g_assert_cmpuint(rl.n_entries, ==, 0);
         log_ratelimit_done(&rl);
 
+        /* Flushing all: every window ends now, ended or not; a window that dropped nothing says nothing. */
+        g_array_set_size(summaries, 0);
+        log_ratelimit_init(&rl, 3600 * SEC, 2, 0);
+        for (unsigned i = 0; i < 5; i++)
+                (void) log_ratelimit_allow(&rl, 1000, SEC, collect_summary, summaries, NULL);
+        g_assert_true(log_ratelimit_allow(&rl, 2000, 2 * SEC, collect_summary, summaries, NULL));
+        log_ratelimit_flush(&rl, 3 * SEC, collect_summary, summaries);
+        g_assert_cmpuint(summaries->len, ==, 0);
+        log_ratelimit_flush_all(&rl, 3 * SEC, collect_summary, summaries);
+        g_assert_cmpuint(summaries->len, ==, 1);
+        g_assert_cmpuint(g_array_index(summaries, LogRatelimitSummary, 0).uid, ==, 1000);
+        g_assert_cmpuint(g_array_index(summaries, LogRatelimitSummary, 0).n_suppressed, ==, 3);
+        g_assert_cmpuint(g_array_index(summaries, LogRatelimitSummary, 0).elapsed_usec, ==, 2 * SEC);
+        g_assert_cmpuint(rl.n_entries, ==, 0);
+        g_assert_true(log_ratelimit_allow(&rl, 1000, 4 * SEC, collect_summary, summaries, NULL));
+        log_ratelimit_done(&rl);
+
         /* No interval: no limit. */
         log_ratelimit_init(&rl, 0, 1, 1);
         for (unsigned i = 0; i < 100; i++)
