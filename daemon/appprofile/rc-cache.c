@@ -71,6 +71,14 @@ static void remove_entries(RcFileCache *c, bool (*drop)(const RcFileCache *c, co
         }
 }
 
+/* The entry serves the current generation: the first load that uses it in a generation is whose it is. */
+static void entry_use(RcFileCache *c, RcCacheEntry *e)
+{
+        if (e->generation != c->generation)
+                e->uid = c->loading_uid;
+        e->generation = c->generation;
+}
+
 int rc_file_cache_load(int root_fd, int fd, const struct stat *st, const char *path, const RcSyntaxOptions *syntax,
                 void *userdata, RcFile **ret)
 {
@@ -98,7 +106,7 @@ int rc_file_cache_load(int root_fd, int fd, const struct stat *st, const char *p
                 e = &c->entries[id];
 
         if (e && rc_file_same_identity(e->current, st)) {
-                e->generation = c->generation;
+                entry_use(c, e);
                 /* The last good version only for those who may read the file as it is now, with the
                  * same owner and mode it had then; anyone else gets what the file holds now. */
                 *ret = rc_file_ref(
@@ -123,9 +131,12 @@ int rc_file_cache_load(int root_fd, int fd, const struct stat *st, const char *p
                 if (GREEDY_REALLOC(c->entries, c->allocated, c->n_entries + 1) < 0)
                         return -ENOMEM;
                 e = &c->entries[c->n_entries];
-                *e = (RcCacheEntry){
-                        .key = TAKE_PTR(key), .path = strdup(path), .root_dev = root.st_dev, .root_ino = root.st_ino
-                };
+                *e = (RcCacheEntry){ .key = TAKE_PTR(key),
+                        .path = strdup(path),
+                        .root_dev = root.st_dev,
+                        .root_ino = root.st_ino,
+                        .generation = c->generation,
+                        .uid = c->loading_uid };
                 r = e->path ? strtable_put(&c->index, e->key, &is_new) : -ENOMEM;
                 if (r < 0) {
                         entry_done(e);
@@ -135,7 +146,7 @@ int rc_file_cache_load(int root_fd, int fd, const struct stat *st, const char *p
                 c->n_entries++;
         }
 
-        e->generation = c->generation;
+        entry_use(c, e);
         rc_file_unref(e->current);
         e->current = rc_file_ref(f);
         if (f->state == RC_FILE_LOADED) {

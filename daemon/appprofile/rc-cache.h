@@ -20,7 +20,11 @@ typedef struct RcCacheEntry {
         RcFile *current; /* what the file holds now (may be broken) */
         RcFile *good; /* the last version that loaded, or NULL */
         uint64_t generation; /* last generation that used the entry */
+        uid_t uid; /* whose configuration used it first in that generation (RC_CACHE_UID_SYSTEM: the
+                    * system's), for attributing what is logged about the file */
 } RcCacheEntry;
+
+#define RC_CACHE_UID_SYSTEM ((uid_t) -1)
 
 typedef struct RcFileCache {
         RcCacheEntry *entries;
@@ -28,6 +32,7 @@ typedef struct RcFileCache {
         StrTable index; /* key -> entry, rebuilt when entries go */
         uint64_t generation;
         size_t max_entries;
+        uid_t loading_uid; /* whose configuration the loads now are for: RcCacheEntry.uid */
 } RcFileCache;
 
 #define RC_CACHE_ENTRIES_MAX 16384u

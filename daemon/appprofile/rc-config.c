@@ -9,6 +9,10 @@
 #include "rc-config.h"
 #include "string-util.h"
 
+/* What open_for_reading_as()'s -EBADFD means: a fifo, a device, a socket, or a file on procfs, sysfs or
+ * another pseudo file system, none of which the daemon reads for anyone. */
+#define NOT_REGULAR_MESSAGE "not a regular file on a regular file system, ignored"
+
 /* Why a file could not be read, as users read it. */
 static int unread_message(int error, const UserCreds *creds, char **ret)
 {
@@ -17,7 +21,7 @@ static int unread_message(int error, const UserCreds *creds, char **ret)
         if (error == -EFBIG)
                 r = asprintf(ret, "file larger than %u bytes, not read", RC_FILE_SIZE_MAX);
         else if (error == -EBADFD)
-                r = asprintf(ret, "not a regular file, ignored");
+                r = asprintf(ret, NOT_REGULAR_MESSAGE);
         else if (IN_SET(error, -EACCES, -EPERM) && creds)
                 r = asprintf(ret, "not readable by uid %u: does not apply to its processes", (unsigned) creds->uid);
         else
@@ -226,7 +230,7 @@ static int load_directory(RcConfig *c, size_t *allocated, const RcLoadOptions *o
                 if (fd == -ENOENT)
                         r = add_unread(c, allocated, p, RC_SEVERITY_NOTE, "dangling symlink, ignored");
                 else if (fd == -EBADFD)
-                        r = add_unread(c, allocated, p, RC_SEVERITY_NOTE, "not a regular file, ignored");
+                        r = add_unread(c, allocated, p, RC_SEVERITY_NOTE, NOT_REGULAR_MESSAGE);
                 else if (fd >= 0 && S_ISDIR(st.st_mode))
                         r = add_unread(c, allocated, p, RC_SEVERITY_NOTE, "directory, ignored (rc.d is not recursive)");
                 else if (fd < 0)
@@ -275,7 +279,12 @@ static int load_entry(RcConfig *c, size_t *allocated, const RcLoadOptions *o, Rc
                 return 0;
         }
         if (fd == -EBADFD) {
+                /* Said where users look, as for an rc.d entry: "why is my file not read?" */
                 e->type = RC_ENTRY_OTHER;
+                r = add_unread(c, allocated, e->path, RC_SEVERITY_NOTE, NOT_REGULAR_MESSAGE);
+                if (r < 0)
+                        return r;
+                e->n_files = 1; /* the record just added */
                 return 0;
         }
         if (fd < 0) {
@@ -284,7 +293,11 @@ static int load_entry(RcConfig *c, size_t *allocated, const RcLoadOptions *o, Rc
                 if (!IN_SET(fd, -EACCES, -EPERM))
                         return 0;
                 /* Say so where users look: the file (or directory) exists, and does not count. */
-                return add_unreadable(c, allocated, e->path, fd, o->creds);
+                r = add_unreadable(c, allocated, e->path, fd, o->creds);
+                if (r < 0)
+                        return r;
+                e->n_files = 1;
+                return 0;
         }
 
         if (S_ISREG(st.st_mode)) {

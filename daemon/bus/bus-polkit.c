@@ -74,9 +74,14 @@ static int on_authorization_reply(sd_bus_message *reply, void *userdata, sd_bus_
         int r;
 
         r = read_authorization_result(reply, &authorized, &challenge);
-        if (r < 0)
-                /* No polkit, or it failed: nobody but root is authorised. */
-                log_debug_errno(r, "Failed to ask polkit about %s", strna(sd_bus_message_get_sender(q->request)));
+        if (r < 0) {
+                uid_t caller = LOG_UID_NONE;
+
+                /* No polkit, or it failed: nobody but root is authorised. Each call says so: the caller's. */
+                (void) bus_caller_uid(q->request, &caller);
+                log_user_debug_errno(caller, r, "Failed to ask polkit about %s",
+                                strna(sd_bus_message_get_sender(q->request)));
+        }
 
         if (authorized)
                 r = q->action(q->context, q->request, &error);
@@ -155,6 +160,6 @@ int bus_authorize(BusContext *c, sd_bus_message *m, const char *action_id, BusAu
                 return sd_bus_error_set(error, BUS_ERROR_LIMITS_EXCEEDED, "Too many authorisations in progress.");
         r = ask_polkit(c, m, action_id, action);
         if (r < 0)
-                return log_warning_errno(r, "Failed to ask polkit");
+                return log_user_warning_errno(caller, r, "Failed to ask polkit");
         return 1;
 }

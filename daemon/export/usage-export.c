@@ -912,15 +912,23 @@ int usage_export_write_file(const char *path, const char *text, size_t size, mod
                         tmp = NULL;
                         return -ENOMEM;
                 }
-                fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+                /* Owner only: not even the daemon's group may open it before its group is set. */
+                fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
                 if (fd >= 0)
                         break;
                 if (errno != EEXIST || attempt >= 16)
                         return -errno;
         }
 
+        /* The final owner, group and mode before the first byte: a user watching the directory opens the
+         * file while it is written no more than the finished one. The mode regardless of the daemon's
+         * umask; the group before the mode, so no moment has the group bits with the creator's group. */
         r = 0;
-        for (size_t done = 0; done < size;) {
+        if (gid != (gid_t) -1 && fchown(fd, (uid_t) -1, gid) < 0)
+                r = -errno;
+        if (r == 0 && fchmod(fd, mode) < 0)
+                r = -errno;
+        for (size_t done = 0; r == 0 && done < size;) {
                 ssize_t n = write(fd, text + done, size - done);
 
                 if (n < 0) {
@@ -931,11 +939,6 @@ int usage_export_write_file(const char *path, const char *text, size_t size, mod
                 }
                 done += (size_t) n;
         }
-        /* The mode regardless of the daemon's umask; the group before the mode, so no moment has both. */
-        if (r == 0 && gid != (gid_t) -1 && fchown(fd, (uid_t) -1, gid) < 0)
-                r = -errno;
-        if (r == 0 && fchmod(fd, mode) < 0)
-                r = -errno;
         if (r == 0 && fsync(fd) < 0)
                 r = -errno;
         if (r == 0 && renameat(dir_fd, tmp, dir_fd, name) < 0)

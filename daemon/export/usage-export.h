@@ -65,10 +65,12 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(UsageExport *, usage_export_free);
 int usage_export_render(UsageExport *x, const UsageExportInput *in, char **ret, size_t *ret_size);
 
 /* Replaces path atomically with text: a new file ".<name>.XXXXXXXXXXXXXXXX" in the same directory (which
- * the textfile collector ignores, as it reads only *.prom), written, given mode and group gid
- * ((gid_t) -1: the creator's), fsync()ed, renamed over path, and the directory fsync()ed; on any failure
- * the temporary file is removed and path is left as it was. Never follows a symbolic link at the
- * temporary name. Returns 0 or a negative errno. */
+ * the textfile collector ignores, as it reads only *.prom), created readable by its owner only, given
+ * group gid ((gid_t) -1: the creator's) and then mode, whatever the umask, all before a byte is written
+ * (anyone watching the directory could open it while it is written: they get no more than the final
+ * file would give them), then written, fsync()ed, renamed over path, and the directory fsync()ed; on any
+ * failure the temporary file is removed and path is left as it was. Never follows a symbolic link at
+ * the temporary name. Returns 0 or a negative errno. */
 int usage_export_write_file(const char *path, const char *text, size_t size, mode_t mode, gid_t gid);
 
 /* The systemd unit of a process from the text of /proc/<pid>/cgroup (its cgroup v2 "0::" line, else the

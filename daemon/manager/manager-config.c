@@ -50,6 +50,9 @@ void manager_config_init(ManagerConfig *c)
                 .report_outputs_per_user_max = 16,
                 .report_idle_usec = 10 * 60 * 1000000ULL,
                 .report_timeout_usec = 60 * 1000000ULL,
+                .user_log_interval_usec = 30 * 1000000,
+                .user_log_burst = 100,
+                .all_users_log_burst = 1000,
         };
         c->device_directory = strdup("/dev");
         c->section_recursive_folders = strdup("/usr/lib/x86_64-linux-gnu/nsight-compute/sections");
@@ -249,6 +252,9 @@ static const ConfItem items[] = {
         { "Limits", "UserRcBytesMax", conf_parse_size, offsetof(ManagerConfig, user_rc_bytes_max) },
         { "Limits", "ConfigurationIdleSec", conf_parse_usec, offsetof(ManagerConfig, config_idle_usec) },
         { "Limits", "UserWatchDirectoriesMax", conf_parse_unsigned, offsetof(ManagerConfig, user_watch_dirs_max) },
+        { "Limits", "UserLogIntervalSec", conf_parse_usec, offsetof(ManagerConfig, user_log_interval_usec) },
+        { "Limits", "UserLogBurst", conf_parse_unsigned, offsetof(ManagerConfig, user_log_burst) },
+        { "Limits", "AllUsersLogBurst", conf_parse_unsigned, offsetof(ManagerConfig, all_users_log_burst) },
         { "Sections", "Folders", conf_parse_string, offsetof(ManagerConfig, section_folders) },
         { "Sections", "RecursiveFolders", conf_parse_string, offsetof(ManagerConfig, section_recursive_folders) },
         { "Sections", "Schema", parse_section_schema, offsetof(ManagerConfig, section_schema) },

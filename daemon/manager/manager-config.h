@@ -58,6 +58,9 @@ typedef struct ManagerConfig {
         uint64_t user_rc_bytes_max; /* ... one user's share */
         uint64_t config_idle_usec; /* a per-home configuration unused this long is dropped */
         unsigned user_watch_dirs_max; /* inotify watches for one user's rc paths */
+        uint64_t user_log_interval_usec; /* window of the log's rate limits per user (0: no limits) */
+        unsigned user_log_burst; /* messages one user's actions may cause per window (0: no limit) */
+        unsigned all_users_log_burst; /* ...all users' together (0: no limit) */
 
         /* [Sections] */
         char *section_folders; /* space-separated, each read without its subfolders */

@@ -115,7 +115,7 @@ static void evict_slot(Manager *m, size_t i, ConfigSlot **keep)
         assert(!keep || *keep != &m->configs[i]);
 
         m->n_config_evictions++;
-        log_debug("Dropping the configuration of uid %u for %s.", (unsigned) m->configs[i].uid,
+        log_user_debug(m->configs[i].uid, "Dropping the configuration of uid %u for %s.", (unsigned) m->configs[i].uid,
                         strna(m->configs[i].home));
         config_slot_done(&m->configs[i]);
         m->n_configs--;
@@ -315,7 +315,10 @@ static int slot_load(Manager *m, ConfigSlot **slot_ptr, int root_fd)
                 o.user_file_is_held_userdata = &h;
         }
 
+        /* What is logged about the files this load uses first is this user's doing. */
+        m->file_cache.loading_uid = slot_is_system(m, slot) ? RC_CACHE_UID_SYSTEM : slot->uid;
         r = rc_config_load(&o, &c);
+        m->file_cache.loading_uid = RC_CACHE_UID_SYSTEM;
         if (r < 0)
                 return r;
         rc_config_unref(slot->config);
@@ -485,7 +488,7 @@ static int watch_user(Manager *m, uid_t uid, bool *ret_over_share)
                 if (r < 0)
                         return r;
         }
-        r = rc_watch_set_paths(m->rc_watch, (uint64_t) uid + 1, creds, paths, m->config.user_watch_dirs_max);
+        r = rc_watch_set_paths(m->rc_watch, manager_watch_group(uid), creds, paths, m->config.user_watch_dirs_max);
         *ret_over_share = r == -E2BIG;
         return r == -E2BIG ? 0 : r;
 }
@@ -532,11 +535,13 @@ void manager_update_watches(Manager *m)
                         continue;
                 r = watch_user(m, uids[i], &over_share);
                 if (r < 0)
-                        log_warning_errno(r, "Cannot watch the rc paths of uid %u", (unsigned) uids[i]);
+                        log_user_warning_errno(uids[i], r, "Cannot watch the rc paths of uid %u", (unsigned) uids[i]);
                 if (r < 0 || over_share) {
                         if (!uid_in(m->unwatched_uids, m->n_unwatched_uids, uids[i]))
-                                log_warning("The rc paths of uid %u need more than %u watched directories: changes "
-                                            "to that user's files are picked up at the next reload only.",
+                                log_user_warning(uids[i],
+                                                "The rc paths of uid %u need more than %u watched directories: "
+                                                "changes to that user's files are picked up at the next reload "
+                                                "only.",
                                                 (unsigned) uids[i], m->config.user_watch_dirs_max);
                         over[n_over++] = uids[i];
                 }
@@ -545,7 +550,7 @@ void manager_update_watches(Manager *m)
         /* Users with no configuration left are not watched any more. */
         for (size_t i = 0; i < m->n_watched_uids; i++)
                 if (!uid_in(uids, n_uids, m->watched_uids[i]))
-                        rc_watch_drop_group(m->rc_watch, (uint64_t) m->watched_uids[i] + 1);
+                        rc_watch_drop_group(m->rc_watch, manager_watch_group(m->watched_uids[i]));
 
         free(m->watched_uids);
         m->watched_uids = TAKE_PTR(uids);
@@ -556,8 +561,10 @@ void manager_update_watches(Manager *m)
 }
 
 /* Whether what was just read is still what is on disk: a change that slipped in between reading and
- * watching has no event to tell us, so we look. Only identities are compared, nothing is read. */
-static bool disk_matches_cache(Manager *m)
+ * watching has no event to tell us, so we look. Only identities are compared, nothing is read. When it
+ * is not, ret_uid says whose configuration read the first file that moved (RC_CACHE_UID_SYSTEM: the
+ * system's). */
+static bool disk_matches_cache(Manager *m, uid_t *ret_uid)
 {
         for (size_t i = 0; i < m->file_cache.n_entries; i++) {
                 const RcCacheEntry *e = &m->file_cache.entries[i];
@@ -568,17 +575,24 @@ static bool disk_matches_cache(Manager *m)
                                 e->root_ino != m->root_ino)
                         continue;
                 fd = open_in_root(m->root_fd, e->path, O_PATH);
-                if (fd < 0 || fstat(fd, &st) < 0 || !rc_file_same_identity(e->current, &st))
+                if (fd < 0 || fstat(fd, &st) < 0 || !rc_file_same_identity(e->current, &st)) {
+                        *ret_uid = e->uid;
                         return false;
+                }
         }
         return true;
 }
 
 void manager_watch_and_verify(Manager *m)
 {
+        uid_t uid;
+
         manager_update_watches(m);
-        if (m->rc_watch && !disk_matches_cache(m)) {
-                log_debug("rc files changed while being read; reloading again.");
-                rc_watch_trigger(m->rc_watch);
+        if (m->rc_watch && !disk_matches_cache(m, &uid)) {
+                /* A user who keeps rewriting a file makes this happen at every reload: theirs to count. */
+                log_user_debug(uid == RC_CACHE_UID_SYSTEM ? LOG_UID_NONE : uid,
+                                "rc files changed while being read; reloading again.");
+                rc_watch_trigger(m->rc_watch,
+                                uid == RC_CACHE_UID_SYSTEM ? RC_WATCH_GROUP_SYSTEM : manager_watch_group(uid));
         }
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include "log.h"
 #include "manager.h"
 
 /* The manager's loaded configurations (one per root, user's access and $HOME), their memory budgets and
@@ -18,6 +19,17 @@ void manager_update_watches(Manager *m);
 /* After loading: watch what was found too (new symlink targets), then make sure nothing moved in
  * between; if it did, a reload is triggered. */
 void manager_watch_and_verify(Manager *m);
+
+/* A user's rc-watch group, and whose a group is: LOG_UID_NONE (nobody's, for what is logged) for the
+ * system's. */
+static inline uint64_t manager_watch_group(uid_t uid)
+{
+        return (uint64_t) uid + 1;
+}
+static inline uid_t manager_watch_group_uid(uint64_t group)
+{
+        return group == RC_WATCH_GROUP_SYSTEM || group - 1 > UINT32_MAX ? LOG_UID_NONE : (uid_t) (group - 1);
+}
 
 static inline bool config_slot_is_host(const Manager *m, const ConfigSlot *s)
 {

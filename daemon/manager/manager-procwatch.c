@@ -55,7 +55,7 @@ static int track(Manager *m, pid_t pid, bool settle)
         if (r == -ESRCH)
                 return 0;
         if (r < 0)
-                return log_debug_errno(r, "Cannot evaluate process %i", (int) pid);
+                return log_user_debug_errno(f.uid, r, "Cannot evaluate process %i", (int) pid);
         manager_usage_process_exec(m, pid);
         return 0;
 }

@@ -243,7 +243,8 @@ static void on_inotify_event(ManagerReports *rs, const struct inotify_event *ev)
                 if (o->held && o->wd == ev->wd) {
                         if (ev->mask & IN_IGNORED)
                                 o->wd = -1;
-                        log_debug("Report output of uid %u (%" PRIu64 " bytes) released", (unsigned) o->uid, o->charge);
+                        log_user_debug(o->uid, "Report output of uid %u (%" PRIu64 " bytes) released",
+                                        (unsigned) o->uid, o->charge);
                         output_free(o);
                         return;
                 }
@@ -356,7 +357,7 @@ static void report_free(ManagerReport *r)
 void manager_report_close(ManagerReport *r)
 {
         assert(r);
-        log_debug("Report %" PRIu64 " of uid %u closed", r->id, (unsigned) r->uid);
+        log_user_debug(r->uid, "Report %" PRIu64 " of uid %u closed", r->id, (unsigned) r->uid);
         report_free(r);
 }
 
@@ -391,7 +392,7 @@ static int on_idle(sd_event_source *s, uint64_t usec, void *userdata)
                 return sd_event_source_set_time_relative(s, r->rs->manager->config.report_idle_usec) < 0
                                 ? 0
                                 : sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
-        log_debug("Report %" PRIu64 " of uid %u: idle, closed", r->id, (unsigned) r->uid);
+        log_user_debug(r->uid, "Report %" PRIu64 " of uid %u: idle, closed", r->id, (unsigned) r->uid);
         report_free(r);
         return 0;
 }
@@ -410,7 +411,7 @@ static void on_loaded(NcuReportServer *s, int error, const char *message, void *
         ManagerReportLoaded cb = TAKE_PTR(r->loaded_cb);
 
         if (error < 0) {
-                log_debug("Report %" PRIu64 " of uid %u: %s", r->id, (unsigned) r->uid, message);
+                log_user_debug(r->uid, "Report %" PRIu64 " of uid %u: %s", r->id, (unsigned) r->uid, message);
                 if (cb)
                         cb(r, error, message, r->loaded_userdata);
                 report_free(r);
@@ -433,7 +434,7 @@ static void on_gone(NcuReportServer *s, int error, const char *message, void *us
 {
         ManagerReport *r = userdata;
 
-        log_debug("Report %" PRIu64 " of uid %u: %s", r->id, (unsigned) r->uid, message);
+        log_user_debug(r->uid, "Report %" PRIu64 " of uid %u: %s", r->id, (unsigned) r->uid, message);
         report_free(r);
 }
 
@@ -498,7 +499,7 @@ int manager_report_load(Manager *m, const char *owner, uid_t uid, int fd, Manage
                 report_free(r);
                 return k;
         }
-        log_debug("Report %" PRIu64 " of uid %u: loading, %" PRIu64 " bytes reserved", r->id, (unsigned) uid,
+        log_user_debug(uid, "Report %" PRIu64 " of uid %u: loading, %" PRIu64 " bytes reserved", r->id, (unsigned) uid,
                         r->memory);
         *ret = r;
         return 0;

@@ -9,6 +9,7 @@
 #include "log.h"
 #include "manager-configs.h"
 #include "manager-gpu.h"
+#include "manager-log.h"
 #include "manager-procwatch.h"
 #include "manager-usage.h"
 #include "manager.h"
@@ -42,6 +43,7 @@ Manager *manager_free(Manager *m)
         m->reports = manager_reports_free(m->reports);
         manager_export_stop(m);
         manager_usage_stop(m);
+        manager_log_stop(m);
         rc_watch_free(m->rc_watch);
         manager_configs_free(m);
         rc_config_unref(m->system_config);
@@ -82,10 +84,14 @@ int manager_new(sd_event *e, const ManagerConfig *config, const char *proc_path,
                 return log_oom();
         m->event = sd_event_ref(e);
         m->proc_fd = m->sys_fd = m->root_fd = m->connector_fd = m->device_inotify_fd = -EBADF;
+        m->reload_cause = LOG_UID_NONE;
 
         r = manager_config_copy(&m->config, config);
         if (r < 0)
                 return log_oom();
+        r = manager_log_start(m);
+        if (r < 0)
+                return r;
 
         r = open_dir(proc_path, &m->proc_fd);
         if (r < 0)
@@ -153,13 +159,19 @@ static void log_file_problems(Manager *m)
                 const RcDiagnostic *d;
                 char file_field[512];
                 const char *fields[] = { "MESSAGE_ID=" LOG_MESSAGE_RC_FILE_BROKEN, file_field, NULL };
+                uid_t uid;
 
                 if (!e->current || e->current->state != RC_FILE_BROKEN || e->generation != m->file_cache.generation)
                         continue;
+                /* Every broken file is said again at each reload: one a user's edit started is that
+                 * user's doing, whoever's the files; any other, the doing of whose file it is. */
+                uid = m->reload_cause != LOG_UID_NONE           ? m->reload_cause
+                                : e->uid == RC_CACHE_UID_SYSTEM ? LOG_UID_NONE
+                                                                : e->uid;
                 d = e->current->diagnostics.n_items > 0 ? &e->current->diagnostics.items[0] : NULL;
                 snprintf(file_field, sizeof(file_field), "NVPROFILED_RC_FILE=%s", e->path);
-                (void) log_struct_internal(LOG_WARNING, 0, fields, "rc file %s:%u:%u is broken: %s%s", e->path,
-                                d ? d->line : 0, d ? d->column : 0, d ? d->message : "unknown error",
+                log_user_struct(uid, LOG_WARNING, fields, "rc file %s:%u:%u is broken: %s%s", e->path, d ? d->line : 0,
+                                d ? d->column : 0, d ? d->message : "unknown error",
                                 e->good ? "; its last good version stays in force" : "");
         }
 }
@@ -223,7 +235,7 @@ static int reload_configs(Manager *m)
                 char gen[64];
                 const char *fields[] = { "MESSAGE_ID=" LOG_MESSAGE_RC_RELOADED, gen, NULL };
                 snprintf(gen, sizeof(gen), "NVPROFILED_GENERATION=%" PRIu64, m->generation);
-                (void) log_struct_internal(LOG_INFO, 0, fields,
+                log_user_struct(m->reload_cause, LOG_INFO, fields,
                                 "Application profiles loaded: %zu system files, %zu rules, %zu errors (generation %" PRIu64
                                 ").",
                                 n_files, m->system_config->n_rules, n_errors, m->generation);
@@ -267,8 +279,11 @@ static void on_rc_changed(RcWatch *w, void *userdata)
 {
         Manager *m = userdata;
 
-        log_debug("rc files changed, reloading.");
+        /* A user can save a file of theirs as often as they like: what the reload logs is theirs to count. */
+        m->reload_cause = manager_watch_group_uid(rc_watch_cause(w));
+        log_user_debug(m->reload_cause, "rc files changed, reloading.");
         (void) manager_reload(m);
+        m->reload_cause = LOG_UID_NONE;
 }
 
 int manager_start_watching(Manager *m)

@@ -119,6 +119,10 @@ struct Manager {
         size_t n_watched_uids;
         uid_t *unwatched_uids; /* ...of which those whose paths exceed their watch share (sorted) */
         size_t n_unwatched_uids;
+        uid_t reload_cause; /* the user whose rc change the running reload follows; LOG_UID_NONE: nobody's */
+
+        /* What users make us log (manager-log.c). */
+        sd_event_source *log_flush_timer;
 
         /* Process watching. */
         ManagerWatchState watch_state;

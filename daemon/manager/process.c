@@ -316,7 +316,9 @@ static int process_update(Process *p, const ProcFacts *f, RcResolution *res)
                                         strcat(names, ", ");
                                 strcat(names, *s);
                         }
-                (void) log_struct_internal(LOG_INFO, 0, fields, "Profile applied to %s[%i]: %s (%u settings).",
+                /* One line per process a rule matches: the process's owner decides how many, so they count
+                 * against that user's share of the log. */
+                log_user_struct(p->uid, LOG_INFO, fields, "Profile applied to %s[%i]: %s (%u settings).",
                                 strna(p->comm), (int) p->id.pid, strempty(names), p->n_settings);
         }
 
@@ -401,7 +403,7 @@ static void settle_schedule(Process *p)
                 return;
         r = settle_arm(m);
         if (r < 0)
-                log_debug_errno(r, "Cannot schedule settle check for %i", (int) p->id.pid);
+                log_user_debug_errno(p->uid, r, "Cannot schedule settle check for %i", (int) p->id.pid);
 }
 
 int process_reread(Process *p)
@@ -440,7 +442,7 @@ static int on_settle(sd_event_source *s, uint64_t usec, void *userdata)
                         if (r == -ESRCH)
                                 continue;
                         if (r < 0)
-                                log_debug_errno(r, "Re-reading %i failed", (int) p->id.pid);
+                                log_user_debug_errno(p->uid, r, "Re-reading %i failed", (int) p->id.pid);
                         settle_schedule(p);
                 }
 

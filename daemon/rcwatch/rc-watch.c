@@ -40,6 +40,7 @@ struct RcWatch {
 
         sd_event_source *timer;
         uint64_t first_event_usec; /* 0 = no burst pending */
+        uint64_t cause; /* of the pending burst: rc_watch_cause() */
 };
 
 static void watched_dir_free(WatchedDir *d)
@@ -107,6 +108,7 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 
         w->first_event_usec = 0;
         w->callback(w, w->userdata);
+        w->cause = RC_WATCH_GROUP_SYSTEM;
         return 0;
 }
 
@@ -122,15 +124,19 @@ static int arm_timer(RcWatch *w, uint64_t when)
         return sd_event_source_set_enabled(w->timer, SD_EVENT_ONESHOT);
 }
 
-void rc_watch_trigger(RcWatch *w)
+void rc_watch_trigger(RcWatch *w, uint64_t group)
 {
         uint64_t now, when;
         int r;
 
         if (sd_event_now(w->event, CLOCK_MONOTONIC, &now) < 0)
                 return;
-        if (w->first_event_usec == 0)
+        /* The system's change outweighs any user's: a burst is a user's only if nothing else changed. */
+        if (w->first_event_usec == 0) {
                 w->first_event_usec = now;
+                w->cause = group;
+        } else if (group == RC_WATCH_GROUP_SYSTEM)
+                w->cause = RC_WATCH_GROUP_SYSTEM;
         /* Quiet period after the latest event, but never later than max_delay after the first. */
         when = MIN(now + w->coalesce_usec, w->first_event_usec + w->max_delay_usec);
 
@@ -144,13 +150,25 @@ static int on_inotify(sd_event_source *s, const struct inotify_event *ev, void *
 {
         WatchedDir *d = userdata;
 
-        if (ev->mask & (IN_Q_OVERFLOW | IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT)) {
-                rc_watch_trigger(d->watch);
+        /* sd-event shares one inotify instance among all our watches: an overflow loses events of every
+         * group, so it is nobody's doing in particular. */
+        if (ev->mask & IN_Q_OVERFLOW) {
+                rc_watch_trigger(d->watch, RC_WATCH_GROUP_SYSTEM);
+                return 0;
+        }
+        if (ev->mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT)) {
+                rc_watch_trigger(d->watch, d->group);
                 return 0;
         }
         if (d->all || (ev->len > 0 && strv_contains(d->names, ev->name)))
-                rc_watch_trigger(d->watch);
+                rc_watch_trigger(d->watch, d->group);
         return 0;
+}
+
+uint64_t rc_watch_cause(const RcWatch *w)
+{
+        assert(w);
+        return w->cause;
 }
 
 /* The real host path of an open fd. */

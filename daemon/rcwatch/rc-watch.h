@@ -41,9 +41,14 @@ int rc_watch_set_paths(RcWatch *w, uint64_t group, const UserCreds *creds, char 
 /* Stops watching one group's paths. */
 void rc_watch_drop_group(RcWatch *w, uint64_t group);
 
-/* Reports a change as if inotify had seen one (coalesced like the rest): for the caller's own
- * after-the-fact checks. */
-void rc_watch_trigger(RcWatch *w);
+/* Reports a change as if inotify had seen one in group's paths (coalesced like the rest): for the
+ * caller's own after-the-fact checks. */
+void rc_watch_trigger(RcWatch *w, uint64_t group);
+
+/* During the callback: whose change the report is, for what the caller logs about it. RC_WATCH_GROUP_SYSTEM
+ * when a system path (or a watch as a whole: an overflow) changed in the burst, or it was triggered for
+ * the system; else the first user group that changed. */
+uint64_t rc_watch_cause(const RcWatch *w) _pure_;
 
 /* Number of inotify sources in use, for status and tests. */
 size_t rc_watch_count(const RcWatch *w);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -41,6 +43,90 @@ int open_in_root(int root_fd, const char *path, int flags)
         }
         fd = openat(root_fd, path, flags | O_CLOEXEC);
         return fd < 0 ? -errno : fd;
+}
+
+/* Not in every <linux/magic.h>: the values the kernel's own sources define. */
+#ifndef CONFIGFS_MAGIC
+#define CONFIGFS_MAGIC 0x62656570
+#endif
+#ifndef MQUEUE_MAGIC
+#define MQUEUE_MAGIC 0x19800202
+#endif
+#ifndef FUSE_CTL_SUPER_MAGIC
+#define FUSE_CTL_SUPER_MAGIC 0x65735543
+#endif
+#ifndef RPC_PIPEFS_MAGIC
+#define RPC_PIPEFS_MAGIC 0x67596969
+#endif
+#ifndef NFSD_MAGIC
+#define NFSD_MAGIC 0x6e667364
+#endif
+#ifndef GADGETFS_MAGIC
+#define GADGETFS_MAGIC 0xaee71ee7
+#endif
+#ifndef FUNCTIONFS_MAGIC
+#define FUNCTIONFS_MAGIC 0xa647361
+#endif
+
+/* File systems whose files the kernel makes up as they are read, from its own state and often from who
+ * reads: a process may always read its own /proc entries, so /proc/self/maps (or /proc/<our pid>/...)
+ * opened by the daemon is the daemon's memory layout and environment, whatever fsuid it acts with; sysfs,
+ * debugfs, tracefs, securityfs and the rest expose kernel, device and security state that no user stored
+ * there. None holds an rc file. A denylist, not an allowlist: homes live on every kind of storage (ext4,
+ * xfs, btrfs, zfs, nfs, cifs, ceph, overlayfs, tmpfs...), and refusing one we did not list would break a
+ * real setup, while each pseudo file system here is known. FUSE is not listed: it stores what its
+ * server stores, and the kernel refuses a user's mount to any other uid (so to us) unless allow_other. */
+static const uint32_t pseudo_file_systems[] = {
+        PROC_SUPER_MAGIC, /* per-process state, the reader's own included */
+        SYSFS_MAGIC, /* devices, drivers, kernel settings */
+        DEBUGFS_MAGIC,
+        TRACEFS_MAGIC,
+        SECURITYFS_MAGIC, /* LSM policy and state */
+        SELINUX_MAGIC,
+        SMACK_MAGIC,
+        AAFS_MAGIC, /* AppArmor */
+        CGROUP_SUPER_MAGIC,
+        CGROUP2_SUPER_MAGIC,
+        RDTGROUP_SUPER_MAGIC, /* resctrl */
+        BPF_FS_MAGIC, /* pinned BPF maps and programs */
+        CONFIGFS_MAGIC,
+        PSTOREFS_MAGIC, /* crash dumps of the kernel's log */
+        EFIVARFS_MAGIC, /* firmware variables */
+        DEVPTS_SUPER_MAGIC, /* terminals */
+        MQUEUE_MAGIC, /* POSIX message queues: reading one describes it */
+        FUSE_CTL_SUPER_MAGIC, /* FUSE's connections */
+        BINFMTFS_MAGIC,
+        BINDERFS_SUPER_MAGIC,
+        USBDEVICE_SUPER_MAGIC,
+        GADGETFS_MAGIC,
+        FUNCTIONFS_MAGIC,
+        OPENPROM_SUPER_MAGIC,
+        XENFS_SUPER_MAGIC,
+        RPC_PIPEFS_MAGIC,
+        NFSD_MAGIC,
+        /* Reached through /proc/<pid>/fd/ only, which our lookups never follow; listed all the same. */
+        NSFS_MAGIC,
+        PIPEFS_MAGIC,
+        SOCKFS_MAGIC,
+        ANON_INODE_FS_MAGIC,
+        DMA_BUF_MAGIC,
+        DEVMEM_MAGIC,
+        SECRETMEM_MAGIC,
+};
+
+int fd_is_on_pseudo_file_system(int fd)
+{
+        struct statfs sfs;
+
+        assert(fd >= 0);
+
+        if (fstatfs(fd, &sfs) < 0)
+                return -errno;
+        /* f_type is a signed word on some architectures: compare the 32 bits the magics have. */
+        for (size_t i = 0; i < ELEMENTSOF(pseudo_file_systems); i++)
+                if ((uint32_t) sfs.f_type == pseudo_file_systems[i])
+                        return 1;
+        return 0;
 }
 
 /* short_is_end: a read shorter than asked for is the end of the file (see read_virtual_file_whole_at()). */

@@ -10,6 +10,11 @@
  * container's or a fixture tree's symlinks can never point us at the host's files. */
 int open_in_root(int root_fd, const char *path, int flags);
 
+/* Whether fd is on a pseudo file system (procfs, sysfs, debugfs, ...: the list and why are in fileio.c),
+ * whose files hold nothing anyone stored: 1 if it is, 0 if not, -errno if fstatfs() fails. Files the
+ * daemon reads for a user are regular files on a regular file system, checked on the descriptor read. */
+int fd_is_on_pseudo_file_system(int fd);
+
 /* Reads a whole regular file from an open fd, at most max_size bytes; a larger file is -EFBIG. The
  * buffer is NUL-terminated (not counted in *ret_size). Refuses non-regular files with -EBADFD so a fifo
  * or device can never block or flood us. */

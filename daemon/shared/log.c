@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <systemd/sd-journal.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "log-ratelimit.h"
 #include "log.h"
 
 static int max_level = LOG_INFO;
@@ -197,6 +200,74 @@ int log_struct_internal(int level, int error, const char *const *fields, const c
                 return -abs(error);
         va_start(ap, format);
         r = log_dispatch(level, error, fields, NULL, 0, NULL, format, ap);
+        va_end(ap);
+        return r;
+}
+
+static LogRatelimit user_ratelimit = { .earliest_end_usec = UINT64_MAX };
+static void (*user_ratelimit_notify)(uint64_t when, void *userdata);
+static void *user_ratelimit_userdata;
+
+static uint64_t now_usec(void)
+{
+        struct timespec ts = { 0 };
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * UINT64_C(1000000) + (uint64_t) ts.tv_nsec / 1000;
+}
+
+static void log_summary(const LogRatelimitSummary *s, void *userdata)
+{
+        char uid_field[64], count_field[64], who[64];
+        const char *fields[] = { "MESSAGE_ID=" LOG_MESSAGE_USER_SUPPRESSED, count_field, uid_field, NULL };
+
+        snprintf(count_field, sizeof(count_field), "NVPROFILED_SUPPRESSED=%" PRIu64, s->n_suppressed);
+        if (s->uid == LOG_RATELIMIT_OTHER_UIDS) {
+                fields[2] = NULL;
+                snprintf(who, sizeof(who), "users beyond the first %u", LOG_RATELIMIT_UIDS_MAX);
+        } else {
+                snprintf(uid_field, sizeof(uid_field), "NVPROFILED_UID=%u", (unsigned) s->uid);
+                snprintf(who, sizeof(who), "uid %u", (unsigned) s->uid);
+        }
+        (void) log_struct_internal(LOG_WARNING, 0, fields,
+                        "Suppressed %" PRIu64 " messages caused by %s in the last %" PRIu64 " s.", s->n_suppressed, who,
+                        (s->elapsed_usec + 999999) / 1000000);
+}
+
+void log_set_user_ratelimit(uint64_t interval_usec, unsigned burst, unsigned total_burst,
+                void (*notify)(uint64_t when, void *userdata), void *userdata)
+{
+        /* What the old limits dropped is said before they go (at the daemon's stop too). */
+        log_ratelimit_flush_all(&user_ratelimit, now_usec(), log_summary, NULL);
+        log_ratelimit_done(&user_ratelimit);
+        log_ratelimit_init(&user_ratelimit, interval_usec, burst, total_burst);
+        user_ratelimit_notify = notify;
+        user_ratelimit_userdata = userdata;
+}
+
+uint64_t log_user_flush(void)
+{
+        log_ratelimit_flush(&user_ratelimit, now_usec(), log_summary, NULL);
+        return log_ratelimit_next_flush(&user_ratelimit);
+}
+
+int log_user_internal(uid_t uid, int level, int error, const char *const *fields, const char *file, int line,
+                const char *func, const char *format, ...)
+{
+        bool first_suppressed;
+        va_list ap;
+        int r;
+
+        if (max_level < level)
+                return -abs(error);
+        if (uid != LOG_UID_NONE &&
+                        !log_ratelimit_allow(&user_ratelimit, uid, now_usec(), log_summary, NULL, &first_suppressed)) {
+                if (first_suppressed && user_ratelimit_notify)
+                        user_ratelimit_notify(log_ratelimit_next_flush(&user_ratelimit), user_ratelimit_userdata);
+                return -abs(error);
+        }
+        va_start(ap, format);
+        r = log_dispatch(level, error, fields, file, line, func, format, ap);
         va_end(ap);
         return r;
 }

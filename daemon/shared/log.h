@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <syslog.h>
 
 #include "macro.h"
@@ -26,6 +28,7 @@ typedef enum LogTarget {
 #define LOG_MESSAGE_RC_RELOADED "24225ab1414645b59510fee7bf99c32e"
 #define LOG_MESSAGE_EXPORT_FAILED "5c0f6d2e8a4b4f7e9d13a6b2c47e0f91"
 #define LOG_MESSAGE_GPU_SUSPENDED "add28ba9eec54d77b553b406e8323d85"
+#define LOG_MESSAGE_USER_SUPPRESSED "f682d7c3093a4050a19205aa410bb5ef"
 
 void log_setup(const char *ident, LogTarget target);
 /* Where messages go now: LOG_TARGET_AUTO is resolved when set, so this is console, journal or null. */
@@ -66,3 +69,38 @@ int log_struct_internal(int level, int error, const char *const *fields, const c
 #define log_error_errno(error, ...) log_full_errno(LOG_ERR, (error), __VA_ARGS__)
 
 #define log_oom() log_error_errno(ENOMEM, "Out of memory.")
+
+/* Messages that a user's action causes (a process of theirs matched, their rc file is broken, their
+ * call failed) are logged with log_user_...(uid, ...), and count against that uid's rate limit (see
+ * log-ratelimit.h): what one user makes the daemon log must not drown the rest of its log, nor make
+ * journald drop it. LOG_UID_NONE: the message is nobody's doing (logged like log_...()). */
+#define LOG_UID_NONE ((uid_t) -1)
+
+/* Sets the limits (interval 0: none, the default; burst per uid, total_burst for all uids together; 0:
+ * no such limit), after logging the summary of every window that dropped messages, ended or not. notify(when,
+ * userdata), if given, is called when a message is first dropped in a window, with the CLOCK_MONOTONIC time in
+ * microseconds at which its summary ("Suppressed N messages caused by uid U in the last T s", MESSAGE_ID
+ * LOG_MESSAGE_USER_SUPPRESSED) is due: the caller runs log_user_flush() then. */
+void log_set_user_ratelimit(uint64_t interval_usec, unsigned burst, unsigned total_burst,
+                void (*notify)(uint64_t when, void *userdata), void *userdata);
+
+/* Logs the summaries due now; returns when the next is due (CLOCK_MONOTONIC usec), or UINT64_MAX. */
+uint64_t log_user_flush(void);
+
+/* log_internal() and log_struct_internal() for a message uid caused: logged unless that uid's limit
+ * dropped it (returns -abs(error) either way). */
+int log_user_internal(uid_t uid, int level, int error, const char *const *fields, const char *file, int line,
+                const char *func, const char *format, ...) _printf_(8, 9);
+
+#define log_user_full_errno(uid, level, error, fields, ...)                                                        \
+        (log_get_max_level() >= (level) ? log_user_internal((uid), (level), (error), (fields), __FILE__, __LINE__, \
+                                                          __func__, __VA_ARGS__)                                   \
+                                        : -abs(error))
+#define log_user_struct(uid, level, fields, ...) (void) log_user_full_errno((uid), (level), 0, (fields), __VA_ARGS__)
+
+#define log_user_debug(uid, ...) (void) log_user_full_errno((uid), LOG_DEBUG, 0, NULL, __VA_ARGS__)
+#define log_user_info(uid, ...) (void) log_user_full_errno((uid), LOG_INFO, 0, NULL, __VA_ARGS__)
+#define log_user_warning(uid, ...) (void) log_user_full_errno((uid), LOG_WARNING, 0, NULL, __VA_ARGS__)
+
+#define log_user_debug_errno(uid, error, ...) log_user_full_errno((uid), LOG_DEBUG, (error), NULL, __VA_ARGS__)
+#define log_user_warning_errno(uid, error, ...) log_user_full_errno((uid), LOG_WARNING, (error), NULL, __VA_ARGS__)

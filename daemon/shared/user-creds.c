@@ -261,7 +261,7 @@ static int open_for_reading(void *userdata)
         OpenArgs *a = userdata;
         _cleanup_close_ int fd = -EBADF;
         char proc[64];
-        int rfd;
+        int rfd, r;
 
         fd = open_in_root(a->root_fd, a->path, O_PATH);
         if (fd < 0)
@@ -275,7 +275,18 @@ static int open_for_reading(void *userdata)
          * (the user's) credentials. */
         snprintf(proc, sizeof(proc), "/proc/self/fd/%i", fd);
         rfd = open(proc, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC | (S_ISDIR(a->st->st_mode) ? O_DIRECTORY : 0));
-        return rfd < 0 ? -errno : rfd;
+        if (rfd < 0)
+                return -errno;
+
+        /* On the descriptor that will be read: the user's fsuid does not stop us from reading our own
+         * /proc entries (a process may always read its own), and nothing on a pseudo file system is
+         * an rc file (fileio.c says which and why). */
+        r = fd_is_on_pseudo_file_system(rfd);
+        if (r != 0) {
+                safe_close(rfd);
+                return r < 0 ? r : -EBADFD;
+        }
+        return rfd;
 }
 
 int open_for_reading_as(const UserCreds *creds, int root_fd, const char *path, struct stat *ret_st)

@@ -48,10 +48,11 @@ int user_creds_from_proc_status(const char *status, UserCreds *ret);
 bool user_creds_can_switch(void);
 
 /* Opens path below root_fd (as open_in_root() does: RESOLVE_IN_ROOT) with the access of creds. NULL
- * creds: the daemon's own. Only regular files and directories are opened for reading: the type is
- * looked up on an O_PATH handle first, so a fifo or a device is never opened; any other type gives
- * -EBADFD. ret_st receives the fstat() of what was opened (also for -EBADFD). -EPERM when we cannot act
- * as that user. */
+ * creds: the daemon's own. Only regular files and directories on a regular file system are opened for
+ * reading: the type is looked up on an O_PATH handle first, so a fifo or a device is never opened, and
+ * the descriptor returned is checked with fstatfs(), so nothing on procfs, sysfs or another pseudo file
+ * system (fd_is_on_pseudo_file_system()) is ever read for a user; either gives -EBADFD. ret_st receives
+ * the fstat() of what was opened (also for -EBADFD). -EPERM when we cannot act as that user. */
 int open_for_reading_as(const UserCreds *creds, int root_fd, const char *path, struct stat *ret_st);
 
 /* Runs fn(userdata) with the file access of creds (NULL: the daemon's own) and returns what it returns,

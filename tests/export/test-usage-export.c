@@ -594,6 +594,52 @@ static void test_atomic_replace(void)
         umask(old_umask);
 }
 
+/* write() as the writer calls it (linked with -Wl,--wrap=write): while watching, the mode and group of
+ * what each first write goes to, as anyone opening the file then would find them. */
+ssize_t __real_write(int fd, const void *buf, size_t n);
+ssize_t __wrap_write(int fd, const void *buf, size_t n);
+
+static bool watching_writes;
+static struct stat first_write;
+static unsigned n_writes;
+
+ssize_t __wrap_write(int fd, const void *buf, size_t n)
+{
+        if (watching_writes && n_writes++ == 0)
+                g_assert_cmpint(fstat(fd, &first_write), ==, 0);
+        return __real_write(fd, buf, n);
+}
+
+/* Issue 17 item 8: the temporary file has its final mode and group before its first byte (a umask of 022
+ * once left it 0644 while every byte was written). */
+static void test_final_mode_before_writing(void)
+{
+        g_autofree char *dir = test_mkdtemp();
+        g_autofree char *path = g_build_filename(dir, "nvprofiled.prom", NULL);
+        gid_t gid = geteuid() == 0 ? 4321 : (gid_t) -1;
+        mode_t old_umask;
+        struct stat st;
+
+        for (unsigned i = 0; i < 2; i++) {
+                const mode_t umasks[] = { 022, 077 };
+
+                old_umask = umask(umasks[i]);
+                watching_writes = true;
+                n_writes = 0;
+                g_assert_cmpint(usage_export_write_file(path, "a 1\n", 4, 0640, gid), ==, 0);
+                watching_writes = false;
+                umask(old_umask);
+
+                g_assert_cmpuint(n_writes, >=, 1);
+                g_assert_cmpint(first_write.st_mode & 07777, ==, 0640);
+                if (gid != (gid_t) -1)
+                        g_assert_cmpint(first_write.st_gid, ==, gid);
+                g_assert_cmpint(stat(path, &st), ==, 0);
+                g_assert_cmpint(st.st_ino, ==, first_write.st_ino);
+                g_assert_cmpint(st.st_mode & 07777, ==, 0640);
+        }
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
@@ -607,5 +653,6 @@ int main(int argc, char *argv[])
         g_test_add_func("/export/corpus", test_corpus);
         g_test_add_func("/export/unit-from-cgroup", test_unit_from_cgroup);
         g_test_add_func("/export/atomic-replace", test_atomic_replace);
+        g_test_add_func("/export/final-mode-before-writing", test_final_mode_before_writing);
         return g_test_run();
 }

@@ -20,7 +20,6 @@
 
 #include "bus-address.h"
 #include "bus-names.h"
-#include "itest-user.h"
 #include "itest-report.h"
 #include "itest.h"
 #include "manager-reports.h"
@@ -104,6 +103,26 @@ static void process_until(sd_bus *bus, const bool *done)
                 if (k == 0)
                         g_assert_cmpint(sd_bus_wait(bus, 10 * G_USEC_PER_SEC), >=, 0);
         }
+}
+
+/* Runs fn(userdata) in a child that became u; its exit status (128 + signal when killed). */
+static int run_as(const ITestUser *u, int (*fn)(void *userdata), void *userdata)
+{
+        int status;
+        pid_t pid;
+
+        fflush(NULL);
+        pid = fork();
+        g_assert_cmpint(pid, >=, 0);
+        if (pid == 0) {
+                signal(SIGABRT, SIG_DFL);
+                signal(SIGTRAP, SIG_DFL);
+                signal(SIGTERM, SIG_DFL);
+                itest_become_user(u);
+                _exit(fn(userdata));
+        }
+        g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 static void start_with_worker(ITest *t, const char *fake_env, const char *config)
@@ -521,7 +540,7 @@ static void test_memory_cgroup(void)
         }
         start_with_worker(&t, NULL, "[Reports]\nMemoryMax=64M\nMemoryPerUserMax=48M\nWorkerMemoryMax=40M");
         memory_cgroup_enter(&cg, t.daemon_pid);
-        itest_user_create(&user, "nvptest-rl-");
+        itest_create_user("nvptest-rl-", &user);
 
         report_build_string_bomb(&bomb, 4096, 256 * 1024);
         a = (Attack){ .bus_address = t.bus_address,
@@ -530,7 +549,7 @@ static void test_memory_cgroup(void)
                 .n_reports_fds = 24 };
         for (int i = 0; i < a.n_reports_fds; i++)
                 a.report_fds[i] = itest_open_corpus(ARMLETH);
-        status = itest_user_run(&user, attack, &a);
+        status = run_as(&user, attack, &a);
         g_assert_cmpint(status, ==, 0);
 
         /* The daemon is alive, answers, and the cgroup never hit its limit hard enough to kill. */
@@ -549,7 +568,6 @@ static void test_memory_cgroup(void)
                 close(a.report_fds[i]);
         report_buffer_done(&bomb);
         itest_teardown(&t);
-        itest_user_remove(&user);
         memory_cgroup_remove(&cg);
 }
 
@@ -619,7 +637,7 @@ static void test_nvtx_heavy(void)
 
         ITEST_REQUIRE_ROOT("creates a user");
         start_with_worker(&t, NULL, "[Reports]\nTimeoutSec=3s");
-        itest_user_create(&user, "nvptest-rl-");
+        itest_create_user("nvptest-rl-", &user);
         report_build_nvtx_heavy(&heavy, 100, 4500);
         g_test_message("report: %zu bytes", heavy.size);
         g_assert_cmpint(pipe2(sent, O_CLOEXEC), ==, 0);
@@ -631,7 +649,7 @@ static void test_nvtx_heavy(void)
         pid = fork();
         g_assert_cmpint(pid, >=, 0);
         if (pid == 0)
-                _exit(itest_user_run(&user, nvtx_attack, &a));
+                _exit(run_as(&user, nvtx_attack, &a));
         close(sent[1]);
         close(done[1]);
         /* Once the attacker's calls are with the daemon, root is answered at once, while they run. */
@@ -653,7 +671,6 @@ static void test_nvtx_heavy(void)
         close(done[0]);
         report_buffer_done(&heavy);
         itest_teardown(&t);
-        itest_user_remove(&user);
 }
 
 /* A report whose strings are not UTF-8 (D-Bus strings must be): its names are served with U+FFFD for each

@@ -1,41 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The journal entry of a runtime-suspended GPU: its MESSAGE_ID (daemon/service/nvprofiled.catalog) and
- * fields, as sent. sd_journal_sendv() (sd_journal_sendv_with_location()) is wrapped at link time (-Wl,--wrap): the
- * entry is the one the daemon would hand journald. */
-#include <sys/uio.h>
-
+ * fields, as sent: the entry is the one the daemon would hand journald (journal-capture.h). */
+#include "journal-capture.h"
 #include "log.h"
 #include "manager-harness.h"
 #include "manager-usage.h"
 #include "usage-fixture.h"
-
-/* <systemd/sd-journal.h> makes sd_journal_sendv() this, with the caller's location. */
-int __wrap_sd_journal_sendv_with_location(
-                const char *file, const char *line, const char *func, const struct iovec *iov, int n);
-
-static GPtrArray *entries; /* each a GStrv of the entry's fields */
-
-int __wrap_sd_journal_sendv_with_location(
-                const char *file, const char *line, const char *func, const struct iovec *iov, int n)
-{
-        GStrv e = g_new0(char *, (size_t) n + 1);
-
-        for (int i = 0; i < n; i++)
-                e[i] = g_strndup(iov[i].iov_base, iov[i].iov_len);
-        g_ptr_array_add(entries, e);
-        return 0;
-}
-
-/* The entry with this MESSAGE_ID, or NULL. */
-static const char *const *entry_with(const char *message_id)
-{
-        g_autofree char *want = g_strdup_printf("MESSAGE_ID=%s", message_id);
-
-        for (guint i = 0; i < entries->len; i++)
-                if (g_strv_contains(entries->pdata[i], want))
-                        return entries->pdata[i];
-        return NULL;
-}
 
 static const char script[] = "node renderD128 /dev/full pci 0000:03:00.0 0x1002 0x73bf amdgpu\n"
                              "power renderD128 suspended\n"
@@ -66,7 +36,7 @@ static void test_suspended(void)
         g_assert_cmpint(manager_usage_sample(h.manager), ==, 0);
         log_set_target(LOG_TARGET_CONSOLE);
 
-        e = entry_with(LOG_MESSAGE_GPU_SUSPENDED);
+        e = journal_entry_with(LOG_MESSAGE_GPU_SUSPENDED);
         g_assert_nonnull(e);
         g_assert_true(g_strv_contains(e,
                         "MESSAGE=GPU 0000:03:00.0 (renderD128) is runtime-suspended: its clients "
@@ -75,11 +45,11 @@ static void test_suspended(void)
         g_assert_true(g_strv_contains(e, "NVPROFILED_GPU=0000:03:00.0"));
         g_assert_true(g_strv_contains(e, "NVPROFILED_GPU_NODE=renderD128"));
         /* Once, not at every sample while it sleeps. */
-        g_ptr_array_set_size(entries, 0);
+        journal_capture_clear();
         log_set_target(LOG_TARGET_JOURNAL);
         g_assert_cmpint(manager_usage_sample(h.manager), ==, 0);
         log_set_target(LOG_TARGET_CONSOLE);
-        g_assert_null(entry_with(LOG_MESSAGE_GPU_SUSPENDED));
+        g_assert_null(journal_entry_with(LOG_MESSAGE_GPU_SUSPENDED));
 
         manager_usage_unwatch(w);
         manager_harness_done(&h);
@@ -88,7 +58,6 @@ static void test_suspended(void)
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
-        entries = g_ptr_array_new_with_free_func((GDestroyNotify) g_strfreev);
         g_test_add_func("/manager-usage-log/suspended", test_suspended);
         return g_test_run();
 }

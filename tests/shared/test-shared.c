@@ -1,18 +1,23 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* daemon/shared: parsers, maps, strings, the config-file parser. */
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #include "arena.h"
 #include "conf-parser.h"
+#include "fd-util.h"
+#include "fileio.h"
 #include "intmap.h"
+#include "log-ratelimit.h"
 #include "log.h"
 #include "parse-util.h"
 #include "string-util.h"
 #include "strtable.h"
 #include "strv.h"
 #include "test-util.h"
+#include "user-creds.h"
 
 static void test_safe_parse(void)
 {
@@ -228,6 +233,149 @@ static void test_arena_large_blocks(void)
         arena_done(&a);
 }
 
+static void collect_summary(const LogRatelimitSummary *s, void *userdata)
+{
+        g_array_append_val((GArray *) userdata, *s);
+}
+
+#define SEC UINT64_C(1000000)
+
+/* Issue 17 item 10: what one uid makes the daemon log is bounded per window; other uids are not touched;
+ * the window's end says how many were dropped; all uids together are bounded too; memory is bounded. */
+static void test_log_ratelimit(void)
+{
+        g_autoptr(GArray) summaries = g_array_new(false, false, sizeof(LogRatelimitSummary));
+        LogRatelimit rl;
+        bool first;
+        unsigned n;
+
+        log_ratelimit_init(&rl, 30 * SEC, 3, 0);
+        for (unsigned i = 0; i < 3; i++) {
+                g_assert_true(log_ratelimit_allow(&rl, 1000, 100 * SEC + i, collect_summary, summaries, &first));
+                g_assert_false(first);
+        }
+        g_assert_cmpuint(log_ratelimit_next_flush(&rl), ==, UINT64_MAX);
+        g_assert_false(log_ratelimit_allow(&rl, 1000, 101 * SEC, collect_summary, summaries, &first));
+        g_assert_true(first);
+        for (unsigned i = 0; i < 6; i++) {
+                g_assert_false(log_ratelimit_allow(&rl, 1000, 102 * SEC, collect_summary, summaries, &first));
+                g_assert_false(first);
+        }
+        /* Another uid is not touched by the first one's flood. */
+        g_assert_true(log_ratelimit_allow(&rl, 2000, 110 * SEC, collect_summary, summaries, NULL));
+        /* The summary is due when the first uid's window ends, not before. */
+        g_assert_cmpuint(log_ratelimit_next_flush(&rl), ==, 130 * SEC);
+        log_ratelimit_flush(&rl, 130 * SEC - 1, collect_summary, summaries);
+        g_assert_cmpuint(summaries->len, ==, 0);
+        log_ratelimit_flush(&rl, 130 * SEC, collect_summary, summaries);
+        g_assert_cmpuint(summaries->len, ==, 1);
+        g_assert_cmpuint(g_array_index(summaries, LogRatelimitSummary, 0).uid, ==, 1000);
+        g_assert_cmpuint(g_array_index(summaries, LogRatelimitSummary, 0).n_suppressed, ==, 7);
+        g_assert_cmpuint(g_array_index(summaries, LogRatelimitSummary, 0).elapsed_usec, ==, 30 * SEC);
+        g_assert_cmpuint(rl.n_entries, ==, 1); /* uid 2000's window is still open */
+        g_assert_cmpuint(log_ratelimit_next_flush(&rl), ==, UINT64_MAX);
+        /* A new window: the uid may log again. uid 2000's window ended without dropping anything: no
+         * summary for it, and its entry goes when allow() flushes. */
+        g_assert_true(log_ratelimit_allow(&rl, 1000, 140 * SEC, collect_summary, summaries, NULL));
+        g_assert_cmpuint(summaries->len, ==, 1);
+        g_assert_cmpuint(rl.n_entries, ==, 1);
+        /* A window that ends while messages come in is reported by the next allow(). */
+        for (unsigned i = 0; i < 4; i++)
+                (void) log_ratelimit_allow(&rl, 1000, 141 * SEC, collect_summary, summaries, NULL);
+        g_assert_true(log_ratelimit_allow(&rl, 1000, 175 * SEC, collect_summary, summaries, NULL));
+        g_assert_cmpuint(summaries->len, ==, 2);
+        g_assert_cmpuint(g_array_index(summaries, LogRatelimitSummary, 1).n_suppressed, ==, 2);
+        g_assert_cmpuint(g_array_index(summaries, LogRatelimitSummary, 1).elapsed_usec, ==, 35 * SEC);
+        log_ratelimit_done(&rl);
+
+        /* All uids together: at most total_burst per window, however many uids share it. */
+        g_array_set_size(summaries, 0);
+        log_ratelimit_init(&rl, 10 * SEC, 0, 5);
+        n = 0;
+        for (uid_t uid = 1; uid <= 20; uid++)
+                n += log_ratelimit_allow(&rl, uid, SEC, collect_summary, summaries, NULL);
+        g_assert_cmpuint(n, ==, 5);
+        log_ratelimit_flush(&rl, 11 * SEC, collect_summary, summaries);
+        g_assert_cmpuint(summaries->len, ==, 15);
+        g_assert_true(log_ratelimit_allow(&rl, 20, 11 * SEC, collect_summary, summaries, NULL));
+        log_ratelimit_done(&rl);
+
+        /* Memory: uids beyond the bound share one entry (and its limit). */
+        g_array_set_size(summaries, 0);
+        log_ratelimit_init(&rl, 10 * SEC, 1, 0);
+        n = 0;
+        for (uid_t uid = 1; uid <= LOG_RATELIMIT_UIDS_MAX + 100; uid++)
+                n += log_ratelimit_allow(&rl, uid, SEC, collect_summary, summaries, NULL);
+        g_assert_cmpuint(rl.n_entries, ==, LOG_RATELIMIT_UIDS_MAX + 1);
+        g_assert_cmpuint(n, ==, LOG_RATELIMIT_UIDS_MAX + 1);
+        log_ratelimit_flush(&rl, 11 * SEC, collect_summary, summaries);
+        g_assert_cmpuint(summaries->len, ==, 1);
+        g_assert_cmpuint(g_array_index(summaries, LogRatelimitSummary, 0).uid, ==, LOG_RATELIMIT_OTHER_UIDS);
+        g_assert_cmpuint(g_array_index(summaries, LogRatelimitSummary, 0).n_suppressed, ==, 99);
+        g_assert_cmpuint(rl.n_entries, ==, 0);
+        log_ratelimit_done(&rl);
+
+        /* Flushing all: every window ends now, ended or not; a window that dropped nothing says nothing. */
+        g_array_set_size(summaries, 0);
+        log_ratelimit_init(&rl, 3600 * SEC, 2, 0);
+        for (unsigned i = 0; i < 5; i++)
+                (void) log_ratelimit_allow(&rl, 1000, SEC, collect_summary, summaries, NULL);
+        g_assert_true(log_ratelimit_allow(&rl, 2000, 2 * SEC, collect_summary, summaries, NULL));
+        log_ratelimit_flush(&rl, 3 * SEC, collect_summary, summaries);
+        g_assert_cmpuint(summaries->len, ==, 0);
+        log_ratelimit_flush_all(&rl, 3 * SEC, collect_summary, summaries);
+        g_assert_cmpuint(summaries->len, ==, 1);
+        g_assert_cmpuint(g_array_index(summaries, LogRatelimitSummary, 0).uid, ==, 1000);
+        g_assert_cmpuint(g_array_index(summaries, LogRatelimitSummary, 0).n_suppressed, ==, 3);
+        g_assert_cmpuint(g_array_index(summaries, LogRatelimitSummary, 0).elapsed_usec, ==, 2 * SEC);
+        g_assert_cmpuint(rl.n_entries, ==, 0);
+        g_assert_true(log_ratelimit_allow(&rl, 1000, 4 * SEC, collect_summary, summaries, NULL));
+        log_ratelimit_done(&rl);
+
+        /* No interval: no limit. */
+        log_ratelimit_init(&rl, 0, 1, 1);
+        for (unsigned i = 0; i < 100; i++)
+                g_assert_true(log_ratelimit_allow(&rl, 1000, SEC, NULL, NULL, NULL));
+        g_assert_cmpuint(rl.n_entries, ==, 0);
+        log_ratelimit_done(&rl);
+}
+
+static int pseudo_at(const char *path)
+{
+        _cleanup_close_ int fd = open(path, O_PATH | O_CLOEXEC);
+
+        g_assert_cmpint(fd, >=, 0);
+        return fd_is_on_pseudo_file_system(fd);
+}
+
+/* Issue 17 item 6: what is on procfs or sysfs is never read for a user, whatever its type and mode; what
+ * is on a file system that stores files is. */
+static void test_pseudo_file_systems(void)
+{
+        g_autofree char *dir = test_mkdtemp();
+        g_autofree char *file = g_build_filename(dir, "rc", NULL);
+        _cleanup_close_ int root = test_open_dir("/");
+        _cleanup_close_ int fd = -EBADF;
+        struct stat st;
+
+        g_assert_cmpint(pseudo_at("/proc/self/maps"), ==, 1);
+        g_assert_cmpint(pseudo_at("/proc/self"), ==, 1);
+        g_assert_cmpint(pseudo_at("/sys/kernel"), ==, 1);
+        test_write_file(dir, "rc", "{}");
+        g_assert_cmpint(pseudo_at(file), ==, 0);
+        g_assert_cmpint(pseudo_at(dir), ==, 0);
+
+        /* open_for_reading_as() refuses them on the descriptor it opened, files and directories alike. */
+        g_assert_cmpint(open_for_reading_as(NULL, root, "/proc/self/maps", &st), ==, -EBADFD);
+        g_assert_true(S_ISREG(st.st_mode));
+        g_assert_cmpint(open_for_reading_as(NULL, root, "/proc/thread-self/environ", &st), ==, -EBADFD);
+        g_assert_cmpint(open_for_reading_as(NULL, root, "/proc/self", &st), ==, -EBADFD);
+        g_assert_true(S_ISDIR(st.st_mode));
+        g_assert_cmpint(open_for_reading_as(NULL, root, "/sys/kernel/notes", &st), ==, -EBADFD);
+        fd = open_for_reading_as(NULL, root, file, &st);
+        g_assert_cmpint(fd, >=, 0);
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
@@ -238,5 +386,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/shared/strings", test_strings);
         g_test_add_func("/shared/conf-parser", test_conf_parser);
         g_test_add_func("/shared/log-console-escapes", test_log_console_escapes);
+        g_test_add_func("/shared/pseudo-file-systems", test_pseudo_file_systems);
+        g_test_add_func("/shared/log-ratelimit", test_log_ratelimit);
         return g_test_run();
 }
