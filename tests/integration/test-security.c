@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "bus-names.h"
+#include "itest-user.h"
 #include "itest.h"
 
 #define RCD "etc/nvidia/nvidia-application-profiles-rc.d"
@@ -38,7 +39,8 @@
 
 typedef struct Sec {
         ITest t;
-        char *user; /* nvptest-sec-<our pid>: unique, so that concurrent runs never share it */
+        ITestUser account; /* the attacker (itest-user.c): nvptest-sec-<our pid>... */
+        const char *user; /* ...whose name, uid and gid these repeat */
         uid_t uid;
         gid_t gid;
         char *home; /* the attacker's home as the daemon names it (below --root) */
@@ -53,35 +55,16 @@ typedef struct Sec {
 } Sec;
 
 /* For the signal handlers: what to clean up when an assertion aborts the case. */
-static char user_to_remove[64];
 static pid_t children[64];
 static size_t n_children;
 static void (*itest_abort_handler)(int);
 
 static void remove_user_now(void)
 {
-        pid_t pid;
-
-        if (!user_to_remove[0])
-                return;
         for (size_t i = 0; i < n_children; i++)
                 if (children[i] > 0)
                         (void) kill(children[i], SIGKILL);
-        /* Async-signal-safe: fork and exec only. -f: even if a process of the user is still around. */
-        pid = fork();
-        if (pid == 0) {
-                int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-                if (null >= 0) {
-                        (void) dup2(null, STDOUT_FILENO);
-                        (void) dup2(null, STDERR_FILENO);
-                }
-                execl("/usr/sbin/userdel", "userdel", "-f", user_to_remove, (char *) NULL);
-                execlp("userdel", "userdel", "-f", user_to_remove, (char *) NULL);
-                _exit(127);
-        }
-        if (pid > 0)
-                (void) waitpid(pid, NULL, 0);
-        user_to_remove[0] = '\0';
+        itest_user_remove_now();
 }
 
 static void on_fatal_signal(int sig)
@@ -113,79 +96,19 @@ static const char *env_or_fail(const char *name)
         return v;
 }
 
-static int run_quiet(const char *const *argv)
-{
-        g_autoptr(GError) error = NULL;
-        g_autofree char *out = NULL, *err = NULL;
-        int status;
-
-        g_spawn_sync("/", (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &err, &status, &error);
-        g_assert_no_error(error);
-        if (err && *err)
-                g_test_message("%s: %s", argv[0], err);
-        return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
-/* Users an earlier run of this test left behind when it was killed (its pid is in the name). */
-static void remove_stale_users(void)
-{
-        g_autoptr(GPtrArray) stale = g_ptr_array_new_with_free_func(g_free);
-        struct passwd *pw;
-
-        setpwent();
-        while ((pw = getpwent())) {
-                char *end;
-                long pid;
-
-                if (!g_str_has_prefix(pw->pw_name, USER_PREFIX))
-                        continue;
-                errno = 0;
-                pid = strtol(pw->pw_name + strlen(USER_PREFIX), &end, 10);
-                if (*end || pid <= 0 || (kill((pid_t) pid, 0) < 0 && errno == ESRCH))
-                        g_ptr_array_add(stale, g_strdup(pw->pw_name));
-        }
-        endpwent();
-        for (guint i = 0; i < stale->len; i++) {
-                const char *argv[] = { "userdel", "-f", stale->pdata[i], NULL };
-                g_test_message("removing stale user %s", (char *) stale->pdata[i]);
-                (void) run_quiet(argv);
-        }
-}
-
 static void create_user(Sec *s)
 {
-        struct passwd *pw;
-
-        remove_stale_users();
-        s->user = g_strdup_printf(USER_PREFIX "%i", (int) getpid());
-        g_assert_cmpuint(strlen(s->user), <, sizeof(user_to_remove));
-        {
-                const char *argv[] = { "useradd", "--system", "--user-group", "--no-create-home", "--home-dir",
-                        "/nonexistent", "--shell", "/usr/sbin/nologin", s->user, NULL };
-                int r;
-
-                /* Another test may hold the lock on /etc/passwd for a moment. */
-                for (int attempt = 0; (r = run_quiet(argv)) != 0 && attempt < 50; attempt++)
-                        g_usleep(100 * 1000);
-                g_assert_cmpint(r, ==, 0);
-        }
-        strcpy(user_to_remove, s->user);
-        pw = getpwnam(s->user);
-        g_assert_nonnull(pw);
-        s->uid = pw->pw_uid;
-        s->gid = pw->pw_gid;
-        g_assert_cmpuint(s->uid, !=, 0);
+        itest_user_create(&s->account, USER_PREFIX);
+        s->user = s->account.name;
+        s->uid = s->account.uid;
+        s->gid = s->account.gid;
 }
 
 static void drop_to_attacker(gpointer userdata)
 {
         Sec *s = userdata;
 
-        die_with_parent();
-        if (setgroups(0, NULL) < 0 || setgid(s->gid) < 0 || setuid(s->uid) < 0)
-                _exit(127);
-        if (getuid() != s->uid || geteuid() != s->uid || setuid(0) == 0)
-                _exit(127);
+        itest_user_become(&s->account);
 }
 
 static void root_child_setup(gpointer userdata)
@@ -330,14 +253,8 @@ static void sec_teardown(Sec *s)
         if (s->proc_mount)
                 g_assert_cmpint(umount2(s->proc_mount, MNT_DETACH), ==, 0);
         itest_teardown(&s->t);
-        {
-                const char *argv[] = { "userdel", "-f", s->user, NULL };
-
-                user_to_remove[0] = '\0';
-                for (int attempt = 0; run_quiet(argv) != 0 && attempt < 50; attempt++)
-                        g_usleep(100 * 1000);
-        }
-        g_assert_null(getpwnam(s->user));
+        itest_user_remove(&s->account);
+        s->user = NULL;
         signal(SIGABRT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGINT, SIG_DFL);
@@ -345,7 +262,6 @@ static void sec_teardown(Sec *s)
         g_string_free(s->seen, TRUE);
         g_string_free(s->attacker_seen, TRUE);
         g_ptr_array_unref(s->private_facts);
-        g_free(s->user);
         g_free(s->home);
         g_free(s->home_dir);
         g_free(s->token);
