@@ -395,25 +395,37 @@ static int report_json(const char *path)
 static const ReportSubverb subverbs[] = {
         { "summary", report_summary },
         { "json", report_json },
-        { "raw", report_raw },
-        { "details", report_details },
+        { "raw", report_raw, .takes_output = true },
+        { "details", report_details, .takes_output = true },
         /* verb-report-rules.c */
         { "rules", report_rules },
 };
+
+static int refuse_output(void)
+{
+        fprintf(stderr, "nvprofilectl: --output is an option of report raw and report details.\n");
+        return EXIT_USAGE;
+}
 
 int verb_report(int argc, char *argv[])
 {
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
 
+        if (streq(argv[1], "diff") && arg.output)
+                return refuse_output();
         if (streq(argv[1], "diff")) /* two files: verb-report-diff.c */
                 return verb_report_diff(argc - 1, argv + 1);
         if (argc != 3) {
                 fprintf(stderr, "nvprofilectl: report %s takes one file.\n", esc(&e, argv[1]));
                 return EXIT_USAGE;
         }
-        for (size_t i = 0; i < ELEMENTSOF(subverbs); i++)
-                if (streq(subverbs[i].name, argv[1]))
-                        return subverbs[i].run(argv[2]);
+        for (size_t i = 0; i < ELEMENTSOF(subverbs); i++) {
+                if (!streq(subverbs[i].name, argv[1]))
+                        continue;
+                if (arg.output && !subverbs[i].takes_output)
+                        return refuse_output();
+                return subverbs[i].run(argv[2]);
+        }
         fprintf(stderr, "nvprofilectl: report: unknown command \"%s\"; see nvprofilectl --help.\n", esc(&e, argv[1]));
         return EXIT_USAGE;
 }

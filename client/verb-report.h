@@ -11,6 +11,7 @@
 typedef struct ReportSubverb {
         const char *name;
         int (*run)(const char *path); /* negative errno (said why), or an exit status */
+        bool takes_output; /* --output=FILE */
 } ReportSubverb;
 
 /* Opens a report file for reading with the caller's rights: a regular file only, checked on an O_PATH
