@@ -194,11 +194,12 @@ class IMutableMetric(IMetric):
     def metric_type(self) -> int:
         return IMetric.MetricType_OTHER
 
-    def metric_subtype(self) -> int:
-        return IMetric.MetricSubtype_NONE
+    # None where the subtype or rollup is NONE, as NVIDIA's modules answer.
+    def metric_subtype(self) -> Optional[int]:
+        return None
 
-    def rollup_operation(self) -> int:
-        return IMetric.RollupOperation_NONE
+    def rollup_operation(self) -> Optional[int]:
+        return None
 
     def unit(self) -> str:
         return ""

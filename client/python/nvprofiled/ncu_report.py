@@ -39,17 +39,6 @@ __all__ = [
 class IMetric(_ncu_report.Metric, _IMetricBase):
     """A metric of an action: a value, instance values, or both."""
 
-    def metric_type_using_None(self) -> Optional[int]:  # noqa: N802
-        return self.metric_type()
-
-    def metric_subtype_using_None(self) -> Optional[int]:  # noqa: N802
-        subtype = self.metric_subtype()
-        return None if subtype == self.MetricSubtype_NONE else subtype
-
-    def rollup_operation_using_None(self) -> Optional[int]:  # noqa: N802
-        rollup = self.rollup_operation()
-        return None if rollup == self.RollupOperation_NONE else rollup
-
     def description(self) -> str:
         # Reports do not store metric descriptions (ncu's database does).
         return ""
