@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -1626,6 +1627,27 @@ const NcuMetric *ncu_action_metric_by_name(const NcuAction *a, const char *name)
                         hi = mid;
         }
         return NULL;
+}
+
+int ncu_action_loaded_functions(const NcuReport *r, const NcuAction *a, const NcuRelocationSymbol ***ret)
+{
+        const NcuRelocationSymbol **out;
+        size_t n = 0;
+
+        assert(r && a && ret);
+        for (size_t i = 0; a->has_source_reference && i < r->n_sources; i++)
+                if (r->sources[i].has_reference && r->sources[i].reference == a->source_reference)
+                        n += r->sources[i].n_functions;
+        out = reallocarray(NULL, MAX(n, (size_t) 1), sizeof(NcuRelocationSymbol *));
+        if (!out)
+                return -ENOMEM;
+        n = 0;
+        for (size_t i = 0; a->has_source_reference && i < r->n_sources; i++)
+                if (r->sources[i].has_reference && r->sources[i].reference == a->source_reference)
+                        for (size_t j = 0; j < r->sources[i].n_functions; j++)
+                                out[n++] = &r->sources[i].functions[j];
+        *ret = out;
+        return (int) MIN(n, (size_t) INT_MAX);
 }
 
 const NcuDevice *ncu_action_device(const NcuReport *r, const NcuAction *a)

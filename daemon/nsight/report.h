@@ -520,6 +520,12 @@ const char *ncu_action_name(const NcuAction *a, NcuNameBase base);
  * ncu_report and ncu's pages show. */
 const NcuMetric *ncu_action_metric_by_name(const NcuAction *a, const char *name);
 const NcuDevice *ncu_action_device(const NcuReport *r, const NcuAction *a);
+/* Where the functions of the action's module were loaded: the RelocationData functions of every SourceData
+ * entry with its reference, in file order. ncu writes a module's entry again, without the binary, when it
+ * loads more of its functions: one module, as protobuf's MergeFrom of the entries would make it (NVIDIA's
+ * module then places every function so listed, and only those). Returns their number and, in *ret, an
+ * array of pointers into the model (caller frees), or -ENOMEM. */
+int ncu_action_loaded_functions(const NcuReport *r, const NcuAction *a, const NcuRelocationSymbol ***ret);
 
 /* ncu_report's conversions: a double converts to uint64 and back, a string converts to nothing (the
  * functions return false and set 0 / NULL), like as_uint64() / as_double() / as_string(). A double no

@@ -11,8 +11,10 @@ if TYPE_CHECKING:
 
     Value = Union[int, float, str]
 
+from nvprofiled._sugar import PublicNames
 
-class IMetric:
+
+class IMetric(PublicNames):
     """A named metric: one value, instance values, or both.
 
     Accessors take an optional instance index; a cast that is not possible

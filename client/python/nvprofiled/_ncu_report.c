@@ -496,17 +496,19 @@ static PyObject *action_cubin(ActionObject *o, PyObject *unused)
         return PyBytes_FromStringAndSize((const char *) src->binary, (Py_ssize_t) src->binary_size);
 }
 
-/* Where the cubin's functions were loaded: ((symbol name, address), ...) from RelocationData. */
+/* Where the cubin's functions were loaded: ((symbol name, address), ...) from the RelocationData of every
+ * entry of the action's module (ncu_action_loaded_functions()). */
 static PyObject *action_functions(ActionObject *o, PyObject *unused)
 {
-        const NcuSource *src = o->action->source;
-        if (!src)
-                return PyTuple_New(0);
-        PyObject *t = PyTuple_New((Py_ssize_t) src->n_functions);
+        _cleanup_free_ const NcuRelocationSymbol **functions = NULL;
+        int n = ncu_action_loaded_functions(((ReportObject *) o->owner)->report, o->action, &functions);
+        if (n < 0)
+                return PyErr_NoMemory();
+        PyObject *t = PyTuple_New(n);
         if (!t)
                 return NULL;
-        for (size_t i = 0; i < src->n_functions; i++) {
-                const NcuRelocationSymbol *f = &src->functions[i];
+        for (int i = 0; i < n; i++) {
+                const NcuRelocationSymbol *f = functions[i];
                 PyObject *item = Py_BuildValue("(NN)", new_string_or_empty(f->symbol_name),
                                 f->has_address ? PyLong_FromUnsignedLongLong(f->address) : Py_NewRef(Py_None));
                 if (!item) {
