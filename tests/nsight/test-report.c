@@ -997,6 +997,73 @@ static void test_limits(void)
         }
 }
 
+/* What the reports from other projects showed of NVIDIA's module and ncu's pages (report.h). */
+static void test_other_projects(void)
+{
+        _cleanup_(ncu_report_freep) NcuReport *hadi = load("HadiKhansaa_BBAStar_profile_output_ncu2024.3.2");
+        _cleanup_(ncu_report_freep) NcuReport *mgmap = load("MgMap_Hyper-Spec-M_profile_ncu2024.3.2");
+        _cleanup_(ncu_report_freep) NcuReport *bw = load("bwcurless_FaSTED_Mode44_ncu2023.2.0");
+        _cleanup_(ncu_report_freep) NcuReport *blackwell = load("2388612861_GPU-DEMO_occupancy_ncu2025.2.1");
+        _cleanup_(ncu_report_freep) NcuReport *syswea = load(REPORT_SYSWEA);
+        _cleanup_free_ const NcuRelocationSymbol **functions = NULL;
+        const NcuAction *a = hadi->actions[0];
+
+        /* Made on Windows: ncu shows the executable's name; a Linux path keeps its last component. */
+        g_assert_cmpstr(a->process.process_name, ==,
+                        "C:\\Users\\pc\\Desktop\\AUB\\Thesis\\Bucket_Astar-main\\bin\\astar_bidirectional.exe");
+        g_assert_cmpstr(a->process.base_name, ==, "astar_bidirectional.exe");
+        g_assert_cmpstr(syswea->actions[0]->process.base_name, ==, "wmma_gemm");
+        /* An Ada GPU without NVLink. */
+        g_assert_true(a->has_compute_capability);
+        g_assert_cmpuint(a->compute_capability_major, ==, 8);
+        g_assert_cmpuint(a->compute_capability_minor, ==, 9);
+        g_assert_true(a->has_nvlink_max_count);
+        g_assert_cmpfloat(a->nvlink_max_count, ==, 0);
+        g_assert_cmpuint(blackwell->actions[0]->compute_capability_major, ==, 12);
+
+        /* extern "C": no demangled name stored, the function name answers for it. */
+        g_assert_cmpstr(mgmap->actions[0]->demangled_name, ==, "");
+        g_assert_cmpstr(ncu_action_name(mgmap->actions[0], NCU_NAME_DEMANGLED), ==, "hd_enc_lvid_packed_cuda");
+        g_assert_cmpstr(ncu_action_name(mgmap->actions[0], NCU_NAME_MANGLED), ==, "hd_enc_lvid_packed_cuda");
+
+        /* Application replay repeats sampling metrics once per pass: the last counts. */
+        g_assert_cmpuint(metric_u64(bw->actions[0], "smsp__pcsamp_aggregated_passes"), ==, 2);
+        g_assert_cmpuint(metric(bw->actions[0], "smsp__pcsamp_sample_count")->n_instances, ==, 54);
+
+        /* A module written twice: the second entry, without the binary, lists wmma_gemm's load address. */
+        g_assert_cmpuint(syswea->n_sources, ==, 2);
+        g_assert_cmpint(ncu_action_loaded_functions(syswea, syswea->actions[0], &functions), ==, 2);
+        g_assert_cmpstr(functions[0]->symbol_name, ==, "_Z16init_matrix_halfP6__halfif");
+        g_assert_cmpstr(functions[1]->symbol_name, ==, "_Z9wmma_gemmP6__halfS0_Pfiii");
+        g_assert_cmpuint(functions[1]->address, ==, 0x7a4a7f25c700);
+}
+
+/* NaN and negative doubles read as uint64 the way x86-64 converts them (NVIDIA's module's answers). */
+static void test_double_to_uint64(void)
+{
+        static const struct {
+                double d;
+                uint64_t u;
+        } cases[] = {
+                { NAN, UINT64_C(1) << 63 },
+                { -3527.0, UINT64_C(18446744073709548089) },
+                { -0.5, 0 },
+                { 1e30, UINT64_C(1) << 63 },
+                { -1e30, UINT64_C(1) << 63 },
+                { INFINITY, UINT64_C(1) << 63 },
+                { 18446744073709549568.0, UINT64_C(18446744073709549568) },
+                { 3969.9, 3969 },
+        };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+                NcuValue v = { .kind = NCU_VALUE_DOUBLE, .d = cases[i].d };
+                uint64_t u = 1;
+
+                g_assert_true(ncu_value_as_uint64(&v, &u));
+                g_assert_cmpuint(u, ==, cases[i].u);
+        }
+}
+
 /* actions_by_nvtx over tests/nsight/data/nvtx.ncu-rep (make-fixtures.py says what each kernel has). */
 static char *selected(const NcuRange *range, const char *inc, const char *exc)
 {
@@ -1089,6 +1156,8 @@ int main(int argc, char *argv[])
         g_test_add_func("/report/results/launch-consistency", test_launch_consistency);
         g_test_add_func("/report/results/extrap", test_extrap_results);
         g_test_add_func("/report/results/syswea", test_syswea_results);
+        g_test_add_func("/report/results/other-projects", test_other_projects);
+        g_test_add_func("/report/metrics/double-to-uint64", test_double_to_uint64);
         g_test_add_func("/report/metrics/value-kinds", test_value_kinds);
         g_test_add_func("/report/metrics/instances", test_instances);
         g_test_add_func("/report/metrics/scalar-with-instance", test_scalar_with_instance);

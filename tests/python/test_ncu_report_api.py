@@ -380,12 +380,13 @@ class MetricTest(unittest.TestCase):
         self.assertFalse(ids.has_correlation_ids())
         self.assertIsNone(ids.correlation_ids())
         self.assertEqual(m.metric_type(), IMetric.MetricType_OTHER)
-        # NONE is None, as NVIDIA's module answers; no *_using_None variants.
+        # NONE is None, as NVIDIA's module answers, under both of its names;
+        # it has no metric_type_using_None.
         self.assertIsNone(m.metric_subtype())
         self.assertIsNone(m.rollup_operation())
-        for name in ("metric_type_using_None", "metric_subtype_using_None",
-                     "rollup_operation_using_None"):
-            self.assertFalse(hasattr(m, name))
+        self.assertIsNone(m.metric_subtype_using_None())
+        self.assertIsNone(m.rollup_operation_using_None())
+        self.assertFalse(hasattr(m, "metric_type_using_None"))
         self.assertEqual(m.description(), "")
 
     def test_double_counter(self) -> None:

@@ -78,6 +78,20 @@ class IMetric(PublicNames):
     def as_string(self, instance: Optional[int] = None) -> Optional[str]:
         raise NotImplementedError
 
+    def metric_subtype(self) -> Optional[int]:
+        raise NotImplementedError
+
+    def rollup_operation(self) -> Optional[int]:
+        raise NotImplementedError
+
+    # NVIDIA's ncu_report also has these two names (ncu-format.md section 5),
+    # answering as the methods above do: None where there is none.
+    def metric_subtype_using_None(self) -> Optional[int]:  # noqa: N802
+        return self.metric_subtype()
+
+    def rollup_operation_using_None(self) -> Optional[int]:  # noqa: N802
+        return self.rollup_operation()
+
     def value(self, idx: Optional[int] = None) -> Optional[Value]:
         """The value through the accessor its kind calls for."""
         kind = self.kind() if idx is None else self.kind(idx)
