@@ -85,16 +85,22 @@ static void check_report(gconstpointer data)
         json_object_put(root);
 }
 
-static void check(const char *name, bool is_floating, const char *section_unit, MetricType type, MetricSubtype subtype,
-                MetricRollup rollup, const char *unit)
+static void check_on(const char *name, bool is_floating, const MetricChip *chip, const char *section_unit,
+                MetricType type, MetricSubtype subtype, MetricRollup rollup, const char *unit)
 {
         MetricAttrs a;
 
-        metric_attrs_derive(name, is_floating, NULL, section_unit, &a);
+        metric_attrs_derive(name, is_floating, chip, section_unit, &a);
         g_assert_cmpstr(metric_type_to_string(a.type), ==, metric_type_to_string(type));
         g_assert_cmpint(a.subtype, ==, subtype);
         g_assert_cmpint(a.rollup, ==, rollup);
         g_assert_cmpstr(a.unit, ==, unit);
+}
+
+static void check(const char *name, bool is_floating, const char *section_unit, MetricType type, MetricSubtype subtype,
+                MetricRollup rollup, const char *unit)
+{
+        check_on(name, is_floating, NULL, section_unit, type, subtype, rollup, unit);
 }
 
 /* Rules on names the corpus does not hold: they must follow from the same conventions. */
@@ -129,6 +135,64 @@ static void test_rules(void)
         check(longname, true, NULL, METRIC_TYPE_OTHER, METRIC_SUBTYPE_NONE, METRIC_ROLLUP_NONE, "");
 }
 
+/* The GPU a result ran on (MetricChip), on names and compute capabilities the corpus does not hold. */
+static void test_chips(void)
+{
+        static const struct {
+                int major, minor;
+                bool outside;
+        } ccs[] = {
+                { 6, 0, true },
+                { 6, 2, true },
+                { 7, 0, false },
+                { 7, 2, false },
+                { 8, 7, false },
+                { 9, 0, false },
+                { 10, 0, true },
+                { 10, 3, true },
+                { 12, 1, true },
+                { -1, -1, false },
+        };
+        MetricChip chip;
+
+        for (size_t i = 0; i < G_N_ELEMENTS(ccs); i++) {
+                metric_chip_from_device(ccs[i].major, ccs[i].minor, -1, &chip);
+                g_assert_cmpint(chip.outside_database, ==, ccs[i].outside);
+                g_assert_false(chip.lacks_nvlink);
+        }
+
+        /* Outside the database: every metric "other", units only for the occupancy calculator's counts. */
+        metric_chip_from_device(10, 0, 18, &chip);
+        check_on("dram__bytes.sum.per_second", true, &chip, NULL, METRIC_TYPE_OTHER, METRIC_SUBTYPE_PER_SECOND,
+                        METRIC_ROLLUP_SUM, "");
+        check_on("launch__occupancy_limit_registers", true, &chip, NULL, METRIC_TYPE_OTHER, METRIC_SUBTYPE_NONE,
+                        METRIC_ROLLUP_NONE, "block");
+        check_on("launch__occupancy_limit_barriers", true, &chip, NULL, METRIC_TYPE_OTHER, METRIC_SUBTYPE_NONE,
+                        METRIC_ROLLUP_NONE, "");
+        check_on("launch__registers_per_thread", false, &chip, NULL, METRIC_TYPE_OTHER, METRIC_SUBTYPE_NONE,
+                        METRIC_ROLLUP_NONE, "");
+
+        /* Without NVLink, the NVLink rates are names the database lacks, floating point or not. */
+        metric_chip_from_device(8, 9, 0, &chip);
+        g_assert_true(chip.lacks_nvlink);
+        check_on("nvltx__bytes.avg.per_second", true, &chip, NULL, METRIC_TYPE_OTHER, METRIC_SUBTYPE_PER_SECOND,
+                        METRIC_ROLLUP_AVG, "byte");
+        check_on("nvlrx__bytes.sum.pct_of_peak_sustained_elapsed", false, &chip, NULL, METRIC_TYPE_OTHER,
+                        METRIC_SUBTYPE_PCT_OF_PEAK_SUSTAINED_ELAPSED, METRIC_ROLLUP_SUM, "byte");
+        check_on("dram__bytes.sum.per_second", true, &chip, NULL, METRIC_TYPE_COUNTER, METRIC_SUBTYPE_PER_SECOND,
+                        METRIC_ROLLUP_SUM, "byte_per_second");
+        /* With it, the fallback a rule stored is the counter. */
+        metric_chip_from_device(8, 6, 4, &chip);
+        check_on("nvltx__bytes.sum.per_second", false, &chip, NULL, METRIC_TYPE_COUNTER, METRIC_SUBTYPE_PER_SECOND,
+                        METRIC_ROLLUP_SUM, "byte_per_second");
+
+        /* A later revision of a counter is not in ncu 2024.1.1's database, on any chip. */
+        check_on("sm__pipe_fma_cycles_active_v3.max.pct_of_peak_sustained_active", true, NULL, NULL, METRIC_TYPE_OTHER,
+                        METRIC_SUBTYPE_PCT_OF_PEAK_SUSTAINED_ACTIVE, METRIC_ROLLUP_MAX, "cycle");
+        check_on("sm__pipe_fma_cycles_active_vx.max.pct_of_peak_sustained_active", true, NULL, NULL,
+                        METRIC_TYPE_COUNTER, METRIC_SUBTYPE_PCT_OF_PEAK_SUSTAINED_ACTIVE, METRIC_ROLLUP_MAX, "%");
+}
+
 static void check_csv_unit(const char *name, bool is_floating, const char *expected)
 {
         char buf[METRIC_UNIT_MAX];
@@ -156,6 +220,7 @@ int main(int argc, char **argv)
 
         g_test_add_func("/metric-attrs/rules", test_rules);
         g_test_add_func("/metric-attrs/csv-units", test_csv_units);
+        g_test_add_func("/metric-attrs/chips", test_chips);
         for (size_t i = 0; i < REPORT_CORPUS_N; i++) {
                 g_autofree char *p = g_strdup_printf("/metric-attrs/corpus/%s", report_corpus_names[i]);
                 g_test_add_data_func(p, report_corpus_names[i], check_report);
