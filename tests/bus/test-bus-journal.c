@@ -19,6 +19,7 @@
 #include "bus-world.h"
 #include "log.h"
 #include "macro.h"
+#include "test-mount.h"
 
 #define NAMESPACE "nvptest"
 #define JOURNALD "/lib/systemd/systemd-journald"
@@ -40,15 +41,16 @@ static const char *start_private_journald(void)
 {
         g_autoptr(GError) error = NULL;
         const char *argv[] = { JOURNALD, NAMESPACE, NULL };
+        const char *why;
         gint64 deadline;
 
         if (!g_file_test(JOURNALD, G_FILE_TEST_IS_EXECUTABLE))
                 return JOURNALD " is not installed";
         if (!g_file_test("/var/log/journal", G_FILE_TEST_IS_DIR) || !g_file_test("/run/systemd", G_FILE_TEST_IS_DIR))
                 return "no /var/log/journal or /run/systemd to mount over";
-        if (unshare(CLONE_NEWNS) < 0)
-                return "unshare(CLONE_NEWNS) failed";
-        g_assert_cmpint(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), ==, 0);
+        why = test_private_mount_namespace();
+        if (why)
+                return why;
         g_assert_cmpint(mount("tmpfs", "/run/systemd", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755"), ==, 0);
         journal_dir = g_dir_make_tmp("nvprofiled-journal-XXXXXX", &error);
         g_assert_no_error(error);

@@ -27,6 +27,7 @@
 
 #include "bus-names.h"
 #include "itest.h"
+#include "test-mount.h"
 
 #define RCD "etc/nvidia/nvidia-application-profiles-rc.d"
 #define USER_RC ".nv/nvidia-application-profiles-rc"
@@ -278,8 +279,10 @@ static void sec_setup(Sec *s, bool private_proc)
 {
         *s = (Sec){ 0 };
         if (private_proc) {
-                g_assert_cmpint(unshare(CLONE_NEWNS), ==, 0);
-                g_assert_cmpint(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), ==, 0);
+                const char *why = test_private_mount_namespace();
+
+                if (why)
+                        g_error("a mount namespace of our own: %s", why);
         }
         itest_setup(&s->t);
         /* After itest_setup(), which installs its own. */
