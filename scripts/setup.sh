@@ -207,6 +207,9 @@ do_test() {
     local common=(-Dwarning_level=3 -Dwerror=true -Dcorpus_required=$corpus_required)
     local snapshot
     snapshot=$(mktemp)
+    # Every process the tests start inherits it: how tests/leftovers.sh tells ours from others'.
+    NVPROFILED_TEST_RUN=$$-$(date +%s%N)
+    export NVPROFILED_TEST_RUN
     tests/leftovers.sh snapshot "$snapshot"
 
     if $check_format; then

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # What a test run left behind: processes, temporary directories, mounts and listening ports of ours that
-# were not there when the run began. scripts/setup.sh test takes a snapshot first and checks at its end
-# (one test: it fails when anything is left, and lists it).
+# were not there when the run began. scripts/setup.sh test exports NVPROFILED_TEST_RUN (a value of its
+# own, which every process the tests start inherits), takes a snapshot first and checks at its end (one
+# test: it fails when anything is left, and lists it). A process is ours when its environment carries
+# that value or its command line names the checkout, so another run on the same machine does not count.
 #
 #   leftovers.sh snapshot FILE      writes what is there now
 #   leftovers.sh check FILE TOP     lists what is new and ours (TOP: the checkout); exit 1 if anything
 set -euo pipefail
 
-# The programs the tests start (comm is cut at 15 characters).
-our_comms='^(nvprofiled|nvprofilectl|nvprofiled-repo|helper-process|dbus-daemon|systemd-journal|systemd-nspawn|prometheus|prometheus-node|node_exporter|promtool|tmux: server|tmux|mmdebstrap)$'
 temp_globs=(/tmp/nvprofiled-* /tmp/nvptest-* /var/tmp/nvprofiled-*)
 
 processes() {
@@ -44,7 +44,7 @@ new() {
 
 check() {
     snapshot=$1
-    local top=$2 found=() line pid comm cmd attempt
+    local top=$2 found=() line pid comm cmd env attempt
     # What a test just killed may take a moment to be gone.
     for attempt in $(seq 50); do
         found=()
@@ -54,9 +54,10 @@ check() {
             comm=${line#* }
             [ "$pid" != $$ ] || continue
             cmd=$({ tr '\0' ' ' < "/proc/$pid/cmdline"; } 2>/dev/null) || continue
-            if [[ "$comm" =~ $our_comms ]] || [[ "$cmd" == *"$top"* ]] || [[ "$cmd" == */tmp/nvprofiled-* ]] ||
-                [[ "$cmd" == */tmp/nvptest-* ]]; then
-                [[ "$cmd" == *leftovers.sh* ]] || found+=("process $pid: $cmd")
+            env=$({ tr '\0' '\n' < "/proc/$pid/environ"; } 2>/dev/null) || continue
+            if [[ "$cmd" == *"$top"* ]] || { [ -n "${NVPROFILED_TEST_RUN:-}" ] &&
+                [[ $'\n'"$env"$'\n' == *$'\n'"NVPROFILED_TEST_RUN=$NVPROFILED_TEST_RUN"$'\n'* ]]; }; then
+                [[ "$cmd" == *leftovers.sh* ]] || found+=("process $pid ($comm): $cmd")
             fi
         done < <(processes | new process)
         while read -r line; do [ -z "$line" ] || found+=("directory $line"); done < <(temp_dirs | new dir)
