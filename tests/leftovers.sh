@@ -11,6 +11,9 @@
 set -euo pipefail
 
 temp_globs=(/tmp/nvprofiled-* /tmp/nvptest-* /var/tmp/nvprofiled-*)
+# Not inherited by the programs this script runs, which would otherwise count as ours.
+marker=${NVPROFILED_TEST_RUN:-}
+unset NVPROFILED_TEST_RUN
 
 processes() {
     ps -e -o pid=,comm= | awk '{ $1 = $1; print }'
@@ -42,29 +45,34 @@ new() {
     grep -vxF -f <(sed -n "s/^$kind //p" "$snapshot") || true
 }
 
+# ours TOP: the pids whose environment carries our NVPROFILED_TEST_RUN or whose command line names TOP.
+ours() {
+    {
+        [ -z "$marker" ] || grep -lzxF "NVPROFILED_TEST_RUN=$marker" /proc/[0-9]*/environ 2>/dev/null || true
+        grep -lzF "$1" /proc/[0-9]*/cmdline 2>/dev/null || true
+    } | cut -d/ -f3 | sort -u
+}
+
 check() {
     snapshot=$1
-    local top=$2 found=() line pid comm cmd env attempt
+    local top=$2 found=() line pid cmd attempt
     # What a test just killed may take a moment to be gone.
-    for attempt in $(seq 50); do
+    for attempt in $(seq 30); do
         found=()
         while read -r line; do
             [ -n "$line" ] || continue
             pid=${line%% *}
-            comm=${line#* }
             [ "$pid" != $$ ] || continue
-            cmd=$({ tr '\0' ' ' < "/proc/$pid/cmdline"; } 2>/dev/null) || continue
-            env=$({ tr '\0' '\n' < "/proc/$pid/environ"; } 2>/dev/null) || continue
-            if [[ "$cmd" == *"$top"* ]] || { [ -n "${NVPROFILED_TEST_RUN:-}" ] &&
-                [[ $'\n'"$env"$'\n' == *$'\n'"NVPROFILED_TEST_RUN=$NVPROFILED_TEST_RUN"$'\n'* ]]; }; then
-                [[ "$cmd" == *leftovers.sh* ]] || found+=("process $pid ($comm): $cmd")
-            fi
-        done < <(processes | new process)
+            cmd=$({ tr '\0' ' ' < "/proc/$pid/cmdline"; } 2>/dev/null || true)
+            # Gone meanwhile (or a zombie about to be reaped).
+            [ -n "$cmd" ] || continue
+            found+=("process $pid: $cmd")
+        done < <(processes | new process | grep -E "^($(ours "$top" | paste -sd'|' -)) " || true)
         while read -r line; do [ -z "$line" ] || found+=("directory $line"); done < <(temp_dirs | new dir)
         while read -r line; do [ -z "$line" ] || found+=("mount $line"); done < <(mounts | new mount)
         while read -r line; do [ -z "$line" ] || found+=("listening on $line"); done < <(listening | new listen)
         [ ${#found[@]} -gt 0 ] || return 0
-        sleep 0.1
+        sleep 0.2
     done
     printf '    %s\n' "${found[@]}" >&2
     return 1
