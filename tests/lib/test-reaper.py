@@ -11,6 +11,11 @@ while the test runs, and killed when it ends. It also gives the test a temporary
 anything a test left mounted below it, so no /tmp/nvprofiled-* directory is left either. The test's exit
 status (or the signal that ended it) is passed on.
 
+meson ends a test that runs over its time by killing its whole process group, this wrapper included, half
+a second after SIGTERM. So a janitor, in a session of its own and holding nothing of the test's output,
+waits for this wrapper to end however it ends, then kills every process whose environment still carries
+the test's TMPDIR and removes that directory.
+
     test-reaper.py COMMAND [ARG...]
 """
 import ctypes
@@ -41,11 +46,11 @@ def children():
     return found
 
 
-def kill_leftovers():
-    """SIGKILLs our children until none is left: their own children come to us when they die."""
+def kill_leftovers(keep):
+    """SIGKILLs our children but keep until none is left: their own children come to us when they die."""
     left = []
     for _ in range(100):
-        pids = children()
+        pids = [p for p in children() if p != keep]
         if not pids:
             break
         for pid in pids:
@@ -75,6 +80,54 @@ def unmount_below(path):
     return mounts
 
 
+def processes_of(tmp):
+    """The pids whose environment has TMPDIR=tmp: everything the test started, wherever it went."""
+    marker = b"TMPDIR=" + tmp.encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                if marker in f.read().split(b"\0"):
+                    found.append(int(entry))
+        except OSError:
+            pass
+    return found
+
+
+def clean(tmp):
+    for _ in range(100):
+        pids = processes_of(tmp)
+        if not pids:
+            break
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+    mounted = unmount_below(tmp)
+    shutil.rmtree(tmp, ignore_errors=True)
+    return mounted
+
+
+def start_janitor(tmp):
+    """Forks the janitor; returns its pid and the pipe end whose closing (ours, however we end) wakes it."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(w)
+        os.setsid()
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.read(r, 1)
+        clean(tmp)
+        os._exit(0)
+    os.close(r)
+    return pid, w
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -85,9 +138,11 @@ def main():
     tmp = tempfile.mkdtemp(prefix="nvprofiled-run-", dir=os.environ.get("TMPDIR", "/tmp"))
     os.chmod(tmp, 0o1777)
     env = dict(os.environ, TMPDIR=tmp)
+    janitor_pid, janitor = start_janitor(tmp)
 
     test = os.fork()
     if test == 0:
+        os.close(janitor)
         try:
             os.execvpe(sys.argv[1], sys.argv[1:], env)
         except OSError as e:
@@ -114,14 +169,19 @@ def main():
             continue
         if pid == test:
             status = st
+        elif pid == janitor_pid:
+            janitor_pid = None
 
-    left = kill_leftovers()
+    left = kill_leftovers(janitor_pid)
     if left:
         print(f"test-reaper: killed what the test left running: {', '.join(left)}", file=sys.stderr)
-    mounted = unmount_below(tmp)
+    mounted = clean(tmp)
     if mounted:
         print(f"test-reaper: unmounted what the test left mounted: {', '.join(mounted)}", file=sys.stderr)
-    shutil.rmtree(tmp, ignore_errors=True)
+    # The janitor finds nothing left, and is reaped: it must not outlive us either.
+    os.close(janitor)
+    if janitor_pid:
+        os.waitpid(janitor_pid, 0)
 
     if status is None:
         sys.exit(1)
