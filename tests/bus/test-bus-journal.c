@@ -160,8 +160,11 @@ static void test_message_ids_in_journal(void)
         struct json_object *e;
         GPid pid;
 
+        /* We are root here: a private journald that cannot run is a failure, with its reason (meson
+         * would count a skipped subtest of a passing binary as a pass). */
         if (*journald_unavailable) {
-                g_test_skip(journald_unavailable);
+                g_test_message("no private journald: %s", journald_unavailable);
+                g_test_fail();
                 return;
         }
         world_setup(&w);
