@@ -37,6 +37,15 @@ skip_or_fail() {
 [ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root (mmdebstrap, systemd-nspawn)"; exit 77; }
 command -v mmdebstrap >/dev/null || skip_or_fail "mmdebstrap is not installed (Debian package mmdebstrap)"
 command -v systemd-nspawn >/dev/null || skip_or_fail "systemd-nspawn is not installed (systemd-container)"
+# systemd-nspawn makes / a slave mount in its own namespace, which the kernel refuses where / is not a
+# mount point: in a chroot entered without binding its directory onto itself first. Said, and failed:
+# the test cannot run there, and a test that did not run must not pass.
+if ! awk '$5 == "/" { found = 1 } END { exit !found }' /proc/self/mountinfo; then
+    echo "FAIL: / is not a mount point here (a chroot whose directory was not bound onto itself):" \
+        "systemd-nspawn cannot boot a container from it; enter the chroot after 'mount --bind DIR DIR'," \
+        "or run the system test outside it" >&2
+    exit 1
+fi
 report=$(find "$corpus/reports" -maxdepth 1 -name '*.ncu-rep' -size -200k 2>/dev/null | sort | head -n 1)
 [ -n "$report" ] || skip_or_fail "no corpus report under $corpus/reports"
 
@@ -126,8 +135,10 @@ start=$(date +%s)
 # machine: PID 1 is another init and the cgroup hierarchy is v1 with a named systemd one, "hybrid"); with
 # it nothing is asked of the host's systemd, and the container's systemd sets up its own hierarchy.
 # --console=pipe: no terminal is needed; the checks write to out/, bound into the container.
+# --link-journal=no: the container's journal stays inside it (the checks read it there); linking it
+# needs a host machine ID, which a chroot (or a fresh image) may not have.
 systemd-nspawn --quiet --directory="$root" --machine="$machine" --boot --register=no --keep-unit \
-    --console=pipe --resolv-conf=copy-host --bind="$work/out:/nvp-system-test/out" \
+    --console=pipe --resolv-conf=copy-host --link-journal=no --bind="$work/out:/nvp-system-test/out" \
     > "$work/console.log" 2>&1 < /dev/null &
 nspawn_pid=$!
 
