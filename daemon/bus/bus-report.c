@@ -417,6 +417,14 @@ static int method_get_info(sd_bus_message *m, void *userdata, sd_bus_error *erro
         return forward(m, userdata, NCU_SERVE_GET_INFO, &args, "suut", error);
 }
 
+static int method_get_summary(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        NcuWire args;
+
+        ncu_wire_init(&args, 0);
+        return forward(m, userdata, NCU_SERVE_GET_SUMMARY, &args, "a(uuus(ttt)(ttt)da(ssd))", error);
+}
+
 static int method_list_actions(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         NcuWire args;
@@ -678,6 +686,8 @@ const sd_bus_vtable bus_report_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("GetInfo", SD_BUS_NO_ARGS,
                         SD_BUS_RESULT("s", ncu_version, "u", format_version, "u", ranges, "t", size), method_get_info,
                         SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetSummary", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(uuus(ttt)(ttt)da(ssd))", summary),
+                        method_get_summary, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListActions", SD_BUS_ARGS("u", range), SD_BUS_RESULT("a(ussss(ttt)(ttt)d)", actions),
                         method_list_actions, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetMetricNames", SD_BUS_ARGS("u", range, "u", action), SD_BUS_RESULT("as", names),
