@@ -356,7 +356,7 @@ int bus_method_load_report(sd_bus_message *m, void *userdata, sd_bus_error *erro
 {
         BusContext *c = userdata;
         const char *why = NULL;
-        BusReportCall *call;
+        BusReportCall *call = NULL;
         ManagerReport *r;
         uid_t uid;
         int fd, k;
@@ -384,7 +384,7 @@ static int forward(sd_bus_message *m, ManagerReport *r, NcuServeOp op, NcuWire *
                 sd_bus_error *error)
 {
         const char *why = NULL;
-        BusReportCall *call;
+        BusReportCall *call = NULL;
         int k;
 
         k = ncu_wire_finish(args);
@@ -574,7 +574,7 @@ static void on_output_done(int error, int fd, const char *message, void *userdat
 static int export(sd_bus_message *m, ManagerReport *r, NcuServeExport kind, sd_bus_error *error)
 {
         const char *why = NULL;
-        BusReportCall *call;
+        BusReportCall *call = NULL;
         int k;
 
         k = bus_report_call_new(m, NULL, &call);
@@ -615,7 +615,7 @@ static int method_diff(sd_bus_message *m, void *userdata, sd_bus_error *error)
         ManagerReport *r = userdata, *baseline;
         Manager *manager = manager_report_manager(r);
         const char *path, *why = NULL;
-        BusReportCall *call;
+        BusReportCall *call = NULL;
         NcuWire args;
         int k;
 
