@@ -45,7 +45,7 @@ packages=(
     clang libclang-rt-14-dev clang-format
     python3-dbusmock scdoc groff-base man-db
     libzstd-dev libseccomp-dev
-    python3-dev
+    python3-dev python3-pyelftools
     libncurses-dev tmux prometheus-node-exporter prometheus
 )
 
