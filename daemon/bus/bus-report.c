@@ -671,8 +671,9 @@ int bus_report_register(BusContext *c)
         r = sd_bus_add_node_enumerator(c->bus, NULL, BUS_REPORT_PREFIX, bus_report_enumerator, c);
         if (r < 0)
                 return r;
-        return sd_bus_match_signal(c->bus, NULL, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                        "org.freedesktop.DBus", "NameOwnerChanged", on_name_owner_changed, c);
+        /* Asynchronously: the connection may still be authenticating when objects are registered. */
+        return sd_bus_match_signal_async(c->bus, NULL, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                        "org.freedesktop.DBus", "NameOwnerChanged", on_name_owner_changed, NULL, c);
 }
 
 void bus_reports_free(BusContext *c)
