@@ -462,15 +462,19 @@ static unsigned memory_cgroup_oom_kills(MemoryCgroup *cg)
 {
         g_autofree char *text = read_cg(cg->dir, cg->v2 ? "memory.events" : "memory.oom_control");
         const char *p = strstr(text, "oom_kill ");
+        unsigned n;
 
         g_assert_nonnull(p);
-        return (unsigned) g_ascii_strtoull(p + strlen("oom_kill "), NULL, 10);
+        n = (unsigned) g_ascii_strtoull(p + strlen("oom_kill "), NULL, 10);
+        return n;
 }
 
 static uint64_t memory_cgroup_peak(MemoryCgroup *cg)
 {
         g_autofree char *text = read_cg(cg->dir, cg->v2 ? "memory.current" : "memory.max_usage_in_bytes");
-        return g_ascii_strtoull(text, NULL, 10);
+        uint64_t bytes = g_ascii_strtoull(text, NULL, 10);
+
+        return bytes;
 }
 
 static void memory_cgroup_remove(MemoryCgroup *cg)
