@@ -460,12 +460,13 @@ static void memory_cgroup_enter(MemoryCgroup *cg, pid_t pid)
 /* The kernel's count of OOM kills in the cgroup. */
 static unsigned memory_cgroup_oom_kills(MemoryCgroup *cg)
 {
-        g_autofree char *text = read_cg(cg->dir, cg->v2 ? "memory.events" : "memory.oom_control");
+        char *text = read_cg(cg->dir, cg->v2 ? "memory.events" : "memory.oom_control");
         const char *p = strstr(text, "oom_kill ");
         unsigned n;
 
         g_assert_nonnull(p);
         n = (unsigned) g_ascii_strtoull(p + strlen("oom_kill "), NULL, 10);
+        g_free(text);
         return n;
 }
 
