@@ -417,13 +417,12 @@ static void remove_stale_cgroups(const char *parent)
         }
 }
 
-static char *read_cg(const char *dir, const char *file)
+/* The control file's text into *ret (g_free() it). */
+static void read_cg(const char *dir, const char *file, char **ret)
 {
         g_autofree char *path = g_build_filename(dir, file, NULL);
-        char *text = NULL;
 
-        g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
-        return text;
+        g_assert_true(g_file_get_contents(path, ret, NULL, NULL));
 }
 
 static void memory_cgroup_make(MemoryCgroup *cg)
@@ -460,9 +459,12 @@ static void memory_cgroup_enter(MemoryCgroup *cg, pid_t pid)
 /* The kernel's count of OOM kills in the cgroup. */
 static unsigned memory_cgroup_oom_kills(MemoryCgroup *cg)
 {
-        char *text = read_cg(cg->dir, cg->v2 ? "memory.events" : "memory.oom_control");
-        const char *p = strstr(text, "oom_kill ");
+        char *text = NULL;
+        const char *p;
         unsigned n;
+
+        read_cg(cg->dir, cg->v2 ? "memory.events" : "memory.oom_control", &text);
+        p = strstr(text, "oom_kill ");
 
         g_assert_nonnull(p);
         n = (unsigned) g_ascii_strtoull(p + strlen("oom_kill "), NULL, 10);
@@ -472,8 +474,11 @@ static unsigned memory_cgroup_oom_kills(MemoryCgroup *cg)
 
 static uint64_t memory_cgroup_peak(MemoryCgroup *cg)
 {
-        g_autofree char *text = read_cg(cg->dir, cg->v2 ? "memory.current" : "memory.max_usage_in_bytes");
-        uint64_t bytes = g_ascii_strtoull(text, NULL, 10);
+        g_autofree char *text = NULL;
+        uint64_t bytes;
+
+        read_cg(cg->dir, cg->v2 ? "memory.current" : "memory.max_usage_in_bytes", &text);
+        bytes = g_ascii_strtoull(text, NULL, 10);
 
         return bytes;
 }
