@@ -130,9 +130,9 @@ static void print_status_text(const Status *s)
                         *s->driver_version ? esc(&e, s->driver_version)
                                            : "(no NVIDIA driver found: shipped profiles not read)");
         printf(" Process watch: %s%s\n", esc(&e, s->process_watch_mode),
-                        s->process_watch_degraded ? " (degraded: the proc connector failed; short-lived processes may "
-                                                    "be missed)"
-                                                  : "");
+                        s->process_watch_degraded
+                                        ? " (degraded: processes are seen late, short-lived ones may be missed)"
+                                        : "");
         printf("     Processes: %" PRIu32 " tracked, %" PRIu32 "%s matched by a rule\n", s->tracked, s->matched,
                         geteuid() == 0 ? "" : " of yours");
         printf(" Configuration: generation %" PRIu64 "\n", s->generation);

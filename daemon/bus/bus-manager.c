@@ -37,7 +37,7 @@ static int property_get_version(sd_bus *bus, const char *path, const char *inter
         struct __useless_struct_to_allow_trailing_semicolon__
 
 DEFINE_MANAGER_PROPERTY_GET(driver_version, "s", strempty(m->driver_version));
-DEFINE_MANAGER_PROPERTY_GET(watch_mode, "s", manager_watch_state_to_string(m->watch_state));
+DEFINE_MANAGER_PROPERTY_GET(watch_mode, "s", manager_watch_mode(m));
 DEFINE_MANAGER_PROPERTY_GET(watch_degraded, "b", m->watch_degraded);
 DEFINE_MANAGER_PROPERTY_GET(tracked, "u", (uint32_t) intmap_size(&m->processes));
 DEFINE_MANAGER_PROPERTY_GET(events, "t", m->n_events);

@@ -110,6 +110,10 @@ int manager_new(sd_event *e, const ManagerConfig *config, const char *proc_path,
         /* Only the live /proc delivers events for the pids it lists. */
         m->real_proc = fstat(m->proc_fd, &st) >= 0 && stat("/proc", &live) >= 0 && st.st_dev == live.st_dev &&
                         st.st_ino == live.st_ino;
+        {
+                long hz = sysconf(_SC_CLK_TCK);
+                m->nsec_per_tick = hz > 0 ? 1000000000u / (uint64_t) hz : 10000000u;
+        }
 
         if (stat("/", &st) < 0)
                 return log_error_errno(errno, "Cannot stat /");

@@ -63,6 +63,21 @@ typedef enum ManagerWatchState {
         _MANAGER_WATCH_STATE_MAX,
 } ManagerWatchState;
 
+/* Why processes are polled although Mode= did not ask for it (manager-procwatch.c words each one). */
+typedef enum ManagerWatchReason {
+        MANAGER_WATCH_REASON_NONE, /* the connector, or polling as configured */
+        MANAGER_WATCH_REASON_NOT_LIVE_PROC,
+        MANAGER_WATCH_REASON_NO_CAPABILITY,
+        MANAGER_WATCH_REASON_UNAVAILABLE,
+        /* Degraded: the connector opened, but its events cannot be trusted or stopped coming. */
+        MANAGER_WATCH_REASON_OTHER_PID_NAMESPACE,
+        MANAGER_WATCH_REASON_NO_EVENTS,
+        MANAGER_WATCH_REASON_OTHER_CLOCK,
+        MANAGER_WATCH_REASON_UNVERIFIED,
+        MANAGER_WATCH_REASON_FAILED,
+        _MANAGER_WATCH_REASON_MAX,
+} ManagerWatchReason;
+
 /* One loaded configuration per (root, user's file access, $HOME). The home is keyed by the identity of the
  * directory as the user opens it, so "/root", "//root/" and "/home/../root" are one slot. */
 typedef struct ConfigSlot {
@@ -126,13 +141,20 @@ struct Manager {
 
         /* Process watching. */
         ManagerWatchState watch_state;
+        ManagerWatchReason watch_reason;
         int connector_fd;
         sd_event_source *connector_source;
         sd_event_source *poll_timer;
         sd_event_source *rescan_timer;
         uint64_t n_overruns, n_rescans, n_execs, n_events;
         uint64_t n_connector_failures;
-        bool watch_degraded; /* the connector failed and could not be reopened: polling instead */
+        bool watch_degraded; /* the connector is unusable (its events are not of our namespace, or it failed
+                              * and could not be reopened): polling instead */
+        /* Added to a connector event's timestamp (CLOCK_MONOTONIC) to compare it with /proc start times
+         * (CLOCK_BOOTTIME): the time spent suspended, measured at each batch on the live /proc; tests on a
+         * fixture /proc set it. */
+        uint64_t event_clock_offset_ns;
+        uint64_t nsec_per_tick; /* of /proc start times */
         sd_event_source *resync_source; /* deferred rescan after an overrun */
         ProcEvent *event_buffer; /* one batch of connector events, reused */
         struct SettleQueue *settle; /* every process's settle re-reads, on one timer (process.c) */
@@ -231,3 +253,5 @@ static inline bool manager_may_list(const Manager *m, uid_t caller_uid, uid_t ow
 }
 
 const char *manager_watch_state_to_string(ManagerWatchState s) _const_;
+/* ProcessWatchMode: the state, and when polling for a reason, the reason ("polling (...)"). */
+const char *manager_watch_mode(const Manager *m) _pure_;

@@ -275,9 +275,9 @@ static int run(int argc, char *argv[])
                 return EXIT_FAILURE;
 
         log_info("nvprofiled %s ready: %u processes tracked (%s).", PACKAGE_VERSION,
-                        (unsigned) intmap_size(&m->processes), manager_watch_state_to_string(m->watch_state));
+                        (unsigned) intmap_size(&m->processes), manager_watch_mode(m));
         (void) sd_notifyf(false, "READY=1\nSTATUS=Watching %u processes (%s).", (unsigned) intmap_size(&m->processes),
-                        manager_watch_state_to_string(m->watch_state));
+                        manager_watch_mode(m));
 
         r = sd_event_loop(e);
         (void) sd_notify(false, "STOPPING=1");
