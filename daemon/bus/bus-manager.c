@@ -775,9 +775,13 @@ static int reload_authorized(BusContext *c, sd_bus_message *m, sd_bus_error *err
 {
         int r;
 
-        r = manager_reload(c->manager);
+        r = manager_reload_configuration(c->manager);
         if (r < 0)
-                return r;
+                /* The rc files were read again all the same; the journal names the file's errors. */
+                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED,
+                                "The daemon's configuration file %s; the configuration in force stays (the journal "
+                                "says more)",
+                                r == -EBADMSG ? "has errors" : "cannot be read");
         return sd_bus_reply_method_return(m, NULL);
 }
 

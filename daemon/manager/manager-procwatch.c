@@ -558,7 +558,9 @@ static int on_rescan_timer(sd_event_source *s, uint64_t usec, void *userdata)
         Manager *m = userdata;
 
         (void) manager_rescan(m);
-        return sd_event_source_set_time_relative(s, m->config.rescan_interval_usec);
+        /* A time source is disabled when it fires (SD_EVENT_ONESHOT): armed again, or it fires once only. */
+        (void) sd_event_source_set_time_relative(s, m->config.rescan_interval_usec);
+        return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
 /* Why processes are polled, in words: the log says the reason, ProcessWatchMode "polling (reason)". */
@@ -763,6 +765,28 @@ int manager_procwatch_start(Manager *m)
         /* Subscribed here, scanned by the caller afterwards (manager_scan()): a process started in
          * between is seen at least once. */
         return 0;
+}
+
+void manager_procwatch_config_changed(Manager *m)
+{
+        int r;
+
+        /* The next poll at the new interval from now; the rescan timer made, moved or stopped. */
+        if (m->poll_timer)
+                (void) sd_event_source_set_time_relative(m->poll_timer, m->config.poll_interval_usec);
+        if (m->config.rescan_interval_usec == 0) {
+                m->rescan_timer = sd_event_source_disable_unref(m->rescan_timer);
+                return;
+        }
+        if (m->rescan_timer) {
+                (void) sd_event_source_set_time_relative(m->rescan_timer, m->config.rescan_interval_usec);
+                (void) sd_event_source_set_enabled(m->rescan_timer, SD_EVENT_ONESHOT);
+                return;
+        }
+        r = sd_event_add_time_relative(m->event, &m->rescan_timer, CLOCK_MONOTONIC, m->config.rescan_interval_usec,
+                        m->config.rescan_interval_usec / 10, on_rescan_timer, m);
+        if (r < 0)
+                log_warning_errno(r, "Cannot start the rescan timer");
 }
 
 void manager_procwatch_stop(Manager *m)

@@ -8,6 +8,8 @@
  * periodic /proc scan otherwise, and a full rescan at start-up and after every connector overrun. */
 int manager_procwatch_start(Manager *m);
 void manager_procwatch_stop(Manager *m);
+/* PollIntervalSec= or RescanIntervalSec= changed (a reload): the timers follow. */
+void manager_procwatch_config_changed(Manager *m);
 
 /* After the connector failed (error): reconnects and rescans, or falls back to polling and says the
  * watching is degraded; if even that fails, watchdog pings stop, so that systemd restarts the daemon. */

@@ -327,6 +327,26 @@ int usage_drm_start(ManagerUsage *u)
         return 0;
 }
 
+void usage_drm_config_changed(ManagerUsage *u)
+{
+        uint64_t interval = u->manager->config.usage_rescan_interval_usec;
+
+        if (!u->sampler)
+                return;
+        if (interval == 0) {
+                u->rescan_timer = sd_event_source_disable_unref(u->rescan_timer);
+                return;
+        }
+        if (!u->rescan_timer) {
+                if (sd_event_add_time_relative(u->manager->event, &u->rescan_timer, CLOCK_MONOTONIC, interval, 0,
+                                    on_rescan_timer, u) < 0)
+                        log_warning("Cannot start the DRM rescan timer.");
+                return;
+        }
+        (void) sd_event_source_set_time_relative(u->rescan_timer, interval);
+        (void) sd_event_source_set_enabled(u->rescan_timer, SD_EVENT_ON);
+}
+
 void usage_drm_stop(ManagerUsage *u)
 {
         profiling_restore(u);

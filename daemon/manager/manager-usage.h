@@ -166,6 +166,7 @@ const UsageProcess *usage_snapshot_find_process(const UsageSnapshot *s, pid_t pi
 size_t usage_client_visible_holders(const UsageClient *c, uid_t caller);
 
 /* Hooks from the rest of the manager. */
+void manager_usage_config_changed(Manager *m); /* a reload changed [Usage] */
 void manager_usage_nodes_opened(Manager *m); /* inotify IN_OPEN on a GPU node */
 void manager_usage_process_exec(Manager *m, pid_t pid);
 /* event_ns: the EXIT or FORK event's timestamp (MANAGER_NO_EVENT: none); applied only to processes that

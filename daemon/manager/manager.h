@@ -100,6 +100,9 @@ struct Manager {
         ManagerCallbacks callbacks;
         void *userdata;
 
+        char *config_file; /* the daemon's configuration file, re-read by manager_reload_configuration() */
+        bool config_file_optional; /* ...where a missing file means the defaults */
+
         int proc_fd; /* --proc */
         int sys_fd; /* --sys */
         int root_fd; /* --root: where /etc, /usr/share and homes are */
@@ -202,9 +205,21 @@ int manager_start(Manager *m);
 int manager_start_watching(Manager *m);
 int manager_scan(Manager *m);
 
-/* Re-reads configuration (keeping the last good version of files that broke) and re-evaluates every
+/* Re-reads the rc files (keeping the last good version of files that broke) and re-evaluates every
  * tracked process. */
 int manager_reload(Manager *m);
+
+/* The daemon's configuration file, for manager_reload_configuration(); NULL: none. */
+int manager_set_config_file(Manager *m, const char *path, bool optional);
+
+/* SIGHUP and the Reload method: re-reads the configuration file and applies what changed, then the rc files
+ * (manager_reload()). A file with errors changes nothing (each error logged with its line; -EBADMSG); a
+ * setting that takes effect at start-up only keeps its running value, and a warning names it. */
+int manager_reload_configuration(Manager *m);
+
+/* Makes next the configuration in force (what takes effect at start-up only keeps its running value), and
+ * applies it: timers, log limits, the export, the section folders. The log names what changed. */
+int manager_apply_config(Manager *m, ManagerConfig *next);
 
 /* The configuration for a process root and $HOME, loaded on demand, every file opened with creds's access
  * (a process's own credentials; NULL: the daemon's); root_fd: the configuration root (the daemon's, or a
