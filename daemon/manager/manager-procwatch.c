@@ -208,6 +208,8 @@ static int exec_queue_add(ExecQueue *q, pid_t pid, uint64_t due_usec, uint64_t e
 
 uint64_t manager_read_due_execs(Manager *m, ExecQueue *q, uint64_t now_usec)
 {
+        Process *p;
+
         assert(m);
         assert(q);
 
@@ -220,7 +222,9 @@ uint64_t manager_read_due_execs(Manager *m, ExecQueue *q, uint64_t now_usec)
                         return e->due_usec;
                 (void) intmap_remove(&q->pending, (uint64_t) e->pid);
                 (void) track(m, e->pid, true, e->exec_ns);
-                manager_gpu_process_tracked(m, e->pid, e->due_usec - m->config.event_coalesce_usec);
+                p = manager_get_process(m, e->pid);
+                if (p && manager_event_may_describe(m, e->exec_ns, p->id.start_time))
+                        manager_gpu_process_tracked(m, e->pid, e->due_usec - m->config.event_coalesce_usec);
         }
         return UINT64_MAX;
 }
