@@ -83,7 +83,8 @@ static void help(void)
                "                         byte for byte as ncu's own CSV export in base units\n"
                "  report details FILE --csv  ncu's details page: every section of every kernel with\n"
                "                         its rule results, byte for byte as ncu's CSV export of all\n"
-               "                         details in base units\n");
+               "                         details in base units. Both print the exact bytes to a pipe,\n"
+               "                         a file or --output, and escape them on a terminal\n");
 
         printf("  top                    Show GPU usage refreshing, like top: each device with a bar per\n"
                "                         engine and its memory, then each process using a GPU (those\n"
@@ -134,6 +135,8 @@ static void help(void)
                "                         instance values, \"VALUE (I1; I2; ...)\" (default none)\n"
                "     --local            report: parse the file in this process instead of having\n"
                "                         the daemon's confined worker parse it\n"
+               "     --output=FILE      report raw, report details: write the exact bytes to FILE\n"
+               "                         (replaced whole once complete, never half written)\n"
                "     --arch=CC          sections metrics: the GPU's compute capability as\n"
                "                         major*10+minor (86 for 8.6)\n"
                "     --scope=SCOPE      sections metrics: launch (default), range or cmdlist\n"
@@ -165,6 +168,9 @@ static void help(void)
                "  DBUS_SYSTEM_BUS_ADDRESS, DBUS_SESSION_BUS_ADDRESS  the buses' addresses, as for every\n"
                "                         D-Bus client\n"
                "  HOME                   check without paths: whose per-user rc files are checked\n"
+               "  NVPROFILED_PYTHON      report rules, report diff: the python3 to run them with\n"
+               "  NVPROFILED_PYTHON_DIR  report rules, report diff: the folder (an absolute path) of\n"
+               "                         the nvprofiled Python package; PYTHONPATH is not used\n"
                "\n"
                "Exit status:\n"
                "  0  success\n"
@@ -252,6 +258,7 @@ int parse_argv(int argc, char *argv[])
                 ARG_CSV,
                 ARG_PRINT_METRIC_INSTANCES,
                 ARG_LOCAL,
+                ARG_OUTPUT,
                 ARG_RULES_DIR,
                 ARG_RULE,
                 ARG_ALL_SECTIONS,
@@ -281,6 +288,7 @@ int parse_argv(int argc, char *argv[])
                 { "csv", no_argument, NULL, ARG_CSV },
                 { "print-metric-instances", required_argument, NULL, ARG_PRINT_METRIC_INSTANCES },
                 { "local", no_argument, NULL, ARG_LOCAL },
+                { "output", required_argument, NULL, ARG_OUTPUT },
                 { "rules-dir", required_argument, NULL, ARG_RULES_DIR },
                 { "rule", required_argument, NULL, ARG_RULE },
                 { "all-sections", no_argument, NULL, ARG_ALL_SECTIONS },
@@ -380,6 +388,11 @@ int parse_argv(int argc, char *argv[])
                         break;
                 case ARG_LOCAL:
                         arg.local = true;
+                        break;
+                case ARG_OUTPUT:
+                        if (optarg[0] == '\0')
+                                return usage_error("--output= takes a file name.");
+                        arg.output = optarg;
                         break;
                 case ARG_RULES_DIR:
                         if (strv_extend(&arg.rules_dirs, optarg) < 0)
@@ -544,8 +557,9 @@ int dispatch_verb(int argc, char *argv[])
                         (void) usage_error("--arch, --scope and --schema are options of sections, not of %s.", v->name);
                         return EXIT_USAGE;
                 }
-                if (!(v->flags & VERB_LOCAL_OPTION) && (arg.csv || arg.print_metric_instances)) {
-                        (void) usage_error("--csv and --print-metric-instances are options of report, not of %s.",
+                if (!(v->flags & VERB_LOCAL_OPTION) && (arg.csv || arg.print_metric_instances || arg.output)) {
+                        (void) usage_error("--csv, --print-metric-instances and --output are options of report, not "
+                                           "of %s.",
                                         v->name);
                         return EXIT_USAGE;
                 }

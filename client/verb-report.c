@@ -4,7 +4,8 @@
  *   report summary FILE   one line per action: name, grid/block, duration, the top rule findings
  *   report json FILE      the whole model, schema io.github.nvprofiled.ncu-report (see report-json.h)
  *
- * The file is opened here, with the caller's own rights, and its descriptor handed to the daemon
+ * The file is opened here, with the caller's own rights (report_open(): a regular file, nothing else is
+ * ever opened), and its descriptor handed to the daemon
  * (LoadReport), whose confined worker parses it; with --local, or when no daemon serves reports, it is
  * parsed in this process with the same reader. Everything from the file is escaped in text output; JSON carries it
  * exactly. Subverbs are a table: the CSV exports (raw, details) are added to it. */
@@ -27,31 +28,45 @@
 #include "verb-report-python.h"
 #include "verb-report.h"
 
-#define SUMMARY_FINDINGS_MAX 3
 #define REPORT_JSON_MAX ((size_t) 1024 * 1024 * 1024)
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(json_tokener *, json_tokener_free);
 
+static int report_open_error(EscapePool *e, const char *path, int error)
+{
+        fprintf(stderr, "nvprofilectl: %s: %s\n", esc(e, path), strerror(-error));
+        return error;
+}
+
 int report_open(const char *path, int *ret_fd)
 {
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
-        _cleanup_close_ int fd = -EBADF;
+        _cleanup_close_ int path_fd = -EBADF;
+        char proc[64];
         struct stat st;
+        int fd;
 
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0) {
-                fprintf(stderr, "nvprofilectl: %s: %s\n", esc(&e, path), strerror(errno));
-                return -errno;
-        }
-        if (fstat(fd, &st) < 0) {
-                fprintf(stderr, "nvprofilectl: %s: %s\n", esc(&e, path), strerror(errno));
-                return -errno;
-        }
+        assert(path);
+        assert(ret_fd);
+
+        /* An O_PATH handle opens nothing: a fifo is not waited on and a device's open() never runs, whatever
+         * the path turns out to name (the caller may be root, and the path another user's link). */
+        path_fd = open(path, O_PATH | O_CLOEXEC);
+        if (path_fd < 0)
+                return report_open_error(&e, path, -errno);
+        if (fstat(path_fd, &st) < 0)
+                return report_open_error(&e, path, -errno);
         if (!S_ISREG(st.st_mode)) {
                 fprintf(stderr, "nvprofilectl: %s: not a regular file\n", esc(&e, path));
                 return -EBADFD;
         }
-        *ret_fd = TAKE_FD(fd);
+        /* That very file, opened for reading through its handle (read permission is checked on it now),
+         * never through the path again, which may name something else by now. */
+        snprintf(proc, sizeof(proc), "/proc/self/fd/%i", path_fd);
+        fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return report_open_error(&e, path, -errno);
+        *ret_fd = fd;
         return 0;
 }
 
@@ -142,12 +157,11 @@ int report_read_reply_fd(sd_bus_message *reply, size_t max_size, char **ret_text
         return read_full_fd(fd, max_size, ret_text, ret_size); /* a sealed memfd */
 }
 
-/* method on the daemon's object: the text of the file descriptor it replies with. flag < 0 sends no argument. */
-static int call_export(sd_bus *bus, const char *object, const char *method, int flag, size_t max_size,
-                sd_bus_error *error, char **ret_text, size_t *ret_size)
+/* method on the daemon's object: its memfd, a descriptor of our own. flag < 0 sends no argument. */
+static int call_export(sd_bus *bus, const char *object, const char *method, int flag, sd_bus_error *error, int *ret_fd)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *exported = NULL;
-        int r;
+        int fd, r;
 
         if (flag < 0)
                 r = sd_bus_call_method(bus, BUS_NAME, object, BUS_REPORT_INTERFACE, method, error, &exported, NULL);
@@ -156,11 +170,17 @@ static int call_export(sd_bus *bus, const char *object, const char *method, int 
                                 bus, BUS_NAME, object, BUS_REPORT_INTERFACE, method, error, &exported, "b", flag);
         if (r < 0)
                 return r;
-        return report_read_reply_fd(exported, max_size, ret_text, ret_size);
+        r = sd_bus_message_read(exported, "h", &fd);
+        if (r < 0)
+                return r;
+        fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        if (fd < 0)
+                return -errno;
+        *ret_fd = fd;
+        return 0;
 }
 
-int report_fetch_via_daemon(
-                const char *path, const char *method, int flag, size_t max_size, char **ret_text, size_t *ret_size)
+int report_export_via_daemon(const char *path, const char *method, int flag, int *ret_fd)
 {
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
@@ -173,7 +193,7 @@ int report_fetch_via_daemon(
         r = report_bus_load(bus, path, &object);
         if (r != 0)
                 return r;
-        r = call_export(bus, object, method, flag, max_size, &error, ret_text, ret_size);
+        r = call_export(bus, object, method, flag, &error, ret_fd);
         report_bus_close(bus, object);
         if (r < 0) {
                 if (sd_bus_error_has_name(&error, BUS_ERROR_LIMITS_EXCEEDED))
@@ -184,6 +204,19 @@ int report_fetch_via_daemon(
                 return r;
         }
         return 0;
+}
+
+int report_fetch_via_daemon(
+                const char *path, const char *method, int flag, size_t max_size, char **ret_text, size_t *ret_size)
+{
+        _cleanup_close_ int fd = -EBADF;
+        int r;
+
+        r = report_export_via_daemon(path, method, flag, &fd);
+        if (r != 0)
+                return r;
+        r = read_full_fd(fd, max_size, ret_text, ret_size);
+        return r < 0 ? log_error_errno(r, "Cannot read the daemon's %s", method) : 0;
 }
 
 /* The model through the daemon (LoadReport, ExportJson, Close). Returns 1 when there is no daemon to ask
@@ -226,145 +259,48 @@ int report_load_json(const char *path, struct json_object **ret)
         return 0;
 }
 
-static struct json_object *get(struct json_object *o, const char *key)
+/* What fd holds, to standard output, a chunk at a time. */
+static int copy_fd_to_stdout(int fd)
 {
-        struct json_object *v = NULL;
+        char buf[64 * 1024];
 
-        return json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
+        for (;;) {
+                ssize_t n = read(fd, buf, sizeof(buf));
 
-static void format_duration(struct json_object *ns, char *buf, size_t size)
-{
-        double d;
-
-        if (!ns) {
-                snprintf(buf, size, "-");
-                return;
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (n == 0)
+                        return 0;
+                if (fwrite(buf, 1, (size_t) n, stdout) != (size_t) n)
+                        return -EIO;
         }
-        d = json_object_get_double(ns);
-        if (d < 1e3)
-                snprintf(buf, size, "%.0f ns", d);
-        else if (d < 1e6)
-                snprintf(buf, size, "%.2f us", d / 1e3);
-        else if (d < 1e9)
-                snprintf(buf, size, "%.2f ms", d / 1e6);
-        else
-                snprintf(buf, size, "%.2f s", d / 1e9);
-}
-
-typedef struct Finding {
-        const char *title;
-        double speedup; /* -1: none estimated */
-        const char *type;
-} Finding;
-
-static int compare_findings(const void *a, const void *b)
-{
-        const Finding *x = a, *y = b;
-        return x->speedup > y->speedup ? -1 : x->speedup < y->speedup ? 1 : 0;
-}
-
-/* A rule's finding: its first message of type OPTIMIZATION, WARNING or ERROR, titled by the message's
- * title or else the rule's name, with the rule's largest speedup estimate. */
-static bool rule_finding(struct json_object *rule, Finding *ret)
-{
-        struct json_object *msgs = get(rule, "messages"), *speedups = get(rule, "speedups");
-        Finding f = { .speedup = -1 };
-
-        for (size_t i = 0; msgs && i < json_object_array_length(msgs); i++) {
-                struct json_object *m = json_object_array_get_idx(msgs, i);
-                const char *type = json_object_get_string(get(m, "type"));
-
-                if (!type || !(streq(type, "OPTIMIZATION") || streq(type, "WARNING") || streq(type, "ERROR")))
-                        continue;
-                f.type = type;
-                f.title = get(m, "title") ? json_object_get_string(get(m, "title"))
-                                          : json_object_get_string(get(rule, "name"));
-                break;
-        }
-        if (!f.type)
-                return false;
-        for (size_t i = 0; speedups && i < json_object_array_length(speedups); i++) {
-                struct json_object *v = get(json_object_array_get_idx(speedups, i), "value");
-                if (v && json_object_get_double(v) > f.speedup)
-                        f.speedup = json_object_get_double(v);
-        }
-        *ret = f;
-        return true;
-}
-
-static void print_summary_action(EscapePool *e, struct json_object *a)
-{
-        struct json_object *grid = get(a, "grid"), *block = get(a, "block"), *rules = get(a, "rule_results");
-        _cleanup_free_ Finding *findings = NULL;
-        size_t n = 0, n_rules = rules ? json_object_array_length(rules) : 0;
-        char duration[32], launch[160];
-
-        format_duration(get(a, "duration_ns"), duration, sizeof(duration));
-        snprintf(launch, sizeof(launch),
-                        "grid (%" PRIu64 ",%" PRIu64 ",%" PRIu64 ") block (%" PRIu64 ",%" PRIu64 ",%" PRIu64 ")",
-                        json_object_get_uint64(json_object_array_get_idx(grid, 0)),
-                        json_object_get_uint64(json_object_array_get_idx(grid, 1)),
-                        json_object_get_uint64(json_object_array_get_idx(grid, 2)),
-                        json_object_get_uint64(json_object_array_get_idx(block, 0)),
-                        json_object_get_uint64(json_object_array_get_idx(block, 1)),
-                        json_object_get_uint64(json_object_array_get_idx(block, 2)));
-        printf("%3" PRIu64 "  %-24s %-36s %10s", json_object_get_uint64(get(a, "index")),
-                        esc(e, json_object_get_string(get(a, "name"))), launch, duration);
-
-        findings = calloc(MAX(n_rules, (size_t) 1), sizeof(Finding));
-        if (findings)
-                for (size_t i = 0; i < n_rules; i++)
-                        if (rule_finding(json_object_array_get_idx(rules, i), &findings[n]))
-                                n++;
-        qsort_safe(findings, n, sizeof(Finding), compare_findings);
-        for (size_t i = 0; i < MIN(n, (size_t) SUMMARY_FINDINGS_MAX); i++) {
-                printf("%s%s", i == 0 ? "  " : "; ", esc(e, findings[i].title));
-                if (findings[i].speedup >= 0)
-                        printf(" (est. %.1f%%)", findings[i].speedup);
-        }
-        if (n > SUMMARY_FINDINGS_MAX)
-                printf("; +%zu more", n - SUMMARY_FINDINGS_MAX);
-        printf("\n");
-}
-
-static int report_summary(const char *path)
-{
-        _cleanup_(escape_pool_done) EscapePool e = { 0 };
-        _cleanup_(json_object_putp) struct json_object *doc = NULL;
-        struct json_object *ranges;
-        int r;
-
-        r = report_load_json(path, &doc);
-        if (r < 0)
-                return r;
-        if (arg.json != JSON_OFF) {
-                json_print(doc);
-                return 0;
-        }
-        ranges = get(doc, "ranges");
-        if (arg.legend) {
-                struct json_object *report = get(doc, "report");
-                const char *version = json_object_get_string(get(report, "ncu_version"));
-                printf("%s: Nsight Compute %s report, %zu range%s\n", esc(&e, path),
-                                version ? esc(&e, version) : "(unknown)", json_object_array_length(ranges),
-                                json_object_array_length(ranges) == 1 ? "" : "s");
-                printf("  #  %-24s %-36s %10s  %s\n", "NAME", "LAUNCH", "DURATION", "TOP FINDINGS (estimated speedup)");
-        }
-        for (size_t i = 0; i < json_object_array_length(ranges); i++) {
-                struct json_object *actions = get(json_object_array_get_idx(ranges, i), "actions");
-                for (size_t j = 0; j < json_object_array_length(actions); j++)
-                        print_summary_action(&e, json_object_array_get_idx(actions, j));
-        }
-        return 0;
 }
 
 static int report_json(const char *path)
 {
         _cleanup_(json_object_putp) struct json_object *doc = NULL;
         JsonMode saved = arg.json;
+        JsonMode mode = arg.json != JSON_OFF ? arg.json : isatty(STDOUT_FILENO) ? JSON_PRETTY : JSON_SHORT;
         int r;
 
+        /* Short JSON is the worker's own text: copied as it comes, never parsed here (the tree of a whole
+         * model takes 10 to 16 times its text). */
+        if (mode == JSON_SHORT && !arg.local) {
+                _cleanup_close_ int fd = -EBADF;
+
+                r = report_export_via_daemon(path, "ExportJson", -1, &fd);
+                if (r < 0)
+                        return r;
+                if (r == 0) {
+                        r = copy_fd_to_stdout(fd);
+                        if (r < 0 || putchar('\n') == EOF || fflush(stdout) != 0)
+                                return log_error_errno(r < 0 ? r : -EIO, "Cannot write the report's JSON");
+                        return 0;
+                }
+        }
         r = report_load_json(path, &doc);
         if (r < 0)
                 return r;
@@ -379,25 +315,37 @@ static int report_json(const char *path)
 static const ReportSubverb subverbs[] = {
         { "summary", report_summary },
         { "json", report_json },
-        { "raw", report_raw },
-        { "details", report_details },
+        { "raw", report_raw, .takes_output = true },
+        { "details", report_details, .takes_output = true },
         /* verb-report-rules.c */
         { "rules", report_rules },
 };
+
+static int refuse_output(void)
+{
+        fprintf(stderr, "nvprofilectl: --output is an option of report raw and report details.\n");
+        return EXIT_USAGE;
+}
 
 int verb_report(int argc, char *argv[])
 {
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
 
+        if (streq(argv[1], "diff") && arg.output)
+                return refuse_output();
         if (streq(argv[1], "diff")) /* two files: verb-report-diff.c */
                 return verb_report_diff(argc - 1, argv + 1);
         if (argc != 3) {
                 fprintf(stderr, "nvprofilectl: report %s takes one file.\n", esc(&e, argv[1]));
                 return EXIT_USAGE;
         }
-        for (size_t i = 0; i < ELEMENTSOF(subverbs); i++)
-                if (streq(subverbs[i].name, argv[1]))
-                        return subverbs[i].run(argv[2]);
+        for (size_t i = 0; i < ELEMENTSOF(subverbs); i++) {
+                if (!streq(subverbs[i].name, argv[1]))
+                        continue;
+                if (arg.output && !subverbs[i].takes_output)
+                        return refuse_output();
+                return subverbs[i].run(argv[2]);
+        }
         fprintf(stderr, "nvprofilectl: report: unknown command \"%s\"; see nvprofilectl --help.\n", esc(&e, argv[1]));
         return EXIT_USAGE;
 }

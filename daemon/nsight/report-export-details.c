@@ -346,7 +346,7 @@ static void write_metric_row(Renderer *r, const char *section, const char *item_
                 return;
         }
 
-        ncu_metric_attrs(m, row->metric ? row->metric->unit : NULL, &attrs);
+        ncu_metric_attrs(r->action, m, row->metric ? row->metric->unit : NULL, &attrs);
         if (!row->metric || !row->metric->unit || !row->metric->unit[0])
                 metric_attrs_details_unit(row->name, &attrs);
         metric_attrs_csv_unit(&attrs, unit);

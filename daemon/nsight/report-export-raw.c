@@ -32,12 +32,6 @@ static const NcuMetric *action_metric(const NcuAction *a, const char *name)
         return ncu_action_metric_by_name(a, name);
 }
 
-void ncu_metric_attrs(const NcuMetric *m, const char *section_unit, MetricAttrs *ret)
-{
-        assert(m);
-        metric_attrs_derive(m->name, IN_SET(m->kind, NCU_VALUE_DOUBLE, NCU_VALUE_FLOAT), section_unit, ret);
-}
-
 void ncu_export_write_action_columns(FILE *f, size_t id, const NcuAction *a)
 {
         char buf[NCU_CSV_NUMBER_MAX], dims[3 * 24 + 8];
@@ -48,8 +42,7 @@ void ncu_export_write_action_columns(FILE *f, size_t id, const NcuAction *a)
         ncu_csv_write_field(f, buf, true);
         snprintf(buf, sizeof(buf), "%" PRIu32, a->process.process_id);
         ncu_csv_write_field(f, buf, false);
-        /* ncu shows the executable's name, the report keeps its path */
-        ncu_csv_write_field(f, a->process.process_name ? path_basename(a->process.process_name) : NULL, false);
+        ncu_csv_write_field(f, a->process.base_name, false);
         ncu_csv_write_field(f, a->process.hostname, false);
         ncu_csv_write_field(f, ncu_action_name(a, NCU_NAME_DEMANGLED), false);
 
@@ -162,7 +155,7 @@ int ncu_export_raw_csv(const NcuReport *r, bool instances, FILE *f)
                         if (!m)
                                 continue;
                         MetricAttrs attrs;
-                        ncu_metric_attrs(m, NULL, &attrs);
+                        ncu_metric_attrs(r->actions[i], m, NULL, &attrs);
                         metric_attrs_csv_unit(&attrs, unit);
                         break;
                 }

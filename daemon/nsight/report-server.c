@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -102,13 +103,45 @@ static ServerCall *call_free(ServerCall *c)
         return mfree(c);
 }
 
+static int on_orphan_exit(sd_event_source *source, int fd, uint32_t revents, void *userdata)
+{
+        pid_t pid = (pid_t) (intptr_t) userdata;
+
+        (void) waitpid(pid, NULL, WNOHANG);
+        /* The loop holds the only reference: giving it up frees the source (and closes the pidfd). */
+        (void) sd_event_source_set_enabled(source, SD_EVENT_OFF);
+        (void) sd_event_source_set_floating(source, false);
+        return 0;
+}
+
+/* Kills the worker and reaps it: at once when it is gone already, else when its pidfd says it is (a
+ * source the loop owns), never with the loop held: a worker the kill did not reach (another uid, without
+ * the saved uid of drop_ids()) must not stop the daemon. */
 static void reap(NcuReportServer *s)
 {
+        sd_event_source *source = NULL;
+        int pidfd;
+
         if (s->pid <= 0)
                 return;
         (void) kill(s->pid, SIGKILL);
-        while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
-                ;
+        if (waitpid(s->pid, NULL, WNOHANG) == 0) {
+                pidfd = (int) syscall(SYS_pidfd_open, s->pid, 0);
+                if (pidfd < 0 ||
+                                sd_event_add_io(s->event, &source, pidfd, EPOLLIN, on_orphan_exit,
+                                                (void *) (intptr_t) s->pid) < 0 ||
+                                sd_event_source_set_io_fd_own(source, true) < 0 ||
+                                sd_event_source_set_floating(source, true) < 0) {
+                        if (source)
+                                (void) sd_event_source_disable_unref(source);
+                        else
+                                safe_close(pidfd);
+                        /* No other way to know when it is gone: wait (it was killed, which takes an instant). */
+                        while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
+                                ;
+                } else
+                        sd_event_source_unref(source);
+        }
         s->pid = 0;
 }
 
@@ -120,8 +153,9 @@ static void stop(NcuReportServer *s)
         s->exit_source = sd_event_source_disable_unref(s->exit_source);
         s->exit_timer = sd_event_source_disable_unref(s->exit_timer);
         s->pidfd = safe_close(s->pidfd);
-        reap(s);
+        /* The channel first: a worker waiting on it ends by itself, whatever a kill can do. */
         s->sock = safe_close(s->sock);
+        reap(s);
         s->out = mfree(s->out);
         s->in = mfree(s->in);
         s->state = SERVER_GONE;

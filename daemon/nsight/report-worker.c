@@ -66,19 +66,31 @@ static const int sanitizer_syscalls[] = {
 };
 #endif
 
+/* The saved uid stays the daemon's when the daemon is not root (its service user): the daemon may then
+ * signal the worker (kill() checks the target's real or saved uid), which nothing else running as uid may,
+ * nor trace it (ptrace checks all three). The filter keeps the worker from switching to it. Root is never
+ * kept. */
 static int drop_ids(uid_t uid, gid_t gid)
 {
         bool root = geteuid() == 0;
+        uid_t keeper = getuid() != 0 ? getuid() : uid;
 
         if (setgroups(0, NULL) < 0 && (root || errno != EPERM))
                 return -errno;
         if (setresgid(gid, gid, gid) < 0 && (root || errno != EPERM))
                 return -errno;
-        if (setresuid(uid, uid, uid) < 0 && (root || errno != EPERM))
+        if (setresuid(uid, uid, keeper) < 0 && (root || errno != EPERM))
                 return -errno;
-        /* Whatever happened above, root must be gone. */
-        if (getuid() == 0 || geteuid() == 0 || getgid() == 0 || getegid() == 0)
-                return uid == 0 ? -EINVAL : -EPERM;
+        /* Whatever happened above, root must be gone, the saved ids included. */
+        {
+                uid_t ru, eu, su;
+                gid_t rg, eg, sg;
+
+                if (getresuid(&ru, &eu, &su) < 0 || getresgid(&rg, &eg, &sg) < 0)
+                        return -errno;
+                if (ru == 0 || eu == 0 || su == 0 || rg == 0 || eg == 0 || sg == 0)
+                        return uid == 0 ? -EINVAL : -EPERM;
+        }
         return 0;
 }
 
