@@ -132,6 +132,12 @@ int read_variant_json(sd_bus_message *m, struct json_object **ret);
 /* The user name of uid, or the number. */
 const char *user_name(uint32_t uid, char buf[static 16]);
 
+/* The daemon's section folders and what each gave (Sections.ListFolders) as a JSON array of {path,
+ * recursive, state, files, problem}; and as text, one line a folder, the first after first, the others
+ * after indent. Strings are escaped for the terminal. */
+int sections_read_folders(sd_bus *bus, struct json_object **ret);
+void sections_print_folders(FILE *f, EscapePool *e, struct json_object *folders, const char *first, const char *indent);
+
 int verb_status(int argc, char *argv[]);
 int verb_processes(int argc, char *argv[]);
 int verb_explain(int argc, char *argv[]);

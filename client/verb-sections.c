@@ -33,6 +33,97 @@ static int sections_call(const char *method, sd_bus_message **ret_reply, const c
         return r;
 }
 
+static int sections_call_on(sd_bus *bus, const char *method, sd_bus_message **ret_reply, const char *types, ...)
+{
+        va_list ap;
+        int r;
+
+        va_start(ap, types);
+        r = client_call_interfacev(bus, BUS_SECTIONS_INTERFACE, method, ret_reply, types, ap);
+        va_end(ap);
+        return r;
+}
+
+static int read_folder_fields(sd_bus_message *m, void *userdata)
+{
+        struct json_object *list = userdata, *o;
+        const char *path, *state, *problem;
+        uint32_t files;
+        int recursive, r;
+
+        r = sd_bus_message_read(m, "sbsus", &path, &recursive, &state, &files, &problem);
+        if (r < 0)
+                return r;
+        o = json_object_new_object();
+        if (!o)
+                return -ENOMEM;
+        json_object_object_add(o, "path", json_object_new_string(path));
+        json_object_object_add(o, "recursive", json_object_new_boolean(recursive));
+        json_object_object_add(o, "state", json_object_new_string(state));
+        json_object_object_add(o, "files", json_object_new_int64(files));
+        json_object_object_add(o, "problem", json_object_new_string(problem));
+        json_object_array_add(list, o);
+        return 0;
+}
+
+int sections_read_folders(sd_bus *bus, struct json_object **ret)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(json_object_putp) struct json_object *list = json_object_new_array();
+        int r;
+
+        if (!list)
+                return log_oom();
+        r = sections_call_on(bus, "ListFolders", &reply, NULL);
+        if (r < 0)
+                return r;
+        r = client_read_struct_array(reply, "sbsus", read_folder_fields, list);
+        if (r < 0)
+                return log_error_errno(r, "Cannot read the daemon's reply");
+        *ret = TAKE_PTR(list);
+        return 0;
+}
+
+void sections_print_folders(FILE *f, EscapePool *e, struct json_object *folders, const char *first, const char *indent)
+{
+        if (json_object_array_length(folders) == 0)
+                fprintf(f, "%sno folder configured ([Sections] in nvprofiled.conf)\n", first);
+        for (size_t i = 0; i < json_object_array_length(folders); i++) {
+                struct json_object *o = json_object_array_get_idx(folders, i);
+                const char *state = json_object_get_string(json_object_object_get(o, "state"));
+                const char *problem = json_object_get_string(json_object_object_get(o, "problem"));
+
+                fprintf(f, "%s%s%s: %s", i == 0 ? first : indent,
+                                esc(e, json_object_get_string(json_object_object_get(o, "path"))),
+                                json_object_get_boolean(json_object_object_get(o, "recursive")) ? " (with subfolders)"
+                                                                                                : "",
+                                esc(e, state));
+                if (streq_ptr(state, "read"))
+                        fprintf(f, ", %" PRId64 " section files",
+                                        json_object_get_int64(json_object_object_get(o, "files")));
+                if (problem && *problem)
+                        fprintf(f, " (%s)", esc(e, problem));
+                fputc('\n', f);
+        }
+}
+
+/* Why a listing is empty, on stderr: which folders were searched, and what they gave. */
+static void explain_no_sections(EscapePool *e, struct json_object *folders)
+{
+        bool any = false;
+
+        for (size_t i = 0; i < json_object_array_length(folders); i++)
+                any = any ||
+                                !streq_ptr(json_object_get_string(json_object_object_get(
+                                                           json_object_array_get_idx(folders, i), "state")),
+                                                "missing");
+        fprintf(stderr, "No sections: %s\n",
+                        any ? "the folders searched hold no section file that could be read."
+                            : "no folder searched exists (Nsight Compute's sections are not installed here).");
+        fprintf(stderr, "Folders searched ([Sections] Folders= and RecursiveFolders= in nvprofiled.conf):\n");
+        sections_print_folders(stderr, e, folders, "  ", "  ");
+}
+
 static int read_strv_json(sd_bus_message *m, struct json_object **ret)
 {
         _cleanup_(json_object_putp) struct json_object *a = json_object_new_array();
@@ -142,15 +233,19 @@ static const char *joined(EscapePool *e, struct json_object *a, char **buf)
 
 static int sections_list(void)
 {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(json_object_putp) struct json_object *list = json_object_new_array(),
-                                                       *errors = json_object_new_array();
+                                                       *errors = json_object_new_array(), *folders = NULL;
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
         int r;
 
         if (!list || !errors)
                 return log_oom();
-        r = sections_call("ListSections", &reply, NULL);
+        r = client_connect(&bus);
+        if (r < 0)
+                return r;
+        r = sections_call_on(bus, "ListSections", &reply, NULL);
         if (r < 0)
                 return r;
         r = sd_bus_message_enter_container(reply, 'a', "(ssbuassss)");
@@ -184,12 +279,17 @@ static int sections_list(void)
                 json_object_array_add(errors, o);
         }
 
+        r = sections_read_folders(bus, &folders);
+        if (r < 0)
+                return r;
+
         if (arg.json != JSON_OFF) {
                 _cleanup_(json_object_putp) struct json_object *doc = json_object_new_object();
                 if (!doc)
                         return log_oom();
                 json_object_object_add(doc, "sections", json_object_get(list));
                 json_object_object_add(doc, "errors", json_object_get(errors));
+                json_object_object_add(doc, "folders", json_object_get(folders));
                 json_print(doc);
                 return json_object_array_length(errors) > 0;
         }
@@ -216,9 +316,13 @@ static int sections_list(void)
                 fprintf(stderr, "%s: %s\n", esc(&e, json_object_get_string(json_object_object_get(o, "file"))),
                                 esc(&e, json_object_get_string(json_object_object_get(o, "error"))));
         }
-        if (arg.legend)
-                printf("\n%zu sections, %zu files with errors.\n", json_object_array_length(list),
+        if (json_object_array_length(list) == 0)
+                explain_no_sections(&e, folders);
+        else if (arg.legend) {
+                printf("\n%zu sections, %zu files with errors, from:\n", json_object_array_length(list),
                                 json_object_array_length(errors));
+                sections_print_folders(stdout, &e, folders, "  ", "  ");
+        }
         return json_object_array_length(errors) > 0;
 }
 

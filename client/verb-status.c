@@ -15,6 +15,7 @@ typedef struct Status {
         uint32_t tracked, matched;
         uint64_t generation;
         struct json_object *rc_files;
+        struct json_object *section_folders; /* sections_read_folders() */
 } Status;
 
 static int read_rc_files(sd_bus_message *m, struct json_object *files)
@@ -117,6 +118,7 @@ static void print_status_json(const Status *s)
         json_object_object_add(o, "matched_processes", json_object_new_int64(s->matched));
         json_object_object_add(o, "config_generation", json_object_new_uint64(s->generation));
         json_object_object_add(o, "rc_files", json_object_get(s->rc_files));
+        json_object_object_add(o, "section_folders", json_object_get(s->section_folders));
         json_print(o);
 }
 
@@ -130,9 +132,9 @@ static void print_status_text(const Status *s)
                         *s->driver_version ? esc(&e, s->driver_version)
                                            : "(no NVIDIA driver found: shipped profiles not read)");
         printf(" Process watch: %s%s\n", esc(&e, s->process_watch_mode),
-                        s->process_watch_degraded ? " (degraded: the proc connector failed; short-lived processes may "
-                                                    "be missed)"
-                                                  : "");
+                        s->process_watch_degraded
+                                        ? " (degraded: processes are seen late, short-lived ones may be missed)"
+                                        : "");
         printf("     Processes: %" PRIu32 " tracked, %" PRIu32 "%s matched by a rule\n", s->tracked, s->matched,
                         geteuid() == 0 ? "" : " of yours");
         printf(" Configuration: generation %" PRIu64 "\n", s->generation);
@@ -147,13 +149,14 @@ static void print_status_text(const Status *s)
                         printf("  (%" PRIi64 " error%s)", errors, errors == 1 ? "" : "s");
                 printf("\n");
         }
+        sections_print_folders(stdout, &e, s->section_folders, "      Sections: ", "                ");
 }
 
 int verb_status(int argc, char *argv[])
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL, *matched = NULL;
-        _cleanup_(json_object_putp) struct json_object *files = NULL;
+        _cleanup_(json_object_putp) struct json_object *files = NULL, *folders = NULL;
         Status s = { .version = "", .driver_version = "", .process_watch_mode = "" };
         int r;
 
@@ -186,6 +189,11 @@ int verb_status(int argc, char *argv[])
         r = sd_bus_message_read(matched, "u", &s.matched);
         if (r < 0)
                 return log_error_errno(r, "Failed to read the number of matched processes");
+        /* Where Nsight Compute sections are looked for, and whether anything is there. */
+        r = sections_read_folders(bus, &folders);
+        if (r < 0)
+                return r;
+        s.section_folders = folders;
 
         if (arg.json != JSON_OFF)
                 print_status_json(&s);

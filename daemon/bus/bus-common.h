@@ -27,6 +27,7 @@ typedef struct BusContext {
         uint32_t last_tracked;
         uint64_t last_generation;
         ManagerWatchState last_watch;
+        ManagerWatchReason last_watch_reason;
         bool last_watch_degraded;
 
         /* CheckAuthorization calls to polkit that have not been answered yet. */

@@ -37,7 +37,7 @@ static int property_get_version(sd_bus *bus, const char *path, const char *inter
         struct __useless_struct_to_allow_trailing_semicolon__
 
 DEFINE_MANAGER_PROPERTY_GET(driver_version, "s", strempty(m->driver_version));
-DEFINE_MANAGER_PROPERTY_GET(watch_mode, "s", manager_watch_state_to_string(m->watch_state));
+DEFINE_MANAGER_PROPERTY_GET(watch_mode, "s", manager_watch_mode(m));
 DEFINE_MANAGER_PROPERTY_GET(watch_degraded, "b", m->watch_degraded);
 DEFINE_MANAGER_PROPERTY_GET(tracked, "u", (uint32_t) intmap_size(&m->processes));
 DEFINE_MANAGER_PROPERTY_GET(events, "t", m->n_events);
@@ -775,9 +775,13 @@ static int reload_authorized(BusContext *c, sd_bus_message *m, sd_bus_error *err
 {
         int r;
 
-        r = manager_reload(c->manager);
+        r = manager_reload_configuration(c->manager);
         if (r < 0)
-                return r;
+                /* The rc files were read again all the same; the journal names the file's errors. */
+                return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED,
+                                "The daemon's configuration file %s; the configuration in force stays (the journal "
+                                "says more)",
+                                r == -EBADMSG ? "has errors" : "cannot be read");
         return sd_bus_reply_method_return(m, NULL);
 }
 

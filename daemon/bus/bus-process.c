@@ -307,7 +307,7 @@ static void flush_manager(BusContext *c)
                 names[n++] = (char *) "RcFiles";
                 names[n++] = (char *) "DriverVersion";
         }
-        if (m->watch_state != c->last_watch)
+        if (m->watch_state != c->last_watch || m->watch_reason != c->last_watch_reason)
                 names[n++] = (char *) "ProcessWatchMode";
         if (m->watch_degraded != c->last_watch_degraded)
                 names[n++] = (char *) "ProcessWatchDegraded";
@@ -316,6 +316,7 @@ static void flush_manager(BusContext *c)
         c->last_tracked = (uint32_t) intmap_size(&m->processes);
         c->last_generation = m->generation;
         c->last_watch = m->watch_state;
+        c->last_watch_reason = m->watch_reason;
         c->last_watch_degraded = m->watch_degraded;
         if (n > 0)
                 (void) sd_bus_emit_properties_changed_strv(c->bus, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, names);

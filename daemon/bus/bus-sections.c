@@ -89,6 +89,33 @@ static int method_list_sections(sd_bus_message *m, void *userdata, sd_bus_error 
         return sd_bus_send(NULL, reply, NULL);
 }
 
+/* The folders searched and what each gave: why a listing is empty. */
+static int method_list_folders(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        const SectionCatalog *cat = catalog(userdata);
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "(sbsus)");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; cat && i < cat->n_folders; i++) {
+                const SectionFolderState *f = &cat->folders[i];
+
+                r = sd_bus_message_append(reply, "(sbsus)", f->path, f->recursive, section_folder_state(f),
+                                (uint32_t) MIN(f->n_files, (size_t) UINT32_MAX), section_folder_problem(f));
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
 /* The sets section_catalog_sets() returns, owned by one cleanup variable. */
 typedef struct SectionSetArray {
         SectionSet *sets;
@@ -561,6 +588,8 @@ const sd_bus_vtable bus_sections_vtable[] = {
                         SD_BUS_RESULT("a(ssbuassss)", sections, "a(ss)", errors), method_list_sections,
                         SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListSets", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(sbas)", sets), method_list_sets,
+                        SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListFolders", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(sbsus)", folders), method_list_folders,
                         SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetSection", SD_BUS_ARGS("s", identifier), SD_BUS_RESULT("a{sv}", section, "s", json),
                         method_get_section, SD_BUS_VTABLE_UNPRIVILEGED),

@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <fcntl.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "conf-parser.h"
+#include "fd-util.h"
+#include "fileio.h"
 #include "manager-config.h"
 #include "nvproto-schema.h"
 #include "report-limits.h"
 #include "string-util.h"
+#include "strv.h"
 
 void manager_config_init(ManagerConfig *c)
 {
@@ -58,50 +63,6 @@ void manager_config_init(ManagerConfig *c)
         c->section_recursive_folders = strdup("/usr/lib/x86_64-linux-gnu/nsight-compute/sections");
         c->section_schema = strdup("extended");
         manager_config_finish(c);
-}
-
-/* The strings a configuration owns: one list for copying and freeing them. */
-static const size_t config_strings[] = {
-        offsetof(ManagerConfig, device_directory),
-        offsetof(ManagerConfig, driver_version),
-        offsetof(ManagerConfig, collation),
-        offsetof(ManagerConfig, section_folders),
-        offsetof(ManagerConfig, section_recursive_folders),
-        offsetof(ManagerConfig, section_schema),
-        offsetof(ManagerConfig, nvml_library),
-        offsetof(ManagerConfig, export_textfile),
-        offsetof(ManagerConfig, export_group),
-};
-
-static char **config_string(ManagerConfig *c, size_t offset)
-{
-        return (char **) ((uint8_t *) c + offset);
-}
-
-void manager_config_done(ManagerConfig *c)
-{
-        for (size_t i = 0; i < ELEMENTSOF(config_strings); i++)
-                free(*config_string(c, config_strings[i]));
-        *c = (ManagerConfig){ 0 };
-}
-
-int manager_config_copy(ManagerConfig *dst, const ManagerConfig *src)
-{
-        *dst = *src;
-        for (size_t i = 0; i < ELEMENTSOF(config_strings); i++)
-                *config_string(dst, config_strings[i]) = NULL;
-        for (size_t i = 0; i < ELEMENTSOF(config_strings); i++) {
-                const char *s = *config_string((ManagerConfig *) src, config_strings[i]);
-
-                if (!s)
-                        continue;
-                *config_string(dst, config_strings[i]) = strdup(s);
-                if (!*config_string(dst, config_strings[i])) {
-                        manager_config_done(dst);
-                        return -ENOMEM;
-                }
-        }
-        return 0;
 }
 
 void manager_config_finish(ManagerConfig *c)
@@ -213,65 +174,116 @@ static int parse_report_timeout(const char *value, void *data)
         return 0;
 }
 
+/* A setting's place in ManagerConfig, and for a reload its size (conf_item_differs()). */
+#define FIELD(f) offsetof(ManagerConfig, f), sizeof(((ManagerConfig *) NULL)->f), false
+#define STRING_FIELD(f) offsetof(ManagerConfig, f), sizeof(((ManagerConfig *) NULL)->f), true
+/* Takes effect at start-up only: what it sets up once (the connector's socket, inotify watches, the DRM
+ * sampler, a loaded library, the rc files' parsed form in the file cache) is not redone by a reload. */
+#define AT_START 1u
+
 static const ConfItem items[] = {
-        { "ProcessWatch", "Mode", parse_watch_mode, offsetof(ManagerConfig, watch_mode) },
-        { "ProcessWatch", "PollIntervalSec", conf_parse_usec, offsetof(ManagerConfig, poll_interval_usec) },
-        { "ProcessWatch", "RescanIntervalSec", conf_parse_usec, offsetof(ManagerConfig, rescan_interval_usec) },
-        { "ProcessWatch", "SettleSec", conf_parse_usec, offsetof(ManagerConfig, settle_usec) },
-        { "ProcessWatch", "EventCoalesceSec", conf_parse_usec, offsetof(ManagerConfig, event_coalesce_usec) },
-        { "ProcessWatch", "ReceiveBufferSize", conf_parse_size, offsetof(ManagerConfig, receive_buffer) },
-        { "ProcessWatch", "MaxProcesses", conf_parse_unsigned, offsetof(ManagerConfig, max_processes) },
-        { "ProcessWatch", "DeviceDirectory", conf_parse_string, offsetof(ManagerConfig, device_directory) },
-        { "Profiles", "DriverVersion", conf_parse_string, offsetof(ManagerConfig, driver_version) },
-        { "Profiles", "TrailingCommas", parse_trailing_commas, offsetof(ManagerConfig, accept_trailing_commas) },
-        { "Profiles", "Collation", conf_parse_string, offsetof(ManagerConfig, collation) },
-        { "Profiles", "ReloadCoalesceSec", conf_parse_usec, offsetof(ManagerConfig, reload_coalesce_usec) },
-        { "Profiles", "ReloadMaxDelaySec", conf_parse_usec, offsetof(ManagerConfig, reload_max_delay_usec) },
-        { "Profiles", "LogApplied", conf_parse_bool, offsetof(ManagerConfig, log_applied) },
-        { "Privacy", "OtherUsersProcesses", parse_other_users, offsetof(ManagerConfig, hide_other_users) },
-        { "Usage", "WatchIntervalSec", conf_parse_usec, offsetof(ManagerConfig, usage_watch_interval_usec) },
-        { "Usage", "IdleIntervalSec", conf_parse_usec, offsetof(ManagerConfig, usage_idle_interval_usec) },
-        { "Usage", "MinIntervalSec", conf_parse_usec, offsetof(ManagerConfig, usage_min_interval_usec) },
-        { "Usage", "RescanIntervalSec", conf_parse_usec, offsetof(ManagerConfig, usage_rescan_interval_usec) },
-        { "Usage", "WatchersPerUser", conf_parse_unsigned, offsetof(ManagerConfig, usage_watchers_per_user) },
-        { "Usage", "DrmMajor", conf_parse_unsigned, offsetof(ManagerConfig, drm_major) },
-        { "Usage", "AccelMajor", conf_parse_unsigned, offsetof(ManagerConfig, accel_major) },
-        { "Usage", "OpenFilesMax", conf_parse_unsigned, offsetof(ManagerConfig, usage_open_files_max) },
-        { "Usage", "NVML", conf_parse_bool, offsetof(ManagerConfig, nvml) },
-        { "Usage", "NVMLLibrary", conf_parse_string, offsetof(ManagerConfig, nvml_library) },
-        { "Usage", "DriverProfiling", conf_parse_bool, offsetof(ManagerConfig, drm_profiling) },
-        { "Limits", "MapsMax", conf_parse_size, offsetof(ManagerConfig, maps_max) },
-        { "Limits", "CmdlineMax", conf_parse_size, offsetof(ManagerConfig, cmdline_max) },
-        { "Limits", "EnvironMax", conf_parse_size, offsetof(ManagerConfig, environ_max) },
-        { "Limits", "MappedFilesMax", conf_parse_unsigned, offsetof(ManagerConfig, dsos_max) },
-        { "Limits", "BusListMax", conf_parse_unsigned, offsetof(ManagerConfig, bus_list_max) },
-        { "Limits", "BusStringMax", conf_parse_unsigned, offsetof(ManagerConfig, bus_string_max) },
-        { "Limits", "MaxConfigurations", conf_parse_unsigned, offsetof(ManagerConfig, max_configs) },
-        { "Limits", "UserConfigurationsMax", conf_parse_unsigned, offsetof(ManagerConfig, user_configs_max) },
-        { "Limits", "RcBytesMax", conf_parse_size, offsetof(ManagerConfig, rc_bytes_max) },
-        { "Limits", "UserRcBytesMax", conf_parse_size, offsetof(ManagerConfig, user_rc_bytes_max) },
-        { "Limits", "ConfigurationIdleSec", conf_parse_usec, offsetof(ManagerConfig, config_idle_usec) },
-        { "Limits", "UserWatchDirectoriesMax", conf_parse_unsigned, offsetof(ManagerConfig, user_watch_dirs_max) },
-        { "Limits", "UserLogIntervalSec", conf_parse_usec, offsetof(ManagerConfig, user_log_interval_usec) },
-        { "Limits", "UserLogBurst", conf_parse_unsigned, offsetof(ManagerConfig, user_log_burst) },
-        { "Limits", "AllUsersLogBurst", conf_parse_unsigned, offsetof(ManagerConfig, all_users_log_burst) },
-        { "Sections", "Folders", conf_parse_string, offsetof(ManagerConfig, section_folders) },
-        { "Sections", "RecursiveFolders", conf_parse_string, offsetof(ManagerConfig, section_recursive_folders) },
-        { "Sections", "Schema", parse_section_schema, offsetof(ManagerConfig, section_schema) },
-        { "Reports", "ReportsPerUserMax", conf_parse_unsigned, offsetof(ManagerConfig, reports_per_user_max) },
-        { "Reports", "ReportsMax", conf_parse_unsigned, offsetof(ManagerConfig, reports_max) },
-        { "Reports", "MemoryPerUserMax", conf_parse_size, offsetof(ManagerConfig, report_memory_per_user_max) },
-        { "Reports", "MemoryMax", conf_parse_size, offsetof(ManagerConfig, report_memory_max) },
-        { "Reports", "WorkerMemoryMax", parse_worker_memory, offsetof(ManagerConfig, report_worker_memory_max) },
-        { "Reports", "OutputsPerUserMax", conf_parse_unsigned, offsetof(ManagerConfig, report_outputs_per_user_max) },
-        { "Reports", "IdleSec", conf_parse_usec, offsetof(ManagerConfig, report_idle_usec) },
-        { "Reports", "TimeoutSec", parse_report_timeout, offsetof(ManagerConfig, report_timeout_usec) },
-        { "Export", "ExportTextfile", parse_export_textfile, offsetof(ManagerConfig, export_textfile) },
-        { "Export", "ExportIntervalSec", parse_export_interval, offsetof(ManagerConfig, export_interval_usec) },
-        { "Export", "ExportGroup", conf_parse_string, offsetof(ManagerConfig, export_group) },
-        { "Export", "ExportProcessLabels", conf_parse_bool, offsetof(ManagerConfig, export_process_labels) },
+        { "ProcessWatch", "Mode", parse_watch_mode, FIELD(watch_mode), AT_START },
+        { "ProcessWatch", "PollIntervalSec", conf_parse_usec, FIELD(poll_interval_usec) },
+        { "ProcessWatch", "RescanIntervalSec", conf_parse_usec, FIELD(rescan_interval_usec) },
+        { "ProcessWatch", "SettleSec", conf_parse_usec, FIELD(settle_usec) },
+        { "ProcessWatch", "EventCoalesceSec", conf_parse_usec, FIELD(event_coalesce_usec) },
+        { "ProcessWatch", "ReceiveBufferSize", conf_parse_size, FIELD(receive_buffer), AT_START },
+        { "ProcessWatch", "MaxProcesses", conf_parse_unsigned, FIELD(max_processes) },
+        { "ProcessWatch", "DeviceDirectory", conf_parse_string, STRING_FIELD(device_directory), AT_START },
+        { "Profiles", "DriverVersion", conf_parse_string, STRING_FIELD(driver_version) },
+        { "Profiles", "TrailingCommas", parse_trailing_commas, FIELD(accept_trailing_commas), AT_START },
+        { "Profiles", "Collation", conf_parse_string, STRING_FIELD(collation), AT_START },
+        { "Profiles", "ReloadCoalesceSec", conf_parse_usec, FIELD(reload_coalesce_usec), AT_START },
+        { "Profiles", "ReloadMaxDelaySec", conf_parse_usec, FIELD(reload_max_delay_usec), AT_START },
+        { "Profiles", "LogApplied", conf_parse_bool, FIELD(log_applied) },
+        { "Privacy", "OtherUsersProcesses", parse_other_users, FIELD(hide_other_users) },
+        { "Usage", "WatchIntervalSec", conf_parse_usec, FIELD(usage_watch_interval_usec) },
+        { "Usage", "IdleIntervalSec", conf_parse_usec, FIELD(usage_idle_interval_usec) },
+        { "Usage", "MinIntervalSec", conf_parse_usec, FIELD(usage_min_interval_usec) },
+        { "Usage", "RescanIntervalSec", conf_parse_usec, FIELD(usage_rescan_interval_usec) },
+        { "Usage", "WatchersPerUser", conf_parse_unsigned, FIELD(usage_watchers_per_user) },
+        { "Usage", "DrmMajor", conf_parse_unsigned, FIELD(drm_major), AT_START },
+        { "Usage", "AccelMajor", conf_parse_unsigned, FIELD(accel_major), AT_START },
+        { "Usage", "OpenFilesMax", conf_parse_unsigned, FIELD(usage_open_files_max), AT_START },
+        { "Usage", "NVML", conf_parse_bool, FIELD(nvml), AT_START },
+        { "Usage", "NVMLLibrary", conf_parse_string, STRING_FIELD(nvml_library), AT_START },
+        { "Usage", "DriverProfiling", conf_parse_bool, FIELD(drm_profiling), AT_START },
+        { "Limits", "MapsMax", conf_parse_size, FIELD(maps_max) },
+        { "Limits", "CmdlineMax", conf_parse_size, FIELD(cmdline_max) },
+        { "Limits", "EnvironMax", conf_parse_size, FIELD(environ_max) },
+        { "Limits", "MappedFilesMax", conf_parse_unsigned, FIELD(dsos_max) },
+        { "Limits", "BusListMax", conf_parse_unsigned, FIELD(bus_list_max) },
+        { "Limits", "BusStringMax", conf_parse_unsigned, FIELD(bus_string_max) },
+        { "Limits", "MaxConfigurations", conf_parse_unsigned, FIELD(max_configs) },
+        { "Limits", "UserConfigurationsMax", conf_parse_unsigned, FIELD(user_configs_max) },
+        { "Limits", "RcBytesMax", conf_parse_size, FIELD(rc_bytes_max) },
+        { "Limits", "UserRcBytesMax", conf_parse_size, FIELD(user_rc_bytes_max) },
+        { "Limits", "ConfigurationIdleSec", conf_parse_usec, FIELD(config_idle_usec) },
+        { "Limits", "UserWatchDirectoriesMax", conf_parse_unsigned, FIELD(user_watch_dirs_max) },
+        { "Limits", "UserLogIntervalSec", conf_parse_usec, FIELD(user_log_interval_usec) },
+        { "Limits", "UserLogBurst", conf_parse_unsigned, FIELD(user_log_burst) },
+        { "Limits", "AllUsersLogBurst", conf_parse_unsigned, FIELD(all_users_log_burst) },
+        { "Sections", "Folders", conf_parse_string, STRING_FIELD(section_folders) },
+        { "Sections", "RecursiveFolders", conf_parse_string, STRING_FIELD(section_recursive_folders) },
+        { "Sections", "Schema", parse_section_schema, STRING_FIELD(section_schema) },
+        { "Reports", "ReportsPerUserMax", conf_parse_unsigned, FIELD(reports_per_user_max) },
+        { "Reports", "ReportsMax", conf_parse_unsigned, FIELD(reports_max) },
+        { "Reports", "MemoryPerUserMax", conf_parse_size, FIELD(report_memory_per_user_max) },
+        { "Reports", "MemoryMax", conf_parse_size, FIELD(report_memory_max) },
+        { "Reports", "WorkerMemoryMax", parse_worker_memory, FIELD(report_worker_memory_max) },
+        { "Reports", "OutputsPerUserMax", conf_parse_unsigned, FIELD(report_outputs_per_user_max) },
+        { "Reports", "IdleSec", conf_parse_usec, FIELD(report_idle_usec) },
+        { "Reports", "TimeoutSec", parse_report_timeout, FIELD(report_timeout_usec) },
+        { "Export", "ExportTextfile", parse_export_textfile, STRING_FIELD(export_textfile) },
+        { "Export", "ExportIntervalSec", parse_export_interval, FIELD(export_interval_usec) },
+        { "Export", "ExportGroup", conf_parse_string, STRING_FIELD(export_group) },
+        { "Export", "ExportProcessLabels", conf_parse_bool, FIELD(export_process_labels) },
         { 0 },
 };
+
+static char **string_field(ManagerConfig *c, const ConfItem *it)
+{
+        return (char **) ((uint8_t *) c + it->offset);
+}
+
+/* The strings a configuration owns are its STRING_FIELD()s. */
+void manager_config_done(ManagerConfig *c)
+{
+        for (const ConfItem *it = items; it->key; it++)
+                if (it->string)
+                        free(*string_field(c, it));
+        *c = (ManagerConfig){ 0 };
+}
+
+/* Makes dst's string of item it a copy of src's. */
+static int copy_string(ManagerConfig *dst, const ManagerConfig *src, const ConfItem *it)
+{
+        const char *from = *string_field((ManagerConfig *) src, it);
+        char *copy = NULL;
+
+        if (from) {
+                copy = strdup(from);
+                if (!copy)
+                        return -ENOMEM;
+        }
+        free(*string_field(dst, it));
+        *string_field(dst, it) = copy;
+        return 0;
+}
+
+int manager_config_copy(ManagerConfig *dst, const ManagerConfig *src)
+{
+        *dst = *src;
+        for (const ConfItem *it = items; it->key; it++)
+                if (it->string)
+                        *string_field(dst, it) = NULL;
+        for (const ConfItem *it = items; it->key; it++)
+                if (it->string && copy_string(dst, src, it) < 0) {
+                        manager_config_done(dst);
+                        return -ENOMEM;
+                }
+        return 0;
+}
 
 int manager_config_parse(ManagerConfig *c, const char *text, size_t size, char ***ret_messages)
 {
@@ -280,6 +292,95 @@ int manager_config_parse(ManagerConfig *c, const char *text, size_t size, char *
         r = conf_parse_text(text, size, items, c, ret_messages);
         manager_config_finish(c);
         return r;
+}
+
+int manager_config_load_file(const char *path, bool optional, ManagerConfig *ret, char ***ret_messages)
+{
+        _cleanup_free_ char *text = NULL;
+        _cleanup_strv_free_ char **messages = NULL;
+        _cleanup_close_ int root = -EBADF;
+        size_t size;
+        int r;
+
+        assert(path);
+        assert(ret);
+
+        manager_config_init(ret);
+        root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (root < 0)
+                return -errno;
+        r = read_full_file_in_root(root, path, CONF_FILE_SIZE_MAX, &text, &size, NULL);
+        if (r == -ENOENT && optional)
+                return 0;
+        if (r < 0)
+                return r;
+
+        r = manager_config_parse(ret, text, size, &messages);
+        if (r < 0)
+                return r;
+        /* "PATH:LINE: ...": every message names the file. */
+        for (size_t i = 0; messages && messages[i]; i++) {
+                char *named = NULL;
+
+                if (asprintf(&named, "%s:%s", path, messages[i]) < 0)
+                        return -ENOMEM;
+                free(messages[i]);
+                messages[i] = named;
+        }
+        if (ret_messages)
+                *ret_messages = TAKE_PTR(messages);
+        return r;
+}
+
+static int take_running_value(ManagerConfig *next, const ManagerConfig *running, const ConfItem *it)
+{
+        if (it->string)
+                return copy_string(next, running, it);
+        memcpy((uint8_t *) next + it->offset, (const uint8_t *) running + it->offset, it->size);
+        return 0;
+}
+
+int manager_config_compare(ManagerConfig *next, const ManagerConfig *running, char ***ret_changed, char ***ret_at_start)
+{
+        _cleanup_strv_free_ char **changed = NULL, **at_start = NULL;
+        int r;
+
+        assert(next);
+        assert(running);
+
+        for (const ConfItem *it = items; it->key; it++) {
+                char name[128];
+
+                if (!conf_item_differs(it, next, running))
+                        continue;
+                snprintf(name, sizeof(name), "[%s] %s=", it->section, it->key);
+                if (it->flags & AT_START) {
+                        r = take_running_value(next, running, it);
+                        if (r < 0)
+                                return r;
+                        r = strv_extend(&at_start, name);
+                } else
+                        r = strv_extend(&changed, name);
+                if (r < 0)
+                        return r;
+        }
+        manager_config_finish(next);
+        if (ret_changed)
+                *ret_changed = TAKE_PTR(changed);
+        if (ret_at_start)
+                *ret_at_start = TAKE_PTR(at_start);
+        return 0;
+}
+
+bool manager_config_changed(char *const *changed, const char *section)
+{
+        char prefix[64];
+
+        snprintf(prefix, sizeof(prefix), "[%s] ", section);
+        STRV_FOREACH(c, changed)
+                if (startswith(*c, prefix))
+                        return true;
+        return false;
 }
 
 const char *proc_watch_mode_to_string(ProcWatchMode m)

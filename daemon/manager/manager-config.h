@@ -90,6 +90,20 @@ int manager_config_copy(ManagerConfig *dst, const ManagerConfig *src);
 /* Parses configuration text over c. Messages are "LINE: ..." (strv). Returns the number of errors. */
 int manager_config_parse(ManagerConfig *c, const char *text, size_t size, char ***ret_messages);
 
+/* Reads the daemon's configuration file (from the real /, with the daemon's rights) over the defaults into
+ * ret; a missing file is the defaults when optional. Returns the number of errors ("PATH:LINE: ..." in
+ * ret_messages, warnings too): ret is what the file says only when that is 0. A negative errno when the
+ * file cannot be read. */
+int manager_config_load_file(const char *path, bool optional, ManagerConfig *ret, char ***ret_messages);
+
+/* For a reload from running to next: the settings that differ, as "[Section] Key=" strings. Those that take
+ * effect at start-up only get running's value back in next, so that next is what will be in force, and are
+ * listed in ret_at_start rather than ret_changed. */
+int manager_config_compare(
+                ManagerConfig *next, const ManagerConfig *running, char ***ret_changed, char ***ret_at_start);
+/* Whether changed (from manager_config_compare()) has a setting of [section]. */
+bool manager_config_changed(char *const *changed, const char *section);
+
 /* Applies the byte limits to c->proc_limits. */
 void manager_config_finish(ManagerConfig *c);
 

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdio.h>
 #include <sys/epoll.h>
+#include <time.h>
 
 #include "fd-util.h"
 #include "log.h"
@@ -17,7 +19,43 @@ static bool is_kernel_thread(const ProcFacts *f)
         return (!f->exe && !f->argv) || f->id.pid == 2 || f->ppid == 2;
 }
 
-static int track(Manager *m, pid_t pid, bool settle)
+/* The rule that ties an event to a process, applied to every event before it touches one:
+ *
+ * An event is about a process that existed when it happened, so that process started no later than the
+ * event's timestamp. A process found under the event's pid in /proc (our namespace's) that started after
+ * it is another one: the event's process exited and its pid was reused. Such an event is dropped (the
+ * scans see what it would have told) and nothing of the newer process is read, replaced or removed for it.
+ * A process that started no later and is still there held the pid when the event happened, so it is the
+ * event's process: within one PID namespace the rule is exact.
+ *
+ * Units: /proc start times are clock ticks since boot (CLOCK_BOOTTIME, rounded down); event timestamps are
+ * CLOCK_MONOTONIC nanoseconds, which lack the time spent suspended (event_clock_offset_ns, measured at each
+ * batch). The rule errs on the lenient side only: by less than a tick from the rounding (a pid reused within
+ * 10 ms would need pid_max forks in between), and by a suspend that happened between an event and its batch.
+ *
+ * It needs the events to be of our PID namespace and clock, which proc_connector_verify() proves before any
+ * is applied: a foreign event whose pid a process of ours that started earlier holds would pass it. */
+bool manager_event_may_describe(const Manager *m, uint64_t event_ns, uint64_t start_time)
+{
+        if (event_ns == MANAGER_NO_EVENT)
+                return true;
+        return start_time * m->nsec_per_tick <= event_ns + m->event_clock_offset_ns;
+}
+
+static void refresh_event_clock(Manager *m)
+{
+        struct timespec mono = { 0 }, boot = { 0 };
+        uint64_t mono_ns, boot_ns;
+
+        if (!m->real_proc || clock_gettime(CLOCK_MONOTONIC, &mono) < 0 || clock_gettime(CLOCK_BOOTTIME, &boot) < 0)
+                return;
+        mono_ns = (uint64_t) mono.tv_sec * 1000000000u + (uint64_t) mono.tv_nsec;
+        boot_ns = (uint64_t) boot.tv_sec * 1000000000u + (uint64_t) boot.tv_nsec;
+        m->event_clock_offset_ns = boot_ns > mono_ns ? boot_ns - mono_ns : 0;
+}
+
+/* event_ns: the timestamp of the event that makes us look (MANAGER_NO_EVENT for a scan). */
+static int track(Manager *m, pid_t pid, bool settle, uint64_t event_ns)
 {
         _cleanup_(proc_facts_done) ProcFacts f = { .root_fd = -EBADF };
         _cleanup_close_ int dfd = -EBADF;
@@ -26,7 +64,11 @@ static int track(Manager *m, pid_t pid, bool settle)
 
         /* Only what every process needs now; what its rules test is read once its configuration is known.
          * Many short-lived processes have exited by the time we look: nothing more is read of those. */
-        r = process_facts_open(m, pid, NULL, true, &f, &dfd);
+        r = process_facts_open(m, pid, NULL, true, event_ns, &f, &dfd);
+        if (r == -ESTALE) {
+                log_debug("Process %i started after the event about its pid: another process's, dropped.", (int) pid);
+                return 0;
+        }
         old = manager_get_process(m, pid);
         if (r == -ESRCH) {
                 /* Vanished before we could look: nothing to say. */
@@ -63,32 +105,48 @@ static int track(Manager *m, pid_t pid, bool settle)
 int manager_process_exec(Manager *m, pid_t pid)
 {
         m->n_execs++;
-        return track(m, pid, true);
+        return track(m, pid, true, MANAGER_NO_EVENT);
 }
 
-int manager_process_comm(Manager *m, pid_t pid)
+static int process_comm_at(Manager *m, pid_t pid, uint64_t event_ns)
 {
         Process *p = manager_get_process(m, pid);
         int r;
 
         if (!p)
-                return track(m, pid, true);
+                return track(m, pid, true, event_ns);
+        if (!manager_event_may_describe(m, event_ns, p->id.start_time))
+                return 0;
         r = process_reread(p);
         if (r == -ESRCH)
                 process_remove(p);
         return 0;
 }
 
+int manager_process_comm(Manager *m, pid_t pid)
+{
+        return process_comm_at(m, pid, MANAGER_NO_EVENT);
+}
+
+static void process_exit_at(Manager *m, pid_t pid, uint64_t event_ns)
+{
+        Process *p = manager_get_process(m, pid);
+
+        manager_usage_process_exit(m, pid, event_ns);
+        if (p && manager_event_may_describe(m, event_ns, p->id.start_time))
+                process_remove(p);
+}
+
 void manager_process_exit(Manager *m, pid_t pid)
 {
-        manager_usage_process_exit(m, pid);
-        process_remove(manager_get_process(m, pid));
+        process_exit_at(m, pid, MANAGER_NO_EVENT);
 }
 
 typedef struct QueuedExec {
         pid_t pid;
         uint64_t seq; /* stale unless pending[pid] still says this */
         uint64_t due_usec; /* CLOCK_MONOTONIC */
+        uint64_t exec_ns; /* the event's timestamp */
 } QueuedExec;
 
 void exec_queue_done(ExecQueue *q)
@@ -127,7 +185,7 @@ static void exec_queue_cancel(ExecQueue *q, pid_t pid)
                 (void) intmap_remove(&q->pending, (uint64_t) pid);
 }
 
-static int exec_queue_add(ExecQueue *q, pid_t pid, uint64_t due_usec)
+static int exec_queue_add(ExecQueue *q, pid_t pid, uint64_t due_usec, uint64_t exec_ns)
 {
         int r;
 
@@ -144,12 +202,14 @@ static int exec_queue_add(ExecQueue *q, pid_t pid, uint64_t due_usec)
         r = intmap_put(&q->pending, (uint64_t) pid, (void *) (uintptr_t) ++q->seq);
         if (r < 0)
                 return r;
-        q->execs[q->n_execs++] = (QueuedExec){ .pid = pid, .seq = q->seq, .due_usec = due_usec };
+        q->execs[q->n_execs++] = (QueuedExec){ .pid = pid, .seq = q->seq, .due_usec = due_usec, .exec_ns = exec_ns };
         return 0;
 }
 
 uint64_t manager_read_due_execs(Manager *m, ExecQueue *q, uint64_t now_usec)
 {
+        Process *p;
+
         assert(m);
         assert(q);
 
@@ -161,8 +221,10 @@ uint64_t manager_read_due_execs(Manager *m, ExecQueue *q, uint64_t now_usec)
                 if (e->due_usec > now_usec)
                         return e->due_usec;
                 (void) intmap_remove(&q->pending, (uint64_t) e->pid);
-                (void) track(m, e->pid, true);
-                manager_gpu_process_tracked(m, e->pid, e->due_usec - m->config.event_coalesce_usec);
+                (void) track(m, e->pid, true, e->exec_ns);
+                p = manager_get_process(m, e->pid);
+                if (p && manager_event_may_describe(m, e->exec_ns, p->id.start_time))
+                        manager_gpu_process_tracked(m, e->pid, e->due_usec - m->config.event_coalesce_usec);
         }
         return UINT64_MAX;
 }
@@ -196,7 +258,7 @@ int manager_rescan(Manager *m)
                 }
                 /* New, or the pid was reused while we were not looking. The first scan's processes are
                  * long settled; later ones may be fresh, so those get the settle re-reads. */
-                (void) track(m, pids[i], scan > 1);
+                (void) track(m, pids[i], scan > 1, MANAGER_NO_EVENT);
                 p = manager_get_process(m, pids[i]);
                 if (p)
                         p->scan_seen = scan;
@@ -238,8 +300,10 @@ typedef struct PendingProcess {
         pid_t pid;
         bool exited; /* an EXIT came before the action (or with none after it) */
         PendingAction action;
-        uint64_t exec_ns; /* when the last EXEC happened */
+        uint64_t exit_ns; /* when the last EXIT happened */
+        uint64_t action_ns; /* when the last EXEC, or for a rename alone the last COMM, happened */
         pid_t parent; /* forked by this process (and not exited since) */
+        uint64_t fork_ns;
 } PendingProcess;
 
 int manager_process_events_delayed(
@@ -278,19 +342,23 @@ int manager_process_events_delayed(
                 case PROC_EVENT_TYPE_EXEC:
                         m->n_execs++;
                         pp->action = PENDING_EXEC;
-                        pp->exec_ns = events[i].timestamp_ns;
+                        pp->action_ns = events[i].timestamp_ns;
                         break;
                 case PROC_EVENT_TYPE_COMM:
-                        if (pp->action != PENDING_EXEC)
+                        if (pp->action != PENDING_EXEC) {
                                 pp->action = PENDING_COMM;
+                                pp->action_ns = events[i].timestamp_ns;
+                        }
                         break;
                 case PROC_EVENT_TYPE_EXIT:
                         pp->exited = true;
+                        pp->exit_ns = events[i].timestamp_ns;
                         pp->action = PENDING_NONE;
                         pp->parent = 0;
                         break;
                 case PROC_EVENT_TYPE_FORK:
                         pp->parent = events[i].parent;
+                        pp->fork_ns = events[i].timestamp_ns;
                         break;
                 case _PROC_EVENT_TYPE_MAX:
                         assert_not_reached();
@@ -304,13 +372,13 @@ int manager_process_events_delayed(
          * descriptors on. A pid that exited and was reused within one batch is left to the sweeps. */
         for (size_t i = 0; i < n_pending; i++)
                 if (pending[i].parent > 0 && !pending[i].exited)
-                        manager_usage_process_fork(m, pending[i].parent, pending[i].pid);
+                        manager_usage_process_fork(m, pending[i].parent, pending[i].pid, pending[i].fork_ns);
 
         for (size_t i = 0; i < n_pending; i++) {
                 const PendingProcess *pp = &pending[i];
 
                 if (pp->exited) {
-                        manager_process_exit(m, pp->pid);
+                        process_exit_at(m, pp->pid, pp->exit_ns);
                         exec_queue_cancel(q, pp->pid);
                 }
                 switch (pp->action) {
@@ -319,15 +387,15 @@ int manager_process_events_delayed(
                 case PENDING_COMM:
                         /* An exec still to be read will see the new name. */
                         if (!exec_queue_has(q, pp->pid))
-                                (void) manager_process_comm(m, pp->pid);
+                                (void) process_comm_at(m, pp->pid, pp->action_ns);
                         break;
                 case PENDING_EXEC: {
-                        uint64_t due = pp->exec_ns / 1000 + delay_usec;
+                        uint64_t due = pp->action_ns / 1000 + delay_usec;
 
-                        if (q && due > now_usec && exec_queue_add(q, pp->pid, due) >= 0)
+                        if (q && due > now_usec && exec_queue_add(q, pp->pid, due, pp->action_ns) >= 0)
                                 break;
                         exec_queue_cancel(q, pp->pid);
-                        (void) track(m, pp->pid, true);
+                        (void) track(m, pp->pid, true, pp->action_ns);
                         break;
                 }
                 }
@@ -385,6 +453,7 @@ static int drain(ConnectorWatch *w, int fd, uint64_t *ret_next)
         }
 
         m->n_events += n;
+        refresh_event_clock(m);
         (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
         (void) manager_process_events_delayed(m, &w->queue, events, n, now, m->config.event_coalesce_usec);
         *ret_next = manager_read_due_execs(m, &w->queue, now);
@@ -493,17 +562,78 @@ static int on_rescan_timer(sd_event_source *s, uint64_t usec, void *userdata)
         Manager *m = userdata;
 
         (void) manager_rescan(m);
-        return sd_event_source_set_time_relative(s, m->config.rescan_interval_usec);
+        /* A time source is disabled when it fires (SD_EVENT_ONESHOT): armed again, or it fires once only. */
+        (void) sd_event_source_set_time_relative(s, m->config.rescan_interval_usec);
+        return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
-static int start_connector(Manager *m)
+/* Why processes are polled, in words: the log says the reason, ProcessWatchMode "polling (reason)". */
+#define WATCH_REASON(reason, text) [reason] = { text, "polling (" text ")" }
+static const struct {
+        const char *text, *mode;
+} watch_reasons[_MANAGER_WATCH_REASON_MAX] = {
+        WATCH_REASON(MANAGER_WATCH_REASON_NOT_LIVE_PROC, "--proc is not the live /proc"),
+        WATCH_REASON(MANAGER_WATCH_REASON_NO_CAPABILITY, "no CAP_NET_ADMIN for the proc connector"),
+        WATCH_REASON(MANAGER_WATCH_REASON_UNAVAILABLE, "the proc connector is unavailable"),
+        WATCH_REASON(MANAGER_WATCH_REASON_OTHER_PID_NAMESPACE, "the proc connector reports another PID namespace"),
+        WATCH_REASON(MANAGER_WATCH_REASON_NO_EVENTS, "the proc connector delivers no events"),
+        WATCH_REASON(MANAGER_WATCH_REASON_OTHER_CLOCK, "the proc connector's clock is another time namespace's"),
+        WATCH_REASON(MANAGER_WATCH_REASON_UNVERIFIED, "the proc connector's events could not be verified"),
+        WATCH_REASON(MANAGER_WATCH_REASON_FAILED, "the proc connector failed and could not be reopened"),
+};
+
+const char *manager_watch_mode(const Manager *m)
+{
+        if (m->watch_state == MANAGER_WATCH_POLLING && m->watch_reason > MANAGER_WATCH_REASON_NONE &&
+                        m->watch_reason < _MANAGER_WATCH_REASON_MAX)
+                return watch_reasons[m->watch_reason].mode;
+        return manager_watch_state_to_string(m->watch_state);
+}
+
+/* A connector that opened but whose events cannot be trusted, or that stopped: polling for it is degraded
+ * watching (late, short-lived processes missed). Polling for want of privileges or of a live /proc is what
+ * was asked for. */
+static bool watch_reason_is_degraded(ManagerWatchReason reason)
+{
+        return reason >= MANAGER_WATCH_REASON_OTHER_PID_NAMESPACE;
+}
+
+static ManagerWatchReason verify_error_to_reason(int error)
+{
+        switch (error) {
+        case -EXDEV:
+                return MANAGER_WATCH_REASON_OTHER_PID_NAMESPACE;
+        case -ENODATA:
+                return MANAGER_WATCH_REASON_NO_EVENTS;
+        case -EDOM:
+                return MANAGER_WATCH_REASON_OTHER_CLOCK;
+        default:
+                return MANAGER_WATCH_REASON_UNVERIFIED;
+        }
+}
+
+/* Opens the connector, proves that its events are about our PID namespace (proc_connector_verify()), and
+ * listens. On failure, *ret_reason says why; the caller closes what was opened. */
+static int start_connector(Manager *m, ManagerWatchReason *ret_reason)
 {
         _cleanup_free_ ConnectorWatch *w = NULL;
         int r;
 
         r = proc_connector_open((size_t) m->config.receive_buffer, &m->connector_fd);
+        if (r < 0) {
+                *ret_reason = r == -EPERM ? MANAGER_WATCH_REASON_NO_CAPABILITY : MANAGER_WATCH_REASON_UNAVAILABLE;
+                return r;
+        }
+        *ret_reason = MANAGER_WATCH_REASON_UNAVAILABLE;
+        /* The proof needs FORK events, whatever GPU usage needs. */
+        r = proc_connector_set_filter(m->connector_fd, MANAGER_PROC_EVENT_TYPES | (1u << PROC_EVENT_TYPE_FORK));
         if (r < 0)
                 return r;
+        r = proc_connector_verify(m->connector_fd);
+        if (r < 0) {
+                *ret_reason = verify_error_to_reason(r);
+                return r;
+        }
         /* Only what is handled wakes us (no thread exits; FORK only while GPU usage needs it). */
         r = proc_connector_set_filter(m->connector_fd, MANAGER_PROC_EVENT_TYPES | manager_usage_proc_event_types(m));
         if (r < 0)
@@ -523,57 +653,75 @@ static int start_connector(Manager *m)
         /* Events before bus requests: a process that exits quickly should still be seen. */
         (void) sd_event_source_set_priority(m->connector_source, SD_EVENT_PRIORITY_NORMAL - 1);
         m->watch_state = MANAGER_WATCH_PROC_CONNECTOR;
+        m->watch_reason = MANAGER_WATCH_REASON_NONE;
+        m->watch_degraded = false;
         return 0;
 }
 
-static int start_polling(Manager *m)
+static void close_connector(Manager *m)
+{
+        m->connector_source = sd_event_source_disable_unref(m->connector_source);
+        m->connector_fd = safe_close(m->connector_fd);
+}
+
+static int start_polling(Manager *m, ManagerWatchReason reason)
 {
         int r;
 
-        r = sd_event_add_time_relative(m->event, &m->poll_timer, CLOCK_MONOTONIC, m->config.poll_interval_usec,
-                        m->config.poll_interval_usec / 10, on_poll, m);
-        if (r < 0)
-                return r;
+        if (!m->poll_timer) {
+                r = sd_event_add_time_relative(m->event, &m->poll_timer, CLOCK_MONOTONIC, m->config.poll_interval_usec,
+                                m->config.poll_interval_usec / 10, on_poll, m);
+                if (r < 0)
+                        return r;
+        }
         m->watch_state = MANAGER_WATCH_POLLING;
+        m->watch_reason = reason;
+        m->watch_degraded = watch_reason_is_degraded(reason);
         return 0;
+}
+
+/* An administrator looks for this one: the journal entry has a MESSAGE_ID (nvprofiled.catalog). */
+static void log_degraded(Manager *m, int error)
+{
+        char mode_field[160];
+        const char *fields[] = { "MESSAGE_ID=" LOG_MESSAGE_WATCH_DEGRADED, mode_field, NULL };
+
+        snprintf(mode_field, sizeof(mode_field), "NVPROFILED_WATCH_MODE=%s", manager_watch_mode(m));
+        log_user_full_errno(LOG_UID_NONE, LOG_WARNING, error, fields,
+                        "Process watching is degraded, %s: polling /proc every %" PRIu64 " ms instead",
+                        watch_reasons[m->watch_reason].text, m->config.poll_interval_usec / 1000);
 }
 
 int manager_procwatch_recover(Manager *m, int error)
 {
+        ManagerWatchReason reason = MANAGER_WATCH_REASON_FAILED;
         int r;
 
         assert(m);
         assert(error < 0);
 
         log_error_errno(error, "Reading process events failed; reconnecting");
-        m->connector_source = sd_event_source_disable_unref(m->connector_source);
-        m->connector_fd = safe_close(m->connector_fd);
+        close_connector(m);
         m->watch_state = MANAGER_WATCH_NONE;
         m->n_connector_failures++;
 
-        /* A new subscription, then a rescan for what happened in between. */
-        r = m->real_proc ? start_connector(m) : -EOPNOTSUPP;
+        /* A new subscription, proven again, then a rescan for what happened in between. */
+        r = m->real_proc ? start_connector(m, &reason) : -EOPNOTSUPP;
         if (r < 0) {
-                m->connector_fd = safe_close(m->connector_fd);
-                m->connector_source = sd_event_source_disable_unref(m->connector_source);
-                m->watch_degraded = true;
-                log_warning_errno(r,
-                                "Cannot reconnect to the proc connector, polling /proc every %" PRIu64
-                                " ms instead (degraded)",
-                                m->config.poll_interval_usec / 1000);
-                if (!m->poll_timer)
-                        r = start_polling(m);
-                else {
-                        m->watch_state = MANAGER_WATCH_POLLING;
-                        r = 0;
-                }
+                close_connector(m);
+                /* A connector that reopens but cannot be proven says why; one that does not reopen failed. */
+                if (!watch_reason_is_degraded(reason))
+                        reason = MANAGER_WATCH_REASON_FAILED;
+                r = start_polling(m, reason);
                 if (r < 0) {
                         /* Not watching at all: stop telling systemd we are fine, so it restarts us. */
+                        m->watch_state = MANAGER_WATCH_NONE;
                         (void) sd_event_set_watchdog(m->event, false);
                         if (m->callbacks.status_changed)
                                 m->callbacks.status_changed(m, m->userdata);
                         return log_error_errno(r, "Cannot watch processes at all; no more watchdog pings");
                 }
+                log_degraded(m, 0);
         }
 
         r = manager_rescan(m);
@@ -584,26 +732,30 @@ int manager_procwatch_recover(Manager *m, int error)
 
 int manager_procwatch_start(Manager *m)
 {
+        ManagerWatchReason reason = MANAGER_WATCH_REASON_NONE;
         int r;
 
-        if (m->real_proc && m->config.watch_mode != PROC_WATCH_POLL) {
-                r = start_connector(m);
+        if (!m->real_proc)
+                reason = MANAGER_WATCH_REASON_NOT_LIVE_PROC;
+        else if (m->config.watch_mode != PROC_WATCH_POLL) {
+                r = start_connector(m, &reason);
                 if (r < 0) {
+                        close_connector(m);
                         if (m->config.watch_mode == PROC_WATCH_PROC_CONNECTOR)
-                                return log_error_errno(r, "Cannot use the proc connector (Mode=proc-connector)");
-                        log_notice_errno(r, "Proc connector unavailable, polling /proc every %" PRIu64 " ms instead",
-                                        m->config.poll_interval_usec / 1000);
-                        m->connector_fd = safe_close(m->connector_fd);
-                        m->connector_source = sd_event_source_disable_unref(m->connector_source);
+                                return log_error_errno(r, "Cannot use the proc connector (Mode=proc-connector), %s",
+                                                watch_reasons[reason].text);
                 }
-        } else if (!m->real_proc)
-                log_info("--proc is not the live /proc: polling it every %" PRIu64 " ms.",
-                                m->config.poll_interval_usec / 1000);
+        }
 
         if (m->watch_state == MANAGER_WATCH_NONE) {
-                r = start_polling(m);
+                r = start_polling(m, reason);
                 if (r < 0)
                         return log_error_errno(r, "Cannot start polling");
+                if (m->watch_degraded)
+                        log_degraded(m, 0);
+                else if (reason != MANAGER_WATCH_REASON_NONE)
+                        log_notice("Polling /proc every %" PRIu64 " ms: %s.", m->config.poll_interval_usec / 1000,
+                                        watch_reasons[reason].text);
         }
 
         if (m->config.rescan_interval_usec > 0) {
@@ -619,13 +771,34 @@ int manager_procwatch_start(Manager *m)
         return 0;
 }
 
+void manager_procwatch_config_changed(Manager *m)
+{
+        int r;
+
+        /* The next poll at the new interval from now; the rescan timer made, moved or stopped. */
+        if (m->poll_timer)
+                (void) sd_event_source_set_time_relative(m->poll_timer, m->config.poll_interval_usec);
+        if (m->config.rescan_interval_usec == 0) {
+                m->rescan_timer = sd_event_source_disable_unref(m->rescan_timer);
+                return;
+        }
+        if (m->rescan_timer) {
+                (void) sd_event_source_set_time_relative(m->rescan_timer, m->config.rescan_interval_usec);
+                (void) sd_event_source_set_enabled(m->rescan_timer, SD_EVENT_ONESHOT);
+                return;
+        }
+        r = sd_event_add_time_relative(m->event, &m->rescan_timer, CLOCK_MONOTONIC, m->config.rescan_interval_usec,
+                        m->config.rescan_interval_usec / 10, on_rescan_timer, m);
+        if (r < 0)
+                log_warning_errno(r, "Cannot start the rescan timer");
+}
+
 void manager_procwatch_stop(Manager *m)
 {
         m->event_buffer = mfree(m->event_buffer);
-        m->connector_source = sd_event_source_disable_unref(m->connector_source);
+        close_connector(m);
         m->poll_timer = sd_event_source_disable_unref(m->poll_timer);
         m->rescan_timer = sd_event_source_disable_unref(m->rescan_timer);
         m->resync_source = sd_event_source_disable_unref(m->resync_source);
-        m->connector_fd = safe_close(m->connector_fd);
         m->watch_state = MANAGER_WATCH_NONE;
 }

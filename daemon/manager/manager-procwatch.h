@@ -8,10 +8,20 @@
  * periodic /proc scan otherwise, and a full rescan at start-up and after every connector overrun. */
 int manager_procwatch_start(Manager *m);
 void manager_procwatch_stop(Manager *m);
+/* PollIntervalSec= or RescanIntervalSec= changed (a reload): the timers follow. */
+void manager_procwatch_config_changed(Manager *m);
 
 /* After the connector failed (error): reconnects and rescans, or falls back to polling and says the
  * watching is degraded; if even that fails, watchdog pings stop, so that systemd restarts the daemon. */
 int manager_procwatch_recover(Manager *m, int error);
+
+/* The timestamp of no event: what a scan finds is applied whatever its start time. */
+#define MANAGER_NO_EVENT UINT64_MAX
+
+/* Whether an event stamped event_ns (the connector's CLOCK_MONOTONIC ns) may be applied to the process
+ * that has its pid now, which started at start_time (/proc ticks): not when that one started after the
+ * event. The rule and why it suffices are written down at its definition. */
+bool manager_event_may_describe(const Manager *m, uint64_t event_ns, uint64_t start_time) _pure_;
 
 /* The event types the manager handles (a mask of 1 << ProcEventType): the connector passes no others. */
 #define MANAGER_PROC_EVENT_TYPES \

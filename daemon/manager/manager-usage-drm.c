@@ -231,12 +231,20 @@ void manager_usage_process_exec(Manager *m, pid_t pid)
                 fill_identities(u);
 }
 
-void manager_usage_process_fork(Manager *m, pid_t parent, pid_t child)
+void manager_usage_process_fork(Manager *m, pid_t parent, pid_t child, uint64_t event_ns)
 {
         ManagerUsage *u = m->usage;
+        const DrmSamplerHolder *h;
+        ProcIdentity id;
 
         /* The child shares its parent's DRM fds (same clients): one hash lookup for every other fork. */
-        if (!u || !u->sampler || !sampling(u) || !drm_sampler_holder(u->sampler, parent))
+        if (!u || !u->sampler || !sampling(u))
+                return;
+        h = drm_sampler_holder(u->sampler, parent);
+        if (!h || (h->start_time != 0 && !manager_event_may_describe(m, event_ns, h->start_time)))
+                return;
+        /* Only the child that was forked then, not a later holder of its pid. */
+        if (proc_identity_read(m->proc_fd, child, &id) < 0 || !manager_event_may_describe(m, event_ns, id.start_time))
                 return;
         if (drm_sampler_check_pid(u->sampler, child, false) > 0)
                 fill_identities(u);
@@ -266,10 +274,17 @@ void usage_drm_sampling_changed(ManagerUsage *u)
                 log_debug("Process events: FORK %s.", manager_usage_proc_event_types(m) ? "passed" : "dropped");
 }
 
-void manager_usage_process_exit(Manager *m, pid_t pid)
+void manager_usage_process_exit(Manager *m, pid_t pid, uint64_t event_ns)
 {
-        if (m->usage && m->usage->sampler)
-                drm_sampler_drop_pid(m->usage->sampler, pid);
+        const DrmSamplerHolder *h;
+
+        if (!m->usage || !m->usage->sampler)
+                return;
+        /* Not a holder that started after the exit: the pid was reused. */
+        h = drm_sampler_holder(m->usage->sampler, pid);
+        if (h && h->start_time != 0 && !manager_event_may_describe(m, event_ns, h->start_time))
+                return;
+        drm_sampler_drop_pid(m->usage->sampler, pid);
 }
 
 /* Whether fd is the live /sys: libdrm reads that one, whatever --sys says. */
@@ -310,6 +325,26 @@ int usage_drm_start(ManagerUsage *u)
                         return r;
         }
         return 0;
+}
+
+void usage_drm_config_changed(ManagerUsage *u)
+{
+        uint64_t interval = u->manager->config.usage_rescan_interval_usec;
+
+        if (!u->sampler)
+                return;
+        if (interval == 0) {
+                u->rescan_timer = sd_event_source_disable_unref(u->rescan_timer);
+                return;
+        }
+        if (!u->rescan_timer) {
+                if (sd_event_add_time_relative(u->manager->event, &u->rescan_timer, CLOCK_MONOTONIC, interval, 0,
+                                    on_rescan_timer, u) < 0)
+                        log_warning("Cannot start the DRM rescan timer.");
+                return;
+        }
+        (void) sd_event_source_set_time_relative(u->rescan_timer, interval);
+        (void) sd_event_source_set_enabled(u->rescan_timer, SD_EVENT_ON);
 }
 
 void usage_drm_stop(ManagerUsage *u)

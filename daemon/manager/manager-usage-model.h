@@ -35,6 +35,8 @@ int usage_drm_start(ManagerUsage *u);
 void usage_drm_stop(ManagerUsage *u);
 /* After sampling started or stopped: FORK events are passed by the connector only while it runs. */
 void usage_drm_sampling_changed(ManagerUsage *u);
+/* [Usage] RescanIntervalSec= changed: the full sweeps' timer follows. */
+void usage_drm_config_changed(ManagerUsage *u);
 /* Reads every known client's fdinfo and updates u->drm_usage. */
 int usage_drm_sample(ManagerUsage *u);
 

@@ -112,6 +112,19 @@ static int on_sample_timer(sd_event_source *s, uint64_t usec, void *userdata)
         return sd_event_source_set_enabled(s, SD_EVENT_ON);
 }
 
+void manager_usage_config_changed(Manager *m)
+{
+        ManagerUsage *u = m->usage;
+
+        if (!u)
+                return;
+        /* IdleIntervalSec= may start or stop sampling; WatchIntervalSec= and MinIntervalSec= apply to the
+         * watches made from now on. */
+        (void) update_timer(u);
+        usage_drm_config_changed(u);
+        notify_changed(m);
+}
+
 UsageWatch *manager_usage_unwatch(UsageWatch *w)
 {
         ManagerUsage *u;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -54,6 +55,7 @@ Manager *manager_free(Manager *m)
         safe_close(m->proc_fd);
         safe_close(m->sys_fd);
         safe_close(m->root_fd);
+        free(m->config_file);
         manager_config_done(&m->config);
         sd_event_unref(m->event);
         return mfree(m);
@@ -110,6 +112,10 @@ int manager_new(sd_event *e, const ManagerConfig *config, const char *proc_path,
         /* Only the live /proc delivers events for the pids it lists. */
         m->real_proc = fstat(m->proc_fd, &st) >= 0 && stat("/proc", &live) >= 0 && st.st_dev == live.st_dev &&
                         st.st_ino == live.st_ino;
+        {
+                long hz = sysconf(_SC_CLK_TCK);
+                m->nsec_per_tick = hz > 0 ? 1000000000u / (uint64_t) hz : 10000000u;
+        }
 
         if (stat("/", &st) < 0)
                 return log_error_errno(errno, "Cannot stat /");
@@ -273,6 +279,103 @@ int manager_reload(Manager *m)
         if (m->callbacks.reloaded)
                 m->callbacks.reloaded(m, m->userdata);
         return 0;
+}
+
+int manager_set_config_file(Manager *m, const char *path, bool optional)
+{
+        char *copy = NULL;
+
+        if (path) {
+                copy = strdup(path);
+                if (!copy)
+                        return -ENOMEM;
+        }
+        free(m->config_file);
+        m->config_file = copy;
+        m->config_file_optional = optional;
+        return 0;
+}
+
+/* What follows a change of each section: the settings read at each use need nothing. */
+static void config_changed(Manager *m, char *const *changed)
+{
+        int r;
+
+        if (manager_config_changed(changed, "ProcessWatch"))
+                manager_procwatch_config_changed(m);
+        if (manager_config_changed(changed, "Usage"))
+                manager_usage_config_changed(m);
+        if (manager_config_changed(changed, "Limits"))
+                (void) manager_log_start(m);
+        if (manager_config_changed(changed, "Sections") && m->sections)
+                (void) manager_sections_reload(m);
+        if (manager_config_changed(changed, "Export")) {
+                manager_export_stop(m);
+                r = manager_export_start(m);
+                if (r < 0)
+                        log_warning_errno(r, "Cannot start the export to %s", strna(m->config.export_textfile));
+        }
+}
+
+int manager_apply_config(Manager *m, ManagerConfig *next)
+{
+        _cleanup_strv_free_ char **changed = NULL, **at_start = NULL;
+        _cleanup_free_ char *changed_text = NULL;
+        char file_field[PATH_MAX + 32];
+        const char *fields[] = { "MESSAGE_ID=" LOG_MESSAGE_CONFIG_RELOADED, file_field, NULL };
+        ManagerConfig old;
+        int r;
+
+        assert(m);
+        assert(next);
+
+        r = manager_config_compare(next, &m->config, &changed, &at_start);
+        if (r < 0)
+                return log_oom();
+        STRV_FOREACH(s, at_start)
+                log_warning("%s changed in %s: it takes effect at the next start; the running value stays.", *s,
+                                strna(m->config_file));
+
+        /* The new configuration in force, then what follows from it. */
+        old = m->config;
+        m->config = *next;
+        *next = old;
+        config_changed(m, changed);
+
+        changed_text = strv_join(changed, " ");
+        if (!changed_text)
+                return log_oom();
+        snprintf(file_field, sizeof(file_field), "NVPROFILED_CONFIG_FILE=%s", strna(m->config_file));
+        log_user_struct(LOG_UID_NONE, LOG_INFO, fields, "Configuration %s re-read: %s%s.", strna(m->config_file),
+                        changed ? "applied " : "nothing changed", changed_text);
+        return 0;
+}
+
+int manager_reload_configuration(Manager *m)
+{
+        _cleanup_(manager_config_done) ManagerConfig next = { 0 };
+        _cleanup_strv_free_ char **messages = NULL;
+        int r;
+
+        assert(m);
+
+        if (m->config_file) {
+                r = manager_config_load_file(m->config_file, m->config_file_optional, &next, &messages);
+                STRV_FOREACH(msg, messages)
+                        log_warning("%s", *msg);
+                if (r < 0)
+                        log_error_errno(r, "Cannot read %s; the configuration in force stays", m->config_file);
+                else if (r > 0)
+                        log_error("%s has %i errors; the configuration in force stays.", m->config_file, r);
+                else
+                        r = manager_apply_config(m, &next);
+                if (r != 0) {
+                        /* The rc files are read all the same: the reload was asked for them too. */
+                        (void) manager_reload(m);
+                        return r < 0 ? r : -EBADMSG;
+                }
+        }
+        return manager_reload(m);
 }
 
 static void on_rc_changed(RcWatch *w, void *userdata)

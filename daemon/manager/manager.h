@@ -63,6 +63,21 @@ typedef enum ManagerWatchState {
         _MANAGER_WATCH_STATE_MAX,
 } ManagerWatchState;
 
+/* Why processes are polled although Mode= did not ask for it (manager-procwatch.c words each one). */
+typedef enum ManagerWatchReason {
+        MANAGER_WATCH_REASON_NONE, /* the connector, or polling as configured */
+        MANAGER_WATCH_REASON_NOT_LIVE_PROC,
+        MANAGER_WATCH_REASON_NO_CAPABILITY,
+        MANAGER_WATCH_REASON_UNAVAILABLE,
+        /* Degraded: the connector opened, but its events cannot be trusted or stopped coming. */
+        MANAGER_WATCH_REASON_OTHER_PID_NAMESPACE,
+        MANAGER_WATCH_REASON_NO_EVENTS,
+        MANAGER_WATCH_REASON_OTHER_CLOCK,
+        MANAGER_WATCH_REASON_UNVERIFIED,
+        MANAGER_WATCH_REASON_FAILED,
+        _MANAGER_WATCH_REASON_MAX,
+} ManagerWatchReason;
+
 /* One loaded configuration per (root, user's file access, $HOME). The home is keyed by the identity of the
  * directory as the user opens it, so "/root", "//root/" and "/home/../root" are one slot. */
 typedef struct ConfigSlot {
@@ -84,6 +99,9 @@ struct Manager {
         ManagerConfig config;
         ManagerCallbacks callbacks;
         void *userdata;
+
+        char *config_file; /* the daemon's configuration file, re-read by manager_reload_configuration() */
+        bool config_file_optional; /* ...where a missing file means the defaults */
 
         int proc_fd; /* --proc */
         int sys_fd; /* --sys */
@@ -126,13 +144,20 @@ struct Manager {
 
         /* Process watching. */
         ManagerWatchState watch_state;
+        ManagerWatchReason watch_reason;
         int connector_fd;
         sd_event_source *connector_source;
         sd_event_source *poll_timer;
         sd_event_source *rescan_timer;
         uint64_t n_overruns, n_rescans, n_execs, n_events;
         uint64_t n_connector_failures;
-        bool watch_degraded; /* the connector failed and could not be reopened: polling instead */
+        bool watch_degraded; /* the connector is unusable (its events are not of our namespace, or it failed
+                              * and could not be reopened): polling instead */
+        /* Added to a connector event's timestamp (CLOCK_MONOTONIC) to compare it with /proc start times
+         * (CLOCK_BOOTTIME): the time spent suspended, measured at each batch on the live /proc; tests on a
+         * fixture /proc set it. */
+        uint64_t event_clock_offset_ns;
+        uint64_t nsec_per_tick; /* of /proc start times */
         sd_event_source *resync_source; /* deferred rescan after an overrun */
         ProcEvent *event_buffer; /* one batch of connector events, reused */
         struct SettleQueue *settle; /* every process's settle re-reads, on one timer (process.c) */
@@ -180,9 +205,21 @@ int manager_start(Manager *m);
 int manager_start_watching(Manager *m);
 int manager_scan(Manager *m);
 
-/* Re-reads configuration (keeping the last good version of files that broke) and re-evaluates every
+/* Re-reads the rc files (keeping the last good version of files that broke) and re-evaluates every
  * tracked process. */
 int manager_reload(Manager *m);
+
+/* The daemon's configuration file, for manager_reload_configuration(); NULL: none. */
+int manager_set_config_file(Manager *m, const char *path, bool optional);
+
+/* SIGHUP and the Reload method: re-reads the configuration file and applies what changed, then the rc files
+ * (manager_reload()). A file with errors changes nothing (each error logged with its line; -EBADMSG); a
+ * setting that takes effect at start-up only keeps its running value, and a warning names it. */
+int manager_reload_configuration(Manager *m);
+
+/* Makes next the configuration in force (what takes effect at start-up only keeps its running value), and
+ * applies it: timers, log limits, the export, the section folders. The log names what changed. */
+int manager_apply_config(Manager *m, ManagerConfig *next);
 
 /* The configuration for a process root and $HOME, loaded on demand, every file opened with creds's access
  * (a process's own credentials; NULL: the daemon's); root_fd: the configuration root (the daemon's, or a
@@ -231,3 +268,5 @@ static inline bool manager_may_list(const Manager *m, uid_t caller_uid, uid_t ow
 }
 
 const char *manager_watch_state_to_string(ManagerWatchState s) _const_;
+/* ProcessWatchMode: the state, and when polling for a reason, the reason ("polling (...)"). */
+const char *manager_watch_mode(const Manager *m) _pure_;

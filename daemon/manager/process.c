@@ -15,6 +15,7 @@
 
 #include "fd-util.h"
 #include "log.h"
+#include "manager-procwatch.h"
 #include "manager.h"
 #include "process.h"
 #include "strv.h"
@@ -171,8 +172,8 @@ ProcFactsFlags process_facts_needed(const RcConfig *c, bool maps)
         return flags;
 }
 
-int process_facts_open(
-                Manager *m, pid_t pid, const ProcIdentity *expect, bool zombie_is_gone, ProcFacts *ret, int *ret_dfd)
+int process_facts_open(Manager *m, pid_t pid, const ProcIdentity *expect, bool zombie_is_gone, uint64_t event_ns,
+                ProcFacts *ret, int *ret_dfd)
 {
         _cleanup_(proc_facts_done) ProcFacts f = { .root_fd = -EBADF };
         _cleanup_close_ int dfd = -EBADF;
@@ -188,6 +189,8 @@ int process_facts_open(
         /* A zombie has no exe and no command line left, so it would read as a kernel thread. */
         if (zombie_is_gone && IN_SET(f.state, 'Z', 'X'))
                 return -ESRCH;
+        if (!manager_event_may_describe(m, event_ns, f.id.start_time))
+                return -ESTALE;
         /* What picks the configuration (file access, $HOME, root) and names the process. */
         r = proc_facts_add(dfd, PROCESS_FACTS_ALWAYS, &m->config.proc_limits, &f);
         if (r < 0)
@@ -414,7 +417,7 @@ int process_reread(Process *p)
         RcResolution *res = NULL;
         int r;
 
-        r = process_facts_open(m, p->id.pid, &p->id, false, &f, &dfd);
+        r = process_facts_open(m, p->id.pid, &p->id, false, MANAGER_NO_EVENT, &f, &dfd);
         if (r < 0)
                 return r;
         r = resolve(m, dfd, &f, true, &res);

@@ -14,9 +14,11 @@ ProcFactsFlags process_facts_needed(const RcConfig *c, bool maps);
 /* Opens /proc/<pid> and reads the identity and PROCESS_FACTS_ALWAYS (and cmdline when there is no exe, to
  * tell kernel threads); returns the directory fd to read more through. zombie_is_gone: a zombie (an exited
  * process not reaped yet, which would read as a kernel thread and never be tracked) is -ESRCH right after
- * its stat, with nothing else read. */
-int process_facts_open(
-                Manager *m, pid_t pid, const ProcIdentity *expect, bool zombie_is_gone, ProcFacts *ret, int *ret_dfd);
+ * its stat, with nothing else read. event_ns: the timestamp of the event that makes us look
+ * (MANAGER_NO_EVENT: none); a process that started after it is not the event's (manager_event_may_describe())
+ * and is -ESTALE right after its stat, with nothing else read. */
+int process_facts_open(Manager *m, pid_t pid, const ProcIdentity *expect, bool zombie_is_gone, uint64_t event_ns,
+                ProcFacts *ret, int *ret_dfd);
 
 /* Creates, resolves and registers a process from its facts; settle: schedule the post-exec re-reads. */
 int process_new_from_facts(Manager *m, const ProcFacts *f, bool settle, Process **ret);

@@ -38,6 +38,9 @@ SectionCatalog *section_catalog_free(SectionCatalog *c)
         for (size_t i = 0; i < c->n_dirs; i++)
                 free(c->dirs[i]);
         free(c->dirs);
+        for (size_t i = 0; i < c->n_folders; i++)
+                free(c->folders[i].path);
+        free(c->folders);
         return mfree(c);
 }
 
@@ -234,25 +237,56 @@ int section_catalog_load_at(int root_fd, uid_t owner, const SectionFolder *folde
         c->schema = opts.schema;
         Loader l = { .c = c, .o = &opts, .owner = owner };
 
+        c->folders = calloc(MAX(n_folders, (size_t) 1), sizeof(SectionFolderState));
+        if (!c->folders)
+                return -ENOMEM;
         for (size_t i = 0; i < n_folders; i++) {
-                _cleanup_free_ char *display = strdup(folders[i].path);
-                if (!display)
+                SectionFolderState *state = &c->folders[c->n_folders++];
+                size_t before = c->n;
+
+                state->recursive = folders[i].recursive;
+                state->path = strdup(folders[i].path);
+                if (!state->path)
                         return -ENOMEM;
-                size_t len = strlen(display);
-                while (len > 1 && display[len - 1] == '/')
-                        display[--len] = '\0';
+                size_t len = strlen(state->path);
+                while (len > 1 && state->path[len - 1] == '/')
+                        state->path[--len] = '\0';
                 _cleanup_close_ int fd = root_fd >= 0
                                 ? open_in_root(root_fd, folders[i].path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
                                 : open(folders[i].path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                if (fd < 0)
+                if (fd < 0) {
+                        /* Skipped, as ncu does; the state says why. */
+                        state->error = root_fd >= 0 ? fd : -errno;
                         continue;
-                r = load_dir(&l, fd, display, display, folders[i].recursive, 0);
+                }
+                if (!trusted(&l, fd))
+                        state->error = -EPERM; /* listed by load_dir() as one broken entry */
+                r = load_dir(&l, fd, state->path, state->path, folders[i].recursive, 0);
                 if (r < 0)
                         return r;
+                if (state->error == 0)
+                        state->n_files = c->n - before;
         }
         check_extends(c);
         *ret = TAKE_PTR(c);
         return 0;
+}
+
+const char *section_folder_state(const SectionFolderState *f)
+{
+        return f->error == 0                  ? "read"
+                        : f->error == -ENOENT ? "missing"
+                        : f->error == -EPERM  ? "untrusted"
+                                              : "unreadable";
+}
+
+const char *section_folder_problem(const SectionFolderState *f)
+{
+        if (f->error == -EPERM)
+                return "owned by another user than root, or writable by group or others";
+        if (f->error == 0 || f->error == -ENOENT)
+                return "";
+        return strerror(-f->error);
 }
 
 static int compare_by_identifier(const void *a, const void *b)

@@ -24,6 +24,16 @@ typedef struct SectionEntry {
         char *warning; /* a problem that does not stop the section (Extends naming no section), or NULL */
 } SectionEntry;
 
+/* What a folder of the search path gave: so that an empty catalog says why (no folder exists, as on a
+ * distribution that ships no Nsight Compute). */
+typedef struct SectionFolderState {
+        char *path; /* as configured, without trailing slashes */
+        bool recursive;
+        int error; /* 0: read; -ENOENT: it does not exist; else why it was not read (-ENOTDIR, -EACCES,
+                    * -EPERM: not trusted, see section_catalog_load_at()) */
+        size_t n_files; /* *.section files found in it (and below, when recursive), read or broken */
+} SectionFolderState;
+
 typedef struct SectionCatalog {
         SectionEntry *entries; /* in search-path order */
         size_t n;
@@ -32,6 +42,8 @@ typedef struct SectionCatalog {
         size_t n_dirs;
         size_t allocated_dirs;
         NvSchema schema;
+        SectionFolderState *folders; /* one per folder searched, in search-path order */
+        size_t n_folders;
 } SectionCatalog;
 
 #define SECTION_CATALOG_MAX_FILES 4096U
@@ -54,6 +66,11 @@ int section_catalog_load_at(int root_fd, uid_t owner, const SectionFolder *folde
                 const TextFormatOptions *o, SectionCatalog **ret);
 SectionCatalog *section_catalog_free(SectionCatalog *c);
 DEFINE_TRIVIAL_CLEANUP_FUNC(SectionCatalog *, section_catalog_free);
+
+/* A folder's state in one word: "read", "missing", "untrusted" or "unreadable"; and for the last two what
+ * is wrong, in words ("" otherwise). */
+const char *section_folder_state(const SectionFolderState *f) _pure_;
+const char *section_folder_problem(const SectionFolderState *f);
 
 /* The loaded section with this identifier (the first in search-path order), or NULL. */
 const SectionEntry *section_catalog_find(const SectionCatalog *c, const char *identifier);

@@ -8,6 +8,8 @@
 #include <sys/socket.h>
 #include <stddef.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fd-util.h"
@@ -286,4 +288,107 @@ int proc_connector_receive(int fd, ProcEvent *events, size_t max)
                 stored += (size_t) proc_connector_parse(bufs[i], mh[i].msg_len, events + stored, max - stored);
         }
         return (int) stored;
+}
+
+/* Attempts at the proof: one fails only when the receive buffer overflowed between being emptied and the
+ * child's event (a storm of some megabytes of events within a fork). */
+#define VERIFY_ATTEMPTS 3u
+/* Events read per look at most: a connector that reports a whole busy host is still read in bounded time. */
+#define VERIFY_EVENTS_MAX (1024u * 1024u)
+/* How far the child's FORK timestamp may lie outside the fork() call on our CLOCK_MONOTONIC: a time
+ * namespace's offset is seconds at least, and the manager compares events with start times in 10 ms ticks. */
+#define VERIFY_CLOCK_SLACK_NS (1000u * 1000u)
+
+typedef struct VerifyState {
+        pid_t self;
+        pid_t child; /* 0 while emptying the buffer before the fork */
+        bool any; /* an event came */
+        bool found; /* the child's FORK event came... */
+        uint64_t found_ns; /* ...stamped then */
+        bool overrun;
+} VerifyState;
+
+static uint64_t now_monotonic_ns(void)
+{
+        struct timespec ts = { 0 };
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts); /* cannot fail for this clock */
+        return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+}
+
+/* Reads what is queued, looking for the child's FORK event. */
+static int verify_read(int fd, VerifyState *s)
+{
+        ProcEvent events[64];
+
+        for (size_t total = 0; total < VERIFY_EVENTS_MAX;) {
+                uint8_t byte;
+                int n = proc_connector_receive(fd, events, ELEMENTSOF(events));
+
+                if (n == -ENOBUFS) {
+                        s->overrun = true;
+                        continue;
+                }
+                if (n < 0)
+                        return n;
+                if (n == 0) {
+                        /* Nothing stored: queue empty, or only datagrams that hold no process event. */
+                        if (recv(fd, &byte, sizeof(byte), MSG_PEEK | MSG_DONTWAIT) < 0)
+                                return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+                        continue;
+                }
+                s->any = true;
+                total += (size_t) n;
+                for (int i = 0; i < n && s->child > 0; i++)
+                        if (events[i].type == PROC_EVENT_TYPE_FORK && events[i].pid == s->child &&
+                                        events[i].parent == s->self) {
+                                s->found = true;
+                                s->found_ns = events[i].timestamp_ns;
+                        }
+        }
+        return 0;
+}
+
+int proc_connector_verify(int fd)
+{
+        VerifyState s = { .self = getpid() };
+        int r;
+
+        assert(fd >= 0);
+
+        for (unsigned attempt = 0; attempt < VERIFY_ATTEMPTS; attempt++) {
+                uint64_t before, after;
+                pid_t child;
+
+                /* Room for the child's event: what is queued goes first. */
+                s.child = 0;
+                r = verify_read(fd, &s);
+                if (r < 0)
+                        return r;
+                s.overrun = false;
+
+                before = now_monotonic_ns();
+                child = fork();
+                if (child < 0)
+                        return -errno;
+                if (child == 0)
+                        _exit(EXIT_SUCCESS);
+                after = now_monotonic_ns();
+                /* It exits at once; a zombie left behind would be a process of ours forever. */
+                while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+                        ;
+
+                s.child = child;
+                r = verify_read(fd, &s);
+                if (r < 0)
+                        return r;
+                if (s.found)
+                        return s.found_ns + VERIFY_CLOCK_SLACK_NS >= before &&
+                                                        s.found_ns <= after + VERIFY_CLOCK_SLACK_NS
+                                        ? 0
+                                        : -EDOM;
+                if (!s.overrun)
+                        break;
+        }
+        return !s.any ? -ENODATA : s.overrun ? -ENOBUFS : -EXDEV;
 }

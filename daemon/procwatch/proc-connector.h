@@ -6,9 +6,10 @@
 #include "macro.h"
 
 /* The kernel's process-event connector (netlink, CONFIG_PROC_EVENTS). Needs CAP_NET_ADMIN in the initial
- * user namespace; events carry init-namespace pids. Events can be lost when the socket buffer fills
- * (the kernel sends with GFP_NOWAIT): the receive call then says -ENOBUFS and the caller must rescan
- * /proc. */
+ * user namespace; events carry init-namespace pids and CLOCK_MONOTONIC timestamps of the initial time
+ * namespace, whatever namespace the listener is in (proc_connector_verify() tells whether they are the
+ * listener's). Events can be lost when the socket buffer fills (the kernel sends with GFP_NOWAIT): the
+ * receive call then says -ENOBUFS and the caller must rescan /proc. */
 
 typedef enum ProcEventType {
         PROC_EVENT_TYPE_EXEC,
@@ -43,6 +44,22 @@ int proc_connector_receive(int fd, ProcEvent *events, size_t max);
 /* Parses one received datagram; used by proc_connector_receive() and the fuzz target. Returns the
  * number of events stored. */
 int proc_connector_parse(const void *buf, size_t len, ProcEvent *events, size_t max);
+
+/* Proves that the events on fd describe this process's PID namespace and clock: forks a child that exits
+ * at once and looks among what is queued for the child's FORK event under the pid fork() returned, with
+ * this process as its parent, stamped within the fork() call on this process's CLOCK_MONOTONIC. The
+ * kernel queues a FORK event before fork() returns in the parent, so the event is there at once or never:
+ * nothing is waited for but the child's exit. fd's filter must pass FORK events. Everything read is
+ * dropped (the caller rescans /proc afterwards).
+ *
+ * Returns 0 when proven; -EXDEV when events came but not that one (they carry another PID namespace's
+ * pids: the listener is in a container); -ENODATA when no event came at all (the kernel ignores the
+ * subscription of a listener outside the initial namespaces, so it hears only what another listener
+ * asked for, which may be nothing); -EDOM when the event came but its timestamp is not of this
+ * process's clock (another time namespace); -ENOBUFS when the buffer overflowed at every attempt; a
+ * fork() error. A host pid can equal the child's pid by chance only together with the parent's: both are
+ * compared. */
+int proc_connector_verify(int fd);
 
 /* Whether this process has CAP_NET_ADMIN in its effective set. */
 bool have_cap_net_admin(void);

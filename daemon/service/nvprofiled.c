@@ -56,7 +56,8 @@ static void help(void)
                "                        console, journal, null, or auto (default: the journal when\n"
                "                        stderr is connected to it, else the console)\n"
                "\n"
-               "Signals: SIGHUP re-reads the rc files; SIGTERM and SIGINT stop the daemon.\n"
+               "Signals: SIGHUP re-reads the configuration file and the rc files; SIGTERM and SIGINT\n"
+               "stop the daemon.\n"
                "Exit status: 0 on a clean stop, 1 on failure, 2 on a usage error.\n"
                "\n"
                "Bus name io.github.nvprofiled.NvProfiled1, object /io/github/nvprofiled/NvProfiled1;\n"
@@ -153,27 +154,17 @@ static int parse_argv(int argc, char *argv[])
 
 static int load_config_file(ManagerConfig *c)
 {
-        _cleanup_free_ char *text = NULL;
         _cleanup_strv_free_ char **messages = NULL;
         const char *path = arg_config ? arg_config : DEFAULT_CONFIG_FILE;
-        _cleanup_close_ int root = -EBADF;
-        size_t size;
         int r;
 
-        root = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (root < 0)
-                return log_error_errno(errno, "Cannot open /");
-        r = read_full_file_in_root(root, path, 64 * 1024, &text, &size, NULL);
-        if (r == -ENOENT && !arg_config)
-                return 0; /* the default file is optional */
+        /* The default file is optional; a file named with --config= is not. */
+        manager_config_done(c);
+        r = manager_config_load_file(path, !arg_config, c, &messages);
+        STRV_FOREACH(msg, messages)
+                log_warning("%s", *msg);
         if (r < 0)
                 return log_error_errno(r, "Cannot read %s", path);
-
-        r = manager_config_parse(c, text, size, &messages);
-        if (r < 0)
-                return log_error_errno(r, "Cannot parse %s", path);
-        STRV_FOREACH(msg, messages)
-                log_warning("%s:%s", path, *msg);
         if (r > 0) {
                 log_error("%s has %i errors.", path, r);
                 return -EINVAL;
@@ -185,9 +176,9 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 {
         Manager *m = userdata;
 
-        log_info("SIGHUP: re-reading the rc files.");
+        log_info("SIGHUP: re-reading the configuration file and the rc files.");
         (void) sd_notify(false, "RELOADING=1");
-        (void) manager_reload(m);
+        (void) manager_reload_configuration(m);
         (void) sd_notify(false, "READY=1");
         return 0;
 }
@@ -239,7 +230,6 @@ static int run(int argc, char *argv[])
                 log_set_max_level(arg_log_level);
         log_set_target(arg_log_target);
 
-        manager_config_init(&config);
         r = load_config_file(&config);
         if (r < 0)
                 return EXIT_FAILURE;
@@ -251,6 +241,11 @@ static int run(int argc, char *argv[])
         r = manager_new(e, &config, arg_proc, arg_sys, arg_root, &m);
         if (r < 0)
                 return EXIT_FAILURE;
+        r = manager_set_config_file(m, arg_config ? arg_config : DEFAULT_CONFIG_FILE, !arg_config);
+        if (r < 0) {
+                log_oom();
+                return EXIT_FAILURE;
+        }
         r = sd_event_add_signal(e, NULL, SIGHUP, on_sighup, m);
         if (r < 0) {
                 log_error_errno(r, "Failed to watch SIGHUP");
@@ -276,9 +271,9 @@ static int run(int argc, char *argv[])
                 return EXIT_FAILURE;
 
         log_info("nvprofiled %s ready: %u processes tracked (%s).", PACKAGE_VERSION,
-                        (unsigned) intmap_size(&m->processes), manager_watch_state_to_string(m->watch_state));
+                        (unsigned) intmap_size(&m->processes), manager_watch_mode(m));
         (void) sd_notifyf(false, "READY=1\nSTATUS=Watching %u processes (%s).", (unsigned) intmap_size(&m->processes),
-                        manager_watch_state_to_string(m->watch_state));
+                        manager_watch_mode(m));
 
         r = sd_event_loop(e);
         (void) sd_notify(false, "STOPPING=1");

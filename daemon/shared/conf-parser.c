@@ -57,6 +57,15 @@ static int parse_section_header(const char *l, unsigned line, char **section, ch
         return 0;
 }
 
+bool conf_item_differs(const ConfItem *item, const void *a, const void *b)
+{
+        const void *x = (const uint8_t *) a + item->offset, *y = (const uint8_t *) b + item->offset;
+
+        if (item->string)
+                return !streq_ptr(*(char *const *) x, *(char *const *) y);
+        return memcmp(x, y, item->size) != 0;
+}
+
 static int parse_assignment(
                 char *l, unsigned line, const char *section, const ConfItem *items, void *base, char ***messages)
 {

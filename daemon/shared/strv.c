@@ -50,6 +50,26 @@ int strv_extend(char ***l, const char *s)
         return strv_consume(l, strdup(s));
 }
 
+char *strv_join(char *const *l, const char *separator)
+{
+        size_t n = 0, k = strlen(separator);
+        char *s, *p;
+
+        STRV_FOREACH(i, l)
+                n += strlen(*i) + k;
+        s = malloc(n + 1);
+        if (!s)
+                return NULL;
+        p = s;
+        STRV_FOREACH(i, l) {
+                if (i != l)
+                        p = stpcpy(p, separator);
+                p = stpcpy(p, *i);
+        }
+        *p = '\0';
+        return s;
+}
+
 char **strv_copy(char *const *l)
 {
         _cleanup_strv_free_ char **c = NULL;

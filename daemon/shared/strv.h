@@ -15,6 +15,8 @@ int strv_extend(char ***l, const char *s);
 /* Appends s itself, taking ownership (freed on failure too). */
 int strv_consume(char ***l, char *s);
 char **strv_copy(char *const *l);
+/* The strings one after the other, separator between them ("" for none or NULL); NULL when out of memory. */
+char *strv_join(char *const *l, const char *separator);
 
 bool strv_contains(char *const *l, const char *s) _pure_;
 

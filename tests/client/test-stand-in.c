@@ -172,6 +172,26 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_END,
 };
 
+/* Where the stand-in looks for Nsight Compute sections: nowhere that exists. */
+static int method_list_folders(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        return sd_bus_reply_method_return(m, "a(sbsus)", 2, "/usr/lib/nsight" NASTY, true, "missing", (uint32_t) 0, "",
+                        "/opt/sections", false, "unreadable", (uint32_t) 0, "Permission denied" NASTY);
+}
+
+/* ...so no section at all. */
+static int method_list_sections(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        return sd_bus_reply_method_return(m, "a(ssbuassss)a(ss)", 0, 0);
+}
+
+static const sd_bus_vtable sections_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_METHOD("ListFolders", "", "a(sbsus)", method_list_folders, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("ListSections", "", "a(ssbuassss)a(ss)", method_list_sections, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_VTABLE_END,
+};
+
 typedef struct Fixture {
         PrivateBus bus;
         FakeDaemon daemon;
@@ -255,6 +275,9 @@ static bool stand_in_start(Fixture *f, bool has_get_process)
         g_assert_cmpint(sd_bus_add_filter(f->daemon.bus, NULL, count_calls, &f->daemon), >=, 0);
         g_assert_cmpint(sd_bus_add_object_vtable(f->daemon.bus, NULL, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE,
                                         manager_vtable, &f->daemon),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_add_object_vtable(f->daemon.bus, NULL, BUS_ROOT_PATH, BUS_SECTIONS_INTERFACE,
+                                        sections_vtable, NULL),
                         >=, 0);
         g_assert_cmpint(sd_bus_request_name(f->daemon.bus, BUS_NAME, 0), >=, 0);
         return true;
@@ -497,6 +520,35 @@ static void test_text_escaped(void)
         fixture_teardown(&f);
 }
 
+/* An empty "sections list" says why: which folders were searched and what each gave (escaped), on stderr;
+ * the JSON has them too. */
+static void test_sections_none(void)
+{
+        Fixture f;
+        g_autofree char *text = NULL, *err = NULL, *json = NULL;
+        struct json_object *o, *folders;
+
+        if (!stand_in_start(&f, true))
+                return;
+        g_assert_cmpint(run_ctl(&f, &text, &err, "sections", "list", NULL), ==, 0);
+        assert_no_raw_controls(err);
+        g_assert_nonnull(strstr(err, "No sections: the folders searched hold no section file that could be read.\n"));
+        g_assert_nonnull(strstr(err,
+                        "  /usr/lib/nsight\\x1b]0;PWNED\\a\\x1b[31m (with subfolders): missing\n"
+                        "  /opt/sections: unreadable (Permission denied\\x1b]0;PWNED\\a\\x1b[31m)\n"));
+
+        g_assert_cmpint(run_ctl(&f, &json, NULL, "--json=short", "sections", "list", NULL), ==, 0);
+        o = json_tokener_parse(json);
+        g_assert_nonnull(o);
+        folders = json_object_object_get(o, "folders");
+        g_assert_cmpuint(json_object_array_length(folders), ==, 2);
+        g_assert_cmpstr(json_object_get_string(
+                                        json_object_object_get(json_object_array_get_idx(folders, 1), "problem")),
+                        ==, "Permission denied" NASTY);
+        json_object_put(o);
+        fixture_teardown(&f);
+}
+
 /* One GetAll, no Get: what status shows is one consistent state, in one round trip. */
 static void test_status_one_get_all(void)
 {
@@ -517,6 +569,10 @@ static void test_status_one_get_all(void)
                         geteuid() == 0 ? "Processes: 12 tracked, 3 matched by a rule\n"
                                        : "Processes: 12 tracked, 3 of yours matched by a rule\n"));
         g_assert_nonnull(strstr(text, "/etc/rc\\x1b]0;PWNED\\a\\x1b[31m  (2 errors)\n"));
+        /* Where sections are looked for, and that nothing is there. */
+        g_assert_nonnull(strstr(text,
+                        "      Sections: /usr/lib/nsight\\x1b]0;PWNED\\a\\x1b[31m (with subfolders): missing\n"
+                        "                /opt/sections: unreadable (Permission denied\\x1b]0;PWNED\\a\\x1b[31m)\n"));
 
         /* JSON: the exact strings. */
         g_assert_cmpint(run_ctl(&f, &json, NULL, "--json=short", "status", NULL), ==, 0);
@@ -531,6 +587,14 @@ static void test_status_one_get_all(void)
         g_assert_cmpint(json_object_get_int(json_object_object_get(o, "config_generation")), ==, 7);
         file = json_object_array_get_idx(json_object_object_get(o, "rc_files"), 0);
         g_assert_cmpstr(json_object_get_string(json_object_object_get(file, "path")), ==, "/etc/rc" NASTY);
+        {
+                struct json_object *folder = json_object_array_get_idx(json_object_object_get(o, "section_folders"), 0);
+
+                g_assert_cmpstr(json_object_get_string(json_object_object_get(folder, "path")), ==,
+                                "/usr/lib/nsight" NASTY);
+                g_assert_cmpstr(json_object_get_string(json_object_object_get(folder, "state")), ==, "missing");
+                g_assert_true(json_object_get_boolean(json_object_object_get(folder, "recursive")));
+        }
         json_object_put(o);
         fixture_teardown(&f);
 }
@@ -624,6 +688,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/monitor/without-get-process", test_without_get_process);
         g_test_add_func("/monitor/text-escaped", test_text_escaped);
         g_test_add_func("/status/one-get-all", test_status_one_get_all);
+        g_test_add_func("/sections/none-says-why", test_sections_none);
         g_test_add_func("/errors/positions", test_errors_positions);
         g_test_add_func("/explain/escaped", test_explain_escaped);
         g_test_add_func("/listings/escaped", test_listings_escaped);

@@ -366,7 +366,7 @@ void itest_start_daemon(ITest *t, const char *extra_config)
         g_autofree char *text = NULL, *bus_arg = NULL, *root_arg = NULL, *conf_arg = NULL, *proc_arg = NULL;
         g_autoptr(GError) error = NULL;
         g_autofree char *sys_arg = NULL;
-        const char *argv[12], **daemon_argv = argv;
+        const char *argv[24], **daemon_argv = argv;
         g_auto(GStrv) envp = NULL;
         gint64 deadline;
         int status;
@@ -379,13 +379,17 @@ void itest_start_daemon(ITest *t, const char *extra_config)
         bus_arg = g_strdup_printf("--bus=%s", t->bus_address);
         root_arg = g_strdup_printf("--root=%s", t->root);
         conf_arg = g_strdup_printf("--config=%s", conf);
+        for (const char *const *w = t->daemon_wrapper; w && *w; w++) {
+                g_assert_cmpint(daemon_argv - argv, <, 12);
+                *daemon_argv++ = *w;
+        }
         if (t->without_dac_override) {
                 /* Root with the capability gone from its bounding set has it in no set after exec. */
-                argv[0] = "setpriv";
-                argv[1] = "--bounding-set=-dac_override,-dac_read_search";
-                argv[2] = "--inh-caps=-dac_override,-dac_read_search";
-                argv[3] = "--";
-                daemon_argv = argv + 4;
+                daemon_argv[0] = "setpriv";
+                daemon_argv[1] = "--bounding-set=-dac_override,-dac_read_search";
+                daemon_argv[2] = "--inh-caps=-dac_override,-dac_read_search";
+                daemon_argv[3] = "--";
+                daemon_argv += 4;
         }
         daemon_argv[0] = test_env_or_fail("NVPROFILED_BIN");
         daemon_argv[1] = bus_arg;
@@ -487,6 +491,8 @@ GPid itest_spawn_helper(ITest *t, const char *name, const char *const *env, cons
         } else
                 path = g_strdup(helper);
 
+        for (const char *const *w = t->helper_wrapper; w && *w; w++)
+                g_ptr_array_add(argv, (char *) *w);
         g_ptr_array_add(argv, path);
         for (const char *const *a = args; a && *a; a++)
                 g_ptr_array_add(argv, (char *) *a);
@@ -614,6 +620,18 @@ char *itest_tracked_profiles(ITest *t, pid_t pid)
         }
         sd_bus_message_unref(reply);
         return result;
+}
+
+bool itest_profiles_are(ITest *t, pid_t pid, const char *expected)
+{
+        g_autofree char *p = itest_tracked_profiles(t, pid);
+        return p && g_str_equal(p, expected);
+}
+
+bool itest_is_tracked(ITest *t, pid_t pid)
+{
+        g_autofree char *p = itest_tracked_profiles(t, pid);
+        return p != NULL;
 }
 
 uint64_t itest_generation(ITest *t)

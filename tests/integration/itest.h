@@ -27,6 +27,9 @@ typedef struct ITest {
                            * systemd does, or the daemon's sd_notify() blocks on a full socket */
         bool without_dac_override; /* daemons started while set run as root without CAP_DAC_OVERRIDE and
                                     * CAP_DAC_READ_SEARCH (setpriv): a file of mode 0000 is EACCES to them */
+        const char *const *daemon_wrapper; /* daemons started while set run as this command (NULL-terminated)
+                                            * followed by theirs, e.g. in a PID namespace (pidns-run) */
+        const char *const *helper_wrapper; /* ...and helpers spawned while set */
 } ITest;
 
 /* Waits up to timeout_ms for a notify message containing needle (e.g. "READY=1"). */
@@ -104,6 +107,10 @@ int itest_ctl_as_caller(ITest *t, char **ret_out, const char *first_arg, ...) G_
 /* Profiles the daemon's tracked state lists for pid (via ListProcesses), as a comma-joined string,
  * NULL if untracked. */
 char *itest_tracked_profiles(ITest *t, pid_t pid);
+
+/* Whether the daemon tracks pid with exactly these profiles (comma-joined); whether it tracks pid. */
+bool itest_profiles_are(ITest *t, pid_t pid, const char *expected);
+bool itest_is_tracked(ITest *t, pid_t pid);
 
 /* Generation of the configuration (ConfigGeneration). */
 uint64_t itest_generation(ITest *t);

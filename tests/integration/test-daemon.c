@@ -20,18 +20,6 @@
 #define RCD "etc/nvidia/nvidia-application-profiles-rc.d"
 #define WAIT_MS 15000
 
-static bool profiles_are(ITest *t, pid_t pid, const char *expected)
-{
-        g_autofree char *p = itest_tracked_profiles(t, pid);
-        return p && g_str_equal(p, expected);
-}
-
-static bool is_tracked(ITest *t, pid_t pid)
-{
-        g_autofree char *p = itest_tracked_profiles(t, pid);
-        return p != NULL;
-}
-
 static struct json_object *explain_json(ITest *t, pid_t pid, int *ret_status)
 {
         g_autofree char *out = NULL, *spid = g_strdup_printf("%i", (int) pid);
@@ -70,8 +58,8 @@ static void test_copied_binary(void)
         itest_start_daemon(&t, NULL);
         pid = itest_spawn_helper(&t, "nvptest-app", NULL, NULL);
 
-        ITEST_WAIT_FOR(profiles_are(&t, pid, "AppProfile"), WAIT_MS);
-        g_assert_true(profiles_are(&t, pid, "AppProfile"));
+        ITEST_WAIT_FOR(itest_profiles_are(&t, pid, "AppProfile"), WAIT_MS);
+        g_assert_true(itest_profiles_are(&t, pid, "AppProfile"));
 
         res = explain_json(&t, pid, NULL);
         g_assert_nonnull(res);
@@ -163,8 +151,8 @@ static void test_copied_binary(void)
 
         itest_kill(pid);
         /* Gone from the tracked state once it exits (EXIT event). */
-        ITEST_WAIT_FOR(!is_tracked(&t, pid), WAIT_MS);
-        g_assert_false(is_tracked(&t, pid));
+        ITEST_WAIT_FOR(!itest_is_tracked(&t, pid), WAIT_MS);
+        g_assert_false(itest_is_tracked(&t, pid));
         itest_teardown(&t);
 }
 
@@ -185,8 +173,8 @@ static void test_comm_rename(void)
         itest_start_daemon(&t, "[ProcessWatch]\nSettleSec=0\n");
         pid = itest_spawn_helper(&t, "nvptest-rename", NULL, args);
 
-        ITEST_WAIT_FOR(profiles_are(&t, pid, "Renamed"), WAIT_MS);
-        g_assert_true(profiles_are(&t, pid, "Renamed"));
+        ITEST_WAIT_FOR(itest_profiles_are(&t, pid, "Renamed"), WAIT_MS);
+        g_assert_true(itest_profiles_are(&t, pid, "Renamed"));
         itest_kill(pid);
         itest_teardown(&t);
 }
@@ -207,8 +195,8 @@ static void test_dlopen(void)
         itest_start_daemon(&t, NULL);
         pid = itest_spawn_helper(&t, "nvptest-dlopen", NULL, args);
 
-        ITEST_WAIT_FOR(profiles_are(&t, pid, "DsoProfile"), WAIT_MS);
-        g_assert_true(profiles_are(&t, pid, "DsoProfile"));
+        ITEST_WAIT_FOR(itest_profiles_are(&t, pid, "DsoProfile"), WAIT_MS);
+        g_assert_true(itest_profiles_are(&t, pid, "DsoProfile"));
         itest_kill(pid);
         itest_teardown(&t);
 }
@@ -249,8 +237,8 @@ static void test_gl_environment(void)
         g_assert_cmpstr(jstr(res, "state"), ==, "disabled-by-environment");
         json_object_put(res);
         /* Tracked too, with no effective settings. */
-        ITEST_WAIT_FOR(is_tracked(&t, b), WAIT_MS);
-        g_assert_true(is_tracked(&t, b));
+        ITEST_WAIT_FOR(itest_is_tracked(&t, b), WAIT_MS);
+        g_assert_true(itest_is_tracked(&t, b));
         itest_kill(b);
         itest_teardown(&t);
 }
@@ -599,7 +587,7 @@ static void test_privacy(void)
         itest_start_daemon(&t, NULL);
         pid = itest_spawn_helper(&t, "nvptest-priv", NULL, NULL);
         spid = g_strdup_printf("%i", (int) pid);
-        ITEST_WAIT_FOR(profiles_are(&t, pid, "Secret"), WAIT_MS);
+        ITEST_WAIT_FOR(itest_profiles_are(&t, pid, "Secret"), WAIT_MS);
 
         /* Status and listing work; root's process is shown without executable or profiles. */
         g_assert_cmpint(itest_ctl_as_nobody(&t, NULL, "status", NULL), ==, 0);
@@ -723,11 +711,11 @@ static void test_overrun_rescan(void)
         ITEST_WAIT_FOR(manager_u64(&t, "EventOverruns") > 0, WAIT_MS);
         g_assert_cmpuint(manager_u64(&t, "EventOverruns"), >, 0);
         for (unsigned i = 0; i < G_N_ELEMENTS(longs); i++) {
-                ITEST_WAIT_FOR(profiles_are(&t, longs[i], "Long"), WAIT_MS);
-                g_assert_true(profiles_are(&t, longs[i], "Long"));
+                ITEST_WAIT_FOR(itest_profiles_are(&t, longs[i], "Long"), WAIT_MS);
+                g_assert_true(itest_profiles_are(&t, longs[i], "Long"));
         }
         for (unsigned i = 0; i < G_N_ELEMENTS(burst); i++)
-                stale += is_tracked(&t, burst[i]);
+                stale += itest_is_tracked(&t, burst[i]);
         g_assert_cmpuint(stale, ==, 0);
 
         for (unsigned i = 0; i < G_N_ELEMENTS(longs); i++)
@@ -765,11 +753,11 @@ static void test_polling_live(void)
         g_assert_cmpstr(status_field(&t, "process_watch_mode", &mode), ==, "polling");
 
         pid = itest_spawn_helper(&t, "nvptest-poll", NULL, NULL);
-        ITEST_WAIT_FOR(profiles_are(&t, pid, "Polled"), WAIT_MS);
-        g_assert_true(profiles_are(&t, pid, "Polled"));
+        ITEST_WAIT_FOR(itest_profiles_are(&t, pid, "Polled"), WAIT_MS);
+        g_assert_true(itest_profiles_are(&t, pid, "Polled"));
         itest_kill(pid);
-        ITEST_WAIT_FOR(!is_tracked(&t, pid), WAIT_MS);
-        g_assert_false(is_tracked(&t, pid));
+        ITEST_WAIT_FOR(!itest_is_tracked(&t, pid), WAIT_MS);
+        g_assert_false(itest_is_tracked(&t, pid));
         itest_teardown(&t);
 }
 
@@ -787,23 +775,24 @@ static void test_polling(void)
                         "           {\"pattern\": \"nvptest-next\", \"profile\": {\"name\": \"Next\", \"settings\": [\"k\", 2]}}]}");
         itest_fixture_process(&t, 100, 1000, geteuid(), "nvptest-other", "/usr/bin/nvptest-other", NULL);
         itest_start_daemon(&t, "[ProcessWatch]\nPollIntervalSec=200ms\n");
-        g_assert_cmpstr(status_field(&t, "process_watch_mode", &mode), ==, "polling");
+        /* Polling that Mode= did not ask for says why. */
+        g_assert_cmpstr(status_field(&t, "process_watch_mode", &mode), ==, "polling (--proc is not the live /proc)");
         /* There from the start: tracked, no rule for it. */
-        g_assert_true(profiles_are(&t, 100, ""));
+        g_assert_true(itest_profiles_are(&t, 100, ""));
 
         itest_fixture_process(&t, 200, 2000, geteuid(), "nvptest-poll", "/usr/bin/nvptest-poll", NULL);
-        ITEST_WAIT_FOR(profiles_are(&t, 200, "Polled"), WAIT_MS);
-        g_assert_true(profiles_are(&t, 200, "Polled"));
+        ITEST_WAIT_FOR(itest_profiles_are(&t, 200, "Polled"), WAIT_MS);
+        g_assert_true(itest_profiles_are(&t, 200, "Polled"));
 
         /* The same pid with a new start time is another process. */
         itest_fixture_process(&t, 200, 2001, geteuid(), "nvptest-next", "/usr/bin/nvptest-next", NULL);
-        ITEST_WAIT_FOR(profiles_are(&t, 200, "Next"), WAIT_MS);
-        g_assert_true(profiles_are(&t, 200, "Next"));
+        ITEST_WAIT_FOR(itest_profiles_are(&t, 200, "Next"), WAIT_MS);
+        g_assert_true(itest_profiles_are(&t, 200, "Next"));
 
         itest_fixture_exit(&t, 200);
-        ITEST_WAIT_FOR(!is_tracked(&t, 200), WAIT_MS);
-        g_assert_false(is_tracked(&t, 200));
-        g_assert_true(is_tracked(&t, 100));
+        ITEST_WAIT_FOR(!itest_is_tracked(&t, 200), WAIT_MS);
+        g_assert_false(itest_is_tracked(&t, 200));
+        g_assert_true(itest_is_tracked(&t, 100));
         itest_teardown(&t);
 }
 
@@ -1022,7 +1011,7 @@ static void test_limits(void)
         }
 
         /* The oversized maps file: tracked, matched by name, and explained. */
-        g_assert_true(profiles_are(&t, 500, "Big"));
+        g_assert_true(itest_profiles_are(&t, 500, "Big"));
         res = explain_json(&t, 500, NULL);
         g_assert_nonnull(res);
         g_assert_cmpstr(itest_setting(res, "k"), ==, "1");

@@ -196,9 +196,71 @@ static void test_sections(void)
         itest_teardown(&t);
 }
 
+static struct json_object *folder(struct json_object *doc, const char *key, size_t i)
+{
+        return json_object_array_get_idx(json_object_object_get(doc, key), i);
+}
+
+static bool folder_read(ITest *t, size_t i)
+{
+        g_autofree char *out = NULL;
+        struct json_object *o;
+        bool read;
+
+        (void) itest_ctl(t, &out, "sections", "list", NULL);
+        o = json_tokener_parse(out);
+        read = o && g_strcmp0(jstr(folder(o, "folders", i), "state"), "read") == 0;
+        json_object_put(o);
+        return read;
+}
+
+/* Issue 18: where sections are looked for, and what each folder gave, so that an empty listing says why
+ * (Debian ships no Nsight Compute folder): one that does not exist, a file, one read; in "sections list"
+ * and in "status". A folder that appears later is read. */
+static void test_folders(void)
+{
+        struct json_object *list, *status;
+        g_autofree char *out = NULL;
+        ITest t;
+
+        itest_setup(&t);
+        itest_use_fixture_proc(&t);
+        itest_write(&t, "sec/a.section", GOOD_A);
+        itest_write(&t, "file", "not a folder");
+        itest_start_daemon(&t, "[Sections]\nFolders=/nope /file\nRecursiveFolders=/sec/\n");
+
+        list = ctl_json(&t, 0, "list", NULL, NULL);
+        g_assert_cmpuint(json_object_array_length(json_object_object_get(list, "folders")), ==, 3);
+        g_assert_cmpstr(jstr(folder(list, "folders", 0), "path"), ==, "/nope");
+        g_assert_cmpstr(jstr(folder(list, "folders", 0), "state"), ==, "missing");
+        g_assert_false(json_object_get_boolean(json_object_object_get(folder(list, "folders", 0), "recursive")));
+        g_assert_cmpstr(jstr(folder(list, "folders", 1), "path"), ==, "/file");
+        g_assert_cmpstr(jstr(folder(list, "folders", 1), "state"), ==, "unreadable");
+        g_assert_cmpstr(jstr(folder(list, "folders", 1), "problem"), ==, "Not a directory");
+        g_assert_cmpstr(jstr(folder(list, "folders", 2), "path"), ==, "/sec");
+        g_assert_cmpstr(jstr(folder(list, "folders", 2), "state"), ==, "read");
+        g_assert_true(json_object_get_boolean(json_object_object_get(folder(list, "folders", 2), "recursive")));
+        g_assert_cmpint(json_object_get_int(json_object_object_get(folder(list, "folders", 2), "files")), ==, 1);
+        json_object_put(list);
+
+        g_assert_cmpint(itest_ctl(&t, &out, "status", NULL), ==, 0);
+        status = json_tokener_parse(out);
+        g_assert_nonnull(status);
+        g_assert_cmpstr(jstr(folder(status, "section_folders", 0), "state"), ==, "missing");
+        g_assert_cmpstr(jstr(folder(status, "section_folders", 2), "state"), ==, "read");
+        json_object_put(status);
+
+        /* The missing folder appears: it is watched, and read. */
+        itest_write(&t, "nope/b.section", GOOD_B);
+        ITEST_WAIT_FOR(folder_read(&t, 0), 15000);
+        g_assert_true(folder_read(&t, 0));
+        itest_teardown(&t);
+}
+
 int main(int argc, char **argv)
 {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/sections/daemon", test_sections);
+        g_test_add_func("/sections/folders", test_folders);
         return g_test_run();
 }

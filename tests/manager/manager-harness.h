@@ -61,6 +61,10 @@ typedef struct ManagerHarness {
         unsigned n_reloaded, n_status_changed;
 } ManagerHarness;
 
+/* What the harness's manager adds to event timestamps to compare them with fixture start times: 10^6 s,
+ * after any fixture process's start (pid * 10 s by default). A test of the rule sets its own. */
+#define HARNESS_EVENT_CLOCK_OFFSET_NS (UINT64_C(1000000) * UINT64_C(1000000000))
+
 void manager_harness_init(ManagerHarness *h);
 void manager_harness_start(ManagerHarness *h);
 void manager_harness_done(ManagerHarness *h);

@@ -324,6 +324,7 @@ static void test_connector_failure(void)
         manager_harness_write(&h, SYSTEM_RC, RULE_FOO);
         manager_harness_start(&h);
         g_assert_false(h.manager->watch_degraded);
+        g_assert_cmpstr(manager_watch_mode(h.manager), ==, "polling (--proc is not the live /proc)");
 
         proc_fixture_add(h.proc, &(ProcFixtureProcess){ .pid = 300, .uid = getuid(), .exe = "/usr/bin/foo" });
         rescans = h.manager->n_rescans;
@@ -331,6 +332,8 @@ static void test_connector_failure(void)
         g_assert_cmpint(manager_procwatch_recover(h.manager, -EIO), ==, 0);
         g_assert_true(h.manager->watch_degraded);
         g_assert_cmpint(h.manager->watch_state, ==, MANAGER_WATCH_POLLING);
+        g_assert_cmpstr(manager_watch_mode(h.manager), ==,
+                        "polling (the proc connector failed and could not be reopened)");
         g_assert_cmpuint(h.manager->n_connector_failures, ==, 1);
         g_assert_cmpuint(h.manager->n_rescans, ==, rescans + 1);
         g_assert_cmpuint(h.n_status_changed, >, status);

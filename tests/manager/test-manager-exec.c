@@ -226,6 +226,95 @@ static void test_exec_read_when_due(void)
         manager_harness_done(&h);
 }
 
+/* The rule that ties an event to a process (manager_event_may_describe()): an exec, a rename or an exit is
+ * never applied to a process that started after it (the pid was reused since), and is applied from the
+ * tick the process started on. */
+static void test_event_predates_process(void)
+{
+        ManagerHarness h;
+        ExecQueue q = { 0 };
+        _cleanup_close_ int ino = -EBADF;
+        g_autofree char *files = NULL;
+        uint64_t tick;
+
+        manager_harness_init(&h);
+        manager_harness_write(&h, SYSTEM_RC, procname_rules);
+        manager_harness_start(&h);
+        /* Events and start times on one clock. */
+        h.manager->event_clock_offset_ns = 0;
+        tick = h.manager->nsec_per_tick;
+        proc_fixture_add(h.proc,
+                        &(ProcFixtureProcess){
+                                        .pid = 100, .start_time = 5000, .uid = getuid(), .exe = "/usr/bin/glxgears" });
+        ino = watch_pid_dir(&h, 100);
+
+        /* An exec a nanosecond before it started: another process's. Nothing read beyond its start time,
+         * nothing tracked; the same when the exec waited in the connector's queue first. */
+        {
+                const ProcEvent exec[] = { { PROC_EVENT_TYPE_EXEC, 100, 5000 * tick - 1 } };
+                g_assert_cmpint(manager_process_events(h.manager, exec, 1), ==, 0);
+                g_assert_cmpint(manager_process_events_delayed(h.manager, &q, exec, 1, 0, 1000), ==, 0);
+                g_assert_cmpuint(manager_read_due_execs(h.manager, &q, UINT64_MAX - 1), ==, UINT64_MAX);
+        }
+        files = opened(ino);
+        g_assert_cmpuint(count_opened(files, "stat"), >=, 1); /* inotify merges repeated opens */
+        g_assert_false(opened_file(files, "status"));
+        g_assert_false(opened_file(files, "cmdline"));
+        g_assert_null(manager_get_process(h.manager, 100));
+        g_assert_null(manager_harness_last_event(&h, 100));
+
+        /* At the tick it started: its own. */
+        {
+                const ProcEvent exec[] = { { PROC_EVENT_TYPE_EXEC, 100, 5000 * tick } };
+                g_assert_cmpint(manager_process_events(h.manager, exec, 1), ==, 0);
+        }
+        g_assert_nonnull(manager_get_process(h.manager, 100));
+        g_assert_cmpuint(manager_get_process(h.manager, 100)->id.start_time, ==, 5000);
+        g_assert_cmpuint(manager_harness_count_events(&h, HARNESS_EVENT_CHANGED, 100), ==, 1);
+
+        /* Its pid reused by a process that started at 6000 ticks, which a scan finds. */
+        proc_fixture_add(h.proc,
+                        &(ProcFixtureProcess){
+                                        .pid = 100, .start_time = 6000, .uid = getuid(), .exe = "/usr/bin/glxgears" });
+        g_assert_cmpint(manager_rescan(h.manager), ==, 0);
+        g_assert_cmpuint(manager_get_process(h.manager, 100)->id.start_time, ==, 6000);
+        manager_harness_clear_events(&h);
+        ino = safe_close(ino);
+        ino = watch_pid_dir(&h, 100);
+
+        /* The earlier holder's rename and exit (at 5500 ticks) neither re-read nor remove it. */
+        {
+                const ProcEvent earlier[] = {
+                        { PROC_EVENT_TYPE_COMM, 100, 5500 * tick },
+                        { PROC_EVENT_TYPE_EXIT, 100, 5500 * tick },
+                };
+                g_assert_cmpint(manager_process_events(h.manager, earlier, 1), ==, 0);
+                free(files);
+                files = opened(ino);
+                g_assert_cmpstr(files, ==, "");
+                g_assert_cmpint(manager_process_events(h.manager, earlier + 1, 1), ==, 0);
+        }
+        g_assert_nonnull(manager_get_process(h.manager, 100));
+        g_assert_null(manager_harness_last_event(&h, 100));
+
+        /* Its own rename is re-read, its own exit removes it. */
+        proc_fixture_set_comm(h.proc, 100, "renamed");
+        {
+                const ProcEvent comm[] = { { PROC_EVENT_TYPE_COMM, 100, 6000 * tick } };
+                g_assert_cmpint(manager_process_events(h.manager, comm, 1), ==, 0);
+        }
+        g_assert_cmpstr(manager_get_process(h.manager, 100)->comm, ==, "renamed");
+        {
+                const ProcEvent exit[] = { { PROC_EVENT_TYPE_EXIT, 100, 6001 * tick } };
+                g_assert_cmpint(manager_process_events(h.manager, exit, 1), ==, 0);
+        }
+        g_assert_null(manager_get_process(h.manager, 100));
+        g_assert_cmpuint(manager_harness_count_events(&h, HARNESS_EVENT_REMOVED, 100), ==, 1);
+
+        exec_queue_done(&q);
+        manager_harness_done(&h);
+}
+
 /* A process that has exited but is not reaped yet (a zombie) is not tracked, as before, and nothing of
  * it is read beyond its stat. */
 static void test_zombie_not_read(void)
@@ -521,6 +610,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/manager/exec/exec-exit-in-window", test_exec_exit_in_window);
         g_test_add_func("/manager/exec/read-when-due", test_exec_read_when_due);
         g_test_add_func("/manager/exec/zombie-not-read", test_zombie_not_read);
+        g_test_add_func("/manager/exec/event-predates-process", test_event_predates_process);
         g_test_add_func("/manager/exec/settle-shared-timer", test_settle_shared_timer);
         g_test_add_func("/manager/exec/needed-facts", test_needed_facts);
         g_test_add_func("/manager/exec/reads-only-what-rules-use", test_reads_only_what_rules_use);

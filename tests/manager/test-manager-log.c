@@ -9,6 +9,7 @@
 #include "journal-capture.h"
 #include "log.h"
 #include "manager-harness.h"
+#include "manager-procwatch.h"
 
 #define WINDOW_USEC (5 * G_USEC_PER_SEC) /* far longer than the flood below takes, even under ASan */
 #define BURST 5
@@ -121,9 +122,36 @@ static void test_user_flood(void)
         manager_harness_done(&h);
 }
 
+/* Issue 18: degraded process watching is logged once, with its MESSAGE_ID and ProcessWatchMode, at
+ * warning level; no user caused it, so no rate limit hides it. */
+static void test_watch_degraded(void)
+{
+        const char *const *e;
+        ManagerHarness h;
+
+        manager_harness_init(&h);
+        manager_harness_start(&h);
+        log_set_target(LOG_TARGET_JOURNAL);
+        journal_capture_clear();
+
+        /* A fixture /proc has no connector to reopen: polling, degraded. */
+        g_assert_cmpint(manager_procwatch_recover(h.manager, -EIO), ==, 0);
+        e = journal_entry_with(LOG_MESSAGE_WATCH_DEGRADED);
+        g_assert_nonnull(e);
+        g_assert_cmpstr(journal_field(e, "PRIORITY"), ==, "4");
+        g_assert_cmpstr(journal_field(e, "NVPROFILED_WATCH_MODE"), ==,
+                        "polling (the proc connector failed and could not be reopened)");
+        g_assert_null(journal_field(e, "NVPROFILED_UID"));
+        g_assert_nonnull(strstr(journal_field(e, "MESSAGE"), "Process watching is degraded"));
+
+        log_set_target(LOG_TARGET_CONSOLE);
+        manager_harness_done(&h);
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/manager-log/user-flood", test_user_flood);
+        g_test_add_func("/manager-log/watch-degraded", test_watch_degraded);
         return g_test_run();
 }

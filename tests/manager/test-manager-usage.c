@@ -307,6 +307,24 @@ static void test_fork(void)
         g_assert_cmpint(holders[0], ==, 100);
         g_assert_cmpint(holders[1], ==, 103);
 
+        /* The holder's fork of 104, while the process under 104 now started after that fork (the pid was
+         * reused since): not the holder's child, not looked at (manager_event_may_describe()). */
+        proc_fixture_add(h.proc,
+                        &(ProcFixtureProcess){ .pid = 104,
+                                        .ppid = 1,
+                                        .start_time = 2 * HARNESS_EVENT_CLOCK_OFFSET_NS / h.manager->nsec_per_tick,
+                                        .uid = 1000,
+                                        .exe = "/usr/bin/b",
+                                        .fds = fds });
+        add_fdinfo_of(&h, fork_script);
+        {
+                const ProcEvent forks[] = { { PROC_EVENT_TYPE_FORK, 104, 3, .parent = 100 } };
+                g_assert_cmpint(manager_process_events(h.manager, forks, ELEMENTSOF(forks)), ==, 0);
+        }
+        g_assert_cmpuint(holders_of_5(&h, holders), ==, 2);
+        g_assert_cmpint(holders[0], ==, 100);
+        g_assert_cmpint(holders[1], ==, 103);
+
         /* A launcher that forks and exits within one batch: its child is found all the same. */
         proc_fixture_add(h.proc,
                         &(ProcFixtureProcess){ .pid = 105, .ppid = 1, .uid = 1000, .exe = "/usr/bin/a", .fds = fds });
@@ -314,8 +332,8 @@ static void test_fork(void)
         proc_fixture_remove(h.proc, 100);
         {
                 const ProcEvent events[] = {
-                        { PROC_EVENT_TYPE_FORK, 105, 3, .parent = 100 },
-                        { PROC_EVENT_TYPE_EXIT, 100, 4 },
+                        { PROC_EVENT_TYPE_FORK, 105, 4, .parent = 100 },
+                        { PROC_EVENT_TYPE_EXIT, 100, 5 },
                 };
                 g_assert_cmpint(manager_process_events(h.manager, events, ELEMENTSOF(events)), ==, 0);
         }

@@ -5,6 +5,8 @@
 #include <linux/cn_proc.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
+#include <sys/prctl.h>
 #include <sys/inotify.h>
 #include <sys/wait.h>
 #include <linux/connector.h>
@@ -507,6 +509,24 @@ static unsigned receive_filtered(int fd, unsigned types, pid_t pid, uint32_t *re
         return n;
 }
 
+/* A real proc-connector socket; false (the case skipped, saying why) where there can be none. */
+static bool open_connector(int *ret_fd)
+{
+        int r;
+
+        if (!have_cap_net_admin()) {
+                g_test_skip("needs CAP_NET_ADMIN (root) for the proc connector");
+                return false;
+        }
+        r = proc_connector_open(1024 * 1024, ret_fd);
+        if (r == -EPROTONOSUPPORT) {
+                g_test_skip("kernel without CONFIG_PROC_EVENTS");
+                return false;
+        }
+        g_assert_cmpint(r, ==, 0);
+        return true;
+}
+
 /* The socket filter on a real proc-connector socket (set twice: types replaces first_types): a child
  * that starts and ends a thread, renames a thread, then execs /bin/true. Its events that arrive are
  * expected; any event types should have dropped fails the test. */
@@ -515,18 +535,9 @@ static void connector_filter(unsigned first_types, unsigned types, uint32_t expe
         _cleanup_close_ int fd = -EBADF;
         uint32_t seen;
         pid_t pid;
-        int r;
 
-        if (!have_cap_net_admin()) {
-                g_test_skip("needs CAP_NET_ADMIN (root) for the proc connector");
+        if (!open_connector(&fd))
                 return;
-        }
-        r = proc_connector_open(1024 * 1024, &fd);
-        if (r == -EPROTONOSUPPORT) {
-                g_test_skip("kernel without CONFIG_PROC_EVENTS");
-                return;
-        }
-        g_assert_cmpint(r, ==, 0);
         /* A second filter replaces the first. */
         g_assert_cmpint(proc_connector_set_filter(fd, first_types), ==, 0);
         g_assert_cmpint(proc_connector_set_filter(fd, types), ==, 0);
@@ -593,6 +604,64 @@ static void test_connector_receive_batch(void)
         g_assert_cmpint(errno, ==, EAGAIN);
 }
 
+/* In a new PID namespace, the connector's view: a listener there proves its events, returns the exit
+ * status the child should end with (0: verify said what was expected). */
+static int verify_in_new_pid_namespace(int expected)
+{
+        _cleanup_close_ int fd = -EBADF;
+        pid_t inner;
+        int status, r;
+
+        if (unshare(CLONE_NEWPID) < 0)
+                return 10;
+        inner = fork();
+        if (inner < 0)
+                return 11;
+        if (inner == 0) {
+                /* pid 1 of the new namespace, with the host's /proc, network and capabilities. */
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                if (proc_connector_open(1024 * 1024, &fd) < 0)
+                        _exit(12);
+                if (proc_connector_set_filter(fd, 1u << PROC_EVENT_TYPE_FORK) < 0)
+                        _exit(13);
+                r = proc_connector_verify(fd);
+                _exit(r == expected ? 0 : r == 0 ? 14 : r == -ENODATA ? 15 : r == -EDOM ? 16 : 17);
+        }
+        if (waitpid(inner, &status, 0) != inner)
+                return 18;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 19;
+}
+
+/* The proof that connector events are about the listener's PID namespace: here (the initial one) it
+ * holds. In a new PID namespace the kernel ignores the listener's subscription but delivers what others
+ * asked for (this test's listener) with the host's pids: the proof fails there with -EXDEV. */
+static void test_connector_verify(void)
+{
+        _cleanup_close_ int fd = -EBADF;
+        pid_t pid;
+        int status;
+
+        if (!open_connector(&fd))
+                return;
+        /* Without FORK events nothing can be proven. */
+        g_assert_cmpint(proc_connector_set_filter(fd, 1u << PROC_EVENT_TYPE_EXIT), ==, 0);
+        g_assert_cmpint(proc_connector_verify(fd), !=, 0);
+        g_assert_cmpint(proc_connector_set_filter(fd, 1u << PROC_EVENT_TYPE_FORK), ==, 0);
+        g_assert_cmpint(proc_connector_verify(fd), ==, 0);
+        /* Twice: what the first left queued (the child's exit) is no obstacle. */
+        g_assert_cmpint(proc_connector_verify(fd), ==, 0);
+
+        pid = fork();
+        g_assert_cmpint(pid, >=, 0);
+        if (pid == 0) {
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                _exit(verify_in_new_pid_namespace(-EXDEV));
+        }
+        g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
+        g_assert_true(WIFEXITED(status));
+        g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
@@ -611,5 +680,6 @@ int main(int argc, char *argv[])
         g_test_add_func("/procwatch/connector-filter", test_connector_filter);
         g_test_add_func("/procwatch/connector-filter-fork", test_connector_filter_fork);
         g_test_add_func("/procwatch/connector-receive-batch", test_connector_receive_batch);
+        g_test_add_func("/procwatch/connector-verify", test_connector_verify);
         return g_test_run();
 }

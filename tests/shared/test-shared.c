@@ -122,6 +122,15 @@ static void test_strings(void)
         g_assert_cmpint(strv_from_nulstr("a\0bb\0c", 6, 2, &l), ==, 0);
         g_assert_cmpuint(strv_length(l), ==, 2);
         g_assert_cmpstr(l[1], ==, "bb");
+        {
+                g_autofree char *joined = strv_join(l, ", "), *none = strv_join(NULL, ", ");
+                char *empty_first[] = { (char *) "", (char *) "x", NULL };
+                g_autofree char *e = strv_join(empty_first, "+");
+
+                g_assert_cmpstr(joined, ==, "a, bb");
+                g_assert_cmpstr(none, ==, "");
+                g_assert_cmpstr(e, ==, "+x");
+        }
         strv_free(l);
 }
 
