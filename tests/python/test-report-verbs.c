@@ -221,7 +221,8 @@ static void assert_sha256(const char *what, const char *text, const char *expect
         g_autofree char *got = g_compute_checksum_for_string(G_CHECKSUM_SHA256, text, -1);
 
         if (!streq(got, expected))
-                g_error("%s: the text differs from nvprofiled.diff's (sha256 %s, %zu bytes)", what, got, strlen(text));
+                g_error("%s: the text differs from what nvprofiled.diff printed (sha256 %s, %zu bytes)", what, got,
+                                strlen(text));
 }
 
 /* The text is what the Python implementation (nvprofiled.diff's print_pairs, before the comparison was one, in C)
@@ -331,7 +332,8 @@ static void test_diff_escapes(void)
         g_assert_null(strchr(out3, '\x1b'));
         g_assert_true(g_file_get_contents(junit, &xml, NULL, &error));
         g_assert_no_error(error);
-        g_assert_nonnull(strstr(xml, "classname=\"\\x1b]0;X\\a\\xe2\\x80\\xae\\xc2\\x9b&lt;b&gt;\\\\&amp;&apos; (action 0)"));
+        g_assert_nonnull(strstr(
+                        xml, "classname=\"\\x1b]0;X\\a\\xe2\\x80\\xae\\xc2\\x9b&lt;b&gt;\\\\&amp;&apos; (action 0)"));
         g_assert_null(strchr(xml, '\x1b'));
 }
 

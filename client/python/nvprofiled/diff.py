@@ -47,4 +47,4 @@ def diff_reports(baseline: ncu_report.IContext, current: ncu_report.IContext,
     0, and every number that is not finite is None.  Raises ValueError for
     a spec that pairs nothing or names an action out of range.
     """
-    return json.loads(_ncu_report.diff_json(baseline, current, list(specs)))
+    return json.loads(_ncu_report.diff_json(baseline, current, specs))
