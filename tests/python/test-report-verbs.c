@@ -216,6 +216,23 @@ static char *diff_text(const char *baseline_rel, const char *current_rel, const 
         return g_steal_pointer(&out);
 }
 
+/* Says where two texts first differ (line and both lines) rather than printing them whole. */
+static void assert_same_text(const char *what, const char *got, const char *expected)
+{
+        size_t line = 1, start = 0;
+
+        if (streq(got, expected))
+                return;
+        for (size_t i = 0; got[i] == expected[i]; i++)
+                if (got[i] == '\n') {
+                        line++;
+                        start = i + 1;
+                }
+        g_error("%s: differs at line %zu:\n  got      %.*s\n  expected %.*s", what, line,
+                        (int) strcspn(got + start, "\n"), got + start, (int) strcspn(expected + start, "\n"),
+                        expected + start);
+}
+
 static void assert_sha256(const char *what, const char *text, const char *expected)
 {
         g_autofree char *got = g_compute_checksum_for_string(G_CHECKSUM_SHA256, text, -1);
@@ -246,7 +263,7 @@ static void test_diff_text_unchanged(void)
         fixture = g_build_filename(fixtures, "extrap-0-1-vector_add.txt", NULL);
         g_assert_true(g_file_get_contents(fixture, &expected, NULL, &error));
         g_assert_no_error(error);
-        g_assert_cmpstr(extrap, ==, expected);
+        assert_same_text(fixture, extrap, expected);
         g_assert_true(g_str_has_prefix(extrap,
                         "init_array (action 0) -> init_array (action 1)\n"
                         "  Command line profiler metrics [section0]\n"
@@ -274,6 +291,21 @@ static void test_diff_text_unchanged(void)
         g_assert_cmpstr(none, ==, "No actions paired (no kernel name in both reports; see --action).\n");
 }
 
+/* xmllint's verdict on a file: well-formed XML. */
+static void assert_well_formed(const char *path)
+{
+        const char *argv[] = { "xmllint", "--noout", path, NULL };
+        g_autofree char *out = NULL, *err = NULL;
+        g_autoptr(GError) error = NULL;
+        int status;
+
+        g_assert_true(g_spawn_sync(
+                        NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &err, &status, &error));
+        g_assert_no_error(error);
+        if (!g_spawn_check_wait_status(status, NULL))
+                g_error("xmllint %s: %s", path, err);
+}
+
 /* A copy of the armleth report in dir whose kernel's name is name (as long as "matrix_addition2D"). */
 static char *report_with_kernel(const char *dir, const char *name)
 {
@@ -290,8 +322,9 @@ static char *report_with_kernel(const char *dir, const char *name)
                 replaced++;
         }
         g_assert_cmpuint(replaced, >, 0);
-        test_write_file_n(dir, "hostile.ncu-rep", data, len);
-        return g_build_filename(dir, "hostile.ncu-rep", NULL);
+        /* Its file name too: paths are shown and written to the JUnit file. */
+        test_write_file_n(dir, "hostile\x1b[2J.ncu-rep", data, len);
+        return g_build_filename(dir, "hostile\x1b[2J.ncu-rep", NULL);
 }
 
 /* A window title (OSC 0), a right-to-left override, a C1 CSI, XML's markup and a backslash. */
@@ -335,21 +368,6 @@ static void test_diff_escapes(void)
         g_assert_nonnull(strstr(
                         xml, "classname=\"\\x1b]0;X\\a\\xe2\\x80\\xae\\xc2\\x9b&lt;b&gt;\\\\&amp;&apos; (action 0)"));
         g_assert_null(strchr(xml, '\x1b'));
-}
-
-/* xmllint's verdict on a file: well-formed XML. */
-static void assert_well_formed(const char *path)
-{
-        const char *argv[] = { "xmllint", "--noout", path, NULL };
-        g_autofree char *out = NULL, *err = NULL;
-        g_autoptr(GError) error = NULL;
-        int status;
-
-        g_assert_true(g_spawn_sync(
-                        NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &err, &status, &error));
-        g_assert_no_error(error);
-        if (!g_spawn_check_wait_status(status, NULL))
-                g_error("xmllint %s: %s", path, err);
 }
 
 static json_object *check_at(json_object *doc, size_t i)
