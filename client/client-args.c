@@ -156,27 +156,38 @@ static void help(void)
                "     --exe-dir-file=NAME  A file present in the executable's directory: the\n"
                "                         \"findfile\" feature\n"
                "\n"
-               "Options of report rules and report diff (--rules-dir, --rule, --action repeat):\n"
+               "Options of report rules and report diff (--rules-dir, --rule, --action, --metric repeat):\n"
                "     --rules-dir=DIR    rules: a folder of Nsight Compute rule files (.py); default\n"
                "                         $NVPROFILED_RULES_PATH, else ~/.config/nvprofiled/rules\n"
                "     --rule=ID          rules: apply only this rule (and its parent rules)\n"
                "     --all-sections     rules: apply rules whose section is not in the report too\n"
                "     --action=SPEC      diff: pair these actions (BASE_INDEX:INDEX, or a kernel\n"
-               "                         name); default: by kernel name and launch index\n"
+               "                         name); default: by kernel name and launch index\n");
+        printf("     --fail-above=PCT   diff: check, for every pair, that each --metric got worse by\n"
+               "                         at most PCT percent of the baseline; print one line (or with\n"
+               "                         --json, one entry) per pair and metric, PASS or FAIL, and exit\n"
+               "                         with status 1 when one got worse by more, or could not be\n"
+               "                         checked, or no actions were paired\n"
+               "     --metric=NAME[:increase|:decrease]  diff --fail-above: a metric to check (repeat\n"
+               "                         for more; default gpu__time_duration.sum); worse is an increase,\n"
+               "                         or a decrease with :decrease (throughputs)\n"
+               "     --junit=FILE       diff --fail-above: also write the checks to FILE as JUnit XML\n"
+               "                         (replaced whole once complete)\n"
                "\n"
                "Environment:\n"
                "  DBUS_SYSTEM_BUS_ADDRESS, DBUS_SESSION_BUS_ADDRESS  the buses' addresses, as for every\n"
                "                         D-Bus client\n"
                "  HOME                   check without paths: whose per-user rc files are checked\n"
-               "  NVPROFILED_PYTHON      report rules, report diff: the python3 to run them with\n"
-               "  NVPROFILED_PYTHON_DIR  report rules, report diff: the folder (an absolute path) of\n"
+               "  NVPROFILED_PYTHON      report rules: the python3 to run the rules with\n"
+               "  NVPROFILED_PYTHON_DIR  report rules: the folder (an absolute path) of\n"
                "                         the nvprofiled Python package; PYTHONPATH is not used\n"
                "\n"
                "Exit status:\n"
                "  0  success\n"
                "  1  failure: the daemon is not running or refused the request, a process does not\n"
                "     exist, or (check, errors) an rc file has errors, or (fdinfo) a file cannot\n"
-               "     be read or is not DRM usage fdinfo\n"
+               "     be read or is not DRM usage fdinfo, or (report diff --fail-above) a metric got\n"
+               "     worse by more than allowed\n"
                "  2  usage error: unknown verb or option, missing or extra arguments, options that\n"
                "     cannot be combined\n"
                "\n"
@@ -268,6 +279,9 @@ int parse_argv(int argc, char *argv[])
                 ARG_ARCH,
                 ARG_SCOPE,
                 ARG_SCHEMA,
+                ARG_FAIL_ABOVE,
+                ARG_METRIC,
+                ARG_JUNIT,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -298,6 +312,9 @@ int parse_argv(int argc, char *argv[])
                 { "arch", required_argument, NULL, ARG_ARCH },
                 { "scope", required_argument, NULL, ARG_SCOPE },
                 { "schema", required_argument, NULL, ARG_SCHEMA },
+                { "fail-above", required_argument, NULL, ARG_FAIL_ABOVE },
+                { "metric", required_argument, NULL, ARG_METRIC },
+                { "junit", required_argument, NULL, ARG_JUNIT },
                 { 0 },
         };
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
@@ -427,6 +444,18 @@ int parse_argv(int argc, char *argv[])
                 case ARG_SCHEMA:
                         arg.schema = optarg;
                         break;
+                case ARG_FAIL_ABOVE: /* these three: verb-report-diff-check.c */
+                        arg.fail_above = optarg;
+                        break;
+                case ARG_METRIC:
+                        if (strv_extend(&arg.metrics, optarg) < 0)
+                                return log_oom();
+                        break;
+                case ARG_JUNIT:
+                        if (optarg[0] == '\0')
+                                return usage_error("--junit= takes a file name.");
+                        arg.junit = optarg;
+                        break;
                 case '?':
                         return usage_error("Unknown option, or an option without its argument: \"%s\"; see "
                                            "nvprofilectl --help.",
@@ -452,6 +481,7 @@ void client_options_done(ClientOptions *o)
         strv_free(o->rules_dirs);
         strv_free(o->rule_ids);
         strv_free(o->actions);
+        strv_free(o->metrics);
         *o = (ClientOptions){ .legend = true, .top_sort = -1 };
 }
 
@@ -538,6 +568,11 @@ int dispatch_verb(int argc, char *argv[])
                                 (arg.rules_dirs || arg.rule_ids || arg.all_sections || arg.actions)) {
                         (void) usage_error("--rules-dir, --rule, --all-sections and --action are options of "
                                            "report, not of %s.",
+                                        v->name);
+                        return EXIT_USAGE;
+                }
+                if (!(v->flags & VERB_REPORT_OPTIONS) && (arg.fail_above || arg.metrics || arg.junit)) {
+                        (void) usage_error("--fail-above, --metric and --junit are options of report diff, not of %s.",
                                         v->name);
                         return EXIT_USAGE;
                 }

@@ -41,6 +41,10 @@ typedef struct ClientOptions {
         /* report rules / report diff */
         char **rules_dirs, **rule_ids, **actions;
         bool all_sections;
+        /* report diff --fail-above=PCT, --metric=NAME[:increase|:decrease], --junit=FILE (point into argv but
+         * metrics); checked by verb-report-diff-check.c */
+        const char *fail_above, *junit;
+        char **metrics;
         bool once; /* top --once */
         int top_sort; /* top --sort= (a TopSort); -1: not given */
         const char *arch, *scope, *schema; /* sections: --arch=, --scope=, --schema= (point into argv) */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The child process that runs nvprofiled's Python package for "report rules" and "report diff".
+/* The child process that runs nvprofiled's Python package for "report rules".
  *
  * Root may run these on another user's report, from another user's directory: nothing but the rule files
  * the caller names may become code. "python3 -m" would put the working directory first on sys.path and
@@ -26,7 +26,7 @@
 #include "verb-report-python.h"
 #include "verb-report.h"
 
-#define REPORT_PYTHON_FILES_MAX 2
+#define REPORT_PYTHON_FILES_MAX 1
 
 /* argv after -c: the package's folder, the module, then the module's own arguments. */
 #define PYTHON_BOOTSTRAP                     \

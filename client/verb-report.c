@@ -25,6 +25,7 @@
 #include "report-json-attrs.h"
 #include "report.h"
 #include "string-util.h"
+#include "verb-report-diff.h"
 #include "verb-report-python.h"
 #include "verb-report.h"
 
@@ -335,6 +336,10 @@ int verb_report(int argc, char *argv[])
                 return refuse_output();
         if (streq(argv[1], "diff")) /* two files: verb-report-diff.c */
                 return verb_report_diff(argc - 1, argv + 1);
+        if (arg.fail_above || arg.metrics || arg.junit) {
+                fprintf(stderr, "nvprofilectl: --fail-above, --metric and --junit are options of report diff.\n");
+                return EXIT_USAGE;
+        }
         if (argc != 3) {
                 fprintf(stderr, "nvprofilectl: report %s takes one file.\n", esc(&e, argv[1]));
                 return EXIT_USAGE;

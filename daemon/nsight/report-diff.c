@@ -27,7 +27,7 @@ typedef struct Pair {
         size_t b, c;
 } Pair;
 
-static const NcuAction *flat_action(const NcuReport *r, size_t i)
+static NcuAction *flat_action(const NcuReport *r, size_t i)
 {
         for (size_t k = 0; k < r->n_ranges; k++) {
                 if (i < r->ranges[k].n_actions)
@@ -180,7 +180,7 @@ static double as_double(const NcuValue *v)
         return v->kind == NCU_VALUE_DOUBLE ? v->d : (double) v->u64;
 }
 
-/* Python's ==, for values that are not both numbers. */
+/* Values that are not both numbers: equal when the same string, or both none. */
 static bool values_equal(const NcuValue *a, const NcuValue *b)
 {
         if (a->kind != b->kind)
@@ -190,14 +190,21 @@ static bool values_equal(const NcuValue *a, const NcuValue *b)
         return true; /* both None */
 }
 
-/* Python's sort key (-size, -|change|, name), ascending. */
+/* A size for sorting: a NaN (a value that is not a number) as less than any, so that the order is total. */
+static double sort_size(double d)
+{
+        return isnan(d) ? -1.0 : d;
+}
+
+/* By size, then |change|, both descending, then name. */
 static int compare_changes(const void *x, const void *y)
 {
         const MetricChange *a = x, *b = y;
-        double ca = a->numeric ? fabs(a->change) : 0.0, cb = b->numeric ? fabs(b->change) : 0.0;
+        double sa = sort_size(a->size), sb = sort_size(b->size);
+        double ca = sort_size(a->numeric ? fabs(a->change) : 0.0), cb = sort_size(b->numeric ? fabs(b->change) : 0.0);
 
-        if (a->size != b->size)
-                return a->size > b->size ? -1 : 1;
+        if (sa != sb)
+                return sa > sb ? -1 : 1;
         if (ca != cb)
                 return ca > cb ? -1 : 1;
         return strcmp(a->cur->name, b->cur->name);
@@ -388,11 +395,24 @@ static struct json_object *compare_actions(const NcuAction *base, const NcuActio
         return TAKE_PTR(out);
 }
 
-int ncu_report_diff_json(const NcuReport *baseline, const NcuReport *current, char *const *specs, size_t n_specs,
+/* Decodes the action's metrics (after a lazy load); the message names the byte, as a load's error does. */
+static int decode_metrics(NcuReport *r, NcuAction *a, char *message)
+{
+        NcuReportError err;
+        int k;
+
+        k = ncu_action_decode_metrics(r, a, &err);
+        if (k < 0 && k != -ENOMEM)
+                snprintf(message, NCU_DIFF_MESSAGE_MAX, "byte %" PRIu64 ": %.200s", err.offset, err.message);
+        return k;
+}
+
+int ncu_report_diff_json(NcuReport *baseline, NcuReport *current, char *const *specs, size_t n_specs,
                 struct json_object **ret, char message[static NCU_DIFF_MESSAGE_MAX])
 {
+        _cleanup_(json_object_putp) struct json_object *doc = NULL;
         _cleanup_free_ Pair *pairs = NULL;
-        struct json_object *doc, *list;
+        struct json_object *list;
         size_t n = 0;
         int r;
 
@@ -403,25 +423,31 @@ int ncu_report_diff_json(const NcuReport *baseline, const NcuReport *current, ch
                 return r;
         doc = json_object_new_object();
         list = json_object_new_array();
-        if (!doc || json_add(doc, "pairs", list, false) < 0) {
-                json_object_put(doc);
+        if (!doc || !list) {
+                json_object_put(list);
                 return -ENOMEM;
         }
+        if (json_add(doc, "pairs", list, false) < 0)
+                return -ENOMEM;
         for (size_t i = 0; i < n; i++) {
-                const NcuAction *b = flat_action(baseline, pairs[i].b), *c = flat_action(current, pairs[i].c);
-                struct json_object *p = json_object_new_object();
+                NcuAction *b = flat_action(baseline, pairs[i].b), *c = flat_action(current, pairs[i].c);
+                struct json_object *p;
 
+                r = decode_metrics(baseline, b, message);
+                if (r >= 0)
+                        r = decode_metrics(current, c, message);
+                if (r < 0)
+                        return r;
+                p = json_object_new_object();
                 if (p && json_object_array_add(list, p) < 0) {
                         json_object_put(p);
                         p = NULL;
                 }
                 if (!p || json_add(p, "baseline", side_json(pairs[i].b, b), false) < 0 ||
                                 json_add(p, "current", side_json(pairs[i].c, c), false) < 0 ||
-                                json_add(p, "sections", compare_actions(b, c), false) < 0) {
-                        json_object_put(doc);
+                                json_add(p, "sections", compare_actions(b, c), false) < 0)
                         return -ENOMEM;
-                }
         }
-        *ret = doc;
+        *ret = TAKE_PTR(doc);
         return 0;
 }

@@ -7,12 +7,15 @@
  * baseline with C of the other; a kernel name pairs that kernel's launches only); for every metric with
  * a value in both, the baseline and current value, the absolute and relative change and the unit,
  * grouped by the first embedded section (of the current report) that lists the metric, sections in
- * report order then "Other metrics", sorted within a section by the size of the relative change.
+ * report order then "Other metrics", sorted within a section by the size of the relative change (infinite
+ * when the baseline is 0 or a string changed; a change that is not a number last), then by the size of the
+ * change, then by name.
  *
  * The JSON: {"pairs": [{"baseline": {"action", "kernel"}, "current": {...}, "sections": [{"identifier"
  * (null for other metrics), "name", "metrics": [{"name", "unit", "baseline", "current", "change",
- * "relative_change"}]}]}]}; numbers that are not finite, and the change of strings, are null. This is
- * nvprofiled.diff's "pairs" member (client/python/nvprofiled/diff.py), value for value. */
+ * "relative_change"}]}]}]}; numbers that are not finite, and the change of strings, are null. The one
+ * implementation: the daemon's Report.Diff (in the report's worker), nvprofilectl report diff --local, and
+ * Python's nvprofiled.diff (through the _ncu_report extension) all call it. */
 
 #include <json-c/json.h>
 
@@ -22,6 +25,7 @@
 #define NCU_DIFF_MESSAGE_MAX 256
 
 /* 0 and *ret; -EDOM for a spec that pairs nothing or names an action out of range (message says which);
- * -ENOMEM. */
-int ncu_report_diff_json(const NcuReport *baseline, const NcuReport *current, char *const *specs, size_t n_specs,
+ * what ncu_action_decode_metrics() fails with for a paired action of a lazy load (message names the byte;
+ * nothing to decode after an eager load); -ENOMEM. */
+int ncu_report_diff_json(NcuReport *baseline, NcuReport *current, char *const *specs, size_t n_specs,
                 struct json_object **ret, char message[static NCU_DIFF_MESSAGE_MAX]);

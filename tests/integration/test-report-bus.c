@@ -339,17 +339,75 @@ static struct json_object *parse_json(const char *text)
         return o;
 }
 
-/* Report.Diff: the worker's comparison of two of the caller's reports equals the Python one (nvprofilectl
- * report diff --json --local) value for value; the CLI's --json goes through the daemon; a spec that
- * pairs nothing is InvalidArgs; another caller's report cannot be a baseline. */
+/* A metric of the first pair of a comparison's "pairs", whichever section lists it. */
+static struct json_object *diff_metric(struct json_object *pairs, size_t pair, const char *name)
+{
+        struct json_object *sections = json_object_object_get(json_object_array_get_idx(pairs, pair), "sections");
+
+        for (size_t s = 0; s < json_object_array_length(sections); s++) {
+                struct json_object *metrics = json_object_object_get(json_object_array_get_idx(sections, s), "metrics");
+
+                for (size_t i = 0; i < json_object_array_length(metrics); i++) {
+                        struct json_object *m = json_object_array_get_idx(metrics, i);
+
+                        if (streq(json_object_get_string(json_object_object_get(m, "name")), name))
+                                return m;
+                }
+        }
+        g_error("no metric %s in pair %zu", name, pair);
+}
+
+static double member_double(struct json_object *o, const char *key)
+{
+        struct json_object *v = json_object_object_get(o, key);
+
+        g_assert_true(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int));
+        return json_object_get_double(v);
+}
+
+/* nvprofilectl report diff with the case's files and spec, through the daemon or --local, and options. */
+static int ctl_diff(ITest *t, char **ret_out, bool local, const char *spec, const char *bfile, const char *cfile,
+                const char *option1, const char *option2)
+{
+        const char *argv[10];
+        size_t n = 0;
+
+        argv[n++] = "diff";
+        if (local)
+                argv[n++] = "--local";
+        if (spec) {
+                argv[n++] = "--action";
+                argv[n++] = spec;
+        }
+        if (option1)
+                argv[n++] = option1;
+        if (option2)
+                argv[n++] = option2;
+        argv[n++] = bfile;
+        argv[n++] = cfile;
+        argv[n] = NULL;
+        return itest_ctl(t, ret_out, "report", argv[0], argv[1], argv[2], argv[3], argv[4], argv[5], argv[6], argv[7],
+                        argv[8], argv[9], NULL);
+}
+
+/* Report.Diff: the worker's comparison of two of the caller's reports, with values known from the corpus, is the
+ * one nvprofilectl report diff --local makes in its own process, value for value; the CLI goes through the daemon
+ * for its JSON, its text and --fail-above, and prints the same as --local; a spec that pairs nothing is
+ * InvalidArgs; another caller's report cannot be a baseline. */
 static void test_diff(void)
 {
         static const struct {
                 const char *baseline, *current, *spec;
+                size_t n_pairs;
+                const char *metric; /* a metric of the first pair, with its values */
+                double base, cur, change;
         } cases[] = {
-                { "nvidia_example_addConstDouble3_ncu2023.3.0", "nvidia_example_sobelFloat_ncu2023.3.0", "0:0" },
-                { "extrap_ex-gpu.s10_ncu2020.3.1", "extrap_ex-gpu.s10_ncu2020.3.1", NULL },
-                { "syswea_profile_report_ncu2025.1.1", "armleth_report_ncu2024.2.1", "0:0" },
+                { "nvidia_example_addConstDouble3_ncu2023.3.0", "nvidia_example_sobelFloat_ncu2023.3.0", "0:0", 1,
+                                "launch__registers_per_thread", 16, 22, 6 },
+                { "extrap_ex-gpu.s10_ncu2020.3.1", "extrap_ex-gpu.s10_ncu2020.3.1", NULL, 6, "gpu__time_duration.sum",
+                                4064, 4064, 0 },
+                { "syswea_profile_report_ncu2025.1.1", "armleth_report_ncu2024.2.1", "0:0", 1, "gpu__time_duration.sum",
+                                224256, 52576, -171680 },
         };
         sd_bus_error error = SD_BUS_ERROR_NULL;
         ITest t;
@@ -362,7 +420,9 @@ static void test_diff(void)
                 g_autofree char *crel = g_strdup_printf("reports/%s.ncu-rep", cases[i].current);
                 g_autofree char *bfile = test_corpus_path(brel), *cfile = test_corpus_path(crel);
                 g_autofree char *bpath = NULL, *cpath = NULL, *got = NULL, *out_local = NULL, *out_daemon = NULL;
-                struct json_object *daemon_doc, *local_doc, *cli_doc, *pairs;
+                g_autofree char *text_local = NULL, *text_daemon = NULL, *check_local = NULL, *check_daemon = NULL;
+                g_autofree char *metric_option = g_strdup_printf("--metric=%s", cases[i].metric);
+                struct json_object *daemon_doc, *local_doc, *cli_doc, *pairs, *m;
                 sd_bus_message *call = NULL, *reply = NULL;
                 int fd;
                 gsize n;
@@ -389,38 +449,47 @@ static void test_diff(void)
                 reply = sd_bus_message_unref(reply);
                 call = sd_bus_message_unref(call);
                 daemon_doc = parse_json(got);
-                g_assert_cmpuint(json_object_array_length(json_object_object_get(daemon_doc, "pairs")), >, 0);
-
-                /* The Python implementation, in the CLI's process. */
-                if (cases[i].spec)
-                        g_assert_cmpint(itest_ctl(&t, &out_local, "report", "diff", "--local", "--json=short",
-                                                        "--action", cases[i].spec, bfile, cfile, NULL),
-                                        ==, 0);
+                pairs = json_object_object_get(daemon_doc, "pairs");
+                g_assert_cmpuint(json_object_array_length(pairs), ==, cases[i].n_pairs);
+                m = diff_metric(pairs, 0, cases[i].metric);
+                g_assert_cmpfloat(member_double(m, "baseline"), ==, cases[i].base);
+                g_assert_cmpfloat(member_double(m, "current"), ==, cases[i].cur);
+                g_assert_cmpfloat(member_double(m, "change"), ==, cases[i].change);
+                if (cases[i].change == 0)
+                        g_assert_cmpfloat(member_double(m, "relative_change"), ==, 0.0);
                 else
-                        g_assert_cmpint(itest_ctl(&t, &out_local, "report", "diff", "--local", "--json=short", bfile,
-                                                        cfile, NULL),
-                                        ==, 0);
+                        g_assert_cmpfloat(member_double(m, "relative_change"), ==, cases[i].change / cases[i].base);
+
+                /* The CLI's own process. */
+                g_assert_cmpint(ctl_diff(&t, &out_local, true, cases[i].spec, bfile, cfile, NULL, NULL), ==, 0);
                 local_doc = parse_json(out_local);
-                pairs = json_object_object_get(local_doc, "pairs");
-                g_assert_nonnull(pairs);
-                if (!json_object_equal(pairs, json_object_object_get(daemon_doc, "pairs")))
-                        g_error("%s vs %s: the daemon's diff differs from the Python one", cases[i].baseline,
+                if (!json_object_equal(json_object_object_get(local_doc, "pairs"), pairs))
+                        g_error("%s vs %s: the daemon's diff differs from --local's", cases[i].baseline,
                                         cases[i].current);
 
-                /* The CLI through the daemon: the same document, paths included. */
-                if (cases[i].spec)
-                        g_assert_cmpint(itest_ctl(&t, &out_daemon, "report", "diff", "--json=short", "--action",
-                                                        cases[i].spec, bfile, cfile, NULL),
-                                        ==, 0);
-                else
-                        g_assert_cmpint(itest_ctl(&t, &out_daemon, "report", "diff", "--json=short", bfile, cfile,
-                                                        NULL),
-                                        ==, 0);
+                /* The CLI through the daemon: the same document, paths included; the same text. */
+                g_assert_cmpint(ctl_diff(&t, &out_daemon, false, cases[i].spec, bfile, cfile, NULL, NULL), ==, 0);
                 cli_doc = parse_json(out_daemon);
                 g_assert_true(json_object_equal(cli_doc, local_doc));
                 json_object_put(cli_doc);
                 json_object_put(local_doc);
                 json_object_put(daemon_doc);
+                g_assert_cmpint(ctl_diff(&t, &text_local, true, cases[i].spec, bfile, cfile, "--json=off", NULL), ==,
+                                0);
+                g_assert_cmpint(ctl_diff(&t, &text_daemon, false, cases[i].spec, bfile, cfile, "--json=off", NULL), ==,
+                                0);
+                g_assert_cmpstr(text_daemon, ==, text_local);
+                g_assert_true(g_str_has_suffix(text_daemon, "\n"));
+                g_assert_null(strchr(text_daemon, '{'));
+
+                /* --fail-above through the daemon: the same checks, and only the metric that rose fails at 0. */
+                g_assert_cmpint(ctl_diff(&t, &check_daemon, false, cases[i].spec, bfile, cfile, "--fail-above=0",
+                                                metric_option),
+                                ==, cases[i].change > 0 ? 1 : 0);
+                g_assert_cmpint(ctl_diff(&t, &check_local, true, cases[i].spec, bfile, cfile, "--fail-above=0",
+                                                metric_option),
+                                ==, cases[i].change > 0 ? 1 : 0);
+                g_assert_cmpstr(check_daemon, ==, check_local);
 
                 /* A spec that pairs nothing. */
                 g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, cpath, BUS_REPORT_INTERFACE, "Diff", &error, NULL,
@@ -530,12 +599,14 @@ static void test_worker_crash(void)
         g_assert_cmpint(itest_ctl(&t, &out, "status", NULL), ==, 0);
         /* The CLI's exports go through the daemon (and its crashing worker) unless told --local. */
         {
-                g_autofree char *file = test_corpus_path(ARMLETH), *local = NULL, *raw = NULL, *diff = NULL;
+                g_autofree char *file = test_corpus_path(ARMLETH), *local = NULL, *raw = NULL, *diff = NULL,
+                                *diff_text = NULL;
                 g_assert_cmpint(itest_ctl(&t, &raw, "report", "raw", file, "--csv", NULL), ==, 1);
                 g_assert_cmpint(itest_ctl(&t, &local, "report", "raw", "--local", file, "--csv", NULL), ==, 0);
                 g_assert_cmpuint(strlen(local), >, 0);
-                /* So does report diff --json (text output is the Python package's, in-process). */
+                /* So does report diff, whatever it prints. */
                 g_assert_cmpint(itest_ctl(&t, &diff, "report", "diff", "--json", file, file, NULL), ==, 1);
+                g_assert_cmpint(itest_ctl(&t, &diff_text, "report", "diff", "--json=off", file, file, NULL), ==, 1);
         }
         itest_teardown(&t);
         g_setenv("NVPROFILED_REPORT_WORKER", test_env_or_fail("NVPROFILED_REPORT_WORKER_REAL"), true);

@@ -1,13 +1,12 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""report diff: pairing, changes with units, grouping by section, order."""
+"""nvprofiled.diff: the C comparison (daemon/nsight/report-diff.c) through the
+extension: pairing, changes with units, grouping by section, order, errors."""
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import os
-import subprocess
 import sys
 import unittest
 
@@ -23,106 +22,139 @@ EXTRAP = os.path.join(REPORTS, "extrap_ex-gpu.s10_ncu2020.3.1.ncu-rep")
 SOBEL = os.path.join(REPORTS, "nvidia_example_sobelFloat_ncu2023.3.0.ncu-rep")
 ADD3 = os.path.join(REPORTS,
                     "nvidia_example_addConstDouble3_ncu2023.3.0.ncu-rep")
+WFC = os.path.join(REPORTS, "RottenFishbone_rs-wfc_profile_ncu2022.3.0.ncu-rep")
 
 
-class Named:
-    def __init__(self, name: str) -> None:
-        self._name = name
+def indices(pairs: list[dict]) -> list[tuple[int, int]]:
+    return [(p["baseline"]["action"], p["current"]["action"]) for p in pairs]
 
-    def name(self) -> str:
-        return self._name
+
+def metrics(pair: dict) -> dict[str, dict]:
+    return {m["name"]: m for s in pair["sections"] for m in s["metrics"]}
+
+
+def size(m: dict) -> float:
+    """How much a metric changed, as the comparison orders them: |relative
+    change|, infinite when the baseline is 0 (or a string) and it moved."""
+    if m["change"] is None:
+        return math.inf if m["baseline"] != m["current"] else 0.0
+    if m["relative_change"] is None:
+        return math.inf if m["change"] != 0 else 0.0
+    return abs(m["relative_change"])
 
 
 class PairingTest(unittest.TestCase):
     def test_by_name_and_launch_index(self) -> None:
-        base = [Named(n) for n in ("a", "b", "a", "c")]
-        cur = [Named(n) for n in ("b", "a", "a", "a")]
-        self.assertEqual(diff.pair_actions(base, cur), [(0, 1), (1, 0),
-                                                        (2, 2)])
-        self.assertEqual(diff.pair_actions(base, cur, ["a"]),
-                         [(0, 1), (2, 2)])
-        self.assertEqual(diff.pair_actions(base, cur, ["3:0", "0:3"]),
-                         [(3, 0), (0, 3)])
-        with self.assertRaises(ValueError):
-            diff.pair_actions(base, cur, ["4:0"])
-        with self.assertRaises(ValueError):
-            diff.pair_actions(base, cur, ["c"])
+        # iterate_ac, iterate_ac, count_domains, reduce_bounds, reduce_bounds:
+        # the n-th launch of a name with the n-th.
+        ctx = ncu_report.load_report(WFC)
+        pairs = diff.diff_reports(ctx, ncu_report.load_report(WFC))
+        self.assertEqual(indices(pairs), [(i, i) for i in range(5)])
+        self.assertEqual([p["current"]["kernel"] for p in pairs],
+                         ["iterate_ac", "iterate_ac", "count_domains",
+                          "reduce_bounds", "reduce_bounds"])
+        # No kernel name in both: nothing paired.
+        self.assertEqual(diff.diff_reports(ncu_report.load_report(SOBEL),
+                                           ncu_report.load_report(ADD3)), [])
+
+    def test_specs(self) -> None:
+        ctx = ncu_report.load_report(EXTRAP)
+        # A name pairs that kernel's launches only (not vector_add1).
+        self.assertEqual(indices(diff.diff_reports(ctx, ctx, ["init_array"])),
+                         [(0, 0), (1, 1)])
+        self.assertEqual(indices(diff.diff_reports(ctx, ctx, ("vector_add",))),
+                         [(2, 2)])
+        # Indices pair whatever they name, in the order given.
+        pairs = diff.diff_reports(ctx, ctx, ["3:0", "0:3", "vector_dot"])
+        self.assertEqual(indices(pairs), [(3, 0), (0, 3), (5, 5)])
+        self.assertEqual(pairs[0]["baseline"]["kernel"], "vector_add1")
+        self.assertEqual(pairs[0]["current"]["kernel"], "init_array")
+
+    def test_bad_specs(self) -> None:
+        ctx = ncu_report.load_report(EXTRAP)
+        with self.assertRaises(ValueError) as e:
+            diff.diff_reports(ctx, ctx, ["6:0"])
+        self.assertEqual(str(e.exception),
+                         "--action 6:0: the reports have 6 and 6 actions")
+        with self.assertRaises(ValueError) as e:
+            diff.diff_reports(ctx, ctx, ["0:1", "no_such_kernel"])
+        self.assertEqual(str(e.exception), "--action no_such_kernel: no "
+                         "kernel of that name in both reports")
+        with self.assertRaises(TypeError):
+            diff.diff_reports(ctx, ctx, "0:1")  # type: ignore[arg-type]
+        with self.assertRaises(TypeError):
+            diff.diff_reports(ctx, None)  # type: ignore[arg-type]
 
 
 class CompareTest(unittest.TestCase):
     def test_same_report_has_no_change(self) -> None:
         ctx = ncu_report.load_report(EXTRAP)
         pairs = diff.diff_reports(ctx, ncu_report.load_report(EXTRAP))
-        self.assertEqual([(p.baseline_index, p.current_index) for p in pairs],
-                         [(i, i) for i in range(6)])
+        self.assertEqual(indices(pairs), [(i, i) for i in range(6)])
         for p in pairs:
-            metrics = [m for s in p.sections for m in s.metrics]
-            self.assertEqual(len(metrics), len(
-                [n for n in ctx[0][p.current_index]
-                 if ctx[0][p.current_index][n].has_value()]))
-            self.assertTrue(all(m.size == 0 for m in metrics))
+            action = ctx[0][p["current"]["action"]]
+            found = metrics(p)
+            self.assertEqual(sorted(found), sorted(
+                n for n in action if action[n].has_value()))
+            self.assertTrue(all(size(m) == 0 for m in found.values()))
+            self.assertTrue(all(m["change"] in (0, None)
+                                for m in found.values()))
 
     def test_changes_units_and_order(self) -> None:
         ctx = ncu_report.load_report(EXTRAP)
         [pair] = diff.diff_reports(ctx, ctx, ["0:1"])
-        changed = {m.name: m for s in pair.sections for m in s.metrics
-                   if m.size > 0}
-        duration = changed["gpu__time_duration.sum"]
+        duration = metrics(pair)["gpu__time_duration.sum"]
         a, b = ctx[0][0], ctx[0][1]
-        self.assertEqual((duration.baseline, duration.current),
+        self.assertEqual(duration, {
+            "name": "gpu__time_duration.sum",
+            "unit": a["gpu__time_duration.sum"].unit(),
+            "baseline": 4064.0, "current": 4224.0, "change": 160.0,
+            "relative_change": 160.0 / 4064.0})
+        self.assertEqual((duration["baseline"], duration["current"]),
                          (a["gpu__time_duration.sum"].value(),
                           b["gpu__time_duration.sum"].value()))
-        self.assertEqual(duration.change, 4224.0 - 4064.0)
-        self.assertEqual(duration.relative, 160.0 / 4064.0)
-        self.assertEqual(duration.unit, a["gpu__time_duration.sum"].unit())
-        for section in pair.sections:
-            sizes = [m.size for m in section.metrics]
+        # Doubles are floats and integers ints, as json.loads gives them.
+        self.assertIsInstance(duration["baseline"], float)
+        self.assertTrue(any(isinstance(m["baseline"], int)
+                            for m in metrics(pair).values()))
+        for section in pair["sections"]:
+            sizes = [size(m) for m in section["metrics"]]
             self.assertEqual(sizes, sorted(sizes, reverse=True))
+        self.assertTrue(any(size(m) > 0 for m in metrics(pair).values()))
+        # What --json prints: no NaN or infinity.
+        json.dumps(pair, allow_nan=False)
 
     def test_grouped_by_section_in_report_order(self) -> None:
         base, cur = ncu_report.load_report(SOBEL), ncu_report.load_report(ADD3)
         [pair] = diff.diff_reports(base, cur, ["0:0"])
-        ids = [s.identifier for s in pair.sections]
+        ids = [s["identifier"] for s in pair["sections"]]
         report_order = [s[0] for s in cur[0][0]._sections()]
         self.assertEqual([i for i in ids if i],
                          [i for i in report_order if i in ids])
-        by_id = {s.identifier: s for s in pair.sections}
-        launch = {m.name: m for m in by_id["LaunchStats"].metrics}
+        # Metrics no section lists come last, without an identifier.
+        self.assertEqual(ids[-1], None)
+        self.assertEqual(pair["sections"][-1]["name"], "Other metrics")
+        self.assertEqual(ids.count(None), 1)
+        by_id = {s["identifier"]: s for s in pair["sections"]}
+        self.assertEqual(by_id["LaunchStats"]["name"], "Launch Statistics")
+        launch = {m["name"]: m for m in by_id["LaunchStats"]["metrics"]}
         regs = launch["launch__registers_per_thread"]
-        self.assertEqual((regs.baseline, regs.current), (22.0, 16.0))
-        self.assertEqual(regs.relative, -6.0 / 22.0)
-        strings = [m for s in pair.sections for m in s.metrics
-                   if m.change is None]
+        self.assertEqual((regs["baseline"], regs["current"]), (22.0, 16.0))
+        self.assertEqual(regs["unit"], "register_per_thread")
+        self.assertEqual(regs["relative_change"], -6.0 / 22.0)
+        # Each metric in the first section that lists it: once.
+        names = [m["name"] for s in pair["sections"] for m in s["metrics"]]
+        self.assertEqual(len(names), len(set(names)))
+        strings = [m for m in metrics(pair).values() if m["change"] is None]
         self.assertTrue(strings)
-        self.assertTrue(all(m.size in (0.0, math.inf) for m in strings))
-        out = io.StringIO()
-        diff.print_pairs([pair], out, changed_only=True)
-        self.assertIn("Sobel (action 0) -> addConstDouble3 (action 0)\n",
-                      out.getvalue())
-        self.assertIn("    launch__registers_per_thread register_per_thread:"
-                      " 22 -> 16 (-6, -27.27%)\n", out.getvalue())
-
-    def test_json_and_exit_codes(self) -> None:
-        run = [sys.executable, "-m", "nvprofiled.diff"]
-        done = subprocess.run(run + [SOBEL, ADD3, "--json", "--action", "0:0"],
-                              capture_output=True, text=True, check=False)
-        self.assertEqual(done.returncode, 0, done.stderr)
-        doc = json.loads(done.stdout)
-        self.assertEqual(doc["pairs"][0]["current"]["kernel"],
-                         "addConstDouble3")
-        none = subprocess.run(run + [SOBEL, ADD3], capture_output=True,
-                              text=True, check=False)
-        self.assertEqual(none.returncode, 0)
-        self.assertIn("No actions paired", none.stdout)
-        bad = subprocess.run(run + [SOBEL, ADD3, "--action", "9:0"],
-                             capture_output=True, text=True, check=False)
-        self.assertEqual(bad.returncode, 2)
-        missing = subprocess.run(run + [SOBEL, "/nonexistent"],
-                                 capture_output=True, text=True, check=False)
-        self.assertEqual(missing.returncode, 1)
-
-    def test_escape(self) -> None:
-        self.assertEqual(diff.escape("k\x1b[31m\u2028"), "k\\x1b[31m\\u2028")
+        self.assertTrue(all(isinstance(m["baseline"], str) for m in strings))
+        self.assertTrue(all(m["relative_change"] is None for m in strings))
+        # From a baseline of 0: a change without a relative one.
+        fp64 = metrics(pair)[
+            "sm__inst_executed_pipe_fp64_op_fp64.avg.pct_of_peak_sustained_active"]
+        self.assertEqual(fp64["baseline"], 0)
+        self.assertGreater(fp64["change"], 0)
+        self.assertIsNone(fp64["relative_change"])
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@
 
 #include "ProfilerSection.pb-c.h"
 #include "report-attrs.h"
+#include "report-diff.h"
 #include "report-section-metrics.h"
 #include "report.h"
 #include "section-file.h"
@@ -927,12 +928,60 @@ static PyObject *module_parse_chart(PyObject *self, PyObject *args)
         return out;
 }
 
+/* diff_json(baseline, current, specs): the comparison of daemon/nsight/report-diff.c (the one nvprofilectl report diff
+ * and the daemon's Report.Diff make) of two reports, its "pairs" as JSON text. ValueError with the reader's message
+ * for a spec that pairs nothing or a paired action whose metrics cannot be decoded; OSError as for a load. */
+static PyObject *module_diff_json(PyObject *self, PyObject *args)
+{
+        ReportObject *baseline, *current;
+        PyObject *specs;
+        size_t n_specs = 0;
+        char message[NCU_DIFF_MESSAGE_MAX];
+        struct json_object *doc = NULL;
+
+        if (!PyArg_ParseTuple(args, "O!O!O", &ReportType, &baseline, &ReportType, &current, &specs))
+                return NULL;
+        if (PyUnicode_Check(specs)) {
+                PyErr_SetString(PyExc_TypeError, "specs must be a sequence of strings, not a string");
+                return NULL;
+        }
+        /* A list of our own keeps the UTF-8 buffers strings_from_sequence() borrows alive. */
+        _cleanup_(py_object_unrefp) PyObject *list = PySequence_List(specs);
+        if (!list)
+                return NULL;
+        _cleanup_(py_mem_freep) char **strv = strings_from_sequence(list, &n_specs);
+        if (!strv)
+                return NULL;
+        /* With the GIL held: decoding a lazily loaded action changes the report other threads may read. */
+        int r = ncu_report_diff_json(baseline->report, current->report, strv, n_specs, &doc, message);
+        if (r == -ENOMEM)
+                return PyErr_NoMemory();
+        if (r == -EDOM || r == -EBADMSG || r == -EPROTONOSUPPORT || r == -E2BIG) {
+                PyErr_SetString(PyExc_ValueError, message);
+                return NULL;
+        }
+        if (r < 0) {
+                PyObject *e = Py_BuildValue("(is)", -r, message[0] ? message : strerror(-r));
+                if (e) {
+                        PyErr_SetObject(PyExc_OSError, e);
+                        Py_DECREF(e);
+                }
+                return NULL;
+        }
+        PyObject *out = new_string(json_object_to_json_string_ext(
+                        json_object_object_get(doc, "pairs"), JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+        json_object_put(doc);
+        return out;
+}
+
 static PyMethodDef module_methods[] = {
         { "load", module_load, METH_VARARGS, "load(fd, cls=Report): read a report from a file descriptor." },
         { "_register", module_register, METH_VARARGS, NULL },
         { "_double_repr", module_double_repr, METH_O, NULL },
         { "parse_chart", module_parse_chart, METH_VARARGS,
                         "parse_chart(text, name): a .chart file's body item as JSON text." },
+        { "diff_json", module_diff_json, METH_VARARGS,
+                        "diff_json(baseline, current, specs): two reports compared, the pairs as JSON text." },
         { NULL },
 };
 
