@@ -6,6 +6,7 @@
 #include <json-c/json.h>
 #include <systemd/sd-bus.h>
 
+#include "report-page.h"
 #include "report.h"
 
 typedef struct ReportSubverb {
@@ -31,10 +32,13 @@ int report_read_reply_fd(sd_bus_message *reply, size_t max_size, char **ret_text
  * errno after saying why. */
 int report_fetch_via_daemon(
                 const char *path, const char *method, int flag, size_t max_size, char **ret_text, size_t *ret_size);
+/* The same with ExportPage(page, options): one of ncu's pages (report-page.h). */
+int report_fetch_page_via_daemon(
+                const char *path, const NcuPageOptions *page, size_t max_size, char **ret_text, size_t *ret_size);
 /* The same as the JSON document of report-json.h. */
 int report_load_json(const char *path, struct json_object **ret);
 
-/* report raw FILE --csv [--print-metric-instances=values], report details FILE --csv: ncu's CSV exports
- * (client/verb-report-export.c). */
+/* report raw|details|session FILE [--csv] [--print-…]: ncu's pages (client/verb-report-export.c). */
 int report_raw(const char *path);
 int report_details(const char *path);
+int report_session(const char *path);

@@ -68,24 +68,31 @@ const char *ncu_cell_format_value(const NcuValue *v, char buf[static NCU_CSV_NUM
         return NULL;
 }
 
-void ncu_cell_format_metric(Cell *c, const NcuMetric *m, bool instances)
+void ncu_cell_format_metric(Cell *c, const NcuMetric *m, NcuPrintInstances instances, const char *value_text)
 {
         char buf[NCU_CSV_NUMBER_MAX];
 
         cell_reset(c);
         if (m->has_value) {
-                const char *s = ncu_cell_format_value(&m->value, buf);
+                const char *s = value_text ? value_text : ncu_cell_format_value(&m->value, buf);
                 cell_puts(c, s ? s : "");
         } else if (m->kind == NCU_VALUE_UNKNOWN && m->n_instances == 0)
                 cell_puts(c, "no data");
 
-        if (!instances || m->n_instances == 0)
+        if (instances == NCU_PRINT_INSTANCES_NONE || m->n_instances == 0)
                 return;
         cell_puts(c, c->len > 0 ? " (" : "(");
         for (size_t i = 0; i < m->n_instances; i++) {
-                const char *s = ncu_cell_format_value(&m->instances[i].value, buf);
+                const NcuValue *id = &m->instances[i].correlation_id;
+                const char *s;
                 if (i > 0)
                         cell_puts(c, "; ");
+                if (instances == NCU_PRINT_INSTANCES_DETAILS && id->kind != NCU_VALUE_UNKNOWN) {
+                        s = ncu_cell_format_value(id, buf);
+                        cell_puts(c, s ? s : "");
+                        cell_puts(c, ": ");
+                }
+                s = ncu_cell_format_value(&m->instances[i].value, buf);
                 cell_puts(c, s ? s : "");
         }
         cell_puts(c, ")");

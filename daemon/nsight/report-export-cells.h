@@ -8,6 +8,16 @@
 
 #include "report.h"
 
+/* --print-metric-instances: an instanced metric's value alone, followed by its instances' values, or by
+ * their correlation ids and values. */
+typedef enum NcuPrintInstances {
+        NCU_PRINT_INSTANCES_NONE,
+        NCU_PRINT_INSTANCES_VALUES,
+        NCU_PRINT_INSTANCES_DETAILS,
+        _NCU_PRINT_INSTANCES_MAX,
+        _NCU_PRINT_INSTANCES_INVALID = -1,
+} NcuPrintInstances;
+
 typedef struct Cell {
         char *data; /* NUL-terminated; NULL until something was appended */
         size_t len, allocated;
@@ -22,6 +32,7 @@ void cell_done(Cell *c);
 /* A value as ncu prints it (doubles per ncu_csv_format_double()); NULL when there is none. */
 const char *ncu_cell_format_value(const NcuValue *v, char buf[static 330]);
 
-/* The metric's value: "" when it has none (instances only), "no data" when it has neither value nor kind;
- * with instances, followed by " (I1; I2; …)". */
-void ncu_cell_format_metric(Cell *c, const NcuMetric *m, bool instances);
+/* The metric's value (value_text in its place, unless NULL): "" when it has none (instances only), "no data"
+ * when it has neither value nor kind; with instances, followed by " (I1; I2; …)", or with their details by
+ * " (ID1: I1; ID2: I2; …)" (an instance without a correlation id as with values). */
+void ncu_cell_format_metric(Cell *c, const NcuMetric *m, NcuPrintInstances instances, const char *value_text);

@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* ncu's session page (ncu --import R --page session [--csv]): four tables of the report's session.
+ *   Launch Settings     the profiler's command line, when the report stores it
+ *   Session Info        when it was made (UTC), the host and target systems (what they tell), the versions
+ *   Processes           every process of the results: its id and executable's path
+ *   Device Attributes   per device, the attributes ncu picks (those below that the device has)
+ * As text, each table is left-aligned and padded to its columns' widths, a value longer than 120 characters
+ * cut into lines of 120 (its own line breaks kept, counted as characters), continued under its column. As
+ * CSV (no byte oracle: ncu's own shape is not in the corpus), each table is its title on a line, its column
+ * names and its rows, tables separated by an empty line. */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "macro.h"
+#include "report-export-csv.h"
+#include "report-page.h"
+#include "string-util.h"
+
+#define SESSION_VALUE_WIDTH 120
+
+/* The device attributes the page shows, in its order. */
+static const char *const shown_attributes[] = {
+        "confidential_computing_mode", "multiprocessor_count",     "display_name",
+        "compute_capability_major",    "compute_capability_minor", "total_memory",
+};
+
+#define ATTRIBUTE_PREFIX "device__attribute_"
+
+typedef struct SessionTable {
+        const char *title;
+        size_t n_columns;
+        const char *columns[8];
+        size_t n_rows, allocated;
+        char **cells;
+        int error;
+} SessionTable;
+
+static void table_add(SessionTable *t, const char *const *cells)
+{
+        if (t->error < 0)
+                return;
+        if (t->n_rows == t->allocated) {
+                size_t a = MAX(t->allocated * 2, (size_t) 8);
+                char **p = reallocarray(t->cells, a * t->n_columns, sizeof(char *));
+                if (!p) {
+                        t->error = -ENOMEM;
+                        return;
+                }
+                t->cells = p;
+                t->allocated = a;
+        }
+        for (size_t c = 0; c < t->n_columns; c++) {
+                t->cells[t->n_rows * t->n_columns + c] = strdup(strempty(cells[c]));
+                if (!t->cells[t->n_rows * t->n_columns + c]) {
+                        for (size_t k = 0; k < c; k++)
+                                free(t->cells[t->n_rows * t->n_columns + k]);
+                        t->error = -ENOMEM;
+                        return;
+                }
+        }
+        t->n_rows++;
+}
+
+static void table_add_pair(SessionTable *t, const char *name, const char *value)
+{
+        table_add(t, (const char *const[]){ name, value });
+}
+
+static void table_done(SessionTable *t)
+{
+        for (size_t i = 0; i < t->n_rows * t->n_columns; i++)
+                free(t->cells[i]);
+        free(t->cells);
+}
+
+static size_t column_width(const SessionTable *t, size_t c)
+{
+        size_t w = strlen(t->columns[c]);
+
+        for (size_t r = 0; r < t->n_rows; r++)
+                w = MAX(w, strlen(t->cells[r * t->n_columns + c]));
+        return MIN(w, (size_t) SESSION_VALUE_WIDTH);
+}
+
+static void print_rule(FILE *f, const size_t *widths, size_t n)
+{
+        for (size_t c = 0; c < n; c++) {
+                if (c > 0)
+                        fputc(' ', f);
+                for (size_t i = 0; i < widths[c]; i++)
+                        fputc('-', f);
+        }
+        fputc('\n', f);
+}
+
+/* A row: each cell cut into pieces of its column's width, the pieces of the row's cells side by side. */
+static void print_row(FILE *f, const char *const *cells, const size_t *widths, size_t n)
+{
+        size_t offset = 0;
+        bool more;
+
+        do {
+                more = false;
+                for (size_t c = 0; c < n; c++) {
+                        size_t len = strlen(cells[c]), from = MIN(offset, len), piece = MIN(len - from, widths[c]);
+                        if (c > 0)
+                                fputc(' ', f);
+                        fprintf(f, "%-*.*s", (int) widths[c], (int) piece, cells[c] + from);
+                        if (len > offset + widths[c])
+                                more = true;
+                }
+                fputc('\n', f);
+                offset += SESSION_VALUE_WIDTH;
+        } while (more);
+}
+
+static void print_table_text(FILE *f, const SessionTable *t)
+{
+        size_t widths[8];
+
+        for (size_t c = 0; c < t->n_columns; c++)
+                widths[c] = column_width(t, c);
+        fprintf(f, "%s\n", t->title);
+        print_rule(f, widths, t->n_columns);
+        print_row(f, t->columns, widths, t->n_columns);
+        print_rule(f, widths, t->n_columns);
+        for (size_t r = 0; r < t->n_rows; r++)
+                print_row(f, (const char *const *) t->cells + r * t->n_columns, widths, t->n_columns);
+}
+
+static void print_table_csv(FILE *f, const SessionTable *t)
+{
+        ncu_csv_write_field(f, t->title, true);
+        fputc('\n', f);
+        for (size_t c = 0; c < t->n_columns; c++)
+                ncu_csv_write_field(f, t->columns[c], c == 0);
+        fputc('\n', f);
+        for (size_t r = 0; r < t->n_rows; r++) {
+                for (size_t c = 0; c < t->n_columns; c++)
+                        ncu_csv_write_field(f, t->cells[r * t->n_columns + c], c == 0);
+                fputc('\n', f);
+        }
+}
+
+static void add_system(SessionTable *t, const char *who, const NcuSystemInfo *s, bool ip_addresses)
+{
+        _cleanup_free_ char *os = NULL, *ips = NULL;
+        char key[64];
+
+        snprintf(key, sizeof(key), "%s Name", who);
+        table_add_pair(t, key, s->computer_name);
+        if (ip_addresses && s->n_ip_addresses > 0) {
+                size_t n = 0;
+                for (size_t i = 0; i < s->n_ip_addresses; i++)
+                        n += strlen(strempty(s->ip_addresses[i])) + 2;
+                ips = malloc(n + 1);
+                if (!ips) {
+                        t->error = -ENOMEM;
+                        return;
+                }
+                ips[0] = 0;
+                for (size_t i = 0; i < s->n_ip_addresses; i++) {
+                        if (i > 0)
+                                strcat(ips, ", ");
+                        strcat(ips, strempty(s->ip_addresses[i]));
+                }
+                snprintf(key, sizeof(key), "%s IP Addresses", who);
+                table_add_pair(t, key, ips);
+        }
+        if (!isempty(s->os_name) || !isempty(s->build)) {
+                if (asprintf(&os, "%s - %s", strempty(s->os_name), strempty(s->build)) < 0) {
+                        os = NULL;
+                        t->error = -ENOMEM;
+                        return;
+                }
+                snprintf(key, sizeof(key), "%s OS", who);
+                table_add_pair(t, key, os);
+        }
+        if (!isempty(s->architecture)) {
+                snprintf(key, sizeof(key), "%s Architecture", who);
+                table_add_pair(t, key, s->architecture);
+        }
+        if (!isempty(s->processor)) {
+                snprintf(key, sizeof(key), "%s Processor", who);
+                table_add_pair(t, key, s->processor);
+        }
+}
+
+static const NcuDeviceAttribute *device_attribute(const NcuDevice *d, const char *name)
+{
+        for (size_t i = 0; i < d->n_attributes; i++) {
+                const char *n = d->attributes[i].name;
+                if (n && startswith(n, ATTRIBUTE_PREFIX) && streq(n + strlen(ATTRIBUTE_PREFIX), name))
+                        return &d->attributes[i];
+        }
+        return NULL;
+}
+
+static int build_tables(const NcuReport *r, SessionTable tables[static 4])
+{
+        const NcuSessionDetails *s = &r->session;
+        char buf[64];
+
+        tables[0] = (SessionTable){ .title = "Launch Settings", .n_columns = 2, .columns = { "Launch Attribute", "Value" } };
+        if (!isempty(s->profiler_cmdline))
+                table_add_pair(&tables[0], "Profiler Command Line", s->profiler_cmdline);
+
+        tables[1] = (SessionTable){ .title = "Session Info", .n_columns = 2, .columns = { "Session Attribute", "Value" } };
+        if (s->has_creation_time) {
+                time_t t = (time_t) s->creation_time;
+                struct tm tm;
+                if (gmtime_r(&t, &tm) && strftime(buf, sizeof(buf), "%Y-%b-%d %H:%M:%S", &tm) > 0)
+                        table_add_pair(&tables[1], "Created", buf);
+        }
+        add_system(&tables[1], "Host", &s->host, false);
+        if (s->target.present)
+                add_system(&tables[1], "Target", &s->target, true);
+        for (size_t i = 0; i < s->n_versions; i++)
+                table_add_pair(&tables[1], s->versions[i].provider, s->versions[i].version);
+
+        tables[2] = (SessionTable){ .title = "Processes", .n_columns = 2, .columns = { "Process Id", "Process Name" } };
+        for (size_t i = 0; i < r->n_actions; i++) {
+                const NcuProcess *p = &r->actions[i]->process;
+                bool seen = false;
+                for (size_t j = 0; j < i && !seen; j++)
+                        seen = r->actions[j]->process.process_id == p->process_id &&
+                                        streq(strempty(r->actions[j]->process.process_name), strempty(p->process_name));
+                if (seen)
+                        continue;
+                snprintf(buf, sizeof(buf), "%" PRIu32, p->process_id);
+                table_add_pair(&tables[2], buf, p->process_name);
+        }
+
+        /* One column per device: more than the table's room are left out (real systems have a few). */
+        SessionTable *d = &tables[3];
+        char device_names[7][32];
+        *d = (SessionTable){ .title = "Device Attributes", .n_columns = 1 + MIN(s->n_devices, (size_t) 7) };
+        d->columns[0] = "Device Attribute";
+        for (size_t i = 0; i + 1 < d->n_columns; i++) {
+                snprintf(device_names[i], sizeof(device_names[i]), "Device %" PRIu32, s->devices[i].id);
+                d->columns[i + 1] = device_names[i];
+        }
+        for (size_t a = 0; a < ELEMENTSOF(shown_attributes); a++) {
+                const char *cells[8] = { shown_attributes[a] };
+                char values[7][NCU_CSV_NUMBER_MAX];
+                bool any = false;
+                for (size_t i = 0; i + 1 < d->n_columns; i++) {
+                        const NcuDeviceAttribute *attr = device_attribute(&s->devices[i], shown_attributes[a]);
+                        cells[i + 1] = attr ? ncu_cell_format_value(&attr->value, values[i]) : NULL;
+                        any = any || attr;
+                }
+                if (any)
+                        table_add(d, cells);
+        }
+        for (size_t i = 0; i < 4; i++)
+                if (tables[i].error < 0)
+                        return tables[i].error;
+        return 0;
+}
+
+int ncu_page_session(const NcuReport *report, bool csv, FILE *f)
+{
+        SessionTable tables[4] = { { .title = NULL } };
+        int r;
+
+        assert(report);
+        assert(f);
+
+        r = build_tables(report, tables);
+        for (size_t i = 0; r >= 0 && i < 4; i++) {
+                if (i > 0)
+                        fputc('\n', f);
+                if (csv)
+                        print_table_csv(f, &tables[i]);
+                else
+                        print_table_text(f, &tables[i]);
+        }
+        for (size_t i = 0; i < 4; i++)
+                table_done(&tables[i]);
+        if (r < 0)
+                return r;
+        if (fflush(f) != 0 || ferror(f))
+                return -EIO;
+        return 0;
+}
