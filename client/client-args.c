@@ -87,7 +87,9 @@ static void help(void)
                "  report raw FILE        ncu's raw page: every metric of every kernel (text, or with\n"
                "                         --csv one row per kernel, one column per metric)\n"
                "  report session FILE    ncu's session page: the command line, host and target\n"
-               "                         systems, processes and devices of the report\n");
+               "                         systems, processes and devices of the report. The three\n"
+               "                         print the exact bytes to a pipe, a file or --output, and\n"
+               "                         escape them on a terminal\n");
 
         printf("  top                    Show GPU usage refreshing, like top: each device with a bar per\n"
                "                         engine and its memory, then each process using a GPU (those\n"
@@ -148,6 +150,8 @@ static void help(void)
                "                         launch with each metric's minimum, maximum and average\n"
                "     --local            report: parse the file in this process instead of having\n"
                "                         the daemon's confined worker parse it\n"
+               "     --output=FILE      report raw|details|session: write the exact bytes to FILE\n"
+               "                         (replaced whole once complete, never half written)\n"
                "     --arch=CC          sections metrics: the GPU's compute capability as\n"
                "                         major*10+minor (86 for 8.6)\n"
                "     --scope=SCOPE      sections metrics: launch (default), range or cmdlist\n"
@@ -179,6 +183,9 @@ static void help(void)
                "  DBUS_SYSTEM_BUS_ADDRESS, DBUS_SESSION_BUS_ADDRESS  the buses' addresses, as for every\n"
                "                         D-Bus client\n"
                "  HOME                   check without paths: whose per-user rc files are checked\n"
+               "  NVPROFILED_PYTHON      report rules, report diff: the python3 to run them with\n"
+               "  NVPROFILED_PYTHON_DIR  report rules, report diff: the folder (an absolute path) of\n"
+               "                         the nvprofiled Python package; PYTHONPATH is not used\n"
                "\n"
                "Exit status:\n"
                "  0  success\n"
@@ -269,6 +276,7 @@ int parse_argv(int argc, char *argv[])
                 ARG_PRINT_METRIC_INSTANCES,
                 ARG_PRINT_SUMMARY,
                 ARG_LOCAL,
+                ARG_OUTPUT,
                 ARG_RULES_DIR,
                 ARG_RULE,
                 ARG_ALL_SECTIONS,
@@ -301,6 +309,7 @@ int parse_argv(int argc, char *argv[])
                 { "print-metric-instances", required_argument, NULL, ARG_PRINT_METRIC_INSTANCES },
                 { "print-summary", required_argument, NULL, ARG_PRINT_SUMMARY },
                 { "local", no_argument, NULL, ARG_LOCAL },
+                { "output", required_argument, NULL, ARG_OUTPUT },
                 { "rules-dir", required_argument, NULL, ARG_RULES_DIR },
                 { "rule", required_argument, NULL, ARG_RULE },
                 { "all-sections", no_argument, NULL, ARG_ALL_SECTIONS },
@@ -415,6 +424,11 @@ int parse_argv(int argc, char *argv[])
                         break;
                 case ARG_LOCAL:
                         arg.local = true;
+                        break;
+                case ARG_OUTPUT:
+                        if (optarg[0] == '\0')
+                                return usage_error("--output= takes a file name.");
+                        arg.output = optarg;
                         break;
                 case ARG_RULES_DIR:
                         if (strv_extend(&arg.rules_dirs, optarg) < 0)
@@ -585,8 +599,8 @@ int dispatch_verb(int argc, char *argv[])
                         (void) usage_error("--arch, --scope and --schema are options of sections, not of %s.", v->name);
                         return EXIT_USAGE;
                 }
-                if (!(v->flags & VERB_LOCAL_OPTION) && page_options_given()) {
-                        (void) usage_error("--csv and --print-* are options of report, not of %s.", v->name);
+                if (!(v->flags & VERB_LOCAL_OPTION) && (page_options_given() || arg.output)) {
+                        (void) usage_error("--csv, --print-*, --output are options of report, not of %s.", v->name);
                         return EXIT_USAGE;
                 }
                 if (!(v->flags & VERB_SECTIONS_OPTIONS) && (arg.arch || arg.scope || arg.schema)) {

@@ -40,6 +40,7 @@ typedef struct ClientOptions {
         bool csv;
         int print_units, print_details, print_metric_instances, print_summary;
         bool local; /* report --local: parse in this process, not in the daemon's worker */
+        const char *output; /* report raw|details --output=FILE (points into argv) */
         /* report rules / report diff */
         char **rules_dirs, **rule_ids, **actions;
         bool all_sections;
@@ -103,6 +104,23 @@ int client_list(const char *method, const char *home,
 /* Decodes a RESOLUTION struct into JSON and prints it as text. */
 int resolution_read(sd_bus_message *m, struct json_object **ret);
 void resolution_print(struct json_object *res, const char *title);
+
+/* Where a verb's exact bytes go (client-exact-output.c). With a path (--output=FILE): a new file beside it,
+ * created with its final mode (0666 less the umask), renamed over FILE by exact_output_commit() and
+ * removed by exact_output_done() otherwise, so FILE is never seen half written. Without: standard output,
+ * byte for byte when that is a pipe or a file, and escaped for the terminal (terminal_write_escaped_lines())
+ * when it is a terminal. Write to f between open and commit. */
+typedef struct ExactOutput {
+        FILE *f;
+        char *buffer; /* a terminal's bytes, until commit */
+        size_t size;
+        int dir_fd; /* FILE's directory... */
+        char *name, *temp_name; /* ...FILE's name in it, and the new file's */
+} ExactOutput;
+
+int exact_output_open(const char *path, ExactOutput *ret);
+int exact_output_commit(ExactOutput *o);
+void exact_output_done(ExactOutput *o);
 
 /* Prints a JSON document per arg.json. */
 void json_print(struct json_object *o);

@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <string.h>
+
 #include "string-util.h"
 #include "terminal-escape.h"
 
@@ -98,6 +101,26 @@ char *terminal_escape(const char *s)
 {
         s = strempty(s);
         return terminal_escape_n(s, strlen(s));
+}
+
+int terminal_write_escaped_lines(FILE *f, const char *s, size_t len)
+{
+        assert(f);
+        assert(s || len == 0);
+
+        /* No UTF-8 sequence holds the byte '\n': the text splits there without cutting a character. */
+        for (size_t i = 0; i < len;) {
+                const char *end = memchr(s + i, '\n', len - i);
+                size_t n = end ? (size_t) (end - (s + i)) : len - i;
+                _cleanup_free_ char *line = terminal_escape_n(s + i, n);
+
+                if (!line)
+                        return -ENOMEM;
+                if (fputs(line, f) == EOF || (end && fputc('\n', f) == EOF))
+                        return errno > 0 ? -errno : -EIO;
+                i += n + (end ? 1 : 0);
+        }
+        return 0;
 }
 
 void escape_pool_done(EscapePool *pool)

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <stdio.h>
+
 #include "macro.h"
 
 /* Every string nvprofilectl did not write itself (process names, paths, argv, setting values, rc file
@@ -17,6 +19,10 @@ char *terminal_escape_n(const char *s, size_t len);
 
 /* The same for a NUL-terminated string; NULL is taken as "". */
 char *terminal_escape(const char *s);
+
+/* Writes the first len bytes of s to f escaped as terminal_escape_n() does, except that every "\n" stays a
+ * line break: text of many lines (a CSV export) as a terminal may show it. 0, or a negative errno. */
+int terminal_write_escaped_lines(FILE *f, const char *s, size_t len);
 
 /* The escaped copies of one output, freed together, so printf() calls stay readable:
  *

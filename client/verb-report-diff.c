@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* "report diff BASELINE FILE": every metric two reports' paired actions both have, with the change, grouped
- * by section like ncu's baseline view. Runs python3 -m nvprofiled.diff in a child process of the caller:
+ * by section like ncu's baseline view. Runs nvprofiled.diff in a child process of the caller (verb-report-python.c):
  * the comparison is written once, over the same ncu_report model the Python interface and the rule runner
  * use (units, sections and pairing in one place), and reading two user files needs no privilege.
  * With --json, and unless --local, the daemon computes it (Report.Diff, daemon/nsight/report-diff.c, in
@@ -115,7 +115,5 @@ int verb_report_diff(int argc, char *argv[])
                         return log_oom();
         if (arg.json != JSON_OFF && strv_extend(&args, arg.json == JSON_SHORT ? "--json=short" : "--json=pretty") < 0)
                 return log_oom();
-        if (strv_extend(&args, "--") < 0 || strv_extend(&args, argv[1]) < 0 || strv_extend(&args, argv[2]) < 0)
-                return log_oom();
-        return report_python_run("nvprofiled.diff", args);
+        return report_python_run("nvprofiled.diff", args, (char *[]){ argv[1], argv[2], NULL });
 }

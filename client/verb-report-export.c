@@ -5,7 +5,9 @@
  *       [--print-summary none|per-kernel]
  * prints (daemon/nsight/report-page.h): text by default, CSV with --csv, ncu's defaults for what is not
  * given. The daemon's confined worker makes them (Report.ExportPage); with --local, or when no daemon serves
- * reports, the report is read in this process with the same code. */
+ * reports, the report is read in this process with the same code. The bytes are the report's own strings (a
+ * kernel's name is whatever its author chose): exact to a pipe, a file or --output=FILE, escaped on a
+ * terminal (client-exact-output.c), text and CSV alike. */
 
 #include <errno.h>
 #include <string.h>
@@ -46,6 +48,7 @@ static int export_page(NcuPage page, const char *path)
 {
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
         _cleanup_(ncu_report_freep) NcuReport *report = NULL;
+        _cleanup_(exact_output_done) ExactOutput out = { .dir_fd = -EBADF };
         _cleanup_free_ char *text = NULL;
         NcuPageOptions o;
         size_t size = 0;
@@ -67,10 +70,17 @@ static int export_page(NcuPage page, const char *path)
                         return r;
         }
 
+        r = exact_output_open(arg.output, &out);
+        if (r < 0) {
+                fprintf(stderr, "nvprofilectl: %s: %s\n", esc(&e, arg.output), strerror(-r));
+                return r;
+        }
         if (report)
-                r = ncu_page_write(report, &o, stdout);
-        else if (fwrite(text, 1, size, stdout) != size || fflush(stdout) != 0)
+                r = ncu_page_write(report, &o, out.f);
+        else if (fwrite(text, 1, size, out.f) != size)
                 r = errno > 0 ? -errno : -EIO;
+        if (r >= 0)
+                r = exact_output_commit(&out);
         if (r < 0) {
                 fprintf(stderr, "nvprofilectl: %s: cannot write the page: %s\n", esc(&e, path), strerror(-r));
                 return r;

@@ -4,7 +4,8 @@
  *   report summary FILE   one line per action: name, grid/block, duration, the top rule findings
  *   report json FILE      the whole model, schema io.github.nvprofiled.ncu-report (see report-json.h)
  *
- * The file is opened here, with the caller's own rights, and its descriptor handed to the daemon
+ * The file is opened here, with the caller's own rights (report_open(): a regular file, nothing else is
+ * ever opened), and its descriptor handed to the daemon
  * (LoadReport), whose confined worker parses it; with --local, or when no daemon serves reports, it is
  * parsed in this process with the same reader. Everything from the file is escaped in text output; JSON carries it
  * exactly. Subverbs are a table: the CSV exports (raw, details) are added to it. */
@@ -32,26 +33,41 @@
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(json_tokener *, json_tokener_free);
 
+static int report_open_error(EscapePool *e, const char *path, int error)
+{
+        fprintf(stderr, "nvprofilectl: %s: %s\n", esc(e, path), strerror(-error));
+        return error;
+}
+
 int report_open(const char *path, int *ret_fd)
 {
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
-        _cleanup_close_ int fd = -EBADF;
+        _cleanup_close_ int path_fd = -EBADF;
+        char proc[64];
         struct stat st;
+        int fd;
 
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0) {
-                fprintf(stderr, "nvprofilectl: %s: %s\n", esc(&e, path), strerror(errno));
-                return -errno;
-        }
-        if (fstat(fd, &st) < 0) {
-                fprintf(stderr, "nvprofilectl: %s: %s\n", esc(&e, path), strerror(errno));
-                return -errno;
-        }
+        assert(path);
+        assert(ret_fd);
+
+        /* An O_PATH handle opens nothing: a fifo is not waited on and a device's open() never runs, whatever
+         * the path turns out to name (the caller may be root, and the path another user's link). */
+        path_fd = open(path, O_PATH | O_CLOEXEC);
+        if (path_fd < 0)
+                return report_open_error(&e, path, -errno);
+        if (fstat(path_fd, &st) < 0)
+                return report_open_error(&e, path, -errno);
         if (!S_ISREG(st.st_mode)) {
                 fprintf(stderr, "nvprofilectl: %s: not a regular file\n", esc(&e, path));
                 return -EBADFD;
         }
-        *ret_fd = TAKE_FD(fd);
+        /* That very file, opened for reading through its handle (read permission is checked on it now),
+         * never through the path again, which may name something else by now. */
+        snprintf(proc, sizeof(proc), "/proc/self/fd/%i", path_fd);
+        fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return report_open_error(&e, path, -errno);
+        *ret_fd = fd;
         return 0;
 }
 
@@ -412,26 +428,38 @@ static int report_json(const char *path)
 static const ReportSubverb subverbs[] = {
         { "summary", report_summary },
         { "json", report_json },
-        { "raw", report_raw },
-        { "details", report_details },
-        { "session", report_session },
+        { "raw", report_raw, .takes_output = true },
+        { "details", report_details, .takes_output = true },
+        { "session", report_session, .takes_output = true },
         /* verb-report-rules.c */
         { "rules", report_rules },
 };
+
+static int refuse_output(void)
+{
+        fprintf(stderr, "nvprofilectl: --output is an option of report raw and report details.\n");
+        return EXIT_USAGE;
+}
 
 int verb_report(int argc, char *argv[])
 {
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
 
+        if (streq(argv[1], "diff") && arg.output)
+                return refuse_output();
         if (streq(argv[1], "diff")) /* two files: verb-report-diff.c */
                 return verb_report_diff(argc - 1, argv + 1);
         if (argc != 3) {
                 fprintf(stderr, "nvprofilectl: report %s takes one file.\n", esc(&e, argv[1]));
                 return EXIT_USAGE;
         }
-        for (size_t i = 0; i < ELEMENTSOF(subverbs); i++)
-                if (streq(subverbs[i].name, argv[1]))
-                        return subverbs[i].run(argv[2]);
+        for (size_t i = 0; i < ELEMENTSOF(subverbs); i++) {
+                if (!streq(subverbs[i].name, argv[1]))
+                        continue;
+                if (arg.output && !subverbs[i].takes_output)
+                        return refuse_output();
+                return subverbs[i].run(argv[2]);
+        }
         fprintf(stderr, "nvprofilectl: report: unknown command \"%s\"; see nvprofilectl --help.\n", esc(&e, argv[1]));
         return EXIT_USAGE;
 }

@@ -12,9 +12,12 @@
 typedef struct ReportSubverb {
         const char *name;
         int (*run)(const char *path); /* negative errno (said why), or an exit status */
+        bool takes_output; /* --output=FILE */
 } ReportSubverb;
 
-/* Opens a report file with the caller's rights (regular files only); says why not. */
+/* Opens a report file for reading with the caller's rights: a regular file only, checked on an O_PATH
+ * handle before anything is opened (a fifo or a device never is), then that same file reopened through
+ * the handle. Says why not. */
 int report_open(const char *path, int *ret_fd);
 /* Reads and parses it in this process; says why not (file, byte offset, reason). */
 int report_load_local(const char *path, NcuReport **ret);

@@ -45,7 +45,7 @@ packages=(
     clang libclang-rt-14-dev clang-format
     python3-dbusmock scdoc groff-base man-db
     libzstd-dev libseccomp-dev
-    python3-dev
+    python3-dev python3-pyelftools
     libncurses-dev tmux prometheus-node-exporter prometheus
 )
 
@@ -318,7 +318,7 @@ do_demo() {
     local reports=../shared/corpus/reports rules=../shared/corpus/rules/ncu-2024.1.1
     if [ -d "$reports" ] && [ -d "$rules" ]; then
         echo; echo "==> nvprofilectl report rules --rules-dir $rules --rule CPIStall .../armleth_report_ncu2024.2.1.ncu-rep"
-        PYTHONPATH=build-demo/client/python "${ctl[@]}" report rules --rules-dir "$rules" --rule CPIStall \
+        NVPROFILED_PYTHON_DIR="$top/build-demo/client/python" "${ctl[@]}" report rules --rules-dir "$rules" --rule CPIStall \
             "$reports/armleth_report_ncu2024.2.1.ncu-rep" || true
     fi
     demo_usage "$work"

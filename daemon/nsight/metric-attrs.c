@@ -35,7 +35,6 @@ typedef struct UnitRule {
  * handled by the ratio rule. */
 static const UnitRule counter_units[] = {
         { MATCH_SUFFIX, "_pct", "%" },
-        { MATCH_SUFFIX, "_type", "" },
         { MATCH_CONTAINS, "bank_conflicts", "" },
         { MATCH_CONTAINS, "wavefronts", "" },
         { MATCH_CONTAINS, "branch_targets", "" },
@@ -56,11 +55,19 @@ static const UnitRule counter_units[] = {
  * source counters): whole-name rules first, then the word rules for each side of "_per_". */
 static const UnitRule collector_units[] = {
         { MATCH_PREFIX, "device__", "" }, /* attributes are plain numbers, even sizes and clocks */
-        { MATCH_PREFIX, "numa__", "" }, { MATCH_PREFIX, "nvlink__", "" }, { MATCH_PREFIX, "c2clink__", "" },
-        { MATCH_SUFFIX, "_pct", "%" }, { MATCH_SUFFIX, "_type", "" },
+        { MATCH_PREFIX, "numa__", "" },
+        { MATCH_PREFIX, "nvlink__", "" },
+        { MATCH_PREFIX, "c2clink__", "" },
+        { MATCH_SUFFIX, "_pct", "%" },
+        { MATCH_SUFFIX, "_type", "" },
         { MATCH_CONTAINS, "per_opcode", "" }, /* histograms over opcodes */
-        { MATCH_CONTAINS, "occupancy_limit", "block" },
-        { MATCH_PREFIX, "memory_", "sectors" }, /* source counters spell it in the plural */
+        /* Source counters: the names ncu 2022.1 gave them, which the database has, spell the unit in the
+         * plural; it lacks the earlier names (..._transactions_..., memory_l1_sectors_...), whose unit
+         * ncu_report then guesses from the word "memory", as for derived metrics. */
+        { MATCH_PREFIX, "memory_l1_tag_requests_", "sectors" },
+        { MATCH_PREFIX, "memory_l1_wavefronts_", "sectors" },
+        { MATCH_PREFIX, "memory_l2_theoretical_sectors_", "sectors" },
+        { MATCH_PREFIX, "memory_", "byte" },
 };
 
 static const UnitRule collector_word_units[] = {
@@ -70,13 +77,24 @@ static const UnitRule collector_word_units[] = {
         { MATCH_CONTAINS, "shared_mem", "byte" },
         { MATCH_CONTAINS, "bytes", "byte" },
         { MATCH_CONTAINS, "block", "block" },
-        { MATCH_CONTAINS, "sm_count", "SM" },
         { MATCH_CONTAINS, "inst_executed", "inst" },
         { MATCH_CONTAINS, "thread", "thread" },
         { MATCH_CONTAINS, "samples", "sample" },
         { MATCH_CONTAINS, "passes", "pass" },
         { MATCH_CONTAINS, "cycles", "cycle" },
         { MATCH_SUFFIX, "_time", "second" },
+};
+
+/* The counts ncu's occupancy calculator gives for a launch (how many blocks fit per SM under each limit,
+ * the warps that makes, how many clusters fit and how large one may be, over how many SMs): the only
+ * metrics whose unit ncu_report knows on every GPU, one outside its database included (there, its
+ * percentages have none). */
+static const UnitRule occupancy_units[] = {
+        { MATCH_CONTAINS, "occupancy_limit_", "block" },
+        { MATCH_SUFFIX, "maximum_warps_avg_per_active_cycle", "warp" },
+        { MATCH_SUFFIX, "cluster_max_active", "cluster" },
+        { MATCH_SUFFIX, "cluster_max_potential_size", "block" },
+        { MATCH_SUFFIX, "sm_count", "SM" },
 };
 
 /* Section-defined metrics (derived__…, MetricDefinitions): ncu names their unit after the quantity the
@@ -252,7 +270,10 @@ static void compose_unit(MetricAttrs *a, const char *family, MetricSubtype s)
                 return;
         }
         if (subtype_is_per_second(s)) {
-                set_unit_per(a, isempty(family) ? "1" : family, "second");
+                if (isempty(family))
+                        set_unit(a, ""); /* wavefronts per second: ncu_report names no unit */
+                else
+                        set_unit_per(a, family, "second");
                 return;
         }
         if (subtype_is_per_cycle(s)) {
@@ -369,10 +390,11 @@ static bool is_collector_name(const char *base)
         return false;
 }
 
-/* A name split at its dots: at most three parts are meaningful (base, rollup, subtype). */
+/* A name split at its dots: at most four parts are meaningful (base, rollup, subtype, and the "per_second"
+ * of a peak rate per second). */
 typedef struct NameParts {
         size_t n;
-        char part[3][NAME_PART_MAX];
+        char part[4][NAME_PART_MAX];
 } NameParts;
 
 static bool split_name(const char *name, NameParts *ret)
@@ -424,9 +446,43 @@ static void other_positions(MetricAttrs *a, const NameParts *np)
                 a->subtype = subtype_from_part(np->part[2]);
 }
 
+/* A counter revised after ncu 2024.1.1 ("..._v2": ncu 2024.3's tensor pipe counters on Ada): its
+ * database has only the first revision. */
+static bool is_later_revision(const char *base)
+{
+        const char *v = strrchr(base, '_');
+
+        return v && v[1] == 'v' && v[2] >= '2' && v[2] <= '9' && strspn(v + 2, "0123456789") == strlen(v + 2);
+}
+
+/* Whether the chip's database has the PerfWorks counter `base`: a chip without NVLink has no NVLink
+ * traffic counters (nvlrx__ received, nvltx__ sent); no chip has a later revision. */
+static bool chip_has_counter(const MetricChip *chip, const char *base)
+{
+        if (chip->lacks_nvlink && (startswith(base, "nvlrx__") || startswith(base, "nvltx__")))
+                return false;
+        return !is_later_revision(base);
+}
+
+/* ncu 2025.1 added the limit a block's barrier count sets to the occupancy calculator: ncu 2024.1.1's
+ * database has none of its metrics (launch__occupancy_limit_barriers, launch__occupancy_per_barrier_count)
+ * and no unit for one defined over them (derived__pct_occupancy_per_barrier_count). */
+static bool is_barrier_occupancy(const char *base)
+{
+        return strstr(base, "occupancy") && strstr(base, "barrier");
+}
+
+/* The unit of one of the occupancy calculator's metrics; NULL for another metric. */
+static const char *occupancy_unit(const char *base)
+{
+        if (is_barrier_occupancy(base))
+                return "";
+        return rules_unit(occupancy_units, ELEMENTSOF(occupancy_units), base);
+}
+
 /* Derives what the name tells. Returns true when that fixed the type; false when the type, rollup and subtype
  * are to be read from the name's usual places, as for "other" metrics. */
-static bool derive_from_name(const char *name, bool is_floating, MetricAttrs *ret)
+static bool derive_from_name(const char *name, bool is_floating, const MetricChip *chip, MetricAttrs *ret)
 {
         NameParts np;
 
@@ -461,6 +517,14 @@ static bool derive_from_name(const char *name, bool is_floating, MetricAttrs *re
         if (!split_name(inner, &np))
                 return false;
 
+        if (!qualified) {
+                const char *u = occupancy_unit(np.part[0]);
+                if (u) {
+                        set_unit(ret, u);
+                        return false;
+                }
+        }
+
         if (is_collector_name(np.part[0])) {
                 collector_unit(ret, np.part[0]);
                 return false;
@@ -471,15 +535,17 @@ static bool derive_from_name(const char *name, bool is_floating, MetricAttrs *re
                 return false;
         }
 
-        if (!is_floating) {
-                /* An integer or string under a PerfWorks name. ncu stores an integer 0 for a rate of a unit
-                 * the GPU lacks (NVLink bytes per second): still a counter. The per-instruction SASS
-                 * counters of source views are counters too. Anything else is a value ncu collected itself
-                 * (or a metric the GPU's database lacks): "other", with the unit its name spells. */
+        if (!is_floating || !chip_has_counter(chip, np.part[0])) {
+                /* An integer or string under a PerfWorks name, or a counter the chip's database lacks. A rule
+                 * that could not collect a rate (NVLink bytes per second) stores an integer 0 in its place:
+                 * still the counter where the database has it. The per-instruction SASS counters of source
+                 * views are counters too. Anything else is a value ncu collected itself, a fallback a rule
+                 * stored, or a metric the GPU's database lacks: "other", with the unit its name spells. */
                 MetricSubtype s = np.n == 3 ? subtype_from_part(np.part[2]) : METRIC_SUBTYPE_NONE;
                 const char *family = counter_family(np.part[0]);
 
-                if (np.n == 3 && rollup_from_part(np.part[1]) != METRIC_ROLLUP_NONE &&
+                if (chip_has_counter(chip, np.part[0]) && np.n == 3 &&
+                                rollup_from_part(np.part[1]) != METRIC_ROLLUP_NONE &&
                                 (subtype_is_per_second(s) || subtype_is_per_cycle(s))) {
                         ret->type = METRIC_TYPE_COUNTER;
                         ret->rollup = rollup_from_part(np.part[1]);
@@ -487,11 +553,19 @@ static bool derive_from_name(const char *name, bool is_floating, MetricAttrs *re
                         compose_unit(ret, family, s);
                         return true;
                 }
-                set_unit(ret, family);
-                if (np.n == 1 && startswith(np.part[0], "smsp__sass_") && !isempty(family)) {
+                if (np.n == 1 && startswith(np.part[0], "smsp__sass_")) {
+                        /* ..._evict_type sorts instructions by a kind: not a count of anything */
+                        if (endswith(np.part[0], "_type")) {
+                                set_unit(ret, "");
+                                return false;
+                        }
+                        set_unit(ret, family);
+                        if (isempty(family))
+                                return false;
                         ret->type = METRIC_TYPE_COUNTER;
                         return true;
                 }
+                set_unit(ret, family);
                 return false;
         }
 
@@ -500,6 +574,20 @@ static bool derive_from_name(const char *name, bool is_floating, MetricAttrs *re
                                         METRIC_SUBTYPE_MAX_RATE)) {
                 ret->type = METRIC_TYPE_RATIO;
                 counter_unit(ret, &np);
+                return true;
+        }
+
+        /* A peak rate in cycles turned into one per second: base.rollup.peak_sustained_X.per_second. The
+         * subtype is the peak's; the unit is the count per second. */
+        if (np.n == 4 && rollup_from_part(np.part[1]) != METRIC_ROLLUP_NONE &&
+                        IN_SET(subtype_from_part(np.part[2]), METRIC_SUBTYPE_PEAK_SUSTAINED,
+                                        METRIC_SUBTYPE_PEAK_SUSTAINED_ACTIVE, METRIC_SUBTYPE_PEAK_SUSTAINED_ELAPSED,
+                                        METRIC_SUBTYPE_PEAK_SUSTAINED_FRAME, METRIC_SUBTYPE_PEAK_SUSTAINED_REGION) &&
+                        streq(np.part[3], "per_second")) {
+                ret->type = strstr(np.part[0], "throughput") ? METRIC_TYPE_THROUGHPUT : METRIC_TYPE_COUNTER;
+                ret->rollup = rollup_from_part(np.part[1]);
+                ret->subtype = subtype_from_part(np.part[2]);
+                compose_unit(ret, counter_family(np.part[0]), METRIC_SUBTYPE_PER_SECOND);
                 return true;
         }
 
@@ -516,15 +604,45 @@ static bool derive_from_name(const char *name, bool is_floating, MetricAttrs *re
         return false;
 }
 
-void metric_attrs_derive(const char *name, bool is_floating, const char *section_unit, MetricAttrs *ret)
+/* On a GPU outside the database ncu_report knows no metric: each is "other", with the rollup and subtype
+ * its name spells, and no unit but the occupancy calculator's. */
+static void derive_outside_database(const char *name, MetricAttrs *ret)
 {
+        NameParts np;
+
+        if (!split_name(name, &np))
+                return;
+        other_positions(ret, &np);
+        set_unit(ret, strempty(occupancy_unit(np.part[0])));
+}
+
+void metric_chip_from_device(int cc_major, int cc_minor, double nvlink_max_count, MetricChip *ret)
+{
+        assert(ret);
+
+        *ret = (MetricChip){ 0 };
+        if (cc_major >= 0 && cc_minor >= 0) {
+                int cc = cc_major * 10 + MIN(cc_minor, 9);
+                ret->outside_database = cc < 70 || cc > 90;
+        }
+        ret->lacks_nvlink = nvlink_max_count == 0;
+}
+
+void metric_attrs_derive(
+                const char *name, bool is_floating, const MetricChip *chip, const char *section_unit, MetricAttrs *ret)
+{
+        static const MetricChip known = { 0 };
         NameParts np;
 
         assert(name);
         assert(ret);
 
+        if (!chip)
+                chip = &known;
         *ret = (MetricAttrs){ .type = METRIC_TYPE_OTHER };
-        if (!derive_from_name(name, is_floating, ret)) {
+        if (chip->outside_database)
+                derive_outside_database(name, ret);
+        else if (!derive_from_name(name, is_floating, chip, ret)) {
                 if (split_name(name, &np))
                         other_positions(ret, &np);
                 else

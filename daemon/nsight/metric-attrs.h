@@ -12,7 +12,12 @@
  *
  * The unit is the base counter's unit family (bytes -> byte, sectors -> sector, cycles -> cycle, ...)
  * combined with the subtype (per_second -> X_per_second, per_cycle -> X_per_cycle, pct -> %). The rules and
- * the unit families are in metric-attrs.c; nothing here is a per-metric table. */
+ * the unit families are in metric-attrs.c; nothing here is a per-metric table.
+ *
+ * ncu_report looks each metric up in the database of the chip the result ran on, so the same name can get
+ * other attributes on another GPU (MetricChip): on a GPU the database lacks, every metric is "other" and
+ * only the occupancy calculator's counts keep a unit; on a chip without a hardware unit, that unit's
+ * counters are names the database lacks. */
 
 #include <stdbool.h>
 
@@ -73,12 +78,28 @@ typedef struct MetricAttrs {
         bool unit_per_unitless;
 } MetricAttrs;
 
+/* What ncu_report's metric database knows of the GPU a result ran on. The oracle is NVIDIA's module of ncu
+ * 2024.1.1, whose release notes ("GPU Support") list Volta (compute capability 7.0) to Hopper (9.0): Pascal
+ * (6.x) support ended in ncu 2020.1 and Blackwell (10.x, 12.x) came after it. The zero value is a chip the
+ * database has, with NVLink. */
+typedef struct MetricChip {
+        bool outside_database; /* compute capability below 7.0 or above 9.0 */
+        bool lacks_nvlink; /* the result says the chip has no NVLink link (nvlink__max_count 0) */
+} MetricChip;
+
+/* The chip from what a result stores: its compute capability (device__attribute_compute_capability_major
+ * and _minor; negative when the result has none) and nvlink__max_count (negative when absent). What is
+ * not known counts as a chip the database has, with NVLink. */
+void metric_chip_from_device(int cc_major, int cc_minor, double nvlink_max_count, MetricChip *ret);
+
 /* Derives the attributes of metric `name` whose value (or first instance) has a floating-point kind
- * (is_floating: double or float) or not (integer, string, none). PerfWorks metrics are always floating
- * point; an integer or string value under a PerfWorks name is something ncu collected itself (source
- * counters, timelines) and has type "other". section_unit, when not NULL and not empty, is the unit a
- * section sets for the metric (ProfilerSectionMetric.Unit) and wins over the derived one. */
-void metric_attrs_derive(const char *name, bool is_floating, const char *section_unit, MetricAttrs *ret);
+ * (is_floating: double or float) or not (integer, string, none), on chip (NULL: the zero MetricChip).
+ * PerfWorks metrics are always floating point; an integer or string value under a PerfWorks name is
+ * something ncu collected itself (source counters, timelines) or a fallback a rule stored, and has type
+ * "other". section_unit, when not NULL and not empty, is the unit a section sets for the metric
+ * (ProfilerSectionMetric.Unit) and wins over the derived one. */
+void metric_attrs_derive(
+                const char *name, bool is_floating, const MetricChip *chip, const char *section_unit, MetricAttrs *ret);
 
 /* ncu_report's lower-case names ("counter", "pct_of_peak_sustained_elapsed", "sum"); NULL for NONE (as
  * Python's None) where ncu_report has no name for it. */

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "json-util.h"
-#include "metric-attrs.h"
+#include "report-attrs.h"
 #include "report-diff.h"
 #include "report-json.h"
 #include "report-section-metrics.h"
@@ -217,12 +217,10 @@ static struct json_object *value_json(const NcuValue *v)
         return ncu_value_to_json(v);
 }
 
-static const char *metric_unit(const NcuMetric *m, MetricAttrs *a)
+static const char *metric_unit(const NcuAction *a, const NcuMetric *m, MetricAttrs *attrs)
 {
-        const NcuValue *v = m->has_value ? &m->value : m->n_instances > 0 ? &m->instances[0].value : NULL;
-
-        metric_attrs_derive(m->name, v && (v->kind == NCU_VALUE_DOUBLE || v->kind == NCU_VALUE_FLOAT), NULL, a);
-        return a->unit;
+        ncu_metric_attrs(a, m, NULL, attrs);
+        return attrs->unit;
 }
 
 static int json_add(struct json_object *o, const char *key, struct json_object *v, bool may_be_null)
@@ -248,7 +246,7 @@ static struct json_object *side_json(size_t index, const NcuAction *a)
         return o;
 }
 
-static struct json_object *change_json(const MetricChange *m)
+static struct json_object *change_json(const NcuAction *cur, const MetricChange *m)
 {
         struct json_object *o = json_object_new_object();
         MetricAttrs attrs;
@@ -258,7 +256,7 @@ static struct json_object *change_json(const MetricChange *m)
                 return NULL;
         k = json_add(o, "name", json_object_new_string(m->cur->name), false);
         if (k >= 0)
-                k = json_add(o, "unit", json_object_new_string(metric_unit(m->cur, &attrs)), false);
+                k = json_add(o, "unit", json_object_new_string(metric_unit(cur, m->cur, &attrs)), false);
         if (k >= 0)
                 k = json_add(o, "baseline", value_json(&m->bv), true);
         if (k >= 0)
@@ -380,7 +378,7 @@ static struct json_object *compare_actions(const NcuAction *base, const NcuActio
                                 json_add(o, "metrics", TAKE_PTR(metrics), false) < 0)
                         return NULL;
                 for (size_t i = 0; i < g; i++) {
-                        struct json_object *x = change_json(&group[i]);
+                        struct json_object *x = change_json(cur, &group[i]);
                         if (!x || json_object_array_add(list, x) < 0) {
                                 json_object_put(x);
                                 return NULL;

@@ -41,12 +41,6 @@ static const NcuMetric *action_metric(const NcuAction *a, const char *name)
         return ncu_action_metric_by_name(a, name);
 }
 
-void ncu_metric_attrs(const NcuMetric *m, const char *section_unit, MetricAttrs *ret)
-{
-        assert(m);
-        metric_attrs_derive(m->name, IN_SET(m->kind, NCU_VALUE_DOUBLE, NCU_VALUE_FLOAT), section_unit, ret);
-}
-
 void ncu_export_write_action_column_names(FILE *f, bool nvtx)
 {
         for (size_t i = 0; i < ELEMENTSOF(ncu_export_action_column_names); i++) {
@@ -65,8 +59,7 @@ void ncu_export_write_action_columns(FILE *f, size_t id, const NcuAction *a, boo
         ncu_csv_write_field(f, buf, true);
         snprintf(buf, sizeof(buf), "%" PRIu32, a->process.process_id);
         ncu_csv_write_field(f, buf, false);
-        /* ncu shows the executable's name, the report keeps its path */
-        ncu_csv_write_field(f, a->process.process_name ? path_basename(a->process.process_name) : NULL, false);
+        ncu_csv_write_field(f, a->process.base_name, false);
         ncu_csv_write_field(f, a->process.hostname, false);
         if (nvtx) {
                 Cell c = { .data = NULL };

@@ -9,15 +9,11 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "metric-attrs.h"
-#include "report-export-cells.h"
+#include "report-attrs.h"
 #include "report-details-walk.h"
+#include "report-export-cells.h"
 #include "report-page-units.h"
 #include "report.h"
-
-/* A metric's type, subtype, rollup and unit, as ncu_report gives them (metric-attrs.h), from its name
- * and value kind; section_unit (may be NULL) is the unit a section sets. */
-void ncu_metric_attrs(const NcuMetric *m, const char *section_unit, MetricAttrs *ret);
 
 /* One row per action (file order), columns ID…CC then every metric name of the report (pseudo metrics
  * "prefix:…" left out) in byte order; the second row holds each metric's unit. With instances, a metric

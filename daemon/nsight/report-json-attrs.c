@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
 
-#include "metric-attrs.h"
+#include "report-attrs.h"
 #include "report-json-attrs.h"
 
 static int add_string_or_null(struct json_object *o, const char *key, const char *s)
@@ -20,12 +20,12 @@ static int add_string_or_null(struct json_object *o, const char *key, const char
         return 0;
 }
 
-int ncu_json_add_metric_attrs(const NcuMetric *m, struct json_object *o, void *userdata)
+int ncu_json_add_metric_attrs(const NcuAction *action, const NcuMetric *m, struct json_object *o, void *userdata)
 {
         MetricAttrs a;
         int r;
 
-        metric_attrs_derive(m->name, IN_SET(m->kind, NCU_VALUE_DOUBLE, NCU_VALUE_FLOAT), NULL, &a);
+        ncu_metric_attrs(action, m, NULL, &a);
         r = add_string_or_null(o, "type", metric_type_to_string(a.type));
         if (r < 0)
                 return r;

@@ -90,7 +90,7 @@ static struct json_object *uint3(JsonBuilder *b, NcuUint3 u)
         return a;
 }
 
-static struct json_object *metric_to_json(JsonBuilder *b, const NcuMetric *m, NcuJsonFlags flags)
+static struct json_object *metric_to_json(JsonBuilder *b, const NcuAction *a, const NcuMetric *m, NcuJsonFlags flags)
 {
         struct json_object *o = check(b, json_object_new_object());
         NcuValueKind ikind = m->n_instances > 0 ? m->instances[0].value.kind : NCU_VALUE_UNKNOWN;
@@ -99,7 +99,7 @@ static struct json_object *metric_to_json(JsonBuilder *b, const NcuMetric *m, Nc
         add_str(b, o, "name", m->name);
         add_str(b, o, "kind", ncu_value_kind_to_string(m->kind));
         add(b, o, "has_value", check(b, json_object_new_boolean(m->has_value)));
-        if (b->hook && o && b->hook(m, o, b->userdata) < 0)
+        if (b->hook && o && b->hook(a, m, o, b->userdata) < 0)
                 b->failed = true;
         if (m->has_value)
                 add(b, o, "value", ncu_value_to_json(&m->value));
@@ -300,7 +300,7 @@ static struct json_object *action_to_json(JsonBuilder *b, const NcuAction *a, Nc
                 add(b, o, "nvtx", nvtx_to_json(b, a->nvtx));
         metrics = check(b, json_object_new_array_ext((int) MIN(a->n_metrics, (size_t) INT32_MAX)));
         for (size_t i = 0; i < a->n_metrics; i++)
-                append(b, metrics, metric_to_json(b, &a->metrics[i], flags));
+                append(b, metrics, metric_to_json(b, a, &a->metrics[i], flags));
         add(b, o, "metrics", metrics);
         return o;
 }

@@ -25,9 +25,9 @@ typedef enum NcuJsonFlags {
 /* Builds the document; -ENOMEM on failure. */
 int ncu_report_to_json(const NcuReport *r, NcuJsonFlags flags, struct json_object **ret);
 
-/* The same, with hook called on every metric's object to add members (the metric attributes, which live
- * in another library: report-json-attrs.h). */
-typedef int (*NcuJsonMetricHook)(const NcuMetric *m, struct json_object *metric, void *userdata);
+/* The same, with hook called on every metric's object (with its action) to add members (the metric attributes, which
+ * live in another library: report-json-attrs.h). */
+typedef int (*NcuJsonMetricHook)(const NcuAction *a, const NcuMetric *m, struct json_object *metric, void *userdata);
 int ncu_report_to_json_with(const NcuReport *r, NcuJsonFlags flags, NcuJsonMetricHook hook, void *userdata,
                 struct json_object **ret);
 

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include "report-container.h"
 #include "report-limits.h"
 #include "report-metrics.h"
+#include "string-util.h"
 
 #define DEFAULT_MAX_FILE_SIZE (UINT64_C(4) * 1024 * 1024 * 1024)
 #define DEFAULT_MAX_HEADER_SIZE (64u * 1024u * 1024u)
@@ -1155,7 +1157,7 @@ static uint32_t *string_ranks(const NcuReport *r)
         return rank;
 }
 
-/* metrics_by_name: the metrics sorted by name, the first (in file order) of each name. keys has room for
+/* metrics_by_name: the metrics sorted by name, the last (in file order) of each name. keys has room for
  * a->n_metrics, and so has tmp. */
 static int index_metrics_by_name(NcuAction *a, const uint32_t *rank, uint32_t max_rank, uint64_t *keys, uint64_t *tmp)
 {
@@ -1165,15 +1167,42 @@ static int index_metrics_by_name(NcuAction *a, const uint32_t *rank, uint32_t ma
         a->metrics_by_name = reallocarray(NULL, a->n_metrics, sizeof(NcuMetric *));
         if (!a->metrics_by_name)
                 return -ENOMEM;
-        /* Rank, then file order, so lookup finds the first of a name. */
+        /* Rank, then file order: the last key of a rank is the last metric of that name. */
         for (size_t j = 0; j < a->n_metrics; j++)
                 keys[j] = (uint64_t) rank[metrics[j].name_id] << 32 | j;
         sort_by_rank(keys, tmp, a->n_metrics, max_rank);
         for (size_t j = 0; j < a->n_metrics; j++)
-                if (j == 0 || keys[j] >> 32 != keys[j - 1] >> 32)
+                if (j + 1 == a->n_metrics || keys[j] >> 32 != keys[j + 1] >> 32)
                         a->metrics_by_name[u++] = &metrics[keys[j] & UINT32_MAX];
         a->n_unique_metrics = u;
         return 0;
+}
+
+/* The value of a metric of the action as a non-negative number; false when it has none (or a string). */
+static bool metric_number(const NcuAction *a, const char *name, double *ret)
+{
+        const NcuMetric *m = ncu_action_metric_by_name(a, name);
+        double d;
+
+        if (!m || !m->has_value || !ncu_value_as_double(&m->value, &d) || !(d >= 0))
+                return false;
+        *ret = d;
+        return true;
+}
+
+/* The GPU facts ncu_report's metric attributes depend on (NcuAction). */
+static void find_gpu_facts(NcuAction *a)
+{
+        double major, minor;
+
+        if (metric_number(a, "device__attribute_compute_capability_major", &major) &&
+                        metric_number(a, "device__attribute_compute_capability_minor", &minor) && major <= UINT16_MAX &&
+                        minor <= UINT16_MAX) {
+                a->has_compute_capability = true;
+                a->compute_capability_major = (uint32_t) major;
+                a->compute_capability_minor = (uint32_t) minor;
+        }
+        a->has_nvlink_max_count = metric_number(a, "nvlink__max_count", &a->nvlink_max_count);
 }
 
 /* What an action's metrics need once decoded: names resolved through the string table, the index by name,
@@ -1205,6 +1234,8 @@ static int finish_metrics(NcuReport *r, NcuAction *a, uint64_t *keys, uint64_t *
         if (index_metrics_by_name(a, r->string_ranks, (uint32_t) r->n_strings, keys, tmp) < 0)
                 return ncu_error(err, a->offset, -ENOMEM, "out of memory");
 
+        find_gpu_facts(a);
+
         display = ncu_action_metric_by_name(a, "device__attribute_display_name");
         if (display && display->value.kind == NCU_VALUE_STRING) {
                 a->device_name = display->value.s;
@@ -1215,6 +1246,26 @@ static int finish_metrics(NcuReport *r, NcuAction *a, uint64_t *keys, uint64_t *
                         }
         }
         return 0;
+}
+
+/* PlatformType (ProfilerReportCommon.proto) Windows = 1. */
+static bool session_on_windows(const NcuSessionDetails *s)
+{
+        const NcuSystemInfo *i = s->target.has_platform ? &s->target : &s->host;
+        return i->has_platform && i->platform == 1;
+}
+
+static const char *process_base_name(const NcuSessionDetails *s, const char *path)
+{
+        const char *base = path;
+        bool windows = session_on_windows(s);
+
+        if (!path)
+                return NULL;
+        for (const char *p = path; *p; p++)
+                if (*p == '/' || (windows && *p == '\\'))
+                        base = p + 1;
+        return base;
 }
 
 static int finish_actions(Loader *l)
@@ -1235,6 +1286,7 @@ static int finish_actions(Loader *l)
         for (size_t i = 0; i < r->n_actions; i++) {
                 NcuAction *a = r->actions[i];
 
+                a->process.base_name = process_base_name(&r->session, a->process.process_name);
                 if (a->has_source_reference)
                         for (size_t j = 0; j < r->n_sources; j++)
                                 if (r->sources[j].has_reference && r->sources[j].reference == a->source_reference) {
@@ -1554,7 +1606,7 @@ const char *ncu_action_name(const NcuAction *a, NcuNameBase base)
         case NCU_NAME_FUNCTION:
                 return a->function_name;
         case NCU_NAME_DEMANGLED:
-                return a->demangled_name;
+                return isempty(a->demangled_name) ? a->function_name : a->demangled_name;
         case NCU_NAME_MANGLED:
                 return a->mangled_name;
         case _NCU_NAME_BASE_MAX:
@@ -1580,6 +1632,27 @@ const NcuMetric *ncu_action_metric_by_name(const NcuAction *a, const char *name)
                         hi = mid;
         }
         return NULL;
+}
+
+int ncu_action_loaded_functions(const NcuReport *r, const NcuAction *a, const NcuRelocationSymbol ***ret)
+{
+        const NcuRelocationSymbol **out;
+        size_t n = 0;
+
+        assert(r && a && ret);
+        for (size_t i = 0; a->has_source_reference && i < r->n_sources; i++)
+                if (r->sources[i].has_reference && r->sources[i].reference == a->source_reference)
+                        n += r->sources[i].n_functions;
+        out = reallocarray(NULL, MAX(n, (size_t) 1), sizeof(NcuRelocationSymbol *));
+        if (!out)
+                return -ENOMEM;
+        n = 0;
+        for (size_t i = 0; a->has_source_reference && i < r->n_sources; i++)
+                if (r->sources[i].has_reference && r->sources[i].reference == a->source_reference)
+                        for (size_t j = 0; j < r->sources[i].n_functions; j++)
+                                out[n++] = &r->sources[i].functions[j];
+        *ret = out;
+        return (int) MIN(n, (size_t) INT_MAX);
 }
 
 const NcuDevice *ncu_action_device(const NcuReport *r, const NcuAction *a)

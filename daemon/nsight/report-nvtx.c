@@ -257,7 +257,9 @@ int ncu_range_actions_by_nvtx(const NcuRange *range, char *const *includes, size
                 return -ENOMEM;
         }
         for (size_t i = 0; i < range->n_actions; i++) {
-                bool selected = n_includes == 0;
+                /* No include selects nothing: NVIDIA's module answers actions_by_nvtx([], []) with () on
+                 * every corpus report, NVTX state or not. */
+                bool selected = false;
 
                 for (size_t j = 0; j < n_includes && !selected; j++)
                         selected = pattern_matches(&inc[j], range->actions[i]);

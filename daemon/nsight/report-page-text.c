@@ -255,7 +255,7 @@ int ncu_text_table_print(const NcuTextTable *t, FILE *f)
 void ncu_text_print_process(FILE *f, const NcuAction *a)
 {
         fprintf(f, "[%" PRIu32 "] %s@%s\n", a->process.process_id,
-                        a->process.process_name ? path_basename(a->process.process_name) : "",
+                        strempty(a->process.base_name),
                         strempty(a->process.hostname));
 }
 

@@ -77,7 +77,7 @@ void ncu_metric_base_unit(const NcuAction *a, const NcuMetric *m, const char *se
         assert(a);
         assert(m);
 
-        ncu_metric_attrs(m, section_unit, &attrs);
+        ncu_metric_attrs(a, m, section_unit, &attrs);
         if (details_guess && (!section_unit || !section_unit[0]))
                 metric_attrs_details_unit(m->name, &attrs);
         metric_attrs_csv_unit(&attrs, ret_unit);

@@ -46,6 +46,19 @@ const char *ncu_rule_message_type_to_string(uint32_t type)
         return type < ELEMENTSOF(table) ? table[type] : NULL;
 }
 
+/* What x86-64's truncating conversion gives, as NVIDIA's module (built for it) answers as_uint64() of a
+ * double: a negative value wraps around as a two's complement int64 (-3527.0 reads 2^64 - 3527), and NaN
+ * or a value no int64 nor uint64 holds reads 2^63 (the "integer indefinite" both of its conversions give;
+ * every NaN of the corpus reads so). C leaves those conversions undefined, hence the explicit cases. */
+static uint64_t double_to_uint64(double d)
+{
+        if (isnan(d) || d <= -9223372036854775808.0 || d >= 18446744073709551616.0)
+                return UINT64_C(1) << 63;
+        if (d < 0)
+                return (uint64_t) (int64_t) d;
+        return (uint64_t) d;
+}
+
 bool ncu_value_as_uint64(const NcuValue *v, uint64_t *ret)
 {
         assert(v && ret);
@@ -57,16 +70,9 @@ bool ncu_value_as_uint64(const NcuValue *v, uint64_t *ret)
                 *ret = v->u32;
                 return true;
         case NCU_VALUE_DOUBLE:
-        case NCU_VALUE_FLOAT: {
-                double d = v->kind == NCU_VALUE_DOUBLE ? v->d : (double) v->f;
-                /* C leaves out-of-range conversions undefined; ncu_report saturates to 0 there. */
-                if (!(d >= 0 && d < 18446744073709551616.0)) {
-                        *ret = 0;
-                        return false;
-                }
-                *ret = (uint64_t) d;
+        case NCU_VALUE_FLOAT:
+                *ret = double_to_uint64(v->kind == NCU_VALUE_DOUBLE ? v->d : (double) v->f);
                 return true;
-        }
         case NCU_VALUE_STRING:
         case NCU_VALUE_UNKNOWN:
         case _NCU_VALUE_KIND_MAX:

@@ -259,7 +259,10 @@ typedef enum NcuNameBase {
 typedef struct NcuProcess {
         uint32_t process_id;
         const char *hostname;
-        const char *process_name;
+        const char *process_name; /* the executable's path, as stored */
+        /* The name ncu shows: process_name after its last '/', or its last '\\' too when the report was made
+         * on Windows (the session's target platform, else its host's). Points into process_name. */
+        const char *base_name;
 } NcuProcess;
 
 typedef struct NcuAction {
@@ -306,6 +309,13 @@ typedef struct NcuAction {
          * of that name (device_index -1 when no match). */
         const char *device_name;
         int device_index;
+        /* What the action's metrics say of its GPU, which ncu_report's metric attributes depend on
+         * (metric-attrs.h, MetricChip): device__attribute_compute_capability_major and _minor, and
+         * nvlink__max_count. */
+        bool has_compute_capability;
+        uint32_t compute_capability_major, compute_capability_minor;
+        bool has_nvlink_max_count;
+        double nvlink_max_count;
 
         /* Source.Reference and the SourceData entry with that reference (NULL when none). */
         bool has_source_reference;
@@ -326,7 +336,8 @@ typedef struct NcuAction {
         size_t n_unique_metrics;
 
         /* After a lazy load (NCU_REPORT_LAZY_METRICS), until ncu_action_decode_metrics() succeeds: n_metrics
-         * and n_unique_metrics are 0, device_name is NULL and device_index -1, and the result's entry waits
+         * and n_unique_metrics are 0, device_name is NULL, device_index -1, the GPU's facts unset, and the
+         * result's entry waits
          * here as the file has it, or (NULL) in the file, at offset, when the report reads it again. An
          * eager load decodes every action's metrics before it returns. */
         bool metrics_decoded;
@@ -500,13 +511,25 @@ int ncu_report_decode_metrics(NcuReport *r, NcuReportError *ret_error);
 
 /* ncu_report-style queries. */
 const NcuAction *ncu_report_action(const NcuReport *r, size_t range, size_t action);
+/* The name of that base, as ncu_report gives it: a result that stores an empty demangled name (an
+ * extern "C" kernel: nothing to demangle) answers the function name for it, as NVIDIA's module does on
+ * every such corpus report; the function and mangled names are answered as stored. */
 const char *ncu_action_name(const NcuAction *a, NcuNameBase base);
-/* NULL when the action has no metric of that name. When a name occurs twice in a result, the first. */
+/* NULL when the action has no metric of that name. When a name occurs more than once in a result (a
+ * report made with application replay repeats launch and sampling metrics once per pass), the last: what
+ * ncu_report and ncu's pages show. */
 const NcuMetric *ncu_action_metric_by_name(const NcuAction *a, const char *name);
 const NcuDevice *ncu_action_device(const NcuReport *r, const NcuAction *a);
+/* Where the functions of the action's module were loaded: the RelocationData functions of every SourceData
+ * entry with its reference, in file order. ncu writes a module's entry again, without the binary, when it
+ * loads more of its functions: one module, as protobuf's MergeFrom of the entries would make it (NVIDIA's
+ * module then places every function so listed, and only those). Returns their number and, in *ret, an
+ * array of pointers into the model (caller frees), or -ENOMEM. */
+int ncu_action_loaded_functions(const NcuReport *r, const NcuAction *a, const NcuRelocationSymbol ***ret);
 
 /* ncu_report's conversions: a double converts to uint64 and back, a string converts to nothing (the
- * functions return false and set 0 / NULL), like as_uint64() / as_double() / as_string(). */
+ * functions return false and set 0 / NULL), like as_uint64() / as_double() / as_string(). A double no
+ * uint64 holds converts the way x86-64 does (report-value.c): NaN reads 2^63, -1.0 reads 2^64 - 1. */
 bool ncu_value_as_uint64(const NcuValue *v, uint64_t *ret);
 bool ncu_value_as_double(const NcuValue *v, double *ret);
 const char *ncu_value_as_string(const NcuValue *v);
@@ -531,10 +554,10 @@ const char *ncu_format_double_repr(double d, char buf[static NCU_DOUBLE_REPR_MAX
 
 /* Selects the actions of a range by NVTX state, like ncu_report's IRange.actions_by_nvtx(includes,
  * excludes) and ncu's --nvtx-include/--nvtx-exclude: an action is selected when it matches at least one
- * include (or there are none) and no exclude. Expressions (see report-nvtx.c for the grammar):
- *   "Domain@Range"          a start/end range of that domain is open
- *   "Range/"                a push/pop range of the default domain is on the stack
- *   "Domain@A/B/"           push/pop range B directly inside A ...; "*" matches any number of ranges
+ * include and no exclude (so no include selects none, as ncu_report answers). Expressions (see report-nvtx.c for the
+ * grammar): "Domain@Range"          a start/end range of that domain is open "Range/"                a push/pop range
+ * of the default domain is on the stack "Domain@A/B/"           push/pop range B directly inside A ...; "*" matches any
+ * number of ranges
  *   "[A" / "B]"             A at the bottom / B at the top of the stack
  * Returns the number of selected actions and their indices (in the range) in *ret_indices (caller
  * frees), or -EINVAL for a malformed expression. */

@@ -193,6 +193,11 @@ static void test_usage_errors(void)
         g_assert_cmpint(run_ctl(NULL, NULL, NULL), ==, EXIT_USAGE);
         g_assert_cmpint(run_ctl(NULL, NULL, "--bus=unix:path=/x", "--user", "status", NULL), ==, EXIT_USAGE);
         g_assert_cmpint(run_ctl(NULL, NULL, "--json=yaml", "status", NULL), ==, EXIT_USAGE);
+        /* --output= is for the exports only, and names a file. */
+        g_assert_cmpint(run_ctl(NULL, NULL, "--output=x.csv", "status", NULL), ==, EXIT_USAGE);
+        g_assert_cmpint(run_ctl(NULL, NULL, "--output=", "report", "raw", "x", "--csv", NULL), ==, EXIT_USAGE);
+        g_assert_cmpint(run_ctl(NULL, NULL, "--output=x.csv", "report", "json", "x", NULL), ==, EXIT_USAGE);
+        g_assert_cmpint(run_ctl(NULL, NULL, "--output=x.csv", "report", "diff", "x", "y", NULL), ==, EXIT_USAGE);
 }
 
 static void test_unknown_verb_escaped(void)

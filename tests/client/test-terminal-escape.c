@@ -162,6 +162,22 @@ static void test_pool(void)
         g_assert_cmpuint(pool.n_strings, ==, 0);
 }
 
+/* Text of many lines: each line escaped, its line breaks kept; a NUL, a CR and a last line without "\n"
+ * too. */
+static void test_lines(void)
+{
+        static const char text[] = "\"a\",\"\x1b]0;t\x07\"\n\n\"\xe2\x80\xae\r\"\n\"x\0y\"";
+        g_autofree char *out = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&out, &size);
+
+        g_assert_nonnull(f);
+        g_assert_cmpint(terminal_write_escaped_lines(f, text, sizeof(text) - 1), ==, 0);
+        g_assert_cmpint(terminal_write_escaped_lines(f, NULL, 0), ==, 0);
+        g_assert_cmpint(fclose(f), ==, 0);
+        g_assert_cmpstr(out, ==, "\"a\",\"\\x1b]0;t\\a\"\n\n\"\\xe2\\x80\\xae\\r\"\n\"x\\x00y\"");
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
@@ -174,5 +190,6 @@ int main(int argc, char *argv[])
         g_test_add_func("/terminal-escape/null-is-empty", test_null_is_empty);
         g_test_add_func("/terminal-escape/every-byte-and-random", test_every_byte_and_random);
         g_test_add_func("/terminal-escape/pool", test_pool);
+        g_test_add_func("/terminal-escape/lines", test_lines);
         return g_test_run();
 }

@@ -386,25 +386,12 @@ typedef struct Pane {
 
 static char *tmux(Pane *p, const char *first, ...)
 {
-        g_autoptr(GPtrArray) argv = g_ptr_array_new();
-        g_autoptr(GError) error = NULL;
-        char *out = NULL;
-        int status;
         va_list ap;
+        char *out;
 
-        g_ptr_array_add(argv, (char *) "tmux");
-        g_ptr_array_add(argv, (char *) "-u");
-        g_ptr_array_add(argv, (char *) "-S");
-        g_ptr_array_add(argv, p->socket);
         va_start(ap, first);
-        for (const char *a = first; a; a = va_arg(ap, const char *))
-                g_ptr_array_add(argv, (char *) a);
+        out = test_run_tmuxv(p->socket, first, ap);
         va_end(ap);
-        g_ptr_array_add(argv, NULL);
-        g_assert_true(g_spawn_sync(NULL, (char **) argv->pdata, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
-                        NULL, NULL, &out, NULL, &status, &error));
-        g_assert_no_error(error);
-        g_assert_true(g_spawn_check_wait_status(status, NULL));
         return out;
 }
 

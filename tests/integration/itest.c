@@ -663,3 +663,8 @@ void itest_assert_absent(const char *where, const char *text, const char *needle
         }
         g_assert_null(hit);
 }
+
+void itest_user_chown(const ITestUser *u, const char *path)
+{
+        g_assert_cmpint(lchown(path, u->uid, u->gid), ==, 0);
+}

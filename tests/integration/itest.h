@@ -79,6 +79,8 @@ void itest_remove_users(void);
 /* In a forked child: becomes the user for good (no supplementary groups, no way back to root) and dies
  * with its parent; _exit(127) when it cannot. */
 void itest_become_user(const ITestUser *u);
+/* The user owns path (a link itself, not what it names). */
+void itest_user_chown(const ITestUser *u, const char *path);
 
 /* Starts nvprofiled (with the given extra config text appended) and waits for its bus name. */
 void itest_start_daemon(ITest *t, const char *extra_config);

@@ -17,43 +17,18 @@
 
 #include "sec-world.h"
 
-/* For the signal handlers: what to clean up when an assertion aborts the case. */
-static char user_to_remove[64];
+/* For the signal handler: what to kill when an assertion aborts the case (itest's handler, which this
+ * one calls, removes the user and the rest). */
 pid_t children[SEC_CHILDREN_MAX];
 size_t n_children;
 static void (*itest_abort_handler)(int);
 
-static void remove_user_now(void)
+static void on_fatal_signal(int sig)
 {
-        pid_t pid;
-
-        if (!user_to_remove[0])
-                return;
         for (size_t i = 0; i < n_children; i++)
                 if (children[i] > 0)
                         (void) kill(children[i], SIGKILL);
-        /* Async-signal-safe: fork and exec only. -f: even if a process of the user is still around. */
-        pid = fork();
-        if (pid == 0) {
-                int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-                if (null >= 0) {
-                        (void) dup2(null, STDOUT_FILENO);
-                        (void) dup2(null, STDERR_FILENO);
-                }
-                execl("/usr/sbin/userdel", "userdel", "-f", user_to_remove, (char *) NULL);
-                execlp("userdel", "userdel", "-f", user_to_remove, (char *) NULL);
-                _exit(127);
-        }
-        if (pid > 0)
-                (void) waitpid(pid, NULL, 0);
-        user_to_remove[0] = '\0';
-}
-
-static void on_fatal_signal(int sig)
-{
-        remove_user_now();
-        /* itest's handler prints the daemon's log and re-raises. */
-        if (sig == SIGABRT && itest_abort_handler && itest_abort_handler != SIG_DFL && itest_abort_handler != SIG_IGN)
+        if (itest_abort_handler && itest_abort_handler != SIG_DFL && itest_abort_handler != SIG_IGN)
                 itest_abort_handler(sig);
         signal(sig, SIG_DFL);
         raise(sig);
@@ -78,79 +53,19 @@ const char *env_or_fail(const char *name)
         return v;
 }
 
-static int run_quiet(const char *const *argv)
-{
-        g_autoptr(GError) error = NULL;
-        g_autofree char *out = NULL, *err = NULL;
-        int status;
-
-        g_spawn_sync("/", (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &err, &status, &error);
-        g_assert_no_error(error);
-        if (err && *err)
-                g_test_message("%s: %s", argv[0], err);
-        return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
-/* Users an earlier run of this test left behind when it was killed (its pid is in the name). */
-static void remove_stale_users(void)
-{
-        g_autoptr(GPtrArray) stale = g_ptr_array_new_with_free_func(g_free);
-        struct passwd *pw;
-
-        setpwent();
-        while ((pw = getpwent())) {
-                char *end;
-                long pid;
-
-                if (!g_str_has_prefix(pw->pw_name, USER_PREFIX))
-                        continue;
-                errno = 0;
-                pid = strtol(pw->pw_name + strlen(USER_PREFIX), &end, 10);
-                if (*end || pid <= 0 || (kill((pid_t) pid, 0) < 0 && errno == ESRCH))
-                        g_ptr_array_add(stale, g_strdup(pw->pw_name));
-        }
-        endpwent();
-        for (guint i = 0; i < stale->len; i++) {
-                const char *argv[] = { "userdel", "-f", stale->pdata[i], NULL };
-                g_test_message("removing stale user %s", (char *) stale->pdata[i]);
-                (void) run_quiet(argv);
-        }
-}
-
 static void create_user(Sec *s)
 {
-        struct passwd *pw;
-
-        remove_stale_users();
-        s->user = g_strdup_printf(USER_PREFIX "%i", (int) getpid());
-        g_assert_cmpuint(strlen(s->user), <, sizeof(user_to_remove));
-        {
-                const char *argv[] = { "useradd", "--system", "--user-group", "--no-create-home", "--home-dir",
-                        "/nonexistent", "--shell", "/usr/sbin/nologin", s->user, NULL };
-                int r;
-
-                /* Another test may hold the lock on /etc/passwd for a moment. */
-                for (int attempt = 0; (r = run_quiet(argv)) != 0 && attempt < 50; attempt++)
-                        g_usleep(100 * 1000);
-                g_assert_cmpint(r, ==, 0);
-        }
-        strcpy(user_to_remove, s->user);
-        pw = getpwnam(s->user);
-        g_assert_nonnull(pw);
-        s->uid = pw->pw_uid;
-        s->gid = pw->pw_gid;
-        g_assert_cmpuint(s->uid, !=, 0);
+        itest_create_user(USER_PREFIX, &s->account);
+        s->user = s->account.name;
+        s->uid = s->account.uid;
+        s->gid = s->account.gid;
 }
 
 void drop_to_attacker(gpointer userdata)
 {
         Sec *s = userdata;
 
-        die_with_parent();
-        if (setgroups(0, NULL) < 0 || setgid(s->gid) < 0 || setuid(s->uid) < 0)
-                _exit(127);
-        if (getuid() != s->uid || geteuid() != s->uid || setuid(0) == 0)
-                _exit(127);
+        itest_become_user(&s->account);
 }
 
 static void root_child_setup(gpointer userdata)
@@ -247,7 +162,9 @@ void sec_setup(Sec *s, bool private_proc)
                 g_assert_cmpint(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), ==, 0);
         }
         itest_setup(&s->t);
-        /* After itest_setup(), which installs its own. */
+        create_user(s);
+        /* After itest_setup() and itest_create_user(), which install its own: ours kills the case's
+         * children first. */
         itest_abort_handler = signal(SIGABRT, on_fatal_signal);
         signal(SIGTERM, on_fatal_signal);
         signal(SIGINT, on_fatal_signal);
@@ -257,7 +174,6 @@ void sec_setup(Sec *s, bool private_proc)
         s->private_facts = g_ptr_array_new_with_free_func(g_free);
         s->token = g_strdup_printf("%08x%08x", g_random_int(), g_random_int());
         s->secret = g_strdup_printf("hunter2-%s", s->token);
-        create_user(s);
 
         s->home = g_strdup_printf("/home/%s", s->user);
         s->home_dir = g_build_filename(s->t.root, s->home, NULL);
@@ -294,14 +210,7 @@ void sec_teardown(Sec *s)
         /* Before itest_teardown()'s rm -rf, which would descend into the mount. */
         if (s->proc_mount)
                 g_assert_cmpint(umount2(s->proc_mount, MNT_DETACH), ==, 0);
-        itest_teardown(&s->t);
-        {
-                const char *argv[] = { "userdel", "-f", s->user, NULL };
-
-                user_to_remove[0] = '\0';
-                for (int attempt = 0; run_quiet(argv) != 0 && attempt < 50; attempt++)
-                        g_usleep(100 * 1000);
-        }
+        itest_teardown(&s->t); /* removes the user too */
         g_assert_null(getpwnam(s->user));
         signal(SIGABRT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
@@ -310,7 +219,6 @@ void sec_teardown(Sec *s)
         g_string_free(s->seen, TRUE);
         g_string_free(s->attacker_seen, TRUE);
         g_ptr_array_unref(s->private_facts);
-        g_free(s->user);
         g_free(s->home);
         g_free(s->home_dir);
         g_free(s->token);

@@ -27,7 +27,8 @@
 
 typedef struct Sec {
         ITest t;
-        char *user; /* nvptest-sec-<our pid>: unique, so that concurrent runs never share it */
+        ITestUser account; /* the attacker (itest_create_user()) */
+        const char *user; /* its name, uid and gid */
         uid_t uid;
         gid_t gid;
         char *home; /* the attacker's home as the daemon names it (below --root) */

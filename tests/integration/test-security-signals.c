@@ -245,11 +245,6 @@ static void listener_finish(Listener *l, uint64_t generation)
 
 /* ---- the world ---- */
 
-static void chown_to(const char *path, const ITestUser *u)
-{
-        g_assert_cmpint(lchown(path, u->uid, u->gid), ==, 0);
-}
-
 /* The victim's home below --root (0700, as is .nv) with its private rc file (0600). */
 static void write_victim_home(SigTest *s, const char *rc)
 {
@@ -266,9 +261,9 @@ static void write_victim_home(SigTest *s, const char *rc)
         g_file_set_contents(file, rc, -1, &error);
         g_assert_no_error(error);
         g_assert_cmpint(chmod(file, 0600), ==, 0);
-        chown_to(home, &s->victim);
-        chown_to(nv, &s->victim);
-        chown_to(file, &s->victim);
+        itest_user_chown(&s->victim, home);
+        itest_user_chown(&s->victim, nv);
+        itest_user_chown(&s->victim, file);
 }
 
 static void sig_setup(SigTest *s)

@@ -246,3 +246,35 @@ void test_capture_end(TestCapture *c, char **ret_out, char **ret_err)
         close(c->err);
         *c = (TestCapture){ .out = -1, .err = -1, .saved_out = -1, .saved_err = -1 };
 }
+
+char *test_run_tmuxv(const char *socket, const char *first, va_list ap)
+{
+        g_autoptr(GPtrArray) argv = g_ptr_array_new();
+        g_autoptr(GError) error = NULL;
+        char *out = NULL;
+        int status;
+
+        g_ptr_array_add(argv, (char *) "tmux");
+        g_ptr_array_add(argv, (char *) "-u");
+        g_ptr_array_add(argv, (char *) "-S");
+        g_ptr_array_add(argv, (char *) socket);
+        for (const char *a = first; a; a = va_arg(ap, const char *))
+                g_ptr_array_add(argv, (char *) a);
+        g_ptr_array_add(argv, NULL);
+        g_assert_true(g_spawn_sync(NULL, (char **) argv->pdata, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
+                        NULL, NULL, &out, NULL, &status, &error));
+        g_assert_no_error(error);
+        g_assert_true(g_spawn_check_wait_status(status, NULL));
+        return out;
+}
+
+char *test_run_tmux(const char *socket, const char *first, ...)
+{
+        va_list ap;
+        char *out;
+
+        va_start(ap, first);
+        out = test_run_tmuxv(socket, first, ap);
+        va_end(ap);
+        return out;
+}

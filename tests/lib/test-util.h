@@ -2,6 +2,7 @@
 #pragma once
 
 #include <glib.h>
+#include <stdarg.h>
 
 #include "rc-config.h"
 #include "rc-model.h"
@@ -54,6 +55,11 @@ RcResolution *test_resolve(RcConfig *c, const char *exe, const char *comm, const
 /* The effective setting for key, or NULL. */
 const RcEffectiveSetting *test_find_setting(const RcResolution *r, const char *key);
 int64_t test_setting_int(const RcResolution *r, const char *key);
+
+/* Runs tmux -u -S socket ARGS... (a server of the test's own, at socket) and returns its standard output;
+ * fails the test when it fails. What the tests of a real terminal drive. */
+char *test_run_tmux(const char *socket, const char *first, ...) G_GNUC_NULL_TERMINATED;
+char *test_run_tmuxv(const char *socket, const char *first, va_list ap);
 
 /* Standard output and error redirected to temporary files, for running a command-line entry point in
  * the test process (whose stdout is the TAP stream). */

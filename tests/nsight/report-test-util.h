@@ -15,10 +15,14 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(json_object, json_object_put)
 #define REPORT_ADD3 "nvidia_example_addConstDouble3_ncu2023.3.0"
 #define REPORT_SOBEL "nvidia_example_sobelFloat_ncu2023.3.0"
 #define REPORT_SYSWEA "syswea_profile_report_ncu2025.1.1"
-#define REPORT_CORPUS_N 5
+#define REPORT_CORPUS_N 21
 
-/* Every report of ../shared/corpus/reports, by name (without .ncu-rep). */
+/* Every report of ../shared/corpus/reports, by name (without .ncu-rep): the five above first, then the
+ * sixteen from other projects (ncu 2019.x to 2025.2.1, Windows and Linux hosts, Pascal to Blackwell). */
 extern const char *const report_corpus_names[REPORT_CORPUS_N];
+
+/* The number of results of each (same order). */
+extern const size_t report_corpus_n_actions[REPORT_CORPUS_N];
 
 /* The path of reports/<name>.ncu-rep in the corpus. */
 char *report_corpus_path(const char *name);

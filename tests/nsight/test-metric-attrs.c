@@ -8,15 +8,30 @@
 
 #include "metric-attrs-oracle.h"
 #include "metric-attrs.h"
+#include "report-test-util.h"
 #include "test-util.h"
 
-static const char *const reports[] = {
-        "extrap_ex-gpu.s10_ncu2020.3.1",
-        "armleth_report_ncu2024.2.1",
-        "syswea_profile_report_ncu2025.1.1",
-        "nvidia_example_addConstDouble3_ncu2023.3.0",
-        "nvidia_example_sobelFloat_ncu2023.3.0",
-};
+/* A value of the dump as a number: integers as they are, doubles from their repr() string; -1 for none. */
+static double dump_number(json_object *metrics, const char *name)
+{
+        json_object *m = json_object_object_get(metrics, name), *v = m ? json_object_object_get(m, "value") : NULL;
+
+        if (!v)
+                return -1;
+        if (json_object_is_type(v, json_type_int))
+                return (double) json_object_get_uint64(v);
+        if (json_object_is_type(v, json_type_string))
+                return g_ascii_strtod(json_object_get_string(v), NULL);
+        return -1;
+}
+
+/* The chip the dump's action ran on, from the metrics the model reads it from (report.h, NcuAction). */
+static void dump_chip(json_object *metrics, MetricChip *ret)
+{
+        metric_chip_from_device((int) dump_number(metrics, "device__attribute_compute_capability_major"),
+                        (int) dump_number(metrics, "device__attribute_compute_capability_minor"),
+                        dump_number(metrics, "nvlink__max_count"), ret);
+}
 
 static void check_report(gconstpointer data)
 {
@@ -35,7 +50,10 @@ static void check_report(gconstpointer data)
                 g_assert_nonnull(actions);
                 for (size_t a = 0; a < json_object_array_length(actions); a++) {
                         json_object *metrics = json_object_object_get(json_object_array_get_idx(actions, a), "metrics");
+                        MetricChip chip;
+
                         g_assert_nonnull(metrics);
+                        dump_chip(metrics, &chip);
                         for (struct json_object_iterator it = json_object_iter_begin(metrics),
                                                          end = json_object_iter_end(metrics);
                                         !json_object_iter_equal(&it, &end); json_object_iter_next(&it)) {
@@ -45,8 +63,8 @@ static void check_report(gconstpointer data)
                                 const char *unit = json_object_get_string(json_object_object_get(m, "unit"));
                                 MetricAttrs attrs;
 
-                                metric_attrs_derive(
-                                                metric, streq(kind, "double") || streq(kind, "float"), NULL, &attrs);
+                                metric_attrs_derive(metric, streq(kind, "double") || streq(kind, "float"), &chip, NULL,
+                                                &attrs);
                                 n_metrics++;
                                 if (metric_attrs_equal_json(&attrs, m))
                                         continue;
@@ -67,16 +85,22 @@ static void check_report(gconstpointer data)
         json_object_put(root);
 }
 
-static void check(const char *name, bool is_floating, const char *section_unit, MetricType type, MetricSubtype subtype,
-                MetricRollup rollup, const char *unit)
+static void check_on(const char *name, bool is_floating, const MetricChip *chip, const char *section_unit,
+                MetricType type, MetricSubtype subtype, MetricRollup rollup, const char *unit)
 {
         MetricAttrs a;
 
-        metric_attrs_derive(name, is_floating, section_unit, &a);
+        metric_attrs_derive(name, is_floating, chip, section_unit, &a);
         g_assert_cmpstr(metric_type_to_string(a.type), ==, metric_type_to_string(type));
         g_assert_cmpint(a.subtype, ==, subtype);
         g_assert_cmpint(a.rollup, ==, rollup);
         g_assert_cmpstr(a.unit, ==, unit);
+}
+
+static void check(const char *name, bool is_floating, const char *section_unit, MetricType type, MetricSubtype subtype,
+                MetricRollup rollup, const char *unit)
+{
+        check_on(name, is_floating, NULL, section_unit, type, subtype, rollup, unit);
 }
 
 /* Rules on names the corpus does not hold: they must follow from the same conventions. */
@@ -111,12 +135,70 @@ static void test_rules(void)
         check(longname, true, NULL, METRIC_TYPE_OTHER, METRIC_SUBTYPE_NONE, METRIC_ROLLUP_NONE, "");
 }
 
+/* The GPU a result ran on (MetricChip), on names and compute capabilities the corpus does not hold. */
+static void test_chips(void)
+{
+        static const struct {
+                int major, minor;
+                bool outside;
+        } ccs[] = {
+                { 6, 0, true },
+                { 6, 2, true },
+                { 7, 0, false },
+                { 7, 2, false },
+                { 8, 7, false },
+                { 9, 0, false },
+                { 10, 0, true },
+                { 10, 3, true },
+                { 12, 1, true },
+                { -1, -1, false },
+        };
+        MetricChip chip;
+
+        for (size_t i = 0; i < G_N_ELEMENTS(ccs); i++) {
+                metric_chip_from_device(ccs[i].major, ccs[i].minor, -1, &chip);
+                g_assert_cmpint(chip.outside_database, ==, ccs[i].outside);
+                g_assert_false(chip.lacks_nvlink);
+        }
+
+        /* Outside the database: every metric "other", units only for the occupancy calculator's counts. */
+        metric_chip_from_device(10, 0, 18, &chip);
+        check_on("dram__bytes.sum.per_second", true, &chip, NULL, METRIC_TYPE_OTHER, METRIC_SUBTYPE_PER_SECOND,
+                        METRIC_ROLLUP_SUM, "");
+        check_on("launch__occupancy_limit_registers", true, &chip, NULL, METRIC_TYPE_OTHER, METRIC_SUBTYPE_NONE,
+                        METRIC_ROLLUP_NONE, "block");
+        check_on("launch__occupancy_limit_barriers", true, &chip, NULL, METRIC_TYPE_OTHER, METRIC_SUBTYPE_NONE,
+                        METRIC_ROLLUP_NONE, "");
+        check_on("launch__registers_per_thread", false, &chip, NULL, METRIC_TYPE_OTHER, METRIC_SUBTYPE_NONE,
+                        METRIC_ROLLUP_NONE, "");
+
+        /* Without NVLink, the NVLink rates are names the database lacks, floating point or not. */
+        metric_chip_from_device(8, 9, 0, &chip);
+        g_assert_true(chip.lacks_nvlink);
+        check_on("nvltx__bytes.avg.per_second", true, &chip, NULL, METRIC_TYPE_OTHER, METRIC_SUBTYPE_PER_SECOND,
+                        METRIC_ROLLUP_AVG, "byte");
+        check_on("nvlrx__bytes.sum.pct_of_peak_sustained_elapsed", false, &chip, NULL, METRIC_TYPE_OTHER,
+                        METRIC_SUBTYPE_PCT_OF_PEAK_SUSTAINED_ELAPSED, METRIC_ROLLUP_SUM, "byte");
+        check_on("dram__bytes.sum.per_second", true, &chip, NULL, METRIC_TYPE_COUNTER, METRIC_SUBTYPE_PER_SECOND,
+                        METRIC_ROLLUP_SUM, "byte_per_second");
+        /* With it, the fallback a rule stored is the counter. */
+        metric_chip_from_device(8, 6, 4, &chip);
+        check_on("nvltx__bytes.sum.per_second", false, &chip, NULL, METRIC_TYPE_COUNTER, METRIC_SUBTYPE_PER_SECOND,
+                        METRIC_ROLLUP_SUM, "byte_per_second");
+
+        /* A later revision of a counter is not in ncu 2024.1.1's database, on any chip. */
+        check_on("sm__pipe_fma_cycles_active_v3.max.pct_of_peak_sustained_active", true, NULL, NULL, METRIC_TYPE_OTHER,
+                        METRIC_SUBTYPE_PCT_OF_PEAK_SUSTAINED_ACTIVE, METRIC_ROLLUP_MAX, "cycle");
+        check_on("sm__pipe_fma_cycles_active_vx.max.pct_of_peak_sustained_active", true, NULL, NULL,
+                        METRIC_TYPE_COUNTER, METRIC_SUBTYPE_PCT_OF_PEAK_SUSTAINED_ACTIVE, METRIC_ROLLUP_MAX, "%");
+}
+
 static void check_csv_unit(const char *name, bool is_floating, const char *expected)
 {
         char buf[METRIC_UNIT_MAX];
         MetricAttrs a;
 
-        metric_attrs_derive(name, is_floating, NULL, &a);
+        metric_attrs_derive(name, is_floating, NULL, NULL, &a);
         metric_attrs_csv_unit(&a, buf);
         g_assert_cmpstr(buf, ==, expected);
 }
@@ -138,9 +220,10 @@ int main(int argc, char **argv)
 
         g_test_add_func("/metric-attrs/rules", test_rules);
         g_test_add_func("/metric-attrs/csv-units", test_csv_units);
-        for (size_t i = 0; i < G_N_ELEMENTS(reports); i++) {
-                g_autofree char *p = g_strdup_printf("/metric-attrs/corpus/%s", reports[i]);
-                g_test_add_data_func(p, reports[i], check_report);
+        g_test_add_func("/metric-attrs/chips", test_chips);
+        for (size_t i = 0; i < REPORT_CORPUS_N; i++) {
+                g_autofree char *p = g_strdup_printf("/metric-attrs/corpus/%s", report_corpus_names[i]);
+                g_test_add_data_func(p, report_corpus_names[i], check_report);
         }
         return g_test_run();
 }

@@ -336,7 +336,7 @@ static void check_model_attrs(gconstpointer data)
                         MetricAttrs attrs;
 
                         g_assert_nonnull(j);
-                        ncu_metric_attrs(m, NULL, &attrs);
+                        ncu_metric_attrs(r->actions[a], m, NULL, &attrs);
                         n++;
                         if (metric_attrs_equal_json(&attrs, j))
                                 continue;

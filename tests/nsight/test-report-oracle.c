@@ -192,40 +192,50 @@ static void check_report(
         g_assert_cmpuint(n_instances, ==, n_instances_expected);
 }
 
-/* Counts: actions, metrics (distinct names per action, summed) and instances in the oracle file. */
-static void test_armleth(void)
-{
-        check_report(REPORT_ARMLETH, 1, 1131, 1520);
-}
+/* Counts in the oracle file: actions, metrics (distinct names per action, summed) and instances. */
+static const struct {
+        const char *name;
+        size_t actions, metrics, instances;
+} cases[REPORT_CORPUS_N] = {
+        { "armleth_report_ncu2024.2.1", 1, 1131, 1520 },
+        { "extrap_ex-gpu.s10_ncu2020.3.1", 6, 1278, 3906 },
+        { "nvidia_example_addConstDouble3_ncu2023.3.0", 1, 839, 5798 },
+        { "nvidia_example_sobelFloat_ncu2023.3.0", 1, 839, 10716 },
+        { "syswea_profile_report_ncu2025.1.1", 3, 1569, 3216 },
+        { "2388612861_GPU-DEMO_occupancy_ncu2025.2.1", 45, 12182, 27641 },
+        { "BrennenTaylor_Twisty_profile_ncu2019.x", 2, 362, 1326 },
+        { "HadiKhansaa_BBAStar_profile_output_ncu2024.3.2", 2, 2321, 37581 },
+        { "MgMap_Hyper-Spec-M_profile_ncu2024.3.2", 8, 4104, 3848 },
+        { "NVIDIA_nsight-training_manual_nvtx_ncu2022.3.0", 3, 1041, 3770 },
+        { "RottenFishbone_rs-wfc_profile_ncu2022.3.0", 5, 1340, 2630 },
+        { "anuragdogra2192_MultipleNodesScaling_report_ncu2020.1.x", 1, 221, 516 },
+        { "bobschreiner_NuKEXC_profile_ncu2025.2.1", 1, 558, 1804 },
+        { "bwcurless_FaSTED_Mode44_ncu2023.2.0", 3, 2133, 22121 },
+        { "bwd29_self-join-MiSTIC_profile4_ncu2021.2.2", 4, 1052, 2616 },
+        { "eschnett_IndexSpaces.jl_profile_ncu2022.1.1", 2, 1530, 56852 },
+        { "evozone96_matrixMul_profile_ncu2019.x", 8, 1224, 3608 },
+        { "iamcoleman_monte-carlo-pi_profile_ncu2020.2.1", 2, 1242, 130962 },
+        { "panjd123_cutlass_report-s8-persist_ncu2024.1.1", 2, 2440, 19363 },
+        { "trevorgloe_GPUAcceleratedNetworkSim_profile_ncu2024.3.1", 1, 509, 553 },
+        { "wtzhang23_gpu-ray-tracer_report_ncu2021.1.0", 3, 1366, 12367 },
+};
 
-static void test_extrap(void)
+static void test_case(gconstpointer data)
 {
-        check_report(REPORT_EXTRAP, 6, 1278, 3906);
-}
+        size_t i = GPOINTER_TO_SIZE(data);
 
-static void test_add_const_double3(void)
-{
-        check_report(REPORT_ADD3, 1, 839, 5798);
-}
-
-static void test_sobel_float(void)
-{
-        check_report(REPORT_SOBEL, 1, 839, 10716);
-}
-
-static void test_syswea(void)
-{
-        check_report(REPORT_SYSWEA, 3, 1569, 3216);
+        check_report(cases[i].name, cases[i].actions, cases[i].metrics, cases[i].instances);
 }
 
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
         (void) test_corpus_dir_or_skip();
-        g_test_add_func("/report-oracle/armleth_report_ncu2024.2.1", test_armleth);
-        g_test_add_func("/report-oracle/extrap_ex-gpu.s10_ncu2020.3.1", test_extrap);
-        g_test_add_func("/report-oracle/nvidia_example_addConstDouble3_ncu2023.3.0", test_add_const_double3);
-        g_test_add_func("/report-oracle/nvidia_example_sobelFloat_ncu2023.3.0", test_sobel_float);
-        g_test_add_func("/report-oracle/syswea_profile_report_ncu2025.1.1", test_syswea);
+        for (size_t i = 0; i < REPORT_CORPUS_N; i++) {
+                g_autofree char *t = g_strconcat("/report-oracle/", cases[i].name, NULL);
+                /* The same reports as the rest of the report tests. */
+                g_assert_cmpstr(cases[i].name, ==, report_corpus_names[i]);
+                g_test_add_data_func(t, GSIZE_TO_POINTER(i), test_case);
+        }
         return g_test_run();
 }

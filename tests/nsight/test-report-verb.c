@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -41,6 +42,12 @@ static void assert_json_value(const NcuValue *v, json_object *j)
         case NCU_VALUE_DOUBLE:
         case NCU_VALUE_FLOAT: {
                 double d = v->kind == NCU_VALUE_DOUBLE ? v->d : (double) v->f;
+                if (!isfinite(d)) {
+                        /* The schema's strings for what JSON has no number for (report-json.h). */
+                        g_assert_true(json_object_is_type(j, json_type_string));
+                        g_assert_cmpstr(json_object_get_string(j), ==, ncu_format_double_repr(d, buf));
+                        return;
+                }
                 g_assert_true(json_object_is_type(j, json_type_double) || json_object_is_type(j, json_type_int));
                 /* Bit-exact through the text. */
                 g_assert_cmpfloat(json_object_get_double(j), ==, d);
@@ -133,7 +140,7 @@ static void test_corpus(void)
                 g_assert_cmpstr(err, ==, "");
                 lines = g_strsplit(out, "\n", -1);
                 /* One line per action, and a trailing empty string. */
-                g_assert_cmpuint(g_strv_length(lines), ==, i == 1 ? 7 : i == 4 ? 4 : 2);
+                g_assert_cmpuint(g_strv_length(lines), ==, report_corpus_n_actions[i] + 1);
                 g_assert_cmpint(run(json, &jout, &jerr), ==, 0);
                 check_json_against_model(report_corpus_names[i], jout);
         }

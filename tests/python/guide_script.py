@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """A script in the style of NVIDIA's customization guide (Python report
 interface: load a report, list ranges and actions, read metrics and their
-instances, query NVTX), written for NVIDIA's module; only the import line
-differs."""
+instances, query NVTX), written for NVIDIA's module and run unchanged: with
+tests/python/shim first on PYTHONPATH, ``import ncu_report`` is ours."""
 
 import sys
 
-import nvprofiled.ncu_report as ncu_report
+import ncu_report
 
 my_context = ncu_report.load_report(sys.argv[1])
 
@@ -24,8 +24,10 @@ for range_idx in range(my_context.num_ranges()):
         grid = my_action.metric_by_name("launch__grid_size")
         if grid is not None:
             print(f"    grid size: {grid.as_uint64()}")
-        duration = my_action["gpu__time_duration.sum"]
-        print(f"    duration: {duration.as_double()} {duration.unit()}")
+        # A launch that failed has no duration.
+        duration = my_action.metric_by_name("gpu__time_duration.sum")
+        if duration is not None:
+            print(f"    duration: {duration.as_double()} {duration.unit()}")
 
         counters = 0
         for name in my_action:

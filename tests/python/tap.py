@@ -13,17 +13,27 @@ def _skip_corpus(reason: str) -> None:
     sys.exit(0)
 
 
-def corpus_dir() -> str:
-    """The corpus (meson option corpus_dir); a missing corpus is a skip,
-    or a failure when NVPROFILED_CORPUS_REQUIRED=1."""
-    path = os.environ.get("NVPROFILED_CORPUS", "")
+def _folder(variable: str, what: str) -> str:
+    """The folder in environment variable `variable`; a missing one is a
+    skip, or a failure when NVPROFILED_CORPUS_REQUIRED=1."""
+    path = os.environ.get(variable, "")
     if path and os.path.isdir(path):
         return path
     if os.environ.get("NVPROFILED_CORPUS_REQUIRED") == "1":
-        print("Bail out! corpus not found: " + path)
+        print(f"Bail out! {what} not found: {path}")
         sys.exit(1)
-    _skip_corpus("corpus not found")
+    _skip_corpus(f"{what} not found")
     return ""
+
+
+def corpus_dir() -> str:
+    """The corpus (meson option corpus_dir)."""
+    return _folder("NVPROFILED_CORPUS", "corpus")
+
+
+def tools_dir() -> str:
+    """The scripts that made the corpus oracles (meson option tools_dir)."""
+    return _folder("NVPROFILED_TOOLS", "oracle tools")
 
 
 class _TapResult(unittest.TestResult):

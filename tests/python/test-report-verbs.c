@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* "report rules" and "report diff" of nvprofilectl: their options, and the runner they start as a child
- * process of the caller (python3 -m nvprofiled.rules / nvprofiled.diff, from the build tree through
- * PYTHONPATH), with its output and exit status passed through. */
+ * process of the caller (nvprofiled.rules / nvprofiled.diff in an isolated python3, from the build tree
+ * through NVPROFILED_PYTHON_DIR), with its output and exit status passed through. */
 
+#include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <stdlib.h>
@@ -77,15 +78,15 @@ static void test_rules_text_and_failures(void)
                         "    WRN\n"));
         g_assert_null(strstr(out, "@section:"));
 
-        /* A missing report is the runner's failure, passed through. */
+        /* A missing report: nvprofilectl opens it, before any Python starts. */
         g_assert_cmpint(run_verb(verb_report_rules, &out2, &err2, "--rules-dir", rules, "rules", "/nonexistent.ncu-rep",
                                         NULL),
-                        ==, 1);
-        g_assert_nonnull(strstr(err2, "No such file"));
+                        ==, -ENOENT);
+        g_assert_cmpstr(err2, ==, "nvprofilectl: /nonexistent.ncu-rep: No such file or directory\n");
 
         /* A file named like an option is a file. */
         g_assert_cmpint(run_verb(verb_report_rules, &out3, &err3, "--rules-dir", rules, "rules", "--", "--help", NULL),
-                        ==, 1);
+                        ==, -ENOENT);
         g_assert_nonnull(strstr(err3, "--help"));
 }
 
@@ -100,6 +101,34 @@ static void test_rules_usage(void)
         arg.all_sections = true;
         g_assert_cmpint(dispatch_verb(1, (char *[]){ (char *) "status", NULL }), ==, EXIT_USAGE);
         client_options_done(&arg);
+}
+
+/* A file that is not a report: the runner reads it from the descriptor it was given, and names the file. */
+static void test_rules_not_a_report(void)
+{
+        g_autofree char *dir = test_mkdtemp(), *rules = test_corpus_path("rules/ncu-2024.1.1");
+        g_autofree char *path = g_build_filename(dir, "not-a-report.ncu-rep", NULL);
+        g_autofree char *out = NULL, *err = NULL;
+
+        test_write_file(dir, "not-a-report.ncu-rep", "hello\n");
+        g_assert_cmpint(run_verb(verb_report_rules, &out, &err, "--rules-dir", rules, "rules", path, NULL), ==, 1);
+        g_assert_true(g_str_has_prefix(err, "error: "));
+        g_assert_nonnull(strstr(err, path));
+}
+
+/* A relative NVPROFILED_PYTHON_DIR would be taken relative to the working directory: refused. */
+static void test_relative_package_dir(void)
+{
+        g_autofree char *report = test_corpus_path("reports/armleth_report_ncu2024.2.1.ncu-rep");
+        g_autofree char *out = NULL, *err = NULL, *saved = g_strdup(getenv("NVPROFILED_PYTHON_DIR"));
+
+        g_assert_cmpint(setenv("NVPROFILED_PYTHON_DIR", "build/client/python", 1), ==, 0);
+        g_assert_cmpint(run_verb(verb_report_rules, &out, &err, "rules", report, NULL), ==, -EINVAL);
+        g_assert_nonnull(strstr(err, "NVPROFILED_PYTHON_DIR must be an absolute path"));
+        if (saved)
+                g_assert_cmpint(setenv("NVPROFILED_PYTHON_DIR", saved, 1), ==, 0);
+        else
+                g_assert_cmpint(unsetenv("NVPROFILED_PYTHON_DIR"), ==, 0);
 }
 
 static void test_missing_interpreter(void)
@@ -162,6 +191,8 @@ int main(int argc, char *argv[])
         g_test_add_func("/report-verbs/rules/json", test_rules_json);
         g_test_add_func("/report-verbs/rules/text-and-failures", test_rules_text_and_failures);
         g_test_add_func("/report-verbs/rules/usage", test_rules_usage);
+        g_test_add_func("/report-verbs/rules/not-a-report", test_rules_not_a_report);
+        g_test_add_func("/report-verbs/rules/relative-package-dir", test_relative_package_dir);
         g_test_add_func("/report-verbs/rules/missing-interpreter", test_missing_interpreter);
         g_test_add_func("/report-verbs/diff", test_diff);
         g_test_add_func("/report-verbs/dispatch", test_dispatch);

@@ -1,67 +1,116 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""The cubin line-table reader (untrusted bytes from reports): the corpus
-cubins' tables, and every truncation and seeded random corruption of them
-gives a table or None, never an exception."""
+"""The cubin line tables (untrusted bytes from reports, read with
+pyelftools): what the corpus cubins' tables answer where the probe files do
+not look, and cut or corrupted cubins giving a table or None, never an
+exception. What source_info answers for every correlation id of every
+corpus report is NVIDIA's probe oracle's part (test_ncu_report_oracle)."""
 
 from __future__ import annotations
 
+import io
 import os
 import random
 import sys
 import unittest
+from typing import Optional
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import tap  # noqa: E402
 import nvprofiled.ncu_report as ncu_report  # noqa: E402
+from elftools.elf.elffile import ELFFile  # noqa: E402
 from nvprofiled import _cubin_lines  # noqa: E402
 
 CORPUS = tap.corpus_dir()
 REPORTS = os.path.join(CORPUS, "reports")
+SOBEL_FLOAT = 0x7FF17525D200  # where Sobel<float> was loaded
 
 
-def cubins() -> list[tuple[str, bytes, tuple]]:
-    out = []
+def cubins() -> dict[str, tuple[bytes, tuple]]:
+    """The first cubin of every corpus report, with its functions."""
+    out = {}
     for name in sorted(os.listdir(REPORTS)):
         if name.endswith(".ncu-rep"):
             ctx = ncu_report.load_report(os.path.join(REPORTS, name))
             for action in ctx[0]:
                 cubin = action._cubin()
                 if cubin:
-                    out.append((name, cubin, action._functions()))
+                    out[name] = (cubin, action._functions())
                     break
     return out
 
 
+def debug_line(cubin: bytes) -> Optional[tuple[int, int]]:
+    section = ELFFile(io.BytesIO(cubin)).get_section_by_name(".debug_line")
+    return None if section is None else (section["sh_offset"],
+                                         section["sh_size"])
+
+
 class LineTableTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.cubins = cubins()
+
     def test_corpus_tables(self) -> None:
-        tables = {name: _cubin_lines.build_line_table(cubin, functions)
-                  for name, cubin, functions in cubins()}
+        tables = {name: _cubin_lines.build_line_table(*c)
+                  for name, c in self.cubins.items()}
+        self.assertEqual(len(tables), 21)
+        # No .debug_line: no source information.
         self.assertIsNone(tables["armleth_report_ncu2024.2.1.ncu-rep"])
         sobel = tables["nvidia_example_sobelFloat_ncu2023.3.0.ncu-rep"]
-        # Stored rule results name these PCs at these lines (CPIStall).
+        # The stored rule results name this PC at this line (CPIStall).
         self.assertEqual(sobel.lookup(140675029259376)[1], 78)
-        self.assertIsNone(sobel.lookup(0))
+        # Past the end of Sobel<float>; and offsets of Sobel<double>, which
+        # was never loaded (its sequence ends at 0x1000).
+        self.assertIsNone(sobel.lookup(SOBEL_FLOAT + 0x1000))
+        self.assertEqual(sobel.lookup(0)[1], 86)
+        self.assertIsNone(sobel.lookup(0x1000))
 
-    def test_truncated_and_corrupted(self) -> None:
+    def test_functions_placed_by_relocation_data(self) -> None:
+        cubin, functions = self.cubins[
+            "nvidia_example_sobelFloat_ncu2023.3.0.ncu-rep"]
+        # Without RelocationData, every function keeps its offsets: the
+        # first sequence's rows win where both start.
+        table = _cubin_lines.build_line_table(cubin, ())
+        self.assertIsNone(table.lookup(SOBEL_FLOAT))
+        self.assertEqual(table.lookup(0)[1], 86)
+        # Sobel<double> placed too: no offsets left.
+        both = functions + (("_Z5SobelIdEvP6uchar4S1_ii", 1 << 40),)
+        table = _cubin_lines.build_line_table(cubin, both)
+        self.assertIsNone(table.lookup(0))
+        self.assertEqual(table.lookup(1 << 40)[1], 86)
+
+    def test_cut_and_corrupted(self) -> None:
         rng = random.Random(11)
         checked = 0
-        for _, cubin, functions in cubins():
-            for end in range(0, len(cubin), 7):
-                table = _cubin_lines.build_line_table(cubin[:end], functions)
-                self.assertTrue(table is None or isinstance(
-                    table, _cubin_lines.LineTable))
-                checked += 1
-            for _ in range(300):
+        for name, (cubin, functions) in self.cubins.items():
+            where = debug_line(cubin)
+            if where is None:
+                continue  # no line table to damage
+            start, size = where
+            cuts = set(range(0, len(cubin), max(1, len(cubin) // 40)))
+            cuts.update(range(max(0, start - 2), min(len(cubin), start + 64)))
+            cuts.update(range(start + size - 16, start + size + 2))
+            damaged = [cubin[:end] for end in sorted(cuts)]
+            for _ in range(120):
                 data = bytearray(cubin)
                 for _ in range(rng.randint(1, 8)):
-                    data[rng.randrange(len(data))] = rng.randrange(256)
-                table = _cubin_lines.build_line_table(bytes(data), functions)
+                    # Mostly the line program, the rest anywhere.
+                    at = (start + rng.randrange(size) if rng.random() < 0.8
+                          else rng.randrange(len(data)))
+                    data[at] = rng.randrange(256)
+                damaged.append(bytes(data))
+            for data in damaged:
+                table = _cubin_lines.build_line_table(data, functions)
+                self.assertTrue(table is None
+                                or isinstance(table, _cubin_lines.LineTable),
+                                name)
                 if table is not None:
                     for _, address in functions:
                         table.lookup(address or 0)
+                    table.lookup(0)
                 checked += 1
-        self.assertGreater(checked, 1000)
+        self.assertGreater(checked, 2000)
 
 
 if __name__ == "__main__":

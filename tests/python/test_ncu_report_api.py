@@ -120,14 +120,119 @@ class ContextRangeTest(unittest.TestCase):
 
     def test_actions_by_nvtx(self) -> None:
         rng = ncu_report.load_report(EXTRAP)[0]
-        try:
-            everything = rng.actions_by_nvtx([], [])
-        except NotImplementedError:
-            self.skipTest("the reader's NVTX selector is not there yet")
-        self.assertEqual(everything, tuple(range(6)))
+        # Without includes, nothing: what NVIDIA's module answers.
+        self.assertEqual(rng.actions_by_nvtx([], []), ())
+        self.assertEqual(rng.actions_by_nvtx([], ["Missing/"]), ())
         self.assertEqual(rng.actions_by_nvtx(["Missing/"], []), ())
-        self.assertEqual(rng.actions_by_nvtx([], ["Missing/"]),
+        self.assertEqual(rng.actions_by_nvtx(["[*"], []), tuple(range(6)))
+        self.assertEqual(rng.actions_by_nvtx(["[*"], ["Missing/"]),
                          tuple(range(6)))
+
+
+class ContextInterfaceTest(unittest.TestCase):
+    """What NVIDIA's IContext has besides its ranges."""
+
+    def test_version_exceptions_frontend_controller(self) -> None:
+        ctx = ncu_report.load_report(ADD3)
+        self.assertEqual(ctx.get_version(), "2024.1.1")
+        self.assertEqual(ctx.get_version(), NvRules.VERSION)
+        self.assertIs(ctx.handle_exception("no such metric"), True)
+        frontend = ctx.frontend()
+        self.assertIsInstance(frontend, NvRules.IFrontend)
+        self.assertIs(ctx.frontend(), frontend)
+        message = frontend.message(NvRules.MsgType.OK, "hello", "Title")
+        frontend.speedup(message, frontend.SpeedupType_GLOBAL, 1.5)
+        controller = ctx.controller()
+        self.assertIsInstance(controller, NvRules.IController)
+        controller.propose_rule("Other")
+        controller.get_message_vault().Put("R", {"k": 1})
+        self.assertEqual(controller.get_message_vault().Get("R"), {"k": 1})
+
+
+class NewCorpusAnswersTest(unittest.TestCase):
+    """NVIDIA's answers the first corpus did not exercise (the probe oracle
+    checks them all; these name each)."""
+
+    def report(self, name: str) -> ncu_report.IContext:
+        return ncu_report.load_report(os.path.join(REPORTS, name + ".ncu-rep"))
+
+    def test_each_instance_has_its_own_kind(self) -> None:
+        m = self.report("2388612861_GPU-DEMO_occupancy_ncu2025.2.1")[0][0][
+            "launch__occupancy_per_block_size"]
+        self.assertEqual(m.kind(), IMetric.ValueKind_DOUBLE)
+        self.assertEqual(m.kind(0), IMetric.ValueKind_UINT64)
+        self.assertEqual((m.value(0), type(m.value(0))), (12, int))
+        self.assertEqual(m.kind(m.num_instances()), IMetric.ValueKind_UNKNOWN)
+        self.assertIsNone(m.value(m.num_instances()))
+
+    def test_no_rollup_is_none(self) -> None:
+        action = self.report("armleth_report_ncu2024.2.1")[0][0]
+        rollups = {None: 0, IMetric.RollupOperation_SUM: 0}
+        for name in action:
+            rollup = action[name].rollup_operation()
+            if rollup in rollups:
+                rollups[rollup] += 1
+        self.assertGreater(rollups[None], 0)
+        self.assertGreater(rollups[IMetric.RollupOperation_SUM], 0)
+
+    def test_empty_demangled_name_is_the_function_name(self) -> None:
+        action = self.report("MgMap_Hyper-Spec-M_profile_ncu2024.3.2")[0][0]
+        self.assertEqual(action.name(action.NameBase_DEMANGLED),
+                         "hd_enc_lvid_packed_cuda")
+        self.assertEqual(action.name(), "hd_enc_lvid_packed_cuda")
+
+    def test_nan_reads_as_x86_converts_it(self) -> None:
+        m = self.report("2388612861_GPU-DEMO_occupancy_ncu2025.2.1")[0][44][
+            "gpu__time_duration.sum"]
+        self.assertNotEqual(m.as_double(), m.as_double())
+        self.assertEqual(m.as_uint64(), 1 << 63)
+
+    def test_last_of_a_repeated_name(self) -> None:
+        # Application replay stores sampling metrics once per pass.
+        action = self.report("bwcurless_FaSTED_Mode44_ncu2023.2.0")[0][0]
+        self.assertEqual(
+            action["smsp__pcsamp_aggregated_passes"].as_uint64(), 2)
+
+    def test_selecting_by_nvtx_needs_an_include(self) -> None:
+        rng = self.report("NVIDIA_nsight-training_manual_nvtx_ncu2022.3.0")[0]
+        self.assertEqual(rng.actions_by_nvtx([], []), ())
+
+
+class PrivateNamesTest(unittest.TestCase):
+    """Python suggests a misspelt attribute from dir(): no private name of
+    nvprofiled's may be offered to a script."""
+
+    def test_dir_lists_no_private_name(self) -> None:
+        ctx = ncu_report.load_report(ADD3)
+        action = ctx[0][0]
+        metric = action["inst_executed"]
+        state = ncu_report.load_report(EXTRAP)[0][0].nvtx_state()
+        action.add_metric("added").set_uint64(metric.ValueKind_UINT64, 1)
+        action.source_info(ADD3_FUNCTION)
+        objects = [ctx, ctx[0], action, metric, metric.correlation_ids(),
+                   action["added"], state, state[0],
+                   action.rule_results()[0], action.source_info(ADD3_FUNCTION),
+                   ctx.frontend(), ctx.controller()]
+        for obj in objects:
+            private = [n for n in dir(obj)
+                       if n.startswith("_") and not n.startswith("__")]
+            self.assertEqual(private, [], type(obj).__name__)
+
+    def test_no_private_suggestion(self) -> None:
+        for attribute, suggestion in (("action", None),
+                                      ("num_range", "num_ranges")):
+            done = subprocess.run(
+                [sys.executable, "-c",
+                 "import sys, nvprofiled.ncu_report as n\n"
+                 f"n.load_report(sys.argv[1]).{attribute}", ADD3],
+                capture_output=True, text=True, check=False)
+            last = done.stderr.splitlines()[-1]
+            self.assertIn(f"has no attribute '{attribute}'", last)
+            if suggestion is None:
+                self.assertNotIn("Did you mean", last)
+            else:
+                self.assertTrue(last.endswith(
+                    f"Did you mean: '{suggestion}'?"), last)
 
 
 class ActionTest(unittest.TestCase):
@@ -190,7 +295,11 @@ class ActionTest(unittest.TestCase):
         self.assertEqual((info.file_name(), info.line()), (path, 56))
         self.assertEqual(a.source_info(ADD3_FUNCTION).line(), 50)
         self.assertIsNone(a.source_info(ADD3_FUNCTION + 0x200))
-        self.assertIsNone(a.source_info(0))
+        # addConstDouble was never loaded: its lines keep their offsets, so a
+        # small correlation id resolves there, as NVIDIA's module answers.
+        self.assertEqual(a.source_info(0).line(), 63)
+        self.assertEqual(a.source_info(0x10).line(), 65)
+        self.assertIsNone(a.source_info(0x180))
         self.assertIsNone(a.sass_by_pc(ADD3_FUNCTION))
         self.assertIsNone(a.ptx_by_pc(ADD3_FUNCTION))
         armleth = ncu_report.load_report(ARMLETH)[0][0]
@@ -271,10 +380,13 @@ class MetricTest(unittest.TestCase):
         self.assertFalse(ids.has_correlation_ids())
         self.assertIsNone(ids.correlation_ids())
         self.assertEqual(m.metric_type(), IMetric.MetricType_OTHER)
-        self.assertEqual(m.metric_subtype(), IMetric.MetricSubtype_NONE)
+        # NONE is None, as NVIDIA's module answers, under both of its names;
+        # it has no metric_type_using_None.
+        self.assertIsNone(m.metric_subtype())
+        self.assertIsNone(m.rollup_operation())
         self.assertIsNone(m.metric_subtype_using_None())
         self.assertIsNone(m.rollup_operation_using_None())
-        self.assertEqual(m.metric_type_using_None(), IMetric.MetricType_OTHER)
+        self.assertFalse(hasattr(m, "metric_type_using_None"))
         self.assertEqual(m.description(), "")
 
     def test_double_counter(self) -> None:
@@ -282,8 +394,7 @@ class MetricTest(unittest.TestCase):
         self.assertEqual(m.kind(), IMetric.ValueKind_DOUBLE)
         self.assertEqual(m.metric_type(), IMetric.MetricType_COUNTER)
         self.assertEqual(m.rollup_operation(), IMetric.RollupOperation_SUM)
-        self.assertEqual(m.rollup_operation_using_None(),
-                         IMetric.RollupOperation_SUM)
+        self.assertIsNone(m.metric_subtype())
         self.assertEqual(m.unit(), "byte")
         self.assertIsNone(m.as_string())
         self.assertEqual(m.as_uint64(), int(m.as_double()))
@@ -387,23 +498,6 @@ class NvtxTest(unittest.TestCase):
         self.assertEqual(state.domains(), (0,))
         self.assertEqual(state[0].name(), "<default domain>")
         self.assertEqual(state[0].push_pop_ranges(), ())
-
-
-class GuideScriptTest(unittest.TestCase):
-    def test_runs_unchanged(self) -> None:
-        script = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                              "guide_script.py")
-        for report, expected in ((ARMLETH, ["matrix_addition2D",
-                                            "grid size: 3969",
-                                            "no NVTX state"]),
-                                 (EXTRAP, ["range 0: 6 actions",
-                                           "NVTX domain 0 <default domain>"]),
-                                 (ADD3, ["grid size: 4096"])):
-            done = subprocess.run([sys.executable, script, report],
-                                  capture_output=True, text=True, check=False)
-            self.assertEqual(done.returncode, 0, done.stderr)
-            for text in expected:
-                self.assertIn(text, done.stdout)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
 
 from nvprofiled._metrics import IMetric, IMutableMetric
-from nvprofiled._sugar import ActionMethods, ContextMethods, RangeMethods
+from nvprofiled._sugar import (INTERFACE_VERSION, ActionMethods,
+                               ContextMethods, PublicNames, RangeMethods)
 
 __all__ = [
     "IAction", "IBaseContext", "IContext", "IController", "IEvaluator",
@@ -31,7 +32,7 @@ __all__ = [
     "get_version", "raise_exception", "require_metrics", "require_rules",
 ]
 
-VERSION = "2024.1.1"
+VERSION = INTERFACE_VERSION
 RuleKind_DEFAULT = 0
 RuleKind_GUIDED = 1
 
@@ -253,7 +254,7 @@ class IRange(RangeMethods):
         return tuple(picked)
 
 
-class IMessageVault:
+class IMessageVault(PublicNames):
     """Dictionaries rules pass to each other through the controller."""
 
     def __init__(self) -> None:
@@ -268,7 +269,7 @@ class IMessageVault:
         return dict(self._messages.get(ruleId, {}))
 
 
-class IController:
+class IController(PublicNames):
     def __init__(self, vault: IMessageVault, result: RuleResult) -> None:
         self._vault = vault
         self._result = result
@@ -280,7 +281,7 @@ class IController:
         return self._vault
 
 
-class IFrontend:
+class IFrontend(PublicNames):
     """Records what a rule reports into its :class:`RuleResult`."""
 
     Severity_SEVERITY_DEFAULT = 0
@@ -405,7 +406,7 @@ class IFrontend:
         return dict(self._sent.get(parent_id, {}))
 
 
-class IBaseContext:
+class IBaseContext(PublicNames):
     def __init__(self, invocation: "_Invocation") -> None:
         self._invocation = invocation
 

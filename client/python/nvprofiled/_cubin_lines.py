@@ -2,322 +2,200 @@
 """SASS address -> CUDA source line, from the cubin a report stores.
 
 A cubin built with line information has a DWARF ``.debug_line`` section with
-one line-number sequence per function; each sequence starts with
-``DW_LNE_set_address`` whose operand is relocated (``.rel.debug_line``)
-against the function's symbol, so addresses in it are offsets into that
-function.  The report's RelocationData says where each function was loaded,
-which turns a PC (the correlation id of source-level metrics) into a function
-and an offset.  Without ``.debug_line`` there is no source information, and
-``IAction.source_info`` returns None as NVIDIA's module does.
+one line-number sequence per function, read here with pyelftools (Debian's
+python3-pyelftools). Each sequence starts with ``DW_LNE_set_address``, whose
+operand ``.rel.debug_line`` relocates against the function's symbol. What a
+PC means follows NVIDIA's module (the probe files of every corpus report):
 
-Everything here reads untrusted bytes: every offset is bounds-checked and a
-malformed cubin yields no line table rather than an exception.
+- A function the report's RelocationData says was loaded at an address has
+  its rows there; any other keeps the operand as stored. RelocationData is
+  that of every SourceData entry of the module (ncu writes one again, with
+  no binary, when it loads more of its functions). Reports of ncu up to
+  2022.1 store the cubin as loaded (operands are already PCs, and there is
+  no RelocationData); from 2022.3 on it is stored unrelocated, so a function
+  never loaded keeps offsets from 0, and small correlation ids (launch
+  statistics indices) resolve to its lines, as in NVIDIA's two sample
+  reports.
+- An address listed by more than one row (or sequence) answers the first.
+- A file name is its directory and name joined, with '\\' read as '/', and
+  empty, '.' and '..' components resolved (nvcc doubles a Windows include
+  directory's backslashes: C:\\\\Users\\\\...\\src\\/a.cu is
+  C:/Users/.../src/a.cu).
+
+Without ``.debug_line`` there is no source information, and
+``IAction.source_info`` returns None as NVIDIA's module does. The cubin is
+untrusted: anything pyelftools cannot read gives no table, never an
+exception, and a line program larger than _MAX_LINE_PROGRAM (600 times the
+largest of the corpus) is not read: pyelftools holds every row of it.
 """
 
 from __future__ import annotations
 
 import bisect
-import struct
-from dataclasses import dataclass, field
+import io
+import posixpath
 from typing import Any, Optional
 
-_MAX_ROWS = 1 << 20
+from elftools.common.utils import struct_parse
+from elftools.dwarf.lineprogram import LineProgram
+from elftools.dwarf.structs import DWARFStructs
+from elftools.elf.elffile import ELFFile
+
+_DW_LNE_SET_ADDRESS = 2
+_MAX_LINE_PROGRAM = 8 << 20
 
 
-class _Malformed(Exception):
-    pass
+def _path(header: Any, index: int) -> str:
+    entries = header["file_entry"]
+    if not 1 <= index <= len(entries):
+        return ""
+    entry = entries[index - 1]
+    name = entry.name.decode("utf-8", "surrogateescape")
+    directories = header["include_directory"]
+    if 1 <= entry.dir_index <= len(directories) and not name.startswith("/"):
+        directory = directories[entry.dir_index - 1]
+        name = directory.decode("utf-8", "surrogateescape") + "/" + name
+    name = posixpath.normpath(name.replace("\\", "/"))
+    # normpath keeps POSIX's two leading slashes; a path has one.
+    return name[1:] if name.startswith("//") else name
 
 
-class _Reader:
-    def __init__(self, data: bytes, pos: int = 0, end: Optional[int] = None):
-        self.data = data
-        self.pos = pos
-        self.end = len(data) if end is None else min(end, len(data))
-
-    def take(self, n: int) -> bytes:
-        if n < 0 or self.pos + n > self.end:
-            raise _Malformed("truncated")
-        chunk = self.data[self.pos:self.pos + n]
-        self.pos += n
-        return chunk
-
-    def u8(self) -> int:
-        return self.take(1)[0]
-
-    def u16(self) -> int:
-        return struct.unpack("<H", self.take(2))[0]
-
-    def u32(self) -> int:
-        return struct.unpack("<I", self.take(4))[0]
-
-    def u64(self) -> int:
-        return struct.unpack("<Q", self.take(8))[0]
-
-    def uleb(self) -> int:
-        result = shift = 0
-        while True:
-            byte = self.u8()
-            result |= (byte & 0x7F) << shift
-            shift += 7
-            if not byte & 0x80:
-                return result
-            if shift > 63:
-                raise _Malformed("LEB128 too long")
-
-    def sleb(self) -> int:
-        result = shift = 0
-        while True:
-            byte = self.u8()
-            result |= (byte & 0x7F) << shift
-            shift += 7
-            if not byte & 0x80:
-                break
-            if shift > 63:
-                raise _Malformed("LEB128 too long")
-        if byte & 0x40:
-            result -= 1 << shift
-        return result
-
-    def cstring(self) -> str:
-        end = self.data.find(b"\0", self.pos, self.end)
-        if end < 0:
-            raise _Malformed("unterminated string")
-        s = self.data[self.pos:end].decode("utf-8", "surrogateescape")
-        self.pos = end + 1
-        return s
+def _line_programs(elf: ELFFile) -> list[tuple[int, int, LineProgram]]:
+    """(start, end, program) of every unit of .debug_line, whether or not a
+    .debug_info unit points at it (-lineinfo cubins have none)."""
+    section = elf.get_section_by_name(".debug_line")
+    if section.data_size > _MAX_LINE_PROGRAM:
+        raise ValueError("line program too large")
+    data = section.data()
+    stream = io.BytesIO(data)
+    structs = DWARFStructs(little_endian=True, dwarf_format=32,
+                           address_size=8)
+    units = []
+    offset = 0
+    while offset + 4 <= len(data):
+        header = struct_parse(structs.Dwarf_lineprog_header, stream, offset)
+        end = offset + 4 + header["unit_length"]
+        if header["unit_length"] >= 0xFFFFFFF0 or end > len(data) \
+                or not 2 <= header["version"] <= 4:
+            raise ValueError("not a 32-bit DWARF 2-4 line program")
+        units.append((offset, end, LineProgram(header, stream, structs,
+                                               stream.tell(), end)))
+        offset = end
+    return units
 
 
-@dataclass
-class _Elf:
-    # name -> offset, size, link, info
-    sections: dict[str, tuple[int, int, int, int]]
-    symbols: list[tuple[str, int]]  # (name, size)
-
-
-def _read_elf(data: bytes) -> _Elf:
-    if data[:4] != b"\x7fELF" or len(data) < 64 or data[4] != 2 \
-            or data[5] != 1:
-        raise _Malformed("not a little-endian ELF64 file")
-    shoff, = struct.unpack_from("<Q", data, 0x28)
-    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
-    if shentsize < 64 or shnum > 65535 or shoff + shnum * shentsize > len(
-            data) or shstrndx >= shnum:
-        raise _Malformed("bad section headers")
-    raw = []
-    for i in range(shnum):
-        name, _type, _flags, _addr, off, size, link, info = struct.unpack_from(
-            "<IIQQQQII", data, shoff + i * shentsize)
-        if off + size > len(data) and _type != 8:  # SHT_NOBITS has no bytes
-            raise _Malformed("section outside the file")
-        raw.append((name, off, size, link, info))
-    str_off, str_size = raw[shstrndx][1], raw[shstrndx][2]
-    names = _Reader(data, 0, str_off + str_size)
-    sections = {}
-    indexed = []
-    for name, off, size, link, info in raw:
-        names.pos = str_off + name
-        section_name = names.cstring()
-        sections.setdefault(section_name, (off, size, link, info))
-        indexed.append((section_name, off, size, link, info))
-    symbols: list[tuple[str, int]] = []
-    if ".symtab" in sections:
-        off, size, link, _ = sections[".symtab"]
-        if link >= len(indexed):
-            raise _Malformed("bad symbol string table")
-        _, s_off, s_size, _, _ = indexed[link]
-        strings = _Reader(data, 0, s_off + s_size)
-        for i in range(size // 24):
-            st_name, _info, _other, _shndx, _value, st_size = \
-                struct.unpack_from("<IBBHQQ", data, off + i * 24)
-            strings.pos = s_off + st_name
-            symbols.append((strings.cstring(), st_size))
-    return _Elf(sections, symbols)
-
-
-def _relocated_symbols(data: bytes, elf: _Elf, name: str) -> dict[int, str]:
-    """Offset in section ``name`` -> symbol name its relocation names."""
-    relocs: dict[int, str] = {}
-    for rel_name, entry in ((".rel" + name, 16), (".rela" + name, 24)):
-        if rel_name not in elf.sections:
+def _relocation_symbols(elf: ELFFile) -> list[tuple[int, str]]:
+    """(offset in .debug_line, symbol name) of its relocations, in order."""
+    symbols = elf.get_section_by_name(".symtab")
+    out = []
+    for name in (".rel.debug_line", ".rela.debug_line"):
+        section = elf.get_section_by_name(name)
+        if section is None or symbols is None:
             continue
-        off, size, _, _ = elf.sections[rel_name]
-        for i in range(size // entry):
-            r_offset, r_info = struct.unpack_from("<QQ", data, off + i * entry)
-            symbol = r_info >> 32
-            if symbol < len(elf.symbols):
-                relocs[r_offset] = elf.symbols[symbol][0]
-    return relocs
-
-
-@dataclass
-class _Sequence:
-    symbol: Optional[str]
-    addresses: list[int] = field(default_factory=list)
-    rows: list[tuple[str, int]] = field(default_factory=list)
-    end: int = 0
-
-
-def _parse_line_programs(data: bytes, elf: _Elf) -> list[_Sequence]:
-    off, size, _, _ = elf.sections[".debug_line"]
-    relocs = _relocated_symbols(data, elf, ".debug_line")
-    sequences: list[_Sequence] = []
-    unit = off
-    rows = 0
-    while unit < off + size:
-        r = _Reader(data, unit, off + size)
-        length = r.u32()
-        if length == 0xFFFFFFFF:
-            raise _Malformed("64-bit DWARF is not used by cubins")
-        unit_end = r.pos + length
-        r.end = min(unit_end, off + size)
-        version = r.u16()
-        if not 2 <= version <= 4:
-            raise _Malformed(f"DWARF line version {version}")
-        header_length = r.u32()
-        program = r.pos + header_length
-        min_inst = r.u8()
-        if version >= 4:
-            r.u8()  # maximum operations per instruction
-        default_is_stmt = r.u8()
-        line_base = struct.unpack("b", r.take(1))[0]
-        line_range = r.u8()
-        opcode_base = r.u8()
-        if line_range == 0 or opcode_base == 0:
-            raise _Malformed("bad line program header")
-        lengths = [r.u8() for _ in range(opcode_base - 1)]
-        directories = [""]
-        while (d := r.cstring()):
-            directories.append(d)
-        files = [""]
-        while (f := r.cstring()):
-            directory = r.uleb()
-            r.uleb()  # modification time
-            r.uleb()  # length
-            files.append(_join(directories, directory, f))
-        r.pos = program
-
-        address, file, line = 0, 1, 1
-        current: Optional[_Sequence] = None
-
-        def row() -> None:
-            nonlocal current, rows
-            if current is None:
-                current = _Sequence(None)
-            current.addresses.append(address)
-            current.rows.append((files[file] if file < len(files) else "",
-                                 line))
-            rows += 1
-            if rows > _MAX_ROWS:
-                raise _Malformed("too many rows")
-
-        while r.pos < r.end:
-            opcode = r.u8()
-            if opcode >= opcode_base:
-                adjusted = opcode - opcode_base
-                address += (adjusted // line_range) * min_inst
-                line += line_base + adjusted % line_range
-                row()
-            elif opcode == 0:
-                n = r.uleb()
-                start = r.pos
-                sub = r.u8()
-                if sub == 1:  # DW_LNE_end_sequence
-                    if current is None:
-                        current = _Sequence(None)
-                    current.end = address
-                    sequences.append(current)
-                    current, address, file, line = None, 0, 1, 1
-                elif sub == 2:  # DW_LNE_set_address
-                    operand = r.pos
-                    address = int.from_bytes(r.take(n - 1), "little")
-                    if current is None:
-                        current = _Sequence(relocs.get(operand - off))
-                    elif current.symbol is None:
-                        current.symbol = relocs.get(operand - off)
-                elif sub == 3:  # DW_LNE_define_file
-                    name = r.cstring()
-                    directory = r.uleb()
-                    r.uleb()
-                    r.uleb()
-                    files.append(_join(directories, directory, name))
-                r.pos = start + n
-            elif opcode == 1:  # DW_LNS_copy
-                row()
-            elif opcode == 2:  # DW_LNS_advance_pc
-                address += r.uleb() * min_inst
-            elif opcode == 3:  # DW_LNS_advance_line
-                line += r.sleb()
-            elif opcode == 4:  # DW_LNS_set_file
-                file = r.uleb()
-            elif opcode == 8:  # DW_LNS_const_add_pc
-                address += ((255 - opcode_base) // line_range) * min_inst
-            elif opcode == 9:  # DW_LNS_fixed_advance_pc
-                address += r.u16()
-            elif opcode in (5, 7, 10, 11):  # column, basic block, prologue...
-                for _ in range(lengths[opcode - 1]):
-                    r.uleb()
-            elif opcode == 6:  # DW_LNS_negate_stmt
-                default_is_stmt = not default_is_stmt
-            else:
-                for _ in range(lengths[opcode - 1]):
-                    r.uleb()
-        unit = unit_end
-    return sequences
-
-
-def _join(directories: list[str], index: int, name: str) -> str:
-    if name.startswith("/") or index == 0 or index >= len(directories):
-        return name
-    return directories[index].rstrip("/") + "/" + name
+        for rel in section.iter_relocations():
+            out.append((rel["r_offset"],
+                        symbols.get_symbol(rel["r_info_sym"]).name))
+    return sorted(out)
 
 
 class LineTable:
     """PC -> (file name, line) for the functions of one cubin."""
 
-    def __init__(self, functions: list[tuple[int, int, _Sequence]]) -> None:
-        self._functions = sorted(functions, key=lambda f: f[0])
-        self._starts = [f[0] for f in self._functions]
+    def __init__(self, rows: list[tuple[int, str, int, int]],
+                 sequences: list[tuple[int, int]]) -> None:
+        first: dict[int, tuple[str, int]] = {}
+        owner: dict[int, int] = {}
+        for address, file_name, line, sequence in rows:
+            if address not in first:
+                first[address] = (file_name, line)
+                owner[address] = sequence
+        self._addresses = sorted(first)
+        self._rows = [first[a] for a in self._addresses]
+        self._owner = [owner[a] for a in self._addresses]
+        self._sequences = sequences
 
     def lookup(self, pc: int) -> Optional[tuple[str, int]]:
-        i = bisect.bisect_right(self._starts, pc) - 1
+        i = bisect.bisect_right(self._addresses, pc) - 1
         if i < 0:
             return None
-        base, size, sequence = self._functions[i]
-        offset = pc - base
-        if offset >= max(size, sequence.end):
+        start, end = self._sequences[self._owner[i]]
+        if not start <= pc < end:
             return None
-        j = bisect.bisect_right(sequence.addresses, offset) - 1
-        if j < 0:
-            return None
-        return sequence.rows[j]
+        return self._rows[i]
+
+
+def _build(cubin: bytes, loaded: dict[str, int]) -> Optional[LineTable]:
+    elf = ELFFile(io.BytesIO(cubin))
+    if elf.get_section_by_name(".debug_line") is None:
+        return None
+    relocations = _relocation_symbols(elf)
+    rows: list[tuple[int, str, int, int]] = []
+    sequences: list[tuple[int, int]] = []
+    for start, end, program in _line_programs(elf):
+        # The unit's relocations, in order, are its set_address operands'.
+        symbols = [name for offset, name in relocations
+                   if start <= offset < end]
+        set_addresses = 0
+        base = 0
+        sequence_start: Optional[int] = None
+        for entry in program.get_entries():
+            if entry.is_extended and entry.command == _DW_LNE_SET_ADDRESS:
+                symbol = (symbols[set_addresses]
+                          if set_addresses < len(symbols) else None)
+                base = loaded.get(symbol, 0) if symbol else 0
+                set_addresses += 1
+            state = entry.state
+            if state is None:
+                continue
+            address = base + state.address
+            if sequence_start is None:
+                sequence_start = address
+            if state.end_sequence:
+                sequences.append((sequence_start, address))
+                sequence_start = None
+                base = 0
+                continue
+            rows.append((address, _path(program.header, state.file),
+                         state.line, len(sequences)))
+        if set_addresses != len(symbols):
+            return None  # relocations that are not the operands': unsure
+    if not rows:
+        return None
+    # A sequence left open ends at its last row.
+    if sequence_start is not None:
+        sequences.append((sequence_start, rows[-1][0] + 1))
+    return LineTable(rows, sequences)
 
 
 def build_line_table(cubin: bytes,
                      functions: tuple[tuple[str, Optional[int]], ...]
                      ) -> Optional[LineTable]:
-    try:
-        elf = _read_elf(cubin)
-        if ".debug_line" not in elf.sections:
-            return None
-        sequences = _parse_line_programs(cubin, elf)
-    except (_Malformed, struct.error, ValueError, IndexError):
-        return None
-    by_symbol = {s.symbol: s for s in sequences if s.symbol}
-    sizes = dict(elf.symbols)
-    placed = []
+    loaded: dict[str, int] = {}
     for name, address in functions:
-        sequence = by_symbol.get(name)
-        if sequence is not None and address is not None:
-            placed.append((address, sizes.get(name, 0), sequence))
-    return LineTable(placed) if placed else None
+        if address is not None:
+            loaded.setdefault(name, address)
+    try:
+        return _build(cubin, loaded)
+    except Exception:  # noqa: BLE001 - untrusted bytes: no table
+        return None
 
 
 def line_table(action: Any) -> Optional[LineTable]:
-    """The line table of an action's cubin (cached per action object)."""
+    """The line table of an action's module, built once per report for all
+    the actions that share it (cached on the action, and on its report)."""
     cached = action.__dict__.get("_line_table", False)
     if cached is not False:
         return cached
     cubin = action._cubin()
-    table = build_line_table(cubin, action._functions()) if cubin else None
+    table = None
+    if cubin:
+        functions = action._functions()
+        context = action.__dict__.get("_context")
+        tables = (context.__dict__.setdefault("_line_tables", {})
+                  if context is not None else {})
+        key = (cubin, functions)
+        if key not in tables:
+            tables[key] = build_line_table(cubin, functions)
+        table = tables[key]
     action.__dict__["_line_table"] = table
     return table

@@ -11,8 +11,10 @@ if TYPE_CHECKING:
 
     Value = Union[int, float, str]
 
+from nvprofiled._sugar import PublicNames
 
-class IMetric:
+
+class IMetric(PublicNames):
     """A named metric: one value, instance values, or both.
 
     Accessors take an optional instance index; a cast that is not possible
@@ -75,6 +77,20 @@ class IMetric:
 
     def as_string(self, instance: Optional[int] = None) -> Optional[str]:
         raise NotImplementedError
+
+    def metric_subtype(self) -> Optional[int]:
+        raise NotImplementedError
+
+    def rollup_operation(self) -> Optional[int]:
+        raise NotImplementedError
+
+    # NVIDIA's ncu_report also has these two names (ncu-format.md section 5),
+    # answering as the methods above do: None where there is none.
+    def metric_subtype_using_None(self) -> Optional[int]:  # noqa: N802
+        return self.metric_subtype()
+
+    def rollup_operation_using_None(self) -> Optional[int]:  # noqa: N802
+        return self.rollup_operation()
 
     def value(self, idx: Optional[int] = None) -> Optional[Value]:
         """The value through the accessor its kind calls for."""
@@ -194,11 +210,12 @@ class IMutableMetric(IMetric):
     def metric_type(self) -> int:
         return IMetric.MetricType_OTHER
 
-    def metric_subtype(self) -> int:
-        return IMetric.MetricSubtype_NONE
+    # None where the subtype or rollup is NONE, as NVIDIA's modules answer.
+    def metric_subtype(self) -> Optional[int]:
+        return None
 
-    def rollup_operation(self) -> int:
-        return IMetric.RollupOperation_NONE
+    def rollup_operation(self) -> Optional[int]:
+        return None
 
     def unit(self) -> str:
         return ""

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "ProfilerSection.pb-c.h"
-#include "metric-attrs.h"
+#include "report-attrs.h"
 #include "report-section-metrics.h"
 #include "report.h"
 #include "section-file.h"
@@ -31,6 +31,7 @@ typedef struct {
 
 typedef struct {
         PyObject_HEAD PyObject *owner; /* the ReportObject */
+        const NcuAction *action; /* the metric's (its attributes depend on the action's GPU) */
         const NcuMetric *metric;
         bool ids; /* a view whose instance values are the metric's correlation ids */
 } MetricObject;
@@ -86,35 +87,16 @@ static PyObject *strv_to_tuple(char *const *l)
         return t;
 }
 
-static PyObject *value_to_python(const NcuValue *v)
-{
-        switch (v->kind) {
-        case NCU_VALUE_STRING:
-                return new_string(v->s);
-        case NCU_VALUE_FLOAT:
-                return PyFloat_FromDouble((double) v->f);
-        case NCU_VALUE_DOUBLE:
-                return PyFloat_FromDouble(v->d);
-        case NCU_VALUE_UINT32:
-                return PyLong_FromUnsignedLong(v->u32);
-        case NCU_VALUE_UINT64:
-                return PyLong_FromUnsignedLongLong(v->u64);
-        case NCU_VALUE_UNKNOWN:
-        case _NCU_VALUE_KIND_MAX:
-                break;
-        }
-        Py_RETURN_NONE;
-}
-
 /* ---- Metric ------------------------------------------------------------------------------------------ */
 
-static PyObject *metric_new(PyObject *owner, const NcuMetric *m, bool ids)
+static PyObject *metric_new(PyObject *owner, const NcuAction *a, const NcuMetric *m, bool ids)
 {
         MetricObject *o = (MetricObject *) metric_class->tp_alloc(metric_class, 0);
         if (!o)
                 return NULL;
         Py_INCREF(owner);
         o->owner = owner;
+        o->action = a;
         o->metric = m;
         o->ids = ids;
         return (PyObject *) o;
@@ -161,19 +143,24 @@ static PyObject *metric_name(MetricObject *o, PyObject *unused)
         return new_string(o->metric->name);
 }
 
+/* The kind accessors read value i with (instance or aggregate): for the aggregate the metric's kind (its
+ * value's, else its first instance's), for an instance that instance's own: ncu 2025 stores the instances
+ * of some double metrics as uint64 (launch__occupancy_per_block_size), and NVIDIA's module reads each as
+ * stored. The id view's aggregate is its first id's kind. */
+static NcuValueKind slot_kind(const MetricObject *o, size_t instance)
+{
+        if (instance == SIZE_MAX && !o->ids)
+                return o->metric->kind;
+        const NcuValue *v = metric_slot(o, instance == SIZE_MAX ? 0 : instance);
+        return v ? v->kind : NCU_VALUE_UNKNOWN;
+}
+
 static PyObject *metric_kind(MetricObject *o, PyObject *args)
 {
         size_t i;
         if (parse_instance(args, &i) < 0)
                 return NULL;
-        /* A metric has one kind, instances included (ncu_report reads a double metric's uint64-stored
-         * instance as a double); an instance out of range has none. */
-        if (i != SIZE_MAX && i >= o->metric->n_instances)
-                return PyLong_FromLong(0);
-        if (!o->ids)
-                return PyLong_FromLong(value_kind_number(o->metric->kind));
-        const NcuValue *v = metric_slot(o, 0); /* the id view: the kind of its first id */
-        return PyLong_FromLong(v ? value_kind_number(v->kind) : 0);
+        return PyLong_FromLong(value_kind_number(slot_kind(o, i)));
 }
 
 static PyObject *metric_has_value(MetricObject *o, PyObject *args)
@@ -217,7 +204,7 @@ static PyObject *metric_as_string(MetricObject *o, PyObject *args)
         return new_string(v ? ncu_value_as_string(v) : NULL);
 }
 
-/* IMetric.value(instance=None): the accessor the metric's kind calls for (as_double for double and float,
+/* IMetric.value(instance=None): the accessor the value's kind calls for (as_double for double and float,
  * as_uint64 for the integers, as_string for strings), None for no kind; in C because scripts call it for
  * every value. */
 static PyObject *metric_value(MetricObject *o, PyObject *args)
@@ -225,15 +212,8 @@ static PyObject *metric_value(MetricObject *o, PyObject *args)
         size_t i;
         if (parse_instance(args, &i) < 0)
                 return NULL;
-        if (i != SIZE_MAX && i >= o->metric->n_instances)
-                Py_RETURN_NONE;
-        NcuValueKind kind = o->metric->kind;
-        if (o->ids) {
-                const NcuValue *first = metric_slot(o, 0);
-                kind = first ? first->kind : NCU_VALUE_UNKNOWN;
-        }
         const NcuValue *v = metric_slot(o, i);
-        switch (kind) {
+        switch (slot_kind(o, i)) {
         case NCU_VALUE_FLOAT:
         case NCU_VALUE_DOUBLE: {
                 double d = 0;
@@ -271,15 +251,12 @@ static PyObject *metric_correlation_ids(MetricObject *o, PyObject *unused)
 {
         if (o->ids || !o->metric->has_correlation_ids)
                 Py_RETURN_NONE;
-        return metric_new(o->owner, o->metric, true);
+        return metric_new(o->owner, o->action, o->metric, true);
 }
 
 static void metric_attrs(const MetricObject *o, MetricAttrs *ret)
 {
-        const NcuMetric *m = o->metric;
-        const NcuValue *v = m->has_value ? &m->value : m->n_instances > 0 ? &m->instances[0].value : NULL;
-        bool floating = v && (v->kind == NCU_VALUE_DOUBLE || v->kind == NCU_VALUE_FLOAT);
-        metric_attrs_derive(m->name, floating, NULL, ret);
+        ncu_metric_attrs(o->action, o->metric, NULL, ret);
 }
 
 static PyObject *metric_metric_type(MetricObject *o, PyObject *unused)
@@ -289,10 +266,14 @@ static PyObject *metric_metric_type(MetricObject *o, PyObject *unused)
         return PyLong_FromLong(a.type);
 }
 
+/* NVIDIA's module answers None where the subtype or rollup is NONE (its Python layer maps it so): scripts
+ * that key a dict by rollup_operation() rely on it. */
 static PyObject *metric_metric_subtype(MetricObject *o, PyObject *unused)
 {
         MetricAttrs a;
         metric_attrs(o, &a);
+        if (a.subtype == METRIC_SUBTYPE_NONE)
+                Py_RETURN_NONE;
         return PyLong_FromLong(a.subtype);
 }
 
@@ -300,6 +281,8 @@ static PyObject *metric_rollup_operation(MetricObject *o, PyObject *unused)
 {
         MetricAttrs a;
         metric_attrs(o, &a);
+        if (a.rollup == METRIC_ROLLUP_NONE)
+                Py_RETURN_NONE;
         return PyLong_FromLong(a.rollup);
 }
 
@@ -308,37 +291,6 @@ static PyObject *metric_unit(MetricObject *o, PyObject *unused)
         MetricAttrs a;
         metric_attrs(o, &a);
         return new_string(a.unit);
-}
-
-/* Everything the oracle dump records of a metric, in one call: (kind, type, subtype, rollup, unit,
- * has_value, value, instances) with instances a tuple of values or of (id, value) pairs. Names of the
- * type/subtype/rollup as ncu_report spells them (None where it has none). */
-static PyObject *metric_describe(MetricObject *o, PyObject *unused)
-{
-        const NcuMetric *m = o->metric;
-        MetricAttrs a;
-        metric_attrs(o, &a);
-
-        PyObject *instances = PyTuple_New((Py_ssize_t) m->n_instances);
-        if (!instances)
-                return NULL;
-        for (size_t i = 0; i < m->n_instances; i++) {
-                const NcuInstance *in = &m->instances[i];
-                PyObject *item;
-                if (in->correlation_id.kind != NCU_VALUE_UNKNOWN)
-                        item = Py_BuildValue("(NN)", value_to_python(&in->correlation_id), value_to_python(&in->value));
-                else
-                        item = value_to_python(&in->value);
-                if (!item) {
-                        Py_DECREF(instances);
-                        return NULL;
-                }
-                PyTuple_SET_ITEM(instances, (Py_ssize_t) i, item);
-        }
-        return Py_BuildValue("(sNNNNNNN)", ncu_value_kind_to_string(m->kind), new_string(metric_type_to_string(a.type)),
-                        new_string(metric_subtype_to_string(a.subtype)), new_string(metric_rollup_to_string(a.rollup)),
-                        new_string(a.unit), PyBool_FromLong(m->has_value),
-                        m->has_value ? value_to_python(&m->value) : Py_NewRef(Py_None), instances);
 }
 
 static PyMethodDef metric_methods[] = {
@@ -358,7 +310,6 @@ static PyMethodDef metric_methods[] = {
         { "metric_subtype", (PyCFunction) metric_metric_subtype, METH_NOARGS, NULL },
         { "rollup_operation", (PyCFunction) metric_rollup_operation, METH_NOARGS, NULL },
         { "unit", (PyCFunction) metric_unit, METH_NOARGS, NULL },
-        { "_describe", (PyCFunction) metric_describe, METH_NOARGS, NULL },
         { NULL },
 };
 
@@ -457,7 +408,7 @@ static PyObject *action_metric_by_name(ActionObject *o, PyObject *arg)
         const NcuMetric *m = ncu_action_metric_by_name(o->action, name);
         if (!m)
                 Py_RETURN_NONE;
-        return metric_new(o->owner, m, false);
+        return metric_new(o->owner, o->action, m, false);
 }
 
 static PyObject *action_metric_names(ActionObject *o, PyObject *unused)
@@ -545,17 +496,19 @@ static PyObject *action_cubin(ActionObject *o, PyObject *unused)
         return PyBytes_FromStringAndSize((const char *) src->binary, (Py_ssize_t) src->binary_size);
 }
 
-/* Where the cubin's functions were loaded: ((symbol name, address), ...) from RelocationData. */
+/* Where the cubin's functions were loaded: ((symbol name, address), ...) from the RelocationData of every
+ * entry of the action's module (ncu_action_loaded_functions()). */
 static PyObject *action_functions(ActionObject *o, PyObject *unused)
 {
-        const NcuSource *src = o->action->source;
-        if (!src)
-                return PyTuple_New(0);
-        PyObject *t = PyTuple_New((Py_ssize_t) src->n_functions);
+        _cleanup_free_ const NcuRelocationSymbol **functions = NULL;
+        int n = ncu_action_loaded_functions(((ReportObject *) o->owner)->report, o->action, &functions);
+        if (n < 0)
+                return PyErr_NoMemory();
+        PyObject *t = PyTuple_New(n);
         if (!t)
                 return NULL;
-        for (size_t i = 0; i < src->n_functions; i++) {
-                const NcuRelocationSymbol *f = &src->functions[i];
+        for (int i = 0; i < n; i++) {
+                const NcuRelocationSymbol *f = functions[i];
                 PyObject *item = Py_BuildValue("(NN)", new_string_or_empty(f->symbol_name),
                                 f->has_address ? PyLong_FromUnsignedLongLong(f->address) : Py_NewRef(Py_None));
                 if (!item) {

@@ -10,6 +10,26 @@ if TYPE_CHECKING:
 
     from nvprofiled._metrics import IMetric, IMutableMetric
 
+# The Nsight Compute version whose interface both modules follow
+# (NvRules.get_version(), IContext.get_version()): that of the oracle,
+# NVIDIA's ncu_report of ncu 2024.1.1.
+INTERFACE_VERSION = "2024.1.1"
+
+
+def public_dir(obj: Any) -> list[str]:
+    """dir() without private names: Python suggests a name from dir() when
+    an attribute is misspelt ("Did you mean"), and a script is to be
+    pointed at the API, not at nvprofiled's internals."""
+    return sorted(name for name in object.__dir__(obj)
+                  if not name.startswith("_") or name.startswith("__"))
+
+
+class PublicNames:
+    """Objects whose dir() is public_dir()."""
+
+    def __dir__(self) -> list[str]:
+        return public_dir(self)
+
 
 def sequence_item(owner: Any, key: Any, length: int,
                   by_index: Callable[[int], Any], what: str) -> Any:
@@ -25,7 +45,7 @@ def sequence_item(owner: Any, key: Any, length: int,
                     + type(key).__name__)
 
 
-class RangeMethods:
+class RangeMethods(PublicNames):
     """``len``, ``[]`` (index or slice) and iteration over a range's
     actions, from num_actions and action_by_idx."""
 
@@ -46,7 +66,7 @@ class RangeMethods:
         return (self[i] for i in range(len(self)))
 
 
-class ContextMethods:
+class ContextMethods(PublicNames):
     """The same over a context's ranges, from num_ranges and
     range_by_idx."""
 
@@ -67,7 +87,7 @@ class ContextMethods:
         return (self[i] for i in range(len(self)))
 
 
-class ActionMethods:
+class ActionMethods(PublicNames):
     """What IAction derives from metric_by_name, metric_names, name and
     add_metric: ``action[name]`` (KeyError when missing), iteration over
     the names, ``len``, ``in``, ``str``, and the typed add_*_metric."""

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Compare two Nsight Compute reports, like ncu's baseline view.
 
-``nvprofilectl report diff BASELINE FILE`` runs ``python3 -m nvprofiled.diff``.
+``nvprofilectl report diff BASELINE FILE`` runs this module (in an isolated
+python3, see client/verb-report-python.c).
 Actions are paired by kernel name and launch index (the n-th launch of a
 kernel in the baseline with the n-th launch of the same kernel in the other
 report), or as ``--action`` says.  For every metric both actions have, the
@@ -236,15 +237,22 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         help="text: only metrics whose value changed")
     parser.add_argument("--json", nargs="?", const="pretty",
                         choices=("pretty", "short"), help="print JSON")
+    parser.add_argument("--report-fd", type=int, action="append",
+                        metavar="FD", help="read the reports from these open "
+                        "descriptors, given twice, in order (BASELINE and "
+                        "REPORT only name them in messages)")
     args = parser.parse_args(argv)
+    names = (args.baseline, args.report)
+    if args.report_fd is not None and len(args.report_fd) != len(names):
+        parser.error("--report-fd: two descriptors, baseline first")
     # Like every command-line tool: a closed pipe (| head) ends it quietly.
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     contexts = []
-    for path in (args.baseline, args.report):
+    for name, source in zip(names, args.report_fd or names):
         try:
-            contexts.append(ncu_report.load_report(path))
+            contexts.append(ncu_report.load_report(source))
         except (OSError, ValueError) as e:
-            print(f"error: {escape(path)}: {e}", file=sys.stderr)
+            print(f"error: {escape(name)}: {escape(str(e))}", file=sys.stderr)
             return 1
     try:
         pairs = diff_reports(contexts[0], contexts[1], args.action)

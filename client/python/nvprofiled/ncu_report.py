@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 from nvprofiled import _ncu_report
 from nvprofiled._metrics import IMetric as _IMetricBase
 from nvprofiled._metrics import IMutableMetric
-from nvprofiled._sugar import ActionMethods, ContextMethods, RangeMethods
+from nvprofiled._sugar import (INTERFACE_VERSION, ActionMethods,
+                               ContextMethods, PublicNames, RangeMethods)
 
 __all__ = [
     "IAction", "IContext", "IMetric", "IMutableMetric", "INvtxDomainInfo",
@@ -39,17 +40,6 @@ __all__ = [
 class IMetric(_ncu_report.Metric, _IMetricBase):
     """A metric of an action: a value, instance values, or both."""
 
-    def metric_type_using_None(self) -> Optional[int]:  # noqa: N802
-        return self.metric_type()
-
-    def metric_subtype_using_None(self) -> Optional[int]:  # noqa: N802
-        subtype = self.metric_subtype()
-        return None if subtype == self.MetricSubtype_NONE else subtype
-
-    def rollup_operation_using_None(self) -> Optional[int]:  # noqa: N802
-        rollup = self.rollup_operation()
-        return None if rollup == self.RollupOperation_NONE else rollup
-
     def description(self) -> str:
         # Reports do not store metric descriptions (ncu's database does).
         return ""
@@ -58,7 +48,7 @@ class IMetric(_ncu_report.Metric, _IMetricBase):
         return f"<IMetric {self.name()}>"
 
 
-class ISourceInfo:
+class ISourceInfo(PublicNames):
     """Where a SASS address comes from in the CUDA source."""
 
     def __init__(self, file_name: str, line: int) -> None:
@@ -75,7 +65,7 @@ class ISourceInfo:
         return f"<ISourceInfo {self._file_name}:{self._line}>"
 
 
-class INvtxRange:
+class INvtxRange(PublicNames):
     PayloadType_PAYLOAD_UNKNOWN = 0
     PayloadType_PAYLOAD_UINT64 = 1
     PayloadType_PAYLOAD_INT64 = 2
@@ -148,7 +138,7 @@ class INvtxRange:
         return f"<INvtxRange {self._name}>"
 
 
-class INvtxDomainInfo:
+class INvtxDomainInfo(PublicNames):
     def __init__(self, fields: tuple[Any, ...]) -> None:
         _, self._name, push_pop, start_end = fields
         self._push_pop = [INvtxRange(r) for r in push_pop]
@@ -174,7 +164,7 @@ class INvtxDomainInfo:
         return self.name()
 
 
-class INvtxState:
+class INvtxState(PublicNames):
     def __init__(self, domains: tuple[tuple[Any, ...], ...]) -> None:
         self._domains = {d[0]: d for d in domains}
 
@@ -209,7 +199,7 @@ class RuleResultMessage:
         self.type = type
 
 
-class IRuleResult:
+class IRuleResult(PublicNames):
     """A rule result stored in the report (what ncu's rules said when the
     report was made).  Message and marker types keep the file's numbers:
     None 0, Ok 1, Warning 2, Error 3, Optimization 4."""
@@ -382,6 +372,33 @@ class IContext(_ncu_report.Report, ContextMethods):
         if 0 <= idx < self.num_ranges():
             return IRange(self, idx)
         return None
+
+    # What NVIDIA's IContext has besides the ranges (its NvRules interface,
+    # IBaseContext): outside a rule, a frontend and a controller that record
+    # what a script sends them, one of each per report.
+    def get_version(self) -> str:
+        """The Nsight Compute version whose interface this is."""
+        return INTERFACE_VERSION
+
+    def handle_exception(self, msg: str) -> bool:
+        """Whether a Python exception is to be set for msg: always, nothing
+        masks one outside a rule."""
+        return True
+
+    def frontend(self) -> Any:
+        """An NvRules.IFrontend; what it is sent is kept in its result."""
+        if "_frontend" not in self.__dict__:
+            from nvprofiled import NvRules
+            result = NvRules.RuleResult("")
+            self.__dict__["_frontend"] = NvRules.IFrontend(result, [], {}, ())
+            self.__dict__["_controller"] = NvRules.IController(
+                NvRules.IMessageVault(), result)
+        return self.__dict__["_frontend"]
+
+    def controller(self) -> Any:
+        """An NvRules.IController (rules proposed, its message vault)."""
+        self.frontend()
+        return self.__dict__["_controller"]
 
 
 def load_report(file: Union[str, os.PathLike[str], int, IO[bytes]]

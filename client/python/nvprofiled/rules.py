@@ -2,14 +2,17 @@
 """Run Nsight Compute rule files over a report, like ncu does at profile time.
 
 Rule files are arbitrary Python: this runs as the calling user, in its own
-process (``nvprofilectl report rules`` executes ``python3 -m
-nvprofiled.rules``), never inside the daemon.
+process (``nvprofilectl report rules`` runs this module in an isolated
+python3, see client/verb-report-python.c), never inside the daemon.  Only
+the rule files of the folders the caller names are code: they come after
+everything else on sys.path, and files that would stand for NVIDIA's own
+modules (RESERVED_MODULES) are ignored.
 
 What the runner does, in the order ncu does it:
 
 1. load every ``*.py`` of the rule folders that defines ``get_identifier``
    and ``apply`` (helpers such as ``RequestedMetrics.py`` are importable by
-   the rules but are not rules);
+   the rules but are not rules; ``NvRules.py`` and the like are ignored);
 2. order the rules parents first (``get_parent_rules_identifiers``);
 3. for every action of the report, apply the rules whose section is among
    the report's sections, and the rules without a section, giving each a
@@ -48,6 +51,15 @@ SPEEDUP_TYPE_LABELS = {NvRules.IFrontend.SpeedupType_LOCAL: "local",
 SEVERITY_LABELS = {0: "default", 1: "low", 2: "high"}
 MARKER_KIND_LABELS = {0: "sass", 1: "source", 2: "none"}
 
+# Modules a rule folder must never provide: ncu's own sections folder ships
+# NVIDIA's NvRules.py (a wrapper of its binary _NvRules), and NVIDIA's
+# ncu_report may lie beside rules too.  Rules importing these get this
+# package's modules (NvRules, ncu_report) or nothing (_NvRules, which only
+# NVIDIA's NvRules uses); files of these names in a rule folder are ignored
+# with a note.
+RESERVED_MODULES = ("NvRules", "_NvRules", "ncu_report")
+RESERVED_NOTE = "ignored: NVIDIA's own module, which nvprofiled provides"
+
 
 @dataclass
 class Rule:
@@ -71,9 +83,41 @@ class LoadError:
     error: str
 
 
+# The folders rules were loaded from (appended to sys.path).
+_rule_folders: set[str] = set()
+
+
 def _install_nvrules() -> None:
-    """Rule files ``import NvRules``: that name is this package's module."""
+    """Rule files ``import NvRules``: that name is this package's module
+    (see RESERVED_MODULES for the others)."""
     sys.modules.setdefault("NvRules", NvRules)
+    if "ncu_report" not in sys.modules:
+        from nvprofiled import ncu_report
+        sys.modules["ncu_report"] = ncu_report
+    # None in sys.modules: "import _NvRules" fails, wherever such a file is.
+    sys.modules.setdefault("_NvRules", None)  # type: ignore[arg-type]
+
+
+def is_reserved_file(name: str) -> bool:
+    """Whether a file of a rule folder would provide a RESERVED_MODULES name
+    (NvRules.py, _NvRules.cpython-311-x86_64-linux-gnu.so, ...)."""
+    return name.split(".", 1)[0] in RESERVED_MODULES
+
+
+def _may_register(stem: str) -> bool:
+    """Whether a rule file may take its name in sys.modules: only when the
+    name means a rule folder's file or nothing (json.py in a rule folder
+    runs as a rule, but never becomes the json every later import gets)."""
+    if "." in stem:
+        return False  # finding it would import a package "stem[:dot]"
+    try:
+        spec = importlib.util.find_spec(stem)
+    except (ImportError, ValueError):
+        return False
+    if spec is None:
+        return stem not in sys.modules
+    return spec.origin is not None and \
+        os.path.dirname(spec.origin) in _rule_folders
 
 
 def _call_optional(module: types.ModuleType, function: str,
@@ -87,23 +131,29 @@ def load_rule_file(path: str) -> Optional[Rule]:
 
     The file is imported under its base name, with its folder on sys.path,
     so that rules importing their siblings (``from RequestedMetrics import
-    ...``) share one module like they do in ncu.
+    ...``) share one module like they do in ncu.  The folder comes last on
+    sys.path, after the standard library, this package and site-packages,
+    which nothing in it may shadow.
     """
     _install_nvrules()
     folder = os.path.dirname(os.path.abspath(path))
+    _rule_folders.add(folder)
     if folder not in sys.path:
-        sys.path.insert(0, folder)
+        sys.path.append(folder)
     stem = os.path.splitext(os.path.basename(path))[0]
     module = sys.modules.get(stem)
     if module is None or getattr(module, "__file__", None) != path:
         spec = importlib.util.spec_from_file_location(stem, path)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
-        sys.modules[stem] = module
+        register = _may_register(stem)
+        if register:
+            sys.modules[stem] = module
         try:
             spec.loader.exec_module(module)
         except BaseException:
-            del sys.modules[stem]
+            if register:
+                del sys.modules[stem]
             raise
     if not callable(getattr(module, "get_identifier", None)) or \
             not callable(getattr(module, "apply", None)):
@@ -118,9 +168,13 @@ def load_rule_file(path: str) -> Optional[Rule]:
                     module, "get_parent_rules_identifiers", [])])
 
 
-def load_rules(folders: Sequence[str]) -> tuple[list[Rule], list[LoadError]]:
+def load_rules(folders: Sequence[str],
+               ignored: Optional[list[LoadError]] = None
+               ) -> tuple[list[Rule], list[LoadError]]:
     """Every rule of the folders, in folder then file-name order; a file
-    that fails to import, or repeats an identifier, is a load error."""
+    that fails to import, or repeats an identifier, is a load error.  Files
+    that would provide a RESERVED_MODULES name are not loaded: they are
+    appended to ``ignored`` with the reason."""
     rules: list[Rule] = []
     errors: list[LoadError] = []
     seen: dict[str, str] = {}
@@ -131,9 +185,13 @@ def load_rules(folders: Sequence[str]) -> tuple[list[Rule], list[LoadError]]:
             errors.append(LoadError(folder, f"{e.strerror}"))
             continue
         for name in names:
+            path = os.path.abspath(os.path.join(folder, name))
+            if is_reserved_file(name):
+                if ignored is not None:
+                    ignored.append(LoadError(path, RESERVED_NOTE))
+                continue
             if not name.endswith(".py"):
                 continue
-            path = os.path.abspath(os.path.join(folder, name))
             try:
                 rule = load_rule_file(path)
             except Exception as e:  # noqa: BLE001 - any rule code may fail
@@ -448,10 +506,12 @@ def report_actions(context: Any) -> Iterable[tuple[int, int, Any]]:
 def run_report(context: Any, folders: Sequence[str],
                selected: Optional[Sequence[str]] = None,
                all_sections: bool = False,
-               chart_reader: Optional[Callable[[str], Any]] = None
+               chart_reader: Optional[Callable[[str], Any]] = None,
+               ignored: Optional[list[LoadError]] = None
                ) -> tuple[list[ActionResults], list[LoadError]]:
-    """Every action of a loaded report (nvprofiled.ncu_report.IContext)."""
-    rules, load_errors = load_rules(folders)
+    """Every action of a loaded report (nvprofiled.ncu_report.IContext);
+    ``ignored`` as for load_rules()."""
+    rules, load_errors = load_rules(folders, ignored)
     out = []
     for r, a, action in report_actions(context):
         sections = None if all_sections else action.section_identifiers()
@@ -479,7 +539,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--json", nargs="?", const="pretty",
                         choices=("pretty", "short"),
                         help="print JSON")
+    parser.add_argument("--report-fd", type=int, action="append",
+                        metavar="FD", help="read the report from this open "
+                        "descriptor (REPORT only names it in messages)")
     args = parser.parse_args(argv)
+    if args.report_fd is not None and len(args.report_fd) != 1:
+        parser.error("--report-fd: one descriptor, for the one report")
     # Like every command-line tool: a closed pipe (| head) ends it quietly.
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     folders = args.rules_dir or default_rule_dirs()
@@ -488,18 +553,25 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     from nvprofiled import ncu_report
     try:
-        context = ncu_report.load_report(args.report)
+        context = ncu_report.load_report(
+            args.report_fd[0] if args.report_fd else args.report)
     except (OSError, ValueError) as e:
         print(f"error: {escape(args.report)}: {escape(str(e))}",
               file=sys.stderr)
         return 1
+    ignored: list[LoadError] = []
     actions, load_errors = run_report(context, folders, args.rule,
-                                      args.all_sections)
+                                      args.all_sections, ignored=ignored)
+    for note in ignored:
+        print(f"note: {escape(note.path)}: {escape(note.error)}",
+              file=sys.stderr)
     if args.json:
         json.dump({
             "report": args.report,
             "load_errors": [{"path": e.path, "error": e.error}
                             for e in load_errors],
+            "ignored": [{"path": e.path, "reason": e.error}
+                        for e in ignored],
             "actions": [{
                 "range": a.range_index, "action": a.action_index,
                 "kernel": a.kernel,
