@@ -607,8 +607,9 @@ static void render_numa_table(Renderer *r, const char *label)
                                 s = ncu_cell_format_value(&m->instances[i].value, buf);
                         cells[i * ELEMENTSOF(columns) + c] = s;
                 }
+        /* The table has its own title, whatever the item's label says. */
         r->sink->grid(r->userdata, &(const NcuDetailsGrid){
-                                           .label = label,
+                                           .label = "NUMA Affinity",
                                            .n_columns = ELEMENTSOF(columns),
                                            .columns = columns,
                                            .n_rows = n,

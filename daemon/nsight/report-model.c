@@ -57,7 +57,7 @@ typedef struct Loader {
         const NcuReportLimits *limits;
         NcuReportLoadFlags flags;
         NcuReportError *err;
-        size_t n_sources_allocated, n_actions_allocated, n_strings_allocated;
+        size_t n_sources_allocated, n_actions_allocated, n_strings_allocated, n_processes_allocated;
         uint8_t *session; /* the blocks' SessionDetails, concatenated: unpacking them merges them */
         size_t session_size, session_allocated;
         NcuProcess process; /* of the current block */
@@ -78,6 +78,7 @@ NcuReport *ncu_report_free(NcuReport *r)
                 return NULL;
         free((void *) r->strings);
         free((void *) r->sources);
+        free((void *) r->processes);
         for (size_t i = 0; i < r->n_actions; i++) {
                 free(r->actions[i]->metrics_by_name);
                 free(r->actions[i]->entry);
@@ -101,6 +102,16 @@ static const char *dup_str(Loader *l, const char *s)
         if (!c)
                 l->out_of_memory = true;
         return c;
+}
+
+static int add_block_process(Loader *l)
+{
+        NcuReport *r = l->r;
+
+        if (GREEDY_REALLOC(r->processes, l->n_processes_allocated, r->n_processes + 1) < 0)
+                return -ENOMEM;
+        ((NcuProcess *) r->processes)[r->n_processes++] = l->process;
+        return 0;
 }
 
 static const uint8_t *dup_bytes(Loader *l, const void *p, size_t n)
@@ -210,6 +221,8 @@ static int on_block_header(void *userdata, size_t block, const NcuBlockCounts *c
                 l->process.process_id = h->process->processid;
                 l->process.hostname = dup_str(l, h->process->hostname);
                 l->process.process_name = dup_str(l, h->process->processname);
+                if (add_block_process(l) < 0)
+                        return oom(l, offset);
         }
 
         if (h->stringtable && h->stringtable->n_strings > 0) {

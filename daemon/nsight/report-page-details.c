@@ -170,6 +170,8 @@ static void on_grid(void *userdata, const NcuDetailsGrid *g)
         }
         for (size_t i = 0; i < g->n_columns; i++)
                 columns[i] = (NcuTextColumn){ g->columns[i], NCU_TEXT_RIGHT, 0, 0 };
+        /* Its title stands for the body's name. */
+        t->body = NULL;
         show_body(t);
         if (g->label)
                 fprintf(t->f, "    Table Name : %s\n", g->label);

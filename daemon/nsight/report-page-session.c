@@ -34,6 +34,7 @@ typedef struct SessionTable {
         const char *title;
         size_t n_columns;
         const char *columns[8];
+        char column_names[8][32]; /* storage of the devices' column names */
         size_t n_rows, allocated;
         char **cells;
         int error;
@@ -200,10 +201,47 @@ static const NcuDeviceAttribute *device_attribute(const NcuDevice *d, const char
         return NULL;
 }
 
+static int compare_process_index(const void *a, const void *b, void *userdata)
+{
+        const NcuProcess *p = userdata;
+        size_t x = *(const size_t *) a, y = *(const size_t *) b;
+
+        if (p[x].process_id != p[y].process_id)
+                return p[x].process_id < p[y].process_id ? -1 : 1;
+        return x < y ? -1 : x > y;
+}
+
+/* Each process id once, as the first block naming it has it, in the order they first appear. */
+static int add_processes(const NcuReport *r, SessionTable *t)
+{
+        _cleanup_free_ size_t *order = NULL;
+        _cleanup_free_ bool *first = NULL;
+        char buf[16];
+
+        order = calloc(MAX(r->n_processes, (size_t) 1), sizeof(size_t));
+        first = calloc(MAX(r->n_processes, (size_t) 1), sizeof(bool));
+        if (!order || !first)
+                return -ENOMEM;
+        for (size_t i = 0; i < r->n_processes; i++)
+                order[i] = i;
+        if (r->n_processes > 0)
+                qsort_r(order, r->n_processes, sizeof(size_t), compare_process_index, (void *) r->processes);
+        for (size_t k = 0; k < r->n_processes; k++)
+                first[order[k]] = k == 0 || r->processes[order[k - 1]].process_id != r->processes[order[k]].process_id;
+        for (size_t i = 0; i < r->n_processes; i++) {
+                if (!first[i])
+                        continue;
+                snprintf(buf, sizeof(buf), "%" PRIu32, r->processes[i].process_id);
+                table_add_pair(t, buf, r->processes[i].process_name);
+        }
+        return t->error;
+}
+
 static int build_tables(const NcuReport *r, SessionTable tables[static 4])
 {
         const NcuSessionDetails *s = &r->session;
         char buf[64];
+        int k;
 
         tables[0] = (SessionTable){ .title = "Launch Settings", .n_columns = 2, .columns = { "Launch Attribute", "Value" } };
         if (!isempty(s->profiler_cmdline))
@@ -223,26 +261,17 @@ static int build_tables(const NcuReport *r, SessionTable tables[static 4])
                 table_add_pair(&tables[1], s->versions[i].provider, s->versions[i].version);
 
         tables[2] = (SessionTable){ .title = "Processes", .n_columns = 2, .columns = { "Process Id", "Process Name" } };
-        for (size_t i = 0; i < r->n_actions; i++) {
-                const NcuProcess *p = &r->actions[i]->process;
-                bool seen = false;
-                for (size_t j = 0; j < i && !seen; j++)
-                        seen = r->actions[j]->process.process_id == p->process_id &&
-                                        streq(strempty(r->actions[j]->process.process_name), strempty(p->process_name));
-                if (seen)
-                        continue;
-                snprintf(buf, sizeof(buf), "%" PRIu32, p->process_id);
-                table_add_pair(&tables[2], buf, p->process_name);
-        }
+        k = add_processes(r, &tables[2]);
+        if (k < 0)
+                return k;
 
         /* One column per device: more than the table's room are left out (real systems have a few). */
         SessionTable *d = &tables[3];
-        char device_names[7][32];
         *d = (SessionTable){ .title = "Device Attributes", .n_columns = 1 + MIN(s->n_devices, (size_t) 7) };
         d->columns[0] = "Device Attribute";
         for (size_t i = 0; i + 1 < d->n_columns; i++) {
-                snprintf(device_names[i], sizeof(device_names[i]), "Device %" PRIu32, s->devices[i].id);
-                d->columns[i + 1] = device_names[i];
+                snprintf(d->column_names[i], sizeof(d->column_names[i]), "Device %" PRIu32, s->devices[i].id);
+                d->columns[i + 1] = d->column_names[i];
         }
         for (size_t a = 0; a < ELEMENTSOF(shown_attributes); a++) {
                 const char *cells[8] = { shown_attributes[a] };

@@ -164,14 +164,9 @@ static size_t column_width(const NcuTextTable *t, size_t c)
         for (size_t r = 0; r < t->n_rows; r++) {
                 const char *s = t->cells[r * t->n_columns + c];
                 size_t n = strlen(s);
-                if (t->columns[c].max_width > 0 && n > t->columns[c].max_width) {
-                        CellLines l;
-                        cell_lines(&t->columns[c], s, &l);
-                        n = 0;
-                        for (size_t i = 0; i < l.n; i++)
-                                n = MAX(n, l.len[i]);
-                        cell_lines_done(&l);
-                }
+                /* A cell that wraps makes its column as wide as it may be. */
+                if (t->columns[c].max_width > 0 && n > t->columns[c].max_width)
+                        n = t->columns[c].max_width;
                 w = MAX(w, n);
         }
         return w;

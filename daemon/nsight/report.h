@@ -439,6 +439,10 @@ typedef struct NcuReport {
         const NcuSource *sources;
         size_t n_actions;
         NcuAction *const *actions; /* every result, file order */
+        /* The process each block names (BlockHeader.Process), in block order: ncu's session page lists each
+         * process id as the first block naming it has it. base_name is not set. */
+        size_t n_processes;
+        const NcuProcess *processes;
         size_t n_ranges;
         const NcuRange *ranges;
         /* Counts per entry kind, as the blocks announced them. */
