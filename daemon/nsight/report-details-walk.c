@@ -574,6 +574,7 @@ static void render_numa_table(Renderer *r, const char *label)
                 "CPU Affinity",
                 "NUMA ID by Memory Affinity",
         };
+        static const bool left_aligned[] = { false, true, false, false, false };
         static const char *const metrics[] = {
                 NULL,
                 "numa__dev_display_name_all",
@@ -612,6 +613,7 @@ static void render_numa_table(Renderer *r, const char *label)
                                            .label = "NUMA Affinity",
                                            .n_columns = ELEMENTSOF(columns),
                                            .columns = columns,
+                                           .left_aligned = left_aligned,
                                            .n_rows = n,
                                            .cells = cells,
                                    });
@@ -689,6 +691,9 @@ static void render_item(Renderer *r, const NV__Profiler__ProfilerSectionBodyItem
                 render_numa_table(r, item->numaidtable->label);
         else if (item->nvlinktopology)
                 render_nvlink_topology(r, item->nvlinktopology->label);
+        else if (item->timeline)
+                /* A picture of the sampled metrics: the text page shows the section, and nothing of it. */
+                r->sink->note(r->userdata, NULL, NULL);
 }
 
 const char *ncu_details_message_type(uint32_t type)
@@ -763,7 +768,7 @@ static void render_rules(Renderer *r, const char *identifier)
                 if (!rr->section_identifier || !streq(rr->section_identifier, identifier))
                         continue;
                 for (size_t j = 0; j < rr->n_messages; j++)
-                        if (rr->messages[j].text && rr->messages[j].type != NCU_RULE_MSG_NONE)
+                        if (rr->messages[j].text)
                                 r->sink->rule(r->userdata, identifier, rr, j);
         }
 }

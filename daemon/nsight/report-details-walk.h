@@ -43,11 +43,13 @@ typedef struct NcuDetailsTable {
         size_t n_rows;
 } NcuDetailsTable;
 
-/* A table of plain cells (NUMA affinity): column names and n_rows * n_columns cells, row by row. */
+/* A table of plain cells (NUMA affinity): column names and n_rows * n_columns cells, row by row; the text
+ * page aligns the columns of names to the left, the others to the right. */
 typedef struct NcuDetailsGrid {
         const char *label;
         size_t n_columns;
         const char *const *columns;
+        const bool *left_aligned;
         size_t n_rows;
         const char *const *cells;
 } NcuDetailsGrid;
@@ -61,7 +63,8 @@ typedef struct NcuDetailsSink {
         void (*body_begin)(void *userdata, const char *display_name);
         void (*table)(void *userdata, const NcuDetailsTable *t);
         void (*grid)(void *userdata, const NcuDetailsGrid *g);
-        /* A line of text in place of a picture (no NVLink connections). */
+        /* A line of text in place of a picture (no NVLink connections); text NULL: a picture that shows
+         * nothing but its section (a timeline). */
         void (*note)(void *userdata, const char *heading, const char *text);
         /* Message i of a rule result of the section. */
         void (*rule)(void *userdata, const char *section_identifier, const NcuRuleResult *rr, size_t i);

@@ -162,6 +162,8 @@ static void on_note(void *userdata, const char *heading, const char *text)
 {
         CsvDetails *c = userdata;
 
+        if (!text)
+                return;
         write_names(c);
         fprintf(c->f, "    %s\n\n", text);
 }

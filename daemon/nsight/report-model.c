@@ -1296,6 +1296,8 @@ static int finish_actions(Loader *l)
                 return oom(l, 0);
         l->index_scratch = 2 * MAX(max_metrics, (size_t) 1) * sizeof(uint64_t);
 
+        for (size_t i = 0; i < r->n_processes; i++)
+                ((NcuProcess *) r->processes)[i].base_name = process_base_name(&r->session, r->processes[i].process_name);
         for (size_t i = 0; i < r->n_actions; i++) {
                 NcuAction *a = r->actions[i];
 

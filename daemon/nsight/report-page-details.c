@@ -116,7 +116,7 @@ void ncu_page_metric_cells(const NcuAction *a, const NcuDetailsRow *row, NcuPrin
         ret_unit[0] = 0;
         cell_reset(c);
         if (!m) {
-                cell_puts(c, "n/a");
+                cell_puts(c, "(!) n/a"); /* the text pages flag what is missing */
                 return;
         }
         ncu_metric_base_unit(a, m, row->section_unit, details_guess, ret_unit);
@@ -169,7 +169,9 @@ static void on_grid(void *userdata, const NcuDetailsGrid *g)
                 return;
         }
         for (size_t i = 0; i < g->n_columns; i++)
-                columns[i] = (NcuTextColumn){ g->columns[i], NCU_TEXT_RIGHT, 0, 0 };
+                columns[i] = (NcuTextColumn){
+                        g->columns[i], g->left_aligned && g->left_aligned[i] ? NCU_TEXT_LEFT : NCU_TEXT_RIGHT, 0, 0
+                };
         /* Its title stands for the body's name. */
         t->body = NULL;
         show_body(t);
@@ -189,6 +191,10 @@ static void on_note(void *userdata, const char *heading, const char *text)
 {
         TextDetails *t = userdata;
 
+        if (!text) {
+                show_section(t);
+                return;
+        }
         show_body(t);
         fprintf(t->f, "    %s\n\n", text);
 }

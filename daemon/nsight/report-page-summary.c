@@ -318,6 +318,18 @@ static int print_group_text(const Group *g, const Collect *c, NcuPrintUnits unit
         return r;
 }
 
+/* The summary names a process as the first block naming its id has it (the session page's Processes). */
+static void print_process(const NcuReport *r, const NcuAction *a, FILE *f)
+{
+        for (size_t i = 0; i < r->n_processes; i++)
+                if (r->processes[i].process_id == a->process.process_id) {
+                        fprintf(f, "[%" PRIu32 "] %s@%s\n", a->process.process_id, strempty(r->processes[i].base_name),
+                                        strempty(r->processes[i].hostname));
+                        return;
+                }
+        ncu_text_print_process(f, a);
+}
+
 static void print_note_line(void *userdata, const char *p, size_t n)
 {
         fprintf(userdata, "  %-*.*s\n", NOTE_WIDTH, (int) n, p);
@@ -396,7 +408,7 @@ int ncu_page_summary(const NcuReport *report, bool csv, NcuPrintUnits units, FIL
                         print_group_csv(&g, &c, units, f);
                 else {
                         if (!previous || ncu_text_process_differs(previous, g.actions[0]))
-                                ncu_text_print_process(f, g.actions[0]);
+                                print_process(report, g.actions[0], f);
                         previous = g.actions[0];
                         r = print_group_text(&g, &c, units, f);
                 }

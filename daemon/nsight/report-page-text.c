@@ -13,9 +13,8 @@
 static void wrap_paragraph(const char *s, size_t n, size_t width,
                 void (*line)(void *userdata, const char *p, size_t n), void *userdata)
 {
-        bool after_break = false;
-
-        /* What is left keeps the space it was broken at: it counts towards the next line's width. */
+        /* What is left keeps the space it was broken at: it counts towards the next line's width, and is
+         * not shown (nor is a space the text starts with). */
         while (n > width) {
                 size_t cut = 0;
                 for (size_t i = width; i > 0; i--)
@@ -28,18 +27,16 @@ static void wrap_paragraph(const char *s, size_t n, size_t width,
                         line(userdata, s, width);
                         s += width;
                         n -= width;
-                        after_break = false;
                         continue;
                 }
-                if (after_break && s[0] == ' ')
+                if (s[0] == ' ')
                         line(userdata, s + 1, cut - 1);
                 else
                         line(userdata, s, cut);
                 s += cut;
                 n -= cut;
-                after_break = true;
         }
-        if (after_break && n > 0 && s[0] == ' ')
+        if (n > 0 && s[0] == ' ')
                 line(userdata, s + 1, n - 1);
         else
                 line(userdata, s, n);

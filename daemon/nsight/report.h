@@ -439,8 +439,8 @@ typedef struct NcuReport {
         const NcuSource *sources;
         size_t n_actions;
         NcuAction *const *actions; /* every result, file order */
-        /* The process each block names (BlockHeader.Process), in block order: ncu's session page lists each
-         * process id as the first block naming it has it. base_name is not set. */
+        /* The process each block names (BlockHeader.Process), in block order: ncu's session page and summary
+         * show each process id as the first block naming it has it. */
         size_t n_processes;
         const NcuProcess *processes;
         size_t n_ranges;
