@@ -254,20 +254,27 @@ typedef struct ValuedRow {
         const Row *row;
 } ValuedRow;
 
+/* A value that is not a number (a result whose metrics are NaN) has no rank: such rows come last, by name. */
+static int compare_values(double x, double y)
+{
+        if (isnan(x) || isnan(y))
+                return isnan(x) - isnan(y);
+        return x < y ? -1 : x > y;
+}
+
 static int compare_valued_descending(const void *a, const void *b)
 {
         const ValuedRow *x = a, *y = b;
-        if (x->value != y->value)
-                return x->value > y->value ? -1 : 1;
-        return compare_rows_by_name(x->row, y->row);
+        int c = isnan(x->value) || isnan(y->value) ? compare_values(x->value, y->value)
+                                                    : compare_values(y->value, x->value);
+        return c != 0 ? c : compare_rows_by_name(x->row, y->row);
 }
 
 static int compare_valued_ascending(const void *a, const void *b)
 {
         const ValuedRow *x = a, *y = b;
-        if (x->value != y->value)
-                return x->value < y->value ? -1 : 1;
-        return compare_rows_by_name(x->row, y->row);
+        int c = compare_values(x->value, y->value);
+        return c != 0 ? c : compare_rows_by_name(x->row, y->row);
 }
 
 /* "{UNIT}: {COMPOUND_NAME}" labels of breakdowns: the hardware unit in capitals and the counter's words

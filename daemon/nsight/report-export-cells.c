@@ -68,7 +68,8 @@ const char *ncu_cell_format_value(const NcuValue *v, char buf[static NCU_CSV_NUM
         return NULL;
 }
 
-void ncu_cell_format_metric(Cell *c, const NcuMetric *m, NcuPrintInstances instances, const char *value_text)
+void ncu_cell_format_metric(
+                Cell *c, const NcuMetric *m, NcuPrintInstances instances, const char *value_text, double divisor)
 {
         char buf[NCU_CSV_NUMBER_MAX];
 
@@ -92,7 +93,12 @@ void ncu_cell_format_metric(Cell *c, const NcuMetric *m, NcuPrintInstances insta
                         cell_puts(c, s ? s : "");
                         cell_puts(c, ": ");
                 }
-                s = ncu_cell_format_value(&m->instances[i].value, buf);
+                double d;
+                if (divisor != 1 && m->instances[i].value.kind != NCU_VALUE_STRING &&
+                                ncu_value_as_double(&m->instances[i].value, &d))
+                        s = ncu_csv_format_double(d / divisor, buf);
+                else
+                        s = ncu_cell_format_value(&m->instances[i].value, buf);
                 cell_puts(c, s ? s : "");
         }
         cell_puts(c, ")");

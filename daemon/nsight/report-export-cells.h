@@ -34,5 +34,7 @@ const char *ncu_cell_format_value(const NcuValue *v, char buf[static 330]);
 
 /* The metric's value (value_text in its place, unless NULL): "" when it has none (instances only), "no data"
  * when it has neither value nor kind; with instances, followed by " (I1; I2; …)", or with their details by
- * " (ID1: I1; ID2: I2; …)" (an instance without a correlation id as with values). */
-void ncu_cell_format_metric(Cell *c, const NcuMetric *m, NcuPrintInstances instances, const char *value_text);
+ * " (ID1: I1; ID2: I2; …)" (an instance without a correlation id as with values). Numeric instances are
+ * divided by divisor (the aggregate's scale in dynamic units; 1 for none). */
+void ncu_cell_format_metric(
+                Cell *c, const NcuMetric *m, NcuPrintInstances instances, const char *value_text, double divisor);

@@ -108,13 +108,13 @@ static void format_row_value(CsvDetails *c, const NcuDetailsRow *row, char unit[
 
         ncu_metric_base_unit(c->action, m, row->section_unit, true, unit);
         if (c->units == NCU_PRINT_UNITS_BASE || !m->has_value) {
-                ncu_cell_format_metric(&c->cell, m, instances, NULL);
+                ncu_cell_format_metric(&c->cell, m, instances, NULL, 1);
                 return;
         }
         /* The aggregate as scaled; the instances after it stay as stored. */
         ncu_shown_value(&m->value, unit, c->units, &shown);
         snprintf(unit, METRIC_UNIT_MAX, "%s", shown.unit);
-        ncu_cell_format_metric(&c->cell, m, instances, shown.text);
+        ncu_cell_format_metric(&c->cell, m, instances, shown.text, shown.divisor);
 }
 
 static void on_table(void *userdata, const NcuDetailsTable *t)

@@ -259,7 +259,7 @@ int ncu_export_raw_csv_page(const NcuReport *r, NcuPrintUnits units, NcuPrintIns
                         if (units == NCU_PRINT_UNITS_DYNAMIC && columns[c].unit[0])
                                 raw_dynamic_cell(&cell, &columns[c], m, instances);
                         else
-                                ncu_cell_format_metric(&cell, m, instances, NULL);
+                                ncu_cell_format_metric(&cell, m, instances, NULL, 1);
                         ncu_csv_write_field(f, cell.data, false);
                 }
                 fputc('\n', f);

@@ -121,14 +121,15 @@ void ncu_page_metric_cells(const NcuAction *a, const NcuDetailsRow *row, NcuPrin
         }
         ncu_metric_base_unit(a, m, row->section_unit, details_guess, ret_unit);
         if (!m->has_value) {
-                ncu_cell_format_metric(c, m, row->instances ? MAX(instances, NCU_PRINT_INSTANCES_VALUES) : instances, NULL);
+                ncu_cell_format_metric(c, m, row->instances ? MAX(instances, NCU_PRINT_INSTANCES_VALUES) : instances, NULL, 1);
                 return;
         }
         ncu_shown_value(&m->value, ret_unit, units, &shown);
         snprintf(ret_unit, METRIC_UNIT_MAX, "%s", shown.unit);
         if (shown.nan)
                 snprintf(shown.text, sizeof(shown.text), "(!) nan");
-        ncu_cell_format_metric(c, m, row->instances ? MAX(instances, NCU_PRINT_INSTANCES_VALUES) : instances, shown.text);
+        ncu_cell_format_metric(c, m, row->instances ? MAX(instances, NCU_PRINT_INSTANCES_VALUES) : instances, shown.text,
+                        shown.divisor);
 }
 
 static void on_table(void *userdata, const NcuDetailsTable *tab)

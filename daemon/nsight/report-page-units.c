@@ -91,7 +91,7 @@ void ncu_shown_value(const NcuValue *v, const char *base_unit, NcuPrintUnits uni
         assert(base_unit);
         assert(ret);
 
-        *ret = (NcuShownValue){ .numeric = false };
+        *ret = (NcuShownValue){ .divisor = 1 };
         snprintf(ret->unit, sizeof(ret->unit), "%s", base_unit);
         if (v->kind == NCU_VALUE_STRING || !ncu_value_as_double(v, &d)) {
                 const char *s = ncu_cell_format_value(v, ret->text);
@@ -106,6 +106,7 @@ void ncu_shown_value(const NcuValue *v, const char *base_unit, NcuPrintUnits uni
         if (units == NCU_PRINT_UNITS_DYNAMIC && !ret->nan) {
                 double factor = ncu_unit_scale(base_unit, d, ret->unit);
                 if (factor != 1) {
+                        ret->divisor = factor;
                         ret->value = d / factor;
                         ncu_csv_format_double(ret->value, ret->text);
                         return;

@@ -45,6 +45,7 @@ typedef struct NcuShownValue {
         bool numeric; /* a number: the text is right-aligned and may be scaled */
         bool nan;
         double value; /* the number shown, scaled */
+        double divisor; /* value = the stored value / divisor */
 } NcuShownValue;
 
 void ncu_metric_base_unit(const NcuAction *a, const NcuMetric *m, const char *section_unit, bool details_guess,
