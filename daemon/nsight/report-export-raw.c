@@ -141,11 +141,12 @@ typedef struct RawColumn {
         char unit[METRIC_UNIT_MAX]; /* base */
         char shown_unit[METRIC_UNIT_MAX];
         double factor;
-        bool all_zero; /* no finite value but 0 */
+        bool no_maximum; /* the largest value is 0 (or the column holds none) */
 } RawColumn;
 
 /* The column's base unit is its metric's in the first action that has it; in dynamic units the column is
- * scaled by its largest finite value (report-page-units.h). */
+ * scaled by its largest value (report-page-units.h), NaN aside, 0 at least: a column without a value above 0
+ * prints every value as 0, as ncu does (-3527 and NaN alike). */
 static void raw_column_unit(const NcuReport *r, NcuPrintUnits units, RawColumn *col)
 {
         double max = 0;
@@ -162,23 +163,23 @@ static void raw_column_unit(const NcuReport *r, NcuPrintUnits units, RawColumn *
                 found = true;
                 if (m->has_value && m->value.kind != NCU_VALUE_STRING && ncu_value_as_double(&m->value, &d) &&
                                 isfinite(d))
-                        max = MAX(max, fabs(d));
+                        max = MAX(max, d);
         }
-        col->all_zero = max == 0;
+        col->no_maximum = max == 0;
         snprintf(col->shown_unit, sizeof(col->shown_unit), "%s", col->unit);
         if (units == NCU_PRINT_UNITS_DYNAMIC)
                 col->factor = ncu_unit_scale(col->unit, max, col->shown_unit);
 }
 
-/* A number of a dynamic column with a unit: "%f" of the scaled value. A NaN in a column whose values are
- * all 0 reads 0 (ncu scales nothing there); elsewhere glibc's "nan" or "-nan", by its sign. */
+/* A number of a dynamic column with a unit: "%f" of the scaled value (glibc's "nan" or "-nan" by its sign),
+ * 0 in a column without a maximum. */
 static const char *raw_dynamic_number(const RawColumn *col, const NcuValue *v, char buf[static NCU_CSV_NUMBER_MAX])
 {
         double d;
 
         if (v->kind == NCU_VALUE_STRING || !ncu_value_as_double(v, &d))
                 return ncu_cell_format_value(v, buf);
-        if (isnan(d) && col->all_zero)
+        if (col->no_maximum)
                 d = 0;
         snprintf(buf, NCU_CSV_NUMBER_MAX, "%f", d / col->factor);
         return buf;

@@ -266,7 +266,7 @@ static void row_stats(const Group *g, const SummaryRow *row, NcuPrintUnits units
 static void format_2(double d, char buf[static NCU_CSV_NUMBER_MAX])
 {
         if (isnan(d))
-                snprintf(buf, NCU_CSV_NUMBER_MAX, "(!) nan");
+                snprintf(buf, NCU_CSV_NUMBER_MAX, "nan");
         else
                 snprintf(buf, NCU_CSV_NUMBER_MAX, "%.2f", d == 0 ? 0 : d);
 }
