@@ -61,10 +61,11 @@ static void show_body(TextDetails *t)
         t->body = NULL;
 }
 
-void ncu_page_print_action_intro(FILE *f, const NcuAction *a)
+void ncu_page_print_action_intro(FILE *f, const NcuAction *a, bool clock_warning)
 {
-        /* ncu locks the clocks to their base while it profiles, unless told not to. */
-        if (a->has_clock_status && !a->clock_requested_lock)
+        /* ncu locks the clocks to their base while it profiles, unless told not to: the details page says
+         * when it was told. */
+        if (clock_warning && a->has_clock_status && !a->clock_requested_lock)
                 fputs("    Warning: Data collection happened without fixed GPU frequencies. Profiling results may be "
                       "inconsistent.\n",
                                 f);
@@ -80,7 +81,7 @@ static void on_action_begin(void *userdata, size_t id, const NcuAction *a)
                 ncu_text_print_process(t->f, a);
         t->previous = t->action = a;
         ncu_text_print_action(t->f, a);
-        ncu_page_print_action_intro(t->f, a);
+        ncu_page_print_action_intro(t->f, a, true);
 }
 
 static void on_unknown_arch(void *userdata)

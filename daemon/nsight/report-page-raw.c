@@ -34,7 +34,7 @@ static int print_action(const NcuAction *a, NcuPrintUnits units, NcuPrintInstanc
         int r;
 
         ncu_text_print_action(f, a);
-        ncu_page_print_action_intro(f, a);
+        ncu_page_print_action_intro(f, a, false);
 
         metrics = calloc(MAX(a->n_unique_metrics, (size_t) 1), sizeof(NcuMetric *));
         if (!metrics)

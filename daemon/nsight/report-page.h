@@ -86,8 +86,9 @@ int ncu_page_session(const NcuReport *r, bool csv, FILE *f);
 int ncu_page_summary(const NcuReport *r, bool csv, NcuPrintUnits units, FILE *f);
 
 /* Pieces the text pages share (report-page-details.c). */
-/* What follows an action's line: the clock warning, its CPU call stack, its NVTX ranges. */
-void ncu_page_print_action_intro(FILE *f, const NcuAction *a);
+/* What follows an action's line: the clock warning (clock_warning: the details page), its CPU call stack, its
+ * NVTX ranges. */
+void ncu_page_print_action_intro(FILE *f, const NcuAction *a, bool clock_warning);
 /* A metric row's unit and value text as the text pages show them (details_guess: the details page's own
  * units for metrics outside ncu's database, metric_attrs_details_unit()). */
 void ncu_page_metric_cells(const NcuAction *a, const NcuDetailsRow *row, NcuPrintUnits units,
