@@ -693,6 +693,33 @@ static int add_action(Loader *l, NcuAction **ret, size_t block, NcuWorkloadType 
         return 0;
 }
 
+/* The CPU call stack ncu recorded at the launch, innermost frame first. */
+static int convert_cpu_stack(Loader *l, NcuAction *a, const NV__CpuStacktrace__CpuStacktraceStackMessage *s,
+                uint64_t offset)
+{
+        NcuCpuFrame *frames;
+
+        if (!s || s->n_frames == 0)
+                return 0;
+        frames = arena_alloc_array(&l->r->arena, s->n_frames, sizeof(NcuCpuFrame));
+        if (!frames)
+                return oom(l, offset);
+        for (size_t i = 0; i < s->n_frames; i++) {
+                const NV__CpuStacktrace__CpuStacktraceStackFrameMessage *f = s->frames[i];
+                frames[i] = (NcuCpuFrame){
+                        .module_name = dup_str(l, f->modulename),
+                        .pc = f->pc,
+                        .file_name = dup_str(l, f->filename),
+                        .function_name = dup_str(l, f->funcname),
+                        .has_line = f->has_line,
+                        .line = f->line,
+                };
+        }
+        a->cpu_frames = frames;
+        a->n_cpu_frames = s->n_frames;
+        return 0;
+}
+
 static int add_profile_result(
                 Loader *l, size_t block, const uint8_t *data, size_t size, uint64_t offset, uint8_t **owned)
 {
@@ -760,6 +787,9 @@ static int add_profile_result(
         r = convert_rule_results(l, a, p->n_ruleresults, p->ruleresults, offset);
         if (r < 0)
                 return r;
+        r = convert_cpu_stack(l, a, p->cpustack, offset);
+        if (r < 0)
+                return r;
         return convert_nvtx(l, a, p->nvtx, offset);
 }
 
@@ -786,6 +816,8 @@ static int add_profile_result(
                 (a)->n_references = (p)->n_references;                                     \
                 (a)->references = (const uint64_t *) dup_bytes(                            \
                                 l, (p)->references, (p)->n_references * sizeof(uint64_t)); \
+                if (convert_cpu_stack(l, (a), (p)->cpustack, offset) < 0)                  \
+                        return -ENOMEM;                                                    \
         } while (0)
 
 static int add_other_result(Loader *l, size_t block, NcuEntryKind kind, const uint8_t *data, size_t size,
