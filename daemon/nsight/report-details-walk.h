@@ -47,6 +47,9 @@ typedef struct NcuDetailsTable {
  * page aligns the columns of names to the left, the others to the right. */
 typedef struct NcuDetailsGrid {
         const char *label;
+        bool under_body_name; /* the text page prints the body's name above the table */
+        /* The CSV page prints this line in place of the table (NULL: the table). */
+        const char *csv_replacement;
         size_t n_columns;
         const char *const *columns;
         const bool *left_aligned;

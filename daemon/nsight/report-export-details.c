@@ -147,6 +147,10 @@ static void on_grid(void *userdata, const NcuDetailsGrid *g)
 {
         CsvDetails *c = userdata;
 
+        if (g->csv_replacement) {
+                fprintf(c->f, "%s\n", g->csv_replacement);
+                return;
+        }
         write_names(c);
         for (size_t i = 0; i < g->n_columns; i++)
                 ncu_csv_write_field(c->f, g->columns[i], i == 0);

@@ -174,8 +174,9 @@ static void on_grid(void *userdata, const NcuDetailsGrid *g)
                 columns[i] = (NcuTextColumn){
                         g->columns[i], g->left_aligned && g->left_aligned[i] ? NCU_TEXT_LEFT : NCU_TEXT_RIGHT, 0, 0
                 };
-        /* Its title stands for the body's name. */
-        t->body = NULL;
+        /* Its title stands for the body's name, unless it is one of the body's pictures. */
+        if (!g->under_body_name)
+                t->body = NULL;
         show_body(t);
         if (g->label)
                 fprintf(t->f, "    Table Name : %s\n", g->label);
