@@ -14,15 +14,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "report-page-options.h"
 #include "report.h"
 
-typedef enum NcuPrintDetails {
-        NCU_PRINT_DETAILS_HEADER, /* ncu's default */
-        NCU_PRINT_DETAILS_BODY,
-        NCU_PRINT_DETAILS_ALL,
-        _NCU_PRINT_DETAILS_MAX,
-        _NCU_PRINT_DETAILS_INVALID = -1,
-} NcuPrintDetails;
 
 /* One metric row. */
 typedef struct NcuDetailsRow {

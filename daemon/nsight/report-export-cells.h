@@ -6,17 +6,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "report-page-options.h"
 #include "report.h"
 
-/* --print-metric-instances: an instanced metric's value alone, followed by its instances' values, or by
- * their correlation ids and values. */
-typedef enum NcuPrintInstances {
-        NCU_PRINT_INSTANCES_NONE,
-        NCU_PRINT_INSTANCES_VALUES,
-        NCU_PRINT_INSTANCES_DETAILS,
-        _NCU_PRINT_INSTANCES_MAX,
-        _NCU_PRINT_INSTANCES_INVALID = -1,
-} NcuPrintInstances;
 
 typedef struct Cell {
         char *data; /* NUL-terminated; NULL until something was appended */

@@ -22,14 +22,9 @@
 
 #include "metric-attrs.h"
 #include "report-export-csv.h"
+#include "report-page-options.h"
 #include "report.h"
 
-typedef enum NcuPrintUnits {
-        NCU_PRINT_UNITS_DYNAMIC, /* ncu's default */
-        NCU_PRINT_UNITS_BASE,
-        _NCU_PRINT_UNITS_MAX,
-        _NCU_PRINT_UNITS_INVALID = -1,
-} NcuPrintUnits;
 
 /* The unit scaled for a value of magnitude |magnitude| (see above): writes the unit to ret_unit and returns the
  * divisor (1 when it stays). */

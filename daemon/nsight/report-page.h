@@ -18,61 +18,10 @@
 #include <stdio.h>
 
 #include "report-details-walk.h"
+#include "report-page-options.h"
 #include "report-export-cells.h"
 #include "report-page-units.h"
 #include "report.h"
-
-typedef enum NcuPage {
-        NCU_PAGE_DETAILS,
-        NCU_PAGE_RAW,
-        NCU_PAGE_SESSION,
-        _NCU_PAGE_MAX,
-        _NCU_PAGE_INVALID = -1,
-} NcuPage;
-
-typedef enum NcuPrintSummary {
-        NCU_PRINT_SUMMARY_NONE,
-        NCU_PRINT_SUMMARY_PER_KERNEL,
-        _NCU_PRINT_SUMMARY_MAX,
-        _NCU_PRINT_SUMMARY_INVALID = -1,
-} NcuPrintSummary;
-
-typedef struct NcuPageOptions {
-        NcuPage page;
-        bool csv;
-        NcuPrintUnits units;
-        NcuPrintDetails details;
-        NcuPrintInstances instances;
-        NcuPrintSummary summary;
-} NcuPageOptions;
-
-/* ncu's defaults. */
-#define NCU_PAGE_OPTIONS_DEFAULT                                                                                 \
-        ((NcuPageOptions){                                                                                       \
-                .page = NCU_PAGE_DETAILS,                                                                        \
-                .units = NCU_PRINT_UNITS_DYNAMIC,                                                                \
-                .details = NCU_PRINT_DETAILS_HEADER,                                                             \
-                .instances = NCU_PRINT_INSTANCES_NONE,                                                           \
-                .summary = NCU_PRINT_SUMMARY_NONE,                                                               \
-        })
-
-/* The options' words as ncu spells them ("details", "raw", "session"; "base", "dynamic"; "header", "body",
- * "all"; "none", "values", "details"; "none", "per-kernel"), and back (the _INVALID value for others). */
-const char *ncu_page_to_string(NcuPage p);
-NcuPage ncu_page_from_string(const char *s);
-const char *ncu_print_units_to_string(NcuPrintUnits u);
-NcuPrintUnits ncu_print_units_from_string(const char *s);
-const char *ncu_print_details_to_string(NcuPrintDetails d);
-NcuPrintDetails ncu_print_details_from_string(const char *s);
-const char *ncu_print_instances_to_string(NcuPrintInstances i);
-NcuPrintInstances ncu_print_instances_from_string(const char *s);
-const char *ncu_print_summary_to_string(NcuPrintSummary s);
-NcuPrintSummary ncu_print_summary_from_string(const char *s);
-
-/* Whether ncu accepts the combination; when not, *ret_why says which option does not apply (the session page
- * takes none of the print options but --csv; instances apply to the raw and details pages, the summary to
- * the details page). */
-bool ncu_page_options_valid(const NcuPageOptions *o, const char **ret_why);
 
 /* Writes the page. Returns 0, -EINVAL for options ncu_page_options_valid() refuses, -ENOMEM, or the stream's
  * error. */
