@@ -13,7 +13,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "macro.h"
 #include "report-export-csv.h"
@@ -201,6 +200,25 @@ static const NcuDeviceAttribute *device_attribute(const NcuDevice *d, const char
         return NULL;
 }
 
+/* "2025-Nov-17 10:58:20": seconds since the epoch as a UTC date, computed here (civil from days, Howard
+ * Hinnant's algorithm) rather than by gmtime(), which may read the time zone files: the report worker that
+ * prints the page may open no file. */
+static void format_utc(uint64_t seconds, char buf[static 64])
+{
+        static const char months[12][4] = {
+                "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+        };
+        int64_t days = (int64_t) (seconds / 86400), rest = (int64_t) (seconds % 86400);
+        int64_t z = days + 719468, era = z / 146097, doe = z - era * 146097;
+        int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+        int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+        int64_t day = doy - (153 * mp + 2) / 5 + 1, month = mp < 10 ? mp + 3 : mp - 9;
+        int64_t year = yoe + era * 400 + (month <= 2);
+
+        snprintf(buf, 64, "%" PRId64 "-%s-%02" PRId64 " %02" PRId64 ":%02" PRId64 ":%02" PRId64, year, months[month - 1],
+                        day, rest / 3600, rest / 60 % 60, rest % 60);
+}
+
 static int compare_process_index(const void *a, const void *b, void *userdata)
 {
         const NcuProcess *p = userdata;
@@ -249,10 +267,8 @@ static int build_tables(const NcuReport *r, SessionTable tables[static 4])
 
         tables[1] = (SessionTable){ .title = "Session Info", .n_columns = 2, .columns = { "Session Attribute", "Value" } };
         if (s->has_creation_time) {
-                time_t t = (time_t) s->creation_time;
-                struct tm tm;
-                if (gmtime_r(&t, &tm) && strftime(buf, sizeof(buf), "%Y-%b-%d %H:%M:%S", &tm) > 0)
-                        table_add_pair(&tables[1], "Created", buf);
+                format_utc(s->creation_time, buf);
+                table_add_pair(&tables[1], "Created", buf);
         }
         add_system(&tables[1], "Host", &s->host, false);
         if (s->target.present)
