@@ -81,7 +81,7 @@ static void help(void)
                "                         io.github.nvprofiled.ncu-report, version 1; see\n"
                "                         nvprofilectl(1))\n"
                "  report details FILE    ncu's details page: every section of every kernel with its\n"
-               "                         rule results, byte for byte as ncu --import FILE prints it\n"
+               "                         rule results, byte for byte as ncu prints it on import\n"
                "                         (text, or CSV with --csv; --print-units, --print-details,\n"
                "                         --print-metric-instances, --print-summary as ncu's)\n"
                "  report raw FILE        ncu's raw page: every metric of every kernel (text, or with\n"
