@@ -437,7 +437,7 @@ static const ReportSubverb subverbs[] = {
 
 static int refuse_output(void)
 {
-        fprintf(stderr, "nvprofilectl: --output is an option of report raw and report details.\n");
+        fprintf(stderr, "nvprofilectl: --output is an option of report raw, report details and report session.\n");
         return EXIT_USAGE;
 }
 
