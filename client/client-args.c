@@ -401,7 +401,8 @@ int parse_argv(int argc, char *argv[])
                 case ARG_PRINT_UNITS:
                         arg.print_units = ncu_print_units_from_string(optarg);
                         if (arg.print_units < 0)
-                                return usage_error("--print-units= takes base or dynamic, not \"%s\".", esc(&e, optarg));
+                                return usage_error(
+                                                "--print-units= takes base or dynamic, not \"%s\".", esc(&e, optarg));
                         break;
                 case ARG_PRINT_DETAILS:
                         arg.print_details = ncu_print_details_from_string(optarg);

@@ -49,10 +49,10 @@ typedef struct ClientOptions {
         const char *arch, *scope, *schema; /* sections: --arch=, --scope=, --schema= (point into argv) */
 } ClientOptions;
 
-#define CLIENT_OPTIONS_INIT                                                                                      \
-        {                                                                                                        \
-                .legend = true, .top_sort = -1, .print_units = -1, .print_details = -1,                         \
-                .print_metric_instances = -1, .print_summary = -1,                                               \
+#define CLIENT_OPTIONS_INIT                                                                                           \
+        {                                                                                                             \
+                .legend = true, .top_sort = -1, .print_units = -1, .print_details = -1, .print_metric_instances = -1, \
+                .print_summary = -1,                                                                                  \
         }
 
 extern ClientOptions arg;

@@ -196,8 +196,8 @@ static int call_export(sd_bus *bus, const char *object, const char *method, int 
         return report_read_reply_fd(exported, max_size, ret_text, ret_size);
 }
 
-static int fetch_via_daemon(const char *path, const char *method, int flag, const NcuPageOptions *page,
-                size_t max_size, char **ret_text, size_t *ret_size)
+static int fetch_via_daemon(const char *path, const char *method, int flag, const NcuPageOptions *page, size_t max_size,
+                char **ret_text, size_t *ret_size)
 {
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;

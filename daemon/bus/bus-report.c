@@ -605,8 +605,8 @@ static int method_export_details(sd_bus_message *m, void *userdata, sd_bus_error
 #define PAGE_OPTIONS_MAX 5
 
 /* One option's word: a string variant naming a value (from_string: its parser), else InvalidArgs. */
-static int read_page_word(sd_bus_message *m, const char *key, int (*from_string)(const char *s), int *ret,
-                sd_bus_error *error)
+static int read_page_word(
+                sd_bus_message *m, const char *key, int (*from_string)(const char *s), int *ret, sd_bus_error *error)
 {
         const char *s;
         int k;
@@ -659,7 +659,11 @@ static int read_page_options(sd_bus_message *m, NcuPageOptions *ret, sd_bus_erro
                 return k;
         for (;;) {
                 static const char *const keys[PAGE_OPTIONS_MAX] = {
-                        "csv", "print-units", "print-details", "print-metric-instances", "print-summary",
+                        "csv",
+                        "print-units",
+                        "print-details",
+                        "print-metric-instances",
+                        "print-summary",
                 };
                 const char *key;
                 size_t i;
@@ -686,7 +690,8 @@ static int read_page_options(sd_bus_message *m, NcuPageOptions *ret, sd_bus_erro
                 case 0:
                         k = sd_bus_message_read(m, "v", "b", &v);
                         if (k < 0)
-                                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "Option csv takes a boolean");
+                                return sd_bus_error_setf(
+                                                error, SD_BUS_ERROR_INVALID_ARGS, "Option csv takes a boolean");
                         o.csv = v;
                         break;
                 case 1:

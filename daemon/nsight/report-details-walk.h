@@ -17,7 +17,6 @@
 #include "report-page-options.h"
 #include "report.h"
 
-
 /* One metric row. */
 typedef struct NcuDetailsRow {
         const char *label; /* what the page shows as the metric's name */

@@ -9,7 +9,6 @@
 #include "report-page-options.h"
 #include "report.h"
 
-
 typedef struct Cell {
         char *data; /* NUL-terminated; NULL until something was appended */
         size_t len, allocated;

@@ -267,5 +267,6 @@ int ncu_export_details_csv_page(const NcuReport *report, NcuPrintUnits units, Nc
 
 int ncu_export_details_csv(const NcuReport *report, FILE *f)
 {
-        return ncu_export_details_csv_page(report, NCU_PRINT_UNITS_BASE, NCU_PRINT_DETAILS_ALL, NCU_PRINT_INSTANCES_NONE, f);
+        return ncu_export_details_csv_page(
+                        report, NCU_PRINT_UNITS_BASE, NCU_PRINT_DETAILS_ALL, NCU_PRINT_INSTANCES_NONE, f);
 }

@@ -25,8 +25,8 @@ int ncu_export_raw_csv(const NcuReport *r, bool instances, FILE *f);
 
 /* Per action, the sections embedded in it rendered like ncu's details page at that level, then the
  * sections' rule results; the rule columns only when some action has rule results. */
-int ncu_export_details_csv_page(const NcuReport *r, NcuPrintUnits units, NcuPrintDetails level,
-                NcuPrintInstances instances, FILE *f);
+int ncu_export_details_csv_page(
+                const NcuReport *r, NcuPrintUnits units, NcuPrintDetails level, NcuPrintInstances instances, FILE *f);
 /* The same in base units, all details. */
 int ncu_export_details_csv(const NcuReport *r, FILE *f);
 

@@ -694,8 +694,8 @@ static int add_action(Loader *l, NcuAction **ret, size_t block, NcuWorkloadType 
 }
 
 /* The CPU call stack ncu recorded at the launch, innermost frame first. */
-static int convert_cpu_stack(Loader *l, NcuAction *a, const NV__CpuStacktrace__CpuStacktraceStackMessage *s,
-                uint64_t offset)
+static int convert_cpu_stack(
+                Loader *l, NcuAction *a, const NV__CpuStacktrace__CpuStacktraceStackMessage *s, uint64_t offset)
 {
         NcuCpuFrame *frames;
 
@@ -1329,7 +1329,8 @@ static int finish_actions(Loader *l)
         l->index_scratch = 2 * MAX(max_metrics, (size_t) 1) * sizeof(uint64_t);
 
         for (size_t i = 0; i < r->n_processes; i++)
-                ((NcuProcess *) r->processes)[i].base_name = process_base_name(&r->session, r->processes[i].process_name);
+                ((NcuProcess *) r->processes)[i].base_name =
+                                process_base_name(&r->session, r->processes[i].process_name);
         for (size_t i = 0; i < r->n_actions; i++) {
                 NcuAction *a = r->actions[i];
 

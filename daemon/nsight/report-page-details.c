@@ -122,15 +122,16 @@ void ncu_page_metric_cells(const NcuAction *a, const NcuDetailsRow *row, NcuPrin
         }
         ncu_metric_base_unit(a, m, row->section_unit, details_guess, ret_unit);
         if (!m->has_value) {
-                ncu_cell_format_metric(c, m, row->instances ? MAX(instances, NCU_PRINT_INSTANCES_VALUES) : instances, NULL, 1);
+                ncu_cell_format_metric(
+                                c, m, row->instances ? MAX(instances, NCU_PRINT_INSTANCES_VALUES) : instances, NULL, 1);
                 return;
         }
         ncu_shown_value(&m->value, ret_unit, units, &shown);
         snprintf(ret_unit, METRIC_UNIT_MAX, "%s", shown.unit);
         if (shown.nan)
                 snprintf(shown.text, sizeof(shown.text), "(!) nan");
-        ncu_cell_format_metric(c, m, row->instances ? MAX(instances, NCU_PRINT_INSTANCES_VALUES) : instances, shown.text,
-                        shown.divisor);
+        ncu_cell_format_metric(c, m, row->instances ? MAX(instances, NCU_PRINT_INSTANCES_VALUES) : instances,
+                        shown.text, shown.divisor);
 }
 
 static void on_table(void *userdata, const NcuDetailsTable *tab)
@@ -171,9 +172,8 @@ static void on_grid(void *userdata, const NcuDetailsGrid *g)
                 return;
         }
         for (size_t i = 0; i < g->n_columns; i++)
-                columns[i] = (NcuTextColumn){
-                        g->columns[i], g->left_aligned && g->left_aligned[i] ? NCU_TEXT_LEFT : NCU_TEXT_RIGHT, 0, 0
-                };
+                columns[i] = (NcuTextColumn){ g->columns[i],
+                        g->left_aligned && g->left_aligned[i] ? NCU_TEXT_LEFT : NCU_TEXT_RIGHT, 0, 0 };
         /* Its title stands for the body's name, unless it is one of the body's pictures. */
         if (!g->under_body_name)
                 t->body = NULL;

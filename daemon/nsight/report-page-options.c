@@ -50,14 +50,14 @@ static const char *name_of(const char *const *names, size_t n, int i)
         return i >= 0 && (size_t) i < n ? names[i] : NULL;
 }
 
-#define DEFINE_WORDS(type, prefix, names)                                                                        \
-        const char *prefix##_to_string(type v)                                                                   \
-        {                                                                                                        \
-                return name_of(names, ELEMENTSOF(names), (int) v);                                               \
-        }                                                                                                        \
-        type prefix##_from_string(const char *s)                                                                 \
-        {                                                                                                        \
-                return (type) lookup(names, ELEMENTSOF(names), s);                                               \
+#define DEFINE_WORDS(type, prefix, names)                          \
+        const char *prefix##_to_string(type v)                     \
+        {                                                          \
+                return name_of(names, ELEMENTSOF(names), (int) v); \
+        }                                                          \
+        type prefix##_from_string(const char *s)                   \
+        {                                                          \
+                return (type) lookup(names, ELEMENTSOF(names), s); \
         }
 
 DEFINE_WORDS(NcuPage, ncu_page, page_names)
@@ -87,10 +87,10 @@ bool ncu_page_options_valid(const NcuPageOptions *o, const char **ret_why)
         else if (o->page != NCU_PAGE_DETAILS && o->details != NCU_PRINT_DETAILS_HEADER)
                 why = "--print-details applies to the details page";
         else if (o->page == NCU_PAGE_SESSION &&
-                 (o->units != NCU_PRINT_UNITS_DYNAMIC || o->instances != NCU_PRINT_INSTANCES_NONE))
+                        (o->units != NCU_PRINT_UNITS_DYNAMIC || o->instances != NCU_PRINT_INSTANCES_NONE))
                 why = "the session page has no metrics: --print-units and --print-metric-instances do not apply";
         else if (o->summary != NCU_PRINT_SUMMARY_NONE &&
-                 (o->details != NCU_PRINT_DETAILS_HEADER || o->instances != NCU_PRINT_INSTANCES_NONE))
+                        (o->details != NCU_PRINT_DETAILS_HEADER || o->instances != NCU_PRINT_INSTANCES_NONE))
                 why = "the summary shows the sections' header metrics: --print-details and "
                       "--print-metric-instances do not apply";
 

@@ -60,13 +60,13 @@ typedef struct NcuPageOptions {
 } NcuPageOptions;
 
 /* ncu's defaults. */
-#define NCU_PAGE_OPTIONS_DEFAULT                                                                                 \
-        ((NcuPageOptions){                                                                                       \
-                .page = NCU_PAGE_DETAILS,                                                                        \
-                .units = NCU_PRINT_UNITS_DYNAMIC,                                                                \
-                .details = NCU_PRINT_DETAILS_HEADER,                                                             \
-                .instances = NCU_PRINT_INSTANCES_NONE,                                                           \
-                .summary = NCU_PRINT_SUMMARY_NONE,                                                               \
+#define NCU_PAGE_OPTIONS_DEFAULT                               \
+        ((NcuPageOptions){                                     \
+                        .page = NCU_PAGE_DETAILS,              \
+                        .units = NCU_PRINT_UNITS_DYNAMIC,      \
+                        .details = NCU_PRINT_DETAILS_HEADER,   \
+                        .instances = NCU_PRINT_INSTANCES_NONE, \
+                        .summary = NCU_PRINT_SUMMARY_NONE,     \
         })
 
 /* The options' words as ncu spells them ("details", "raw", "session"; "base", "dynamic"; "header", "body",

@@ -23,8 +23,12 @@
 
 /* The device attributes the page shows, in its order. */
 static const char *const shown_attributes[] = {
-        "confidential_computing_mode", "multiprocessor_count",     "display_name",
-        "compute_capability_major",    "compute_capability_minor", "total_memory",
+        "confidential_computing_mode",
+        "multiprocessor_count",
+        "display_name",
+        "compute_capability_major",
+        "compute_capability_minor",
+        "total_memory",
 };
 
 #define ATTRIBUTE_PREFIX "device__attribute_"
@@ -206,7 +210,18 @@ static const NcuDeviceAttribute *device_attribute(const NcuDevice *d, const char
 static void format_utc(uint64_t seconds, char buf[static 64])
 {
         static const char months[12][4] = {
-                "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+                "Jan",
+                "Feb",
+                "Mar",
+                "Apr",
+                "May",
+                "Jun",
+                "Jul",
+                "Aug",
+                "Sep",
+                "Oct",
+                "Nov",
+                "Dec",
         };
         int64_t days = (int64_t) (seconds / 86400), rest = (int64_t) (seconds % 86400);
         int64_t z = days + 719468, era = z / 146097, doe = z - era * 146097;
@@ -215,8 +230,8 @@ static void format_utc(uint64_t seconds, char buf[static 64])
         int64_t day = doy - (153 * mp + 2) / 5 + 1, month = mp < 10 ? mp + 3 : mp - 9;
         int64_t year = yoe + era * 400 + (month <= 2);
 
-        snprintf(buf, 64, "%" PRId64 "-%s-%02" PRId64 " %02" PRId64 ":%02" PRId64 ":%02" PRId64, year, months[month - 1],
-                        day, rest / 3600, rest / 60 % 60, rest % 60);
+        snprintf(buf, 64, "%" PRId64 "-%s-%02" PRId64 " %02" PRId64 ":%02" PRId64 ":%02" PRId64, year,
+                        months[month - 1], day, rest / 3600, rest / 60 % 60, rest % 60);
 }
 
 static int compare_process_index(const void *a, const void *b, void *userdata)
@@ -261,11 +276,15 @@ static int build_tables(const NcuReport *r, SessionTable tables[static 4])
         char buf[64];
         int k;
 
-        tables[0] = (SessionTable){ .title = "Launch Settings", .n_columns = 2, .columns = { "Launch Attribute", "Value" } };
+        tables[0] = (SessionTable){
+                .title = "Launch Settings", .n_columns = 2, .columns = { "Launch Attribute", "Value" }
+        };
         if (!isempty(s->profiler_cmdline))
                 table_add_pair(&tables[0], "Profiler Command Line", s->profiler_cmdline);
 
-        tables[1] = (SessionTable){ .title = "Session Info", .n_columns = 2, .columns = { "Session Attribute", "Value" } };
+        tables[1] = (SessionTable){
+                .title = "Session Info", .n_columns = 2, .columns = { "Session Attribute", "Value" }
+        };
         if (s->has_creation_time) {
                 format_utc(s->creation_time, buf);
                 table_add_pair(&tables[1], "Created", buf);

@@ -23,11 +23,11 @@
 #define NOTE_WIDTH 115
 
 static const char note[] =
-        "Note: The shown averages are calculated as the arithmetic mean of the metric values after the evaluation "
-        "of the metrics for each individual kernel launch.\n"
-        "If aggregating across varying launch configurations (like shared memory, cache config settings), the "
-        "arithmetic mean can be misleading and looking at the individual results is recommended instead.\n"
-        "This output mode is backwards compatible to the per-kernel summary output of nvprof";
+                "Note: The shown averages are calculated as the arithmetic mean of the metric values after the evaluation "
+                "of the metrics for each individual kernel launch.\n"
+                "If aggregating across varying launch configurations (like shared memory, cache config settings), the "
+                "arithmetic mean can be misleading and looking at the individual results is recommended instead.\n"
+                "This output mode is backwards compatible to the per-kernel summary output of nvprof";
 
 typedef struct Group {
         const NcuAction **actions;
@@ -66,7 +66,8 @@ static int compare_u3(const NcuUint3 *a, const NcuUint3 *b)
 static int compare_launch(const NcuAction *a, const NcuAction *b)
 {
         char da[24], db[24];
-        int c = strcmp(strempty(ncu_action_name(a, NCU_NAME_DEMANGLED)), strempty(ncu_action_name(b, NCU_NAME_DEMANGLED)));
+        int c = strcmp(strempty(ncu_action_name(a, NCU_NAME_DEMANGLED)),
+                        strempty(ncu_action_name(b, NCU_NAME_DEMANGLED)));
 
         if (c == 0)
                 c = compare_u3(&a->grid_size, &b->grid_size);
@@ -272,8 +273,10 @@ static void format_2(double d, char buf[static NCU_CSV_NUMBER_MAX])
 }
 
 static const NcuTextColumn summary_columns[] = {
-        { "Metric Name", NCU_TEXT_LEFT, 0, 0 }, { "Metric Unit", NCU_TEXT_RIGHT, 0, 0 },
-        { "Minimum", NCU_TEXT_RIGHT, 0, 0 },    { "Maximum", NCU_TEXT_RIGHT, 0, 0 },
+        { "Metric Name", NCU_TEXT_LEFT, 0, 0 },
+        { "Metric Unit", NCU_TEXT_RIGHT, 0, 0 },
+        { "Minimum", NCU_TEXT_RIGHT, 0, 0 },
+        { "Maximum", NCU_TEXT_RIGHT, 0, 0 },
         { "Average", NCU_TEXT_RIGHT, 0, 0 },
 };
 
@@ -364,7 +367,13 @@ static void print_group_csv(const Group *g, const Collect *c, NcuPrintUnits unit
 static void print_csv_names(FILE *f)
 {
         static const char *const names[] = {
-                "Invocations", "Section Name", "Metric Name", "Metric Unit", "Minimum", "Maximum", "Average",
+                "Invocations",
+                "Section Name",
+                "Metric Name",
+                "Metric Unit",
+                "Minimum",
+                "Maximum",
+                "Average",
         };
 
         ncu_export_write_action_column_names(f, false);

@@ -10,8 +10,8 @@
 #include "report-page-text.h"
 #include "string-util.h"
 
-static void wrap_paragraph(const char *s, size_t n, size_t width,
-                void (*line)(void *userdata, const char *p, size_t n), void *userdata)
+static void wrap_paragraph(const char *s, size_t n, size_t width, void (*line)(void *userdata, const char *p, size_t n),
+                void *userdata)
 {
         /* What is left keeps the space it was broken at: it counts towards the next line's width, and is
          * not shown (nor is a space the text starts with). */
@@ -42,8 +42,7 @@ static void wrap_paragraph(const char *s, size_t n, size_t width,
                 line(userdata, s, n);
 }
 
-void ncu_text_wrap(const char *s, size_t width, void (*line)(void *userdata, const char *p, size_t n),
-                void *userdata)
+void ncu_text_wrap(const char *s, size_t width, void (*line)(void *userdata, const char *p, size_t n), void *userdata)
 {
         assert(s);
         assert(width > 0);
@@ -229,8 +228,7 @@ int ncu_text_table_print(const NcuTextTable *t, FILE *f)
                                 if (c > 0)
                                         fputc(' ', f);
                                 if (i < lines[c].n)
-                                        print_padded(f, lines[c].p[i], lines[c].len[i], widths[c],
-                                                        t->columns[c].align);
+                                        print_padded(f, lines[c].p[i], lines[c].len[i], widths[c], t->columns[c].align);
                                 else
                                         print_padded(f, "", 0, widths[c], t->columns[c].align);
                         }
@@ -246,8 +244,7 @@ int ncu_text_table_print(const NcuTextTable *t, FILE *f)
 
 void ncu_text_print_process(FILE *f, const NcuAction *a)
 {
-        fprintf(f, "[%" PRIu32 "] %s@%s\n", a->process.process_id,
-                        strempty(a->process.base_name),
+        fprintf(f, "[%" PRIu32 "] %s@%s\n", a->process.process_id, strempty(a->process.base_name),
                         strempty(a->process.hostname));
 }
 

@@ -14,8 +14,7 @@
  * the first width characters of what is left (that space opens the next line and is not shown); without such
  * a space the line is cut after width characters, the space it may start with shown. Calls line() for each,
  * with its length; "\n" in s ends a paragraph (each wrapped alone). */
-void ncu_text_wrap(const char *s, size_t width, void (*line)(void *userdata, const char *p, size_t n),
-                void *userdata);
+void ncu_text_wrap(const char *s, size_t width, void (*line)(void *userdata, const char *p, size_t n), void *userdata);
 
 typedef enum NcuTextAlign {
         NCU_TEXT_LEFT,

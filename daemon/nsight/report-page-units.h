@@ -25,7 +25,6 @@
 #include "report-page-options.h"
 #include "report.h"
 
-
 /* The unit scaled for a value of magnitude |magnitude| (see above): writes the unit to ret_unit and returns the
  * divisor (1 when it stays). */
 double ncu_unit_scale(const char *base_unit, double magnitude, char ret_unit[static METRIC_UNIT_MAX]);

@@ -28,8 +28,8 @@
 int ncu_page_write(const NcuReport *r, const NcuPageOptions *o, FILE *f);
 
 /* The pages. */
-int ncu_page_details_text(const NcuReport *r, NcuPrintUnits units, NcuPrintDetails level,
-                NcuPrintInstances instances, FILE *f);
+int ncu_page_details_text(
+                const NcuReport *r, NcuPrintUnits units, NcuPrintDetails level, NcuPrintInstances instances, FILE *f);
 int ncu_page_raw_text(const NcuReport *r, NcuPrintUnits units, NcuPrintInstances instances, FILE *f);
 int ncu_page_session(const NcuReport *r, bool csv, FILE *f);
 int ncu_page_summary(const NcuReport *r, bool csv, NcuPrintUnits units, FILE *f);

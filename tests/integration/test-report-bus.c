@@ -308,17 +308,17 @@ static void test_exports(void)
                         /* The CLI, through the daemon by default and in-process with --local. */
                         g_assert_cmpint(itest_ctl(&t, &out_daemon, "report", j == 2 ? "details" : "raw", file, "--csv",
                                                         "--print-units=base",
-                                                        j == 1   ? "--print-metric-instances=values"
-                                                        : j == 2 ? "--print-details=all"
-                                                                 : NULL,
+                                                        j == 1                   ? "--print-metric-instances=values"
+                                                                        : j == 2 ? "--print-details=all"
+                                                                                 : NULL,
                                                         NULL),
                                         ==, 0);
                         assert_same_as_expected(out_daemon, strlen(out_daemon), expected);
                         g_assert_cmpint(itest_ctl(&t, &out_local, "report", j == 2 ? "details" : "raw", "--local", file,
                                                         "--csv", "--print-units=base",
-                                                        j == 1   ? "--print-metric-instances=values"
-                                                        : j == 2 ? "--print-details=all"
-                                                                 : NULL,
+                                                        j == 1                   ? "--print-metric-instances=values"
+                                                                        : j == 2 ? "--print-details=all"
+                                                                                 : NULL,
                                                         NULL),
                                         ==, 0);
                         assert_same_as_expected(out_local, strlen(out_local), expected);
@@ -347,7 +347,8 @@ static char *export_page(sd_bus *bus, const char *path, const char *page, const 
 
         while (options && options[n])
                 n += 2;
-        g_assert_cmpint(sd_bus_message_new_method_call(bus, &m, BUS_NAME, path, BUS_REPORT_INTERFACE, "ExportPage"), >=, 0);
+        g_assert_cmpint(sd_bus_message_new_method_call(bus, &m, BUS_NAME, path, BUS_REPORT_INTERFACE, "ExportPage"), >=,
+                        0);
         g_assert_cmpint(sd_bus_message_append(m, "s", page), >=, 0);
         g_assert_cmpint(sd_bus_message_open_container(m, 'a', "{sv}"), >=, 0);
         for (size_t i = 0; i < n; i += 2) {
@@ -383,12 +384,10 @@ static void test_pages(void)
                 const char *args[4];
         } kinds[] = {
                 { "raw", { "csv", "b:1", "print-units", "base" }, { "raw", "--csv", "--print-units=base" } },
-                { "raw",
-                  { "csv", "b:1", "print-units", "base", "print-metric-instances", "values" },
-                  { "raw", "--csv", "--print-units=base", "--print-metric-instances=values" } },
-                { "details",
-                  { "csv", "b:1", "print-units", "base", "print-details", "all" },
-                  { "details", "--csv", "--print-units=base", "--print-details=all" } },
+                { "raw", { "csv", "b:1", "print-units", "base", "print-metric-instances", "values" },
+                                { "raw", "--csv", "--print-units=base", "--print-metric-instances=values" } },
+                { "details", { "csv", "b:1", "print-units", "base", "print-details", "all" },
+                                { "details", "--csv", "--print-units=base", "--print-details=all" } },
                 { "raw", { "csv", "b:1" }, { "raw", "--csv" } },
                 { "details", { "csv", "b:1" }, { "details", "--csv" } },
                 { "details", { NULL }, { "details" } },

@@ -638,8 +638,10 @@ static void test_terminal_escapes(void)
         run_in_terminal(&c, command, &screen, &title);
         g_assert_null(strstr(title, "PWNED"));
         /* The text pages too: the action's line of the details page, the raw page and the summary. */
-        g_assert_nonnull(strstr(screen, "\n  " HOSTILE_ESCAPED " (63, 63, 1)x(16, 16, 1), Context 1, Stream 7, Device 0"));
-        g_assert_nonnull(strstr(screen, "\n  " HOSTILE_ESCAPED " (63, 63, 1)x(16, 16, 1), Device 0, CC 7.5, Invocations 1"));
+        g_assert_nonnull(strstr(
+                        screen, "\n  " HOSTILE_ESCAPED " (63, 63, 1)x(16, 16, 1), Context 1, Stream 7, Device 0"));
+        g_assert_nonnull(strstr(
+                        screen, "\n  " HOSTILE_ESCAPED " (63, 63, 1)x(16, 16, 1), Device 0, CC 7.5, Invocations 1"));
         g_assert_nonnull(strstr(screen, "  device__attribute_display_name "));
         g_assert_nonnull(strstr(screen, "\"0\",\"5816\",\"cuda_example\",\"127.0.0.1\",\"" HOSTILE_ESCAPED "\""));
         g_assert_nonnull(strstr(screen,

@@ -115,9 +115,9 @@ static void check_verb(gconstpointer data)
                 report,
                 "--csv",
                 "--print-units=base",
-                c->kind == EXPORT_RAW_INSTANCES ? "--print-metric-instances=values"
-                : c->kind == EXPORT_DETAILS     ? "--print-details=all"
-                                                : NULL,
+                c->kind == EXPORT_RAW_INSTANCES             ? "--print-metric-instances=values"
+                                : c->kind == EXPORT_DETAILS ? "--print-details=all"
+                                                            : NULL,
                 NULL,
         };
         g_assert_true(g_file_get_contents(path, &expected, &n_expected, &error));

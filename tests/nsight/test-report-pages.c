@@ -68,22 +68,28 @@ typedef struct PageKind {
 
 static const PageKind kinds[] = {
         { "raw.csv", { .page = NCU_PAGE_RAW, .csv = true, .units = NCU_PRINT_UNITS_BASE },
-          { "raw", "--csv", "--print-units=base" } },
+                        { "raw", "--csv", "--print-units=base" } },
         { "raw-instances.csv",
-          { .page = NCU_PAGE_RAW, .csv = true, .units = NCU_PRINT_UNITS_BASE, .instances = NCU_PRINT_INSTANCES_VALUES },
-          { "raw", "--csv", "--print-units=base", "--print-metric-instances=values" } },
+                        { .page = NCU_PAGE_RAW,
+                                        .csv = true,
+                                        .units = NCU_PRINT_UNITS_BASE,
+                                        .instances = NCU_PRINT_INSTANCES_VALUES },
+                        { "raw", "--csv", "--print-units=base", "--print-metric-instances=values" } },
         { "details.csv",
-          { .page = NCU_PAGE_DETAILS, .csv = true, .units = NCU_PRINT_UNITS_BASE, .details = NCU_PRINT_DETAILS_ALL },
-          { "details", "--csv", "--print-units=base", "--print-details=all" } },
+                        { .page = NCU_PAGE_DETAILS,
+                                        .csv = true,
+                                        .units = NCU_PRINT_UNITS_BASE,
+                                        .details = NCU_PRINT_DETAILS_ALL },
+                        { "details", "--csv", "--print-units=base", "--print-details=all" } },
         { "raw-default.csv", { .page = NCU_PAGE_RAW, .csv = true }, { "raw", "--csv" } },
         { "details-default.csv", { .page = NCU_PAGE_DETAILS, .csv = true }, { "details", "--csv" } },
         { "details.txt", { .page = NCU_PAGE_DETAILS }, { "details" } },
         { "details-all.txt", { .page = NCU_PAGE_DETAILS, .details = NCU_PRINT_DETAILS_ALL },
-          { "details", "--print-details=all" } },
+                        { "details", "--print-details=all" } },
         { "raw.txt", { .page = NCU_PAGE_RAW }, { "raw" } },
         { "session.txt", { .page = NCU_PAGE_SESSION }, { "session" } },
         { "summary.txt", { .page = NCU_PAGE_DETAILS, .summary = NCU_PRINT_SUMMARY_PER_KERNEL },
-          { "details", "--print-summary=per-kernel" } },
+                        { "details", "--print-summary=per-kernel" } },
 };
 
 /* Where our page differs from ncu's, and why: the lines holding one of the strings (with their block up to
@@ -98,24 +104,25 @@ typedef struct KnownDifference {
 
 static const KnownDifference known[] = {
         { "NVIDIA_nsight-training_manual_nvtx_ncu2022.3.0", "details.csv", { "no_inst", "no_instructions" }, false,
-          "the details page's own guess of the unit of smsp__pcsamp_warps_issue_stalled_no_instructions is warp on "
-          "this report and inst on the 8 others that have it, for the same name, kind and section" },
+                        "the details page's own guess of the unit of smsp__pcsamp_warps_issue_stalled_no_instructions is warp on "
+                        "this report and inst on the 8 others that have it, for the same name, kind and section" },
         { "NVIDIA_nsight-training_manual_nvtx_ncu2022.3.0", "details-all.txt", { "no_inst", "no_instructions" }, false,
-          "the same guess" },
+                        "the same guess" },
         { "wtzhang23_gpu-ray-tracer_report_ncu2021.1.0", "details.csv", { "membar", "Sectors" }, false,
-          "the details page guesses sector for memory_l*_sectors_* and warp for the membar stall on this ncu "
-          "2021.1 report, byte on later ones" },
+                        "the details page guesses sector for memory_l*_sectors_* and warp for the membar stall on this ncu "
+                        "2021.1 report, byte on later ones" },
         { "wtzhang23_gpu-ray-tracer_report_ncu2021.1.0", "details-all.txt", { "membar", "Sectors" }, false,
-          "the same guesses" },
+                        "the same guesses" },
         { "HadiKhansaa_BBAStar_profile_output_ncu2024.3.2", "details.txt", { "L2 Compression Ratio" }, false,
-          "a NaN is flagged (!) but for 5 of the result's 44 NaN ratios, which nothing stored tells apart" },
-        { "HadiKhansaa_BBAStar_profile_output_ncu2024.3.2", "raw.txt", { "gcomp_output_sector_compression", "per_sector_mem_" },
-          false, "the same flags" },
-        { "panjd123_cutlass_report-s8-persist_ncu2024.1.1", "details-all.txt", { "Table Name : NVLink Topology Details" },
-          true, "ncu lays the NVLink topology table out with header wraps and column widths of its own (one table "
-                "in the corpus); we print the same cells in the page's usual table" },
+                        "a NaN is flagged (!) but for 5 of the result's 44 NaN ratios, which nothing stored tells apart" },
+        { "HadiKhansaa_BBAStar_profile_output_ncu2024.3.2", "raw.txt",
+                        { "gcomp_output_sector_compression", "per_sector_mem_" }, false, "the same flags" },
+        { "panjd123_cutlass_report-s8-persist_ncu2024.1.1", "details-all.txt",
+                        { "Table Name : NVLink Topology Details" }, true,
+                        "ncu lays the NVLink topology table out with header wraps and column widths of its own (one table "
+                        "in the corpus); we print the same cells in the page's usual table" },
         { "2388612861_GPU-DEMO_occupancy_ncu2025.2.1", "summary.txt", { "==WARNING==" }, false,
-          "ncu warns of the unknown GPU once per result before it crashes; we warn once per group" },
+                        "ncu warns of the unknown GPU once per result before it crashes; we warn once per group" },
 };
 
 static const KnownDifference *known_difference(const char *report, const char *suffix)
@@ -252,8 +259,9 @@ static void check_complete(const NcuReport *r, const PageKind *kind, const char 
                         for (const char *p = strstr(text, ", Invocations "); p; p = strstr(p + 1, ", Invocations "))
                                 invocations += strtoul(p + strlen(", Invocations "), NULL, 10);
                         g_assert_cmpuint(invocations, ==, r->n_actions);
-                        g_assert_nonnull(strstr(text, "\n  This output mode is backwards compatible to the "
-                                                      "per-kernel summary output of nvprof"));
+                        g_assert_nonnull(strstr(text,
+                                        "\n  This output mode is backwards compatible to the "
+                                        "per-kernel summary output of nvprof"));
                         g_assert_true(g_str_has_suffix(text, " \n\n"));
                 } else if (o->csv)
                         (void) csv_result_records(text);
@@ -297,7 +305,8 @@ static void assert_same(const char *what, const char *report, const char *suffix
         size_t na = n, nb = m;
 
         if (k) {
-                bool same = prefix ? n >= m && memcmp(text, expected, m) == 0 : n == m && memcmp(text, expected, n) == 0;
+                bool same = prefix ? n >= m && memcmp(text, expected, m) == 0
+                                   : n == m && memcmp(text, expected, n) == 0;
                 if (same)
                         g_error("%s: now the same as ncu's: remove it from known[]", what);
                 g_test_message("%s: known difference: %s", what, k->why);
@@ -355,7 +364,8 @@ static void check_verb(gconstpointer data)
         argv[a++] = "--local";
         for (size_t i = 1; i < G_N_ELEMENTS(c->kind->args) && c->kind->args[i]; i++)
                 argv[a++] = c->kind->args[i];
-        g_assert_true(g_spawn_sync(NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &error));
+        g_assert_true(g_spawn_sync(
+                        NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, &error));
         g_assert_no_error(error);
         g_assert_cmpstr(err, ==, "");
         g_assert_true(g_spawn_check_wait_status(status, NULL));
