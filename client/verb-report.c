@@ -28,7 +28,6 @@
 #include "verb-report-python.h"
 #include "verb-report.h"
 
-#define SUMMARY_FINDINGS_MAX 3
 #define REPORT_JSON_MAX ((size_t) 1024 * 1024 * 1024)
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(json_tokener *, json_tokener_free);
@@ -173,13 +172,13 @@ static int append_page_options(sd_bus_message *m, const NcuPageOptions *o)
                         ncu_print_summary_to_string(o->summary));
 }
 
-/* method on the daemon's object: the text of the file descriptor it replies with. flag < 0 sends no argument;
- * page (ExportPage) sends the page and its options. */
+/* method on the daemon's object: its memfd, a descriptor of our own. flag < 0 sends no argument; page
+ * (ExportPage) sends the page and its options. */
 static int call_export(sd_bus *bus, const char *object, const char *method, int flag, const NcuPageOptions *page,
-                size_t max_size, sd_bus_error *error, char **ret_text, size_t *ret_size)
+                sd_bus_error *error, int *ret_fd)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *exported = NULL;
-        int r;
+        int fd, r;
 
         r = sd_bus_message_new_method_call(bus, &m, BUS_NAME, object, BUS_REPORT_INTERFACE, method);
         if (r < 0)
@@ -193,11 +192,17 @@ static int call_export(sd_bus *bus, const char *object, const char *method, int 
         r = sd_bus_call(bus, m, 0, error, &exported);
         if (r < 0)
                 return r;
-        return report_read_reply_fd(exported, max_size, ret_text, ret_size);
+        r = sd_bus_message_read(exported, "h", &fd);
+        if (r < 0)
+                return r;
+        fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        if (fd < 0)
+                return -errno;
+        *ret_fd = fd;
+        return 0;
 }
 
-static int fetch_via_daemon(const char *path, const char *method, int flag, const NcuPageOptions *page, size_t max_size,
-                char **ret_text, size_t *ret_size)
+static int export_via_daemon(const char *path, const char *method, int flag, const NcuPageOptions *page, int *ret_fd)
 {
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
@@ -210,7 +215,7 @@ static int fetch_via_daemon(const char *path, const char *method, int flag, cons
         r = report_bus_load(bus, path, &object);
         if (r != 0)
                 return r;
-        r = call_export(bus, object, method, flag, page, max_size, &error, ret_text, ret_size);
+        r = call_export(bus, object, method, flag, page, &error, ret_fd);
         report_bus_close(bus, object);
         if (r < 0) {
                 if (sd_bus_error_has_name(&error, BUS_ERROR_LIMITS_EXCEEDED))
@@ -223,16 +228,35 @@ static int fetch_via_daemon(const char *path, const char *method, int flag, cons
         return 0;
 }
 
+int report_export_via_daemon(const char *path, const char *method, int flag, int *ret_fd)
+{
+        return export_via_daemon(path, method, flag, NULL, ret_fd);
+}
+
 int report_fetch_via_daemon(
                 const char *path, const char *method, int flag, size_t max_size, char **ret_text, size_t *ret_size)
 {
-        return fetch_via_daemon(path, method, flag, NULL, max_size, ret_text, ret_size);
+        _cleanup_close_ int fd = -EBADF;
+        int r;
+
+        r = report_export_via_daemon(path, method, flag, &fd);
+        if (r != 0)
+                return r;
+        r = read_full_fd(fd, max_size, ret_text, ret_size);
+        return r < 0 ? log_error_errno(r, "Cannot read the daemon's %s", method) : 0;
 }
 
 int report_fetch_page_via_daemon(
                 const char *path, const NcuPageOptions *page, size_t max_size, char **ret_text, size_t *ret_size)
 {
-        return fetch_via_daemon(path, "ExportPage", -1, page, max_size, ret_text, ret_size);
+        _cleanup_close_ int fd = -EBADF;
+        int r;
+
+        r = export_via_daemon(path, "ExportPage", -1, page, &fd);
+        if (r != 0)
+                return r;
+        r = read_full_fd(fd, max_size, ret_text, ret_size);
+        return r < 0 ? log_error_errno(r, "Cannot read the daemon's ExportPage") : 0;
 }
 
 /* The model through the daemon (LoadReport, ExportJson, Close). Returns 1 when there is no daemon to ask
@@ -275,145 +299,48 @@ int report_load_json(const char *path, struct json_object **ret)
         return 0;
 }
 
-static struct json_object *get(struct json_object *o, const char *key)
+/* What fd holds, to standard output, a chunk at a time. */
+static int copy_fd_to_stdout(int fd)
 {
-        struct json_object *v = NULL;
+        char buf[64 * 1024];
 
-        return json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
+        for (;;) {
+                ssize_t n = read(fd, buf, sizeof(buf));
 
-static void format_duration(struct json_object *ns, char *buf, size_t size)
-{
-        double d;
-
-        if (!ns) {
-                snprintf(buf, size, "-");
-                return;
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (n == 0)
+                        return 0;
+                if (fwrite(buf, 1, (size_t) n, stdout) != (size_t) n)
+                        return -EIO;
         }
-        d = json_object_get_double(ns);
-        if (d < 1e3)
-                snprintf(buf, size, "%.0f ns", d);
-        else if (d < 1e6)
-                snprintf(buf, size, "%.2f us", d / 1e3);
-        else if (d < 1e9)
-                snprintf(buf, size, "%.2f ms", d / 1e6);
-        else
-                snprintf(buf, size, "%.2f s", d / 1e9);
-}
-
-typedef struct Finding {
-        const char *title;
-        double speedup; /* -1: none estimated */
-        const char *type;
-} Finding;
-
-static int compare_findings(const void *a, const void *b)
-{
-        const Finding *x = a, *y = b;
-        return x->speedup > y->speedup ? -1 : x->speedup < y->speedup ? 1 : 0;
-}
-
-/* A rule's finding: its first message of type OPTIMIZATION, WARNING or ERROR, titled by the message's
- * title or else the rule's name, with the rule's largest speedup estimate. */
-static bool rule_finding(struct json_object *rule, Finding *ret)
-{
-        struct json_object *msgs = get(rule, "messages"), *speedups = get(rule, "speedups");
-        Finding f = { .speedup = -1 };
-
-        for (size_t i = 0; msgs && i < json_object_array_length(msgs); i++) {
-                struct json_object *m = json_object_array_get_idx(msgs, i);
-                const char *type = json_object_get_string(get(m, "type"));
-
-                if (!type || !(streq(type, "OPTIMIZATION") || streq(type, "WARNING") || streq(type, "ERROR")))
-                        continue;
-                f.type = type;
-                f.title = get(m, "title") ? json_object_get_string(get(m, "title"))
-                                          : json_object_get_string(get(rule, "name"));
-                break;
-        }
-        if (!f.type)
-                return false;
-        for (size_t i = 0; speedups && i < json_object_array_length(speedups); i++) {
-                struct json_object *v = get(json_object_array_get_idx(speedups, i), "value");
-                if (v && json_object_get_double(v) > f.speedup)
-                        f.speedup = json_object_get_double(v);
-        }
-        *ret = f;
-        return true;
-}
-
-static void print_summary_action(EscapePool *e, struct json_object *a)
-{
-        struct json_object *grid = get(a, "grid"), *block = get(a, "block"), *rules = get(a, "rule_results");
-        _cleanup_free_ Finding *findings = NULL;
-        size_t n = 0, n_rules = rules ? json_object_array_length(rules) : 0;
-        char duration[32], launch[160];
-
-        format_duration(get(a, "duration_ns"), duration, sizeof(duration));
-        snprintf(launch, sizeof(launch),
-                        "grid (%" PRIu64 ",%" PRIu64 ",%" PRIu64 ") block (%" PRIu64 ",%" PRIu64 ",%" PRIu64 ")",
-                        json_object_get_uint64(json_object_array_get_idx(grid, 0)),
-                        json_object_get_uint64(json_object_array_get_idx(grid, 1)),
-                        json_object_get_uint64(json_object_array_get_idx(grid, 2)),
-                        json_object_get_uint64(json_object_array_get_idx(block, 0)),
-                        json_object_get_uint64(json_object_array_get_idx(block, 1)),
-                        json_object_get_uint64(json_object_array_get_idx(block, 2)));
-        printf("%3" PRIu64 "  %-24s %-36s %10s", json_object_get_uint64(get(a, "index")),
-                        esc(e, json_object_get_string(get(a, "name"))), launch, duration);
-
-        findings = calloc(MAX(n_rules, (size_t) 1), sizeof(Finding));
-        if (findings)
-                for (size_t i = 0; i < n_rules; i++)
-                        if (rule_finding(json_object_array_get_idx(rules, i), &findings[n]))
-                                n++;
-        qsort_safe(findings, n, sizeof(Finding), compare_findings);
-        for (size_t i = 0; i < MIN(n, (size_t) SUMMARY_FINDINGS_MAX); i++) {
-                printf("%s%s", i == 0 ? "  " : "; ", esc(e, findings[i].title));
-                if (findings[i].speedup >= 0)
-                        printf(" (est. %.1f%%)", findings[i].speedup);
-        }
-        if (n > SUMMARY_FINDINGS_MAX)
-                printf("; +%zu more", n - SUMMARY_FINDINGS_MAX);
-        printf("\n");
-}
-
-static int report_summary(const char *path)
-{
-        _cleanup_(escape_pool_done) EscapePool e = { 0 };
-        _cleanup_(json_object_putp) struct json_object *doc = NULL;
-        struct json_object *ranges;
-        int r;
-
-        r = report_load_json(path, &doc);
-        if (r < 0)
-                return r;
-        if (arg.json != JSON_OFF) {
-                json_print(doc);
-                return 0;
-        }
-        ranges = get(doc, "ranges");
-        if (arg.legend) {
-                struct json_object *report = get(doc, "report");
-                const char *version = json_object_get_string(get(report, "ncu_version"));
-                printf("%s: Nsight Compute %s report, %zu range%s\n", esc(&e, path),
-                                version ? esc(&e, version) : "(unknown)", json_object_array_length(ranges),
-                                json_object_array_length(ranges) == 1 ? "" : "s");
-                printf("  #  %-24s %-36s %10s  %s\n", "NAME", "LAUNCH", "DURATION", "TOP FINDINGS (estimated speedup)");
-        }
-        for (size_t i = 0; i < json_object_array_length(ranges); i++) {
-                struct json_object *actions = get(json_object_array_get_idx(ranges, i), "actions");
-                for (size_t j = 0; j < json_object_array_length(actions); j++)
-                        print_summary_action(&e, json_object_array_get_idx(actions, j));
-        }
-        return 0;
 }
 
 static int report_json(const char *path)
 {
         _cleanup_(json_object_putp) struct json_object *doc = NULL;
         JsonMode saved = arg.json;
+        JsonMode mode = arg.json != JSON_OFF ? arg.json : isatty(STDOUT_FILENO) ? JSON_PRETTY : JSON_SHORT;
         int r;
 
+        /* Short JSON is the worker's own text: copied as it comes, never parsed here (the tree of a whole
+         * model takes 10 to 16 times its text). */
+        if (mode == JSON_SHORT && !arg.local) {
+                _cleanup_close_ int fd = -EBADF;
+
+                r = report_export_via_daemon(path, "ExportJson", -1, &fd);
+                if (r < 0)
+                        return r;
+                if (r == 0) {
+                        r = copy_fd_to_stdout(fd);
+                        if (r < 0 || putchar('\n') == EOF || fflush(stdout) != 0)
+                                return log_error_errno(r < 0 ? r : -EIO, "Cannot write the report's JSON");
+                        return 0;
+                }
+        }
         r = report_load_json(path, &doc);
         if (r < 0)
                 return r;

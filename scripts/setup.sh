@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Set-up for a fresh Debian 12 machine, run as root from a checkout:
+# Set-up for a fresh Debian 12 machine, run as root from a checkout (anywhere: /root/src too):
 #
-#   scripts/setup.sh demo   install what is missing, build, and run nvprofiled on a private D-Bus over
-#                           this machine's real /proc with the example rc files from conf/, then show
-#                           with nvprofilectl what it resolved
-#   scripts/setup.sh test   install what is missing, build twice (plain, and with ASan+UBSan), run the
-#                           whole suite in both, print "N passed, M failed, K skipped"; exits non-zero
-#                           on any failure
-#   scripts/setup.sh deps   only install what is missing
+#   scripts/setup.sh install    install what the build needs, build a release with Debian's layout (/usr,
+#                               /etc, /var), install it, create the nvprofiled user, reload systemd and
+#                               D-Bus, enable and start nvprofiled.service and show nvprofilectl status
+#                               (where systemd is not running, a chroot: installed and enabled, not started)
+#   scripts/setup.sh uninstall  stop and disable the service, remove every installed file and the user
+#   scripts/setup.sh demo       install what is missing, build, and run nvprofiled on a private D-Bus over
+#                               this machine's real /proc with the example rc files from conf/, then show
+#                               with nvprofilectl what it resolved (installs nothing of nvprofiled, starts
+#                               no service)
+#   scripts/setup.sh test       install what is missing, build twice (plain, and with ASan+UBSan), run the
+#                               whole suite in both, print "N passed, M failed, K skipped"; exits non-zero
+#                               on any failure
+#   scripts/setup.sh deps       only install what is missing
+#   scripts/setup.sh packages [install|demo|test]   print the Debian packages each needs, one a line
 #
 # Options: --corpus-required (CI: fail instead of skip when ../shared/corpus or a checking tool is
 #          missing, and count any skipped test as a failure; CI=true in the environment does the same),
@@ -29,6 +36,9 @@ check_format=false
 ci=false
 [ "${CI:-}" = true ] && ci=true
 for arg in "$@"; do
+    case "$mode:$arg" in
+        packages:install | packages:demo | packages:test) continue ;;
+    esac
     case "$arg" in
         --corpus-required) corpus_required=true; ci=true ;;
         --check-format) check_format=true ;;
@@ -37,21 +47,38 @@ for arg in "$@"; do
     esac
 done
 
-# Everything the build, the daemon and the tests use, by Debian package name.
-packages=(
-    gcc pkg-config meson ninja-build git python3 procps
-    libsystemd-dev libjson-c-dev libdrm-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libprotobuf-dev
-    libglib2.0-dev dbus systemd libxml2-utils locales
-    clang libclang-rt-14-dev clang-format
-    python3-dbusmock scdoc groff-base man-db
-    libzstd-dev libseccomp-dev
-    python3-dev python3-pyelftools
-    libncurses-dev tmux prometheus-node-exporter prometheus
+# What each mode needs, by Debian package name. install: the build of the daemon, the client and the
+# Python package, and what the service runs on. demo: also GLib (the usage fixture). test: everything
+# the suites use; the system test (tests/system) builds a Debian root with mmdebstrap and boots it with
+# systemd-nspawn; llvm-symbolizer (llvm-14) names the frames of sanitizer reports and leak suppressions.
+install_packages=(
+    gcc pkg-config meson ninja-build python3 python3-dev python3-pyelftools procps
+    libsystemd-dev libjson-c-dev libdrm-dev libprotobuf-c-dev protobuf-c-compiler libprotobuf-dev
+    libzstd-dev libseccomp-dev libncurses-dev scdoc libdbus-1-dev libpolkit-gobject-1-dev
+    dbus systemd
 )
+demo_packages=("${install_packages[@]}" libglib2.0-dev)
+# prometheus and prometheus-node-exporter only for their checkers (promtool, the textfile collector run
+# by the tests themselves): never left running, see install_missing.
+test_packages=("${demo_packages[@]}"
+    git protobuf-compiler libxml2-utils locales
+    clang libclang-rt-14-dev clang-format llvm-14
+    python3-dbusmock groff-base man-db
+    tmux prometheus-node-exporter prometheus
+    mmdebstrap systemd-container
+)
+# Network services a Debian postinst would start and enable: the tests need only their programs.
+no_service_packages=(prometheus prometheus-node-exporter)
 
+# True where systemd runs this system: not in a chroot, nor in a container or a machine without it.
+systemd_running() {
+    [ -d /run/systemd/system ] && ! systemd-detect-virt --quiet --chroot 2>/dev/null
+}
+
+# install_missing PACKAGE...: apt-get installs those not installed yet.
 install_missing() {
-    local missing=()
-    for p in "${packages[@]}"; do
+    local missing=() p
+    for p in "$@"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
     done
     if [ ${#missing[@]} -eq 0 ]; then
@@ -61,9 +88,27 @@ install_missing() {
         echo "missing packages (run as root to install): ${missing[*]}" >&2
         exit 1
     fi
-    echo "==> installing: ${missing[*]}"
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    echo "==> installing Debian packages (a minute or more): ${missing[*]}"
+    # While installing, no package's maintainer script starts a service (policy-rc.d's 101: "action
+    # forbidden"), unless this machine has its own policy.
+    local policy=""
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+        policy=/usr/sbin/policy-rc.d
+        printf '#!/bin/sh\nexit 101\n' > "$policy"
+        chmod 755 "$policy"
+    fi
+    local status=0
+    { DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; } ||
+        status=$?
+    [ -z "$policy" ] || rm -f "$policy"
+    [ "$status" -eq 0 ] || exit "$status"
+    # Their postinst enabled them: not at the next boot either.
+    for p in "${no_service_packages[@]}"; do
+        if printf '%s\n' "${missing[@]}" | grep -qx "$p" && systemd_running; then
+            systemctl disable --now "$p.service" >/dev/null 2>&1 || true
+        fi
+    done
 }
 
 # configure DIR [meson options...]: (re)configures a build directory.
@@ -160,6 +205,12 @@ check_formatting() {
 
 do_test() {
     local common=(-Dwarning_level=3 -Dwerror=true -Dcorpus_required=$corpus_required)
+    local snapshot
+    snapshot=$(mktemp)
+    # Every process the tests start inherits it: how tests/leftovers.sh tells ours from others'.
+    NVPROFILED_TEST_RUN=$$-$(date +%s%N)
+    export NVPROFILED_TEST_RUN
+    tests/leftovers.sh snapshot "$snapshot"
 
     if $check_format; then
         check_formatting || true
@@ -174,13 +225,27 @@ do_test() {
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
     export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
     export LSAN_OPTIONS=suppressions=$top/tests/sanitizers/lsan.supp:print_suppressions=0
-    build build-sanitize && run_suite build-sanitize
+    # Leak suppressions match function names: without a symbolizer a report has none (llvm-14 installs
+    # it under this name only).
+    export ASAN_SYMBOLIZER_PATH=/usr/lib/llvm-14/bin/llvm-symbolizer
+    # The system test builds inside its own root from the checkout: once, in the plain build, is enough.
+    build build-sanitize && run_suite build-sanitize --no-suite system
 
     if command -v clang >/dev/null && [ -e /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ]; then
         echo "==> build: clang with libFuzzer, a short fuzzing run of every target"
         CC=clang configure build-fuzz "${common[@]}" -Dfuzzing=true -Db_sanitize=address,undefined -Db_lundef=false
         build build-fuzz && run_suite build-fuzz --suite fuzz-smoke
     fi
+
+    # Counts as one test: nothing of ours may be left running, mounted, listening or in /tmp.
+    if tests/leftovers.sh check "$snapshot" "$top"; then
+        echo "==> nothing left behind (processes, temporary directories, mounts, ports 9090 and 9100)"
+        passed=$((passed + 1))
+    else
+        echo "==> left behind by the tests (listed above)" >&2
+        failed=$((failed + 1))
+    fi
+    rm -f "$snapshot"
 
     if $ci && [ "$skipped" -gt 0 ]; then
         echo "==> ${skipped} tests skipped in CI (listed above): a check that did not run fails here" >&2
@@ -228,6 +293,7 @@ demo_cleanup() {
 }
 
 do_demo() {
+    echo "==> building nvprofiled in build-demo (a few minutes the first time)"
     configure build-demo -Dtests=false -Dwarning_level=3 -Dwerror=true
     ninja -C build-demo >/dev/null
 
@@ -239,12 +305,13 @@ do_demo() {
     trap demo_cleanup EXIT
     local ctl=(build-demo/client/nvprofilectl "--bus=unix:path=$work/bus")
 
+    echo "==> starting a private D-Bus, and nvprofiled on it"
     write_demo_bus_config "$work"
     dbus-daemon --nofork --config-file="$work/bus.conf" 2>/dev/null &
     demo_pids+=($!)
     for _ in $(seq 100); do [ -S "$work/bus" ] && break; sleep 0.05; done
 
-    echo "==> nvprofiled on a private bus, this machine's real /proc, rc files from conf/examples"
+    echo "    (this machine's real /proc, rc files from conf/examples)"
     NVPROFILED_REPORT_WORKER="$top/build-demo/daemon/nsight/nvprofiled-report-worker" \
     build-demo/daemon/service/nvprofiled --bus="unix:path=$work/bus" --root="$top/conf/examples" \
         --log-level=notice 2> "$work/daemon.log" &
@@ -253,6 +320,7 @@ do_demo() {
 
     # Processes the example rules are about: copies of sleep under other names, a Wine-style argv[0],
     # one that renames itself after exec, one with an environment override.
+    echo "==> starting the processes the example rules are about (copies of sleep)"
     mkdir -p "$work/bin"
     for name in niri alacritty glxgears; do cp "$(command -v sleep)" "$work/bin/$name"; done
     "$work/bin/niri" 300 & demo_pids+=($!)
@@ -273,11 +341,11 @@ do_demo() {
     echo; echo "==> nvprofilectl explain $alacritty   (alacritty: rules in two files, an environment override)"
     "${ctl[@]}" explain "$alacritty"
     echo; echo "==> nvprofilectl explain $game   (argv[0] is a Windows path: the cmdline feature)"
-    "${ctl[@]}" explain "$game" | sed -n '1,16p'
+    "${ctl[@]}" explain "$game"
     echo; echo "==> nvprofilectl explain $renamed   (renamed itself after exec: the COMM event)"
-    "${ctl[@]}" explain "$renamed" | sed -n '1,14p'
+    "${ctl[@]}" explain "$renamed"
     echo; echo "==> nvprofilectl resolve --exe /usr/bin/sway   (a process that is not running)"
-    "${ctl[@]}" resolve --exe /usr/bin/sway | sed -n '1,16p'
+    "${ctl[@]}" resolve --exe /usr/bin/sway
     echo; echo "==> nvprofilectl check conf/examples/etc/nvidia/...   (lint, no daemon needed)"
     "${ctl[@]}" check conf/examples/etc/nvidia/nvidia-application-profiles-rc \
         conf/examples/etc/nvidia/nvidia-application-profiles-rc.d
@@ -294,9 +362,9 @@ do_demo() {
     local sections=../shared/corpus/sections
     if [ -d "$sections" ]; then
         echo; echo "==> nvprofilectl sections check --schema=2024.1.1 $sections/ncu-2025.3.1   (as ncu 2024.1.1 reads newer files)"
-        "${ctl[@]}" sections check --schema=2024.1.1 "$sections/ncu-2025.3.1" | tail -n 4 || true
+        "${ctl[@]}" sections check --schema=2024.1.1 "$sections/ncu-2025.3.1" || true
         echo; echo "==> nvprofilectl sections check $sections/ncu-2025.3.1 $sections/ncu-2024.1.1   (extended schema)"
-        "${ctl[@]}" sections check "$sections/ncu-2025.3.1" "$sections/ncu-2024.1.1" | tail -n 2 || true
+        "${ctl[@]}" sections check "$sections/ncu-2025.3.1" "$sections/ncu-2024.1.1" || true
     fi
 
     # Nsight Compute reports: the client hands the file's descriptor to the daemon, whose confined worker
@@ -304,9 +372,14 @@ do_demo() {
     local reports=../shared/corpus/reports
     if [ -d "$reports" ]; then
         echo; echo "==> nvprofilectl report summary   (each corpus report, parsed by the daemon's confined worker)"
-        for f in "$reports"/*.ncu-rep; do "${ctl[@]}" report summary --no-legend "$f" || true; done
-        echo; echo "==> nvprofilectl report json $reports/armleth_report_ncu2024.2.1.ncu-rep   (the model, first lines)"
-        "${ctl[@]}" --json=pretty report json "$reports/armleth_report_ncu2024.2.1.ncu-rep" | sed -n '1,12p' || true
+        for f in "$reports"/*.ncu-rep; do
+            echo "--- $(basename "$f")"
+            "${ctl[@]}" report summary --no-legend "$f" || true
+        done
+        echo; echo "==> nvprofilectl report json $reports/armleth_report_ncu2024.2.1.ncu-rep > $work/model.json   (the model)"
+        "${ctl[@]}" report json "$reports/armleth_report_ncu2024.2.1.ncu-rep" > "$work/model.json" || true
+        python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); print(f"{len(open(sys.argv[1]).read())} bytes of JSON; top-level keys:", ", ".join(m) if isinstance(m, dict) else type(m).__name__)' \
+            "$work/model.json" || true
         cp "$reports/armleth_report_ncu2024.2.1.ncu-rep" "$work/private.ncu-rep"
         chmod 600 "$work/private.ncu-rep"
         echo; echo "==> nvprofilectl report summary $work/private.ncu-rep as nobody   (a file nobody cannot read: refused)"
@@ -329,6 +402,7 @@ do_demo() {
 # (DrmMajor=1 declares them DRM), a client two processes share, and counters that move between two steps.
 demo_usage() {
     local work=$1 fx=$1/usage
+    echo; echo "==> starting a second nvprofiled over fixture /proc and /sys trees with GPU clients"
     mkdir -p "$fx/proc" "$fx/sys"
     cc -O1 -o "$work/usage-fixture" tests/drm/usage-fixture-tool.c tests/drm/usage-fixture.c \
         $(pkg-config --cflags --libs glib-2.0)
@@ -388,25 +462,121 @@ for p in processes:
 '
     echo; echo "==> nvprofilectl top --once   (the same usage as a person sees it, with the applied profiles)"
     COLUMNS=100 build-demo/client/nvprofilectl --bus="unix:path=$work/bus-usage" top --once --interval=0.2 || true
-    echo; echo "==> the Prometheus export (ExportTextfile=, for node_exporter's textfile collector), without HELP lines"
+    echo; echo "==> the Prometheus export (ExportTextfile=, for node_exporter's textfile collector): $fx/textfile/nvprofiled.prom"
     sleep 1
-    grep -v '^# HELP' "$fx/textfile/nvprofiled.prom" | head -24 || true
+    cat "$fx/textfile/nvprofiled.prom"
+}
+
+# What `install` put where, one absolute path a line (meson's install log): what `uninstall` removes.
+install_manifest=/var/lib/nvprofiled-setup/installed-files
+
+require_root() {
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "scripts/setup.sh $mode: run as root (it installs into /usr and /etc)" >&2
+        exit 1
+    fi
+}
+
+do_install() {
+    require_root
+    local build=build-install
+    echo "==> building a release with Debian's layout (/usr, /etc, /var) in $build (a few minutes)"
+    configure "$build" --prefix=/usr --sysconfdir=/etc --localstatedir=/var --buildtype=release -Dtests=false
+    ninja -C "$build" >/dev/null
+    # meson install also runs systemd/install-hook.sh: the nvprofiled user (systemd-sysusers) and the
+    # journal catalog.
+    echo "==> installing (meson install), creating the nvprofiled user"
+    meson install -C "$build" --no-rebuild --quiet
+    mkdir -p "$(dirname "$install_manifest")"
+    grep -v '^#' "$build/meson-logs/install-log.txt" > "$install_manifest"
+    systemctl enable nvprofiled.service 2>&1 | grep -v '^Created symlink' || true
+    if ! systemd_running; then
+        echo "==> systemd is not running here (a chroot, or a system booted without it): installed and enabled,"
+        echo "    not started; it starts at the next boot, and on the first call over D-Bus"
+        return
+    fi
+    echo "==> reloading systemd and D-Bus, starting nvprofiled.service"
+    systemctl daemon-reload
+    systemctl reload dbus.service
+    systemctl restart nvprofiled.service
+    echo "==> nvprofilectl status"
+    nvprofilectl status
+}
+
+do_uninstall() {
+    require_root
+    if [ ! -f "$install_manifest" ]; then
+        echo "nothing to remove: $install_manifest (written by scripts/setup.sh install) does not exist" >&2
+        exit 1
+    fi
+    echo "==> stopping and disabling nvprofiled.service"
+    if systemd_running; then
+        systemctl disable --now nvprofiled.service 2>&1 | grep -v '^Removed' || true
+    else
+        systemctl disable nvprofiled.service 2>&1 | grep -v '^Removed' || true
+    fi
+    echo "==> removing the files $install_manifest lists"
+    local f dirs=()
+    while IFS= read -r f; do
+        [ -n "$f" ] || continue
+        # Our own folders go whole (a __pycache__ python3 left, the configuration folder).
+        case "$f" in */nvprofiled/*) dirs+=("${f%/nvprofiled/*}/nvprofiled") ;; esac
+        if [ -d "$f" ]; then
+            dirs+=("$f")
+        else
+            rm -f -- "$f"
+        fi
+    done < "$install_manifest"
+    # Folders meson created (it lists them too) go when nothing else is in them, deepest first.
+    for f in $(printf '%s\n' "${dirs[@]}" | sort -ru); do
+        case "$f" in
+            */nvprofiled) rm -rf -- "$f" ;;
+            *) rmdir --ignore-fail-on-non-empty -- "$f" 2>/dev/null || true ;;
+        esac
+    done
+    rm -rf "$(dirname "$install_manifest")"
+    if id -u nvprofiled >/dev/null 2>&1; then
+        echo "==> removing the nvprofiled user"
+        userdel nvprofiled
+        ! getent group nvprofiled >/dev/null || groupdel nvprofiled
+    fi
+    journalctl --update-catalog 2>/dev/null || true
+    if systemd_running; then
+        systemctl daemon-reload
+        systemctl reload dbus.service
+    fi
+    echo "==> nvprofiled is uninstalled"
 }
 
 case "$mode" in
+    install)
+        $install && install_missing "${install_packages[@]}"
+        do_install
+        ;;
+    uninstall)
+        do_uninstall
+        ;;
     test)
-        $install && install_missing
+        $install && install_missing "${test_packages[@]}"
         do_test
         ;;
     demo)
-        $install && install_missing
+        $install && install_missing "${demo_packages[@]}"
         do_demo
         ;;
     deps)
-        install_missing
+        install_missing "${test_packages[@]}"
+        ;;
+    packages)
+        case "${1:-}" in
+            install) printf '%s\n' "${install_packages[@]}" ;;
+            demo) printf '%s\n' "${demo_packages[@]}" ;;
+            test|'') printf '%s\n' "${test_packages[@]}" ;;
+            *) echo "packages: install, demo or test" >&2; exit 2 ;;
+        esac
         ;;
     *)
-        sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'
         exit 2
         ;;
 esac

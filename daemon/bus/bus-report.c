@@ -356,7 +356,7 @@ int bus_method_load_report(sd_bus_message *m, void *userdata, sd_bus_error *erro
 {
         BusContext *c = userdata;
         const char *why = NULL;
-        BusReportCall *call;
+        BusReportCall *call = NULL;
         ManagerReport *r;
         uid_t uid;
         int fd, k;
@@ -384,7 +384,7 @@ static int forward(sd_bus_message *m, ManagerReport *r, NcuServeOp op, NcuWire *
                 sd_bus_error *error)
 {
         const char *why = NULL;
-        BusReportCall *call;
+        BusReportCall *call = NULL;
         int k;
 
         k = ncu_wire_finish(args);
@@ -415,6 +415,14 @@ static int method_get_info(sd_bus_message *m, void *userdata, sd_bus_error *erro
 
         ncu_wire_init(&args, 0);
         return forward(m, userdata, NCU_SERVE_GET_INFO, &args, "suut", error);
+}
+
+static int method_get_summary(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        NcuWire args;
+
+        ncu_wire_init(&args, 0);
+        return forward(m, userdata, NCU_SERVE_GET_SUMMARY, &args, "a(uuus(ttt)(ttt)da(ssd))", error);
 }
 
 static int method_list_actions(sd_bus_message *m, void *userdata, sd_bus_error *error)
@@ -567,7 +575,7 @@ static int export(sd_bus_message *m, ManagerReport *r, NcuServeExport kind, cons
                 sd_bus_error *error)
 {
         const char *why = NULL;
-        BusReportCall *call;
+        BusReportCall *call = NULL;
         int k;
 
         k = bus_report_call_new(m, NULL, &call);
@@ -743,7 +751,7 @@ static int method_diff(sd_bus_message *m, void *userdata, sd_bus_error *error)
         ManagerReport *r = userdata, *baseline;
         Manager *manager = manager_report_manager(r);
         const char *path, *why = NULL;
-        BusReportCall *call;
+        BusReportCall *call = NULL;
         NcuWire args;
         int k;
 
@@ -799,8 +807,9 @@ int bus_report_register(BusContext *c)
         r = sd_bus_add_node_enumerator(c->bus, NULL, BUS_REPORT_PREFIX, bus_report_enumerator, c);
         if (r < 0)
                 return r;
-        return sd_bus_match_signal(c->bus, NULL, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                        "org.freedesktop.DBus", "NameOwnerChanged", on_name_owner_changed, c);
+        /* Asynchronously: the connection may still be authenticating when objects are registered. */
+        return sd_bus_match_signal_async(c->bus, NULL, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                        "org.freedesktop.DBus", "NameOwnerChanged", on_name_owner_changed, NULL, c);
 }
 
 void bus_reports_free(BusContext *c)
@@ -814,6 +823,8 @@ const sd_bus_vtable bus_report_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("GetInfo", SD_BUS_NO_ARGS,
                         SD_BUS_RESULT("s", ncu_version, "u", format_version, "u", ranges, "t", size), method_get_info,
                         SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetSummary", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(uuus(ttt)(ttt)da(ssd))", summary),
+                        method_get_summary, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListActions", SD_BUS_ARGS("u", range), SD_BUS_RESULT("a(ussss(ttt)(ttt)d)", actions),
                         method_list_actions, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetMetricNames", SD_BUS_ARGS("u", range, "u", action), SD_BUS_RESULT("as", names),

@@ -375,10 +375,12 @@ void manager_reports_owner_gone(Manager *m, const char *owner)
                         report_free(r);
                 r = next;
         }
-        /* Its memfds: the caller is gone, whoever kept a descriptor reads nothing more. */
+        /* Its outputs being made end with their reports (or go on, for a diff, which reads descriptors of
+         * its own, and is answered to nobody). The memfds it holds stay charged to its uid until every
+         * descriptor of them is closed: a client may leave the bus before it read what it got. */
         for (o = rs->outputs; o;) {
                 ReportOutput *next = o->next;
-                if (streq(o->owner, owner))
+                if (!o->held && streq(o->owner, owner))
                         output_fail(o, -ECANCELED, "the caller left the bus");
                 o = next;
         }

@@ -13,9 +13,9 @@
  *     which its reader's limits and (release builds) its RLIMIT_AS keep it within, for as long as it runs;
  *   - each call's reply, twice its limit (read, then in the D-Bus message), until it is answered;
  *   - each export and diff: while it is made, the most it may take; then the memfd the caller got, until
- *     the caller closes it (every description of it gone: inotify's IN_CLOSE_NOWRITE on the memfd) or
- *     leaves the bus, when the daemon truncates its own descriptor of it (a caller who kept another
- *     descriptor then reads an empty file);
+ *     the caller closes it (every descriptor of that description gone: inotify's IN_CLOSE_NOWRITE on the
+ *     memfd), when the daemon truncates its own descriptor of it (a caller who opened another
+ *     description of it through /proc reads an empty file from then on);
  * and counted: ReportsPerUserMax= reports (workers) of ReportsMax=, OutputsPerUserMax= memfds held, and
  * NCU_REPORT_CALLS_MAX calls waiting per report. Past any of these the request is refused (-E2BIG, with
  * a sentence saying which) and costs nobody else anything. */
@@ -59,7 +59,7 @@ pid_t manager_report_worker_pid(const ManagerReport *r);
 
 /* Ends a report: its worker is killed, waiting calls get -ECANCELED. */
 void manager_report_close(ManagerReport *r);
-/* The owner left the bus: its reports end and its memfds are truncated. */
+/* The owner left the bus: its reports end (the memfds it holds stay charged until closed). */
 void manager_reports_owner_gone(Manager *m, const char *owner);
 
 /* A call to the report's worker (report-protocol.h): op, its arguments in the wire encoding, the most

@@ -319,7 +319,7 @@ static struct json_object *system_to_json(JsonBuilder *b, const NcuSystemInfo *s
         return o;
 }
 
-static const char *ncu_version(const NcuReport *r)
+const char *ncu_report_ncu_version(const NcuReport *r)
 {
         for (size_t i = 0; i < r->session.n_versions; i++)
                 if (streq_ptr(r->session.versions[i].provider, "Nsight Compute Target"))
@@ -342,7 +342,7 @@ static struct json_object *header_to_json(JsonBuilder *b, const NcuReport *r, Nc
 
         report = check(b, json_object_new_object());
         add_u64(b, report, "format_version", r->version);
-        add_str(b, report, "ncu_version", ncu_version(r));
+        add_str(b, report, "ncu_version", ncu_report_ncu_version(r));
         add(b, report, "compressed", check(b, json_object_new_boolean(r->compressed)));
         add_u64(b, report, "size", r->size);
         add_u64(b, report, "blocks", r->n_blocks);

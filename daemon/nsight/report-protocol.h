@@ -36,6 +36,7 @@ typedef enum NcuServeOp {
         NCU_SERVE_ACTIONS_BY_NVTX, /* (u range, as includes, as excludes) -> au */
         NCU_SERVE_EXPORT, /* (u NcuServeExport[, the page options]) + a memfd -> t bytes written */
         NCU_SERVE_DIFF, /* (as specs) + the baseline's descriptor and a memfd -> t bytes written */
+        NCU_SERVE_GET_SUMMARY, /* () -> a(uuus(ttt)(ttt)da(ssd)): report-summary.h's rows */
         _NCU_SERVE_OP_MAX,
 } NcuServeOp;
 

@@ -15,6 +15,7 @@
 #include "report-page.h"
 #include "report-protocol.h"
 #include "report-serve.h"
+#include "report-summary.h"
 #include "strv.h"
 
 #define NVTX_EXPRESSIONS_MAX 64
@@ -164,6 +165,40 @@ static int serve_list_actions(Serve *s, NcuWireReader *in, NcuWire *out, char me
                 ncu_wire_put_double(out, ns);
         }
         ncu_wire_close_array(out, token, (uint32_t) range->n_actions);
+        return 0;
+}
+
+static int serve_get_summary(Serve *s, NcuWire *out)
+{
+        NcuSummaryRow *rows = NULL;
+        size_t n = 0, token;
+        int r;
+
+        r = ncu_report_summary(s->report, &rows, &n);
+        if (r < 0)
+                return r;
+        token = ncu_wire_open_array(out);
+        for (size_t i = 0; i < n; i++) {
+                const NcuSummaryRow *row = &rows[i];
+                size_t findings;
+
+                ncu_wire_put_u32(out, (uint32_t) row->range);
+                ncu_wire_put_u32(out, (uint32_t) row->action);
+                ncu_wire_put_u32(out, (uint32_t) row->index);
+                ncu_wire_put_string(out, row->name);
+                put_uint3(out, row->grid);
+                put_uint3(out, row->block);
+                ncu_wire_put_double(out, row->duration_ns);
+                findings = ncu_wire_open_array(out);
+                for (size_t j = 0; j < row->n_findings; j++) {
+                        ncu_wire_put_string(out, row->findings[j].type);
+                        ncu_wire_put_string(out, row->findings[j].title);
+                        ncu_wire_put_double(out, row->findings[j].speedup);
+                }
+                ncu_wire_close_array(out, findings, (uint32_t) row->n_findings);
+        }
+        ncu_wire_close_array(out, token, (uint32_t) n);
+        ncu_summary_free(rows, n);
         return 0;
 }
 
@@ -595,6 +630,8 @@ static int dispatch(Serve *s, uint32_t op, NcuWireReader *in, NcuWire *out, cons
                 return serve_export(s, in, out, fds, message);
         case NCU_SERVE_DIFF:
                 return serve_diff(s, in, out, fds, message);
+        case NCU_SERVE_GET_SUMMARY:
+                return serve_get_summary(s, out);
         case _NCU_SERVE_OP_MAX:
                 break;
         }

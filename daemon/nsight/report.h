@@ -559,6 +559,8 @@ NcuValue ncu_value_convert(const NcuValue *v, NcuValueKind kind);
 /* The correlation ids of a metric are read with the kind of the first one, like IMetric.correlation_ids(). */
 NcuValueKind ncu_metric_correlation_kind(const NcuMetric *m);
 
+/* The version of ncu that wrote the report (the session's "Nsight Compute Target"), or NULL. */
+const char *ncu_report_ncu_version(const NcuReport *r);
 const char *ncu_value_kind_to_string(NcuValueKind k); /* "unknown", "string", "float", "double", ... */
 const char *ncu_workload_type_to_string(NcuWorkloadType t); /* "kernel", "range", "cmdlist", "graph" */
 const char *ncu_rule_message_type_to_string(uint32_t type); /* "NONE", "OK"... ; NULL for unknown numbers */

@@ -16,7 +16,8 @@
 #include "manager.h"
 #include "strv.h"
 
-#define DEFAULT_CONFIG_FILE "/etc/nvprofiled/nvprofiled.conf"
+/* sysconfdir/nvprofiled/nvprofiled.conf of the build (top-level meson.build), where the install puts it. */
+#define DEFAULT_CONFIG_FILE NVPROFILED_CONFIG_FILE
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "0"

@@ -19,6 +19,7 @@
 #include "bus-world.h"
 #include "log.h"
 #include "macro.h"
+#include "test-mount.h"
 
 #define NAMESPACE "nvptest"
 #define JOURNALD "/lib/systemd/systemd-journald"
@@ -40,16 +41,23 @@ static const char *start_private_journald(void)
 {
         g_autoptr(GError) error = NULL;
         const char *argv[] = { JOURNALD, NAMESPACE, NULL };
+        const char *why;
         gint64 deadline;
 
         if (!g_file_test(JOURNALD, G_FILE_TEST_IS_EXECUTABLE))
                 return JOURNALD " is not installed";
-        if (!g_file_test("/var/log/journal", G_FILE_TEST_IS_DIR) || !g_file_test("/run/systemd", G_FILE_TEST_IS_DIR))
-                return "no /var/log/journal or /run/systemd to mount over";
-        if (unshare(CLONE_NEWNS) < 0)
-                return "unshare(CLONE_NEWNS) failed";
-        g_assert_cmpint(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), ==, 0);
-        g_assert_cmpint(mount("tmpfs", "/run/systemd", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755"), ==, 0);
+        if (!g_file_test("/var/log/journal", G_FILE_TEST_IS_DIR))
+                return "no /var/log/journal to mount over";
+        why = test_private_mount_namespace();
+        if (why)
+                return why;
+        /* A fresh /run/systemd; where there is none (a chroot without systemd), a fresh /run to make it in. */
+        if (g_file_test("/run/systemd", G_FILE_TEST_IS_DIR))
+                g_assert_cmpint(mount("tmpfs", "/run/systemd", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755"), ==, 0);
+        else {
+                g_assert_cmpint(mount("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755"), ==, 0);
+                g_assert_cmpint(mkdir("/run/systemd", 0755), ==, 0);
+        }
         journal_dir = g_dir_make_tmp("nvprofiled-journal-XXXXXX", &error);
         g_assert_no_error(error);
         g_assert_cmpint(mount(journal_dir, "/var/log/journal", NULL, MS_BIND, NULL), ==, 0);
@@ -152,8 +160,11 @@ static void test_message_ids_in_journal(void)
         struct json_object *e;
         GPid pid;
 
+        /* We are root here: a private journald that cannot run is a failure, with its reason (meson
+         * would count a skipped subtest of a passing binary as a pass). */
         if (*journald_unavailable) {
-                g_test_skip(journald_unavailable);
+                g_test_message("no private journald: %s", journald_unavailable);
+                g_test_fail();
                 return;
         }
         world_setup(&w);

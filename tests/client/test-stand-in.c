@@ -21,6 +21,7 @@
 
 #include "bus-names.h"
 #include "private-bus.h"
+#include "test-other-user.h"
 #include "test-util.h"
 
 #define WAIT_USEC (10 * G_USEC_PER_SEC)
@@ -263,7 +264,8 @@ static bool stand_in_start(Fixture *f, bool has_get_process)
 static void monitor_start(Fixture *f, bool as_nobody, bool json)
 {
         g_autoptr(GError) error = NULL;
-        g_autofree char *bus_arg = g_strdup_printf("--bus=%s", f->bus.address);
+        g_autofree char *bus_arg = g_strdup_printf("--bus=%s", f->bus.address), *copy = NULL;
+        g_auto(GStrv) envp = NULL;
         const char *argv[5];
         size_t k = 0;
         uint64_t generation = 0;
@@ -274,7 +276,12 @@ static void monitor_start(Fixture *f, bool as_nobody, bool json)
                 argv[k++] = "--json=short";
         argv[k++] = "monitor";
         argv[k] = NULL;
-        g_spawn_async_with_pipes(NULL, (char **) argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+        if (as_nobody) {
+                copy = test_copy_for_other_users(f->bus.dir, argv[0]);
+                argv[0] = copy;
+                envp = test_environ_for_other_users(f->bus.dir);
+        }
+        g_spawn_async_with_pipes(NULL, (char **) argv, envp, G_SPAWN_DO_NOT_REAP_CHILD,
                         as_nobody ? drop_to_nobody : die_with_parent, NULL, &f->monitor, NULL, &f->monitor_out, NULL,
                         &error);
         g_assert_no_error(error);

@@ -16,6 +16,7 @@
 #include "bus-names.h"
 #include "itest.h"
 #include "test-bus.h"
+#include "test-other-user.h"
 
 #define NOBODY 65534
 
@@ -526,19 +527,22 @@ static int run_ctl(ITest *t, bool nobody, char **ret_out, const char *first_arg,
         g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
         g_autoptr(GError) error = NULL;
         g_autofree char *err = NULL, *discard = NULL;
+        g_auto(GStrv) envp = nobody ? test_environ_for_other_users(t->dir) : g_get_environ();
         int status;
 
         /* Never into our stdout: that is the TAP stream. */
         if (!ret_out)
                 ret_out = &discard;
-        g_ptr_array_add(argv, g_strdup(test_env_or_fail("NVPROFILECTL_BIN")));
+        g_ptr_array_add(argv,
+                        nobody ? test_copy_for_other_users(t->dir, test_env_or_fail("NVPROFILECTL_BIN"))
+                               : g_strdup(test_env_or_fail("NVPROFILECTL_BIN")));
         g_ptr_array_add(argv, g_strdup_printf("--bus=%s", t->bus_address));
         g_ptr_array_add(argv, g_strdup("--json=short"));
         for (const char *a = first_arg; a; a = va_arg(ap, const char *))
                 g_ptr_array_add(argv, g_strdup(a));
         g_ptr_array_add(argv, NULL);
 
-        g_spawn_sync("/", (char **) argv->pdata, NULL, 0, nobody ? drop_to_nobody : NULL, NULL, ret_out, &err, &status,
+        g_spawn_sync("/", (char **) argv->pdata, envp, 0, nobody ? drop_to_nobody : NULL, NULL, ret_out, &err, &status,
                         &error);
         g_assert_no_error(error);
         if (err && *err)

@@ -4,7 +4,7 @@
 # which claim to need no root really do not: CI runs as root, so without this they would never be run
 # any other way. As root, the user "nvptest" is created if missing (a system user without a home or a
 # shell) and everything the test reads is copied where that user can read it, since the checkout may
-# sit in root's home. Not root: the command runs as it is.
+# sit in root's home (the corpus too). Not root: the command runs as it is.
 set -eu
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -18,7 +18,7 @@ if ! id -u "$user" >/dev/null 2>&1; then
         id -u "$user" >/dev/null
 fi
 
-stage=$(mktemp -d /tmp/nvptest-unprivileged-XXXXXX)
+stage=$(mktemp -d "${TMPDIR:-/tmp}/nvptest-unprivileged-XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 chmod 755 "$stage"
 
@@ -43,10 +43,36 @@ if [ -n "$supp" ]; then
     export LSAN_OPTIONS
 fi
 
+# The Python package (report-diff: PYTHONPATH) and the interpreter wrapper of the sanitizer build, where
+# they are in the build tree or the checkout.
+if [ -n "${PYTHONPATH:-}" ]; then
+    staged=""
+    for d in $(printf '%s\n' "$PYTHONPATH" | tr ':' ' '); do
+        [ -d "$d" ] || continue
+        mkdir -p "$stage/pythonpath"
+        cp -r "$d" "$stage/pythonpath/$(printf '%s' "$d" | md5sum | cut -c1-8)"
+        staged="${staged:+$staged:}$stage/pythonpath/$(printf '%s' "$d" | md5sum | cut -c1-8)"
+    done
+    PYTHONPATH=$staged
+    export PYTHONPATH
+fi
+stage NVPROFILED_PYTHON
+
 test_bin=$1
 shift
 cp "$test_bin" "$stage/"
 chmod -R a+rX "$stage"
+
+# The corpus, if the user cannot read it where it is (a checkout's ../shared under /root, mode 0700):
+# hard links into the stage (the files are readable by all; only a directory above is not), or a copy
+# where the stage is on another file system.
+if [ -n "${NVPROFILED_CORPUS:-}" ] && [ -d "$NVPROFILED_CORPUS" ] &&
+    ! setpriv --reuid="$user" --regid="$user" --clear-groups -- test -x "$NVPROFILED_CORPUS"; then
+    cp -al "$NVPROFILED_CORPUS" "$stage/corpus" 2>/dev/null ||
+        { rm -rf "$stage/corpus"; cp -a "$NVPROFILED_CORPUS" "$stage/corpus"; chmod -R a+rX "$stage/corpus"; }
+    NVPROFILED_CORPUS=$stage/corpus
+    export NVPROFILED_CORPUS
+fi
 
 export HOME="$stage"
 cd "$stage"

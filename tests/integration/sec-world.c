@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "sec-world.h"
+#include "test-mount.h"
 
 /* For the signal handler: what to kill when an assertion aborts the case (itest's handler, which this
  * one calls, removes the user and the rest). */
@@ -158,8 +159,10 @@ void sec_setup(Sec *s, bool private_proc)
 {
         *s = (Sec){ 0 };
         if (private_proc) {
-                g_assert_cmpint(unshare(CLONE_NEWNS), ==, 0);
-                g_assert_cmpint(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), ==, 0);
+                const char *why = test_private_mount_namespace();
+
+                if (why)
+                        g_error("a mount namespace of our own: %s", why);
         }
         itest_setup(&s->t);
         create_user(s);

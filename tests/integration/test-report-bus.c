@@ -30,7 +30,8 @@ static void assert_same_json(const char *x, const char *y)
 {
         struct json_object *a = json_tokener_parse(x), *b = json_tokener_parse(y);
 
-        g_assert_nonnull(a);
+        if (!a || !b)
+                g_error("not JSON: %.200s | %.200s", x, y);
         g_assert_true(json_object_equal(a, b));
         json_object_put(a);
         json_object_put(b);

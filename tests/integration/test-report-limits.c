@@ -9,6 +9,7 @@
  * runs in the caller's own worker, bounded by the timeout, while the daemon answers everyone else. */
 
 #include <dirent.h>
+#include <json-c/json.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -222,33 +223,43 @@ static void test_lying_workers(void)
         }
 }
 
-/* The owner leaves the bus: its workers end, and the export it still holds a descriptor of is emptied. */
+static int export_json(sd_bus *bus, const char *path, sd_bus_error *error)
+{
+        sd_bus_message *reply = NULL;
+        int fd, k;
+
+        k = sd_bus_call_method(bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "ExportJson", error, &reply, NULL);
+        if (k < 0)
+                return k;
+        g_assert_cmpint(sd_bus_message_read(reply, "h", &fd), >, 0);
+        fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        sd_bus_message_unref(reply);
+        return fd;
+}
+
+/* The owner leaves the bus: its workers end; an export it still holds stays whole (a client may leave
+ * before it read what it got) and charged to its user until closed: with OutputsPerUserMax=1, the same
+ * user's next export is refused until then. */
 static void test_owner_leaves(void)
 {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         sd_bus *bus = NULL;
-        sd_bus_message *reply = NULL;
-        g_autofree char *path1 = NULL, *path2 = NULL;
+        g_autofree char *path1 = NULL, *path2 = NULL, *path3 = NULL;
         struct stat st;
         int fd, out;
         ITest t;
 
-        start_with_worker(&t, NULL, NULL);
+        start_with_worker(&t, NULL, "[Reports]\nOutputsPerUserMax=1\n");
         g_assert_cmpint(bus_open_address(t.bus_address, &bus), >=, 0);
         fd = itest_open_corpus(ARMLETH);
         path1 = itest_load_report(bus, fd, &error);
         g_assert_cmpint(lseek(fd, 0, SEEK_SET), ==, 0);
         path2 = itest_load_report(bus, fd, &error);
-        close(fd);
         g_assert_nonnull(path1);
         g_assert_nonnull(path2);
         g_assert_cmpuint(count_children(t.daemon_pid), ==, 2);
-        g_assert_cmpint(sd_bus_call_method(
-                                        bus, BUS_NAME, path1, BUS_REPORT_INTERFACE, "ExportJson", &error, &reply, NULL),
-                        >=, 0);
-        g_assert_cmpint(sd_bus_message_read(reply, "h", &fd), >, 0);
-        out = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-        sd_bus_message_unref(reply);
+        out = export_json(bus, path1, &error);
+        g_assert_cmpint(out, >=, 0);
         g_assert_cmpint(fstat(out, &st), ==, 0);
         g_assert_cmpint(st.st_size, >, 0);
         /* Root cannot see them. */
@@ -259,10 +270,28 @@ static void test_owner_leaves(void)
 
         sd_bus_flush_close_unref(bus);
         wait_children(t.daemon_pid, 0);
-        /* The memfd is emptied once the daemon has seen the owner go, which it did before its workers. */
-        g_assert_cmpint(fstat(out, &st), ==, 0);
-        g_assert_cmpint(st.st_size, ==, 0);
+        {
+                g_autofree char *text = g_malloc(st.st_size + 1);
+                struct json_object *doc;
+
+                g_assert_cmpint(pread(out, text, st.st_size, 0), ==, st.st_size);
+                text[st.st_size] = '\0';
+                doc = json_tokener_parse(text);
+                g_assert_nonnull(doc);
+                json_object_put(doc);
+        }
+        /* Still charged: the same user (root here) gets no other export while it is held. */
+        g_assert_cmpint(lseek(fd, 0, SEEK_SET), ==, 0);
+        path3 = itest_load_report(t.bus, fd, &error);
+        g_assert_nonnull(path3);
+        g_assert_cmpint(export_json(t.bus, path3, &error), <, 0);
+        g_assert_cmpstr(error.name, ==, BUS_ERROR_LIMITS_EXCEEDED);
+        sd_bus_error_free(&error);
         close(out);
+        out = export_json(t.bus, path3, &error);
+        g_assert_cmpint(out, >=, 0);
+        close(out);
+        close(fd);
         itest_teardown(&t);
 }
 
@@ -310,20 +339,6 @@ static void test_idle(void)
         g_assert_cmpstr(error.name, ==, SD_BUS_ERROR_UNKNOWN_OBJECT);
         sd_bus_error_free(&error);
         itest_teardown(&t);
-}
-
-static int export_json(sd_bus *bus, const char *path, sd_bus_error *error)
-{
-        sd_bus_message *reply = NULL;
-        int fd, k;
-
-        k = sd_bus_call_method(bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "ExportJson", error, &reply, NULL);
-        if (k < 0)
-                return k;
-        g_assert_cmpint(sd_bus_message_read(reply, "h", &fd), >, 0);
-        fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-        sd_bus_message_unref(reply);
-        return fd;
 }
 
 /* Exports are charged to their caller until it closes them: with OutputsPerUserMax=2, a third is

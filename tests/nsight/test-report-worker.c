@@ -19,6 +19,7 @@
 #include "report-json-attrs.h"
 #include "report-limits.h"
 #include "report-server.h"
+#include "report-summary.h"
 #include "report-test-util.h"
 #include "report-worker.h"
 #include "test-util.h"
@@ -208,6 +209,46 @@ static void test_corpus(void)
                 ncu_wire_reader_init(&in, o.reply->data, o.reply->len);
                 g_assert_cmpint(ncu_wire_get_count(&in, 1, &n), ==, 0);
                 g_assert_cmpuint(n, ==, local->ranges[0].n_actions);
+                outcome_done(&o);
+
+                /* The summary's rows are the in-process reader's. */
+                o = call(e, s, NCU_SERVE_GET_SUMMARY, NULL, NULL, 0);
+                g_assert_cmpint(o.error, ==, 0);
+                {
+                        NcuSummaryRow *rows = NULL;
+                        size_t n_rows = 0;
+
+                        g_assert_cmpint(ncu_report_summary(local, &rows, &n_rows), ==, 0);
+                        ncu_wire_reader_init(&in, o.reply->data, o.reply->len);
+                        g_assert_cmpint(ncu_wire_get_count(&in, 1, &n), ==, 0);
+                        g_assert_cmpuint(n, ==, n_rows);
+                        for (size_t j = 0; j < n_rows; j++) {
+                                uint32_t range, action, index, n_findings;
+                                const char *name, *type, *title;
+                                uint64_t u;
+                                double d;
+
+                                g_assert_cmpint(ncu_wire_get_u32(&in, &range), ==, 0);
+                                g_assert_cmpint(ncu_wire_get_u32(&in, &action), ==, 0);
+                                g_assert_cmpint(ncu_wire_get_u32(&in, &index), ==, 0);
+                                g_assert_cmpuint(index, ==, rows[j].index);
+                                g_assert_cmpint(ncu_wire_get_string(&in, &name), ==, 0);
+                                g_assert_cmpstr(name, ==, strempty(rows[j].name));
+                                for (size_t k = 0; k < 6; k++)
+                                        g_assert_cmpint(ncu_wire_get_u64(&in, &u), ==, 0);
+                                g_assert_cmpint(ncu_wire_get_double(&in, &d), ==, 0);
+                                g_assert_cmpint(ncu_wire_get_count(&in, 1, &n_findings), ==, 0);
+                                g_assert_cmpuint(n_findings, ==, rows[j].n_findings);
+                                for (size_t k = 0; k < n_findings; k++) {
+                                        g_assert_cmpint(ncu_wire_get_string(&in, &type), ==, 0);
+                                        g_assert_cmpint(ncu_wire_get_string(&in, &title), ==, 0);
+                                        g_assert_cmpstr(title, ==, strempty(rows[j].findings[k].title));
+                                        g_assert_cmpint(ncu_wire_get_double(&in, &d), ==, 0);
+                                }
+                        }
+                        g_assert_cmpuint(in.left, ==, 0);
+                        ncu_summary_free(rows, n_rows);
+                }
                 outcome_done(&o);
 
                 g_assert_cmpint(export(e, s, NCU_SERVE_EXPORT_JSON, 256 * 1024 * 1024, &bytes), ==, 0);

@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Reports through the daemon against the same work in-process (issue 20), for every corpus report and a
+ * synthetic report of 10,000 results, side by side in one run:
+ *   - LoadReport (the call, the worker reading the file) against ncu_report_load_fd() in this process;
+ *   - whole nvprofilectl processes of report raw --csv, details --csv and summary, through the daemon and
+ *     with --local, and ncu --import where a path to ncu is given (not in CI: it is NVIDIA's);
+ *   - peak memory: of each client process (rusage), of the report's worker (VmHWM), and of the daemon,
+ *     before any report and with every report held (its model is the workers').
+ * Prints figures; asserts nothing about time.
+ *
+ *   bench-report-bus NVPROFILED NVPROFILECTL WORKER SYNTH CORPUS_DIR [NCU] */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench-util.h"
+#include "bus-names.h"
+#include "macro.h"
+#include "report.h"
+
+#define LOAD_RUNS 5
+#define PROCESS_RUNS 3
+#define REPORTS_MAX 64
+#define SYNTHETIC_RESULTS "10000"
+
+static char dir[] = "/tmp/nvprofiled-bench-report-bus-XXXXXX";
+static char bus_address[700];
+static pid_t bus_pid, daemon_pid;
+static sd_bus *bus;
+static const char *ctl, *ncu;
+
+static pid_t spawn(char *const argv[], const char *env_worker)
+{
+        pid_t pid = fork();
+
+        if (pid < 0)
+                bench_die("fork");
+        if (pid == 0) {
+                int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+                if (env_worker)
+                        setenv("NVPROFILED_REPORT_WORKER", env_worker, 1);
+                if (null < 0 || dup2(null, STDOUT_FILENO) < 0)
+                        _exit(127);
+                execv(argv[0], argv);
+                _exit(127);
+        }
+        return pid;
+}
+
+static void start_world(const char *nvprofiled, const char *worker)
+{
+        char path[800], text[2048], a1[900], a2[900], a3[900], a4[900];
+        const uint64_t deadline = bench_now_ns() + 30ull * 1000000000ull;
+
+        bench_bus_start(dir, &bus_pid, bus_address, sizeof(bus_address), &bus);
+        snprintf(text, sizeof(text), "mkdir -p '%s/root' '%s/proc'", dir, dir);
+        bench_run(text);
+        snprintf(path, sizeof(path), "%s/nvprofiled.conf", dir);
+        /* Budgets that hold every report at once (the largest reserves its worker's ceiling). */
+        bench_write_file(path,
+                        "[ProcessWatch]\nDeviceDirectory=\n[Usage]\nNVML=no\n[Reports]\nReportsPerUserMax=64\n"
+                        "MemoryPerUserMax=64G\nMemoryMax=64G\nOutputsPerUserMax=64\n");
+        snprintf(a1, sizeof(a1), "--bus=%s", bus_address);
+        snprintf(a2, sizeof(a2), "--root=%s/root", dir);
+        snprintf(a3, sizeof(a3), "--config=%s", path);
+        snprintf(a4, sizeof(a4), "--proc=%s/proc", dir);
+        daemon_pid = spawn((char *const[]){ (char *) nvprofiled, a1, a2, a3, a4, "--log-level=warning", NULL }, worker);
+        while (bench_now_ns() < deadline) {
+                sd_bus_message *reply = NULL;
+                if (sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                    "GetNameOwner", NULL, &reply, "s", BUS_NAME) >= 0) {
+                        sd_bus_message_unref(reply);
+                        return;
+                }
+                usleep(20000);
+        }
+        bench_die("nvprofiled did not start");
+}
+
+static void stop_world(void)
+{
+        char cmd[900];
+
+        if (daemon_pid > 0) {
+                kill(daemon_pid, SIGTERM);
+                waitpid(daemon_pid, NULL, 0);
+        }
+        sd_bus_flush_close_unref(bus);
+        if (bus_pid > 0) {
+                kill(bus_pid, SIGTERM);
+                waitpid(bus_pid, NULL, 0);
+        }
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        (void) !system(cmd);
+}
+
+/* A field of /proc/<pid>/status in kB ("VmHWM", "VmRSS"); 0 when gone. */
+static uint64_t status_kb(pid_t pid, const char *field)
+{
+        char path[64], line[256];
+        uint64_t kb = 0;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
+        f = fopen(path, "re");
+        if (!f)
+                return 0;
+        while (fgets(line, sizeof(line), f))
+                if (strncmp(line, field, strlen(field)) == 0 && line[strlen(field)] == ':')
+                        kb = strtoull(line + strlen(field) + 1, NULL, 10);
+        fclose(f);
+        return kb;
+}
+
+/* The daemon's newest child: the worker of the report just loaded. */
+static pid_t newest_worker(void)
+{
+        DIR *d = opendir("/proc");
+        struct dirent *de;
+        pid_t best = 0;
+
+        if (!d)
+                bench_die("/proc");
+        while ((de = readdir(d))) {
+                char path[300], stat[512];
+                int ppid, fd;
+                ssize_t n;
+                char *p;
+
+                if (de->d_name[0] < '0' || de->d_name[0] > '9')
+                        continue;
+                snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+                fd = open(path, O_RDONLY | O_CLOEXEC);
+                if (fd < 0)
+                        continue;
+                n = read(fd, stat, sizeof(stat) - 1);
+                close(fd);
+                if (n <= 0)
+                        continue;
+                stat[n] = 0;
+                p = strrchr(stat, ')');
+                if (p && sscanf(p + 1, " %*c %d", &ppid) == 1 && ppid == daemon_pid && atoi(de->d_name) > best)
+                        best = atoi(de->d_name);
+        }
+        closedir(d);
+        return best;
+}
+
+static double ms(uint64_t ns)
+{
+        return (double) ns / 1e6;
+}
+
+static uint64_t median_load_in_process(const char *path)
+{
+        uint64_t t[LOAD_RUNS];
+
+        for (size_t i = 0; i < LOAD_RUNS; i++) {
+                NcuReport *r = NULL;
+                NcuReportError err;
+                int fd = open(path, O_RDONLY | O_CLOEXEC);
+                uint64_t start;
+
+                if (fd < 0)
+                        bench_die(path);
+                start = bench_now_ns();
+                if (ncu_report_load_fd(fd, NULL, &r, &err) < 0) {
+                        fprintf(stderr, "%s: %s\n", path, err.message);
+                        exit(1);
+                }
+                t[i] = bench_now_ns() - start;
+                ncu_report_free(r);
+                close(fd);
+        }
+        return bench_median_u64(t, LOAD_RUNS);
+}
+
+/* LoadReport: the median call, and the object of a last one kept loaded (its worker's peak in *worker_kb). */
+static uint64_t median_load_report(const char *path, char **ret_object, uint64_t *worker_kb)
+{
+        uint64_t t[LOAD_RUNS];
+
+        for (size_t i = 0; i < LOAD_RUNS; i++) {
+                sd_bus_error error = SD_BUS_ERROR_NULL;
+                sd_bus_message *reply = NULL;
+                const char *object;
+                int fd = open(path, O_RDONLY | O_CLOEXEC);
+                uint64_t start;
+
+                if (fd < 0)
+                        bench_die(path);
+                start = bench_now_ns();
+                if (sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "LoadReport", &error,
+                                    &reply, "h", fd) < 0) {
+                        fprintf(stderr, "%s: LoadReport: %s\n", path, error.message);
+                        exit(1);
+                }
+                t[i] = bench_now_ns() - start;
+                close(fd);
+                if (sd_bus_message_read(reply, "o", &object) < 0)
+                        bench_die("LoadReport's reply");
+                if (i == LOAD_RUNS - 1) {
+                        *worker_kb = status_kb(newest_worker(), "VmHWM");
+                        *ret_object = strdup(object);
+                } else
+                        (void) sd_bus_call_method(
+                                        bus, BUS_NAME, object, BUS_REPORT_INTERFACE, "Close", NULL, NULL, NULL);
+                sd_bus_message_unref(reply);
+        }
+        return bench_median_u64(t, LOAD_RUNS);
+}
+
+/* A whole process, run PROCESS_RUNS times: its median time, and its peak memory (kB). */
+static uint64_t median_process(char *const argv[], uint64_t *ret_kb)
+{
+        uint64_t t[PROCESS_RUNS], kb = 0;
+
+        for (size_t i = 0; i < PROCESS_RUNS; i++) {
+                struct rusage ru;
+                uint64_t start = bench_now_ns();
+                int status;
+                pid_t pid = spawn(argv, NULL);
+
+                if (wait4(pid, &status, 0, &ru) != pid)
+                        bench_die("wait4");
+                t[i] = bench_now_ns() - start;
+                if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+                        fprintf(stderr, "%s %s %s failed (%d)\n", argv[0], argv[1], argv[2], status);
+                        exit(1);
+                }
+                kb = MAX(kb, (uint64_t) ru.ru_maxrss);
+        }
+        *ret_kb = kb;
+        return bench_median_u64(t, PROCESS_RUNS);
+}
+
+typedef struct Verb {
+        const char *name;
+        const char *args[3];
+        const char *ncu_args[8];
+} Verb;
+
+static const Verb verbs[] = {
+        { "raw --csv", { "raw", "--csv", NULL }, { "--page", "raw", "--csv", "--print-units", "base", NULL } },
+        { "details --csv", { "details", "--csv", NULL },
+                        { "--page", "details", "--csv", "--print-units", "base", "--print-details", "all", NULL } },
+        { "summary", { "summary", NULL }, { "--print-summary", "per-kernel", NULL } },
+};
+
+static void bench_report(const char *label, const char *path, char **objects, size_t *n_objects)
+{
+        char bus_arg[800];
+        struct stat st;
+        uint64_t local, daemon, worker_kb = 0;
+
+        if (stat(path, &st) < 0)
+                bench_die(path);
+        snprintf(bus_arg, sizeof(bus_arg), "--bus=%s", bus_address);
+        local = median_load_in_process(path);
+        daemon = median_load_report(path, &objects[(*n_objects)++], &worker_kb);
+        printf("%-48.48s %9.2f MB  load %8.2f ms  LoadReport %8.2f ms  %5.2fx  worker peak %7.1f MB\n", label,
+                        (double) st.st_size / 1e6, ms(local), ms(daemon), (double) daemon / (double) MAX(local, 1u),
+                        (double) worker_kb / 1024.0);
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++) {
+                const Verb *v = &verbs[i];
+                char *daemon_argv[8] = { (char *) ctl, bus_arg, (char *) "report" }, *local_argv[9];
+                uint64_t t_daemon, t_local, kb_daemon, kb_local, t_ncu = 0, kb_ncu = 0;
+                size_t n = 3;
+
+                for (size_t j = 0; v->args[j]; j++)
+                        daemon_argv[n++] = (char *) v->args[j];
+                daemon_argv[n++] = (char *) path;
+                daemon_argv[n] = NULL;
+                memcpy(local_argv, daemon_argv, sizeof(char *) * (n + 1));
+                local_argv[n] = (char *) "--local";
+                local_argv[n + 1] = NULL;
+                t_daemon = median_process(daemon_argv, &kb_daemon);
+                t_local = median_process(local_argv, &kb_local);
+                printf("    %-14s daemon %8.2f ms %7.1f MB (%5.2fx the file)  --local %8.2f ms %7.1f MB", v->name,
+                                ms(t_daemon), (double) kb_daemon / 1024.0,
+                                (double) kb_daemon * 1024.0 / (double) st.st_size, ms(t_local),
+                                (double) kb_local / 1024.0);
+                if (ncu) {
+                        char *ncu_argv[12] = { (char *) ncu, (char *) "--import", (char *) path };
+                        size_t m = 3;
+
+                        for (size_t j = 0; v->ncu_args[j]; j++)
+                                ncu_argv[m++] = (char *) v->ncu_args[j];
+                        ncu_argv[m] = NULL;
+                        t_ncu = median_process(ncu_argv, &kb_ncu);
+                        printf("  ncu %8.2f ms %7.1f MB: daemon %5.1fx faster", ms(t_ncu), (double) kb_ncu / 1024.0,
+                                        (double) t_ncu / (double) MAX(t_daemon, 1u));
+                }
+                printf("\n");
+        }
+}
+
+static int compare_names(const void *a, const void *b)
+{
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+int main(int argc, char *argv[])
+{
+        char *objects[REPORTS_MAX], *names[REPORTS_MAX], reports_dir[600], synthetic[700];
+        size_t n_objects = 0, n_names = 0;
+        uint64_t daemon_start_kb;
+        struct dirent *de;
+        int status;
+        DIR *d;
+
+        if (argc < 6) {
+                fprintf(stderr, "usage: %s NVPROFILED NVPROFILECTL WORKER SYNTH CORPUS_DIR [NCU]\n", argv[0]);
+                return 2;
+        }
+        ctl = argv[2];
+        ncu = argc > 6 ? argv[6] : getenv("NVPROFILED_BENCH_NCU");
+        if (!mkdtemp(dir))
+                bench_die("mkdtemp");
+        start_world(argv[1], argv[3]);
+        daemon_start_kb = status_kb(daemon_pid, "VmRSS");
+
+        snprintf(reports_dir, sizeof(reports_dir), "%s/reports", argv[5]);
+        d = opendir(reports_dir);
+        if (!d)
+                bench_die(reports_dir);
+        while ((de = readdir(d)) && n_names < REPORTS_MAX - 1)
+                if (strlen(de->d_name) > 8 && strcmp(de->d_name + strlen(de->d_name) - 8, ".ncu-rep") == 0)
+                        names[n_names++] = strdup(de->d_name);
+        closedir(d);
+        qsort(names, n_names, sizeof(char *), compare_names);
+        printf("Reports through the daemon and in-process (median of %d loads, of %d whole processes)%s:\n", LOAD_RUNS,
+                        PROCESS_RUNS, ncu ? ", and ncu --import" : " (no ncu given)");
+        for (size_t i = 0; i < n_names; i++) {
+                char path[900];
+
+                snprintf(path, sizeof(path), "%s/%s", reports_dir, names[i]);
+                bench_report(names[i], path, objects, &n_objects);
+        }
+        {
+                char src[900];
+                pid_t pid;
+
+                snprintf(src, sizeof(src), "%s/extrap_ex-gpu.s10_ncu2020.3.1.ncu-rep", reports_dir);
+                snprintf(synthetic, sizeof(synthetic), "%s/synthetic-10000.ncu-rep", dir);
+                pid = spawn((char *const[]){ argv[4], src, (char *) SYNTHETIC_RESULTS, synthetic, NULL }, NULL);
+                if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                        bench_die("the synthetic report");
+                bench_report("synthetic: 10,000 results (extrap's)", synthetic, objects, &n_objects);
+        }
+        printf("Daemon resident memory: %.1f MB at start, %.1f MB holding all %zu reports (their models are the "
+               "workers'), peak %.1f MB\n",
+                        (double) daemon_start_kb / 1024.0, (double) status_kb(daemon_pid, "VmRSS") / 1024.0, n_objects,
+                        (double) status_kb(daemon_pid, "VmHWM") / 1024.0);
+        for (size_t i = 0; i < n_objects; i++)
+                free(objects[i]);
+        for (size_t i = 0; i < n_names; i++)
+                free(names[i]);
+        stop_world();
+        return 0;
+}
