@@ -18,6 +18,18 @@
 #include "section-metrics.h"
 #include "string-util.h"
 
+/* The sink's operations are optional: a sink leaves out what it does not print. */
+#define SINK(r, op, ...)                                           \
+        do {                                                       \
+                if ((r)->sink->op)                                 \
+                        (r)->sink->op((r)->userdata, __VA_ARGS__); \
+        } while (0)
+#define SINK0(r, op)                                  \
+        do {                                          \
+                if ((r)->sink->op)                    \
+                        (r)->sink->op((r)->userdata); \
+        } while (0)
+
 /* One metric to print: the name ncu looks up, the label it shows, and the section metric it came from. */
 typedef struct Row {
         const char *name;
@@ -406,7 +418,7 @@ static void emit_rows(Renderer *r, const char *label, const char *const *heading
         }
 
         if (r->error == 0)
-                r->sink->table(r->userdata,
+                SINK(r, table,
                                 &(const NcuDetailsTable){
                                                 .label = strempty(label),
                                                 .n_headings = n_headings,
@@ -616,7 +628,7 @@ static void render_numa_table(Renderer *r, const char *label)
                         cells[i * ELEMENTSOF(columns) + c] = s;
                 }
         /* The table has its own title, whatever the item's label says. */
-        r->sink->grid(r->userdata,
+        SINK(r, grid,
                         &(const NcuDetailsGrid){
                                         .label = "NUMA Affinity",
                                         .n_columns = ELEMENTSOF(columns),
@@ -691,7 +703,7 @@ static void render_nvlink_topology(Renderer *r, const char *label)
         if (m && m->has_value)
                 (void) ncu_value_as_uint64(&m->value, &links);
         if (links == 0) {
-                r->sink->note(r->userdata, label, "The system does not have any NVLink connections.");
+                SINK(r, note, label, "The system does not have any NVLink connections.");
                 return;
         }
         links = MIN(links, (uint64_t) 1024); /* more than any machine has: bounded by what the report claims */
@@ -728,7 +740,7 @@ static void render_nvlink_topology(Renderer *r, const char *label)
                 row[10] = s + 2 * NVLINK_CELL_MAX;
                 row[11] = row[12] = row[13] = "-";
         }
-        r->sink->grid(r->userdata,
+        SINK(r, grid,
                         &(const NcuDetailsGrid){
                                         .label = "NVLink Topology Details",
                                         .under_body_name = true,
@@ -804,7 +816,7 @@ static void render_item(Renderer *r, const NV__Profiler__ProfilerSectionBodyItem
                 render_nvlink_topology(r, item->nvlinktopology->label);
         else if (item->timeline)
                 /* A picture of the sampled metrics: the text page shows the section, and nothing of it. */
-                r->sink->note(r->userdata, NULL, NULL);
+                SINK(r, note, NULL, NULL);
 }
 
 const char *ncu_details_message_type(uint32_t type)
@@ -880,7 +892,7 @@ static void render_rules(Renderer *r, const char *identifier)
                         continue;
                 for (size_t j = 0; j < rr->n_messages; j++)
                         if (rr->messages[j].text)
-                                r->sink->rule(r->userdata, identifier, rr, j);
+                                SINK(r, rule, identifier, rr, j);
         }
 }
 
@@ -891,7 +903,7 @@ static void render_section(Renderer *r, const NV__Profiler__ProfilerSection *s)
         if (s->filter && !filter_matches_arch(s->filter, r->arch))
                 return;
 
-        r->sink->section_begin(r->userdata, name, s->identifier);
+        SINK(r, section_begin, name, s->identifier);
         if (r->level != NCU_PRINT_DETAILS_BODY) {
                 Rows rows = { .items = NULL };
 
@@ -912,14 +924,14 @@ static void render_section(Renderer *r, const NV__Profiler__ProfilerSection *s)
 
         if (r->level != NCU_PRINT_DETAILS_HEADER)
                 for (size_t b = 0; b < s->n_body && r->error == 0; b++) {
-                        r->sink->body_begin(r->userdata, s->body[b]->displayname);
+                        SINK(r, body_begin, s->body[b]->displayname);
                         for (size_t i = 0; i < s->body[b]->n_items && r->error == 0; i++)
                                 render_item(r, s->body[b]->items[i]);
                 }
 
         if (s->identifier && r->error == 0)
                 render_rules(r, s->identifier);
-        r->sink->section_end(r->userdata);
+        SINK0(r, section_end);
 }
 
 /* Nesting deeper than any real section (they nest a handful of levels) is refused before unpacking:
@@ -992,14 +1004,14 @@ static void render_action(Renderer *r)
         }
         qsort_safe(sorted, n, sizeof(SortedSection), compare_sections);
 
-        r->sink->action_begin(r->userdata, r->id, a);
+        SINK(r, action_begin, r->id, a);
         if (warn && r->level != NCU_PRINT_DETAILS_BODY)
-                r->sink->unknown_arch(r->userdata);
+                SINK0(r, unknown_arch);
         for (size_t i = 0; i < n && r->error == 0; i++)
                 render_section(r, sorted[i].section);
         if (warn && r->level != NCU_PRINT_DETAILS_HEADER)
-                r->sink->unknown_arch(r->userdata);
-        r->sink->action_end(r->userdata);
+                SINK0(r, unknown_arch);
+        SINK0(r, action_end);
 
         for (size_t i = 0; i < n; i++)
                 nv__profiler__profiler_section__free_unpacked(sorted[i].section, NULL);

@@ -50,6 +50,7 @@ typedef struct NcuDetailsGrid {
         const char *const *cells;
 } NcuDetailsGrid;
 
+/* What a page does with the walk; any operation may be NULL (nothing to do). */
 typedef struct NcuDetailsSink {
         void (*action_begin)(void *userdata, size_t id, const NcuAction *a);
         /* ncu 2024.1.1 does not know the action's compute capability: it says so once per pass (the header

@@ -68,14 +68,31 @@ const char *ncu_cell_format_value(const NcuValue *v, char buf[static NCU_CSV_NUM
         return NULL;
 }
 
-void ncu_cell_format_metric(
-                Cell *c, const NcuMetric *m, NcuPrintInstances instances, const char *value_text, double divisor)
+const char *ncu_cell_format_scaled(const NcuValue *v, const void *userdata, char buf[static NCU_CSV_NUMBER_MAX])
+{
+        const double *divisor = userdata;
+        double d;
+
+        if (v->kind == NCU_VALUE_STRING || !ncu_value_as_double(v, &d))
+                return ncu_cell_format_value(v, buf);
+        return ncu_csv_format_double(d / *divisor, buf);
+}
+
+static const char *format_plain(const NcuValue *v, const void *userdata, char buf[static NCU_CSV_NUMBER_MAX])
+{
+        return ncu_cell_format_value(v, buf);
+}
+
+void ncu_cell_format_metric(Cell *c, const NcuMetric *m, NcuPrintInstances instances, const char *value_text,
+                NcuCellFormat format, const void *userdata)
 {
         char buf[NCU_CSV_NUMBER_MAX];
 
+        if (!format)
+                format = format_plain;
         cell_reset(c);
         if (m->has_value) {
-                const char *s = value_text ? value_text : ncu_cell_format_value(&m->value, buf);
+                const char *s = value_text ? value_text : format(&m->value, userdata, buf);
                 cell_puts(c, s ? s : "");
         } else if (m->kind == NCU_VALUE_UNKNOWN && m->n_instances == 0)
                 cell_puts(c, "no data");
@@ -93,12 +110,7 @@ void ncu_cell_format_metric(
                         cell_puts(c, s ? s : "");
                         cell_puts(c, ": ");
                 }
-                double d;
-                if (divisor != 1 && m->instances[i].value.kind != NCU_VALUE_STRING &&
-                                ncu_value_as_double(&m->instances[i].value, &d))
-                        s = ncu_csv_format_double(d / divisor, buf);
-                else
-                        s = ncu_cell_format_value(&m->instances[i].value, buf);
+                s = format(&m->instances[i].value, userdata, buf);
                 cell_puts(c, s ? s : "");
         }
         cell_puts(c, ")");

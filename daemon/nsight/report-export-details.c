@@ -95,10 +95,6 @@ static void on_section_begin(void *userdata, const char *name, const char *ident
         c->section = name;
 }
 
-static void on_body_begin(void *userdata, const char *display_name)
-{
-}
-
 /* The value of a row: scaled in dynamic units, with the instances the section shows. */
 static void format_row_value(CsvDetails *c, const NcuDetailsRow *row, char unit[static METRIC_UNIT_MAX])
 {
@@ -108,13 +104,13 @@ static void format_row_value(CsvDetails *c, const NcuDetailsRow *row, char unit[
 
         ncu_metric_base_unit(c->action, m, row->section_unit, true, unit);
         if (c->units == NCU_PRINT_UNITS_BASE || !m->has_value) {
-                ncu_cell_format_metric(&c->cell, m, instances, NULL, 1);
+                ncu_cell_format_metric(&c->cell, m, instances, NULL, NULL, NULL);
                 return;
         }
         /* The aggregate as scaled; the instances after it stay as stored. */
         ncu_shown_value(&m->value, unit, c->units, &shown);
         snprintf(unit, METRIC_UNIT_MAX, "%s", shown.unit);
-        ncu_cell_format_metric(&c->cell, m, instances, shown.text, shown.divisor);
+        ncu_cell_format_metric(&c->cell, m, instances, shown.text, ncu_cell_format_scaled, &shown.divisor);
 }
 
 static void on_table(void *userdata, const NcuDetailsTable *t)
@@ -213,21 +209,14 @@ static void on_rule(void *userdata, const char *section_identifier, const NcuRul
         fputc('\n', c->f);
 }
 
-static void on_nothing(void *userdata)
-{
-}
-
 static const NcuDetailsSink csv_sink = {
         .action_begin = on_action_begin,
         .unknown_arch = on_unknown_arch,
         .section_begin = on_section_begin,
-        .body_begin = on_body_begin,
         .table = on_table,
         .grid = on_grid,
         .note = on_note,
         .rule = on_rule,
-        .section_end = on_nothing,
-        .action_end = on_nothing,
 };
 
 int ncu_export_details_csv_page(const NcuReport *report, NcuPrintUnits units, NcuPrintDetails level,

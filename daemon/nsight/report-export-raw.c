@@ -173,8 +173,11 @@ static void raw_column_unit(const NcuReport *r, NcuPrintUnits units, RawColumn *
 
 /* A number of a dynamic column with a unit: "%f" of the scaled value (glibc's "nan" or "-nan" by its sign),
  * 0 in a column without a maximum. */
-static const char *raw_dynamic_number(const RawColumn *col, const NcuValue *v, char buf[static NCU_CSV_NUMBER_MAX])
+/* A number of a dynamic column with a unit: "%f" of the scaled value (glibc's "nan" or "-nan" by its sign),
+ * 0 in a column without a maximum. */
+static const char *raw_dynamic_number(const NcuValue *v, const void *userdata, char buf[static NCU_CSV_NUMBER_MAX])
 {
+        const RawColumn *col = userdata;
         double d;
 
         if (v->kind == NCU_VALUE_STRING || !ncu_value_as_double(v, &d))
@@ -183,31 +186,6 @@ static const char *raw_dynamic_number(const RawColumn *col, const NcuValue *v, c
                 d = 0;
         snprintf(buf, NCU_CSV_NUMBER_MAX, "%f", d / col->factor);
         return buf;
-}
-
-static void raw_dynamic_cell(Cell *c, const RawColumn *col, const NcuMetric *m, NcuPrintInstances instances)
-{
-        char buf[NCU_CSV_NUMBER_MAX];
-
-        cell_reset(c);
-        if (m->has_value)
-                cell_puts(c, strempty(raw_dynamic_number(col, &m->value, buf)));
-        else if (m->kind == NCU_VALUE_UNKNOWN && m->n_instances == 0)
-                cell_puts(c, "no data");
-        if (instances == NCU_PRINT_INSTANCES_NONE || m->n_instances == 0)
-                return;
-        cell_puts(c, c->len > 0 ? " (" : "(");
-        for (size_t i = 0; i < m->n_instances; i++) {
-                const NcuValue *id = &m->instances[i].correlation_id;
-                if (i > 0)
-                        cell_puts(c, "; ");
-                if (instances == NCU_PRINT_INSTANCES_DETAILS && id->kind != NCU_VALUE_UNKNOWN) {
-                        cell_puts(c, strempty(ncu_cell_format_value(id, buf)));
-                        cell_puts(c, ": ");
-                }
-                cell_puts(c, strempty(raw_dynamic_number(col, &m->instances[i].value, buf)));
-        }
-        cell_puts(c, ")");
 }
 
 int ncu_export_raw_csv_page(const NcuReport *r, NcuPrintUnits units, NcuPrintInstances instances, FILE *f)
@@ -258,9 +236,9 @@ int ncu_export_raw_csv_page(const NcuReport *r, NcuPrintUnits units, NcuPrintIns
                                 continue;
                         }
                         if (units == NCU_PRINT_UNITS_DYNAMIC && columns[c].unit[0])
-                                raw_dynamic_cell(&cell, &columns[c], m, instances);
+                                ncu_cell_format_metric(&cell, m, instances, NULL, raw_dynamic_number, &columns[c]);
                         else
-                                ncu_cell_format_metric(&cell, m, instances, NULL, 1);
+                                ncu_cell_format_metric(&cell, m, instances, NULL, NULL, NULL);
                         ncu_csv_write_field(f, cell.data, false);
                 }
                 fputc('\n', f);

@@ -112,6 +112,7 @@ void ncu_page_metric_cells(const NcuAction *a, const NcuDetailsRow *row, NcuPrin
                 NcuPrintInstances instances, bool details_guess, Cell *c, char ret_unit[static METRIC_UNIT_MAX])
 {
         const NcuMetric *m = row->metric;
+        NcuPrintInstances shown_instances = row->instances ? MAX(instances, NCU_PRINT_INSTANCES_VALUES) : instances;
         NcuShownValue shown;
 
         ret_unit[0] = 0;
@@ -122,16 +123,14 @@ void ncu_page_metric_cells(const NcuAction *a, const NcuDetailsRow *row, NcuPrin
         }
         ncu_metric_base_unit(a, m, row->section_unit, details_guess, ret_unit);
         if (!m->has_value) {
-                ncu_cell_format_metric(
-                                c, m, row->instances ? MAX(instances, NCU_PRINT_INSTANCES_VALUES) : instances, NULL, 1);
+                ncu_cell_format_metric(c, m, shown_instances, NULL, NULL, NULL);
                 return;
         }
         ncu_shown_value(&m->value, ret_unit, units, &shown);
         snprintf(ret_unit, METRIC_UNIT_MAX, "%s", shown.unit);
         if (shown.nan)
                 snprintf(shown.text, sizeof(shown.text), "(!) nan");
-        ncu_cell_format_metric(c, m, row->instances ? MAX(instances, NCU_PRINT_INSTANCES_VALUES) : instances,
-                        shown.text, shown.divisor);
+        ncu_cell_format_metric(c, m, shown_instances, shown.text, ncu_cell_format_scaled, &shown.divisor);
 }
 
 static void on_table(void *userdata, const NcuDetailsTable *tab)
@@ -258,10 +257,6 @@ static void on_section_end(void *userdata)
                 fputc('\n', t->f);
 }
 
-static void on_action_end(void *userdata)
-{
-}
-
 static const NcuDetailsSink text_sink = {
         .action_begin = on_action_begin,
         .unknown_arch = on_unknown_arch,
@@ -272,7 +267,6 @@ static const NcuDetailsSink text_sink = {
         .note = on_note,
         .rule = on_rule,
         .section_end = on_section_end,
-        .action_end = on_action_end,
 };
 
 int ncu_page_details_text(const NcuReport *report, NcuPrintUnits units, NcuPrintDetails level,

@@ -16,6 +16,7 @@
 
 #include "macro.h"
 #include "report-export-csv.h"
+#include "report-page-text.h"
 #include "report-page.h"
 #include "string-util.h"
 
@@ -33,57 +34,30 @@ static const char *const shown_attributes[] = {
 
 #define ATTRIBUTE_PREFIX "device__attribute_"
 
+/* A table: its title, and its column names and cells in an NcuTextTable (printed here, its own way). */
 typedef struct SessionTable {
         const char *title;
-        size_t n_columns;
-        const char *columns[8];
+        NcuTextColumn columns[8];
         char column_names[8][32]; /* storage of the devices' column names */
-        size_t n_rows, allocated;
-        char **cells;
-        int error;
+        NcuTextTable t;
 } SessionTable;
 
-static void table_add(SessionTable *t, const char *const *cells)
+static void table_init(SessionTable *t, const char *title, const char *const *columns, size_t n)
 {
-        if (t->error < 0)
-                return;
-        if (t->n_rows == t->allocated) {
-                size_t a = MAX(t->allocated * 2, (size_t) 8);
-                char **p = reallocarray(t->cells, a * t->n_columns, sizeof(char *));
-                if (!p) {
-                        t->error = -ENOMEM;
-                        return;
-                }
-                t->cells = p;
-                t->allocated = a;
-        }
-        for (size_t c = 0; c < t->n_columns; c++) {
-                t->cells[t->n_rows * t->n_columns + c] = strdup(strempty(cells[c]));
-                if (!t->cells[t->n_rows * t->n_columns + c]) {
-                        for (size_t k = 0; k < c; k++)
-                                free(t->cells[t->n_rows * t->n_columns + k]);
-                        t->error = -ENOMEM;
-                        return;
-                }
-        }
-        t->n_rows++;
+        t->title = title;
+        for (size_t i = 0; i < n; i++)
+                t->columns[i] = (NcuTextColumn){ .name = columns[i] };
+        ncu_text_table_init(&t->t, 0, t->columns, n);
 }
 
 static void table_add_pair(SessionTable *t, const char *name, const char *value)
 {
-        table_add(t, (const char *const[]){ name, value });
+        ncu_text_table_add(&t->t, (const char *const[]){ name, value });
 }
 
-static void table_done(SessionTable *t)
+static size_t column_width(const NcuTextTable *t, size_t c)
 {
-        for (size_t i = 0; i < t->n_rows * t->n_columns; i++)
-                free(t->cells[i]);
-        free(t->cells);
-}
-
-static size_t column_width(const SessionTable *t, size_t c)
-{
-        size_t w = strlen(t->columns[c]);
+        size_t w = strlen(t->columns[c].name);
 
         for (size_t r = 0; r < t->n_rows; r++)
                 w = MAX(w, strlen(t->cells[r * t->n_columns + c]));
@@ -122,26 +96,32 @@ static void print_row(FILE *f, const char *const *cells, const size_t *widths, s
         } while (more);
 }
 
-static void print_table_text(FILE *f, const SessionTable *t)
+static void print_table_text(FILE *f, const SessionTable *s)
 {
+        const NcuTextTable *t = &s->t;
+        const char *names[8];
         size_t widths[8];
 
-        for (size_t c = 0; c < t->n_columns; c++)
+        for (size_t c = 0; c < t->n_columns; c++) {
                 widths[c] = column_width(t, c);
-        fprintf(f, "%s\n", t->title);
+                names[c] = t->columns[c].name;
+        }
+        fprintf(f, "%s\n", s->title);
         print_rule(f, widths, t->n_columns);
-        print_row(f, t->columns, widths, t->n_columns);
+        print_row(f, names, widths, t->n_columns);
         print_rule(f, widths, t->n_columns);
         for (size_t r = 0; r < t->n_rows; r++)
                 print_row(f, (const char *const *) t->cells + r * t->n_columns, widths, t->n_columns);
 }
 
-static void print_table_csv(FILE *f, const SessionTable *t)
+static void print_table_csv(FILE *f, const SessionTable *s)
 {
-        ncu_csv_write_field(f, t->title, true);
+        const NcuTextTable *t = &s->t;
+
+        ncu_csv_write_field(f, s->title, true);
         fputc('\n', f);
         for (size_t c = 0; c < t->n_columns; c++)
-                ncu_csv_write_field(f, t->columns[c], c == 0);
+                ncu_csv_write_field(f, t->columns[c].name, c == 0);
         fputc('\n', f);
         for (size_t r = 0; r < t->n_rows; r++) {
                 for (size_t c = 0; c < t->n_columns; c++)
@@ -163,7 +143,7 @@ static void add_system(SessionTable *t, const char *who, const NcuSystemInfo *s,
                         n += strlen(strempty(s->ip_addresses[i])) + 2;
                 ips = malloc(n + 1);
                 if (!ips) {
-                        t->error = -ENOMEM;
+                        t->t.error = -ENOMEM;
                         return;
                 }
                 ips[0] = 0;
@@ -178,7 +158,7 @@ static void add_system(SessionTable *t, const char *who, const NcuSystemInfo *s,
         if (!isempty(s->os_name) || !isempty(s->build)) {
                 if (asprintf(&os, "%s - %s", strempty(s->os_name), strempty(s->build)) < 0) {
                         os = NULL;
-                        t->error = -ENOMEM;
+                        t->t.error = -ENOMEM;
                         return;
                 }
                 snprintf(key, sizeof(key), "%s OS", who);
@@ -267,7 +247,7 @@ static int add_processes(const NcuReport *r, SessionTable *t)
                 snprintf(buf, sizeof(buf), "%" PRIu32, r->processes[i].process_id);
                 table_add_pair(t, buf, r->processes[i].process_name);
         }
-        return t->error;
+        return t->t.error;
 }
 
 static int build_tables(const NcuReport *r, SessionTable tables[static 4])
@@ -276,15 +256,11 @@ static int build_tables(const NcuReport *r, SessionTable tables[static 4])
         char buf[64];
         int k;
 
-        tables[0] = (SessionTable){
-                .title = "Launch Settings", .n_columns = 2, .columns = { "Launch Attribute", "Value" }
-        };
+        table_init(&tables[0], "Launch Settings", (const char *const[]){ "Launch Attribute", "Value" }, 2);
         if (!isempty(s->profiler_cmdline))
                 table_add_pair(&tables[0], "Profiler Command Line", s->profiler_cmdline);
 
-        tables[1] = (SessionTable){
-                .title = "Session Info", .n_columns = 2, .columns = { "Session Attribute", "Value" }
-        };
+        table_init(&tables[1], "Session Info", (const char *const[]){ "Session Attribute", "Value" }, 2);
         if (s->has_creation_time) {
                 format_utc(s->creation_time, buf);
                 table_add_pair(&tables[1], "Created", buf);
@@ -295,40 +271,44 @@ static int build_tables(const NcuReport *r, SessionTable tables[static 4])
         for (size_t i = 0; i < s->n_versions; i++)
                 table_add_pair(&tables[1], s->versions[i].provider, s->versions[i].version);
 
-        tables[2] = (SessionTable){ .title = "Processes", .n_columns = 2, .columns = { "Process Id", "Process Name" } };
+        table_init(&tables[2], "Processes", (const char *const[]){ "Process Id", "Process Name" }, 2);
         k = add_processes(r, &tables[2]);
         if (k < 0)
                 return k;
 
         /* One column per device: more than the table's room are left out (real systems have a few). */
         SessionTable *d = &tables[3];
-        *d = (SessionTable){ .title = "Device Attributes", .n_columns = 1 + MIN(s->n_devices, (size_t) 7) };
-        d->columns[0] = "Device Attribute";
-        for (size_t i = 0; i + 1 < d->n_columns; i++) {
+        const char *names[8] = { "Device Attribute" };
+        size_t n_columns = 1 + MIN(s->n_devices, (size_t) 7);
+        for (size_t i = 0; i + 1 < n_columns; i++) {
                 snprintf(d->column_names[i], sizeof(d->column_names[i]), "Device %" PRIu32, s->devices[i].id);
-                d->columns[i + 1] = d->column_names[i];
+                names[i + 1] = d->column_names[i];
         }
+        table_init(d, "Device Attributes", names, n_columns);
         for (size_t a = 0; a < ELEMENTSOF(shown_attributes); a++) {
                 const char *cells[8] = { shown_attributes[a] };
                 char values[7][NCU_CSV_NUMBER_MAX];
                 bool any = false;
-                for (size_t i = 0; i + 1 < d->n_columns; i++) {
+                for (size_t i = 0; i + 1 < n_columns; i++) {
                         const NcuDeviceAttribute *attr = device_attribute(&s->devices[i], shown_attributes[a]);
                         cells[i + 1] = attr ? ncu_cell_format_value(&attr->value, values[i]) : NULL;
                         any = any || attr;
                 }
                 if (any)
-                        table_add(d, cells);
+                        ncu_text_table_add(&d->t, cells);
         }
         for (size_t i = 0; i < 4; i++)
-                if (tables[i].error < 0)
-                        return tables[i].error;
+                if (tables[i].t.error < 0)
+                        return tables[i].t.error;
         return 0;
 }
 
 int ncu_page_session(const NcuReport *report, bool csv, FILE *f)
 {
         SessionTable tables[4] = { { .title = NULL } };
+
+        for (size_t i = 0; i < 4; i++)
+                ncu_text_table_init(&tables[i].t, 0, NULL, 0);
         int r;
 
         assert(report);
@@ -344,7 +324,7 @@ int ncu_page_session(const NcuReport *report, bool csv, FILE *f)
                         print_table_text(f, &tables[i]);
         }
         for (size_t i = 0; i < 4; i++)
-                table_done(&tables[i]);
+                ncu_text_table_done(&tables[i].t);
         if (r < 0)
                 return r;
         if (fflush(f) != 0 || ferror(f))

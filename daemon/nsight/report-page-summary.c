@@ -91,10 +91,6 @@ static int compare_actions(const void *x, const void *y)
         return a->index < b->index ? -1 : a->index > b->index;
 }
 
-static void on_action_begin(void *userdata, size_t id, const NcuAction *a)
-{
-}
-
 static void on_unknown_arch(void *userdata)
 {
         Collect *c = userdata;
@@ -126,10 +122,6 @@ static void on_section_begin(void *userdata, const char *name, const char *ident
         c->n_sections++;
 }
 
-static void on_body_begin(void *userdata, const char *display_name)
-{
-}
-
 static void on_table(void *userdata, const NcuDetailsTable *t)
 {
         Collect *c = userdata;
@@ -158,33 +150,10 @@ static void on_table(void *userdata, const NcuDetailsTable *t)
         }
 }
 
-static void on_grid(void *userdata, const NcuDetailsGrid *g)
-{
-}
-
-static void on_note(void *userdata, const char *heading, const char *text)
-{
-}
-
-static void on_rule(void *userdata, const char *section_identifier, const NcuRuleResult *rr, size_t i)
-{
-}
-
-static void on_nothing(void *userdata)
-{
-}
-
 static const NcuDetailsSink collect_sink = {
-        .action_begin = on_action_begin,
         .unknown_arch = on_unknown_arch,
         .section_begin = on_section_begin,
-        .body_begin = on_body_begin,
         .table = on_table,
-        .grid = on_grid,
-        .note = on_note,
-        .rule = on_rule,
-        .section_end = on_nothing,
-        .action_end = on_nothing,
 };
 
 static void collect_done(Collect *c)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* ncu's pages of every corpus report (daemon/nsight/report-page.h) against what ncu 2024.1.1 printed for them
- * (reports/expected/<name>.<page>, the commands in ../shared/docs/README.md): byte for byte, in process and
- * through the built nvprofilectl. Where ncu itself failed (expected/ORACLE-FAILURES.tsv), what it wrote before
- * failing must begin our page, and every page is checked complete and in agreement with the model. The few
+/* ncu's pages of every corpus report (report-test-util.h names them) (daemon/nsight/report-page.h) against what ncu
+ * 2024.1.1 printed for them (reports/expected/<name>.<page>, the commands in ../shared/docs/README.md): byte for byte,
+ * in process and through the built nvprofilectl. Where ncu itself failed (expected/ORACLE-FAILURES.tsv), what it wrote
+ * before failing must begin our page, and every page is checked complete and in agreement with the model. The few
  * places where ncu's choice could not be derived from what it prints are listed with why (known[]), and
  * checked to differ there and only there. Also the rules the pages rest on: unit scaling, wrapping, the
  * options. */
@@ -19,34 +19,10 @@
 #include "report-export.h"
 #include "report-page-text.h"
 #include "report-page.h"
+#include "report-test-util.h"
 #include "report.h"
 #include "string-util.h"
 #include "test-util.h"
-
-/* Every corpus report, by name. */
-static const char *const reports[] = {
-        "2388612861_GPU-DEMO_occupancy_ncu2025.2.1",
-        "BrennenTaylor_Twisty_profile_ncu2019.x",
-        "HadiKhansaa_BBAStar_profile_output_ncu2024.3.2",
-        "MgMap_Hyper-Spec-M_profile_ncu2024.3.2",
-        "NVIDIA_nsight-training_manual_nvtx_ncu2022.3.0",
-        "RottenFishbone_rs-wfc_profile_ncu2022.3.0",
-        "anuragdogra2192_MultipleNodesScaling_report_ncu2020.1.x",
-        "armleth_report_ncu2024.2.1",
-        "bobschreiner_NuKEXC_profile_ncu2025.2.1",
-        "bwcurless_FaSTED_Mode44_ncu2023.2.0",
-        "bwd29_self-join-MiSTIC_profile4_ncu2021.2.2",
-        "eschnett_IndexSpaces.jl_profile_ncu2022.1.1",
-        "evozone96_matrixMul_profile_ncu2019.x",
-        "extrap_ex-gpu.s10_ncu2020.3.1",
-        "iamcoleman_monte-carlo-pi_profile_ncu2020.2.1",
-        "nvidia_example_addConstDouble3_ncu2023.3.0",
-        "nvidia_example_sobelFloat_ncu2023.3.0",
-        "panjd123_cutlass_report-s8-persist_ncu2024.1.1",
-        "syswea_profile_report_ncu2025.1.1",
-        "trevorgloe_GPUAcceleratedNetworkSim_profile_ncu2024.3.1",
-        "wtzhang23_gpu-ray-tracer_report_ncu2021.1.0",
-};
 
 /* The reports the built nvprofilectl prints every page of too (the others in process only): the first
  * corpus, one with NVTX and call stacks, one from Windows on a GPU newer than ncu 2024.1.1, and one ncu cannot
@@ -133,21 +109,6 @@ static const KnownDifference *known_difference(const char *report, const char *s
         return NULL;
 }
 
-static NcuReport *load(const char *name)
-{
-        g_autofree char *rel = g_strdup_printf("reports/%s.ncu-rep", name);
-        g_autofree char *path = test_corpus_path(rel);
-        NcuReportError error = { .offset = 0 };
-        NcuReport *r = NULL;
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-        g_assert_cmpint(fd, >=, 0);
-        if (ncu_report_load_fd(fd, NULL, &r, &error) < 0)
-                g_error("%s: offset %" G_GUINT64_FORMAT ": %s", path, error.offset, error.message);
-        close(fd);
-        return r;
-}
-
 static char *write_page(const NcuReport *r, const NcuPageOptions *o, size_t *ret_size)
 {
         char *out = NULL;
@@ -191,6 +152,7 @@ static char *without_known(const char *text, size_t n, const KnownDifference *k,
 typedef struct PageCase {
         const char *report;
         const PageKind *kind;
+        size_t n_actions; /* what the report holds, as report-test-util.h says */
 } PageCase;
 
 /* The number of records of a CSV page whose first field is a result's ID, and checks every such record has
@@ -328,9 +290,10 @@ static void check_page(gconstpointer data)
         g_autofree char *rel_partial = g_strdup_printf("%s.partial", rel);
         g_autofree char *path = test_corpus_path(rel), *partial = test_corpus_path(rel_partial);
         g_autofree char *expected = NULL, *ours = NULL;
-        _cleanup_(ncu_report_freep) NcuReport *r = load(c->report);
+        _cleanup_(ncu_report_freep) NcuReport *r = report_corpus_load(c->report);
         size_t n, m = 0;
 
+        g_assert_cmpuint(r->n_actions, ==, c->n_actions);
         ours = write_page(r, &c->kind->options, &n);
         g_assert_cmpuint(strlen(ours), ==, n);
         check_complete(r, c->kind, ours);
@@ -352,7 +315,7 @@ static void check_verb(gconstpointer data)
         g_autofree char *rel = g_strdup_printf("reports/%s.ncu-rep", c->report);
         g_autofree char *file = test_corpus_path(rel);
         g_autofree char *out = NULL, *err = NULL, *ours = NULL;
-        _cleanup_(ncu_report_freep) NcuReport *r = load(c->report);
+        _cleanup_(ncu_report_freep) NcuReport *r = report_corpus_load(c->report);
         const char *argv[12] = { bin, "report" };
         g_autoptr(GError) error = NULL;
         size_t a = 2, n;
@@ -391,8 +354,8 @@ static void test_oracle_failures(void)
 
                 if (!lines[i][0])
                         continue;
-                for (size_t j = 0; j < G_N_ELEMENTS(reports); j++)
-                        report_known = report_known || streq(reports[j], f[0]);
+                for (size_t j = 0; j < REPORT_CORPUS_N; j++)
+                        report_known = report_known || streq(report_corpus_names[j], f[0]);
                 for (size_t j = 0; j < G_N_ELEMENTS(kinds); j++)
                         page_known = page_known || streq(kinds[j].suffix, f[1]);
                 g_assert_true(report_known);
@@ -543,7 +506,7 @@ static void test_options_wire(void)
 
 int main(int argc, char **argv)
 {
-        static PageCase cases[G_N_ELEMENTS(reports) * G_N_ELEMENTS(kinds)];
+        static PageCase cases[REPORT_CORPUS_N * G_N_ELEMENTS(kinds)];
         size_t n = 0;
 
         g_test_init(&argc, &argv, NULL);
@@ -555,14 +518,17 @@ int main(int argc, char **argv)
         g_test_add_func("/report-pages/options-wire", test_options_wire);
         g_test_add_func("/report-pages/oracle-failures", test_oracle_failures);
         for (size_t k = 0; k < G_N_ELEMENTS(kinds); k++)
-                for (size_t i = 0; i < G_N_ELEMENTS(reports); i++) {
-                        g_autofree char *p = g_strdup_printf("/report-pages/%s/%s", kinds[k].suffix, reports[i]);
-                        cases[n] = (PageCase){ .report = reports[i], .kind = &kinds[k] };
+                for (size_t i = 0; i < REPORT_CORPUS_N; i++) {
+                        const char *name = report_corpus_names[i];
+                        g_autofree char *p = g_strdup_printf("/report-pages/%s/%s", kinds[k].suffix, name);
+                        cases[n] = (PageCase){
+                                .report = name, .kind = &kinds[k], .n_actions = report_corpus_n_actions[i]
+                        };
                         g_test_add_data_func(p, &cases[n], check_page);
                         for (size_t j = 0; j < G_N_ELEMENTS(verb_reports); j++)
-                                if (streq(verb_reports[j], reports[i])) {
+                                if (streq(verb_reports[j], name)) {
                                         g_autofree char *v = g_strdup_printf(
-                                                        "/report-pages/verb/%s/%s", kinds[k].suffix, reports[i]);
+                                                        "/report-pages/verb/%s/%s", kinds[k].suffix, name);
                                         g_test_add_data_func(v, &cases[n], check_verb);
                                 }
                         n++;
