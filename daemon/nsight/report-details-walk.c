@@ -664,7 +664,8 @@ static const char *device_name(const NcuAction *a, double id)
 {
         const NcuMetric *m = ncu_action_metric_by_name(a, "nvlink__dev_display_name_all");
 
-        if (!m || !(id >= 0) || (size_t) id >= m->n_instances ||
+        /* Compared as doubles first: a value no size_t holds does not convert. */
+        if (!m || !(id >= 0) || id >= (double) m->n_instances ||
                         m->instances[(size_t) id].value.kind != NCU_VALUE_STRING)
                 return "-";
         return strempty(m->instances[(size_t) id].value.s);
