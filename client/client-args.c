@@ -8,10 +8,11 @@
 
 #include "client.h"
 #include "log.h"
+#include "report-page.h"
 #include "strv.h"
 #include "verb-top.h"
 
-ClientOptions arg = { .legend = true, .top_sort = -1 };
+ClientOptions arg = CLIENT_OPTIONS_INIT;
 
 static void help(void)
 {
@@ -79,12 +80,16 @@ static void help(void)
                "  report json FILE       The whole report as one JSON document (schema\n"
                "                         io.github.nvprofiled.ncu-report, version 1; see\n"
                "                         nvprofilectl(1))\n"
-               "  report raw FILE --csv  ncu's raw page: one row per kernel, one column per metric,\n"
-               "                         byte for byte as ncu's own CSV export in base units\n"
-               "  report details FILE --csv  ncu's details page: every section of every kernel with\n"
-               "                         its rule results, byte for byte as ncu's CSV export of all\n"
-               "                         details in base units. Both print the exact bytes to a pipe,\n"
-               "                         a file or --output, and escape them on a terminal\n");
+               "  report details FILE    ncu's details page: every section of every kernel with its\n"
+               "                         rule results, byte for byte as ncu prints it on import\n"
+               "                         (text, or CSV with --csv; --print-units, --print-details,\n"
+               "                         --print-metric-instances, --print-summary as ncu's)\n"
+               "  report raw FILE        ncu's raw page: every metric of every kernel (text, or with\n"
+               "                         --csv one row per kernel, one column per metric)\n"
+               "  report session FILE    ncu's session page: the command line, host and target\n"
+               "                         systems, processes and devices of the report. The three\n"
+               "                         print the exact bytes to a pipe, a file or --output, and\n"
+               "                         escape them on a terminal\n");
 
         printf("  top                    Show GPU usage refreshing, like top: each device with a bar per\n"
                "                         engine and its memory, then each process using a GPU (those\n"
@@ -130,12 +135,22 @@ static void help(void)
                "                         --json) after two samples, and exit\n"
                "     --sort=KEY         top: sort processes by gpu (the default), memory, pid,\n"
                "                         command or profile\n"
-               "     --csv              report raw, report details: print ncu's CSV export\n"
-               "     --print-metric-instances=values|none  report raw: also print each metric's\n"
-               "                         instance values, \"VALUE (I1; I2; ...)\" (default none)\n"
+               "     --csv              report raw|details|session: print ncu's CSV page instead of\n"
+               "                         its text\n"
+               "     --print-units=base|dynamic  report raw|details: base units, or units scaled\n"
+               "                         to the value as ncu does (usecond, Kbyte, Gbyte/second;\n"
+               "                         the default)\n"
+               "     --print-details=header|body|all  report details: the sections' header\n"
+               "                         metrics (the default), their body items, or both\n"
+               "     --print-metric-instances=none|values|details  report raw|details: each\n"
+               "                         metric's value alone (the default), followed by its\n"
+               "                         instance values \"VALUE (I1; I2; ...)\", or by their\n"
+               "                         correlation ids and values \"VALUE (ID1: I1; ...)\"\n"
+               "     --print-summary=none|per-kernel  report details: one table per kernel and\n"
+               "                         launch with each metric's minimum, maximum and average\n"
                "     --local            report: parse the file in this process instead of having\n"
                "                         the daemon's confined worker parse it\n"
-               "     --output=FILE      report raw, report details: write the exact bytes to FILE\n"
+               "     --output=FILE      report raw|details|session: write the exact bytes to FILE\n"
                "                         (replaced whole once complete, never half written)\n"
                "     --arch=CC          sections metrics: the GPU's compute capability as\n"
                "                         major*10+minor (86 for 8.6)\n"
@@ -267,7 +282,10 @@ int parse_argv(int argc, char *argv[])
                 ARG_EXE_DIR_FILE,
                 ARG_INTERVAL,
                 ARG_CSV,
+                ARG_PRINT_UNITS,
+                ARG_PRINT_DETAILS,
                 ARG_PRINT_METRIC_INSTANCES,
+                ARG_PRINT_SUMMARY,
                 ARG_LOCAL,
                 ARG_OUTPUT,
                 ARG_RULES_DIR,
@@ -300,7 +318,10 @@ int parse_argv(int argc, char *argv[])
                 { "exe-dir-file", required_argument, NULL, ARG_EXE_DIR_FILE },
                 { "interval", required_argument, NULL, ARG_INTERVAL },
                 { "csv", no_argument, NULL, ARG_CSV },
+                { "print-units", required_argument, NULL, ARG_PRINT_UNITS },
+                { "print-details", required_argument, NULL, ARG_PRINT_DETAILS },
                 { "print-metric-instances", required_argument, NULL, ARG_PRINT_METRIC_INSTANCES },
+                { "print-summary", required_argument, NULL, ARG_PRINT_SUMMARY },
                 { "local", no_argument, NULL, ARG_LOCAL },
                 { "output", required_argument, NULL, ARG_OUTPUT },
                 { "rules-dir", required_argument, NULL, ARG_RULES_DIR },
@@ -394,13 +415,29 @@ int parse_argv(int argc, char *argv[])
                 case ARG_CSV:
                         arg.csv = true;
                         break;
+                case ARG_PRINT_UNITS:
+                        arg.print_units = ncu_print_units_from_string(optarg);
+                        if (arg.print_units < 0)
+                                return usage_error(
+                                                "--print-units= takes base or dynamic, not \"%s\".", esc(&e, optarg));
+                        break;
+                case ARG_PRINT_DETAILS:
+                        arg.print_details = ncu_print_details_from_string(optarg);
+                        if (arg.print_details < 0)
+                                return usage_error("--print-details= takes header, body or all, not \"%s\".",
+                                                esc(&e, optarg));
+                        break;
                 case ARG_PRINT_METRIC_INSTANCES:
-                        if (streq(optarg, "values"))
-                                arg.print_metric_instances = true;
-                        else if (streq(optarg, "none"))
-                                arg.print_metric_instances = false;
-                        else
-                                return usage_error("--print-metric-instances= takes values or none, not \"%s\".",
+                        arg.print_metric_instances = ncu_print_instances_from_string(optarg);
+                        if (arg.print_metric_instances < 0)
+                                return usage_error("--print-metric-instances= takes none, values or details, not "
+                                                   "\"%s\".",
+                                                esc(&e, optarg));
+                        break;
+                case ARG_PRINT_SUMMARY:
+                        arg.print_summary = ncu_print_summary_from_string(optarg);
+                        if (arg.print_summary < 0)
+                                return usage_error("--print-summary= takes none or per-kernel, not \"%s\".",
                                                 esc(&e, optarg));
                         break;
                 case ARG_LOCAL:
@@ -482,7 +519,7 @@ void client_options_done(ClientOptions *o)
         strv_free(o->rule_ids);
         strv_free(o->actions);
         strv_free(o->metrics);
-        *o = (ClientOptions){ .legend = true, .top_sort = -1 };
+        *o = (ClientOptions) CLIENT_OPTIONS_INIT;
 }
 
 typedef enum VerbFlags {
@@ -519,6 +556,12 @@ static const Verb verbs[] = {
         { "top", 0, 0, VERB_INTERVAL_OPTION | VERB_TOP_OPTIONS, verb_top },
         { "sections", 1, UINT_MAX, VERB_SECTIONS_OPTIONS, verb_sections },
 };
+
+static bool page_options_given(void)
+{
+        return arg.csv || arg.print_units >= 0 || arg.print_details >= 0 || arg.print_metric_instances >= 0 ||
+                        arg.print_summary >= 0;
+}
 
 static bool resolve_options_given(void)
 {
@@ -592,10 +635,8 @@ int dispatch_verb(int argc, char *argv[])
                         (void) usage_error("--arch, --scope and --schema are options of sections, not of %s.", v->name);
                         return EXIT_USAGE;
                 }
-                if (!(v->flags & VERB_LOCAL_OPTION) && (arg.csv || arg.print_metric_instances || arg.output)) {
-                        (void) usage_error("--csv, --print-metric-instances and --output are options of report, not "
-                                           "of %s.",
-                                        v->name);
+                if (!(v->flags & VERB_LOCAL_OPTION) && (page_options_given() || arg.output)) {
+                        (void) usage_error("--csv, --print-*, --output are options of report, not of %s.", v->name);
                         return EXIT_USAGE;
                 }
                 if (!(v->flags & VERB_SECTIONS_OPTIONS) && (arg.arch || arg.scope || arg.schema)) {

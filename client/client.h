@@ -34,8 +34,11 @@ typedef struct ClientOptions {
         const char *exe, *comm, *home; /* point into argv */
         char **argv_facts, **dsos, **env, **exe_dir_files;
         uint64_t interval_usec; /* fdinfo --interval=; 0: not given */
-        bool csv; /* report raw|details --csv */
-        bool print_metric_instances; /* report raw --print-metric-instances=values */
+        /* report raw|details|session: --csv, and --print-units=, --print-details=, --print-metric-instances=,
+         * --print-summary= (an NcuPrintUnits, NcuPrintDetails, NcuPrintInstances, NcuPrintSummary; -1: not
+         * given, ncu's default) */
+        bool csv;
+        int print_units, print_details, print_metric_instances, print_summary;
         bool local; /* report --local: parse in this process, not in the daemon's worker */
         const char *output; /* report raw|details --output=FILE (points into argv) */
         /* report rules / report diff */
@@ -49,6 +52,12 @@ typedef struct ClientOptions {
         int top_sort; /* top --sort= (a TopSort); -1: not given */
         const char *arch, *scope, *schema; /* sections: --arch=, --scope=, --schema= (point into argv) */
 } ClientOptions;
+
+#define CLIENT_OPTIONS_INIT                                                                                           \
+        {                                                                                                             \
+                .legend = true, .top_sort = -1, .print_units = -1, .print_details = -1, .print_metric_instances = -1, \
+                .print_summary = -1,                                                                                  \
+        }
 
 extern ClientOptions arg;
 

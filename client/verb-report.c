@@ -158,17 +158,39 @@ int report_read_reply_fd(sd_bus_message *reply, size_t max_size, char **ret_text
         return read_full_fd(fd, max_size, ret_text, ret_size); /* a sealed memfd */
 }
 
-/* method on the daemon's object: its memfd, a descriptor of our own. flag < 0 sends no argument. */
-static int call_export(sd_bus *bus, const char *object, const char *method, int flag, sd_bus_error *error, int *ret_fd)
+/* ExportPage's arguments: the page and its options as ncu spells them. */
+static int append_page_options(sd_bus_message *m, const NcuPageOptions *o)
 {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *exported = NULL;
+        int r;
+
+        r = sd_bus_message_append(m, "s", ncu_page_to_string(o->page));
+        if (r < 0)
+                return r;
+        return sd_bus_message_append(m, "a{sv}", 5, "csv", "b", o->csv, "print-units", "s",
+                        ncu_print_units_to_string(o->units), "print-details", "s",
+                        ncu_print_details_to_string(o->details), "print-metric-instances", "s",
+                        ncu_print_instances_to_string(o->instances), "print-summary", "s",
+                        ncu_print_summary_to_string(o->summary));
+}
+
+/* method on the daemon's object: its memfd, a descriptor of our own. flag < 0 sends no argument; page
+ * (ExportPage) sends the page and its options. */
+static int call_export(sd_bus *bus, const char *object, const char *method, int flag, const NcuPageOptions *page,
+                sd_bus_error *error, int *ret_fd)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *exported = NULL;
         int fd, r;
 
-        if (flag < 0)
-                r = sd_bus_call_method(bus, BUS_NAME, object, BUS_REPORT_INTERFACE, method, error, &exported, NULL);
-        else
-                r = sd_bus_call_method(
-                                bus, BUS_NAME, object, BUS_REPORT_INTERFACE, method, error, &exported, "b", flag);
+        r = sd_bus_message_new_method_call(bus, &m, BUS_NAME, object, BUS_REPORT_INTERFACE, method);
+        if (r < 0)
+                return r;
+        if (page)
+                r = append_page_options(m, page);
+        else if (flag >= 0)
+                r = sd_bus_message_append(m, "b", flag);
+        if (r < 0)
+                return r;
+        r = sd_bus_call(bus, m, 0, error, &exported);
         if (r < 0)
                 return r;
         r = sd_bus_message_read(exported, "h", &fd);
@@ -181,7 +203,7 @@ static int call_export(sd_bus *bus, const char *object, const char *method, int 
         return 0;
 }
 
-int report_export_via_daemon(const char *path, const char *method, int flag, int *ret_fd)
+static int export_via_daemon(const char *path, const char *method, int flag, const NcuPageOptions *page, int *ret_fd)
 {
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
@@ -194,7 +216,7 @@ int report_export_via_daemon(const char *path, const char *method, int flag, int
         r = report_bus_load(bus, path, &object);
         if (r != 0)
                 return r;
-        r = call_export(bus, object, method, flag, &error, ret_fd);
+        r = call_export(bus, object, method, flag, page, &error, ret_fd);
         report_bus_close(bus, object);
         if (r < 0) {
                 if (sd_bus_error_has_name(&error, BUS_ERROR_LIMITS_EXCEEDED))
@@ -205,6 +227,11 @@ int report_export_via_daemon(const char *path, const char *method, int flag, int
                 return r;
         }
         return 0;
+}
+
+int report_export_via_daemon(const char *path, const char *method, int flag, int *ret_fd)
+{
+        return export_via_daemon(path, method, flag, NULL, ret_fd);
 }
 
 int report_fetch_via_daemon(
@@ -218,6 +245,19 @@ int report_fetch_via_daemon(
                 return r;
         r = read_full_fd(fd, max_size, ret_text, ret_size);
         return r < 0 ? log_error_errno(r, "Cannot read the daemon's %s", method) : 0;
+}
+
+int report_fetch_page_via_daemon(
+                const char *path, const NcuPageOptions *page, size_t max_size, char **ret_text, size_t *ret_size)
+{
+        _cleanup_close_ int fd = -EBADF;
+        int r;
+
+        r = export_via_daemon(path, "ExportPage", -1, page, &fd);
+        if (r != 0)
+                return r;
+        r = read_full_fd(fd, max_size, ret_text, ret_size);
+        return r < 0 ? log_error_errno(r, "Cannot read the daemon's ExportPage") : 0;
 }
 
 /* The model through the daemon (LoadReport, ExportJson, Close). Returns 1 when there is no daemon to ask
@@ -318,13 +358,14 @@ static const ReportSubverb subverbs[] = {
         { "json", report_json },
         { "raw", report_raw, .takes_output = true },
         { "details", report_details, .takes_output = true },
+        { "session", report_session, .takes_output = true },
         /* verb-report-rules.c */
         { "rules", report_rules },
 };
 
 static int refuse_output(void)
 {
-        fprintf(stderr, "nvprofilectl: --output is an option of report raw and report details.\n");
+        fprintf(stderr, "nvprofilectl: --output is an option of report raw, report details and report session.\n");
         return EXIT_USAGE;
 }
 

@@ -6,6 +6,7 @@
 #include <json-c/json.h>
 #include <systemd/sd-bus.h>
 
+#include "report-page.h"
 #include "report.h"
 
 typedef struct ReportSubverb {
@@ -38,13 +39,16 @@ int report_export_via_daemon(const char *path, const char *method, int flag, int
  * errno after saying why. */
 int report_fetch_via_daemon(
                 const char *path, const char *method, int flag, size_t max_size, char **ret_text, size_t *ret_size);
+/* The same with ExportPage(page, options): one of ncu's pages (report-page.h). */
+int report_fetch_page_via_daemon(
+                const char *path, const NcuPageOptions *page, size_t max_size, char **ret_text, size_t *ret_size);
 /* The same as the JSON document of report-json.h. */
 int report_load_json(const char *path, struct json_object **ret);
 
 /* report summary FILE (client/verb-report-summary.c). */
 int report_summary(const char *path);
 
-/* report raw FILE --csv [--print-metric-instances=values], report details FILE --csv: ncu's CSV exports
- * (client/verb-report-export.c). */
+/* report raw|details|session FILE [--csv] [--print-…]: ncu's pages (client/verb-report-export.c). */
 int report_raw(const char *path);
 int report_details(const char *path);
+int report_session(const char *path);

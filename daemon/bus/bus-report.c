@@ -571,7 +571,8 @@ static void on_output_done(int error, int fd, const char *message, void *userdat
         bus_report_call_free(c);
 }
 
-static int export(sd_bus_message *m, ManagerReport *r, NcuServeExport kind, sd_bus_error *error)
+static int export(sd_bus_message *m, ManagerReport *r, NcuServeExport kind, const NcuPageOptions *page,
+                sd_bus_error *error)
 {
         const char *why = NULL;
         BusReportCall *call = NULL;
@@ -580,7 +581,7 @@ static int export(sd_bus_message *m, ManagerReport *r, NcuServeExport kind, sd_b
         k = bus_report_call_new(m, NULL, &call);
         if (k < 0)
                 return k;
-        k = manager_report_export(r, kind, on_output_done, call, &why);
+        k = manager_report_export(r, kind, page, on_output_done, call, &why);
         if (k < 0) {
                 bus_report_call_free(call);
                 return refuse(error, k, why);
@@ -590,7 +591,7 @@ static int export(sd_bus_message *m, ManagerReport *r, NcuServeExport kind, sd_b
 
 static int method_export_json(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-        return export(m, userdata, NCU_SERVE_EXPORT_JSON, error);
+        return export(m, userdata, NCU_SERVE_EXPORT_JSON, NULL, error);
 }
 
 static int method_export_raw(sd_bus_message *m, void *userdata, sd_bus_error *error)
@@ -600,12 +601,147 @@ static int method_export_raw(sd_bus_message *m, void *userdata, sd_bus_error *er
         k = sd_bus_message_read(m, "b", &instances);
         if (k < 0)
                 return k;
-        return export(m, userdata, instances ? NCU_SERVE_EXPORT_RAW_INSTANCES : NCU_SERVE_EXPORT_RAW, error);
+        return export(m, userdata, instances ? NCU_SERVE_EXPORT_RAW_INSTANCES : NCU_SERVE_EXPORT_RAW, NULL, error);
 }
 
 static int method_export_details(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-        return export(m, userdata, NCU_SERVE_EXPORT_DETAILS, error);
+        return export(m, userdata, NCU_SERVE_EXPORT_DETAILS, NULL, error);
+}
+
+/* ExportPage's options: ncu's print options by their names, each at most once. */
+#define PAGE_OPTIONS_MAX 5
+
+/* One option's word: a string variant naming a value (from_string: its parser), else InvalidArgs. */
+static int read_page_word(
+                sd_bus_message *m, const char *key, int (*from_string)(const char *s), int *ret, sd_bus_error *error)
+{
+        const char *s;
+        int k;
+
+        k = sd_bus_message_read(m, "v", "s", &s);
+        if (k < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "Option %s takes a string", key);
+        *ret = from_string(s);
+        if (*ret < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "Option %s does not take that value", key);
+        return 0;
+}
+
+static int units_from_string(const char *s)
+{
+        return ncu_print_units_from_string(s);
+}
+
+static int details_from_string(const char *s)
+{
+        return ncu_print_details_from_string(s);
+}
+
+static int instances_from_string(const char *s)
+{
+        return ncu_print_instances_from_string(s);
+}
+
+static int summary_from_string(const char *s)
+{
+        return ncu_print_summary_from_string(s);
+}
+
+/* Decodes the page and its a{sv} options onto ncu's defaults; the manager checks the combination. */
+static int read_page_options(sd_bus_message *m, NcuPageOptions *ret, sd_bus_error *error)
+{
+        NcuPageOptions o = NCU_PAGE_OPTIONS_DEFAULT;
+        unsigned seen = 0;
+        const char *page;
+        int k;
+
+        k = sd_bus_message_read(m, "s", &page);
+        if (k < 0)
+                return k;
+        o.page = ncu_page_from_string(page);
+        if (o.page < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "The page is details, raw or session");
+        k = sd_bus_message_enter_container(m, 'a', "{sv}");
+        if (k < 0)
+                return k;
+        for (;;) {
+                static const char *const keys[PAGE_OPTIONS_MAX] = {
+                        "csv",
+                        "print-units",
+                        "print-details",
+                        "print-metric-instances",
+                        "print-summary",
+                };
+                const char *key;
+                size_t i;
+                int v = 0;
+
+                k = sd_bus_message_enter_container(m, 'e', "sv");
+                if (k < 0)
+                        return k;
+                if (k == 0)
+                        break;
+                k = sd_bus_message_read(m, "s", &key);
+                if (k < 0)
+                        return k;
+                for (i = 0; i < PAGE_OPTIONS_MAX && !streq(keys[i], key); i++)
+                        ;
+                if (i == PAGE_OPTIONS_MAX)
+                        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                        "Unknown option; the options are csv, print-units, print-details, "
+                                        "print-metric-instances and print-summary");
+                if (seen & (1u << i))
+                        return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "Option %s given twice", key);
+                seen |= 1u << i;
+                switch (i) {
+                case 0:
+                        k = sd_bus_message_read(m, "v", "b", &v);
+                        if (k < 0)
+                                return sd_bus_error_setf(
+                                                error, SD_BUS_ERROR_INVALID_ARGS, "Option csv takes a boolean");
+                        o.csv = v;
+                        break;
+                case 1:
+                        k = read_page_word(m, key, units_from_string, &v, error);
+                        o.units = v;
+                        break;
+                case 2:
+                        k = read_page_word(m, key, details_from_string, &v, error);
+                        o.details = v;
+                        break;
+                case 3:
+                        k = read_page_word(m, key, instances_from_string, &v, error);
+                        o.instances = v;
+                        break;
+                case 4:
+                        k = read_page_word(m, key, summary_from_string, &v, error);
+                        o.summary = v;
+                        break;
+                }
+                if (k < 0)
+                        return k;
+                k = sd_bus_message_exit_container(m);
+                if (k < 0)
+                        return k;
+        }
+        k = sd_bus_message_exit_container(m);
+        if (k < 0)
+                return k;
+        *ret = o;
+        return 0;
+}
+
+/* ExportPage(s page, a{sv} options): one of ncu's pages with ncu's print options. */
+static int method_export_page(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        NcuPageOptions o;
+        int k;
+
+        k = read_page_options(m, &o, error);
+        if (k < 0)
+                return k;
+        return export(m, userdata, NCU_SERVE_EXPORT_PAGE, &o, error);
 }
 
 /* Diff(o baseline, as actions): this report against another of the caller's (manager_report_diff()); the
@@ -712,6 +848,8 @@ const sd_bus_vtable bus_report_vtable[] = {
                         SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ExportDetails", SD_BUS_NO_ARGS, SD_BUS_RESULT("h", csv), method_export_details,
                         SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ExportPage", SD_BUS_ARGS("s", page, "a{sv}", options), SD_BUS_RESULT("h", text),
+                        method_export_page, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Diff", SD_BUS_ARGS("o", baseline, "as", actions), SD_BUS_RESULT("h", json),
                         method_diff, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,

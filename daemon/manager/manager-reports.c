@@ -729,8 +729,8 @@ static int output_limit(Manager *m, uid_t uid, uint64_t worker_memory, uint64_t 
         return 0;
 }
 
-int manager_report_export(ManagerReport *r, NcuServeExport kind, ManagerReportOutputDone done, void *userdata,
-                const char **ret_why)
+int manager_report_export(ManagerReport *r, NcuServeExport kind, const NcuPageOptions *page,
+                ManagerReportOutputDone done, void *userdata, const char **ret_why)
 {
         Manager *m = r->rs->manager;
         ReportOutput *o;
@@ -739,6 +739,9 @@ int manager_report_export(ManagerReport *r, NcuServeExport kind, ManagerReportOu
         int k;
 
         assert(r->loaded && done && ret_why);
+        assert((kind == NCU_SERVE_EXPORT_PAGE) == !!page);
+        if (page && !ncu_page_options_valid(page, ret_why))
+                return -EINVAL;
         if (r->n_calls >= NCU_REPORT_CALLS_MAX) {
                 *ret_why = "a report answers one call at a time and keeps few waiting; wait for the answers";
                 return -E2BIG;
@@ -749,8 +752,10 @@ int manager_report_export(ManagerReport *r, NcuServeExport kind, ManagerReportOu
         k = output_new(r->rs, r->owner, r->uid, limit, done, userdata, &o);
         if (k < 0)
                 return k;
-        ncu_wire_init(&args, 16);
+        ncu_wire_init(&args, 64);
         ncu_wire_put_u32(&args, kind);
+        if (page)
+                ncu_wire_put_page_options(&args, page);
         k = ncu_wire_finish(&args);
         if (k >= 0)
                 k = ncu_report_server_call(r->server, NCU_SERVE_EXPORT, args.data, args.size, 64,

@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "report-page-options.h"
 #include "report-protocol.h"
 
 typedef struct Manager Manager;
@@ -70,9 +71,10 @@ int manager_report_call(ManagerReport *r, NcuServeOp op, const void *args, size_
 /* An output in a sealed memfd: done gets 0 and a read-only descriptor of it (done's to close; the memfd
  * stays charged to the caller until every descriptor of it is closed), or an error and a message. */
 typedef void (*ManagerReportOutputDone)(int error, int fd, const char *message, void *userdata);
-/* An export of the model the worker keeps. */
-int manager_report_export(ManagerReport *r, NcuServeExport kind, ManagerReportOutputDone done, void *userdata,
-                const char **ret_why);
+/* An export of the model the worker keeps; page: the options of NCU_SERVE_EXPORT_PAGE (NULL for the other
+ * kinds), -EINVAL with *ret_why for a combination ncu refuses. */
+int manager_report_export(ManagerReport *r, NcuServeExport kind, const NcuPageOptions *page,
+                ManagerReportOutputDone done, void *userdata, const char **ret_why);
 /* r compared with baseline (another report of the same owner), by a worker of its own that reads both
  * files again; args: the pairing specs (as, wire). */
 int manager_report_diff(ManagerReport *r, ManagerReport *baseline, const void *args, size_t size,

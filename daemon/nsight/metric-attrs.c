@@ -675,9 +675,11 @@ void metric_attrs_csv_unit(const MetricAttrs *a, char buf[static METRIC_UNIT_MAX
         buf[n] = 0;
 }
 
-/* ncu's details page guesses the units of metrics outside its database (section-derived metrics and PC
- * sampling counters) from the words of their names with its own priorities, which differ from
- * ncu_report's: "membar" stalls count as memory (byte), "thread_inst" as instructions. */
+/* ncu's details page guesses the units of metrics outside its database (section-derived metrics, PC
+ * sampling counters, and the memory-descriptor source counters under the names ncu 2022.1 gave them,
+ * smsp__inst_executed_memdesc_…, which its database has as smsp__sass_inst_executed_memdesc_… only) from
+ * the words of their names with its own priorities, which differ from ncu_report's: "membar" stalls and
+ * "memdesc" instructions count as memory (byte), "thread_inst" as instructions. */
 static const UnitRule details_guess_units[] = {
         { MATCH_CONTAINS, "pct", "%" },
         { MATCH_CONTAINS, "mem", "byte" },
@@ -693,7 +695,8 @@ void metric_attrs_details_unit(const char *name, MetricAttrs *a)
         assert(name);
         assert(a);
 
-        if (!startswith(name, "derived__") && !startswith(name, "smsp__pcsamp_warps_"))
+        if (!startswith(name, "derived__") && !startswith(name, "smsp__pcsamp_warps_") &&
+                        !startswith(name, "smsp__inst_executed_memdesc_"))
                 return;
         if (strstr(name, "_per_"))
                 return; /* "X per Y" units are composed the same way on both */

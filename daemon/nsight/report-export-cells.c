@@ -68,24 +68,49 @@ const char *ncu_cell_format_value(const NcuValue *v, char buf[static NCU_CSV_NUM
         return NULL;
 }
 
-void ncu_cell_format_metric(Cell *c, const NcuMetric *m, bool instances)
+const char *ncu_cell_format_scaled(const NcuValue *v, const void *userdata, char buf[static NCU_CSV_NUMBER_MAX])
+{
+        const double *divisor = userdata;
+        double d;
+
+        if (v->kind == NCU_VALUE_STRING || !ncu_value_as_double(v, &d))
+                return ncu_cell_format_value(v, buf);
+        return ncu_csv_format_double(d / *divisor, buf);
+}
+
+static const char *format_plain(const NcuValue *v, const void *userdata, char buf[static NCU_CSV_NUMBER_MAX])
+{
+        return ncu_cell_format_value(v, buf);
+}
+
+void ncu_cell_format_metric(Cell *c, const NcuMetric *m, NcuPrintInstances instances, const char *value_text,
+                NcuCellFormat format, const void *userdata)
 {
         char buf[NCU_CSV_NUMBER_MAX];
 
+        if (!format)
+                format = format_plain;
         cell_reset(c);
         if (m->has_value) {
-                const char *s = ncu_cell_format_value(&m->value, buf);
+                const char *s = value_text ? value_text : format(&m->value, userdata, buf);
                 cell_puts(c, s ? s : "");
         } else if (m->kind == NCU_VALUE_UNKNOWN && m->n_instances == 0)
                 cell_puts(c, "no data");
 
-        if (!instances || m->n_instances == 0)
+        if (instances == NCU_PRINT_INSTANCES_NONE || m->n_instances == 0)
                 return;
         cell_puts(c, c->len > 0 ? " (" : "(");
         for (size_t i = 0; i < m->n_instances; i++) {
-                const char *s = ncu_cell_format_value(&m->instances[i].value, buf);
+                const NcuValue *id = &m->instances[i].correlation_id;
+                const char *s;
                 if (i > 0)
                         cell_puts(c, "; ");
+                if (instances == NCU_PRINT_INSTANCES_DETAILS && id->kind != NCU_VALUE_UNKNOWN) {
+                        s = ncu_cell_format_value(id, buf);
+                        cell_puts(c, s ? s : "");
+                        cell_puts(c, ": ");
+                }
+                s = format(&m->instances[i].value, userdata, buf);
                 cell_puts(c, s ? s : "");
         }
         cell_puts(c, ")");

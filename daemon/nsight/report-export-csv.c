@@ -9,7 +9,9 @@ const char *ncu_csv_format_double(double d, char buf[static NCU_CSV_NUMBER_MAX])
 {
         if (d == 0)
                 d = 0; /* no "-0" */
-        if (isfinite(d) && d == trunc(d))
+        if (isnan(d)) /* whatever its sign: ncu's formatter writes no "-nan" */
+                snprintf(buf, NCU_CSV_NUMBER_MAX, "nan");
+        else if (isfinite(d) && d == trunc(d))
                 snprintf(buf, NCU_CSV_NUMBER_MAX, "%.0f", d);
         else
                 snprintf(buf, NCU_CSV_NUMBER_MAX, "%.2f", d);

@@ -3,15 +3,24 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "macro.h"
 #include "metric-attrs.h"
+#include "report-page-nvtx.h"
+#include "report-page-text.h"
+#include "report-page-units.h"
 #include "report-export-cells.h"
 #include "report-export-csv.h"
 #include "report-export.h"
 #include "string-util.h"
+
+const char *const ncu_export_nvtx_column_names[2] = {
+        "thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg",
+        "Id:Domain:Start/Stop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg",
+};
 
 const char *const ncu_export_action_column_names[11] = {
         "ID",
@@ -32,11 +41,19 @@ static const NcuMetric *action_metric(const NcuAction *a, const char *name)
         return ncu_action_metric_by_name(a, name);
 }
 
-void ncu_export_write_action_columns(FILE *f, size_t id, const NcuAction *a)
+void ncu_export_write_action_column_names(FILE *f, bool nvtx)
 {
-        char buf[NCU_CSV_NUMBER_MAX], dims[3 * 24 + 8];
-        const NcuMetric *m;
-        uint64_t u;
+        for (size_t i = 0; i < ELEMENTSOF(ncu_export_action_column_names); i++) {
+                ncu_csv_write_field(f, ncu_export_action_column_names[i], i == 0);
+                if (nvtx && streq(ncu_export_action_column_names[i], "Host Name"))
+                        for (size_t j = 0; j < ELEMENTSOF(ncu_export_nvtx_column_names); j++)
+                                ncu_csv_write_field(f, ncu_export_nvtx_column_names[j], false);
+        }
+}
+
+void ncu_export_write_action_columns(FILE *f, size_t id, const NcuAction *a, bool nvtx)
+{
+        char buf[NCU_CSV_NUMBER_MAX], dims[3 * 24 + 8], device[24], cc[48];
 
         snprintf(buf, sizeof(buf), "%zu", id);
         ncu_csv_write_field(f, buf, true);
@@ -44,6 +61,14 @@ void ncu_export_write_action_columns(FILE *f, size_t id, const NcuAction *a)
         ncu_csv_write_field(f, buf, false);
         ncu_csv_write_field(f, a->process.base_name, false);
         ncu_csv_write_field(f, a->process.hostname, false);
+        if (nvtx) {
+                Cell c = { .data = NULL };
+                ncu_nvtx_push_pop_cell(&c, a);
+                ncu_csv_write_field(f, c.data, false);
+                ncu_nvtx_start_end_cell(&c, a);
+                ncu_csv_write_field(f, c.data, false);
+                cell_done(&c);
+        }
         ncu_csv_write_field(f, ncu_action_name(a, NCU_NAME_DEMANGLED), false);
 
         if (a->has_context_id)
@@ -64,25 +89,10 @@ void ncu_export_write_action_columns(FILE *f, size_t id, const NcuAction *a)
                         a->grid_size.z);
         ncu_csv_write_field(f, dims, false);
 
-        /* The device ncu launched on, and its compute capability, as the action's metrics record them. */
-        m = action_metric(a, "launch__device_id");
-        if (m && m->has_value && ncu_value_as_uint64(&m->value, &u))
-                snprintf(buf, sizeof(buf), "%" PRIu64, u);
-        else if (a->device_index >= 0)
-                snprintf(buf, sizeof(buf), "%d", a->device_index);
-        else
-                buf[0] = 0;
-        ncu_csv_write_field(f, buf, false);
-
-        const NcuMetric *major = action_metric(a, "device__attribute_compute_capability_major"),
-                        *minor = action_metric(a, "device__attribute_compute_capability_minor");
-        uint64_t ma, mi;
-        if (major && minor && major->has_value && minor->has_value && ncu_value_as_uint64(&major->value, &ma) &&
-                        ncu_value_as_uint64(&minor->value, &mi))
-                snprintf(buf, sizeof(buf), "%" PRIu64 ".%" PRIu64, ma, mi);
-        else
-                buf[0] = 0;
-        ncu_csv_write_field(f, buf, false);
+        ncu_action_device_text(a, device);
+        ncu_csv_write_field(f, device, false);
+        ncu_action_cc_text(a, cc);
+        ncu_csv_write_field(f, cc, false);
 }
 
 static int compare_names(const void *a, const void *b)
@@ -92,7 +102,7 @@ static int compare_names(const void *a, const void *b)
 
 /* Sections store some of their directives as string metrics named "kind:…" (breakdown:, group:, regex:);
  * ncu leaves them out of the raw page. PM-sampling metrics ("pmsampling:…") hold numbers and stay. */
-static bool is_section_directive(const NcuMetric *m)
+bool ncu_export_is_section_directive(const NcuMetric *m)
 {
         return strchr(m->name, ':') && m->kind == NCU_VALUE_STRING;
 }
@@ -111,7 +121,7 @@ static int collect_columns(const NcuReport *r, const char ***ret, size_t *ret_n)
         for (size_t i = 0; i < r->n_actions; i++)
                 for (size_t j = 0; j < r->actions[i]->n_metrics; j++) {
                         const NcuMetric *m = &r->actions[i]->metrics[j];
-                        if (m->name && !is_section_directive(m))
+                        if (m->name && !ncu_export_is_section_directive(m))
                                 names[n++] = m->name;
                 }
         qsort_safe(names, n, sizeof(*names), compare_names);
@@ -125,65 +135,128 @@ static int collect_columns(const NcuReport *r, const char ***ret, size_t *ret_n)
         return 0;
 }
 
-int ncu_export_raw_csv(const NcuReport *r, bool instances, FILE *f)
+/* A column of the raw page: its metric, and its unit for the whole column. */
+typedef struct RawColumn {
+        const char *name;
+        char unit[METRIC_UNIT_MAX]; /* base */
+        char shown_unit[METRIC_UNIT_MAX];
+        double factor;
+        bool no_maximum; /* the largest value is 0 (or the column holds none) */
+} RawColumn;
+
+/* The column's base unit is its metric's in the first action that has it; in dynamic units the column is
+ * scaled by its largest value (report-page-units.h), NaN aside, 0 at least: a column without a value above 0
+ * prints every value as 0, as ncu does (-3527 and NaN alike). */
+static void raw_column_unit(const NcuReport *r, NcuPrintUnits units, RawColumn *col)
 {
-        const char **columns = NULL;
+        double max = 0;
+        bool found = false;
+
+        col->factor = 1;
+        for (size_t i = 0; i < r->n_actions; i++) {
+                const NcuMetric *m = action_metric(r->actions[i], col->name);
+                double d;
+                if (!m)
+                        continue;
+                if (!found)
+                        ncu_metric_base_unit(r->actions[i], m, NULL, false, col->unit);
+                found = true;
+                if (m->has_value && m->value.kind != NCU_VALUE_STRING && ncu_value_as_double(&m->value, &d) &&
+                                isfinite(d))
+                        max = MAX(max, d);
+        }
+        col->no_maximum = max == 0;
+        snprintf(col->shown_unit, sizeof(col->shown_unit), "%s", col->unit);
+        if (units == NCU_PRINT_UNITS_DYNAMIC)
+                col->factor = ncu_unit_scale(col->unit, max, col->shown_unit);
+}
+
+/* A number of a dynamic column with a unit: "%f" of the scaled value (glibc's "nan" or "-nan" by its sign),
+ * 0 in a column without a maximum. */
+/* A number of a dynamic column with a unit: "%f" of the scaled value (glibc's "nan" or "-nan" by its sign),
+ * 0 in a column without a maximum. */
+static const char *raw_dynamic_number(const NcuValue *v, const void *userdata, char buf[static NCU_CSV_NUMBER_MAX])
+{
+        const RawColumn *col = userdata;
+        double d;
+
+        if (v->kind == NCU_VALUE_STRING || !ncu_value_as_double(v, &d))
+                return ncu_cell_format_value(v, buf);
+        if (col->no_maximum)
+                d = 0;
+        snprintf(buf, NCU_CSV_NUMBER_MAX, "%f", d / col->factor);
+        return buf;
+}
+
+int ncu_export_raw_csv_page(const NcuReport *r, NcuPrintUnits units, NcuPrintInstances instances, FILE *f)
+{
+        const char **names = NULL;
+        RawColumn *columns = NULL;
         size_t n_columns = 0;
         Cell cell = { .data = NULL };
+        bool nvtx;
         int k;
 
         assert(r);
         assert(f);
 
-        k = collect_columns(r, &columns, &n_columns);
+        k = collect_columns(r, &names, &n_columns);
         if (k < 0)
                 return k;
+        columns = calloc(MAX(n_columns, (size_t) 1), sizeof(RawColumn));
+        if (!columns) {
+                free(names);
+                return -ENOMEM;
+        }
+        for (size_t c = 0; c < n_columns; c++) {
+                columns[c].name = names[c];
+                raw_column_unit(r, units, &columns[c]);
+        }
+        nvtx = ncu_report_has_nvtx_ranges(r);
 
-        for (size_t i = 0; i < ELEMENTSOF(ncu_export_action_column_names); i++)
-                ncu_csv_write_field(f, ncu_export_action_column_names[i], i == 0);
+        ncu_export_write_action_column_names(f, nvtx);
         for (size_t c = 0; c < n_columns; c++)
-                ncu_csv_write_field(f, columns[c], false);
+                ncu_csv_write_field(f, columns[c].name, false);
         fputc('\n', f);
 
-        /* Units: from the first action that has the metric. */
-        for (size_t i = 0; i < ELEMENTSOF(ncu_export_action_column_names); i++)
+        for (size_t i = 0; i < ELEMENTSOF(ncu_export_action_column_names) + (nvtx ? 2 : 0); i++)
                 ncu_csv_write_field(f, NULL, i == 0);
-        for (size_t c = 0; c < n_columns; c++) {
-                char unit[METRIC_UNIT_MAX] = "";
-                for (size_t i = 0; i < r->n_actions; i++) {
-                        const NcuMetric *m = action_metric(r->actions[i], columns[c]);
-                        if (!m)
-                                continue;
-                        MetricAttrs attrs;
-                        ncu_metric_attrs(r->actions[i], m, NULL, &attrs);
-                        metric_attrs_csv_unit(&attrs, unit);
-                        break;
-                }
-                ncu_csv_write_field(f, unit, false);
-        }
+        for (size_t c = 0; c < n_columns; c++)
+                ncu_csv_write_field(f, columns[c].shown_unit, false);
         fputc('\n', f);
 
         for (size_t i = 0; i < r->n_actions; i++) {
                 const NcuAction *a = r->actions[i];
 
-                ncu_export_write_action_columns(f, i, a);
+                ncu_export_write_action_columns(f, i, a, nvtx);
                 for (size_t c = 0; c < n_columns; c++) {
-                        const NcuMetric *m = action_metric(a, columns[c]);
+                        const NcuMetric *m = action_metric(a, columns[c].name);
                         if (!m) {
                                 ncu_csv_write_field(f, NULL, false);
                                 continue;
                         }
-                        ncu_cell_format_metric(&cell, m, instances);
+                        if (units == NCU_PRINT_UNITS_DYNAMIC && columns[c].unit[0])
+                                ncu_cell_format_metric(&cell, m, instances, NULL, raw_dynamic_number, &columns[c]);
+                        else
+                                ncu_cell_format_metric(&cell, m, instances, NULL, NULL, NULL);
                         ncu_csv_write_field(f, cell.data, false);
                 }
                 fputc('\n', f);
         }
 
+        free(names);
         free(columns);
+        k = cell.failed ? -ENOMEM : 0;
         cell_done(&cell);
-        if (cell.failed)
-                return -ENOMEM;
+        if (k < 0)
+                return k;
         if (fflush(f) != 0 || ferror(f))
                 return -EIO;
         return 0;
+}
+
+int ncu_export_raw_csv(const NcuReport *r, bool instances, FILE *f)
+{
+        return ncu_export_raw_csv_page(
+                        r, NCU_PRINT_UNITS_BASE, instances ? NCU_PRINT_INSTANCES_VALUES : NCU_PRINT_INSTANCES_NONE, f);
 }

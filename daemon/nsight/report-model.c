@@ -57,7 +57,7 @@ typedef struct Loader {
         const NcuReportLimits *limits;
         NcuReportLoadFlags flags;
         NcuReportError *err;
-        size_t n_sources_allocated, n_actions_allocated, n_strings_allocated;
+        size_t n_sources_allocated, n_actions_allocated, n_strings_allocated, n_processes_allocated;
         uint8_t *session; /* the blocks' SessionDetails, concatenated: unpacking them merges them */
         size_t session_size, session_allocated;
         NcuProcess process; /* of the current block */
@@ -78,6 +78,7 @@ NcuReport *ncu_report_free(NcuReport *r)
                 return NULL;
         free((void *) r->strings);
         free((void *) r->sources);
+        free((void *) r->processes);
         for (size_t i = 0; i < r->n_actions; i++) {
                 free(r->actions[i]->metrics_by_name);
                 free(r->actions[i]->entry);
@@ -101,6 +102,16 @@ static const char *dup_str(Loader *l, const char *s)
         if (!c)
                 l->out_of_memory = true;
         return c;
+}
+
+static int add_block_process(Loader *l)
+{
+        NcuReport *r = l->r;
+
+        if (GREEDY_REALLOC(r->processes, l->n_processes_allocated, r->n_processes + 1) < 0)
+                return -ENOMEM;
+        ((NcuProcess *) r->processes)[r->n_processes++] = l->process;
+        return 0;
 }
 
 static const uint8_t *dup_bytes(Loader *l, const void *p, size_t n)
@@ -210,6 +221,8 @@ static int on_block_header(void *userdata, size_t block, const NcuBlockCounts *c
                 l->process.process_id = h->process->processid;
                 l->process.hostname = dup_str(l, h->process->hostname);
                 l->process.process_name = dup_str(l, h->process->processname);
+                if (add_block_process(l) < 0)
+                        return oom(l, offset);
         }
 
         if (h->stringtable && h->stringtable->n_strings > 0) {
@@ -680,6 +693,33 @@ static int add_action(Loader *l, NcuAction **ret, size_t block, NcuWorkloadType 
         return 0;
 }
 
+/* The CPU call stack ncu recorded at the launch, innermost frame first. */
+static int convert_cpu_stack(
+                Loader *l, NcuAction *a, const NV__CpuStacktrace__CpuStacktraceStackMessage *s, uint64_t offset)
+{
+        NcuCpuFrame *frames;
+
+        if (!s || s->n_frames == 0)
+                return 0;
+        frames = arena_alloc_array(&l->r->arena, s->n_frames, sizeof(NcuCpuFrame));
+        if (!frames)
+                return oom(l, offset);
+        for (size_t i = 0; i < s->n_frames; i++) {
+                const NV__CpuStacktrace__CpuStacktraceStackFrameMessage *f = s->frames[i];
+                frames[i] = (NcuCpuFrame){
+                        .module_name = dup_str(l, f->modulename),
+                        .pc = f->pc,
+                        .file_name = dup_str(l, f->filename),
+                        .function_name = dup_str(l, f->funcname),
+                        .has_line = f->has_line,
+                        .line = f->line,
+                };
+        }
+        a->cpu_frames = frames;
+        a->n_cpu_frames = s->n_frames;
+        return 0;
+}
+
 static int add_profile_result(
                 Loader *l, size_t block, const uint8_t *data, size_t size, uint64_t offset, uint8_t **owned)
 {
@@ -747,6 +787,9 @@ static int add_profile_result(
         r = convert_rule_results(l, a, p->n_ruleresults, p->ruleresults, offset);
         if (r < 0)
                 return r;
+        r = convert_cpu_stack(l, a, p->cpustack, offset);
+        if (r < 0)
+                return r;
         return convert_nvtx(l, a, p->nvtx, offset);
 }
 
@@ -773,6 +816,8 @@ static int add_profile_result(
                 (a)->n_references = (p)->n_references;                                     \
                 (a)->references = (const uint64_t *) dup_bytes(                            \
                                 l, (p)->references, (p)->n_references * sizeof(uint64_t)); \
+                if (convert_cpu_stack(l, (a), (p)->cpustack, offset) < 0)                  \
+                        return -ENOMEM;                                                    \
         } while (0)
 
 static int add_other_result(Loader *l, size_t block, NcuEntryKind kind, const uint8_t *data, size_t size,
@@ -1283,6 +1328,9 @@ static int finish_actions(Loader *l)
                 return oom(l, 0);
         l->index_scratch = 2 * MAX(max_metrics, (size_t) 1) * sizeof(uint64_t);
 
+        for (size_t i = 0; i < r->n_processes; i++)
+                ((NcuProcess *) r->processes)[i].base_name =
+                                process_base_name(&r->session, r->processes[i].process_name);
         for (size_t i = 0; i < r->n_actions; i++) {
                 NcuAction *a = r->actions[i];
 

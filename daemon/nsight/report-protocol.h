@@ -34,7 +34,7 @@ typedef enum NcuServeOp {
         NCU_SERVE_GET_RULE_RESULTS_FULL, /* (u, u) -> a(sssa(isss)a(sd)a(isdts)a(ssttss)) */
         NCU_SERVE_GET_SOURCE_FILES, /* (u, u) -> a(ss) */
         NCU_SERVE_ACTIONS_BY_NVTX, /* (u range, as includes, as excludes) -> au */
-        NCU_SERVE_EXPORT, /* (u NcuServeExport) + a memfd -> t bytes written */
+        NCU_SERVE_EXPORT, /* (u NcuServeExport[, the page options]) + a memfd -> t bytes written */
         NCU_SERVE_DIFF, /* (as specs) + the baseline's descriptor and a memfd -> t bytes written */
         NCU_SERVE_GET_SUMMARY, /* () -> a(uuus(ttt)(ttt)da(ssd)): report-summary.h's rows */
         _NCU_SERVE_OP_MAX,
@@ -45,6 +45,7 @@ typedef enum NcuServeExport {
         NCU_SERVE_EXPORT_RAW, /* ncu's raw page, CSV, base units */
         NCU_SERVE_EXPORT_RAW_INSTANCES, /* the same with metric instances as values */
         NCU_SERVE_EXPORT_DETAILS, /* ncu's details page, CSV, base units, all details */
+        NCU_SERVE_EXPORT_PAGE, /* any of ncu's pages: the options follow (report-page-options.h) */
         _NCU_SERVE_EXPORT_MAX,
 } NcuServeExport;
 

@@ -12,6 +12,7 @@
 #include "report-export.h"
 #include "report-json-attrs.h"
 #include "report-json-write.h"
+#include "report-page.h"
 #include "report-protocol.h"
 #include "report-serve.h"
 #include "report-summary.h"
@@ -502,6 +503,8 @@ static int serve_export(Serve *s, NcuWireReader *in, NcuWire *out, const int fds
                 char message[static NCU_SERVE_MESSAGE_MAX])
 {
         FdCookie c = { .fd = fds[0] };
+        NcuPageOptions page;
+        const char *why;
         uint32_t kind;
         FILE *f;
         int r;
@@ -511,6 +514,15 @@ static int serve_export(Serve *s, NcuWireReader *in, NcuWire *out, const int fds
                 return r;
         if (kind >= _NCU_SERVE_EXPORT_MAX || fds[0] < 0 || fds[1] >= 0)
                 return -EBADMSG;
+        if (kind == NCU_SERVE_EXPORT_PAGE) {
+                r = ncu_wire_get_page_options(in, &page);
+                if (r < 0)
+                        return r;
+                if (!ncu_page_options_valid(&page, &why)) {
+                        snprintf(message, NCU_SERVE_MESSAGE_MAX, "%s", why);
+                        return -EINVAL;
+                }
+        }
         f = fd_stream(&c);
         if (!f)
                 return -ENOMEM;
@@ -524,6 +536,9 @@ static int serve_export(Serve *s, NcuWireReader *in, NcuWire *out, const int fds
                 break;
         case NCU_SERVE_EXPORT_DETAILS:
                 r = ncu_export_details_csv(s->report, f);
+                break;
+        case NCU_SERVE_EXPORT_PAGE:
+                r = ncu_page_write(s->report, &page, f);
                 break;
         default:
                 assert_not_reached();

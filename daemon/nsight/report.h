@@ -240,6 +240,16 @@ typedef struct NcuSource {
         const NcuRelocationSymbol *objects;
 } NcuSource;
 
+/* A frame of the CPU call stack at a launch (CpuStacktraceStackFrameMessage). */
+typedef struct NcuCpuFrame {
+        const char *module_name;
+        uint64_t pc;
+        const char *file_name; /* NULL when unknown */
+        const char *function_name; /* NULL when unknown */
+        bool has_line;
+        uint32_t line;
+} NcuCpuFrame;
+
 typedef enum NcuWorkloadType {
         NCU_WORKLOAD_KERNEL,
         NCU_WORKLOAD_RANGE,
@@ -331,6 +341,8 @@ typedef struct NcuAction {
         size_t n_sections;
         const NcuEmbeddedSection *sections;
         const NcuNvtxState *nvtx; /* NULL when the result has no NVTX state */
+        size_t n_cpu_frames; /* the CPU call stack at the launch (ncu --call-stack), innermost first */
+        const NcuCpuFrame *cpu_frames;
 
         const NcuMetric **metrics_by_name; /* sorted by name, for lookup */
         size_t n_unique_metrics;
@@ -439,6 +451,10 @@ typedef struct NcuReport {
         const NcuSource *sources;
         size_t n_actions;
         NcuAction *const *actions; /* every result, file order */
+        /* The process each block names (BlockHeader.Process), in block order: ncu's session page and summary
+         * show each process id as the first block naming it has it. */
+        size_t n_processes;
+        const NcuProcess *processes;
         size_t n_ranges;
         const NcuRange *ranges;
         /* Counts per entry kind, as the blocks announced them. */

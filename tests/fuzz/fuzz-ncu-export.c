@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Fuzz target for the ncu-compatible exports: any report the reader accepts (its sections embedded in
- * actions are untrusted protobuf too) must export as raw, raw with instances and details without fault. */
+/* Fuzz target for ncu's pages: any report the reader accepts (its sections embedded in actions are untrusted
+ * protobuf too) must print every page (details at each level, raw, session, the summary; text and CSV; base
+ * and dynamic units; instances) without fault. */
 
 #include <assert.h>
 #include <stddef.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 
 #include "report-export.h"
+#include "report-page.h"
 #include "report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -30,6 +32,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         assert(ncu_export_raw_csv(r, false, out) == 0);
         assert(ncu_export_raw_csv(r, true, out) == 0);
         assert(ncu_export_details_csv(r, out) == 0);
+        for (int csv = 0; csv < 2; csv++)
+                for (NcuPrintUnits units = 0; units < _NCU_PRINT_UNITS_MAX; units++) {
+                        const NcuPageOptions pages[] = {
+                                { .page = NCU_PAGE_DETAILS, .csv = csv, .units = units },
+                                { .page = NCU_PAGE_DETAILS,
+                                                .csv = csv,
+                                                .units = units,
+                                                .details = NCU_PRINT_DETAILS_BODY },
+                                { .page = NCU_PAGE_DETAILS,
+                                                .csv = csv,
+                                                .units = units,
+                                                .details = NCU_PRINT_DETAILS_ALL,
+                                                .instances = NCU_PRINT_INSTANCES_DETAILS },
+                                { .page = NCU_PAGE_DETAILS,
+                                                .csv = csv,
+                                                .units = units,
+                                                .summary = NCU_PRINT_SUMMARY_PER_KERNEL },
+                                { .page = NCU_PAGE_RAW,
+                                                .csv = csv,
+                                                .units = units,
+                                                .instances = NCU_PRINT_INSTANCES_VALUES },
+                                { .page = NCU_PAGE_SESSION, .csv = csv },
+                        };
+                        for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++)
+                                assert(ncu_page_write(r, &pages[i], out) == 0);
+                }
         fclose(out);
         ncu_report_free(r);
         return 0;

@@ -308,11 +308,18 @@ static void test_exports(void)
 
                         /* The CLI, through the daemon by default and in-process with --local. */
                         g_assert_cmpint(itest_ctl(&t, &out_daemon, "report", j == 2 ? "details" : "raw", file, "--csv",
-                                                        j == 1 ? "--print-metric-instances=values" : NULL, NULL),
+                                                        "--print-units=base",
+                                                        j == 1                   ? "--print-metric-instances=values"
+                                                                        : j == 2 ? "--print-details=all"
+                                                                                 : NULL,
+                                                        NULL),
                                         ==, 0);
                         assert_same_as_expected(out_daemon, strlen(out_daemon), expected);
                         g_assert_cmpint(itest_ctl(&t, &out_local, "report", j == 2 ? "details" : "raw", "--local", file,
-                                                        "--csv", j == 1 ? "--print-metric-instances=values" : NULL,
+                                                        "--csv", "--print-units=base",
+                                                        j == 1                   ? "--print-metric-instances=values"
+                                                                        : j == 2 ? "--print-details=all"
+                                                                                 : NULL,
                                                         NULL),
                                         ==, 0);
                         assert_same_as_expected(out_local, strlen(out_local), expected);
@@ -326,6 +333,126 @@ static void test_exports(void)
                                 <, 0);
                 g_assert_cmpstr(error.name, ==, SD_BUS_ERROR_UNKNOWN_OBJECT);
                 sd_bus_error_free(&error);
+        }
+        itest_teardown(&t);
+}
+
+/* ExportPage(page, options) with options as key and value pairs (a string value, or "b:1" / "b:0" for a
+ * boolean); NULL with *error set when it fails. */
+static char *export_page(sd_bus *bus, const char *path, const char *page, const char *const *options, gsize *ret_size,
+                sd_bus_error *error)
+{
+        sd_bus_message *m = NULL, *reply = NULL;
+        char *text = NULL;
+        size_t n = 0;
+
+        while (options && options[n])
+                n += 2;
+        g_assert_cmpint(sd_bus_message_new_method_call(bus, &m, BUS_NAME, path, BUS_REPORT_INTERFACE, "ExportPage"), >=,
+                        0);
+        g_assert_cmpint(sd_bus_message_append(m, "s", page), >=, 0);
+        g_assert_cmpint(sd_bus_message_open_container(m, 'a', "{sv}"), >=, 0);
+        for (size_t i = 0; i < n; i += 2) {
+                const char *v = options[i + 1];
+                if (g_str_has_prefix(v, "b:"))
+                        g_assert_cmpint(sd_bus_message_append(m, "{sv}", options[i], "b", v[2] == '1'), >=, 0);
+                else
+                        g_assert_cmpint(sd_bus_message_append(m, "{sv}", options[i], "s", v), >=, 0);
+        }
+        g_assert_cmpint(sd_bus_message_close_container(m), >=, 0);
+        if (sd_bus_call(bus, m, 0, error, &reply) >= 0) {
+                text = read_sealed_memfd(reply, ret_size);
+                sd_bus_message_unref(reply);
+        }
+        sd_bus_message_unref(m);
+        return text;
+}
+
+/* ExportPage: each of ncu's pages from the worker, the same bytes as nvprofilectl prints them in process
+ * (test-report-pages holds those against ncu's own) and through the daemon; a page, option, type, value or
+ * combination ncu would refuse is InvalidArgs. */
+static void test_pages(void)
+{
+        static const char *const names[] = {
+                "armleth_report_ncu2024.2.1",
+                "NVIDIA_nsight-training_manual_nvtx_ncu2022.3.0",
+                "2388612861_GPU-DEMO_occupancy_ncu2025.2.1",
+                "evozone96_matrixMul_profile_ncu2019.x",
+        };
+        static const struct {
+                const char *page;
+                const char *options[9];
+                const char *args[4];
+        } kinds[] = {
+                { "raw", { "csv", "b:1", "print-units", "base" }, { "raw", "--csv", "--print-units=base" } },
+                { "raw", { "csv", "b:1", "print-units", "base", "print-metric-instances", "values" },
+                                { "raw", "--csv", "--print-units=base", "--print-metric-instances=values" } },
+                { "details", { "csv", "b:1", "print-units", "base", "print-details", "all" },
+                                { "details", "--csv", "--print-units=base", "--print-details=all" } },
+                { "raw", { "csv", "b:1" }, { "raw", "--csv" } },
+                { "details", { "csv", "b:1" }, { "details", "--csv" } },
+                { "details", { NULL }, { "details" } },
+                { "details", { "print-details", "all", "csv", "b:0" }, { "details", "--print-details=all" } },
+                { "raw", { "print-metric-instances", "details" }, { "raw", "--print-metric-instances=details" } },
+                { "session", { NULL }, { "session" } },
+                { "session", { "csv", "b:1" }, { "session", "--csv" } },
+                { "details", { "print-summary", "per-kernel" }, { "details", "--print-summary=per-kernel" } },
+        };
+        static const struct {
+                const char *page;
+                const char *options[5];
+        } refused[] = {
+                { "source", { NULL } },
+                { "raw", { "print-details", "all" } },
+                { "raw", { "print-summary", "per-kernel" } },
+                { "session", { "print-units", "base" } },
+                { "details", { "print-units", "scaled" } },
+                { "details", { "csv", "yes" } },
+                { "details", { "print-units", "b:1" } },
+                { "details", { "colour", "b:1" } },
+                { "details", { "csv", "b:1", "csv", "b:0" } },
+        };
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        ITest t;
+
+        itest_setup(&t);
+        itest_use_fixture_proc(&t);
+        itest_start_daemon(&t, NULL);
+        for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+                g_autofree char *rel = g_strdup_printf("reports/%s.ncu-rep", names[i]);
+                g_autofree char *file = test_corpus_path(rel), *path = NULL;
+                int fd = itest_open_corpus(rel);
+
+                path = itest_load_report(t.bus, fd, &error);
+                close(fd);
+                if (!path)
+                        g_error("LoadReport: %s: %s", error.name, error.message);
+                for (size_t k = 0; k < G_N_ELEMENTS(kinds); k++) {
+                        g_autofree char *got = NULL, *out_daemon = NULL, *out_local = NULL;
+                        gsize n = 0;
+
+                        got = export_page(t.bus, path, kinds[k].page, kinds[k].options, &n, &error);
+                        if (!got)
+                                g_error("ExportPage %s: %s: %s", kinds[k].page, error.name, error.message);
+                        g_assert_cmpint(itest_ctl(&t, &out_local, "report", kinds[k].args[0], file, "--local",
+                                                        kinds[k].args[1], kinds[k].args[2], kinds[k].args[3], NULL),
+                                        ==, 0);
+                        g_assert_cmpuint(strlen(out_local), ==, n);
+                        g_assert_true(memcmp(got, out_local, n) == 0);
+                        g_assert_cmpint(itest_ctl(&t, &out_daemon, "report", kinds[k].args[0], file, kinds[k].args[1],
+                                                        kinds[k].args[2], kinds[k].args[3], NULL),
+                                        ==, 0);
+                        g_assert_cmpstr(out_daemon, ==, out_local);
+                }
+                for (size_t k = 0; k < G_N_ELEMENTS(refused); k++) {
+                        gsize n = 0;
+                        g_assert_null(export_page(t.bus, path, refused[k].page, refused[k].options, &n, &error));
+                        g_assert_cmpstr(error.name, ==, SD_BUS_ERROR_INVALID_ARGS);
+                        sd_bus_error_free(&error);
+                }
+                g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "Close", &error, NULL,
+                                                NULL),
+                                >=, 0);
         }
         itest_teardown(&t);
 }
@@ -818,6 +945,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/report-bus/invalid", test_invalid);
         g_test_add_func("/report-bus/nvtx", test_nvtx);
         g_test_add_func("/report-bus/exports", test_exports);
+        g_test_add_func("/report-bus/pages", test_pages);
         g_test_add_func("/report-bus/diff", test_diff);
         g_test_add_func("/report-bus/worker-crash", test_worker_crash);
         g_test_add_func("/report-bus/limits-and-owner-leaving", test_limits_and_owner_leaving);

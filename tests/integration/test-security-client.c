@@ -481,6 +481,8 @@ static void assert_refused_everywhere(Case *c, const char *path, const char *goo
                 { "json", NULL },
                 { "raw", "--csv" },
                 { "details", "--csv" },
+                { "details", NULL },
+                { "session", NULL },
         };
         const Run run = { .cwd = c->dir };
 
@@ -629,11 +631,18 @@ static void test_terminal_escapes(void)
                                 "'%s' --bus='%s' report", test_env_or_fail("NVPROFILECTL_BIN"), c.t.bus_address);
 
                 command = g_strdup_printf("%s raw --csv '%s' && %s details --csv --local '%s' && %s raw --csv "
-                                          "--local '%s'",
-                                ctl, hostile, ctl, hostile, ctl, hostile);
+                                          "--local '%s' && %s details '%s' && %s raw --local '%s' && %s "
+                                          "details --print-summary=per-kernel '%s'",
+                                ctl, hostile, ctl, hostile, ctl, hostile, ctl, hostile, ctl, hostile, ctl, hostile);
         }
         run_in_terminal(&c, command, &screen, &title);
         g_assert_null(strstr(title, "PWNED"));
+        /* The text pages too: the action's line of the details page, the raw page and the summary. */
+        g_assert_nonnull(strstr(
+                        screen, "\n  " HOSTILE_ESCAPED " (63, 63, 1)x(16, 16, 1), Context 1, Stream 7, Device 0"));
+        g_assert_nonnull(strstr(
+                        screen, "\n  " HOSTILE_ESCAPED " (63, 63, 1)x(16, 16, 1), Device 0, CC 7.5, Invocations 1"));
+        g_assert_nonnull(strstr(screen, "  device__attribute_display_name "));
         g_assert_nonnull(strstr(screen, "\"0\",\"5816\",\"cuda_example\",\"127.0.0.1\",\"" HOSTILE_ESCAPED "\""));
         g_assert_nonnull(strstr(screen,
                         "\"0\",\"5816\",\"cuda_example\",\"127.0.0.1\",\"" HOSTILE_ESCAPED "\",\"1\",\"7\","
@@ -694,7 +703,7 @@ static void test_terminal_escapes(void)
         g_assert_cmpint(ctl_full(&c, &run, NULL, NULL, &err,
                                         CTL_ARGS("report", "summary", "--output", output, hostile)),
                         ==, 2);
-        g_assert_nonnull(strstr(err, "--output is an option of report raw and report details"));
+        g_assert_nonnull(strstr(err, "--output is an option of report raw, report details and report session"));
         case_teardown(&c);
 }
 

@@ -278,3 +278,27 @@ char *test_run_tmux(const char *socket, const char *first, ...)
         va_end(ap);
         return out;
 }
+
+/* Says where two texts first differ: line, column, and both lines. */
+void test_report_difference(const char *what, const char *ours, size_t n_ours, const char *theirs, size_t n_theirs)
+{
+        size_t i = 0, line = 1, line_start = 0;
+
+        while (i < n_ours && i < n_theirs && ours[i] == theirs[i]) {
+                if (ours[i] == '\n') {
+                        line++;
+                        line_start = i + 1;
+                }
+                i++;
+        }
+        const char *oe = memchr(ours + line_start, '\n', n_ours - MIN(line_start, n_ours));
+        const char *te = memchr(theirs + line_start, '\n', n_theirs - MIN(line_start, n_theirs));
+        size_t ol = oe ? (size_t) (oe - ours - line_start) : n_ours - MIN(line_start, n_ours);
+        size_t tl = te ? (size_t) (te - theirs - line_start) : n_theirs - MIN(line_start, n_theirs);
+        size_t from = i - line_start > 120 ? i - line_start - 120 : 0;
+
+        g_test_message("%s: first difference at line %zu column %zu (ours %zu bytes, ncu %zu bytes)", what, line,
+                        i - line_start + 1, n_ours, n_theirs);
+        g_test_message("ours: …%.*s", (int) MIN(ol - MIN(from, ol), (size_t) 300), ours + line_start + MIN(from, ol));
+        g_test_message("ncu:  …%.*s", (int) MIN(tl - MIN(from, tl), (size_t) 300), theirs + line_start + MIN(from, tl));
+}

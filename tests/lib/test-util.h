@@ -32,6 +32,9 @@ int test_open_dir(const char *path);
  * it counts as a skip. */
 G_NORETURN void test_skip_all(const char *reason);
 
+/* Says in the test's messages where two texts first differ: line, column, and both lines. */
+void test_report_difference(const char *what, const char *ours, size_t n_ours, const char *theirs, size_t n_theirs);
+
 /* The corpus directory (meson passes it in NVPROFILED_CORPUS). When absent and
  * NVPROFILED_CORPUS_REQUIRED=1, fails the whole binary; otherwise skips it (test_skip_all()). */
 const char *test_corpus_dir_or_skip(void);

@@ -57,30 +57,6 @@ static NcuReport *load(const char *name)
         return r;
 }
 
-/* Says where two texts first differ: line, column, and both lines. */
-static void report_difference(const char *what, const char *ours, size_t n_ours, const char *theirs, size_t n_theirs)
-{
-        size_t i = 0, line = 1, line_start = 0;
-
-        while (i < n_ours && i < n_theirs && ours[i] == theirs[i]) {
-                if (ours[i] == '\n') {
-                        line++;
-                        line_start = i + 1;
-                }
-                i++;
-        }
-        const char *oe = memchr(ours + line_start, '\n', n_ours - MIN(line_start, n_ours));
-        const char *te = memchr(theirs + line_start, '\n', n_theirs - MIN(line_start, n_theirs));
-        size_t ol = oe ? (size_t) (oe - ours - line_start) : n_ours - MIN(line_start, n_ours);
-        size_t tl = te ? (size_t) (te - theirs - line_start) : n_theirs - MIN(line_start, n_theirs);
-        size_t from = i - line_start > 120 ? i - line_start - 120 : 0;
-
-        g_test_message("%s: first difference at line %zu column %zu (ours %zu bytes, ncu %zu bytes)", what, line,
-                        i - line_start + 1, n_ours, n_theirs);
-        g_test_message("ours: …%.*s", (int) MIN(ol - MIN(from, ol), (size_t) 300), ours + line_start + MIN(from, ol));
-        g_test_message("ncu:  …%.*s", (int) MIN(tl - MIN(from, tl), (size_t) 300), theirs + line_start + MIN(from, tl));
-}
-
 static void check_export(gconstpointer data)
 {
         const ExportCase *c = data;
@@ -108,7 +84,7 @@ static void check_export(gconstpointer data)
         g_assert_cmpint(fclose(f), ==, 0);
 
         if (n_ours != n_expected || memcmp(ours, expected, n_ours) != 0) {
-                report_difference(rel, ours, n_ours, expected, n_expected);
+                test_report_difference(rel, ours, n_ours, expected, n_expected);
                 g_test_fail();
         }
         free(ours);
@@ -138,7 +114,10 @@ static void check_verb(gconstpointer data)
                 c->kind == EXPORT_DETAILS ? "details" : "raw",
                 report,
                 "--csv",
-                c->kind == EXPORT_RAW_INSTANCES ? "--print-metric-instances=values" : NULL,
+                "--print-units=base",
+                c->kind == EXPORT_RAW_INSTANCES             ? "--print-metric-instances=values"
+                                : c->kind == EXPORT_DETAILS ? "--print-details=all"
+                                                            : NULL,
                 NULL,
         };
         g_assert_true(g_file_get_contents(path, &expected, &n_expected, &error));
@@ -148,7 +127,7 @@ static void check_verb(gconstpointer data)
         g_assert_cmpstr(err, ==, "");
         g_assert_true(g_spawn_check_wait_status(status, NULL));
         if (strlen(out) != n_expected || memcmp(out, expected, n_expected) != 0) {
-                report_difference(rel, out, strlen(out), expected, n_expected);
+                test_report_difference(rel, out, strlen(out), expected, n_expected);
                 g_test_fail();
         }
 }
@@ -167,11 +146,11 @@ static void test_verb_errors(void)
                 int exit_status;
                 const char *message;
         } cases[] = {
-                { { "report", "raw", report, NULL }, 2, "add --csv" },
-                { { "report", "raw", report, "--csv", "--print-metric-instances=details", NULL }, 2,
-                                "takes values or none" },
-                { { "report", "details", report, "--csv", "--print-metric-instances=values", NULL }, 2,
-                                "option of report raw" },
+                { { "report", "raw", report, "--print-details=all", NULL }, 2, "applies to the details page" },
+                { { "report", "raw", report, "--csv", "--print-metric-instances=all", NULL }, 2,
+                                "takes none, values or details" },
+                { { "report", "session", report, "--print-units=base", NULL }, 2, "the session page has no metrics" },
+                { { "report", "details", report, "--print-units=scaled", NULL }, 2, "takes base or dynamic" },
                 { { "status", "--csv", NULL }, 2, "options of report" },
                 { { "report", "raw", truncated, "--csv", NULL }, 1, "byte " },
                 { { "report", "details", "/nonexistent/x.ncu-rep", "--csv", NULL }, 1, "No such file" },
