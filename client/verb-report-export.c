@@ -22,7 +22,6 @@
 /* The options given, on ncu's defaults. */
 static int page_options(NcuPage page, NcuPageOptions *ret)
 {
-        _cleanup_(escape_pool_done) EscapePool e = { 0 };
         NcuPageOptions o = NCU_PAGE_OPTIONS_DEFAULT;
         const char *why;
 

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,25 +221,125 @@ static uint64_t median_load_report(const char *path, char **ret_object, uint64_t
         return bench_median_u64(t, LOAD_RUNS);
 }
 
+/* Whole processes are started by a launcher forked at the very start, while this process is small: exec
+ * records the old image's peak in the child's ru_maxrss, so a client forked from here once reports are
+ * loaded in-process would report this process's size, not its own. The launcher reads one request (argv
+ * as NUL-terminated strings, then an empty one) and answers the exit status, the peak (kB) and the time. */
+typedef struct LaunchResult {
+        int status;
+        uint64_t kb;
+        uint64_t ns;
+} LaunchResult;
+
+static int launch_request = -1, launch_reply = -1;
+static pid_t launcher_pid;
+
+static _Noreturn void launcher(int requests, int replies)
+{
+        static char buf[8192];
+        size_t n = 0;
+
+        for (;;) {
+                char *argv[32];
+                size_t argc = 0, at = 0;
+                ssize_t k;
+
+                /* One request: strings up to an empty one. */
+                for (;;) {
+                        const char *end;
+
+                        while (at < n && buf[at] != '\0' && (end = memchr(buf + at, '\0', n - at)) &&
+                                        argc < ELEMENTSOF(argv) - 1) {
+                                argv[argc++] = buf + at;
+                                at = (size_t) (end - buf) + 1;
+                        }
+                        if (at < n && buf[at] == '\0')
+                                break;
+                        k = read(requests, buf + n, sizeof(buf) - n);
+                        if (k <= 0)
+                                _exit(0);
+                        n += (size_t) k;
+                }
+                argv[argc] = NULL;
+                {
+                        LaunchResult result = { 0 };
+                        struct rusage ru;
+                        uint64_t start = bench_now_ns();
+                        pid_t pid = spawn(argv, NULL);
+
+                        if (wait4(pid, &result.status, 0, &ru) != pid)
+                                _exit(1);
+                        result.ns = bench_now_ns() - start;
+                        result.kb = (uint64_t) ru.ru_maxrss;
+                        if (write(replies, &result, sizeof(result)) != (ssize_t) sizeof(result))
+                                _exit(1);
+                }
+                n = 0;
+        }
+}
+
+static void start_launcher(void)
+{
+        int requests[2], replies[2];
+
+        if (pipe2(requests, O_CLOEXEC) < 0 || pipe2(replies, O_CLOEXEC) < 0)
+                bench_die("pipe2");
+        launcher_pid = fork();
+        if (launcher_pid < 0)
+                bench_die("fork");
+        if (launcher_pid == 0) {
+                close(requests[1]);
+                close(replies[0]);
+                launcher(requests[0], replies[1]);
+        }
+        close(requests[0]);
+        close(replies[1]);
+        launch_request = requests[1];
+        launch_reply = replies[0];
+}
+
+static void stop_launcher(void)
+{
+        close(launch_request);
+        close(launch_reply);
+        (void) waitpid(launcher_pid, NULL, 0);
+}
+
+static LaunchResult launch(char *const argv[])
+{
+        char buf[8192];
+        size_t n = 0;
+        LaunchResult result;
+
+        for (size_t i = 0; argv[i]; i++) {
+                size_t len = strlen(argv[i]) + 1;
+
+                if (n + len + 1 > sizeof(buf))
+                        bench_die("launch: arguments too long");
+                memcpy(buf + n, argv[i], len);
+                n += len;
+        }
+        buf[n++] = '\0';
+        if (write(launch_request, buf, n) != (ssize_t) n ||
+                        read(launch_reply, &result, sizeof(result)) != (ssize_t) sizeof(result))
+                bench_die("launch");
+        return result;
+}
+
 /* A whole process, run PROCESS_RUNS times: its median time, and its peak memory (kB). */
 static uint64_t median_process(char *const argv[], uint64_t *ret_kb)
 {
         uint64_t t[PROCESS_RUNS], kb = 0;
 
         for (size_t i = 0; i < PROCESS_RUNS; i++) {
-                struct rusage ru;
-                uint64_t start = bench_now_ns();
-                int status;
-                pid_t pid = spawn(argv, NULL);
+                LaunchResult r = launch(argv);
 
-                if (wait4(pid, &status, 0, &ru) != pid)
-                        bench_die("wait4");
-                t[i] = bench_now_ns() - start;
-                if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-                        fprintf(stderr, "%s %s %s failed (%d)\n", argv[0], argv[1], argv[2], status);
+                t[i] = r.ns;
+                if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0) {
+                        fprintf(stderr, "%s %s %s failed (%d)\n", argv[0], argv[1], argv[2], r.status);
                         exit(1);
                 }
-                kb = MAX(kb, (uint64_t) ru.ru_maxrss);
+                kb = MAX(kb, r.kb);
         }
         *ret_kb = kb;
         return bench_median_u64(t, PROCESS_RUNS);
@@ -323,6 +424,7 @@ int main(int argc, char *argv[])
                 fprintf(stderr, "usage: %s NVPROFILED NVPROFILECTL WORKER SYNTH CORPUS_DIR [NCU]\n", argv[0]);
                 return 2;
         }
+        start_launcher();
         ctl = argv[2];
         ncu = argc > 6 ? argv[6] : getenv("NVPROFILED_BENCH_NCU");
         if (!mkdtemp(dir))
@@ -367,5 +469,6 @@ int main(int argc, char *argv[])
         for (size_t i = 0; i < n_names; i++)
                 free(names[i]);
         stop_world();
+        stop_launcher();
         return 0;
 }

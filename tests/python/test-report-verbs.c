@@ -551,7 +551,7 @@ static void test_diff_fail_above_usage(void)
                 { "--metric=gpu__time_duration.sum", NULL },
                 { "--junit=x.xml", NULL },
         };
-        g_autofree char *extrap = test_corpus_path(EXTRAP), *dir = test_mkdtemp();
+        g_autofree char *extrap = test_corpus_path(EXTRAP);
 
         for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
                 g_autofree char *out = NULL, *err = NULL;
