@@ -146,8 +146,10 @@ static int copy_basic(sd_bus_message *m, char type, NcuWireReader *in)
                 bool v;
                 int b;
                 r = ncu_wire_get_bool(in, &v);
+                if (r < 0)
+                        return r; /* v is not set: not even read */
                 b = v;
-                return r < 0 ? r : sd_bus_message_append_basic(m, type, &b);
+                return sd_bus_message_append_basic(m, type, &b);
         }
         case 'u': {
                 uint32_t v;
