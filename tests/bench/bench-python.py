@@ -1,17 +1,21 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Benchmark of nvprofiled.ncu_report: load_report and reading every metric
-value (each metric's value and every instance value with its correlation
-id) of the largest corpus report, timed, and the peak memory of the whole
-process, next to NVIDIA's ncu_report measured on this machine (sobelFloat,
-839 metrics: 0.49 s and 101 MB for the whole process).
+"""Benchmark of nvprofiled.ncu_report beside NVIDIA's ncu_report, the same
+script through both modules in one run: import the module, load_report, then
+read every metric's value and every instance value with its correlation id.
 
-With --synth BENCH_PYTHON_SYNTH, also the synthetic reports of 100 and
-10,000 results (the extrap report's results repeated; NVIDIA's module
-measured here on a 100-result report: 0.58 s, 100 MB).
+For each report, each module in fresh interpreters:
+  - in process: import + load_report + reading everything, timed inside the
+    interpreter (best of a few interpreters), and load_report alone;
+  - whole process: python3 start to exit, wall and CPU time (user + system:
+    what a busy machine distorts least) and peak RSS.
+NVIDIA's module is measured only where its folder is given (the environment
+variable NVPROFILED_BENCH_NCU_REPORT, e.g. ncu's extras/python, or
+--nvidia DIR); it is NVIDIA's, so never in CI. Prints figures and the ratios
+ours/NVIDIA's; asserts nothing.
 
-Usage: bench-python.py CORPUS_DIR [--synth PROGRAM] [REPORT...]
-Each report runs in a fresh interpreter: its peak RSS (VmHWM, which execve
-resets) and its wall time from start to exit are the whole process's.
+Usage: bench-python.py CORPUS_DIR [--synth PROGRAM] [--nvidia DIR] [REPORT...]
+Without REPORTs: every corpus report; --synth adds synthetic reports of 100
+and 10,000 results (the extrap report's results repeated).
 """
 
 from __future__ import annotations
@@ -22,24 +26,34 @@ import sys
 import tempfile
 import time
 
-NVIDIA_SECONDS = {"nvidia_example_sobelFloat_ncu2023.3.0.ncu-rep": 0.49,
-                  "synthetic-100.ncu-rep": 0.58}
-NVIDIA_MB = {"nvidia_example_sobelFloat_ncu2023.3.0.ncu-rep": 101.0,
-             "synthetic-100.ncu-rep": 100.0}
 SYNTHETIC_SOURCE = "extrap_ex-gpu.s10_ncu2020.3.1.ncu-rep"
-ROUNDS = 20
+IN_PROCESS_RUNS = 3
+WHOLE_PROCESS_RUNS = 3
 
 
-def read_everything(path: str) -> tuple[int, float]:
+def import_module(which: str, nvidia_dir: str | None):
+    """The module a user's script imports: ours, or NVIDIA's from its
+    folder."""
+    if which == "nvidia":
+        assert nvidia_dir
+        sys.path.insert(0, nvidia_dir)
+        import ncu_report  # type: ignore[import-not-found]
+        return ncu_report
+    import nvprofiled.ncu_report as ncu_report
+    return ncu_report
+
+
+def read_everything(module, path: str) -> tuple[int, float]:
     """Loads the report and reads every value: the number of metrics and
     the seconds load_report took."""
-    import nvprofiled.ncu_report as ncu_report
     reads = 0
     start = time.perf_counter()
-    ctx = ncu_report.load_report(path)
+    ctx = module.load_report(path)
     loaded = time.perf_counter() - start
-    for rng in ctx:
-        for action in rng:
+    for i in range(ctx.num_ranges()):
+        rng = ctx.range_by_idx(i)
+        for j in range(rng.num_actions()):
+            action = rng.action_by_idx(j)
             for name in action.metric_names():
                 metric = action.metric_by_name(name)
                 metric.value()
@@ -47,30 +61,11 @@ def read_everything(path: str) -> tuple[int, float]:
                 count = metric.num_instances()
                 if count:
                     ids = metric.correlation_ids()
-                    for i in range(count):
-                        metric.value(i)
+                    for k in range(count):
+                        metric.value(k)
                         if ids is not None:
-                            ids.value(i)
+                            ids.value(k)
     return reads, loaded
-
-
-def child(path: str) -> None:
-    start = time.perf_counter()
-    import nvprofiled.ncu_report  # noqa: F401 - the import is part of the cost
-    imported = time.perf_counter()
-    reads, load = read_everything(path)
-    first = time.perf_counter()
-    best = first - imported
-    best_load = load
-    rounds = ROUNDS if first - imported < 1.0 else 2
-    for _ in range(rounds):
-        t = time.perf_counter()
-        _, load = read_everything(path)
-        best = min(best, time.perf_counter() - t)
-        best_load = min(best_load, load)
-    peak_kb = peak_rss_kb()
-    print(f"{reads} {imported - start:.6f} {first - imported:.6f} "
-          f"{best:.6f} {best_load:.6f} {peak_kb}")
 
 
 def peak_rss_kb() -> int:
@@ -81,60 +76,79 @@ def peak_rss_kb() -> int:
     return 0
 
 
-def interpreter_kb() -> int:
-    out = subprocess.run([sys.executable, __file__, "--bare"],
-                         capture_output=True, text=True, check=True)
-    return int(out.stdout)
-
-
-def _timed(argv: list[str]) -> float:
+def child(which: str, nvidia_dir: str | None, path: str) -> None:
+    """One fresh interpreter: import, load and read once; prints the metrics
+    read, the seconds of all three, of load_report, and the peak RSS."""
     start = time.perf_counter()
-    subprocess.run(argv, check=True)
-    return time.perf_counter() - start
+    module = import_module(which, nvidia_dir)
+    reads, load = read_everything(module, path)
+    total = time.perf_counter() - start
+    print(f"{reads} {total:.6f} {load:.6f} {peak_rss_kb()}")
 
 
-def whole_process(path: str) -> tuple[float, float, int]:
-    """Wall time, CPU time (user + system: what a busy machine distorts
-    least) and peak RSS of a process that only loads the report and reads
-    every value once."""
+def run_child(which: str, nvidia_dir: str | None,
+              path: str) -> tuple[int, float, float, int, float, float]:
+    """Metrics read, in-process seconds, load_report seconds, peak kB, and
+    the whole process's wall and CPU seconds."""
+    argv = [sys.executable, __file__, "--child", which, nvidia_dir or "-",
+            path]
     start = time.perf_counter()
-    child_process = subprocess.Popen(
-        [sys.executable, __file__, "--once", path], stdout=subprocess.PIPE,
-        text=True)
-    out = child_process.stdout.read()
-    _, status, usage = os.wait4(child_process.pid, 0)
-    child_process.returncode = os.waitstatus_to_exitcode(status)
-    if child_process.returncode != 0:
-        raise RuntimeError(f"{path}: exit status {child_process.returncode}")
-    return (time.perf_counter() - start, usage.ru_utime + usage.ru_stime,
-            int(out))
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+    out = proc.stdout.read() if proc.stdout else ""
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{which} on {path}: exit status "
+                           f"{os.waitstatus_to_exitcode(status)}")
+    reads, total, load, kb = out.split()
+    return (int(reads), float(total), float(load), int(kb), wall,
+            usage.ru_utime + usage.ru_stime)
+
+
+def measure(which: str, nvidia_dir: str | None, path: str) -> dict:
+    runs = [run_child(which, nvidia_dir, path)
+            for _ in range(max(IN_PROCESS_RUNS, WHOLE_PROCESS_RUNS)
+                           if os.path.getsize(path) < 10 << 20 else 1)]
+    return {
+        "reads": runs[0][0],
+        "in_process": min(r[1] for r in runs),
+        "load": min(r[2] for r in runs),
+        "kb": max(r[3] for r in runs),
+        "wall": min(r[4] for r in runs),
+        "cpu": min(r[5] for r in runs),
+    }
+
+
+def describe(label: str, m: dict) -> str:
+    return (f"{label:7} in process {m['in_process'] * 1e3:8.1f} ms "
+            f"(load_report {m['load'] * 1e3:7.1f} ms); whole process "
+            f"{m['wall'] * 1e3:8.1f} ms wall {m['cpu'] * 1e3:8.1f} ms CPU "
+            f"{m['kb'] / 1024:7.1f} MB")
 
 
 def main() -> int:
-    if len(sys.argv) >= 3 and sys.argv[1] == "--child":
-        child(sys.argv[2])
+    if len(sys.argv) == 5 and sys.argv[1] == "--child":
+        child(sys.argv[2], None if sys.argv[3] == "-" else sys.argv[3],
+              sys.argv[4])
         return 0
-    if len(sys.argv) >= 3 and sys.argv[1] == "--once":
-        read_everything(sys.argv[2])
-        print(peak_rss_kb())
-        return 0
-    if len(sys.argv) >= 2 and sys.argv[1] == "--bare":
-        print(peak_rss_kb())
-        return 0
-    corpus = sys.argv[1]
-    reports = sys.argv[2:]
+    args = sys.argv[1:]
+    corpus, args = args[0], args[1:]
     synth = None
-    if reports[:1] == ["--synth"]:
-        synth, reports = reports[1], reports[2:]
+    nvidia_dir = os.environ.get("NVPROFILED_BENCH_NCU_REPORT") or None
+    while args[:1] in (["--synth"], ["--nvidia"]):
+        if args[0] == "--synth":
+            synth = args[1]
+        else:
+            nvidia_dir = args[1]
+        args = args[2:]
+    reports = args
     if not reports:
         folder = os.path.join(corpus, "reports")
-        names = [n for n in os.listdir(folder) if n.endswith(".ncu-rep")]
-        largest = max(names, key=lambda n: os.path.getsize(
-            os.path.join(folder, n)))
-        reports = [os.path.join(folder, largest)]
+        reports = sorted(os.path.join(folder, n) for n in os.listdir(folder)
+                         if n.endswith(".ncu-rep"))
     tmp = None
     if synth:
-        tmp = tempfile.TemporaryDirectory()
+        tmp = tempfile.TemporaryDirectory(prefix="nvprofiled-bench-python-")
         for count in (100, 10000):
             path = os.path.join(tmp.name, f"synthetic-{count}.ncu-rep")
             subprocess.run([synth, os.path.join(corpus, "reports",
@@ -142,39 +156,32 @@ def main() -> int:
                             str(count), path], check=True,
                            stdout=subprocess.DEVNULL)
             reports.append(path)
-    bare = interpreter_kb()
-    bare_wall = min(_timed([sys.executable, "-c", "pass"]) for _ in range(5))
-    print(f"python3 alone: start to exit best of 5 {bare_wall * 1e3:.1f} ms;"
-          f" peak RSS of this script's interpreter {bare / 1024:.1f} MB")
-    for path in reports:
-        out = subprocess.run([sys.executable, __file__, "--child", path],
-                             capture_output=True, text=True, check=True)
-        reads, import_s, first_s, best_s, load_s, peak_kb = \
-            out.stdout.split()
-        name = os.path.basename(path)
-        first, best, mb = float(first_s), float(best_s), int(peak_kb) / 1024
-        load = float(load_s)
-        rounds = ROUNDS if first < 1.0 else 2
-        print(f"{name} ({os.path.getsize(path):,} bytes): {reads} metrics; "
-              f"import {float(import_s) * 1e3:.1f} ms; load_report + read "
-              f"every value: first {first * 1e3:.1f} ms, best of {rounds} "
-              f"{best * 1e3:.1f} ms (load_report {load * 1e3:.1f} ms, "
-              f"reading {(best - load) * 1e3:.1f} ms); peak RSS {mb:.1f} MB "
-              f"(whole process)")
-        runs = [whole_process(path)
-                for _ in range(10 if os.path.getsize(path) < 10 << 20 else 2)]
-        wall = min(r[0] for r in runs)
-        cpu = min(r[1] for r in runs)
-        whole_mb = max(r[2] for r in runs) / 1024
-        print(f"  whole process (start python3, import, load, read every "
-              f"value, exit): best {wall * 1e3:.1f} ms wall, "
-              f"{cpu * 1e3:.1f} ms CPU, peak RSS {whole_mb:.1f} MB")
-        if name in NVIDIA_SECONDS:
-            print(f"  NVIDIA ncu_report: {NVIDIA_SECONDS[name]} s, "
-                  f"{NVIDIA_MB[name]:.0f} MB -> ours, whole process: "
-                  f"{NVIDIA_SECONDS[name] / wall:.1f}x faster (wall), "
-                  f"{NVIDIA_SECONDS[name] / cpu:.1f}x (CPU), "
-                  f"{NVIDIA_MB[name] / whole_mb:.1f}x less memory")
+    print(f"python3 {sys.version.split()[0]}; the best of "
+          f"{IN_PROCESS_RUNS} fresh interpreters per module and report; "
+          + (f"NVIDIA's module from {nvidia_dir}" if nvidia_dir else
+             "NVIDIA's module not given (NVPROFILED_BENCH_NCU_REPORT=DIR)"))
+    try:
+        for path in reports:
+            ours = measure("ours", nvidia_dir, path)
+            print(f"{os.path.basename(path)} ({os.path.getsize(path):,} "
+                  f"bytes, {ours['reads']} metrics)")
+            print("  " + describe("ours", ours))
+            if not nvidia_dir:
+                continue
+            try:
+                theirs = measure("nvidia", nvidia_dir, path)
+            except RuntimeError as e:
+                print(f"  NVIDIA  failed: {e}")
+                continue
+            print("  " + describe("NVIDIA", theirs))
+            print(f"  ours: {theirs['in_process'] / ours['in_process']:.1f}x "
+                  f"faster in process (import included), "
+                  f"{theirs['wall'] / ours['wall']:.1f}x whole process "
+                  f"({theirs['cpu'] / ours['cpu']:.1f}x by CPU), "
+                  f"{theirs['kb'] / ours['kb']:.1f}x less memory")
+    finally:
+        if tmp:
+            tmp.cleanup()
     return 0
 
 
