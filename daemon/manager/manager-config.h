@@ -75,6 +75,7 @@ typedef struct ManagerConfig {
         unsigned report_outputs_per_user_max; /* export and diff memfds one user holds */
         uint64_t report_idle_usec; /* a report without a call this long is closed; 0: never */
         uint64_t report_timeout_usec; /* a load, and each call */
+        bool report_spare_worker; /* a confined worker started ahead of the next LoadReport */
         /* [Export] */
         char *export_textfile; /* node_exporter textfile; NULL = no export */
         uint64_t export_interval_usec;

@@ -77,6 +77,12 @@ struct ManagerReports {
         uint64_t last_id;
         int inotify_fd;
         sd_event_source *inotify_source;
+        /* A worker started and confined ahead of the next LoadReport ([Reports] SpareWorker=): started
+         * after each load, ended IdleSec= after the last. The daemon's own, charged to nobody until a
+         * load takes it. */
+        NcuReportServer *spare;
+        sd_event_source *spare_timer;
+        bool spare_expires; /* the timer's next firing ends the spare (else it starts one) */
 };
 
 typedef struct ReportCall {
@@ -310,6 +316,8 @@ ManagerReports *manager_reports_free(ManagerReports *rs)
 {
         if (!rs)
                 return NULL;
+        rs->spare_timer = sd_event_source_disable_unref(rs->spare_timer);
+        rs->spare = ncu_report_server_free(rs->spare);
         while (rs->reports)
                 report_free(rs->reports);
         while (rs->outputs)
@@ -440,6 +448,67 @@ static void on_gone(NcuReportServer *s, int error, const char *message, void *us
         report_free(r);
 }
 
+static int on_spare_timer(sd_event_source *source, uint64_t usec, void *userdata)
+{
+        ManagerReports *rs = userdata;
+        const ManagerConfig *c = &rs->manager->config;
+
+        if (rs->spare_expires || !c->report_spare_worker) {
+                rs->spare = ncu_report_server_free(rs->spare);
+                return 0;
+        }
+        if (!ncu_report_server_is_spare(rs->spare)) {
+                int k;
+
+                rs->spare = ncu_report_server_free(rs->spare);
+                k = ncu_report_server_spawn(rs->manager->event, worker_path(), &rs->spare);
+                if (k < 0)
+                        log_warning_errno(k, "Cannot start a spare report worker, loads start their own");
+        }
+        if (c->report_idle_usec > 0) {
+                rs->spare_expires = true;
+                (void) sd_event_source_set_time_relative(source, c->report_idle_usec);
+                (void) sd_event_source_set_enabled(source, SD_EVENT_ONESHOT);
+        }
+        return 0;
+}
+
+/* After a load: a spare for the next one, once the loop is free. */
+static void spare_schedule(ManagerReports *rs)
+{
+        int k = 0;
+
+        if (!rs->manager->config.report_spare_worker)
+                return;
+        rs->spare_expires = false;
+        if (!rs->spare_timer)
+                k = sd_event_add_time_relative(
+                                rs->manager->event, &rs->spare_timer, CLOCK_MONOTONIC, 0, 0, on_spare_timer, rs);
+        else {
+                k = sd_event_source_set_time_relative(rs->spare_timer, 0);
+                if (k >= 0)
+                        k = sd_event_source_set_enabled(rs->spare_timer, SD_EVENT_ONESHOT);
+        }
+        if (k < 0)
+                log_debug_errno(k, "Cannot schedule a spare report worker");
+}
+
+/* The report's worker: the spare when there is one, else one started now. */
+static int report_server_start(ManagerReports *rs, const NcuReportServerOptions *o, ManagerReport *r)
+{
+        if (rs->manager->config.report_spare_worker && ncu_report_server_is_spare(rs->spare)) {
+                NcuReportServer *s = TAKE_PTR(rs->spare);
+
+                if (ncu_report_server_load(s, o, r->fd, on_loaded, on_gone, r) >= 0) {
+                        r->server = s;
+                        return 0;
+                }
+                ncu_report_server_free(s);
+        }
+        rs->spare = ncu_report_server_free(rs->spare);
+        return ncu_report_server_start(rs->manager->event, o, r->fd, on_loaded, on_gone, r, &r->server);
+}
+
 int manager_report_load(Manager *m, const char *owner, uid_t uid, int fd, ManagerReportLoaded loaded, void *userdata,
                 ManagerReport **ret, const char **ret_why)
 {
@@ -495,7 +564,8 @@ int manager_report_load(Manager *m, const char *owner, uid_t uid, int fd, Manage
                 .memory = r->memory,
                 .timeout_usec = m->config.report_timeout_usec,
         };
-        k = ncu_report_server_start(m->event, &o, r->fd, on_loaded, on_gone, r, &r->server);
+        k = report_server_start(rs, &o, r);
+        spare_schedule(rs);
         if (k < 0) {
                 r->loaded_cb = NULL;
                 report_free(r);

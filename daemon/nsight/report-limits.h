@@ -20,6 +20,11 @@
 
 #include "report.h"
 
+/* Beyond its reservation, the address space of the worker's program itself (RLIMIT_AS, set by the worker
+ * before it reads its report): its libraries, stacks and the allocator's slack (an idle worker maps about
+ * 20 MiB, little of it resident). */
+#define NCU_WORKER_ADDRESS_SPACE_BASE ((uint64_t) 64 * 1024 * 1024)
+
 /* ReportWorkerMemoryMax='s default, and the ceiling of in-process readers. */
 #define NCU_REPORT_MEMORY_CEILING_DEFAULT ((uint64_t) 1024 * 1024 * 1024)
 /* The least a reader gets, for the fixed costs of even an empty report. */

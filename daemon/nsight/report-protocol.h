@@ -7,11 +7,13 @@
  * bounded reply, and never parses or holds the model itself.
  *
  * The channel is a stream socket of frames: an NcuFrameHeader (a code and the payload's size) and the
- * payload. The worker speaks first: its first frame says whether the report loaded (code 0) or why not
- * (an errno and a message). Then each request (code: an NcuServeOp) gets exactly one reply (code 0 and
- * the reply's values, or a positive errno and a message). A request's payload starts with the most bytes
- * its reply may take (u64); descriptors a request needs (a memfd to write an export into, a baseline's
- * report) travel with its header as SCM_RIGHTS.
+ * payload. A worker starts without a report and confines itself (report-worker.h) before anything else:
+ * the daemon may start one ahead of time, as a spare. The daemon's first frame gives it its report:
+ * NCU_SERVE_LOAD with the bytes reserved for it (u64) and the report's descriptor. The worker's first
+ * frame says whether the report loaded (code 0) or why not (an errno and a message). Then each request (code: an
+ * NcuServeOp) gets exactly one reply (code 0 and the reply's values, or a positive errno and a message). A request's
+ * payload starts with the most bytes its reply may take (u64); descriptors a request needs (a memfd to write an export
+ * into, a baseline's report) travel with its header as SCM_RIGHTS.
  *
  * Values are in a wire encoding that mirrors D-Bus signatures, so that the daemon copies a reply into a
  * D-Bus message by the method's signature alone (bus-report.c), checking every value as it goes:
@@ -39,6 +41,9 @@ typedef enum NcuServeOp {
         NCU_SERVE_GET_SUMMARY, /* () -> a(uuus(ttt)(ttt)da(ssd)): report-summary.h's rows */
         _NCU_SERVE_OP_MAX,
 } NcuServeOp;
+
+/* The daemon's first frame (not an NcuServeOp: never a call). */
+#define NCU_SERVE_LOAD 0x4c4f4144u /* "LOAD" */
 
 typedef enum NcuServeExport {
         NCU_SERVE_EXPORT_JSON, /* the model, report-json.h's document */

@@ -17,9 +17,6 @@
 #include "report-server.h"
 #include "report-worker.h"
 
-/* Beyond its reservation, the address space of the worker's program itself: its libraries, stacks and
- * the allocator's slack (an idle worker maps about 20 MiB, little of it resident). */
-#define WORKER_ADDRESS_SPACE_BASE ((uint64_t) 64 * 1024 * 1024)
 /* What the load's frame holds: the model's size and the load's peak. */
 #define LOADED_PAYLOAD_SIZE (2 * sizeof(uint64_t))
 #define ERROR_PAYLOAD_MAX (NCU_SERVE_MESSAGE_MAX + sizeof(uint32_t) + 1)
@@ -28,6 +25,7 @@
 #define EXIT_GRACE_USEC (1000 * 1000)
 
 typedef enum ServerState {
+        SERVER_SPARE, /* confined, waiting for a report */
         SERVER_LOADING,
         SERVER_READY,
         SERVER_GONE,
@@ -268,7 +266,8 @@ static void channel_ended(NcuReportServer *s)
 
         s->ending = true;
         s->io = sd_event_source_disable_unref(s->io);
-        (void) sd_event_source_set_enabled(s->deadline, SD_EVENT_OFF);
+        if (s->deadline)
+                (void) sd_event_source_set_enabled(s->deadline, SD_EVENT_OFF);
         r = try_reap(s, &status);
         if (r > 0) {
                 fail_status(s, status);
@@ -367,6 +366,8 @@ static int send_next(NcuReportServer *s)
 /* The error a worker may answer with; anything else breaks the protocol. */
 static bool error_allowed(const NcuReportServer *s, uint32_t code)
 {
+        if (s->state == SERVER_SPARE)
+                return false;
         if (s->state == SERVER_LOADING)
                 return IN_SET((int) code, EBADMSG, EPROTONOSUPPORT, E2BIG, ENOMEM, EIO, EINVAL, EISDIR);
         return IN_SET((int) code, EINVAL, ENOENT, E2BIG, ENOMEM, EDOM, EBADMSG, EPROTONOSUPPORT, EIO, EISDIR, ESTALE,
@@ -407,6 +408,10 @@ static int handle_frame(NcuReportServer *s)
         ServerCall *c;
 
         s->in_header_got = s->in_got = 0;
+        if (s->state == SERVER_SPARE) {
+                fail_protocol(s, "spoke before it was given a report");
+                return 1;
+        }
         if (h.code != 0 && read_message(payload, h.size, message) < 0) {
                 fail_protocol(s, "returned a malformed error");
                 return 1;
@@ -536,45 +541,25 @@ static int on_deadline(sd_event_source *source, uint64_t usec, void *userdata)
         return 0;
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-#define ADDRESS_SPACE_LIMIT 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ADDRESS_SPACE_LIMIT 0
-#endif
-#endif
-#ifndef ADDRESS_SPACE_LIMIT
-#define ADDRESS_SPACE_LIMIT 1
-#endif
-
-static _Noreturn void exec_worker(const NcuReportServerOptions *o, int report_fd, int sock)
+static _Noreturn void exec_worker(const char *worker_path, int sock)
 {
-        char memory[32];
-        char *argv[] = { (char *) NCU_REPORT_WORKER_NAME, (char *) "serve", memory, NULL };
+        char *argv[] = { (char *) NCU_REPORT_WORKER_NAME, (char *) "serve", NULL };
         char *const envp[] = { NULL };
         struct rlimit core = { 0, 0 };
         sigset_t all;
         int null_fd;
 
-        /* The kernel holds the worker to its reservation (report-limits.h). Not under AddressSanitizer,
-         * which reserves terabytes of address space for its shadow at start: the reader's own limits hold
-         * it there. */
-        if (ADDRESS_SPACE_LIMIT) {
-                struct rlimit as = { o->memory + WORKER_ADDRESS_SPACE_BASE, o->memory + WORKER_ADDRESS_SPACE_BASE };
-                if (setrlimit(RLIMIT_AS, &as) < 0)
-                        _exit(2);
-        }
         (void) setrlimit(RLIMIT_CORE, &core);
-        snprintf(memory, sizeof(memory), "%" PRIu64, o->memory);
-        /* fd 0 the report, fd 1 nothing, fd 2 kept (the daemon's journal stream: the worker writes there
-         * only when it cannot confine itself, before it reads a byte), fd 3 the channel. */
-        null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        /* fd 0 and 1 nothing, fd 2 kept (the daemon's journal stream: the worker writes there only when
+         * it cannot confine itself, before it has a report), fd 3 the channel. Its address-space limit
+         * comes with its report (the worker sets it before reading). */
+        null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
         if (sock == STDIN_FILENO || sock == STDOUT_FILENO) {
                 sock = fcntl(sock, F_DUPFD, 10);
                 if (sock < 0)
                         _exit(2);
         }
-        if (dup2(report_fd, STDIN_FILENO) < 0 || null_fd < 0 || dup2(null_fd, STDOUT_FILENO) < 0 ||
+        if (null_fd < 0 || dup2(null_fd, STDIN_FILENO) < 0 || dup2(null_fd, STDOUT_FILENO) < 0 ||
                         dup2(sock, NCU_SERVE_SOCKET_FD) < 0)
                 _exit(2);
         if (close_range(NCU_SERVE_SOCKET_FD + 1, ~0U, 0) < 0)
@@ -582,27 +567,23 @@ static _Noreturn void exec_worker(const NcuReportServerOptions *o, int report_fd
                         (void) close(fd);
         sigfillset(&all);
         (void) sigprocmask(SIG_UNBLOCK, &all, NULL);
-        execve(o->worker_path, argv, envp);
+        execve(worker_path, argv, envp);
         _exit(2);
 }
 
-int ncu_report_server_start(sd_event *e, const NcuReportServerOptions *o, int report_fd, NcuReportServerLoaded loaded,
-                NcuReportServerGone gone, void *userdata, NcuReportServer **ret)
+int ncu_report_server_spawn(sd_event *e, const char *worker_path, NcuReportServer **ret)
 {
         _cleanup_(ncu_report_server_freep) NcuReportServer *s = NULL;
         int pair[2], r;
 
-        assert(e && o && o->worker_path && report_fd >= 0 && ret);
+        assert(e && worker_path && ret);
         s = calloc(1, sizeof(NcuReportServer));
         if (!s)
                 return -ENOMEM;
         s->event = sd_event_ref(e);
         s->sock = -EBADF;
         s->pidfd = -EBADF;
-        s->timeout_usec = o->timeout_usec;
-        s->loaded = loaded;
-        s->gone = gone;
-        s->userdata = userdata;
+        s->state = SERVER_SPARE;
 
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0)
                 return -errno;
@@ -615,15 +596,58 @@ int ncu_report_server_start(sd_event *e, const NcuReportServerOptions *o, int re
                 return r;
         }
         if (s->pid == 0)
-                exec_worker(o, report_fd, pair[1]);
+                exec_worker(worker_path, pair[1]);
         safe_close(pair[1]);
 
         if (fcntl(s->sock, F_SETFL, O_NONBLOCK) < 0)
                 return -errno;
+        /* A spare says nothing: anything it sends, or its channel's end, ends it. */
         r = sd_event_add_io(e, &s->io, s->sock, EPOLLIN, on_io, s);
         if (r < 0)
                 return r;
-        r = sd_event_add_time_relative(e, &s->deadline, CLOCK_MONOTONIC, s->timeout_usec, 0, on_deadline, s);
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+bool ncu_report_server_is_spare(const NcuReportServer *s)
+{
+        return s && s->state == SERVER_SPARE && !s->ending && !s->free_requested;
+}
+
+int ncu_report_server_load(NcuReportServer *s, const NcuReportServerOptions *o, int report_fd,
+                NcuReportServerLoaded loaded, NcuReportServerGone gone, void *userdata)
+{
+        int r;
+
+        assert(s && o && report_fd >= 0 && o->memory > 0);
+        if (!ncu_report_server_is_spare(s))
+                return -ECHILD;
+        /* The request fits an empty socket buffer: it goes at once, the descriptor with it. */
+        r = ncu_frame_send(s->sock, NCU_SERVE_LOAD, &o->memory, sizeof(o->memory), &report_fd, 1);
+        if (r < 0)
+                return r;
+        r = sd_event_add_time_relative(s->event, &s->deadline, CLOCK_MONOTONIC, o->timeout_usec, 0, on_deadline, s);
+        if (r < 0)
+                return r;
+        s->timeout_usec = o->timeout_usec;
+        s->loaded = loaded;
+        s->gone = gone;
+        s->userdata = userdata;
+        s->state = SERVER_LOADING;
+        return 0;
+}
+
+int ncu_report_server_start(sd_event *e, const NcuReportServerOptions *o, int report_fd, NcuReportServerLoaded loaded,
+                NcuReportServerGone gone, void *userdata, NcuReportServer **ret)
+{
+        _cleanup_(ncu_report_server_freep) NcuReportServer *s = NULL;
+        int r;
+
+        assert(e && o && o->worker_path && report_fd >= 0 && ret);
+        r = ncu_report_server_spawn(e, o->worker_path, &s);
+        if (r < 0)
+                return r;
+        r = ncu_report_server_load(s, o, report_fd, loaded, gone, userdata);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(s);

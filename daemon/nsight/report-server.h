@@ -10,6 +10,7 @@
  * dies, or when the server is freed. Whatever the worker does costs only its own report: the owner of the
  * server then gets "gone" and every call waiting an error. */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <systemd/sd-event.h>
@@ -41,6 +42,14 @@ typedef void (*NcuReportServerReply)(int error, const void *data, size_t size, c
 
 int ncu_report_server_start(sd_event *e, const NcuReportServerOptions *o, int report_fd, NcuReportServerLoaded loaded,
                 NcuReportServerGone gone, void *userdata, NcuReportServer **ret);
+
+/* A worker started ahead of time: confined, waiting for a report (what start() does in two steps). A
+ * spare that ends or speaks is simply gone (no callback): ask before giving it a report. load() gives it
+ * one: -ECHILD when it is no longer a spare. */
+int ncu_report_server_spawn(sd_event *e, const char *worker_path, NcuReportServer **ret);
+bool ncu_report_server_is_spare(const NcuReportServer *s);
+int ncu_report_server_load(NcuReportServer *s, const NcuReportServerOptions *o, int report_fd,
+                NcuReportServerLoaded loaded, NcuReportServerGone gone, void *userdata);
 
 /* Queues a call: its arguments in the wire encoding, the most bytes its reply may take (at most
  * NCU_SERVE_REPLY_MAX), and up to NCU_SERVE_FDS_MAX descriptors it carries (duplicated: the caller keeps

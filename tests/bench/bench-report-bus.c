@@ -29,6 +29,7 @@
 #include "report.h"
 
 #define LOAD_RUNS 5
+#define LOAD_PAUSE_USEC (50 * 1000)
 #define PROCESS_RUNS 3
 #define REPORTS_MAX 64
 #define SYNTHETIC_RESULTS "10000"
@@ -68,9 +69,12 @@ static void start_world(const char *nvprofiled, const char *worker)
         bench_run(text);
         snprintf(path, sizeof(path), "%s/nvprofiled.conf", dir);
         /* Budgets that hold every report at once (the largest reserves its worker's ceiling). */
-        bench_write_file(path,
+        snprintf(text, sizeof(text),
                         "[ProcessWatch]\nDeviceDirectory=\n[Usage]\nNVML=no\n[Reports]\nReportsPerUserMax=64\n"
-                        "MemoryPerUserMax=64G\nMemoryMax=64G\nOutputsPerUserMax=64\n");
+                        "MemoryPerUserMax=64G\nMemoryMax=64G\nOutputsPerUserMax=64\nSpareWorker=%s\n",
+                        /* The daemon without its spare worker, to compare. */
+                        strempty(getenv("NVPROFILED_BENCH_NO_SPARE"))[0] ? "no" : "yes");
+        bench_write_file(path, text);
         snprintf(a1, sizeof(a1), "--bus=%s", bus_address);
         snprintf(a2, sizeof(a2), "--root=%s/root", dir);
         snprintf(a3, sizeof(a3), "--config=%s", path);
@@ -124,10 +128,17 @@ static uint64_t status_kb(pid_t pid, const char *field)
 }
 
 /* The daemon's newest child: the worker of the report just loaded. */
+/* The workers of the reports held so far: the others are the newest report's and the daemon's spare. */
+static pid_t held_workers[REPORTS_MAX + 1];
+static size_t n_held_workers;
+
+/* The worker of the report just loaded: of the daemon's children that serve no report held before, the
+ * one that has used the most memory (a spare, which has read no report yet, uses less). */
 static pid_t newest_worker(void)
 {
         DIR *d = opendir("/proc");
         struct dirent *de;
+        uint64_t best_kb = 0;
         pid_t best = 0;
 
         if (!d)
@@ -135,7 +146,10 @@ static pid_t newest_worker(void)
         while ((de = readdir(d))) {
                 char path[300], stat[512];
                 int ppid, fd;
+                bool held = false;
+                uint64_t kb;
                 ssize_t n;
+                pid_t pid;
                 char *p;
 
                 if (de->d_name[0] < '0' || de->d_name[0] > '9')
@@ -150,10 +164,20 @@ static pid_t newest_worker(void)
                         continue;
                 stat[n] = 0;
                 p = strrchr(stat, ')');
-                if (p && sscanf(p + 1, " %*c %d", &ppid) == 1 && ppid == daemon_pid && atoi(de->d_name) > best)
-                        best = atoi(de->d_name);
+                if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1 || ppid != daemon_pid)
+                        continue;
+                pid = (pid_t) atoi(de->d_name);
+                for (size_t i = 0; i < n_held_workers; i++)
+                        held = held || held_workers[i] == pid;
+                kb = held ? 0 : status_kb(pid, "VmHWM");
+                if (!held && kb >= best_kb) {
+                        best_kb = kb;
+                        best = pid;
+                }
         }
         closedir(d);
+        if (best > 0 && n_held_workers < ELEMENTSOF(held_workers))
+                held_workers[n_held_workers++] = best;
         return best;
 }
 
@@ -200,6 +224,9 @@ static uint64_t median_load_report(const char *path, char **ret_object, uint64_t
 
                 if (fd < 0)
                         bench_die(path);
+                /* Loads come from separate commands, each of which takes longer to start than this pause:
+                 * the daemon's spare worker (SpareWorker=) has started by then, as it would have. */
+                usleep(LOAD_PAUSE_USEC);
                 start = bench_now_ns();
                 if (sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "LoadReport", &error,
                                     &reply, "h", fd) < 0) {

@@ -126,13 +126,20 @@ static int run_as(const ITestUser *u, int (*fn)(void *userdata), void *userdata)
         return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* These tests count the daemon's children as its reports' workers: without a spare worker (tested on its
+ * own, spare-worker). */
 static void start_with_worker(ITest *t, const char *fake_env, const char *config)
 {
+        g_autofree char *text = NULL;
+
         if (fake_env)
                 g_assert_true(g_setenv("NVPROFILED_REPORT_WORKER", test_env_or_fail(fake_env), TRUE));
+        if (config && g_str_has_prefix(config, "[Reports]\n"))
+                config += strlen("[Reports]\n");
+        text = g_strconcat("[Reports]\nSpareWorker=no\n", strempty(config), NULL);
         itest_setup(t);
         itest_use_fixture_proc(t);
-        itest_start_daemon(t, config);
+        itest_start_daemon(t, text);
 }
 
 /* A report answers NCU_REPORT_CALLS_MAX calls at a time (its worker here never answers): the next two
@@ -724,6 +731,132 @@ static void test_invalid_utf8(void)
         itest_teardown(&t);
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TEST_ASAN 1
+#endif
+#endif
+#ifndef TEST_ASAN
+#define TEST_ASAN 0
+#endif
+
+/* The daemon's child that started last (by its start time). */
+static pid_t newest_child(pid_t parent)
+{
+        g_autoptr(GDir) dir = g_dir_open("/proc", 0, NULL);
+        unsigned long long newest_start = 0;
+        pid_t newest = 0;
+        const char *name;
+
+        g_assert_nonnull(dir);
+        while ((name = g_dir_read_name(dir))) {
+                g_autofree char *path = NULL, *stat = NULL;
+                unsigned long long start;
+                const char *p;
+                int ppid;
+
+                if (!g_ascii_isdigit(name[0]))
+                        continue;
+                path = g_strdup_printf("/proc/%s/stat", name);
+                if (!g_file_get_contents(path, &stat, NULL, NULL))
+                        continue;
+                p = strrchr(stat, ')');
+                /* state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime cutime
+                 * cstime priority nice num_threads itrealvalue starttime */
+                if (p &&
+                                sscanf(p + 1, " %*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+                                                &ppid, &start) == 2 &&
+                                ppid == parent && start >= newest_start) {
+                        newest_start = start;
+                        newest = (pid_t) atoi(name);
+                }
+        }
+        g_assert_cmpint(newest, >, 0);
+        return newest;
+}
+
+/* A line of /proc/PID/FILE that starts with prefix, without it. */
+static char *proc_line(pid_t pid, const char *file, const char *prefix)
+{
+        g_autofree char *path = g_strdup_printf("/proc/%d/%s", (int) pid, file), *text = NULL;
+        g_auto(GStrv) lines = NULL;
+
+        g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+        lines = g_strsplit(text, "\n", -1);
+        for (size_t i = 0; lines[i]; i++)
+                if (g_str_has_prefix(lines[i], prefix))
+                        return g_strstrip(g_strdup(lines[i] + strlen(prefix)));
+        g_error("%s has no line %s", path, prefix);
+}
+
+/* The spare worker: started after a load and confined before it has any report; the next load takes it
+ * (and only then does it hold itself to that report's reservation); it ends IdleSec= after the last load,
+ * with the reports. */
+static void test_spare_worker(void)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        g_autofree char *a = NULL, *b = NULL, *uid = NULL, *nnp = NULL, *seccomp = NULL, *limit_before = NULL,
+                        *limit_after = NULL;
+        pid_t spare;
+        ITest t;
+        int fd;
+
+        itest_setup(&t);
+        itest_use_fixture_proc(&t);
+        itest_start_daemon(&t, "[Reports]\nIdleSec=2s\n");
+        /* No load yet, no spare. */
+        g_assert_cmpuint(count_children(t.daemon_pid), ==, 0);
+        fd = itest_open_corpus(ARMLETH);
+        a = itest_load_report(t.bus, fd, &error);
+        close(fd);
+        g_assert_nonnull(a);
+        wait_children(t.daemon_pid, 2);
+        spare = newest_child(t.daemon_pid);
+        /* Confined while it waits, before it has a report (it confines itself once started): nobody, no
+         * privileges to gain, the seccomp filter. */
+        {
+                gint64 deadline = g_get_monotonic_time() + WAIT_USEC;
+
+                for (;;) {
+                        g_autofree char *mode = proc_line(spare, "status", "Seccomp:");
+
+                        if (streq(mode, "2"))
+                                break;
+                        g_assert_cmpint(g_get_monotonic_time(), <, deadline);
+                        g_usleep(10 * 1000);
+                }
+        }
+        uid = proc_line(spare, "status", "Uid:");
+        g_assert_cmpstr(uid, ==, "65534\t65534\t65534\t65534");
+        nnp = proc_line(spare, "status", "NoNewPrivs:");
+        seccomp = proc_line(spare, "status", "Seccomp:");
+        g_assert_cmpstr(nnp, ==, "1");
+        g_assert_cmpstr(seccomp, ==, "2");
+        limit_before = proc_line(spare, "limits", "Max address space");
+
+        fd = itest_open_corpus(ARMLETH);
+        b = itest_load_report(t.bus, fd, &error);
+        close(fd);
+        g_assert_nonnull(b);
+        /* B's worker is the spare (still there), and a new spare follows. */
+        wait_children(t.daemon_pid, 3);
+        g_assert_cmpint(kill(spare, 0), ==, 0);
+        g_assert_cmpint(newest_child(t.daemon_pid), !=, spare);
+        limit_after = proc_line(spare, "limits", "Max address space");
+#if TEST_ASAN
+        /* AddressSanitizer's shadow needs terabytes: no address-space limit there (the reader's hold). */
+        g_assert_cmpstr(limit_after, ==, limit_before);
+#else
+        g_assert_true(g_str_has_prefix(limit_before, "unlimited"));
+        g_assert_false(g_str_has_prefix(limit_after, "unlimited"));
+#endif
+        /* Both reports idle for 2 s are closed, and the spare with them. */
+        wait_children(t.daemon_pid, 0);
+        itest_teardown(&t);
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
@@ -735,5 +868,6 @@ int main(int argc, char *argv[])
         g_test_add_func("/report-limits/outputs-held", test_outputs_held);
         g_test_add_func("/report-limits/memory-cgroup", test_memory_cgroup);
         g_test_add_func("/report-limits/nvtx-heavy", test_nvtx_heavy);
+        g_test_add_func("/report-limits/spare-worker", test_spare_worker);
         return g_test_run();
 }

@@ -5,7 +5,8 @@
  * that closes its channel and goes on, one that claims a larger export than it may write, one whose reply
  * does not hold the values of its method, one that keeps a writable mapping of an export, one that
  * loads and then never answers. Each ignores its
- * arguments; the channel is fd 3 (report-protocol.h). */
+ * arguments; the channel is fd 3 (report-protocol.h). Those that answer take their report first: they may
+ * have been started ahead of time as a spare. */
 
 #include <signal.h>
 #include <string.h>
@@ -14,10 +15,17 @@
 
 #include "report-protocol.h"
 
+/* Waits for a request; returns its op and its first descriptor (or -1). */
+static uint32_t wait_request(int *ret_fd);
+
+/* Takes its report (the daemon's first frame) and says it loaded. */
 static void send_loaded(void)
 {
         uint64_t v[2] = { 1, 1 };
+        int fd = -1;
 
+        if (wait_request(&fd) != NCU_SERVE_LOAD)
+                _exit(2);
         if (ncu_frame_send(NCU_SERVE_SOCKET_FD, 0, v, sizeof(v), NULL, 0) < 0)
                 _exit(2);
 }
