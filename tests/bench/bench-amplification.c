@@ -123,19 +123,7 @@ static void start_world(const char *nvprofiled)
 
 static void stop_world(void)
 {
-        char cmd[700];
-
-        if (daemon_pid > 0) {
-                kill(daemon_pid, SIGTERM);
-                waitpid(daemon_pid, NULL, 0);
-        }
-        sd_bus_flush_close_unref(bus);
-        if (bus_pid > 0) {
-                kill(bus_pid, SIGTERM);
-                waitpid(bus_pid, NULL, 0);
-        }
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-        (void) !system(cmd);
+        bench_world_stop(daemon_pid, bus, bus_pid, dir);
 }
 
 /* A client: for each ProcessChanged naming an object, one call of method about that process. */

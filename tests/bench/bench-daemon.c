@@ -217,17 +217,9 @@ static void stop_listener(void)
 
 static void stop_world(void)
 {
-        char cmd[600];
-
         stop_listener();
         stop_daemon();
-        sd_bus_flush_close_unref(bus);
-        if (bus_pid > 0) {
-                kill(bus_pid, SIGTERM);
-                waitpid(bus_pid, NULL, 0);
-        }
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-        (void) system(cmd);
+        bench_world_stop(0, bus, bus_pid, dir);
 }
 
 static void bench_latency(const char *app, unsigned n)

@@ -94,19 +94,7 @@ static void start_world(const char *nvprofiled, const char *worker)
 
 static void stop_world(void)
 {
-        char cmd[900];
-
-        if (daemon_pid > 0) {
-                kill(daemon_pid, SIGTERM);
-                waitpid(daemon_pid, NULL, 0);
-        }
-        sd_bus_flush_close_unref(bus);
-        if (bus_pid > 0) {
-                kill(bus_pid, SIGTERM);
-                waitpid(bus_pid, NULL, 0);
-        }
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-        (void) !system(cmd);
+        bench_world_stop(daemon_pid, bus, bus_pid, dir);
 }
 
 /* A field of /proc/<pid>/status in kB ("VmHWM", "VmRSS"); 0 when gone. */
@@ -134,7 +122,7 @@ static size_t n_held_workers;
 
 /* The worker of the report just loaded: of the daemon's children that serve no report held before, the
  * one that has used the most memory (a spare, which has read no report yet, uses less). */
-static pid_t newest_worker(void)
+static pid_t loaded_worker(void)
 {
         DIR *d = opendir("/proc");
         struct dirent *de;
@@ -238,7 +226,7 @@ static uint64_t median_load_report(const char *path, char **ret_object, uint64_t
                 if (sd_bus_message_read(reply, "o", &object) < 0)
                         bench_die("LoadReport's reply");
                 if (i == LOAD_RUNS - 1) {
-                        *worker_kb = status_kb(newest_worker(), "VmHWM");
+                        *worker_kb = status_kb(loaded_worker(), "VmHWM");
                         *ret_object = strdup(object);
                 } else
                         (void) sd_bus_call_method(

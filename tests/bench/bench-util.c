@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -118,6 +119,23 @@ void bench_bus_start(const char *dir, pid_t *ret_pid, char *address, size_t addr
         snprintf(address, address_size, "unix:path=%s", sock);
 
         *ret_bus = bench_bus_connect(address);
+}
+
+void bench_world_stop(pid_t daemon_pid, sd_bus *bus, pid_t bus_pid, const char *dir)
+{
+        char cmd[1024];
+
+        if (daemon_pid > 0) {
+                kill(daemon_pid, SIGTERM);
+                waitpid(daemon_pid, NULL, 0);
+        }
+        sd_bus_flush_close_unref(bus);
+        if (bus_pid > 0) {
+                kill(bus_pid, SIGTERM);
+                waitpid(bus_pid, NULL, 0);
+        }
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        (void) !system(cmd);
 }
 
 /* A process's CPU time in nanoseconds: the sum over its threads of the first field of schedstat. */

@@ -30,3 +30,7 @@ void bench_watch_processes(sd_bus *bus, sd_bus_message_handler_t handler, void *
  * everything and lifts the per-connection limits, so that many clients and signal storms measure the
  * daemon, not the bus), writes its address to address and connects to it. */
 void bench_bus_start(const char *dir, pid_t *ret_pid, char *address, size_t address_size, sd_bus **ret_bus);
+
+/* Ends what bench_bus_start() and a daemon on it started: the daemon (SIGTERM, waited for), the
+ * connection, the bus, and dir with everything in it. */
+void bench_world_stop(pid_t daemon_pid, sd_bus *bus, pid_t bus_pid, const char *dir);

@@ -16,21 +16,6 @@
 #include "report-protocol.h"
 
 /* Waits for a request; returns its op and its first descriptor (or -1). */
-static uint32_t wait_request(int *ret_fd);
-
-/* Takes its report (the daemon's first frame) and says it loaded. */
-static void send_loaded(void)
-{
-        uint64_t v[2] = { 1, 1 };
-        int fd = -1;
-
-        if (wait_request(&fd) != NCU_SERVE_LOAD)
-                _exit(2);
-        if (ncu_frame_send(NCU_SERVE_SOCKET_FD, 0, v, sizeof(v), NULL, 0) < 0)
-                _exit(2);
-}
-
-/* Waits for a request; returns its op and its first descriptor (or -1). */
 static uint32_t wait_request(int *ret_fd)
 {
         uint8_t *payload = NULL;
@@ -42,6 +27,18 @@ static uint32_t wait_request(int *ret_fd)
         free(payload);
         *ret_fd = fds[0];
         return h.code;
+}
+
+/* Takes its report (the daemon's first frame) and says it loaded. */
+static void send_loaded(void)
+{
+        uint64_t v[2] = { 1, 1 };
+        int fd = -1;
+
+        if (wait_request(&fd) != NCU_SERVE_LOAD)
+                _exit(2);
+        if (ncu_frame_send(NCU_SERVE_SOCKET_FD, 0, v, sizeof(v), NULL, 0) < 0)
+                _exit(2);
 }
 
 int main(void)
