@@ -125,10 +125,12 @@ static int load_filter(void)
         }
         /* A worker gets its report after it is confined (a spare, report-protocol.h): it makes that
          * descriptor blocking, and holds itself to the report's reservation with RLIMIT_AS (its own
-         * only: pid 0) before it reads a byte. Nothing else of fcntl or prlimit. */
+         * only: pid 0) before it reads a byte. Nothing else of fcntl or prlimit: F_SETFL never makes a
+         * description it shares with its caller non-blocking (the caller's flags it keeps pass). */
         r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(fcntl), 1, SCMP_A1(SCMP_CMP_EQ, F_GETFL));
         if (r >= 0)
-                r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(fcntl), 1, SCMP_A1(SCMP_CMP_EQ, F_SETFL));
+                r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(fcntl), 2, SCMP_A1(SCMP_CMP_EQ, F_SETFL),
+                                SCMP_A2(SCMP_CMP_MASKED_EQ, O_NONBLOCK, 0));
         if (r >= 0)
                 r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 1, SCMP_A0(SCMP_CMP_EQ, 0));
         if (r < 0) {

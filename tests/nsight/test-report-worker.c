@@ -344,6 +344,41 @@ static void test_invalid_report(void)
         sd_event_unref(e);
 }
 
+/* A report through a pipe whose reading end is non-blocking, as a caller may hand it: the worker, confined
+ * before it gets the descriptor, makes it blocking (the one fcntl its filter allows) and reads it whole. */
+static void test_nonblocking_pipe(void)
+{
+        g_autofree char *path = report_corpus_path(report_corpus_names[0]), *data = NULL;
+        sd_event *e = NULL;
+        NcuReportServer *s;
+        Outcome loaded;
+        int p[2], status;
+        gsize size;
+        pid_t writer;
+
+        g_assert_true(g_file_get_contents(path, &data, &size, NULL));
+        g_assert_cmpint(pipe2(p, O_CLOEXEC), ==, 0);
+        g_assert_cmpint(fcntl(p[0], F_SETFL, O_NONBLOCK), ==, 0);
+        writer = fork();
+        g_assert_cmpint(writer, >=, 0);
+        if (writer == 0) {
+                close(p[0]);
+                _exit(write(p[1], data, size) == (ssize_t) size ? 0 : 1);
+        }
+        close(p[1]);
+        g_assert_cmpint(sd_event_new(&e), >=, 0);
+        s = start(e, worker_path(), p[0], NCU_REPORT_MEMORY_CEILING_DEFAULT, 30 * G_USEC_PER_SEC, &loaded);
+        g_assert_cmpint(loaded.error, ==, 0);
+        /* The description is shared: the caller's end is blocking now too. */
+        g_assert_cmpint(fcntl(p[0], F_GETFL) & O_NONBLOCK, ==, 0);
+        outcome_done(&loaded);
+        ncu_report_server_free(s);
+        g_assert_cmpint(waitpid(writer, &status, 0), ==, writer);
+        g_assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        close(p[0]);
+        sd_event_unref(e);
+}
+
 /* Issue 17 item 3: a .ncu-repz of kilobytes that claims gigabytes of strings. The worker gets what its
  * file reserves and its reader refuses the rest (E2BIG), long before the worker grows: the peak it
  * reports stays within the reservation. */
@@ -678,6 +713,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/report-worker/corpus", test_corpus);
         g_test_add_func("/report-worker/call-errors", test_call_errors);
         g_test_add_func("/report-worker/invalid-report", test_invalid_report);
+        g_test_add_func("/report-worker/nonblocking-pipe", test_nonblocking_pipe);
         g_test_add_func("/report-worker/string-bomb", test_string_bomb);
         g_test_add_func("/report-worker/misbehaving-workers", test_misbehaving_workers);
         g_test_add_func("/report-worker/free-with-calls", test_free_with_calls);
