@@ -640,6 +640,67 @@ int rc_config_new_from_files(RcFile *const *files, size_t n_files, RcConfig **re
         return 0;
 }
 
+static size_t file_name_offset(const char *path)
+{
+        const char *slash = strrchr(path, '/');
+
+        return slash ? (size_t) (slash - path) + 1 : 0;
+}
+
+int rc_config_with_file(const RcConfig *c, RcEntryKind kind, RcFile *file, locale_t collation, RcConfig **ret)
+{
+        _cleanup_free_ RcFile **files = NULL;
+        _cleanup_(rc_config_unrefp) RcConfig *copy = NULL;
+        size_t n = 0, first = 0, at;
+        bool present = false;
+        int r;
+
+        assert(c);
+        assert(kind >= 0 && kind < _RC_ENTRY_KIND_MAX);
+        assert(file);
+        assert(ret);
+
+        files = calloc(c->n_files + 1, sizeof(RcFile *));
+        if (!files)
+                return -ENOMEM;
+
+        /* Files are in precedence order, entry after entry: where kind's files begin. */
+        for (RcEntryKind k = 0; k < kind; k++)
+                first += c->entries[k].n_files;
+        first = MIN(first, c->n_files);
+        at = first;
+        if (kind == RC_ENTRY_USER_DIR || kind == RC_ENTRY_SYSTEM_DIR) {
+                const char *name = file->path + file_name_offset(file->path);
+
+                /* A new file of a directory goes where the driver's strcoll() order puts it. */
+                for (size_t i = first; i < first + c->entries[kind].n_files && i < c->n_files; i++) {
+                        const char *other = c->files[i]->path + file_name_offset(c->files[i]->path);
+
+                        if ((collation ? strcoll_l(other, name, collation) : strcmp(other, name)) < 0)
+                                at = i + 1;
+                }
+        }
+
+        for (size_t i = 0; i < c->n_files; i++)
+                if (streq(c->files[i]->path, file->path))
+                        present = true;
+        for (size_t i = 0; i < c->n_files; i++) {
+                if (!present && i == at)
+                        files[n++] = file;
+                files[n++] = present && streq(c->files[i]->path, file->path) ? file : c->files[i];
+        }
+        if (!present && at == c->n_files)
+                files[n++] = file;
+
+        r = rc_config_new_from_files(files, n, &copy);
+        if (r < 0)
+                return r;
+        copy->globals_enabled = c->globals_enabled;
+        copy->globals = rc_file_ref(c->globals);
+        *ret = TAKE_PTR(copy);
+        return 0;
+}
+
 RcConfig *rc_config_ref(RcConfig *c)
 {
         if (c)

@@ -108,6 +108,11 @@ int rc_config_load(const RcLoadOptions *options, RcConfig **ret);
 /* Builds a configuration from files already loaded, in precedence order (for tests, and for "check"). */
 int rc_config_new_from_files(RcFile *const *files, size_t n_files, RcConfig **ret);
 
+/* A copy of c in which file takes the place of the file with its path, or, where c has none, is added among
+ * the files of entry kind (in an rc.d directory, where collation puts its name): what c would be if that
+ * file held what file holds. For previews of an edit. */
+int rc_config_with_file(const RcConfig *c, RcEntryKind kind, RcFile *file, locale_t collation, RcConfig **ret);
+
 RcConfig *rc_config_ref(RcConfig *c);
 RcConfig *rc_config_unref(RcConfig *c);
 DEFINE_TRIVIAL_CLEANUP_FUNC(RcConfig *, rc_config_unref);

@@ -42,6 +42,7 @@ extern const sd_bus_vtable bus_manager_vtable[];
 extern const sd_bus_vtable bus_process_vtable[];
 extern const sd_bus_vtable bus_log_control_vtable[];
 extern const sd_bus_vtable bus_sections_vtable[];
+extern const sd_bus_vtable bus_profiles_vtable[];
 extern const sd_bus_error_map bus_error_map[];
 
 /* The caller's effective uid, from the bus's credentials (never from /proc, which is racy). */

@@ -5,6 +5,7 @@
 
 #include "bus-common.h"
 #include "bus-polkit.h"
+#include "rc-rule-id.h"
 #include "bus-report.h"
 #include "fd-util.h"
 #include "fileio.h"
@@ -565,9 +566,7 @@ static int append_rules_listing(sd_bus_message *reply, const RcConfig *config)
                                                 ref->profile->location.line, ref->profile->location.column) < 0)
                         return -ENOMEM;
                 /* The name as written, even when it resolves nowhere (profile_location then says ""). */
-                profile = ref->rule->inline_profile
-                                ? (ref->rule->inline_profile->name ? ref->rule->inline_profile->name : "(inline)")
-                                : ref->rule->profile_name;
+                profile = rc_rule_profile_label(ref->rule);
                 r = sd_bus_message_append(reply, "(suusss)", ref->rule->location.file->path, ref->rule->location.line,
                                 ref->rule->location.column, pattern, profile, strempty(where));
                 if (r < 0)

@@ -83,6 +83,9 @@ static int register_objects(BusContext *c)
         r = sd_bus_add_object_vtable(c->bus, NULL, BUS_ROOT_PATH, BUS_SECTIONS_INTERFACE, bus_sections_vtable, c);
         if (r < 0)
                 return r;
+        r = sd_bus_add_object_vtable(c->bus, NULL, BUS_ROOT_PATH, BUS_PROFILES_INTERFACE, bus_profiles_vtable, c);
+        if (r < 0)
+                return r;
         r = bus_report_register(c);
         if (r < 0)
                 return r;

@@ -242,19 +242,23 @@ static int resolve(Manager *m, int dfd, ProcFacts *f, bool maps, RcResolution **
                         return r;
         }
 
-        {
-                RcProcessFacts rf = {
-                        .exe = f->exe,
-                        .comm = f->comm,
-                        .argv = f->argv,
-                        .dsos = f->dsos,
-                        .environ = f->env,
-                        /* findfile looks inside the process's root: for host processes that is the
-                         * configuration root, so fixture trees behave like the real thing. */
-                        .root_fd = root_fd,
-                };
-                return rc_resolve(config, &rf, ret);
-        }
+        return process_resolve_in(m, f, config, ret);
+}
+
+int process_resolve_in(Manager *m, const ProcFacts *f, RcConfig *config, RcResolution **ret)
+{
+        RcProcessFacts rf = {
+                .exe = f->exe,
+                .comm = f->comm,
+                .argv = f->argv,
+                .dsos = f->dsos,
+                .environ = f->env,
+                /* findfile looks inside the process's root: for host processes that is the configuration
+                 * root, so fixture trees behave like the real thing. */
+                .root_fd = manager_root_is_foreign(m, f->root_fd) ? f->root_fd : m->root_fd,
+        };
+
+        return rc_resolve(config, &rf, ret);
 }
 
 int process_resolve(Manager *m, const ProcFacts *f, RcResolution **ret)

@@ -33,6 +33,8 @@ int process_reread(Process *p);
 /* Resolves facts against the right configuration (the process's root and $HOME), every file opened with
  * the process's own file access (f->creds). */
 int process_resolve(Manager *m, const ProcFacts *f, RcResolution **ret);
+/* Resolves f (complete) against config rather than its own configuration: for previews of an edit. */
+int process_resolve_in(Manager *m, const ProcFacts *f, RcConfig *config, RcResolution **ret);
 
 /* Tells the callbacks, unregisters and frees. */
 void process_remove(Process *p);

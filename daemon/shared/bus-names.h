@@ -14,6 +14,7 @@
 #define BUS_PROCESS_USAGE_INTERFACE BUS_NAME ".ProcessUsage"
 #define BUS_REPORT_PREFIX BUS_ROOT_PATH "/report"
 #define BUS_REPORT_INTERFACE BUS_NAME ".Report"
+#define BUS_PROFILES_INTERFACE BUS_NAME ".Profiles"
 
 /* Our own error names, for our own conditions only; malformed arguments, refusals and unsupported
  * requests use the standard org.freedesktop.DBus.Error.* names (SD_BUS_ERROR_INVALID_ARGS, ...). */
@@ -21,6 +22,9 @@
 #define BUS_ERROR_LIMITS_EXCEEDED BUS_NAME ".Error.LimitsExceeded"
 #define BUS_ERROR_INVALID_REPORT BUS_NAME ".Error.InvalidReport"
 #define BUS_ERROR_NO_SUCH_METRIC BUS_NAME ".Error.NoSuchMetric"
+#define BUS_ERROR_FILE_CHANGED BUS_NAME ".Error.FileChanged" /* an rc file changed since it was read */
+#define BUS_ERROR_EDIT_REFUSED BUS_NAME ".Error.EditRefused" /* the edit does not apply; the message says why */
 
 /* polkit actions (dbus/io.github.nvprofiled.NvProfiled1.policy). */
 #define POLKIT_ACTION_RELOAD "io.github.nvprofiled.NvProfiled1.reload"
+#define POLKIT_ACTION_EDIT_SYSTEM_PROFILES "io.github.nvprofiled.NvProfiled1.edit-system-profiles"

@@ -31,6 +31,7 @@ typedef enum LogTarget {
 #define LOG_MESSAGE_USER_SUPPRESSED "f682d7c3093a4050a19205aa410bb5ef"
 #define LOG_MESSAGE_WATCH_DEGRADED "3303c4e011da4100ba1a1c7b8013d813"
 #define LOG_MESSAGE_CONFIG_RELOADED "f0a9a160d5284de2a194e26a0b897a76"
+#define LOG_MESSAGE_PROFILE_EDITED "325620354de543efa6fd363ad5015be2"
 
 void log_setup(const char *ident, LogTarget target);
 /* Where messages go now: LOG_TARGET_AUTO is resolved when set, so this is console, journal or null. */
