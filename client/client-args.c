@@ -8,6 +8,7 @@
 
 #include "client.h"
 #include "log.h"
+#include "parse-util.h"
 #include "report-page.h"
 #include "strv.h"
 #include "verb-top.h"
@@ -300,6 +301,21 @@ int parse_argv(int argc, char *argv[])
                 ARG_FAIL_ABOVE,
                 ARG_METRIC,
                 ARG_JUNIT,
+                ARG_PROCNAME,
+                ARG_COMMNAME,
+                ARG_CMDLINE,
+                ARG_FINDFILE,
+                ARG_TRUE,
+                ARG_OR,
+                ARG_NOT,
+                ARG_PATTERN,
+                ARG_PROFILE,
+                ARG_SETTING,
+                ARG_UNSET,
+                ARG_SYSTEM,
+                ARG_FILE,
+                ARG_POSITION,
+                ARG_DRY_RUN,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -336,6 +352,21 @@ int parse_argv(int argc, char *argv[])
                 { "fail-above", required_argument, NULL, ARG_FAIL_ABOVE },
                 { "metric", required_argument, NULL, ARG_METRIC },
                 { "junit", required_argument, NULL, ARG_JUNIT },
+                { "procname", required_argument, NULL, ARG_PROCNAME },
+                { "commname", required_argument, NULL, ARG_COMMNAME },
+                { "cmdline", required_argument, NULL, ARG_CMDLINE },
+                { "findfile", required_argument, NULL, ARG_FINDFILE },
+                { "true", no_argument, NULL, ARG_TRUE },
+                { "or", no_argument, NULL, ARG_OR },
+                { "not", no_argument, NULL, ARG_NOT },
+                { "pattern", required_argument, NULL, ARG_PATTERN },
+                { "profile", required_argument, NULL, ARG_PROFILE },
+                { "setting", required_argument, NULL, ARG_SETTING },
+                { "unset", required_argument, NULL, ARG_UNSET },
+                { "system", no_argument, NULL, ARG_SYSTEM },
+                { "file", required_argument, NULL, ARG_FILE },
+                { "position", required_argument, NULL, ARG_POSITION },
+                { "dry-run", no_argument, NULL, ARG_DRY_RUN },
                 { 0 },
         };
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
@@ -493,6 +524,68 @@ int parse_argv(int argc, char *argv[])
                                 return usage_error("--junit= takes a file name.");
                         arg.junit = optarg;
                         break;
+                case ARG_PROCNAME:
+                        if (strv_extend(&arg.procnames, optarg) < 0)
+                                return log_oom();
+                        break;
+                case ARG_COMMNAME:
+                        if (strv_extend(&arg.commnames, optarg) < 0)
+                                return log_oom();
+                        break;
+                case ARG_CMDLINE:
+                        if (strv_extend(&arg.cmdlines, optarg) < 0)
+                                return log_oom();
+                        break;
+                case ARG_FINDFILE:
+                        if (strv_extend(&arg.findfiles, optarg) < 0)
+                                return log_oom();
+                        break;
+                case ARG_TRUE:
+                        arg.match_true = true;
+                        break;
+                case ARG_OR:
+                        arg.match_or = true;
+                        break;
+                case ARG_NOT:
+                        arg.match_not = true;
+                        break;
+                case ARG_PATTERN:
+                        arg.pattern = optarg;
+                        break;
+                case ARG_PROFILE:
+                        if (optarg[0] == '\0')
+                                return usage_error("--profile= takes a profile name.");
+                        arg.profile = optarg;
+                        break;
+                case ARG_SETTING:
+                        if (!strchr(optarg, '=') || optarg[0] == '=')
+                                return usage_error("--setting= takes KEY=VALUE, not \"%s\".", esc(&e, optarg));
+                        if (strv_extend(&arg.settings, optarg) < 0)
+                                return log_oom();
+                        break;
+                case ARG_UNSET:
+                        if (strv_extend(&arg.unset, optarg) < 0)
+                                return log_oom();
+                        break;
+                case ARG_SYSTEM:
+                        arg.system = true;
+                        break;
+                case ARG_FILE:
+                        arg.edit_file = optarg;
+                        break;
+                case ARG_POSITION: {
+                        unsigned u;
+
+                        if (safe_atou(optarg, &u) < 0 || u > INT32_MAX)
+                                return usage_error("--position= takes a rule's index in its file (0: the first), not "
+                                                   "\"%s\".",
+                                                esc(&e, optarg));
+                        arg.position = (int) u;
+                        break;
+                }
+                case ARG_DRY_RUN:
+                        arg.dry_run = true;
+                        break;
                 case '?':
                         return usage_error("Unknown option, or an option without its argument: \"%s\"; see "
                                            "nvprofilectl --help.",
@@ -519,6 +612,12 @@ void client_options_done(ClientOptions *o)
         strv_free(o->rule_ids);
         strv_free(o->actions);
         strv_free(o->metrics);
+        strv_free(o->procnames);
+        strv_free(o->commnames);
+        strv_free(o->cmdlines);
+        strv_free(o->findfiles);
+        strv_free(o->settings);
+        strv_free(o->unset);
         *o = (ClientOptions) CLIENT_OPTIONS_INIT;
 }
 
@@ -530,6 +629,7 @@ typedef enum VerbFlags {
         VERB_REPORT_OPTIONS = 1 << 4, /* takes --rules-dir, --rule, --all-sections, --action */
         VERB_TOP_OPTIONS = 1 << 5, /* takes --once and --sort */
         VERB_SECTIONS_OPTIONS = 1 << 6, /* takes --arch, --scope, --schema */
+        VERB_EDIT_OPTIONS = 1 << 7, /* takes the pattern, profile and file options of edits, --dso among them */
 } VerbFlags;
 
 typedef struct Verb {
@@ -544,8 +644,8 @@ static const Verb verbs[] = {
         { "processes", 0, 0, 0, verb_processes },
         { "explain", 1, 1, 0, verb_explain },
         { "resolve", 0, 0, VERB_RESOLVE_OPTIONS | VERB_HOME_OPTION, verb_resolve },
-        { "rules", 0, 0, VERB_HOME_OPTION, verb_rules },
-        { "profiles", 0, 0, VERB_HOME_OPTION, verb_profiles },
+        { "rules", 0, 2, VERB_HOME_OPTION | VERB_EDIT_OPTIONS, verb_rules },
+        { "profiles", 0, 2, VERB_HOME_OPTION | VERB_EDIT_OPTIONS, verb_profiles },
         { "errors", 0, 0, 0, verb_errors },
         { "check", 0, UINT_MAX, 0, verb_check },
         { "monitor", 0, 0, 0, verb_monitor },
@@ -563,9 +663,18 @@ static bool page_options_given(void)
                         arg.print_summary >= 0;
 }
 
-static bool resolve_options_given(void)
+static bool resolve_options_given(VerbFlags flags)
 {
-        return arg.exe || arg.comm || arg.argv_facts || arg.dsos || arg.env || arg.exe_dir_files;
+        /* --dso is also a pattern feature of rule edits. */
+        return arg.exe || arg.comm || arg.argv_facts || (arg.dsos && !(flags & VERB_EDIT_OPTIONS)) || arg.env ||
+                        arg.exe_dir_files;
+}
+
+static bool edit_options_given(void)
+{
+        return arg.procnames || arg.commnames || arg.cmdlines || arg.findfiles || arg.match_true || arg.match_or ||
+                        arg.match_not || arg.pattern || arg.profile || arg.settings || arg.unset || arg.system ||
+                        arg.edit_file || arg.position >= 0 || arg.dry_run;
 }
 
 int dispatch_verb(int argc, char *argv[])
@@ -597,7 +706,14 @@ int dispatch_verb(int argc, char *argv[])
                                                 n_args);
                         return EXIT_USAGE;
                 }
-                if (!(v->flags & VERB_RESOLVE_OPTIONS) && resolve_options_given()) {
+                if (!(v->flags & VERB_EDIT_OPTIONS) && edit_options_given()) {
+                        (void) usage_error("--procname, --commname, --cmdline, --findfile, --true, --or, --not, "
+                                           "--pattern, --profile, --setting, --unset, --system, --file, --position "
+                                           "and --dry-run are options of rules and profiles edits, not of %s.",
+                                        v->name);
+                        return EXIT_USAGE;
+                }
+                if (!(v->flags & VERB_RESOLVE_OPTIONS) && resolve_options_given(v->flags)) {
                         (void) usage_error("--exe, --argv, --comm, --dso, --env and --exe-dir-file are options of "
                                            "resolve, not of %s.",
                                         v->name);

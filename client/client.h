@@ -51,12 +51,20 @@ typedef struct ClientOptions {
         bool once; /* top --once */
         int top_sort; /* top --sort= (a TopSort); -1: not given */
         const char *arch, *scope, *schema; /* sections: --arch=, --scope=, --schema= (point into argv) */
+        /* rules add|set|remove|move, profiles add|set|remove (verb-profile-edit.c): the pattern (--procname=,
+         * --commname=, --cmdline=, --findfile=, --dso= (dsos, above), --true, --or, --not, or --pattern=), the
+         * profile (--profile=, --setting=KEY=VALUE, --unset=KEY), where (--system, --file=, --position=) and
+         * --dry-run */
+        char **procnames, **commnames, **cmdlines, **findfiles, **settings, **unset;
+        bool match_true, match_or, match_not, system, dry_run;
+        const char *pattern, *profile, *edit_file;
+        int position; /* -1: not given */
 } ClientOptions;
 
 #define CLIENT_OPTIONS_INIT                                                                                           \
         {                                                                                                             \
                 .legend = true, .top_sort = -1, .print_units = -1, .print_details = -1, .print_metric_instances = -1, \
-                .print_summary = -1,                                                                                  \
+                .print_summary = -1, .position = -1,                                                                  \
         }
 
 extern ClientOptions arg;
@@ -157,6 +165,8 @@ int verb_explain(int argc, char *argv[]);
 int verb_resolve(int argc, char *argv[]);
 int verb_rules(int argc, char *argv[]);
 int verb_profiles(int argc, char *argv[]);
+int verb_rules_edit(int argc, char *argv[]);
+int verb_profiles_edit(int argc, char *argv[]);
 int verb_errors(int argc, char *argv[]);
 int verb_check(int argc, char *argv[]);
 int verb_monitor(int argc, char *argv[]);

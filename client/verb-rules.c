@@ -5,6 +5,7 @@
 
 #include "client.h"
 #include "log.h"
+#include "rc-rule-id.h"
 
 static const char *home_arg(void)
 {
@@ -14,16 +15,32 @@ static const char *home_arg(void)
 static int read_rules(sd_bus_message *reply, struct json_object *list, void *userdata)
 {
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
+        /* How many rules with the same file, pattern and profile came before: part of each rule's id. */
+        _cleanup_(json_object_putp) struct json_object *seen = json_object_new_object();
         const char *file, *pattern, *profile, *where;
         uint32_t line, column;
         int r;
+
+        if (!seen)
+                return -ENOMEM;
 
         r = sd_bus_message_enter_container(reply, 'a', "(suusss)");
         if (r < 0)
                 return r;
         while ((r = sd_bus_message_read(reply, "(suusss)", &file, &line, &column, &pattern, &profile, &where)) > 0) {
-                struct json_object *o = json_object_new_object();
+                struct json_object *o = json_object_new_object(), *count = NULL;
+                _cleanup_free_ char *key = NULL;
+                char id[RC_RULE_ID_LENGTH + 1];
+                unsigned occurrence = 0;
 
+                if (asprintf(&key, "%s%c%s%c%s", file, 0x1f, pattern, 0x1f, profile) < 0)
+                        return -ENOMEM;
+                if (json_object_object_get_ex(seen, key, &count))
+                        occurrence = (unsigned) json_object_get_int64(count);
+                json_object_object_add(seen, key, json_object_new_int64(occurrence + 1));
+                rc_rule_id(file, pattern, profile, occurrence, id);
+
+                json_object_object_add(o, "id", json_object_new_string(id));
                 json_object_object_add(o, "file", json_object_new_string(file));
                 json_object_object_add(o, "line", json_object_new_int64(line));
                 json_object_object_add(o, "column", json_object_new_int64(column));
@@ -32,7 +49,7 @@ static int read_rules(sd_bus_message *reply, struct json_object *list, void *use
                 json_object_object_add(o, "profile_location", *where ? json_object_new_string(where) : NULL);
                 json_object_array_add(list, o);
                 if (arg.json == JSON_OFF)
-                        printf("%s:%" PRIu32 ":%" PRIu32 "  %s  -> %s%s\n", esc(&e, file), line, column,
+                        printf("%s  %s:%" PRIu32 ":%" PRIu32 "  %s  -> %s%s\n", id, esc(&e, file), line, column,
                                         esc(&e, pattern), esc(&e, profile),
                                         *where ? "" : "  (profile defined nowhere)");
                 escape_pool_done(&e);
@@ -47,7 +64,14 @@ int verb_rules(int argc, char *argv[])
         _cleanup_(json_object_putp) struct json_object *list = NULL;
         int r;
 
-        assert(argc == 1);
+        if (argc > 1)
+                return verb_rules_edit(argc, argv);
+        if (arg.settings || arg.unset || arg.profile || arg.system || arg.edit_file || arg.position >= 0 ||
+                        arg.dry_run || arg.procnames || arg.commnames || arg.cmdlines || arg.findfiles || arg.dsos ||
+                        arg.match_true || arg.match_or || arg.match_not || arg.pattern) {
+                log_error("Options of edits need a verb: rules add|set|remove|move.");
+                return EXIT_USAGE;
+        }
 
         r = client_list("ListRules", home_arg(), read_rules, NULL, &list);
         if (r < 0)
@@ -122,7 +146,12 @@ int verb_profiles(int argc, char *argv[])
         _cleanup_(json_object_putp) struct json_object *list = NULL;
         int r;
 
-        assert(argc == 1);
+        if (argc > 1)
+                return verb_profiles_edit(argc, argv);
+        if (arg.settings || arg.unset || arg.system || arg.edit_file || arg.dry_run) {
+                log_error("Options of edits need a verb: profiles add|set|remove.");
+                return EXIT_USAGE;
+        }
 
         r = client_list("ListProfiles", home_arg(), read_profiles, NULL, &list);
         if (r < 0)
