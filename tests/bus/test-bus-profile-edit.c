@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The Profiles interface on the real daemon and a private bus: edits of the system's rc files are root's,
+ * or polkit's to allow (python3-dbusmock's polkitd); a dry run needs nothing and reads with the caller's
+ * own access, so it shows nobody a file they could not read; the driver's files are never written; a
+ * preview shows a caller only its own processes; a write reloads and is journalled with the caller's uid.
+ * Needs root (the unprivileged callers are a user the test creates). */
+
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bus-names.h"
+#include "bus-world.h"
+#include "macro.h"
+
+#define TEST_USER "nvptest-edit"
+#define RCD "/etc/nvidia/nvidia-application-profiles-rc.d"
+#define TARGET RCD "/50-test"
+#define NIRI_PATTERN "{\"feature\": \"procname\", \"matches\": \"niri\"}"
+
+static const char *const edit_allowed[] = { POLKIT_ACTION_EDIT_SYSTEM_PROFILES, NULL };
+static const char *const reload_allowed[] = { POLKIT_ACTION_RELOAD, NULL };
+
+enum {
+        CALL_REPLY_MISMATCH = 30,
+        CALL_FILE_CHANGED = 31,
+        CALL_EDIT_REFUSED = 32,
+        CALL_LIMITS = 33,
+};
+
+/* One AddRule call, made in a child as some user; the reply is checked there. */
+typedef struct AddCall {
+        const char *file, *pattern;
+        const char *key, *value;
+        size_t n_settings; /* copies of (key, value); 1 unless testing the limit */
+        bool dry_run;
+        const char *diff_has; /* the diff must contain this, if set */
+        const char *diff_lacks; /* ...and not this */
+        pid_t change_pid; /* changes must name this pid (0: must be empty) */
+        pid_t no_change_pid; /* ...and must not name this one */
+        const char *error_has; /* the error message must contain this, if set */
+} AddCall;
+
+static int call_add(sd_bus *bus, void *userdata)
+{
+        const AddCall *c = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        const char *rule, *diff, *comm, *key, *before, *after;
+        uint32_t pid, uid;
+        bool saw_pid = false, saw_other = false;
+        unsigned n_changes = 0;
+        int r;
+
+        if (sd_bus_message_new_method_call(bus, &m, BUS_NAME, BUS_ROOT_PATH, BUS_PROFILES_INTERFACE, "AddRule") < 0 ||
+                        sd_bus_message_append(m, "siss", c->file, -1, c->pattern, "") < 0 ||
+                        sd_bus_message_open_container(m, 'a', "(ss)") < 0)
+                return CALL_OTHER_ERROR;
+        for (size_t i = 0; i < MAX(c->n_settings, 1u); i++)
+                if (sd_bus_message_append(m, "(ss)", c->key, c->value) < 0)
+                        return CALL_OTHER_ERROR;
+        if (sd_bus_message_close_container(m) < 0 || sd_bus_message_append(m, "t", (uint64_t) c->dry_run) < 0)
+                return CALL_OTHER_ERROR;
+
+        r = sd_bus_call(bus, m, 0, &e, &reply);
+        if (r < 0) {
+                if (c->error_has && (!e.message || !strstr(e.message, c->error_has))) {
+                        fprintf(stderr, "error \"%s\" lacks \"%s\"\n", strna(e.message), c->error_has);
+                        return CALL_REPLY_MISMATCH;
+                }
+                if (sd_bus_error_has_name(&e, BUS_ERROR_FILE_CHANGED))
+                        return CALL_FILE_CHANGED;
+                if (sd_bus_error_has_name(&e, BUS_ERROR_EDIT_REFUSED))
+                        return CALL_EDIT_REFUSED;
+                if (sd_bus_error_has_name(&e, BUS_ERROR_LIMITS_EXCEEDED))
+                        return CALL_LIMITS;
+                return world_outcome(r, &e);
+        }
+        if (sd_bus_message_read(reply, "ss", &rule, &diff) < 0 ||
+                        sd_bus_message_enter_container(reply, 'a', "(uussss)") < 0)
+                return CALL_OTHER_ERROR;
+        while ((r = sd_bus_message_read(reply, "(uussss)", &pid, &uid, &comm, &key, &before, &after)) > 0) {
+                n_changes++;
+                if ((pid_t) pid == c->change_pid && streq(key, c->key) && streq(before, "") && streq(after, c->value))
+                        saw_pid = true;
+                if (c->no_change_pid && (pid_t) pid == c->no_change_pid)
+                        saw_other = true;
+        }
+        if (r < 0)
+                return CALL_OTHER_ERROR;
+        if (strlen(rule) != 12 || (c->diff_has && !strstr(diff, c->diff_has)) ||
+                        (c->diff_lacks && strstr(diff, c->diff_lacks))) {
+                fprintf(stderr, "rule \"%s\", diff:\n%s\n", rule, diff);
+                return CALL_REPLY_MISMATCH;
+        }
+        if (c->change_pid ? !saw_pid : n_changes > 0) {
+                fprintf(stderr, "changes: %u, none for pid %d\n", n_changes, (int) c->change_pid);
+                return CALL_REPLY_MISMATCH;
+        }
+        if (saw_other) {
+                fprintf(stderr, "a change of pid %d, which the caller may not see\n", (int) c->no_change_pid);
+                return CALL_REPLY_MISMATCH;
+        }
+        return CALL_OK;
+}
+
+static char *read_root_file(BusWorld *w, const char *rel)
+{
+        g_autofree char *p = g_build_filename(w->root, rel, NULL);
+        char *text = NULL;
+
+        if (!g_file_get_contents(p, &text, NULL, NULL))
+                return NULL;
+        return text;
+}
+
+static uint64_t generation(BusWorld *w)
+{
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        uint64_t g = 0;
+
+        g_assert_cmpint(sd_bus_get_property_trivial(w->bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE,
+                                        "ConfigGeneration", &e, 't', &g),
+                        >=, 0);
+        return g;
+}
+
+static void test_system_edit_authorized_by_polkit(void)
+{
+        BusWorld w;
+        uid_t uid = world_test_user(TEST_USER);
+        AddCall add = { .file = TARGET, .pattern = NIRI_PATTERN, .key = "GLVidHeapReuseRatio", .value = "0" };
+        g_autofree char *text = NULL, *log = NULL, *uid_field = NULL;
+        uint64_t g;
+
+        world_setup(&w);
+        world_write(&w, RCD "/10-other", "# kept as it is\n{ \"rules\": [] }\n");
+        world_start_daemon(&w, NULL, NULL);
+
+        /* Without polkit on the bus: only root may write. Nothing is created for the refused caller. */
+        g_assert_cmpint(world_call_as(&w, uid, call_add, &add), ==, CALL_ACCESS_DENIED);
+        text = read_root_file(&w, TARGET);
+        g_assert_null(text);
+
+        /* polkit answers no, then allows only Reload: still refused. */
+        world_start_polkit(&w);
+        g_assert_cmpint(world_call_as(&w, uid, call_add, &add), ==, CALL_ACCESS_DENIED);
+        world_polkit_set_allowed(&w, reload_allowed);
+        g_assert_cmpint(world_call_as(&w, uid, call_add, &add), ==, CALL_ACCESS_DENIED);
+        g_assert_null(read_root_file(&w, TARGET));
+
+        /* Allowed: written, reloaded, journalled with the caller's uid; the other file is untouched. */
+        world_polkit_set_allowed(&w, edit_allowed);
+        g = generation(&w);
+        add.diff_has = "GLVidHeapReuseRatio";
+        g_assert_cmpint(world_call_as(&w, uid, call_add, &add), ==, CALL_OK);
+        g_assert_cmpuint(generation(&w), >, g);
+        text = read_root_file(&w, TARGET);
+        g_assert_nonnull(text);
+        g_assert_nonnull(strstr(text, "\"niri\""));
+        g_assert_nonnull(strstr(text, "GLVidHeapReuseRatio"));
+        g_free(text);
+        text = read_root_file(&w, RCD "/10-other");
+        g_assert_cmpstr(text, ==, "# kept as it is\n{ \"rules\": [] }\n");
+        {
+                g_autofree char *p = g_build_filename(w.root, TARGET, NULL);
+                struct stat st;
+
+                /* Readable by every user's processes (the driver reads it there), owned by root. */
+                g_assert_cmpint(stat(p, &st), ==, 0);
+                g_assert_cmpuint(st.st_mode & 07777, ==, 0644);
+                g_assert_cmpuint(st.st_uid, ==, 0);
+        }
+        log = world_daemon_log(&w);
+        uid_field = g_strdup_printf("uid %u: add-rule", (unsigned) uid);
+        if (!strstr(log, uid_field))
+                g_test_message("daemon log:\n%s", log);
+        g_assert_nonnull(strstr(log, uid_field));
+
+        /* A second add goes after the first, and leaves its bytes as they are. */
+        {
+                g_autofree char *before = read_root_file(&w, TARGET), *after = NULL;
+                AddCall second = add;
+
+                second.pattern = "{\"feature\": \"procname\", \"matches\": \"Hyprland\"}";
+                g_assert_cmpint(world_call_as(&w, 0, call_add, &second), ==, CALL_OK);
+                after = read_root_file(&w, TARGET);
+                g_assert_nonnull(strstr(after, "Hyprland"));
+                g_assert_true(strstr(after, "\"niri\"") < strstr(after, "Hyprland"));
+                g_assert_cmpuint(strlen(after), >, strlen(before));
+        }
+
+        world_teardown(&w);
+        world_remove_user(TEST_USER);
+}
+
+static void test_dry_run_reads_as_caller(void)
+{
+        BusWorld w;
+        uid_t uid = world_test_user(TEST_USER);
+        g_autofree char *secret_path = NULL, *after = NULL;
+        AddCall add = { .file = RCD "/60-secret",
+                .pattern = NIRI_PATTERN,
+                .key = "GLVidHeapReuseRatio",
+                .value = "0",
+                .dry_run = true };
+
+        world_setup(&w);
+        world_write(&w, RCD "/60-secret", "# SECRET-COMMENT only root may read\n{ \"rules\": [] }\n");
+        secret_path = g_build_filename(w.root, RCD "/60-secret", NULL);
+        g_assert_cmpint(chmod(secret_path, 0600), ==, 0);
+        world_start_daemon(&w, NULL, NULL);
+
+        /* No polkit at all: a dry run of a new file needs none, and writes nothing. */
+        {
+                AddCall fresh = add;
+
+                fresh.file = RCD "/70-new";
+                fresh.diff_has = "+++ b/" RCD "/70-new";
+                g_assert_cmpint(world_call_as(&w, uid, call_add, &fresh), ==, CALL_OK);
+                g_assert_null(read_root_file(&w, RCD "/70-new"));
+        }
+
+        /* A file the caller cannot read: refused, and its content is nowhere in the answer. */
+        add.error_has = "60-secret";
+        g_assert_cmpint(world_call_as(&w, uid, call_add, &add), ==, CALL_ACCESS_DENIED);
+        add.error_has = NULL;
+        /* Root's dry run shows the file's bytes in the diff's context, and changes nothing. */
+        add.diff_has = "SECRET-COMMENT";
+        g_assert_cmpint(world_call_as(&w, 0, call_add, &add), ==, CALL_OK);
+        after = read_root_file(&w, RCD "/60-secret");
+        g_assert_cmpstr(after, ==, "# SECRET-COMMENT only root may read\n{ \"rules\": [] }\n");
+
+        world_teardown(&w);
+        world_remove_user(TEST_USER);
+}
+
+static void test_never_written(void)
+{
+        BusWorld w;
+        AddCall add = { .pattern = NIRI_PATTERN, .key = "GLVidHeapReuseRatio", .value = "0" };
+        static const char *const refused[] = {
+                "/usr/share/nvidia/nvidia-application-profiles-570.153.02-rc", /* the driver's */
+                "/root/.nv/nvidia-application-profiles-rc", /* a user's: the client writes those, as the user */
+                RCD "/../../passwd",
+                RCD "/.hidden",
+                RCD "/sub/file",
+                "/etc/nvidia/other",
+        };
+
+        world_setup(&w);
+        world_write(&w, "usr/share/nvidia/nvidia-application-profiles-570.153.02-rc", "{ \"rules\": [] }\n");
+        world_start_daemon(&w, NULL, NULL);
+
+        for (size_t i = 0; i < ELEMENTSOF(refused); i++) {
+                add.file = refused[i];
+                add.error_has = i == 0 ? "never written" : NULL;
+                g_test_message("%s", refused[i]);
+                g_assert_cmpint(world_call_as(&w, 0, call_add, &add), ==, CALL_ACCESS_DENIED);
+        }
+        {
+                g_autofree char *shipped =
+                                read_root_file(&w, "usr/share/nvidia/nvidia-application-profiles-570.153.02-rc");
+                g_assert_cmpstr(shipped, ==, "{ \"rules\": [] }\n");
+                g_assert_null(read_root_file(&w, "etc/passwd"));
+        }
+
+        /* Bounded: more settings than an edit may name. */
+        add.file = TARGET;
+        add.error_has = NULL;
+        add.n_settings = 300;
+        g_assert_cmpint(world_call_as(&w, 0, call_add, &add), ==, CALL_LIMITS);
+        /* Refused by the editor, with the reason: a value that is not rc text. */
+        add.n_settings = 1;
+        add.value = "0, \"injected\": 1";
+        g_assert_cmpint(world_call_as(&w, 0, call_add, &add), ==, CALL_EDIT_REFUSED);
+        g_assert_null(read_root_file(&w, TARGET));
+
+        world_teardown(&w);
+}
+
+static void test_preview_shows_own_processes(void)
+{
+        BusWorld w;
+        uid_t uid = world_test_user(TEST_USER);
+        GPid mine, roots;
+        AddCall add = {
+                .file = TARGET, .pattern = NIRI_PATTERN, .key = "GLVidHeapReuseRatio", .value = "0", .dry_run = true
+        };
+
+        world_setup(&w);
+        world_start_daemon(&w, NULL, NULL);
+        mine = world_spawn(&w, "niri", uid, true);
+        roots = world_spawn(&w, "niri", 0, true);
+
+        /* The user's dry run: its own process gains the setting; root's is not even mentioned. */
+        add.change_pid = mine;
+        add.no_change_pid = roots;
+        g_assert_cmpint(world_call_as(&w, uid, call_add, &add), ==, CALL_OK);
+        /* Root's: both. */
+        add.no_change_pid = 0;
+        g_assert_cmpint(world_call_as(&w, 0, call_add, &add), ==, CALL_OK);
+        add.change_pid = roots;
+        g_assert_cmpint(world_call_as(&w, 0, call_add, &add), ==, CALL_OK);
+        /* A pattern that matches neither: no change at all. */
+        add.pattern = "{\"feature\": \"procname\", \"matches\": \"sway\"}";
+        add.change_pid = 0;
+        g_assert_cmpint(world_call_as(&w, 0, call_add, &add), ==, CALL_OK);
+
+        world_kill(mine);
+        world_kill(roots);
+        world_teardown(&w);
+        world_remove_user(TEST_USER);
+}
+
+int main(int argc, char *argv[])
+{
+        g_test_init(&argc, &argv, NULL);
+        if (geteuid() != 0) {
+                g_test_skip("needs root: creates a user and runs the daemon's writes");
+                return g_test_run();
+        }
+        g_test_add_func("/bus-profile-edit/system-edit-authorized-by-polkit", test_system_edit_authorized_by_polkit);
+        g_test_add_func("/bus-profile-edit/dry-run-reads-as-caller", test_dry_run_reads_as_caller);
+        g_test_add_func("/bus-profile-edit/never-written", test_never_written);
+        g_test_add_func("/bus-profile-edit/preview-shows-own-processes", test_preview_shows_own_processes);
+        return g_test_run();
+}
