@@ -202,6 +202,14 @@ static int file_job_run(void *userdata)
 
 static const UserCreds root_creds = { .uid = 0, .gid = 0 };
 
+/* Whose access writes use: root's file access (fsuid 0, no capability: only what root's own files and
+ * directories allow), or, for a daemon that cannot switch (an unprivileged instance, as in tests), its
+ * own. */
+static const UserCreds *write_creds(void)
+{
+        return user_creds_can_switch() ? &root_creds : NULL;
+}
+
 /* The file's text (NULL: it does not exist), read with the access of creds. */
 static int read_target(Manager *m, const UserCreds *creds, const EditTarget *t, char **ret, size_t *ret_size,
                 char **ret_message)
@@ -232,7 +240,7 @@ static int write_target(Manager *m, const EditTarget *t, const char *expected, s
                 .size = size };
         int r;
 
-        r = user_creds_run(&root_creds, file_job_run, &j);
+        r = user_creds_run(write_creds(), file_job_run, &j);
         if (r == -ESTALE)
                 return say(ret_message, r, "%s changed since it was read: nothing was written, try again", t->path);
         if (r < 0)
@@ -549,7 +557,7 @@ int manager_edit_system(Manager *m, const UserCreds *creds, const ManagerEditReq
                 return r;
 
         /* A dry run shows the caller only what it may read itself; a write is authorised already. */
-        io_creds = req->dry_run ? creds : &root_creds;
+        io_creds = req->dry_run ? creds : write_creds();
         edit = req->edit;
         rule_op = req->move || IN_SET(edit.operation, RC_EDIT_UPDATE_RULE, RC_EDIT_REMOVE_RULE);
 
