@@ -256,7 +256,7 @@ static void test_preview_user_file(void)
 
 int main(int argc, char *argv[])
 {
-        test_init(&argc, &argv);
+        g_test_init(&argc, &argv, NULL);
         g_test_add_func("/manager-edit/add-rule-writes-and-reloads", test_add_rule_writes_and_reloads);
         g_test_add_func("/manager-edit/rule-by-id-and-line", test_rule_by_id_and_line);
         g_test_add_func("/manager-edit/refusals", test_refusals);
