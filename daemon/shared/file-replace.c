@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
+#include <sys/file.h>
 #include <sys/fsuid.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -107,9 +109,9 @@ static int target_unchanged(
         return 0;
 }
 
-/* The temporary directory, made if missing. It must be a directory of the writer's own that nobody
- * else may write to: another user able to add or swap names in it could place a file of theirs where
- * ours is renamed from. */
+/* The temporary directory, made if missing, and held with a shared lock while we use it. It must be a
+ * directory of the writer's own that nobody else may write to: another user able to add or swap names in
+ * it could place a file of theirs where ours is renamed from. */
 static int open_temp_dir(int dir_fd)
 {
         _cleanup_close_ int fd = -EBADF;
@@ -119,18 +121,39 @@ static int open_temp_dir(int dir_fd)
                 return -errno;
         fd = openat(dir_fd, FILE_REPLACE_TEMP_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0)
-                return errno == ENOTDIR ? -ELOOP : -errno;
+                return -errno;
         if (fstat(fd, &st) < 0)
                 return -errno;
         /* setfsuid() with an invalid id changes nothing and returns the current one. */
         if (st.st_uid != (uid_t) setfsuid((uid_t) -1) || (st.st_mode & 0022) != 0)
                 return -EPERM;
+        /* Waits only while another writer cleans up (remove_temp_dir()). */
+        if (flock(fd, LOCK_SH) < 0)
+                return -errno;
         return TAKE_FD(fd);
 }
 
-static void remove_temp_dir(int dir_fd)
+/* Removes the temporary directory when no other writer holds it. Whatever is still in it then was left
+ * by a writer that died between its write and its rename (its lock went with it): removed too. */
+static void remove_temp_dir(int dir_fd, int temp_dir_fd)
 {
-        /* Fails harmlessly (ENOTEMPTY, EBUSY) while another writer's temporary is in it. */
+        _cleanup_closedir_ DIR *d = NULL;
+        int fd;
+
+        if (flock(temp_dir_fd, LOCK_EX | LOCK_NB) < 0)
+                return;
+        fd = openat(temp_dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return;
+        d = fdopendir(fd);
+        if (!d) {
+                (void) safe_close(fd);
+                return;
+        }
+        for (struct dirent *de; (de = readdir(d));)
+                if (!streq(de->d_name, ".") && !streq(de->d_name, ".."))
+                        (void) unlinkat(temp_dir_fd, de->d_name, 0);
+        /* Fails harmlessly (ENOTEMPTY, EBUSY) if something we did not remove is in it. */
         (void) unlinkat(dir_fd, FILE_REPLACE_TEMP_DIR, AT_REMOVEDIR);
 }
 
@@ -261,18 +284,18 @@ int file_replace(int dir_fd, const char *name, const void *expected, size_t expe
                 fd = create_temp(temp_dir_fd, temp_name);
                 if (fd >= 0)
                         break;
-                /* Another writer removed the directory between our mkdirat() and our create. */
-                temp_dir_fd = safe_close(temp_dir_fd);
+                /* -ENOENT: another writer removed the directory between our mkdirat() and our lock. */
                 if (fd != -ENOENT || attempt >= TEMP_ATTEMPTS) {
-                        remove_temp_dir(dir_fd);
+                        remove_temp_dir(dir_fd, temp_dir_fd);
                         return fd;
                 }
+                temp_dir_fd = safe_close(temp_dir_fd);
         }
 
         r = replace_via(dir_fd, temp_dir_fd, fd, temp_name, name, expected ? &old : NULL, expected, expected_size, data,
                         size, new_mode, hooks);
         if (r < 0)
                 (void) unlinkat(temp_dir_fd, temp_name, 0);
-        remove_temp_dir(dir_fd);
+        remove_temp_dir(dir_fd, temp_dir_fd);
         return r;
 }
