@@ -183,6 +183,7 @@ static void test_strings(void)
         assert_check("GLYield", "\"a\"]}]}", -EINVAL, "not an rc value");
         assert_check("GLYield", "\"a\" # c", -EINVAL, "not an rc value");
         assert_check("GLFSAAMode", "1, 2", -EINVAL, "integer");
+        assert_check("Foo", "1, \"k\", 2", -EINVAL, "not one true, false, number or \"string\"");
         assert_check("GLYield", "\"a\\n\"", -EINVAL, "control character");
 }
 

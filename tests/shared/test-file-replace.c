@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -164,6 +165,7 @@ typedef struct Change {
         Fixture *f;
         const char *content;
         bool keep_mtime, remove, rename_over;
+        int *hold_temp_dir; /* if set: another writer's lock on the temporary directory, taken here */
 } Change;
 
 static void change_file(void *userdata)
@@ -172,6 +174,11 @@ static void change_file(void *userdata)
         struct stat st;
 
         g_assert_cmpint(fstatat(c->f->dir_fd, "rc", &st, AT_SYMLINK_NOFOLLOW), ==, 0);
+        if (c->hold_temp_dir) {
+                *c->hold_temp_dir = openat(c->f->dir_fd, FILE_REPLACE_TEMP_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                g_assert_cmpint(*c->hold_temp_dir, >=, 0);
+                g_assert_cmpint(flock(*c->hold_temp_dir, LOCK_SH), ==, 0);
+        }
         if (c->remove) {
                 g_assert_cmpint(unlinkat(c->f->dir_fd, "rc", 0), ==, 0);
                 return;
@@ -198,12 +205,15 @@ static void change_file(void *userdata)
 /* A change between the read the edit was based on and the rename: nothing is lost. */
 static void test_concurrent_change(Fixture *f, gconstpointer data)
 {
+        _cleanup_close_ int held = -EBADF;
         const Change changes[] = {
                 { f, "{ \"rules\": [ \"theirs\" ] }\n" },
                 /* The same size and mtime: only the bytes tell. */
                 { f, "{ \"rules\": [ ]}\n", .keep_mtime = true },
                 { f, NULL, .remove = true },
                 { f, OLD, .rename_over = true },
+                /* While another writer is at work too: our temporary goes, theirs (none here) stays. */
+                { f, "{ \"rules\": [ \"theirs\" ] }\n", .hold_temp_dir = &held },
         };
 
         for (size_t i = 0; i < G_N_ELEMENTS(changes); i++) {
@@ -218,6 +228,11 @@ static void test_concurrent_change(Fixture *f, gconstpointer data)
                         g_assert_cmpint(fstatat(f->dir_fd, "rc", &st, AT_SYMLINK_NOFOLLOW), ==, -1);
                 else
                         assert_content(f->dir_fd, "rc", c.content);
+                if (c.hold_temp_dir) {
+                        assert_names(f->dir_fd, FILE_REPLACE_TEMP_DIR, "");
+                        held = safe_close(held);
+                        g_assert_cmpint(unlinkat(f->dir_fd, FILE_REPLACE_TEMP_DIR, AT_REMOVEDIR), ==, 0);
+                }
                 assert_no_temp_dir(f->dir_fd);
         }
 
