@@ -88,6 +88,16 @@ static void test_documented_keys(void)
         g_assert_null(rc_setting_type_to_string(_RC_SETTING_TYPE_MAX));
 }
 
+/* A message holding needle, or none when needle is NULL. */
+static void assert_message(const char *message, const char *needle)
+{
+        if (needle) {
+                g_assert_nonnull(message);
+                g_assert_nonnull(strstr(message, needle));
+        } else
+                g_assert_null(message);
+}
+
 /* Parses assignment and expects result r, the key and value text (when r >= 0) and a message holding
  * needle (NULL: no message). */
 static void assert_assignment(const char *assignment, int r, const char *key, const char *value, const char *needle)
@@ -104,11 +114,7 @@ static void assert_assignment(const char *assignment, int r, const char *key, co
                 g_assert_null(k);
                 g_assert_null(v);
         }
-        if (needle) {
-                g_assert_nonnull(message);
-                g_assert_nonnull(strstr(message, needle));
-        } else
-                g_assert_null(message);
+        assert_message(message, needle);
 }
 
 static void assert_check(const char *key, const char *value, int r, const char *needle)
@@ -118,11 +124,7 @@ static void assert_check(const char *key, const char *value, int r, const char *
         g_test_message("%s = %s", key, value);
         g_assert_cmpint(rc_setting_check(key, value, &message), ==, r);
         g_test_message("  -> %s", strna(message));
-        if (needle) {
-                g_assert_nonnull(message);
-                g_assert_nonnull(strstr(message, needle));
-        } else
-                g_assert_null(message);
+        assert_message(message, needle);
 }
 
 static void test_booleans(void)
@@ -243,7 +245,9 @@ static void test_refused_text(void)
         assert_assignment("Foo=\u2018x\u2019", -EINVAL, NULL, NULL, "typographic quote");
         assert_assignment("GLYield=a\tb", -EINVAL, NULL, NULL, "control character (0x09) at byte 9");
         assert_assignment("GLYield=a\x1b[2Jb", -EINVAL, NULL, NULL, "control character (0x1b)");
-        assert_assignment("GLYield=a\xc2\x85" "b", -EINVAL, NULL, NULL, "control character (U+0085)");
+        assert_assignment("GLYield=a\xc2\x85"
+                          "b",
+                        -EINVAL, NULL, NULL, "control character (U+0085)");
         assert_assignment("GLYield=\xff", -EINVAL, NULL, NULL, "not valid UTF-8");
         assert_assignment("GLYield", -EINVAL, NULL, NULL, "not KEY=VALUE");
         assert_assignment("=1", -EINVAL, NULL, NULL, "key is empty");
