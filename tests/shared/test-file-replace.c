@@ -3,6 +3,7 @@
  * meanwhile: a concurrent change, a symlink, a writer killed halfway, a read-only or full file system. */
 
 #include <dirent.h>
+#include <grp.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -328,6 +329,82 @@ static void test_killed_writer(Fixture *f, gconstpointer data)
         assert_names(f->dir_fd, ".", "rc");
 }
 
+/* A writer that is not root keeps the owner only where it is the owner: another's file is -EPERM and
+ * stays as it was. */
+static void test_owner_not_kept(Fixture *f, gconstpointer data)
+{
+        int status;
+        pid_t pid;
+
+        require_root();
+        if (geteuid() != 0)
+                return;
+        g_assert_cmpint(mkdirat(f->dir_fd, "home", 0755), ==, 0);
+        g_assert_cmpint(fchownat(f->dir_fd, "home", 65534, 65534, 0), ==, 0);
+        pid = fork();
+        g_assert_cmpint(pid, >=, 0);
+        if (pid == 0) {
+                /* The directory is opened before the switch, so the test's own TMPDIR need not be open
+                 * to that user. */
+                _cleanup_close_ int home_fd = openat(f->dir_fd, "home", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                struct stat st;
+
+                g_assert_cmpint(home_fd, >=, 0);
+                write_at(home_fd, "roots", OLD);
+                write_at(home_fd, "mine", OLD);
+                g_assert_cmpint(fchownat(home_fd, "mine", 65534, 65534, 0), ==, 0);
+                g_assert_cmpint(setgroups(0, NULL), ==, 0);
+                g_assert_cmpint(setresgid(65534, 65534, 65534), ==, 0);
+                g_assert_cmpint(setresuid(65534, 65534, 65534), ==, 0);
+
+                g_assert_cmpint(replace(home_fd, "roots", OLD, NEW, NULL), ==, -EPERM);
+                assert_content(home_fd, "roots", OLD);
+                g_assert_cmpint(fstatat(home_fd, "roots", &st, AT_SYMLINK_NOFOLLOW), ==, 0);
+                g_assert_cmpint(st.st_uid, ==, 0);
+                g_assert_cmpint(replace(home_fd, "mine", OLD, NEW, NULL), ==, 0);
+                assert_content(home_fd, "mine", NEW);
+                assert_names(home_fd, ".", "mine roots");
+                _exit(0);
+        }
+        g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
+        g_assert_true(WIFEXITED(status));
+        g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+}
+
+/* A temporary directory that is not the writer's own (another user's, or a symlink) is never used. */
+static void test_temp_dir_not_ours(Fixture *f, gconstpointer data)
+{
+        char target[PATH_MAX] = "";
+
+        write_at(f->dir_fd, "rc", OLD);
+        g_assert_cmpint(mkdirat(f->dir_fd, "elsewhere", 0777), ==, 0);
+        g_assert_cmpint(symlinkat("elsewhere", f->dir_fd, FILE_REPLACE_TEMP_DIR), ==, 0);
+        g_assert_cmpint(replace(f->dir_fd, "rc", OLD, NEW, NULL), <, 0);
+        assert_content(f->dir_fd, "rc", OLD);
+        assert_names(f->dir_fd, "elsewhere", "");
+        g_assert_cmpint(readlinkat(f->dir_fd, FILE_REPLACE_TEMP_DIR, target, sizeof target - 1), ==, 9);
+        g_assert_cmpint(unlinkat(f->dir_fd, FILE_REPLACE_TEMP_DIR, 0), ==, 0);
+
+        /* Ours, but open to others. */
+        g_assert_cmpint(mkdirat(f->dir_fd, FILE_REPLACE_TEMP_DIR, 0700), ==, 0);
+        g_assert_cmpint(fchmodat(f->dir_fd, FILE_REPLACE_TEMP_DIR, 0777, 0), ==, 0);
+        g_assert_cmpint(replace(f->dir_fd, "rc", OLD, NEW, NULL), ==, -EPERM);
+        assert_names(f->dir_fd, FILE_REPLACE_TEMP_DIR, "");
+        g_assert_cmpint(unlinkat(f->dir_fd, FILE_REPLACE_TEMP_DIR, AT_REMOVEDIR), ==, 0);
+
+        if (geteuid() != 0) {
+                g_test_skip("another user's directory only as root");
+                return;
+        }
+        g_assert_cmpint(mkdirat(f->dir_fd, FILE_REPLACE_TEMP_DIR, 0700), ==, 0);
+        g_assert_cmpint(fchownat(f->dir_fd, FILE_REPLACE_TEMP_DIR, 65534, 65534, 0), ==, 0);
+        g_assert_cmpint(replace(f->dir_fd, "rc", OLD, NEW, NULL), ==, -EPERM);
+        assert_content(f->dir_fd, "rc", OLD);
+        assert_names(f->dir_fd, FILE_REPLACE_TEMP_DIR, "");
+        g_assert_cmpint(unlinkat(f->dir_fd, FILE_REPLACE_TEMP_DIR, AT_REMOVEDIR), ==, 0);
+        assert_names(f->dir_fd, ".", "elsewhere rc");
+}
+
 /* Runs fn in a child with a private mount namespace and a small tmpfs mounted at f->dir/mnt (only the
  * child sees it), and fails if the child fails. */
 static void run_on_tmpfs(Fixture *f, const char *options, void (*fn)(int mnt_fd))
@@ -414,6 +491,8 @@ int main(int argc, char *argv[])
         ADD("/file-replace/concurrent-change", test_concurrent_change);
         ADD("/file-replace/not-regular", test_not_regular);
         ADD("/file-replace/killed-writer", test_killed_writer);
+        ADD("/file-replace/owner-not-kept", test_owner_not_kept);
+        ADD("/file-replace/temp-dir-not-ours", test_temp_dir_not_ours);
         ADD("/file-replace/read-only", test_read_only);
         ADD("/file-replace/full", test_full);
         return g_test_run();
