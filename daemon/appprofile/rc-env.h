@@ -4,8 +4,9 @@
 #include "macro.h"
 
 /* Setting keys that an environment variable overrides (NVIDIA README 580.105.08, "Application Profiles":
- * environment variables rank above profiles). Keys not listed (opaque registry ids, Vulkan keys,
- * EGLVisibleDGPUDevices, GLVidHeapReuseRatio) have no documented variable. */
+ * environment variables rank above profiles): the variables of rc-settings.h's documented keys. Other
+ * keys (opaque registry ids, Vulkan keys, EGLVisibleDGPUDevices, GLVidHeapReuseRatio) have no documented
+ * variable. */
 const char *rc_key_env_variable(const char *key) _pure_;
 
 /* The per-process switch: __GL_APPLICATION_PROFILE=0/1 overrides the globals file. */

@@ -13,7 +13,9 @@
  * halfway never leaves a file the driver would load). It is written, given the old file's mode and owner
  * (or new_mode for a new file), fsync()ed; then the target is read again and compared byte for byte with
  * what the caller's edit was based on; only if it is unchanged is the temporary renamed over it (or, for
- * a new file, renamed with RENAME_NOREPLACE), and the directory fsync()ed. */
+ * a new file, renamed with RENAME_NOREPLACE), and the directory fsync()ed. Each writer holds a shared
+ * flock() on the temporary directory; the last one out removes it, and with it any temporary left by a
+ * writer killed before its rename (its lock died with it). */
 
 #define FILE_REPLACE_TEMP_DIR ".nvprofiled-tmp"
 
