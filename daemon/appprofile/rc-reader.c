@@ -215,6 +215,8 @@ static int value_start(Scanner *s, size_t pos, RcNodeType type, uint32_t *ret_in
         *n = (RcNode){
                 .line = s->line,
                 .column = column_at(s, pos),
+                .offset = (uint32_t) pos,
+                .end = (uint32_t) pos + 1, /* containers and strings: set when they end */
                 .type = (uint8_t) type,
         };
 
@@ -302,6 +304,7 @@ static int scan_close(Scanner *s, char c)
         else if (object && f->expect == EXPECT_VALUE)
                 return scan_error(s, s->pos, "expected a value after ':', found '}'");
 
+        s->nodes[f->node].end = (uint32_t) s->pos + 1;
         s->depth--;
         s->pos++;
         return 0;
@@ -385,7 +388,7 @@ static int scan_string(Scanner *s)
         size_t start = s->pos;
         char quote = s->in[start];
         bool escaped = false, is_key;
-        uint32_t line = s->line, column = column_at(s, start);
+        uint32_t line = s->line, column = column_at(s, start), idx = RC_NODE_NONE;
         int r;
 
         is_key = in_object(s) && (top(s)->expect == EXPECT_KEY || top(s)->expect == EXPECT_KEY_OR_CLOSE);
@@ -395,7 +398,7 @@ static int scan_string(Scanner *s)
                                 s, start, "single-quoted strings are only allowed for member names; use double quotes");
 
         if (!is_key) {
-                r = value_start(s, start, RC_NODE_SCALAR, NULL);
+                r = value_start(s, start, RC_NODE_SCALAR, &idx);
                 if (r < 0)
                         return r;
         }
@@ -447,7 +450,8 @@ static int scan_string(Scanner *s)
                 s->key_line = line;
                 s->key_column = column;
                 top(s)->expect = EXPECT_COLON;
-        }
+        } else
+                s->nodes[idx].end = (uint32_t) s->pos + 1;
 
         s->pos++; /* the closing quote */
         return 0;
@@ -465,9 +469,10 @@ static int scan_number(Scanner *s)
         bool negative = false, hex = false, octal = false, real = false;
         uint64_t v = 0;
         char buf[160]; /* numbers are at most 128 bytes, checked below */
+        uint32_t idx;
         int r;
 
-        r = value_start(s, start, RC_NODE_SCALAR, NULL);
+        r = value_start(s, start, RC_NODE_SCALAR, &idx);
         if (r < 0)
                 return r;
 
@@ -490,6 +495,7 @@ static int scan_number(Scanner *s)
                 break;
         }
         s->pos = end;
+        s->nodes[idx].end = (uint32_t) end;
 
         if (end == digits || !isdigit((unsigned char) s->in[digits]))
                 return scan_error(s, start, "'-' must be followed by a number");
@@ -577,8 +583,15 @@ static int scan_word(Scanner *s)
 
         if ((end - start == 4 && (strneq(s->in + start, "true", 4) || strneq(s->in + start, "null", 4))) ||
                         (end - start == 5 && strneq(s->in + start, "false", 5))) {
+                uint32_t idx;
+                int r;
+
                 s->pos = end;
-                return value_start(s, start, RC_NODE_SCALAR, NULL);
+                r = value_start(s, start, RC_NODE_SCALAR, &idx);
+                if (r < 0)
+                        return r;
+                s->nodes[idx].end = (uint32_t) end;
+                return 0;
         }
 
         return scan_error(s, start, "unexpected '%.*s'; values are strings, numbers, true, false, objects or arrays",

@@ -49,6 +49,7 @@ typedef enum RcNodeType {
 
 typedef struct RcNode {
         uint32_t line, column;
+        uint32_t offset, end; /* the value's bytes [offset, end) in the original text, for span edits */
         uint32_t first_child, next_sibling; /* RC_NODE_NONE if none */
         uint32_t key_offset, key_length; /* raw member name in the original text, without quotes */
         uint32_t key_line, key_column; /* where the member name starts (its quote) */
