@@ -12,6 +12,8 @@ bus_name=io.github.nvprofiled.NvProfiled1
 bus_path=/io/github/nvprofiled/NvProfiled1
 manager=io.github.nvprofiled.NvProfiled1.Manager
 reload_action=io.github.nvprofiled.NvProfiled1.reload
+edit_action=io.github.nvprofiled.NvProfiled1.edit-system-profiles
+message_profile_edited=325620354de543efa6fd363ad5015be2
 # From daemon/shared/log.h: a profile applied to a process, the rc files (re)loaded.
 message_profile_applied=8603d37240a74c31a51d7b41ddc7cde3
 message_rc_reloaded=24225ab1414645b59510fee7bf99c32e
@@ -150,6 +152,32 @@ END
 # polkitd reads rules.d again when it changes.
 check "Reload as $user is allowed by the polkit rule" until_ok 20 reload
 show "journalctl -u polkit.service" journalctl --no-pager -u polkit.service -o short-monotonic
+rm /etc/polkit-1/rules.d/60-nvprofiled-system-test.rules
+
+# --- Editing the system's rc files: polkit decides, the unit's sandbox lets the daemon write /etc/nvidia --
+edited=/etc/nvidia/nvidia-application-profiles-rc.d/60-edit
+system_edit() {
+    ctl rules add --system --file 60-edit --procname nvptestgame --setting GLVidHeapReuseRatio=0
+}
+check "rules add --system as $user is refused by polkit (no rule)" sh -c "! setpriv --reuid=$user --regid=$user --init-groups --reset-env nvprofilectl rules add --system --file 60-edit --procname nvptestgame --setting GLVidHeapReuseRatio=0"
+check "nothing was written for the refused edit" test ! -e "$edited"
+check "rules add --system --dry-run as $user needs no authorisation and writes nothing" \
+    sh -c "setpriv --reuid=$user --regid=$user --init-groups --reset-env nvprofilectl rules add --system --file 60-edit --procname nvptestgame --setting GLVidHeapReuseRatio=0 --dry-run | grep -q 'GLVidHeapReuseRatio = 0 (new)' && [ ! -e $edited ]"
+cat > /etc/polkit-1/rules.d/60-nvprofiled-system-test.rules <<END
+polkit.addRule(function(action, subject) {
+    if (action.id == "$edit_action" && subject.user == "$user")
+        return polkit.Result.YES;
+});
+END
+check "rules add --system as $user is allowed by the polkit rule" until_ok 20 system_edit
+show "the edited file" cat "$edited"
+check "the daemon (user nvprofiled, file-system uid 0) wrote it root's, mode 0644" \
+    sh -c "[ \"\$(stat -c '%U %a' $edited)\" = 'root 644' ]"
+check "no temporary file is left in rc.d" sh -c "[ \$(ls -A /etc/nvidia/nvidia-application-profiles-rc.d | wc -l) -eq 2 ]"
+check "explain of $user's process shows the edited setting" \
+    until_ok 30 sh -c "setpriv --reuid=$user --regid=$user --init-groups --reset-env nvprofilectl explain $game | grep -q GLVidHeapReuseRatio"
+check "the journal has MESSAGE_ID=$message_profile_edited with the caller's uid" \
+    sh -c "journalctl --no-pager -q -u nvprofiled.service MESSAGE_ID=$message_profile_edited -o verbose | grep -q NVPROFILED_UID=\$(id -u $user)"
 rm /etc/polkit-1/rules.d/60-nvprofiled-system-test.rules
 
 # --- systemctl reload, dbus restart ----------------------------------------------------------------------
