@@ -20,6 +20,7 @@
 #include "file-replace.h"
 #include "fileio.h"
 #include "log.h"
+#include "rc-edit-move.h"
 #include "rc-edit.h"
 #include "rc-model.h"
 #include "rc-rule-id.h"
@@ -552,43 +553,35 @@ static int call_system_edit(sd_bus *bus, const char *method, const EditPlan *p, 
 
 /* --- one edit --------------------------------------------------------------------------------------------- */
 
+/* Says why an edit of path failed: its errors as a compiler does, or the errno. */
+static void print_edit_diagnostics(const char *path, const RcDiagnostics *d, int error)
+{
+        bool said = false;
+
+        for (size_t i = 0; i < d->n_items; i++)
+                if (d->items[i].severity == RC_SEVERITY_ERROR) {
+                        print_diagnostic(stderr, d->items[i].path ? d->items[i].path : path, d->items[i].line,
+                                        d->items[i].column, "error", d->items[i].message, NULL);
+                        said = true;
+                }
+        if (!said)
+                log_error_errno(error, "Cannot edit %s", path);
+}
+
 static int apply_text(const char *path, const char *text, size_t size, const RcEdit *edit, char **ret, size_t *ret_size)
 {
         _cleanup_(rc_diagnostics_done) RcDiagnostics d = { 0 };
         int r;
 
         r = rc_edit_apply(path, text, size, edit, &d, ret, ret_size);
-        if (r < 0) {
-                bool said = false;
-
-                for (size_t i = 0; i < d.n_items; i++)
-                        if (d.items[i].severity == RC_SEVERITY_ERROR) {
-                                print_diagnostic(stderr, d.items[i].path ? d.items[i].path : path, d.items[i].line,
-                                                d.items[i].column, "error", d.items[i].message, NULL);
-                                said = true;
-                        }
-                if (!said)
-                        log_error_errno(r, "Cannot edit %s", path);
-        }
+        if (r < 0)
+                print_edit_diagnostics(path, &d, r);
         return r;
 }
 
 static int rule_id_of(const char *path, const char *text, size_t size, size_t index, char **ret)
 {
-        _cleanup_(rc_file_unrefp) RcFile *f = NULL;
-        _cleanup_free_ char(*ids)[RC_RULE_ID_LENGTH + 1] = NULL;
-        int r;
-
-        r = rc_file_parse(path, text, size, NULL, &f);
-        if (r < 0)
-                return r;
-        if (f->n_rules == 0)
-                return -ENOENT;
-        r = rc_file_rule_ids(f, &ids);
-        if (r < 0)
-                return r;
-        *ret = strdup(ids[MIN(index, f->n_rules - 1)]);
-        return *ret ? 0 : -ENOMEM;
+        return rc_text_rule_id(path, text, size, NULL, index, ret);
 }
 
 /* A user's file as it is and as the edit leaves it. */
@@ -626,7 +619,7 @@ static int run_user_edit(EditPlan *p, EditFile *source, EditFile *dest, const ch
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(user_change_done) UserChange from = { .file = source }, to = { .file = dest };
-        _cleanup_free_ char *diff = NULL, *rule_text = NULL, *rule_id = NULL;
+        _cleanup_free_ char *diff = NULL, *rule_id = NULL;
         uint64_t before = 0;
         bool have_daemon;
         size_t index = p->edit.index;
@@ -657,37 +650,28 @@ static int run_user_edit(EditPlan *p, EditFile *source, EditFile *dest, const ch
 
         if (p->move) {
                 _cleanup_(rc_diagnostics_done) RcDiagnostics d = { 0 };
-                RcEdit remove = { .operation = RC_EDIT_REMOVE_RULE, .index = index };
-                RcEdit add = { .operation = RC_EDIT_ADD_RULE,
-                        .index = arg.position < 0 ? SIZE_MAX : (size_t) arg.position };
-                _cleanup_free_ char *removed = NULL;
-                size_t removed_size = 0;
+                _cleanup_(rc_move_result_done) RcMoveResult moved = { 0 };
+                size_t position = arg.position < 0 ? SIZE_MAX : (size_t) arg.position;
 
-                r = rc_edit_rule_text(source->path, from.text, from.size, index, &d, &rule_text);
-                if (r < 0)
-                        return log_error_errno(r, "Cannot take rule %s of %s", address, source->path);
-                add.rule_text = rule_text;
-                r = apply_text(source->path, from.text, from.size, &remove, &removed, &removed_size);
-                if (r < 0)
-                        return r;
-                if (!dest || streq(dest->path, source->path)) {
-                        r = apply_text(source->path, removed, removed_size, &add, &from.new_text, &from.new_size);
-                        if (r < 0)
-                                return r;
-                        (void) rule_id_of(source->path, from.new_text, from.new_size, add.index, &rule_id);
-                        dest = NULL;
-                        to.file = NULL;
-                } else {
-                        from.new_text = TAKE_PTR(removed);
-                        from.new_size = removed_size;
+                if (dest && streq(dest->path, source->path))
+                        dest = to.file = NULL;
+                if (dest) {
                         r = read_user_file(dest, &to.text, &to.size);
                         if (r < 0)
                                 return log_error_errno(r, "Cannot read %s", dest->path);
-                        r = apply_text(dest->path, to.text, to.size, &add, &to.new_text, &to.new_size);
-                        if (r < 0)
-                                return r;
-                        (void) rule_id_of(dest->path, to.new_text, to.new_size, add.index, &rule_id);
                 }
+                r = rc_edit_move_rule(source->path, from.text, from.size, index, dest ? dest->path : NULL, to.text,
+                                to.size, position, &d, &moved);
+                if (r < 0) {
+                        print_edit_diagnostics(source->path, &d, r);
+                        return r;
+                }
+                from.new_text = TAKE_PTR(moved.source_text);
+                from.new_size = moved.source_size;
+                to.new_text = TAKE_PTR(moved.destination_text);
+                to.new_size = moved.destination_size;
+                (void) rule_id_of(dest ? dest->path : source->path, dest ? to.new_text : from.new_text,
+                                dest ? to.new_size : from.new_size, moved.index, &rule_id);
         } else {
                 r = apply_text(source->path, from.text, from.size, &p->edit, &from.new_text, &from.new_size);
                 if (r < 0)

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "manager-configs.h"
 #include "manager-edit.h"
+#include "rc-edit-move.h"
 #include "process.h"
 #include "string-util.h"
 
@@ -297,20 +298,9 @@ static int apply(const char *path, const char *text, size_t size, const RcEdit *
 
 static int rule_id_at(Manager *m, const char *path, const char *text, size_t size, size_t index, char **ret)
 {
-        _cleanup_(rc_file_unrefp) RcFile *f = NULL;
-        _cleanup_free_ char(*ids)[RC_RULE_ID_LENGTH + 1] = NULL;
-        int r;
+        RcSyntaxOptions syntax = { .accept_trailing_commas = m->config.accept_trailing_commas };
 
-        r = parse_text(m, path, text, size, &f);
-        if (r < 0)
-                return r;
-        if (f->n_rules == 0)
-                return -ENOENT;
-        r = rc_file_rule_ids(f, &ids);
-        if (r < 0)
-                return r;
-        *ret = strdup(ids[MIN(index, f->n_rules - 1)]);
-        return *ret ? 0 : -ENOMEM;
+        return rc_text_rule_id(path, text, size, &syntax, index, ret);
 }
 
 static int append_diff(
@@ -539,7 +529,7 @@ int manager_edit_system(Manager *m, const UserCreds *creds, const ManagerEditReq
 {
         _cleanup_(edit_target_done) EditTarget source = { 0 }, dest = { 0 };
         _cleanup_free_ char *source_path = NULL, *address = NULL, *text = NULL, *new_text = NULL, *dest_text = NULL,
-                            *dest_new = NULL, *rule_text = NULL, *diff = NULL, *rule_id = NULL;
+                            *dest_new = NULL, *diff = NULL, *rule_id = NULL;
         _cleanup_(manager_edit_changes_done) ManagerEditChanges changes = { 0 };
         size_t size = 0, new_size = 0, dest_size = 0, dest_new_size = 0, index = SIZE_MAX;
         const UserCreds *io_creds;
@@ -614,45 +604,27 @@ int manager_edit_system(Manager *m, const UserCreds *creds, const ManagerEditReq
 
         if (req->move) {
                 _cleanup_(rc_diagnostics_done) RcDiagnostics d = { 0 };
-                RcEdit remove = { .operation = RC_EDIT_REMOVE_RULE, .index = index };
-                RcEdit add = { .operation = RC_EDIT_ADD_RULE, .index = req->edit.index };
-                bool same;
+                _cleanup_(rc_move_result_done) RcMoveResult moved = { 0 };
+                bool same = isempty(req->file) || streq(req->file, source.path);
 
-                r = rc_edit_rule_text(source.path, text, size, index, &d, &rule_text);
-                if (r < 0)
-                        return say_diagnostics(ret_message, r, source.path, &d);
-                add.rule_text = rule_text;
-
-                same = isempty(req->file) || streq(req->file, source.path);
                 if (!same) {
                         r = edit_target_from_path(req->file, &dest, ret_message);
                         if (r < 0)
                                 return r;
-                }
-
-                r = apply(source.path, text, size, &remove, &new_text, &new_size, ret_message);
-                if (r < 0)
-                        return r;
-                if (same) {
-                        _cleanup_free_ char *moved = NULL;
-                        size_t moved_size = 0;
-
-                        r = apply(source.path, new_text, new_size, &add, &moved, &moved_size, ret_message);
-                        if (r < 0)
-                                return r;
-                        free(new_text);
-                        new_text = TAKE_PTR(moved);
-                        new_size = moved_size;
-                        r = rule_id_at(m, source.path, new_text, new_size, add.index, &rule_id);
-                } else {
                         r = read_target(m, io_creds, &dest, &dest_text, &dest_size, ret_message);
                         if (r < 0)
                                 return r;
-                        r = apply(dest.path, dest_text, dest_size, &add, &dest_new, &dest_new_size, ret_message);
-                        if (r < 0)
-                                return r;
-                        r = rule_id_at(m, dest.path, dest_new, dest_new_size, add.index, &rule_id);
                 }
+                r = rc_edit_move_rule(source.path, text, size, index, dest.path, dest_text, dest_size, req->edit.index,
+                                &d, &moved);
+                if (r < 0)
+                        return say_diagnostics(ret_message, r, source.path, &d);
+                new_text = TAKE_PTR(moved.source_text);
+                new_size = moved.source_size;
+                dest_new = TAKE_PTR(moved.destination_text);
+                dest_new_size = moved.destination_size;
+                r = rule_id_at(m, dest.path ? dest.path : source.path, dest.path ? dest_new : new_text,
+                                dest.path ? dest_new_size : new_size, moved.index, &rule_id);
                 if (r < 0 && r != -ENOENT)
                         return r;
         } else {
