@@ -539,6 +539,129 @@ static void test_no_bus(void)
         g_assert_nonnull(strstr(err, "Failed to connect to the bus at unix:path="));
 }
 
+/* ---- edits of a user's own files, without a daemon ---- */
+
+/* Runs an edit with $HOME in a scratch directory and no bus to be found; returns the exit status and the
+ * JSON output in *ret (NULL unless the status is 0). */
+static int edit(const char *home, struct json_object **ret, const char *first, ...)
+{
+        g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func(g_free);
+        g_autofree char *bus_arg = g_strdup_printf("--bus=unix:path=%s/none", home), *out = NULL;
+        g_autofree char *old_home = g_strdup(g_getenv("HOME"));
+        va_list ap;
+        int status;
+
+        g_ptr_array_add(args, g_strdup("nvprofilectl"));
+        g_ptr_array_add(args, g_strdup(bus_arg));
+        g_ptr_array_add(args, g_strdup("--json=short"));
+        va_start(ap, first);
+        for (const char *a = first; a; a = va_arg(ap, const char *))
+                g_ptr_array_add(args, g_strdup(a));
+        va_end(ap);
+        g_ptr_array_add(args, NULL);
+
+        g_assert_true(g_setenv("HOME", home, TRUE));
+        {
+                g_autofree char **argv = g_memdup2(args->pdata, sizeof(char *) * args->len);
+                TestCapture capture;
+                g_autofree char *err = NULL;
+
+                test_capture_begin(&capture);
+                status = client_run((int) args->len - 1, argv);
+                test_capture_end(&capture, &out, &err);
+                if (*err)
+                        g_test_message("stderr: %s", err);
+        }
+        if (old_home)
+                g_setenv("HOME", old_home, TRUE);
+        *ret = status == 0 ? json_tokener_parse(out) : NULL;
+        if (status == 0)
+                g_assert_nonnull(*ret);
+        return status;
+}
+
+static void test_edit_patterns(void)
+{
+        g_autofree char *home = test_mkdtemp();
+        g_autofree char *file = g_build_filename(home, ".nv/nvidia-application-profiles-rc.d/50-nvprofilectl", NULL);
+        struct json_object *o = NULL, *v = NULL;
+        struct {
+                const char *const args[8];
+                const char *pattern; /* as the diff must show it */
+        } cases[] = {
+                { { "--procname", "niri" }, "{ \"feature\": \"procname\", \"matches\": \"niri\" }" },
+                { { "--commname", "a", "--dso", "libGL.so.1" },
+                                "{ \"op\": \"and\", \"sub\": [ { \"feature\": \"commname\", \"matches\": \"a\" }, "
+                                "{ \"feature\": \"dso\", \"matches\": \"libGL.so.1\" } ] }" },
+                { { "--procname", "firefox", "--procname", "chromium", "--or" },
+                                "{ \"op\": \"or\", \"sub\": [ { \"feature\": \"procname\", \"matches\": \"firefox\" }, "
+                                "{ \"feature\": \"procname\", \"matches\": \"chromium\" } ] }" },
+                { { "--cmdline", "GTA5.exe", "--not" },
+                                "{ \"op\": \"not\", \"sub\": [ { \"feature\": \"cmdline\", \"matches\": \"GTA5.exe\" } ] }" },
+                { { "--findfile", "a:b" }, "{ \"feature\": \"findfile\", \"matches\": \"a:b\" }" },
+                { { "--true" }, "{ \"feature\": \"true\", \"matches\": \"\" }" },
+                { { "--pattern", "{\"op\": \"or\", \"sub\": [\"x\", \"y\"]}" },
+                                "{\"op\": \"or\", \"sub\": [\"x\", \"y\"]}" },
+        };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+                const char *const *a = cases[i].args;
+
+                g_assert_cmpint(edit(home, &o, "rules", "add", "--dry-run", "--setting", "GLVidHeapReuseRatio=0", a[0],
+                                                a[1], a[2], a[3], a[4], a[5], a[6], a[7], NULL),
+                                ==, 0);
+                g_assert_true(json_object_object_get_ex(o, "diff", &v));
+                if (!strstr(json_object_get_string(v), cases[i].pattern))
+                        g_error("case %zu: no %s in\n%s", i, cases[i].pattern, json_object_get_string(v));
+                /* No daemon: no word on running processes, and nothing written. */
+                g_assert_false(json_object_object_get_ex(o, "changes", NULL));
+                g_assert_false(g_file_test(file, G_FILE_TEST_EXISTS));
+                g_clear_pointer(&o, json_object_put);
+        }
+
+        /* Written without a daemon too: the file is complete and the user's. */
+        g_assert_cmpint(edit(home, &o, "rules", "add", "--procname", "niri", "--setting", "GLVidHeapReuseRatio=0",
+                                        NULL),
+                        ==, 0);
+        g_assert_true(g_file_test(file, G_FILE_TEST_IS_REGULAR));
+        g_clear_pointer(&o, json_object_put);
+}
+
+static void test_edit_usage_errors(void)
+{
+        g_autofree char *home = test_mkdtemp();
+        struct json_object *o = NULL;
+        static const char *const bad[][6] = {
+                { "rules", "add", "--setting", "GLVidHeapReuseRatio=0" }, /* no pattern */
+                { "rules", "add", "--procname", "x" }, /* neither settings nor a profile */
+                { "rules", "add", "--procname", "x", "--profile", "P" }, /* both below: with --setting */
+                { "rules", "add", "--procname", "x", "--setting", "GLSyncToVBlank=1" }, /* the spelling */
+                { "rules", "add", "--procname", "x", "--setting", "GLSyncToVblank=yes" }, /* the type */
+                { "rules", "add", "--procname", "x", "--setting", "GLFSAAMode=99" }, /* the range */
+                { "rules", "remove", "not-an-address" },
+                { "rules", "move", "0123456789ab" }, /* no --position nor --file */
+                { "profiles", "add", "P" }, /* no settings */
+                { "processes", "--procname", "x" }, /* an edit option elsewhere */
+        };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+                int status;
+
+                if (i == 2)
+                        status = edit(home, &o, bad[i][0], bad[i][1], bad[i][2], bad[i][3], bad[i][4], bad[i][5],
+                                        "--setting", "K=1", NULL);
+                else
+                        status = edit(home, &o, bad[i][0], bad[i][1], bad[i][2], bad[i][3], bad[i][4], bad[i][5], NULL);
+                g_test_message("case %zu: exit %d", i, status);
+                g_assert_cmpint(status, ==, EXIT_USAGE);
+        }
+        /* Nothing was created by any of them. */
+        {
+                g_autofree char *nv = g_build_filename(home, ".nv", NULL);
+                g_assert_false(g_file_test(nv, G_FILE_TEST_EXISTS));
+        }
+}
+
 int main(int argc, char *argv[])
 {
         int r;
@@ -559,6 +682,8 @@ int main(int argc, char *argv[])
         g_test_add_func("/nvprofilectl/print/diagnostic", test_print_diagnostic);
         g_test_add_func("/nvprofilectl/print/value", test_value_text);
         g_test_add_func("/nvprofilectl/bus/not-running", test_not_running);
+        g_test_add_func("/nvprofilectl/edit/patterns", test_edit_patterns);
+        g_test_add_func("/nvprofilectl/edit/usage-errors", test_edit_usage_errors);
         g_test_add_func("/nvprofilectl/bus/no-bus", test_no_bus);
         r = g_test_run();
         client_options_done(&arg);
