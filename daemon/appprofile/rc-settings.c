@@ -310,7 +310,8 @@ static bool value_fits(const RcSettingInfo *info, const RcValue *v)
 {
         switch (info->type) {
         case RC_SETTING_BOOLEAN:
-                return v->type == RC_VALUE_BOOLEAN || (v->type == RC_VALUE_INTEGER && IN_SET(v->integer, 0, 1));
+                return v->type == RC_VALUE_BOOLEAN ||
+                                (v->type == RC_VALUE_INTEGER && (v->integer == 0 || v->integer == 1));
         case RC_SETTING_INTEGER:
                 return v->type == RC_VALUE_INTEGER && v->integer >= info->min && v->integer <= info->max;
         case RC_SETTING_STRING:

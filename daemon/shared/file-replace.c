@@ -15,9 +15,10 @@
 #include "fileio.h"
 #include "string-util.h"
 
-/* Creating the temporary can race with another writer removing the (then empty) temporary directory:
- * that many fresh starts before giving up. */
+/* Creating the temporary can race with another writer removing the (then empty) temporary directory,
+ * or find it locked while that writer does: that many fresh starts before giving up. */
 #define TEMP_ATTEMPTS 16u
+#define TEMP_RETRY_USEC 1000u
 
 static bool is_plain_file_name(const char *name)
 {
@@ -127,9 +128,10 @@ static int open_temp_dir(int dir_fd)
         /* setfsuid() with an invalid id changes nothing and returns the current one. */
         if (st.st_uid != (uid_t) setfsuid((uid_t) -1) || (st.st_mode & 0022) != 0)
                 return -EPERM;
-        /* Waits only while another writer cleans up (remove_temp_dir()). */
-        if (flock(fd, LOCK_SH) < 0)
-                return -errno;
+        /* Never waits: whoever can open the directory can hold an exclusive lock on it for as long as
+         * they like, and the daemon must not hang on a user's whim. Our own cleaners hold it briefly. */
+        if (flock(fd, LOCK_SH | LOCK_NB) < 0)
+                return errno == EWOULDBLOCK ? -EBUSY : -errno;
         return TAKE_FD(fd);
 }
 
@@ -279,6 +281,11 @@ int file_replace(int dir_fd, const char *name, const void *expected, size_t expe
 
         for (unsigned attempt = 0;; attempt++) {
                 temp_dir_fd = open_temp_dir(dir_fd);
+                if (temp_dir_fd == -EBUSY && attempt < TEMP_ATTEMPTS) {
+                        /* Another writer is cleaning up: a moment, at most TEMP_ATTEMPTS of them. */
+                        (void) usleep(TEMP_RETRY_USEC);
+                        continue;
+                }
                 if (temp_dir_fd < 0)
                         return temp_dir_fd;
                 fd = create_temp(temp_dir_fd, temp_name);

@@ -29,7 +29,9 @@ typedef struct FileReplaceHooks {
 /* Replaces name in dir_fd. expected/expected_size: the content the new one was computed from; expected
  * NULL: the file must not exist. Returns 0 on success; -ESTALE if the file changed since (or was created
  * or removed); -ELOOP if name is a symbolic link; -EISDIR/-EBADFD if it is a directory or not a regular
- * file; -EPERM if its owner cannot be kept; -EINVAL if name is not a plain file name; -EROFS, -ENOSPC,
+ * file; -EPERM if its owner cannot be kept, or if FILE_REPLACE_TEMP_DIR is not the writer's own directory
+ * closed to others; -EBUSY if that stays locked (another writer cleaning up for more than a few
+ * milliseconds: never waited for longer); -EINVAL if name is not a plain file name; -EROFS, -ENOSPC,
  * -EDQUOT, -EACCES as the file system says. On any error the target is untouched and the temporary is
  * removed. hooks may be NULL. */
 int file_replace(int dir_fd, const char *name, const void *expected, size_t expected_size, const void *data,

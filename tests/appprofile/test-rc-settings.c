@@ -135,6 +135,8 @@ static void test_booleans(void)
         assert_assignment("GLSyncToVblank=0", 0, "GLSyncToVblank", "0", NULL);
         assert_assignment("GLSyncToVblank=yes", -EINVAL, NULL, NULL, "boolean (true, false, 1 or 0)");
         assert_assignment("GLSyncToVblank=2", -EINVAL, NULL, NULL, "boolean");
+        /* Not 0 once cut to 32 bits. */
+        assert_assignment("GLSyncToVblank=4294967296", -EINVAL, NULL, NULL, "boolean");
         assert_assignment("GLSyncToVblank=\"1\"", -EINVAL, NULL, NULL, "boolean");
         assert_assignment("GLSyncToVblank=TRUE", -EINVAL, NULL, NULL, "boolean");
         assert_assignment("GLSyncToVblank=", -EINVAL, NULL, NULL, "boolean");

@@ -405,6 +405,25 @@ static void test_temp_dir_not_ours(Fixture *f, gconstpointer data)
         assert_names(f->dir_fd, ".", "elsewhere rc");
 }
 
+/* Whoever holds the temporary directory locked cannot make a writer wait: -EBUSY, nothing written. */
+static void test_locked_temp_dir(Fixture *f, gconstpointer data)
+{
+        _cleanup_close_ int fd = -EBADF;
+
+        write_at(f->dir_fd, "rc", OLD);
+        g_assert_cmpint(mkdirat(f->dir_fd, FILE_REPLACE_TEMP_DIR, 0700), ==, 0);
+        fd = openat(f->dir_fd, FILE_REPLACE_TEMP_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        g_assert_cmpint(fd, >=, 0);
+        g_assert_cmpint(flock(fd, LOCK_EX), ==, 0);
+        g_assert_cmpint(replace(f->dir_fd, "rc", OLD, NEW, NULL), ==, -EBUSY);
+        assert_content(f->dir_fd, "rc", OLD);
+        assert_names(f->dir_fd, FILE_REPLACE_TEMP_DIR, "");
+
+        fd = safe_close(fd);
+        g_assert_cmpint(replace(f->dir_fd, "rc", OLD, NEW, NULL), ==, 0);
+        assert_content(f->dir_fd, "rc", NEW);
+}
+
 /* Runs fn in a child with a private mount namespace and a small tmpfs mounted at f->dir/mnt (only the
  * child sees it), and fails if the child fails. */
 static void run_on_tmpfs(Fixture *f, const char *options, void (*fn)(int mnt_fd))
@@ -493,6 +512,7 @@ int main(int argc, char *argv[])
         ADD("/file-replace/killed-writer", test_killed_writer);
         ADD("/file-replace/owner-not-kept", test_owner_not_kept);
         ADD("/file-replace/temp-dir-not-ours", test_temp_dir_not_ours);
+        ADD("/file-replace/locked-temp-dir", test_locked_temp_dir);
         ADD("/file-replace/read-only", test_read_only);
         ADD("/file-replace/full", test_full);
         return g_test_run();
