@@ -38,16 +38,12 @@ static void editor_done(Editor *e)
 static int fail(Editor *e, int error, const RcNode *n, const char *fmt, ...) _printf_(4, 5);
 static int fail(Editor *e, int error, const RcNode *n, const char *fmt, ...)
 {
-        _cleanup_free_ char *m = NULL;
         va_list ap;
         int r;
 
         va_start(ap, fmt);
-        r = vasprintf(&m, fmt, ap);
+        r = rc_diagnostics_add_atv(e->diags, e->path, RC_SEVERITY_ERROR, n ? n->line : 0, n ? n->column : 0, fmt, ap);
         va_end(ap);
-        if (r < 0)
-                return -ENOMEM;
-        r = rc_diagnostics_add_at(e->diags, e->path, RC_SEVERITY_ERROR, n ? n->line : 0, n ? n->column : 0, "%s", m);
         return r < 0 ? r : error;
 }
 
