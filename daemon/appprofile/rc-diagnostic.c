@@ -41,9 +41,7 @@ static int diagnostics_push(
         return 0;
 }
 
-static int diagnostics_addv(RcDiagnostics *d, const char *path, RcSeverity severity, uint32_t line, uint32_t column,
-                const char *fmt, va_list ap) _printf_(6, 0);
-static int diagnostics_addv(RcDiagnostics *d, const char *path, RcSeverity severity, uint32_t line, uint32_t column,
+int rc_diagnostics_add_atv(RcDiagnostics *d, const char *path, RcSeverity severity, uint32_t line, uint32_t column,
                 const char *fmt, va_list ap)
 {
         char *message;
@@ -62,7 +60,7 @@ int rc_diagnostics_add(RcDiagnostics *d, RcSeverity severity, uint32_t line, uin
         int r;
 
         va_start(ap, fmt);
-        r = diagnostics_addv(d, NULL, severity, line, column, fmt, ap);
+        r = rc_diagnostics_add_atv(d, NULL, severity, line, column, fmt, ap);
         va_end(ap);
         return r;
 }
@@ -74,7 +72,7 @@ int rc_diagnostics_add_at(RcDiagnostics *d, const char *path, RcSeverity severit
         int r;
 
         va_start(ap, fmt);
-        r = diagnostics_addv(d, path, severity, line, column, fmt, ap);
+        r = rc_diagnostics_add_atv(d, path, severity, line, column, fmt, ap);
         va_end(ap);
         return r;
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <stdarg.h>
+
 #include "macro.h"
 
 /* Diagnostics about one rc file (or about the configuration as a whole), printed as
@@ -35,6 +37,8 @@ int rc_diagnostics_add(RcDiagnostics *d, RcSeverity severity, uint32_t line, uin
                 _printf_(5, 6);
 int rc_diagnostics_add_at(RcDiagnostics *d, const char *path, RcSeverity severity, uint32_t line, uint32_t column,
                 const char *fmt, ...) _printf_(6, 7);
+int rc_diagnostics_add_atv(RcDiagnostics *d, const char *path, RcSeverity severity, uint32_t line, uint32_t column,
+                const char *fmt, va_list ap) _printf_(6, 0);
 int rc_diagnostics_copy(RcDiagnostics *dst, const RcDiagnostics *src);
 
 const char *rc_severity_to_string(RcSeverity s) _const_;

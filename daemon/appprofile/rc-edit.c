@@ -38,16 +38,12 @@ static void editor_done(Editor *e)
 static int fail(Editor *e, int error, const RcNode *n, const char *fmt, ...) _printf_(4, 5);
 static int fail(Editor *e, int error, const RcNode *n, const char *fmt, ...)
 {
-        _cleanup_free_ char *m = NULL;
         va_list ap;
         int r;
 
         va_start(ap, fmt);
-        r = vasprintf(&m, fmt, ap);
+        r = rc_diagnostics_add_atv(e->diags, e->path, RC_SEVERITY_ERROR, n ? n->line : 0, n ? n->column : 0, fmt, ap);
         va_end(ap);
-        if (r < 0)
-                return -ENOMEM;
-        r = rc_diagnostics_add_at(e->diags, e->path, RC_SEVERITY_ERROR, n ? n->line : 0, n ? n->column : 0, "%s", m);
         return r < 0 ? r : error;
 }
 
@@ -238,6 +234,8 @@ static int settings_read(const Editor *e, const RcNode *array, Settings *ret)
                 } else {
                         k = setting_member(e, c, "key", "k");
                         v = setting_member(e, c, "value", "v");
+                        if (!k || !v)
+                                return -EBADMSG; /* the file would not have loaded */
                 }
                 ret->units[ret->n] = (RcEditUnit){ .start = ret->flat ? k->offset : c->offset, .end = c->end };
                 ret->keys[ret->n] = k;
@@ -377,6 +375,8 @@ static int set_once(Editor *e, const Target *t, const char *key_text, const char
                 return fail(e, -EINVAL, find_rule(e, t->index), "rule %zu has no inline profile to set %s in", t->index,
                                 key_text);
         r = settings_read(e, array, &s);
+        if (r == -EBADMSG)
+                return fail(e, r, array, "a setting here has no key or no value");
         if (r < 0)
                 return r;
         for (size_t i = 0; i < s.n; i++)
@@ -428,6 +428,8 @@ static int step_unset(Editor *e, const Target *t, const char *key)
                 if (!array || array->type != RC_NODE_ARRAY)
                         return fail(e, -EINVAL, find_rule(e, t->index), "rule %zu has no inline profile", t->index);
                 r = settings_read(e, array, &s);
+                if (r == -EBADMSG)
+                        return fail(e, r, array, "a setting here has no key or no value");
                 if (r < 0)
                         return r;
                 i = settings_find(e, &s, key);
@@ -512,6 +514,8 @@ static int step_remove(Editor *e, const RcNode *array, const RcNode *node)
         size_t n, k = 0;
         int r;
 
+        if (!array || !node)
+                return fail(e, -EBADMSG, NULL, "the element to remove is not where the model has it");
         for (const RcNode *c = rc_node_first_child(&e->doc, array); c && c != node; c = rc_node_next(&e->doc, c))
                 k++;
         r = units_of(e, array, &units, &n);
@@ -725,6 +729,8 @@ static int plan_add_rule(Editor *e, const RcFile *orig, const RcEdit *edit, Plan
         k = MIN(edit->index, orig->n_rules);
 
         if (edit->rule_text) {
+                if (edit->pattern || edit->profile || edit->n_settings + edit->n_unset > 0)
+                        return fail(e, -EINVAL, NULL, "a rule given as text takes nothing else");
                 r = rc_edit_check_value(e->path, edit->rule_text, "rule", e->diags, &p->elem);
                 if (r < 0)
                         return r;
@@ -770,7 +776,7 @@ static int plan_update_rule(Editor *e, const RcFile *orig, const RcEdit *edit, P
         if (edit->index >= orig->n_rules)
                 return fail(e, -ENOENT, NULL, "no rule %zu: the file has %zu rules", edit->index, orig->n_rules);
         rule = &orig->rules[edit->index];
-        if ((!edit->pattern && !edit->profile && edit->n_settings + edit->n_unset == 0) ||
+        if (edit->rule_text || (!edit->pattern && !edit->profile && edit->n_settings + edit->n_unset == 0) ||
                         (edit->profile && edit->n_settings + edit->n_unset > 0))
                 return fail(e, -EINVAL, NULL,
                                 "a rule update changes its pattern, and either names a profile or sets settings");
@@ -828,10 +834,15 @@ static int plan_profile(Editor *e, const RcFile *orig, const RcEdit *edit, Plan 
                 return r;
         i = profile_index(orig, edit->profile);
 
+        if (edit->pattern || edit->rule_text)
+                return fail(e, -EINVAL, NULL, "a profile has no pattern");
         if (edit->operation == RC_EDIT_ADD_PROFILE) {
                 _cleanup_free_ char *list = NULL;
                 SettingsForm form = settings_form_of_file(e);
                 const char *c = e->layout.colon;
+
+                if (edit->n_unset > 0)
+                        return fail(e, -EINVAL, NULL, "a new profile has no settings to remove");
 
                 if (i >= 0)
                         return fail(e, -EEXIST, &e->doc.nodes[0], "this file already defines profile \"%s\"",
@@ -850,6 +861,8 @@ static int plan_profile(Editor *e, const RcFile *orig, const RcEdit *edit, Plan 
         if (i < 0)
                 return fail(e, -ENOENT, NULL, "this file defines no profile \"%s\"", edit->profile);
         if (edit->operation == RC_EDIT_REMOVE_PROFILE) {
+                if (edit->n_settings + edit->n_unset > 0)
+                        return fail(e, -EINVAL, NULL, "removing a profile changes none of its settings");
                 strv_remove_at(p->profiles, (size_t) i);
                 return 0;
         }
@@ -886,6 +899,8 @@ static int plan_edit(Editor *e, const RcFile *orig, const RcEdit *edit, Plan *p)
         case RC_EDIT_UPDATE_RULE:
                 return plan_update_rule(e, orig, edit, p);
         case RC_EDIT_REMOVE_RULE:
+                if (edit->pattern || edit->profile || edit->rule_text || edit->n_settings + edit->n_unset > 0)
+                        return fail(e, -EINVAL, NULL, "removing a rule takes only its index");
                 if (edit->index >= orig->n_rules)
                         return fail(e, -ENOENT, NULL, "no rule %zu: the file has %zu rules", edit->index,
                                         orig->n_rules);

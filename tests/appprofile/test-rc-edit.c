@@ -380,6 +380,17 @@ static void test_errors(void)
                 rc_diagnostics_done(&diags);
         }
         edit_fails("{\"rules\": [{\"pattern\": 5, \"profile\": \"P\"}]}", REMOVE_RULE(0), -EBADMSG);
+
+        /* A result beyond the size limit is refused. */
+        {
+                g_autofree char *big = g_malloc(RC_FILE_SIZE_MAX + 1);
+
+                memset(big, ' ', RC_FILE_SIZE_MAX);
+                big[0] = '#';
+                memcpy(big + RC_FILE_SIZE_MAX - 4, "\n{}\n", 4);
+                big[RC_FILE_SIZE_MAX] = '\0';
+                edit_fails(big, ADD_RULE_AT(0, "\"a\"", "P"), -E2BIG);
+        }
         edit_fails("{\"rules\": [", REMOVE_RULE(0), -EBADMSG);
 }
 
@@ -415,6 +426,27 @@ static void test_diff(void)
         g_assert_cmpstr(same, ==, "");
         g_assert_cmpint(rc_edit_diff("x.rc", NULL, 0, "a\n", 2, &created), ==, 0);
         g_assert_cmpstr(created, ==, "--- a/x.rc\n+++ b/x.rc\n@@ -0,0 +1 @@\n+a\n");
+
+        /* Past the bound on the comparison table, the middle is shown removed, then added: still a
+         * correct diff. */
+        {
+                GString *a = g_string_new(NULL), *b = g_string_new(NULL);
+                g_autofree char *big = NULL;
+                g_autofree char *sa = NULL, *sb = NULL;
+
+                for (unsigned i = 0; i < 1200; i++) {
+                        g_string_append_printf(a, "a%u\n", i);
+                        g_string_append_printf(b, "b%u\n", i);
+                }
+                g_string_append(a, "same\n");
+                g_string_append(b, "same\n");
+                sa = g_string_free(a, FALSE);
+                sb = g_string_free(b, FALSE);
+                g_assert_cmpint(rc_edit_diff("x.rc", sa, strlen(sa), sb, strlen(sb), &big), ==, 0);
+                g_assert_true(g_str_has_prefix(big, "--- a/x.rc\n+++ b/x.rc\n@@ -1,1201 +1,1201 @@\n-a0\n-a1\n"));
+                g_assert_nonnull(strstr(big, "\n-a1199\n+b0\n"));
+                g_assert_true(g_str_has_suffix(big, "\n+b1199\n same\n"));
+        }
 }
 
 /* Canonical forms of what a file says, written here independently of the code under test. */
