@@ -529,26 +529,6 @@ static int cmp_client(const void *a, const void *b)
         return r != 0 ? r : (x->id > y->id) - (x->id < y->id);
 }
 
-static int cgroup_copy(const ProcCgroup *from, ProcCgroup *to)
-{
-        ProcCgroup c = {
-                .path = strdup(from->path),
-                .unit = strdup(from->unit),
-                .slice = strdup(from->slice),
-                .container_kind = strdup(from->container_kind),
-                .container = strdup(from->container),
-                .app_kind = strdup(from->app_kind),
-                .app = strdup(from->app),
-        };
-
-        if (!c.path || !c.unit || !c.slice || !c.container_kind || !c.container || !c.app_kind || !c.app) {
-                proc_cgroup_done(&c);
-                return -ENOMEM;
-        }
-        *to = c;
-        return 0;
-}
-
 /* What the process runs as, read once per process (a process does not change cgroups once its unit is
  * made) and carried from one snapshot to the next. Not known (every field NULL) when its identity is not,
  * when it is gone, or when its cgroup says nothing. */
@@ -561,7 +541,7 @@ static int attribute_process(ManagerUsage *u, UsageProcess *p)
         int r;
 
         if (old && old->start_time == p->start_time && old->cgroup.path)
-                return cgroup_copy(&old->cgroup, &p->cgroup);
+                return proc_cgroup_copy(&old->cgroup, &p->cgroup);
         if (p->start_time == 0)
                 return 0;
         r = proc_facts_open(u->manager->proc_fd, p->pid, &expect, &f, &dfd);

@@ -28,6 +28,26 @@ void proc_cgroup_done(ProcCgroup *c)
         *c = (ProcCgroup){ 0 };
 }
 
+int proc_cgroup_copy(const ProcCgroup *from, ProcCgroup *to)
+{
+        ProcCgroup c = {
+                .path = strdup(from->path),
+                .unit = strdup(from->unit),
+                .slice = strdup(from->slice),
+                .container_kind = strdup(from->container_kind),
+                .container = strdup(from->container),
+                .app_kind = strdup(from->app_kind),
+                .app = strdup(from->app),
+        };
+
+        if (!c.path || !c.unit || !c.slice || !c.container_kind || !c.container || !c.app_kind || !c.app) {
+                proc_cgroup_done(&c);
+                return -ENOMEM;
+        }
+        *to = c;
+        return 0;
+}
+
 static int unhex(char c)
 {
         if (c >= '0' && c <= '9')
@@ -202,13 +222,24 @@ static int attribute_snap(ProcCgroup *c, const char *name)
         return set_taken(&c->app, strndup(start, (size_t) (p - start)));
 }
 
+/* The unit types systemd makes cgroups for (a slice only holds others). */
+static bool is_unit(const char *name, const char *const *suffixes, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (endswith(name, suffixes[i]) && strlen(name) > strlen(suffixes[i]))
+                        return true;
+        return false;
+}
+
 static int attribute_component(ProcCgroup *c, const char *name)
 {
+        static const char *const slice[] = { ".slice" };
+        static const char *const units[] = { ".service", ".scope", ".socket", ".mount", ".swap" };
         int r;
 
-        if (endswith(name, ".slice"))
+        if (is_unit(name, slice, ELEMENTSOF(slice)))
                 return set(&c->slice, name);
-        if (!endswith(name, ".service") && !endswith(name, ".scope"))
+        if (!is_unit(name, units, ELEMENTSOF(units)))
                 return 0;
         r = set(&c->unit, name);
         if (r < 0)
@@ -261,33 +292,61 @@ int proc_cgroup_from_path(const char *path, ProcCgroup *ret)
 
 int proc_cgroup_parse(const char *text, size_t size, ProcCgroup *ret)
 {
-        const char *end = text + size;
+        static const char deleted[] = " (deleted)", v1_systemd[] = ":name=systemd:";
+        const char *end = text + size, *v2 = NULL, *v1 = NULL, *path;
+        size_t v2_len = 0, v1_len = 0, n;
+        _cleanup_free_ char *copy = NULL;
 
         for (const char *line = text; line < end;) {
                 const char *eol = memchr(line, '\n', (size_t) (end - line));
-                size_t n = (size_t) ((eol ? eol : end) - line);
+                const char *colon;
 
+                n = (size_t) ((eol ? eol : end) - line);
+                colon = memchr(line, ':', n);
                 if (n >= 3 && memcmp(line, "0::", 3) == 0) {
-                        _cleanup_free_ char *path = NULL;
-                        static const char deleted[] = " (deleted)";
-
-                        /* A cgroup removed while the process still sat in it reads so. */
-                        if (n - 3 >= strlen(deleted) &&
-                                        memcmp(line + n - strlen(deleted), deleted, strlen(deleted)) == 0)
-                                n -= strlen(deleted);
-                        if (memchr(line + 3, '\0', n - 3))
-                                return -EBADMSG;
-                        path = strndup(line + 3, n - 3);
-                        if (!path)
-                                return -ENOMEM;
-                        return proc_cgroup_from_path(path, ret);
+                        v2 = line + 3;
+                        v2_len = n - 3;
+                } else if (colon && (size_t) (line + n - colon) >= strlen(v1_systemd) &&
+                                memcmp(colon, v1_systemd, strlen(v1_systemd)) == 0) {
+                        v1 = colon + strlen(v1_systemd);
+                        v1_len = (size_t) (line + n - v1);
                 }
                 line += n + 1;
         }
-        return -ENODATA;
+        /* The unified hierarchy, unless it is only the root: in hybrid mode systemd's tree is v1's
+         * name=systemd hierarchy. */
+        if (v2 && !(v2_len == 1 && v2[0] == '/')) {
+                path = v2;
+                n = v2_len;
+        } else if (v1) {
+                path = v1;
+                n = v1_len;
+        } else if (v2) {
+                path = v2;
+                n = v2_len;
+        } else
+                return -ENODATA;
+        /* A cgroup removed while the process still sat in it reads so. */
+        if (n >= strlen(deleted) && memcmp(path + n - strlen(deleted), deleted, strlen(deleted)) == 0)
+                n -= strlen(deleted);
+        if (memchr(path, '\0', n))
+                return -EBADMSG;
+        copy = strndup(path, n);
+        if (!copy)
+                return -ENOMEM;
+        return proc_cgroup_from_path(copy, ret);
 }
 
 const char *proc_cgroup_application(const ProcCgroup *c)
 {
         return !isempty(c->app) ? c->app : c->unit;
+}
+
+const char *proc_cgroup_unit_or_path(const ProcCgroup *c)
+{
+        if (!isempty(c->unit))
+                return c->unit;
+        if (!c->path || streq(c->path, "/"))
+                return NULL;
+        return c->path;
 }

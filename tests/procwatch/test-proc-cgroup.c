@@ -134,11 +134,44 @@ static void test_garbage(void)
         with_nul[20] = '\0';
         g_assert_cmpint(proc_cgroup_parse(with_nul, strlen("0::/system.slice/a.service\n"), &c), ==, -EBADMSG);
 
-        /* No v2 line: nothing to say. */
-        g_assert_cmpint(proc_cgroup_parse("1:name=systemd:/x\n", strlen("1:name=systemd:/x\n"), &c), ==, -ENODATA);
+        /* Neither a v2 line nor systemd's v1 hierarchy: nothing to say. */
+        g_assert_cmpint(proc_cgroup_parse("1:cpu:/x\n", strlen("1:cpu:/x\n"), &c), ==, -ENODATA);
         g_assert_cmpint(proc_cgroup_parse("", 0, &c), ==, -ENODATA);
         g_assert_cmpint(proc_cgroup_parse("0:", 2, &c), ==, -ENODATA);
         g_assert_null(c.path);
+}
+
+/* The export's unit label (what usage-export's own lookup gave before it used this parser): the unit, else
+ * the path, else nothing; hybrid mode's name=systemd line where v2 is only the root. */
+static void test_export_label(void)
+{
+        static const struct {
+                const char *text, *label;
+        } labels[] = {
+                { "0::/system.slice/gdm.service\n", "gdm.service" },
+                { "0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-org.gnome.Terminal.slice/"
+                  "vte-spawn-1.scope\n",
+                                "vte-spawn-1.scope" },
+                /* A cgroup below a slice of the user's manager: the manager's unit. */
+                { "0::/user.slice/user-1000.slice/user@1000.service/app.slice/x/y\n", "user@1000.service" },
+                { "0::/machine/qemu-1/emulator\n", "/machine/qemu-1/emulator" },
+                { "0::/system.slice/systemd-fsck-root.mount\n", "systemd-fsck-root.mount" },
+                { "0::/system.slice/cups.socket\n", "cups.socket" },
+                { "12:cpu:/foo\n1:name=systemd:/system.slice/cron.service\n0::/\n", "cron.service" },
+                { "1:name=systemd:/system.slice/cron.service\n", "cron.service" },
+                { "1:name=systemd:/system.slice/cron.service\n0::/system.slice/sshd.service", "sshd.service" },
+                { "0::/\n", NULL },
+                { "0::/.service\n", "/.service" },
+        };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(labels); i++) {
+                ProcCgroup c = { 0 };
+
+                g_test_message("%s", labels[i].text);
+                g_assert_cmpint(proc_cgroup_parse(labels[i].text, strlen(labels[i].text), &c), ==, 0);
+                g_assert_cmpstr(proc_cgroup_unit_or_path(&c), ==, labels[i].label);
+                proc_cgroup_done(&c);
+        }
 }
 
 int main(int argc, char *argv[])
@@ -147,5 +180,6 @@ int main(int argc, char *argv[])
         g_test_add_func("/proc-cgroup/paths", test_paths);
         g_test_add_func("/proc-cgroup/file", test_file);
         g_test_add_func("/proc-cgroup/garbage", test_garbage);
+        g_test_add_func("/proc-cgroup/export-label", test_export_label);
         return g_test_run();
 }
