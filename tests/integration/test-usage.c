@@ -122,13 +122,30 @@ static void dump_clients(sd_bus *bus, GString *out)
         sd_bus_message_unref(reply);
 }
 
+/* The engines (device, source, engine, busy) and memory (device, source, region, bytes) of a process or a
+ * group. */
+static void append_engines_memory(sd_bus_message *m, GString *out)
+{
+        const char *device, *source, *what;
+        double busy;
+        uint64_t v;
+
+        g_assert_cmpint(sd_bus_message_enter_container(m, 'a', "(sssd)"), >=, 0);
+        while (sd_bus_message_read(m, "(sssd)", &device, &source, &what, &busy) > 0)
+                g_string_append_printf(out, " engine %s/%s=%.1f", device, what, busy);
+        g_assert_cmpint(sd_bus_message_exit_container(m), >=, 0);
+        g_assert_cmpint(sd_bus_message_enter_container(m, 'a', "(ssst)"), >=, 0);
+        while (sd_bus_message_read(m, "(ssst)", &device, &source, &what, &v) > 0)
+                g_string_append_printf(out, " mem %s/%s=%" G_GUINT64_FORMAT, device, what, v);
+        g_assert_cmpint(sd_bus_message_exit_container(m), >=, 0);
+}
+
 static void dump_processes(sd_bus *bus, GString *out)
 {
         sd_bus_message *reply = NULL;
-        const char *object, *comm, *device, *source, *what;
+        const char *object, *comm, *device, *source;
         uint32_t pid, uid;
         uint64_t start, v;
-        double busy;
 
         reply = call_listing(bus, "ListGpuProcesses", "(outusasa(sst)a(sssd)a(ssst))");
         while (sd_bus_message_enter_container(reply, 'r', "outusasa(sst)a(sssd)a(ssst)") > 0) {
@@ -143,14 +160,7 @@ static void dump_processes(sd_bus *bus, GString *out)
                 while (sd_bus_message_read(reply, "(sst)", &device, &source, &v) > 0)
                         g_string_append_printf(out, "%s/%" G_GUINT64_FORMAT ",", device, v);
                 g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
-                g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(sssd)"), >=, 0);
-                while (sd_bus_message_read(reply, "(sssd)", &device, &source, &what, &busy) > 0)
-                        g_string_append_printf(out, " engine %s/%s=%.1f", device, what, busy);
-                g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
-                g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(ssst)"), >=, 0);
-                while (sd_bus_message_read(reply, "(ssst)", &device, &source, &what, &v) > 0)
-                        g_string_append_printf(out, " mem %s/%s=%" G_GUINT64_FORMAT, device, what, v);
-                g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
+                append_engines_memory(reply, out);
                 g_string_append_c(out, '\n');
                 g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
         }
@@ -562,10 +572,8 @@ static void dump_attributed(sd_bus *bus, GString *out)
 static void dump_groups(sd_bus *bus, const char *by, GString *out)
 {
         sd_bus_message *reply = NULL;
-        const char *key, *device, *source, *what;
+        const char *key;
         uint32_t n;
-        uint64_t v;
-        double busy;
 
         g_assert_cmpint(sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, "ListGpuGroups", NULL,
                                         &reply, "s", by),
@@ -574,14 +582,7 @@ static void dump_groups(sd_bus *bus, const char *by, GString *out)
         while (sd_bus_message_enter_container(reply, 'r', "sua(sssd)a(ssst)") > 0) {
                 g_assert_cmpint(sd_bus_message_read(reply, "su", &key, &n), >=, 0);
                 g_string_append_printf(out, "group %s %s processes=%u", by, key, n);
-                g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(sssd)"), >=, 0);
-                while (sd_bus_message_read(reply, "(sssd)", &device, &source, &what, &busy) > 0)
-                        g_string_append_printf(out, " engine %s/%s=%.1f", device, what, busy);
-                g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
-                g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(ssst)"), >=, 0);
-                while (sd_bus_message_read(reply, "(ssst)", &device, &source, &what, &v) > 0)
-                        g_string_append_printf(out, " mem %s/%s=%" G_GUINT64_FORMAT, device, what, v);
-                g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
+                append_engines_memory(reply, out);
                 g_string_append_c(out, '\n');
                 g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
         }
