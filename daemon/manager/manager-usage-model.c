@@ -529,9 +529,9 @@ static int cmp_client(const void *a, const void *b)
         return r != 0 ? r : (x->id > y->id) - (x->id < y->id);
 }
 
-/* What the process runs as, read once per process (a process does not change cgroups once its unit is
- * made) and carried from one snapshot to the next. Not known (every field NULL) when its identity is not,
- * when it is gone, or when its cgroup says nothing. */
+/* What the process runs as, read once per process (processes rarely move: a launcher that moves itself into
+ * a new scope does so before it opens a GPU) and carried from one snapshot to the next. Not known (every field NULL)
+ * when its identity is not, when it is gone, or when its cgroup says nothing. */
 static int attribute_process(ManagerUsage *u, UsageProcess *p)
 {
         _cleanup_(proc_facts_done) ProcFacts f = { .root_fd = -EBADF };
@@ -540,8 +540,10 @@ static int attribute_process(ManagerUsage *u, UsageProcess *p)
         ProcIdentity expect = { p->pid, p->start_time };
         int r;
 
-        if (old && old->start_time == p->start_time && old->cgroup.path)
-                return proc_cgroup_copy(&old->cgroup, &p->cgroup);
+        if (old && old->start_time == p->start_time && old->cgroup_read) {
+                p->cgroup_read = true;
+                return old->cgroup.path ? proc_cgroup_copy(&old->cgroup, &p->cgroup) : 0;
+        }
         if (p->start_time == 0)
                 return 0;
         r = proc_facts_open(u->manager->proc_fd, p->pid, &expect, &f, &dfd);
@@ -549,6 +551,8 @@ static int attribute_process(ManagerUsage *u, UsageProcess *p)
                 r = proc_facts_add(dfd, PROC_FACTS_CGROUP, NULL, &f);
         if (r == -ENOMEM)
                 return r;
+        /* Once looked at, whatever came of it: a v1-only system costs no read per sample. */
+        p->cgroup_read = true;
         if (r < 0)
                 return 0;
         p->cgroup = f.cgroup;

@@ -108,6 +108,7 @@ typedef struct UsageProcess {
         uint64_t start_time;
         uid_t uid;
         ProcCgroup cgroup; /* from /proc/<pid>/cgroup once per process; fields NULL when not known */
+        bool cgroup_read; /* it was looked at (known or not): not again while the process lives */
         UsageProcessClient *clients;
         size_t n_clients;
         UsageProcessEngine *engines;

@@ -290,6 +290,20 @@ static void test_attribution(void)
         g_assert_cmpint(usage_snapshot_groups(s, USAGE_GROUP_USER, 4242, &groups, &n), ==, 0);
         g_assert_cmpuint(n, ==, 0);
         usage_groups_free(groups, n);
+        /* Read once per process: a cgroup file that changes or appears later is not read again. */
+        {
+                g_autofree char *moved = g_build_filename(proc_fixture_path(h.proc), "100", "cgroup", NULL);
+                g_autofree char *late = g_build_filename(proc_fixture_path(h.proc), "105", "cgroup", NULL);
+                uint64_t n_samples = manager_usage_n_samples(h.manager);
+
+                g_assert_true(g_file_set_contents(moved, "0::/system.slice/moved.service\n", -1, NULL));
+                g_assert_true(g_file_set_contents(late, "0::/system.slice/late.service\n", -1, NULL));
+                g_assert_cmpint(manager_usage_sample(h.manager), ==, 0);
+                s = manager_usage_snapshot(h.manager);
+                g_assert_cmpuint(manager_usage_n_samples(h.manager), >, n_samples);
+                g_assert_cmpstr(usage_snapshot_find_process(s, 100)->cgroup.app, ==, "org.blender.Blender");
+                g_assert_null(usage_snapshot_find_process(s, 105)->cgroup.path);
+        }
         g_assert_cmpint(usage_group_by_from_string("application"), ==, USAGE_GROUP_APPLICATION);
         g_assert_cmpint(usage_group_by_from_string("pid"), <, 0);
 
