@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* nvprofilectl top: reading the daemon's Usage interface (ListGpuDevices, ListGpuProcesses, WatchUsage)
+/* nvprofilectl top: reading the daemon's Usage interface (ListGpuDevices, ListGpuProcessesAttributed, WatchUsage)
  * into JSON, exactly as sent. */
 
 #include <fcntl.h>
@@ -184,6 +184,9 @@ static int read_device(sd_bus_message *m, struct json_object **ret)
         return 0;
 }
 
+/* What ListGpuProcessesAttributed adds to each process, named as in the XML contract. */
+static const char *const attribution[] = { "unit", "slice", "container_kind", "container", "app_kind", "app" };
+
 static int read_process(sd_bus_message *m, struct json_object **ret)
 {
         _cleanup_(json_object_putp) struct json_object *o = json_object_new_object();
@@ -209,6 +212,12 @@ static int read_process(sd_bus_message *m, struct json_object **ret)
         CHECK(add_object(o, "engines", v));
         CHECK(read_list(m, "ssst", (const char *const[]){ "device", "source", "region", "bytes" }, &v));
         CHECK(add_object(o, "memory", v));
+        for (size_t i = 0; i < ELEMENTSOF(attribution); i++) {
+                const char *value;
+
+                CHECK(sd_bus_message_read(m, "s", &value));
+                CHECK(add_string(o, attribution[i], value));
+        }
         *ret = TAKE_PTR(o);
         return 0;
 }
@@ -283,8 +292,8 @@ int top_read(sd_bus *bus, struct json_object **ret)
                 return r;
         if (add_object(o, "devices", devices) < 0)
                 return log_oom();
-        r = call_list(bus, "ListGpuProcesses", "(outusasa(sst)a(sssd)a(ssst))", "outusasa(sst)a(sssd)a(ssst)",
-                        read_process, &processes);
+        r = call_list(bus, "ListGpuProcessesAttributed", "(outusasa(sst)a(sssd)a(ssst)ssssss)",
+                        "outusasa(sst)a(sssd)a(ssst)ssssss", read_process, &processes);
         if (r < 0)
                 return r;
         if (add_object(o, "processes", processes) < 0)

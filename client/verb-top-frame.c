@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* nvprofilectl top: the layout. One reading becomes lines for a terminal of a given size: a header, each
  * device with a bar per engine and its memory, then one row per process and device (PID, user, device,
- * busiest engine, memory, applied profile, command), sorted. The same lines are drawn by ncurses and
+ * busiest engine, memory, applied profile, application, command), sorted. The same lines are drawn by ncurses and
  * printed by --once, so what the tests read in a pane is what this file decides. */
 
 #include <inttypes.h>
@@ -14,6 +14,7 @@
 
 #define NAME_COLUMNS 10 /* engine names in the device section */
 #define WIDE_COLUMNS 80 /* from here on, the process table has USER and ENGINE columns */
+#define APPLICATION_MIN_REST 35 /* columns left for PROFILE and COMMAND from which APPLICATION is shown too */
 
 static const char *const sort_names[_TOP_SORT_MAX] = {
         [TOP_SORT_GPU] = "gpu",
@@ -194,6 +195,7 @@ typedef struct Row {
         uint64_t memory;
         const char *command; /* escaped */
         const char *profile; /* escaped */
+        const char *application; /* escaped: the Flatpak or snap id, else the systemd unit, else "-" */
         uint32_t pid;
 } Row;
 
@@ -249,7 +251,7 @@ static int build_rows(struct json_object *reading, EscapePool *e, Row **ret, siz
         for (size_t p = 0; p < jlen(reading, "processes"); p++) {
                 struct json_object *proc = jidx(reading, "processes", p);
                 _cleanup_free_ char *profiles = NULL;
-                const char *profile, *command;
+                const char *profile, *command, *application;
                 static const char *const lists[] = { "clients", "engines", "memory" };
 
                 for (size_t k = 0; k < jlen(proc, "profiles"); k++) {
@@ -264,6 +266,9 @@ static int build_rows(struct json_object *reading, EscapePool *e, Row **ret, siz
                 }
                 profile = profiles ? esc(e, profiles) : "-";
                 command = esc(e, jstr(proc, "comm"));
+                application = !isempty(jstr(proc, "app"))      ? esc(e, jstr(proc, "app"))
+                                : !isempty(jstr(proc, "unit")) ? esc(e, jstr(proc, "unit"))
+                                                               : "-";
 
                 for (size_t l = 0; l < ELEMENTSOF(lists); l++)
                         for (size_t i = 0; i < jlen(proc, lists[l]); i++) {
@@ -280,6 +285,7 @@ static int build_rows(struct json_object *reading, EscapePool *e, Row **ret, siz
                                         .busy = -1,
                                         .command = command,
                                         .profile = profile,
+                                        .application = application,
                                         .pid = (uint32_t) json_object_get_int64(json_object_object_get(proc, "pid")),
                                 };
                         }
@@ -404,7 +410,7 @@ int top_frame_build(TopFrame *frame, struct json_object *reading, TopSort sort, 
         _cleanup_free_ Row *rows = NULL;
         size_t size = 0, n_rows = 0, shown;
         bool wide = width >= WIDE_COLUMNS;
-        size_t rest, profile_cols, command_cols;
+        size_t rest, profile_cols, application_cols, command_cols;
         FILE *f;
         int r;
 
@@ -450,13 +456,20 @@ int top_frame_build(TopFrame *frame, struct json_object *reading, TopSort sort, 
                         return r;
         }
 
-        /* The process table: PID USER DEVICE GPU% ENGINE MEMORY PROFILE COMMAND; USER and ENGINE only when
-         * wide. PROFILE and COMMAND share what is left. */
+        /* The process table: PID USER DEVICE GPU% ENGINE MEMORY PROFILE APPLICATION COMMAND; USER and ENGINE
+         * only when wide, APPLICATION only when what is left gives the command room too. PROFILE,
+         * APPLICATION and COMMAND share what is left. */
         rest = (size_t) width -
                         (wide ? 7 + 1 + 8 + 1 + 12 + 1 + 6 + 1 + 8 + 1 + 10 + 1 : 7 + 1 + 12 + 1 + 6 + 1 + 10 + 1);
         rest = MAX(rest, (size_t) 8);
-        profile_cols = MIN(MAX(rest / 2, (size_t) 4), (size_t) 24);
-        command_cols = rest - MIN(profile_cols + 1, rest - 1);
+        if (rest >= APPLICATION_MIN_REST) {
+                profile_cols = MIN(rest * 2 / 7, (size_t) 24);
+                application_cols = MIN(rest * 3 / 7, (size_t) 32);
+        } else {
+                profile_cols = MIN(MAX(rest / 2, (size_t) 4), (size_t) 24);
+                application_cols = 0;
+        }
+        command_cols = rest - MIN(profile_cols + 1 + (application_cols > 0 ? application_cols + 1 : 0), rest - 1);
         if (command_cols == 0)
                 command_cols = 1;
 
@@ -481,6 +494,10 @@ int top_frame_build(TopFrame *frame, struct json_object *reading, TopSort sort, 
         fputc(' ', f);
         put_cell(f, "PROFILE", profile_cols, false);
         fputc(' ', f);
+        if (application_cols > 0) {
+                put_cell(f, "APPLICATION", application_cols, false);
+                fputc(' ', f);
+        }
         put_cell(f, "COMMAND", command_cols, false);
         r = add_line(frame, &f, &buf, 0, 0, true);
         if (r < 0)
@@ -530,6 +547,10 @@ int top_frame_build(TopFrame *frame, struct json_object *reading, TopSort sort, 
                 fputc(' ', f);
                 put_cell(f, row->profile, profile_cols, false);
                 fputc(' ', f);
+                if (application_cols > 0) {
+                        put_cell(f, row->application, application_cols, false);
+                        fputc(' ', f);
+                }
                 put_cell(f, row->command, command_cols, false);
                 r = add_line(frame, &f, &buf, 0, 0, false);
                 if (r < 0)

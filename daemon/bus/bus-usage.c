@@ -254,7 +254,10 @@ static int append_process_memory(sd_bus_message *reply, const UsageProcess *p)
         return sd_bus_message_close_container(reply);
 }
 
-static int append_gpu_process(sd_bus_message *reply, Manager *manager, const UsageProcess *up)
+#define GPU_PROCESS "outusasa(sst)a(sssd)a(ssst)"
+#define GPU_PROCESS_ATTRIBUTED GPU_PROCESS "ssssss"
+
+static int append_gpu_process(sd_bus_message *reply, Manager *manager, const UsageProcess *up, bool attributed)
 {
         _cleanup_free_ char *path = NULL;
         Process *p = manager_get_process(manager, up->pid);
@@ -266,7 +269,7 @@ static int append_gpu_process(sd_bus_message *reply, Manager *manager, const Usa
                 if (r < 0)
                         return r;
         }
-        r = sd_bus_message_open_container(reply, 'r', "outusasa(sst)a(sssd)a(ssst)");
+        r = sd_bus_message_open_container(reply, 'r', attributed ? GPU_PROCESS_ATTRIBUTED : GPU_PROCESS);
         if (r < 0)
                 return r;
         r = sd_bus_message_append(reply, "outus", path ? path : "/", (uint32_t) up->pid, up->start_time,
@@ -285,23 +288,121 @@ static int append_gpu_process(sd_bus_message *reply, Manager *manager, const Usa
         r = append_process_memory(reply, up);
         if (r < 0)
                 return r;
+        if (attributed) {
+                const ProcCgroup *c = &up->cgroup;
+                r = sd_bus_message_append(reply, "ssssss", strempty(c->unit), strempty(c->slice),
+                                strempty(c->container_kind), strempty(c->container), strempty(c->app_kind),
+                                strempty(c->app));
+                if (r < 0)
+                        return r;
+        }
         return sd_bus_message_close_container(reply);
 }
 
-static int append_process_entry(sd_bus_message *reply, BusContext *c, size_t i, uid_t caller)
+/* A process the caller may see, with (attributed) or without what it runs as. */
+static int append_process_if_visible(sd_bus_message *reply, BusContext *c, size_t i, uid_t caller, bool attributed)
 {
         const UsageProcess *up = &manager_usage_snapshot(c->manager)->processes[i];
 
         if (!manager_may_see(caller, up->uid))
                 return 0;
-        return append_gpu_process(reply, c->manager, up);
+        return append_gpu_process(reply, c->manager, up, attributed);
+}
+
+static int append_process_entry(sd_bus_message *reply, BusContext *c, size_t i, uid_t caller)
+{
+        return append_process_if_visible(reply, c, i, caller, false);
+}
+
+static int append_attributed_entry(sd_bus_message *reply, BusContext *c, size_t i, uid_t caller)
+{
+        return append_process_if_visible(reply, c, i, caller, true);
 }
 
 static int method_list_processes(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         BusContext *c = userdata;
-        return reply_listing(m, c, "(outusasa(sst)a(sssd)a(ssst))", manager_usage_snapshot(c->manager)->n_processes,
+        return reply_listing(m, c, "(" GPU_PROCESS ")", manager_usage_snapshot(c->manager)->n_processes,
                         append_process_entry);
+}
+
+static int method_list_processes_attributed(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        BusContext *c = userdata;
+        return reply_listing(m, c, "(" GPU_PROCESS_ATTRIBUTED ")", manager_usage_snapshot(c->manager)->n_processes,
+                        append_attributed_entry);
+}
+
+static int append_group(sd_bus_message *reply, const UsageGroup *g)
+{
+        UsageProcess totals = {
+                .engines = g->engines, .n_engines = g->n_engines, .memory = g->memory, .n_memory = g->n_memory
+        };
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'r', "sua(sssd)a(ssst)");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(reply, "su", g->key, g->n_processes);
+        if (r < 0)
+                return r;
+        r = append_process_engines(reply, &totals);
+        if (r < 0)
+                return r;
+        r = append_process_memory(reply, &totals);
+        if (r < 0)
+                return r;
+        return sd_bus_message_close_container(reply);
+}
+
+static int reply_groups(sd_bus_message *m, const UsageGroup *groups, size_t n)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "(sua(sssd)a(ssst))");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n; i++) {
+                r = append_group(reply, &groups[i]);
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_list_groups(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        BusContext *c = userdata;
+        UsageGroup *groups = NULL;
+        size_t n_groups = 0;
+        UsageGroupBy by;
+        const char *key;
+        uid_t caller;
+        int r;
+
+        r = sd_bus_message_read(m, "s", &key);
+        if (r < 0)
+                return r;
+        by = usage_group_by_from_string(key);
+        if (by < 0)
+                return sd_bus_error_set(
+                                error, SD_BUS_ERROR_INVALID_ARGS, "by is \"unit\", \"application\" or \"user\"");
+        r = bus_caller_uid(m, &caller);
+        if (r < 0)
+                return r;
+        r = usage_snapshot_groups(manager_usage_snapshot(c->manager), by, caller, &groups, &n_groups);
+        if (r < 0)
+                return r;
+        r = reply_groups(m, groups, n_groups);
+        usage_groups_free(groups, n_groups);
+        return r;
 }
 
 static int method_watch(sd_bus_message *m, void *userdata, sd_bus_error *error)
@@ -405,9 +506,13 @@ const sd_bus_vtable bus_usage_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("ListGpuClients", SD_BUS_NO_ARGS,
                         SD_BUS_RESULT("a(sstssa(uti)uta(suddtttb)a(sa{st})t)", clients), method_list_clients,
                         SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("ListGpuProcesses", SD_BUS_NO_ARGS,
-                        SD_BUS_RESULT("a(outusasa(sst)a(sssd)a(ssst))", processes), method_list_processes,
+        SD_BUS_METHOD_WITH_ARGS("ListGpuProcesses", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(" GPU_PROCESS ")", processes),
+                        method_list_processes, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListGpuProcessesAttributed", SD_BUS_NO_ARGS,
+                        SD_BUS_RESULT("a(" GPU_PROCESS_ATTRIBUTED ")", processes), method_list_processes_attributed,
                         SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListGpuGroups", SD_BUS_ARGS("s", by), SD_BUS_RESULT("a(sua(sssd)a(ssst))", groups),
+                        method_list_groups, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("WatchUsage", SD_BUS_ARGS("t", interval), SD_BUS_RESULT("h", fd), method_watch,
                         SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,

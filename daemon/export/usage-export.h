@@ -73,11 +73,5 @@ int usage_export_render(UsageExport *x, const UsageExportInput *in, char **ret, 
  * the temporary name. Returns 0 or a negative errno. */
 int usage_export_write_file(const char *path, const char *text, size_t size, mode_t mode, gid_t gid);
 
-/* The systemd unit of a process from the text of /proc/<pid>/cgroup (its cgroup v2 "0::" line, else the
- * name=systemd line of v1): the innermost path component that names a unit (.service, .scope, .slice,
- * ...), else the cgroup path itself, else NULL. Returns a pointer into a new string in *ret (NULL when
- * nothing is found). 0 or -ENOMEM. */
-int usage_export_unit_from_cgroup(const char *text, size_t size, char **ret);
-
 /* The label value as the exposition format needs it (see above), appended to f. */
 void usage_export_put_label_value(FILE *f, const char *s);

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "fileio.h"
+#include "fd-util.h"
 #include "log.h"
 #include "manager-export.h"
 #include "manager-usage.h"
@@ -13,33 +13,42 @@
 #define PACKAGE_VERSION "0"
 #endif
 
-#define EXPORT_CGROUP_MAX (64 * 1024)
-
 typedef struct ExportLookup {
         Manager *m;
-        char *unit; /* of the latest lookup */
+        ProcCgroup cgroup; /* of the latest lookup */
 } ExportLookup;
 
+/* The same unit the Usage interface reports: the snapshot's when the process is in it, else read now (a
+ * test's DRM model, or a process that came after the latest sample). */
 static int export_lookup(pid_t pid, void *userdata, UsageExportOwner *ret)
 {
         ExportLookup *l = userdata;
-        _cleanup_free_ char *cgroup = NULL;
+        _cleanup_(proc_facts_done) ProcFacts f = { .root_fd = -EBADF };
+        _cleanup_close_ int dfd = -EBADF;
+        const UsageProcess *up = l->m->usage ? usage_snapshot_find_process(manager_usage_snapshot(l->m), pid) : NULL;
         Process *p;
-        char path[32];
-        size_t size;
-        int r;
+        int r = 0;
 
-        l->unit = mfree(l->unit);
-        (void) snprintf(path, sizeof path, "%ld/cgroup", (long) pid);
-        r = read_virtual_file_at(l->m->proc_fd, path, EXPORT_CGROUP_MAX, &cgroup, &size);
-        if (r >= 0)
-                (void) usage_export_unit_from_cgroup(cgroup, size, &l->unit);
+        proc_cgroup_done(&l->cgroup);
+        if (up && up->cgroup.path)
+                r = proc_cgroup_copy(&up->cgroup, &l->cgroup);
+        else {
+                r = proc_facts_open(l->m->proc_fd, pid, NULL, &f, &dfd);
+                if (r >= 0)
+                        r = proc_facts_add(dfd, PROC_FACTS_CGROUP, NULL, &f);
+                if (r >= 0) {
+                        l->cgroup = f.cgroup;
+                        f.cgroup = (ProcCgroup){ 0 };
+                }
+        }
+        if (r == -ENOMEM)
+                return r;
 
         p = manager_get_process(l->m, pid);
         if (!p && r < 0)
                 return r;
         *ret = (UsageExportOwner){
-                .unit = l->unit,
+                .unit = l->cgroup.path ? proc_cgroup_unit_or_path(&l->cgroup) : NULL,
                 .profile = p && p->profiles ? p->profiles[0] : NULL,
                 .comm = p ? p->comm : NULL,
         };
@@ -87,7 +96,7 @@ int manager_export_write(Manager *m)
                 .flags = m->config.export_process_labels ? USAGE_EXPORT_PROCESS_LABELS : 0,
         };
         r = usage_export_render(m->usage_export, &in, &text, &size);
-        free(lookup.unit);
+        proc_cgroup_done(&lookup.cgroup);
         if (r < 0)
                 return r;
 

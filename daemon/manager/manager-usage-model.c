@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "drm-sampler.h"
+#include "fd-util.h"
 #include "manager-usage-model.h"
 #include "string-util.h"
 #include "strv.h"
@@ -51,6 +52,7 @@ void usage_snapshot_done(UsageSnapshot *s)
                 client_done(&s->clients[i]);
         free(s->clients);
         for (size_t i = 0; i < s->n_processes; i++) {
+                proc_cgroup_done(&s->processes[i].cgroup);
                 free(s->processes[i].clients);
                 free(s->processes[i].engines);
                 free(s->processes[i].memory);
@@ -421,9 +423,49 @@ static UsageProcess *process_entry(UsageSnapshot *s, IntMap *index, const UsageH
         return p;
 }
 
+int usage_engines_add(UsageProcessEngine **engines, size_t *n, const UsageProcessEngine *e)
+{
+        UsageProcessEngine *y = NULL;
+
+        for (size_t k = 0; k < *n && !y; k++)
+                if ((*engines)[k].source == e->source && streq((*engines)[k].device, e->device) &&
+                                streq((*engines)[k].engine, e->engine))
+                        y = &(*engines)[k];
+        if (!y) {
+                y = GROW(*engines, *n);
+                if (!y)
+                        return -ENOMEM;
+                *y = *e;
+                y->busy_percent = USAGE_PERCENT_UNKNOWN;
+        }
+        if (e->busy_percent >= 0)
+                y->busy_percent = MAX(y->busy_percent, 0.0) + e->busy_percent;
+        return 0;
+}
+
+int usage_memory_add(UsageProcessMemory **memory, size_t *n, const UsageProcessMemory *m)
+{
+        UsageProcessMemory *y = NULL;
+
+        for (size_t k = 0; k < *n && !y; k++)
+                if ((*memory)[k].source == m->source && streq((*memory)[k].device, m->device) &&
+                                streq((*memory)[k].region, m->region))
+                        y = &(*memory)[k];
+        if (!y) {
+                y = GROW(*memory, *n);
+                if (!y)
+                        return -ENOMEM;
+                *y = *m;
+                y->bytes = 0;
+        }
+        y->bytes = y->bytes > UINT64_MAX - m->bytes ? UINT64_MAX : y->bytes + m->bytes;
+        return 0;
+}
+
 static int process_add_client(UsageProcess *p, const UsageClient *c)
 {
         UsageProcessClient *x;
+        int r;
 
         for (size_t i = 0; i < p->n_clients; i++)
                 if (p->clients[i].id == c->id && p->clients[i].source == c->source &&
@@ -435,47 +477,31 @@ static int process_add_client(UsageProcess *p, const UsageClient *c)
         *x = (UsageProcessClient){ .device = c->device, .source = c->source, .id = c->id };
 
         for (size_t i = 0; i < c->n_engines; i++) {
-                const UsageClientEngine *e = &c->engines[i];
-                UsageProcessEngine *y = NULL;
-
-                for (size_t k = 0; k < p->n_engines && !y; k++)
-                        if (p->engines[k].source == c->source && streq(p->engines[k].device, c->device) &&
-                                        streq(p->engines[k].engine, e->name))
-                                y = &p->engines[k];
-                if (!y) {
-                        y = GROW(p->engines, p->n_engines);
-                        if (!y)
-                                return -ENOMEM;
-                        *y = (UsageProcessEngine){ .device = c->device,
-                                .source = c->source,
-                                .engine = e->name,
-                                .busy_percent = USAGE_PERCENT_UNKNOWN };
-                }
-                if (e->busy_percent >= 0)
-                        y->busy_percent = MAX(y->busy_percent, 0.0) + e->busy_percent;
+                r = usage_engines_add(&p->engines, &p->n_engines,
+                                &(UsageProcessEngine){ .device = c->device,
+                                                .source = c->source,
+                                                .engine = c->engines[i].name,
+                                                .busy_percent = c->engines[i].busy_percent });
+                if (r < 0)
+                        return r;
         }
         for (size_t i = 0; i < c->n_regions; i++) {
-                const UsageRegion *r = &c->regions[i];
-                UsageProcessMemory *y = NULL;
+                const UsageRegion *region = &c->regions[i];
                 uint64_t bytes;
 
-                if (r->has[DRM_FDINFO_MEM_RESIDENT])
-                        bytes = r->bytes[DRM_FDINFO_MEM_RESIDENT];
-                else if (r->has[DRM_FDINFO_MEM_TOTAL])
-                        bytes = r->bytes[DRM_FDINFO_MEM_TOTAL];
+                if (region->has[DRM_FDINFO_MEM_RESIDENT])
+                        bytes = region->bytes[DRM_FDINFO_MEM_RESIDENT];
+                else if (region->has[DRM_FDINFO_MEM_TOTAL])
+                        bytes = region->bytes[DRM_FDINFO_MEM_TOTAL];
                 else
                         continue;
-                for (size_t k = 0; k < p->n_memory && !y; k++)
-                        if (p->memory[k].source == c->source && streq(p->memory[k].device, c->device) &&
-                                        streq(p->memory[k].region, r->name))
-                                y = &p->memory[k];
-                if (!y) {
-                        y = GROW(p->memory, p->n_memory);
-                        if (!y)
-                                return -ENOMEM;
-                        *y = (UsageProcessMemory){ .device = c->device, .source = c->source, .region = r->name };
-                }
-                y->bytes = y->bytes > UINT64_MAX - bytes ? UINT64_MAX : y->bytes + bytes;
+                r = usage_memory_add(&p->memory, &p->n_memory,
+                                &(UsageProcessMemory){ .device = c->device,
+                                                .source = c->source,
+                                                .region = region->name,
+                                                .bytes = bytes });
+                if (r < 0)
+                        return r;
         }
         return 0;
 }
@@ -501,6 +527,37 @@ static int cmp_client(const void *a, const void *b)
         if (r == 0)
                 r = strcmp(x->device, y->device);
         return r != 0 ? r : (x->id > y->id) - (x->id < y->id);
+}
+
+/* What the process runs as, read once per process (processes rarely move: a launcher that moves itself into
+ * a new scope does so before it opens a GPU) and carried from one snapshot to the next. Not known (every field NULL)
+ * when its identity is not, when it is gone, or when its cgroup says nothing. */
+static int attribute_process(ManagerUsage *u, UsageProcess *p)
+{
+        _cleanup_(proc_facts_done) ProcFacts f = { .root_fd = -EBADF };
+        _cleanup_close_ int dfd = -EBADF;
+        const UsageProcess *old = usage_snapshot_find_process(&u->snapshot, p->pid);
+        ProcIdentity expect = { p->pid, p->start_time };
+        int r;
+
+        if (old && old->start_time == p->start_time && old->cgroup_read) {
+                p->cgroup_read = true;
+                return old->cgroup.path ? proc_cgroup_copy(&old->cgroup, &p->cgroup) : 0;
+        }
+        if (p->start_time == 0)
+                return 0;
+        r = proc_facts_open(u->manager->proc_fd, p->pid, &expect, &f, &dfd);
+        if (r >= 0)
+                r = proc_facts_add(dfd, PROC_FACTS_CGROUP, NULL, &f);
+        if (r == -ENOMEM)
+                return r;
+        /* Once looked at, whatever came of it: a v1-only system costs no read per sample. */
+        p->cgroup_read = true;
+        if (r < 0)
+                return 0;
+        p->cgroup = f.cgroup;
+        f.cgroup = (ProcCgroup){ 0 };
+        return 0;
 }
 
 int usage_snapshot_build(ManagerUsage *u, uint64_t now_usec, UsageSnapshot *ret)
@@ -560,6 +617,11 @@ int usage_snapshot_build(ManagerUsage *u, uint64_t now_usec, UsageSnapshot *ret)
                 }
         intmap_done(&index);
         qsort_safe(s.processes, s.n_processes, sizeof(UsageProcess), cmp_process);
+        for (size_t i = 0; i < s.n_processes; i++) {
+                r = attribute_process(u, &s.processes[i]);
+                if (r < 0)
+                        return r;
+        }
 
         *ret = s;
         s = (UsageSnapshot){ 0 };

@@ -43,3 +43,8 @@ int usage_drm_sample(ManagerUsage *u);
 /* Builds the merged snapshot from u->drm_usage, the sampler's devices and holders, and NVML. */
 int usage_snapshot_build(ManagerUsage *u, uint64_t now_usec, UsageSnapshot *ret);
 void usage_snapshot_done(UsageSnapshot *s);
+
+/* Adds e's busy figure (unknown counts as nothing) to the entry of the same device, source and engine,
+ * or a new one; the same for m's bytes (saturating). The strings are borrowed from e and m. */
+int usage_engines_add(UsageProcessEngine **engines, size_t *n, const UsageProcessEngine *e);
+int usage_memory_add(UsageProcessMemory **memory, size_t *n, const UsageProcessMemory *m);

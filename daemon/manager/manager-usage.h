@@ -4,6 +4,7 @@
 #include "drm-usage.h"
 #include "manager.h"
 #include "nvml.h"
+#include "proc-cgroup.h"
 
 /* GPU usage: DRM and accel fdinfo (daemon/drm) and NVIDIA's NVML (daemon/nvml), merged into one model of
  * devices, clients and processes, each naming its source. The bus serves it (Usage and ProcessUsage
@@ -106,6 +107,8 @@ typedef struct UsageProcess {
         pid_t pid;
         uint64_t start_time;
         uid_t uid;
+        ProcCgroup cgroup; /* from /proc/<pid>/cgroup once per process; fields NULL when not known */
+        bool cgroup_read; /* it was looked at (known or not): not again while the process lives */
         UsageProcessClient *clients;
         size_t n_clients;
         UsageProcessEngine *engines;
@@ -161,6 +164,31 @@ int manager_usage_sample(Manager *m);
 
 /* The snapshot's entry for pid, or NULL. */
 const UsageProcess *usage_snapshot_find_process(const UsageSnapshot *s, pid_t pid);
+
+/* Totals of the processes a caller may see, grouped by what they run as. */
+typedef enum UsageGroupBy {
+        USAGE_GROUP_UNIT, /* the systemd unit ("" when not known) */
+        USAGE_GROUP_APPLICATION, /* the Flatpak or snap id, else the unit */
+        USAGE_GROUP_USER, /* the uid in decimal */
+        _USAGE_GROUP_MAX,
+        _USAGE_GROUP_INVALID = -EINVAL,
+} UsageGroupBy;
+
+UsageGroupBy usage_group_by_from_string(const char *s);
+
+typedef struct UsageGroup {
+        char *key;
+        uint32_t n_processes;
+        UsageProcessEngine *engines; /* busy_percent summed over the group's processes */
+        size_t n_engines;
+        UsageProcessMemory *memory; /* bytes summed, saturating */
+        size_t n_memory;
+} UsageGroup;
+
+/* The groups of the processes caller may see (manager_may_see()), sorted by key; the strings the
+ * engines and memory entries borrow are the snapshot's. */
+int usage_snapshot_groups(const UsageSnapshot *s, UsageGroupBy by, uid_t caller, UsageGroup **ret, size_t *ret_n);
+void usage_groups_free(UsageGroup *g, size_t n);
 
 /* A client's holders a caller may see (all for root, its own processes for others); 0 when none. */
 size_t usage_client_visible_holders(const UsageClient *c, uid_t caller);

@@ -30,6 +30,7 @@ void proc_facts_done(ProcFacts *f)
         strv_free(f->env);
         strv_free(f->dsos);
         safe_close(f->root_fd);
+        proc_cgroup_done(&f->cgroup);
         *f = (ProcFacts){ .root_fd = -EBADF };
 }
 
@@ -119,6 +120,31 @@ static int read_maps(int dfd, const ProcLimits *limits, ProcFacts *f)
                 return r;
         strv_free(f->dsos);
         f->dsos = dsos;
+        return 0;
+}
+
+/* A cgroup path is at most PATH_MAX; v1 hierarchies add a line each. */
+#define CGROUP_FILE_MAX (16u * 1024u)
+
+static int read_cgroup(int dfd, ProcFacts *f)
+{
+        _cleanup_free_ char *text = NULL;
+        ProcCgroup c;
+        size_t size;
+        int r;
+
+        r = read_virtual_file_at(dfd, "cgroup", CGROUP_FILE_MAX, &text, &size);
+        if (r == -EFBIG)
+                return 0; /* not what the kernel writes: not known */
+        if (r < 0)
+                return gone(r);
+        r = proc_cgroup_parse(text, size, &c);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return 0; /* cgroup v1 only, or not a path we can name: not known */
+        proc_cgroup_done(&f->cgroup);
+        f->cgroup = c;
         return 0;
 }
 
@@ -275,6 +301,11 @@ int proc_facts_add(int dfd, ProcFactsFlags flags, const ProcLimits *limits, Proc
         }
         if (want & PROC_FACTS_ROOT) {
                 r = read_root(dfd, f);
+                if (r < 0)
+                        return r;
+        }
+        if (want & PROC_FACTS_CGROUP) {
+                r = read_cgroup(dfd, f);
                 if (r < 0)
                         return r;
         }

@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include "macro.h"
+#include "proc-cgroup.h"
 #include "user-creds.h"
 
 /* What nvprofiled knows about one process, read race-safely from /proc/<pid>.
@@ -40,6 +41,7 @@ typedef enum ProcFactsFlags {
         PROC_FACTS_EXE = 1 << 4, /* read the exe link */
         PROC_FACTS_CMDLINE = 1 << 5, /* read cmdline */
         PROC_FACTS_COMM = 1 << 6, /* read comm from its own file (identity already gives stat's copy) */
+        PROC_FACTS_CGROUP = 1 << 7, /* read cgroup: the unit, slice, container and application */
         /* What proc_facts_read() reads whatever its flags say. */
         PROC_FACTS_BASIC = PROC_FACTS_STATUS | PROC_FACTS_EXE | PROC_FACTS_CMDLINE | PROC_FACTS_COMM,
 } ProcFactsFlags;
@@ -56,6 +58,7 @@ typedef struct ProcFacts {
         char **dsos; /* mapped file paths */
         bool dsos_truncated;
         int root_fd; /* O_PATH fd of the process's root, or -EBADF */
+        ProcCgroup cgroup; /* every field NULL when its cgroup v2 path is not known (v1 only, unparsable) */
         char state; /* stat field 3: 'R', 'S', ..., 'Z' for a zombie */
         ProcFactsFlags have; /* what was read beyond the identity */
 } ProcFacts;

@@ -64,20 +64,24 @@ static int method_list_processes(sd_bus_message *m, void *userdata, sd_bus_error
 
         s->n_list_processes++;
         g_assert_cmpint(sd_bus_message_new_method_return(m, &reply), >=, 0);
-        g_assert_cmpint(sd_bus_message_append(reply, "a(outusasa(sst)a(sssd)a(ssst))", 3,
-                                        /* glxgears: the busiest, with a profile */
+        g_assert_cmpint(sd_bus_message_append(reply, "a(outusasa(sst)a(sssd)a(ssst)ssssss)", 3,
+                                        /* glxgears: the busiest, with a profile, in a user session */
                                         BUS_PROCESS_PREFIX "/4242_1", (uint32_t) 4242, UINT64_C(1), (uint32_t) 0,
                                         "glxgears", 1, "Game Profile", 1, "0000:00:02.0", "drm-fdinfo", UINT64_C(7), 2,
                                         "0000:00:02.0", "drm-fdinfo", "render", 62.5, "0000:00:02.0", "drm-fdinfo",
                                         "video", 0.0, 1, "0000:00:02.0", "drm-fdinfo", "system0", UINT64_C(8388608),
-                                        /* blender on the NVIDIA GPU: the most memory, no profile */
+                                        "session-2.scope", "user-0.slice", "", "", "", "",
+                                        /* blender on the NVIDIA GPU: the most memory, no profile, a Flatpak */
                                         BUS_PROCESS_PREFIX "/4343_1", (uint32_t) 4343, UINT64_C(1), (uint32_t) 0,
                                         "blender", 0, 1, "0000:01:00.0", "nvml", UINT64_C(4343), 1, "0000:01:00.0",
                                         "nvml", "gpu", 10.0, 1, "0000:01:00.0", "nvml", "fb", UINT64_C(536870912),
-                                        /* a process whose name and profile would take over a terminal */
+                                        "app-flatpak-org.blender.Blender-7.scope", "app.slice", "", "", "flatpak",
+                                        "org.blender.Blender",
+                                        /* a process whose name, profile and unit would take over a terminal */
                                         "/", (uint32_t) 4444, UINT64_C(1), (uint32_t) 0, "evil" NASTY, 1, "Prof" NASTY,
                                         1, "0000:00:02.0", "drm-fdinfo", UINT64_C(9), 0, 1, "0000:00:02.0",
-                                        "drm-fdinfo", "system0", UINT64_C(4096)),
+                                        "drm-fdinfo", "system0", UINT64_C(4096), "u" NASTY ".service", "system.slice",
+                                        "", "", "", ""),
                         >=, 0);
         return sd_bus_send(NULL, reply, NULL);
 }
@@ -105,7 +109,7 @@ static const sd_bus_vtable usage_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_METHOD("ListGpuDevices", "", "a(sssssuuassua(sddu)a(sa{st})t)", method_list_devices,
                         SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD("ListGpuProcesses", "", "a(outusasa(sst)a(sssd)a(ssst))", method_list_processes,
+        SD_BUS_METHOD("ListGpuProcessesAttributed", "", "a(outusasa(sst)a(sssd)a(ssst)ssssss)", method_list_processes,
                         SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("WatchUsage", "t", "h", method_watch, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
@@ -236,6 +240,17 @@ static void test_once_json(void)
                         ==, "Game Profile");
         g_assert_cmpstr(json_object_get_string(json_object_object_get(json_object_array_get_idx(processes, 2), "comm")),
                         ==, "evil" NASTY);
+        /* What each runs as, exact. */
+        g_assert_cmpstr(json_object_get_string(json_object_object_get(p0, "unit")), ==, "session-2.scope");
+        g_assert_cmpstr(json_object_get_string(json_object_object_get(p0, "slice")), ==, "user-0.slice");
+        g_assert_cmpstr(json_object_get_string(json_object_object_get(p0, "app")), ==, "");
+        g_assert_cmpstr(json_object_get_string(json_object_object_get(json_object_array_get_idx(processes, 1), "app")),
+                        ==, "org.blender.Blender");
+        g_assert_cmpstr(json_object_get_string(
+                                        json_object_object_get(json_object_array_get_idx(processes, 1), "app_kind")),
+                        ==, "flatpak");
+        g_assert_cmpstr(json_object_get_string(json_object_object_get(json_object_array_get_idx(processes, 2), "unit")),
+                        ==, "u" NASTY ".service");
         stand_in_stop(&s);
 }
 
@@ -271,8 +286,10 @@ static void test_once_text(void)
         /* By memory: blender, glxgears, then the 4 KiB one. */
         g_assert_true(strstr(out, "blender") < strstr(out, "glxgears"));
         evil = line_with(out, "4444");
-        g_assert_nonnull(strstr(evil, "Prof\\x1b]0;PWNED\\a"));
-        g_assert_nonnull(strstr(evil, "evil\\x1b]0;PWNED"));
+        /* 100 columns: PROFILE 12, APPLICATION 18 (the Flatpak id, else the unit), COMMAND 11 columns, cut with '~'. */
+        g_assert_nonnull(strstr(gl, "Game Profile session-2.scope    glxgears"));
+        g_assert_nonnull(strstr(bl, "-            org.blender.Blend~ blender"));
+        g_assert_nonnull(strstr(evil, "Prof\\x1b]0;~ u\\x1b]0;PWNED\\a\\x~ evil\\x1b]0~"));
         stand_in_stop(&s);
 }
 
@@ -492,7 +509,8 @@ static void test_tmux(void)
         /* By GPU: glxgears (62.5) above blender (10.0). */
         g_assert_true(strstr(pane, "glxgears") < strstr(pane, "blender"));
         /* Names that carry terminal controls are shown escaped, and took nothing over. */
-        g_assert_nonnull(strstr(pane, "evil\\x1b]0;PWNED"));
+        g_assert_nonnull(strstr(pane, "evil\\x1b]0~"));
+        g_assert_nonnull(strstr(pane, "u\\x1b]0;PWNED"));
         title = tmux(&p, "display-message", "-p", "-t", "top", "#{pane_title}", NULL);
         g_assert_null(strstr(title, "PWNED"));
         /* It watches, at its interval. */

@@ -232,6 +232,11 @@ static int do_line(Ctx *c, char **w, guint n)
                 g_autofree char *info = g_strdup_printf("%s/%s/fdinfo/%s", c->proc, w[1], w[2]);
                 return chmod(info, 0) < 0 ? fail(c, "denied: no such fdinfo file") : 0;
         }
+        if (g_str_equal(cmd, "cgroup") && n == 3) {
+                g_autofree char *path = g_strdup_printf("%s/%s/cgroup", c->proc, w[1]);
+                g_autofree char *line = g_strdup_printf("0::%s\n", w[2]);
+                return write_file(c, g_steal_pointer(&path), line, strlen(line));
+        }
         if (g_str_equal(cmd, "clock") && n == 2) {
                 g_autofree char *path = g_build_filename(c->proc, "nvprofiled-fixture-clock", NULL);
                 g_autofree char *v = g_strdup_printf("%s\n", w[1]);

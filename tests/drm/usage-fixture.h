@@ -23,6 +23,7 @@
  *   step N                                           what follows belongs to step N
  *   process PID UID START COMM EXE ROOT             what the daemon reads to track a process (stat,
  *                                                    status, comm, cmdline, environ, maps, exe, root)
+ *   cgroup PID PATH                                  proc/PID/cgroup is "0::PATH", the cgroup v2 line
  * Files are replaced by rename, so a reader never sees half of one.
  *
  * Returns 0, or -1 with *ret_error naming the line. */

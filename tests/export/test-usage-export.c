@@ -466,33 +466,6 @@ static void test_corpus(void)
         g_ptr_array_free(texts, TRUE);
 }
 
-static void test_unit_from_cgroup(void)
-{
-        static const struct {
-                const char *text, *unit;
-        } cases[] = {
-                { "0::/system.slice/gdm.service\n", "gdm.service" },
-                { "0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-org.gnome.Terminal.slice/"
-                  "vte-spawn-1.scope\n",
-                                "vte-spawn-1.scope" },
-                { "0::/user.slice/user-1000.slice/user@1000.service/app.slice/x/y\n", "app.slice" },
-                { "0::/machine/qemu-1/emulator\n", "/machine/qemu-1/emulator" },
-                { "12:cpu:/foo\n1:name=systemd:/system.slice/cron.service\n0::/\n", "cron.service" },
-                { "1:name=systemd:/system.slice/cron.service\n0::/system.slice/sshd.service", "sshd.service" },
-                { "0::/\n", NULL },
-                { "", NULL },
-                { "garbage", NULL },
-                { "0::/.service\n", "/.service" },
-        };
-
-        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                g_autofree char *unit = NULL;
-
-                g_assert_cmpint(usage_export_unit_from_cgroup(cases[i].text, strlen(cases[i].text), &unit), ==, 0);
-                g_assert_cmpstr(unit, ==, cases[i].unit);
-        }
-}
-
 static void assert_file(const char *path, const char *content)
 {
         g_autofree char *got = NULL;
@@ -651,7 +624,6 @@ int main(int argc, char *argv[])
         g_test_add_func("/export/shared-client-holder", test_shared_client_holder);
         g_test_add_func("/export/nvml", test_nvml);
         g_test_add_func("/export/corpus", test_corpus);
-        g_test_add_func("/export/unit-from-cgroup", test_unit_from_cgroup);
         g_test_add_func("/export/atomic-replace", test_atomic_replace);
         g_test_add_func("/export/final-mode-before-writing", test_final_mode_before_writing);
         return g_test_run();

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Fuzz target for what the kernel hands us: /proc/<pid>/stat, status, maps and environ texts, and proc
- * connector datagrams. The first byte picks the parser; the rest is its input. */
+/* Fuzz target for what the kernel hands us: /proc/<pid>/stat, status, maps, environ and cgroup texts,
+ * and proc connector datagrams. The first byte picks the parser; the rest is its input. */
 
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "proc-cgroup.h"
 #include "proc-connector.h"
 #include "proc-parse.h"
 #include "strv.h"
@@ -26,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         text = (const char *) data + 1;
         size--;
 
-        switch (data[0] % 5) {
+        switch (data[0] % 6) {
         case 0:
                 (void) proc_parse_stat(text, size, &start, &ppid);
                 break;
@@ -48,6 +49,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 size_t n = size < sizeof(buf) ? size : sizeof(buf);
                 memcpy(buf, text, n);
                 (void) proc_connector_parse(buf, n, ev, 64);
+                break;
+        }
+        case 5: {
+                ProcCgroup c;
+                if (proc_cgroup_parse(text, size, &c) >= 0)
+                        proc_cgroup_done(&c);
                 break;
         }
         }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Fuzz target for the export's inputs from outside: /proc/<pid>/cgroup texts (the unit lookup), and
- * strings in labels (units, cgroup paths, profile names from users' rc files, process names). The first
- * byte picks which; for labels the rest is split at NUL bytes into unit, profile and comm. Labels must
+/* Fuzz target for the export's inputs from outside: strings in labels (units, cgroup paths, profile names
+ * from users' rc files, process names). The first byte is skipped (it once picked the cgroup parser, now
+ * procwatch's, fuzzed by fuzz-proc-parse); the rest is split at NUL bytes into unit, profile and comm. Labels must
  * come out as valid UTF-8 with every line a comment or a sample: anything else aborts. */
 
 #include <stddef.h>
@@ -50,14 +50,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         if (size < 1)
                 return 0;
-
-        if (data[0] % 2 == 0) {
-                char *unit = NULL;
-
-                if (usage_export_unit_from_cgroup((const char *) data + 1, size - 1, &unit) >= 0)
-                        free(unit);
-                return 0;
-        }
 
         {
                 _cleanup_(drm_usage_freep) DrmUsage *u = drm_usage_new();

@@ -214,6 +214,18 @@ void itest_fixture_process_env(ITest *t, pid_t pid, uint64_t start_time, uid_t u
         g_assert_cmpint(rename(stage, dir), ==, 0);
 }
 
+void itest_fixture_cgroup(ITest *t, pid_t pid, const char *path)
+{
+        g_autofree char *dir = NULL, *line = NULL;
+
+        g_assert_nonnull(t->proc);
+        dir = g_strdup_printf("%s/%i", t->proc, (int) pid);
+        g_assert_true(g_file_test(dir, G_FILE_TEST_IS_DIR));
+        /* As the kernel writes it on a unified hierarchy; g_file_set_contents() renames it into place. */
+        line = g_strdup_printf("0::%s\n", path);
+        write_in(dir, "cgroup", line, strlen(line));
+}
+
 void itest_fixture_exit(ITest *t, pid_t pid)
 {
         g_autofree char *dir = NULL, *cmd = NULL;

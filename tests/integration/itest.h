@@ -65,6 +65,8 @@ void itest_fixture_process(ITest *t, pid_t pid, uint64_t start_time, uid_t uid, 
  * HOME that picks a user's rc files. */
 void itest_fixture_process_env(ITest *t, pid_t pid, uint64_t start_time, uid_t uid, const char *comm, const char *exe,
                 const char *maps, const char *const *env);
+/* The cgroup v2 path of a fixture process (its /proc/<pid>/cgroup), after itest_fixture_process(). */
+void itest_fixture_cgroup(ITest *t, pid_t pid, const char *path);
 /* The process exits: its directory goes. */
 void itest_fixture_exit(ITest *t, pid_t pid);
 void itest_teardown(ITest *t);

@@ -122,13 +122,30 @@ static void dump_clients(sd_bus *bus, GString *out)
         sd_bus_message_unref(reply);
 }
 
+/* The engines (device, source, engine, busy) and memory (device, source, region, bytes) of a process or a
+ * group. */
+static void append_engines_memory(sd_bus_message *m, GString *out)
+{
+        const char *device, *source, *what;
+        double busy;
+        uint64_t v;
+
+        g_assert_cmpint(sd_bus_message_enter_container(m, 'a', "(sssd)"), >=, 0);
+        while (sd_bus_message_read(m, "(sssd)", &device, &source, &what, &busy) > 0)
+                g_string_append_printf(out, " engine %s/%s=%.1f", device, what, busy);
+        g_assert_cmpint(sd_bus_message_exit_container(m), >=, 0);
+        g_assert_cmpint(sd_bus_message_enter_container(m, 'a', "(ssst)"), >=, 0);
+        while (sd_bus_message_read(m, "(ssst)", &device, &source, &what, &v) > 0)
+                g_string_append_printf(out, " mem %s/%s=%" G_GUINT64_FORMAT, device, what, v);
+        g_assert_cmpint(sd_bus_message_exit_container(m), >=, 0);
+}
+
 static void dump_processes(sd_bus *bus, GString *out)
 {
         sd_bus_message *reply = NULL;
-        const char *object, *comm, *device, *source, *what;
+        const char *object, *comm, *device, *source;
         uint32_t pid, uid;
         uint64_t start, v;
-        double busy;
 
         reply = call_listing(bus, "ListGpuProcesses", "(outusasa(sst)a(sssd)a(ssst))");
         while (sd_bus_message_enter_container(reply, 'r', "outusasa(sst)a(sssd)a(ssst)") > 0) {
@@ -143,14 +160,7 @@ static void dump_processes(sd_bus *bus, GString *out)
                 while (sd_bus_message_read(reply, "(sst)", &device, &source, &v) > 0)
                         g_string_append_printf(out, "%s/%" G_GUINT64_FORMAT ",", device, v);
                 g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
-                g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(sssd)"), >=, 0);
-                while (sd_bus_message_read(reply, "(sssd)", &device, &source, &what, &busy) > 0)
-                        g_string_append_printf(out, " engine %s/%s=%.1f", device, what, busy);
-                g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
-                g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(ssst)"), >=, 0);
-                while (sd_bus_message_read(reply, "(ssst)", &device, &source, &what, &v) > 0)
-                        g_string_append_printf(out, " mem %s/%s=%" G_GUINT64_FORMAT, device, what, v);
-                g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
+                append_engines_memory(reply, out);
                 g_string_append_c(out, '\n');
                 g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
         }
@@ -167,8 +177,8 @@ static char *dump_all(sd_bus *bus)
         return g_string_free(out, FALSE);
 }
 
-/* The same, as the user u (a child that became it and connected on its own). */
-static char *dump_all_as(ITest *t, const ITestUser *u)
+/* What dump gives, as the user u (a child that became it and connected on its own). */
+static char *dump_as(ITest *t, const ITestUser *u, char *(*dump)(sd_bus *bus))
 {
         int pipefd[2];
         pid_t pid;
@@ -189,7 +199,7 @@ static char *dump_all_as(ITest *t, const ITestUser *u)
                 if (sd_bus_new(&bus) < 0 || sd_bus_set_address(bus, t->bus_address) < 0 ||
                                 sd_bus_set_bus_client(bus, 1) < 0 || sd_bus_start(bus) < 0)
                         _exit(4);
-                text = dump_all(bus);
+                text = dump(bus);
                 if (write(pipefd[1], text, strlen(text)) < 0)
                         _exit(5);
                 _exit(0);
@@ -462,7 +472,7 @@ static void test_usage(void)
 
         /* Privacy: the user sees device totals as root does, its own processes' clients with the other
          * holders hidden, and nothing of root's processes. */
-        user_view = dump_all_as(&t, &u);
+        user_view = dump_as(&t, &u, dump_all);
         g_test_message("as the user:\n%s", user_view);
         g_assert_true(has_line(user_view, "device drm-fdinfo 0000:03:00.0", "engine gfx=50.0/-1.0/2"));
         g_assert_true(has_line(user_view, "device drm-fdinfo ae00000.gpu", "engine gpu=25.0/50.0/1"));
@@ -535,9 +545,216 @@ static void test_usage(void)
         itest_teardown(&t);
 }
 
+#define PODMAN_ID "3f1c2a9be0d4477a8c1e5b6d7f809112233445566778899aabbccddeeff00112"
+
+/* ListGpuProcessesAttributed, a line per process: "attributed PID unit=U slice=S container=K:C app=K:A". */
+static void dump_attributed(sd_bus *bus, GString *out)
+{
+        sd_bus_message *reply = NULL;
+        const char *object, *comm, *unit, *slice, *ckind, *container, *akind, *app;
+        uint32_t pid, uid;
+        uint64_t start;
+
+        reply = call_listing(bus, "ListGpuProcessesAttributed", "(outusasa(sst)a(sssd)a(ssst)ssssss)");
+        while (sd_bus_message_enter_container(reply, 'r', "outusasa(sst)a(sssd)a(ssst)ssssss") > 0) {
+                g_assert_cmpint(sd_bus_message_read(reply, "outus", &object, &pid, &start, &uid, &comm), >=, 0);
+                g_assert_cmpint(sd_bus_message_skip(reply, "asa(sst)a(sssd)a(ssst)"), >=, 0);
+                g_assert_cmpint(sd_bus_message_read(reply, "ssssss", &unit, &slice, &ckind, &container, &akind, &app),
+                                >=, 0);
+                g_string_append_printf(out, "attributed %u comm=%s unit=%s slice=%s container=%s:%s app=%s:%s\n", pid,
+                                comm, unit, slice, ckind, container, akind, app);
+                g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
+        }
+        sd_bus_message_unref(reply);
+}
+
+/* ListGpuGroups(by), a line per group: "group BY KEY processes=N engine DEV/E=P mem DEV/R=B". */
+static void dump_groups(sd_bus *bus, const char *by, GString *out)
+{
+        sd_bus_message *reply = NULL;
+        const char *key;
+        uint32_t n;
+
+        g_assert_cmpint(sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, "ListGpuGroups", NULL,
+                                        &reply, "s", by),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(sua(sssd)a(ssst))"), >=, 0);
+        while (sd_bus_message_enter_container(reply, 'r', "sua(sssd)a(ssst)") > 0) {
+                g_assert_cmpint(sd_bus_message_read(reply, "su", &key, &n), >=, 0);
+                g_string_append_printf(out, "group %s %s processes=%u", by, key, n);
+                append_engines_memory(reply, out);
+                g_string_append_c(out, '\n');
+                g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
+        }
+        sd_bus_message_unref(reply);
+}
+
+static char *dump_attribution(sd_bus *bus)
+{
+        GString *out = g_string_new(NULL);
+
+        dump_attributed(bus, out);
+        dump_groups(bus, "unit", out);
+        dump_groups(bus, "application", out);
+        dump_groups(bus, "user", out);
+        return g_string_free(out, FALSE);
+}
+
+static bool attribution_shows(ITest *t, const char *prefix, const char *needle)
+{
+        g_autofree char *text = dump_attribution(t->bus);
+        return has_line(text, prefix, needle);
+}
+
+/* 200 to 202 are the user's (two scopes of one Flatpak app, a login session), 203 and 204 root's (a
+ * system service, a podman container). Step 2: 0.25 s of gfx in 1 s for each Flatpak process. */
+static const char attribution_script[] =
+                "node renderD128 /dev/full pci 0000:03:00.0 0x1002 0x73bf amdgpu\n"
+                "fd 200 5 /dev/full\n"
+                "fd 201 5 /dev/full\n"
+                "fd 202 5 /dev/full\n"
+                "fd 203 5 /dev/full\n"
+                "fd 204 5 /dev/full\n"
+                "cgroup 200 /user.slice/user-UID.slice/user@UID.service/app.slice/app-flatpak-org.blender.Blender-95123.scope\n"
+                "cgroup 201 /user.slice/user-UID.slice/user@UID.service/app.slice/app-flatpak-org.blender.Blender-95124.scope\n"
+                "cgroup 202 /user.slice/user-UID.slice/session-2.scope\n"
+                "cgroup 203 /system.slice/ollama.service\n"
+                "cgroup 204 /machine.slice/libpod-" PODMAN_ID ".scope/container\n"
+                "step 1\n"
+                "fdinfo 200 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=41 drm-engine-gfx=0_ns drm-resident-vram=1_KiB\n"
+                "fdinfo 201 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=42 drm-engine-gfx=0_ns drm-resident-vram=2_KiB\n"
+                "fdinfo 202 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=43 drm-engine-gfx=0_ns drm-resident-vram=4_KiB\n"
+                "fdinfo 203 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=44 drm-engine-gfx=0_ns drm-resident-vram=8_KiB\n"
+                "fdinfo 204 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=45 drm-engine-gfx=0_ns drm-resident-vram=16_KiB\n"
+                "clock 1000000\n"
+                "step 2\n"
+                "fdinfo 200 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=41 drm-engine-gfx=250000000_ns drm-resident-vram=1_KiB\n"
+                "fdinfo 201 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=42 drm-engine-gfx=250000000_ns drm-resident-vram=2_KiB\n"
+                "fdinfo 202 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=43 drm-engine-gfx=0_ns drm-resident-vram=4_KiB\n"
+                "fdinfo 203 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=44 drm-engine-gfx=0_ns drm-resident-vram=8_KiB\n"
+                "fdinfo 204 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=45 drm-engine-gfx=0_ns drm-resident-vram=16_KiB\n"
+                "clock 2000000\n";
+
+static void apply_attribution(ITest *t, uid_t user, unsigned step)
+{
+        g_autofree char *uid = g_strdup_printf("%u", (unsigned) user);
+        g_autofree char *text = NULL, *error = NULL;
+        g_auto(GStrv) parts = g_strsplit(attribution_script, "UID", -1);
+
+        text = g_strjoinv(uid, parts);
+        if (usage_fixture_apply(text, t->proc, t->sys, "/nonexistent", step, &error) < 0)
+                g_error("fixture script: %s", error);
+}
+
+/* What each process runs as (issue 22), through D-Bus and top --once --json on the real daemon: a systemd
+ * service, a Flatpak app in two scopes, a podman container and a login session; the totals per unit,
+ * application and user; and an unprivileged user sees its own processes' attribution and totals only. */
+static void test_attribution(void)
+{
+        ITest t;
+        g_autofree char *config = NULL, *root_view = NULL, *user_view = NULL, *top = NULL, *uid_line = NULL;
+        g_autofree char *blender = NULL, *root_group = NULL;
+        sd_bus_message *reply = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        ITestUser u;
+        int watch;
+
+        ITEST_REQUIRE_ROOT("needs root: an unprivileged user to create, and a daemon to drop to it");
+        itest_create_user(USER_PREFIX, &u);
+
+        itest_setup(&t);
+        itest_use_fixture_proc(&t);
+        t.sys = g_build_filename(t.dir, "sys", NULL);
+        g_assert_cmpint(g_mkdir_with_parents(t.sys, 0755), ==, 0);
+        itest_fixture_process(&t, 200, 2000, u.uid, "blender", "/app/bin/blender", NULL);
+        itest_fixture_process(&t, 201, 2001, u.uid, "blender", "/app/bin/blender", NULL);
+        itest_fixture_process(&t, 202, 2002, u.uid, "glxgears", "/usr/bin/glxgears", NULL);
+        itest_fixture_process(&t, 203, 2003, 0, "ollama", "/usr/bin/ollama", NULL);
+        itest_fixture_process(&t, 204, 2004, 0, "python3", "/usr/bin/python3", NULL);
+        apply_attribution(&t, u.uid, 0);
+        apply_attribution(&t, u.uid, 1);
+        config = g_strdup(
+                        "[Usage]\nDrmMajor=1\nAccelMajor=4095\nMinIntervalSec=10ms\nRescanIntervalSec=100ms\nNVML=no\n");
+        itest_start_daemon(&t, config);
+
+        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, "WatchUsage", NULL,
+                                        &reply, "t", (uint64_t) 20000),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_message_read(reply, "h", &watch), >=, 0);
+        watch = fcntl(watch, F_DUPFD_CLOEXEC, 3);
+        g_assert_cmpint(watch, >=, 0);
+        sd_bus_message_unref(reply);
+        ITEST_WAIT_FOR(attribution_shows(&t, "attributed 204 ", NULL), WAIT_MS);
+        apply_attribution(&t, u.uid, 2);
+        ITEST_WAIT_FOR(attribution_shows(&t, "group application org.blender.Blender ", "gfx=50.0"), WAIT_MS);
+
+        root_view = dump_attribution(t.bus);
+        g_test_message("as root:\n%s", root_view);
+        g_assert_true(has_line(root_view, "attributed 200 ",
+                        "unit=app-flatpak-org.blender.Blender-95123.scope slice=app.slice container=: "
+                        "app=flatpak:org.blender.Blender"));
+        g_assert_true(has_line(root_view, "attributed 202 ", "unit=session-2.scope slice=user-"));
+        g_assert_true(has_line(root_view, "attributed 202 ", "container=: app=:"));
+        g_assert_true(has_line(
+                        root_view, "attributed 203 ", "unit=ollama.service slice=system.slice container=: app=:"));
+        g_assert_true(has_line(root_view, "attributed 204 ",
+                        "unit=libpod-" PODMAN_ID ".scope slice=machine.slice container=podman:" PODMAN_ID " app=:"));
+        /* Per application: the Flatpak's two scopes are one application, 25 % each. */
+        g_assert_true(has_line(root_view, "group application org.blender.Blender ",
+                        "processes=2 engine 0000:03:00.0/gfx=50.0 mem 0000:03:00.0/vram=3072"));
+        g_assert_true(has_line(root_view, "group application ollama.service ", "processes=1"));
+        g_assert_true(has_line(root_view, "group application session-2.scope ", "mem 0000:03:00.0/vram=4096"));
+        g_assert_true(has_line(root_view, "group unit app-flatpak-org.blender.Blender-95124.scope ",
+                        "processes=1 engine 0000:03:00.0/gfx=25.0 mem 0000:03:00.0/vram=2048"));
+        g_assert_true(has_line(root_view, "group user 0 ",
+                        "processes=2 engine 0000:03:00.0/gfx=0.0 mem 0000:03:00.0/vram=24576"));
+        uid_line = g_strdup_printf("group user %u ", (unsigned) u.uid);
+        g_assert_true(has_line(
+                        root_view, uid_line, "processes=3 engine 0000:03:00.0/gfx=50.0 mem 0000:03:00.0/vram=7168"));
+
+        /* The same privacy as ListGpuProcesses: the user sees its own processes' attribution and totals,
+         * nothing of root's (no unit, container or figure of theirs). */
+        user_view = dump_as(&t, &u, dump_attribution);
+        g_test_message("as the user:\n%s", user_view);
+        g_assert_true(has_line(user_view, "attributed 200 ", "app=flatpak:org.blender.Blender"));
+        g_assert_true(has_line(user_view, "attributed 202 ", "unit=session-2.scope"));
+        g_assert_false(has_line(user_view, "attributed 203 ", NULL));
+        g_assert_false(has_line(user_view, "attributed 204 ", NULL));
+        g_assert_null(strstr(user_view, "ollama"));
+        g_assert_null(strstr(user_view, PODMAN_ID));
+        g_assert_null(strstr(user_view, "group user 0 "));
+        g_assert_null(strstr(user_view, "vram=24576"));
+        g_assert_true(has_line(user_view, "group application org.blender.Blender ", "processes=2"));
+        g_assert_true(has_line(user_view, uid_line, "processes=3"));
+
+        /* An unknown grouping is refused. */
+        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, "ListGpuGroups", &error,
+                                        &reply, "s", "pid"),
+                        <, 0);
+        g_assert_cmpstr(error.name, ==, SD_BUS_ERROR_INVALID_ARGS);
+        sd_bus_error_free(&error);
+
+        /* top --once --json: the same attribution in each process's members. */
+        g_assert_cmpint(itest_ctl(&t, &top, "--json=short", "top", "--once", "--interval=0.02", NULL), ==, 0);
+        g_test_message("%s", top);
+        blender = g_strdup_printf("\"pid\":200,\"start_time\":2000,\"uid\":%u,\"comm\":\"blender\"", (unsigned) u.uid);
+        g_assert_nonnull(strstr(top, blender));
+        g_assert_nonnull(strstr(top,
+                        "\"unit\":\"app-flatpak-org.blender.Blender-95123.scope\",\"slice\":\"app.slice\","
+                        "\"container_kind\":\"\",\"container\":\"\",\"app_kind\":\"flatpak\","
+                        "\"app\":\"org.blender.Blender\""));
+        g_assert_nonnull(strstr(top, "\"unit\":\"ollama.service\",\"slice\":\"system.slice\""));
+        g_assert_nonnull(strstr(top, "\"container_kind\":\"podman\",\"container\":\"" PODMAN_ID "\""));
+        g_assert_nonnull(strstr(top, "\"unit\":\"session-2.scope\""));
+
+        close(watch);
+        itest_teardown(&t);
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/usage/fixture-through-dbus", test_usage);
+        g_test_add_func("/usage/attribution", test_attribution);
         return g_test_run();
 }

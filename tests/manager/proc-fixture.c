@@ -196,6 +196,10 @@ void proc_fixture_add(ProcFixture *f, const ProcFixtureProcess *p)
         if (p->exe)
                 write_symlink(f, p->pid, "exe", p->exe);
         write_symlink(f, p->pid, "root", p->root ? p->root : "/");
+        if (p->cgroup) {
+                g_autofree char *line = g_strdup_printf("0::%s\n", p->cgroup);
+                write_pid_file(f, p->pid, "cgroup", line, strlen(line));
+        }
 
         for (size_t i = 0; p->fds && p->fds[i]; i++) {
                 g_autofree char *name = g_strdup_printf("fd/%zu", i);

@@ -17,7 +17,8 @@
  *   <pid>/maps     the mapping lines;
  *   <pid>/exe      a symlink to the executable (absent for kernel threads);
  *   <pid>/root     a symlink to the process's root ("/" unless it is a container);
- *   <pid>/fd/<n>   symlinks to what the process has open (manager-gpu.c looks for device nodes).
+ *   <pid>/fd/<n>   symlinks to what the process has open (manager-gpu.c looks for device nodes);
+ *   <pid>/cgroup   "0::<path>", the cgroup v2 line (absent unless a path is given).
  * and, on request, driver/nvidia/version (where the manager detects the driver version).
  *
  * Nothing here needs privileges: the tree belongs to whoever runs the test. The directory is removed
@@ -41,6 +42,7 @@ typedef struct ProcFixtureProcess {
                                   * expanded to a mapping of that file. NULL: exe alone is mapped. */
         const char *root; /* root symlink target; NULL: "/", the host's root */
         const char *const *fds; /* NULL-terminated targets of fd/0, fd/1, ...; NULL: no fd/ directory */
+        const char *cgroup; /* the cgroup v2 path ("/system.slice/x.service"); NULL: no cgroup file */
 } ProcFixtureProcess;
 
 ProcFixture *proc_fixture_new(void);

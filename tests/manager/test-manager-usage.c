@@ -168,6 +168,149 @@ static bool has_client(ManagerHarness *h, void *id)
         return false;
 }
 
+#define PODMAN_ID "3f1c2a9be0d4477a8c1e5b6d7f809112233445566778899aabbccddeeff00112"
+
+static const char attribution_script[] =
+                "node renderD128 /dev/full pci 0000:03:00.0 0x1002 0x73bf amdgpu\n"
+                "fdinfo 100 3 keys drm-driver=amdgpu drm-client-id=5 drm-engine-gfx=10_ns drm-resident-vram=4_KiB\n"
+                "fdinfo 101 3 keys drm-driver=amdgpu drm-client-id=6 drm-engine-gfx=10_ns drm-resident-vram=8_KiB\n"
+                "fdinfo 102 3 keys drm-driver=amdgpu drm-client-id=7 drm-engine-gfx=10_ns drm-resident-vram=16_KiB\n"
+                "fdinfo 103 3 keys drm-driver=amdgpu drm-client-id=8 drm-engine-gfx=10_ns drm-resident-vram=32_KiB\n"
+                "fdinfo 104 3 keys drm-driver=amdgpu drm-client-id=9 drm-engine-gfx=10_ns drm-resident-vram=64_KiB\n"
+                "fdinfo 105 3 keys drm-driver=amdgpu drm-client-id=10 drm-engine-gfx=10_ns drm-resident-vram=128_KiB\n";
+
+static const UsageGroup *group_of(const UsageGroup *g, size_t n, const char *key)
+{
+        for (size_t i = 0; i < n; i++)
+                if (g_str_equal(g[i].key, key))
+                        return &g[i];
+        return NULL;
+}
+
+static uint64_t group_vram(const UsageGroup *g)
+{
+        g_assert_nonnull(g);
+        g_assert_cmpuint(g->n_memory, ==, 1);
+        return g->memory[0].bytes;
+}
+
+/* Each process's unit, slice, container and application from its cgroup, and the totals per unit,
+ * application and user that a caller may see. */
+static void test_attribution(void)
+{
+        static const char *const fds[] = { "/etc/hostname", "/etc/hostname", "/etc/hostname", "/dev/full", NULL };
+        g_autofree char *error = NULL;
+        ManagerHarness h;
+        const UsageSnapshot *s;
+        const UsageProcess *p;
+        UsageGroup *groups = NULL;
+        size_t n = 0;
+        UsageWatch *w;
+        uid_t me = 1000, other = 1001;
+        /* Processes 100 to 102 are me's, 103 to 105 other's; 105 has no cgroup file (cgroup v1, or gone):
+         * nothing known, never made up. */
+        static const char *const cgroups[] = {
+                "/user.slice/user-1000.slice/user@1000.service/app.slice/app-flatpak-org.blender.Blender-95123.scope",
+                "/user.slice/user-1000.slice/user@1000.service/app.slice/app-flatpak-org.blender.Blender-95124.scope",
+                "/user.slice/user-1000.slice/session-2.scope",
+                "/system.slice/ollama.service",
+                "/machine.slice/libpod-" PODMAN_ID ".scope/container",
+                NULL,
+        };
+
+        manager_harness_init(&h);
+        h.config.nvml = false;
+        h.config.drm_major = 1;
+        h.config.accel_major = 4095;
+        h.config.usage_min_interval_usec = 10000;
+        manager_harness_start(&h);
+        for (size_t i = 0; i < G_N_ELEMENTS(cgroups); i++)
+                proc_fixture_add(h.proc,
+                                &(ProcFixtureProcess){ .pid = (pid_t) (100 + i),
+                                                .uid = i < 3 ? me : other,
+                                                .exe = "/usr/bin/app",
+                                                .fds = fds,
+                                                .cgroup = cgroups[i] });
+        g_assert_cmpint(usage_fixture_apply(attribution_script, proc_fixture_path(h.proc), h.sys, "/nonexistent", 0,
+                                        &error),
+                        ==, 0);
+
+        g_assert_cmpint(manager_usage_watch(h.manager, 0, 20000, -1, &w), ==, 0);
+        g_assert_true(manager_harness_run_until(&h, sampled, NULL, 5000000));
+        s = manager_usage_snapshot(h.manager);
+        g_assert_cmpuint(s->n_processes, ==, 6);
+
+        p = usage_snapshot_find_process(s, 100);
+        g_assert_cmpstr(p->cgroup.unit, ==, "app-flatpak-org.blender.Blender-95123.scope");
+        g_assert_cmpstr(p->cgroup.slice, ==, "app.slice");
+        g_assert_cmpstr(p->cgroup.app_kind, ==, "flatpak");
+        g_assert_cmpstr(p->cgroup.app, ==, "org.blender.Blender");
+        g_assert_cmpstr(p->cgroup.container, ==, "");
+        p = usage_snapshot_find_process(s, 102);
+        g_assert_cmpstr(p->cgroup.unit, ==, "session-2.scope");
+        g_assert_cmpstr(p->cgroup.slice, ==, "user-1000.slice");
+        g_assert_cmpstr(p->cgroup.app, ==, "");
+        p = usage_snapshot_find_process(s, 103);
+        g_assert_cmpstr(p->cgroup.unit, ==, "ollama.service");
+        g_assert_cmpstr(p->cgroup.slice, ==, "system.slice");
+        p = usage_snapshot_find_process(s, 104);
+        g_assert_cmpstr(p->cgroup.container_kind, ==, "podman");
+        g_assert_cmpstr(p->cgroup.container, ==, PODMAN_ID);
+        g_assert_cmpstr(p->cgroup.unit, ==, "libpod-" PODMAN_ID ".scope");
+        p = usage_snapshot_find_process(s, 105);
+        g_assert_null(p->cgroup.path);
+        g_assert_null(p->cgroup.unit);
+
+        /* Root sees every group: the application joins the Flatpak's two scopes. */
+        g_assert_cmpint(usage_snapshot_groups(s, USAGE_GROUP_APPLICATION, 0, &groups, &n), ==, 0);
+        g_assert_cmpuint(n, ==, 5);
+        g_assert_cmpstr(groups[0].key, ==, ""); /* sorted by key */
+        g_assert_cmpuint(group_of(groups, n, "org.blender.Blender")->n_processes, ==, 2);
+        g_assert_cmpuint(group_vram(group_of(groups, n, "org.blender.Blender")), ==, 3 * 4096);
+        g_assert_cmpuint(group_vram(group_of(groups, n, "ollama.service")), ==, 32 * 1024);
+        g_assert_cmpuint(group_vram(group_of(groups, n, "")), ==, 128 * 1024);
+        usage_groups_free(groups, n);
+        g_assert_cmpint(usage_snapshot_groups(s, USAGE_GROUP_UNIT, 0, &groups, &n), ==, 0);
+        g_assert_cmpuint(n, ==, 6);
+        g_assert_cmpuint(group_of(groups, n, "app-flatpak-org.blender.Blender-95124.scope")->n_processes, ==, 1);
+        usage_groups_free(groups, n);
+        g_assert_cmpint(usage_snapshot_groups(s, USAGE_GROUP_USER, 0, &groups, &n), ==, 0);
+        g_assert_cmpuint(n, ==, 2);
+        g_assert_cmpuint(group_vram(group_of(groups, n, "1000")), ==, (4 + 8 + 16) * 1024);
+        g_assert_cmpuint(group_vram(group_of(groups, n, "1001")), ==, (32 + 64 + 128) * 1024);
+        usage_groups_free(groups, n);
+
+        /* Another user counts only its own processes, as ListGpuProcesses shows it only those. */
+        g_assert_cmpint(usage_snapshot_groups(s, USAGE_GROUP_APPLICATION, me, &groups, &n), ==, 0);
+        g_assert_cmpuint(n, ==, 2);
+        g_assert_nonnull(group_of(groups, n, "org.blender.Blender"));
+        g_assert_nonnull(group_of(groups, n, "session-2.scope"));
+        g_assert_null(group_of(groups, n, "ollama.service"));
+        usage_groups_free(groups, n);
+        g_assert_cmpint(usage_snapshot_groups(s, USAGE_GROUP_USER, 4242, &groups, &n), ==, 0);
+        g_assert_cmpuint(n, ==, 0);
+        usage_groups_free(groups, n);
+        /* Read once per process: a cgroup file that changes or appears later is not read again. */
+        {
+                g_autofree char *moved = g_build_filename(proc_fixture_path(h.proc), "100", "cgroup", NULL);
+                g_autofree char *late = g_build_filename(proc_fixture_path(h.proc), "105", "cgroup", NULL);
+                uint64_t n_samples = manager_usage_n_samples(h.manager);
+
+                g_assert_true(g_file_set_contents(moved, "0::/system.slice/moved.service\n", -1, NULL));
+                g_assert_true(g_file_set_contents(late, "0::/system.slice/late.service\n", -1, NULL));
+                g_assert_cmpint(manager_usage_sample(h.manager), ==, 0);
+                s = manager_usage_snapshot(h.manager);
+                g_assert_cmpuint(manager_usage_n_samples(h.manager), >, n_samples);
+                g_assert_cmpstr(usage_snapshot_find_process(s, 100)->cgroup.app, ==, "org.blender.Blender");
+                g_assert_null(usage_snapshot_find_process(s, 105)->cgroup.path);
+        }
+        g_assert_cmpint(usage_group_by_from_string("application"), ==, USAGE_GROUP_APPLICATION);
+        g_assert_cmpint(usage_group_by_from_string("pid"), <, 0);
+
+        manager_usage_unwatch(w);
+        manager_harness_done(&h);
+}
+
 static const char events_script[] = "node renderD128 /dev/full pci 0000:03:00.0 0x1002 0x73bf amdgpu\n"
                                     "fdinfo 100 3 keys drm-driver=amdgpu drm-client-id=5\n"
                                     "fdinfo 101 3 keys drm-driver=amdgpu drm-client-id=6\n"
@@ -430,6 +573,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/manager-usage/watches", test_watches);
         g_test_add_func("/manager-usage/watch-hangup", test_watch_hangup);
         g_test_add_func("/manager-usage/snapshot", test_snapshot);
+        g_test_add_func("/manager-usage/attribution", test_attribution);
         g_test_add_func("/manager-usage/events", test_events);
         g_test_add_func("/manager-usage/fork", test_fork);
         g_test_add_func("/manager-usage/profiling-default", test_profiling_default);
