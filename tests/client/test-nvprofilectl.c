@@ -12,6 +12,7 @@
 
 #include "client.h"
 #include "rc-reader.h"
+#include "rc-settings.h"
 #include "private-bus.h"
 #include "test-util.h"
 
@@ -662,6 +663,34 @@ static void test_edit_usage_errors(void)
         }
 }
 
+/* settings: the table edits are checked against, listed; a key in the wrong case is named rightly. */
+static void test_settings(void)
+{
+        g_autofree char *out = NULL, *err = NULL, *one = NULL;
+        struct json_object *o;
+        size_t n_known, n_lines;
+
+        rc_settings_known(&n_known);
+        g_assert_cmpint(run_ctl(&out, NULL, "--no-legend", "settings", NULL), ==, 0);
+        n_lines = 0;
+        for (const char *c = out; *c; c++)
+                n_lines += *c == '\n';
+        g_assert_cmpuint(n_lines, ==, n_known);
+        g_assert_true(g_regex_match_simple(
+                        "^GLSyncToVblank +true\\|false +__GL_SYNC_TO_VBLANK +\\S", out, G_REGEX_MULTILINE, 0));
+        g_assert_true(g_regex_match_simple("^GLFSAAMode +0\\.\\.15 ", out, G_REGEX_MULTILINE, 0));
+
+        g_assert_cmpint(run_ctl(&one, NULL, "--json=short", "settings", "GLVidHeapReuseRatio", NULL), ==, 0);
+        o = json_tokener_parse(one);
+        g_assert_nonnull(o);
+        g_assert_cmpstr(json_object_get_string(json_object_object_get(o, "type")), ==, "integer");
+        g_assert_false(json_object_get_boolean(json_object_object_get(o, "documented")));
+        json_object_put(o);
+
+        g_assert_cmpint(run_ctl(NULL, &err, "settings", "glsynctovblank", NULL), ==, EXIT_FAILURE);
+        g_assert_nonnull(strstr(err, "did you mean GLSyncToVblank"));
+}
+
 int main(int argc, char *argv[])
 {
         int r;
@@ -685,6 +714,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/nvprofilectl/edit/patterns", test_edit_patterns);
         g_test_add_func("/nvprofilectl/edit/usage-errors", test_edit_usage_errors);
         g_test_add_func("/nvprofilectl/bus/no-bus", test_no_bus);
+        g_test_add_func("/nvprofilectl/settings", test_settings);
         r = g_test_run();
         client_options_done(&arg);
         g_clear_pointer(&parsed_args, g_ptr_array_unref);
