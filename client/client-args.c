@@ -186,7 +186,7 @@ static void help(void)
                "     --env=NAME=VALUE   An environment variable of the process (__GL_* overrides,\n"
                "                         __GL_APPLICATION_PROFILE)\n"
                "     --home=DIR         The process's $HOME: its per-user rc files are read (also for\n"
-               "                         rules and profiles)\n"
+               "                         rules and profiles, and the home whose files edits write)\n"
                "     --exe-dir-file=NAME  A file present in the executable's directory: the\n"
                "                         \"findfile\" feature\n"
                "\n"
