@@ -613,8 +613,9 @@ static bool attribution_shows(ITest *t, const char *prefix, const char *needle)
         return has_line(text, prefix, needle);
 }
 
-/* 200 to 202 are the user's (two scopes of one Flatpak app, a login session), 203 and 204 root's (a
- * system service, a podman container). Step 2: 0.25 s of gfx in 1 s for each Flatpak process. */
+/* 200 to 202 are the user's (two scopes of one Flatpak app, a login session), 203 to 205 root's (a
+ * system service, a podman container, an nspawn machine's payload). Step 2: 0.25 s of gfx in 1 s for each
+ * Flatpak process. */
 static const char attribution_script[] =
                 "node renderD128 /dev/full pci 0000:03:00.0 0x1002 0x73bf amdgpu\n"
                 "fd 200 5 /dev/full\n"
@@ -622,17 +623,20 @@ static const char attribution_script[] =
                 "fd 202 5 /dev/full\n"
                 "fd 203 5 /dev/full\n"
                 "fd 204 5 /dev/full\n"
+                "fd 205 5 /dev/full\n"
                 "cgroup 200 /user.slice/user-UID.slice/user@UID.service/app.slice/app-flatpak-org.blender.Blender-95123.scope\n"
                 "cgroup 201 /user.slice/user-UID.slice/user@UID.service/app.slice/app-flatpak-org.blender.Blender-95124.scope\n"
                 "cgroup 202 /user.slice/user-UID.slice/session-2.scope\n"
                 "cgroup 203 /system.slice/ollama.service\n"
                 "cgroup 204 /machine.slice/libpod-" PODMAN_ID ".scope/container\n"
+                "cgroup 205 /machine.slice/machine-fedora\\x2d40.scope/payload\n"
                 "step 1\n"
                 "fdinfo 200 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=41 drm-engine-gfx=0_ns drm-resident-vram=1_KiB\n"
                 "fdinfo 201 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=42 drm-engine-gfx=0_ns drm-resident-vram=2_KiB\n"
                 "fdinfo 202 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=43 drm-engine-gfx=0_ns drm-resident-vram=4_KiB\n"
                 "fdinfo 203 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=44 drm-engine-gfx=0_ns drm-resident-vram=8_KiB\n"
                 "fdinfo 204 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=45 drm-engine-gfx=0_ns drm-resident-vram=16_KiB\n"
+                "fdinfo 205 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=46 drm-engine-gfx=0_ns drm-resident-vram=32_KiB\n"
                 "clock 1000000\n"
                 "step 2\n"
                 "fdinfo 200 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=41 drm-engine-gfx=250000000_ns drm-resident-vram=1_KiB\n"
@@ -640,6 +644,7 @@ static const char attribution_script[] =
                 "fdinfo 202 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=43 drm-engine-gfx=0_ns drm-resident-vram=4_KiB\n"
                 "fdinfo 203 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=44 drm-engine-gfx=0_ns drm-resident-vram=8_KiB\n"
                 "fdinfo 204 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=45 drm-engine-gfx=0_ns drm-resident-vram=16_KiB\n"
+                "fdinfo 205 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=46 drm-engine-gfx=0_ns drm-resident-vram=32_KiB\n"
                 "clock 2000000\n";
 
 /* Applies step of a script whose UID is user's uid. */
@@ -659,14 +664,17 @@ static void apply_attribution(ITest *t, uid_t user, unsigned step)
         apply_script(t, attribution_script, user, step);
 }
 
-/* Starts the daemon over t's fixture trees, sampling fast, and holds a 20 ms watch: its descriptor. */
-static int start_watched(ITest *t)
+/* Starts the daemon over t's fixture trees, sampling fast (and with extra configuration, if given), and
+ * holds a 20 ms watch: its descriptor. */
+static int start_watched(ITest *t, const char *extra)
 {
+        g_autofree char *config = g_strconcat(
+                        "[Usage]\nDrmMajor=1\nAccelMajor=4095\nMinIntervalSec=10ms\nRescanIntervalSec=100ms\nNVML=no\n",
+                        extra, NULL);
         sd_bus_message *reply = NULL;
         int watch;
 
-        itest_start_daemon(t,
-                        "[Usage]\nDrmMajor=1\nAccelMajor=4095\nMinIntervalSec=10ms\nRescanIntervalSec=100ms\nNVML=no\n");
+        itest_start_daemon(t, config);
         g_assert_cmpint(sd_bus_call_method(t->bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, "WatchUsage", NULL,
                                         &reply, "t", (uint64_t) 20000),
                         >=, 0);
@@ -677,14 +685,16 @@ static int start_watched(ITest *t)
         return watch;
 }
 
-/* What each process runs as (issue 22), through D-Bus and top --once --json on the real daemon: a systemd
- * service, a Flatpak app in two scopes, a podman container and a login session; the totals per unit,
- * application and user; and an unprivileged user sees its own processes' attribution and totals only. */
+/* What each process runs as (issue 22), through D-Bus, top --once --json and the export's unit label on the
+ * real daemon: a systemd service, a Flatpak app in two scopes, a podman container, an nspawn machine and
+ * a login session; the totals per unit, application and user; and an unprivileged user sees its own
+ * processes' attribution and totals only. */
 static void test_attribution(void)
 {
         ITest t;
         g_autofree char *root_view = NULL, *user_view = NULL, *top = NULL, *uid_line = NULL;
-        g_autofree char *blender = NULL, *root_group = NULL;
+        g_autofree char *blender = NULL, *root_group = NULL, *export_path = NULL, *export_config = NULL;
+        g_autofree char *export = NULL;
         sd_bus_message *reply = NULL;
         sd_bus_error error = SD_BUS_ERROR_NULL;
         ITestUser u;
@@ -699,10 +709,13 @@ static void test_attribution(void)
         itest_fixture_process(&t, 202, 2002, u.uid, "glxgears", "/usr/bin/glxgears", NULL);
         itest_fixture_process(&t, 203, 2003, 0, "ollama", "/usr/bin/ollama", NULL);
         itest_fixture_process(&t, 204, 2004, 0, "python3", "/usr/bin/python3", NULL);
+        itest_fixture_process(&t, 205, 2005, 0, "gpu-burn", "/usr/bin/gpu-burn", NULL);
         apply_attribution(&t, u.uid, 0);
         apply_attribution(&t, u.uid, 1);
-        watch = start_watched(&t);
-        ITEST_WAIT_FOR(attribution_shows(&t, "attributed 204 ", NULL), WAIT_MS);
+        export_path = g_build_filename(t.dir, "nvprofiled.prom", NULL);
+        export_config = g_strdup_printf("[Export]\nExportTextfile=%s\nExportIntervalSec=1s\n", export_path);
+        watch = start_watched(&t, export_config);
+        ITEST_WAIT_FOR(attribution_shows(&t, "attributed 205 ", NULL), WAIT_MS);
         apply_attribution(&t, u.uid, 2);
         ITEST_WAIT_FOR(attribution_shows(&t, "group application org.blender.Blender ", "gfx=50.0"), WAIT_MS);
 
@@ -725,7 +738,12 @@ static void test_attribution(void)
         g_assert_true(has_line(root_view, "group unit app-flatpak-org.blender.Blender-95124.scope ",
                         "processes=1 engine 0000:03:00.0/gfx=25.0 mem 0000:03:00.0/vram=2048"));
         g_assert_true(has_line(root_view, "group user 0 ",
-                        "processes=2 engine 0000:03:00.0/gfx=0.0 mem 0000:03:00.0/vram=24576"));
+                        "processes=3 engine 0000:03:00.0/gfx=0.0 mem 0000:03:00.0/vram=57344"));
+        /* An nspawn machine: machined's name, unescaped, as the container; its scope as the unit. */
+        g_assert_true(has_line(root_view, "attributed 205 ",
+                        "unit=machine-fedora\\x2d40.scope slice=machine.slice container=machine:fedora-40 app=:"));
+        g_assert_true(has_line(root_view, "group application machine-fedora\\x2d40.scope ",
+                        "processes=1 engine 0000:03:00.0/gfx=0.0 mem 0000:03:00.0/vram=32768"));
         uid_line = g_strdup_printf("group user %u ", (unsigned) u.uid);
         g_assert_true(has_line(
                         root_view, uid_line, "processes=3 engine 0000:03:00.0/gfx=50.0 mem 0000:03:00.0/vram=7168"));
@@ -741,7 +759,9 @@ static void test_attribution(void)
         g_assert_null(strstr(user_view, "ollama"));
         g_assert_null(strstr(user_view, PODMAN_ID));
         g_assert_null(strstr(user_view, "group user 0 "));
-        g_assert_null(strstr(user_view, "vram=24576"));
+        g_assert_null(strstr(user_view, "vram=57344"));
+        g_assert_false(has_line(user_view, "attributed 205 ", NULL));
+        g_assert_null(strstr(user_view, "fedora"));
         g_assert_true(has_line(user_view, "group application org.blender.Blender ", "processes=2"));
         g_assert_true(has_line(user_view, uid_line, "processes=3"));
 
@@ -764,6 +784,26 @@ static void test_attribution(void)
         g_assert_nonnull(strstr(top, "\"unit\":\"ollama.service\",\"slice\":\"system.slice\""));
         g_assert_nonnull(strstr(top, "\"container_kind\":\"podman\",\"container\":\"" PODMAN_ID "\""));
         g_assert_nonnull(strstr(top, "\"unit\":\"session-2.scope\""));
+        g_assert_nonnull(strstr(top,
+                        "\"unit\":\"machine-fedora\\\\x2d40.scope\",\"slice\":\"machine.slice\","
+                        "\"container_kind\":\"machine\",\"container\":\"fedora-40\""));
+
+        /* The export labels each client with the same unit (the fleet's grouping; no container or
+         * application label, whose cardinality it does not take on). */
+        for (gint64 deadline = g_get_monotonic_time() + WAIT_MS * 1000;; g_usleep(100000)) {
+                g_clear_pointer(&export, g_free);
+                if (g_file_get_contents(export_path, &export, NULL, NULL) && strstr(export, "ollama.service"))
+                        break;
+                if (g_get_monotonic_time() >= deadline)
+                        g_error("the export never labelled the clients; it holds:\n%s", export ? export : "");
+        }
+        g_test_message("%s", export);
+        g_assert_nonnull(strstr(export, "unit=\"app-flatpak-org.blender.Blender-95123.scope\""));
+        g_assert_nonnull(strstr(export, "unit=\"app-flatpak-org.blender.Blender-95124.scope\""));
+        g_assert_nonnull(strstr(export, "unit=\"session-2.scope\""));
+        g_assert_nonnull(strstr(export, "unit=\"ollama.service\""));
+        g_assert_nonnull(strstr(export, "unit=\"libpod-" PODMAN_ID ".scope\""));
+        g_assert_nonnull(strstr(export, "unit=\"machine-fedora\\\\x2d40.scope\""));
 
         close(watch);
         itest_teardown(&t);
@@ -860,7 +900,7 @@ static void test_attribution_flatpak_info(void)
                 g_assert_cmpint(mkfifo(fifo, 0666), ==, 0);
                 itest_user_chown(&u, fifo);
         }
-        watch = start_watched(&t);
+        watch = start_watched(&t, NULL);
         ITEST_WAIT_FOR(attribution_shows(&t, "attributed 405 ", NULL), WAIT_MS);
 
         root_view = dump_attribution(t.bus);
