@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* nvprofilectl top: reading the daemon's Usage interface (ListGpuDevices, ListGpuProcessesAttributed, WatchUsage)
- * into JSON, exactly as sent. */
+/* nvprofilectl top: reading the daemon's Usage interface (ListGpuDevices, ListGpuProcessesAttributed,
+ * ListGpuGroups, WatchUsage) into JSON, exactly as sent. */
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -222,6 +222,27 @@ static int read_process(sd_bus_message *m, struct json_object **ret)
         return 0;
 }
 
+/* A group of ListGpuGroups: the daemon's totals, which top shows as they come (no sum of its own). */
+static int read_group(sd_bus_message *m, struct json_object **ret)
+{
+        _cleanup_(json_object_putp) struct json_object *o = json_object_new_object();
+        const char *key;
+        uint32_t n;
+        struct json_object *v;
+
+        if (!o)
+                return -ENOMEM;
+        CHECK(sd_bus_message_read(m, "su", &key, &n));
+        CHECK(add_string(o, "key", key));
+        CHECK(add_object(o, "processes", json_object_new_int64(n)));
+        CHECK(read_list(m, "sssd", (const char *const[]){ "device", "source", "engine", "busy_percent" }, &v));
+        CHECK(add_object(o, "engines", v));
+        CHECK(read_list(m, "ssst", (const char *const[]){ "device", "source", "region", "bytes" }, &v));
+        CHECK(add_object(o, "memory", v));
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
 /* The rows of an array of contents, each read by read_one and appended to a. */
 static int read_rows(sd_bus_message *reply, const char *contents, const char *fields,
                 int (*read_one)(sd_bus_message *m, struct json_object **ret), struct json_object *a)
@@ -252,7 +273,8 @@ static int read_rows(sd_bus_message *reply, const char *contents, const char *fi
         return sd_bus_message_exit_container(reply);
 }
 
-static int call_list(sd_bus *bus, const char *method, const char *contents, const char *fields,
+/* Calls method (with the string argument by, when given) and reads its array. */
+static int call_list(sd_bus *bus, const char *method, const char *by, const char *contents, const char *fields,
                 int (*read_one)(sd_bus_message *m, struct json_object **ret), struct json_object **ret)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL, *reply = NULL;
@@ -264,6 +286,11 @@ static int call_list(sd_bus *bus, const char *method, const char *contents, cons
         r = sd_bus_message_new_method_call(bus, &call, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, method);
         if (r < 0)
                 return log_error_errno(r, "Cannot create a %s call", method);
+        if (by) {
+                r = sd_bus_message_append(call, "s", by);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot create a %s call", method);
+        }
         r = client_send(bus, call, &reply);
         if (r < 0)
                 return r;
@@ -275,10 +302,10 @@ static int call_list(sd_bus *bus, const char *method, const char *contents, cons
         return 0;
 }
 
-int top_read(sd_bus *bus, struct json_object **ret)
+int top_read(sd_bus *bus, TopGroup group, struct json_object **ret)
 {
         _cleanup_(json_object_putp) struct json_object *o = json_object_new_object();
-        struct json_object *devices = NULL, *processes = NULL;
+        struct json_object *devices = NULL, *processes = NULL, *groups = NULL;
         int r;
 
         assert(bus);
@@ -286,18 +313,26 @@ int top_read(sd_bus *bus, struct json_object **ret)
 
         if (!o)
                 return log_oom();
-        r = call_list(bus, "ListGpuDevices", "(sssssuuassua(sddu)a(sa{st})t)", "sssssuuassua(sddu)a(sa{st})t",
+        r = call_list(bus, "ListGpuDevices", NULL, "(sssssuuassua(sddu)a(sa{st})t)", "sssssuuassua(sddu)a(sa{st})t",
                         read_device, &devices);
         if (r < 0)
                 return r;
         if (add_object(o, "devices", devices) < 0)
                 return log_oom();
-        r = call_list(bus, "ListGpuProcessesAttributed", "(outusasa(sst)a(sssd)a(ssst)ssssss)",
+        r = call_list(bus, "ListGpuProcessesAttributed", NULL, "(outusasa(sst)a(sssd)a(ssst)ssssss)",
                         "outusasa(sst)a(sssd)a(ssst)ssssss", read_process, &processes);
         if (r < 0)
                 return r;
         if (add_object(o, "processes", processes) < 0)
                 return log_oom();
+        if (group != TOP_GROUP_PROCESS) {
+                r = call_list(bus, "ListGpuGroups", top_group_to_string(group), "(sua(sssd)a(ssst))",
+                                "sua(sssd)a(ssst)", read_group, &groups);
+                if (r < 0)
+                        return r;
+                if (add_object(o, "groups", groups) < 0)
+                        return log_oom();
+        }
         *ret = TAKE_PTR(o);
         return 0;
 }

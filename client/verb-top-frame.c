@@ -1,20 +1,23 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* nvprofilectl top: the layout. One reading becomes lines for a terminal of a given size: a header, each
  * device with a bar per engine and its memory, then one row per process and device (PID, user, device,
- * busiest engine, memory, applied profile, application, command), sorted. The same lines are drawn by ncurses and
- * printed by --once, so what the tests read in a pane is what this file decides. */
+ * busiest engine, memory, applied profile, application, command), or, grouped, one row per application or
+ * user and device with the daemon's totals (ListGpuGroups), sorted. The same lines are drawn by ncurses
+ * and printed by --once, so what the tests read in a pane is what this file decides. */
 
 #include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <wchar.h>
 
+#include "parse-util.h"
 #include "string-util.h"
 #include "verb-top.h"
 
 #define NAME_COLUMNS 10 /* engine names in the device section */
 #define WIDE_COLUMNS 80 /* from here on, the process table has USER and ENGINE columns */
 #define APPLICATION_MIN_REST 35 /* columns left for PROFILE and COMMAND from which APPLICATION is shown too */
+#define GROUP_KEY_COLUMNS_MAX 32 /* the APPLICATION or USER column of grouped rows */
 
 static const char *const sort_names[_TOP_SORT_MAX] = {
         [TOP_SORT_GPU] = "gpu",
@@ -51,6 +54,30 @@ int top_sort_from_key(int key)
         for (TopSort i = 0; i < _TOP_SORT_MAX; i++)
                 if (key == sort_keys[i])
                         return (int) i;
+        return -EINVAL;
+}
+
+static const char *const group_names[_TOP_GROUP_MAX] = {
+        [TOP_GROUP_APPLICATION] = "application",
+        [TOP_GROUP_USER] = "user",
+};
+
+static const char group_keys[_TOP_GROUP_MAX] = {
+        [TOP_GROUP_APPLICATION] = 'a',
+        [TOP_GROUP_USER] = 'u',
+};
+
+const char *top_group_to_string(TopGroup g)
+{
+        assert(g >= 0 && g < _TOP_GROUP_MAX);
+        return group_names[g];
+}
+
+int top_group_from_key(TopGroup current, int key)
+{
+        for (TopGroup i = TOP_GROUP_APPLICATION; i < _TOP_GROUP_MAX; i++)
+                if (key == group_keys[i])
+                        return (int) (i == current ? TOP_GROUP_PROCESS : i);
         return -EINVAL;
 }
 
@@ -188,7 +215,7 @@ static bool region_bytes(struct json_object *region, uint64_t *ret)
 }
 
 typedef struct Row {
-        struct json_object *process;
+        struct json_object *process; /* or the group */
         const char *device;
         const char *engine; /* the busiest */
         double busy;
@@ -196,7 +223,8 @@ typedef struct Row {
         const char *command; /* escaped */
         const char *profile; /* escaped */
         const char *application; /* escaped: the Flatpak or snap id, else the systemd unit, else "-" */
-        uint32_t pid;
+        uint32_t pid; /* 0 for a group */
+        uint32_t n_processes; /* of a group */
 } Row;
 
 static TopSort row_sort;
@@ -230,6 +258,8 @@ static int row_compare(const void *a, const void *b)
         if (c == 0)
                 c = x->pid < y->pid ? -1 : x->pid > y->pid ? 1 : 0;
         if (c == 0)
+                c = strcmp(x->command, y->command); /* groups: by their key */
+        if (c == 0)
                 c = strcmp(x->device, y->device);
         return c;
 }
@@ -242,33 +272,60 @@ static bool row_has_device(const Row *rows, size_t n, struct json_object *proces
         return false;
 }
 
-/* One row per process and device it uses, with that device's figures. */
-static int build_rows(struct json_object *reading, EscapePool *e, Row **ret, size_t *ret_n)
+/* What a group row shows for its key: the application ("-" when not known), or the user's name. */
+static const char *group_label(struct json_object *g, TopGroup group, EscapePool *e)
 {
+        const char *key = jstr(g, "key");
+        char buf[16];
+        uint32_t uid;
+
+        if (isempty(key))
+                return "-";
+        if (group == TOP_GROUP_USER && safe_atou32(key, &uid) >= 0)
+                return esc(e, user_name(uid, buf));
+        return esc(e, key);
+}
+
+/* The profiles applied to a process, joined, escaped; "-" when none. */
+static int process_profiles(struct json_object *proc, EscapePool *e, const char **ret)
+{
+        _cleanup_free_ char *profiles = NULL;
+
+        for (size_t k = 0; k < jlen(proc, "profiles"); k++) {
+                const char *name = json_object_get_string(jidx(proc, "profiles", k));
+                char *joined;
+
+                if (asprintf(&joined, "%s%s%s", profiles ? profiles : "", profiles ? ", " : "", name ? name : "") < 0)
+                        return -ENOMEM;
+                free(profiles);
+                profiles = joined;
+        }
+        *ret = profiles ? esc(e, profiles) : "-";
+        return 0;
+}
+
+/* One row per process (or group) and device it uses, with that device's figures. */
+static int build_rows(struct json_object *reading, TopGroup group, EscapePool *e, Row **ret, size_t *ret_n)
+{
+        const char *list = group == TOP_GROUP_PROCESS ? "processes" : "groups";
         _cleanup_free_ Row *rows = NULL;
         size_t n = 0, allocated = 0;
 
-        for (size_t p = 0; p < jlen(reading, "processes"); p++) {
-                struct json_object *proc = jidx(reading, "processes", p);
-                _cleanup_free_ char *profiles = NULL;
+        for (size_t p = 0; p < jlen(reading, list); p++) {
+                struct json_object *proc = jidx(reading, list, p);
                 const char *profile, *command, *application;
                 static const char *const lists[] = { "clients", "engines", "memory" };
 
-                for (size_t k = 0; k < jlen(proc, "profiles"); k++) {
-                        const char *name = json_object_get_string(jidx(proc, "profiles", k));
-                        char *joined;
-
-                        if (asprintf(&joined, "%s%s%s", profiles ? profiles : "", profiles ? ", " : "",
-                                            name ? name : "") < 0)
+                if (group == TOP_GROUP_PROCESS) {
+                        if (process_profiles(proc, e, &profile) < 0)
                                 return -ENOMEM;
-                        free(profiles);
-                        profiles = joined;
-                }
-                profile = profiles ? esc(e, profiles) : "-";
-                command = esc(e, jstr(proc, "comm"));
-                application = !isempty(jstr(proc, "app"))      ? esc(e, jstr(proc, "app"))
-                                : !isempty(jstr(proc, "unit")) ? esc(e, jstr(proc, "unit"))
-                                                               : "-";
+                        command = esc(e, jstr(proc, "comm"));
+                        application = !isempty(jstr(proc, "app"))      ? esc(e, jstr(proc, "app"))
+                                        : !isempty(jstr(proc, "unit")) ? esc(e, jstr(proc, "unit"))
+                                                                       : "-";
+                } else
+                        /* A group's label stands where the sorts by command and profile look. */
+                        profile = command = application = group_label(proc, group, e);
 
                 for (size_t l = 0; l < ELEMENTSOF(lists); l++)
                         for (size_t i = 0; i < jlen(proc, lists[l]); i++) {
@@ -287,6 +344,8 @@ static int build_rows(struct json_object *reading, EscapePool *e, Row **ret, siz
                                         .profile = profile,
                                         .application = application,
                                         .pid = (uint32_t) json_object_get_int64(json_object_object_get(proc, "pid")),
+                                        .n_processes = (uint32_t) json_object_get_int64(
+                                                        json_object_object_get(proc, "processes")),
                                 };
                         }
         }
@@ -402,15 +461,16 @@ static int build_device(TopFrame *frame, struct json_object *d, EscapePool *e, i
         return 0;
 }
 
-int top_frame_build(TopFrame *frame, struct json_object *reading, TopSort sort, uint64_t interval_usec, int width,
-                int height)
+int top_frame_build(TopFrame *frame, struct json_object *reading, TopSort sort, TopGroup group, uint64_t interval_usec,
+                int width, int height)
 {
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
         _cleanup_free_ char *buf = NULL;
         _cleanup_free_ Row *rows = NULL;
         size_t size = 0, n_rows = 0, shown;
         bool wide = width >= WIDE_COLUMNS;
-        size_t rest, profile_cols, application_cols, command_cols;
+        size_t rest, profile_cols, application_cols, command_cols, key_cols;
+        bool grouped = group != TOP_GROUP_PROCESS;
         FILE *f;
         int r;
 
@@ -420,7 +480,7 @@ int top_frame_build(TopFrame *frame, struct json_object *reading, TopSort sort, 
         /* The widest bar needs 256 columns: wider terminals get more room for commands only. */
         width = MAX(MIN(width, 256 + 22), 20);
 
-        r = build_rows(reading, &e, &rows, &n_rows);
+        r = build_rows(reading, group, &e, &rows, &n_rows);
         if (r < 0)
                 return r;
         row_sort = sort;
@@ -437,10 +497,11 @@ int top_frame_build(TopFrame *frame, struct json_object *reading, TopSort sort, 
                 /* The keys only where they work: a screen (height > 0), not --once. */
                 if (asprintf(&header,
                                     "nvprofilectl top  %zu device%s  %zu process%s  every %" PRIu64 ".%01" PRIu64
-                                    "s  sort: %s%s",
+                                    "s  sort: %s%s%s%s",
                                     n_devices, n_devices == 1 ? "" : "s", n_processes, n_processes == 1 ? "" : "es",
                                     interval_usec / 1000000, interval_usec / 100000 % 10, top_sort_to_string(sort),
-                                    height > 0 ? "  (g m p c r: sort, q: quit)" : "") < 0) {
+                                    grouped ? "  by " : "", grouped ? top_group_to_string(group) : "",
+                                    height > 0 ? "  (gmpcr: sort, au: group, q: quit)" : "") < 0) {
                         fclose(f);
                         return -ENOMEM;
                 }
@@ -472,6 +533,9 @@ int top_frame_build(TopFrame *frame, struct json_object *reading, TopSort sort, 
         command_cols = rest - MIN(profile_cols + 1 + (application_cols > 0 ? application_cols + 1 : 0), rest - 1);
         if (command_cols == 0)
                 command_cols = 1;
+        /* Grouped: APPLICATION or USER, PROCS, DEVICE, GPU%, ENGINE (when wide), MEMORY. */
+        key_cols = (size_t) width - (wide ? 1 + 5 + 1 + 12 + 1 + 6 + 1 + 8 + 1 + 10 : 1 + 5 + 1 + 12 + 1 + 6 + 1 + 10);
+        key_cols = MIN(MAX(key_cols, (size_t) 8), (size_t) GROUP_KEY_COLUMNS_MAX);
 
         f = open_memstream(&buf, &size);
         if (!f)
@@ -482,23 +546,31 @@ int top_frame_build(TopFrame *frame, struct json_object *reading, TopSort sort, 
         f = open_memstream(&buf, &size);
         if (!f)
                 return -ENOMEM;
-        put_cell(f, "PID", 7, true);
-        if (wide)
-                fputs(" USER    ", f);
+        if (grouped) {
+                put_cell(f, group == TOP_GROUP_USER ? "USER" : "APPLICATION", key_cols, false);
+                fputc(' ', f);
+                put_cell(f, "PROCS", 5, true);
+        } else {
+                put_cell(f, "PID", 7, true);
+                if (wide)
+                        fputs(" USER    ", f);
+        }
         fputs(" DEVICE       ", f);
         put_cell(f, "GPU%", 6, true);
         if (wide)
                 fputs(" ENGINE  ", f);
         fputc(' ', f);
         put_cell(f, "MEMORY", 10, true);
-        fputc(' ', f);
-        put_cell(f, "PROFILE", profile_cols, false);
-        fputc(' ', f);
-        if (application_cols > 0) {
-                put_cell(f, "APPLICATION", application_cols, false);
+        if (!grouped) {
                 fputc(' ', f);
+                put_cell(f, "PROFILE", profile_cols, false);
+                fputc(' ', f);
+                if (application_cols > 0) {
+                        put_cell(f, "APPLICATION", application_cols, false);
+                        fputc(' ', f);
+                }
+                put_cell(f, "COMMAND", command_cols, false);
         }
-        put_cell(f, "COMMAND", command_cols, false);
         r = add_line(frame, &f, &buf, 0, 0, true);
         if (r < 0)
                 return r;
@@ -517,10 +589,18 @@ int top_frame_build(TopFrame *frame, struct json_object *reading, TopSort sort, 
                 f = open_memstream(&buf, &size);
                 if (!f)
                         return -ENOMEM;
-                snprintf(pid, sizeof pid, "%" PRIu32, row->pid);
-                put_cell(f, pid, 7, true);
-                fputc(' ', f);
-                if (wide) {
+                if (grouped) {
+                        put_cell(f, row->application, key_cols, false);
+                        fputc(' ', f);
+                        snprintf(pid, sizeof pid, "%" PRIu32, row->n_processes);
+                        put_cell(f, pid, 5, true);
+                        fputc(' ', f);
+                } else {
+                        snprintf(pid, sizeof pid, "%" PRIu32, row->pid);
+                        put_cell(f, pid, 7, true);
+                        fputc(' ', f);
+                }
+                if (wide && !grouped) {
                         put_cell(f,
                                         esc(&e,
                                                         user_name((uint32_t) json_object_get_int64(
@@ -544,14 +624,16 @@ int top_frame_build(TopFrame *frame, struct json_object *reading, TopSort sort, 
                 }
                 format_bytes(row->memory, mem);
                 put_cell(f, mem, 10, true);
-                fputc(' ', f);
-                put_cell(f, row->profile, profile_cols, false);
-                fputc(' ', f);
-                if (application_cols > 0) {
-                        put_cell(f, row->application, application_cols, false);
+                if (!grouped) {
                         fputc(' ', f);
+                        put_cell(f, row->profile, profile_cols, false);
+                        fputc(' ', f);
+                        if (application_cols > 0) {
+                                put_cell(f, row->application, application_cols, false);
+                                fputc(' ', f);
+                        }
+                        put_cell(f, row->command, command_cols, false);
                 }
-                put_cell(f, row->command, command_cols, false);
                 r = add_line(frame, &f, &buf, 0, 0, false);
                 if (r < 0)
                         return r;

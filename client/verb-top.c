@@ -119,7 +119,7 @@ static int print_once(struct json_object *reading, TopSort sort, uint64_t interv
                 json_print(reading);
                 return 0;
         }
-        r = top_frame_build(&frame, reading, sort, interval_usec, terminal_columns(), 0);
+        r = top_frame_build(&frame, reading, sort, TOP_GROUP_PROCESS, interval_usec, terminal_columns(), 0);
         if (r < 0)
                 return log_oom();
         for (size_t i = 0; i < frame.n_lines; i++) {
@@ -134,12 +134,12 @@ static int print_once(struct json_object *reading, TopSort sort, uint64_t interv
         return 0;
 }
 
-static void draw(struct json_object *reading, TopSort sort, uint64_t interval_usec, bool color)
+static void draw(struct json_object *reading, TopSort sort, TopGroup group, uint64_t interval_usec, bool color)
 {
         _cleanup_(top_frame_done) TopFrame frame = { 0 };
 
         erase();
-        if (top_frame_build(&frame, reading, sort, interval_usec, COLS, LINES) < 0) {
+        if (top_frame_build(&frame, reading, sort, group, interval_usec, COLS, LINES) < 0) {
                 mvaddstr(0, 0, "Out of memory.");
                 refresh();
                 return;
@@ -158,10 +158,12 @@ static void draw(struct json_object *reading, TopSort sort, uint64_t interval_us
         refresh();
 }
 
-/* The refreshing view: redraws after each sample, on a key and on a resize; q quits. */
+/* The refreshing view: redraws after each sample, on a key and on a resize; a and u group the rows by
+ * application or user (the same key again: processes), which reads the daemon's totals at once; q quits. */
 static int run_view(sd_bus *bus, int watch_fd, struct json_object *first, TopSort sort, uint64_t interval_usec)
 {
         _cleanup_(json_object_putp) struct json_object *reading = first;
+        TopGroup group = TOP_GROUP_PROCESS;
         bool color = false;
         int r = 0;
 
@@ -179,7 +181,7 @@ static int run_view(sd_bus *bus, int watch_fd, struct json_object *first, TopSor
                 (void) use_default_colors();
                 color = init_pair(1, COLOR_GREEN, -1) != ERR;
         }
-        draw(reading, sort, interval_usec, color);
+        draw(reading, sort, group, interval_usec, color);
 
         for (uint64_t next = now_usec() + interval_usec + (watch_fd >= 0 ? TOP_GRACE_USEC : 0);;) {
                 struct pollfd p[2] = {
@@ -218,6 +220,9 @@ static int run_view(sd_bus *bus, int watch_fd, struct json_object *first, TopSor
                         else if ((s = top_sort_from_key(ch)) >= 0) {
                                 sort = (TopSort) s;
                                 redraw = true;
+                        } else if ((s = top_group_from_key(group, ch)) >= 0) {
+                                group = (TopGroup) s;
+                                reread = true;
                         }
                 }
                 if (quit)
@@ -226,7 +231,7 @@ static int run_view(sd_bus *bus, int watch_fd, struct json_object *first, TopSor
                 if (reread) {
                         struct json_object *fresh = NULL;
 
-                        r = top_read(bus, &fresh);
+                        r = top_read(bus, group, &fresh);
                         if (r < 0)
                                 break;
                         json_object_put(reading);
@@ -235,7 +240,7 @@ static int run_view(sd_bus *bus, int watch_fd, struct json_object *first, TopSor
                         next = now_usec() + interval_usec + (watch_fd >= 0 ? TOP_GRACE_USEC : 0);
                 }
                 if (redraw)
-                        draw(reading, sort, interval_usec, color);
+                        draw(reading, sort, group, interval_usec, color);
         }
         endwin();
         safe_close(watch_fd);
@@ -290,7 +295,7 @@ int verb_top(int argc, char *argv[])
                 if (!wait_samples(watch_fd, 2, 2 * interval_usec + TOP_GRACE_USEC))
                         return 0;
         }
-        r = top_read(bus, &reading);
+        r = top_read(bus, TOP_GROUP_PROCESS, &reading);
         if (r < 0)
                 return r;
 
@@ -311,7 +316,7 @@ int verb_top(int argc, char *argv[])
                                         return 0;
                         }
                         json_object_put(TAKE_PTR(reading));
-                        r = top_read(bus, &reading);
+                        r = top_read(bus, TOP_GROUP_PROCESS, &reading);
                         if (r < 0)
                                 return r;
                 }

@@ -530,8 +530,10 @@ static int cmp_client(const void *a, const void *b)
 }
 
 /* What the process runs as, read once per process (processes rarely move: a launcher that moves itself into
- * a new scope does so before it opens a GPU) and carried from one snapshot to the next. Not known (every field NULL)
- * when its identity is not, when it is gone, or when its cgroup says nothing. */
+ * a new scope does so before it opens a GPU) and carried from one snapshot to the next: its cgroup, and the
+ * Flatpak application id of its sandbox's /.flatpak-info (read as the process's user), which names the
+ * application over its scope's name. Not known (every field NULL) when its identity is not, when it is
+ * gone, or when its cgroup says nothing. */
 static int attribute_process(ManagerUsage *u, UsageProcess *p)
 {
         _cleanup_(proc_facts_done) ProcFacts f = { .root_fd = -EBADF };
@@ -548,7 +550,7 @@ static int attribute_process(ManagerUsage *u, UsageProcess *p)
                 return 0;
         r = proc_facts_open(u->manager->proc_fd, p->pid, &expect, &f, &dfd);
         if (r >= 0)
-                r = proc_facts_add(dfd, PROC_FACTS_CGROUP, NULL, &f);
+                r = proc_facts_add(dfd, PROC_FACTS_CGROUP | PROC_FACTS_FLATPAK, NULL, &f);
         if (r == -ENOMEM)
                 return r;
         /* Once looked at, whatever came of it: a v1-only system costs no read per sample. */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flatpak-info.h"
 #include "proc-cgroup.h"
 #include "string-util.h"
 
@@ -167,17 +168,6 @@ static int attribute_container(ProcCgroup *c, const char *name)
         return 0;
 }
 
-static bool flatpak_id_valid(const char *id)
-{
-        if (!strchr(id, '.') || id[0] == '.' || endswith(id, "."))
-                return false;
-        for (const char *p = id; *p; p++)
-                if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '.' ||
-                                    *p == '_' || *p == '-'))
-                        return false;
-        return true;
-}
-
 /* app-flatpak-<app id>-<number>.scope */
 static int attribute_flatpak(ProcCgroup *c, const char *name)
 {
@@ -195,7 +185,7 @@ static int attribute_flatpak(ProcCgroup *c, const char *name)
         if (dash == end || dash <= start + 1 || dash[-1] != '-')
                 return 0;
         id = unit_part_unescape(start, (size_t) (dash - 1 - start));
-        if (!id || !flatpak_id_valid(id))
+        if (!id || !flatpak_app_id_valid(id))
                 return 0;
         r = set(&c->app_kind, "flatpak");
         if (r < 0)
@@ -335,6 +325,20 @@ int proc_cgroup_parse(const char *text, size_t size, ProcCgroup *ret)
         if (!copy)
                 return -ENOMEM;
         return proc_cgroup_from_path(copy, ret);
+}
+
+int proc_cgroup_set_flatpak_app(ProcCgroup *c, const char *app)
+{
+        _cleanup_free_ char *kind = strdup("flatpak"), *copy = strdup(app);
+
+        assert(c->path);
+        if (!kind || !copy)
+                return -ENOMEM;
+        free(c->app_kind);
+        free(c->app);
+        c->app_kind = TAKE_PTR(kind);
+        c->app = TAKE_PTR(copy);
+        return 0;
 }
 
 const char *proc_cgroup_application(const ProcCgroup *c)

@@ -32,6 +32,10 @@ int proc_cgroup_parse(const char *text, size_t size, ProcCgroup *ret);
 /* The same from a path alone. */
 int proc_cgroup_from_path(const char *path, ProcCgroup *ret);
 
+/* The application id of the process's Flatpak sandbox (its /.flatpak-info), which c (known: path set)
+ * then names whatever its scope's name said: app_kind "flatpak", app app. 0 or -ENOMEM. */
+int proc_cgroup_set_flatpak_app(ProcCgroup *c, const char *app);
+
 /* What a process's usage is grouped under as an application: the Flatpak or snap id, else the unit. */
 const char *proc_cgroup_application(const ProcCgroup *c);
 

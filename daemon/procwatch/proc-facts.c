@@ -7,6 +7,7 @@
 
 #include "fd-util.h"
 #include "fileio.h"
+#include "flatpak-info.h"
 #include "parse-util.h"
 #include "proc-facts.h"
 #include "proc-parse.h"
@@ -148,6 +149,37 @@ static int read_cgroup(int dfd, ProcFacts *f)
         return 0;
 }
 
+/* The sandbox's /.flatpak-info, opened below the process's root as the process's own user (so a link to
+ * a file that user may not read, or into /proc, is not followed for it: user-creds.h), only a regular file,
+ * read from that descriptor, bounded. Anything else leaves the application as the cgroup named it. */
+static int read_flatpak_info(ProcFacts *f)
+{
+        _cleanup_free_ char *text = NULL, *app = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        struct stat st;
+        size_t size;
+        int r;
+
+        if (!f->cgroup.path || f->root_fd < 0)
+                return 0;
+        fd = open_for_reading_as(&f->creds, f->root_fd, "/.flatpak-info", &st);
+        if (fd == -ENOMEM)
+                return fd;
+        if (fd < 0 || !S_ISREG(st.st_mode))
+                return 0;
+        r = read_full_fd(fd, FLATPAK_INFO_MAX, &text, &size);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return 0;
+        r = flatpak_info_parse(text, size, &app, NULL);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return 0;
+        return proc_cgroup_set_flatpak_app(&f->cgroup, app);
+}
+
 int proc_facts_open(int proc_fd, pid_t pid, const ProcIdentity *expect, ProcFacts *ret, int *ret_dfd)
 {
         _cleanup_(proc_facts_done) ProcFacts f = { .root_fd = -EBADF };
@@ -265,6 +297,9 @@ int proc_facts_add(int dfd, ProcFactsFlags flags, const ProcLimits *limits, Proc
         if (!limits)
                 limits = &proc_limits_default;
 
+        /* The sandbox's file is read with the process's credentials, below its root. */
+        if (flags & PROC_FACTS_FLATPAK)
+                flags |= PROC_FACTS_CGROUP | PROC_FACTS_STATUS | PROC_FACTS_ROOT;
         want = flags & ~f->have;
 
         /* In the order the full read always used, so that what a vanishing process leaves readable is
@@ -306,6 +341,11 @@ int proc_facts_add(int dfd, ProcFactsFlags flags, const ProcLimits *limits, Proc
         }
         if (want & PROC_FACTS_CGROUP) {
                 r = read_cgroup(dfd, f);
+                if (r < 0)
+                        return r;
+        }
+        if (want & PROC_FACTS_FLATPAK) {
+                r = read_flatpak_info(f);
                 if (r < 0)
                         return r;
         }

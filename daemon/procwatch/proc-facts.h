@@ -42,6 +42,10 @@ typedef enum ProcFactsFlags {
         PROC_FACTS_CMDLINE = 1 << 5, /* read cmdline */
         PROC_FACTS_COMM = 1 << 6, /* read comm from its own file (identity already gives stat's copy) */
         PROC_FACTS_CGROUP = 1 << 7, /* read cgroup: the unit, slice, container and application */
+        /* with PROC_FACTS_CGROUP: the application id of the Flatpak sandbox the process runs in, from the
+         * /.flatpak-info of its root, read with its credentials (reads status and root when not read
+         * yet); it names the cgroup's application over what the scope's name said */
+        PROC_FACTS_FLATPAK = 1 << 8,
         /* What proc_facts_read() reads whatever its flags say. */
         PROC_FACTS_BASIC = PROC_FACTS_STATUS | PROC_FACTS_EXE | PROC_FACTS_CMDLINE | PROC_FACTS_COMM,
 } ProcFactsFlags;

@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pwd.h>
 #include <json-c/json.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -498,7 +499,8 @@ static void test_tmux(void)
         /* What a person sees: the devices with a bar per engine, the processes with their profile. */
         pane = wait_pane(&p, "glxgears");
         g_test_message("%s", pane);
-        g_assert_nonnull(strstr(pane, "2 devices  3 processes  every 0.2s  sort: gpu  (g m p c r: sort, q: quit)"));
+        g_assert_nonnull(strstr(
+                        pane, "2 devices  3 processes  every 0.2s  sort: gpu  (gmpcr: sort, au: group, q: quit)"));
         g_assert_nonnull(strstr(pane, "0000:00:02.0  i915  drm-fdinfo  active  3 clients"));
         g_assert_nonnull(strstr(pane, "4242 root     0000:00:02.0   62.5 render      8.0 MiB Game Profile"));
         g_assert_nonnull(strstr(pane, "PID USER     DEVICE"));
@@ -676,6 +678,12 @@ static void game_render(void *userdata, gint64 usec)
         g_usleep((gulong) usec);
 }
 
+/* The fixture moves only when the test applies a step. */
+static void game_render_none(void *userdata, gint64 usec)
+{
+        g_usleep((gulong) usec);
+}
+
 static const char rules[] = "{ \"profiles\": [ { \"name\": \"Game Profile\", \"settings\": [ { \"key\": "
                             "\"GLSharpenValue\", \"value\": 50 } ] } ],\n"
                             "  \"rules\": [ { \"pattern\": \"glxgears\", \"profile\": \"Game Profile\" } ] }\n";
@@ -728,6 +736,191 @@ static void test_tmux_daemon(void)
         itest_teardown(&t);
 }
 
+/* Grouped rows on the real daemon: two processes of one Flatpak app in two scopes, a service of another
+ * user and an nspawn machine's payload, with scripted counters and the fixture clock, so every figure is
+ * fixed once step 2 is read. */
+static const char groups_script[] =
+                "node renderD128 /dev/full pci 0000:03:00.0 0x1002 0x73bf amdgpu\n"
+                "fd 300 5 /dev/full\n"
+                "fd 301 5 /dev/full\n"
+                "fd 302 5 /dev/full\n"
+                "fd 303 5 /dev/full\n"
+                "cgroup 300 /user.slice/user-0.slice/user@0.service/app.slice/app-flatpak-org.blender.Blender-81.scope\n"
+                "cgroup 301 /user.slice/user-0.slice/user@0.service/app.slice/app-flatpak-org.blender.Blender-82.scope\n"
+                "cgroup 302 /system.slice/ollama.service\n"
+                "cgroup 303 /machine.slice/machine-fedora\\x2d40.scope/payload\n"
+                "step 1\n"
+                "fdinfo 300 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=61 drm-engine-gfx=0_ns drm-resident-vram=1_KiB\n"
+                "fdinfo 301 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=62 drm-engine-gfx=0_ns drm-resident-vram=2_KiB\n"
+                "fdinfo 302 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=63 drm-engine-gfx=0_ns drm-resident-vram=8_KiB\n"
+                "fdinfo 303 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=64 drm-engine-gfx=0_ns drm-resident-vram=16_KiB\n"
+                "clock 1000000\n"
+                "step 2\n"
+                "fdinfo 300 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=61 drm-engine-gfx=250000000_ns drm-resident-vram=1_KiB\n"
+                "fdinfo 301 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=62 drm-engine-gfx=125000000_ns drm-resident-vram=2_KiB\n"
+                "fdinfo 302 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=63 drm-engine-gfx=500000000_ns drm-resident-vram=8_KiB\n"
+                "fdinfo 303 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=64 drm-engine-gfx=0_ns drm-resident-vram=16_KiB\n"
+                "clock 2000000\n";
+
+typedef struct DaemonGroup {
+        char *key;
+        uint32_t processes;
+        double busy; /* the busiest engine's */
+        uint64_t bytes;
+} DaemonGroup;
+
+/* The daemon's ListGpuGroups(by), as the test's own call reads it; returns how many groups. */
+static size_t daemon_groups(sd_bus *bus, const char *by, DaemonGroup groups[static 8])
+{
+        sd_bus_message *reply = NULL;
+        const char *key, *device, *source, *what;
+        size_t n = 0;
+        uint32_t processes;
+        uint64_t bytes;
+        double busy;
+
+        g_assert_cmpint(sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, "ListGpuGroups", NULL,
+                                        &reply, "s", by),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(sua(sssd)a(ssst))"), >=, 0);
+        while (sd_bus_message_enter_container(reply, 'r', "sua(sssd)a(ssst)") > 0) {
+                DaemonGroup *g = &groups[n++];
+
+                g_assert_cmpuint(n, <=, 8);
+                g_assert_cmpint(sd_bus_message_read(reply, "su", &key, &processes), >=, 0);
+                *g = (DaemonGroup){ .key = g_strdup(key), .processes = processes, .busy = -1 };
+                g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(sssd)"), >=, 0);
+                while (sd_bus_message_read(reply, "(sssd)", &device, &source, &what, &busy) > 0) {
+                        g_assert_cmpstr(device, ==, "0000:03:00.0"); /* one device: one row per group */
+                        g->busy = MAX(g->busy, busy);
+                }
+                g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
+                g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(ssst)"), >=, 0);
+                while (sd_bus_message_read(reply, "(ssst)", &device, &source, &what, &bytes) > 0)
+                        g->bytes += bytes;
+                g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
+                g_assert_cmpint(sd_bus_message_exit_container(reply), >=, 0);
+        }
+        sd_bus_message_unref(reply);
+        return n;
+}
+
+static void daemon_groups_free(DaemonGroup *groups, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                g_free(groups[i].key);
+}
+
+/* The pane's row of label (as top escapes it: a unit's "\\x2d" shows doubled): "LABEL  PROCS 0000:03:00.0
+ * GPU% gfx  MEMORY", the figures the daemon's. */
+static void assert_group_row(const char *pane, const char *label, const DaemonGroup *g)
+{
+        g_auto(GStrv) parts = g_strsplit(label, "\\", -1);
+        g_autofree char *escaped = g_strjoinv("\\\\", parts);
+        g_autofree char *row = NULL, *figures = NULL, *start = g_strdup_printf("%s ", escaped);
+
+        g_assert_cmpuint(g->bytes, <, 1024 * 1024); /* shown in KiB */
+        figures = g_strdup_printf(
+                        " %u 0000:03:00.0  %5.1f gfx     %7.1f KiB", g->processes, g->busy, (double) g->bytes / 1024);
+        row = line_with(pane, start);
+        if (!row || !g_str_has_prefix(row, start) || !strstr(row, figures))
+                g_error("no row \"%s...%s\" for the daemon's group %s in:\n%s", start, figures, g->key, pane);
+}
+
+/* Presses key; returns the pane once its header says "by BY" and the table's heading starts with column. */
+static char *press_group(Pane *p, const char *key, const char *by, const char *column)
+{
+        g_autofree char *says = g_strdup_printf("4 processes  every 0.2s  sort: gpu  by %s  (gmpcr", by);
+        g_autofree char *heading = NULL;
+        char *pane;
+
+        g_free(tmux(p, "send-keys", "-t", "top", key, NULL));
+        pane = wait_pane(p, says);
+        g_test_message("%s", pane);
+        heading = line_with(pane, " PROCS DEVICE ");
+        g_assert_nonnull(heading);
+        g_assert_true(g_str_has_prefix(heading, column));
+        return pane;
+}
+
+static void test_tmux_daemon_groups(void)
+{
+        g_autofree char *pane = NULL, *error = NULL;
+        DaemonGroup groups[8];
+        size_t n;
+        ITest t;
+        Pane p;
+
+        if (!have_tmux())
+                return;
+        itest_setup(&t);
+        itest_use_fixture_proc(&t);
+        t.sys = g_build_filename(t.dir, "sys", NULL);
+        g_assert_cmpint(g_mkdir_with_parents(t.sys, 0755), ==, 0);
+        itest_fixture_process(&t, 300, 3000, getuid(), "blender", "/app/bin/blender", NULL);
+        itest_fixture_process(&t, 301, 3001, getuid(), "blender", "/app/bin/blender", NULL);
+        itest_fixture_process(&t, 302, 3002, 65534, "ollama", "/usr/bin/ollama", NULL);
+        itest_fixture_process(&t, 303, 3003, getuid(), "python3", "/usr/bin/python3", NULL);
+        for (unsigned step = 0; step <= 1; step++)
+                if (usage_fixture_apply(groups_script, t.proc, t.sys, "/nonexistent", step, &error) < 0)
+                        g_error("fixture: %s", error);
+        itest_start_daemon(&t, "[Usage]\nDrmMajor=1\nAccelMajor=4095\nNVML=no\n");
+
+        pane_start(&p, t.dir, t.bus_address, "--interval=0.2", game_render_none, NULL);
+        pane = wait_pane(&p, "python3");
+        g_clear_pointer(&pane, g_free);
+        if (usage_fixture_apply(groups_script, t.proc, t.sys, "/nonexistent", 2, &error) < 0)
+                g_error("fixture: %s", error);
+        pane = wait_pane(&p, " 25.0 gfx");
+        g_clear_pointer(&pane, g_free);
+
+        /* a: a row per application, the daemon's totals; the header says so. */
+        pane = press_group(&p, "a", "application", "APPLICATION ");
+        n = daemon_groups(t.bus, "application", groups);
+        g_assert_cmpuint(n, ==, getuid() == 0 ? 3 : 2);
+        for (size_t i = 0; i < n; i++)
+                assert_group_row(pane, groups[i].key, &groups[i]);
+        /* What those figures are: the Flatpak's two scopes are one application of 25 % + 12.5 %. */
+        g_assert_cmpstr(groups[0].key, ==, "machine-fedora\\x2d40.scope");
+        g_assert_cmpstr(groups[n - 1].key, ==, "org.blender.Blender");
+        g_assert_cmpuint(groups[n - 1].processes, ==, 2);
+        g_assert_cmpfloat(groups[n - 1].busy, ==, 37.5);
+        g_assert_cmpuint(groups[n - 1].bytes, ==, 3072);
+        /* By GPU: ollama (50 %) above the Flatpak above the idle machine. */
+        g_assert_true(strstr(pane, "ollama.service ") < strstr(pane, "org.blender.Blender "));
+        g_assert_true(strstr(pane, "org.blender.Blender ") < strstr(pane, "machine-fedora"));
+        g_assert_null(strstr(pane, "PID"));
+        daemon_groups_free(groups, n);
+        g_clear_pointer(&pane, g_free);
+
+        /* u: a row per user, by name. */
+        pane = press_group(&p, "u", "user", "USER ");
+        n = daemon_groups(t.bus, "user", groups);
+        for (size_t i = 0; i < n; i++) {
+                g_autofree char *uid_key = g_strdup_printf("%u", (unsigned) getuid());
+                struct passwd *pw = getpwuid((uid_t) atoi(groups[i].key));
+
+                assert_group_row(pane, pw ? pw->pw_name : groups[i].key, &groups[i]);
+                if (g_str_equal(groups[i].key, uid_key)) {
+                        g_assert_cmpuint(groups[i].processes, ==, 3);
+                        g_assert_cmpuint(groups[i].bytes, ==, 19456);
+                }
+        }
+        daemon_groups_free(groups, n);
+        g_clear_pointer(&pane, g_free);
+
+        /* u again: processes, as before. */
+        g_free(tmux(&p, "send-keys", "-t", "top", "u", NULL));
+        pane = wait_pane(&p, "PID USER     DEVICE");
+        g_assert_null(strstr(pane, " by "));
+        g_assert_nonnull(strstr(pane, "python3"));
+
+        pane_quit(&p);
+        pane_stop(&p);
+        itest_stop_daemon(&t, NULL);
+        itest_teardown(&t);
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
@@ -740,6 +933,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/top/needs-terminal", test_needs_terminal);
         g_test_add_func("/top/tmux", test_tmux);
         g_test_add_func("/top/tmux-daemon", test_tmux_daemon);
+        g_test_add_func("/top/tmux-daemon-groups", test_tmux_daemon_groups);
         g_test_add_func("/top/tmux-signal-in-call", test_tmux_signal_in_call);
         return g_test_run();
 }

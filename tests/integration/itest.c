@@ -226,6 +226,20 @@ void itest_fixture_cgroup(ITest *t, pid_t pid, const char *path)
         write_in(dir, "cgroup", line, strlen(line));
 }
 
+void itest_fixture_root(ITest *t, pid_t pid, const char *dir)
+{
+        g_autofree char *pid_dir = NULL, *link = NULL, *staged = NULL;
+
+        g_assert_nonnull(t->proc);
+        g_assert_true(g_path_is_absolute(dir));
+        pid_dir = g_strdup_printf("%s/%i", t->proc, (int) pid);
+        link = g_build_filename(pid_dir, "root", NULL);
+        staged = g_build_filename(pid_dir, ".root", NULL);
+        /* Replaced in one step, as the other files are. */
+        g_assert_cmpint(symlink(dir, staged), ==, 0);
+        g_assert_cmpint(rename(staged, link), ==, 0);
+}
+
 void itest_fixture_exit(ITest *t, pid_t pid)
 {
         g_autofree char *dir = NULL, *cmd = NULL;

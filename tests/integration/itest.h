@@ -67,6 +67,8 @@ void itest_fixture_process_env(ITest *t, pid_t pid, uint64_t start_time, uid_t u
                 const char *maps, const char *const *env);
 /* The cgroup v2 path of a fixture process (its /proc/<pid>/cgroup), after itest_fixture_process(). */
 void itest_fixture_cgroup(ITest *t, pid_t pid, const char *path);
+/* The root of a fixture process (its /proc/<pid>/root): a link to dir, an absolute path. */
+void itest_fixture_root(ITest *t, pid_t pid, const char *dir);
 /* The process exits: its directory goes. */
 void itest_fixture_exit(ITest *t, pid_t pid);
 void itest_teardown(ITest *t);

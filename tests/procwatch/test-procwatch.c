@@ -209,6 +209,62 @@ static void test_facts_fixture(void)
         free(pids);
 }
 
+/* The Flatpak id of a sandbox's /.flatpak-info names the application over the scope's name; a file that is
+ * not one (a directory, not a key file) leaves the scope's; without a known cgroup it is not looked at.
+ * As the test's own user (the process's), so nothing needs root; test-usage's case takes other users. */
+static void test_facts_flatpak(void)
+{
+        g_autofree char *dir = test_mkdtemp(), *sandbox = NULL, *status = NULL, *proc_dir = NULL, *info = NULL;
+        _cleanup_close_ int proc = -EBADF;
+        ProcFacts f = { .root_fd = -EBADF };
+        static const char scope[] =
+                        "0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-flatpak-org.gnome.Maps-4.scope\n";
+
+        sandbox = g_build_filename(dir, "sandbox", NULL);
+        proc_dir = g_build_filename(dir, "proc", NULL);
+        info = g_build_filename(sandbox, ".flatpak-info", NULL);
+        status = g_strdup_printf("Name:\tgjs\nUid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\nGroups:\t\n", getuid(),
+                        getuid(), getuid(), getuid(), getgid(), getgid(), getgid(), getgid());
+        test_write_file(dir, "proc/322/stat", "322 (gjs) S 1 322 322 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 6666 0 0\n");
+        test_write_file(dir, "proc/322/status", status);
+        test_write_file(dir, "proc/322/comm", "gjs\n");
+        test_write_file_n(dir, "proc/322/cmdline", "gjs", 4);
+        test_symlink("/usr/bin/gjs", dir, "proc/322/exe");
+        test_write_file(dir, "proc/322/cgroup", scope);
+        test_symlink(sandbox, dir, "proc/322/root");
+        test_write_file(dir, "sandbox/.flatpak-info", "[Application]\nname=org.gnome.Maps.Devel\n");
+        proc = test_open_dir(proc_dir);
+
+        g_assert_cmpint(proc_facts_read(proc, 322, NULL, PROC_FACTS_FLATPAK, NULL, &f), ==, 0);
+        g_assert_cmpstr(f.cgroup.unit, ==, "app-flatpak-org.gnome.Maps-4.scope");
+        g_assert_cmpstr(f.cgroup.app_kind, ==, "flatpak");
+        g_assert_cmpstr(f.cgroup.app, ==, "org.gnome.Maps.Devel");
+        proc_facts_done(&f);
+
+        test_write_file(dir, "sandbox/.flatpak-info", "[Application]\nname=not an id\n");
+        g_assert_cmpint(proc_facts_read(proc, 322, NULL, PROC_FACTS_FLATPAK, NULL, &f), ==, 0);
+        g_assert_cmpstr(f.cgroup.app, ==, "org.gnome.Maps");
+        proc_facts_done(&f);
+
+        g_assert_cmpint(unlink(info), ==, 0);
+        test_write_file(dir, "sandbox/.flatpak-info/x", "[Application]\nname=org.x.Y\n");
+        g_assert_cmpint(proc_facts_read(proc, 322, NULL, PROC_FACTS_FLATPAK, NULL, &f), ==, 0);
+        g_assert_cmpstr(f.cgroup.app, ==, "org.gnome.Maps");
+        proc_facts_done(&f);
+
+        test_write_file(dir, "proc/322/cgroup", "");
+        {
+                g_autofree char *x = g_build_filename(info, "x", NULL);
+                g_assert_cmpint(unlink(x), ==, 0);
+        }
+        g_assert_cmpint(rmdir(info), ==, 0);
+        test_write_file(dir, "sandbox/.flatpak-info", "[Application]\nname=org.gnome.Maps.Devel\n");
+        g_assert_cmpint(proc_facts_read(proc, 322, NULL, PROC_FACTS_FLATPAK, NULL, &f), ==, 0);
+        g_assert_null(f.cgroup.path);
+        g_assert_null(f.cgroup.app);
+        proc_facts_done(&f);
+}
+
 /* Builds one netlink message carrying a proc event. */
 static size_t put_event(uint8_t *buf, unsigned what, pid_t pid, pid_t tgid, size_t event_len)
 {
@@ -671,6 +727,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/procwatch/environ", test_environ);
         g_test_add_func("/procwatch/facts-self", test_facts_self);
         g_test_add_func("/procwatch/facts-fixture", test_facts_fixture);
+        g_test_add_func("/procwatch/facts-flatpak", test_facts_flatpak);
         g_test_add_func("/procwatch/facts-whole-reads", test_facts_whole_reads);
         g_test_add_func("/procwatch/connector-parse", test_connector_parse);
         g_test_add_func("/procwatch/connector-ignores-other-senders", test_connector_ignores_other_senders);
