@@ -693,7 +693,7 @@ static void test_attribution(void)
 {
         ITest t;
         g_autofree char *root_view = NULL, *user_view = NULL, *top = NULL, *uid_line = NULL;
-        g_autofree char *blender = NULL, *root_group = NULL, *export_path = NULL, *export_config = NULL;
+        g_autofree char *blender = NULL, *export_path = NULL, *export_config = NULL;
         g_autofree char *export = NULL;
         sd_bus_message *reply = NULL;
         sd_bus_error error = SD_BUS_ERROR_NULL;
