@@ -31,6 +31,7 @@ typedef struct AddRule {
         size_t old_size, new_size;
         /* The previewed system edit. */
         char *pattern, *setting_key, *setting_value;
+        char *names[2]; /* the process's procname and commname, by feature */
         bool system, previewed;
 } AddRule;
 
@@ -48,6 +49,8 @@ static void add_rule_free(gpointer data)
         g_free(a->pattern);
         g_free(a->setting_key);
         g_free(a->setting_value);
+        g_free(a->names[0]);
+        g_free(a->names[1]);
         g_free(a);
 }
 
@@ -286,6 +289,19 @@ static void on_changed(GObject *object, GParamSpec *pspec, gpointer data)
         forget_preview(data);
 }
 
+static void on_feature(GObject *object, GParamSpec *pspec, gpointer data)
+{
+        AddRule *a = data;
+        guint feature = adw_combo_row_get_selected(a->feature);
+        const char *text = gtk_editable_get_text(GTK_EDITABLE(a->matches));
+
+        /* Prefilled from a process: its procname or its commname, as the feature asks. */
+        if (feature < G_N_ELEMENTS(a->names) && a->names[feature] && *a->names[feature] &&
+                        (!*text || g_strcmp0(text, a->names[!feature]) == 0))
+                gtk_editable_set_text(GTK_EDITABLE(a->matches), a->names[feature]);
+        forget_preview(a);
+}
+
 static GtkWidget *combo_row(const char *title, GListModel *model)
 {
         GtkWidget *row = adw_combo_row_new();
@@ -351,6 +367,8 @@ void add_rule_dialog_show(App *app, const char *procname, const char *commname)
         adw_preferences_group_add(ADW_PREFERENCES_GROUP(group), GTK_WIDGET(a->feature));
         a->matches = ADW_ENTRY_ROW(adw_entry_row_new());
         adw_preferences_row_set_title(ADW_PREFERENCES_ROW(a->matches), _("Application"));
+        a->names[0] = g_strdup(procname);
+        a->names[1] = g_strdup(commname);
         gtk_editable_set_text(GTK_EDITABLE(a->matches), procname && *procname ? procname : commname);
         adw_preferences_group_add(ADW_PREFERENCES_GROUP(group), GTK_WIDGET(a->matches));
         a->key = ADW_COMBO_ROW(combo_row(_("Setting"), known_keys()));
@@ -406,7 +424,7 @@ void add_rule_dialog_show(App *app, const char *procname, const char *commname)
         g_signal_connect(a->preview_button, "clicked", G_CALLBACK(on_preview), a);
         g_signal_connect(a->apply_button, "clicked", G_CALLBACK(on_apply), a);
         g_signal_connect(a->key, "notify::selected", G_CALLBACK(on_key_selected), a);
-        g_signal_connect(a->feature, "notify::selected", G_CALLBACK(on_changed), a);
+        g_signal_connect(a->feature, "notify::selected", G_CALLBACK(on_feature), a);
         g_signal_connect(a->where, "notify::selected", G_CALLBACK(on_changed), a);
         g_signal_connect(a->matches, "notify::text", G_CALLBACK(on_changed), a);
         g_signal_connect(a->value, "notify::text", G_CALLBACK(on_changed), a);

@@ -7,6 +7,7 @@
 typedef struct ProcEntry {
         GtkWidget *row;
         char *comm;
+        char *procname; /* the executable's name, as rules match it (GetProcess's facts); NULL until known */
         guint32 pid;
         guint64 start_time;
         char *usage, *profiles, *settings;
@@ -32,6 +33,7 @@ static void proc_entry_free(gpointer data)
         ProcEntry *p = data;
 
         g_free(p->comm);
+        g_free(p->procname);
         g_free(p->usage);
         g_free(p->profiles);
         g_free(p->settings);
@@ -143,6 +145,15 @@ static void on_get_process(GObject *source, GAsyncResult *result, gpointer data)
         g_free(p->settings);
         /* A process the daemon does not track (NoSuchProcess) has no settings. */
         p->settings = resolution ? settings_text(resolution) : NULL;
+        if (resolution) {
+                g_autoptr(GVariant) facts = g_variant_get_child_value(resolution, 1);
+                const char *procname;
+
+                if (g_variant_lookup(facts, "procname", "&s", &procname) && *procname) {
+                        g_free(p->procname);
+                        p->procname = g_strdup(procname);
+                }
+        }
         p->settings_generation = call->generation;
         proc_entry_show(p);
 }
@@ -160,8 +171,8 @@ static void on_add_rule(GtkButton *button, gpointer data)
         ProcEntry *p = data;
         App *app = g_object_get_data(G_OBJECT(button), "app");
 
-        /* The daemon's procname is the executable's name; comm is what the process calls itself. */
-        add_rule_dialog_show(app, p->comm, p->comm);
+        /* procname is the executable's name (what rules usually match); comm what the process calls itself. */
+        add_rule_dialog_show(app, p->procname ? p->procname : p->comm, p->comm);
 }
 
 static GtkWidget *row_button(App *app, ProcEntry *p, const char *label, const char *accessible, GCallback cb)

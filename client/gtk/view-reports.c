@@ -128,8 +128,8 @@ static void on_rule_results(GObject *source, GAsyncResult *result, gpointer data
                 }
                 g_variant_iter_init(&m, messages);
                 while (g_variant_iter_next(&m, "(&s&s&s)", &type, &title, &text)) {
-                        g_autofree char *row_title =
-                                        g_strdup_printf("%s: %s (%s)", name, *title ? title : identifier, type);
+                        g_autofree char *row_title = *title ? g_strdup_printf("%s: %s (%s)", name, title, type)
+                                                            : g_strdup_printf("%s (%s)", name, type);
 
                         app_add_text_row(group, row_title, text);
                 }
@@ -200,10 +200,13 @@ static void on_summary(GObject *source, GAsyncResult *result, gpointer data)
                 GtkWidget *row, *details;
                 g_autofree char *accessible = g_strdup_printf(_("Details of kernel %u %s"), index, name);
 
-                g_string_append_printf(sub,
-                                _("grid (%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
-                                  ") block (%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT "), %s"),
-                                gx, gy, gz, bx, by, bz, time);
+                g_autofree char *grid = g_strdup_printf(
+                                "(%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ")", gx, gy, gz);
+                g_autofree char *block = g_strdup_printf(
+                                "(%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ")", bx, by, bz);
+
+                /* TRANSLATORS: a kernel's launch: grid and block sizes, then its duration */
+                g_string_append_printf(sub, _("grid %s block %s, %s"), grid, block, time);
                 g_variant_iter_init(&f, findings);
                 while (shown < 3 && g_variant_iter_next(&f, "(&s&sd)", &type, &finding, &speedup)) {
                         g_string_append(sub, shown ? "; " : "\n");

@@ -214,8 +214,16 @@ class AppTest(unittest.TestCase):
         subprocess.run([APP, self.report], env=self.w.app_env, check=True, timeout=WAIT, capture_output=True)
         kernel = wait_for("the report's kernel", lambda: [
             t for t in self.row_texts(main, "0  addConstDouble3") or [] if "89.86 us" in t])
-        self.assertIn("grid (4096,1,1) block (256,1,1), 89.86 us", kernel[0])
+        self.assertIn("grid (4096,1,1) block (256,1,1), 89.86 us\nUncoalesced Global Accesses (est. 64.7%)", kernel[0])
         self.w.screenshot("reports")
+        # One kernel's rule results, by section.
+        self.click(self.button(main, "Details of kernel 0 addConstDouble3"))
+        details = wait_for("the kernel's window", lambda: self.window("Kernel addConstDouble3"))
+        rule = wait_for("the rule's message", lambda: self.row_texts(details, "Bottleneck: High Throughput (OK)"))
+        self.assertTrue(rule[1].startswith("The kernel is utilizing greater than 80.0% of the available compute"))
+        self.assertIsNotNone(self.find(details, "label", name="Section SpeedOfLight"))
+        self.w.screenshot("report-kernel")
+        self.close_window(details)
         self.show_page(main, "Profiles")
         wait_for("the rules with their files", lambda: self.find(main, "label", contains=f"{self.w.rc}:3:"))
         self.w.screenshot("profiles")
