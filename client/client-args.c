@@ -72,6 +72,8 @@ static void help(void)
                "                         that does not exist, cannot be read, or is larger than 1 MiB\n"
                "                         is an error. Without paths, the search path of this machine\n"
                "                         for this user ($HOME) is checked\n"
+               "  settings [KEY]         The keys of application profiles known to nvprofiled: values,\n"
+               "                         __GL_* variable and meaning (edits are checked against them)\n"
                "  monitor                Print a line for each change until interrupted: a process's\n"
                "                         result changed (with its profiles and settings when the\n"
                "                         caller may see them), a process went away, a reload\n"
@@ -184,7 +186,7 @@ static void help(void)
                "     --env=NAME=VALUE   An environment variable of the process (__GL_* overrides,\n"
                "                         __GL_APPLICATION_PROFILE)\n"
                "     --home=DIR         The process's $HOME: its per-user rc files are read (also for\n"
-               "                         rules and profiles)\n"
+               "                         rules and profiles, and the home whose files edits write)\n"
                "     --exe-dir-file=NAME  A file present in the executable's directory: the\n"
                "                         \"findfile\" feature\n"
                "\n"
@@ -688,6 +690,7 @@ static const Verb verbs[] = {
         { "profiles", 0, 2, VERB_HOME_OPTION | VERB_EDIT_OPTIONS, verb_profiles },
         { "errors", 0, 0, 0, verb_errors },
         { "check", 0, UINT_MAX, 0, verb_check },
+        { "settings", 0, 1, 0, verb_settings },
         { "monitor", 0, 0, 0, verb_monitor },
         { "reload", 0, 0, 0, verb_reload },
         { "version", 0, 0, 0, verb_version },

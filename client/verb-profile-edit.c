@@ -171,9 +171,11 @@ static void edit_file_done(EditFile *f)
         f->dir = mfree(f->dir);
 }
 
+/* Whose files an edit writes: --home's (as for the listings), else $HOME's. The edit is done as this
+ * user, so it reaches only what the user may write anyway. */
 static const char *home_dir(void)
 {
-        const char *home = getenv("HOME");
+        const char *home = arg.home ? arg.home : getenv("HOME");
 
         return home && home[0] == '/' ? home : NULL;
 }

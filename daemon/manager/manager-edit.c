@@ -15,6 +15,7 @@
 #include "manager-configs.h"
 #include "manager-edit.h"
 #include "rc-edit-move.h"
+#include "rc-settings.h"
 #include "process.h"
 #include "string-util.h"
 
@@ -505,6 +506,7 @@ static void log_edit(const UserCreds *creds, const ManagerEditRequest *req, cons
 static int check_request(const ManagerEditRequest *req, char **ret_message)
 {
         const RcEdit *e = &req->edit;
+        int r;
 
         if (e->n_settings > MANAGER_EDIT_SETTINGS_MAX || e->n_unset > MANAGER_EDIT_SETTINGS_MAX)
                 return say(ret_message, -E2BIG, "at most %u settings per edit", MANAGER_EDIT_SETTINGS_MAX);
@@ -521,6 +523,15 @@ static int check_request(const ManagerEditRequest *req, char **ret_message)
                 return say(ret_message, -E2BIG, "an argument is longer than %u bytes", MANAGER_EDIT_TEXT_MAX);
         if (e->rule_text)
                 return say(ret_message, -EINVAL, "a rule's text is only moved, never sent");
+        /* Applets send rc text: a known key gets the type and spelling nvprofilectl checks before it
+         * sends (unknown keys pass, as NVIDIA ships opaque ones). */
+        for (size_t i = 0; i < e->n_settings; i++) {
+                r = rc_setting_check(e->settings[i].key, e->settings[i].value, ret_message);
+                if (r < 0)
+                        return r;
+                if (ret_message)
+                        *ret_message = mfree(*ret_message);
+        }
         return 0;
 }
 

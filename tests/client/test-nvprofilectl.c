@@ -12,6 +12,7 @@
 
 #include "client.h"
 #include "rc-reader.h"
+#include "rc-settings.h"
 #include "private-bus.h"
 #include "test-util.h"
 
@@ -662,6 +663,67 @@ static void test_edit_usage_errors(void)
         }
 }
 
+/* Edits write --home's files when given, and never turn a regular file where the rc.d directory
+ * should be into a directory (nvidia-settings unlinks it). */
+static void test_edit_home_and_rcd_file(void)
+{
+        g_autofree char *env_home = test_mkdtemp(), *other = test_mkdtemp();
+        g_autofree char *env_nv = g_build_filename(env_home, ".nv", NULL);
+        g_autofree char *rcd = g_build_filename(other, ".nv", "nvidia-application-profiles-rc.d", NULL);
+        g_autofree char *written = g_build_filename(rcd, "50-nvprofilectl", NULL), *text = NULL;
+        struct json_object *o = NULL;
+
+        g_assert_cmpint(edit(env_home, &o, "rules", "add", "--home", other, "--procname", "niri", "--setting",
+                                        "GLVidHeapReuseRatio=0", NULL),
+                        ==, 0);
+        json_object_put(o);
+        o = NULL;
+        g_assert_true(g_file_get_contents(written, &text, NULL, NULL));
+        g_assert_nonnull(strstr(text, "\"niri\""));
+        g_assert_false(g_file_test(env_nv, G_FILE_TEST_EXISTS));
+
+        g_assert_cmpint(unlink(written), ==, 0);
+        g_assert_cmpint(rmdir(rcd), ==, 0);
+        g_assert_true(g_file_set_contents(rcd, "{ \"rules\": [] }\n", -1, NULL));
+        g_assert_cmpint(edit(env_home, &o, "rules", "add", "--home", other, "--procname", "niri", "--setting",
+                                        "GLVidHeapReuseRatio=0", NULL),
+                        ==, EXIT_FAILURE);
+        json_object_put(o);
+        g_assert_true(g_file_test(rcd, G_FILE_TEST_IS_REGULAR));
+        g_free(text);
+        g_assert_true(g_file_get_contents(rcd, &text, NULL, NULL));
+        g_assert_cmpstr(text, ==, "{ \"rules\": [] }\n");
+        g_assert_cmpint(unlink(rcd), ==, 0);
+}
+
+/* settings: the table edits are checked against, listed; a key in the wrong case is named rightly. */
+static void test_settings(void)
+{
+        g_autofree char *out = NULL, *err = NULL, *one = NULL;
+        struct json_object *o;
+        size_t n_known, n_lines;
+
+        rc_settings_known(&n_known);
+        g_assert_cmpint(run_ctl(&out, NULL, "--no-legend", "settings", NULL), ==, 0);
+        n_lines = 0;
+        for (const char *c = out; *c; c++)
+                n_lines += *c == '\n';
+        g_assert_cmpuint(n_lines, ==, n_known);
+        g_assert_true(g_regex_match_simple(
+                        "^GLSyncToVblank +true\\|false +__GL_SYNC_TO_VBLANK +\\S", out, G_REGEX_MULTILINE, 0));
+        g_assert_true(g_regex_match_simple("^GLFSAAMode +0\\.\\.15 ", out, G_REGEX_MULTILINE, 0));
+
+        g_assert_cmpint(run_ctl(&one, NULL, "--json=short", "settings", "GLVidHeapReuseRatio", NULL), ==, 0);
+        o = json_tokener_parse(one);
+        g_assert_nonnull(o);
+        g_assert_cmpstr(json_object_get_string(json_object_object_get(o, "type")), ==, "integer");
+        g_assert_false(json_object_get_boolean(json_object_object_get(o, "documented")));
+        json_object_put(o);
+
+        g_assert_cmpint(run_ctl(NULL, &err, "settings", "glsynctovblank", NULL), ==, EXIT_FAILURE);
+        g_assert_nonnull(strstr(err, "did you mean GLSyncToVblank"));
+}
+
 int main(int argc, char *argv[])
 {
         int r;
@@ -685,6 +747,8 @@ int main(int argc, char *argv[])
         g_test_add_func("/nvprofilectl/edit/patterns", test_edit_patterns);
         g_test_add_func("/nvprofilectl/edit/usage-errors", test_edit_usage_errors);
         g_test_add_func("/nvprofilectl/bus/no-bus", test_no_bus);
+        g_test_add_func("/nvprofilectl/settings", test_settings);
+        g_test_add_func("/nvprofilectl/edit/home-and-rcd-file", test_edit_home_and_rcd_file);
         r = g_test_run();
         client_options_done(&arg);
         g_clear_pointer(&parsed_args, g_ptr_array_unref);

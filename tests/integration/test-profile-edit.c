@@ -253,6 +253,7 @@ static void test_user_profiles(void)
         g_assert_cmpint(itest_ctl(&w.t, &out, "profiles", "add", "Compositor VRAM", "--setting",
                                         "GLVidHeapReuseRatio=0", NULL),
                         ==, 0);
+        g_clear_pointer(&out, g_free);
         g_assert_cmpint(itest_ctl(&w.t, &out, "rules", "add", "--procname", "niri", "--procname", COMM, "--or",
                                         "--profile", "Compositor VRAM", NULL),
                         ==, 0);
@@ -260,6 +261,7 @@ static void test_user_profiles(void)
         g_assert_true(explained_is(&w, "GLVidHeapReuseRatio", "0"));
 
         /* Changing the profile changes what the rule gives. */
+        g_clear_pointer(&out, g_free);
         g_assert_cmpint(itest_ctl(&w.t, &out, "profiles", "set", "Compositor VRAM", "--setting",
                                         "GLThreadedOptimizations=false", "--unset", "GLVidHeapReuseRatio", NULL),
                         ==, 0);

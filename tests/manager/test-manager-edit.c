@@ -211,6 +211,19 @@ static void test_refusals(void)
         broken = read_rel(&h, SYSTEM_RC_D "/70-broken");
         g_assert_cmpstr(broken, ==, "{ \"rules\": [ { \"pattern\": \"x\" \"profile\": \"P\" } ] }\n");
 
+        /* A known key with a value of the wrong type, or in the wrong case, is refused by name. */
+        req.file = "/" RCD_FILE;
+        setting = (RcEditSetting){ "GLSyncToVblank", "\"yes\"" };
+        g_assert_cmpint(manager_edit_system(h.manager, &creds, &req, &result, &message), ==, -EINVAL);
+        g_assert_nonnull(strstr(message, "GLSyncToVblank"));
+        message = mfree(message);
+        setting = (RcEditSetting){ "glsynctovblank", "false" };
+        g_assert_cmpint(manager_edit_system(h.manager, &creds, &req, &result, &message), ==, -EINVAL);
+        g_assert_nonnull(strstr(message, "GLSyncToVblank"));
+        message = mfree(message);
+        g_assert_null(read_rel(&h, RCD_FILE));
+        setting = (RcEditSetting){ "K", "1" };
+
         /* Bounded: too many settings. */
         req.file = "/" RCD_FILE;
         req.edit.n_settings = MANAGER_EDIT_SETTINGS_MAX + 1;

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* "settings": the keys of application profiles that we know (daemon/appprofile/rc-settings.c, the same
+ * table edits are checked against), without the daemon. */
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <strings.h>
+
+#include "client.h"
+#include "log.h"
+#include "rc-settings.h"
+#include "string-util.h"
+
+/* The values a key takes, in words: "true|false", "0..255", "string". */
+static char *values_of(const RcSettingInfo *s)
+{
+        char *text = NULL;
+
+        switch (s->type) {
+        case RC_SETTING_BOOLEAN:
+                return strdup("true|false");
+        case RC_SETTING_INTEGER:
+                if (asprintf(&text, "%" PRIi64 "..%" PRIi64, s->min, s->max) < 0)
+                        return NULL;
+                return text;
+        default:
+                return strdup("string");
+        }
+}
+
+static struct json_object *setting_json(const RcSettingInfo *s)
+{
+        struct json_object *o = json_object_new_object();
+
+        json_object_object_add(o, "key", json_object_new_string(s->key));
+        json_object_object_add(o, "type", json_object_new_string(rc_setting_type_to_string(s->type)));
+        if (s->type == RC_SETTING_INTEGER) {
+                json_object_object_add(o, "min", json_object_new_int64(s->min));
+                json_object_object_add(o, "max", json_object_new_int64(s->max));
+        }
+        json_object_object_add(o, "variable", s->variable ? json_object_new_string(s->variable) : NULL);
+        json_object_object_add(o, "meaning", json_object_new_string(s->meaning));
+        json_object_object_add(o, "documented", json_object_new_boolean(s->documented));
+        json_object_object_add(o, "replaced_by", s->replaced_by ? json_object_new_string(s->replaced_by) : NULL);
+        return o;
+}
+
+static int print_one(const RcSettingInfo *s)
+{
+        _cleanup_free_ char *values = values_of(s);
+
+        if (!values)
+                return log_oom();
+        printf("%-32s %-12s %-40s %s%s%s%s\n", s->key, values, strna(s->variable), s->meaning,
+                        s->replaced_by ? " (obsolete: use " : "", strempty(s->replaced_by), s->replaced_by ? ")" : "");
+        return 0;
+}
+
+int verb_settings(int argc, char *argv[])
+{
+        const RcSettingInfo *known, *one = NULL;
+        size_t n;
+        int r;
+
+        known = rc_settings_known(&n);
+        if (argc > 1) {
+                _cleanup_(escape_pool_done) EscapePool e = { 0 };
+
+                one = rc_setting_lookup(argv[1]);
+                if (!one) {
+                        /* The right spelling, when only the case is wrong. */
+                        for (size_t i = 0; i < n; i++)
+                                if (strcasecmp(known[i].key, argv[1]) == 0) {
+                                        log_error("Unknown key %s: did you mean %s?", esc(&e, argv[1]), known[i].key);
+                                        return EXIT_FAILURE;
+                                }
+                        log_error("Unknown key %s (the driver may still read it; edits write it with a warning).",
+                                        esc(&e, argv[1]));
+                        return EXIT_FAILURE;
+                }
+                known = one;
+                n = 1;
+        }
+
+        if (arg.json != JSON_OFF) {
+                struct json_object *out = one ? setting_json(one) : json_object_new_array();
+
+                for (size_t i = 0; !one && i < n; i++)
+                        json_object_array_add(out, setting_json(&known[i]));
+                json_print(out);
+                json_object_put(out);
+                return 0;
+        }
+
+        if (arg.legend)
+                printf("%-32s %-12s %-40s %s\n", "KEY", "VALUES", "VARIABLE", "MEANING");
+        for (size_t i = 0; i < n; i++) {
+                r = print_one(&known[i]);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
