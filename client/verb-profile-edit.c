@@ -17,8 +17,6 @@
 
 #include "client.h"
 #include "fd-util.h"
-#include "file-replace.h"
-#include "fileio.h"
 #include "log.h"
 #include "rc-edit-move.h"
 #include "rc-edit.h"
@@ -28,9 +26,9 @@
 #include "rc-settings.h"
 #include "string-util.h"
 #include "strv.h"
+#include "user-rc-file.h"
 
 #define EDIT_FLAG_DRY_RUN UINT64_C(1)
-#define EDIT_DEFAULT_FILE_NAME "50-nvprofilectl" /* in an rc.d directory, when --file is not given */
 #define RELOAD_WAIT_USEC (10 * UINT64_C(1000000))
 
 /* What the options ask for, checked. */
@@ -244,7 +242,7 @@ static int edit_file_from_options(EditFile *ret)
                 r = rc_entry_path(RC_ENTRY_USER_DIR, home, NULL, &dir);
         if (r < 0)
                 return r;
-        if (asprintf(&path, "%s/%s", dir, arg.edit_file ? arg.edit_file : EDIT_DEFAULT_FILE_NAME) < 0)
+        if (asprintf(&path, "%s/%s", dir, arg.edit_file ? arg.edit_file : USER_RC_DEFAULT_FILE_NAME) < 0)
                 return -ENOMEM;
         if (arg.edit_file && (strchr(arg.edit_file, '/') || arg.edit_file[0] == '.' || arg.edit_file[0] == '\0')) {
                 _cleanup_(escape_pool_done) EscapePool e = { 0 };
@@ -258,44 +256,9 @@ static int edit_file_from_options(EditFile *ret)
 
 /* --- the user's own files, edited here ------------------------------------------------------------------ */
 
-/* Opens the file's directory, creating ~/.nv and its rc.d directory when create (never over a file of that
- * name: nvidia-settings turns such a file into a directory, we refuse). */
-static int open_user_dir(const EditFile *f, bool create)
-{
-        int fd;
-
-        fd = open(f->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd >= 0 || fd != -1 || errno != ENOENT || !create)
-                return fd >= 0 ? fd : -errno;
-
-        {
-                _cleanup_free_ char *parent = strndup(f->dir, strrchr(f->dir, '/') - f->dir);
-
-                if (!parent)
-                        return -ENOMEM;
-                if (mkdir(parent, 0755) < 0 && errno != EEXIST)
-                        return -errno;
-        }
-        if (mkdir(f->dir, 0755) < 0 && errno != EEXIST)
-                return -errno;
-        fd = open(f->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        return fd >= 0 ? fd : -errno;
-}
-
 static int read_user_file(const EditFile *f, char **ret, size_t *ret_size)
 {
-        _cleanup_close_ int dir_fd = -EBADF;
-        int r;
-
-        *ret = NULL;
-        *ret_size = 0;
-        dir_fd = open_user_dir(f, false);
-        if (dir_fd == -ENOENT)
-                return 0;
-        if (dir_fd < 0)
-                return dir_fd;
-        r = file_read_regular(dir_fd, f->name, RC_FILE_SIZE_MAX, ret, ret_size);
-        return r == -ENOENT ? 0 : r;
+        return user_rc_file_read(f->dir, f->name, ret, ret_size);
 }
 
 static int find_user_rule(const char *id, EditFile *ret)
@@ -602,13 +565,9 @@ static void user_change_done(UserChange *c)
 static int write_user_change(const UserChange *c)
 {
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
-        _cleanup_close_ int dir_fd = -EBADF;
         int r;
 
-        dir_fd = open_user_dir(c->file, true);
-        if (dir_fd < 0)
-                return log_error_errno(dir_fd, "Cannot open %s", esc(&e, c->file->dir));
-        r = file_replace(dir_fd, c->file->name, c->text, c->size, c->new_text, c->new_size, 0644, NULL);
+        r = user_rc_file_replace(c->file->dir, c->file->name, c->text, c->size, c->new_text, c->new_size);
         if (r == -ESTALE)
                 return log_error_errno(r, "%s changed since it was read: nothing was written, try again.",
                                 esc(&e, c->file->path));

@@ -50,7 +50,9 @@ done
 # What each mode needs, by Debian package name. install: the build of the daemon, the client and the
 # Python package, and what the service runs on. demo: also GLib (the usage fixture). test: everything
 # the suites use; the system test (tests/system) builds a Debian root with mmdebstrap and boots it with
-# systemd-nspawn; llvm-symbolizer (llvm-14) names the frames of sanitizer reports and leak suppressions.
+# systemd-nspawn; llvm-symbolizer (llvm-14) names the frames of sanitizer reports and leak suppressions;
+# the desktop app (client/gtk) builds with GTK 4 and libadwaita, and its tests run it under Xvfb, driven
+# through AT-SPI (pyatspi), with screenshots by ImageMagick's import.
 install_packages=(
     gcc pkg-config meson ninja-build python3 python3-dev python3-pyelftools procps
     libsystemd-dev libjson-c-dev libdrm-dev libprotobuf-c-dev protobuf-c-compiler libprotobuf-dev
@@ -66,6 +68,8 @@ test_packages=("${demo_packages[@]}"
     python3-dbusmock groff-base man-db
     tmux prometheus-node-exporter prometheus
     mmdebstrap systemd-container
+    libgtk-4-dev libadwaita-1-dev gettext desktop-file-utils appstream
+    xvfb xauth at-spi2-core python3-pyatspi imagemagick
 )
 # Network services a Debian postinst would start and enable: the tests need only their programs.
 no_service_packages=(prometheus prometheus-node-exporter)

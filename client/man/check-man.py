@@ -9,6 +9,9 @@
       the D-Bus XML (with its arguments) has an entry
   check-man.py conf PAGE NVPROFILED_CONF MANAGER_CONFIG_C
       every [Section] Key= of the example file and of the parser's table has an entry with its default
+  check-man.py app PAGE NVPROFILED_GTK
+      every option of the "Application Options:" block of "nvprofiled-gtk --help" has an entry, and
+      every option entry is still there (GApplication's own --help options are GLib's to document)
   check-man.py missing TOOL
       reports that TOOL is not installed (exit 77: skipped)
 
@@ -192,6 +195,17 @@ def check_client(page_path, binary):
         fail(f'{page.path}: documents verb {v}, which nvprofilectl --help does not list')
 
 
+def check_app(page_path, binary):
+    page = Page(page_path)
+    help = help_text(binary)
+    check_common(page, ['OPTIONS'])
+    m = re.search(r'^Application Options:\n(.*?)(?:\n\n|\Z)', help, re.S | re.M)
+    if not m:
+        fail(f'{binary} --help has no "Application Options:" block')
+        return
+    check_options(page, m.group(1), 'nvprofiled-gtk')
+
+
 def xml_members(xml_path):
     tree = ET.parse(xml_path)
     out = []
@@ -334,6 +348,8 @@ def main(argv):
         return SKIP
     if mode == 'client' and len(args) == 2:
         check_client(*args)
+    elif mode == 'app' and len(args) == 2:
+        check_app(*args)
     elif mode == 'daemon' and len(args) == 3:
         check_daemon(*args)
     elif mode == 'conf' and len(args) == 3:

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* nvprofiled-gtk: the desktop app over the daemon's D-Bus API (system bus, or --bus-address). Every call
+ * is asynchronous; the app reads nothing of /proc and needs no privileges. It holds a WatchUsage
+ * descriptor only while its window is mapped and not minimised, so the daemon samples GPU usage only
+ * while somebody looks. */
+
+#include <adwaita.h>
+#include <glib/gi18n.h>
+#include <gtk/gtk.h>
+#include <stdbool.h>
+
+#include "nvp-dbus.h"
+
+#define APP_ID "io.github.nvprofiled.Monitor"
+#define APP_WATCH_INTERVAL_USEC G_GUINT64_CONSTANT(1000000)
+
+typedef struct GpusView GpusView;
+typedef struct AppsView AppsView;
+typedef struct ProfilesView ProfilesView;
+typedef struct ReportsView ReportsView;
+
+typedef struct App {
+        AdwApplication *application;
+        char *bus_address; /* --bus-address; NULL: the system bus */
+        GCancellable *cancellable;
+        GDBusConnection *bus;
+        NvpManager *manager;
+        NvpUsage *usage;
+        NvpProfiles *profiles;
+
+        GtkWindow *window;
+        AdwViewStack *stack;
+        AdwToastOverlay *toasts;
+        GtkLabel *status; /* the daemon's state, under the header bar */
+
+        /* The watch: held from map to unmap (and dropped while minimised). */
+        int watch_fd;
+        guint watch_source;
+        unsigned watch_generation; /* bumped on each release: a late WatchUsage reply is then closed */
+        bool watch_wanted;
+        bool watch_pending; /* a WatchUsage call is under way */
+        bool refreshing, refresh_again;
+
+        GpusView *gpus;
+        AppsView *apps;
+        ProfilesView *profiles_view;
+        ReportsView *reports;
+} App;
+
+/* app-bus.c */
+void app_connect(App *app);
+void app_watch_update(App *app);
+void app_refresh(App *app);
+void app_toast(App *app, const char *text);
+void app_set_status(App *app, const char *text);
+/* The message of a D-Bus error without its remote-error prefix. */
+char *app_error_message(const GError *error);
+/* NULL when the error is a cancellation (the app is going away: do not touch it). */
+bool app_error_is_cancelled(const GError *error);
+
+/* format.c */
+/* An AdwActionRow of plain text (no markup: names come from other programs), subtitle on as many lines as
+ * it has, added to group (an AdwPreferencesGroup). */
+GtkWidget *app_add_text_row(GtkWidget *group, const char *title, const char *subtitle);
+char *format_percent(double percent);
+char *format_bytes(guint64 bytes);
+/* "gfx 12.0 %, vram 3.0 MiB" from engines a(sssd) and memory a(ssst) */
+char *format_usage(GVariant *engines, GVariant *memory);
+
+/* view-gpus.c */
+GpusView *gpus_view_new(App *app);
+GtkWidget *gpus_view_widget(GpusView *v);
+void gpus_view_update(GpusView *v, GVariant *devices);
+void gpus_view_free(GpusView *v);
+
+/* view-apps.c */
+AppsView *apps_view_new(App *app);
+GtkWidget *apps_view_widget(AppsView *v);
+void apps_view_update(AppsView *v, GVariant *groups, GVariant *processes);
+void apps_view_free(AppsView *v);
+
+/* dialog-explain.c: the daemon's explanation of one process, in a window of its own. */
+void explain_dialog_show(App *app, guint32 pid, guint64 start_time, const char *comm);
+
+/* view-profiles.c */
+ProfilesView *profiles_view_new(App *app);
+GtkWidget *profiles_view_widget(ProfilesView *v);
+void profiles_view_reload(ProfilesView *v);
+void profiles_view_free(ProfilesView *v);
+
+/* dialog-add-rule.c: a rule for a process's procname or commname, previewed, then written. */
+void add_rule_dialog_show(App *app, const char *procname, const char *commname);
+
+/* view-reports.c */
+ReportsView *reports_view_new(App *app);
+GtkWidget *reports_view_widget(ReportsView *v);
+/* Opens file (NULL: asks with a file chooser); files given before the connection wait for it. */
+void reports_view_open_file(ReportsView *v, GFile *file);
+void reports_view_connected(ReportsView *v);
+void reports_view_free(ReportsView *v);

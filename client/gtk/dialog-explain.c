@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A process's explanation (Manager.ExplainProcess): every rule in precedence order with its
+ * file:line:column and whether it matched, each effective setting with the rule that set it, what it
+ * shadowed and the __GL_* variable that overrides it, and the daemon's notes. */
+#include "app.h"
+
+typedef struct ExplainCall {
+        GtkWindow *window;
+        GtkWidget *page;
+        GtkWidget *spinner;
+} ExplainCall;
+
+static GtkWidget *add_group(GtkWidget *page, const char *title)
+{
+        GtkWidget *group = adw_preferences_group_new();
+
+        adw_preferences_group_set_title(ADW_PREFERENCES_GROUP(group), title);
+        adw_preferences_page_add(ADW_PREFERENCES_PAGE(page), ADW_PREFERENCES_GROUP(group));
+        return group;
+}
+
+static void show_rules(GtkWidget *page, GVariant *rules)
+{
+        GtkWidget *group = add_group(page, _("Rules, in precedence order"));
+        const char *file, *pattern, *profile;
+        guint32 line, column;
+        gboolean matched;
+        GVariantIter iter;
+        bool any = false;
+
+        g_variant_iter_init(&iter, rules);
+        while (g_variant_iter_next(&iter, "(&suu&s&sb)", &file, &line, &column, &pattern, &profile, &matched)) {
+                g_autofree char *title = g_strdup_printf("%s:%u:%u", file, line, column);
+                g_autofree char *subtitle = g_strdup_printf("%s %s → %s", matched ? _("matched:") : _("not matched:"),
+                                pattern, *profile ? profile : _("(no such profile)"));
+
+                app_add_text_row(group, title, subtitle);
+                any = true;
+        }
+        if (!any)
+                app_add_text_row(group, _("No rules"), NULL);
+}
+
+static void show_settings(GtkWidget *page, GVariant *settings)
+{
+        GtkWidget *group = add_group(page, _("Effective settings"));
+        const char *key, *profile, *file, *env_variable, *env_value;
+        guint32 line, column;
+        GVariantIter iter;
+        GVariant *value, *shadowed;
+        bool any = false;
+
+        g_variant_iter_init(&iter, settings);
+        while (g_variant_iter_next(&iter, "(&sv&s&suu&s&s@a(vssuu))", &key, &value, &profile, &file, &line, &column,
+                        &env_variable, &env_value, &shadowed)) {
+                g_autofree char *v = g_variant_print(value, FALSE);
+                g_autofree char *title = g_strdup_printf("%s = %s", key, v);
+                GString *sub = g_string_new(NULL);
+                GVariantIter shadows;
+                GVariant *sv;
+                const char *sprofile, *sfile;
+                guint32 sline, scolumn;
+
+                g_string_append_printf(sub, _("from profile “%s”, rule %s:%u:%u"), profile, file, line, column);
+                g_variant_iter_init(&shadows, shadowed);
+                while (g_variant_iter_next(&shadows, "(v&s&suu)", &sv, &sprofile, &sfile, &sline, &scolumn)) {
+                        g_autofree char *svalue = g_variant_print(sv, FALSE);
+
+                        g_string_append_c(sub, '\n');
+                        g_string_append_printf(sub, _("shadows %s from “%s” at %s:%u:%u"), svalue, sprofile, sfile,
+                                        sline, scolumn);
+                        g_variant_unref(sv);
+                }
+                if (*env_variable && *env_value) {
+                        g_string_append_c(sub, '\n');
+                        g_string_append_printf(sub, _("overridden by the environment: %s=%s"), env_variable, env_value);
+                } else if (*env_variable) {
+                        g_string_append_c(sub, '\n');
+                        g_string_append_printf(sub, _("%s would override it (not set)"), env_variable);
+                }
+                app_add_text_row(group, title, sub->str);
+                g_string_free(sub, TRUE);
+                g_variant_unref(value);
+                g_variant_unref(shadowed);
+                any = true;
+        }
+        if (!any)
+                app_add_text_row(group, _("No settings apply"), NULL);
+}
+
+static void on_explained(GObject *source, GAsyncResult *result, gpointer data)
+{
+        ExplainCall *call = data;
+        g_autoptr(GVariant) resolution = NULL;
+        g_autoptr(GError) error = NULL;
+
+        if (!nvp_manager_call_explain_process_finish(NVP_MANAGER(source), &resolution, result, &error)) {
+                if (!app_error_is_cancelled(error)) {
+                        g_autofree char *message = app_error_message(error);
+
+                        app_add_text_row(add_group(call->page, _("Cannot explain this process")), message, NULL);
+                }
+        } else {
+                g_autoptr(GVariant) facts = NULL, rules = NULL, settings = NULL, notes = NULL;
+                const char *state, *procname = NULL, *commname = NULL;
+                GtkWidget *group = add_group(call->page, _("Process"));
+                g_autofree const char **note_list = NULL;
+
+                g_variant_get(resolution, "(&s@a{sv}@a(suussb)@a(svssuussa(vssuu))@as)", &state, &facts, &rules,
+                                &settings, &notes);
+                app_add_text_row(group, _("Profiles"), state);
+                if (g_variant_lookup(facts, "procname", "&s", &procname))
+                        app_add_text_row(group, _("procname"), procname);
+                if (g_variant_lookup(facts, "commname", "&s", &commname))
+                        app_add_text_row(group, _("commname"), commname);
+                show_settings(call->page, settings);
+                show_rules(call->page, rules);
+                note_list = g_variant_get_strv(notes, NULL);
+                if (note_list[0]) {
+                        GtkWidget *notes_group = add_group(call->page, _("Notes"));
+
+                        for (size_t i = 0; note_list[i]; i++)
+                                app_add_text_row(notes_group, note_list[i], NULL);
+                }
+        }
+        gtk_widget_set_visible(call->spinner, FALSE);
+        g_object_unref(call->spinner);
+        g_object_unref(call->page);
+        g_object_unref(call->window);
+        g_free(call);
+}
+
+void explain_dialog_show(App *app, guint32 pid, guint64 start_time, const char *comm)
+{
+        GtkWidget *window = adw_window_new();
+        GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+        GtkWidget *header = adw_header_bar_new();
+        g_autofree char *title = g_strdup_printf(_("Explanation of %s (%u)"), comm, pid);
+        ExplainCall *call = g_new0(ExplainCall, 1);
+
+        gtk_window_set_title(GTK_WINDOW(window), title);
+        gtk_window_set_transient_for(GTK_WINDOW(window), app->window);
+        gtk_window_set_default_size(GTK_WINDOW(window), 720, 600);
+        gtk_box_append(GTK_BOX(box), header);
+        call->spinner = gtk_spinner_new();
+        gtk_spinner_start(GTK_SPINNER(call->spinner));
+        adw_header_bar_pack_start(ADW_HEADER_BAR(header), call->spinner);
+        call->page = adw_preferences_page_new();
+        gtk_widget_set_vexpand(call->page, TRUE);
+        gtk_box_append(GTK_BOX(box), call->page);
+        adw_window_set_content(ADW_WINDOW(window), box);
+        /* Held until the reply: the window may be closed before. */
+        call->window = g_object_ref(GTK_WINDOW(window));
+        g_object_ref(call->page);
+        g_object_ref(call->spinner);
+        gtk_window_present(GTK_WINDOW(window));
+        nvp_manager_call_explain_process(app->manager, pid, start_time, G_DBUS_CALL_FLAGS_NONE, -1, app->cancellable,
+                        on_explained, call);
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "app.h"
+
+char *format_percent(double percent)
+{
+        /* -1: "not known" (a first sample, no counter), which is not 0. */
+        if (percent < 0)
+                return g_strdup(C_("percent", "not known"));
+        return g_strdup_printf(C_("percent", "%.1f %%"), percent);
+}
+
+char *format_bytes(guint64 bytes)
+{
+        return g_format_size_full(bytes, G_FORMAT_SIZE_IEC_UNITS);
+}
+
+char *format_usage(GVariant *engines, GVariant *memory)
+{
+        GString *out = g_string_new(NULL);
+        GVariantIter iter;
+        const char *device, *source, *name;
+        double busy;
+        guint64 bytes;
+
+        g_variant_iter_init(&iter, engines);
+        while (g_variant_iter_next(&iter, "(&s&s&sd)", &device, &source, &name, &busy)) {
+                g_autofree char *p = format_percent(busy);
+
+                g_string_append_printf(out, "%s%s %s", out->len ? ", " : "", name, p);
+        }
+        g_variant_iter_init(&iter, memory);
+        while (g_variant_iter_next(&iter, "(&s&s&st)", &device, &source, &name, &bytes)) {
+                g_autofree char *b = format_bytes(bytes);
+
+                g_string_append_printf(out, "%s%s %s", out->len ? ", " : "", name, b);
+        }
+        if (!out->len)
+                g_string_append(out, _("no GPU figures yet"));
+        return g_string_free(out, FALSE);
+}
+
+GtkWidget *app_add_text_row(GtkWidget *group, const char *title, const char *subtitle)
+{
+        GtkWidget *row = adw_action_row_new();
+
+        adw_preferences_row_set_use_markup(ADW_PREFERENCES_ROW(row), FALSE);
+        adw_preferences_row_set_title(ADW_PREFERENCES_ROW(row), title);
+        if (subtitle) {
+                adw_action_row_set_subtitle(ADW_ACTION_ROW(row), subtitle);
+                adw_action_row_set_subtitle_lines(ADW_ACTION_ROW(row), 0);
+        }
+        adw_preferences_group_add(ADW_PREFERENCES_GROUP(group), row);
+        return row;
+}

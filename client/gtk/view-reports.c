@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Reports: an Nsight Compute report the user picks is opened here, as the user, and its descriptor handed
+ * to the daemon (Manager.LoadReport), whose confined worker reads it; the kernels are listed with their
+ * durations and top rule findings (Report.GetSummary), and one kernel's rule results, by section, on
+ * demand (Report.GetRuleResults). */
+#include <fcntl.h>
+#include <gio/gunixfdlist.h>
+#include <math.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "bus-names.h"
+
+struct ReportsView {
+        App *app;
+        GtkWidget *page;
+        GtkWidget *empty_group;
+        GtkFileChooserNative *chooser;
+        GPtrArray *pending; /* GFile given before the daemon's proxy was ready */
+};
+
+typedef struct Report {
+        ReportsView *view;
+        char *name;
+        NvpReport *proxy;
+        GtkWidget *group;
+} Report;
+
+static void report_free(gpointer data)
+{
+        Report *r = data;
+
+        g_free(r->name);
+        g_clear_object(&r->proxy);
+        g_free(r);
+}
+
+static void on_open_clicked(GtkButton *button, gpointer data)
+{
+        reports_view_open_file(data, NULL);
+}
+
+ReportsView *reports_view_new(App *app)
+{
+        ReportsView *v = g_new0(ReportsView, 1);
+        GtkWidget *open = gtk_button_new_with_mnemonic(_("_Open Report…"));
+
+        v->app = app;
+        v->pending = g_ptr_array_new_with_free_func(g_object_unref);
+        v->page = adw_preferences_page_new();
+        v->empty_group = adw_preferences_group_new();
+        adw_preferences_group_set_title(ADW_PREFERENCES_GROUP(v->empty_group), _("Nsight Compute reports"));
+        adw_preferences_group_set_description(ADW_PREFERENCES_GROUP(v->empty_group),
+                        _("A report is read by nvprofiled's confined worker from the file you open; nothing of it "
+                          "runs."));
+        gtk_widget_set_tooltip_text(open, _("Open an .ncu-rep file (Ctrl+O)"));
+        adw_preferences_group_set_header_suffix(ADW_PREFERENCES_GROUP(v->empty_group), open);
+        g_signal_connect(open, "clicked", G_CALLBACK(on_open_clicked), v);
+        adw_preferences_page_add(ADW_PREFERENCES_PAGE(v->page), ADW_PREFERENCES_GROUP(v->empty_group));
+        return v;
+}
+
+GtkWidget *reports_view_widget(ReportsView *v)
+{
+        return v->page;
+}
+
+void reports_view_free(ReportsView *v)
+{
+        g_clear_object(&v->chooser);
+        g_ptr_array_unref(v->pending);
+        g_free(v);
+}
+
+static char *format_duration(double ns)
+{
+        if (isnan(ns) || ns < 0)
+                return g_strdup(_("duration not known"));
+        if (ns >= 1e6)
+                return g_strdup_printf(_("%.2f ms"), ns / 1e6);
+        if (ns >= 1e3)
+                return g_strdup_printf(_("%.2f us"), ns / 1e3);
+        return g_strdup_printf(_("%.0f ns"), ns);
+}
+
+/* --- one kernel's rule results -------------------------------------------------------------------------- */
+
+typedef struct KernelCall {
+        GtkWidget *page;
+} KernelCall;
+
+static void on_rule_results(GObject *source, GAsyncResult *result, gpointer data)
+{
+        KernelCall *call = data;
+        g_autoptr(GVariant) results = NULL;
+        g_autoptr(GError) error = NULL;
+        g_autoptr(GHashTable) sections = g_hash_table_new(g_str_hash, g_str_equal);
+        const char *identifier, *name, *section;
+        GVariant *messages, *speedups;
+        GVariantIter iter;
+
+        if (!nvp_report_call_get_rule_results_finish(NVP_REPORT(source), &results, result, &error)) {
+                if (!app_error_is_cancelled(error)) {
+                        g_autofree char *message = app_error_message(error);
+                        GtkWidget *group = adw_preferences_group_new();
+
+                        app_add_text_row(group, _("Cannot read the rule results"), message);
+                        adw_preferences_page_add(ADW_PREFERENCES_PAGE(call->page), ADW_PREFERENCES_GROUP(group));
+                }
+                g_object_unref(call->page);
+                g_free(call);
+                return;
+        }
+        g_variant_iter_init(&iter, results);
+        while (g_variant_iter_next(
+                        &iter, "(&s&s&s@a(sss)@a(sd))", &identifier, &name, &section, &messages, &speedups)) {
+                GtkWidget *group = g_hash_table_lookup(sections, section);
+                GVariantIter m;
+                const char *type, *title, *text;
+
+                if (!group) {
+                        g_autofree char *heading = g_strdup_printf(_("Section %s"), *section ? section : "-");
+
+                        group = adw_preferences_group_new();
+                        adw_preferences_group_set_title(ADW_PREFERENCES_GROUP(group), heading);
+                        adw_preferences_page_add(ADW_PREFERENCES_PAGE(call->page), ADW_PREFERENCES_GROUP(group));
+                        g_hash_table_insert(sections, (gpointer) section, group);
+                }
+                g_variant_iter_init(&m, messages);
+                while (g_variant_iter_next(&m, "(&s&s&s)", &type, &title, &text)) {
+                        g_autofree char *row_title = *title ? g_strdup_printf("%s: %s (%s)", name, title, type)
+                                                            : g_strdup_printf("%s (%s)", name, type);
+
+                        app_add_text_row(group, row_title, text);
+                }
+                g_variant_unref(messages);
+                g_variant_unref(speedups);
+        }
+        g_object_unref(call->page);
+        g_free(call);
+}
+
+static void on_kernel_details(GtkButton *button, gpointer data)
+{
+        Report *r = data;
+        guint32 range = GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(button), "range"));
+        guint32 action = GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(button), "action"));
+        const char *kernel = g_object_get_data(G_OBJECT(button), "kernel");
+        GtkWidget *window = adw_window_new();
+        GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+        KernelCall *call = g_new0(KernelCall, 1);
+        g_autofree char *title = g_strdup_printf(_("Kernel %s"), kernel);
+
+        gtk_window_set_title(GTK_WINDOW(window), title);
+        gtk_window_set_transient_for(GTK_WINDOW(window), r->view->app->window);
+        gtk_window_set_default_size(GTK_WINDOW(window), 760, 600);
+        gtk_box_append(GTK_BOX(box), adw_header_bar_new());
+        call->page = adw_preferences_page_new();
+        gtk_widget_set_vexpand(call->page, TRUE);
+        gtk_box_append(GTK_BOX(box), call->page);
+        adw_window_set_content(ADW_WINDOW(window), box);
+        g_object_ref(call->page);
+        gtk_window_present(GTK_WINDOW(window));
+        nvp_report_call_get_rule_results(r->proxy, range, action, G_DBUS_CALL_FLAGS_NONE, -1, r->view->app->cancellable,
+                        on_rule_results, call);
+}
+
+/* --- the kernel list ------------------------------------------------------------------------------------ */
+
+static void on_summary(GObject *source, GAsyncResult *result, gpointer data)
+{
+        Report *r = data;
+        g_autoptr(GVariant) summary = NULL;
+        g_autoptr(GError) error = NULL;
+        guint32 range, action, index;
+        const char *name;
+        guint64 gx, gy, gz, bx, by, bz;
+        double duration;
+        GVariant *findings;
+        GVariantIter iter;
+
+        if (!nvp_report_call_get_summary_finish(NVP_REPORT(source), &summary, result, &error)) {
+                if (!app_error_is_cancelled(error)) {
+                        g_autofree char *message = app_error_message(error);
+
+                        app_add_text_row(r->group, _("Cannot read the report"), message);
+                }
+                return;
+        }
+        g_variant_iter_init(&iter, summary);
+        while (g_variant_iter_next(&iter, "(uuu&s(ttt)(ttt)d@a(ssd))", &range, &action, &index, &name, &gx, &gy, &gz,
+                        &bx, &by, &bz, &duration, &findings)) {
+                g_autofree char *title = g_strdup_printf("%u  %s", index, name);
+                g_autofree char *time = format_duration(duration);
+                GString *sub = g_string_new(NULL);
+                GVariantIter f;
+                const char *type, *finding;
+                double speedup;
+                unsigned shown = 0;
+                GtkWidget *row, *details;
+                g_autofree char *accessible = g_strdup_printf(_("Details of kernel %u %s"), index, name);
+
+                g_autofree char *grid = g_strdup_printf(
+                                "(%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ")", gx, gy, gz);
+                g_autofree char *block = g_strdup_printf(
+                                "(%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ")", bx, by, bz);
+
+                /* TRANSLATORS: a kernel's launch: grid and block sizes, then its duration */
+                g_string_append_printf(sub, _("grid %s block %s, %s"), grid, block, time);
+                g_variant_iter_init(&f, findings);
+                while (shown < 3 && g_variant_iter_next(&f, "(&s&sd)", &type, &finding, &speedup)) {
+                        g_string_append(sub, shown ? "; " : "\n");
+                        if (isnan(speedup))
+                                g_string_append(sub, finding);
+                        else
+                                g_string_append_printf(sub, _("%s (est. %.1f%%)"), finding, speedup);
+                        shown++;
+                }
+                row = app_add_text_row(r->group, title, sub->str);
+                g_string_free(sub, TRUE);
+                details = gtk_button_new_with_mnemonic(_("_Details"));
+                gtk_widget_set_valign(details, GTK_ALIGN_CENTER);
+                gtk_accessible_update_property(GTK_ACCESSIBLE(details), GTK_ACCESSIBLE_PROPERTY_LABEL, accessible, -1);
+                g_object_set_data(G_OBJECT(details), "range", GUINT_TO_POINTER(range));
+                g_object_set_data(G_OBJECT(details), "action", GUINT_TO_POINTER(action));
+                g_object_set_data_full(G_OBJECT(details), "kernel", g_strdup(name), g_free);
+                g_signal_connect(details, "clicked", G_CALLBACK(on_kernel_details), r);
+                adw_action_row_add_suffix(ADW_ACTION_ROW(row), details);
+                g_variant_unref(findings);
+        }
+}
+
+static void on_info(GObject *source, GAsyncResult *result, gpointer data)
+{
+        Report *r = data;
+        g_autoptr(GError) error = NULL;
+        g_autofree char *version = NULL, *description = NULL;
+        guint32 format, ranges;
+        guint64 size;
+
+        if (!nvp_report_call_get_info_finish(NVP_REPORT(source), &version, &format, &ranges, &size, result, &error))
+                return;
+        description = g_strdup_printf(ngettext("Nsight Compute %s, %u range", "Nsight Compute %s, %u ranges", ranges),
+                        version, ranges);
+        adw_preferences_group_set_description(ADW_PREFERENCES_GROUP(r->group), description);
+}
+
+static void on_report_proxy(GObject *source, GAsyncResult *result, gpointer data)
+{
+        Report *r = data;
+        g_autoptr(GError) error = NULL;
+
+        r->proxy = nvp_report_proxy_new_finish(result, &error);
+        if (!r->proxy) {
+                if (!app_error_is_cancelled(error)) {
+                        g_autofree char *message = app_error_message(error);
+
+                        app_add_text_row(r->group, _("Cannot open the report"), message);
+                }
+                return;
+        }
+        nvp_report_call_get_info(r->proxy, G_DBUS_CALL_FLAGS_NONE, -1, r->view->app->cancellable, on_info, r);
+        nvp_report_call_get_summary(r->proxy, G_DBUS_CALL_FLAGS_NONE, -1, r->view->app->cancellable, on_summary, r);
+}
+
+static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
+{
+        Report *r = data;
+        g_autoptr(GError) error = NULL;
+        g_autofree char *path = NULL;
+
+        if (!nvp_manager_call_load_report_finish(NVP_MANAGER(source), &path, NULL, result, &error)) {
+                if (!app_error_is_cancelled(error)) {
+                        g_autofree char *message = app_error_message(error);
+
+                        app_add_text_row(r->group, _("nvprofiled cannot read this report"), message);
+                }
+                return;
+        }
+        nvp_report_proxy_new(r->view->app->bus, G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES, BUS_NAME, path,
+                        r->view->app->cancellable, on_report_proxy, r);
+}
+
+static void open_report(ReportsView *v, GFile *file)
+{
+        g_autofree char *path = g_file_get_path(file);
+        g_autofree char *name = g_file_get_basename(file);
+        g_autoptr(GUnixFDList) fds = g_unix_fd_list_new();
+        g_autoptr(GError) error = NULL;
+        Report *r = g_new0(Report, 1);
+        int fd, index;
+
+        r->view = v;
+        r->name = g_strdup(name);
+        r->group = adw_preferences_group_new();
+        g_object_set_data_full(G_OBJECT(r->group), "report", r, report_free);
+        adw_preferences_group_set_title(ADW_PREFERENCES_GROUP(r->group), name);
+        adw_preferences_page_add(ADW_PREFERENCES_PAGE(v->page), ADW_PREFERENCES_GROUP(r->group));
+
+        if (!v->app->manager) {
+                app_add_text_row(r->group, _("Not connected to nvprofiled"), NULL);
+                return;
+        }
+        /* Opened here, as the user; the daemon never opens a path it is given. */
+        fd = path ? open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY) : -1;
+        if (fd < 0) {
+                app_add_text_row(r->group, _("Cannot open the file"), path ? g_strerror(errno) : _("not a local file"));
+                return;
+        }
+        index = g_unix_fd_list_append(fds, fd, &error);
+        (void) close(fd);
+        if (index < 0) {
+                app_add_text_row(r->group, _("Cannot pass the file"), error->message);
+                return;
+        }
+        nvp_manager_call_load_report(v->app->manager, g_variant_new_handle(index), G_DBUS_CALL_FLAGS_NONE, -1, fds,
+                        v->app->cancellable, on_loaded, r);
+}
+
+static void on_chooser_response(GtkNativeDialog *dialog, int response, gpointer data)
+{
+        ReportsView *v = data;
+
+        if (response == GTK_RESPONSE_ACCEPT) {
+                g_autoptr(GFile) file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
+
+                if (file)
+                        open_report(v, file);
+        }
+        g_clear_object(&v->chooser);
+}
+
+void reports_view_open_file(ReportsView *v, GFile *file)
+{
+        g_autoptr(GtkFileFilter) filter = NULL;
+
+        if (file && !v->app->manager) {
+                g_ptr_array_add(v->pending, g_object_ref(file));
+                return;
+        }
+        if (file) {
+                open_report(v, file);
+                return;
+        }
+        if (v->chooser)
+                return;
+        v->chooser = gtk_file_chooser_native_new(_("Open an Nsight Compute Report"), v->app->window,
+                        GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
+        filter = gtk_file_filter_new();
+        gtk_file_filter_set_name(filter, _("Nsight Compute reports"));
+        gtk_file_filter_add_pattern(filter, "*.ncu-rep");
+        gtk_file_filter_add_pattern(filter, "*.ncu-repz");
+        gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(v->chooser), filter);
+        gtk_native_dialog_set_modal(GTK_NATIVE_DIALOG(v->chooser), TRUE);
+        g_signal_connect(v->chooser, "response", G_CALLBACK(on_chooser_response), v);
+        gtk_native_dialog_show(GTK_NATIVE_DIALOG(v->chooser));
+}
+
+void reports_view_connected(ReportsView *v)
+{
+        for (guint i = 0; i < v->pending->len; i++)
+                open_report(v, v->pending->pdata[i]);
+        g_ptr_array_set_size(v->pending, 0);
+}

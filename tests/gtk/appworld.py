@@ -1,0 +1,227 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The world the desktop app's test and benchmark run in: Xvfb, a session bus (and the AT-SPI bus it
+activates), a private system-like bus, the real nvprofiled over fixture /proc and /sys trees
+(tests/drm/usage-fixture) and a user rc file in a scratch $HOME, and nvprofiled-gtk. Every process it
+starts is killed with its process group, and its scratch directory removed, by teardown()."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+DAEMON = os.environ.get("NVPROFILED_BIN", "")
+APP = os.environ.get("NVPROFILED_GTK_BIN", "")
+CTL = os.environ.get("NVPROFILECTL_BIN", "")
+FIXTURE_TOOL = os.environ.get("NVPROFILED_USAGE_FIXTURE", "")
+POLICY = os.environ.get("NVPROFILED_DBUS_POLICY", "")
+CORPUS = os.environ.get("NVPROFILED_CORPUS", "")
+SHOTS = os.environ.get("NVPROFILED_SCREENSHOT_DIR", "")
+REPORT = "nvidia_example_addConstDouble3_ncu2023.3.0.ncu-rep"
+WAIT = float(os.environ.get("NVPROFILED_TEST_WAIT", "30"))  # seconds: a bound on each wait, not a timing
+
+BUS_NAME = "io.github.nvprofiled.NvProfiled1"
+ROOT_PATH = "/io/github/nvprofiled/NvProfiled1"
+APP_ID = "io.github.nvprofiled.Monitor"
+
+# Two GPU processes on one amdgpu device: glxgears (the test's own uid, in a Flatpak app's scope, $HOME the
+# scratch home) and ollama (a system service). Step 2: 0.4 s and 0.25 s of gfx in 1 s.
+SCRIPT = """node renderD128 /dev/full pci 0000:03:00.0 0x1002 0x73bf amdgpu
+process 4100 {uid} 5000 glxgears /usr/bin/glxgears /
+process 4200 {uid} 4000 ollama /usr/bin/ollama /
+fd 4100 5 /dev/full
+fd 4200 3 /dev/full
+cgroup 4100 /user.slice/user-{uid}.slice/user@{uid}.service/app.slice/app-flatpak-org.example.Game-77.scope
+cgroup 4200 /system.slice/ollama.service
+step 1
+fdinfo 4100 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=11 drm-engine-gfx=1000000000_ns drm-resident-vram=262144_KiB
+fdinfo 4200 3 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=12 drm-engine-gfx=0_ns drm-resident-vram=524288_KiB
+clock 1000000
+step 2
+fdinfo 4100 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=11 drm-engine-gfx=1400000000_ns drm-resident-vram=262144_KiB
+fdinfo 4200 3 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=12 drm-engine-gfx=250000000_ns drm-resident-vram=524288_KiB
+clock 2000000
+"""
+
+# The user's own rc file: a rule for glxgears referring to a profile, on line 3.
+RC = """# fixture rc file of the app's end-to-end test
+{
+    "rules": [ { "pattern": { "feature": "procname", "matches": "glxgears" }, "profile": "Threaded" } ],
+    "profiles": [ { "name": "Threaded", "settings": [ { "key": "GLThreadedOptimizations", "value": true } ] } ]
+}
+"""
+
+BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path={socket}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <deny own="*"/>
+    <deny send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow receive_type="signal"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
+  </policy>
+  <include>{policy}</include>
+  <policy user="{uid}"><allow own="{name}"/></policy>
+</busconfig>
+"""
+
+
+def wait_for(what, cond, timeout=WAIT):
+    """Polls cond until it returns a true value (returned) or the deadline passes (a failure)."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            last = cond()
+        except Exception as e:  # the a11y tree changes under us; try again
+            last = e
+            if isinstance(e, AssertionError):
+                raise
+        else:
+            if last:
+                return last
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what} (last: {last!r})")
+
+
+class World:
+    """Everything the test starts, torn down in reverse order whatever happened."""
+
+    def __init__(self):
+        self.procs = []  # (name, Popen), killed with their process groups
+        self.dir = tempfile.mkdtemp(prefix="nvprofiled-gtk-e2e-")
+        os.chmod(self.dir, 0o755)
+
+    def spawn(self, name, argv, **kw):
+        log = open(os.path.join(self.dir, name + ".log"), "wb")
+        p = subprocess.Popen(argv, stdout=kw.pop("stdout", log), stderr=log, start_new_session=True, **kw)
+        self.procs.append((name, p, log))
+        return p
+
+    def log(self, name):
+        try:
+            with open(os.path.join(self.dir, name + ".log"), errors="replace") as f:
+                return f.read()[-6000:]
+        except OSError:
+            return ""
+
+    def teardown(self):
+        for name, p, log in reversed(self.procs):
+            for sig in (signal.SIGTERM, signal.SIGKILL):
+                try:
+                    os.killpg(p.pid, sig)
+                except ProcessLookupError:
+                    pass
+                try:
+                    p.wait(timeout=5)
+                    break
+                except subprocess.TimeoutExpired:
+                    continue
+            log.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+
+class AppWorld(World):
+    """The daemon and the app over the fixture."""
+
+    # --- the world --------------------------------------------------------------------------------------------
+
+    def start_x_and_session(self):
+        r, wfd = os.pipe()
+        self.spawn("xvfb", ["Xvfb", "-displayfd", str(wfd), "-noreset", "-nolisten", "tcp", "-screen", "0",
+                              "1280x1024x24"], pass_fds=(wfd,))
+        os.close(wfd)
+        with os.fdopen(r) as f:
+            display = f.readline().strip()
+        assert display, "Xvfb gave no display"
+        self.env = dict(os.environ, DISPLAY=":" + display, GDK_BACKEND="x11", GSK_RENDERER="cairo",
+                        ADW_DISABLE_PORTAL="1", GTK_A11Y="atspi", LANG="C.UTF-8", LC_ALL="C.UTF-8")
+        self.env.pop("WAYLAND_DISPLAY", None)
+        self.env.pop("DBUS_SYSTEM_BUS_ADDRESS", None)
+        r, wfd = os.pipe()
+        # The session bus (and the AT-SPI bus it activates) see DISPLAY.
+        self.spawn("session-bus", ["dbus-daemon", "--session", "--nofork", "--nopidfile", f"--print-address={wfd}"],
+                     pass_fds=(wfd,), env=self.env)
+        os.close(wfd)
+        with os.fdopen(r) as f:
+            self.env["DBUS_SESSION_BUS_ADDRESS"] = f.readline().strip()
+        os.environ.update({k: self.env[k] for k in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")})
+
+    def start_daemon(self, rescan="100ms", log_level="debug"):
+        """rescan: RescanIntervalSec= (short for the test, the default for the benchmark)."""
+        d = self.dir
+        self.proc, self.sys, self.home = (os.path.join(d, n) for n in ("proc", "sys", "home"))
+        for p in (self.proc, self.sys, self.home, os.path.join(d, "dev")):
+            os.makedirs(p)
+        with open(os.path.join(d, "script"), "w") as f:
+            f.write(SCRIPT.format(uid=os.getuid()))
+        self.fixture_step(0)
+        self.fixture_step(1)
+        # The processes' $HOME, which picks the user's rc files.
+        for pid in (4100, 4200):
+            with open(os.path.join(self.proc, str(pid), "environ"), "wb") as f:
+                f.write(b"PATH=/usr/bin\0HOME=" + self.home.encode() + b"\0")
+        os.makedirs(os.path.join(self.home, ".nv"))
+        self.rc = os.path.join(self.home, ".nv", "nvidia-application-profiles-rc")
+        with open(self.rc, "w") as f:
+            f.write(RC)
+
+        self.socket = os.path.join(d, "system-bus")
+        with open(os.path.join(d, "bus.conf"), "w") as f:
+            f.write(BUS_CONFIG.format(socket=self.socket, policy=POLICY, uid=os.getuid(), name=BUS_NAME))
+        self.spawn("system-bus", ["dbus-daemon", "--nofork", "--nopidfile", f"--config-file={d}/bus.conf"])
+        wait_for("the private bus", lambda: os.path.exists(self.socket))
+        self.address = "unix:path=" + self.socket
+        with open(os.path.join(d, "nvprofiled.conf"), "w") as f:
+            f.write(f"[ProcessWatch]\nDeviceDirectory={d}/dev\n[Profiles]\nReloadCoalesceSec=100ms\n"
+                    f"[Usage]\nDrmMajor=1\nAccelMajor=4095\nMinIntervalSec=10ms\nRescanIntervalSec={rescan}\nNVML=no\n")
+        env = dict(os.environ, NVPROFILED_REPORT_WORKER=os.environ.get("NVPROFILED_REPORT_WORKER", ""))
+        self.daemon = self.spawn("daemon", [DAEMON, f"--bus={self.address}", "--root=/", f"--proc={self.proc}",
+                                f"--sys={self.sys}", f"--config={d}/nvprofiled.conf", f"--log-level={log_level}"], env=env)
+        wait_for("nvprofiled on the bus", lambda: self.watchers() is not None)
+
+    def fixture_step(self, step):
+        subprocess.run([FIXTURE_TOOL, os.path.join(self.dir, "script"), self.proc, self.sys, "/nonexistent",
+                        str(step)], check=True)
+
+    def busctl(self, verb, path, interface, *args):
+        r = subprocess.run(["busctl", f"--address={self.address}", "--json=short", verb, BUS_NAME, path,
+                            f"{BUS_NAME}.{interface}", *args], capture_output=True, text=True)
+        return json.loads(r.stdout)["data"] if r.returncode == 0 else None
+
+    def watchers(self):
+        return self.busctl("get-property", ROOT_PATH, "Usage", "Watchers")
+
+    def start_app(self):
+        self.app_env = dict(self.env, HOME=self.home)
+        if "ASAN_OPTIONS" in self.app_env:
+            # Whole stacks for LeakSanitizer: GLib, GTK and their modules have no frame pointers, and
+            # tests/sanitizers/lsan.supp names the library functions whose leaks are theirs.
+            self.app_env["ASAN_OPTIONS"] += ":fast_unwind_on_malloc=0"
+        self.app = self.spawn("app", [APP, f"--bus-address={self.address}"], env=self.app_env)
+
+    def app_action(self, action):
+        subprocess.run(["gdbus", "call", "--session", "--dest", APP_ID, "--object-path",
+                        "/" + APP_ID.replace(".", "/"), "--method", "org.gtk.Actions.Activate", action, "[]", "{}"],
+                       check=True, env=self.env, capture_output=True)
+
+    def screenshot(self, name):
+        if not SHOTS:
+            return
+        os.makedirs(SHOTS, exist_ok=True)
+        subprocess.run(["import", "-window", "root", os.path.join(SHOTS, name + ".png")], env=self.env,
+                       check=False, capture_output=True)

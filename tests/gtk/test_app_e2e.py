@@ -1,0 +1,254 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The desktop app end to end (issue 22, "The app"): the real nvprofiled on a private system-like bus over
+fixture /proc and /sys trees (tests/drm/usage-fixture) and a fixture rc tree in a scratch $HOME; the real
+nvprofiled-gtk under Xvfb with its own session bus and AT-SPI bus; the app driven and read through AT-SPI
+(pyatspi). Proves: the GPUs and Applications views show the daemon's figures for the fixture; a process's
+profile and its provenance (file:line:column, as the daemon explains it); "Add a rule" writes the user's
+rc.d file, the daemon reloads and the process's row shows the new setting; hiding the window releases the
+watch (the daemon's Watchers drops to 0 while the app runs on) and showing it takes one again; a corpus
+report opens and lists its kernels. Screenshots of each view go to $NVPROFILED_SCREENSHOT_DIR.
+
+Every process it starts (Xvfb, both buses and what they activate, the daemon, the app) is killed in a
+finally clause; its scratch directory is removed there too."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from appworld import (APP, CORPUS, CTL, DAEMON, FIXTURE_TOOL, POLICY, REPORT, ROOT_PATH, WAIT,  # noqa: E402
+                      AppWorld, wait_for)
+
+
+class AppTest(unittest.TestCase):
+    def setUp(self):
+        missing = [n for n, v in (("NVPROFILED_BIN", DAEMON), ("NVPROFILED_GTK_BIN", APP), ("NVPROFILECTL_BIN", CTL),
+                                  ("NVPROFILED_USAGE_FIXTURE", FIXTURE_TOOL), ("NVPROFILED_DBUS_POLICY", POLICY))
+                   if not v or not os.path.exists(v)]
+        if missing:
+            self.skipTest("not built or not set: " + ", ".join(missing))
+        for tool in ("Xvfb", "dbus-daemon", "import", "gdbus", "busctl"):
+            if not shutil.which(tool):
+                self.skipTest(f"{tool} is not installed")
+        self.report = os.path.join(CORPUS, "reports", REPORT)
+        if not os.path.exists(self.report):
+            self.skipTest(f"{self.report} is not there (corpus_dir)")
+        self.w = AppWorld()
+        self.addCleanup(self.w.teardown)
+
+    # --- AT-SPI ----------------------------------------------------------------------------------------------
+
+    def a11y_app(self):
+        for i in range(self.desktop.childCount):
+            a = self.desktop.getChildAtIndex(i)
+            if a is not None and a.name == os.path.basename(APP):
+                return a
+        return None
+
+    def window(self, title):
+        app = self.a11y_app()
+        if app is None:
+            return None
+        for i in range(app.childCount):
+            w = app.getChildAtIndex(i)
+            if w is not None and w.name == title:
+                return w
+        return None
+
+    @staticmethod
+    def text_of(node):
+        try:
+            t = node.queryText()
+            text = t.getText(0, t.characterCount)
+        except NotImplementedError:
+            text = node.name or ""
+        return text.replace("\xa0", " ")  # g_format_size() puts a no-break space before the unit
+
+    def find(self, root, role, name=None, contains=None):
+        def pred(a):
+            if a is None or a.getRoleName() != role:
+                return False
+            if name is not None and a.name != name:
+                return False
+            return contains is None or contains in (a.name or "")
+        return self.pyatspi.findDescendant(root, pred)
+
+    def texts(self, node):
+        found = self.pyatspi.findAllDescendants(node, lambda a: a is not None and a.getRoleName() == "label")
+        return [self.text_of(a) for a in found]
+
+    def row_texts(self, root, title):
+        """The labels of the list item (AdwActionRow, AdwExpanderRow) titled title, or None."""
+        row = self.find(root, "list item", name=title)
+        return self.texts(row) if row is not None else None
+
+    def button(self, root, name):
+        """The push button whose accessible name starts with name (GTK 4.8 appends the button's own label
+        to the accessible label it was given, and names a mnemonic button "_Apply Apply")."""
+        try:
+            return wait_for(f"the button {name}", lambda: self.pyatspi.findDescendant(
+                root, lambda a: a is not None and a.getRoleName() == "push button" and (a.name or "").replace("_", "").startswith(name)))
+        except AssertionError:
+            buttons = self.pyatspi.findAllDescendants(root, lambda a: a is not None and "button" in a.getRoleName())
+            raise AssertionError(f"no button {name}: {[(b.getRoleName(), b.name) for b in buttons]}")
+
+    def click(self, node):
+        action = node.queryAction()
+        for i in range(action.nActions):
+            if action.getName(i) in ("click", "activate", "press"):
+                action.doAction(i)
+                return
+        action.doAction(0)
+
+    def show_page(self, main, title):
+        tab = wait_for(f"page tab {title}", lambda: self.find(main, "page tab", name=title))
+        self.click(tab)
+        wait_for(f"page {title} selected",
+                 lambda: tab.getState().contains(self.pyatspi.STATE_SELECTED))
+
+    # --- the case --------------------------------------------------------------------------------------------
+
+    def test_app(self):
+        try:
+            self.run_case()
+        except BaseException:
+            if getattr(self.w, "app", None) is not None:
+                sys.stderr.write(f"app: exit status {self.w.app.poll()}\n")
+            for name in ("daemon", "app"):
+                sys.stderr.write(f"--- {name} log ---\n{self.w.log(name)}\n")
+            raise
+
+    def run_case(self):
+        self.w.start_x_and_session()
+        self.w.start_daemon()
+        import pyatspi  # after DISPLAY and the session bus are set
+        self.pyatspi = pyatspi
+        self.desktop = pyatspi.Registry.getDesktop(0)
+        self.assertEqual(self.w.watchers(), 0)
+
+        self.w.start_app()
+        try:
+            main = wait_for("the app's window", lambda: self.window("nvprofiled"))
+        except AssertionError:
+            names = [self.desktop.getChildAtIndex(i).name for i in range(self.desktop.childCount)]
+            app = self.a11y_app()
+            windows = [app.getChildAtIndex(i).name for i in range(app.childCount)] if app else None
+            raise AssertionError(f"no window: applications {names}, windows {windows}")
+        # Visible: the app holds a watch, so the daemon samples; then the fixture's second sample.
+        wait_for("Watchers 1 while the window is shown", lambda: self.w.watchers() == 1)
+        wait_for("the device's first sample", lambda: self.row_texts(main, "gfx"))
+        self.w.fixture_step(2)
+
+        # GPUs: the device and its gfx engine at 0.4 + 0.25 s in 1 s, as the daemon reports it.
+        wait_for("65.0 % on the device", lambda: "65.0 %" in (self.row_texts(main, "gfx") or []))
+        device = self.w.busctl("call", ROOT_PATH, "Usage", "ListGpuDevices")[0][0]
+        self.assertEqual([e[1] for e in device[10] if e[0] == "gfx"], [65.0])
+        self.assertIsNotNone(self.find(main, "label", contains="amdgpu (0000:03:00.0)"))
+        self.assertIn("768.0 MiB resident", self.row_texts(main, "Memory: vram"))
+        self.w.screenshot("gpus")
+
+        # Applications: by Flatpak application, else unit; each process with its figures and profile.
+        self.show_page(main, "Applications")
+        game = wait_for("the Flatpak application's row",
+                        lambda: [t for t in self.row_texts(main, "org.example.Game") or [] if "gfx 40.0 %" in t])
+        self.assertIn("1 process: gfx 40.0 %, vram 256.0 MiB", game)
+        ollama = self.row_texts(main, "ollama.service")
+        self.assertIn("1 process: gfx 25.0 %, vram 512.0 MiB", ollama)
+        row = wait_for("glxgears's profile and settings", lambda: [
+            t for t in self.row_texts(main, "glxgears (4100)") or [] if "GLThreadedOptimizations = true" in t])
+        self.assertIn("gfx 40.0 %, vram 256.0 MiB\nProfile: Threaded; GLThreadedOptimizations = true", row)
+        self.w.screenshot("applications")
+
+        # The explanation: the rule's file:line:column as the daemon gives it.
+        explained = json.loads(subprocess.run([CTL, f"--bus={self.w.address}", "--json=short", "explain", "4100"],
+                                              capture_output=True, text=True, check=True).stdout)
+        rule = [r for r in explained["rules"] if r["matched"]][0]
+        where = f"{rule['file']}:{rule['line']}:{rule['column']}"
+        self.assertEqual(rule["file"], self.w.rc)
+        self.click(self.button(main, "Explain glxgears (4100)"))
+        explain = wait_for("the explanation window", lambda: self.window("Explanation of glxgears (4100)"))
+        setting = wait_for("the setting's provenance", lambda: self.row_texts(explain, "GLThreadedOptimizations = true"))
+        self.assertIn(f"from profile “Threaded”, rule {where}\n__GL_THREADED_OPTIMIZATIONS would override it (not set)",
+                      setting)
+        self.assertIsNotNone(self.find(explain, "list item", name=where))
+        self.w.screenshot("explanation")
+        self.close_window(explain)
+
+        # Add a rule for glxgears: preview first (the daemon's PreviewEdit), then apply; the user's rc.d file
+        # is written, the daemon reloads, the row shows the new setting.
+        self.click(self.button(main, "Add a rule for glxgears (4100)"))
+        dialog = wait_for("the Add a Rule dialog", lambda: self.window("Add a Rule"))
+        self.set_entry(dialog, "Value", "5")
+        self.click(self.button(dialog, "Preview"))
+        wait_for("the preview's changes", lambda: any("4100 glxgears: GLFSAAMode = 5 (new)" in t
+                                                      for t in self.texts(dialog)))
+        target = os.path.join(self.w.home, ".nv", "nvidia-application-profiles-rc.d", "50-nvprofilectl")
+        self.assertFalse(os.path.exists(target), "the preview wrote the file")
+        self.w.screenshot("add-rule-preview")
+        self.click(self.button(dialog, "Apply"))
+        wait_for("the user's rc.d file", lambda: os.path.exists(target))
+        with open(target) as f:
+            written = f.read()
+        self.assertIn('"matches": "glxgears"', written)
+        self.assertIn('"GLFSAAMode"', written)
+        self.assertEqual(os.stat(target).st_mode & 0o7777, 0o644)
+        wait_for("the new setting in glxgears's row", lambda: [
+            t for t in self.row_texts(main, "glxgears (4100)") or [] if "GLFSAAMode = 5" in t])
+
+        # Hidden: the watch is released while the app keeps running; shown again: a new one.
+        self.assertEqual(self.w.watchers(), 1)
+        self.w.app_action("hide")
+        wait_for("Watchers 0 once the window is hidden", lambda: self.w.watchers() == 0)
+        self.assertIsNone(self.w.app.poll(), "the app exited")
+        self.w.app_action("open-report")  # shows the window again (and asks for a file: cancelled below)
+        wait_for("Watchers 1 once it is shown again", lambda: self.w.watchers() == 1)
+        chooser = wait_for("the file chooser", lambda: self.window("Open an Nsight Compute Report"))
+        self.close_window(chooser)
+        main = wait_for("the app's window, shown again", lambda: self.window("nvprofiled"))
+
+        # A report from the corpus, read in place: its kernels are listed.
+        subprocess.run([APP, self.report], env=self.w.app_env, check=True, timeout=WAIT, capture_output=True)
+        kernel = wait_for("the report's kernel", lambda: [
+            t for t in self.row_texts(main, "0  addConstDouble3") or [] if "89.86 us" in t])
+        self.assertIn("grid (4096,1,1) block (256,1,1), 89.86 us\nUncoalesced Global Accesses (est. 64.7%)", kernel[0])
+        self.w.screenshot("reports")
+        # One kernel's rule results, by section.
+        self.click(self.button(main, "Details of kernel 0 addConstDouble3"))
+        details = wait_for("the kernel's window", lambda: self.window("Kernel addConstDouble3"))
+        rule = wait_for("the rule's message", lambda: self.row_texts(details, "Bottleneck: High Throughput (OK)"))
+        self.assertTrue(rule[1].startswith("The kernel is utilizing greater than 80.0% of the available compute"))
+        self.assertIsNotNone(self.find(details, "label", name="Section SpeedOfLight"))
+        self.w.screenshot("report-kernel")
+        self.close_window(details)
+        self.show_page(main, "Profiles")
+        wait_for("the rules with their files", lambda: self.find(main, "label", contains=f"{self.w.rc}:3:"))
+        self.w.screenshot("profiles")
+
+        self.w.app_action("quit")
+        self.assertEqual(self.w.app.wait(timeout=WAIT), 0)
+        wait_for("Watchers 0 after quitting", lambda: self.w.watchers() == 0)
+
+    def close_window(self, window):
+        name = window.name
+        for i in range(window.queryAction().nActions):
+            if window.queryAction().getName(i) == "window.close":
+                window.queryAction().doAction(i)
+                break
+        wait_for(f"the window {name} to close", lambda: self.window(name) is None)
+
+    def set_entry(self, root, title, text):
+        row = wait_for(f"the {title} entry", lambda: self.find(root, "list item", name=title) or
+                       self.find(root, "text", name=title))
+        entry = row if row.getRoleName() == "text" else self.pyatspi.findDescendant(
+            row, lambda a: a is not None and a.getRoleName() in ("text", "entry"))
+        entry.queryEditableText().setTextContents(text)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+    import tap  # noqa: E402
+    tap.main()
