@@ -458,6 +458,28 @@ static char *wait_pane(Pane *p, const char *needle)
         }
 }
 
+/* Like wait_pane(), until the pane shows every one of needles (NULL-terminated) at once: a frame may
+ * come with the processes before the devices' figures. */
+static char *wait_pane_all(Pane *p, const char *const *needles)
+{
+        gint64 deadline = g_get_monotonic_time() + WAIT_USEC;
+
+        for (;;) {
+                const char *const *missing = needles;
+                char *pane;
+
+                p->serve(p->userdata, 50000);
+                pane = tmux(p, "capture-pane", "-p", "-t", "top", NULL);
+                while (*missing && strstr(pane, *missing))
+                        missing++;
+                if (!*missing)
+                        return pane;
+                if (g_get_monotonic_time() >= deadline)
+                        g_error("the pane never showed \"%s\"; it shows:\n%s", *missing, pane);
+                g_free(pane);
+        }
+}
+
 /* q, and top's exit status is 0. */
 static void pane_quit(Pane *p)
 {
@@ -713,7 +735,9 @@ static void test_tmux_daemon(void)
         itest_start_daemon(&t, "[Usage]\nDrmMajor=1\nNVML=no\n");
 
         pane_start(&p, t.dir, t.bus_address, "--interval=0.2", game_render, &g);
-        pane = wait_pane(&p, "Game Profile");
+        pane = wait_pane_all(&p,
+                        (const char *const[]){
+                                        "Game Profile", "0000:00:02.0  i915  drm-fdinfo", "system0 48.0 MiB", NULL });
         g_test_message("%s", pane);
         g_assert_nonnull(strstr(pane, "0000:00:02.0  i915  drm-fdinfo"));
         g_assert_nonnull(strstr(pane, "system0 48.0 MiB"));
