@@ -5,7 +5,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <strings.h>
 
 #include "client.h"
 #include "log.h"
@@ -69,14 +68,14 @@ int verb_settings(int argc, char *argv[])
 
                 one = rc_setting_lookup(argv[1]);
                 if (!one) {
-                        /* The right spelling, when only the case is wrong. */
-                        for (size_t i = 0; i < n; i++)
-                                if (strcasecmp(known[i].key, argv[1]) == 0) {
-                                        log_error("Unknown key %s: did you mean %s?", esc(&e, argv[1]), known[i].key);
-                                        return EXIT_FAILURE;
-                                }
-                        log_error("Unknown key %s (the driver may still read it; edits write it with a warning).",
-                                        esc(&e, argv[1]));
+                        const RcSettingInfo *other = rc_setting_lookup_any_case(argv[1]);
+
+                        if (other)
+                                log_error("Unknown key %s: did you mean %s?", esc(&e, argv[1]), other->key);
+                        else
+                                log_error("Unknown key %s (the driver may still read it; edits write it with a "
+                                          "warning).",
+                                                esc(&e, argv[1]));
                         return EXIT_FAILURE;
                 }
                 known = one;

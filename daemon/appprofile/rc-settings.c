@@ -156,8 +156,9 @@ const RcSettingInfo *rc_setting_lookup(const char *key)
         return NULL;
 }
 
-static const RcSettingInfo *lookup_any_case(const char *key)
+const RcSettingInfo *rc_setting_lookup_any_case(const char *key)
 {
+        assert(key);
         for (size_t i = 0; i < ELEMENTSOF(settings); i++)
                 if (strcasecmp(settings[i].key, key) == 0)
                         return &settings[i];
@@ -341,7 +342,7 @@ static int check_setting(const char *key, const char *value, char **ret_message)
 
         info = rc_setting_lookup(key);
         if (!info) {
-                const RcSettingInfo *other = lookup_any_case(key);
+                const RcSettingInfo *other = rc_setting_lookup_any_case(key);
                 if (other)
                         return set_message(
                                         ret_message, -EINVAL, "unknown key %s: the key is spelled %s", key, other->key);

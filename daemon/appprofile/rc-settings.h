@@ -32,6 +32,9 @@ const RcSettingInfo *rc_settings_known(size_t *ret_n);
 /* The key spelled exactly so, or NULL. */
 const RcSettingInfo *rc_setting_lookup(const char *key) _pure_;
 
+/* The known key spelled so in any case (the right spelling of a mistyped one), or NULL. */
+const RcSettingInfo *rc_setting_lookup_any_case(const char *key) _pure_;
+
 /* Parses one KEY=VALUE as typed on a command line (or sent by an applet) into the key and the rc text
  * of its value, typed by what we know of the key:
  *   - a known key in another case: -EINVAL, *ret_message says the right spelling;
