@@ -440,26 +440,8 @@ static void pane_start(Pane *p, const char *dir, const char *bus_address, const 
                         "LC_ALL=C.UTF-8", "-e", "TERM=screen", cmd, NULL));
 }
 
-/* Keeps the other side going until the pane shows needle; returns the pane. */
-static char *wait_pane(Pane *p, const char *needle)
-{
-        gint64 deadline = g_get_monotonic_time() + WAIT_USEC;
-
-        for (;;) {
-                char *pane;
-
-                p->serve(p->userdata, 50000);
-                pane = tmux(p, "capture-pane", "-p", "-t", "top", NULL);
-                if (strstr(pane, needle))
-                        return pane;
-                if (g_get_monotonic_time() >= deadline)
-                        g_error("the pane never showed \"%s\"; it shows:\n%s", needle, pane);
-                g_free(pane);
-        }
-}
-
-/* Like wait_pane(), until the pane shows every one of needles (NULL-terminated) at once: a frame may
- * come with the processes before the devices' figures. */
+/* Serves the daemon side until the pane shows every one of needles (NULL-terminated) at once (a frame
+ * may come with the processes before the devices' figures); returns the pane. */
 static char *wait_pane_all(Pane *p, const char *const *needles)
 {
         gint64 deadline = g_get_monotonic_time() + WAIT_USEC;
@@ -478,6 +460,12 @@ static char *wait_pane_all(Pane *p, const char *const *needles)
                         g_error("the pane never showed \"%s\"; it shows:\n%s", *missing, pane);
                 g_free(pane);
         }
+}
+
+/* Keeps the other side going until the pane shows needle; returns the pane. */
+static char *wait_pane(Pane *p, const char *needle)
+{
+        return wait_pane_all(p, (const char *const[]){ needle, NULL });
 }
 
 /* q, and top's exit status is 0. */
