@@ -209,7 +209,7 @@ static void update_process(AppsView *v, GVariant *process, guint64 generation)
 {
         const char *object, *comm, *unit, *slice, *container_kind, *container, *app_kind, *app_id;
         g_autoptr(GVariant) profiles = NULL, clients = NULL, engines = NULL, memory = NULL;
-        g_autofree char *key = NULL, *profiles_text = NULL;
+        g_autofree char *key = NULL;
         g_autofree const char **profile_names = NULL;
         guint32 pid, uid;
         guint64 start_time;
