@@ -154,6 +154,8 @@ static void help(void)
                "                         --json) after two samples, and exit\n"
                "     --sort=KEY         top: sort processes by gpu (the default), memory, pid,\n"
                "                         command or profile\n"
+               "     --group=BY         top: one row per process (the default), or the daemon's\n"
+               "                         totals per application or user (as the a and u keys)\n"
                "     --csv              report raw|details|session: print ncu's CSV page instead of\n"
                "                         its text\n"
                "     --print-units=base|dynamic  report raw|details: base units, or units scaled\n"
@@ -337,6 +339,7 @@ int parse_argv(int argc, char *argv[])
                 ARG_ACTION,
                 ARG_ONCE,
                 ARG_SORT,
+                ARG_GROUP,
                 ARG_ARCH,
                 ARG_SCOPE,
                 ARG_SCHEMA,
@@ -388,6 +391,7 @@ int parse_argv(int argc, char *argv[])
                 { "action", required_argument, NULL, ARG_ACTION },
                 { "once", no_argument, NULL, ARG_ONCE },
                 { "sort", required_argument, NULL, ARG_SORT },
+                { "group", required_argument, NULL, ARG_GROUP },
                 { "arch", required_argument, NULL, ARG_ARCH },
                 { "scope", required_argument, NULL, ARG_SCOPE },
                 { "schema", required_argument, NULL, ARG_SCHEMA },
@@ -543,6 +547,12 @@ int parse_argv(int argc, char *argv[])
                         arg.top_sort = top_sort_from_string(optarg);
                         if (arg.top_sort < 0)
                                 return usage_error("--sort= takes gpu, memory, pid, command or profile, not \"%s\".",
+                                                esc(&e, optarg));
+                        break;
+                case ARG_GROUP:
+                        arg.top_group = top_group_from_string(optarg);
+                        if (arg.top_group < 0)
+                                return usage_error("--group= takes process, application or user, not \"%s\".",
                                                 esc(&e, optarg));
                         break;
                 case ARG_ARCH:
@@ -782,8 +792,8 @@ int dispatch_verb(int argc, char *argv[])
                         (void) usage_error("--interval is an option of fdinfo and top, not of %s.", v->name);
                         return EXIT_USAGE;
                 }
-                if (!(v->flags & VERB_TOP_OPTIONS) && (arg.once || arg.top_sort >= 0)) {
-                        (void) usage_error("--once and --sort are options of top, not of %s.", v->name);
+                if (!(v->flags & VERB_TOP_OPTIONS) && (arg.once || arg.top_sort >= 0 || arg.top_group >= 0)) {
+                        (void) usage_error("--once, --sort and --group are options of top, not of %s.", v->name);
                         return EXIT_USAGE;
                 }
                 if (!(v->flags & VERB_LOCAL_OPTION) && arg.local) {

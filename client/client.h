@@ -50,6 +50,7 @@ typedef struct ClientOptions {
         char **metrics;
         bool once; /* top --once */
         int top_sort; /* top --sort= (a TopSort); -1: not given */
+        int top_group; /* top --group= (a TopGroup); -1: not given */
         const char *arch, *scope, *schema; /* sections: --arch=, --scope=, --schema= (point into argv) */
         /* rules add|set|remove|move, profiles add|set|remove (verb-profile-edit.c): the pattern (--procname=,
          * --commname=, --cmdline=, --findfile=, --dso= (dsos, above), --true, --or, --not, or --pattern=), the
@@ -61,10 +62,10 @@ typedef struct ClientOptions {
         int position; /* -1: not given */
 } ClientOptions;
 
-#define CLIENT_OPTIONS_INIT                                                                                           \
-        {                                                                                                             \
-                .legend = true, .top_sort = -1, .print_units = -1, .print_details = -1, .print_metric_instances = -1, \
-                .print_summary = -1, .position = -1,                                                                  \
+#define CLIENT_OPTIONS_INIT                                                                              \
+        {                                                                                                \
+                .legend = true, .top_sort = -1, .top_group = -1, .print_units = -1, .print_details = -1, \
+                .print_metric_instances = -1, .print_summary = -1, .position = -1,                       \
         }
 
 extern ClientOptions arg;

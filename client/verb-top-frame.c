@@ -73,6 +73,16 @@ const char *top_group_to_string(TopGroup g)
         return group_names[g];
 }
 
+int top_group_from_string(const char *s)
+{
+        if (streq(s, "process"))
+                return TOP_GROUP_PROCESS;
+        for (TopGroup i = TOP_GROUP_APPLICATION; i < _TOP_GROUP_MAX; i++)
+                if (streq(s, group_names[i]))
+                        return (int) i;
+        return -EINVAL;
+}
+
 int top_group_from_key(TopGroup current, int key)
 {
         for (TopGroup i = TOP_GROUP_APPLICATION; i < _TOP_GROUP_MAX; i++)

@@ -4,7 +4,8 @@
  * interval (otherwise it samples slowly or not at all), and it redraws after each sample the daemon
  * announces on that descriptor. --once prints one frame as plain text (after two samples, so that
  * utilisation has an interval to be computed over), --json one document per sample (or one, with
- * --once). Everything from the daemon is escaped before it reaches the terminal (verb-top-frame.c). */
+ * --once); --group= starts grouped by application or user. Everything from the daemon is escaped before it reaches the
+ * terminal (verb-top-frame.c). */
 
 #include <curses.h>
 #include <fcntl.h>
@@ -110,7 +111,7 @@ static int terminal_columns(void)
         return 100;
 }
 
-static int print_once(struct json_object *reading, TopSort sort, uint64_t interval_usec)
+static int print_once(struct json_object *reading, TopSort sort, TopGroup group, uint64_t interval_usec)
 {
         _cleanup_(top_frame_done) TopFrame frame = { 0 };
         int r;
@@ -119,7 +120,7 @@ static int print_once(struct json_object *reading, TopSort sort, uint64_t interv
                 json_print(reading);
                 return 0;
         }
-        r = top_frame_build(&frame, reading, sort, TOP_GROUP_PROCESS, interval_usec, terminal_columns(), 0);
+        r = top_frame_build(&frame, reading, sort, group, interval_usec, terminal_columns(), 0);
         if (r < 0)
                 return log_oom();
         for (size_t i = 0; i < frame.n_lines; i++) {
@@ -160,10 +161,10 @@ static void draw(struct json_object *reading, TopSort sort, TopGroup group, uint
 
 /* The refreshing view: redraws after each sample, on a key and on a resize; a and u group the rows by
  * application or user (the same key again: processes), which reads the daemon's totals at once; q quits. */
-static int run_view(sd_bus *bus, int watch_fd, struct json_object *first, TopSort sort, uint64_t interval_usec)
+static int run_view(sd_bus *bus, int watch_fd, struct json_object *first, TopSort sort, TopGroup group,
+                uint64_t interval_usec)
 {
         _cleanup_(json_object_putp) struct json_object *reading = first;
-        TopGroup group = TOP_GROUP_PROCESS;
         bool color = false;
         int r = 0;
 
@@ -257,6 +258,7 @@ int verb_top(int argc, char *argv[])
         _cleanup_close_ int watch_fd = -EBADF;
         uint64_t interval_usec = arg.interval_usec > 0 ? arg.interval_usec : TOP_INTERVAL_DEFAULT_USEC;
         TopSort sort = arg.top_sort >= 0 ? (TopSort) arg.top_sort : TOP_SORT_GPU;
+        TopGroup group = arg.top_group >= 0 ? (TopGroup) arg.top_group : TOP_GROUP_PROCESS;
         struct sigaction sa = { .sa_handler = on_signal };
         sigset_t handled;
         bool interactive = !arg.once && arg.json == JSON_OFF;
@@ -295,12 +297,12 @@ int verb_top(int argc, char *argv[])
                 if (!wait_samples(watch_fd, 2, 2 * interval_usec + TOP_GRACE_USEC))
                         return 0;
         }
-        r = top_read(bus, TOP_GROUP_PROCESS, &reading);
+        r = top_read(bus, group, &reading);
         if (r < 0)
                 return r;
 
         if (arg.once)
-                return print_once(reading, sort, interval_usec);
+                return print_once(reading, sort, group, interval_usec);
 
         if (!interactive) {
                 /* --json: one document per sample until interrupted. */
@@ -316,12 +318,12 @@ int verb_top(int argc, char *argv[])
                                         return 0;
                         }
                         json_object_put(TAKE_PTR(reading));
-                        r = top_read(bus, TOP_GROUP_PROCESS, &reading);
+                        r = top_read(bus, group, &reading);
                         if (r < 0)
                                 return r;
                 }
         }
 
-        r = run_view(bus, TAKE_FD(watch_fd), TAKE_PTR(reading), sort, interval_usec);
+        r = run_view(bus, TAKE_FD(watch_fd), TAKE_PTR(reading), sort, group, interval_usec);
         return r < 0 ? r : 0;
 }

@@ -33,6 +33,8 @@ typedef enum TopGroup {
 
 /* ListGpuGroups' name of a grouping ("application", "user"; NULL for processes). */
 const char *top_group_to_string(TopGroup g) _const_;
+/* From a name ("process", "application", "user") or -EINVAL. */
+int top_group_from_string(const char *s);
 /* The grouping a key pressed in the view gives ('a': by application, 'u': by user; the same key again:
  * back to processes), or -EINVAL for another key. */
 int top_group_from_key(TopGroup current, int key);

@@ -391,6 +391,11 @@ static void test_needs_terminal(void)
         g_assert_cmpint(run_ctl(&s, &out, "status", "--once", NULL), ==, 2);
         g_clear_pointer(&out, g_free);
         g_assert_cmpint(run_ctl(&s, &out, "top", "--sort=bogus", NULL), ==, 2);
+        g_clear_pointer(&out, g_free);
+        g_assert_cmpint(run_ctl(&s, &out, "top", "--once", "--group=pid", NULL), ==, 2);
+        g_clear_pointer(&out, g_free);
+        g_assert_cmpint(run_ctl(&s, &out, "status", "--group=user", NULL), ==, 2);
+        g_assert_cmpuint(s.n_watch, ==, 0);
         stand_in_stop(&s);
 }
 

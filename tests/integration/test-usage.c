@@ -788,6 +788,22 @@ static void test_attribution(void)
                         "\"unit\":\"machine-fedora\\\\x2d40.scope\",\"slice\":\"machine.slice\","
                         "\"container_kind\":\"machine\",\"container\":\"fedora-40\""));
 
+        /* --group=: the daemon's totals, as the a and u keys show them, in the document and the frame. */
+        g_clear_pointer(&top, g_free);
+        g_assert_cmpint(itest_ctl(&t, &top, "--json=short", "top", "--once", "--interval=0.02", "--group=application",
+                                        NULL),
+                        ==, 0);
+        g_test_message("%s", top);
+        g_assert_nonnull(strstr(top, "\"groups\":[{"));
+        g_assert_nonnull(strstr(top, "{\"key\":\"org.blender.Blender\",\"processes\":2,"));
+        g_assert_nonnull(strstr(top, "{\"key\":\"ollama.service\",\"processes\":1,"));
+        g_clear_pointer(&top, g_free);
+        g_assert_cmpint(itest_ctl(&t, &top, "--json=off", "top", "--once", "--interval=0.02", "--group=user", NULL), ==,
+                        0);
+        g_test_message("%s", top);
+        g_assert_nonnull(strstr(top, "by user"));
+        g_assert_nonnull(strstr(top, u.name));
+
         /* The export labels each client with the same unit (the fleet's grouping; no container or
          * application label, whose cardinality it does not take on). */
         for (gint64 deadline = g_get_monotonic_time() + WAIT_MS * 1000;; g_usleep(100000)) {
