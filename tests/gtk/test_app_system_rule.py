@@ -50,12 +50,16 @@ CODE = ("appworld.py", "test_app_e2e.py", os.path.basename(__file__))
 
 
 def user_pids(uid):
+    """The live (not zombie: their parent reaps them) processes of uid."""
     pids = []
     for name in os.listdir("/proc"):
         if name.isdigit():
             try:
-                if os.stat(os.path.join("/proc", name)).st_uid == uid:
-                    pids.append(int(name))
+                if os.stat(os.path.join("/proc", name)).st_uid != uid:
+                    continue
+                with open(os.path.join("/proc", name, "stat")) as f:
+                    if f.read().rpartition(")")[2].split()[0] != "Z":
+                        pids.append(int(name))
             except OSError:
                 pass
     return pids
@@ -126,9 +130,15 @@ class SystemRuleTest(unittest.TestCase):
     def busctl(self, *args):
         return subprocess.run(["busctl", f"--address={self.w.address}", *args], capture_output=True, text=True)
 
+    def polkit_call(self, method, *args):
+        """A method of the polkit mock's own interface (python3-dbusmock's polkitd template)."""
+        r = self.busctl("call", "org.freedesktop.PolicyKit1", "/org/freedesktop/PolicyKit1/Authority",
+                        "org.freedesktop.DBus.Mock", method, *args)
+        r.check_returncode()
+        return r
+
     def polkit_allow(self, *actions):
-        self.busctl("call", "org.freedesktop.PolicyKit1", "/org/freedesktop/PolicyKit1/Authority",
-                    "org.freedesktop.DBus.Mock", "SetAllowed", "as", str(len(actions)), *actions).check_returncode()
+        self.polkit_call("SetAllowed", "as", str(len(actions)), *actions)
 
     def run_case(self):
         d = self.w.dir
@@ -166,7 +176,13 @@ class SystemRuleTest(unittest.TestCase):
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=user_dir)
         talk = Pipe(child)
 
-        # 1. Previewed without authorisation; Apply refused by polkit: shown, and nothing written.
+        # 1. Previewed without authorisation; Apply asks polkit, which holds its answer while the dialog is
+        # looked at (nothing can be sent twice), then refuses: shown, and nothing written.
+        self.polkit_call("SimulateHangActions", "as", "1", ACTION_EDIT)
+        self.assertEqual(talk.read(), "asked")
+        wait_for("polkit asked", lambda: self.polkit_call("HaveHangingCalls").stdout.strip() == "b true")
+        self.polkit_call("SimulateHangActions", "as", "0")
+        self.polkit_call("ReleaseHangingCalls")
         self.assertEqual(talk.read(), "refused")
         self.assertEqual(os.listdir(self.etc), [], "a file was written under etc/nvidia without authorisation")
 
@@ -268,20 +284,26 @@ def drive(t, w):
     # The preview is AddRule's dry run: no authorisation asked.
     t.click(t.button(dialog, "Preview"))
     wait_for("the preview's changes", lambda: any("4100 glxgears: GLFSAAMode = 5 (new)" in s for s in t.texts(dialog)))
+    apply_button, preview_button = t.button(dialog, "Apply"), t.button(dialog, "Preview")
+    wait_for("Apply offered", lambda: apply_button.getState().contains(t.pyatspi.STATE_SENSITIVE))
     diff = t.find(dialog, "text", name="Difference of the file")
     t.assertIn('"GLFSAAMode"', t.text_of(diff))
     w.screenshot("system-rule-preview")
 
-    # Refused: the dialog says so and stays open to try again.
-    t.click(t.button(dialog, "Apply"))
+    # While polkit has not answered, neither button sends anything; refused, the dialog says so and stays open
+    # to try again.
+    t.click(apply_button)
+    wait_for("Apply and Preview held", lambda: not any(
+        b.getState().contains(t.pyatspi.STATE_SENSITIVE) for b in (apply_button, preview_button)))
+    tell("asked")
     wait_for("the refusal", lambda: REFUSAL in t.texts(dialog))
     t.assertIsNotNone(t.window("Add a Rule"))
     w.screenshot("system-rule-refused")
     tell("refused")
 
     t.assertEqual(hear(), "apply")
-    apply_button = t.button(dialog, "Apply")
-    t.assertTrue(apply_button.getState().contains(t.pyatspi.STATE_SENSITIVE), "Apply is not offered again")
+    for b in (apply_button, preview_button):
+        t.assertTrue(b.getState().contains(t.pyatspi.STATE_SENSITIVE), f"{b.name} is not offered again")
     t.click(apply_button)
     wait_for("the dialog to close", lambda: t.window("Add a Rule") is None)
     wait_for("the new setting in glxgears's row", lambda: [
