@@ -151,8 +151,9 @@ class SystemRuleTest(unittest.TestCase):
         self.w.spawn("polkitd", ["/usr/bin/python3", "-m", "dbusmock", "--system", "--template", "polkitd"],
                      env=dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=self.w.address))
         wait_for("polkit on the bus", lambda: self.busctl("status", "org.freedesktop.PolicyKit1").returncode == 0)
-        # polkit allows something, not the edit.
+        # polkit allows something, not the edit; and holds its answer about the edit until told (below).
         self.polkit_allow(ACTION_RELOAD)
+        self.polkit_call("SimulateHangActions", "as", "1", ACTION_EDIT)
 
         # The user's side: its code and the app copied where the user can read them (the checkout and the
         # build may be root's alone), its own folder, $HOME (the fixture's, owned by the user) and runtime dir.
@@ -170,6 +171,13 @@ class SystemRuleTest(unittest.TestCase):
                    NVPROFILED_SYSTEM_BUS=self.w.address)
         for k in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "DBUS_SYSTEM_BUS_ADDRESS", "XAUTHORITY"):
             env.pop(k, None)
+        # The sanitizer build's LeakSanitizer suppressions, where the user can read them.
+        options = env.get("LSAN_OPTIONS", "").split(":")
+        for i, option in enumerate(options):
+            if option.startswith("suppressions="):
+                options[i] = "suppressions=" + shutil.copy(option.split("=", 1)[1], code)
+        if "LSAN_OPTIONS" in env:
+            env["LSAN_OPTIONS"] = ":".join(options)
         child = self.w.spawn("user-side", ["setpriv", f"--reuid={uid}", f"--regid={gid}", "--init-groups",
                                            "/usr/bin/python3", os.path.join(code, os.path.basename(__file__)),
                                            "--user-side"],
@@ -178,7 +186,6 @@ class SystemRuleTest(unittest.TestCase):
 
         # 1. Previewed without authorisation; Apply asks polkit, which holds its answer while the dialog is
         # looked at (nothing can be sent twice), then refuses: shown, and nothing written.
-        self.polkit_call("SimulateHangActions", "as", "1", ACTION_EDIT)
         self.assertEqual(talk.read(), "asked")
         wait_for("polkit asked", lambda: self.polkit_call("HaveHangingCalls").stdout.strip() == "b true")
         self.polkit_call("SimulateHangActions", "as", "0")
