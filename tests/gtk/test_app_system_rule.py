@@ -210,6 +210,13 @@ class SystemRuleTest(unittest.TestCase):
 
         talk.write("quit")
         self.assertEqual(child.wait(timeout=WAIT), 0)
+        # A sanitizer build's daemon reports what it found when it exits.
+        self.w.daemon.terminate()
+        self.assertEqual(self.w.daemon.wait(timeout=WAIT), 0)
+        with open(os.path.join(d, "daemon.log"), errors="replace") as f:
+            log = f.read()
+        self.assertNotIn("Sanitizer", log)
+        self.assertNotIn("runtime error:", log)
 
 
 class Pipe:
