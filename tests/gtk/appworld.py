@@ -204,8 +204,9 @@ class AppWorld(World):
             f.write(f"[ProcessWatch]\nDeviceDirectory={d}/dev\n[Profiles]\nReloadCoalesceSec=100ms\n"
                     f"[Usage]\nDrmMajor=1\nAccelMajor=4095\nMinIntervalSec=10ms\nRescanIntervalSec={rescan}\nNVML=no\n")
         env = dict(os.environ, NVPROFILED_REPORT_WORKER=os.environ.get("NVPROFILED_REPORT_WORKER", ""))
-        self.daemon = self.spawn("daemon", [DAEMON, f"--bus={self.address}", f"--root={root}", f"--proc={self.proc}",
-                                f"--sys={self.sys}", f"--config={d}/nvprofiled.conf", f"--log-level={log_level}"], env=env)
+        self.daemon = self.spawn("daemon", [DAEMON, f"--bus={self.address}", f"--root={root}",
+                                            f"--proc={self.proc}", f"--sys={self.sys}", f"--config={d}/nvprofiled.conf",
+                                            f"--log-level={log_level}"], env=env)
         wait_for("nvprofiled on the bus", lambda: self.watchers() is not None)
 
     def fixture_step(self, step):
