@@ -33,6 +33,7 @@ typedef struct AddRule {
         char *pattern, *setting_key, *setting_value;
         char *names[2]; /* the process's procname and commname, by feature */
         bool system, previewed;
+        bool busy; /* a call to the daemon is under way: nothing else is asked until it answers */
 } AddRule;
 
 static const char *const features[] = { "procname", "commname", NULL };
@@ -54,10 +55,23 @@ static void add_rule_free(gpointer data)
         g_free(a);
 }
 
+static void update_buttons(AddRule *a)
+{
+        gtk_widget_set_sensitive(a->preview_button, !a->busy);
+        gtk_widget_set_sensitive(a->apply_button, !a->busy && a->previewed);
+}
+
 static void forget_preview(AddRule *a)
 {
         a->previewed = false;
-        gtk_widget_set_sensitive(a->apply_button, FALSE);
+        update_buttons(a);
+}
+
+/* While the daemon (or polkit's authentication) has not answered, a second click would send the edit twice. */
+static void set_busy(AddRule *a, bool busy)
+{
+        a->busy = busy;
+        update_buttons(a);
 }
 
 static void say(AddRule *a, const char *text)
@@ -99,7 +113,7 @@ static void preview_ready(AddRule *a, const char *diff, GVariant *changes)
         gtk_text_buffer_set_text(a->diff, diff, -1);
         show_changes(a, changes);
         a->previewed = true;
-        gtk_widget_set_sensitive(a->apply_button, TRUE);
+        update_buttons(a);
         say(a, _("Check the change below, then apply it."));
 }
 
@@ -113,14 +127,37 @@ static void on_preview_edit(GObject *source, GAsyncResult *result, gpointer data
         if (!nvp_profiles_call_preview_edit_finish(NVP_PROFILES(source), &changes, result, &error)) {
                 g_autofree char *message = app_error_message(error);
 
-                if (!app_error_is_cancelled(error))
+                if (!app_error_is_cancelled(error)) {
+                        set_busy(a, false);
                         say(a, message);
+                }
                 g_object_unref(a->window);
                 return;
         }
+        set_busy(a, false);
         if (rc_edit_diff(a->path, a->old_text, a->old_size, a->new_text, a->new_size, &diff) >= 0)
                 preview_ready(a, diff, changes);
         g_object_unref(a->window);
+}
+
+static bool error_is_refusal(const GError *error)
+{
+        g_autofree char *name = g_dbus_error_get_remote_error(error);
+
+        return g_error_matches(error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED) ||
+                        g_strcmp0(name, "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired") == 0;
+}
+
+/* A write refused by polkit says so, and that the file is as it was: Apply may be tried again. */
+static void say_refusal(AddRule *a, const GError *error)
+{
+        g_autofree char *message = app_error_message(error);
+        g_autofree char *text = NULL;
+
+        if (a->previewed && error_is_refusal(error))
+                text = g_strdup_printf(
+                                _("You are not allowed to write the system's file: %s Nothing was written."), message);
+        say(a, text ? text : message);
 }
 
 static void on_system_edit(GObject *source, GAsyncResult *result, gpointer data)
@@ -130,12 +167,15 @@ static void on_system_edit(GObject *source, GAsyncResult *result, gpointer data)
         g_autoptr(GError) error = NULL;
         g_autofree char *rule = NULL, *diff = NULL;
 
-        if (!nvp_profiles_call_add_rule_finish(NVP_PROFILES(source), &rule, &diff, &changes, result, &error)) {
-                g_autofree char *message = app_error_message(error);
-
-                if (!app_error_is_cancelled(error))
-                        say(a, message);
-        } else if (!a->previewed)
+        if (!nvp_profiles_call_add_rule_finish(NVP_PROFILES(source), &rule, &diff, &changes, result, &error) &&
+                        app_error_is_cancelled(error)) {
+                g_object_unref(a->window);
+                return;
+        }
+        set_busy(a, false);
+        if (error)
+                say_refusal(a, error);
+        else if (!a->previewed)
                 preview_ready(a, diff, changes);
         else {
                 app_toast(a->app, _("The rule is written; nvprofiled has reloaded."));
@@ -156,6 +196,7 @@ static void system_add_rule(AddRule *a, guint64 flags, GDBusCallFlags call_flags
         g_variant_builder_init(&settings, G_VARIANT_TYPE("a(ss)"));
         g_variant_builder_add(&settings, "(ss)", a->setting_key, a->setting_value);
         g_object_ref(a->window);
+        set_busy(a, true);
         nvp_profiles_call_add_rule(a->app->profiles, file, -1, a->pattern, "", g_variant_builder_end(&settings), flags,
                         call_flags, -1, a->app->cancellable, on_system_edit, a);
 }
@@ -248,6 +289,7 @@ static void on_preview(GtkButton *button, gpointer data)
         }
         say(a, message ? message : _("Asking nvprofiled which processes it changes…"));
         g_object_ref(a->window);
+        set_busy(a, true);
         nvp_profiles_call_preview_edit(a->app->profiles, g_get_home_dir(), a->path, a->new_text, G_DBUS_CALL_FLAGS_NONE,
                         -1, a->app->cancellable, on_preview_edit, a);
 }

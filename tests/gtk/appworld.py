@@ -75,6 +75,7 @@ BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Config
   </policy>
   <include>{policy}</include>
   <policy user="{uid}"><allow own="{name}"/></policy>
+{extra_policy}
 </busconfig>
 """
 
@@ -118,7 +119,8 @@ class World:
         except OSError:
             return ""
 
-    def teardown(self):
+    def stop(self):
+        """Kills what spawn() started, last first."""
         for name, p, log in reversed(self.procs):
             for sig in (signal.SIGTERM, signal.SIGKILL):
                 try:
@@ -131,6 +133,10 @@ class World:
                 except subprocess.TimeoutExpired:
                     continue
             log.close()
+        self.procs = []
+
+    def teardown(self):
+        self.stop()
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
@@ -161,28 +167,36 @@ class AppWorld(World):
             self.env["DBUS_SESSION_BUS_ADDRESS"] = f.readline().strip()
         os.environ.update({k: self.env[k] for k in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")})
 
-    def start_daemon(self, rescan="100ms", log_level="debug"):
-        """rescan: RescanIntervalSec= (short for the test, the default for the benchmark)."""
+    def start_daemon(self, rescan="100ms", log_level="debug", root="/", uid=None, bus_policy=""):
+        """rescan: RescanIntervalSec= (short for the test, the default for the benchmark). root: the daemon's
+        --root, which must hold the scratch directory (the processes' $HOME is given below it). uid: the
+        fixture processes' and the scratch $HOME's owner (default: ours). bus_policy: more <policy> elements
+        for the private bus."""
         d = self.dir
+        uid = os.getuid() if uid is None else uid
         self.proc, self.sys, self.home = (os.path.join(d, n) for n in ("proc", "sys", "home"))
         for p in (self.proc, self.sys, self.home, os.path.join(d, "dev")):
             os.makedirs(p)
         with open(os.path.join(d, "script"), "w") as f:
-            f.write(SCRIPT.format(uid=os.getuid()))
+            f.write(SCRIPT.format(uid=uid))
         self.fixture_step(0)
         self.fixture_step(1)
-        # The processes' $HOME, which picks the user's rc files.
+        # The processes' $HOME, which picks the user's rc files: the daemon finds it below its root.
+        home = os.path.join("/", os.path.relpath(self.home, root))
         for pid in (4100, 4200):
             with open(os.path.join(self.proc, str(pid), "environ"), "wb") as f:
-                f.write(b"PATH=/usr/bin\0HOME=" + self.home.encode() + b"\0")
+                f.write(b"PATH=/usr/bin\0HOME=" + home.encode() + b"\0")
         os.makedirs(os.path.join(self.home, ".nv"))
         self.rc = os.path.join(self.home, ".nv", "nvidia-application-profiles-rc")
         with open(self.rc, "w") as f:
             f.write(RC)
+        for p in (self.home, os.path.dirname(self.rc), self.rc):
+            os.chown(p, uid, -1)
 
         self.socket = os.path.join(d, "system-bus")
         with open(os.path.join(d, "bus.conf"), "w") as f:
-            f.write(BUS_CONFIG.format(socket=self.socket, policy=POLICY, uid=os.getuid(), name=BUS_NAME))
+            f.write(BUS_CONFIG.format(socket=self.socket, policy=POLICY, uid=os.getuid(), name=BUS_NAME,
+                                      extra_policy=bus_policy))
         self.spawn("system-bus", ["dbus-daemon", "--nofork", "--nopidfile", f"--config-file={d}/bus.conf"])
         wait_for("the private bus", lambda: os.path.exists(self.socket))
         self.address = "unix:path=" + self.socket
@@ -190,8 +204,9 @@ class AppWorld(World):
             f.write(f"[ProcessWatch]\nDeviceDirectory={d}/dev\n[Profiles]\nReloadCoalesceSec=100ms\n"
                     f"[Usage]\nDrmMajor=1\nAccelMajor=4095\nMinIntervalSec=10ms\nRescanIntervalSec={rescan}\nNVML=no\n")
         env = dict(os.environ, NVPROFILED_REPORT_WORKER=os.environ.get("NVPROFILED_REPORT_WORKER", ""))
-        self.daemon = self.spawn("daemon", [DAEMON, f"--bus={self.address}", "--root=/", f"--proc={self.proc}",
-                                f"--sys={self.sys}", f"--config={d}/nvprofiled.conf", f"--log-level={log_level}"], env=env)
+        self.daemon = self.spawn("daemon", [DAEMON, f"--bus={self.address}", f"--root={root}",
+                                            f"--proc={self.proc}", f"--sys={self.sys}", f"--config={d}/nvprofiled.conf",
+                                            f"--log-level={log_level}"], env=env)
         wait_for("nvprofiled on the bus", lambda: self.watchers() is not None)
 
     def fixture_step(self, step):
