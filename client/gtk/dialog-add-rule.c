@@ -25,6 +25,7 @@ typedef struct AddRule {
         GtkTextBuffer *diff;
         GtkLabel *changes;
         GtkWidget *preview_button, *apply_button;
+        GtkWidget *content; /* insensitive while the user's file is written */
         /* The previewed edit of the user's file: written by Apply only if it is still what was read. */
         char *dir, *name, *path;
         char *old_text, *new_text;
@@ -33,6 +34,7 @@ typedef struct AddRule {
         char *pattern, *setting_key, *setting_value;
         char *names[2]; /* the process's procname and commname, by feature */
         bool system, previewed;
+        bool writing; /* the user's file is being written in a thread: the window stays open */
 } AddRule;
 
 static const char *const features[] = { "procname", "commname", NULL };
@@ -252,26 +254,61 @@ static void on_preview(GtkButton *button, gpointer data)
                         -1, a->app->cancellable, on_preview_edit, a);
 }
 
-static void on_apply(GtkButton *button, gpointer data)
+/* The user's file is written in a thread (user_rc_file_replace() reads, writes and fsyncs it, which can
+ * take long on a slow or network home), from copies of the previewed texts; the result comes back on the
+ * main loop. A write under way when the app quits is not interrupted (it is atomic: all or nothing), but
+ * its result is no longer shown. */
+typedef struct UserWrite {
+        char *dir, *name;
+        char *old_text, *new_text;
+        size_t old_size, new_size;
+} UserWrite;
+
+static void user_write_free(gpointer data)
+{
+        UserWrite *w = data;
+
+        g_free(w->dir);
+        g_free(w->name);
+        g_free(w->old_text);
+        g_free(w->new_text);
+        g_free(w);
+}
+
+/* Returns user_rc_file_replace()'s result: 0, or a negative errno. */
+static void user_write_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+        UserWrite *w = data;
+
+        if (g_task_return_error_if_cancelled(task))
+                return;
+        g_task_return_int(task,
+                        user_rc_file_replace(w->dir, w->name, w->old_text, w->old_size, w->new_text, w->new_size));
+}
+
+static void set_writing(AddRule *a, bool writing)
+{
+        a->writing = writing;
+        gtk_widget_set_sensitive(a->content, !writing);
+}
+
+static void on_user_written(GObject *source, GAsyncResult *result, gpointer data)
 {
         AddRule *a = data;
-        int r;
+        g_autoptr(GError) error = NULL;
+        gssize r = g_task_propagate_int(G_TASK(result), &error);
 
-        if (!a->previewed)
+        /* Cancelled: the app is quitting; the window may be going away with it. */
+        if (error)
                 return;
-        if (a->system) {
-                say(a, _("Writing (an administrator's password may be asked)…"));
-                system_add_rule(a, 0, G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION);
-                return;
-        }
-        r = user_rc_file_replace(a->dir, a->name, a->old_text, a->old_size, a->new_text, a->new_size);
+        set_writing(a, false);
         if (r == -ESTALE) {
                 forget_preview(a);
                 say(a, _("The file changed since the preview: nothing was written. Preview again."));
                 return;
         }
         if (r < 0) {
-                g_autofree char *text = g_strdup_printf(_("Cannot write %s: %s"), a->path, g_strerror(-r));
+                g_autofree char *text = g_strdup_printf(_("Cannot write %s: %s"), a->path, g_strerror((int) -r));
 
                 say(a, text);
                 return;
@@ -282,6 +319,42 @@ static void on_apply(GtkButton *button, gpointer data)
                 app_toast(a->app, text);
         }
         gtk_window_close(a->window);
+}
+
+static void on_apply(GtkButton *button, gpointer data)
+{
+        AddRule *a = data;
+        g_autoptr(GTask) task = NULL;
+        UserWrite *w;
+
+        if (!a->previewed || a->writing)
+                return;
+        if (a->system) {
+                say(a, _("Writing (an administrator's password may be asked)…"));
+                system_add_rule(a, 0, G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION);
+                return;
+        }
+        w = g_new0(UserWrite, 1);
+        w->dir = g_strdup(a->dir);
+        w->name = g_strdup(a->name);
+        w->old_text = a->old_text ? g_memdup2(a->old_text, a->old_size + 1) : NULL;
+        w->old_size = a->old_size;
+        w->new_text = g_memdup2(a->new_text, a->new_size + 1);
+        w->new_size = a->new_size;
+        /* The task holds the window (its source object), and with it this dialog's state. */
+        task = g_task_new(a->window, a->app->cancellable, on_user_written, a);
+        g_task_set_task_data(task, w, user_write_free);
+        set_writing(a, true);
+        say(a, _("Writing your file…"));
+        g_task_run_in_thread(task, user_write_thread);
+}
+
+static gboolean on_close_request(GtkWindow *window, gpointer data)
+{
+        AddRule *a = data;
+
+        /* Its result is shown in this window: it stays until the write is done. */
+        return a->writing;
 }
 
 static void on_changed(GObject *object, GParamSpec *pspec, gpointer data)
@@ -420,9 +493,11 @@ void add_rule_dialog_show(App *app, const char *procname, const char *commname)
         gtk_widget_set_vexpand(page, TRUE);
         gtk_box_append(GTK_BOX(box), page);
         adw_window_set_content(ADW_WINDOW(window), box);
+        a->content = box;
 
         g_signal_connect(a->preview_button, "clicked", G_CALLBACK(on_preview), a);
         g_signal_connect(a->apply_button, "clicked", G_CALLBACK(on_apply), a);
+        g_signal_connect(window, "close-request", G_CALLBACK(on_close_request), a);
         g_signal_connect(a->key, "notify::selected", G_CALLBACK(on_key_selected), a);
         g_signal_connect(a->feature, "notify::selected", G_CALLBACK(on_feature), a);
         g_signal_connect(a->where, "notify::selected", G_CALLBACK(on_changed), a);
