@@ -196,8 +196,6 @@ static GroupEntry *group_for(AppsView *v, const char *key)
                 g->expander = adw_expander_row_new();
                 adw_preferences_row_set_use_markup(ADW_PREFERENCES_ROW(g->expander), FALSE);
                 adw_preferences_row_set_title(ADW_PREFERENCES_ROW(g->expander), *key ? key : _("Unknown unit"));
-                /* Processes shown at first: a few applications use a GPU at a time. */
-                adw_expander_row_set_expanded(ADW_EXPANDER_ROW(g->expander), TRUE);
                 adw_preferences_group_add(ADW_PREFERENCES_GROUP(v->group), g->expander);
                 g_hash_table_insert(v->groups, g_strdup(key), g);
         }

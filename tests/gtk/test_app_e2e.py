@@ -7,7 +7,9 @@ nvprofiled-gtk under Xvfb with its own session bus and AT-SPI bus; the app drive
 profile and its provenance (file:line:column, as the daemon explains it); "Add a rule" writes the user's
 rc.d file, the daemon reloads and the process's row shows the new setting; hiding the window releases the
 watch (the daemon's Watchers drops to 0 while the app runs on) and showing it takes one again; a corpus
-report opens and lists its kernels. Screenshots of each view go to $NVPROFILED_SCREENSHOT_DIR.
+report opened through the file chooser (its path typed as a keyboard user types it) and by command-line
+argument lists its kernels. Applications start collapsed and are expanded with the keyboard (Tab to the
+row, Return), as a keyboard user does. Screenshots of each view go to $NVPROFILED_SCREENSHOT_DIR.
 
 Every process it starts (Xvfb, both buses and what they activate, the daemon, the app) is killed in a
 finally clause; its scratch directory is removed there too."""
@@ -104,6 +106,43 @@ class AppTest(unittest.TestCase):
                 return
         action.doAction(0)
 
+    def key(self, keysym):
+        """A real key press and release through XTest (the AT-SPI registry's), to the focused window."""
+        self.pyatspi.Registry.generateKeyboardEvent(keysym, None, self.pyatspi.KEY_SYM)
+
+    def type_text(self, text):
+        self.pyatspi.Registry.generateKeyboardEvent(0, text, self.pyatspi.KEY_STRING)
+
+    @staticmethod
+    def height(node):
+        return node.queryComponent().getExtents(0).height  # 0: ATSPI_COORD_TYPE_SCREEN; only the size is used
+
+    def focused(self, root):
+        return self.pyatspi.findDescendant(
+            root, lambda a: a is not None and a.getState().contains(self.pyatspi.STATE_FOCUSED))
+
+    def expand_by_keyboard(self, main, title, child):
+        """Expands the application row titled title as a keyboard user does: Tab until the row has the
+        focus, then Return; child (a process row's title) is laid out (not 0 high) only then. GTK 4.8 does
+        not implement AT-SPI's Component.grabFocus (it answers an error), and libadwaita 1.2's expander
+        row has no expand action, so the keyboard it is."""
+        row = wait_for(f"the row {title}", lambda: self.find(main, "list item", name=title))
+        proc = wait_for(f"the row {child}", lambda: self.find(main, "list item", name=child))
+        self.assertEqual(self.height(proc), 0, f"{child} is shown before {title} is expanded")
+        for _ in range(40):  # a bound, not a timing: the rows come after the tabs and the menu button
+            f = self.focused(main)
+            if f is not None and f.getRoleName() == "list item" and f.name == title:
+                break
+            self.key(0xff09)  # Tab
+            wait_for("the focus to move", lambda: self.focused(main) is not None and
+                     (self.focused(main).getRoleName(), self.focused(main).name) !=
+                     ((f.getRoleName(), f.name) if f is not None else None))
+        else:
+            raise AssertionError(f"Tab never reached {title}")
+        self.assertEqual(row.name, title)
+        self.key(0xff0d)  # Return
+        wait_for(f"{child} shown once {title} is expanded", lambda: self.height(proc) > 0)
+
     def show_page(self, main, title):
         tab = wait_for(f"page tab {title}", lambda: self.find(main, "page tab", name=title))
         self.click(tab)
@@ -158,6 +197,7 @@ class AppTest(unittest.TestCase):
         self.assertIn("1 process: gfx 40.0 %, vram 256.0 MiB", game)
         ollama = self.row_texts(main, "ollama.service")
         self.assertIn("1 process: gfx 25.0 %, vram 512.0 MiB", ollama)
+        self.expand_by_keyboard(main, "org.example.Game", "glxgears (4100)")
         row = wait_for("glxgears's profile and settings", lambda: [
             t for t in self.row_texts(main, "glxgears (4100)") or [] if "GLThreadedOptimizations = true" in t])
         self.assertIn("gfx 40.0 %, vram 256.0 MiB\nProfile: Threaded; GLThreadedOptimizations = true", row)
@@ -204,17 +244,28 @@ class AppTest(unittest.TestCase):
         self.w.app_action("hide")
         wait_for("Watchers 0 once the window is hidden", lambda: self.w.watchers() == 0)
         self.assertIsNone(self.w.app.poll(), "the app exited")
-        self.w.app_action("open-report")  # shows the window again (and asks for a file: cancelled below)
+        self.w.app_action("open-report")  # shows the window again and asks for a report
         wait_for("Watchers 1 once it is shown again", lambda: self.w.watchers() == 1)
-        chooser = wait_for("the file chooser", lambda: self.window("Open an Nsight Compute Report"))
-        self.close_window(chooser)
         main = wait_for("the app's window, shown again", lambda: self.window("nvprofiled"))
 
-        # A report from the corpus, read in place: its kernels are listed.
-        subprocess.run([APP, self.report], env=self.w.app_env, check=True, timeout=WAIT, capture_output=True)
+        # A report from the corpus, read in place, chosen in the file chooser as a keyboard user does: "/"
+        # opens the location entry, the path is typed, then Open; the app passes its descriptor to
+        # LoadReport and lists its kernels.
+        chooser = wait_for("the file chooser", lambda: self.window("Open an Nsight Compute Report"))
+        wait_for("the chooser's focus", lambda: self.focused(chooser))
+        self.type_text(self.report)
+        location = wait_for("the typed path in the location entry", lambda: self.pyatspi.findDescendant(
+            chooser, lambda a: a is not None and a.getRoleName() == "text" and self.text_of(a) == self.report))
+        self.assertTrue(location.getState().contains(self.pyatspi.STATE_FOCUSED))
+        self.click(self.button(chooser, "Open"))
+        wait_for("the file chooser to close", lambda: self.window("Open an Nsight Compute Report") is None)
         kernel = wait_for("the report's kernel", lambda: [
             t for t in self.row_texts(main, "0  addConstDouble3") or [] if "89.86 us" in t])
         self.assertIn("grid (4096,1,1) block (256,1,1), 89.86 us\nUncoalesced Global Accesses (est. 64.7%)", kernel[0])
+        # The same report by command-line argument (to the running app): a second one is listed.
+        subprocess.run([APP, self.report], env=self.w.app_env, check=True, timeout=WAIT, capture_output=True)
+        wait_for("the report opened by argument", lambda: len(self.pyatspi.findAllDescendants(
+            main, lambda a: a is not None and a.getRoleName() == "list item" and a.name == "0  addConstDouble3")) == 2)
         self.w.screenshot("reports")
         # One kernel's rule results, by section.
         self.click(self.button(main, "Details of kernel 0 addConstDouble3"))
