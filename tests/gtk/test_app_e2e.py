@@ -9,7 +9,9 @@ rc.d file, the daemon reloads and the process's row shows the new setting; hidin
 watch (the daemon's Watchers drops to 0 while the app runs on) and showing it takes one again; a corpus
 report opened through the file chooser (its path typed as a keyboard user types it) and by command-line
 argument lists its kernels. Applications start collapsed and are expanded with the keyboard (Tab to the
-row, Return), as a keyboard user does. Screenshots of each view go to $NVPROFILED_SCREENSHOT_DIR.
+row, Return), as a keyboard user does. With LANGUAGE=de the app speaks German from the build tree's
+catalogue (NVPROFILED_GTK_LOCALEDIR): page tabs, a dialog's labels, a plural, and numbers with their
+units still formatted. Screenshots of each view go to $NVPROFILED_SCREENSHOT_DIR.
 
 Every process it starts (Xvfb, both buses and what they activate, the daemon, the app) is killed in a
 finally clause; its scratch directory is removed there too."""
@@ -282,6 +284,41 @@ class AppTest(unittest.TestCase):
         self.w.app_action("quit")
         self.assertEqual(self.w.app.wait(timeout=WAIT), 0)
         wait_for("Watchers 0 after quitting", lambda: self.w.watchers() == 0)
+
+        # In the same world (pyatspi keeps its first AT-SPI bus for the life of the process): in German.
+        self.run_german()
+
+    def run_german(self):
+        """LANGUAGE=de under LANG=LC_ALL=C.UTF-8 (glibc ignores LANGUAGE only for the locale "C" itself):
+        the app finds the build tree's catalogue through NVPROFILED_GTK_LOCALEDIR. Fails, not skips,
+        without it: English text fails every assertion below."""
+        locale_dir = os.environ.get("NVPROFILED_GTK_LOCALEDIR", "")
+        self.assertTrue(os.path.exists(os.path.join(locale_dir, "de", "LC_MESSAGES", "nvprofiled-gtk.mo")),
+                        f"no German catalogue under NVPROFILED_GTK_LOCALEDIR={locale_dir!r}")
+        self.w.start_app(env={"LANGUAGE": "de"})
+        main = wait_for("the app's window", lambda: self.window("nvprofiled"))
+        tabs = wait_for("four page tabs", lambda: [t.name for t in self.pyatspi.findAllDescendants(
+            main, lambda a: a is not None and a.getRoleName() == "page tab")] if self.find(main, "page tab") else None)
+        self.assertEqual(tabs, ["GPUs", "Anwendungen", "Profile", "Berichte"])
+        # Numbers and units as in English (LC_NUMERIC is C.UTF-8's): a percentage, IEC sizes.
+        wait_for("the device's memory", lambda: "768.0 MiB resident" in (self.row_texts(main, "Speicher: vram") or []))
+        self.show_page(main, "Anwendungen")
+        game = wait_for("the application's figures, with the German plural", lambda: [
+            t for t in self.row_texts(main, "org.example.Game") or [] if t.startswith("1 Prozess: ")])
+        self.assertRegex(game[0], r"^1 Prozess: gfx [0-9]+\.[0-9] %, vram 256\.0 MiB$")
+        self.expand_by_keyboard(main, "org.example.Game", "glxgears (4100)")
+        self.click(self.button(main, "Regel für glxgears (4100) hinzufügen"))
+        dialog = wait_for("the dialog Regel hinzufügen", lambda: self.window("Regel hinzufügen"))
+        wait_for("the dialog's entries", lambda: self.find(dialog, "text", name="Wert"))
+        labels = self.texts(dialog)
+        for text in ("Regel", "Vergleichen nach", "Anwendung", "Einstellung", "Schreiben in", "Vorschau",
+                     "Sehen Sie sich die Vorschau der Regel an, bevor Sie sie anwenden."):
+            self.assertIn(text, labels)
+        self.assertIsNotNone(self.button(dialog, "Vorschau"))
+        self.w.screenshot("add-rule-de")
+        self.close_window(dialog)
+        self.w.app_action("quit")
+        self.assertEqual(self.w.app.wait(timeout=WAIT), 0)
 
     def close_window(self, window):
         name = window.name
