@@ -460,8 +460,8 @@ void add_rule_dialog_show(App *app, const char *procname, const char *commname)
         adw_preferences_group_add(ADW_PREFERENCES_GROUP(group), GTK_WIDGET(a->where));
         adw_preferences_page_add(ADW_PREFERENCES_PAGE(page), ADW_PREFERENCES_GROUP(group));
 
-        a->preview_button = gtk_button_new_with_mnemonic(_("_Preview"));
-        a->apply_button = gtk_button_new_with_mnemonic(_("_Apply"));
+        a->preview_button = app_button_new(_("_Preview"), NULL);
+        a->apply_button = app_button_new(_("_Apply"), NULL);
         gtk_widget_add_css_class(a->apply_button, "suggested-action");
         gtk_widget_set_sensitive(a->apply_button, FALSE);
         gtk_box_append(GTK_BOX(buttons), a->preview_button);

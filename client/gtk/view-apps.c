@@ -177,10 +177,9 @@ static void on_add_rule(GtkButton *button, gpointer data)
 
 static GtkWidget *row_button(App *app, ProcEntry *p, const char *label, const char *accessible, GCallback cb)
 {
-        GtkWidget *button = gtk_button_new_with_mnemonic(label);
+        GtkWidget *button = app_button_new(label, accessible);
 
         gtk_widget_set_valign(button, GTK_ALIGN_CENTER);
-        gtk_accessible_update_property(GTK_ACCESSIBLE(button), GTK_ACCESSIBLE_PROPERTY_LABEL, accessible, -1);
         g_object_set_data(G_OBJECT(button), "app", app);
         g_signal_connect(button, "clicked", cb, p);
         return button;

@@ -90,12 +90,19 @@ class AppTest(unittest.TestCase):
         row = self.find(root, "list item", name=title)
         return self.texts(row) if row is not None else None
 
-    def button(self, root, name):
-        """The push button whose accessible name starts with name (GTK 4.8 appends the button's own label
-        to the accessible label it was given, and names a mnemonic button "_Apply Apply")."""
+    def button(self, root, name, gtk_own=False):
+        """The push button named exactly name: each of the app's buttons has one accessible name
+        (app_button_new()). gtk_own: a button GTK made itself (the file chooser's), which GTK 4.8 names
+        by its label with the mnemonic's underscore, then its text: "_Open Open"."""
+        def named(a):
+            n = a.name or ""
+            if not gtk_own:
+                return n == name
+            raw, _, text = n.rpartition(" ")
+            return text == name and raw.replace("_", "") == name
         try:
             return wait_for(f"the button {name}", lambda: self.pyatspi.findDescendant(
-                root, lambda a: a is not None and a.getRoleName() == "push button" and (a.name or "").replace("_", "").startswith(name)))
+                root, lambda a: a is not None and a.getRoleName() == "push button" and named(a)))
         except AssertionError:
             buttons = self.pyatspi.findAllDescendants(root, lambda a: a is not None and "button" in a.getRoleName())
             raise AssertionError(f"no button {name}: {[(b.getRoleName(), b.name) for b in buttons]}")
@@ -259,7 +266,7 @@ class AppTest(unittest.TestCase):
         location = wait_for("the typed path in the location entry", lambda: self.pyatspi.findDescendant(
             chooser, lambda a: a is not None and a.getRoleName() == "text" and self.text_of(a) == self.report))
         self.assertTrue(location.getState().contains(self.pyatspi.STATE_FOCUSED))
-        self.click(self.button(chooser, "Open"))
+        self.click(self.button(chooser, "Open", gtk_own=True))
         wait_for("the file chooser to close", lambda: self.window("Open an Nsight Compute Report") is None)
         kernel = wait_for("the report's kernel", lambda: [
             t for t in self.row_texts(main, "0  addConstDouble3") or [] if "89.86 us" in t])
@@ -279,6 +286,7 @@ class AppTest(unittest.TestCase):
         self.close_window(details)
         self.show_page(main, "Profiles")
         wait_for("the rules with their files", lambda: self.find(main, "label", contains=f"{self.w.rc}:3:"))
+        self.assertIsNotNone(self.button(main, "Add Rule…"))  # named by its label's text alone
         self.w.screenshot("profiles")
 
         self.w.app_action("quit")
