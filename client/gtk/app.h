@@ -64,6 +64,8 @@ bool app_error_is_cancelled(const GError *error);
 /* An AdwActionRow of plain text (no markup: names come from other programs), subtitle on as many lines as
  * it has, added to group (an AdwPreferencesGroup). */
 GtkWidget *app_add_text_row(GtkWidget *group, const char *title, const char *subtitle);
+/* A button with a mnemonic label and one accessible name: accessible, or (NULL) the label's text. */
+GtkWidget *app_button_new(const char *mnemonic, const char *accessible);
 char *format_percent(double percent);
 char *format_bytes(guint64 bytes);
 /* "gfx 12.0 %, vram 3.0 MiB" from engines a(sssd) and memory a(ssst) */

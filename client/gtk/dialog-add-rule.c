@@ -25,6 +25,7 @@ typedef struct AddRule {
         GtkTextBuffer *diff;
         GtkLabel *changes;
         GtkWidget *preview_button, *apply_button;
+        GtkWidget *content; /* insensitive while the user's file is written */
         /* The previewed edit of the user's file: written by Apply only if it is still what was read. */
         char *dir, *name, *path;
         char *old_text, *new_text;
@@ -34,6 +35,10 @@ typedef struct AddRule {
         char *names[2]; /* the process's procname and commname, by feature */
         bool system, previewed;
         bool busy; /* a call to the daemon is under way: nothing else is asked until it answers */
+        bool writing; /* the user's file is being written in a thread: the window stays open */
+        /* Bumped by every change of the inputs: a preview answered for older inputs previews nothing. */
+        unsigned inputs, previewing;
+        bool applying; /* the call under way is the system edit itself, not its dry run */
 } AddRule;
 
 static const char *const features[] = { "procname", "commname", NULL };
@@ -63,6 +68,7 @@ static void update_buttons(AddRule *a)
 
 static void forget_preview(AddRule *a)
 {
+        a->inputs++;
         a->previewed = false;
         update_buttons(a);
 }
@@ -110,6 +116,10 @@ static void show_changes(AddRule *a, GVariant *changes)
 
 static void preview_ready(AddRule *a, const char *diff, GVariant *changes)
 {
+        if (a->previewing != a->inputs) {
+                say(a, _("The rule changed while nvprofiled was asked: preview it again."));
+                return;
+        }
         gtk_text_buffer_set_text(a->diff, diff, -1);
         show_changes(a, changes);
         a->previewed = true;
@@ -154,7 +164,7 @@ static void say_refusal(AddRule *a, const GError *error)
         g_autofree char *message = app_error_message(error);
         g_autofree char *text = NULL;
 
-        if (a->previewed && error_is_refusal(error))
+        if (a->applying && error_is_refusal(error))
                 text = g_strdup_printf(
                                 _("You are not allowed to write the system's file: %s Nothing was written."), message);
         say(a, text ? text : message);
@@ -175,7 +185,7 @@ static void on_system_edit(GObject *source, GAsyncResult *result, gpointer data)
         set_busy(a, false);
         if (error)
                 say_refusal(a, error);
-        else if (!a->previewed)
+        else if (!a->applying)
                 preview_ready(a, diff, changes);
         else {
                 app_toast(a->app, _("The rule is written; nvprofiled has reloaded."));
@@ -197,6 +207,8 @@ static void system_add_rule(AddRule *a, guint64 flags, GDBusCallFlags call_flags
         g_variant_builder_add(&settings, "(ss)", a->setting_key, a->setting_value);
         g_object_ref(a->window);
         set_busy(a, true);
+        a->previewing = a->inputs;
+        a->applying = !(flags & EDIT_FLAG_DRY_RUN);
         nvp_profiles_call_add_rule(a->app->profiles, file, -1, a->pattern, "", g_variant_builder_end(&settings), flags,
                         call_flags, -1, a->app->cancellable, on_system_edit, a);
 }
@@ -290,30 +302,66 @@ static void on_preview(GtkButton *button, gpointer data)
         say(a, message ? message : _("Asking nvprofiled which processes it changes…"));
         g_object_ref(a->window);
         set_busy(a, true);
+        a->previewing = a->inputs;
         nvp_profiles_call_preview_edit(a->app->profiles, g_get_home_dir(), a->path, a->new_text, G_DBUS_CALL_FLAGS_NONE,
                         -1, a->app->cancellable, on_preview_edit, a);
 }
 
-static void on_apply(GtkButton *button, gpointer data)
+/* The user's file is written in a thread (user_rc_file_replace() reads, writes and fsyncs it, which can
+ * take long on a slow or network home), from copies of the previewed texts; the result comes back on the
+ * main loop. A write under way when the app quits is not interrupted (it is atomic: all or nothing), but
+ * its result is no longer shown. */
+typedef struct UserWrite {
+        char *dir, *name;
+        char *old_text, *new_text;
+        size_t old_size, new_size;
+} UserWrite;
+
+static void user_write_free(gpointer data)
+{
+        UserWrite *w = data;
+
+        g_free(w->dir);
+        g_free(w->name);
+        g_free(w->old_text);
+        g_free(w->new_text);
+        g_free(w);
+}
+
+/* Returns user_rc_file_replace()'s result: 0, or a negative errno. */
+static void user_write_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+        UserWrite *w = data;
+
+        if (g_task_return_error_if_cancelled(task))
+                return;
+        g_task_return_int(task,
+                        user_rc_file_replace(w->dir, w->name, w->old_text, w->old_size, w->new_text, w->new_size));
+}
+
+static void set_writing(AddRule *a, bool writing)
+{
+        a->writing = writing;
+        gtk_widget_set_sensitive(a->content, !writing);
+}
+
+static void on_user_written(GObject *source, GAsyncResult *result, gpointer data)
 {
         AddRule *a = data;
-        int r;
+        g_autoptr(GError) error = NULL;
+        gssize r = g_task_propagate_int(G_TASK(result), &error);
 
-        if (!a->previewed)
+        /* Cancelled: the app is quitting; the window may be going away with it. */
+        if (error)
                 return;
-        if (a->system) {
-                say(a, _("Writing (an administrator's password may be asked)…"));
-                system_add_rule(a, 0, G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION);
-                return;
-        }
-        r = user_rc_file_replace(a->dir, a->name, a->old_text, a->old_size, a->new_text, a->new_size);
+        set_writing(a, false);
         if (r == -ESTALE) {
                 forget_preview(a);
                 say(a, _("The file changed since the preview: nothing was written. Preview again."));
                 return;
         }
         if (r < 0) {
-                g_autofree char *text = g_strdup_printf(_("Cannot write %s: %s"), a->path, g_strerror(-r));
+                g_autofree char *text = g_strdup_printf(_("Cannot write %s: %s"), a->path, g_strerror((int) -r));
 
                 say(a, text);
                 return;
@@ -324,6 +372,42 @@ static void on_apply(GtkButton *button, gpointer data)
                 app_toast(a->app, text);
         }
         gtk_window_close(a->window);
+}
+
+static void on_apply(GtkButton *button, gpointer data)
+{
+        AddRule *a = data;
+        g_autoptr(GTask) task = NULL;
+        UserWrite *w;
+
+        if (!a->previewed || a->busy || a->writing)
+                return;
+        if (a->system) {
+                say(a, _("Writing (an administrator's password may be asked)…"));
+                system_add_rule(a, 0, G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION);
+                return;
+        }
+        w = g_new0(UserWrite, 1);
+        w->dir = g_strdup(a->dir);
+        w->name = g_strdup(a->name);
+        w->old_text = a->old_text ? g_memdup2(a->old_text, a->old_size + 1) : NULL;
+        w->old_size = a->old_size;
+        w->new_text = g_memdup2(a->new_text, a->new_size + 1);
+        w->new_size = a->new_size;
+        /* The task holds the window (its source object), and with it this dialog's state. */
+        task = g_task_new(a->window, a->app->cancellable, on_user_written, a);
+        g_task_set_task_data(task, w, user_write_free);
+        set_writing(a, true);
+        say(a, _("Writing your file…"));
+        g_task_run_in_thread(task, user_write_thread);
+}
+
+static gboolean on_close_request(GtkWindow *window, gpointer data)
+{
+        AddRule *a = data;
+
+        /* Its result is shown in this window: it stays until the write is done. */
+        return a->writing;
 }
 
 static void on_changed(GObject *object, GParamSpec *pspec, gpointer data)
@@ -429,8 +513,8 @@ void add_rule_dialog_show(App *app, const char *procname, const char *commname)
         adw_preferences_group_add(ADW_PREFERENCES_GROUP(group), GTK_WIDGET(a->where));
         adw_preferences_page_add(ADW_PREFERENCES_PAGE(page), ADW_PREFERENCES_GROUP(group));
 
-        a->preview_button = gtk_button_new_with_mnemonic(_("_Preview"));
-        a->apply_button = gtk_button_new_with_mnemonic(_("_Apply"));
+        a->preview_button = app_button_new(_("_Preview"), NULL);
+        a->apply_button = app_button_new(_("_Apply"), NULL);
         gtk_widget_add_css_class(a->apply_button, "suggested-action");
         gtk_widget_set_sensitive(a->apply_button, FALSE);
         gtk_box_append(GTK_BOX(buttons), a->preview_button);
@@ -462,9 +546,11 @@ void add_rule_dialog_show(App *app, const char *procname, const char *commname)
         gtk_widget_set_vexpand(page, TRUE);
         gtk_box_append(GTK_BOX(box), page);
         adw_window_set_content(ADW_WINDOW(window), box);
+        a->content = box;
 
         g_signal_connect(a->preview_button, "clicked", G_CALLBACK(on_preview), a);
         g_signal_connect(a->apply_button, "clicked", G_CALLBACK(on_apply), a);
+        g_signal_connect(window, "close-request", G_CALLBACK(on_close_request), a);
         g_signal_connect(a->key, "notify::selected", G_CALLBACK(on_key_selected), a);
         g_signal_connect(a->feature, "notify::selected", G_CALLBACK(on_feature), a);
         g_signal_connect(a->where, "notify::selected", G_CALLBACK(on_changed), a);

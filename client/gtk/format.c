@@ -39,6 +39,22 @@ char *format_usage(GVariant *engines, GVariant *memory)
         return g_string_free(out, FALSE);
 }
 
+GtkWidget *app_button_new(const char *mnemonic, const char *accessible)
+{
+        GtkWidget *button = gtk_button_new_with_mnemonic(mnemonic);
+
+        /* GTK 4.8 names a button by its label property, which it sets to the text with the mnemonic's
+         * underscore, followed by the name of its mnemonic label (which labels it): "_Apply Apply", or
+         * "Explain glxgears (4100) Explain" with a label property of ours. One name instead: ours alone,
+         * else the label's text alone. */
+        if (accessible) {
+                gtk_accessible_update_property(GTK_ACCESSIBLE(button), GTK_ACCESSIBLE_PROPERTY_LABEL, accessible, -1);
+                gtk_accessible_reset_relation(GTK_ACCESSIBLE(button), GTK_ACCESSIBLE_RELATION_LABELLED_BY);
+        } else
+                gtk_accessible_reset_property(GTK_ACCESSIBLE(button), GTK_ACCESSIBLE_PROPERTY_LABEL);
+        return button;
+}
+
 GtkWidget *app_add_text_row(GtkWidget *group, const char *title, const char *subtitle)
 {
         GtkWidget *row = adw_action_row_new();

@@ -33,6 +33,15 @@ static void on_shutdown(GApplication *application, gpointer data)
         app_watch_update(app);
 }
 
+/* The catalogues: NVPROFILED_GTK_LOCALEDIR (absolute) names another tree than the installed one, a
+ * build tree's (meson devenv, the tests) or a relocated install's. */
+static const char *locale_dir(void)
+{
+        const char *dir = g_getenv("NVPROFILED_GTK_LOCALEDIR");
+
+        return dir && g_path_is_absolute(dir) ? dir : LOCALEDIR;
+}
+
 static int on_handle_local_options(GApplication *application, GVariantDict *options, gpointer data)
 {
         App *app = data;
@@ -55,7 +64,7 @@ int main(int argc, char *argv[])
         int status;
 
         setlocale(LC_ALL, "");
-        bindtextdomain(GETTEXT_PACKAGE, LOCALEDIR);
+        bindtextdomain(GETTEXT_PACKAGE, locale_dir());
         bind_textdomain_codeset(GETTEXT_PACKAGE, "UTF-8");
         textdomain(GETTEXT_PACKAGE);
 

@@ -177,10 +177,9 @@ static void on_add_rule(GtkButton *button, gpointer data)
 
 static GtkWidget *row_button(App *app, ProcEntry *p, const char *label, const char *accessible, GCallback cb)
 {
-        GtkWidget *button = gtk_button_new_with_mnemonic(label);
+        GtkWidget *button = app_button_new(label, accessible);
 
         gtk_widget_set_valign(button, GTK_ALIGN_CENTER);
-        gtk_accessible_update_property(GTK_ACCESSIBLE(button), GTK_ACCESSIBLE_PROPERTY_LABEL, accessible, -1);
         g_object_set_data(G_OBJECT(button), "app", app);
         g_signal_connect(button, "clicked", cb, p);
         return button;
@@ -196,8 +195,6 @@ static GroupEntry *group_for(AppsView *v, const char *key)
                 g->expander = adw_expander_row_new();
                 adw_preferences_row_set_use_markup(ADW_PREFERENCES_ROW(g->expander), FALSE);
                 adw_preferences_row_set_title(ADW_PREFERENCES_ROW(g->expander), *key ? key : _("Unknown unit"));
-                /* Processes shown at first: a few applications use a GPU at a time. */
-                adw_expander_row_set_expanded(ADW_EXPANDER_ROW(g->expander), TRUE);
                 adw_preferences_group_add(ADW_PREFERENCES_GROUP(v->group), g->expander);
                 g_hash_table_insert(v->groups, g_strdup(key), g);
         }

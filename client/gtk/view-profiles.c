@@ -21,7 +21,7 @@ static void on_add(GtkButton *button, gpointer data)
 ProfilesView *profiles_view_new(App *app)
 {
         ProfilesView *v = g_new0(ProfilesView, 1);
-        GtkWidget *add = gtk_button_new_with_mnemonic(_("_Add Rule…"));
+        GtkWidget *add = app_button_new(_("_Add Rule…"), NULL);
 
         v->app = app;
         v->rows = g_ptr_array_new();

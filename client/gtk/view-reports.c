@@ -43,7 +43,7 @@ static void on_open_clicked(GtkButton *button, gpointer data)
 ReportsView *reports_view_new(App *app)
 {
         ReportsView *v = g_new0(ReportsView, 1);
-        GtkWidget *open = gtk_button_new_with_mnemonic(_("_Open Report…"));
+        GtkWidget *open = app_button_new(_("_Open Report…"), NULL);
 
         v->app = app;
         v->pending = g_ptr_array_new_with_free_func(g_object_unref);
@@ -218,9 +218,8 @@ static void on_summary(GObject *source, GAsyncResult *result, gpointer data)
                 }
                 row = app_add_text_row(r->group, title, sub->str);
                 g_string_free(sub, TRUE);
-                details = gtk_button_new_with_mnemonic(_("_Details"));
+                details = app_button_new(_("_Details"), accessible);
                 gtk_widget_set_valign(details, GTK_ALIGN_CENTER);
-                gtk_accessible_update_property(GTK_ACCESSIBLE(details), GTK_ACCESSIBLE_PROPERTY_LABEL, accessible, -1);
                 g_object_set_data(G_OBJECT(details), "range", GUINT_TO_POINTER(range));
                 g_object_set_data(G_OBJECT(details), "action", GUINT_TO_POINTER(action));
                 g_object_set_data_full(G_OBJECT(details), "kernel", g_strdup(name), g_free);

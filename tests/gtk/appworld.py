@@ -157,6 +157,7 @@ class AppWorld(World):
         self.env = dict(os.environ, DISPLAY=":" + display, GDK_BACKEND="x11", GSK_RENDERER="cairo",
                         ADW_DISABLE_PORTAL="1", GTK_A11Y="atspi", LANG="C.UTF-8", LC_ALL="C.UTF-8")
         self.env.pop("WAYLAND_DISPLAY", None)
+        self.env.pop("LANGUAGE", None)  # English unless a case asks for another language (start_app's env)
         self.env.pop("DBUS_SYSTEM_BUS_ADDRESS", None)
         r, wfd = os.pipe()
         # The session bus (and the AT-SPI bus it activates) see DISPLAY.
@@ -221,8 +222,9 @@ class AppWorld(World):
     def watchers(self):
         return self.busctl("get-property", ROOT_PATH, "Usage", "Watchers")
 
-    def start_app(self):
-        self.app_env = dict(self.env, HOME=self.home)
+    def start_app(self, env=None):
+        """env: more variables for the app (LANGUAGE=de, for instance)."""
+        self.app_env = dict(self.env, HOME=self.home, **(env or {}))
         if "ASAN_OPTIONS" in self.app_env:
             # Whole stacks for LeakSanitizer: GLib, GTK and their modules have no frame pointers, and
             # tests/sanitizers/lsan.supp names the library functions whose leaks are theirs.

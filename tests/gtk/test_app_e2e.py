@@ -7,7 +7,11 @@ nvprofiled-gtk under Xvfb with its own session bus and AT-SPI bus; the app drive
 profile and its provenance (file:line:column, as the daemon explains it); "Add a rule" writes the user's
 rc.d file, the daemon reloads and the process's row shows the new setting; hiding the window releases the
 watch (the daemon's Watchers drops to 0 while the app runs on) and showing it takes one again; a corpus
-report opens and lists its kernels. Screenshots of each view go to $NVPROFILED_SCREENSHOT_DIR.
+report opened through the file chooser (its path typed as a keyboard user types it) and by command-line
+argument lists its kernels. Applications start collapsed and are expanded with the keyboard (Tab to the
+row, Return), as a keyboard user does. With LANGUAGE=de the app speaks German from the build tree's
+catalogue (NVPROFILED_GTK_LOCALEDIR): page tabs, a dialog's labels, a plural, and numbers with their
+units still formatted. Screenshots of each view go to $NVPROFILED_SCREENSHOT_DIR.
 
 Every process it starts (Xvfb, both buses and what they activate, the daemon, the app) is killed in a
 finally clause; its scratch directory is removed there too."""
@@ -86,12 +90,19 @@ class AppTest(unittest.TestCase):
         row = self.find(root, "list item", name=title)
         return self.texts(row) if row is not None else None
 
-    def button(self, root, name):
-        """The push button whose accessible name starts with name (GTK 4.8 appends the button's own label
-        to the accessible label it was given, and names a mnemonic button "_Apply Apply")."""
+    def button(self, root, name, gtk_own=False):
+        """The push button named exactly name: each of the app's buttons has one accessible name
+        (app_button_new()). gtk_own: a button GTK made itself (the file chooser's), which GTK 4.8 names
+        by its label with the mnemonic's underscore, then its text: "_Open Open"."""
+        def named(a):
+            n = a.name or ""
+            if not gtk_own:
+                return n == name
+            raw, _, text = n.rpartition(" ")
+            return text == name and raw.replace("_", "") == name
         try:
             return wait_for(f"the button {name}", lambda: self.pyatspi.findDescendant(
-                root, lambda a: a is not None and a.getRoleName() == "push button" and (a.name or "").replace("_", "").startswith(name)))
+                root, lambda a: a is not None and a.getRoleName() == "push button" and named(a)))
         except AssertionError:
             buttons = self.pyatspi.findAllDescendants(root, lambda a: a is not None and "button" in a.getRoleName())
             raise AssertionError(f"no button {name}: {[(b.getRoleName(), b.name) for b in buttons]}")
@@ -103,6 +114,43 @@ class AppTest(unittest.TestCase):
                 action.doAction(i)
                 return
         action.doAction(0)
+
+    def key(self, keysym):
+        """A real key press and release through XTest (the AT-SPI registry's), to the focused window."""
+        self.pyatspi.Registry.generateKeyboardEvent(keysym, None, self.pyatspi.KEY_SYM)
+
+    def type_text(self, text):
+        self.pyatspi.Registry.generateKeyboardEvent(0, text, self.pyatspi.KEY_STRING)
+
+    @staticmethod
+    def height(node):
+        return node.queryComponent().getExtents(0).height  # 0: ATSPI_COORD_TYPE_SCREEN; only the size is used
+
+    def focused(self, root):
+        return self.pyatspi.findDescendant(
+            root, lambda a: a is not None and a.getState().contains(self.pyatspi.STATE_FOCUSED))
+
+    def expand_by_keyboard(self, main, title, child):
+        """Expands the application row titled title as a keyboard user does: Tab until the row has the
+        focus, then Return; child (a process row's title) is laid out (not 0 high) only then. GTK 4.8 does
+        not implement AT-SPI's Component.grabFocus (it answers an error), and libadwaita 1.2's expander
+        row has no expand action, so the keyboard it is."""
+        row = wait_for(f"the row {title}", lambda: self.find(main, "list item", name=title))
+        proc = wait_for(f"the row {child}", lambda: self.find(main, "list item", name=child))
+        self.assertEqual(self.height(proc), 0, f"{child} is shown before {title} is expanded")
+        for _ in range(40):  # a bound, not a timing: the rows come after the tabs and the menu button
+            f = self.focused(main)
+            if f is not None and f.getRoleName() == "list item" and f.name == title:
+                break
+            self.key(0xff09)  # Tab
+            wait_for("the focus to move", lambda: self.focused(main) is not None and
+                     (self.focused(main).getRoleName(), self.focused(main).name) !=
+                     ((f.getRoleName(), f.name) if f is not None else None))
+        else:
+            raise AssertionError(f"Tab never reached {title}")
+        self.assertEqual(row.name, title)
+        self.key(0xff0d)  # Return
+        wait_for(f"{child} shown once {title} is expanded", lambda: self.height(proc) > 0)
 
     def show_page(self, main, title):
         tab = wait_for(f"page tab {title}", lambda: self.find(main, "page tab", name=title))
@@ -158,6 +206,7 @@ class AppTest(unittest.TestCase):
         self.assertIn("1 process: gfx 40.0 %, vram 256.0 MiB", game)
         ollama = self.row_texts(main, "ollama.service")
         self.assertIn("1 process: gfx 25.0 %, vram 512.0 MiB", ollama)
+        self.expand_by_keyboard(main, "org.example.Game", "glxgears (4100)")
         row = wait_for("glxgears's profile and settings", lambda: [
             t for t in self.row_texts(main, "glxgears (4100)") or [] if "GLThreadedOptimizations = true" in t])
         self.assertIn("gfx 40.0 %, vram 256.0 MiB\nProfile: Threaded; GLThreadedOptimizations = true", row)
@@ -204,17 +253,28 @@ class AppTest(unittest.TestCase):
         self.w.app_action("hide")
         wait_for("Watchers 0 once the window is hidden", lambda: self.w.watchers() == 0)
         self.assertIsNone(self.w.app.poll(), "the app exited")
-        self.w.app_action("open-report")  # shows the window again (and asks for a file: cancelled below)
+        self.w.app_action("open-report")  # shows the window again and asks for a report
         wait_for("Watchers 1 once it is shown again", lambda: self.w.watchers() == 1)
-        chooser = wait_for("the file chooser", lambda: self.window("Open an Nsight Compute Report"))
-        self.close_window(chooser)
         main = wait_for("the app's window, shown again", lambda: self.window("nvprofiled"))
 
-        # A report from the corpus, read in place: its kernels are listed.
-        subprocess.run([APP, self.report], env=self.w.app_env, check=True, timeout=WAIT, capture_output=True)
+        # A report from the corpus, read in place, chosen in the file chooser as a keyboard user does: "/"
+        # opens the location entry, the path is typed, then Open; the app passes its descriptor to
+        # LoadReport and lists its kernels.
+        chooser = wait_for("the file chooser", lambda: self.window("Open an Nsight Compute Report"))
+        wait_for("the chooser's focus", lambda: self.focused(chooser))
+        self.type_text(self.report)
+        location = wait_for("the typed path in the location entry", lambda: self.pyatspi.findDescendant(
+            chooser, lambda a: a is not None and a.getRoleName() == "text" and self.text_of(a) == self.report))
+        self.assertTrue(location.getState().contains(self.pyatspi.STATE_FOCUSED))
+        self.click(self.button(chooser, "Open", gtk_own=True))
+        wait_for("the file chooser to close", lambda: self.window("Open an Nsight Compute Report") is None)
         kernel = wait_for("the report's kernel", lambda: [
             t for t in self.row_texts(main, "0  addConstDouble3") or [] if "89.86 us" in t])
         self.assertIn("grid (4096,1,1) block (256,1,1), 89.86 us\nUncoalesced Global Accesses (est. 64.7%)", kernel[0])
+        # The same report by command-line argument (to the running app): a second one is listed.
+        subprocess.run([APP, self.report], env=self.w.app_env, check=True, timeout=WAIT, capture_output=True)
+        wait_for("the report opened by argument", lambda: len(self.pyatspi.findAllDescendants(
+            main, lambda a: a is not None and a.getRoleName() == "list item" and a.name == "0  addConstDouble3")) == 2)
         self.w.screenshot("reports")
         # One kernel's rule results, by section.
         self.click(self.button(main, "Details of kernel 0 addConstDouble3"))
@@ -226,11 +286,47 @@ class AppTest(unittest.TestCase):
         self.close_window(details)
         self.show_page(main, "Profiles")
         wait_for("the rules with their files", lambda: self.find(main, "label", contains=f"{self.w.rc}:3:"))
+        self.assertIsNotNone(self.button(main, "Add Rule…"))  # named by its label's text alone
         self.w.screenshot("profiles")
 
         self.w.app_action("quit")
         self.assertEqual(self.w.app.wait(timeout=WAIT), 0)
         wait_for("Watchers 0 after quitting", lambda: self.w.watchers() == 0)
+
+        # In the same world (pyatspi keeps its first AT-SPI bus for the life of the process): in German.
+        self.run_german()
+
+    def run_german(self):
+        """LANGUAGE=de under LANG=LC_ALL=C.UTF-8 (glibc ignores LANGUAGE only for the locale "C" itself):
+        the app finds the build tree's catalogue through NVPROFILED_GTK_LOCALEDIR. Fails, not skips,
+        without it: English text fails every assertion below."""
+        locale_dir = os.environ.get("NVPROFILED_GTK_LOCALEDIR", "")
+        self.assertTrue(os.path.exists(os.path.join(locale_dir, "de", "LC_MESSAGES", "nvprofiled-gtk.mo")),
+                        f"no German catalogue under NVPROFILED_GTK_LOCALEDIR={locale_dir!r}")
+        self.w.start_app(env={"LANGUAGE": "de"})
+        main = wait_for("the app's window", lambda: self.window("nvprofiled"))
+        tabs = wait_for("four page tabs", lambda: [t.name for t in self.pyatspi.findAllDescendants(
+            main, lambda a: a is not None and a.getRoleName() == "page tab")] if self.find(main, "page tab") else None)
+        self.assertEqual(tabs, ["GPUs", "Anwendungen", "Profile", "Berichte"])
+        # Numbers and units as in English (LC_NUMERIC is C.UTF-8's): a percentage, IEC sizes.
+        wait_for("the device's memory", lambda: "768.0 MiB resident" in (self.row_texts(main, "Speicher: vram") or []))
+        self.show_page(main, "Anwendungen")
+        game = wait_for("the application's figures, with the German plural", lambda: [
+            t for t in self.row_texts(main, "org.example.Game") or [] if t.startswith("1 Prozess: ")])
+        self.assertRegex(game[0], r"^1 Prozess: gfx [0-9]+\.[0-9] %, vram 256\.0 MiB$")
+        self.expand_by_keyboard(main, "org.example.Game", "glxgears (4100)")
+        self.click(self.button(main, "Regel für glxgears (4100) hinzufügen"))
+        dialog = wait_for("the dialog Regel hinzufügen", lambda: self.window("Regel hinzufügen"))
+        wait_for("the dialog's entries", lambda: self.find(dialog, "text", name="Wert"))
+        labels = self.texts(dialog)
+        for text in ("Regel", "Vergleichen nach", "Anwendung", "Einstellung", "Schreiben in", "Vorschau",
+                     "Sehen Sie sich die Vorschau der Regel an, bevor Sie sie anwenden."):
+            self.assertIn(text, labels)
+        self.assertIsNotNone(self.button(dialog, "Vorschau"))
+        self.w.screenshot("add-rule-de")
+        self.close_window(dialog)
+        self.w.app_action("quit")
+        self.assertEqual(self.w.app.wait(timeout=WAIT), 0)
 
     def close_window(self, window):
         name = window.name
