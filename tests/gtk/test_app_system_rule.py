@@ -288,6 +288,8 @@ def drive(t, w):
     w.start_app()
     main = wait_for("the app's window", lambda: t.window("nvprofiled"))
     t.show_page(main, "Applications")
+    wait_for("the Flatpak application's row", lambda: t.row_texts(main, "org.example.Game"))
+    t.expand_by_keyboard(main, "org.example.Game", "glxgears (4100)")
     wait_for("glxgears's profile", lambda: [
         s for s in t.row_texts(main, "glxgears (4100)") or [] if "GLThreadedOptimizations = true" in s])
 
