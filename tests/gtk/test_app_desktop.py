@@ -84,6 +84,7 @@ class DesktopTest(unittest.TestCase):
         self.xid = wait_for("the window on the X screen", self.x_window)
 
     def stop_app(self, app):
+        """Quits the app (Ctrl+Q's action); it must exit with 0 (under the sanitizers: nothing leaked)."""
         if app.poll() is None:
             self.w.app_action("quit", check=False)
             try:
@@ -91,7 +92,9 @@ class DesktopTest(unittest.TestCase):
             except subprocess.TimeoutExpired:
                 os.killpg(app.pid, signal.SIGKILL)
                 app.wait()
+                raise AssertionError("the app did not quit")
         wait_for("Watchers 0 once the app is gone", lambda: self.w.watchers() == 0)
+        self.assertEqual(app.returncode, 0, "the app's exit status")
 
     def gsettings_set(self, key, value):
         """What a desktop's settings panel does: the key written through GSettings (here its keyfile
