@@ -122,20 +122,24 @@ class DesktopTest(unittest.TestCase):
     def has(self, node, state):
         return node.getState().contains(state)
 
-    def focused(self, root):
-        """The node of root that has the keyboard focus (role, name), or None."""
+    def focused(self, root, pred=lambda node: True):
+        """The node of root that has the keyboard focus if it satisfies pred, else None."""
         found = self.descendants(root, lambda a: self.has(a, self.pyatspi.STATE_FOCUSED))
-        return found[-1] if found else None
+        return found[-1] if found and pred(found[-1]) else None
+
+    @staticmethod
+    def role_name(node):
+        return (node.getRoleName(), node.name) if node is not None else None
 
     def tab_to(self, root, what, pred, limit=40):
         """Presses Tab until the focused node satisfies pred (at most limit times); returns it."""
         seen = []
         for _ in range(limit):
+            before = self.role_name(self.focused(root))
             self.key("Tab")
-            # Each Tab moves the focus: wait for it to leave the node it was on.
-            node = wait_for("the focus to move", lambda: (lambda f: f if f is not None and (
-                not seen or (f.getRoleName(), f.name) != seen[-1]) else None)(self.focused(root)))
-            seen.append((node.getRoleName(), node.name))
+            # One key at a time, and the next only once the focus has left the node it was on.
+            node = wait_for("the focus to move", lambda: self.focused(root, lambda a: self.role_name(a) != before))
+            seen.append(self.role_name(node))
             if pred(node):
                 return node
         raise AssertionError(f"Tab never reached {what}; focus went through {seen}")
@@ -179,8 +183,8 @@ class DesktopTest(unittest.TestCase):
     # --- 2. the desktop's dark or light style ----------------------------------------------------------------
 
     def background(self):
-        """The most common colour of the app's window, its background, and the window's pixels."""
-        width, height, pixels = self.w.window_pixels(self.xid)
+        """The most common colour of the app's window (r, g, b): its background."""
+        _, _, pixels = self.w.window_pixels(self.xid)
         counts = {}
         for i in range(0, len(pixels), 3 * 7):  # every 7th pixel is plenty
             rgb = pixels[i:i + 3]
@@ -212,9 +216,7 @@ class DesktopTest(unittest.TestCase):
         self.wait_style(dark=False)
         self.w.screenshot("light")
         # Started with the light style set.
-        self.w.app_action("quit")
-        self.assertEqual(self.w.app.wait(timeout=WAIT), 0)
-        wait_for("Watchers 0 once the app is gone", lambda: self.w.watchers() == 0)
+        self.stop_app(self.w.app)
         self.start_app(color_scheme="default")
         self.wait_style(dark=False)
         self.gsettings_set("color-scheme", "prefer-dark")
@@ -250,6 +252,13 @@ class DesktopTest(unittest.TestCase):
             for other in ("GPUs", "Applications", "Profiles", "Reports"):
                 if other != title:
                     self.assertFalse(self.has(self.page_tab(other), self.pyatspi.STATE_SELECTED), other)
+
+        # The arrow keys move between the page tabs too (the focus is on Reports, the last).
+        self.key("Left")
+        profiles = wait_for("the focus on the page tab Profiles", lambda: self.focused(
+            self.main, lambda a: self.role_name(a) == ("page tab", "Profiles")))
+        self.key("Return")
+        wait_for("the page Profiles selected", lambda: self.has(profiles, self.pyatspi.STATE_SELECTED))
 
         # In Applications, glxgears's Explain button by Tab, pressed with Return.
         self.tab_to(self.main, "the page tab Applications",
