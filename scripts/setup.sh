@@ -52,7 +52,9 @@ done
 # the suites use; the system test (tests/system) builds a Debian root with mmdebstrap and boots it with
 # systemd-nspawn; llvm-symbolizer (llvm-14) names the frames of sanitizer reports and leak suppressions;
 # the desktop app (client/gtk) builds with GTK 4 and libadwaita, and its tests run it under Xvfb, driven
-# through AT-SPI (pyatspi), with screenshots by ImageMagick's import.
+# through AT-SPI (pyatspi), with screenshots by ImageMagick's import; tests/gtk/test_app_desktop.py runs
+# a real window manager in that display (openbox: minimising is the WM's doing, Xvfb has none) and
+# sends it and the app what a user's mouse and keyboard would (xdotool).
 install_packages=(
     gcc pkg-config meson ninja-build python3 python3-dev python3-pyelftools procps
     libsystemd-dev libjson-c-dev libdrm-dev libprotobuf-c-dev protobuf-c-compiler libprotobuf-dev
@@ -69,7 +71,7 @@ test_packages=("${demo_packages[@]}"
     tmux prometheus-node-exporter prometheus
     mmdebstrap systemd-container
     libgtk-4-dev libadwaita-1-dev gettext desktop-file-utils appstream
-    xvfb xauth at-spi2-core python3-pyatspi imagemagick
+    xvfb xauth at-spi2-core python3-pyatspi imagemagick openbox xdotool
 )
 # Network services a Debian postinst would start and enable: the tests need only their programs.
 no_service_packages=(prometheus prometheus-node-exporter)

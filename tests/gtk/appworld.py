@@ -6,6 +6,7 @@ starts is killed with its process group, and its scratch directory removed, by t
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -168,6 +169,26 @@ class AppWorld(World):
             self.env["DBUS_SESSION_BUS_ADDRESS"] = f.readline().strip()
         os.environ.update({k: self.env[k] for k in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")})
 
+    def start_window_manager(self):
+        """openbox in the Xvfb display, as on a desktop: it iconifies on request (Xvfb alone has nobody to
+        minimise a window) and gives the window the keyboard focus. Its files go to the scratch directory."""
+        config = os.path.join(self.dir, "wm")
+        os.makedirs(config)
+        self.spawn("openbox", ["openbox", "--sm-disable"],
+                   env=dict(self.env, HOME=config, XDG_CONFIG_HOME=config, XDG_CACHE_HOME=config, XDG_DATA_HOME=config))
+        # Set once openbox has taken the screen's window management (EWMH), before it manages windows.
+        wait_for("openbox to manage the screen", lambda: self.xdotool("get_num_desktops", check=False) is not None)
+
+    def xdotool(self, *args, check=True):
+        """xdotool's output (None where it failed and check is false): a user's keys (XTest), window
+        manager requests."""
+        r = subprocess.run(["xdotool", *args], env=self.env, capture_output=True, text=True)
+        if r.returncode != 0:
+            if check:
+                raise AssertionError(f"xdotool {' '.join(args)}: {r.stderr.strip()}")
+            return None
+        return r.stdout.strip()
+
     def start_daemon(self, rescan="100ms", log_level="debug", root="/", uid=None, bus_policy=""):
         """rescan: RescanIntervalSec= (short for the test, the default for the benchmark). root: the daemon's
         --root, which must hold the scratch directory (the processes' $HOME is given below it). uid: the
@@ -231,10 +252,21 @@ class AppWorld(World):
             self.app_env["ASAN_OPTIONS"] += ":fast_unwind_on_malloc=0"
         self.app = self.spawn("app", [APP, f"--bus-address={self.address}"], env=self.app_env)
 
-    def app_action(self, action):
+    def app_action(self, action, check=True):
         subprocess.run(["gdbus", "call", "--session", "--dest", APP_ID, "--object-path",
                         "/" + APP_ID.replace(".", "/"), "--method", "org.gtk.Actions.Activate", action, "[]", "{}"],
-                       check=True, env=self.env, capture_output=True)
+                       check=check, env=self.env, capture_output=True)
+
+    def window_pixels(self, window):
+        """The X window's pixels as (width, height, RGB bytes), read with ImageMagick's import."""
+        data = subprocess.run(["import", "-window", str(window), "-depth", "8", "ppm:-"], env=self.env, check=True,
+                              capture_output=True).stdout
+        header = re.match(rb"P6\s+(\d+)\s+(\d+)\s+255\s", data)
+        assert header, f"import wrote no 8-bit PPM: {data[:20]!r}"
+        width, height = int(header[1]), int(header[2])
+        pixels = data[header.end():]
+        assert len(pixels) == width * height * 3, f"a {width}x{height} PPM of {len(pixels)} bytes"
+        return width, height, pixels
 
     def screenshot(self, name):
         if not SHOTS:
@@ -242,3 +274,38 @@ class AppWorld(World):
         os.makedirs(SHOTS, exist_ok=True)
         subprocess.run(["import", "-window", "root", os.path.join(SHOTS, name + ".png")], env=self.env,
                        check=False, capture_output=True)
+
+
+class AtSpi:
+    """The app as the AT-SPI bus shows it. Made once DISPLAY and the session bus are set (pyatspi keeps the
+    bus it first connects to)."""
+
+    def __init__(self):
+        import pyatspi
+        self.pyatspi = pyatspi
+        self.desktop = pyatspi.Registry.getDesktop(0)
+
+    def app(self):
+        for i in range(self.desktop.childCount):
+            a = self.desktop.getChildAtIndex(i)
+            if a is not None and a.name == os.path.basename(APP):
+                return a
+        return None
+
+    def window(self, title):
+        app = self.app()
+        for i in range(app.childCount if app is not None else 0):
+            w = app.getChildAtIndex(i)
+            if w is not None and w.name == title:
+                return w
+        return None
+
+    def close_window(self, window):
+        """Closes it as its title bar's close button does (GTK's window.close action)."""
+        name = window.name
+        action = window.queryAction()
+        for i in range(action.nActions):
+            if action.getName(i) == "window.close":
+                action.doAction(i)
+                break
+        wait_for(f"the window {name} to close", lambda: self.window(name) is None)
