@@ -266,8 +266,12 @@ class DesktopTest(unittest.TestCase):
         self.key("Return")
         wait_for("the page Applications selected",
                  lambda: self.has(self.page_tab("Applications"), self.pyatspi.STATE_SELECTED))
+        # Applications start collapsed: Return on the application's row expands it.
+        self.tab_to(self.main, "the application org.example.Game",
+                    lambda a: a.getRoleName() == "list item" and a.name == "org.example.Game")
+        self.key("Return")
         self.tab_to(self.main, "glxgears's Explain button",
-                    lambda a: a.getRoleName() == "push button" and (a.name or "").startswith("Explain glxgears (4100)"))
+                    lambda a: a.getRoleName() == "push button" and a.name == "Explain glxgears (4100)")
         self.key("Return")
         explain = wait_for("the explanation window", lambda: self.window("Explanation of glxgears (4100)"))
         names.update(self.control_names(explain))

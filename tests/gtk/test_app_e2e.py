@@ -25,7 +25,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from appworld import (APP, CORPUS, CTL, DAEMON, FIXTURE_TOOL, POLICY, REPORT, ROOT_PATH, WAIT,  # noqa: E402
-                      AppWorld, wait_for)
+                      AppWorld, AtSpi, wait_for)
 
 
 class AppTest(unittest.TestCase):
@@ -46,22 +46,16 @@ class AppTest(unittest.TestCase):
 
     # --- AT-SPI ----------------------------------------------------------------------------------------------
 
-    def a11y_app(self):
-        for i in range(self.desktop.childCount):
-            a = self.desktop.getChildAtIndex(i)
-            if a is not None and a.name == os.path.basename(APP):
-                return a
-        return None
+    def connect_atspi(self):
+        """Once DISPLAY and the session bus are set: pyatspi keeps the bus it first connects to."""
+        self.a11y = AtSpi()
+        self.pyatspi, self.desktop = self.a11y.pyatspi, self.a11y.desktop
 
     def window(self, title):
-        app = self.a11y_app()
-        if app is None:
-            return None
-        for i in range(app.childCount):
-            w = app.getChildAtIndex(i)
-            if w is not None and w.name == title:
-                return w
-        return None
+        return self.a11y.window(title)
+
+    def close_window(self, window):
+        self.a11y.close_window(window)
 
     @staticmethod
     def text_of(node):
@@ -173,9 +167,7 @@ class AppTest(unittest.TestCase):
     def run_case(self):
         self.w.start_x_and_session()
         self.w.start_daemon()
-        import pyatspi  # after DISPLAY and the session bus are set
-        self.pyatspi = pyatspi
-        self.desktop = pyatspi.Registry.getDesktop(0)
+        self.connect_atspi()
         self.assertEqual(self.w.watchers(), 0)
 
         self.w.start_app()
@@ -183,7 +175,7 @@ class AppTest(unittest.TestCase):
             main = wait_for("the app's window", lambda: self.window("nvprofiled"))
         except AssertionError:
             names = [self.desktop.getChildAtIndex(i).name for i in range(self.desktop.childCount)]
-            app = self.a11y_app()
+            app = self.a11y.app()
             windows = [app.getChildAtIndex(i).name for i in range(app.childCount)] if app else None
             raise AssertionError(f"no window: applications {names}, windows {windows}")
         # Visible: the app holds a watch, so the daemon samples; then the fixture's second sample.
@@ -327,14 +319,6 @@ class AppTest(unittest.TestCase):
         self.close_window(dialog)
         self.w.app_action("quit")
         self.assertEqual(self.w.app.wait(timeout=WAIT), 0)
-
-    def close_window(self, window):
-        name = window.name
-        for i in range(window.queryAction().nActions):
-            if window.queryAction().getName(i) == "window.close":
-                window.queryAction().doAction(i)
-                break
-        wait_for(f"the window {name} to close", lambda: self.window(name) is None)
 
     def set_entry(self, root, title, text):
         row = wait_for(f"the {title} entry", lambda: self.find(root, "list item", name=title) or

@@ -281,10 +281,7 @@ def hear():
 def drive(t, w):
     t.w = w
     w.start_x_and_session()
-    import pyatspi  # after DISPLAY and the session bus are set
-
-    t.pyatspi = pyatspi
-    t.desktop = pyatspi.Registry.getDesktop(0)
+    t.connect_atspi()
     w.start_app()
     main = wait_for("the app's window", lambda: t.window("nvprofiled"))
     t.show_page(main, "Applications")
