@@ -496,7 +496,7 @@ static double member_double(struct json_object *o, const char *key)
 static int ctl_diff(ITest *t, char **ret_out, bool local, const char *spec, const char *bfile, const char *cfile,
                 const char *option1, const char *option2)
 {
-        const char *argv[10];
+        const char *argv[10] = { 0 }; /* the unused ones too: each is passed, NULL or not */
         size_t n = 0;
 
         argv[n++] = "diff";
