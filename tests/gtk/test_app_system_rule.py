@@ -8,7 +8,8 @@ being the created user's process. As that user (setpriv), in a child process tha
 pipe: Xvfb, a session bus and the AT-SPI bus it activates (both check the uid), nvprofiled-gtk, driven
 through pyatspi. "Add a rule for glxgears" into the system's file: the preview (AddRule's dry run) needs no
 authorisation and shows the process's change; Apply, polkit refusing edit-system-profiles, shows the
-refusal in the dialog and writes nothing; Apply again once polkit allows it writes the scratch
+refusal in the dialog and writes nothing; Apply again once polkit allows it (the value changed while polkit
+asks does not turn its answer into a preview) writes the scratch
 etc/nvidia/nvidia-application-profiles-rc.d file, root's and 0644, with the rule; the daemon reloads and
 glxgears's row shows the new setting.
 
@@ -193,9 +194,16 @@ class SystemRuleTest(unittest.TestCase):
         self.assertEqual(talk.read(), "refused")
         self.assertEqual(os.listdir(self.etc), [], "a file was written under etc/nvidia without authorisation")
 
-        # 2. polkit allows the edit; Apply again writes the system's file, root's, 0644.
+        # 2. polkit allows the edit, and holds its answer again while the user changes the value: the edit
+        # under way is the previewed one, written once polkit answers (root's file, 0644), and the dialog
+        # closes; the reply is not taken for a preview of the changed value.
         self.polkit_allow(ACTION_RELOAD, ACTION_EDIT)
+        self.polkit_call("SimulateHangActions", "as", "1", ACTION_EDIT)
         talk.write("apply")
+        self.assertEqual(talk.read(), "changed")
+        wait_for("polkit asked again", lambda: self.polkit_call("HaveHangingCalls").stdout.strip() == "b true")
+        self.polkit_call("SimulateHangActions", "as", "0")
+        self.polkit_call("ReleaseHangingCalls")
         self.assertEqual(talk.read(), "shown")
         target = os.path.join(d, TARGET)
         st = os.stat(target)
@@ -204,7 +212,7 @@ class SystemRuleTest(unittest.TestCase):
         with open(target) as f:
             written = f.read()
         self.assertIn('"matches": "glxgears"', written)
-        self.assertIn('"GLFSAAMode"', written)
+        self.assertIn('{ "key": "GLFSAAMode", "value": 5 }', written)
         self.assertFalse(os.path.exists(os.path.join(self.w.home, ".nv", "nvidia-application-profiles-rc.d")),
                          "the user's own rc.d was written")
 
@@ -318,6 +326,10 @@ def drive(t, w):
     for b in (apply_button, preview_button):
         t.assertTrue(b.getState().contains(t.pyatspi.STATE_SENSITIVE), f"{b.name} is not offered again")
     t.click(apply_button)
+    wait_for("Apply and Preview held again", lambda: not any(
+        b.getState().contains(t.pyatspi.STATE_SENSITIVE) for b in (apply_button, preview_button)))
+    t.set_entry(dialog, "Value", "6")
+    tell("changed")
     wait_for("the dialog to close", lambda: t.window("Add a Rule") is None)
     wait_for("the new setting in glxgears's row", lambda: [
         s for s in t.row_texts(main, "glxgears (4100)") or [] if "GLFSAAMode = 5" in s])
