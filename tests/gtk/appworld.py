@@ -276,6 +276,10 @@ class AppWorld(World):
                        check=False, capture_output=True)
 
 
+# X keysyms of the keys the tests press.
+KEYSYMS = {"Tab": 0xFF09, "Return": 0xFF0D, "Down": 0xFF54}
+
+
 class AtSpi:
     """The app as the AT-SPI bus shows it. Made once DISPLAY and the session bus are set (pyatspi keeps the
     bus it first connects to)."""
@@ -309,3 +313,33 @@ class AtSpi:
                 action.doAction(i)
                 break
         wait_for(f"the window {name} to close", lambda: self.window(name) is None)
+
+    def key(self, name):
+        """A real key press and release (KEYSYMS) through XTest (the AT-SPI registry's), to the focused
+        window."""
+        self.pyatspi.Registry.generateKeyboardEvent(KEYSYMS[name], None, self.pyatspi.KEY_SYM)
+
+    def focused(self, root, pred=lambda node: True):
+        """The node of root that has the keyboard focus if it satisfies pred, else None."""
+        found = self.pyatspi.findAllDescendants(
+            root, lambda a: a is not None and a.getState().contains(self.pyatspi.STATE_FOCUSED))
+        return found[-1] if found and pred(found[-1]) else None
+
+    @staticmethod
+    def role_name(node):
+        return (node.getRoleName(), node.name) if node is not None else None
+
+    def tab_to(self, root, what, pred, press_tab=None, limit=40):
+        """Presses Tab (press_tab, else key("Tab")) until the focused node satisfies pred, at most limit
+        times (a bound, not a timing); returns it."""
+        press_tab = press_tab or (lambda: self.key("Tab"))
+        node, seen = self.focused(root), []
+        for _ in range(limit):
+            if node is not None and pred(node):
+                return node
+            before = self.role_name(node)
+            press_tab()
+            # One key at a time, and the next only once the focus has left the node it was on.
+            node = wait_for("the focus to move", lambda: self.focused(root, lambda a: self.role_name(a) != before))
+            seen.append(self.role_name(node))
+        raise AssertionError(f"Tab never reached {what}; focus went through {seen}")

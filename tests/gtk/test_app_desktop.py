@@ -123,26 +123,11 @@ class DesktopTest(unittest.TestCase):
         return node.getState().contains(state)
 
     def focused(self, root, pred=lambda node: True):
-        """The node of root that has the keyboard focus if it satisfies pred, else None."""
-        found = self.descendants(root, lambda a: self.has(a, self.pyatspi.STATE_FOCUSED))
-        return found[-1] if found and pred(found[-1]) else None
+        return self.a11y.focused(root, pred)
 
-    @staticmethod
-    def role_name(node):
-        return (node.getRoleName(), node.name) if node is not None else None
-
-    def tab_to(self, root, what, pred, limit=40):
-        """Presses Tab until the focused node satisfies pred (at most limit times); returns it."""
-        seen = []
-        for _ in range(limit):
-            before = self.role_name(self.focused(root))
-            self.key("Tab")
-            # One key at a time, and the next only once the focus has left the node it was on.
-            node = wait_for("the focus to move", lambda: self.focused(root, lambda a: self.role_name(a) != before))
-            seen.append(self.role_name(node))
-            if pred(node):
-                return node
-        raise AssertionError(f"Tab never reached {what}; focus went through {seen}")
+    def tab_to(self, root, what, pred):
+        """Tab as xdotool types it, like every key of this test."""
+        return self.a11y.tab_to(root, what, pred, press_tab=lambda: self.key("Tab"))
 
     def page_tab(self, title):
         return wait_for(f"the page tab {title}", lambda: self.pyatspi.findDescendant(
@@ -256,7 +241,7 @@ class DesktopTest(unittest.TestCase):
         # The arrow keys move between the page tabs too (the focus is on Reports, the last).
         self.key("Left")
         profiles = wait_for("the focus on the page tab Profiles", lambda: self.focused(
-            self.main, lambda a: self.role_name(a) == ("page tab", "Profiles")))
+            self.main, lambda a: self.a11y.role_name(a) == ("page tab", "Profiles")))
         self.key("Return")
         wait_for("the page Profiles selected", lambda: self.has(profiles, self.pyatspi.STATE_SELECTED))
 

@@ -109,20 +109,12 @@ class AppTest(unittest.TestCase):
                 return
         action.doAction(0)
 
-    def key(self, keysym):
-        """A real key press and release through XTest (the AT-SPI registry's), to the focused window."""
-        self.pyatspi.Registry.generateKeyboardEvent(keysym, None, self.pyatspi.KEY_SYM)
-
     def type_text(self, text):
         self.pyatspi.Registry.generateKeyboardEvent(0, text, self.pyatspi.KEY_STRING)
 
     @staticmethod
     def height(node):
         return node.queryComponent().getExtents(0).height  # 0: ATSPI_COORD_TYPE_SCREEN; only the size is used
-
-    def focused(self, root):
-        return self.pyatspi.findDescendant(
-            root, lambda a: a is not None and a.getState().contains(self.pyatspi.STATE_FOCUSED))
 
     def expand_by_keyboard(self, main, title, child):
         """Expands the application row titled title as a keyboard user does: Tab until the row has the
@@ -132,18 +124,9 @@ class AppTest(unittest.TestCase):
         row = wait_for(f"the row {title}", lambda: self.find(main, "list item", name=title))
         proc = wait_for(f"the row {child}", lambda: self.find(main, "list item", name=child))
         self.assertEqual(self.height(proc), 0, f"{child} is shown before {title} is expanded")
-        for _ in range(40):  # a bound, not a timing: the rows come after the tabs and the menu button
-            f = self.focused(main)
-            if f is not None and f.getRoleName() == "list item" and f.name == title:
-                break
-            self.key(0xff09)  # Tab
-            wait_for("the focus to move", lambda: self.focused(main) is not None and
-                     (self.focused(main).getRoleName(), self.focused(main).name) !=
-                     ((f.getRoleName(), f.name) if f is not None else None))
-        else:
-            raise AssertionError(f"Tab never reached {title}")
+        self.a11y.tab_to(main, title, lambda a: self.a11y.role_name(a) == ("list item", title))
         self.assertEqual(row.name, title)
-        self.key(0xff0d)  # Return
+        self.a11y.key("Return")
         wait_for(f"{child} shown once {title} is expanded", lambda: self.height(proc) > 0)
 
     def show_page(self, main, title):
@@ -253,7 +236,7 @@ class AppTest(unittest.TestCase):
         # opens the location entry, the path is typed, then Open; the app passes its descriptor to
         # LoadReport and lists its kernels.
         chooser = wait_for("the file chooser", lambda: self.window("Open an Nsight Compute Report"))
-        wait_for("the chooser's focus", lambda: self.focused(chooser))
+        wait_for("the chooser's focus", lambda: self.a11y.focused(chooser))
         self.type_text(self.report)
         location = wait_for("the typed path in the location entry", lambda: self.pyatspi.findDescendant(
             chooser, lambda a: a is not None and a.getRoleName() == "text" and self.text_of(a) == self.report))

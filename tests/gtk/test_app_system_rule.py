@@ -341,9 +341,6 @@ def drive(t, w):
     t.assertEqual(w.app.wait(timeout=WAIT), 0)
 
 
-KEY_DOWN, KEY_RETURN = 0xFF54, 0xFF0D  # X keysyms
-
-
 def choose(t, root, title, item):
     """Selects item in the combo row (AdwComboRow) titled title. It has no AT-SPI action: a pointer click
     opens its popover (no window manager: the dialog sits at the screen's origin, so its window coordinates
@@ -358,8 +355,8 @@ def choose(t, root, title, item):
     items = wait_for(f"the items of {title}", lambda: t.texts(popover))
     t.assertIn(item, items)
     for _ in range(items.index(item) - items.index(current)):
-        pyatspi.Registry.generateKeyboardEvent(KEY_DOWN, None, pyatspi.KEY_SYM)
-    pyatspi.Registry.generateKeyboardEvent(KEY_RETURN, None, pyatspi.KEY_SYM)
+        t.a11y.key("Down")
+    t.a11y.key("Return")
     wait_for(f"{item} chosen", lambda: t.texts(row) == [title, item])
 
 
