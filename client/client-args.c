@@ -221,8 +221,9 @@ static void help(void)
                "                         $NVPROFILED_RULES_PATH, else ~/.config/nvprofiled/rules\n"
                "     --rule=ID          rules: apply only this rule (and its parent rules)\n"
                "     --all-sections     rules: apply rules whose section is not in the report too\n"
-               "     --action=SPEC      diff: pair these actions (BASE_INDEX:INDEX, or a kernel\n"
-               "                         name); default: by kernel name and launch index\n");
+               "     --action=SPEC      diff: pair these actions (BASE_INDEX:INDEX, INDEX for\n"
+               "                         INDEX:INDEX, or a kernel name); default: by kernel name\n"
+               "                         and launch index\n");
         printf("     --fail-above=PCT   diff: check, for every pair, that each --metric got worse by\n"
                "                         at most PCT percent of the baseline; print one line (or with\n"
                "                         --json, one entry) per pair and metric, PASS or FAIL, and exit\n"

@@ -111,9 +111,17 @@ static int pair_actions(const NcuReport *base, const NcuReport *cur, char *const
         for (size_t i = 0; i < n_specs; i++) {
                 const char *colon = strchr(specs[i], ':');
                 size_t b, c, before = *n;
+                bool indices;
 
-                if (colon && parse_index(specs[i], (size_t) (colon - specs[i]), &b) &&
-                                parse_index(colon + 1, strlen(colon + 1), &c)) {
+                /* "B:C", or "N" for "N:N" (no kernel name starts with a digit: C and C++ names cannot). */
+                if (colon)
+                        indices = parse_index(specs[i], (size_t) (colon - specs[i]), &b) &&
+                                        parse_index(colon + 1, strlen(colon + 1), &c);
+                else {
+                        indices = parse_index(specs[i], strlen(specs[i]), &b);
+                        c = b;
+                }
+                if (indices) {
                         if (b >= n_flat_actions(base) || c >= n_flat_actions(cur)) {
                                 snprintf(message, NCU_DIFF_MESSAGE_MAX,
                                                 "--action %.100s: the reports have %zu and %zu actions", specs[i],

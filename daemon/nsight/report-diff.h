@@ -4,7 +4,7 @@
 /* Two reports compared like ncu's baseline view (nvprofilectl report diff; Report.Diff on the bus):
  * actions paired by kernel name and launch index (the n-th launch of a kernel in the baseline with the
  * n-th launch of the same name in the other report), or as specs say ("B:C" pairs flat action B of the
- * baseline with C of the other; a kernel name pairs that kernel's launches only); for every metric with
+ * baseline with C of the other, "N" is "N:N"; a kernel name pairs that kernel's launches only); for every metric with
  * a value in both, the baseline and current value, the absolute and relative change and the unit,
  * grouped by the first embedded section (of the current report) that lists the metric, sections in
  * report order then "Other metrics", sorted within a section by the size of the relative change (infinite

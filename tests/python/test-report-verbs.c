@@ -184,6 +184,19 @@ static void test_diff(void)
                                         NULL),
                         ==, EXIT_USAGE);
         g_assert_cmpstr(err4, ==, "nvprofilectl: --action 9:0: the reports have 1 and 1 actions\n");
+        /* A bare index N is N:N: the same pair, and out of range said the same way. */
+        {
+                g_autofree char *out6 = NULL, *err6 = NULL, *out7 = NULL, *err7 = NULL;
+
+                g_assert_cmpint(run_verb(verb_report_diff, &out6, &err6, "--local", "--action", "0", "diff", sobel,
+                                                add3, NULL),
+                                ==, 0);
+                g_assert_cmpstr(out6, ==, out);
+                g_assert_cmpint(run_verb(verb_report_diff, &out7, &err7, "--local", "--action", "1", "diff", sobel,
+                                                add3, NULL),
+                                ==, EXIT_USAGE);
+                g_assert_cmpstr(err7, ==, "nvprofilectl: --action 1: the reports have 1 and 1 actions\n");
+        }
         g_assert_cmpint(run_verb(verb_report_diff, &out5, &err5, "--local", "diff", sobel, "/nonexistent", NULL), ==,
                         -ENOENT);
         g_assert_cmpstr(err5, ==, "nvprofilectl: /nonexistent: No such file or directory\n");

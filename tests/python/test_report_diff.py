@@ -69,6 +69,9 @@ class PairingTest(unittest.TestCase):
         self.assertEqual(indices(pairs), [(3, 0), (0, 3), (5, 5)])
         self.assertEqual(pairs[0]["baseline"]["kernel"], "vector_add1")
         self.assertEqual(pairs[0]["current"]["kernel"], "init_array")
+        # A bare index N is N:N.
+        self.assertEqual(indices(diff.diff_reports(ctx, ctx, ["4", "1:2"])),
+                         [(4, 4), (1, 2)])
 
     def test_bad_specs(self) -> None:
         ctx = ncu_report.load_report(EXTRAP)
@@ -80,6 +83,10 @@ class PairingTest(unittest.TestCase):
             diff.diff_reports(ctx, ctx, ["0:1", "no_such_kernel"])
         self.assertEqual(str(e.exception), "--action no_such_kernel: no "
                          "kernel of that name in both reports")
+        with self.assertRaises(ValueError) as e:
+            diff.diff_reports(ctx, ctx, ["6"])
+        self.assertEqual(str(e.exception),
+                         "--action 6: the reports have 6 and 6 actions")
         with self.assertRaises(TypeError):
             diff.diff_reports(ctx, ctx, "0:1")  # type: ignore[arg-type]
         with self.assertRaises(TypeError):

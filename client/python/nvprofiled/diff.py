@@ -31,9 +31,9 @@ def diff_reports(baseline: ncu_report.IContext, current: ncu_report.IContext,
     """The paired actions of two reports with their metrics' changes.
 
     A spec ``B:C`` pairs action B of the baseline with action C of the
-    other report (indices over all ranges); a spec that is a kernel name
-    pairs that kernel's launches only; without specs, every kernel launch is
-    paired by name and launch index.  Returns the "pairs" of
+    other report (indices over all ranges), and ``N`` is ``N:N``; a spec
+    that is a kernel name pairs that kernel's launches only; without specs,
+    every kernel launch is paired by name and launch index.  Returns the "pairs" of
     ``nvprofilectl report diff --json``, as ``json.loads`` gives them::
 
         [{"baseline": {"action": 0, "kernel": "Sobel"},
