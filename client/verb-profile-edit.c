@@ -361,6 +361,29 @@ static int read_changes(sd_bus_message *reply, struct json_object *out)
         return sd_bus_message_exit_container(reply);
 }
 
+/* A unified diff (rc_edit_diff()), line by line. Its lines quote the file, escaped like any text from
+ * outside; the markers that start them (" ", "+", "-", "@@", "--- a/", "+++ b/") are printable and
+ * unchanged by escaping, so escaping the whole line escapes exactly the file's part. diff's note on a
+ * missing last newline is ours alone, and its backslash would be doubled: it is printed as it is. */
+static void print_diff(const char *diff)
+{
+        static const char no_newline[] = "\\ No newline at end of file";
+
+        for (const char *line = diff; *line;) {
+                size_t n = strcspn(line, "\n");
+
+                if (n == strlen(no_newline) && memcmp(line, no_newline, n) == 0)
+                        fputs(no_newline, stdout);
+                else {
+                        _cleanup_free_ char *escaped = terminal_escape_n(line, n);
+
+                        fputs(escaped ? escaped : "(out of memory)", stdout);
+                }
+                putchar('\n');
+                line += n + (line[n] == '\n');
+        }
+}
+
 static void print_result(struct json_object *out, bool dry_run)
 {
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
@@ -377,11 +400,12 @@ static void print_result(struct json_object *out, bool dry_run)
         json_object_object_get_ex(out, "rule", &rule);
 
         if (dry_run) {
-                /* The diff's lines are the file's: escaped like any text from outside. */
                 const char *d = json_object_get_string(diff);
 
-                fputs(*strempty(d) ? esc(&e, d) : "No change to the file.\n", stdout);
-                escape_pool_done(&e);
+                if (*strempty(d))
+                        print_diff(d);
+                else
+                        puts("No change to the file.");
         } else if (file) {
                 printf("Edited %s", esc(&e, json_object_get_string(file)));
                 if (rule && *json_object_get_string(rule))

@@ -8,6 +8,7 @@
 #include <json-c/json.h>
 #include <pty.h>
 #include <sys/stat.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "client.h"
@@ -696,6 +697,90 @@ static void test_edit_home_and_rcd_file(void)
         g_assert_cmpint(unlink(rcd), ==, 0);
 }
 
+/* A dry run's text output with $HOME set to home, on a terminal (a pseudo-terminal in raw mode, so that
+ * what is read back is what was written) or in a file; with no daemon to be found. */
+static char *dry_run_text(const char *home, bool terminal)
+{
+        g_autofree char *bus_arg = g_strdup_printf("--bus=unix:path=%s/none", home), *out = NULL;
+        g_autofree char *old_home = g_strdup(g_getenv("HOME"));
+        char *argv[] = { (char *) "nvprofilectl", bus_arg, (char *) "rules", (char *) "add", (char *) "--dry-run",
+                (char *) "--procname", (char *) "niri", (char *) "--setting", (char *) "GLVidHeapReuseRatio=0", NULL };
+        int master = -1, slave = -1, saved = -1;
+
+        g_assert_true(g_setenv("HOME", home, TRUE));
+        if (terminal) {
+                struct termios raw;
+                GString *read_back = g_string_new(NULL);
+                char buf[4096];
+                ssize_t n;
+
+                g_assert_cmpint(openpty(&master, &slave, NULL, NULL, NULL), ==, 0);
+                g_assert_cmpint(tcgetattr(slave, &raw), ==, 0);
+                cfmakeraw(&raw);
+                g_assert_cmpint(tcsetattr(slave, TCSANOW, &raw), ==, 0);
+                fflush(stdout);
+                saved = dup(STDOUT_FILENO);
+                g_assert_cmpint(dup2(slave, STDOUT_FILENO), ==, STDOUT_FILENO);
+                g_assert_cmpint(client_run((int) G_N_ELEMENTS(argv) - 1, argv), ==, 0);
+                fflush(stdout);
+                g_assert_cmpint(dup2(saved, STDOUT_FILENO), ==, STDOUT_FILENO);
+                close(saved);
+                close(slave);
+                /* The whole output is in the terminal's buffer; EIO once it is read and the slave closed. */
+                while ((n = read(master, buf, sizeof(buf))) > 0)
+                        g_string_append_len(read_back, buf, n);
+                close(master);
+                out = g_string_free(read_back, FALSE);
+        } else {
+                TestCapture capture;
+
+                test_capture_begin(&capture);
+                g_assert_cmpint(client_run((int) G_N_ELEMENTS(argv) - 1, argv), ==, 0);
+                test_capture_end(&capture, &out, NULL);
+        }
+        if (old_home)
+                g_setenv("HOME", old_home, TRUE);
+        return g_steal_pointer(&out);
+}
+
+/* A dry run prints the diff as lines, on a terminal and in a file alike: what comes from the file is
+ * escaped line by line, and diff's own note on a missing last newline is kept as it is. */
+static void test_edit_dry_run_diff_lines(void)
+{
+        g_autofree char *home = test_mkdtemp();
+        g_autofree char *rcd = g_build_filename(home, ".nv", "nvidia-application-profiles-rc.d", NULL);
+        g_autofree char *file = g_build_filename(rcd, "50-nvprofilectl", NULL);
+        g_autofree char *header = g_strdup_printf("--- a%s\n+++ b%s\n@@ -1,2 +1,2 @@\n", file, file);
+
+        g_assert_cmpint(g_mkdir_with_parents(rcd, 0755), ==, 0);
+        g_assert_true(g_file_set_contents(file, "# set by \x1b]0;owned\a a\\b\n{ \"rules\": [] }", -1, NULL));
+
+        for (int terminal = 0; terminal <= 1; terminal++) {
+                g_autofree char *out = dry_run_text(home, terminal);
+
+                g_test_message("terminal %d:\n%s", terminal, out);
+                g_assert_true(g_str_has_prefix(out, header));
+                g_assert_nonnull(strstr(out,
+                                "\n # set by \\x1b]0;owned\\a a\\\\b\n"
+                                "-{ \"rules\": [] }\n"
+                                "\\ No newline at end of file\n"
+                                "+{ \"rules\": [{ \"pattern\": { \"feature\": \"procname\", \"matches\": "
+                                "\"niri\" }, \"profile\": { \"settings\": [{ \"key\": "
+                                "\"GLVidHeapReuseRatio\", \"value\": 0 }] } }] }\n"
+                                "\\ No newline at end of file\n"
+                                "Running processes: not known (the daemon did not answer).\n"));
+                g_assert_null(strchr(out, '\x1b'));
+        }
+        /* Nothing written. */
+        {
+                g_autofree char *text = NULL;
+
+                g_assert_true(g_file_get_contents(file, &text, NULL, NULL));
+                g_assert_cmpstr(text, ==, "# set by \x1b]0;owned\a a\\b\n{ \"rules\": [] }");
+        }
+        g_assert_cmpint(unlink(file), ==, 0);
+}
+
 /* settings: the table edits are checked against, listed; a key in the wrong case is named rightly. */
 static void test_settings(void)
 {
@@ -749,6 +834,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/nvprofilectl/bus/no-bus", test_no_bus);
         g_test_add_func("/nvprofilectl/settings", test_settings);
         g_test_add_func("/nvprofilectl/edit/home-and-rcd-file", test_edit_home_and_rcd_file);
+        g_test_add_func("/nvprofilectl/edit/dry-run-diff-lines", test_edit_dry_run_diff_lines);
         r = g_test_run();
         client_options_done(&arg);
         g_clear_pointer(&parsed_args, g_ptr_array_unref);

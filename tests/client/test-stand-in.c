@@ -192,6 +192,34 @@ static const sd_bus_vtable sections_vtable[] = {
         SD_BUS_VTABLE_END,
 };
 
+/* A dry run of an edit of the system's files: the diff the daemon would write, with a line from a file
+ * that holds what a terminal acts on. */
+#define SYSTEM_DIFF                                                \
+        "--- a/etc/nvidia/nvidia-application-profiles-rc.d/50-x\n" \
+        "+++ b/etc/nvidia/nvidia-application-profiles-rc.d/50-x\n" \
+        "@@ -1,2 +1,2 @@\n"                                        \
+        " # " NASTY "\n"                                           \
+        "-{ \"rules\": [] }\n"                                     \
+        "\\ No newline at end of file\n"                           \
+        "+{ \"rules\": [{ \"pattern\": \"niri\", \"profile\": \"P\" }] }\n"
+
+static int method_add_rule(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "ssa(uussss)", "0123456789ab", SYSTEM_DIFF, 0);
+        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+}
+
+static const sd_bus_vtable profiles_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_METHOD("AddRule", "sissa(ss)t", "ssa(uussss)", method_add_rule, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_VTABLE_END,
+};
+
 typedef struct Fixture {
         PrivateBus bus;
         FakeDaemon daemon;
@@ -278,6 +306,9 @@ static bool stand_in_start(Fixture *f, bool has_get_process)
                         >=, 0);
         g_assert_cmpint(sd_bus_add_object_vtable(f->daemon.bus, NULL, BUS_ROOT_PATH, BUS_SECTIONS_INTERFACE,
                                         sections_vtable, NULL),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_add_object_vtable(f->daemon.bus, NULL, BUS_ROOT_PATH, BUS_PROFILES_INTERFACE,
+                                        profiles_vtable, NULL),
                         >=, 0);
         g_assert_cmpint(sd_bus_request_name(f->daemon.bus, BUS_NAME, 0), >=, 0);
         return true;
@@ -680,6 +711,31 @@ static void test_listings_escaped(void)
         fixture_teardown(&f);
 }
 
+/* rules add --system --dry-run prints the daemon's diff as lines; what comes from the file is escaped, line
+ * by line; diff's own note on a missing newline is kept as it is. */
+static void test_system_dry_run_diff_lines(void)
+{
+        Fixture f;
+        g_autofree char *out = NULL;
+
+        if (!stand_in_start(&f, true))
+                return;
+        g_assert_cmpint(run_ctl(&f, &out, NULL, "rules", "add", "--system", "--dry-run", "--procname", "niri",
+                                        "--profile", "P", NULL),
+                        ==, 0);
+        assert_no_raw_controls(out);
+        g_assert_cmpstr(out, ==,
+                        "--- a/etc/nvidia/nvidia-application-profiles-rc.d/50-x\n"
+                        "+++ b/etc/nvidia/nvidia-application-profiles-rc.d/50-x\n"
+                        "@@ -1,2 +1,2 @@\n"
+                        " # \\x1b]0;PWNED\\a\\x1b[31m\n"
+                        "-{ \"rules\": [] }\n"
+                        "\\ No newline at end of file\n"
+                        "+{ \"rules\": [{ \"pattern\": \"niri\", \"profile\": \"P\" }] }\n"
+                        "No running process would change its settings.\n");
+        fixture_teardown(&f);
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
@@ -692,5 +748,6 @@ int main(int argc, char *argv[])
         g_test_add_func("/errors/positions", test_errors_positions);
         g_test_add_func("/explain/escaped", test_explain_escaped);
         g_test_add_func("/listings/escaped", test_listings_escaped);
+        g_test_add_func("/edit/system-dry-run-diff-lines", test_system_dry_run_diff_lines);
         return g_test_run();
 }
