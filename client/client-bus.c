@@ -2,6 +2,7 @@
 /* Talking to nvprofiled: connecting, calling, and saying clearly why a call failed. */
 
 #include <stdarg.h>
+#include <unistd.h>
 
 #include "bus-address.h"
 #include "client.h"
@@ -71,6 +72,16 @@ void log_bus_call_error(const char *method, const sd_bus_error *error, int r)
                 log_error_errno(r, "%s failed", method);
 }
 
+/* A request that let polkit ask the user (an edit of the system's files) was refused without asking: no
+ * authentication agent to ask through, or polkit said no. Root is never refused, so that is the way out;
+ * an agent is the other. */
+static bool polkit_refused(sd_bus_message *m, const sd_bus_error *error)
+{
+        return sd_bus_message_get_allow_interactive_authorization(m) > 0 && geteuid() != 0 &&
+                        sd_bus_error_has_names(error, SD_BUS_ERROR_ACCESS_DENIED,
+                                        SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED);
+}
+
 int client_send(sd_bus *bus, sd_bus_message *m, sd_bus_message **ret_reply)
 {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -82,6 +93,10 @@ int client_send(sd_bus *bus, sd_bus_message *m, sd_bus_message **ret_reply)
         r = sd_bus_call(bus, m, 0, &error, ret_reply);
         if (r < 0) {
                 log_bus_call_error(sd_bus_message_get_member(m), &error, r);
+                if (polkit_refused(m, &error))
+                        log_info("Run it as root (sudo nvprofilectl ...), or with a polkit authentication agent "
+                                 "running (a desktop session's, or pkttyagent) so that polkit can ask for a "
+                                 "password.");
                 return r;
         }
         return 0;

@@ -5,13 +5,20 @@
  * preview shows a caller only its own processes; a write reloads and is journalled with the caller's uid.
  * Needs root (the unprivileged callers are a user the test creates). */
 
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bus-names.h"
 #include "bus-world.h"
 #include "macro.h"
+#include "test-other-user.h"
 
 #define TEST_USER "nvptest-edit"
 #define RCD "/etc/nvidia/nvidia-application-profiles-rc.d"
@@ -194,6 +201,51 @@ static void test_system_edit_authorized_by_polkit(void)
         world_remove_user(TEST_USER);
 }
 
+static void become_user(gpointer userdata)
+{
+        const struct passwd *pw = getpwuid(*(const uid_t *) userdata);
+
+        (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (!pw || setgroups(0, NULL) < 0 || setgid(pw->pw_gid) < 0 || setuid(pw->pw_uid) < 0)
+                _exit(127);
+}
+
+/* nvprofilectl --system refused by polkit without asking (no authentication agent; here polkit says no):
+ * the message says the two ways that work, root and an agent. */
+static void test_ctl_refused_says_sudo(void)
+{
+        BusWorld w;
+        uid_t uid = world_test_user(TEST_USER);
+        g_autoptr(GError) error = NULL;
+        g_autofree char *bin = NULL, *bus_arg = NULL, *out = NULL, *err = NULL;
+        g_auto(GStrv) envp = NULL;
+        int status;
+
+        world_setup(&w);
+        world_start_daemon(&w, NULL, NULL);
+        world_start_polkit(&w);
+        bin = test_copy_for_other_users(w.dir, g_getenv("NVPROFILECTL_BIN"));
+        envp = test_environ_for_other_users(w.dir);
+        bus_arg = g_strdup_printf("--bus=%s", w.bus_address);
+        {
+                const char *argv[] = { bin, bus_arg, "rules", "add", "--system", "--procname", "niri", "--setting",
+                        "GLVidHeapReuseRatio=0", NULL };
+
+                g_spawn_sync("/", (char **) argv, envp, 0, become_user, &uid, &out, &err, &status, &error);
+        }
+        g_assert_no_error(error);
+        g_test_message("nvprofilectl stderr: %s", err);
+        g_assert_true(WIFEXITED(status));
+        g_assert_cmpint(WEXITSTATUS(status), ==, EXIT_FAILURE);
+        g_assert_nonnull(strstr(err, "AddRule: access denied: Access denied by polkit.\n"));
+        g_assert_nonnull(strstr(err, "sudo nvprofilectl"));
+        g_assert_nonnull(strstr(err, "polkit authentication agent"));
+        g_assert_null(read_root_file(&w, TARGET));
+
+        world_teardown(&w);
+        world_remove_user(TEST_USER);
+}
+
 static void test_dry_run_reads_as_caller(void)
 {
         BusWorld w;
@@ -325,6 +377,7 @@ int main(int argc, char *argv[])
         }
         g_test_add_func("/bus-profile-edit/system-edit-authorized-by-polkit", test_system_edit_authorized_by_polkit);
         g_test_add_func("/bus-profile-edit/dry-run-reads-as-caller", test_dry_run_reads_as_caller);
+        g_test_add_func("/bus-profile-edit/ctl-refused-says-sudo", test_ctl_refused_says_sudo);
         g_test_add_func("/bus-profile-edit/never-written", test_never_written);
         g_test_add_func("/bus-profile-edit/preview-shows-own-processes", test_preview_shows_own_processes);
         return g_test_run();
