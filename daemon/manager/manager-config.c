@@ -61,7 +61,7 @@ void manager_config_init(ManagerConfig *c)
                 .all_users_log_burst = 1000,
         };
         c->device_directory = strdup("/dev");
-        c->section_recursive_folders = strdup("/usr/lib/x86_64-linux-gnu/nsight-compute/sections");
+        c->section_recursive_folders = strdup(NSIGHT_COMPUTE_SECTIONS_DIR);
         c->section_schema = strdup("extended");
         manager_config_finish(c);
 }

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import pathlib
@@ -12,6 +13,7 @@ import tempfile
 import textwrap
 import unittest
 import unittest.mock
+from typing import Iterator
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -479,31 +481,89 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual([m.text for m in hidden[0].messages], ["absent", "0"])
 
 
+@contextlib.contextmanager
+def rule_folder_environ() -> Iterator[None]:
+    """The variables the default rule folders depend on, restored after."""
+    saved = {k: os.environ.get(k) for k in ("NVPROFILED_RULES_PATH",
+                                              "XDG_CONFIG_HOME")}
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
 class DefaultFoldersTest(unittest.TestCase):
     def test_rule_folders(self) -> None:
-        saved = {k: os.environ.get(k) for k in ("NVPROFILED_RULES_PATH",
-                                                  "XDG_CONFIG_HOME")}
-        try:
+        with rule_folder_environ():
             with tempfile.TemporaryDirectory() as config:
                 os.environ["NVPROFILED_RULES_PATH"] = "/a::/b"
                 self.assertEqual(rules.default_rule_dirs(), ["/a", "/b"])
                 del os.environ["NVPROFILED_RULES_PATH"]
                 os.environ["XDG_CONFIG_HOME"] = config
-                self.assertEqual(rules.default_rule_dirs(), [])
+                self.assertEqual(rules.default_rule_dirs(config), [])
                 folder = os.path.join(config, "nvprofiled", "rules")
                 os.makedirs(folder)
                 self.assertEqual(rules.default_rule_dirs(), [folder])
                 os.rmdir(folder)
+                # Nothing anywhere: a usage error that says where rules
+                # come from.
+                stderr = io.StringIO()
                 with self.assertRaises(SystemExit) as stopped, \
-                        unittest.mock.patch("sys.stderr", io.StringIO()):
+                        unittest.mock.patch("sys.stderr", stderr), \
+                        unittest.mock.patch.object(
+                            rules._paths, "NSIGHT_COMPUTE_SECTIONS_DIR",
+                            os.path.join(config, "none")), \
+                        unittest.mock.patch.object(
+                            rules, "NVIDIA_INSTALL_GLOBS", ()):
                     rules.main(["report.ncu-rep"])
                 self.assertEqual(stopped.exception.code, 2)
-        finally:
-            for key, value in saved.items():
-                if value is None:
-                    os.environ.pop(key, None)
-                else:
-                    os.environ[key] = value
+                message = " ".join(stderr.getvalue().split())
+                self.assertIn(
+                    "no rule folder: rule files come from --rules-dir DIR, "
+                    "else the folders in NVPROFILED_RULES_PATH, else "
+                    f"{folder}, else an installed Nsight Compute's sections "
+                    "folder (Debian's nsight-compute package: "
+                    f"{os.path.join(config, 'none')}; NVIDIA's: "
+                    "/opt/nvidia/nsight-compute/VERSION/sections or "
+                    "/usr/local/cuda/nsight-compute-VERSION/sections), and "
+                    "none of these exists: give --rules-dir DIR", message)
+
+
+    def test_nsight_compute_rule_folder(self) -> None:
+        with rule_folder_environ():
+            with tempfile.TemporaryDirectory() as root:
+                os.environ.pop("NVPROFILED_RULES_PATH", None)
+                os.environ["XDG_CONFIG_HOME"] = os.path.join(root, "config")
+                self.assertIsNone(rules.nsight_compute_rule_dir(root))
+                self.assertEqual(rules.default_rule_dirs(root), [])
+                # NVIDIA's own installs: the newest version's sections
+                # (2024.10 after 2024.9); an install without them is none.
+                for install in ("opt/nvidia/nsight-compute/2024.9.0",
+                                "opt/nvidia/nsight-compute/2024.10.1",
+                                "usr/local/cuda/nsight-compute-2023.3.1"):
+                    os.makedirs(os.path.join(root, install, "sections"))
+                os.makedirs(os.path.join(root,
+                                         "opt/nvidia/nsight-compute/2099.1"))
+                newest = os.path.join(
+                    root, "opt/nvidia/nsight-compute/2024.10.1/sections")
+                self.assertEqual(rules.nsight_compute_rule_dir(root), newest)
+                # Debian's nsight-compute package before them: the folder
+                # the daemon reads sections from by default.
+                debian = os.path.join(
+                    root, rules._paths.NSIGHT_COMPUTE_SECTIONS_DIR.lstrip("/"))
+                os.makedirs(debian)
+                self.assertEqual(rules.nsight_compute_rule_dir(root), debian)
+                self.assertEqual(rules.default_rule_dirs(root), [debian])
+                # The user's own folder, and NVPROFILED_RULES_PATH, first.
+                folder = os.path.join(root, "config", "nvprofiled", "rules")
+                os.makedirs(folder)
+                self.assertEqual(rules.default_rule_dirs(root), [folder])
+                os.environ["NVPROFILED_RULES_PATH"] = "/a"
+                self.assertEqual(rules.default_rule_dirs(root), ["/a"])
 
 
 class PresentationTest(unittest.TestCase):

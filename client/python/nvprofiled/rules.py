@@ -24,6 +24,7 @@ What the runner does, in the order ncu does it:
 from __future__ import annotations
 
 import argparse
+import glob
 import importlib.util
 import json
 import os
@@ -35,7 +36,7 @@ import types
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional, Sequence
 
-from nvprofiled import NvRules
+from nvprofiled import NvRules, _paths
 from nvprofiled._terminal import escape
 
 # ncu's one-letter-ish type column of the details page.
@@ -549,7 +550,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     folders = args.rules_dir or default_rule_dirs()
     if not folders:
-        parser.error("no rule folder: give --rules-dir")
+        parser.error(no_rule_dir_message())
 
     from nvprofiled import ncu_report
     try:
@@ -586,16 +587,67 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     return 1 if load_errors else 0
 
 
-def default_rule_dirs() -> list[str]:
+def user_rule_dir() -> str:
+    """The user's own rule folder, ~/.config/nvprofiled/rules."""
+    config = os.environ.get("XDG_CONFIG_HOME") or os.path.join(
+        os.path.expanduser("~"), ".config")
+    return os.path.join(config, "nvprofiled", "rules")
+
+
+# NVIDIA's own installs: its installer's, then the CUDA toolkit's.
+NVIDIA_INSTALL_GLOBS = ("opt/nvidia/nsight-compute/*",
+                        "usr/local/cuda/nsight-compute-*")
+
+
+def _version_key(path: str) -> tuple[int, ...]:
+    """2024.1.1 of .../nsight-compute/2024.1.1 or .../nsight-compute-2024.1.1,
+    compared as numbers (2024.10 after 2024.9)."""
+    return tuple(int(n) for n in re.findall(r"\d+", os.path.basename(path)))
+
+
+def nsight_compute_rule_dir(root: str = "/") -> Optional[str]:
+    """The sections folder of an installed Nsight Compute, where its stock
+    rule files are, beside the section files: Debian's nsight-compute
+    package's, else the newest version's of NVIDIA's own installs; None if
+    there is none.  root: the file system to look in (a test's fake one)."""
+    folder = os.path.join(root,
+                          _paths.NSIGHT_COMPUTE_SECTIONS_DIR.lstrip("/"))
+    if os.path.isdir(folder):
+        return folder
+    installs = [os.path.join(install, "sections")
+                for pattern in NVIDIA_INSTALL_GLOBS
+                for install in glob.glob(
+                    os.path.join(glob.escape(root), pattern))]
+    installs = [d for d in installs if os.path.isdir(d)]
+    if not installs:
+        return None
+    return max(installs, key=lambda d: _version_key(os.path.dirname(d)))
+
+
+def default_rule_dirs(root: str = "/") -> list[str]:
     """NVPROFILED_RULES_PATH (colon-separated), else the user's
-    ~/.config/nvprofiled/rules if it exists."""
+    ~/.config/nvprofiled/rules if it exists, else an installed Nsight
+    Compute's rules (:func:`nsight_compute_rule_dir`)."""
     env = os.environ.get("NVPROFILED_RULES_PATH")
     if env:
         return [d for d in env.split(":") if d]
-    config = os.environ.get("XDG_CONFIG_HOME") or os.path.join(
-        os.path.expanduser("~"), ".config")
-    folder = os.path.join(config, "nvprofiled", "rules")
-    return [folder] if os.path.isdir(folder) else []
+    folder = user_rule_dir()
+    if os.path.isdir(folder):
+        return [folder]
+    nsight_compute = nsight_compute_rule_dir(root)
+    return [nsight_compute] if nsight_compute else []
+
+
+def no_rule_dir_message() -> str:
+    """Why there is no rule folder, and where rule files come from."""
+    return ("no rule folder: rule files come from --rules-dir DIR, else "
+            "the folders in NVPROFILED_RULES_PATH, else "
+            f"{escape(user_rule_dir())}, else an installed Nsight Compute's "
+            "sections folder (Debian's nsight-compute package: "
+            f"{_paths.NSIGHT_COMPUTE_SECTIONS_DIR}; NVIDIA's: "
+            "/opt/nvidia/nsight-compute/VERSION/sections or "
+            "/usr/local/cuda/nsight-compute-VERSION/sections), and none "
+            "of these exists: give --rules-dir DIR")
 
 
 if __name__ == "__main__":
