@@ -307,6 +307,75 @@ static void test_deployed_own_rc_file(void)
         itest_teardown(&t);
 }
 
+/* Whether the JSON changes of an edit (nvprofilectl --json) name pid changing key. */
+static bool changes_name(struct json_object *out, pid_t pid, const char *key)
+{
+        struct json_object *changes;
+
+        if (!out || !json_object_object_get_ex(out, "changes", &changes))
+                return false;
+        for (size_t i = 0; i < json_object_array_length(changes); i++) {
+                struct json_object *c = json_object_array_get_idx(changes, i);
+
+                if (json_object_get_int(json_object_object_get(c, "pid")) == pid && g_strcmp0(jstr(c, "key"), key) == 0)
+                        return true;
+        }
+        return false;
+}
+
+/* Issue 28: root's --system edit under the unit's daemon (not uid 0 itself) is root's: its preview and its
+ * result list the running processes of every user that change, and the journal names uid 0 (before,
+ * both were the daemon's own user's: no process changed, "uid 996: add-rule"). */
+static void test_deployed_system_edit(void)
+{
+        ITest t;
+        ITestUser alice;
+        g_autofree char *out = NULL, *log = NULL, *log_path = NULL, *file = NULL;
+        struct json_object *res;
+        struct stat st;
+        GPid root_pid, alice_pid;
+
+        ITEST_REQUIRE_ROOT("needs root: users to create, and the daemon started as one of them");
+
+        itest_setup_deployed(&t);
+        itest_create_user("nvpa", &alice);
+        itest_write(&t, RCD "/10-other", "{\"rules\": []}\n");
+        itest_start_daemon(&t, NULL);
+        root_pid = itest_spawn_helper(&t, "nvptest-se", NULL, NULL);
+        t.helper_user = &alice;
+        alice_pid = itest_spawn_helper(&t, "nvptest-se", NULL, NULL);
+        t.helper_user = NULL;
+        ITEST_WAIT_FOR(itest_is_tracked(&t, root_pid) && itest_is_tracked(&t, alice_pid), WAIT_MS);
+
+        g_assert_cmpint(itest_ctl(&t, &out, "rules", "add", "--system", "--file", "50-sys", "--procname", "nvptest-se",
+                                        "--setting", "GLSharpenValue=9", "--dry-run", NULL),
+                        ==, 0);
+        res = json_tokener_parse(out);
+        g_assert_true(changes_name(res, root_pid, "GLSharpenValue"));
+        g_assert_true(changes_name(res, alice_pid, "GLSharpenValue"));
+        json_object_put(res);
+        g_clear_pointer(&out, g_free);
+
+        g_assert_cmpint(itest_ctl(&t, &out, "rules", "add", "--system", "--file", "50-sys", "--procname", "nvptest-se",
+                                        "--setting", "GLSharpenValue=9", NULL),
+                        ==, 0);
+        res = json_tokener_parse(out);
+        g_assert_true(changes_name(res, root_pid, "GLSharpenValue"));
+        g_assert_true(changes_name(res, alice_pid, "GLSharpenValue"));
+        json_object_put(res);
+        /* Written as root's file. */
+        file = g_build_filename(t.root, RCD, "50-sys", NULL);
+        g_assert_cmpint(stat(file, &st), ==, 0);
+        g_assert_cmpuint(st.st_uid, ==, 0);
+        log_path = g_build_filename(t.dir, "daemon.log", NULL);
+        g_assert_true(g_file_get_contents(log_path, &log, NULL, NULL));
+        g_assert_nonnull(strstr(log, "uid 0: add-rule"));
+
+        itest_kill(alice_pid);
+        itest_kill(root_pid);
+        itest_teardown(&t);
+}
+
 static char *object_of(ITest *t, pid_t pid, bool *ret_gpu)
 {
         g_autofree char *out = NULL;
@@ -1229,6 +1298,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/daemon/dlopen", test_dlopen);
         g_test_add_func("/daemon/gl-environment", test_gl_environment);
         g_test_add_func("/daemon/deployed-own-rc-file", test_deployed_own_rc_file);
+        g_test_add_func("/daemon/deployed-system-edit", test_deployed_system_edit);
         g_test_add_func("/daemon/gpu-open", test_gpu_open);
         g_test_add_func("/daemon/rc-edits", test_rc_edits);
         g_test_add_func("/daemon/xml-matches-introspection", test_xml_matches_introspection);
