@@ -91,6 +91,10 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# Where earlier versions of this test kept the root for good: not any more.
+rm -f /var/cache/nvprofiled-test/root-*.tar /var/cache/nvprofiled-test/root-*.tar.tmp
+rmdir /var/cache/nvprofiled-test 2>/dev/null || true
+
 work=$(mktemp -d /var/tmp/nvprofiled-system-XXXXXX)
 if [ ! -f "$image" ]; then
     echo "# building the Debian $suite root (mmdebstrap, cached as $image)"
