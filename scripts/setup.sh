@@ -7,7 +7,9 @@
 #                               /etc, /var), install it, create the nvprofiled user, reload systemd and
 #                               D-Bus, enable and start nvprofiled.service and show nvprofilectl status
 #                               (where systemd is not running, a chroot: installed and enabled, not started)
-#   scripts/setup.sh uninstall  stop and disable the service, remove every installed file and the user
+#   scripts/setup.sh uninstall  stop and disable the service, remove every installed file, the user and
+#                               the folders the install created when empty; a configuration file that
+#                               differs from the installed one is kept as FILE.nvprofiled-save
 #   scripts/setup.sh demo       install what is missing, build, and run nvprofiled on a private D-Bus over
 #                               this machine's real /proc with the example rc files from conf/, then show
 #                               with nvprofilectl what it resolved (installs nothing of nvprofiled, starts
@@ -479,12 +481,34 @@ for p in processes:
 
 # What `install` put where, one absolute path a line (meson's install log): what `uninstall` removes.
 install_manifest=/var/lib/nvprofiled-setup/installed-files
+# The folders `install` created (they did not exist before it): `uninstall` removes those left empty.
+install_created_dirs=/var/lib/nvprofiled-setup/created-dirs
+# The configuration files as installed (sha256sum's lines): `uninstall` keeps one that differs.
+install_config_sums=/var/lib/nvprofiled-setup/config-sha256
+# Where install puts the configuration (--sysconfdir).
+install_sysconfdir=/etc
 
 require_root() {
     if [ "$(id -u)" -ne 0 ]; then
         echo "scripts/setup.sh $mode: run as root (it installs into /usr and /etc)" >&2
         exit 1
     fi
+}
+
+# The folders that installing build directory $1 creates, one a line: the missing ones among the
+# folders of the files meson installs and of the tmpfiles entries (install-hook.sh creates those), with
+# their missing parents.
+missing_install_dirs() {
+    {
+        meson introspect --installed "$1" |
+            python3 -c 'import json, os, sys; print("\n".join(os.path.dirname(p) for p in json.load(sys.stdin).values()))'
+        awk '$1 == "d" { print $2 }' systemd/nvprofiled.tmpfiles
+    } | while IFS= read -r d; do
+        while [ -n "$d" ] && [ "$d" != / ] && [ ! -e "$d" ]; do
+            echo "$d"
+            d=$(dirname "$d")
+        done
+    done | sort -u
 }
 
 do_install() {
@@ -496,9 +520,15 @@ do_install() {
     # meson install also runs systemd/install-hook.sh: the nvprofiled user (systemd-sysusers) and the
     # journal catalog.
     echo "==> installing (meson install), creating the nvprofiled user"
+    local created_dirs
+    created_dirs=$(missing_install_dirs "$build")
     meson install -C "$build" --no-rebuild --quiet
     mkdir -p "$(dirname "$install_manifest")"
     grep -v '^#' "$build/meson-logs/install-log.txt" > "$install_manifest"
+    printf '%s\n' "$created_dirs" | sed '/^$/d' > "$install_created_dirs"
+    grep "^$install_sysconfdir/" "$install_manifest" | while IFS= read -r f; do
+        [ ! -f "$f" ] || sha256sum -- "$f"
+    done > "$install_config_sums"
     systemctl enable nvprofiled.service 2>&1 | grep -v '^Created symlink' || true
     if ! systemd_running; then
         echo "==> systemd is not running here (a chroot, or a system booted without it): installed and enabled,"
@@ -525,11 +555,23 @@ do_uninstall() {
     else
         systemctl disable nvprofiled.service 2>&1 | grep -v '^Removed' || true
     fi
+    # A configuration file the administrator changed is theirs: kept beside, as a package manager does.
+    # Without the checksums of the install (an older setup.sh installed it), every one is kept.
+    local f sum
+    while IFS= read -r f; do
+        [ -f "$f" ] || continue
+        sum=$(awk -v f="$f" 'substr($0, 67) == f { print $1 }' "$install_config_sums" 2>/dev/null)
+        if [ -z "$sum" ] || [ "$(sha256sum < "$f" | cut -d' ' -f1)" != "$sum" ]; then
+            mv -f -- "$f" "$f.nvprofiled-save"
+            echo "==> kept $f, which differs from the installed one, as $f.nvprofiled-save"
+        fi
+    done < <(grep "^$install_sysconfdir/" "$install_manifest")
     echo "==> removing the files $install_manifest lists"
-    local f dirs=()
+    local dirs=()
     while IFS= read -r f; do
         [ -n "$f" ] || continue
-        # Our own folders go whole (a __pycache__ python3 left, the configuration folder).
+        # Our own folders go whole (a __pycache__ python3 left, the configuration folder), but for a
+        # configuration file kept above.
         case "$f" in */nvprofiled/*) dirs+=("${f%/nvprofiled/*}/nvprofiled") ;; esac
         if [ -d "$f" ]; then
             dirs+=("$f")
@@ -537,12 +579,16 @@ do_uninstall() {
             rm -f -- "$f"
         fi
     done < "$install_manifest"
-    # Folders meson created (it lists them too) go when nothing else is in them, deepest first.
+    # Folders meson lists and folders the install created go when nothing else is in them, deepest first.
+    [ ! -f "$install_created_dirs" ] || mapfile -t -O "${#dirs[@]}" dirs < "$install_created_dirs"
     for f in $(printf '%s\n' "${dirs[@]}" | sort -ru); do
+        [ -d "$f" ] || continue
         case "$f" in
-            */nvprofiled) rm -rf -- "$f" ;;
-            *) rmdir --ignore-fail-on-non-empty -- "$f" 2>/dev/null || true ;;
+            */nvprofiled) find "$f" -depth -mindepth 1 ! -name '*.nvprofiled-save' \( ! -type d -o -empty \) -delete || true ;;
         esac
+        if ! rmdir -- "$f" 2>/dev/null && grep -qxF -- "$f" "$install_created_dirs" 2>/dev/null; then
+            echo "==> left $f, which the install created: it is not empty"
+        fi
     done
     rm -rf "$(dirname "$install_manifest")"
     if id -u nvprofiled >/dev/null 2>&1; then
@@ -586,7 +632,7 @@ case "$mode" in
         esac
         ;;
     *)
-        sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '3,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'
         exit 2
         ;;
 esac

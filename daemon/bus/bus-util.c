@@ -125,8 +125,16 @@ int bus_caller_creds(sd_bus_message *m, UserCreds *ret)
         if (r < 0)
                 return r;
         if (uid == 0) {
-                /* Root may read anything: the daemon's own access. */
-                user_creds_self(ret);
+                /* Root is root: previews show what root may see, the journal names uid 0, and files are
+                 * read and written with root's access. A daemon running as root is root already (its own
+                 * credentials keep the system view's cache); under the unit (User=nvprofiled) root's
+                 * account gives gid and groups, and user_creds_run() keeps the daemon's effective
+                 * capabilities while acting for uid 0 (user-creds.c says why). */
+                if (geteuid() == 0)
+                        user_creds_self(ret);
+                else
+                        creds_from_user_database(0, ret);
+                user_creds_normalize(ret);
                 return 0;
         }
 

@@ -204,9 +204,9 @@ static int file_job_run(void *userdata)
 
 static const UserCreds root_creds = { .uid = 0, .gid = 0 };
 
-/* Whose access writes use: root's file access (fsuid 0, no capability: only what root's own files and
- * directories allow), or, for a daemon that cannot switch (an unprivileged instance, as in tests), its
- * own. */
+/* Whose access writes use: root's file access (fsuid 0; under the unit with no capability that grants
+ * writing, CAP_DAC_OVERRIDE being none of ours: only what root's own files and directories allow), or, for
+ * a daemon that cannot switch (an unprivileged instance, as in tests), its own. */
 static const UserCreds *write_creds(void)
 {
         return user_creds_can_switch() ? &root_creds : NULL;

@@ -172,18 +172,49 @@ typedef struct SavedCreds {
         struct __user_cap_data_struct caps[2];
 } SavedCreds;
 
-/* Failing to get our own credentials back would leave the daemon acting as someone else: never go on. */
+static bool caps_effective_are(const struct __user_cap_data_struct want[2])
+{
+        struct __user_cap_data_struct now[2];
+
+        return caps_get(now) >= 0 && now[0].effective == want[0].effective && now[1].effective == want[1].effective &&
+                        now[0].permitted == want[0].permitted && now[1].permitted == want[1].permitted;
+}
+
+static bool groups_are(const gid_t *groups, int n_groups)
+{
+        gid_t now[USER_CREDS_GROUPS_MAX];
+        int n;
+
+        /* More than we compare (never so under the unit): the count alone. */
+        if (n_groups > (int) ELEMENTSOF(now))
+                return getgroups(0, NULL) == n_groups;
+        n = getgroups((int) ELEMENTSOF(now), now);
+        return n == n_groups && memcmp(now, groups, (size_t) n * sizeof(gid_t)) == 0;
+}
+
+/* Failing to get our own credentials back would leave the daemon acting as someone else, or without the
+ * capabilities its work needs: never go on.
+ *
+ * The order matters. The capabilities come back first, since setgroups() needs CAP_SETGID. Then fsgid,
+ * fsuid and the groups. Then the capabilities once more: when the fsuid goes from 0 to anything else the
+ * kernel clears CAP_DAC_READ_SEARCH, CAP_DAC_OVERRIDE, CAP_FOWNER and the other file-system capabilities
+ * from the effective set (capabilities(7)), so a daemon that is not root (the unit's User=) would have
+ * lost them for good after acting for root once, and with them every other user's /proc/PID/environ. */
 static void restore_or_die(SavedCreds *s)
 {
         if (caps_set(s->caps) < 0) {
                 log_error_errno(errno, "Cannot restore capabilities after acting as a user, aborting");
                 abort();
         }
-        (void) setfsuid(s->fsuid);
         (void) setfsgid(s->fsgid);
+        (void) setfsuid(s->fsuid);
         if ((uid_t) setfsuid((uid_t) -1) != s->fsuid || (gid_t) setfsgid((gid_t) -1) != s->fsgid ||
                         setgroups((size_t) s->n_groups, s->groups) < 0) {
                 log_error("Cannot restore credentials after acting as a user, aborting.");
+                abort();
+        }
+        if (caps_set(s->caps) < 0 || !caps_effective_are(s->caps) || !groups_are(s->groups, s->n_groups)) {
+                log_error("Capabilities or groups differ from before acting as a user, aborting.");
                 abort();
         }
         s->groups = mfree(s->groups);
@@ -191,7 +222,7 @@ static void restore_or_die(SavedCreds *s)
 
 static int become(const UserCreds *c, SavedCreds *s)
 {
-        struct __user_cap_data_struct none[2];
+        struct __user_cap_data_struct acting[2];
         int r;
 
         *s = (SavedCreds){ .fsuid = (uid_t) setfsuid((uid_t) -1), .fsgid = (gid_t) setfsgid((gid_t) -1) };
@@ -218,11 +249,18 @@ static int become(const UserCreds *c, SavedCreds *s)
         }
         (void) setfsgid(c->gid);
         (void) setfsuid(c->uid);
-        /* No effective capability at all while acting: CAP_DAC_READ_SEARCH, CAP_DAC_OVERRIDE, CAP_SYS_PTRACE
-         * (/proc) and CAP_FOWNER would each let the open succeed where the user's own would not. */
-        memcpy(none, s->caps, sizeof(none));
-        none[0].effective = none[1].effective = 0;
-        if ((uid_t) setfsuid((uid_t) -1) != c->uid || (gid_t) setfsgid((gid_t) -1) != c->gid || caps_set(none) < 0) {
+        /* No effective capability at all while acting for a user: CAP_DAC_READ_SEARCH, CAP_DAC_OVERRIDE,
+         * CAP_SYS_PTRACE (/proc) and CAP_FOWNER would each let the open succeed where the user's own would
+         * not. Root is the exception: root's own processes hold every capability, so acting for root
+         * (fsuid 0) keeps the effective set we have (under the unit: CAP_DAC_READ_SEARCH, so root's
+         * access to read and search is what root's process has; writing still needs root's own write
+         * permission, since CAP_DAC_OVERRIDE is not ours). Setting it explicitly also undoes what the
+         * kernel did to it when the fsuid changed to or from 0. */
+        memcpy(acting, s->caps, sizeof(acting));
+        if (c->uid != 0)
+                acting[0].effective = acting[1].effective = 0;
+        if ((uid_t) setfsuid((uid_t) -1) != c->uid || (gid_t) setfsgid((gid_t) -1) != c->gid || caps_set(acting) < 0 ||
+                        !caps_effective_are(acting)) {
                 restore_or_die(s);
                 return -EPERM;
         }

@@ -33,12 +33,20 @@ static void write_file(const char *path, const char *content)
 static void start_bus(ITest *t)
 {
         /* Without root, the daemon runs as we do: our uid takes the place of the nvprofiled user, which
-         * the policy allows to own the name (and nothing more). */
-        g_autofree char *own_policy = geteuid() == 0 ? g_strdup("")
-                                                     : g_strdup_printf("  <policy user=\"%u\">\n"
-                                                                       "    <allow own=\"" BUS_NAME "\"/>\n"
-                                                                       "  </policy>\n",
-                                                                       (unsigned) geteuid());
+         * the policy allows to own the name (and nothing more). Deployed, the user the case made does. */
+        g_autofree char *own_policy = NULL;
+
+        if (t->deployed)
+                own_policy = g_strdup_printf("  <policy user=\"%s\">\n"
+                                             "    <allow own=\"" BUS_NAME "\"/>\n"
+                                             "  </policy>\n",
+                                t->daemon_user);
+        else
+                own_policy = geteuid() == 0 ? g_strdup("")
+                                            : g_strdup_printf("  <policy user=\"%u\">\n"
+                                                              "    <allow own=\"" BUS_NAME "\"/>\n"
+                                                              "  </policy>\n",
+                                                              (unsigned) geteuid());
 
         test_private_bus_start(t->dir, own_policy, &t->bus_pid, &t->bus_address, &t->bus);
 }
@@ -99,14 +107,21 @@ static void on_abort(int sig)
         raise(sig);
 }
 
-void itest_setup(ITest *t)
+static void setup(ITest *t, bool deployed)
 {
         g_autoptr(GError) error = NULL;
 
         current = t;
         signal(SIGABRT, on_abort);
 
-        *t = (ITest){ .daemon_stderr = -1, .notify_fd = -1 };
+        *t = (ITest){ .daemon_stderr = -1, .notify_fd = -1, .deployed = deployed };
+        if (deployed) {
+                ITestUser u;
+
+                g_assert_cmpuint(geteuid(), ==, 0);
+                itest_create_user("nvpd", &u);
+                strcpy(t->daemon_user, u.name);
+        }
         t->dir = g_dir_make_tmp("nvprofiled-itest-XXXXXX", &error);
         g_assert_no_error(error);
         /* nobody must reach the bus socket inside. */
@@ -132,7 +147,20 @@ void itest_setup(ITest *t)
                 g_assert_cmpuint(strlen(path), <, sizeof(sa.sun_path));
                 strcpy(sa.sun_path, path);
                 g_assert_cmpint(bind(t->notify_fd, (struct sockaddr *) &sa, sizeof(sa)), ==, 0);
+                /* The daemon's user sends to it as systemd's would let it. */
+                if (deployed)
+                        g_assert_cmpint(chmod(path, 0666), ==, 0);
         }
+}
+
+void itest_setup(ITest *t)
+{
+        setup(t, g_strcmp0(g_getenv("NVPROFILED_ITEST_DEPLOYED"), "1") == 0);
+}
+
+void itest_setup_deployed(ITest *t)
+{
+        setup(t, true);
 }
 
 bool itest_have_root(const char *why)
@@ -376,6 +404,76 @@ void itest_teardown(ITest *t)
         itest_remove_users();
 }
 
+/* "CAP_SYS_PTRACE CAP_SETUID" -> "-all,+sys_ptrace,+setuid", as setpriv takes a capability set. */
+static void append_caps(GString *out, const char *value)
+{
+        g_auto(GStrv) caps = g_strsplit_set(value, " \t", -1);
+
+        for (char **c = caps; *c; c++) {
+                g_autofree char *lower = g_ascii_strdown(*c, -1);
+
+                if (!*lower)
+                        continue;
+                g_assert_true(g_str_has_prefix(lower, "cap_"));
+                g_string_append_printf(out, ",+%s", lower + strlen("cap_"));
+        }
+}
+
+/* setpriv's arguments for what the unit file says, read now, so that the tests follow any change of it.
+ * An empty assignment resets a list, as systemd's does; NoNewPrivileges= must be there. */
+static GPtrArray *deployed_wrapper(const ITest *t)
+{
+        g_autoptr(GString) ambient = g_string_new("--ambient-caps=-all");
+        g_autoptr(GString) inheritable = g_string_new("--inh-caps=-all");
+        g_autoptr(GString) bounding = g_string_new("--bounding-set=-all");
+        g_autofree char *text = NULL;
+        g_autoptr(GError) error = NULL;
+        g_auto(GStrv) lines = NULL;
+        GPtrArray *argv = g_ptr_array_new_with_free_func(g_free);
+        bool no_new_privs = false, have_ambient = false, have_bounding = false;
+        struct passwd *pw = getpwnam(t->daemon_user);
+
+        g_assert_nonnull(pw);
+        g_file_get_contents(test_env_or_fail("NVPROFILED_UNIT_IN"), &text, NULL, &error);
+        g_assert_no_error(error);
+        lines = g_strsplit(text, "\n", -1);
+        for (char **l = lines; *l; l++) {
+                const char *v;
+
+                if ((v = g_str_has_prefix(*l, "AmbientCapabilities=") ? strchr(*l, '=') + 1 : NULL)) {
+                        if (!*v)
+                                g_string_assign(ambient, "--ambient-caps=-all");
+                        append_caps(ambient, v);
+                        have_ambient = true;
+                } else if ((v = g_str_has_prefix(*l, "CapabilityBoundingSet=") ? strchr(*l, '=') + 1 : NULL)) {
+                        if (!*v)
+                                g_string_assign(bounding, "--bounding-set=-all");
+                        append_caps(bounding, v);
+                        have_bounding = true;
+                } else if (g_str_has_prefix(*l, "NoNewPrivileges="))
+                        no_new_privs = g_str_equal(*l, "NoNewPrivileges=yes");
+        }
+        g_assert_true(have_ambient);
+        g_assert_true(have_bounding);
+        /* An ambient capability needs to be inheritable (and permitted) first. */
+        g_string_append(inheritable, strchr(ambient->str, ',') ? strchr(ambient->str, ',') : "");
+
+        g_ptr_array_add(argv, g_strdup("setpriv"));
+        g_ptr_array_add(argv, g_strdup_printf("--reuid=%u", (unsigned) pw->pw_uid));
+        g_ptr_array_add(argv, g_strdup_printf("--regid=%u", (unsigned) pw->pw_gid));
+        /* As systemd's User= does: the user's own groups. */
+        g_ptr_array_add(argv, g_strdup("--init-groups"));
+        g_ptr_array_add(argv, g_strdup(inheritable->str));
+        g_ptr_array_add(argv, g_strdup(ambient->str));
+        g_ptr_array_add(argv, g_strdup(bounding->str));
+        if (no_new_privs)
+                g_ptr_array_add(argv, g_strdup("--no-new-privs"));
+        /* The credential change clears the parent-death signal test_child_dies_with_parent() set. */
+        g_ptr_array_add(argv, g_strdup("--pdeathsig=KILL"));
+        g_ptr_array_add(argv, g_strdup("--"));
+        return argv;
+}
+
 static bool name_has_owner(ITest *t)
 {
         sd_bus_message *reply = NULL;
@@ -392,7 +490,8 @@ void itest_start_daemon(ITest *t, const char *extra_config)
         g_autofree char *text = NULL, *bus_arg = NULL, *root_arg = NULL, *conf_arg = NULL, *proc_arg = NULL;
         g_autoptr(GError) error = NULL;
         g_autofree char *sys_arg = NULL;
-        const char *argv[24], **daemon_argv = argv;
+        g_autoptr(GPtrArray) deployed_argv = t->deployed ? deployed_wrapper(t) : NULL;
+        const char *argv[32], **daemon_argv = argv;
         g_auto(GStrv) envp = NULL;
         gint64 deadline;
         int status;
@@ -408,6 +507,10 @@ void itest_start_daemon(ITest *t, const char *extra_config)
         for (const char *const *w = t->daemon_wrapper; w && *w; w++) {
                 g_assert_cmpint(daemon_argv - argv, <, 12);
                 *daemon_argv++ = *w;
+        }
+        for (guint i = 0; deployed_argv && i < deployed_argv->len; i++) {
+                g_assert_cmpint(daemon_argv - argv, <, 22);
+                *daemon_argv++ = deployed_argv->pdata[i];
         }
         if (t->without_dac_override) {
                 /* Root with the capability gone from its bounding set has it in no set after exec. */
@@ -439,7 +542,7 @@ void itest_start_daemon(ITest *t, const char *extra_config)
         t->daemon_stderr = open(log, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
         g_assert_cmpint(t->daemon_stderr, >=, 0);
 
-        envp = g_get_environ();
+        envp = t->deployed ? test_environ_for_other_users(t->dir) : g_get_environ();
         if (t->with_notify) {
                 g_autofree char *notify = g_build_filename(t->dir, "notify", NULL);
                 envp = g_environ_setenv(envp, "NOTIFY_SOCKET", notify, TRUE);
@@ -487,6 +590,13 @@ void itest_write(ITest *t, const char *rel, const char *content)
         write_file(p, content);
 }
 
+static void become_helper_user(gpointer userdata)
+{
+        itest_become_user(userdata);
+        /* Once more: the change of credentials cleared the parent-death signal. */
+        test_child_dies_with_parent(NULL);
+}
+
 GPid itest_spawn_helper(ITest *t, const char *name, const char *const *env, const char *const *args)
 {
         g_autoptr(GError) error = NULL;
@@ -529,7 +639,8 @@ GPid itest_spawn_helper(ITest *t, const char *name, const char *const *env, cons
         }
 
         g_spawn_async_with_pipes(NULL, (char **) argv->pdata, envp, G_SPAWN_DO_NOT_REAP_CHILD,
-                        test_child_dies_with_parent, NULL, &pid, NULL, &out, NULL, &error);
+                        t->helper_user ? become_helper_user : test_child_dies_with_parent, (gpointer) t->helper_user,
+                        &pid, NULL, &out, NULL, &error);
         g_assert_no_error(error);
 
         pfd = (struct pollfd){ .fd = out, .events = POLLIN };
@@ -715,4 +826,27 @@ void itest_assert_absent(const char *where, const char *text, const char *needle
 void itest_user_chown(const ITestUser *u, const char *path)
 {
         g_assert_cmpint(lchown(path, u->uid, u->gid), ==, 0);
+}
+
+char *itest_write_home(ITest *t, const char *name, const ITestUser *owner, const char *rc)
+{
+        g_autofree char *rel = g_build_filename("home", name, NULL);
+        g_autofree char *home = g_build_filename(t->root, rel, NULL);
+        g_autofree char *nv = g_build_filename(home, ".nv", NULL);
+        g_autofree char *file = g_build_filename(nv, "nvidia-application-profiles-rc", NULL);
+        g_autofree char *homes = g_build_filename(t->root, "home", NULL);
+        g_autoptr(GError) error = NULL;
+
+        g_assert_cmpint(g_mkdir_with_parents(homes, 0755), ==, 0);
+        g_assert_cmpint(g_mkdir_with_parents(nv, 0700), ==, 0);
+        g_assert_cmpint(chmod(home, 0700), ==, 0);
+        g_file_set_contents(file, rc, -1, &error);
+        g_assert_no_error(error);
+        g_assert_cmpint(chmod(file, 0600), ==, 0);
+        if (owner) {
+                itest_user_chown(owner, home);
+                itest_user_chown(owner, nv);
+                itest_user_chown(owner, file);
+        }
+        return g_strdup_printf("HOME=/%s", rel);
 }

@@ -30,12 +30,22 @@ typedef struct ITest {
         const char *const *daemon_wrapper; /* daemons started while set run as this command (NULL-terminated)
                                             * followed by theirs, e.g. in a PID namespace (pidns-run) */
         const char *const *helper_wrapper; /* ...and helpers spawned while set */
+        bool deployed; /* the daemon runs as the unit runs it: as daemon_user (itest_setup_deployed()) */
+        char daemon_user[48]; /* ...a system user the case creates, in place of the unit's User= */
+        const struct ITestUser *helper_user; /* helpers spawned while set run as this user, not as root */
 } ITest;
 
 /* Waits up to timeout_ms for a notify message containing needle (e.g. "READY=1"). */
 bool itest_wait_notify(ITest *t, const char *needle, int timeout_ms);
 
 void itest_setup(ITest *t);
+
+/* The same, with the daemon run as deployed: as a system user the case creates (removed with the others),
+ * with exactly the AmbientCapabilities=, CapabilityBoundingSet= and NoNewPrivileges= of the unit that
+ * is installed (systemd/nvprofiled.service.in, read at test time: $NVPROFILED_UNIT_IN), through setpriv,
+ * on a bus whose policy lets that user own the name. Root only. itest_setup() does this too when the
+ * environment has NVPROFILED_ITEST_DEPLOYED=1 (the meson tests named <case>-deployed). */
+void itest_setup_deployed(ITest *t);
 
 /* Cases that need root (the proc connector, other users' processes, dropping to nobody) start with
  * ITEST_REQUIRE_ROOT(): without root the case reports SKIP with the reason, which CI (run as root)
@@ -95,6 +105,10 @@ void itest_stop_daemon(ITest *t, int *ret_exit_status);
 
 /* Writes a file under the daemon's root, creating directories. */
 void itest_write(ITest *t, const char *rel, const char *content);
+
+/* /home/name below the daemon's root for owner (NULL: root), 0700 as is its .nv, with rc as the private
+ * rc file .nv/nvidia-application-profiles-rc (0600); /home itself 0755. Returns "HOME=/home/name". */
+char *itest_write_home(ITest *t, const char *name, const ITestUser *owner, const char *rc);
 
 /* Spawns build/tests/integration/helper-process as a copy named name (NULL: its own name), with extra
  * environment entries and arguments; waits until it printed "ready". Returns its pid. */

@@ -201,13 +201,32 @@ static void test_dlopen(void)
         itest_teardown(&t);
 }
 
+/* pid's first setting, GLThreadedOptimizations, is overridden by __GL_THREADED_OPTIMIZATIONS=0 in its
+ * environment (explain says so); its second, GLSharpenValue, is not. */
+static void assert_threaded_overridden(ITest *t, pid_t pid)
+{
+        struct json_object *res = explain_json(t, pid, NULL), *settings, *s;
+
+        g_assert_nonnull(res);
+        g_assert_true(json_object_object_get_ex(res, "settings", &settings));
+        s = json_object_array_get_idx(settings, 0);
+        g_assert_cmpstr(jstr(s, "key"), ==, "GLThreadedOptimizations");
+        g_assert_true(json_object_get_boolean(json_object_object_get(s, "overridden")));
+        g_assert_cmpstr(jstr(s, "env_variable"), ==, "__GL_THREADED_OPTIMIZATIONS");
+        g_assert_cmpstr(jstr(s, "env_value"), ==, "0");
+        s = json_object_array_get_idx(settings, 1);
+        g_assert_cmpstr(jstr(s, "key"), ==, "GLSharpenValue");
+        g_assert_false(json_object_get_boolean(json_object_object_get(s, "overridden")));
+        json_object_put(res);
+}
+
 /* __GL_* in the environment overrides a key; __GL_APPLICATION_PROFILE=0 disables profiles. */
 static void test_gl_environment(void)
 {
         ITest t;
         const char *env_override[] = { "__GL_THREADED_OPTIMIZATIONS=0", NULL };
         const char *env_off[] = { "__GL_APPLICATION_PROFILE=0", NULL };
-        struct json_object *res, *settings, *s;
+        struct json_object *res;
         GPid a, b;
 
         ITEST_REQUIRE_ROOT("needs root: real processes' environments");
@@ -219,17 +238,7 @@ static void test_gl_environment(void)
         itest_start_daemon(&t, NULL);
         a = itest_spawn_helper(&t, "nvptest-env", env_override, NULL);
 
-        res = explain_json(&t, a, NULL);
-        g_assert_nonnull(res);
-        g_assert_true(json_object_object_get_ex(res, "settings", &settings));
-        s = json_object_array_get_idx(settings, 0);
-        g_assert_cmpstr(jstr(s, "key"), ==, "GLThreadedOptimizations");
-        g_assert_true(json_object_get_boolean(json_object_object_get(s, "overridden")));
-        g_assert_cmpstr(jstr(s, "env_variable"), ==, "__GL_THREADED_OPTIMIZATIONS");
-        g_assert_cmpstr(jstr(s, "env_value"), ==, "0");
-        s = json_object_array_get_idx(settings, 1);
-        g_assert_false(json_object_get_boolean(json_object_object_get(s, "overridden")));
-        json_object_put(res);
+        assert_threaded_overridden(&t, a);
         itest_kill(a);
 
         b = itest_spawn_helper(&t, "nvptest-env", env_off, NULL);
@@ -240,6 +249,130 @@ static void test_gl_environment(void)
         ITEST_WAIT_FOR(itest_is_tracked(&t, b), WAIT_MS);
         g_assert_true(itest_is_tracked(&t, b));
         itest_kill(b);
+        itest_teardown(&t);
+}
+
+/* Issue 28: the daemon as the unit runs it (a system user with the unit's ambient capabilities). After
+ * it read a root process (its credentials switched to fsuid 0 and back) and another user's private rc
+ * file (switched to that user and back), it still reads a third user's process environment: that user's
+ * own rc file applies to the process, and the __GL_* variable in the environment is shown overriding
+ * it. Before the fix, the way back from fsuid 0 lost CAP_DAC_READ_SEARCH for good: no process of
+ * another user had a HOME any more. */
+static void test_deployed_own_rc_file(void)
+{
+        ITest t;
+        ITestUser alice, bob;
+        g_autofree char *root_home = NULL, *bob_home = NULL, *alice_home = NULL;
+        const char *gl_override = "__GL_THREADED_OPTIMIZATIONS=0";
+        GPid root_pid, bob_pid, alice_pid;
+
+        ITEST_REQUIRE_ROOT("needs root: users to create, and the daemon started as one of them");
+
+        itest_setup_deployed(&t);
+        itest_create_user("nvpa", &alice);
+        itest_create_user("nvpb", &bob);
+        root_home = itest_write_home(&t, "rootish", NULL,
+                        "{\"rules\": [{\"pattern\": \"nvptest-dr\", \"profile\": {\"name\": \"RootOwn\","
+                        " \"settings\": [\"GLSharpenValue\", 3]}}]}\n");
+        bob_home = itest_write_home(&t, bob.name, &bob,
+                        "{\"rules\": [{\"pattern\": \"nvptest-db\", \"profile\": {\"name\": \"BobOwn\","
+                        " \"settings\": [\"GLSharpenValue\", 5]}}]}\n");
+        alice_home = itest_write_home(&t, alice.name, &alice,
+                        "{\"rules\": [{\"pattern\": \"nvptest-da\", \"profile\": {\"name\": \"AliceOwn\","
+                        " \"settings\": [\"GLThreadedOptimizations\", true, \"GLSharpenValue\", 10]}}]}\n");
+        itest_start_daemon(&t, NULL);
+
+        /* Root's process first: read as fsuid 0, and its own rc file applies. */
+        root_pid = itest_spawn_helper(&t, "nvptest-dr", (const char *const[]){ root_home, NULL }, NULL);
+        ITEST_WAIT_FOR(itest_profiles_are(&t, root_pid, "RootOwn"), WAIT_MS);
+        g_assert_true(itest_profiles_are(&t, root_pid, "RootOwn"));
+
+        /* Another user's process, its private file read as that user. */
+        t.helper_user = &bob;
+        bob_pid = itest_spawn_helper(&t, "nvptest-db", (const char *const[]){ bob_home, NULL }, NULL);
+        ITEST_WAIT_FOR(itest_profiles_are(&t, bob_pid, "BobOwn"), WAIT_MS);
+        g_assert_true(itest_profiles_are(&t, bob_pid, "BobOwn"));
+
+        /* The user's own file for the user's own process, and the environment's override seen. */
+        t.helper_user = &alice;
+        alice_pid = itest_spawn_helper(&t, "nvptest-da", (const char *const[]){ alice_home, gl_override, NULL }, NULL);
+        t.helper_user = NULL;
+        ITEST_WAIT_FOR(itest_profiles_are(&t, alice_pid, "AliceOwn"), WAIT_MS);
+        g_assert_true(itest_profiles_are(&t, alice_pid, "AliceOwn"));
+        assert_threaded_overridden(&t, alice_pid);
+
+        itest_kill(alice_pid);
+        itest_kill(bob_pid);
+        itest_kill(root_pid);
+        itest_teardown(&t);
+}
+
+/* Whether the JSON changes of an edit (nvprofilectl --json) name pid changing key. */
+static bool changes_name(struct json_object *out, pid_t pid, const char *key)
+{
+        struct json_object *changes;
+
+        if (!out || !json_object_object_get_ex(out, "changes", &changes))
+                return false;
+        for (size_t i = 0; i < json_object_array_length(changes); i++) {
+                struct json_object *c = json_object_array_get_idx(changes, i);
+
+                if (json_object_get_int(json_object_object_get(c, "pid")) == pid && g_strcmp0(jstr(c, "key"), key) == 0)
+                        return true;
+        }
+        return false;
+}
+
+/* Issue 28: root's --system edit under the unit's daemon (not uid 0 itself) is root's: its preview and its
+ * result list the running processes of every user that change, and the journal names uid 0 (before,
+ * both were the daemon's own user's: no process changed, "uid 996: add-rule"). */
+static void test_deployed_system_edit(void)
+{
+        ITest t;
+        ITestUser alice;
+        g_autofree char *out = NULL, *log = NULL, *log_path = NULL, *file = NULL;
+        struct json_object *res;
+        struct stat st;
+        GPid root_pid, alice_pid;
+
+        ITEST_REQUIRE_ROOT("needs root: users to create, and the daemon started as one of them");
+
+        itest_setup_deployed(&t);
+        itest_create_user("nvpa", &alice);
+        itest_write(&t, RCD "/10-other", "{\"rules\": []}\n");
+        itest_start_daemon(&t, NULL);
+        root_pid = itest_spawn_helper(&t, "nvptest-se", NULL, NULL);
+        t.helper_user = &alice;
+        alice_pid = itest_spawn_helper(&t, "nvptest-se", NULL, NULL);
+        t.helper_user = NULL;
+        ITEST_WAIT_FOR(itest_is_tracked(&t, root_pid) && itest_is_tracked(&t, alice_pid), WAIT_MS);
+
+        g_assert_cmpint(itest_ctl(&t, &out, "rules", "add", "--system", "--file", "50-sys", "--procname", "nvptest-se",
+                                        "--setting", "GLSharpenValue=9", "--dry-run", NULL),
+                        ==, 0);
+        res = json_tokener_parse(out);
+        g_assert_true(changes_name(res, root_pid, "GLSharpenValue"));
+        g_assert_true(changes_name(res, alice_pid, "GLSharpenValue"));
+        json_object_put(res);
+        g_clear_pointer(&out, g_free);
+
+        g_assert_cmpint(itest_ctl(&t, &out, "rules", "add", "--system", "--file", "50-sys", "--procname", "nvptest-se",
+                                        "--setting", "GLSharpenValue=9", NULL),
+                        ==, 0);
+        res = json_tokener_parse(out);
+        g_assert_true(changes_name(res, root_pid, "GLSharpenValue"));
+        g_assert_true(changes_name(res, alice_pid, "GLSharpenValue"));
+        json_object_put(res);
+        /* Written as root's file. */
+        file = g_build_filename(t.root, RCD, "50-sys", NULL);
+        g_assert_cmpint(stat(file, &st), ==, 0);
+        g_assert_cmpuint(st.st_uid, ==, 0);
+        log_path = g_build_filename(t.dir, "daemon.log", NULL);
+        g_assert_true(g_file_get_contents(log_path, &log, NULL, NULL));
+        g_assert_nonnull(strstr(log, "uid 0: add-rule"));
+
+        itest_kill(alice_pid);
+        itest_kill(root_pid);
         itest_teardown(&t);
 }
 
@@ -1164,6 +1297,8 @@ int main(int argc, char *argv[])
         g_test_add_func("/daemon/comm-rename", test_comm_rename);
         g_test_add_func("/daemon/dlopen", test_dlopen);
         g_test_add_func("/daemon/gl-environment", test_gl_environment);
+        g_test_add_func("/daemon/deployed-own-rc-file", test_deployed_own_rc_file);
+        g_test_add_func("/daemon/deployed-system-edit", test_deployed_system_edit);
         g_test_add_func("/daemon/gpu-open", test_gpu_open);
         g_test_add_func("/daemon/rc-edits", test_rc_edits);
         g_test_add_func("/daemon/xml-matches-introspection", test_xml_matches_introspection);

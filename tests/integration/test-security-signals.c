@@ -248,22 +248,7 @@ static void listener_finish(Listener *l, uint64_t generation)
 /* The victim's home below --root (0700, as is .nv) with its private rc file (0600). */
 static void write_victim_home(SigTest *s, const char *rc)
 {
-        g_autofree char *home = g_build_filename(s->t.root, "home", s->victim.name, NULL);
-        g_autofree char *nv = g_build_filename(home, ".nv", NULL);
-        g_autofree char *file = g_build_filename(nv, "nvidia-application-profiles-rc", NULL);
-        g_autofree char *homes = g_build_filename(s->t.root, "home", NULL);
-        g_autoptr(GError) error = NULL;
-
-        g_assert_cmpint(g_mkdir_with_parents(homes, 0755), ==, 0);
-        g_assert_cmpint(g_mkdir_with_parents(nv, 0700), ==, 0);
-        g_assert_cmpint(chmod(home, 0700), ==, 0);
-        g_assert_cmpint(chmod(nv, 0700), ==, 0);
-        g_file_set_contents(file, rc, -1, &error);
-        g_assert_no_error(error);
-        g_assert_cmpint(chmod(file, 0600), ==, 0);
-        itest_user_chown(&s->victim, home);
-        itest_user_chown(&s->victim, nv);
-        itest_user_chown(&s->victim, file);
+        g_free(itest_write_home(&s->t, s->victim.name, &s->victim, rc));
 }
 
 static void sig_setup(SigTest *s)

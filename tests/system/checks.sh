@@ -75,6 +75,10 @@ echo "# waiting for multi-user.target"
 until_ok 300 systemctl is-active --quiet multi-user.target
 show "systemctl --failed" systemctl --failed --no-pager --no-legend
 
+# The folders before the install: after the uninstall none may be left that was not there before.
+dirs_before=$(mktemp)
+find /etc /usr /var/lib -xdev -type d | sort > "$dirs_before"
+
 # --- the README's install command, from a checkout in root's 0700 home --------------------------------
 echo "# \$ cd /root/src && scripts/setup.sh install"
 install_log=$(mktemp)
@@ -114,8 +118,10 @@ check "processes as $user" ctl processes
 check "explain of $user's own process shows the applied profile" \
     until_ok 30 sh -c "setpriv --reuid=$user --regid=$user --init-groups --reset-env nvprofilectl explain $game | grep -q SystemTest"
 show "nvprofilectl explain $game (as $user)" ctl explain "$game"
+check "the report in $user's home is $user's own, mode 0600 (no one else may read it)" \
+    sh -c "[ \"\$(stat -c '%U %a' /home/$user/report.ncu-rep)\" = '$user 600' ]"
 check "report summary as $user (the confined worker, under the unit's sandbox)" \
-    ctl report summary "/home/$user/report.ncu-rep"
+    sh -c "setpriv --reuid=$user --regid=$user --init-groups --reset-env nvprofilectl report summary /home/$user/report.ncu-rep | grep -q ."
 for verb in raw details; do
     check "report $verb --csv as $user (the confined worker, under the unit's sandbox)" \
         ctl report "$verb" --csv "/home/$user/report.ncu-rep"
@@ -124,6 +130,72 @@ show "nvprofilectl report summary (as $user)" ctl report summary "/home/$user/re
 check "sections list as $user" ctl sections list
 check "top --once as $user" env COLUMNS=100 setpriv --reuid="$user" --regid="$user" --init-groups \
     nvprofilectl top --once --interval=0.2
+
+# --- the user's own rc files: what the daemon reads with the user's credentials -----------------------
+# The user's own rule (~/.nv/nvidia-application-profiles-rc, the user's file, 0600: only they and the
+# daemon acting as them can read it) for a program they run: once with nothing in its environment, once
+# with the __GL_* variable of the rule's setting, which overrides it in the driver.
+home=/home/$user
+install -d -o "$user" -g "$user" -m 0700 "$home/.nv"
+cat > "$home/.nv/nvidia-application-profiles-rc" <<'END'
+{"rules": [{"pattern": "nvptestmine", "profile": {"name": "UserTest", "settings": ["GLThreadedOptimizations", true]}}]}
+END
+chown "$user:" "$home/.nv/nvidia-application-profiles-rc"
+chmod 0600 "$home/.nv/nvidia-application-profiles-rc"
+install -o "$user" -g "$user" -m 0755 /bin/sleep "$home/nvptestmine"
+# setpriv execs env, which execs the program: $! is the program's pid. --reset-env sets HOME, as a login does.
+setpriv --reuid="$user" --regid="$user" --init-groups --reset-env "$home/nvptestmine" 600 &
+mine=$!
+setpriv --reuid="$user" --regid="$user" --init-groups --reset-env \
+    env __GL_THREADED_OPTIMIZATIONS=0 "$home/nvptestmine" 600 &
+mine_env=$!
+
+# explained_setting PID KEY CONDITION: nvprofilectl explain --json PID, as the user, has setting KEY
+# and CONDITION (a Python expression over the setting s and the process's facts f) holds for it.
+explained_setting() {
+    ctl explain --json "$1" | python3 -c '
+import json, sys
+res = json.load(sys.stdin)
+f = res.get("facts") or {}
+for s in res.get("settings") or []:
+    if s.get("key") == sys.argv[1] and eval(sys.argv[2]):
+        sys.exit(0)
+json.dump(res, sys.stdout, indent=1)
+sys.exit(1)' "$2" "$3"
+}
+user_rule="s['profile'] == 'UserTest' and s['rule']['file'] == '$home/.nv/nvidia-application-profiles-rc'"
+check "$user's own rule applies to $user's process (HOME known, not overridden)" \
+    until_ok 30 explained_setting "$mine" GLThreadedOptimizations \
+    "$user_rule and f.get('home') == '$home' and not s['overridden']"
+show "nvprofilectl explain $mine (as $user)" ctl explain "$mine"
+check "__GL_THREADED_OPTIMIZATIONS=0 in the environment of $user's process is shown as overriding (--json)" \
+    until_ok 30 explained_setting "$mine_env" GLThreadedOptimizations \
+    "$user_rule and s['overridden'] and s['env_variable'] == '__GL_THREADED_OPTIMIZATIONS' and s['env_value'] == '0'"
+check "... and as \"overridden by the environment\" in the text" \
+    sh -c "setpriv --reuid=$user --regid=$user --init-groups --reset-env nvprofilectl explain $mine_env | grep -F 'overridden by the environment: __GL_THREADED_OPTIMIZATIONS=0'"
+
+# An edit of the user's own files, by the user: the daemon reloads (inotify), the command says what
+# changed for the user's process, and explain shows it, all within 2 s.
+user_edit_log=$(mktemp)
+start=$(date +%s%N)
+user_edit_status=0
+ctl rules add --procname nvptestmine --setting GLVidHeapReuseRatio=0 > "$user_edit_log" 2>&1 || user_edit_status=$?
+until explained_setting "$mine" GLVidHeapReuseRatio "True" >/dev/null 2>&1 ||
+    [ $((($(date +%s%N) - start) / 1000000)) -ge 2000 ]; do
+    sleep 0.05
+done
+user_edit_ms=$((($(date +%s%N) - start) / 1000000))
+sed 's/^/#   /' "$user_edit_log"
+echo "# (the edit and its explanation took $user_edit_ms ms)"
+check "rules add (the user's own file) as $user exits 0" test "$user_edit_status" -eq 0
+check "... and the daemon reloaded (no \"did not reload\")" sh -c "! grep -F 'did not reload' $user_edit_log"
+check "... and it names $user's process as changed" \
+    grep -E "^  $mine nvptestmine: GLVidHeapReuseRatio " "$user_edit_log"
+check "... and explain of $user's process shows the edit within 2 s (took $user_edit_ms ms)" \
+    sh -c "[ $user_edit_ms -lt 2000 ] && setpriv --reuid=$user --regid=$user --init-groups --reset-env nvprofilectl explain $mine | grep -F GLVidHeapReuseRatio"
+rm -f "$user_edit_log"
+check "rules --home $home as $user lists the rule of $user's own file" \
+    sh -c "setpriv --reuid=$user --regid=$user --init-groups --reset-env nvprofilectl rules --home $home | grep -F nvptestmine"
 
 # --- D-Bus activation from stopped -----------------------------------------------------------------------
 systemctl stop nvprofiled.service
@@ -180,6 +252,29 @@ check "the journal has MESSAGE_ID=$message_profile_edited with the caller's uid"
     sh -c "journalctl --no-pager -q -u nvprofiled.service MESSAGE_ID=$message_profile_edited -o verbose | grep -q NVPROFILED_UID=\$(id -u $user)"
 rm /etc/polkit-1/rules.d/60-nvprofiled-system-test.rules
 
+# --- Editing the system's rc files as root: root is root (its preview sees every process, the journal
+# names uid 0), not the daemon's own user ---------------------------------------------------------------
+root_edited=/etc/nvidia/nvidia-application-profiles-rc.d/70-root-edit
+root_edit=(nvprofilectl rules add --system --file 70-root-edit --procname nvptestmine --setting GLAllowFXAAUsage=false)
+root_edit_log=$(mktemp)
+"${root_edit[@]}" --dry-run > "$root_edit_log" 2>&1
+sed 's/^/#   /' "$root_edit_log"
+check "rules add --system --dry-run as root previews the file's diff" grep -F 70-root-edit "$root_edit_log"
+# The heading is matched at a line's end only: what comes first is the diff, whose layout is not checked here.
+check "... and names $user's running processes that would change" \
+    sh -c "grep -E 'Running processes that would change:\$' $root_edit_log && grep -E '^  $mine nvptestmine: GLAllowFXAAUsage ' $root_edit_log && grep -E '^  $mine_env nvptestmine: GLAllowFXAAUsage ' $root_edit_log"
+check "... and writes nothing" test ! -e "$root_edited"
+"${root_edit[@]}" > "$root_edit_log" 2>&1
+sed 's/^/#   /' "$root_edit_log"
+check "rules add --system as root names $user's processes changed" \
+    sh -c "grep -Fx 'Running processes changed:' $root_edit_log && grep -E '^  $mine nvptestmine: GLAllowFXAAUsage ' $root_edit_log"
+check "explain of $user's process shows root's edit" \
+    until_ok 30 explained_setting "$mine" GLAllowFXAAUsage "s['rule']['file'] == '$root_edited'"
+journalctl --sync 2>/dev/null || true
+check "the journal names uid 0 for root's edit, not the daemon's user (uid $(id -u nvprofiled))" \
+    sh -c "journalctl --no-pager -q -u nvprofiled.service MESSAGE_ID=$message_profile_edited NVPROFILED_FILE=$root_edited -o export | grep -a -E '^(MESSAGE|NVPROFILED_UID)=' > $root_edit_log; cat $root_edit_log; grep -qx NVPROFILED_UID=0 $root_edit_log && ! grep -vx NVPROFILED_UID=0 $root_edit_log | grep -q ^NVPROFILED_UID="
+rm -f "$root_edit_log" "$root_edited"
+
 # --- systemctl reload, dbus restart ----------------------------------------------------------------------
 pid=$(unit_prop MainPID)
 check "systemctl reload nvprofiled" systemctl reload nvprofiled.service
@@ -207,15 +302,62 @@ score=$(printf '%s\n' "$security" | sed -n 's/.*Overall exposure level for nvpro
 check "systemd-analyze security nvprofiled.service is at most 2.4 (is ${score:-unknown})" \
     awk -v s="${score:-99}" 'BEGIN { exit !(s + 0 <= 2.4) }'
 
-kill "$game" 2>/dev/null
-wait "$game" 2>/dev/null
+kill "$game" "$mine" "$mine_env" 2>/dev/null
+wait "$game" "$mine" "$mine_env" 2>/dev/null
 
 # --- uninstall --------------------------------------------------------------------------------------------
+# What the checks put into the folders the install made goes first; the administrator's edit of the
+# configuration stays (kept beside).
+rm -f /etc/nvidia/nvidia-application-profiles-rc.d/50-system-test "$edited"
+conf=/etc/nvprofiled/nvprofiled.conf
+echo "# edited by the administrator (the system test)" >> "$conf"
+edited_conf=$(cat "$conf")
 manifest=$(cat /var/lib/nvprofiled-setup/installed-files 2>/dev/null)
-check "scripts/setup.sh uninstall" sh -c 'cd /root/src && scripts/setup.sh uninstall'
-check "every installed file is gone" sh -c "for f in $(printf '%s ' $manifest); do [ ! -e \"\$f\" ] || { echo \"left: \$f\"; exit 1; }; done"
+uninstall_log=$(mktemp)
+# uninstall: scripts/setup.sh uninstall, its output in the log and in uninstall_log; sets uninstall_status.
+uninstall() {
+    echo "# \$ cd /root/src && scripts/setup.sh uninstall"
+    uninstall_status=0
+    (cd /root/src && scripts/setup.sh uninstall) > "$uninstall_log" 2>&1 || uninstall_status=$?
+    sed 's/^/#   /' "$uninstall_log"
+}
+uninstall
+check "scripts/setup.sh uninstall" test "$uninstall_status" -eq 0
+# installed_files_gone [KEPT]: nothing the install's manifest lists is left, but the folder KEPT.
+installed_files_gone() {
+    local f left=0
+    for f in $manifest; do
+        [ ! -e "$f" ] || [ "$f" = "${1:-}" ] || { echo "left: $f"; left=1; }
+    done
+    return "$left"
+}
+check "every installed file is gone (but the folder of the kept configuration)" installed_files_gone "${conf%/*}"
 check "the nvprofiled user is gone" sh -c '! id -u nvprofiled'
 check "the unit is gone" sh -c '! systemctl cat nvprofiled.service'
+check "the edited configuration is kept as $conf.nvprofiled-save" \
+    sh -c "[ \"\$(cat $conf.nvprofiled-save)\" = \"\$1\" ]" sh "$edited_conf"
+check "... and uninstall said so" grep -Fx "==> kept $conf, which differs from the installed one, as $conf.nvprofiled-save" "$uninstall_log"
+# Debian 12 has no /etc/nvidia: the install made it and its rc.d (tmpfiles), and nothing else is in them.
+check "/etc/nvidia, which the install created, is gone (it is empty)" \
+    sh -c "! grep -qx /etc/nvidia $dirs_before && [ ! -e /etc/nvidia ]"
+# dirs_left_are [DIR...]: the folders that were not there before the install are exactly these.
+dirs_left_are() {
+    local left
+    left=$(find /etc /usr /var/lib -xdev -type d | sort | comm -13 "$dirs_before" -)
+    [ "$left" = "$(printf '%s\n' "$@" | sed '/^$/d')" ] || { echo "left: $left"; return 1; }
+}
+check "no folder is left that the install created but the kept configuration's" dirs_left_are /etc/nvprofiled
+rm -rf /etc/nvprofiled
+
+# Installed again and removed with the configuration as installed: nothing is kept.
+check "scripts/setup.sh install, again" sh -c 'cd /root/src && scripts/setup.sh install > /dev/null 2>&1'
+manifest=$(cat /var/lib/nvprofiled-setup/installed-files 2>/dev/null)
+uninstall
+check "scripts/setup.sh uninstall, again" test "$uninstall_status" -eq 0
+check "every installed file is gone" installed_files_gone
+check "the unchanged configuration is not kept" sh -c "[ ! -e $conf.nvprofiled-save ] && ! grep -F kept $uninstall_log"
+check "no folder is left that was not there before the install" dirs_left_are
+rm -f "$uninstall_log" "$dirs_before"
 
 echo "1..$n"
 echo "# $((n - failed)) passed, $failed failed"

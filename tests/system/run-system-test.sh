@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The booted system test: nvprofiled as a user installs and runs it, under systemd as PID 1.
 #
-#   run-system-test.sh SOURCE_DIR CORPUS_DIR
+#   run-system-test.sh SOURCE_DIR CORPUS_DIR CACHE_DIR
 #
 # 1. A Debian 12 root from this machine's configured mirror (mmdebstrap, minbase plus what
-#    `scripts/setup.sh install` needs and systemd, dbus, polkitd), cached as a tarball under
-#    /var/cache/nvprofiled-test, keyed by the package list, the mirror and this recipe (the first run on a
-#    machine builds it: a few minutes).
+#    `scripts/setup.sh install` needs and systemd, dbus, polkitd), kept as a tarball (about 550 MB) in
+#    CACHE_DIR, keyed by the package list, the mirror and this recipe: meson passes a folder of the build
+#    directory, so the root goes with the build directory and nothing is left elsewhere on the machine;
+#    NVPROFILED_SYSTEM_TEST_CACHE=DIR (an opt-in) keeps it in DIR instead, for every build directory and
+#    run on the machine. The first run with an empty cache builds it: a few minutes.
 # 2. The checkout copied into it as /root/src, /root being 0700 as root's home is, and the checks
 #    (checks.sh, run inside by nvprofiled-system-test.service) with a corpus report copied at test time.
 # 3. systemd-nspawn --boot: the container's systemd runs the checks, which start with exactly
@@ -21,6 +23,7 @@ set -euo pipefail
 
 src=$(cd "$1" && pwd)
 corpus=$2
+cache=${NVPROFILED_SYSTEM_TEST_CACHE:-${3:?usage: run-system-test.sh SOURCE_DIR CORPUS_DIR CACHE_DIR}}
 here=$(cd "$(dirname "$0")" && pwd)
 suite=bookworm
 # The whole run, boot and build inside included; the image is built before this starts counting.
@@ -54,7 +57,6 @@ report=$(find "$corpus/reports" -maxdepth 1 -name '*.ncu-rep' -size -200k 2>/dev
 packages=$("$src/scripts/setup.sh" packages install | sort -u | paste -sd, -)
 packages+=",polkitd,passwd,util-linux,iproute2"
 mirror=$(python3 "$here/mirror-sources.py" "$suite")
-cache=/var/cache/nvprofiled-test
 key=$(printf '%s\n%s\n%s\n%s\n' "$suite" "$packages" "$mirror" "recipe 1" | sha256sum | cut -c1-16)
 image=$cache/root-$suite-$key.tar
 
@@ -88,6 +90,10 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+# Where earlier versions of this test kept the root for good: not any more.
+rm -f /var/cache/nvprofiled-test/root-*.tar /var/cache/nvprofiled-test/root-*.tar.tmp
+rmdir /var/cache/nvprofiled-test 2>/dev/null || true
 
 work=$(mktemp -d /var/tmp/nvprofiled-system-XXXXXX)
 if [ ! -f "$image" ]; then
