@@ -147,6 +147,114 @@ static void test_rule_id_oracle(void)
         sec_finish(&s);
 }
 
+static guint count_entries(const char *dir)
+{
+        g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+        guint n = 0;
+
+        g_assert_nonnull(d);
+        while (g_dir_read_name(d))
+                n++;
+        return n;
+}
+
+static void remove_tree(const char *path)
+{
+        g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", path);
+
+        g_assert_cmpint(system(cmd), ==, 0);
+}
+
+/* root's `nvprofilectl rules add --home HOME` of the attacker's home, with extra arguments (at most
+ * two); its exit status, its stderr in ret_err. */
+static int root_adds_rule(Sec *s, char **ret_err, const char *extra1, const char *extra2)
+{
+        return root_ctl(s, NULL, ret_err, "rules", "add", "--home", s->home_dir, "--procname", "nvptest-edited",
+                        "--setting", "GLVidHeapReuseRatio=0", extra1 ? extra1 : "--dry-run", extra2);
+}
+
+/* path (not followed) is the attacker's, a directory or a file of mode 0644. */
+static void assert_attackers(Sec *s, const char *path, bool directory)
+{
+        struct stat st;
+
+        g_assert_cmpint(lstat(path, &st), ==, 0);
+        g_test_message("%s: uid %u gid %u mode %04o", path, (unsigned) st.st_uid, (unsigned) st.st_gid,
+                        (unsigned) (st.st_mode & 07777));
+        g_assert_cmpuint(st.st_uid, ==, s->uid);
+        g_assert_cmpuint(st.st_gid, ==, s->gid);
+        if (directory)
+                g_assert_true(S_ISDIR(st.st_mode));
+        else {
+                g_assert_true(S_ISREG(st.st_mode));
+                g_assert_cmpuint(st.st_mode & 07777, ==, 0644);
+        }
+}
+
+/* Item 5. The attacker links its ~/.nv, or its rc.d directory, to a directory only root may enter; root
+ * edits the attacker's files with nvprofilectl's documented --home. */
+static void test_root_edit_user_home(void)
+{
+        g_autofree char *vault = NULL, *nv = NULL, *rcd = NULL, *target = NULL, *user_rc = NULL, *text = NULL;
+        g_autofree char *file_option = NULL;
+        Sec s;
+
+        ITEST_REQUIRE_ROOT("needs root: root's client edits the home of a user the test creates");
+        sec_setup(&s, false);
+        itest_start_daemon(&s.t, NULL);
+        vault = g_build_filename(s.t.dir, "vault", NULL);
+        g_assert_cmpint(g_mkdir_with_parents(vault, 0700), ==, 0);
+        g_assert_cmpint(chmod(vault, 0700), ==, 0);
+        nv = g_build_filename(s.home_dir, ".nv", NULL);
+        rcd = g_build_filename(s.home_dir, USER_RCD, NULL);
+        target = g_build_filename(rcd, "50-nvprofilectl", NULL);
+        user_rc = g_build_filename(s.home_dir, USER_RC, NULL);
+
+        /* The rc.d directory, then ~/.nv itself, a link to root's directory: refused, saying why, nothing
+         * created there; a dry run (which reads) too. */
+        attacker_symlink(&s, USER_RCD, vault);
+        for (int link_nv = 0; link_nv <= 1; link_nv++) {
+                static const char *const extras[][2] = { { "--position", "0" }, { "--dry-run", NULL } };
+
+                if (link_nv) {
+                        remove_tree(nv);
+                        attacker_symlink(&s, ".nv", vault);
+                }
+                for (size_t i = 0; i < G_N_ELEMENTS(extras); i++) {
+                        g_autofree char *err = NULL;
+
+                        g_assert_cmpint(root_adds_rule(&s, &err, extras[i][0], extras[i][1]), ==, 1);
+                        g_assert_nonnull(strstr(err, "is a symbolic link, which is not followed"));
+                        g_assert_cmpuint(count_entries(vault), ==, 0);
+                }
+        }
+        /* The per-user file named by its path, through the linked ~/.nv. */
+        file_option = g_strdup_printf("--file=%s", user_rc);
+        {
+                g_autofree char *err = NULL;
+
+                g_assert_cmpint(root_adds_rule(&s, &err, file_option, NULL), ==, 1);
+                g_assert_nonnull(strstr(err, "symbolic link"));
+                g_assert_cmpuint(count_entries(vault), ==, 0);
+        }
+
+        /* No link: the file is written, and it and the directories made for it are the attacker's. */
+        g_assert_cmpint(unlink(nv), ==, 0);
+        g_assert_cmpint(root_adds_rule(&s, NULL, "--position", "0"), ==, 0);
+        assert_attackers(&s, nv, true);
+        assert_attackers(&s, rcd, true);
+        assert_attackers(&s, target, false);
+        g_assert_true(g_file_get_contents(target, &text, NULL, NULL));
+        g_assert_nonnull(strstr(text, "nvptest-edited"));
+        /* ...and the next edit of the existing file keeps it theirs. */
+        g_assert_cmpint(root_ctl(&s, NULL, NULL, "profiles", "add", "--home", s.home_dir, "Edited", "--setting",
+                                        "GLVidHeapReuseRatio=1"),
+                        ==, 0);
+        assert_attackers(&s, target, false);
+        g_assert_cmpuint(count_entries(vault), ==, 0);
+        sec_finish(&s);
+}
+
 /* Each case is its own meson test (tests/integration/meson.build runs this binary with -p
  * /security-edits/NAME). */
 int main(int argc, char *argv[])
@@ -154,5 +262,6 @@ int main(int argc, char *argv[])
         g_test_init(&argc, &argv, NULL);
 
         g_test_add_func("/security-edits/rule-id-oracle", test_rule_id_oracle);
+        g_test_add_func("/security-edits/root-edit-user-home", test_root_edit_user_home);
         return g_test_run();
 }
