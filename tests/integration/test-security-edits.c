@@ -166,11 +166,11 @@ static void remove_tree(const char *path)
 }
 
 /* root's `nvprofilectl rules add --home HOME` of the attacker's home, with extra arguments (at most
- * two); its exit status, its stderr in ret_err. */
-static int root_adds_rule(Sec *s, char **ret_err, const char *extra1, const char *extra2)
+ * two); its exit status, its stdout (JSON) in ret_out, its stderr in ret_err. */
+static int root_adds_rule(Sec *s, char **ret_out, char **ret_err, const char *extra1, const char *extra2)
 {
-        return root_ctl(s, NULL, ret_err, "rules", "add", "--home", s->home_dir, "--procname", "nvptest-edited",
-                        "--setting", "GLVidHeapReuseRatio=0", extra1 ? extra1 : "--dry-run", extra2);
+        return root_ctl(s, ret_out, ret_err, "--json=short", "rules", "add", "--home", s->home_dir, "--procname",
+                        "nvptest-edited", "--setting", "GLVidHeapReuseRatio=0", extra1 ? extra1 : "--dry-run", extra2);
 }
 
 /* path (not followed) is the attacker's, a directory or a file of mode 0644. */
@@ -196,7 +196,7 @@ static void assert_attackers(Sec *s, const char *path, bool directory)
 static void test_root_edit_user_home(void)
 {
         g_autofree char *vault = NULL, *nv = NULL, *rcd = NULL, *target = NULL, *user_rc = NULL, *text = NULL;
-        g_autofree char *file_option = NULL;
+        g_autofree char *file_option = NULL, *out = NULL;
         Sec s;
 
         ITEST_REQUIRE_ROOT("needs root: root's client edits the home of a user the test creates");
@@ -223,7 +223,7 @@ static void test_root_edit_user_home(void)
                 for (size_t i = 0; i < G_N_ELEMENTS(extras); i++) {
                         g_autofree char *err = NULL;
 
-                        g_assert_cmpint(root_adds_rule(&s, &err, extras[i][0], extras[i][1]), ==, 1);
+                        g_assert_cmpint(root_adds_rule(&s, NULL, &err, extras[i][0], extras[i][1]), ==, 1);
                         g_assert_nonnull(strstr(err, "is a symbolic link, which is not followed"));
                         g_assert_cmpuint(count_entries(vault), ==, 0);
                 }
@@ -233,14 +233,14 @@ static void test_root_edit_user_home(void)
         {
                 g_autofree char *err = NULL;
 
-                g_assert_cmpint(root_adds_rule(&s, &err, file_option, NULL), ==, 1);
+                g_assert_cmpint(root_adds_rule(&s, NULL, &err, file_option, NULL), ==, 1);
                 g_assert_nonnull(strstr(err, "symbolic link"));
                 g_assert_cmpuint(count_entries(vault), ==, 0);
         }
 
         /* No link: the file is written, and it and the directories made for it are the attacker's. */
         g_assert_cmpint(unlink(nv), ==, 0);
-        g_assert_cmpint(root_adds_rule(&s, NULL, "--position", "0"), ==, 0);
+        g_assert_cmpint(root_adds_rule(&s, &out, NULL, "--position", "0"), ==, 0);
         assert_attackers(&s, nv, true);
         assert_attackers(&s, rcd, true);
         assert_attackers(&s, target, false);
@@ -250,6 +250,21 @@ static void test_root_edit_user_home(void)
         g_assert_cmpint(root_ctl(&s, NULL, NULL, "profiles", "add", "--home", s.home_dir, "Edited", "--setting",
                                         "GLVidHeapReuseRatio=1"),
                         ==, 0);
+        assert_attackers(&s, target, false);
+        /* The rule found by its id among the attacker's files (listed and read as the attacker), and
+         * removed. */
+        {
+                struct json_object *o = parse_json(out);
+                g_autofree char *id = g_strdup(jstr(o, "rule"));
+
+                json_object_put(o);
+                g_assert_cmpuint(strlen(id), ==, 12);
+                g_assert_cmpint(root_ctl(&s, NULL, NULL, "rules", "remove", "--home", s.home_dir, id), ==, 0);
+        }
+        g_clear_pointer(&text, g_free);
+        g_assert_true(g_file_get_contents(target, &text, NULL, NULL));
+        g_assert_null(strstr(text, "nvptest-edited"));
+        g_assert_nonnull(strstr(text, "Edited"));
         assert_attackers(&s, target, false);
         g_assert_cmpuint(count_entries(vault), ==, 0);
         sec_finish(&s);
