@@ -4,8 +4,8 @@
 #include <linux/capability.h>
 #include <pwd.h>
 #include <stdio.h>
-#include <sys/prctl.h>
 #include <sys/fsuid.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
