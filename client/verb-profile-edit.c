@@ -7,7 +7,6 @@
  * /etc/nvidia) are edited by the daemon, which polkit authorises (the Profiles interface). Both paths run
  * the same edit code, so a dry run shows exactly what a write does. */
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -258,13 +257,29 @@ static int edit_file_from_options(EditFile *ret)
 
 static int read_user_file(const EditFile *f, char **ret, size_t *ret_size)
 {
-        return user_rc_file_read(f->dir, f->name, ret, ret_size);
+        assert(home_dir());
+        return user_rc_file_read(home_dir(), f->dir, f->name, ret, ret_size);
+}
+
+/* Why a user's file could not be read or written (what: "read" or "write"). */
+static int log_user_file_error(int error, const char *what, const char *path)
+{
+        _cleanup_(escape_pool_done) EscapePool e = { 0 };
+
+        if (error == -ELOOP) {
+                log_error("Cannot %s %s: it, or a directory on its way in another user's home, is a symbolic link, "
+                          "which is not followed (another user's files are edited as that user, and only below "
+                          "the home).",
+                                what, esc(&e, path));
+                return error;
+        }
+        return log_error_errno(error, "Cannot %s %s", what, esc(&e, path));
 }
 
 static int find_user_rule(const char *id, EditFile *ret)
 {
         _cleanup_free_ char *user_dir = NULL, *user_file = NULL;
-        _cleanup_strv_free_ char **candidates = NULL;
+        _cleanup_strv_free_ char **candidates = NULL, **names = NULL;
         const char *home = home_dir();
         int r;
 
@@ -275,25 +290,13 @@ static int find_user_rule(const char *id, EditFile *ret)
                 return -ENOMEM;
         if (strv_extend(&candidates, user_file) < 0)
                 return -ENOMEM;
-        {
-                _cleanup_close_ int dfd = open(user_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                DIR *d;
-                struct dirent *de;
+        if (user_rc_dir_list(home, user_dir, &names) >= 0)
+                STRV_FOREACH(n, names) {
+                        _cleanup_free_ char *p = NULL;
 
-                if (dfd >= 0 && (d = fdopendir(TAKE_FD(dfd)))) {
-                        while ((de = readdir(d)))
-                                if (de->d_name[0] != '.') {
-                                        _cleanup_free_ char *p = NULL;
-
-                                        if (asprintf(&p, "%s/%s", user_dir, de->d_name) < 0 ||
-                                                        strv_consume(&candidates, TAKE_PTR(p)) < 0) {
-                                                closedir(d);
-                                                return -ENOMEM;
-                                        }
-                                }
-                        closedir(d);
+                        if (asprintf(&p, "%s/%s", user_dir, *n) < 0 || strv_consume(&candidates, TAKE_PTR(p)) < 0)
+                                return -ENOMEM;
                 }
-        }
 
         STRV_FOREACH(c, candidates) {
                 _cleanup_(edit_file_done) EditFile f = { 0 };
@@ -591,12 +594,12 @@ static int write_user_change(const UserChange *c)
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
         int r;
 
-        r = user_rc_file_replace(c->file->dir, c->file->name, c->text, c->size, c->new_text, c->new_size);
+        r = user_rc_file_replace(home_dir(), c->file->dir, c->file->name, c->text, c->size, c->new_text, c->new_size);
         if (r == -ESTALE)
                 return log_error_errno(r, "%s changed since it was read: nothing was written, try again.",
                                 esc(&e, c->file->path));
         if (r < 0)
-                return log_error_errno(r, "Cannot write %s (it is unchanged)", esc(&e, c->file->path));
+                return log_user_file_error(r, "write", c->file->path);
         return 0;
 }
 
@@ -612,7 +615,7 @@ static int run_user_edit(EditPlan *p, EditFile *source, EditFile *dest, const ch
 
         r = read_user_file(source, &from.text, &from.size);
         if (r < 0)
-                return log_error_errno(r, "Cannot read %s", source->path);
+                return log_user_file_error(r, "read", source->path);
 
         if (address) {
                 _cleanup_(rc_file_unrefp) RcFile *f = NULL;
@@ -643,7 +646,7 @@ static int run_user_edit(EditPlan *p, EditFile *source, EditFile *dest, const ch
                 if (dest) {
                         r = read_user_file(dest, &to.text, &to.size);
                         if (r < 0)
-                                return log_error_errno(r, "Cannot read %s", dest->path);
+                                return log_user_file_error(r, "read", dest->path);
                 }
                 r = rc_edit_move_rule(source->path, from.text, from.size, index, dest ? dest->path : NULL, to.text,
                                 to.size, position, &d, &moved);

@@ -286,7 +286,7 @@ static void on_preview(GtkButton *button, gpointer data)
                 a->path = g_strdup_printf("%s/%s", a->dir, a->name);
                 g_clear_pointer(&a->old_text, free);
                 g_clear_pointer(&a->new_text, free);
-                r = user_rc_file_read(a->dir, a->name, &a->old_text, &a->old_size);
+                r = user_rc_file_read(g_get_home_dir(), a->dir, a->name, &a->old_text, &a->old_size);
                 if (r < 0) {
                         g_autofree char *text = g_strdup_printf(_("Cannot read %s: %s"), a->path, g_strerror(-r));
 
@@ -336,7 +336,8 @@ static void user_write_thread(GTask *task, gpointer source, gpointer data, GCanc
         if (g_task_return_error_if_cancelled(task))
                 return;
         g_task_return_int(task,
-                        user_rc_file_replace(w->dir, w->name, w->old_text, w->old_size, w->new_text, w->new_size));
+                        user_rc_file_replace(g_get_home_dir(), w->dir, w->name, w->old_text, w->old_size, w->new_text,
+                                        w->new_size));
 }
 
 static void set_writing(AddRule *a, bool writing)

@@ -1,7 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include <grp.h>
 #include <inttypes.h>
-#include <pwd.h>
 #include <stdio.h>
 
 #include "bus-common.h"
@@ -95,23 +93,6 @@ int bus_check_may_see(BusContext *c, uid_t caller, uid_t owner, pid_t pid, sd_bu
         return 0;
 }
 
-/* The primary group and groups of uid's account, as its sessions get them; an unknown user gets nogroup. */
-static void creds_from_user_database(uid_t uid, UserCreds *ret)
-{
-        struct passwd pw, *found = NULL;
-        char buf[4096];
-        int n = (int) USER_CREDS_GROUPS_MAX;
-
-        *ret = (UserCreds){ .uid = uid, .gid = 65534 };
-        if (getpwuid_r(uid, &pw, buf, sizeof(buf), &found) != 0 || !found)
-                return;
-        ret->gid = pw.pw_gid;
-        /* More groups than we keep: the rest are dropped, which only takes access away. */
-        if (getgrouplist(pw.pw_name, pw.pw_gid, ret->groups, &n) < 0)
-                n = (int) USER_CREDS_GROUPS_MAX;
-        ret->n_groups = (size_t) MAX(n, 0);
-}
-
 int bus_caller_creds(sd_bus_message *m, UserCreds *ret)
 {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
@@ -150,7 +131,7 @@ int bus_caller_creds(sd_bus_message *m, UserCreds *ret)
                 *ret = (UserCreds){ .uid = uid, .gid = gid, .n_groups = MIN((size_t) n, USER_CREDS_GROUPS_MAX) };
                 memcpy(ret->groups, groups, ret->n_groups * sizeof(gid_t));
         } else
-                creds_from_user_database(uid, ret);
+                user_creds_from_user_database(uid, ret);
         user_creds_normalize(ret);
         return 0;
 }

@@ -259,28 +259,49 @@ static int parse_text(Manager *m, const char *path, const char *text, size_t siz
         return rc_file_parse(path, text, size, &syntax, ret);
 }
 
-/* The system file holding the rule with this id. */
-static int find_rule_file(Manager *m, const char *id, char **ret_path)
+/* The text of a system file as creds read it (NULL: the daemon's own access). */
+static int read_system_file_as(Manager *m, const UserCreds *creds, const char *path, char **ret, size_t *ret_size)
+{
+        _cleanup_close_ int fd = -EBADF;
+        struct stat st;
+
+        fd = open_for_reading_as(creds, m->root_fd, path, &st);
+        if (fd < 0)
+                return fd;
+        if (!S_ISREG(st.st_mode))
+                return -EBADFD;
+        return read_full_fd(fd, RC_FILE_SIZE_MAX, ret, ret_size);
+}
+
+/* The system file holding the rule with this id, among the files creds may read, as the edit will read
+ * them. Ids are computable by anyone (a hash of path, pattern, profile and occurrence), so a rule in a
+ * file the caller cannot read is answered exactly as one that does not exist: finding it, or naming its
+ * file, would confirm a guess about a file the caller may not read. */
+static int find_rule_file(Manager *m, const UserCreds *creds, const char *id, char **ret_path)
 {
         const RcConfig *c = m->system_config;
 
         if (!c)
                 return -ENOENT;
         for (size_t i = 0; i < c->n_files; i++) {
-                _cleanup_free_ char(*ids)[RC_RULE_ID_LENGTH + 1] = NULL;
-                const RcFile *f = c->files[i];
+                _cleanup_(rc_file_unrefp) RcFile *f = NULL;
+                _cleanup_free_ char *text = NULL;
+                const char *path = c->files[i]->path;
+                size_t size = 0, index;
                 int r;
 
-                if (f->state != RC_FILE_LOADED)
-                        continue;
-                r = rc_file_rule_ids(f, &ids);
+                r = read_system_file_as(m, creds, path, &text, &size);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
+                        continue; /* not the caller's to read (or gone): none of its rules is theirs to find */
+                r = parse_text(m, path, text, size, &f);
                 if (r < 0)
                         return r;
-                for (size_t k = 0; k < f->n_rules; k++)
-                        if (streq(ids[k], id)) {
-                                *ret_path = strdup(f->path);
-                                return *ret_path ? 0 : -ENOMEM;
-                        }
+                if (f->state != RC_FILE_LOADED || rc_file_find_rule(f, id, &index) < 0)
+                        continue;
+                *ret_path = strdup(path);
+                return *ret_path ? 0 : -ENOMEM;
         }
         return -ENOENT;
 }
@@ -571,7 +592,7 @@ int manager_edit_system(Manager *m, const UserCreds *creds, const ManagerEditReq
                 if (r < 0)
                         return r;
                 if (!source_path) {
-                        r = find_rule_file(m, address, &source_path);
+                        r = find_rule_file(m, io_creds, address, &source_path);
                         if (r == -ENOENT)
                                 return say(ret_message, r, "no rule %s in the system's rc files", address);
                         if (r < 0)

@@ -177,21 +177,6 @@ static int create_temp(int temp_dir_fd, char ret_name[static 32])
         }
 }
 
-static int write_all(int fd, const void *data, size_t size)
-{
-        for (size_t done = 0; done < size;) {
-                ssize_t n = write(fd, (const char *) data + done, size - done);
-
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                done += (size_t) n;
-        }
-        return 0;
-}
-
 /* Renames the complete temporary to name: over the old file, or for a new one only if name is still
  * free, so a file someone created meanwhile is never overwritten. */
 static int rename_into_place(int temp_dir_fd, const char *temp_name, int dir_fd, const char *name, bool create)
@@ -229,7 +214,7 @@ static int replace_via(int dir_fd, int temp_dir_fd, int fd, const char *temp_nam
                 return IN_SET(errno, EPERM, EINVAL) ? -EPERM : -errno;
         if (fchmod(fd, old ? old->st_mode & 07777 : new_mode & 07777) < 0)
                 return -errno;
-        r = write_all(fd, data, size);
+        r = loop_write(fd, data, size);
         if (r < 0)
                 return r;
         if (fsync(fd) < 0)

@@ -227,3 +227,35 @@ int read_virtual_file_whole_at(int dir_fd, const char *path, size_t max_size, ch
 {
         return read_virtual(dir_fd, path, max_size, true, ret, ret_size);
 }
+
+int loop_write(int fd, const void *data, size_t size)
+{
+        for (size_t done = 0; done < size;) {
+                ssize_t n = write(fd, (const char *) data + done, size - done);
+
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                done += (size_t) n;
+        }
+        return 0;
+}
+
+int loop_read_exact(int fd, void *data, size_t size)
+{
+        for (size_t done = 0; done < size;) {
+                ssize_t n = read(fd, (char *) data + done, size - done);
+
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (n == 0)
+                        return -EPROTO;
+                done += (size_t) n;
+        }
+        return 0;
+}

@@ -33,3 +33,9 @@ int read_virtual_file_at(int dir_fd, const char *path, size_t max_size, char **r
  * memory): a read shorter than the buffer is the end, so no second read(2) looks for EOF. Not for files
  * made of many records, such as maps, which come a page at a time. */
 int read_virtual_file_whole_at(int dir_fd, const char *path, size_t max_size, char **ret, size_t *ret_size);
+
+/* Writes all size bytes of data to fd, going on after short writes and EINTR. */
+int loop_write(int fd, const void *data, size_t size);
+
+/* Reads exactly size bytes from fd into data; -EPROTO when fd ends before. */
+int loop_read_exact(int fd, void *data, size_t size);

@@ -2,8 +2,10 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <sys/fsuid.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -335,4 +337,44 @@ int open_for_reading_as(const UserCreds *creds, int root_fd, const char *path, s
         assert(path);
 
         return user_creds_run(creds, open_for_reading, &a);
+}
+
+void user_creds_from_user_database(uid_t uid, UserCreds *ret)
+{
+        struct passwd pw, *found = NULL;
+        char buf[4096];
+        int n = (int) USER_CREDS_GROUPS_MAX;
+
+        *ret = (UserCreds){ .uid = uid, .gid = 65534 };
+        if (getpwuid_r(uid, &pw, buf, sizeof(buf), &found) != 0 || !found)
+                return;
+        ret->gid = pw.pw_gid;
+        /* More groups than we keep: the rest are dropped, which only takes access away. */
+        if (getgrouplist(pw.pw_name, pw.pw_gid, ret->groups, &n) < 0)
+                n = (int) USER_CREDS_GROUPS_MAX;
+        ret->n_groups = (size_t) MAX(n, 0);
+}
+
+int user_creds_become(const UserCreds *c)
+{
+        uid_t ruid, euid, suid;
+        gid_t rgid, egid, sgid;
+
+        assert(c);
+
+        if (setgroups(c->n_groups, c->groups) < 0 || setresgid(c->gid, c->gid, c->gid) < 0 ||
+                        setresuid(c->uid, c->uid, c->uid) < 0)
+                return -errno;
+        /* Changing the uid made us as dumpable as fs.suid_dumpable says, which may let the user's processes
+         * trace us and take what we hold. */
+        if (prctl(PR_SET_DUMPABLE, 0) < 0)
+                return -errno;
+        if (getresuid(&ruid, &euid, &suid) < 0 || getresgid(&rgid, &egid, &sgid) < 0)
+                return -errno;
+        if (ruid != c->uid || euid != c->uid || suid != c->uid || rgid != c->gid || egid != c->gid || sgid != c->gid)
+                return -EPERM;
+        /* No way back, unless we are that user. */
+        if (c->uid != 0 && setresuid(0, 0, 0) >= 0)
+                return -EPERM;
+        return 0;
 }

@@ -59,3 +59,13 @@ int open_for_reading_as(const UserCreds *creds, int root_fd, const char *path, s
  * or -EPERM when we cannot act as that user. For anything else that checks permissions on a path, such
  * as adding an inotify watch (which needs read permission on the inode). */
 int user_creds_run(const UserCreds *creds, int (*fn)(void *userdata), void *userdata);
+
+/* The primary group and groups of uid's account, as its sessions get them (the user database); an unknown
+ * user gets nogroup and no other group. */
+void user_creds_from_user_database(uid_t uid, UserCreds *ret);
+
+/* Becomes c for good, in a process of our own that acts for that user (a child that forked for it):
+ * real, effective and saved uid and gid, the groups, and no capability left; not dumpable, so that the
+ * user's processes cannot trace it. Needs CAP_SETUID and CAP_SETGID; -EPERM or another negative errno
+ * when any step fails (the caller then must not go on). */
+int user_creds_become(const UserCreds *c);
