@@ -241,7 +241,7 @@ static void test_attribution(void)
         g_assert_cmpuint(s->n_processes, ==, 6);
 
         p = usage_snapshot_find_process(s, 100);
-        g_assert_cmpstr(p->cgroup.unit, ==, "app-flatpak-org.blender.Blender-95123.scope");
+        g_assert_cmpstr(p->cgroup.unit, ==, "user@1000.service/app-flatpak-org.blender.Blender-95123.scope");
         g_assert_cmpstr(p->cgroup.slice, ==, "app.slice");
         g_assert_cmpstr(p->cgroup.app_kind, ==, "flatpak");
         g_assert_cmpstr(p->cgroup.app, ==, "org.blender.Blender");
@@ -272,7 +272,9 @@ static void test_attribution(void)
         usage_groups_free(groups, n);
         g_assert_cmpint(usage_snapshot_groups(s, USAGE_GROUP_UNIT, 0, &groups, &n), ==, 0);
         g_assert_cmpuint(n, ==, 6);
-        g_assert_cmpuint(group_of(groups, n, "app-flatpak-org.blender.Blender-95124.scope")->n_processes, ==, 1);
+        g_assert_cmpuint(group_of(groups, n, "user@1000.service/app-flatpak-org.blender.Blender-95124.scope")
+                                         ->n_processes,
+                        ==, 1);
         usage_groups_free(groups, n);
         g_assert_cmpint(usage_snapshot_groups(s, USAGE_GROUP_USER, 0, &groups, &n), ==, 0);
         g_assert_cmpuint(n, ==, 2);
