@@ -833,6 +833,11 @@ static void test_attribution(void)
         g_assert_nonnull(strstr(top, "\"groups\":[{"));
         g_assert_nonnull(strstr(top, "{\"key\":\"org.blender.Blender\",\"processes\":2,"));
         g_assert_nonnull(strstr(top, "{\"key\":\"ollama.service\",\"processes\":1,"));
+        {
+                g_autofree char *own_top = g_strdup_printf(
+                                "{\"key\":\"user@%u.service/ollama.service\",\"processes\":1,", (unsigned) u.uid);
+                g_assert_nonnull(strstr(top, own_top));
+        }
         g_clear_pointer(&top, g_free);
         g_assert_cmpint(itest_ctl(&t, &top, "--json=off", "top", "--once", "--interval=0.02", "--group=user", NULL), ==,
                         0);
