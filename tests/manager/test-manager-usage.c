@@ -84,6 +84,17 @@ static const char script[] =
                 "fdinfo 101 3 keys drm-driver=amdgpu drm-client-id=5 drm-engine-gfx=10_ns drm-resident-vram=4_KiB\n"
                 "fdinfo 102 3 keys drm-driver=amdgpu drm-client-id=6 drm-engine-gfx=10_ns\n";
 
+/* A manager sampling fast, without NVML, that takes the fixture's nodes (major 1: /dev/full) for DRM. */
+static void start_on_fixture_nodes(ManagerHarness *h)
+{
+        manager_harness_init(h);
+        h->config.nvml = false;
+        h->config.drm_major = 1;
+        h->config.accel_major = 4095;
+        h->config.usage_min_interval_usec = 10000;
+        manager_harness_start(h);
+}
+
 static bool sampled(ManagerHarness *h, void *userdata)
 {
         return manager_usage_n_samples(h->manager) >= 2;
@@ -100,12 +111,7 @@ static void test_snapshot(void)
         UsageWatch *w;
         uid_t me = 1000, other = 1001; /* not root, who sees everything */
 
-        manager_harness_init(&h);
-        h.config.nvml = false;
-        h.config.drm_major = 1;
-        h.config.accel_major = 4095;
-        h.config.usage_min_interval_usec = 10000;
-        manager_harness_start(&h);
+        start_on_fixture_nodes(&h);
         proc_fixture_add(h.proc, &(ProcFixtureProcess){ .pid = 100, .uid = me, .exe = "/usr/bin/game", .fds = fds });
         proc_fixture_add(h.proc, &(ProcFixtureProcess){ .pid = 101, .uid = other, .exe = "/usr/bin/comp", .fds = fds });
         proc_fixture_add(
@@ -204,12 +210,7 @@ static void test_client_share(void)
         g_assert_cmpuint(n_processes * per_process, >, DRM_USAGE_CLIENTS_PER_USER_MAX);
         g_string_append(flood_script, "fdinfo 200 0 keys drm-driver=amdgpu drm-client-id=100000\n");
 
-        manager_harness_init(&h);
-        h.config.nvml = false;
-        h.config.drm_major = 1;
-        h.config.accel_major = 4095;
-        h.config.usage_min_interval_usec = 10000;
-        manager_harness_start(&h);
+        start_on_fixture_nodes(&h);
         for (size_t k = 0; k < n_processes; k++) {
                 proc_fixture_add(h.proc,
                                 &(ProcFixtureProcess){ .pid = (pid_t) (100 + k),
@@ -273,12 +274,7 @@ static void test_attribution(void)
                 NULL,
         };
 
-        manager_harness_init(&h);
-        h.config.nvml = false;
-        h.config.drm_major = 1;
-        h.config.accel_major = 4095;
-        h.config.usage_min_interval_usec = 10000;
-        manager_harness_start(&h);
+        start_on_fixture_nodes(&h);
         for (size_t i = 0; i < G_N_ELEMENTS(cgroups); i++)
                 proc_fixture_add(h.proc,
                                 &(ProcFixtureProcess){ .pid = (pid_t) (100 + i),
