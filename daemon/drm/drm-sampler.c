@@ -283,6 +283,7 @@ int drm_sampler_check_pid(DrmSampler *s, pid_t pid, bool force)
                 if (!h)
                         return -ENOMEM;
                 h->pid = pid;
+                h->uid = (uid_t) -1; /* not known yet: its clients count in no user's share but this one */
                 r = intmap_put(&s->holders, (uint64_t) pid, h);
                 if (r < 0) {
                         free(h);
@@ -524,6 +525,7 @@ int drm_sampler_sample(DrmSampler *s, DrmUsage *u)
                                         &(DrmUsageRead){
                                                         .device = d ? d->info.key : NULL,
                                                         .pid = h->pid,
+                                                        .uid = h->uid,
                                                         .fd = f->fd,
                                                         .timestamp_usec = now_usec(s),
                                         });

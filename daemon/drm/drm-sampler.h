@@ -43,7 +43,7 @@ typedef struct DrmSamplerFd {
 typedef struct DrmSamplerHolder {
         pid_t pid;
         uint64_t start_time; /* set by the caller (drm_sampler_set_identity()); 0 unknown */
-        uid_t uid;
+        uid_t uid; /* (uid_t) -1 until set */
         uint64_t fd_count; /* open files when last walked; 0 unknown */
         DrmSamplerFd *fds;
         size_t n_fds;

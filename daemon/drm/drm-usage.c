@@ -132,6 +132,57 @@ static size_t client_search(const DrmUsage *u, const ClientKey *k, bool *ret_fou
         return lo;
 }
 
+/* Clients per uid, sorted by uid: what each user's share holds. */
+typedef struct UserClients {
+        uid_t uid;
+        unsigned n;
+} UserClients;
+
+static int user_clients_compare(const void *a, const void *b)
+{
+        uid_t x = ((const UserClients *) a)->uid, y = ((const UserClients *) b)->uid;
+        return x < y ? -1 : x > y;
+}
+
+/* The counter of uid in the sorted array, added (at 0) when missing; NULL on ENOMEM. */
+static UserClients *user_clients_get(UserClients **users, size_t *n, uid_t uid)
+{
+        UserClients key = { .uid = uid }, *found, *x;
+        size_t at = 0;
+
+        found = *n > 0 ? bsearch(&key, *users, *n, sizeof(UserClients), user_clients_compare) : NULL;
+        if (found)
+                return found;
+        while (at < *n && (*users)[at].uid < uid)
+                at++;
+        x = reallocarray(*users, *n + 1, sizeof(UserClients));
+        if (!x)
+                return NULL;
+        *users = x;
+        memmove(x + at + 1, x + at, (*n - at) * sizeof(UserClients));
+        x[at] = key;
+        (*n)++;
+        return &x[at];
+}
+
+/* Counts the clients already known per uid. */
+static int user_clients_count(const DrmUsage *u, UserClients **ret, size_t *ret_n)
+{
+        _cleanup_free_ UserClients *users = NULL;
+        size_t n = 0;
+
+        for (size_t i = 0; i < u->n_clients; i++) {
+                UserClients *c = user_clients_get(&users, &n, u->clients[i].uid);
+
+                if (!c)
+                        return -ENOMEM;
+                c->n++;
+        }
+        *ret = TAKE_PTR(users);
+        *ret_n = n;
+        return 0;
+}
+
 static int client_insert(DrmUsage *u, size_t *allocated, size_t at, const ClientKey *k)
 {
         _cleanup_free_ char *device = NULL;
@@ -516,7 +567,8 @@ int drm_usage_update(DrmUsage *u, const DrmUsageRead *reads, size_t n_reads)
 {
         _cleanup_free_ const DrmUsageRead **sorted = NULL;
         _cleanup_free_ bool *seen = NULL;
-        size_t n = 0, allocated = u->n_clients;
+        _cleanup_free_ UserClients *users = NULL;
+        size_t n = 0, allocated = u->n_clients, n_users = 0;
         int r;
 
         assert(u);
@@ -548,6 +600,9 @@ int drm_usage_update(DrmUsage *u, const DrmUsageRead *reads, size_t n_reads)
         seen = calloc(u->n_clients + n + 1, sizeof(bool));
         if (!seen)
                 return -ENOMEM;
+        r = user_clients_count(u, &users, &n_users);
+        if (r < 0)
+                return r;
 
         for (size_t i = 0; i < n;) {
                 ClientKey k = read_key(sorted[i]), kj;
@@ -562,7 +617,11 @@ int drm_usage_update(DrmUsage *u, const DrmUsageRead *reads, size_t n_reads)
 
                 at = client_search(u, &k, &found);
                 if (!found) {
-                        if (u->n_clients >= DRM_USAGE_CLIENTS_MAX) {
+                        UserClients *owner = user_clients_get(&users, &n_users, sorted[i]->uid);
+
+                        if (!owner)
+                                return -ENOMEM;
+                        if (u->n_clients >= DRM_USAGE_CLIENTS_MAX || owner->n >= DRM_USAGE_CLIENTS_PER_USER_MAX) {
                                 u->n_clients_dropped++;
                                 i = j;
                                 continue;
@@ -570,6 +629,8 @@ int drm_usage_update(DrmUsage *u, const DrmUsageRead *reads, size_t n_reads)
                         r = client_insert(u, &allocated, at, &k);
                         if (r < 0)
                                 return r;
+                        u->clients[at].uid = sorted[i]->uid;
+                        owner->n++;
                         memmove(seen + at + 1, seen + at, (u->n_clients - 1 - at) * sizeof(bool));
                 }
                 seen[at] = true;

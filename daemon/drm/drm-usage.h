@@ -36,12 +36,16 @@
  *   counted in each (the shared stat says how much). */
 
 #define DRM_USAGE_CLIENTS_MAX 4096u
+/* Each user's share of them (the clients of the processes of one uid, each client counted for the uid of
+ * the read that found it): one user opening render nodes without end leaves the others three quarters. */
+#define DRM_USAGE_CLIENTS_PER_USER_MAX (DRM_USAGE_CLIENTS_MAX / 4u)
 #define DRM_USAGE_HOLDERS_MAX 64u
 
 typedef struct DrmUsageRead {
         const DrmFdinfo *fdinfo; /* reads whose kind is not DRM_FDINFO_USAGE are skipped */
         const char *device; /* the device when the fdinfo has no drm-pdev; NULL is "" */
         pid_t pid;
+        uid_t uid; /* the process's owner, whose share a client it finds counts in */
         int fd;
         uint64_t timestamp_usec; /* CLOCK_MONOTONIC when this file was read */
 } DrmUsageRead;
@@ -92,6 +96,7 @@ typedef struct DrmUsageClient {
         bool has_client_id;
         pid_t key_pid; /* the key of a client without drm-client-id */
         int key_fd;
+        uid_t uid; /* whose share it counts in (DRM_USAGE_CLIENTS_PER_USER_MAX) */
 
         char driver[DRM_FDINFO_DRIVER_MAX + 1];
         char client_name[DRM_FDINFO_CLIENT_NAME_MAX + 1];
@@ -150,7 +155,7 @@ typedef struct DrmUsage {
         unsigned n_updates;
         /* Of the latest update: */
         unsigned n_reads_skipped; /* not DRM usage, or a timestamp not after the client's last */
-        unsigned n_clients_dropped; /* beyond DRM_USAGE_CLIENTS_MAX */
+        unsigned n_clients_dropped; /* beyond DRM_USAGE_CLIENTS_MAX or their user's share */
 } DrmUsage;
 
 DrmUsage *drm_usage_new(void);

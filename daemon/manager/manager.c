@@ -249,7 +249,16 @@ static int reload_configs(Manager *m)
         return 0;
 }
 
-int manager_reload(Manager *m)
+/* Whether a change of only user's files can change what p resolves to: its configuration is read with
+ * its file access (as of its latest read), and its uid is the user's too in all but setuid programs. */
+static bool process_reads_as(const Process *p, uid_t user)
+{
+        return user == LOG_UID_NONE || p->uid == user || p->fsuid == user;
+}
+
+/* Reloads the rc files and re-reads the tracked processes: every one, or (only: a uid) those only's files
+ * can concern, so that one user saving a file often costs the daemon that user's processes, not all. */
+static int reload_for(Manager *m, uid_t only)
 {
         Process *p;
         pid_t *pids = NULL;
@@ -260,16 +269,18 @@ int manager_reload(Manager *m)
         if (r < 0)
                 return r;
 
-        /* Re-evaluate everything tracked. Collect pids first: re-reading may remove a process. */
+        /* Collect pids first: re-reading may remove a process. */
         pids = calloc(MAX(intmap_size(&m->processes), (size_t) 1), sizeof(pid_t));
         if (!pids)
                 return log_oom();
         for (size_t i = 0; intmap_next(&m->processes, &i, NULL, (void **) &p);)
-                pids[n++] = p->id.pid;
+                if (process_reads_as(p, only))
+                        pids[n++] = p->id.pid;
         for (size_t i = 0; i < n; i++) {
                 p = intmap_get(&m->processes, (uint64_t) pids[i]);
                 if (!p)
                         continue;
+                m->n_reload_rereads++;
                 r = process_reread(p);
                 if (r == -ESRCH)
                         process_remove(p);
@@ -279,6 +290,11 @@ int manager_reload(Manager *m)
         if (m->callbacks.reloaded)
                 m->callbacks.reloaded(m, m->userdata);
         return 0;
+}
+
+int manager_reload(Manager *m)
+{
+        return reload_for(m, LOG_UID_NONE);
 }
 
 int manager_set_config_file(Manager *m, const char *path, bool optional)
@@ -385,7 +401,7 @@ static void on_rc_changed(RcWatch *w, void *userdata)
         /* A user can save a file of theirs as often as they like: what the reload logs is theirs to count. */
         m->reload_cause = manager_watch_group_uid(rc_watch_cause(w));
         log_user_debug(m->reload_cause, "rc files changed, reloading.");
-        (void) manager_reload(m);
+        (void) reload_for(m, rc_watch_cause_alone(w) ? m->reload_cause : LOG_UID_NONE);
         m->reload_cause = LOG_UID_NONE;
 }
 

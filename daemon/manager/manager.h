@@ -23,6 +23,7 @@ struct Process {
         Manager *manager;
         ProcIdentity id;
         uid_t uid;
+        uid_t fsuid; /* what its configuration was last read with (its file-system uid) */
         pid_t ppid; /* when it was first read */
         char *comm;
         char *exe;
@@ -138,6 +139,7 @@ struct Manager {
         uid_t *unwatched_uids; /* ...of which those whose paths exceed their watch share (sorted) */
         size_t n_unwatched_uids;
         uid_t reload_cause; /* the user whose rc change the running reload follows; LOG_UID_NONE: nobody's */
+        uint64_t n_reload_rereads; /* processes re-read after reloads: all, or the changed files' user's */
 
         /* What users make us log (manager-log.c). */
         sd_event_source *log_flush_timer;

@@ -281,6 +281,7 @@ static int process_update(Process *p, const ProcFacts *f, RcResolution *res)
                 return r;
         }
 
+        p->fsuid = f->creds.uid;
         h = resolution_hash(res);
         changed = !p->resolution || h != p->result_hash;
         was_matched = p->resolution && p->resolution->n_matched > 0;
@@ -486,6 +487,7 @@ static int process_new(Manager *m, int dfd, ProcFacts *f, bool settle, Process *
         p->manager = m;
         p->id = f->id;
         p->uid = f->uid;
+        p->fsuid = f->creds.uid;
         p->ppid = f->ppid;
         if (f->exe && !(p->exe = strdup(f->exe)))
                 return -ENOMEM;

@@ -12,7 +12,8 @@
  *   /user.slice/user-1000.slice/user@1000.service/app.slice/app-flatpak-org.gnome.Maps-1234.scope
  *   /user.slice/user-1000.slice/user@1000.service/app.slice/snap.firefox.firefox-<uuid>.scope
  *   /machine.slice/libpod-<64 hex>.scope/container, /system.slice/docker-<64 hex>.scope
- *   /machine.slice/machine-debian\x2dtest.scope/... (machined escapes the name as a unit name part) */
+ *   /machine.slice/machine-debian\x2dtest.scope/... (machined escapes the name as a unit name part)
+ * A unit of a user's manager is named with it: "user@1000.service/app-flatpak-org.gnome.Maps-1234.scope". */
 
 #define COMPONENT_MAX 255u
 #define CONTAINER_ID_LEN 64u
@@ -221,7 +222,23 @@ static bool is_unit(const char *name, const char *const *suffixes, size_t n)
         return false;
 }
 
-static int attribute_component(ProcCgroup *c, const char *name)
+/* "user@<uid>.service": a user's service manager, which the system's manager starts and names. */
+static bool is_user_manager(const char *name)
+{
+        const char *uid = name + strlen("user@");
+        size_t n;
+
+        if (!startswith(name, "user@") || !endswith(name, ".service"))
+                return false;
+        n = strlen(uid) - strlen(".service");
+        return n > 0 && strspn(uid, "0123456789") == n;
+}
+
+/* manager: the outermost user manager above name ("" when none). Everything from it down is the user's
+ * own tree (delegated: the user names its cgroups as it likes), so a unit there is keyed by its manager
+ * too, and a user's "nginx.service" is never the system's. The outermost, because a user may call a
+ * cgroup of its own "user@0.service"; the ones above it only the system's manager makes. */
+static int attribute_component(ProcCgroup *c, const char *name, const char *manager)
 {
         static const char *const slice[] = { ".slice" };
         static const char *const units[] = { ".service", ".scope", ".socket", ".mount", ".swap" };
@@ -231,7 +248,10 @@ static int attribute_component(ProcCgroup *c, const char *name)
                 return set(&c->slice, name);
         if (!is_unit(name, units, ELEMENTSOF(units)))
                 return 0;
-        r = set(&c->unit, name);
+        if (isempty(manager))
+                r = set(&c->unit, name);
+        else
+                r = set_taken(&c->unit, path_join(manager, name));
         if (r < 0)
                 return r;
         r = attribute_container(c, name);
@@ -246,6 +266,7 @@ static int attribute_component(ProcCgroup *c, const char *name)
 int proc_cgroup_from_path(const char *path, ProcCgroup *ret)
 {
         _cleanup_(proc_cgroup_done) ProcCgroup c = { 0 };
+        char manager[COMPONENT_MAX + 1] = "";
         size_t len = strlen(path);
         int r;
 
@@ -268,9 +289,11 @@ int proc_cgroup_from_path(const char *path, ProcCgroup *ret)
                         return -EBADMSG;
                 memcpy(name, p, n);
                 name[n] = '\0';
-                r = attribute_component(&c, name);
+                r = attribute_component(&c, name, manager);
                 if (r < 0)
                         return r;
+                if (isempty(manager) && is_user_manager(name))
+                        memcpy(manager, name, n + 1);
                 p += n;
                 if (*p == '/')
                         p++;

@@ -11,7 +11,10 @@
 
 typedef struct ProcCgroup {
         char *path; /* the cgroup v2 path, "/system.slice/foo.service" */
-        char *unit; /* the last *.service, *.scope, *.socket, *.mount or *.swap component */
+        /* The last *.service, *.scope, *.socket, *.mount or *.swap component; below a user's manager
+         * prefixed with it, "user@1000.service/nginx.service": what names the unit wherever the daemon
+         * shows or groups by one, so that no user's own unit passes for a system service. */
+        char *unit;
         char *slice; /* the last *.slice component */
         char *container_kind; /* "podman", "docker", "machine" or "" */
         char *container; /* the container id (64 hex digits) or the machine's name */

@@ -41,6 +41,7 @@ struct RcWatch {
         sd_event_source *timer;
         uint64_t first_event_usec; /* 0 = no burst pending */
         uint64_t cause; /* of the pending burst: rc_watch_cause() */
+        bool cause_alone; /* nothing but the cause's paths changed in it: rc_watch_cause_alone() */
 };
 
 static void watched_dir_free(WatchedDir *d)
@@ -109,6 +110,7 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
         w->first_event_usec = 0;
         w->callback(w, w->userdata);
         w->cause = RC_WATCH_GROUP_SYSTEM;
+        w->cause_alone = false;
         return 0;
 }
 
@@ -135,8 +137,13 @@ void rc_watch_trigger(RcWatch *w, uint64_t group)
         if (w->first_event_usec == 0) {
                 w->first_event_usec = now;
                 w->cause = group;
-        } else if (group == RC_WATCH_GROUP_SYSTEM)
-                w->cause = RC_WATCH_GROUP_SYSTEM;
+                w->cause_alone = true;
+        } else {
+                if (group != w->cause)
+                        w->cause_alone = false;
+                if (group == RC_WATCH_GROUP_SYSTEM)
+                        w->cause = RC_WATCH_GROUP_SYSTEM;
+        }
         /* Quiet period after the latest event, but never later than max_delay after the first. */
         when = MIN(now + w->coalesce_usec, w->first_event_usec + w->max_delay_usec);
 
@@ -169,6 +176,12 @@ uint64_t rc_watch_cause(const RcWatch *w)
 {
         assert(w);
         return w->cause;
+}
+
+bool rc_watch_cause_alone(const RcWatch *w)
+{
+        assert(w);
+        return w->cause_alone;
 }
 
 /* The real host path of an open fd. */

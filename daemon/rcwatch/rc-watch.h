@@ -49,6 +49,9 @@ void rc_watch_trigger(RcWatch *w, uint64_t group);
  * when a system path (or a watch as a whole: an overflow) changed in the burst, or it was triggered for
  * the system; else the first user group that changed. */
 uint64_t rc_watch_cause(const RcWatch *w) _pure_;
+/* During the callback: whether only the cause's paths changed in the burst (no other group's, whatever
+ * the cause is), so that what only they affect is all there is to do again. */
+bool rc_watch_cause_alone(const RcWatch *w) _pure_;
 
 /* Number of inotify sources in use, for status and tests. */
 size_t rc_watch_count(const RcWatch *w);

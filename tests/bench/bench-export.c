@@ -90,6 +90,7 @@ int main(int argc, char *argv[])
                 for (unsigned i = 0; i < N_CLIENTS; i++)
                         reads[i] = (DrmUsageRead){ .fdinfo = f[i],
                                 .pid = (pid_t) (1000 + i),
+                                .uid = (uid_t) (i % 4), /* four users: each share full */
                                 .fd = 5,
                                 .timestamp_usec = (uint64_t) (round + 1) * 1000000 };
                 if (drm_usage_update(u, reads, N_CLIENTS) < 0)

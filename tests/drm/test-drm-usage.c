@@ -15,6 +15,7 @@ typedef struct R {
         pid_t pid;
         int fd;
         const char *device;
+        uid_t uid;
 } R;
 
 /* One round: parses every text and hands the reads to drm_usage_update(). */
@@ -31,6 +32,7 @@ static void update_n(DrmUsage *u, const R *rs, size_t n)
                         .fdinfo = f[i],
                         .device = rs[i].device,
                         .pid = rs[i].pid,
+                        .uid = rs[i].uid,
                         .fd = rs[i].fd,
                         .timestamp_usec = rs[i].usec,
                 };
@@ -437,6 +439,36 @@ static void test_case21_memory(void)
 }
 
 /* 22. amdgpu: GTT counts; drm-memory-* only without drm-resident-*; an engine missing is not gone. */
+/* One user's processes opening clients without end (5,000, past DRM_USAGE_CLIENTS_MAX) fill only that
+ * user's share: another user's clients, whose ids sort after the flood's, are still tracked. */
+static void test_user_share(void)
+{
+        const size_t n_flood = 5000, n = n_flood + 3;
+        g_autoptr(DrmUsage) u = drm_usage_new();
+        g_autoptr(GPtrArray) texts = g_ptr_array_new_with_free_func(g_free);
+        g_autofree R *rs = g_new0(R, n);
+
+        for (size_t i = 0; i < n; i++) {
+                bool flood = i < n_flood;
+                char *text = g_strdup_printf("drm-driver: i915\ndrm-pdev: 0000:00:02.0\ndrm-client-id: %zu\n", i + 1);
+
+                g_ptr_array_add(texts, text);
+                rs[i] = (R){
+                        .text = text, .usec = SEC, .pid = flood ? 100 : 200, .fd = (int) i, .uid = flood ? 1000 : 1001
+                };
+        }
+        for (unsigned round = 1; round <= 2; round++) {
+                for (size_t i = 0; i < n; i++)
+                        rs[i].usec = round * SEC;
+                update_n(u, rs, n);
+                g_assert_cmpuint(u->n_clients, ==, DRM_USAGE_CLIENTS_PER_USER_MAX + 3);
+                g_assert_cmpuint(u->n_clients_dropped, ==, n_flood - DRM_USAGE_CLIENTS_PER_USER_MAX);
+                for (size_t i = n_flood; i < n; i++)
+                        g_assert_nonnull(client(u, "0000:00:02.0", i + 1));
+                g_assert_null(drm_usage_find_client(u, "0000:00:02.0", DRM_USAGE_CLIENTS_PER_USER_MAX + 1));
+        }
+}
+
 static void test_case22_amdgpu(void)
 {
         g_autoptr(DrmUsage) u = drm_usage_new();
@@ -498,5 +530,6 @@ int main(int argc, char *argv[])
         g_test_add_func("/drm/usage/case20-maxfreq", test_case20_maxfreq);
         g_test_add_func("/drm/usage/case21-memory", test_case21_memory);
         g_test_add_func("/drm/usage/case22-amdgpu", test_case22_amdgpu);
+        g_test_add_func("/drm/usage/user-share", test_user_share);
         return g_test_run();
 }

@@ -370,7 +370,7 @@ static void test_daemon(void)
         g_assert_nonnull(strstr(text, "nvprofiled_build_info{version=\""));
         /* i915-1.txt: render 1099511627776 ns... as cumulative seconds, with the unit and the profile. */
         g_assert_nonnull(strstr(text, "nvprofiled_engine_busy_seconds_total{device=\""));
-        g_assert_nonnull(strstr(text, "unit=\"glxgears.service\",profile=\"Game Profile\"}"));
+        g_assert_nonnull(strstr(text, "unit=\"user@1000.service/glxgears.service\",profile=\"Game Profile\"}"));
         g_assert_null(strstr(text, "4242"));
         g_assert_cmpint(promtool_check("daemon file", text), ==, 0);
 

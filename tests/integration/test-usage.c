@@ -614,7 +614,8 @@ static bool attribution_shows(ITest *t, const char *prefix, const char *needle)
 }
 
 /* 200 to 202 are the user's (two scopes of one Flatpak app, a login session), 203 to 205 root's (a
- * system service, a podman container, an nspawn machine's payload). Step 2: 0.25 s of gfx in 1 s for each
+ * system service, a podman container, an nspawn machine's payload), 206 the user's own unit named as
+ * root's service (systemd-run --user --unit=ollama.service). Step 2: 0.25 s of gfx in 1 s for each
  * Flatpak process. */
 static const char attribution_script[] =
                 "node renderD128 /dev/full pci 0000:03:00.0 0x1002 0x73bf amdgpu\n"
@@ -624,12 +625,14 @@ static const char attribution_script[] =
                 "fd 203 5 /dev/full\n"
                 "fd 204 5 /dev/full\n"
                 "fd 205 5 /dev/full\n"
+                "fd 206 5 /dev/full\n"
                 "cgroup 200 /user.slice/user-UID.slice/user@UID.service/app.slice/app-flatpak-org.blender.Blender-95123.scope\n"
                 "cgroup 201 /user.slice/user-UID.slice/user@UID.service/app.slice/app-flatpak-org.blender.Blender-95124.scope\n"
                 "cgroup 202 /user.slice/user-UID.slice/session-2.scope\n"
                 "cgroup 203 /system.slice/ollama.service\n"
                 "cgroup 204 /machine.slice/libpod-" PODMAN_ID ".scope/container\n"
                 "cgroup 205 /machine.slice/machine-fedora\\x2d40.scope/payload\n"
+                "cgroup 206 /user.slice/user-UID.slice/user@UID.service/app.slice/ollama.service\n"
                 "step 1\n"
                 "fdinfo 200 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=41 drm-engine-gfx=0_ns drm-resident-vram=1_KiB\n"
                 "fdinfo 201 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=42 drm-engine-gfx=0_ns drm-resident-vram=2_KiB\n"
@@ -637,6 +640,7 @@ static const char attribution_script[] =
                 "fdinfo 203 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=44 drm-engine-gfx=0_ns drm-resident-vram=8_KiB\n"
                 "fdinfo 204 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=45 drm-engine-gfx=0_ns drm-resident-vram=16_KiB\n"
                 "fdinfo 205 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=46 drm-engine-gfx=0_ns drm-resident-vram=32_KiB\n"
+                "fdinfo 206 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=47 drm-engine-gfx=0_ns drm-resident-vram=64_KiB\n"
                 "clock 1000000\n"
                 "step 2\n"
                 "fdinfo 200 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=41 drm-engine-gfx=250000000_ns drm-resident-vram=1_KiB\n"
@@ -645,6 +649,7 @@ static const char attribution_script[] =
                 "fdinfo 203 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=44 drm-engine-gfx=0_ns drm-resident-vram=8_KiB\n"
                 "fdinfo 204 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=45 drm-engine-gfx=0_ns drm-resident-vram=16_KiB\n"
                 "fdinfo 205 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=46 drm-engine-gfx=0_ns drm-resident-vram=32_KiB\n"
+                "fdinfo 206 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=47 drm-engine-gfx=0_ns drm-resident-vram=64_KiB\n"
                 "clock 2000000\n";
 
 /* Applies step of a script whose UID is user's uid. */
@@ -694,7 +699,9 @@ static void test_attribution(void)
         ITest t;
         g_autofree char *root_view = NULL, *user_view = NULL, *top = NULL, *uid_line = NULL;
         g_autofree char *blender = NULL, *export_path = NULL, *export_config = NULL;
-        g_autofree char *export = NULL;
+        g_autofree char *export = NULL, *blender_unit = NULL, *blender_group = NULL, *blender_json = NULL;
+        g_autofree char *blender_label = NULL, *own_unit = NULL, *own_group = NULL, *own_application = NULL;
+        g_autofree char *own_label = NULL;
         sd_bus_message *reply = NULL;
         sd_bus_error error = SD_BUS_ERROR_NULL;
         ITestUser u;
@@ -702,6 +709,25 @@ static void test_attribution(void)
 
         ITEST_REQUIRE_ROOT("needs root: an unprivileged user to create, and a daemon to drop to it");
         itest_create_user(USER_PREFIX, &u);
+        /* The user's units, as the daemon names them: with the user's manager. */
+        blender_unit = g_strdup_printf(
+                        "unit=user@%u.service/app-flatpak-org.blender.Blender-95123.scope slice=app.slice "
+                        "container=: app=flatpak:org.blender.Blender",
+                        (unsigned) u.uid);
+        blender_group = g_strdup_printf(
+                        "group unit user@%u.service/app-flatpak-org.blender.Blender-95124.scope ", (unsigned) u.uid);
+        blender_json = g_strdup_printf("\"unit\":\"user@%u.service/app-flatpak-org.blender.Blender-95123.scope\","
+                                       "\"slice\":\"app.slice\",\"container_kind\":\"\",\"container\":\"\","
+                                       "\"app_kind\":\"flatpak\",\"app\":\"org.blender.Blender\"",
+                        (unsigned) u.uid);
+        blender_label = g_strdup_printf(
+                        "unit=\"user@%u.service/app-flatpak-org.blender.Blender-95123.scope\"", (unsigned) u.uid);
+        own_unit = g_strdup_printf("unit=user@%u.service/ollama.service slice=app.slice ", (unsigned) u.uid);
+        own_group = g_strdup_printf("group unit user@%u.service/ollama.service ", (unsigned) u.uid);
+        own_application = g_strdup_printf("group application user@%u.service/ollama.service ", (unsigned) u.uid);
+        own_label = g_strdup_printf("nvprofiled_unit_clients{device=\"0000:03:00.0\",driver=\"amdgpu\","
+                                    "unit=\"user@%u.service/ollama.service\",profile=\"\"} 1\n",
+                        (unsigned) u.uid);
 
         setup_trees(&t);
         itest_fixture_process(&t, 200, 2000, u.uid, "blender", "/app/bin/blender", NULL);
@@ -710,20 +736,19 @@ static void test_attribution(void)
         itest_fixture_process(&t, 203, 2003, 0, "ollama", "/usr/bin/ollama", NULL);
         itest_fixture_process(&t, 204, 2004, 0, "python3", "/usr/bin/python3", NULL);
         itest_fixture_process(&t, 205, 2005, 0, "gpu-burn", "/usr/bin/gpu-burn", NULL);
+        itest_fixture_process(&t, 206, 2006, u.uid, "ollama", "/home/u/ollama", NULL);
         apply_attribution(&t, u.uid, 0);
         apply_attribution(&t, u.uid, 1);
         export_path = g_build_filename(t.dir, "nvprofiled.prom", NULL);
         export_config = g_strdup_printf("[Export]\nExportTextfile=%s\nExportIntervalSec=1s\n", export_path);
         watch = start_watched(&t, export_config);
-        ITEST_WAIT_FOR(attribution_shows(&t, "attributed 205 ", NULL), WAIT_MS);
+        ITEST_WAIT_FOR(attribution_shows(&t, "attributed 206 ", NULL), WAIT_MS);
         apply_attribution(&t, u.uid, 2);
         ITEST_WAIT_FOR(attribution_shows(&t, "group application org.blender.Blender ", "gfx=50.0"), WAIT_MS);
 
         root_view = dump_attribution(t.bus);
         g_test_message("as root:\n%s", root_view);
-        g_assert_true(has_line(root_view, "attributed 200 ",
-                        "unit=app-flatpak-org.blender.Blender-95123.scope slice=app.slice container=: "
-                        "app=flatpak:org.blender.Blender"));
+        g_assert_true(has_line(root_view, "attributed 200 ", blender_unit));
         g_assert_true(has_line(root_view, "attributed 202 ", "unit=session-2.scope slice=user-"));
         g_assert_true(has_line(root_view, "attributed 202 ", "container=: app=:"));
         g_assert_true(has_line(
@@ -735,8 +760,18 @@ static void test_attribution(void)
                         "processes=2 engine 0000:03:00.0/gfx=50.0 mem 0000:03:00.0/vram=3072"));
         g_assert_true(has_line(root_view, "group application ollama.service ", "processes=1"));
         g_assert_true(has_line(root_view, "group application session-2.scope ", "mem 0000:03:00.0/vram=4096"));
-        g_assert_true(has_line(root_view, "group unit app-flatpak-org.blender.Blender-95124.scope ",
+        g_assert_true(has_line(root_view, blender_group,
                         "processes=1 engine 0000:03:00.0/gfx=25.0 mem 0000:03:00.0/vram=2048"));
+        /* The user's own ollama.service is not root's: a unit, an application and a series of its own. */
+        g_assert_true(has_line(root_view, "attributed 203 ", "unit=ollama.service "));
+        g_assert_true(has_line(root_view, "attributed 206 ", own_unit));
+        g_assert_true(has_line(root_view, "group unit ollama.service ",
+                        "processes=1 engine 0000:03:00.0/gfx=0.0 mem 0000:03:00.0/vram=8192"));
+        g_assert_true(has_line(
+                        root_view, own_group, "processes=1 engine 0000:03:00.0/gfx=0.0 mem 0000:03:00.0/vram=65536"));
+        g_assert_true(has_line(root_view, "group application ollama.service ", "mem 0000:03:00.0/vram=8192"));
+        g_assert_true(has_line(root_view, own_application,
+                        "processes=1 engine 0000:03:00.0/gfx=0.0 mem 0000:03:00.0/vram=65536"));
         g_assert_true(has_line(root_view, "group user 0 ",
                         "processes=3 engine 0000:03:00.0/gfx=0.0 mem 0000:03:00.0/vram=57344"));
         /* An nspawn machine: machined's name, unescaped, as the container; its scope as the unit. */
@@ -746,7 +781,7 @@ static void test_attribution(void)
                         "processes=1 engine 0000:03:00.0/gfx=0.0 mem 0000:03:00.0/vram=32768"));
         uid_line = g_strdup_printf("group user %u ", (unsigned) u.uid);
         g_assert_true(has_line(
-                        root_view, uid_line, "processes=3 engine 0000:03:00.0/gfx=50.0 mem 0000:03:00.0/vram=7168"));
+                        root_view, uid_line, "processes=4 engine 0000:03:00.0/gfx=50.0 mem 0000:03:00.0/vram=72704"));
 
         /* The same privacy as ListGpuProcesses: the user sees its own processes' attribution and totals,
          * nothing of root's (no unit, container or figure of theirs). */
@@ -756,14 +791,18 @@ static void test_attribution(void)
         g_assert_true(has_line(user_view, "attributed 202 ", "unit=session-2.scope"));
         g_assert_false(has_line(user_view, "attributed 203 ", NULL));
         g_assert_false(has_line(user_view, "attributed 204 ", NULL));
-        g_assert_null(strstr(user_view, "ollama"));
+        g_assert_true(has_line(user_view, "attributed 206 ", own_unit));
+        g_assert_true(has_line(user_view, own_group, "processes=1"));
+        g_assert_false(has_line(user_view, "group unit ollama.service ", NULL));
+        g_assert_false(has_line(user_view, "group application ollama.service ", NULL));
+        g_assert_null(strstr(user_view, "vram=8192"));
         g_assert_null(strstr(user_view, PODMAN_ID));
         g_assert_null(strstr(user_view, "group user 0 "));
         g_assert_null(strstr(user_view, "vram=57344"));
         g_assert_false(has_line(user_view, "attributed 205 ", NULL));
         g_assert_null(strstr(user_view, "fedora"));
         g_assert_true(has_line(user_view, "group application org.blender.Blender ", "processes=2"));
-        g_assert_true(has_line(user_view, uid_line, "processes=3"));
+        g_assert_true(has_line(user_view, uid_line, "processes=4"));
 
         /* An unknown grouping is refused. */
         g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, "ListGpuGroups", &error,
@@ -777,10 +816,7 @@ static void test_attribution(void)
         g_test_message("%s", top);
         blender = g_strdup_printf("\"pid\":200,\"start_time\":2000,\"uid\":%u,\"comm\":\"blender\"", (unsigned) u.uid);
         g_assert_nonnull(strstr(top, blender));
-        g_assert_nonnull(strstr(top,
-                        "\"unit\":\"app-flatpak-org.blender.Blender-95123.scope\",\"slice\":\"app.slice\","
-                        "\"container_kind\":\"\",\"container\":\"\",\"app_kind\":\"flatpak\","
-                        "\"app\":\"org.blender.Blender\""));
+        g_assert_nonnull(strstr(top, blender_json));
         g_assert_nonnull(strstr(top, "\"unit\":\"ollama.service\",\"slice\":\"system.slice\""));
         g_assert_nonnull(strstr(top, "\"container_kind\":\"podman\",\"container\":\"" PODMAN_ID "\""));
         g_assert_nonnull(strstr(top, "\"unit\":\"session-2.scope\""));
@@ -797,6 +833,11 @@ static void test_attribution(void)
         g_assert_nonnull(strstr(top, "\"groups\":[{"));
         g_assert_nonnull(strstr(top, "{\"key\":\"org.blender.Blender\",\"processes\":2,"));
         g_assert_nonnull(strstr(top, "{\"key\":\"ollama.service\",\"processes\":1,"));
+        {
+                g_autofree char *own_top = g_strdup_printf(
+                                "{\"key\":\"user@%u.service/ollama.service\",\"processes\":1,", (unsigned) u.uid);
+                g_assert_nonnull(strstr(top, own_top));
+        }
         g_clear_pointer(&top, g_free);
         g_assert_cmpint(itest_ctl(&t, &top, "--json=off", "top", "--once", "--interval=0.02", "--group=user", NULL), ==,
                         0);
@@ -814,10 +855,13 @@ static void test_attribution(void)
                         g_error("the export never labelled the clients; it holds:\n%s", export ? export : "");
         }
         g_test_message("%s", export);
-        g_assert_nonnull(strstr(export, "unit=\"app-flatpak-org.blender.Blender-95123.scope\""));
-        g_assert_nonnull(strstr(export, "unit=\"app-flatpak-org.blender.Blender-95124.scope\""));
+        g_assert_nonnull(strstr(export, blender_label));
         g_assert_nonnull(strstr(export, "unit=\"session-2.scope\""));
-        g_assert_nonnull(strstr(export, "unit=\"ollama.service\""));
+        /* Root's service and the user's unit of the same name: two series. */
+        g_assert_nonnull(strstr(export,
+                        "nvprofiled_unit_clients{device=\"0000:03:00.0\",driver=\"amdgpu\","
+                        "unit=\"ollama.service\",profile=\"\"} 1\n"));
+        g_assert_nonnull(strstr(export, own_label));
         g_assert_nonnull(strstr(export, "unit=\"libpod-" PODMAN_ID ".scope\""));
         g_assert_nonnull(strstr(export, "unit=\"machine-fedora\\\\x2d40.scope\""));
 
@@ -923,7 +967,7 @@ static void test_attribution_flatpak_info(void)
         g_test_message("as root:\n%s", root_view);
         /* The user's own file names the application, over the scope's name. */
         g_assert_true(has_line(root_view, "attributed 400 ",
-                        "unit=app-flatpak-org.blender.Blender-1.scope slice=app.slice container=: "
+                        "/app-flatpak-org.blender.Blender-1.scope slice=app.slice container=: "
                         "app=flatpak:org.blender.BlenderLTS"));
         g_assert_true(has_line(root_view, "group application org.blender.BlenderLTS ", "processes=1"));
         /* What the user may not read counts for nothing: the scope's name, or no application. */

@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "drm-usage.h"
 #include "manager-harness.h"
 #include "manager-procwatch.h"
 #include "manager-usage.h"
@@ -83,6 +84,17 @@ static const char script[] =
                 "fdinfo 101 3 keys drm-driver=amdgpu drm-client-id=5 drm-engine-gfx=10_ns drm-resident-vram=4_KiB\n"
                 "fdinfo 102 3 keys drm-driver=amdgpu drm-client-id=6 drm-engine-gfx=10_ns\n";
 
+/* A manager sampling fast, without NVML, that takes the fixture's nodes (major 1: /dev/full) for DRM. */
+static void start_on_fixture_nodes(ManagerHarness *h)
+{
+        manager_harness_init(h);
+        h->config.nvml = false;
+        h->config.drm_major = 1;
+        h->config.accel_major = 4095;
+        h->config.usage_min_interval_usec = 10000;
+        manager_harness_start(h);
+}
+
 static bool sampled(ManagerHarness *h, void *userdata)
 {
         return manager_usage_n_samples(h->manager) >= 2;
@@ -99,12 +111,7 @@ static void test_snapshot(void)
         UsageWatch *w;
         uid_t me = 1000, other = 1001; /* not root, who sees everything */
 
-        manager_harness_init(&h);
-        h.config.nvml = false;
-        h.config.drm_major = 1;
-        h.config.accel_major = 4095;
-        h.config.usage_min_interval_usec = 10000;
-        manager_harness_start(&h);
+        start_on_fixture_nodes(&h);
         proc_fixture_add(h.proc, &(ProcFixtureProcess){ .pid = 100, .uid = me, .exe = "/usr/bin/game", .fds = fds });
         proc_fixture_add(h.proc, &(ProcFixtureProcess){ .pid = 101, .uid = other, .exe = "/usr/bin/comp", .fds = fds });
         proc_fixture_add(
@@ -179,6 +186,55 @@ static const char attribution_script[] =
                 "fdinfo 104 3 keys drm-driver=amdgpu drm-client-id=9 drm-engine-gfx=10_ns drm-resident-vram=64_KiB\n"
                 "fdinfo 105 3 keys drm-driver=amdgpu drm-client-id=10 drm-engine-gfx=10_ns drm-resident-vram=128_KiB\n";
 
+/* One user's processes holding more DRM clients than a user's share (DRM_USAGE_CLIENTS_PER_USER_MAX; five
+ * processes of 250, below the sampler's 256 per process) fill only that share: the other user's client,
+ * whose id sorts after all of them, is tracked. */
+static void test_client_share(void)
+{
+        const size_t per_process = 250, n_processes = 5;
+        g_autofree const char **fds = g_new0(const char *, per_process + 1);
+        static const char *const one[] = { "/dev/full", NULL };
+        g_autoptr(GString) flood_script =
+                        g_string_new("node renderD128 /dev/full pci 0000:03:00.0 0x1002 0x73bf amdgpu\n");
+        g_autofree char *error = NULL;
+        ManagerHarness h;
+        UsageWatch *w;
+
+        for (size_t i = 0; i < per_process; i++)
+                fds[i] = "/dev/full";
+        for (size_t k = 0; k < n_processes; k++)
+                for (size_t i = 0; i < per_process; i++)
+                        g_string_append_printf(flood_script,
+                                        "fdinfo %zu %zu keys drm-driver=amdgpu drm-client-id=%zu\n", 100 + k, i,
+                                        k * per_process + i + 1);
+        g_assert_cmpuint(n_processes * per_process, >, DRM_USAGE_CLIENTS_PER_USER_MAX);
+        g_string_append(flood_script, "fdinfo 200 0 keys drm-driver=amdgpu drm-client-id=100000\n");
+
+        start_on_fixture_nodes(&h);
+        for (size_t k = 0; k < n_processes; k++) {
+                proc_fixture_add(h.proc,
+                                &(ProcFixtureProcess){ .pid = (pid_t) (100 + k),
+                                                .uid = 1000,
+                                                .exe = "/usr/bin/flood",
+                                                .fds = fds });
+                manager_process_exec(h.manager, (pid_t) (100 + k));
+        }
+        proc_fixture_add(h.proc, &(ProcFixtureProcess){ .pid = 200, .uid = 1001, .exe = "/usr/bin/game", .fds = one });
+        manager_process_exec(h.manager, 200);
+        g_assert_cmpint(usage_fixture_apply(
+                                        flood_script->str, proc_fixture_path(h.proc), h.sys, "/nonexistent", 0, &error),
+                        ==, 0);
+
+        g_assert_cmpint(manager_usage_watch(h.manager, 0, 20000, -1, &w), ==, 0);
+        g_assert_true(manager_harness_run_until(&h, sampled, NULL, 20000000));
+        g_assert_cmpuint(manager_usage_snapshot(h.manager)->n_clients, ==, DRM_USAGE_CLIENTS_PER_USER_MAX + 1);
+        g_assert_true(has_client(&h, GUINT_TO_POINTER(100000)));
+        g_assert_false(has_client(&h, GUINT_TO_POINTER(DRM_USAGE_CLIENTS_PER_USER_MAX + 1)));
+
+        manager_usage_unwatch(w);
+        manager_harness_done(&h);
+}
+
 static const UsageGroup *group_of(const UsageGroup *g, size_t n, const char *key)
 {
         for (size_t i = 0; i < n; i++)
@@ -218,12 +274,7 @@ static void test_attribution(void)
                 NULL,
         };
 
-        manager_harness_init(&h);
-        h.config.nvml = false;
-        h.config.drm_major = 1;
-        h.config.accel_major = 4095;
-        h.config.usage_min_interval_usec = 10000;
-        manager_harness_start(&h);
+        start_on_fixture_nodes(&h);
         for (size_t i = 0; i < G_N_ELEMENTS(cgroups); i++)
                 proc_fixture_add(h.proc,
                                 &(ProcFixtureProcess){ .pid = (pid_t) (100 + i),
@@ -241,7 +292,7 @@ static void test_attribution(void)
         g_assert_cmpuint(s->n_processes, ==, 6);
 
         p = usage_snapshot_find_process(s, 100);
-        g_assert_cmpstr(p->cgroup.unit, ==, "app-flatpak-org.blender.Blender-95123.scope");
+        g_assert_cmpstr(p->cgroup.unit, ==, "user@1000.service/app-flatpak-org.blender.Blender-95123.scope");
         g_assert_cmpstr(p->cgroup.slice, ==, "app.slice");
         g_assert_cmpstr(p->cgroup.app_kind, ==, "flatpak");
         g_assert_cmpstr(p->cgroup.app, ==, "org.blender.Blender");
@@ -272,7 +323,9 @@ static void test_attribution(void)
         usage_groups_free(groups, n);
         g_assert_cmpint(usage_snapshot_groups(s, USAGE_GROUP_UNIT, 0, &groups, &n), ==, 0);
         g_assert_cmpuint(n, ==, 6);
-        g_assert_cmpuint(group_of(groups, n, "app-flatpak-org.blender.Blender-95124.scope")->n_processes, ==, 1);
+        g_assert_cmpuint(group_of(groups, n, "user@1000.service/app-flatpak-org.blender.Blender-95124.scope")
+                                         ->n_processes,
+                        ==, 1);
         usage_groups_free(groups, n);
         g_assert_cmpint(usage_snapshot_groups(s, USAGE_GROUP_USER, 0, &groups, &n), ==, 0);
         g_assert_cmpuint(n, ==, 2);
@@ -574,6 +627,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/manager-usage/watch-hangup", test_watch_hangup);
         g_test_add_func("/manager-usage/snapshot", test_snapshot);
         g_test_add_func("/manager-usage/attribution", test_attribution);
+        g_test_add_func("/manager-usage/client-share", test_client_share);
         g_test_add_func("/manager-usage/events", test_events);
         g_test_add_func("/manager-usage/fork", test_fork);
         g_test_add_func("/manager-usage/profiling-default", test_profiling_default);

@@ -236,7 +236,7 @@ static void test_facts_flatpak(void)
         proc = test_open_dir(proc_dir);
 
         g_assert_cmpint(proc_facts_read(proc, 322, NULL, PROC_FACTS_FLATPAK, NULL, &f), ==, 0);
-        g_assert_cmpstr(f.cgroup.unit, ==, "app-flatpak-org.gnome.Maps-4.scope");
+        g_assert_cmpstr(f.cgroup.unit, ==, "user@1000.service/app-flatpak-org.gnome.Maps-4.scope");
         g_assert_cmpstr(f.cgroup.app_kind, ==, "flatpak");
         g_assert_cmpstr(f.cgroup.app, ==, "org.gnome.Maps.Devel");
         proc_facts_done(&f);

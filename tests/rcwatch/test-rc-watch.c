@@ -17,12 +17,16 @@ typedef struct Ctx {
         sd_event *event;
         RcWatch *watch;
         unsigned calls;
+        uint64_t cause; /* of the latest call */
+        bool cause_alone;
 } Ctx;
 
 static void on_changed(RcWatch *w, void *userdata)
 {
         Ctx *c = userdata;
         c->calls++;
+        c->cause = rc_watch_cause(w);
+        c->cause_alone = rc_watch_cause_alone(w);
 }
 
 /* Runs the loop until a callback came or timeout_usec passed; returns the calls seen. */
@@ -106,6 +110,43 @@ static void test_watch(void)
 /* A user's group that asks for more directories than allowed is refused (-E2BIG) without touching the
  * system group: edits under /etc are still reported, during and after, and dropping the user's group
  * leaves the system's alone. */
+/* Whose burst it is: a user's alone only when no other group changed in it (the daemon then re-reads that
+ * user's processes only), the first user's cause when another user's change joined it. */
+static void test_cause_alone(void)
+{
+        g_autofree char *root = test_mkdtemp();
+        _cleanup_close_ int fd = test_open_dir(root);
+        Ctx c = { 0 };
+
+        g_assert_cmpint(sd_event_new(&c.event), >=, 0);
+        g_assert_cmpint(rc_watch_new(c.event, fd, COALESCE_USEC, 500 * 1000, on_changed, &c, &c.watch), ==, 0);
+
+        rc_watch_trigger(c.watch, 1001);
+        rc_watch_trigger(c.watch, 1001);
+        g_assert_cmpuint(run_until_call(&c, 5 * 1000 * 1000), ==, 1);
+        g_assert_cmpuint(c.cause, ==, 1001);
+        g_assert_true(c.cause_alone);
+
+        rc_watch_trigger(c.watch, 1001);
+        rc_watch_trigger(c.watch, 1002);
+        g_assert_cmpuint(run_until_call(&c, 5 * 1000 * 1000), ==, 1);
+        g_assert_cmpuint(c.cause, ==, 1001);
+        g_assert_false(c.cause_alone);
+
+        rc_watch_trigger(c.watch, 1001);
+        rc_watch_trigger(c.watch, RC_WATCH_GROUP_SYSTEM);
+        g_assert_cmpuint(run_until_call(&c, 5 * 1000 * 1000), ==, 1);
+        g_assert_cmpuint(c.cause, ==, RC_WATCH_GROUP_SYSTEM);
+        g_assert_false(c.cause_alone);
+
+        rc_watch_trigger(c.watch, 1002);
+        g_assert_cmpuint(run_until_call(&c, 5 * 1000 * 1000), ==, 1);
+        g_assert_true(c.cause_alone);
+
+        c.watch = rc_watch_free(c.watch);
+        sd_event_unref(c.event);
+}
+
 static void test_user_group_cannot_disturb_system(void)
 {
         g_autofree char *root = test_mkdtemp();
@@ -148,6 +189,7 @@ int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/rc-watch/watch", test_watch);
+        g_test_add_func("/rc-watch/cause-alone", test_cause_alone);
         g_test_add_func("/rc-watch/user-group-cannot-disturb-system", test_user_group_cannot_disturb_system);
         return g_test_run();
 }
