@@ -114,7 +114,7 @@ int bus_caller_creds(sd_bus_message *m, UserCreds *ret)
                 if (geteuid() == 0)
                         user_creds_self(ret);
                 else
-                        creds_from_user_database(0, ret);
+                        user_creds_from_user_database(0, ret);
                 user_creds_normalize(ret);
                 return 0;
         }

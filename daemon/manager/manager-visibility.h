@@ -15,9 +15,12 @@
  * told (signals without a destination, property values) carries only counts and states of the daemon
  * itself. */
 
-/* Subscribers in total, and of one user: root has no share of its own, only the total bounds it. */
+/* Subscribers in total, and of one user: root has no share of its own, only the total bounds it. Every
+ * exec of a user's process is a message to each of that user's subscribers, sent from the main loop: a
+ * share of 64 made one user's execs cost the daemon 8 to 10 times as much. 8 is room for an app's
+ * windows, top and a monitor, and keeps that factor small. */
 #define MANAGER_SUBSCRIBERS_MAX 4096u
-#define MANAGER_SUBSCRIBERS_PER_USER 64u
+#define MANAGER_SUBSCRIBERS_PER_USER 8u
 
 typedef struct ManagerSubscriber ManagerSubscriber;
 
