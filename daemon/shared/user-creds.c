@@ -288,6 +288,52 @@ int user_creds_run(const UserCreds *creds, int (*fn)(void *userdata), void *user
         return r;
 }
 
+static int do_nothing(void *userdata)
+{
+        return 0;
+}
+
+int user_creds_self_test(int proc_fd, pid_t *ret_pid)
+{
+        static const UserCreds root = { .uid = 0, .gid = 0 }, nobody = { .uid = 65534, .gid = 65534 };
+        _cleanup_close_ int dfd = -EBADF, fd = -EBADF;
+        pid_t parent = getppid();
+        char name[32], c;
+        struct stat st;
+        int r;
+
+        assert(ret_pid);
+        *ret_pid = parent;
+
+        /* The switches as reading a root process and then another user's file makes them: a way back
+         * that loses a capability shows below. */
+        if (user_creds_can_switch()) {
+                r = user_creds_run(&root, do_nothing, NULL);
+                if (r < 0)
+                        return r;
+                r = user_creds_run(&nobody, do_nothing, NULL);
+                if (r < 0)
+                        return r;
+        }
+
+        /* Our parent: systemd under the unit, whoever started us otherwise. Not pid 1 itself, which a
+         * container or a sandbox may keep from everyone. One of our own uid proves nothing. */
+        snprintf(name, sizeof(name), "%i", (int) parent);
+        dfd = openat(proc_fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return -errno;
+        if (fstat(dfd, &st) < 0)
+                return -errno;
+        if (st.st_uid == geteuid())
+                return 1;
+        fd = openat(dfd, "environ", O_RDONLY | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        if (read(fd, &c, 1) < 0)
+                return -errno;
+        return 0;
+}
+
 typedef struct OpenArgs {
         int root_fd;
         const char *path;

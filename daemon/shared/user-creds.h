@@ -59,3 +59,11 @@ int open_for_reading_as(const UserCreds *creds, int root_fd, const char *path, s
  * or -EPERM when we cannot act as that user. For anything else that checks permissions on a path, such
  * as adding an inotify watch (which needs read permission on the inode). */
 int user_creds_run(const UserCreds *creds, int (*fn)(void *userdata), void *userdata);
+
+/* The start-up self-test (nvprofiled(8)): after a round trip of switches (to root's file access and to
+ * nobody's, when we can switch at all), can we still read what only its owner, root or
+ * CAP_DAC_READ_SEARCH (with CAP_SYS_PTRACE) can read: the environment of our parent process (systemd,
+ * under the unit), *ret_pid? Every other user's environment (their $HOME, their __GL_* variables) is
+ * read the same way. proc_fd: the live /proc. 0: yes; 1: not tested, the parent runs as our own uid; a
+ * negative errno: why not. */
+int user_creds_self_test(int proc_fd, pid_t *ret_pid);
