@@ -535,6 +535,7 @@ void itest_start_daemon(ITest *t, const char *extra_config)
         g_autoptr(GError) error = NULL;
         g_autofree char *sys_arg = NULL;
         g_autoptr(GPtrArray) deployed_argv = t->deployed ? deployed_wrapper(t) : NULL;
+        g_autofree char *daemon_copy = NULL;
         const char *argv[32], **daemon_argv = argv;
         g_auto(GStrv) envp = NULL;
         gint64 deadline;
@@ -564,7 +565,10 @@ void itest_start_daemon(ITest *t, const char *extra_config)
                 daemon_argv[3] = "--";
                 daemon_argv += 4;
         }
-        daemon_argv[0] = test_env_or_fail("NVPROFILED_BIN");
+        /* The deployed daemon's user may not enter the checkout (/root/src, HACKING.md): a copy it can. */
+        if (t->deployed)
+                daemon_copy = test_copy_for_other_users(t->dir, test_env_or_fail("NVPROFILED_BIN"));
+        daemon_argv[0] = daemon_copy ? daemon_copy : test_env_or_fail("NVPROFILED_BIN");
         daemon_argv[1] = bus_arg;
         daemon_argv[2] = root_arg;
         daemon_argv[3] = conf_arg;
@@ -587,6 +591,11 @@ void itest_start_daemon(ITest *t, const char *extra_config)
         g_assert_cmpint(t->daemon_stderr, >=, 0);
 
         envp = t->deployed ? test_environ_for_other_users(t->dir) : g_get_environ();
+        if (t->deployed && g_environ_getenv(envp, "NVPROFILED_REPORT_WORKER")) {
+                g_autofree char *worker =
+                                test_copy_for_other_users(t->dir, g_environ_getenv(envp, "NVPROFILED_REPORT_WORKER"));
+                envp = g_environ_setenv(envp, "NVPROFILED_REPORT_WORKER", worker, TRUE);
+        }
         if (t->with_notify) {
                 g_autofree char *notify = g_build_filename(t->dir, "notify", NULL);
                 envp = g_environ_setenv(envp, "NOTIFY_SOCKET", notify, TRUE);
