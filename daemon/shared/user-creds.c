@@ -172,7 +172,8 @@ typedef struct SavedCreds {
         struct __user_cap_data_struct caps[2];
 } SavedCreds;
 
-static bool caps_effective_are(const struct __user_cap_data_struct want[2])
+/* The effective and permitted sets are exactly these. */
+static bool caps_are(const struct __user_cap_data_struct want[2])
 {
         struct __user_cap_data_struct now[2];
 
@@ -213,7 +214,7 @@ static void restore_or_die(SavedCreds *s)
                 log_error("Cannot restore credentials after acting as a user, aborting.");
                 abort();
         }
-        if (caps_set(s->caps) < 0 || !caps_effective_are(s->caps) || !groups_are(s->groups, s->n_groups)) {
+        if (caps_set(s->caps) < 0 || !caps_are(s->caps) || !groups_are(s->groups, s->n_groups)) {
                 log_error("Capabilities or groups differ from before acting as a user, aborting.");
                 abort();
         }
@@ -260,7 +261,7 @@ static int become(const UserCreds *c, SavedCreds *s)
         if (c->uid != 0)
                 acting[0].effective = acting[1].effective = 0;
         if ((uid_t) setfsuid((uid_t) -1) != c->uid || (gid_t) setfsgid((gid_t) -1) != c->gid || caps_set(acting) < 0 ||
-                        !caps_effective_are(acting)) {
+                        !caps_are(acting) || !groups_are(c->groups, (int) c->n_groups)) {
                 restore_or_die(s);
                 return -EPERM;
         }
