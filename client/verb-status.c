@@ -10,7 +10,7 @@
 #include "log.h"
 
 typedef struct Status {
-        const char *version, *driver_version, *process_watch_mode;
+        const char *version, *driver_version, *process_watch_mode, *process_access;
         int process_watch_degraded;
         uint32_t tracked, matched;
         uint64_t generation;
@@ -57,6 +57,7 @@ static const struct {
         { "DriverVersion", "s", offsetof(Status, driver_version) },
         { "ProcessWatchMode", "s", offsetof(Status, process_watch_mode) },
         { "ProcessWatchDegraded", "b", offsetof(Status, process_watch_degraded) },
+        { "ProcessAccess", "s", offsetof(Status, process_access) },
         { "TrackedProcesses", "u", offsetof(Status, tracked) },
         { "ConfigGeneration", "t", offsetof(Status, generation) },
 };
@@ -114,6 +115,9 @@ static void print_status_json(const Status *s)
                         o, "driver_version", *s->driver_version ? json_object_new_string(s->driver_version) : NULL);
         json_object_object_add(o, "process_watch_mode", json_object_new_string(s->process_watch_mode));
         json_object_object_add(o, "process_watch_degraded", json_object_new_boolean(s->process_watch_degraded));
+        /* An older daemon has no self-test: null. */
+        json_object_object_add(
+                        o, "process_access", *s->process_access ? json_object_new_string(s->process_access) : NULL);
         json_object_object_add(o, "tracked_processes", json_object_new_int64(s->tracked));
         json_object_object_add(o, "matched_processes", json_object_new_int64(s->matched));
         json_object_object_add(o, "config_generation", json_object_new_uint64(s->generation));
@@ -135,6 +139,10 @@ static void print_status_text(const Status *s)
                         s->process_watch_degraded
                                         ? " (degraded: processes are seen late, short-lived ones may be missed)"
                                         : "");
+        /* Only a failed self-test is worth a line: it is why nobody's per-user rc files apply. */
+        if (streq(s->process_access, "denied"))
+                printf(" Process access: DENIED: other users' processes cannot be read, so their per-user rc files "
+                       "and __GL_* variables are not seen (see the journal, nvprofiled(8))\n");
         printf("     Processes: %" PRIu32 " tracked, %" PRIu32 "%s matched by a rule\n", s->tracked, s->matched,
                         geteuid() == 0 ? "" : " of yours");
         printf(" Configuration: generation %" PRIu64 "\n", s->generation);
@@ -157,7 +165,7 @@ int verb_status(int argc, char *argv[])
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL, *matched = NULL;
         _cleanup_(json_object_putp) struct json_object *files = NULL, *folders = NULL;
-        Status s = { .version = "", .driver_version = "", .process_watch_mode = "" };
+        Status s = { .version = "", .driver_version = "", .process_watch_mode = "", .process_access = "" };
         int r;
 
         assert(argc == 1);

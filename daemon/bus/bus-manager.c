@@ -40,6 +40,7 @@ static int property_get_version(sd_bus *bus, const char *path, const char *inter
 DEFINE_MANAGER_PROPERTY_GET(driver_version, "s", strempty(m->driver_version));
 DEFINE_MANAGER_PROPERTY_GET(watch_mode, "s", manager_watch_mode(m));
 DEFINE_MANAGER_PROPERTY_GET(watch_degraded, "b", m->watch_degraded);
+DEFINE_MANAGER_PROPERTY_GET(process_access, "s", manager_process_access(m));
 DEFINE_MANAGER_PROPERTY_GET(tracked, "u", (uint32_t) intmap_size(&m->processes));
 DEFINE_MANAGER_PROPERTY_GET(events, "t", m->n_events);
 DEFINE_MANAGER_PROPERTY_GET(overruns, "t", m->n_overruns);
@@ -798,6 +799,7 @@ const sd_bus_vtable bus_manager_vtable[] = {
         SD_BUS_PROPERTY("ProcessWatchMode", "s", property_get_watch_mode, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("ProcessWatchDegraded", "b", property_get_watch_degraded, 0,
                         SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("ProcessAccess", "s", property_get_process_access, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("TrackedProcesses", "u", property_get_tracked, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         /* Counters change with every event: readers poll them, no signal per event. */
         SD_BUS_PROPERTY("ProcessEvents", "t", property_get_events, 0, 0),

@@ -22,6 +22,7 @@
 #include "process.h"
 #include "string-util.h"
 #include "strv.h"
+#include "user-creds.h"
 
 Manager *manager_free(Manager *m)
 {
@@ -68,6 +69,31 @@ static int open_dir(const char *path, int *ret)
                 return log_error_errno(errno, "Cannot open directory %s", path);
         *ret = fd;
         return 0;
+}
+
+/* Once at start: whether the daemon, as it was started (under the unit: a user with ambient capabilities),
+ * reads other users' processes after switching credentials as its work does (user_creds_self_test()). If it cannot, no
+ * other user's $HOME or __GL_* variable is ever known and per-user rc files never apply: the administrator looks for
+ * this message (nvprofiled.catalog), and status shows it. Only the live /proc says anything. */
+static void check_process_access(Manager *m)
+{
+        const char *fields[] = { "MESSAGE_ID=" LOG_MESSAGE_PROCESS_ACCESS_DENIED, NULL };
+        pid_t parent;
+
+        if (!m->real_proc) {
+                m->process_access = 1;
+                return;
+        }
+        m->process_access = user_creds_self_test(m->proc_fd, &parent);
+        if (m->process_access < 0)
+                (void) log_user_full_errno(LOG_UID_NONE, LOG_WARNING, m->process_access, fields,
+                                "Start-up self-test failed: other users' process environments cannot be read, so "
+                                "their per-user rc files and __GL_* variables are not seen: /proc/%i/environ",
+                                (int) parent);
+        else
+                log_debug("Start-up self-test: %s.",
+                                m->process_access == 0 ? "other users' processes are readable"
+                                                       : "not run, our parent runs as our uid");
 }
 
 int manager_new(sd_event *e, const ManagerConfig *config, const char *proc_path, const char *sys_path,
@@ -122,6 +148,7 @@ int manager_new(sd_event *e, const ManagerConfig *config, const char *proc_path,
         m->host_root_dev = st.st_dev;
         m->host_root_ino = st.st_ino;
         user_creds_self(&m->own_creds);
+        check_process_access(m);
 
         if (m->config.collation && !streq(m->config.collation, "C")) {
                 m->collation = newlocale(LC_COLLATE_MASK, m->config.collation, (locale_t) 0);
@@ -131,6 +158,11 @@ int manager_new(sd_event *e, const ManagerConfig *config, const char *proc_path,
 
         *ret = TAKE_PTR(m);
         return 0;
+}
+
+const char *manager_process_access(const Manager *m)
+{
+        return m->process_access == 0 ? "ok" : m->process_access > 0 ? "untested" : "denied";
 }
 
 void manager_set_callbacks(Manager *m, const ManagerCallbacks *cb, void *userdata)

@@ -153,6 +153,8 @@ struct Manager {
         sd_event_source *rescan_timer;
         uint64_t n_overruns, n_rescans, n_execs, n_events;
         uint64_t n_connector_failures;
+        int process_access; /* the start-up self-test (user_creds_self_test()): 0, a negative errno, or 1
+                             * when not run (a fixture /proc, a parent of our own uid) */
         bool watch_degraded; /* the connector is unusable (its events are not of our namespace, or it failed
                               * and could not be reopened): polling instead */
         /* Added to a connector event's timestamp (CLOCK_MONOTONIC) to compare it with /proc start times
@@ -272,3 +274,5 @@ static inline bool manager_may_list(const Manager *m, uid_t caller_uid, uid_t ow
 const char *manager_watch_state_to_string(ManagerWatchState s) _const_;
 /* ProcessWatchMode: the state, and when polling for a reason, the reason ("polling (...)"). */
 const char *manager_watch_mode(const Manager *m) _pure_;
+/* The start-up self-test's result as the ProcessAccess property says it: "ok", "denied" or "untested". */
+const char *manager_process_access(const Manager *m) _pure_;

@@ -32,6 +32,7 @@ typedef enum LogTarget {
 #define LOG_MESSAGE_WATCH_DEGRADED "3303c4e011da4100ba1a1c7b8013d813"
 #define LOG_MESSAGE_CONFIG_RELOADED "f0a9a160d5284de2a194e26a0b897a76"
 #define LOG_MESSAGE_PROFILE_EDITED "325620354de543efa6fd363ad5015be2"
+#define LOG_MESSAGE_PROCESS_ACCESS_DENIED "308f953e0c414f5b9efa90e0efd253a3"
 
 void log_setup(const char *ident, LogTarget target);
 /* Where messages go now: LOG_TARGET_AUTO is resolved when set, so this is console, journal or null. */

@@ -174,7 +174,8 @@ typedef struct SavedCreds {
         struct __user_cap_data_struct caps[2];
 } SavedCreds;
 
-static bool caps_effective_are(const struct __user_cap_data_struct want[2])
+/* The effective and permitted sets are exactly these. */
+static bool caps_are(const struct __user_cap_data_struct want[2])
 {
         struct __user_cap_data_struct now[2];
 
@@ -215,7 +216,7 @@ static void restore_or_die(SavedCreds *s)
                 log_error("Cannot restore credentials after acting as a user, aborting.");
                 abort();
         }
-        if (caps_set(s->caps) < 0 || !caps_effective_are(s->caps) || !groups_are(s->groups, s->n_groups)) {
+        if (caps_set(s->caps) < 0 || !caps_are(s->caps) || !groups_are(s->groups, s->n_groups)) {
                 log_error("Capabilities or groups differ from before acting as a user, aborting.");
                 abort();
         }
@@ -262,7 +263,7 @@ static int become(const UserCreds *c, SavedCreds *s)
         if (c->uid != 0)
                 acting[0].effective = acting[1].effective = 0;
         if ((uid_t) setfsuid((uid_t) -1) != c->uid || (gid_t) setfsgid((gid_t) -1) != c->gid || caps_set(acting) < 0 ||
-                        !caps_effective_are(acting)) {
+                        !caps_are(acting) || !groups_are(c->groups, (int) c->n_groups)) {
                 restore_or_die(s);
                 return -EPERM;
         }
@@ -288,6 +289,52 @@ int user_creds_run(const UserCreds *creds, int (*fn)(void *userdata), void *user
         r = fn(userdata);
         restore_or_die(&saved);
         return r;
+}
+
+static int do_nothing(void *userdata)
+{
+        return 0;
+}
+
+int user_creds_self_test(int proc_fd, pid_t *ret_pid)
+{
+        static const UserCreds root = { .uid = 0, .gid = 0 }, nobody = { .uid = 65534, .gid = 65534 };
+        _cleanup_close_ int dfd = -EBADF, fd = -EBADF;
+        pid_t parent = getppid();
+        char name[32], c;
+        struct stat st;
+        int r;
+
+        assert(ret_pid);
+        *ret_pid = parent;
+
+        /* The switches as reading a root process and then another user's file makes them: a way back
+         * that loses a capability shows below. */
+        if (user_creds_can_switch()) {
+                r = user_creds_run(&root, do_nothing, NULL);
+                if (r < 0)
+                        return r;
+                r = user_creds_run(&nobody, do_nothing, NULL);
+                if (r < 0)
+                        return r;
+        }
+
+        /* Our parent: systemd under the unit, whoever started us otherwise. Not pid 1 itself, which a
+         * container or a sandbox may keep from everyone. One of our own uid proves nothing. */
+        snprintf(name, sizeof(name), "%i", (int) parent);
+        dfd = openat(proc_fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return -errno;
+        if (fstat(dfd, &st) < 0)
+                return -errno;
+        if (st.st_uid == geteuid())
+                return 1;
+        fd = openat(dfd, "environ", O_RDONLY | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        if (read(fd, &c, 1) < 0)
+                return -errno;
+        return 0;
 }
 
 typedef struct OpenArgs {

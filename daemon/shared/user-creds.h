@@ -69,3 +69,11 @@ void user_creds_from_user_database(uid_t uid, UserCreds *ret);
  * user's processes cannot trace it. Needs CAP_SETUID and CAP_SETGID; -EPERM or another negative errno
  * when any step fails (the caller then must not go on). */
 int user_creds_become(const UserCreds *c);
+
+/* The start-up self-test (nvprofiled(8)): after a round trip of switches (to root's file access and to
+ * nobody's, when we can switch at all), can we still read what only its owner, root or
+ * CAP_DAC_READ_SEARCH (with CAP_SYS_PTRACE) can read: the environment of our parent process (systemd,
+ * under the unit), *ret_pid? Every other user's environment (their $HOME, their __GL_* variables) is
+ * read the same way. proc_fd: the live /proc. 0: yes; 1: not tested, the parent runs as our own uid; a
+ * negative errno: why not. */
+int user_creds_self_test(int proc_fd, pid_t *ret_pid);

@@ -223,7 +223,7 @@ static void test_catalog(void)
         g_autofree char *dir = NULL, *text = NULL, *target = NULL, *out = NULL, *cmd = NULL;
         const char *ids[] = { LOG_MESSAGE_PROFILE_APPLIED, LOG_MESSAGE_RC_FILE_BROKEN, LOG_MESSAGE_RC_RELOADED,
                 LOG_MESSAGE_EXPORT_FAILED, LOG_MESSAGE_GPU_SUSPENDED, LOG_MESSAGE_USER_SUPPRESSED,
-                LOG_MESSAGE_WATCH_DEGRADED, LOG_MESSAGE_CONFIG_RELOADED };
+                LOG_MESSAGE_WATCH_DEGRADED, LOG_MESSAGE_CONFIG_RELOADED, LOG_MESSAGE_PROCESS_ACCESS_DENIED };
         int status;
 
         g_assert_no_error(error);

@@ -155,7 +155,17 @@ static void setup(ITest *t, bool deployed)
 
 void itest_setup(ITest *t)
 {
-        setup(t, g_strcmp0(g_getenv("NVPROFILED_ITEST_DEPLOYED"), "1") == 0);
+        bool deployed = g_strcmp0(g_getenv("NVPROFILED_ITEST_DEPLOYED"), "1") == 0;
+
+        /* The <case>-deployed variants create the daemon's user: without root they SKIP, as the cases that
+         * need root do (ITEST_REQUIRE_ROOT()); the case cannot go on, so the TAP lines are ours (one case
+         * runs per meson test: -p). */
+        if (deployed && geteuid() != 0) {
+                printf("ok 1 # SKIP needs root: the deployed mode creates the daemon's user\n1..1\n");
+                fflush(stdout);
+                exit(EXIT_SUCCESS);
+        }
+        setup(t, deployed);
 }
 
 void itest_setup_deployed(ITest *t)
@@ -404,8 +414,9 @@ void itest_teardown(ITest *t)
         itest_remove_users();
 }
 
-/* "CAP_SYS_PTRACE CAP_SETUID" -> "-all,+sys_ptrace,+setuid", as setpriv takes a capability set. */
-static void append_caps(GString *out, const char *value)
+/* "CAP_SYS_PTRACE CAP_SETUID" -> "-all,+sys_ptrace,+setuid", as setpriv takes a capability set; without
+ * CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH when drop_dac. */
+static void append_caps(GString *out, const char *value, bool drop_dac)
 {
         g_auto(GStrv) caps = g_strsplit_set(value, " \t", -1);
 
@@ -415,6 +426,8 @@ static void append_caps(GString *out, const char *value)
                 if (!*lower)
                         continue;
                 g_assert_true(g_str_has_prefix(lower, "cap_"));
+                if (drop_dac && (g_str_equal(lower, "cap_dac_override") || g_str_equal(lower, "cap_dac_read_search")))
+                        continue;
                 g_string_append_printf(out, ",+%s", lower + strlen("cap_"));
         }
 }
@@ -443,12 +456,12 @@ static GPtrArray *deployed_wrapper(const ITest *t)
                 if ((v = g_str_has_prefix(*l, "AmbientCapabilities=") ? strchr(*l, '=') + 1 : NULL)) {
                         if (!*v)
                                 g_string_assign(ambient, "--ambient-caps=-all");
-                        append_caps(ambient, v);
+                        append_caps(ambient, v, t->without_dac_override);
                         have_ambient = true;
                 } else if ((v = g_str_has_prefix(*l, "CapabilityBoundingSet=") ? strchr(*l, '=') + 1 : NULL)) {
                         if (!*v)
                                 g_string_assign(bounding, "--bounding-set=-all");
-                        append_caps(bounding, v);
+                        append_caps(bounding, v, t->without_dac_override);
                         have_bounding = true;
                 } else if (g_str_has_prefix(*l, "NoNewPrivileges="))
                         no_new_privs = g_str_equal(*l, "NoNewPrivileges=yes");
@@ -474,6 +487,38 @@ static GPtrArray *deployed_wrapper(const ITest *t)
         return argv;
 }
 
+/* The value of a "Name:\t..." line of /proc/PID/status. */
+static char *status_field(const char *status, const char *name)
+{
+        g_autofree char *key = g_strdup_printf("\n%s:\t", name);
+        const char *p = strstr(status, key);
+
+        g_assert_nonnull(p);
+        p += strlen(key);
+        return g_strndup(p, strcspn(p, "\n"));
+}
+
+/* The daemon runs as the case's user, with ambient capabilities and no new privileges (and so not as root
+ * by mistake, which would let every deployed case pass for the wrong reason). */
+static void assert_runs_deployed(ITest *t)
+{
+        g_autofree char *path = g_strdup_printf("/proc/%i/status", (int) t->daemon_pid), *status = NULL;
+        g_autofree char *uid = NULL, *amb = NULL, *nnp = NULL, *want_uid = NULL;
+        struct passwd *pw = getpwnam(t->daemon_user);
+
+        g_assert_nonnull(pw);
+        g_assert_true(g_file_get_contents(path, &status, NULL, NULL));
+        /* Real, effective and saved: the file-system uid is another user's while the daemon acts for one. */
+        uid = status_field(status, "Uid");
+        want_uid = g_strdup_printf("%u\t%u\t%u\t", pw->pw_uid, pw->pw_uid, pw->pw_uid);
+        g_assert_true(g_str_has_prefix(uid, want_uid));
+        amb = status_field(status, "CapAmb");
+        g_assert_cmpstr(amb, !=, "0000000000000000");
+        nnp = status_field(status, "NoNewPrivs");
+        g_assert_cmpstr(nnp, ==, "1");
+        g_test_message("nvprofiled runs as deployed: user %s, CapAmb %s", t->daemon_user, amb);
+}
+
 static bool name_has_owner(ITest *t)
 {
         sd_bus_message *reply = NULL;
@@ -491,6 +536,7 @@ void itest_start_daemon(ITest *t, const char *extra_config)
         g_autoptr(GError) error = NULL;
         g_autofree char *sys_arg = NULL;
         g_autoptr(GPtrArray) deployed_argv = t->deployed ? deployed_wrapper(t) : NULL;
+        g_autofree char *daemon_copy = NULL;
         const char *argv[32], **daemon_argv = argv;
         g_auto(GStrv) envp = NULL;
         gint64 deadline;
@@ -512,7 +558,7 @@ void itest_start_daemon(ITest *t, const char *extra_config)
                 g_assert_cmpint(daemon_argv - argv, <, 22);
                 *daemon_argv++ = deployed_argv->pdata[i];
         }
-        if (t->without_dac_override) {
+        if (t->without_dac_override && !t->deployed) {
                 /* Root with the capability gone from its bounding set has it in no set after exec. */
                 daemon_argv[0] = "setpriv";
                 daemon_argv[1] = "--bounding-set=-dac_override,-dac_read_search";
@@ -520,7 +566,10 @@ void itest_start_daemon(ITest *t, const char *extra_config)
                 daemon_argv[3] = "--";
                 daemon_argv += 4;
         }
-        daemon_argv[0] = test_env_or_fail("NVPROFILED_BIN");
+        /* The deployed daemon's user may not enter the checkout (/root/src, HACKING.md): a copy it can. */
+        if (t->deployed)
+                daemon_copy = test_copy_for_other_users(t->dir, test_env_or_fail("NVPROFILED_BIN"));
+        daemon_argv[0] = daemon_copy ? daemon_copy : test_env_or_fail("NVPROFILED_BIN");
         daemon_argv[1] = bus_arg;
         daemon_argv[2] = root_arg;
         daemon_argv[3] = conf_arg;
@@ -543,6 +592,11 @@ void itest_start_daemon(ITest *t, const char *extra_config)
         g_assert_cmpint(t->daemon_stderr, >=, 0);
 
         envp = t->deployed ? test_environ_for_other_users(t->dir) : g_get_environ();
+        if (t->deployed && g_environ_getenv(envp, "NVPROFILED_REPORT_WORKER")) {
+                g_autofree char *worker =
+                                test_copy_for_other_users(t->dir, g_environ_getenv(envp, "NVPROFILED_REPORT_WORKER"));
+                envp = g_environ_setenv(envp, "NVPROFILED_REPORT_WORKER", worker, TRUE);
+        }
         if (t->with_notify) {
                 g_autofree char *notify = g_build_filename(t->dir, "notify", NULL);
                 envp = g_environ_setenv(envp, "NOTIFY_SOCKET", notify, TRUE);
@@ -569,6 +623,8 @@ void itest_start_daemon(ITest *t, const char *extra_config)
                 print_daemon_log(t);
                 g_error("nvprofiled did not take its bus name");
         }
+        if (t->deployed)
+                assert_runs_deployed(t);
 }
 
 void itest_stop_daemon(ITest *t, int *ret_exit_status)

@@ -25,8 +25,9 @@ typedef struct ITest {
         int notify_fd; /* NOTIFY_SOCKET, as systemd would give it... */
         bool with_notify; /* ...to daemons started while this is set; the test must then read it, as
                            * systemd does, or the daemon's sd_notify() blocks on a full socket */
-        bool without_dac_override; /* daemons started while set run as root without CAP_DAC_OVERRIDE and
-                                    * CAP_DAC_READ_SEARCH (setpriv): a file of mode 0000 is EACCES to them */
+        bool without_dac_override; /* daemons started while set run as root (deployed: as the unit's user)
+                                    * without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH (setpriv): a file of
+                                    * mode 0000 is EACCES to them */
         const char *const *daemon_wrapper; /* daemons started while set run as this command (NULL-terminated)
                                             * followed by theirs, e.g. in a PID namespace (pidns-run) */
         const char *const *helper_wrapper; /* ...and helpers spawned while set */

@@ -10,6 +10,7 @@
 
 #include <dirent.h>
 #include <json-c/json.h>
+#include <pwd.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -829,7 +830,17 @@ static void test_spare_worker(void)
                 }
         }
         uid = proc_line(spare, "status", "Uid:");
-        g_assert_cmpstr(uid, ==, "65534\t65534\t65534\t65534");
+        if (t.deployed) {
+                /* The saved uid stays the unit's user's, so that the daemon may signal its worker and nobody
+                 * else may (report-worker.c). */
+                struct passwd *pw = getpwnam(t.daemon_user);
+                g_autofree char *want = NULL;
+
+                g_assert_nonnull(pw);
+                want = g_strdup_printf("65534\t65534\t%u\t65534", (unsigned) pw->pw_uid);
+                g_assert_cmpstr(uid, ==, want);
+        } else
+                g_assert_cmpstr(uid, ==, "65534\t65534\t65534\t65534");
         nnp = proc_line(spare, "status", "NoNewPrivs:");
         seccomp = proc_line(spare, "status", "Seccomp:");
         g_assert_cmpstr(nnp, ==, "1");
