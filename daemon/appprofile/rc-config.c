@@ -479,6 +479,40 @@ static int collect_profiles(RcConfig *c)
         return 0;
 }
 
+/* Marks the rules whose findfile names go past a bound (rc-model.h), in precedence order: what is left
+ * is at most RC_FINDFILE_NAMES_MAX lookups for any resolution. */
+static int bound_findfile(RcConfig *c)
+{
+        uint32_t total = 0;
+        int r;
+
+        for (size_t i = 0; i < c->n_rules; i++) {
+                RcRuleRef *ref = &c->rules[i];
+                const RcRule *rule = ref->rule;
+
+                if (rule->n_findfile_names == 0)
+                        continue;
+                /* Its own file already says why. */
+                if (rule->n_findfile_names > RC_FINDFILE_RULE_NAMES_MAX) {
+                        ref->findfile_over_bound = true;
+                        continue;
+                }
+                if (rule->n_findfile_names <= RC_FINDFILE_NAMES_MAX - total) {
+                        total += rule->n_findfile_names;
+                        continue;
+                }
+                ref->findfile_over_bound = true;
+                r = rc_diagnostics_add_at(&c->diagnostics, c->files[ref->file_index]->path, RC_SEVERITY_WARNING,
+                                rule->location.line, rule->location.column,
+                                "rule's findfile names take the rules before it past %u names in all; the rule "
+                                "never matches",
+                                RC_FINDFILE_NAMES_MAX);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 static int resolve_rules(RcConfig *c)
 {
         size_t n = 0;
@@ -527,7 +561,7 @@ static int resolve_rules(RcConfig *c)
                         }
                 }
         }
-        return 0;
+        return bound_findfile(c);
 }
 
 static int config_finish(RcConfig *c)

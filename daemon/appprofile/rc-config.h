@@ -68,6 +68,7 @@ typedef struct RcRuleRef {
         const RcProfile *profile; /* NULL: the name resolves nowhere, the rule contributes nothing */
         uint32_t *key_ids; /* per setting of profile, into RcConfig.keys */
         uint32_t file_index;
+        bool findfile_over_bound; /* its findfile names go past a bound (RC_FINDFILE_NAMES_MAX): never matches */
 } RcRuleRef;
 
 typedef struct RcConfig {

@@ -372,11 +372,13 @@ static int build_operands(Builder *b, struct json_object *jo, const RcNode *n, R
         return ret;
 }
 
-static void check_findfile(Builder *b, const RcNode *n, const char *matches)
+/* Warns about names that never exist; returns how many names the list has. */
+static uint32_t check_findfile(Builder *b, const RcNode *n, const char *matches)
 {
         const char *p = matches;
+        uint32_t count = 0;
 
-        for (;;) {
+        for (;; count++) {
                 size_t len = strcspn(p, ":");
 
                 if (len == 0)
@@ -387,7 +389,7 @@ static void check_findfile(Builder *b, const RcNode *n, const char *matches)
                                         "the executable's own directory is searched)",
                                         (int) len, p);
                 if (!p[len])
-                        break;
+                        return count + 1;
                 p += len + 1;
         }
 }
@@ -431,9 +433,13 @@ static int build_primitive(Builder *b, const Members *m, const RcNode *n, RcPatt
                                         "kernel truncates comm to 15",
                                         p->matches);
                 break;
-        case RC_FEATURE_FINDFILE:
-                check_findfile(b, n, p->matches);
+        case RC_FEATURE_FINDFILE: {
+                uint32_t count = check_findfile(b, n, p->matches);
+
+                rule->n_findfile_names = count > UINT32_MAX - rule->n_findfile_names ? UINT32_MAX
+                                                                                     : rule->n_findfile_names + count;
                 break;
+        }
         case RC_FEATURE_DSO:
                 rule->uses_dso = true;
                 break;
@@ -541,6 +547,11 @@ static int build_rule(Builder *b, struct json_object *jo, const RcNode *n, RcRul
                 r = build_pattern(b, v, vn, &rule->pattern, rule);
                 if (r < 0)
                         ret = r;
+                else if (rule->n_findfile_names > RC_FINDFILE_RULE_NAMES_MAX)
+                        (void) warning(b, n,
+                                        "rule's findfile lists name %" PRIu32 " files, more than %u; the rule never "
+                                        "matches",
+                                        rule->n_findfile_names, RC_FINDFILE_RULE_NAMES_MAX);
         }
 
         if (!member(&m, 1, "profile", &v, &vn))

@@ -85,6 +85,15 @@ struct RcPattern {
         bool shorthand; /* written as a string or as an array */
 };
 
+/* findfile looks names up in the file system, on the daemon's main loop, with the process owner's access:
+ * bounded so that no rc file, and no previewed text, can make a resolution slow. A rule whose findfile
+ * lists name more than RC_FINDFILE_RULE_NAMES_MAX files never matches (its file says why in a warning);
+ * neither does a rule whose names would take the configuration past RC_FINDFILE_NAMES_MAX, counting every
+ * rule's findfile names in precedence order, which is the most one resolution looks up (the configuration
+ * says why). NVIDIA's shipped rules name one file each. */
+#define RC_FINDFILE_RULE_NAMES_MAX 16u
+#define RC_FINDFILE_NAMES_MAX 64u
+
 typedef struct RcRule {
         RcPattern pattern;
         const char *profile_name; /* a reference by name, or NULL */
@@ -92,6 +101,7 @@ typedef struct RcRule {
         RcLocation location;
         uint32_t index; /* 0-based, within its file */
         bool uses_dso; /* some primitive tests "dso": the result may change once libraries are mapped */
+        uint32_t n_findfile_names; /* names in all its findfile lists together (saturating) */
 } RcRule;
 
 typedef enum RcFileState {

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fd-util.h"
@@ -34,7 +36,12 @@ int rc_match_facts_init(RcMatchFacts *m, const RcProcessFacts *facts)
         assert(m);
         assert(facts);
 
-        *m = (RcMatchFacts){ .root_fd = facts->root_fd, .exe_dir_files = facts->exe_dir_files };
+        *m = (RcMatchFacts){
+                .root_fd = facts->root_fd,
+                .creds = facts->creds,
+                .exe_dir_fd = -EBADF,
+                .exe_dir_files = facts->exe_dir_files,
+        };
 
         if (facts->exe) {
                 const char *base = path_basename(facts->exe);
@@ -86,7 +93,10 @@ void rc_match_facts_done(RcMatchFacts *m)
                 return;
         free(m->dso_names);
         free(m->exe_dir);
-        *m = (RcMatchFacts){ 0 };
+        /* Only what it opened: a RcMatchFacts never initialized holds 0 there. */
+        if (m->exe_dir_opened)
+                safe_close(m->exe_dir_fd);
+        *m = (RcMatchFacts){ .exe_dir_fd = -EBADF };
 }
 
 /* Prefix match against sorted names: all names with a given prefix sit together from the lower bound. */
@@ -104,47 +114,84 @@ static bool dso_matches(const RcMatchFacts *m, const char *prefix)
         return lo < m->n_dso_names && strncmp(m->dso_names[lo], prefix, len) == 0;
 }
 
-static bool file_in_exe_dir(const RcMatchFacts *m, const char *name, size_t len)
+/* A name findfile can find: one directory entry of the executable's directory, nothing else. */
+static bool findfile_name_is_plain(const char *name, size_t len)
 {
-        _cleanup_free_ char *path = NULL;
-        int fd;
-
-        if (len == 0 || memchr(name, '/', len) || (len == 1 && name[0] == '.') || (len == 2 && strneq(name, "..", 2)))
-                return false;
-
-        if (m->root_fd < 0) {
-                STRV_FOREACH(f, m->exe_dir_files)
-                        if (strlen(*f) == len && strneq(*f, name, len))
-                                return true;
-                return false;
-        }
-
-        if (!m->exe_dir)
-                return false;
-        if (asprintf(&path, "%s%.*s", m->exe_dir, (int) len, name) < 0)
-                return false;
-        /* Inside the process's root, so a container's own files count, never the host's. */
-        fd = open_in_root(m->root_fd, path, O_PATH);
-        if (fd < 0)
-                return false;
-        safe_close(fd);
-        return true;
+        return len > 0 && len <= NAME_MAX && !memchr(name, '/', len) && !(len == 1 && name[0] == '.') &&
+                        !(len == 2 && strneq(name, "..", 2));
 }
 
-static bool findfile_matches(const RcMatchFacts *m, const char *list)
+static bool listed_in_exe_dir(const RcMatchFacts *m, const char *name, size_t len)
 {
-        for (const char *p = list;;) {
-                size_t len = strcspn(p, ":");
-
-                if (!file_in_exe_dir(m, p, len))
-                        return false;
-                if (!p[len])
+        STRV_FOREACH(f, m->exe_dir_files)
+                if (strlen(*f) == len && strneq(*f, name, len))
                         return true;
+        return false;
+}
+
+typedef struct FindfileLookup {
+        RcMatchFacts *m;
+        const char *list;
+} FindfileLookup;
+
+/* Runs with the process owner's access (user_creds_run()), so that findfile tells nobody more than the
+ * owner's own ls would. The executable's directory is opened once per resolution, below the process's root
+ * (a container's own files count, never the host's) and through no symbolic link: the exe link's text is
+ * the kernel's, which names none, so a link on the way is a change made since exec (the directory swapped
+ * for a link elsewhere), and refusing it bounds the open to one walk of the path's components. Each name is
+ * then one lookup of one entry of that directory, not following a link either (a link counts as present,
+ * as ls shows it), so that no name costs a chain of links. 1: every name is there. */
+static int findfile_lookup(void *userdata)
+{
+        FindfileLookup *l = userdata;
+        RcMatchFacts *m = l->m;
+
+        if (!m->exe_dir_opened) {
+                m->exe_dir_opened = true;
+                m->exe_dir_fd = open_in_root_no_symlinks(m->root_fd, m->exe_dir, O_PATH | O_DIRECTORY);
+        }
+        if (m->exe_dir_fd < 0)
+                return 0;
+
+        for (const char *p = l->list;;) {
+                size_t len = strcspn(p, ":");
+                char name[NAME_MAX + 1];
+                struct stat st;
+
+                if (!findfile_name_is_plain(p, len))
+                        return 0;
+                memcpy(name, p, len);
+                name[len] = '\0';
+                if (fstatat(m->exe_dir_fd, name, &st, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT) < 0)
+                        return 0;
+                if (!p[len])
+                        return 1;
                 p += len + 1;
         }
 }
 
-bool rc_pattern_matches(const RcPattern *p, const RcMatchFacts *m)
+static bool findfile_matches(RcMatchFacts *m, const char *list)
+{
+        FindfileLookup l = { m, list };
+
+        if (m->root_fd < 0) {
+                for (const char *p = list;;) {
+                        size_t len = strcspn(p, ":");
+
+                        if (!findfile_name_is_plain(p, len) || !listed_in_exe_dir(m, p, len))
+                                return false;
+                        if (!p[len])
+                                return true;
+                        p += len + 1;
+                }
+        }
+        if (!m->exe_dir)
+                return false;
+        /* Not being able to act as the owner (-EPERM) finds nothing. */
+        return user_creds_run(m->creds, findfile_lookup, &l) > 0;
+}
+
+bool rc_pattern_matches(const RcPattern *p, RcMatchFacts *m)
 {
         assert(p);
         assert(m);
@@ -251,7 +298,7 @@ int rc_resolve(RcConfig *config, const RcProcessFacts *facts, RcResolution **ret
                 RcRuleResult *rr = &res->rules[res->n_rules++];
 
                 rr->ref = ref;
-                rr->matched = rc_pattern_matches(&ref->rule->pattern, &m);
+                rr->matched = !ref->findfile_over_bound && rc_pattern_matches(&ref->rule->pattern, &m);
                 if (ref->rule->uses_dso)
                         res->depends_on_dsos = true;
                 if (!rr->matched)

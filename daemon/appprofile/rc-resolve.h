@@ -2,6 +2,7 @@
 #pragma once
 
 #include "rc-config.h"
+#include "user-creds.h"
 
 /* Which rules match a process and which settings take effect, and why.
  *
@@ -12,7 +13,9 @@
  *   dso       basenames of the mapped files, PREFIX match: NVIDIA's own rules name "libmutter" for
  *             libmutter-15.so.0 and "libcogl.so" for libcogl.so.20, so equality cannot be what the driver
  *             does; prefix is the weakest rule all shipped names agree with (substring is unverified);
- *   findfile  every ':'-separated name exists in the executable's directory, inside the process's root;
+ *   findfile  every ':'-separated name exists in the executable's directory, inside the process's root, as the
+ *             process's owner sees it (its access, no link followed: rc-resolve.c says why), bounded in
+ *             names per rule and per resolution (RC_FINDFILE_*_MAX, rc-model.h);
  *   true      always.
  * Precedence: every matching rule contributes; for each key the first rule in precedence order wins.
  * Environment variables outrank profiles; __GL_APPLICATION_PROFILE=0/1 overrides the globals file. */
@@ -24,6 +27,8 @@ typedef struct RcProcessFacts {
         char **dsos; /* mapped file paths (or basenames); NULL if unknown */
         char **environ; /* "NAME=value"; NULL if unknown */
         int root_fd; /* the process's root (/proc/<pid>/root) for findfile; negative: use exe_dir_files */
+        const UserCreds *creds; /* whose access findfile looks with below root_fd: the process's owner (its
+                                 * file credentials); NULL: our own, for tools and tests */
         char **exe_dir_files; /* for hypothetical processes: names present in the executable's directory */
 } RcProcessFacts;
 
@@ -88,11 +93,15 @@ typedef struct RcMatchFacts {
         size_t n_dso_names;
         char *exe_dir;
         int root_fd;
+        const UserCreds *creds;
+        int exe_dir_fd; /* opened at the first findfile lookup (exe_dir_opened), negative if it failed */
+        bool exe_dir_opened;
         char **exe_dir_files;
 } RcMatchFacts;
 
 int rc_match_facts_init(RcMatchFacts *m, const RcProcessFacts *facts);
 void rc_match_facts_done(RcMatchFacts *m);
-bool rc_pattern_matches(const RcPattern *p, const RcMatchFacts *m);
+/* Non-const: findfile opens the executable's directory once, at its first lookup. */
+bool rc_pattern_matches(const RcPattern *p, RcMatchFacts *m);
 
 const char *rc_profiles_state_to_string(RcProfilesState s) _const_;

@@ -254,8 +254,9 @@ int process_resolve_in(Manager *m, const ProcFacts *f, RcConfig *config, RcResol
                 .dsos = f->dsos,
                 .environ = f->env,
                 /* findfile looks inside the process's root: for host processes that is the configuration
-                 * root, so fixture trees behave like the real thing. */
+                 * root, so fixture trees behave like the real thing; and with its owner's access. */
                 .root_fd = manager_root_is_foreign(m, f->root_fd) ? f->root_fd : m->root_fd,
+                .creds = &f->creds,
         };
 
         return rc_resolve(config, &rf, ret);

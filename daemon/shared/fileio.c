@@ -9,11 +9,11 @@
 #include "fd-util.h"
 #include "fileio.h"
 
-int open_in_root(int root_fd, const char *path, int flags)
+static int open_below_root(int root_fd, const char *path, int flags, uint64_t resolve)
 {
         struct open_how how = {
                 .flags = (uint64_t) (flags | O_CLOEXEC),
-                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | resolve,
         };
         int fd;
 
@@ -41,8 +41,21 @@ int open_in_root(int root_fd, const char *path, int flags)
                 if (a.st_dev != b.st_dev || a.st_ino != b.st_ino)
                         return -ENOSYS;
         }
+        /* Links on the way cannot be refused without openat2; the last one at least is not followed. */
+        if (resolve & RESOLVE_NO_SYMLINKS)
+                flags |= O_NOFOLLOW;
         fd = openat(root_fd, path, flags | O_CLOEXEC);
         return fd < 0 ? -errno : fd;
+}
+
+int open_in_root(int root_fd, const char *path, int flags)
+{
+        return open_below_root(root_fd, path, flags, 0);
+}
+
+int open_in_root_no_symlinks(int root_fd, const char *path, int flags)
+{
+        return open_below_root(root_fd, path, flags, RESOLVE_NO_SYMLINKS);
 }
 
 /* Not in every <linux/magic.h>: the values the kernel's own sources define. */

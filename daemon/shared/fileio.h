@@ -10,6 +10,11 @@
  * container's or a fixture tree's symlinks can never point us at the host's files. */
 int open_in_root(int root_fd, const char *path, int flags);
 
+/* The same, but a symbolic link anywhere on the path is -ELOOP (RESOLVE_NO_SYMLINKS): for a path the
+ * kernel wrote, which names none (/proc/<pid>/exe), so that one lookup costs one walk of its components
+ * and never a chain of links someone made since. */
+int open_in_root_no_symlinks(int root_fd, const char *path, int flags);
+
 /* Whether fd is on a pseudo file system (procfs, sysfs, debugfs, ...: the list and why are in fileio.c),
  * whose files hold nothing anyone stored: 1 if it is, 0 if not, -errno if fstatfs() fails. Files the
  * daemon reads for a user are regular files on a regular file system, checked on the descriptor read. */

@@ -16,6 +16,7 @@
 #include "fd-util.h"
 #include "rc-cache.h"
 #include "rc-config.h"
+#include "rc-resolve.h"
 #include "test-util.h"
 
 #define SECRET "hunter2"
@@ -114,6 +115,40 @@ static void test_link_into_private_directory(void)
         g_free(msgs);
         msgs = all_messages(as_root);
         g_assert_nonnull(strstr(msgs, SECRET));
+}
+
+static bool findfile_matches_as(int root_fd, const char *exe, const UserCreds *creds)
+{
+        const char *texts[] = { "{\"rules\": [{\"pattern\": {\"feature\": \"findfile\", \"matches\": "
+                                "\"" SECRET "\"}, \"profile\": [\"k\", 1]}]}" };
+        g_autoptr(RcConfig) c = test_config_from_texts(texts, 1);
+        g_autoptr(RcResolution) r = NULL;
+        RcProcessFacts facts = { .exe = exe, .root_fd = root_fd, .creds = creds };
+
+        g_assert_cmpint(rc_resolve(c, &facts, &r), ==, 0);
+        g_assert_cmpuint(r->n_rules, ==, 1);
+        return r->rules[0].matched;
+}
+
+/* Issue 29 item 1: the user's process says its executable is in another user's 0700 directory (its exe
+ * link's text, after a deleted binary and a swapped directory, or from a mount namespace of its own):
+ * findfile looks as the user, so the file there is not found, and no guess tells that it exists. */
+static void test_findfile_in_private_directory(void)
+{
+        g_autofree char *root = open_tree();
+        _cleanup_close_ int fd = -EBADF;
+
+        REQUIRE_ROOT();
+
+        test_write_file(root, "home/victim/private/" SECRET, "");
+        test_write_file(root, "home/attacker/bin/" SECRET, "");
+        chmod_rel(root, "home/victim", 0700);
+        fd = test_open_dir(root);
+
+        g_assert_false(findfile_matches_as(fd, "/home/victim/private/game (deleted)", &nobody));
+        /* The user's own directory, and root's view of the private one: the rule works, so the test can fail. */
+        g_assert_true(findfile_matches_as(fd, "/home/attacker/bin/game", &nobody));
+        g_assert_true(findfile_matches_as(fd, "/home/victim/private/game (deleted)", NULL));
 }
 
 /* The link points at /proc/<pid>/maps of a root process: /proc's ptrace rule refuses the user. */
@@ -348,5 +383,6 @@ int main(int argc, char *argv[])
         g_test_add_func("/rc-creds/unreadable-system-file", test_unreadable_system_file);
         g_test_add_func("/rc-creds/cache-serves-only-what-was-opened", test_cache_serves_only_what_was_opened);
         g_test_add_func("/rc-creds/swap-race", test_swap_race);
+        g_test_add_func("/rc-creds/findfile-in-private-directory", test_findfile_in_private_directory);
         return g_test_run();
 }

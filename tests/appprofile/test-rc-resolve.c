@@ -192,6 +192,104 @@ static void test_findfile(void)
         }
 }
 
+/* Issue 29 item 2: a name is one entry of the executable's directory, looked up without following a link (a
+ * link counts as there, however long the chain it starts); the directory is reached through no link (the
+ * exe link's text names none: a link on the way is the directory swapped since). */
+static void test_findfile_links(void)
+{
+        g_autoptr(RcConfig) c = config1(RULE("{\"feature\": \"findfile\", \"matches\": \"a:dangling\"}"));
+        g_autofree char *root = test_mkdtemp();
+        _cleanup_close_ int root_fd = -EBADF;
+        g_autoptr(RcResolution) direct = NULL, swapped = NULL;
+        RcProcessFacts facts = { .exe = "/opt/game/bin/game" };
+
+        test_write_file(root, "opt/game/bin/a", "");
+        test_symlink("/nowhere/at/all", root, "opt/game/bin/dangling");
+        test_write_file(root, "elsewhere/a", "");
+        test_write_file(root, "elsewhere/dangling", "");
+        test_symlink("/elsewhere", root, "opt/swapped");
+        root_fd = test_open_dir(root);
+        facts.root_fd = root_fd;
+
+        g_assert_cmpint(rc_resolve(c, &facts, &direct), ==, 0);
+        g_assert_true(direct->rules[0].matched);
+
+        facts.exe = "/opt/swapped/game (deleted)";
+        g_assert_cmpint(rc_resolve(c, &facts, &swapped), ==, 0);
+        g_assert_false(swapped->rules[0].matched);
+}
+
+static char *findfile_names(unsigned first, unsigned n)
+{
+        GString *s = g_string_new(NULL);
+
+        for (unsigned i = first; i < first + n; i++)
+                g_string_append_printf(s, "%sn%u", i > first ? ":" : "", i);
+        return g_string_free(s, FALSE);
+}
+
+static bool has_diagnostic(const RcDiagnostics *d, const char *needle)
+{
+        for (size_t i = 0; i < d->n_items; i++)
+                if (strstr(d->items[i].message, needle))
+                        return true;
+        return false;
+}
+
+/* Issue 29 item 2: a rule naming more than RC_FINDFILE_RULE_NAMES_MAX files never matches, even in a not()
+ * and with every name there, and its file says why; past RC_FINDFILE_NAMES_MAX names in all, the rules
+ * after never match either, and the configuration says why. */
+static void test_findfile_bounds(void)
+{
+        g_autofree char *root = test_mkdtemp(), *over = findfile_names(0, RC_FINDFILE_RULE_NAMES_MAX + 1);
+        g_autofree char *at = findfile_names(0, RC_FINDFILE_RULE_NAMES_MAX), *text = NULL, *many = NULL;
+        g_autoptr(GString) rules = g_string_new("{\"rules\": [");
+        g_autoptr(RcConfig) one = NULL, not_one = NULL, all = NULL;
+        g_autoptr(RcResolution) r1 = NULL, r2 = NULL, r3 = NULL;
+        _cleanup_close_ int root_fd = -EBADF;
+        RcProcessFacts facts = { .exe = "/bin/game" };
+        unsigned n_rules = RC_FINDFILE_NAMES_MAX / RC_FINDFILE_RULE_NAMES_MAX + 1;
+
+        for (unsigned i = 0; i <= RC_FINDFILE_NAMES_MAX; i++) {
+                g_autofree char *rel = g_strdup_printf("bin/n%u", i);
+                test_write_file(root, rel, "");
+        }
+        root_fd = test_open_dir(root);
+        facts.root_fd = root_fd;
+
+        text = g_strdup_printf(RULE("[{\"feature\": \"findfile\", \"matches\": \"%s\"}, "
+                                    "{\"feature\": \"findfile\", \"matches\": \"n0\"}]"),
+                        at);
+        one = config1(text);
+        g_assert_cmpint(rc_resolve(one, &facts, &r1), ==, 0);
+        g_assert_false(r1->rules[0].matched);
+        g_assert_true(has_diagnostic(&one->files[0]->diagnostics, "name 17 files, more than 16"));
+
+        free(text);
+        text = g_strdup_printf(RULE("{\"op\": \"not\", \"sub\": {\"feature\": \"findfile\", \"matches\": "
+                                    "\"%s:absent\"}}"),
+                        over);
+        not_one = config1(text);
+        g_assert_cmpint(rc_resolve(not_one, &facts, &r2), ==, 0);
+        g_assert_false(r2->rules[0].matched);
+
+        /* Rules of 16 names each: the first four take the 64; the fifth never matches. */
+        for (unsigned i = 0; i < n_rules; i++)
+                g_string_append_printf(rules,
+                                "%s{\"pattern\": {\"feature\": \"findfile\", \"matches\": \"%s\"}, \"profile\": "
+                                "[\"k%u\", 1]}",
+                                i ? ", " : "", at, i);
+        g_string_append(rules, "]}");
+        many = g_strdup(rules->str);
+        all = config1(many);
+        g_assert_cmpint(rc_resolve(all, &facts, &r3), ==, 0);
+        g_assert_cmpuint(r3->n_rules, ==, n_rules);
+        for (unsigned i = 0; i + 1 < n_rules; i++)
+                g_assert_true(r3->rules[i].matched);
+        g_assert_false(r3->rules[n_rules - 1].matched);
+        g_assert_true(has_diagnostic(&all->diagnostics, "past 64 names in all"));
+}
+
 /* Case 20: the README's precedence example across two files. */
 static void test_readme_precedence(void)
 {
@@ -324,6 +422,8 @@ int main(int argc, char *argv[])
         g_test_add_func("/rc-resolve/commname", test_commname);
         g_test_add_func("/rc-resolve/dso", test_dso);
         g_test_add_func("/rc-resolve/findfile", test_findfile);
+        g_test_add_func("/rc-resolve/findfile-links", test_findfile_links);
+        g_test_add_func("/rc-resolve/findfile-bounds", test_findfile_bounds);
         g_test_add_func("/rc-resolve/readme-precedence", test_readme_precedence);
         g_test_add_func("/rc-resolve/dangling-reference", test_dangling_reference);
         g_test_add_func("/rc-resolve/cross-file-profiles", test_cross_file_profiles);
