@@ -260,9 +260,9 @@ root_edit_log=$(mktemp)
 "${root_edit[@]}" --dry-run > "$root_edit_log" 2>&1
 sed 's/^/#   /' "$root_edit_log"
 check "rules add --system --dry-run as root previews the file's diff" grep -F 70-root-edit "$root_edit_log"
-# The heading is matched at a line's end only: what comes first is the diff, whose layout is not checked here.
+# The diff is printed as lines, so the heading stands on a line of its own.
 check "... and names $user's running processes that would change" \
-    sh -c "grep -E 'Running processes that would change:\$' $root_edit_log && grep -E '^  $mine nvptestmine: GLAllowFXAAUsage ' $root_edit_log && grep -E '^  $mine_env nvptestmine: GLAllowFXAAUsage ' $root_edit_log"
+    sh -c "grep -Fx 'Running processes that would change:' $root_edit_log && grep -E '^\+' $root_edit_log && grep -E '^  $mine nvptestmine: GLAllowFXAAUsage ' $root_edit_log && grep -E '^  $mine_env nvptestmine: GLAllowFXAAUsage ' $root_edit_log"
 check "... and writes nothing" test ! -e "$root_edited"
 "${root_edit[@]}" > "$root_edit_log" 2>&1
 sed 's/^/#   /' "$root_edit_log"
