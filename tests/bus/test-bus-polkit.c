@@ -399,6 +399,20 @@ static int add_oversized_rule(sd_bus *bus, void *userdata)
         return world_outcome(r, &e);
 }
 
+/* A LogLevel of 1 MiB (no such level): refused without waiting for polkit. */
+static int set_huge_log_level(sd_bus *bus, void *userdata)
+{
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        g_autofree char *level = g_strnfill(1024 * 1024, 'd');
+        int r;
+
+        (void) sd_bus_set_method_call_timeout(bus, 10 * G_USEC_PER_SEC);
+        r = sd_bus_set_property(bus, BUS_NAME, LOG_CONTROL_PATH, LOG_CONTROL_INTERFACE, "LogLevel", &e, "s", level);
+        if (r == -ETIMEDOUT)
+                return 31;
+        return world_outcome(r, &e);
+}
+
 static void test_pending_per_user(void)
 {
         BusWorld w;
@@ -430,6 +444,9 @@ static void test_pending_per_user(void)
         /* An edit too large to apply is refused before polkit is asked about it. */
         checks = polkit_checks(&w);
         g_assert_cmpint(world_call_as(&w, b, add_oversized_rule, NULL), ==, CALL_LIMITS_EXCEEDED);
+        g_assert_cmpuint(polkit_checks(&w), ==, checks);
+        /* So is a log level that does not exist. */
+        g_assert_cmpint(world_call_as(&w, b, set_huge_log_level, NULL), ==, CALL_INVALID_ARGS);
         g_assert_cmpuint(polkit_checks(&w), ==, checks);
 
         close(hold[1]);
