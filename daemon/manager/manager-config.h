@@ -70,7 +70,7 @@ typedef struct ManagerConfig {
         /* As configured; report_budget_fit() gives those in force within the daemon's cgroup. */
         unsigned reports_per_user_max; /* reports (each a worker) one user may hold; 0: a share */
         unsigned reports_max; /* ... all users */
-        uint64_t report_memory_per_user_max; /* workers, replies and outputs charged to one user; 0: a share */
+        uint64_t report_memory_per_user_max; /* workers, replies and outputs charged to one user */
         uint64_t report_memory_max; /* ... to all users */
         uint64_t report_worker_memory_max; /* one worker's ceiling */
         unsigned report_outputs_per_user_max; /* export and diff memfds one user holds */

@@ -26,8 +26,7 @@ void report_budget_fit(const ManagerConfig *c, const CgroupLimits *cgroup, Repor
                 .workers_per_user_max =
                                 MIN(c->reports_per_user_max ? c->reports_per_user_max : MAX(workers / 4, 1u), workers),
                 .memory_max = memory,
-                .memory_per_user_max =
-                                MIN(c->report_memory_per_user_max ? c->report_memory_per_user_max : memory / 2, memory),
+                .memory_per_user_max = MIN(c->report_memory_per_user_max, memory / 4 * 3),
         };
-        ret->worker_memory_max = MIN(c->report_worker_memory_max, ret->memory_per_user_max);
+        ret->worker_memory_max = MIN(c->report_worker_memory_max, ret->memory_per_user_max / 6 * 5);
 }

@@ -11,8 +11,9 @@
  * never more than all.
  * Memory: what reports are charged in all is at most half the cgroup's memory.max (the main process keeps
  * the rc files and the bus's messages in the rest), and at most MemoryMax=; a user's at most
- * MemoryPerUserMax= where set, else half of all; one worker's at most WorkerMemoryMax= and at most a
- * user's. */
+ * MemoryPerUserMax= and three quarters of all, so that another user always has room; one worker's at most
+ * WorkerMemoryMax= and five sixths of a user's, so that its replies and outputs have the rest. Under the
+ * unit's MemoryMax=128M: 64M, 48M and 40M. */
 
 #include <stdint.h>
 

@@ -405,8 +405,8 @@ static void test_report_budget(void)
         g_assert_cmpuint(b.workers_max, ==, 16 - REPORT_BUDGET_TASKS_RESERVED);
         g_assert_cmpuint(b.workers_per_user_max, ==, (16 - REPORT_BUDGET_TASKS_RESERVED) / 4);
         g_assert_cmpuint(b.memory_max, ==, (uint64_t) 64 << 20);
-        g_assert_cmpuint(b.memory_per_user_max, ==, (uint64_t) 32 << 20);
-        g_assert_cmpuint(b.worker_memory_max, ==, (uint64_t) 32 << 20);
+        g_assert_cmpuint(b.memory_per_user_max, ==, (uint64_t) 48 << 20);
+        g_assert_cmpuint(b.worker_memory_max, ==, (uint64_t) 40 << 20);
 
         /* Too few tasks for any report; one worker's share is at least one where there is any. */
         report_budget_fit(&c, &(CgroupLimits){ 3, CGROUP_LIMIT_NONE }, &b);
@@ -420,7 +420,10 @@ static void test_report_budget(void)
         c.report_memory_per_user_max = (uint64_t) 100 << 20;
         report_budget_fit(&c, &(CgroupLimits){ 16, (uint64_t) 128 << 20 }, &b);
         g_assert_cmpuint(b.workers_per_user_max, ==, b.workers_max);
-        g_assert_cmpuint(b.memory_per_user_max, ==, (uint64_t) 64 << 20);
+        g_assert_cmpuint(b.memory_per_user_max, ==, (uint64_t) 48 << 20);
+        c.report_memory_per_user_max = (uint64_t) 20 << 20;
+        report_budget_fit(&c, &(CgroupLimits){ 16, (uint64_t) 128 << 20 }, &b);
+        g_assert_cmpuint(b.memory_per_user_max, ==, (uint64_t) 20 << 20);
         manager_config_done(&c);
 }
 
