@@ -16,9 +16,9 @@
  *     the caller closes it (every descriptor of that description gone: inotify's IN_CLOSE_NOWRITE on the
  *     memfd), when the daemon truncates its own descriptor of it (a caller who opened another
  *     description of it through /proc reads an empty file from then on);
- * and counted: ReportsPerUserMax= reports (workers) of ReportsMax= (within the unit's TasksMax=), OutputsPerUserMax= memfds held, and
- * NCU_REPORT_CALLS_MAX calls waiting per report. Past any of these the request is refused (-E2BIG, with
- * a sentence saying which) and costs nobody else anything. */
+ * and counted: ReportsPerUserMax= reports (workers) of ReportsMax= (within the unit's TasksMax=),
+ * OutputsPerUserMax= memfds held, and NCU_REPORT_CALLS_MAX calls waiting per report. Past any of these
+ * the request is refused (-E2BIG, with a sentence saying which) and costs nobody else anything. */
 
 #include <stddef.h>
 #include <stdint.h>
