@@ -6,6 +6,7 @@
 #include "bus-names.h"
 #include "intmap.h"
 #include "manager.h"
+#include "user-counts.h"
 
 /* Thin D-Bus glue over the Manager; dbus/io.github.nvprofiled.NvProfiled1.xml is the contract. */
 
@@ -30,9 +31,9 @@ typedef struct BusContext {
         ManagerWatchReason last_watch_reason;
         bool last_watch_degraded;
 
-        /* CheckAuthorization calls to polkit that have not been answered yet. */
+        /* CheckAuthorization calls to polkit that have not been answered yet, counted per caller's uid. */
         BusPolkitQuery *polkit_queries;
-        unsigned n_polkit_queries;
+        UserCounts polkit_pending;
 
         /* Connections told about the processes they may see (bus-subscribers.c). */
         BusSubscriber *subscribers;

@@ -24,23 +24,38 @@ static int property_get_syslog_identifier(sd_bus *bus, const char *path, const c
         return sd_bus_message_append(reply, "s", log_get_ident());
 }
 
-/* Applies a new value of LogLevel or LogTarget; value is the variant's content. */
-static int set_log_property(BusContext *c, const char *property, const char *value, sd_bus_error *error)
+/* Whether value is one LogLevel or LogTarget may take: *ret_value is what it sets. */
+static int parse_log_value(const char *property, const char *value, int *ret_value, sd_bus_error *error)
 {
         if (streq(property, "LogLevel")) {
                 int level = log_level_from_string(value);
                 if (level < 0)
                         return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "Unknown log level.");
-                log_set_max_level(level);
+                *ret_value = level;
         } else if (streq(property, "LogTarget")) {
                 LogTarget target = log_target_from_string(value);
                 /* "auto" depends on how we were started, not on the caller: not settable. */
                 if (target < 0 || target == LOG_TARGET_AUTO)
                         return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                         "Unknown log target: console, journal or null.");
-                log_set_target(target);
+                *ret_value = (int) target;
         } else
                 return sd_bus_error_setf(error, SD_BUS_ERROR_PROPERTY_READ_ONLY, "Property is read-only.");
+        return 0;
+}
+
+/* Applies a new value of LogLevel or LogTarget; value is the variant's content. */
+static int set_log_property(BusContext *c, const char *property, const char *value, sd_bus_error *error)
+{
+        int v = 0, r;
+
+        r = parse_log_value(property, value, &v, error);
+        if (r < 0)
+                return r;
+        if (streq(property, "LogLevel"))
+                log_set_max_level(v);
+        else
+                log_set_target((LogTarget) v);
 
         log_info("%s set to %s.", property, value);
         (void) sd_bus_emit_properties_changed(c->bus, LOG_CONTROL_PATH, LOG_CONTROL_INTERFACE, property, NULL);
@@ -84,7 +99,7 @@ static int apply_set_request(BusContext *c, sd_bus_message *m, sd_bus_error *err
 int bus_log_control_filter(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         BusContext *c = userdata;
-        const char *interface, *property;
+        const char *interface, *property, *value;
         int r;
 
         if (!sd_bus_message_is_method_call(m, "org.freedesktop.DBus.Properties", "Set"))
@@ -96,6 +111,14 @@ int bus_log_control_filter(sd_bus_message *m, void *userdata, sd_bus_error *erro
                 (void) sd_bus_message_rewind(m, true);
                 return 0;
         }
+        /* A value that cannot be set is refused at once: polkit is asked only about one that can (a short
+         * name), so that a request waiting for its answer holds little. */
+        r = sd_bus_message_read(m, "v", "s", &value);
+        if (r < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "The value must be a string.");
+        r = parse_log_value(property, value, &(int){ 0 }, error);
+        if (r < 0)
+                return r;
         /* sd-bus would refuse every unprivileged caller itself; polkit decides instead. */
         return bus_authorize(c, m, POLKIT_ACTION_RELOAD, apply_set_request, error);
 }

@@ -9,7 +9,10 @@
 /* CheckAuthorization's flags: AllowUserInteraction. */
 #define POLKIT_CHECK_ALLOW_INTERACTION 1u
 
-/* Unanswered questions to polkit at most: each holds a caller's request in memory. */
+/* Unanswered questions to polkit at most, all users together; each user may have its share of them
+ * (user_counts_share_of(): 8), so that one user's unanswered checks (an authentication agent of its own
+ * that never answers) leave everyone else's requests their room. Each holds its caller's request in
+ * memory, which was bounded before polkit was asked (bus_authorize()'s callers check sizes first). */
 #define POLKIT_QUERIES_MAX 64u
 
 struct BusPolkitQuery {
@@ -17,6 +20,7 @@ struct BusPolkitQuery {
         sd_bus_message *request;
         sd_bus_slot *slot;
         BusAuthorizedAction action;
+        uid_t uid; /* the caller's, counted in context->polkit_pending */
         BusPolkitQuery *prev, *next;
 };
 
@@ -31,7 +35,7 @@ static BusPolkitQuery *polkit_query_free(BusPolkitQuery *q)
                         q->context->polkit_queries = q->next;
                 if (q->next)
                         q->next->prev = q->prev;
-                q->context->n_polkit_queries--;
+                user_counts_release(&q->context->polkit_pending, q->uid);
         }
         sd_bus_slot_unref(q->slot);
         sd_bus_message_unref(q->request);
@@ -39,10 +43,16 @@ static BusPolkitQuery *polkit_query_free(BusPolkitQuery *q)
 }
 DEFINE_TRIVIAL_CLEANUP_FUNC(BusPolkitQuery *, polkit_query_free);
 
+void bus_polkit_init(BusContext *c)
+{
+        user_counts_init(&c->polkit_pending, POLKIT_QUERIES_MAX);
+}
+
 void bus_polkit_queries_free(BusContext *c)
 {
         while (c->polkit_queries)
                 polkit_query_free(c->polkit_queries);
+        user_counts_done(&c->polkit_pending);
 }
 
 /* polkit's answer: (bba{ss}) is_authorized, is_challenge, details. */
@@ -95,7 +105,7 @@ static int on_authorization_reply(sd_bus_message *reply, void *userdata, sd_bus_
         return 0;
 }
 
-static int ask_polkit(BusContext *c, sd_bus_message *m, const char *action_id, BusAuthorizedAction action)
+static int ask_polkit(BusContext *c, sd_bus_message *m, uid_t caller, const char *action_id, BusAuthorizedAction action)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *call = NULL;
         _cleanup_(polkit_query_freep) BusPolkitQuery *q = NULL;
@@ -109,6 +119,24 @@ static int ask_polkit(BusContext *c, sd_bus_message *m, const char *action_id, B
         if (sd_bus_message_get_allow_interactive_authorization(m))
                 flags |= POLKIT_CHECK_ALLOW_INTERACTION;
 
+        /* Counted before polkit is asked anything; polkit_query_free() gives it back. */
+        r = user_counts_take(&c->polkit_pending, caller);
+        if (r < 0)
+                return r;
+        q = calloc(1, sizeof(BusPolkitQuery));
+        if (!q) {
+                user_counts_release(&c->polkit_pending, caller);
+                return -ENOMEM;
+        }
+        q->request = sd_bus_message_ref(m);
+        q->action = action;
+        q->uid = caller;
+        q->context = c;
+        q->next = c->polkit_queries;
+        if (q->next)
+                q->next->prev = q;
+        c->polkit_queries = q;
+
         r = sd_bus_message_new_method_call(
                         c->bus, &call, POLKIT_NAME, POLKIT_PATH, POLKIT_INTERFACE, "CheckAuthorization");
         if (r < 0)
@@ -118,23 +146,10 @@ static int ask_polkit(BusContext *c, sd_bus_message *m, const char *action_id, B
                         call, "(sa{sv})sa{ss}us", "system-bus-name", 1, "name", "s", sender, action_id, 0, flags, "");
         if (r < 0)
                 return r;
-
-        q = calloc(1, sizeof(BusPolkitQuery));
-        if (!q)
-                return -ENOMEM;
-        q->request = sd_bus_message_ref(m);
-        q->action = action;
         /* An interactive authentication waits for a person: no timeout of our own beyond sd-bus's. */
         r = sd_bus_call_async(c->bus, &q->slot, call, on_authorization_reply, q, 0);
         if (r < 0)
                 return r;
-
-        q->context = c;
-        q->next = c->polkit_queries;
-        if (q->next)
-                q->next->prev = q;
-        c->polkit_queries = q;
-        c->n_polkit_queries++;
         TAKE_PTR(q);
         return 1;
 }
@@ -156,9 +171,12 @@ int bus_authorize(BusContext *c, sd_bus_message *m, const char *action_id, BusAu
         if (caller == 0)
                 return action(c, m, error);
 
-        if (c->n_polkit_queries >= POLKIT_QUERIES_MAX)
+        r = ask_polkit(c, m, caller, action_id, action);
+        if (r == -EUSERS)
+                return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED,
+                                "At most %u authorisations of one user in progress.", c->polkit_pending.per_user_max);
+        if (r == -E2BIG)
                 return sd_bus_error_set(error, BUS_ERROR_LIMITS_EXCEEDED, "Too many authorisations in progress.");
-        r = ask_polkit(c, m, action_id, action);
         if (r < 0)
                 return log_user_warning_errno(caller, r, "Failed to ask polkit");
         return 1;

@@ -15,5 +15,8 @@ typedef int (*BusAuthorizedAction)(BusContext *c, sd_bus_message *m, sd_bus_erro
 int bus_authorize(BusContext *c, sd_bus_message *m, const char *action_id, BusAuthorizedAction action,
                 sd_bus_error *error);
 
+/* Sets up the count of queries waiting for polkit (a new context). */
+void bus_polkit_init(BusContext *c);
+
 /* Drops the queries still waiting for polkit (at shutdown): their callers get no answer. */
 void bus_polkit_queries_free(BusContext *c);

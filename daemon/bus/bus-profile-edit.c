@@ -170,6 +170,17 @@ static int reply_edit_error(sd_bus_error *error, int r, const char *message)
         }
 }
 
+/* Refuses a request that cannot be read or is out of any edit's bounds. */
+static int reply_bad_request(sd_bus_error *error, int r, const char *message)
+{
+        if (r == -E2BIG && !message)
+                return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED, "at most %u settings per edit",
+                                MANAGER_EDIT_SETTINGS_MAX);
+        if (!message)
+                return bus_reply_errno(error, r == -EOPNOTSUPP ? r : -EINVAL, "edit arguments");
+        return reply_edit_error(error, r, message);
+}
+
 static int edit_run(BusContext *c, sd_bus_message *m, sd_bus_error *error)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
@@ -180,11 +191,8 @@ static int edit_run(BusContext *c, sd_bus_message *m, sd_bus_error *error)
         int r;
 
         r = read_edit_args(m, &a);
-        if (r == -E2BIG)
-                return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED, "at most %u settings per edit",
-                                MANAGER_EDIT_SETTINGS_MAX);
         if (r < 0)
-                return bus_reply_errno(error, r == -EOPNOTSUPP ? r : -EINVAL, "edit arguments");
+                return reply_bad_request(error, r, NULL);
         r = bus_caller_creds(m, &creds);
         if (r < 0)
                 return r;
@@ -208,11 +216,19 @@ static int edit_run(BusContext *c, sd_bus_message *m, sd_bus_error *error)
 static int method_edit(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         _cleanup_(edit_args_done) EditArgs a = { 0 };
+        _cleanup_free_ char *message = NULL;
         int r;
 
-        /* A dry run changes nothing and reads with the caller's own access: anyone may. */
+        /* A request out of bounds is refused at once: polkit is asked only about one that may apply, so
+         * that one waiting for its answer holds little. */
         r = read_edit_args(m, &a);
-        if (r >= 0 && a.req.dry_run)
+        if (r < 0)
+                return reply_bad_request(error, r, NULL);
+        r = manager_edit_check_request(&a.req, &message);
+        if (r < 0)
+                return reply_bad_request(error, r, message);
+        /* A dry run changes nothing and reads with the caller's own access: anyone may. */
+        if (a.req.dry_run)
                 return edit_run(userdata, m, error);
         return bus_authorize(userdata, m, POLKIT_ACTION_EDIT_SYSTEM_PROFILES, edit_run, error);
 }

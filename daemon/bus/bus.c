@@ -117,6 +117,7 @@ int bus_context_new(Manager *m, BusKind kind, const char *address, BusContext **
         if (!c)
                 return log_oom();
         c->manager = m;
+        bus_polkit_init(c);
 
         r = bus_open(kind, address, &c->bus);
         if (r < 0)

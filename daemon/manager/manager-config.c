@@ -47,7 +47,7 @@ void manager_config_init(ManagerConfig *c)
                 .usage_open_files_max = 4096,
                 .nvml = true,
                 .export_interval_usec = 15 * 1000000,
-                .reports_per_user_max = 16,
+                .reports_per_user_max = 0, /* a share of ReportsMax= in force (report-budget.h) */
                 .reports_max = 64,
                 .report_memory_per_user_max = (uint64_t) 2048 * 1024 * 1024,
                 .report_memory_max = (uint64_t) 4096 * 1024 * 1024,

@@ -67,7 +67,8 @@ typedef struct ManagerConfig {
         char *section_recursive_folders; /* space-separated, each read with its subfolders */
         char *section_schema; /* "extended" or "2024.1.1" */
         /* [Reports] */
-        unsigned reports_per_user_max; /* reports (each a worker) one user may hold */
+        /* As configured; report_budget_fit() gives those in force within the daemon's cgroup. */
+        unsigned reports_per_user_max; /* reports (each a worker) one user may hold; 0: a share */
         unsigned reports_max; /* ... all users */
         uint64_t report_memory_per_user_max; /* workers, replies and outputs charged to one user */
         uint64_t report_memory_max; /* ... to all users */

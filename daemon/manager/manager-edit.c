@@ -524,10 +524,26 @@ static void log_edit(const UserCreds *creds, const ManagerEditRequest *req, cons
         }
 }
 
-static int check_request(const ManagerEditRequest *req, char **ret_message)
+/* The bytes of every string the request names: what it adds to a file at most. */
+static size_t request_text_size(const ManagerEditRequest *req)
+{
+        const RcEdit *e = &req->edit;
+        size_t n = strlen(strempty(e->pattern)) + strlen(strempty(e->profile)) + strlen(strempty(req->file)) +
+                        strlen(strempty(req->rule));
+
+        for (size_t i = 0; i < e->n_settings; i++)
+                n += strlen(e->settings[i].key) + strlen(e->settings[i].value);
+        for (size_t i = 0; i < e->n_unset; i++)
+                n += strlen(e->unset[i]);
+        return n;
+}
+
+int manager_edit_check_request(const ManagerEditRequest *req, char **ret_message)
 {
         const RcEdit *e = &req->edit;
         int r;
+
+        assert(req);
 
         if (e->n_settings > MANAGER_EDIT_SETTINGS_MAX || e->n_unset > MANAGER_EDIT_SETTINGS_MAX)
                 return say(ret_message, -E2BIG, "at most %u settings per edit", MANAGER_EDIT_SETTINGS_MAX);
@@ -542,6 +558,9 @@ static int check_request(const ManagerEditRequest *req, char **ret_message)
                         strlen(strempty(e->profile)) > MANAGER_EDIT_TEXT_MAX ||
                         strlen(strempty(req->file)) > PATH_MAX || strlen(strempty(req->rule)) > PATH_MAX)
                 return say(ret_message, -E2BIG, "an argument is longer than %u bytes", MANAGER_EDIT_TEXT_MAX);
+        /* No edit makes a file larger than an rc file may be. */
+        if (request_text_size(req) > RC_FILE_SIZE_MAX)
+                return say(ret_message, -E2BIG, "an rc file is at most %u bytes", RC_FILE_SIZE_MAX);
         if (e->rule_text)
                 return say(ret_message, -EINVAL, "a rule's text is only moved, never sent");
         /* Applets send rc text: a known key gets the type and spelling nvprofilectl checks before it
@@ -574,7 +593,7 @@ int manager_edit_system(Manager *m, const UserCreds *creds, const ManagerEditReq
         assert(req);
         assert(ret);
 
-        r = check_request(req, ret_message);
+        r = manager_edit_check_request(req, ret_message);
         if (r < 0)
                 return r;
 

@@ -50,6 +50,12 @@ typedef struct ManagerEditResult {
 
 void manager_edit_result_done(ManagerEditResult *r);
 
+/* Whether req is within the bounds of any edit (MANAGER_EDIT_SETTINGS_MAX, MANAGER_EDIT_TEXT_MAX, all its
+ * text within RC_FILE_SIZE_MAX) and well-formed, before anything is read or anyone asked: -E2BIG or
+ * -EINVAL with *ret_message. manager_edit_system() checks this first; the bus checks it before polkit is
+ * asked, so that a request waiting for authorisation holds little. */
+int manager_edit_check_request(const ManagerEditRequest *req, char **ret_message);
+
 /* Applies (or, dry_run, only computes) an edit of a system file for the caller with creds. Nothing is
  * written unless the whole edit applies. Errors: -EPERM for files the daemon never writes (the driver's,
  * a user's), -EINVAL for a bad request, and those of rc_edit_apply() and file_replace() (-ESTALE: the

@@ -11,6 +11,7 @@
 #include "fd-util.h"
 #include "log.h"
 #include "manager-reports.h"
+#include "report-budget.h"
 #include "manager.h"
 #include "report-limits.h"
 #include "report-server.h"
@@ -174,13 +175,22 @@ unsigned manager_reports_outputs(const Manager *m, uid_t uid)
         return n;
 }
 
+/* The budgets in force: the configured ones within the daemon's cgroup. */
+static ReportBudget budget(const Manager *m)
+{
+        ReportBudget b;
+
+        report_budget_fit(&m->config, &m->cgroup_limits, &b);
+        return b;
+}
+
 /* What uid may still be charged: the least of its share and of what is left for everyone. */
 static uint64_t memory_left(const Manager *m, uid_t uid)
 {
         uint64_t used = manager_reports_memory(m, uid), total = manager_reports_memory_total(m);
-        uint64_t user_left =
-                        used < m->config.report_memory_per_user_max ? m->config.report_memory_per_user_max - used : 0;
-        uint64_t total_left = total < m->config.report_memory_max ? m->config.report_memory_max - total : 0;
+        ReportBudget b = budget(m);
+        uint64_t user_left = used < b.memory_per_user_max ? b.memory_per_user_max - used : 0;
+        uint64_t total_left = total < b.memory_max ? b.memory_max - total : 0;
 
         return MIN(user_left, total_left);
 }
@@ -188,11 +198,13 @@ static uint64_t memory_left(const Manager *m, uid_t uid)
 /* Whether a worker may start for uid; *ret_why says which cap refuses it. */
 static int check_worker_caps(const Manager *m, uid_t uid, const char **ret_why)
 {
-        if (manager_reports_count(m, uid) >= m->config.reports_per_user_max) {
+        ReportBudget b = budget(m);
+
+        if (manager_reports_count(m, uid) >= b.workers_per_user_max) {
                 *ret_why = "a user may hold ReportsPerUserMax= reports (and diffs being made); close one first";
                 return -E2BIG;
         }
-        if (manager_reports_count_total(m) >= m->config.reports_max) {
+        if (manager_reports_count_total(m) >= b.workers_max) {
                 *ret_why = "the daemon serves ReportsMax= reports (and diffs being made) at most";
                 return -E2BIG;
         }
@@ -551,7 +563,7 @@ int manager_report_load(Manager *m, const char *owner, uid_t uid, int fd, Manage
         start = lseek(r->fd, 0, SEEK_CUR);
         r->start = start < 0 ? -1 : (int64_t) start;
         /* What the file needs, within what is left (a pipe's need is unknown: the ceiling). */
-        r->memory = MIN(ncu_report_memory_for_fd(r->fd, m->config.report_worker_memory_max), left);
+        r->memory = MIN(ncu_report_memory_for_fd(r->fd, budget(m).worker_memory_max), left);
         r->loaded_cb = loaded;
         r->loaded_userdata = userdata;
         r->next = rs->reports;

@@ -7,8 +7,8 @@
  * after [Reports] IdleSec= without a call, or when their worker fails.
  *
  * Everything a caller makes the daemon hold is charged to that caller's uid until it is released, within
- * [Reports] MemoryPerUserMax= for one uid and MemoryMax= for all, and the unit's MemoryMax= is set above
- * the latter:
+ * [Reports] MemoryPerUserMax= for one uid and MemoryMax= for all, as report_budget_fit() has them within
+ * the daemon's cgroup (report-budget.h: half the unit's MemoryMax= at most):
  *   - each worker's reservation (report-limits.h: derived from the file's size, at most WorkerMemoryMax=),
  *     which its reader's limits and (release builds) its RLIMIT_AS keep it within, for as long as it runs;
  *   - each call's reply, twice its limit (read, then in the D-Bus message), until it is answered;
@@ -16,9 +16,9 @@
  *     the caller closes it (every descriptor of that description gone: inotify's IN_CLOSE_NOWRITE on the
  *     memfd), when the daemon truncates its own descriptor of it (a caller who opened another
  *     description of it through /proc reads an empty file from then on);
- * and counted: ReportsPerUserMax= reports (workers) of ReportsMax=, OutputsPerUserMax= memfds held, and
- * NCU_REPORT_CALLS_MAX calls waiting per report. Past any of these the request is refused (-E2BIG, with
- * a sentence saying which) and costs nobody else anything. */
+ * and counted: ReportsPerUserMax= reports (workers) of ReportsMax= (within the unit's TasksMax=),
+ * OutputsPerUserMax= memfds held, and NCU_REPORT_CALLS_MAX calls waiting per report. Past any of these
+ * the request is refused (-E2BIG, with a sentence saying which) and costs nobody else anything. */
 
 #include <stddef.h>
 #include <stdint.h>

@@ -149,6 +149,11 @@ int manager_new(sd_event *e, const ManagerConfig *config, const char *proc_path,
         m->host_root_ino = st.st_ino;
         user_creds_self(&m->own_creds);
         check_process_access(m);
+        cgroup_limits_read_self(&m->cgroup_limits);
+        if (m->cgroup_limits.tasks_max != CGROUP_LIMIT_NONE || m->cgroup_limits.memory_max != CGROUP_LIMIT_NONE)
+                log_debug("Our cgroup allows %" PRIu64 " tasks and %" PRIu64 " bytes (%" PRIu64 ": no limit); the"
+                          " [Reports] budgets fit within.",
+                                m->cgroup_limits.tasks_max, m->cgroup_limits.memory_max, CGROUP_LIMIT_NONE);
 
         if (m->config.collation && !streq(m->config.collation, "C")) {
                 m->collation = newlocale(LC_COLLATE_MASK, m->config.collation, (locale_t) 0);

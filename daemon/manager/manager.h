@@ -4,6 +4,7 @@
 #include <systemd/sd-event.h>
 
 #include "intmap.h"
+#include "cgroup-limits.h"
 #include "manager-config.h"
 #include "proc-connector.h"
 #include "proc-facts.h"
@@ -113,6 +114,7 @@ struct Manager {
         dev_t host_root_dev;
         ino_t host_root_ino;
         UserCreds own_creds; /* the daemon's file access, for the system view */
+        CgroupLimits cgroup_limits; /* the daemon's cgroup's (its unit's TasksMax=, MemoryMax=), at start */
         char *driver_version;
         locale_t collation;
 

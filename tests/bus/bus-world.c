@@ -334,9 +334,8 @@ void world_remove_user(const char *name)
         (void) system(cmd);
 }
 
-int world_call_as(BusWorld *w, uid_t uid, WorldCallFunc fn, void *userdata)
+pid_t world_call_as_start(BusWorld *w, uid_t uid, WorldCallFunc fn, void *userdata)
 {
-        int status;
         pid_t pid;
 
         /* Nothing buffered may be written twice. */
@@ -354,10 +353,22 @@ int world_call_as(BusWorld *w, uid_t uid, WorldCallFunc fn, void *userdata)
                         _exit(126);
                 _exit(fn(bus, userdata));
         }
+        return pid;
+}
+
+int world_call_as_wait(pid_t pid)
+{
+        int status;
+
         g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
         g_assert_true(WIFEXITED(status));
         g_assert_cmpint(WEXITSTATUS(status), <, 126);
         return WEXITSTATUS(status);
+}
+
+int world_call_as(BusWorld *w, uid_t uid, WorldCallFunc fn, void *userdata)
+{
+        return world_call_as_wait(world_call_as_start(w, uid, fn, userdata));
 }
 
 int world_outcome(int r, const sd_bus_error *error)
@@ -374,5 +385,7 @@ int world_outcome(int r, const sd_bus_error *error)
                 return CALL_INVALID_ARGS;
         if (sd_bus_error_has_name(error, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED))
                 return CALL_INTERACTIVE_REQUIRED;
+        if (sd_bus_error_has_name(error, BUS_ERROR_LIMITS_EXCEEDED))
+                return CALL_LIMITS_EXCEEDED;
         return CALL_OTHER_ERROR;
 }

@@ -55,6 +55,9 @@ void world_remove_user(const char *name);
  * child's exit status). fn must return 0..125. */
 typedef int (*WorldCallFunc)(sd_bus *bus, void *userdata);
 int world_call_as(BusWorld *w, uid_t uid, WorldCallFunc fn, void *userdata);
+/* The same in two steps: the child runs meanwhile; world_call_as_wait() returns fn's return value. */
+pid_t world_call_as_start(BusWorld *w, uid_t uid, WorldCallFunc fn, void *userdata);
+int world_call_as_wait(pid_t pid);
 
 /* Outcome codes for WorldCallFunc's of a method call: */
 enum {
@@ -64,6 +67,7 @@ enum {
         CALL_UNKNOWN_OBJECT = 12,
         CALL_INVALID_ARGS = 13,
         CALL_INTERACTIVE_REQUIRED = 14,
+        CALL_LIMITS_EXCEEDED = 15,
         CALL_OTHER_ERROR = 20,
 };
 int world_outcome(int r, const sd_bus_error *error);

@@ -868,6 +868,153 @@ static void test_spare_worker(void)
         itest_teardown(&t);
 }
 
+/* A pids cgroup of tasks tasks around the daemon (its unit's TasksMax=), v2 or v1: its directory. */
+static char *tasks_cgroup_make(unsigned tasks)
+{
+        g_autofree char *name = g_strdup_printf("nvptest-reports-%d", (int) getpid());
+        g_autofree char *controllers = NULL, *max = g_strdup_printf("%u", tasks);
+        char *dir;
+
+        if (g_file_get_contents("/sys/fs/cgroup/cgroup.controllers", &controllers, NULL, NULL) &&
+                        strstr(controllers, "pids")) {
+                (void) write_cg("/sys/fs/cgroup", "cgroup.subtree_control", "+pids");
+                remove_stale_cgroups("/sys/fs/cgroup");
+                dir = g_build_filename("/sys/fs/cgroup", name, NULL);
+        } else if (g_file_test("/sys/fs/cgroup/pids/cgroup.procs", G_FILE_TEST_EXISTS)) {
+                remove_stale_cgroups("/sys/fs/cgroup/pids");
+                dir = g_build_filename("/sys/fs/cgroup/pids", name, NULL);
+        } else
+                g_error("this machine has no pids cgroup controller (v1 or v2) to test in");
+        g_assert_cmpint(mkdir(dir, 0755), ==, 0);
+        g_assert_true(write_cg(dir, "pids.max", max));
+        return dir;
+}
+
+typedef struct Holder {
+        const char *bus_address;
+        int report_fd;
+        int ready_fd; /* the child writes how many it holds, then waits... */
+        int hold_fd; /* ...until this pipe is closed, holding them */
+        int hold_write_fd; /* the test's end of it, which the child closes */
+} Holder;
+
+/* Loads reports until one is refused: exit status 0 when that was LimitsExceeded. */
+static int hold_reports(void *userdata)
+{
+        Holder *h = userdata;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus *bus = NULL;
+        uint8_t held = 0;
+        char c;
+
+        close(h->hold_write_fd);
+        if (bus_open_address(h->bus_address, &bus) < 0)
+                return 10;
+        for (;;) {
+                g_autofree char *p = NULL;
+
+                (void) lseek(h->report_fd, 0, SEEK_SET);
+                p = itest_load_report(bus, h->report_fd, &error);
+                if (!p)
+                        break;
+                if (++held > 32)
+                        return 11;
+        }
+        g_test_message("user A holds %u reports, then: %s: %s", held, error.name, error.message);
+        if (!sd_bus_error_has_name(&error, BUS_ERROR_LIMITS_EXCEEDED))
+                return 12;
+        if (write(h->ready_fd, &held, 1) != 1)
+                return 13;
+        (void) !read(h->hold_fd, &c, 1);
+        return 0;
+}
+
+static int load_one(void *userdata)
+{
+        Holder *h = userdata;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        g_autofree char *p = NULL;
+        sd_bus *bus = NULL;
+
+        if (bus_open_address(h->bus_address, &bus) < 0)
+                return 10;
+        (void) lseek(h->report_fd, 0, SEEK_SET);
+        p = itest_load_report(bus, h->report_fd, &error);
+        if (!p)
+                g_test_message("user B: %s: %s", error.name, error.message);
+        return p ? 0 : 11;
+}
+
+/* Issue 29 item 3: in a cgroup of the unit's few tasks, one user's reports take their share of the
+ * workers and no more: another user and root still load one, and the spare worker still starts. */
+static void test_tasks_cgroup(void)
+{
+        enum {
+                TASKS = 13
+        };
+        g_autofree char *dir = NULL, *procs = NULL, *first = NULL;
+        const char *wrapper[5];
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        ITestUser a, b;
+        int ready[2], hold[2];
+        uint8_t held = 0;
+        Holder h;
+        pid_t holder;
+        ITest t;
+        int status;
+
+        ITEST_REQUIRE_ROOT("creates users and a cgroup");
+        dir = tasks_cgroup_make(TASKS);
+        procs = g_build_filename(dir, "cgroup.procs", NULL);
+        wrapper[0] = "/bin/sh";
+        wrapper[1] = "-c";
+        wrapper[2] = "echo $$ >\"$0\" && exec \"$@\"";
+        wrapper[3] = procs;
+        wrapper[4] = NULL;
+        itest_setup(&t);
+        itest_use_fixture_proc(&t);
+        t.daemon_wrapper = wrapper;
+        itest_start_daemon(&t, "[Reports]\nSpareWorker=yes\n");
+        t.daemon_wrapper = NULL;
+        itest_create_user("nvptest-rl-", &a);
+        itest_create_user("nvptest-rl-", &b);
+
+        h = (Holder){ .bus_address = t.bus_address, .report_fd = itest_open_corpus(ARMLETH) };
+        g_assert_cmpint(pipe2(ready, O_CLOEXEC), ==, 0);
+        g_assert_cmpint(pipe2(hold, O_CLOEXEC), ==, 0);
+        h.ready_fd = ready[1];
+        h.hold_fd = hold[0];
+        h.hold_write_fd = hold[1];
+        fflush(NULL);
+        holder = fork();
+        g_assert_cmpint(holder, >=, 0);
+        if (holder == 0) {
+                itest_become_user(&a);
+                _exit(hold_reports(&h));
+        }
+        close(ready[1]);
+        close(hold[0]);
+        g_assert_cmpint(read(ready[0], &held, 1), ==, 1);
+        g_assert_cmpuint(held, >=, 1);
+
+        /* Another user, and root, still load a report: the tasks left them room. */
+        g_assert_cmpint(run_as(&b, load_one, &h), ==, 0);
+        g_assert_cmpint(lseek(h.report_fd, 0, SEEK_SET), ==, 0);
+        first = itest_load_report(t.bus, h.report_fd, &error);
+        g_assert_nonnull(first);
+        /* And the spare worker starts beside A's and root's workers. */
+        wait_children(t.daemon_pid, held + 2);
+
+        close(hold[1]);
+        g_assert_cmpint(waitpid(holder, &status, 0), ==, holder);
+        g_assert_true(WIFEXITED(status));
+        g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+        close(ready[0]);
+        close(h.report_fd);
+        itest_teardown(&t);
+        g_assert_cmpint(rmdir(dir), ==, 0);
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
@@ -880,5 +1027,6 @@ int main(int argc, char *argv[])
         g_test_add_func("/report-limits/memory-cgroup", test_memory_cgroup);
         g_test_add_func("/report-limits/nvtx-heavy", test_nvtx_heavy);
         g_test_add_func("/report-limits/spare-worker", test_spare_worker);
+        g_test_add_func("/report-limits/tasks-cgroup", test_tasks_cgroup);
         return g_test_run();
 }

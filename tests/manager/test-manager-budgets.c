@@ -13,6 +13,7 @@
 #include "manager-harness.h"
 #include "manager-procwatch.h"
 #include "rc-watch.h"
+#include "report-budget.h"
 #include "test-util.h"
 
 #define NOBODY 65534
@@ -454,10 +455,52 @@ static void test_gpu_open_flood(void)
         manager_harness_done(&h);
 }
 
+/* The [Reports] budgets within the unit's TasksMax=16 and MemoryMax=128M: room for the main process, the
+ * spare worker and other users; a user gets a share; without a cgroup limit the configuration stands. */
+static void test_report_budget(void)
+{
+        ManagerConfig c;
+        ReportBudget b;
+
+        manager_config_init(&c);
+        report_budget_fit(&c, &(CgroupLimits){ CGROUP_LIMIT_NONE, CGROUP_LIMIT_NONE }, &b);
+        g_assert_cmpuint(b.workers_max, ==, 64);
+        g_assert_cmpuint(b.workers_per_user_max, ==, 16);
+        g_assert_cmpuint(b.memory_max, ==, (uint64_t) 4096 << 20);
+        g_assert_cmpuint(b.memory_per_user_max, ==, (uint64_t) 2048 << 20);
+        g_assert_cmpuint(b.worker_memory_max, ==, (uint64_t) 1024 << 20);
+
+        report_budget_fit(&c, &(CgroupLimits){ 16, (uint64_t) 128 << 20 }, &b);
+        g_assert_cmpuint(b.workers_max, ==, 16 - REPORT_BUDGET_TASKS_RESERVED);
+        g_assert_cmpuint(b.workers_per_user_max, ==, (16 - REPORT_BUDGET_TASKS_RESERVED) / 4);
+        g_assert_cmpuint(b.memory_max, ==, (uint64_t) 64 << 20);
+        g_assert_cmpuint(b.memory_per_user_max, ==, (uint64_t) 48 << 20);
+        g_assert_cmpuint(b.worker_memory_max, ==, (uint64_t) 40 << 20);
+
+        /* Too few tasks for any report; one worker's share is at least one where there is any. */
+        report_budget_fit(&c, &(CgroupLimits){ 3, CGROUP_LIMIT_NONE }, &b);
+        g_assert_cmpuint(b.workers_max, ==, 0);
+        g_assert_cmpuint(b.workers_per_user_max, ==, 0);
+        report_budget_fit(&c, &(CgroupLimits){ REPORT_BUDGET_TASKS_RESERVED + 2, CGROUP_LIMIT_NONE }, &b);
+        g_assert_cmpuint(b.workers_per_user_max, ==, 1);
+
+        /* Set explicitly: kept, within all. */
+        c.reports_per_user_max = 40;
+        c.report_memory_per_user_max = (uint64_t) 100 << 20;
+        report_budget_fit(&c, &(CgroupLimits){ 16, (uint64_t) 128 << 20 }, &b);
+        g_assert_cmpuint(b.workers_per_user_max, ==, b.workers_max);
+        g_assert_cmpuint(b.memory_per_user_max, ==, (uint64_t) 48 << 20);
+        c.report_memory_per_user_max = (uint64_t) 20 << 20;
+        report_budget_fit(&c, &(CgroupLimits){ 16, (uint64_t) 128 << 20 }, &b);
+        g_assert_cmpuint(b.memory_per_user_max, ==, (uint64_t) 20 << 20);
+        manager_config_done(&c);
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
         g_test_add_func("/manager-budgets/home-identity", test_home_identity);
+        g_test_add_func("/manager-budgets/report-budget", test_report_budget);
         g_test_add_func("/manager-budgets/user-share", test_user_share);
         g_test_add_func("/manager-budgets/user-slots", test_user_slots);
         g_test_add_func("/manager-budgets/shared-files-charged-once", test_shared_files_charged_once);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "cgroup-limits.h"
 #include "conf-parser.h"
 #include "fd-util.h"
 #include "fileio.h"
@@ -17,6 +18,7 @@
 #include "strtable.h"
 #include "strv.h"
 #include "test-util.h"
+#include "user-counts.h"
 #include "user-creds.h"
 
 static void test_safe_parse(void)
@@ -385,6 +387,69 @@ static void test_pseudo_file_systems(void)
         g_assert_cmpint(fd, >=, 0);
 }
 
+/* Each user holds at most its share (an eighth) of what all may hold: one user filling its share leaves
+ * the others theirs, and a release gives the slot back to whoever held it. */
+static void test_user_counts(void)
+{
+        UserCounts c;
+
+        user_counts_init(&c, 64);
+        g_assert_cmpuint(c.per_user_max, ==, 8);
+        g_assert_cmpuint(user_counts_share_of(7), ==, 1);
+        for (unsigned i = 0; i < 8; i++)
+                g_assert_cmpint(user_counts_take(&c, 1000), ==, 0);
+        g_assert_cmpint(user_counts_take(&c, 1000), ==, -EUSERS);
+        g_assert_cmpuint(user_counts_of(&c, 1000), ==, 8);
+        /* Another user still has its share. */
+        g_assert_cmpint(user_counts_take(&c, 1001), ==, 0);
+        g_assert_cmpuint(user_counts_of(&c, 1001), ==, 1);
+        user_counts_release(&c, 1000);
+        g_assert_cmpint(user_counts_take(&c, 1000), ==, 0);
+        /* The total holds whatever the shares: other users fill it up to 64. */
+        for (uid_t u = 2000; c.total < 64; u++)
+                for (unsigned i = 0; i < 8 && c.total < 64; i++)
+                        g_assert_cmpint(user_counts_take(&c, u), ==, 0);
+        g_assert_cmpint(user_counts_take(&c, 3000), ==, -E2BIG);
+        user_counts_release(&c, 1001);
+        g_assert_cmpuint(user_counts_of(&c, 1001), ==, 0);
+        g_assert_cmpint(user_counts_take(&c, 3000), ==, 0);
+        user_counts_done(&c);
+}
+
+/* The limit files of a cgroup from /proc/self/cgroup: v2's unified path, v1's controller hierarchies, and
+ * their "no limit" spellings. */
+static void test_cgroup_limits(void)
+{
+        const char v2[] = "0::/system.slice/nvprofiled.service\n";
+        const char v1[] = "12:pids:/system.slice/nvprofiled.service\n4:memory:/m\n1:name=systemd:/x\n0::/\n";
+        const char none[] = "1:name=systemd:/x\n";
+        char *tasks = NULL, *memory = NULL;
+        uint64_t v;
+
+        g_assert_cmpint(cgroup_limit_files(v2, strlen(v2), "/sys/fs/cgroup", &tasks, &memory), ==, 0);
+        g_assert_cmpstr(tasks, ==, "/sys/fs/cgroup/system.slice/nvprofiled.service/pids.max");
+        g_assert_cmpstr(memory, ==, "/sys/fs/cgroup/system.slice/nvprofiled.service/memory.max");
+        free(tasks);
+        free(memory);
+        g_assert_cmpint(cgroup_limit_files(v1, strlen(v1), "/sys/fs/cgroup", &tasks, &memory), ==, 0);
+        g_assert_cmpstr(tasks, ==, "/sys/fs/cgroup/pids/system.slice/nvprofiled.service/pids.max");
+        g_assert_cmpstr(memory, ==, "/sys/fs/cgroup/memory/m/memory.limit_in_bytes");
+        free(tasks);
+        free(memory);
+        g_assert_cmpint(cgroup_limit_files(none, strlen(none), "/sys/fs/cgroup", &tasks, &memory), ==, 0);
+        g_assert_null(tasks);
+        g_assert_null(memory);
+
+        g_assert_cmpint(cgroup_limit_parse("16\n", &v), ==, 0);
+        g_assert_cmpuint(v, ==, 16);
+        g_assert_cmpint(cgroup_limit_parse("max\n", &v), ==, 0);
+        g_assert_cmpuint(v, ==, CGROUP_LIMIT_NONE);
+        g_assert_cmpint(cgroup_limit_parse("9223372036854771712\n", &v), ==, 0);
+        g_assert_cmpuint(v, ==, CGROUP_LIMIT_NONE);
+        g_assert_cmpint(cgroup_limit_parse("-1\n", &v), ==, -EINVAL);
+        g_assert_cmpint(cgroup_limit_parse("", &v), ==, -EINVAL);
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
@@ -397,5 +462,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/shared/log-console-escapes", test_log_console_escapes);
         g_test_add_func("/shared/pseudo-file-systems", test_pseudo_file_systems);
         g_test_add_func("/shared/log-ratelimit", test_log_ratelimit);
+        g_test_add_func("/shared/user-counts", test_user_counts);
+        g_test_add_func("/shared/cgroup-limits", test_cgroup_limits);
         return g_test_run();
 }
