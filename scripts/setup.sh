@@ -324,9 +324,12 @@ do_demo() {
     for _ in $(seq 100); do [ -S "$work/bus" ] && break; sleep 0.05; done
 
     echo "    (this machine's real /proc, rc files from conf/examples)"
+    # NVPROFILED_DEMO_WATCH=poll: watch as in a container, where the proc connector is not ours (CI's
+    # run of the demo checks that it waits for the daemon's poll).
+    printf '[ProcessWatch]\nMode=%s\n' "${NVPROFILED_DEMO_WATCH:-auto}" > "$work/nvprofiled.conf"
     NVPROFILED_REPORT_WORKER="$top/build-demo/daemon/nsight/nvprofiled-report-worker" \
     build-demo/daemon/service/nvprofiled --bus="unix:path=$work/bus" --root="$top/conf/examples" \
-        --log-level=notice 2> "$work/daemon.log" &
+        --config="$work/nvprofiled.conf" --log-level=notice 2> "$work/daemon.log" &
     demo_pids+=($!)
     for _ in $(seq 200); do "${ctl[@]}" status >/dev/null 2>&1 && break; sleep 0.05; done
 
@@ -346,7 +349,17 @@ do_demo() {
     bash -c 'printf demo-renamed > /proc/$$/comm; trap "kill \$child 2>/dev/null; exit 0" TERM; sleep 300 & child=$!; wait' &
     demo_pids+=($!)
     local renamed=$!
-    sleep 1
+    # Until the daemon has seen each of them: at once through the proc connector, at its next poll of
+    # /proc where it cannot subscribe (a container: every PollIntervalSec=, 2 s by default).
+    local pid seen
+    for pid in "$alacritty" "$game" "$renamed"; do
+        seen=false
+        for _ in $(seq 200); do
+            "${ctl[@]}" processes --json=short 2>/dev/null | grep -q "\"pid\":$pid[,}]" && { seen=true; break; }
+            sleep 0.05
+        done
+        $seen || echo "    (nvprofiled has not seen process $pid within 10 s)" >&2
+    done
 
     echo; echo "==> nvprofilectl status"; "${ctl[@]}" status
     echo; echo "==> nvprofilectl processes"; "${ctl[@]}" processes
