@@ -71,7 +71,7 @@ printf 'before:x:990:\n' >> "$root/etc/group"
 ln -s /lib/systemd/system/before.service "$root/etc/systemd/system/multi-user.target.wants/before.service"
 mkdir "$home/.config/before" "$root/tmp/nvprofiled-before"
 listen tcp 9100
-pids+=($p)
+pids+=("$p")
 NVPROFILED_TEST_RUN=$marker sleep 600 &
 pids+=($!)
 # Listed by its pid and name: the name it has once it runs sleep.
@@ -113,7 +113,7 @@ expect "a process of ours" "^ *process $p: sleep 600"
 kill "$p"; wait "$p" 2>/dev/null || true
 sleep 600 &
 p=$!
-pids+=($p)
+pids+=("$p")
 expect_clean "a process not ours: no marker, no checkout in its command line"
 
 mkdir "$root/tmp/nvprofiled-left"
@@ -155,7 +155,7 @@ rm "$root/etc/rc2.d/S01prometheus"
 for planted in .config/dconf .cache/mesa_shader_cache .cache/at-spi .local .Xauthority; do
     mkdir -p "$(dirname "$home/$planted")"
     touch "$home/$planted"
-    expect "~/$planted" "^ *in the home: $home/$planted$"
+    expect "the home's $planted" "^ *in the home: $home/$planted$"
     rm "$home/$planted"
 done
 
