@@ -111,12 +111,29 @@ install_missing() {
         status=$?
     [ -z "$policy" ] || rm -f "$policy"
     [ "$status" -eq 0 ] || exit "$status"
-    # Their postinst enabled them: not at the next boot either.
+    # Their postinst enabled them: not at the next boot either, also where systemd is not running (a chroot,
+    # a container without it: systemctl disable works on the file system, its SysV links included).
     for p in "${no_service_packages[@]}"; do
-        if printf '%s\n' "${missing[@]}" | grep -qx "$p" && systemd_running; then
-            systemctl disable --now "$p.service" >/dev/null 2>&1 || true
+        if printf '%s\n' "${missing[@]}" | grep -qx "$p"; then
+            disable_units_of "$p"
         fi
     done
+}
+
+# disable_units_of PACKAGE: disables (and stops, where systemd runs) every unit the package ships.
+disable_units_of() {
+    local units=()
+    mapfile -t units < <(dpkg-query -L "$1" | grep -E '^(/usr)?/lib/systemd/system/[^/]+\.(service|socket|timer|path)$' |
+        xargs -r -n1 basename)
+    [ ${#units[@]} -gt 0 ] || return 0
+    if systemd_running; then
+        systemctl disable --now "${units[@]}" >/dev/null 2>&1 || true
+    else
+        systemctl disable "${units[@]}" >/dev/null 2>&1 || true
+    fi
+    if systemctl is-enabled --quiet "${units[@]}" 2>/dev/null; then
+        echo "==> could not disable ${units[*]} (of $1): disable them yourself" >&2
+    fi
 }
 
 # configure DIR [meson options...]: (re)configures a build directory.

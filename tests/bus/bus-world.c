@@ -3,7 +3,9 @@
 #include <grp.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -37,9 +39,23 @@ static void start_bus(BusWorld *w)
 
 static BusWorld *current;
 
+/* The users world_test_user made: world_remove_user removes them, on_abort when the test ends first. */
+static char users_made[4][33];
+static size_t n_users_made;
+
+static void userdel_now(const char *name)
+{
+        /* -f: even when a process of the user is still around. */
+        g_autofree char *cmd = g_strdup_printf("userdel -f '%s' >/dev/null 2>&1", name);
+        (void) system(cmd);
+}
+
 /* A failed assertion aborts before teardown: show the daemon's side of the story first. */
 static void on_abort(int sig)
 {
+        for (size_t i = 0; i < n_users_made; i++)
+                userdel_now(users_made[i]);
+        n_users_made = 0;
         if (current && current->daemon_log >= 0) {
                 g_autofree char *log = world_daemon_log(current);
                 g_printerr("---- nvprofiled log ----\n%s------------------------\n", log);
@@ -315,6 +331,7 @@ char *world_object_of(BusWorld *w, pid_t pid)
 uid_t world_test_user(const char *name)
 {
         struct passwd *pw = getpwnam(name);
+        bool known = false;
 
         if (!pw) {
                 g_autofree char *cmd = g_strdup_printf(
@@ -325,13 +342,29 @@ uid_t world_test_user(const char *name)
         }
         g_assert_nonnull(pw);
         g_assert_cmpuint(pw->pw_uid, !=, 0);
+        for (size_t i = 0; i < n_users_made; i++)
+                known = known || streq(users_made[i], name);
+        if (!known) {
+                g_assert_cmpuint(n_users_made, <, G_N_ELEMENTS(users_made));
+                g_assert_cmpuint(strlen(name), <, sizeof(users_made[0]));
+                strcpy(users_made[n_users_made++], name);
+        }
+        /* g_error() ends with SIGTRAP, g_assert() with SIGABRT, meson's timeout with SIGTERM. */
+        signal(SIGABRT, on_abort);
+        signal(SIGTRAP, on_abort);
+        signal(SIGTERM, on_abort);
         return pw->pw_uid;
 }
 
 void world_remove_user(const char *name)
 {
-        g_autofree char *cmd = g_strdup_printf("userdel '%s' 2>/dev/null", name);
-        (void) system(cmd);
+        size_t kept = 0;
+
+        userdel_now(name);
+        for (size_t i = 0; i < n_users_made; i++)
+                if (!streq(users_made[i], name))
+                        memmove(users_made[kept++], users_made[i], sizeof(users_made[0]));
+        n_users_made = kept;
 }
 
 pid_t world_call_as_start(BusWorld *w, uid_t uid, WorldCallFunc fn, void *userdata)

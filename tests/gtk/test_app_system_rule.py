@@ -170,7 +170,9 @@ class SystemRuleTest(unittest.TestCase):
                    NVPROFILED_GTK_BIN=os.path.join(code, os.path.basename(APP)),
                    NVPROFILED_SCREENSHOT_DIR=os.path.join(user_dir, "shots"), NVPROFILED_USER_DIR=user_dir,
                    NVPROFILED_SYSTEM_BUS=self.w.address)
-        for k in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "DBUS_SYSTEM_BUS_ADDRESS", "XAUTHORITY"):
+        # Root's scratch XDG_*_HOME (tests/lib/test-reaper.py) too: the user's follow its $HOME.
+        for k in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "DBUS_SYSTEM_BUS_ADDRESS", "XAUTHORITY", "XDG_CONFIG_HOME",
+                  "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
             env.pop(k, None)
         # The sanitizer build's LeakSanitizer suppressions, where the user can read them.
         options = env.get("LSAN_OPTIONS", "").split(":")

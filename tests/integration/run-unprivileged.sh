@@ -2,25 +2,36 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs an integration test binary (with its arguments) as an unprivileged user, to show that the cases
 # which claim to need no root really do not: CI runs as root, so without this they would never be run
-# any other way. As root, the user "nvptest" is created if missing (a system user without a home or a
-# shell) and everything the test reads is copied where that user can read it, since the checkout may
-# sit in root's home (the corpus too). Not root: the command runs as it is.
+# any other way. As root, a user of this run's own is created (a system user without a home or a shell,
+# removed when the script ends, whether the test passed, failed or was stopped) and everything the test
+# reads is copied where that user can read it, since the checkout may sit in root's home (the corpus
+# too). Not root: the command runs as it is.
 set -eu
 
 if [ "$(id -u)" -ne 0 ]; then
     exec "$@"
 fi
 
-user=nvptest
-# Cases run side by side: another one may create the user at the same moment.
-if ! id -u "$user" >/dev/null 2>&1; then
-    useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$user" 2>/dev/null ||
-        id -u "$user" >/dev/null
-fi
-
+# Cases run side by side, each as a user of its own: none removes another's.
+user=nvptest-unpriv-$$
 stage=$(mktemp -d "${TMPDIR:-/tmp}/nvptest-unprivileged-XXXXXX")
-trap 'rm -rf "$stage"' EXIT
+cleanup() {
+    userdel -f "$user" 2>/dev/null || true
+    rm -rf "$stage"
+}
+trap cleanup EXIT
+# meson's timeout (SIGTERM), ^C: exit, and so clean up.
+trap 'exit 143' TERM
+trap 'exit 130' INT
+trap 'exit 129' HUP
 chmod 755 "$stage"
+# Another useradd may hold the lock on /etc/passwd for a moment.
+for attempt in 1 2 3 4 5 6 7 8 9 10; do
+    useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$user" \
+        2>/dev/null && break
+    [ "$attempt" -lt 10 ] || { echo "run-unprivileged.sh: useradd $user failed" >&2; exit 1; }
+    sleep 0.2
+done
 
 # stage VAR: copies the file the variable names into the stage and points the variable there.
 stage() {

@@ -8,8 +8,12 @@ clears it when a child changes credentials, as the daemon does. So this wrapper 
 (PR_SET_CHILD_SUBREAPER): whatever the test leaves behind is re-parented here rather than to PID 1, reaped
 while the test runs, and killed when it ends. It also gives the test a temporary directory of its own
 (TMPDIR, 1777 like /tmp: tests run parts as other users) and removes it at the end, after unmounting
-anything a test left mounted below it, so no /tmp/nvprofiled-* directory is left either. The test's exit
-status (or the signal that ended it) is passed on.
+anything a test left mounted below it, so no /tmp/nvprofiled-* directory is left either. The test's $HOME,
+its XDG base directories and $XDG_RUNTIME_DIR are in there too, so that nothing it starts writes into the
+home of whoever runs the suite (root's, in CI): not GTK's settings through dconf, nor AT-SPI's bus (in
+the runtime directory, else in ~/.cache), nor Mesa's shader cache (which Mesa puts in the passwd entry's
+home, whatever $HOME says, unless XDG_CACHE_HOME is set). The test's exit status (or the signal that ended
+it) is passed on.
 
 meson ends a test that runs over its time by killing its whole process group, this wrapper included, half
 a second after SIGTERM. So a janitor, in a session of its own and holding nothing of the test's output,
@@ -111,6 +115,18 @@ def clean(tmp):
     return mounted
 
 
+def scratch_home(tmp):
+    """HOME, the XDG base directories and XDG_RUNTIME_DIR below tmp, ours alone (0700) as the real ones are.
+    A test that runs a program as another user gives it a $HOME of its own, and drops these XDG_*_HOME."""
+    home = os.path.join(tmp, "home")
+    dirs = {"HOME": home, "XDG_CONFIG_HOME": os.path.join(home, ".config"),
+            "XDG_CACHE_HOME": os.path.join(home, ".cache"), "XDG_DATA_HOME": os.path.join(home, ".local", "share"),
+            "XDG_STATE_HOME": os.path.join(home, ".local", "state"), "XDG_RUNTIME_DIR": os.path.join(tmp, "runtime")}
+    for path in dirs.values():
+        os.makedirs(path, 0o700)
+    return dirs
+
+
 def start_janitor(tmp):
     """Forks the janitor; returns its pid and the pipe end whose closing (ours, however we end) wakes it."""
     r, w = os.pipe()
@@ -137,7 +153,7 @@ def main():
 
     tmp = tempfile.mkdtemp(prefix="nvprofiled-run-", dir=os.environ.get("TMPDIR", "/tmp"))
     os.chmod(tmp, 0o1777)
-    env = dict(os.environ, TMPDIR=tmp)
+    env = dict(os.environ, TMPDIR=tmp, **scratch_home(tmp))
     janitor_pid, janitor = start_janitor(tmp)
 
     test = os.fork()
