@@ -61,7 +61,7 @@ install_packages=(
     gcc pkg-config meson ninja-build python3 python3-dev python3-pyelftools procps
     libsystemd-dev libjson-c-dev libdrm-dev libprotobuf-c-dev protobuf-c-compiler libprotobuf-dev
     libzstd-dev libseccomp-dev libncurses-dev scdoc libdbus-1-dev libpolkit-gobject-1-dev
-    dbus systemd
+    dbus systemd man-db
 )
 demo_packages=("${install_packages[@]}" libglib2.0-dev)
 # prometheus and prometheus-node-exporter only for their checkers (promtool, the textfile collector run
