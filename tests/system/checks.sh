@@ -90,6 +90,8 @@ echo "# (install took $(($(date +%s) - start)) s)"
 check "scripts/setup.sh install exits 0" test "$install_status" -eq 0
 check "install printed nvprofilectl status" grep -q '^==> nvprofilectl status' "$install_log"
 check "the nvprofiled user exists (systemd-sysusers)" id -u nvprofiled
+check "the installed man pages can be read (man-db came with the install)" \
+    sh -c "man -P cat nvprofilectl 2>/dev/null | grep -q 'rules add' && man -P cat 8 nvprofiled 2>/dev/null | grep -q Subscribe"
 check "the unit is enabled" systemctl is-enabled --quiet nvprofiled.service
 check "the service is active" is_active
 status_text=$(unit_prop StatusText)
