@@ -84,14 +84,20 @@ static const char script[] =
                 "fdinfo 101 3 keys drm-driver=amdgpu drm-client-id=5 drm-engine-gfx=10_ns drm-resident-vram=4_KiB\n"
                 "fdinfo 102 3 keys drm-driver=amdgpu drm-client-id=6 drm-engine-gfx=10_ns\n";
 
-/* A manager sampling fast, without NVML, that takes the fixture's nodes (major 1: /dev/full) for DRM. */
-static void start_on_fixture_nodes(ManagerHarness *h)
+/* A manager sampling fast, without NVML, that takes the fixture's nodes (major 1: /dev/full) for DRM;
+ * not started yet. */
+static void init_on_fixture_nodes(ManagerHarness *h)
 {
         manager_harness_init(h);
         h->config.nvml = false;
         h->config.drm_major = 1;
         h->config.accel_major = 4095;
         h->config.usage_min_interval_usec = 10000;
+}
+
+static void start_on_fixture_nodes(ManagerHarness *h)
+{
+        init_on_fixture_nodes(h);
         manager_harness_start(h);
 }
 
@@ -381,11 +387,7 @@ static void add_fdinfo_of(ManagerHarness *h, const char *text)
 /* A harness for index events: DRM major 1 (/dev/full is a GPU node), no NVML, no periodic rescan. */
 static void events_harness_init(ManagerHarness *h)
 {
-        manager_harness_init(h);
-        h->config.nvml = false;
-        h->config.drm_major = 1;
-        h->config.accel_major = 4095;
-        h->config.usage_min_interval_usec = 10000;
+        init_on_fixture_nodes(h);
         h->config.usage_rescan_interval_usec = 0;
 }
 
