@@ -110,9 +110,12 @@ exec chroot "$root" /usr/bin/env -i HOME=/root USER=root LOGNAME=root SHELL=/bin
     /bin/bash -c "cd /root/src && exec scripts/setup.sh test \"\$@\"" setup.sh "$@"
 '
 echo "==> in the fresh root: cd /root/src && scripts/setup.sh test $*"
+# In the background, waited for: a TERM sent to this script alone runs cleanup() at once (bash runs a
+# trap only once the foreground command has finished).
 status=0
 unshare --mount --propagation private -- bash -c "$mounts_and_chroot" bash "$root" "$shared" "$apt_cache" \
-    "$image_cache" "$@" || status=$?
+    "$image_cache" "$@" &
+wait $! || status=$?
 
 rm -rf "$src/build-fresh-root-logs"
 [ ! -d "$root/root/src/build/meson-logs" ] || cp -r "$root/root/src/build/meson-logs" "$src/build-fresh-root-logs"
