@@ -623,7 +623,7 @@ case "$mode" in
         do_uninstall
         ;;
     test)
-        $install && install_missing "${test_packages[@]}"
+        if $install; then stage "install" install_missing "${test_packages[@]}"; fi
         do_test
         ;;
     demo)
