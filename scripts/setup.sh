@@ -24,6 +24,9 @@
 #          missing, and count any skipped test as a failure; CI=true in the environment does the same),
 #          --check-format (also check that every tracked .c/.h file is as clang-format writes it),
 #          --no-install (do not call apt-get).
+#          test only: --only=plain (the plain build's suite and the left-overs check, nothing else),
+#          --in-fresh-root (CI: the plain build's suite runs in a fresh Debian 12 root, set up only by
+#          `scripts/setup.sh test --only=plain` inside it, scripts/test-in-fresh-root.sh; the rest here).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -34,6 +37,8 @@ shift || true
 corpus_required=false
 install=true
 check_format=false
+only_plain=false
+in_fresh_root=false
 # In CI nothing may be skipped: a skip there means a check that did not run.
 ci=false
 [ "${CI:-}" = true ] && ci=true
@@ -45,6 +50,8 @@ for arg in "$@"; do
         --corpus-required) corpus_required=true; ci=true ;;
         --check-format) check_format=true ;;
         --no-install) install=false ;;
+        --only=plain) only_plain=true ;;
+        --in-fresh-root) in_fresh_root=true ;;
         *) echo "unknown option: $arg" >&2; exit 2 ;;
     esac
 done
@@ -228,24 +235,45 @@ check_formatting() {
     passed=$((passed + 1))
 }
 
-do_test() {
-    local common=(-Dwarning_level=3 -Dwerror=true -Dcorpus_required=$corpus_required)
-    local snapshot
-    snapshot=$(mktemp)
-    # Every process the tests start inherits it: how tests/leftovers.sh tells ours from others'.
-    NVPROFILED_TEST_RUN=$$-$(date +%s%N)
-    export NVPROFILED_TEST_RUN
-    tests/leftovers.sh snapshot "$snapshot"
+# stage NAME COMMAND...: runs one stage of the test run and says how long it took (CI's budget is kept
+# by these figures).
+stage() {
+    local name=$1 start status=0
+    shift
+    start=$(date +%s)
+    "$@" || status=$?
+    echo "==> stage $name: $(($(date +%s) - start)) s"
+    return "$status"
+}
 
-    if $check_format; then
-        check_formatting || true
-    fi
-
+test_plain() {
     echo "==> build: plain"
     # The test packages include GTK's: the app is built and tested, never skipped for a missing library.
     configure build "${common[@]}" -Dgtk=enabled
     build build && run_suite build
+}
 
+# The plain build's suite in a fresh Debian 12 root, where `scripts/setup.sh test --only=plain` installs
+# everything itself: its "N passed, M failed" line is added to the totals (a run that ends without one,
+# one failed test).
+test_plain_in_fresh_root() {
+    local log line options=(--only=plain)
+    $corpus_required && options+=(--corpus-required)
+    log=$(mktemp /tmp/nvprofiled-fresh-root-XXXXXX.log)
+    scripts/test-in-fresh-root.sh "$top" ../shared "${options[@]}" 2>&1 | tee "$log" || true
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1 || true)
+    rm -f "$log"
+    if [ -z "$line" ]; then
+        echo "==> the run in the fresh root ended without its count line: one failed test" >&2
+        failed=$((failed + 1))
+        return 1
+    fi
+    passed=$((passed + ${line%% passed*}))
+    line=${line#* passed, }
+    failed=$((failed + ${line%% failed}))
+}
+
+test_sanitize() {
     echo "==> build: ASan+UBSan"
     configure build-sanitize "${common[@]}" -Dgtk=enabled -Db_sanitize=address,undefined -Db_lundef=false
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
@@ -256,21 +284,49 @@ do_test() {
     export ASAN_SYMBOLIZER_PATH=/usr/lib/llvm-14/bin/llvm-symbolizer
     # The system test builds inside its own root from the checkout: once, in the plain build, is enough.
     build build-sanitize && run_suite build-sanitize --no-suite system
+}
 
+test_fuzz() {
     if command -v clang >/dev/null && [ -e /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a ]; then
         echo "==> build: clang with libFuzzer, a short fuzzing run of every target"
         CC=clang configure build-fuzz "${common[@]}" -Dfuzzing=true -Dgtk=disabled -Db_sanitize=address,undefined -Db_lundef=false
         build build-fuzz && run_suite build-fuzz --suite fuzz-smoke
     fi
+}
 
-    # Counts as one test: nothing of ours may be left running, mounted, listening or in /tmp.
-    if tests/leftovers.sh check "$snapshot" "$top"; then
+# Counts as one test: nothing of ours may be left running, mounted, listening or in /tmp.
+test_leftovers() {
+    if tests/leftovers.sh check "$1" "$top"; then
         echo "==> nothing left behind (processes, temporary directories, mounts, ports 9090 and 9100)"
         passed=$((passed + 1))
     else
         echo "==> left behind by the tests (listed above)" >&2
         failed=$((failed + 1))
     fi
+}
+
+do_test() {
+    common=(-Dwarning_level=3 -Dwerror=true -Dcorpus_required=$corpus_required)
+    local snapshot
+    snapshot=$(mktemp)
+    # Every process the tests start inherits it: how tests/leftovers.sh tells ours from others'.
+    NVPROFILED_TEST_RUN=$$-$(date +%s%N)
+    export NVPROFILED_TEST_RUN
+    tests/leftovers.sh snapshot "$snapshot"
+
+    if $check_format; then
+        stage formatting check_formatting || true
+    fi
+    if $in_fresh_root; then
+        stage "plain (in a fresh root)" test_plain_in_fresh_root || true
+    else
+        stage plain test_plain || true
+    fi
+    if ! $only_plain; then
+        stage "ASan+UBSan" test_sanitize || true
+        stage fuzz test_fuzz || true
+    fi
+    stage leftovers test_leftovers "$snapshot" || true
     rm -f "$snapshot"
 
     if [ "$skipped" -gt 0 ]; then
@@ -643,7 +699,7 @@ case "$mode" in
         do_uninstall
         ;;
     test)
-        $install && install_missing "${test_packages[@]}"
+        if $install; then stage "install" install_missing "${test_packages[@]}"; fi
         do_test
         ;;
     demo)

@@ -119,12 +119,7 @@ tar -C "$root" -xpf "$image"
 # directories), in root's 0700 home.
 mkdir -p "$root/root/src"
 chmod 0700 "$root/root"
-if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    git -C "$src" ls-files -z --cached --others --exclude-standard |
-        (cd "$src" && tar --null --no-recursion -T - -cf - 2>/dev/null) | tar -C "$root/root/src" -xf -
-else
-    tar -C "$src" --exclude='./build*' -cf - . | tar -C "$root/root/src" -xf -
-fi
+"$here/../../scripts/copy-checkout.sh" "$src" "$root/root/src"
 
 mkdir -p "$root/nvp-system-test"
 cp "$here/checks.sh" "$root/nvp-system-test/"
