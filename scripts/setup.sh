@@ -295,9 +295,27 @@ test_fuzz() {
 }
 
 # Counts as one test: nothing of ours may be left running, mounted, listening or in /tmp.
+# The README's demo, as a user runs it, with the daemon polling /proc as in a container (where the proc
+# connector is not ours): its listing must show the processes it started. Counts as one test.
+test_demo() {
+    local log
+    log=$(mktemp)
+    if (NVPROFILED_DEMO_WATCH=poll do_demo) > "$log" 2>&1 &&
+        awk '/^==> nvprofilectl processes/ { p = 1; next } /^==> / { p = 0 } p' "$log" |
+        grep -q '^5 processes listed'; then
+        echo "==> the demo listed the processes it started (its daemon polling /proc)"
+        passed=$((passed + 1))
+    else
+        sed 's/^/    /' "$log" >&2
+        echo "==> the demo did not list the processes it started (its output above)" >&2
+        failed=$((failed + 1))
+    fi
+    rm -f "$log"
+}
+
 test_leftovers() {
     if tests/leftovers.sh check "$1" "$top"; then
-        echo "==> nothing left behind (processes, temporary directories, mounts, ports 9090 and 9100)"
+        echo "==> nothing left behind (processes, temporary directories, mounts, listeners, users, enabled units, files in root's home)"
         passed=$((passed + 1))
     else
         echo "==> left behind by the tests (listed above)" >&2
@@ -325,6 +343,9 @@ do_test() {
     if ! $only_plain; then
         stage "ASan+UBSan" test_sanitize || true
         stage fuzz test_fuzz || true
+    else
+        # On a fresh root (CI's --in-fresh-root): the README's demo command works there too.
+        stage demo test_demo || true
     fi
     stage leftovers test_leftovers "$snapshot" || true
     rm -f "$snapshot"

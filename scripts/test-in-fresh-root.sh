@@ -13,7 +13,7 @@
 # 3. In a mount namespace of its own (nothing it mounts is seen by, or propagates to, this machine), the
 #    root bound onto itself (systemd-nspawn, in the system test, needs / to be a mount point), /proc, /sys
 #    and /dev as a chroot has them, and a tmpfs /run; this machine's apt download cache is bound in as
-#    the cache it is (packages downloaded once), and the system test's root image cache as well. Then
+#    the cache it is (packages downloaded once). Then
 #    chroot, with a login's clean environment, and `cd /root/src && scripts/setup.sh test OPTIONS`.
 # Its output goes through; its exit status is setup.sh's. The root's build/meson-logs are copied back
 # to SOURCE_DIR/build-fresh-root-logs. Every process in the root is killed and every file removed on any
@@ -66,7 +66,6 @@ root=$work/root
 python3 "$here/../tests/system/mirror-sources.py" "$suite" > "$work/sources"
 
 apt_cache=/var/cache/apt/archives
-image_cache=/var/cache/nvprofiled-test
 echo "==> a fresh Debian $suite root (mmdebstrap --variant=minbase)"
 start=$(date +%s)
 # In a mount namespace of its own, which takes whatever mmdebstrap mounts with it. This machine's apt
@@ -88,13 +87,12 @@ mkdir -p "$root/root/src" "$root/root/shared"
 chmod 0700 "$root/root"
 "$here/copy-checkout.sh" "$src" "$root/root/src"
 
-mkdir -p "$root$image_cache"
 # Run in the new mount namespace: mounts, then the chroot. Private propagation: no mount or unmount here
 # reaches this machine's mounts.
 mounts_and_chroot='
 set -euo pipefail
-root=$1 shared=$2 apt_cache=$3 image_cache=$4
-shift 4
+root=$1 shared=$2 apt_cache=$3
+shift 3
 mount --bind "$root" "$root"
 mount -t proc proc "$root/proc"
 mount --rbind /sys "$root/sys"
@@ -103,7 +101,6 @@ mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs "$root/run"
 mount --bind -o ro "$shared" "$root/root/shared"
 mount -o remount,bind,ro "$root/root/shared"
 [ ! -d "$apt_cache" ] || mount --bind "$apt_cache" "$root/var/cache/apt/archives"
-[ ! -d "$image_cache" ] || mount --bind "$image_cache" "$root/var/cache/nvprofiled-test"
 cd "$root"
 exec chroot "$root" /usr/bin/env -i HOME=/root USER=root LOGNAME=root SHELL=/bin/bash TERM=dumb \
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin ${CI:+CI=$CI} \
@@ -113,8 +110,7 @@ echo "==> in the fresh root: cd /root/src && scripts/setup.sh test $*"
 # In the background, waited for: a TERM sent to this script alone runs cleanup() at once (bash runs a
 # trap only once the foreground command has finished).
 status=0
-unshare --mount --propagation private -- bash -c "$mounts_and_chroot" bash "$root" "$shared" "$apt_cache" \
-    "$image_cache" "$@" &
+unshare --mount --propagation private -- bash -c "$mounts_and_chroot" bash "$root" "$shared" "$apt_cache" "$@" &
 wait $! || status=$?
 
 rm -rf "$src/build-fresh-root-logs"
