@@ -338,13 +338,19 @@ static int get_config(Manager *m, int root_fd, const char *home, const UserCreds
 
         if (!creds)
                 creds = &m->own_creds;
-        foreign = root_fd != m->root_fd;
         /* The configuration root's identity is known: no fstat() per exec. */
+        if (root_fd != m->root_fd && fstat(root_fd, &root) < 0)
+                return -errno;
+        /* A process whose root is the configuration root under another descriptor (--root is a tree it
+         * runs in) reads the host's configuration: one slot, watched, loaded through our descriptor, not
+         * reloaded at each resolution, which would leave the processes resolved before it with a
+         * configuration no slot holds. */
+        foreign = root_fd != m->root_fd && (root.st_dev != m->root_dev || root.st_ino != m->root_ino);
         if (!foreign) {
+                root_fd = m->root_fd;
                 root.st_dev = m->root_dev;
                 root.st_ino = m->root_ino;
-        } else if (fstat(root_fd, &root) < 0)
-                return -errno;
+        }
 
         if (home) {
                 r = home_identity(root_fd, home, creds, caller, &home_st);

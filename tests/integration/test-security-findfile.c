@@ -111,10 +111,6 @@ static void test_findfile_other_home(void)
         g_assert_nonnull(profiles);
         g_assert_cmpstr(profiles, ==, "");
 
-        /* A process resolved as its home was first seen keeps a configuration the next one replaced, and a
-         * preview passes over it: a reload resolves both against the current one. */
-        g_assert_cmpint(root_ctl(&s, NULL, NULL, "reload"), ==, 0);
-
         /* The same guess as a preview of the attacker's own file: only the control changes. */
         rc_file = g_strdup_printf("{\"rules\": [{\"pattern\": {\"feature\": \"findfile\", \"matches\": \"%s\"}, "
                                   "\"profile\": [\"GLSharpenValue\", 9]}]}\n",

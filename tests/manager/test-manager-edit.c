@@ -268,6 +268,41 @@ static void test_preview_user_file(void)
         manager_harness_done(&h);
 }
 
+/* Processes whose root is the configuration root (as in a fixture tree) read the host's configuration:
+ * each resolved against the home's one configuration, the first included, and a preview lists them all. */
+static void test_preview_processes_in_configuration_root(void)
+{
+        ManagerHarness h;
+        UserCreds creds = own_creds();
+        _cleanup_(manager_edit_changes_done) ManagerEditChanges changes = { 0 };
+        char *message = NULL;
+        const char *const env[] = { "PATH=/usr/bin", "HOME=/home/a", NULL };
+        const char *path = "/home/a/" USER_RC;
+        const char *text = "{ \"rules\": [ { \"pattern\": \"glxgears\", \"profile\": [ \"GLSharpenValue\", 50 ] } ] }";
+
+        manager_harness_init(&h);
+        manager_harness_write(&h, "home/a/" USER_RC, "{}\n");
+        manager_harness_start(&h);
+        for (pid_t pid = 200; pid <= 201; pid++) {
+                proc_fixture_add(h.proc,
+                                &(ProcFixtureProcess){ .pid = pid,
+                                                .uid = getuid(),
+                                                .exe = "/usr/bin/glxgears",
+                                                .environ = env,
+                                                .root = h.root });
+                g_assert_cmpint(manager_process_exec(h.manager, pid), ==, 0);
+        }
+
+        g_assert_cmpint(manager_edit_preview(
+                                        h.manager, &creds, "/home/a", path, text, strlen(text), &changes, &message),
+                        ==, 0);
+        g_assert_nonnull(find_change(&changes, 200, "GLSharpenValue"));
+        g_assert_nonnull(find_change(&changes, 201, "GLSharpenValue"));
+        g_assert_cmpuint(changes.n_items, ==, 2);
+
+        manager_harness_done(&h);
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
@@ -275,5 +310,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/manager-edit/rule-by-id-and-line", test_rule_by_id_and_line);
         g_test_add_func("/manager-edit/refusals", test_refusals);
         g_test_add_func("/manager-edit/preview-user-file", test_preview_user_file);
+        g_test_add_func("/manager-edit/preview-processes-in-configuration-root",
+                        test_preview_processes_in_configuration_root);
         return g_test_run();
 }
