@@ -76,7 +76,7 @@ demo_packages=("${install_packages[@]}" libglib2.0-dev)
 test_packages=("${demo_packages[@]}"
     git protobuf-compiler libxml2-utils locales
     clang libclang-rt-14-dev clang-format llvm-14
-    python3-dbusmock groff-base man-db
+    python3-dbusmock groff-base
     tmux prometheus-node-exporter prometheus
     mmdebstrap systemd-container
     libgtk-4-dev libadwaita-1-dev gettext desktop-file-utils appstream
