@@ -77,7 +77,7 @@ test_packages=("${demo_packages[@]}"
     git protobuf-compiler libxml2-utils locales
     clang libclang-rt-14-dev clang-format llvm-14
     python3-dbusmock groff-base
-    tmux prometheus-node-exporter prometheus
+    tmux prometheus-node-exporter prometheus iproute2
     mmdebstrap systemd-container
     libgtk-4-dev libadwaita-1-dev gettext desktop-file-utils appstream
     xvfb xauth at-spi2-core python3-pyatspi imagemagick openbox xdotool
@@ -330,7 +330,11 @@ do_test() {
     # Every process the tests start inherits it: how tests/leftovers.sh tells ours from others'.
     NVPROFILED_TEST_RUN=$$-$(date +%s%N)
     export NVPROFILED_TEST_RUN
-    tests/leftovers.sh snapshot "$snapshot"
+    if ! tests/leftovers.sh snapshot "$snapshot"; then
+        echo "==> tests/leftovers.sh snapshot failed: nothing can be checked" >&2
+        echo "${passed} passed, $((failed + 1)) failed"
+        return 1
+    fi
 
     if $check_format; then
         stage formatting check_formatting || true

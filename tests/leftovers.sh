@@ -10,6 +10,9 @@
 #   leftovers.sh snapshot FILE      writes what is there now
 #   leftovers.sh check FILE TOP     lists what is new (processes: and ours; TOP: the checkout); exit 1 if anything
 set -euo pipefail
+# Listening sockets are read with ss (Debian's iproute2, in setup.sh's test packages): without it a
+# listener would go unseen, so say so and fail rather than check less.
+command -v ss >/dev/null || { echo "leftovers.sh: ss is not installed (Debian package iproute2)" >&2; exit 1; }
 
 # Where it looks, so that tests/test-leftovers.sh can plant leftovers in a scratch tree: ROOT is put before
 # the paths of the file system (/etc/passwd, /etc/systemd/system, /tmp), HOME is the home whose files
