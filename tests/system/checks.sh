@@ -176,6 +176,18 @@ check "__GL_THREADED_OPTIMIZATIONS=0 in the environment of $user's process is sh
 check "... and as \"overridden by the environment\" in the text" \
     sh -c "setpriv --reuid=$user --regid=$user --init-groups --reset-env nvprofilectl explain $mine_env | grep -F 'overridden by the environment: __GL_THREADED_OPTIMIZATIONS=0'"
 
+# Running processes are those the daemon tracks; explain resolves any pid on the spot. Where the daemon
+# polls /proc (a container: no proc connector) it tracks a new process at its next poll, up to
+# PollIntervalSec= (2 s) later, and an edit before that has no running process to name.
+tracks() {
+    local listing pid
+    listing=$(ctl processes --json=short) || return 1
+    for pid in "$@"; do
+        grep -qE "\"pid\":$pid[,}]" <<<"$listing" || return 1
+    done
+}
+check "the daemon tracks $user's two processes" until_ok 30 tracks "$mine" "$mine_env"
+
 # An edit of the user's own files, by the user: the daemon reloads (inotify), the command says what
 # changed for the user's process, and explain shows it, all within 2 s.
 user_edit_log=$(mktemp)
