@@ -135,8 +135,17 @@ int exact_output_open(const char *path, ExactOutput *ret);
 int exact_output_commit(ExactOutput *o);
 void exact_output_done(ExactOutput *o);
 
-/* Prints a JSON document per arg.json. */
+/* Prints a JSON document per arg.json, as it is (report json, which names its own schema). */
 void json_print(struct json_object *o);
+
+/* Every other --json document names its schema: an object whose first members are "schema"
+ * ("io.github.nvprofiled." name) and "schema_version", described by client/json-schemas/NAME.json
+ * (installed to share/nvprofiled/json-schemas, and nvprofilectl(1), "JSON OUTPUT"). A list is the
+ * member items_key of that object (items_key NULL: o is an object, whose members follow). o is not
+ * consumed. Unknown values are null in every schema. */
+#define JSON_SCHEMA_PREFIX "io.github.nvprofiled."
+#define JSON_SCHEMA_VERSION 1
+int json_print_document(const char *name, const char *items_key, struct json_object *o);
 
 /* A setting value for a human: a string in quotes, escaped for the terminal; numbers and booleans as
  * JSON writes them. Owned by pool. */

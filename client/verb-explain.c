@@ -17,9 +17,8 @@ static int show(sd_bus_message *reply, const char *title)
         if (r < 0)
                 return r;
         if (arg.json != JSON_OFF)
-                json_print(res);
-        else
-                resolution_print(res, title);
+                return json_print_document("resolution", NULL, res);
+        resolution_print(res, title);
         return 0;
 }
 

@@ -361,3 +361,51 @@ int top_watch(sd_bus *bus, uint64_t interval_usec, int *ret_fd)
         *ret_fd = fd;
         return 0;
 }
+
+/* The daemon says "not known" with -1 (a utilisation without a previous sample) and "" (no unit, no
+ * container); a reader of the document gets null for both, as every --json schema has it. The frame
+ * reads the reading as sent. */
+static struct json_object *copy_with_nulls(struct json_object *v)
+{
+        struct json_object *copy;
+
+        switch (json_object_get_type(v)) {
+        case json_type_double:
+                return json_object_get_double(v) < 0 ? NULL : json_object_get(v);
+        case json_type_string:
+                return json_object_get_string_len(v) == 0 ? NULL : json_object_get(v);
+        case json_type_object:
+                copy = json_object_new_object();
+                if (!copy)
+                        return NULL;
+                for (struct json_object_iterator it = json_object_iter_begin(v), end = json_object_iter_end(v);
+                                !json_object_iter_equal(&it, &end); json_object_iter_next(&it))
+                        json_object_object_add(copy, json_object_iter_peek_name(&it),
+                                        copy_with_nulls(json_object_iter_peek_value(&it)));
+                return copy;
+        case json_type_array:
+                copy = json_object_new_array();
+                if (!copy)
+                        return NULL;
+                for (size_t i = 0; i < json_object_array_length(v); i++)
+                        json_object_array_add(copy, copy_with_nulls(json_object_array_get_idx(v, i)));
+                return copy;
+        default:
+                return json_object_get(v);
+        }
+}
+
+int top_print_document(struct json_object *reading)
+{
+        _cleanup_(json_object_putp) struct json_object *doc = NULL;
+
+        assert(reading);
+
+        doc = copy_with_nulls(reading);
+        if (!doc)
+                return log_oom();
+        /* Not grouped (--group=process): the member is there, null. */
+        if (!json_object_object_get_ex(doc, "groups", NULL) && json_object_object_add(doc, "groups", NULL) < 0)
+                return log_oom();
+        return json_print_document("top", NULL, doc);
+}
