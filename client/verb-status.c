@@ -181,10 +181,10 @@ int verb_status(int argc, char *argv[])
         r = sd_bus_message_new_method_call(
                         bus, &m, BUS_NAME, BUS_ROOT_PATH, "org.freedesktop.DBus.Properties", "GetAll");
         if (r < 0)
-                return log_error_errno(r, "Failed to create the GetAll call");
+                return log_error_errno(r, "Could not read the daemon's state");
         r = sd_bus_message_append(m, "s", BUS_MANAGER_INTERFACE);
         if (r < 0)
-                return log_error_errno(r, "Failed to append the interface name");
+                return log_error_errno(r, "Could not read the daemon's state");
         r = client_send(bus, m, &reply);
         if (r < 0)
                 return r;

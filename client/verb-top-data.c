@@ -285,11 +285,11 @@ static int call_list(sd_bus *bus, const char *method, const char *by, const char
                 return log_oom();
         r = sd_bus_message_new_method_call(bus, &call, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, method);
         if (r < 0)
-                return log_error_errno(r, "Cannot create a %s call", method);
+                return log_error_errno(r, "Could not %s", strna(bus_request_words(method)));
         if (by) {
                 r = sd_bus_message_append(call, "s", by);
                 if (r < 0)
-                        return log_error_errno(r, "Cannot create a %s call", method);
+                        return log_error_errno(r, "Could not %s", strna(bus_request_words(method)));
         }
         r = client_send(bus, call, &reply);
         if (r < 0)
@@ -297,7 +297,8 @@ static int call_list(sd_bus *bus, const char *method, const char *by, const char
 
         r = read_rows(reply, contents, fields, read_one, a);
         if (r < 0)
-                return log_error_errno(r, "Cannot read the reply to %s", method);
+                return log_error_errno(
+                                r, "Could not %s: the daemon's reply does not read", strna(bus_request_words(method)));
         *ret = TAKE_PTR(a);
         return 0;
 }
@@ -354,10 +355,10 @@ int top_watch(sd_bus *bus, uint64_t interval_usec, int *ret_fd)
         }
         r = sd_bus_message_read(reply, "h", &fd);
         if (r < 0)
-                return log_error_errno(r, "Cannot read the reply to WatchUsage");
+                return log_error_errno(r, "Could not watch the GPU usage: the daemon's reply does not read");
         fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
         if (fd < 0)
-                return log_error_errno(errno, "Cannot keep the WatchUsage descriptor");
+                return log_error_errno(errno, "Could not watch the GPU usage: the daemon's descriptor cannot be kept");
         *ret_fd = fd;
         return 0;
 }

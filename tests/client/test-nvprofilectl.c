@@ -833,6 +833,27 @@ static void test_settings(void)
         g_assert_nonnull(strstr(err, "did you mean GLSyncToVblank"));
 }
 
+/* Every method of the contract has words for errors ("Could not list the rules: ..."): a method added
+ * without them would be named by its D-Bus name. */
+static void test_request_words(void)
+{
+        g_autofree char *xml = NULL;
+        g_autoptr(GRegex) re = g_regex_new("<method name=\"([A-Za-z]+)\"", 0, 0, NULL);
+        g_autoptr(GMatchInfo) match = NULL;
+        unsigned n = 0;
+
+        g_assert_true(g_file_get_contents(g_getenv("NVPROFILED_DBUS_XML"), &xml, NULL, NULL));
+        for (g_regex_match(re, xml, 0, &match); g_match_info_matches(match); g_match_info_next(match, NULL)) {
+                g_autofree char *method = g_match_info_fetch(match, 1);
+
+                if (!bus_request_words(method))
+                        g_error("no words for errors of %s (client/client-bus.c, bus_requests)", method);
+                n++;
+        }
+        g_assert_cmpuint(n, >, 40);
+        g_assert_null(bus_request_words("NoSuchMethod"));
+}
+
 int main(int argc, char *argv[])
 {
         int r;
@@ -857,6 +878,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/nvprofilectl/edit/usage-errors", test_edit_usage_errors);
         g_test_add_func("/nvprofilectl/bus/no-bus", test_no_bus);
         g_test_add_func("/nvprofilectl/settings", test_settings);
+        g_test_add_func("/nvprofilectl/errors/request-words", test_request_words);
         g_test_add_func("/nvprofilectl/edit/home-and-rcd-file", test_edit_home_and_rcd_file);
         g_test_add_func("/nvprofilectl/edit/dry-run-diff-lines", test_edit_dry_run_diff_lines);
         r = g_test_run();

@@ -64,8 +64,15 @@ static int method_get_process(sd_bus_message *m, void *userdata, sd_bus_error *e
 static int method_explain_process(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         FakeDaemon *d = userdata;
+        uint32_t pid;
 
         d->n_explain++;
+        /* Refusals, as the daemon and the bus word them: with a message, and with none. */
+        g_assert_cmpint(sd_bus_message_read(m, "u", &pid), >=, 0);
+        if (pid == 666)
+                return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED, "Not your process.");
+        if (pid == 667)
+                return sd_bus_error_set(error, "io.github.nvprofiled.Error.Mystery", NULL);
         /* Every string of the resolution is hostile. */
         return sd_bus_reply_method_return(m, RESOLUTION_TYPE, "enabled", 4, "procname", "s", "/tmp/exe" NASTY,
                         "commname", "s", "comm" NASTY, "cmdline", "s", "cmd" NASTY, "home", "s", "/home/u" NASTY, 1,
@@ -764,6 +771,40 @@ static void test_json_schemas(void)
         fixture_teardown(&f);
 }
 
+/* A failed request says what the user asked for and why in words: never a D-Bus method's or error's name. */
+static void test_errors_in_words(void)
+{
+        static const struct {
+                const char *args[3];
+                const char *expected;
+        } cases[] = {
+                { { "explain", "666", NULL },
+                                "nvprofilectl: Could not explain process 666: permission denied: Not your process.\n" },
+                { { "explain", "667", NULL },
+                                "nvprofilectl: Could not explain process 667: nvprofiled gave no reason.\n" },
+                /* The stand-in has no Reload: as an older daemon would answer. */
+                { { "reload", NULL, NULL },
+                                "nvprofilectl: Could not reload the configuration: the running nvprofiled does not offer this (an older "
+                                "version?).\n" },
+        };
+        Fixture f;
+
+        if (!stand_in_start(&f, true))
+                return;
+        for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+                g_autofree char *out = NULL, *err = NULL;
+
+                g_assert_cmpint(run_ctl(&f, &out, &err, cases[i].args[0], cases[i].args[1], cases[i].args[2], NULL), ==,
+                                1);
+                g_assert_cmpstr(err, ==, cases[i].expected);
+                for (const char *const *name = (const char *const[]){ "ExplainProcess", "Reload", "org.freedesktop",
+                                     "io.github", NULL };
+                                *name; name++)
+                        g_assert_null(strstr(err, *name));
+        }
+        fixture_teardown(&f);
+}
+
 /* rules add --system --dry-run prints the daemon's diff as lines; what comes from the file is escaped, line
  * by line; diff's own note on a missing newline is kept as it is. */
 static void test_system_dry_run_diff_lines(void)
@@ -802,6 +843,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/explain/escaped", test_explain_escaped);
         g_test_add_func("/listings/escaped", test_listings_escaped);
         g_test_add_func("/json/schemas", test_json_schemas);
+        g_test_add_func("/errors/in-words", test_errors_in_words);
         g_test_add_func("/edit/system-dry-run-diff-lines", test_system_dry_run_diff_lines);
         return g_test_run();
 }
