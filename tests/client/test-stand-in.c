@@ -827,6 +827,11 @@ static void test_system_dry_run_diff_lines(void)
                         "\\ No newline at end of file\n"
                         "+{ \"rules\": [{ \"pattern\": \"niri\", \"profile\": \"P\" }] }\n"
                         "No running process would change its settings.\n");
+        g_clear_pointer(&out, g_free);
+        g_assert_cmpint(run_ctl(&f, &out, NULL, "--json=short", "rules", "add", "--system", "--dry-run", "--procname",
+                                        "niri", "--profile", "P", NULL),
+                        ==, 0);
+        assert_json_valid(out);
         fixture_teardown(&f);
 }
 
