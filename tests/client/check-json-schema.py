@@ -3,11 +3,16 @@
 """Validates nvprofilectl --json documents against client/json-schemas.
 
   check-json-schema.py SCHEMA_DIR < OUTPUT
+  check-json-schema.py --schemas SCHEMA_DIR SOURCE_FILE_OR_FOLDER...
 
 OUTPUT holds one or more documents (top and monitor print one per sample or event); each names its
 schema ("io.github.nvprofiled.NAME" is SCHEMA_DIR/NAME.json) and schema_version, and must be valid
 against it. Exit status 0 when every document is, 1 (each problem on stderr, with its JSON path)
 otherwise, 2 for no document at all.
+
+With --schemas, the schemas themselves: every file uses only the subset below, each $ref resolves, each
+names its own schema and version 1, and the schemas the SOURCE files print (json_print_document("NAME",
+..., or "schema": "io.github.nvprofiled.NAME") are exactly the files there.
 
 The schemas use a subset of JSON Schema 2020-12, all of it checked here with the standard library
 only: type (a name or a list), const, enum, properties, required, additionalProperties (false or a
@@ -16,6 +21,7 @@ outside that subset is an error, so a schema cannot say more than this checks.
 """
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any, Dict, List
@@ -106,6 +112,51 @@ class Validator:
         return [f"{name}: {e}" for e in self.validate(doc, self.load(file), file, "$")]
 
 
+def check_schemas(directory: Path, sources: List[str]) -> List[str]:
+    validator = Validator(directory)
+    errors: List[str] = []
+
+    def walk(node: Any, file: str, where: str) -> None:
+        if isinstance(node, dict):
+            unknown = set(node) - KNOWN
+            if unknown and not where.endswith(("/properties", "/$defs")):
+                errors.append(f"{file}{where}: keywords this checker does not know: {sorted(unknown)}")
+            if isinstance(node.get("$ref"), str):
+                try:
+                    validator.resolve(node["$ref"], file)
+                except (KeyError, OSError) as e:
+                    errors.append(f"{file}{where}: $ref {node['$ref']} does not resolve ({e})")
+            for key, value in node.items():
+                walk(value, file, f"{where}/{key}")
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                walk(value, file, f"{where}/{i}")
+
+    files = sorted(p.name for p in directory.glob("*.json"))
+    for file in files:
+        schema = validator.load(file)
+        walk(schema, file, "")
+        properties = schema.get("properties", {})
+        if "oneOf" in schema:  # one alternative per kind of line
+            properties = schema["oneOf"][0].get("properties", {})
+        if properties.get("schema") != {"const": PREFIX + file[:-len(".json")]}:
+            errors.append(f"{file}: its schema member is not {PREFIX}{file[:-len('.json')]}")
+        if properties.get("schema_version") != {"const": 1}:
+            errors.append(f"{file}: its schema_version is not 1")
+    printed = set()
+    paths = [p for s in map(Path, sources)
+             for p in ([s] if s.is_file() else sorted(s.rglob("*.[ch]")) + sorted(s.rglob("*.py")))]
+    for path in paths:
+        text = path.read_text(errors="replace")
+        printed |= set(re.findall(r'json_print_document\(\s*"([a-z-]+)"', text))
+        printed |= set(re.findall(re.escape(PREFIX) + r'([a-z-]+)"', text))
+    for name in sorted(printed - {f[:-len(".json")] for f in files}):
+        errors.append(f"{name}: printed, but there is no {name}.json")
+    for name in sorted({f[:-len(".json")] for f in files} - printed):
+        errors.append(f"{name}.json: no source prints it")
+    return errors
+
+
 def documents(text: str) -> List[Any]:
     decoder = json.JSONDecoder()
     out, i = [], 0
@@ -119,6 +170,11 @@ def documents(text: str) -> List[Any]:
 
 
 def main() -> int:
+    if len(sys.argv) >= 3 and sys.argv[1] == "--schemas":
+        errors = check_schemas(Path(sys.argv[2]), sys.argv[3:])
+        for e in errors:
+            print(e, file=sys.stderr)
+        return 1 if errors else 0
     if len(sys.argv) != 2:
         print(__doc__, file=sys.stderr)
         return 2
