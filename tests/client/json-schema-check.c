@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <glib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 
 #include "json-schema-check.h"
-#include "test-util.h"
 
 static const char *env_or_fail(const char *name)
 {

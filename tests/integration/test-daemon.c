@@ -16,6 +16,7 @@
 
 #include "bus-names.h"
 #include "itest.h"
+#include "json-schema-check.h"
 
 #define RCD "etc/nvidia/nvidia-application-profiles-rc.d"
 #define WAIT_MS 15000
@@ -1032,6 +1033,7 @@ static struct json_object *ctl_json(ITest *t, int expected_status, const char *f
         va_end(ap);
         g_assert_null(a[G_N_ELEMENTS(a) - 1]);
         g_assert_cmpint(itest_ctl(t, &out, a[0], a[1], a[2], NULL), ==, expected_status);
+        assert_json_valid(out);
         /* Each listing's list is the member its verb names. */
         j = itest_parse_list(out, a[0]);
         g_assert_nonnull(j);

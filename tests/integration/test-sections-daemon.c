@@ -9,6 +9,7 @@
 #include "bus-names.h"
 #include "macro.h"
 #include "itest.h"
+#include "json-schema-check.h"
 
 #define GOOD_A                                                                                                                                  \
         "Identifier: \"A\"\nDisplayName: \"Section A\"\nOrder: 5\nSets { Identifier: \"basic\" }\n"                                             \
@@ -24,6 +25,7 @@ static struct json_object *ctl_json(ITest *t, int expect, const char *a, const c
         if (status != expect)
                 g_printerr("sections %s: %s\n", a, out);
         g_assert_cmpint(status, ==, expect);
+        assert_json_valid(out);
         struct json_object *o = json_tokener_parse(out);
         if (!o)
                 g_printerr("sections %s: not JSON: %s\n", a, out);
@@ -36,6 +38,7 @@ static struct json_object *ctl_json4(ITest *t, int expect, const char *a, const 
         g_autofree char *out = NULL;
         int status = itest_ctl(t, &out, "sections", a, b, c, d, NULL);
         g_assert_cmpint(status, ==, expect);
+        assert_json_valid(out);
         struct json_object *o = json_tokener_parse(out);
         g_assert_nonnull(o);
         return o;
