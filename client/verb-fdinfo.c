@@ -338,10 +338,10 @@ int verb_fdinfo(int argc, char *argv[])
 
         if (arg.json != JSON_OFF) {
                 /* Without --interval there is no second sample: no utilisation. */
-                if (!json_object_object_get_ex(out, "utilisation", NULL))
+                if (!json_object_object_get_ex(out, "utilisation", NULL)) {
                         json_object_object_add(out, "interval_seconds", NULL);
-                if (!json_object_object_get_ex(out, "utilisation", NULL))
                         json_object_object_add(out, "utilisation", NULL);
+                }
                 (void) json_print_document("fdinfo", NULL, out);
         }
         if (r < 0)
