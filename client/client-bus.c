@@ -42,6 +42,74 @@ int client_connect(sd_bus **ret)
         return 0;
 }
 
+/* What the user asked for, in words, for each method of the daemon's interfaces (the XML contract): errors
+ * say "Could not <this>: <why>", never the method's name. */
+static const struct {
+        const char *method;
+        const char *request;
+} bus_requests[] = {
+        { "ActionsByNvtx", "find the report's actions by NVTX range" },
+        { "AddProfile", "add the profile" },
+        { "AddRule", "add the rule" },
+        { "Close", "close the report" },
+        { "CountMatchedProcesses", "count the processes a rule matched" },
+        { "Diff", "compare the reports" },
+        { "EvaluateExpression", "evaluate the metric expression" },
+        { "Explain", "explain the process" },
+        { "ExplainProcess", "explain the process" },
+        { "ExplainProcessByPidfd", "explain the process" },
+        { "ExportDetails", "export the report's details page" },
+        { "ExportJson", "export the report as JSON" },
+        { "ExportPage", "export the report page" },
+        { "ExportRaw", "export the report's raw page" },
+        { "GetAll", "read the daemon's state" },
+        { "GetInfo", "read the report" },
+        { "GetMetric", "read the metric" },
+        { "GetMetricNames", "list the report's metrics" },
+        { "GetMetrics", "list the section's metrics" },
+        { "GetProcess", "read the process's settings" },
+        { "GetRuleResults", "read the report's rule results" },
+        { "GetRuleResultsFull", "read the report's rule results" },
+        { "GetSection", "read the section" },
+        { "GetSourceFiles", "read the report's source files" },
+        { "GetSummary", "summarise the report" },
+        { "ListActions", "list the report's actions" },
+        { "ListErrors", "list the rc files' errors" },
+        { "ListFolders", "list the section folders" },
+        { "ListGpuClients", "list the GPU clients" },
+        { "ListGpuDevices", "list the GPUs" },
+        { "ListGpuGroups", "group the GPU usage" },
+        { "ListGpuProcesses", "list the processes using a GPU" },
+        { "ListGpuProcessesAttributed", "list the processes using a GPU" },
+        { "ListProcesses", "list the processes" },
+        { "ListProfiles", "list the profiles" },
+        { "ListRules", "list the rules" },
+        { "ListSections", "list the sections" },
+        { "ListSets", "list the section sets" },
+        { "LoadReport", "open the report" },
+        { "MoveRule", "move the rule" },
+        { "PreviewEdit", "preview the edit" },
+        { "Reload", "reload the configuration" },
+        { "RemoveProfile", "remove the profile" },
+        { "RemoveRule", "remove the rule" },
+        { "Resolve", "resolve the described process" },
+        { "Subscribe", "watch the daemon's changes" },
+        { "Unsubscribe", "stop watching the daemon's changes" },
+        { "UpdateProfile", "change the profile" },
+        { "UpdateRule", "change the rule" },
+        { "WatchUsage", "watch the GPU usage" },
+};
+
+const char *bus_request_words(const char *method)
+{
+        assert(method);
+
+        for (size_t i = 0; i < ELEMENTSOF(bus_requests); i++)
+                if (streq(bus_requests[i].method, method))
+                        return bus_requests[i].request;
+        return NULL;
+}
+
 /* Errors that mean nobody owns our name: the bus has no such name and could not start it (dbus-daemon's
  * and systemd's activation errors included, whose texts would only confuse). */
 static bool error_means_not_running(const sd_bus_error *error)
@@ -53,23 +121,61 @@ static bool error_means_not_running(const sd_bus_error *error)
                         startswith(error->name, "org.freedesktop.systemd1.");
 }
 
-void log_bus_call_error(const char *method, const sd_bus_error *error, int r)
+/* Why, in words, for errors whose message is the bus's, not the daemon's: the bus's texts name methods
+ * and interfaces. NULL: the daemon's own message says it. */
+static const char *error_words(const sd_bus_error *error)
+{
+        if (sd_bus_error_has_names(error, SD_BUS_ERROR_NO_REPLY, SD_BUS_ERROR_TIMEOUT))
+                return "nvprofiled did not answer in time";
+        if (sd_bus_error_has_names(error, SD_BUS_ERROR_DISCONNECTED))
+                return "the connection to nvprofiled was lost";
+        if (sd_bus_error_has_names(error, SD_BUS_ERROR_UNKNOWN_METHOD, SD_BUS_ERROR_UNKNOWN_INTERFACE,
+                            SD_BUS_ERROR_UNKNOWN_OBJECT, SD_BUS_ERROR_UNKNOWN_PROPERTY))
+                return "the running nvprofiled does not offer this (an older version?)";
+        if (sd_bus_error_has_names(error, SD_BUS_ERROR_NO_MEMORY))
+                return "nvprofiled is out of memory";
+        if (sd_bus_error_has_names(error, SD_BUS_ERROR_LIMITS_EXCEEDED))
+                return "over a limit of the bus";
+        return NULL;
+}
+
+void log_bus_request_error(const char *request, const sd_bus_error *error, int r)
 {
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
+        const char *words;
+
+        assert(request);
+
+        if (error_means_not_running(error)) {
+                log_error("nvprofiled is not running on %s.", bus_description(&e));
+                return;
+        }
+        if (!sd_bus_error_is_set(error)) {
+                log_error_errno(r, "Could not %s", request);
+                return;
+        }
+        words = error_words(error);
+        if (words)
+                log_error("Could not %s: %s.", request, words);
+        else if (sd_bus_error_has_names(
+                                 error, SD_BUS_ERROR_ACCESS_DENIED, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED))
+                log_error("Could not %s: permission denied: %s", request,
+                                error->message ? esc(&e, error->message) : "this needs root");
+        else if (error->message)
+                log_error("Could not %s: %s", request, esc(&e, error->message));
+        else
+                /* An error the daemon gave no text for: its name is no answer for a person. */
+                log_error("Could not %s: nvprofiled gave no reason.", request);
+}
+
+void log_bus_call_error(const char *method, const sd_bus_error *error, int r)
+{
+        const char *request;
 
         assert(method);
 
-        if (error_means_not_running(error))
-                log_error("nvprofiled is not running on %s.", bus_description(&e));
-        else if (sd_bus_error_has_name(error, SD_BUS_ERROR_NO_REPLY))
-                log_error("nvprofiled did not answer %s on %s.", method, bus_description(&e));
-        else if (sd_bus_error_has_name(error, SD_BUS_ERROR_ACCESS_DENIED))
-                log_error("%s: access denied: %s", method,
-                                error->message ? esc(&e, error->message) : "this needs root");
-        else if (sd_bus_error_is_set(error))
-                log_error("%s failed: %s", method, esc(&e, error->message ? error->message : error->name));
-        else
-                log_error_errno(r, "%s failed", method);
+        request = bus_request_words(method);
+        log_bus_request_error(request ? request : "complete the request", error, r);
 }
 
 /* A request that let polkit ask the user (an edit of the system's files) was refused without asking: no
@@ -82,7 +188,7 @@ static bool polkit_refused(sd_bus_message *m, const sd_bus_error *error)
                                         SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED);
 }
 
-int client_send(sd_bus *bus, sd_bus_message *m, sd_bus_message **ret_reply)
+int client_send_request(sd_bus *bus, sd_bus_message *m, const char *request, sd_bus_message **ret_reply)
 {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         int r;
@@ -92,7 +198,10 @@ int client_send(sd_bus *bus, sd_bus_message *m, sd_bus_message **ret_reply)
 
         r = sd_bus_call(bus, m, 0, &error, ret_reply);
         if (r < 0) {
-                log_bus_call_error(sd_bus_message_get_member(m), &error, r);
+                if (request)
+                        log_bus_request_error(request, &error, r);
+                else
+                        log_bus_call_error(sd_bus_message_get_member(m), &error, r);
                 if (polkit_refused(m, &error))
                         log_info("Run it as root (sudo nvprofilectl ...), or with a polkit authentication agent "
                                  "running (a desktop session's, or pkttyagent) so that polkit can ask for a "
@@ -102,24 +211,39 @@ int client_send(sd_bus *bus, sd_bus_message *m, sd_bus_message **ret_reply)
         return 0;
 }
 
-int client_call_interfacev(sd_bus *bus, const char *interface, const char *method, sd_bus_message **ret_reply,
-                const char *types, va_list ap)
+int client_send(sd_bus *bus, sd_bus_message *m, sd_bus_message **ret_reply)
+{
+        return client_send_request(bus, m, NULL, ret_reply);
+}
+
+static int client_call_requestv(sd_bus *bus, const char *interface, const char *method, const char *request,
+                sd_bus_message **ret_reply, const char *types, va_list ap)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        const char *words;
         int r;
 
         assert(bus);
         assert(method);
 
+        words = request ? request : bus_request_words(method);
+        if (!words)
+                words = "complete the request";
         r = sd_bus_message_new_method_call(bus, &m, BUS_NAME, BUS_ROOT_PATH, interface, method);
         if (r < 0)
-                return log_error_errno(r, "Failed to create the %s call", method);
+                return log_error_errno(r, "Could not %s", words);
         if (types) {
                 r = sd_bus_message_appendv(m, types, ap);
                 if (r < 0)
-                        return log_error_errno(r, "Failed to append the arguments of %s", method);
+                        return log_error_errno(r, "Could not %s", words);
         }
-        return client_send(bus, m, ret_reply);
+        return client_send_request(bus, m, request, ret_reply);
+}
+
+int client_call_interfacev(sd_bus *bus, const char *interface, const char *method, sd_bus_message **ret_reply,
+                const char *types, va_list ap)
+{
+        return client_call_requestv(bus, interface, method, NULL, ret_reply, types, ap);
 }
 
 int client_call(sd_bus *bus, const char *method, sd_bus_message **ret_reply, const char *types, ...)
@@ -128,7 +252,21 @@ int client_call(sd_bus *bus, const char *method, sd_bus_message **ret_reply, con
         int r;
 
         va_start(ap, types);
-        r = client_call_interfacev(bus, BUS_MANAGER_INTERFACE, method, ret_reply, types, ap);
+        r = client_call_requestv(bus, BUS_MANAGER_INTERFACE, method, NULL, ret_reply, types, ap);
+        va_end(ap);
+        return r;
+}
+
+int client_call_request(sd_bus *bus, const char *method, const char *request, sd_bus_message **ret_reply,
+                const char *types, ...)
+{
+        va_list ap;
+        int r;
+
+        assert(request);
+
+        va_start(ap, types);
+        r = client_call_requestv(bus, BUS_MANAGER_INTERFACE, method, request, ret_reply, types, ap);
         va_end(ap);
         return r;
 }

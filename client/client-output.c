@@ -5,6 +5,7 @@
 #include <pwd.h>
 
 #include "client.h"
+#include "log.h"
 
 void json_print(struct json_object *o)
 {
@@ -12,6 +13,34 @@ void json_print(struct json_object *o)
                                             : JSON_C_TO_STRING_PLAIN;
 
         puts(json_object_to_json_string_ext(o, flags | JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+int json_print_document(const char *name, const char *items_key, struct json_object *o)
+{
+        _cleanup_(json_object_putp) struct json_object *doc = json_object_new_object();
+        _cleanup_free_ char *schema = NULL;
+
+        assert(name);
+        assert(o);
+        assert(items_key ? json_object_is_type(o, json_type_array) : json_object_is_type(o, json_type_object));
+
+        if (!doc || asprintf(&schema, JSON_SCHEMA_PREFIX "%s", name) < 0)
+                return log_oom();
+        /* First, so that a reader (or a person) sees what the document is before anything else. */
+        if (json_object_object_add(doc, "schema", json_object_new_string(schema)) < 0 ||
+                        json_object_object_add(doc, "schema_version", json_object_new_int(JSON_SCHEMA_VERSION)) < 0)
+                return log_oom();
+        if (items_key) {
+                if (json_object_object_add(doc, items_key, json_object_get(o)) < 0)
+                        return log_oom();
+        } else
+                for (struct json_object_iterator it = json_object_iter_begin(o), end = json_object_iter_end(o);
+                                !json_object_iter_equal(&it, &end); json_object_iter_next(&it))
+                        if (json_object_object_add(doc, json_object_iter_peek_name(&it),
+                                            json_object_get(json_object_iter_peek_value(&it))) < 0)
+                                return log_oom();
+        json_print(doc);
+        return 0;
 }
 
 const char *value_text(EscapePool *pool, struct json_object *v)

@@ -100,7 +100,20 @@ int client_call_interfacev(sd_bus *bus, const char *interface, const char *metho
 /* Sends m (a method call to the daemon) and says why it failed, like client_call(). */
 int client_send(sd_bus *bus, sd_bus_message *m, sd_bus_message **ret_reply);
 
-/* Says why a call to the daemon failed: the daemon is not running, access denied, or its own message. */
+/* The same, saying "Could not REQUEST: ..." with the caller's words (such as "explain process 42") instead
+ * of the method's. */
+int client_call_request(sd_bus *bus, const char *method, const char *request, sd_bus_message **ret_reply,
+                const char *types, ...);
+int client_send_request(sd_bus *bus, sd_bus_message *m, const char *request, sd_bus_message **ret_reply);
+
+/* What a person asked for when the client called method, in words ("list the rules"); NULL for a method
+ * the client does not know. */
+const char *bus_request_words(const char *method);
+
+/* Says why a request to the daemon failed, in words: "Could not REQUEST: WHY", where why is that the
+ * daemon is not running, permission denied, or its own message; never a D-Bus method or error name.
+ * log_bus_call_error() words the request from the method's name (bus_request_words()). */
+void log_bus_request_error(const char *request, const sd_bus_error *error, int r);
 void log_bus_call_error(const char *method, const sd_bus_error *error, int r);
 
 /* Reads an array of structs whose contents are "contents" (the signature inside the parentheses): enters
@@ -135,8 +148,17 @@ int exact_output_open(const char *path, ExactOutput *ret);
 int exact_output_commit(ExactOutput *o);
 void exact_output_done(ExactOutput *o);
 
-/* Prints a JSON document per arg.json. */
+/* Prints a JSON document per arg.json, as it is (report json, which names its own schema). */
 void json_print(struct json_object *o);
+
+/* Every other --json document names its schema: an object whose first members are "schema"
+ * ("io.github.nvprofiled." name) and "schema_version", described by client/json-schemas/NAME.json
+ * (installed to share/nvprofiled/json-schemas, and nvprofilectl(1), "JSON OUTPUT"). A list is the
+ * member items_key of that object (items_key NULL: o is an object, whose members follow). o is not
+ * consumed. Unknown values are null in every schema. */
+#define JSON_SCHEMA_PREFIX "io.github.nvprofiled."
+#define JSON_SCHEMA_VERSION 1
+int json_print_document(const char *name, const char *items_key, struct json_object *o);
 
 /* A setting value for a human: a string in quotes, escaped for the terminal; numbers and booleans as
  * JSON writes them. Owned by pool. */

@@ -310,7 +310,7 @@ static void print_json(const RcConfig *config, size_t n_errors)
         }
         diagnostics_json(diagnostics, "", &config->diagnostics);
         json_object_object_add(out, "errors", json_object_new_int64((int64_t) n_errors));
-        json_print(out);
+        (void) json_print_document("check", NULL, out);
 }
 
 /* Files that were read (loaded or broken), not the records of what was not. */

@@ -17,9 +17,8 @@ static int show(sd_bus_message *reply, const char *title)
         if (r < 0)
                 return r;
         if (arg.json != JSON_OFF)
-                json_print(res);
-        else
-                resolution_print(res, title);
+                return json_print_document("resolution", NULL, res);
+        resolution_print(res, title);
         return 0;
 }
 
@@ -28,7 +27,7 @@ int verb_explain(int argc, char *argv[])
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
-        char title[64];
+        char title[64], request[64];
         uint32_t pid;
         int r;
 
@@ -42,7 +41,8 @@ int verb_explain(int argc, char *argv[])
         r = client_connect(&bus);
         if (r < 0)
                 return r;
-        r = client_call(bus, "ExplainProcess", &reply, "ut", pid, UINT64_C(0));
+        snprintf(request, sizeof(request), "explain process %" PRIu32, pid);
+        r = client_call_request(bus, "ExplainProcess", request, &reply, "ut", pid, UINT64_C(0));
         if (r < 0)
                 return r;
 
@@ -141,7 +141,7 @@ int verb_resolve(int argc, char *argv[])
                 return r;
         r = sd_bus_message_new_method_call(bus, &m, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "Resolve");
         if (r < 0)
-                return log_error_errno(r, "Failed to create the Resolve call");
+                return log_error_errno(r, "Could not resolve the described process");
         r = append_facts(m, env);
         if (r < 0)
                 return log_error_errno(r, "Failed to append the facts to resolve");

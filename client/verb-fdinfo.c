@@ -336,8 +336,14 @@ int verb_fdinfo(int argc, char *argv[])
         drm_fdinfo_free(parsed[0]);
         drm_fdinfo_free(parsed[1]);
 
-        if (arg.json != JSON_OFF)
-                json_print(out);
+        if (arg.json != JSON_OFF) {
+                /* Without --interval there is no second sample: no utilisation. */
+                if (!json_object_object_get_ex(out, "utilisation", NULL)) {
+                        json_object_object_add(out, "interval_seconds", NULL);
+                        json_object_object_add(out, "utilisation", NULL);
+                }
+                (void) json_print_document("fdinfo", NULL, out);
+        }
         if (r < 0)
                 return r;
         return failed ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -60,7 +60,7 @@ static void remember_comm(Monitor *m, uint32_t pid, const char *comm)
 static void emit(struct json_object *o, const char *text)
 {
         if (arg.json != JSON_OFF)
-                json_print(o);
+                (void) json_print_document("monitor", NULL, o);
         else
                 printf("%s\n", text);
         fflush(stdout);
@@ -152,8 +152,9 @@ static int on_process_changed(sd_bus_message *message, void *userdata, sd_bus_er
         json_object_object_add(o, "pid", json_object_new_int64(pid));
         json_object_object_add(o, "start_time", json_object_new_uint64(start_time));
         json_object_object_add(o, "uid", json_object_new_int64(uid));
-        if (comm)
-                json_object_object_add(o, "comm", json_object_new_string(comm));
+        json_object_object_add(o, "comm", comm ? json_object_new_string(comm) : NULL);
+        /* Not the caller's to see, or an older daemon: not known. Replaced below when known. */
+        json_object_object_add(o, "resolution", NULL);
 
         if (res) {
                 struct json_object *settings = json_object_object_get(res, "settings");
@@ -217,17 +218,20 @@ static int on_interfaces_removed(sd_bus_message *message, void *userdata, sd_bus
         json_object_object_add(o, "event", json_object_new_string("process-removed"));
         json_object_object_add(o, "object", json_object_new_string(path));
 
-        if (parse_process_path(path, &pid, &start_time) < 0)
+        if (parse_process_path(path, &pid, &start_time) < 0) {
                 /* Not a process object this client knows how to name. */
+                json_object_object_add(o, "pid", NULL);
+                json_object_object_add(o, "start_time", NULL);
+                json_object_object_add(o, "comm", NULL);
                 r = asprintf(&text, "gone: %s", esc(&e, path));
-        else {
+        } else {
                 comm = intmap_remove(&m->comms, pid);
                 json_object_object_add(o, "pid", json_object_new_int64(pid));
                 json_object_object_add(o, "start_time", json_object_new_uint64(start_time));
-                if (comm) {
-                        json_object_object_add(o, "comm", json_object_new_string(comm));
+                json_object_object_add(o, "comm", comm ? json_object_new_string(comm) : NULL);
+                if (comm)
                         r = asprintf(&text, "process %" PRIu32 " (%s): gone", pid, esc(&e, comm));
-                } else
+                else
                         r = asprintf(&text, "process %" PRIu32 ": gone", pid);
         }
         if (r < 0)

@@ -46,7 +46,8 @@ static int read_process(sd_bus_message *reply, struct json_object **ret)
         json_object_object_add(o, "uid", json_object_new_int64(uid));
         json_object_object_add(o, "user", json_object_new_string(user_name(uid, ubuf)));
         json_object_object_add(o, "comm", json_object_new_string(comm));
-        json_object_object_add(o, "executable", json_object_new_string(exe));
+        /* Another user's process's executable is not shown: not known to the caller. */
+        json_object_object_add(o, "executable", *exe ? json_object_new_string(exe) : NULL);
         json_object_object_add(o, "profiles", TAKE_PTR(profiles));
         json_object_object_add(o, "settings", json_object_new_int64(settings));
         json_object_object_add(o, "object", streq(object, "/") ? NULL : json_object_new_string(object));
@@ -82,7 +83,7 @@ static const char *process_name(struct json_object *o)
 {
         const char *exe = get_string(o, "executable");
 
-        return *exe ? exe : get_string(o, "comm");
+        return exe ? exe : get_string(o, "comm");
 }
 
 /* The profiles joined by ", ", escaped, in the pool; "-" for none. */
@@ -148,8 +149,7 @@ int verb_processes(int argc, char *argv[])
                 return r;
 
         if (arg.json != JSON_OFF)
-                json_print(list);
-        else
-                print_table(list);
+                return json_print_document("processes", "processes", list);
+        print_table(list);
         return 0;
 }

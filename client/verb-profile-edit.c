@@ -394,7 +394,7 @@ static void print_result(struct json_object *out, bool dry_run)
         size_t n;
 
         if (arg.json != JSON_OFF) {
-                json_print(out);
+                (void) json_print_document("edit", NULL, out);
                 return;
         }
         json_object_object_get_ex(out, "changes", &changes);
@@ -683,7 +683,7 @@ static int run_user_edit(EditPlan *p, EditFile *source, EditFile *dest, const ch
                         return -ENOMEM;
         }
         json_object_object_add(out, "file", json_object_new_string(to.file ? dest->path : source->path));
-        json_object_object_add(out, "rule", json_object_new_string(strempty(rule_id)));
+        json_object_object_add(out, "rule", rule_id ? json_object_new_string(rule_id) : NULL);
         json_object_object_add(out, "diff", json_object_new_string(diff));
 
         /* The preview: what the running processes would get (the daemon resolves them). */

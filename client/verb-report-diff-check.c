@@ -473,9 +473,11 @@ int diff_check(const char *baseline, const char *current, struct json_object *pa
                 if (r < 0)
                         return r;
         }
-        if (arg.json != JSON_OFF)
-                json_print(doc);
-        else {
+        if (arg.json != JSON_OFF) {
+                r = json_print_document("report-check", NULL, doc);
+                if (r < 0)
+                        return r;
+        } else {
                 r = print_text(doc, g.threshold);
                 if (r < 0)
                         return r;

@@ -251,6 +251,5 @@ int verb_report_diff(int argc, char *argv[])
                         json_object_object_add(doc, "report", json_object_new_string(argv[2])) < 0 ||
                         json_object_object_add(doc, "pairs", json_object_get(pairs)) < 0)
                 return log_oom();
-        json_print(doc);
-        return 0;
+        return json_print_document("report-diff", NULL, doc);
 }

@@ -296,8 +296,7 @@ static int print_json(const char *path, const Summary *s)
                 r = add(doc, "actions", TAKE_PTR(rows), false);
         if (r < 0)
                 return log_oom();
-        json_print(doc);
-        return 0;
+        return json_print_document("report-summary", NULL, doc);
 }
 
 int report_summary(const char *path)

@@ -137,7 +137,7 @@ int report_bus_load(sd_bus *bus, const char *path, char **ret_object)
         }
         r = sd_bus_message_read(reply, "o", &o);
         if (r < 0)
-                return log_error_errno(r, "Malformed reply to LoadReport");
+                return log_error_errno(r, "Could not open the report: the daemon's reply does not read");
         *ret_object = strdup(o);
         return *ret_object ? 0 : log_oom();
 }
@@ -257,7 +257,7 @@ int report_fetch_page_via_daemon(
         if (r != 0)
                 return r;
         r = read_full_fd(fd, max_size, ret_text, ret_size);
-        return r < 0 ? log_error_errno(r, "Cannot read the daemon's ExportPage") : 0;
+        return r < 0 ? log_error_errno(r, "Could not export the report page") : 0;
 }
 
 /* The model through the daemon (LoadReport, ExportJson, Close). Returns 1 when there is no daemon to ask

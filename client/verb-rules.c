@@ -78,8 +78,8 @@ int verb_rules(int argc, char *argv[])
                 return r;
 
         if (arg.json != JSON_OFF)
-                json_print(list);
-        else if (arg.legend)
+                return json_print_document("rules", "rules", list);
+        if (arg.legend)
                 printf("\n%zu rules, in precedence order.\n", json_object_array_length(list));
         return 0;
 }
@@ -158,8 +158,8 @@ int verb_profiles(int argc, char *argv[])
                 return r;
 
         if (arg.json != JSON_OFF)
-                json_print(list);
-        else if (arg.legend)
+                return json_print_document("profiles", "profiles", list);
+        if (arg.legend)
                 printf("\n%zu profiles.\n", json_object_array_length(list));
         return 0;
 }
@@ -213,9 +213,11 @@ int verb_errors(int argc, char *argv[])
         if (r < 0)
                 return r;
 
-        if (arg.json != JSON_OFF)
-                json_print(list);
-        else if (arg.legend && n_errors == 0)
+        if (arg.json != JSON_OFF) {
+                r = json_print_document("errors", "errors", list);
+                if (r < 0)
+                        return r;
+        } else if (arg.legend && n_errors == 0)
                 printf("No errors.\n");
         /* Like check: scripts and monitoring can test the status. */
         return n_errors > 0 ? EXIT_FAILURE : EXIT_SUCCESS;

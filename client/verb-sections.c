@@ -290,7 +290,9 @@ static int sections_list(void)
                 json_object_object_add(doc, "sections", json_object_get(list));
                 json_object_object_add(doc, "errors", json_object_get(errors));
                 json_object_object_add(doc, "folders", json_object_get(folders));
-                json_print(doc);
+                r = json_print_document("sections", NULL, doc);
+                if (r < 0)
+                        return r;
                 return json_object_array_length(errors) > 0;
         }
         if (arg.legend)
@@ -348,10 +350,8 @@ static int sections_sets(void)
                 if (r == 0)
                         break;
         }
-        if (arg.json != JSON_OFF) {
-                json_print(list);
-                return 0;
-        }
+        if (arg.json != JSON_OFF)
+                return json_print_document("section-sets", "sets", list);
         if (arg.legend)
                 printf("%-16s %-7s %s\n", "SET", "ENABLED", "SECTIONS");
         for (size_t i = 0; i < json_object_array_length(list); i++) {
@@ -384,8 +384,13 @@ static int sections_show(const char *id)
         if (!o)
                 return log_error_errno(-EBADMSG, "The daemon sent JSON that does not parse");
         if (arg.json != JSON_OFF) {
-                json_print(o);
-                return 0;
+                _cleanup_(json_object_putp) struct json_object *doc = json_object_new_object();
+
+                /* The section as the daemon sent it, under a member of its own: its fields are the section
+                 * file schema's, not ours to version. */
+                if (!doc || json_object_object_add(doc, "section", json_object_get(o)) < 0)
+                        return log_oom();
+                return json_print_document("section", NULL, doc);
         }
         /* Text: the JSON, pretty, each line escaped for the terminal (JSON has no raw newline inside a
          * string, so the line breaks are only the layout's). */
@@ -448,15 +453,15 @@ static int sections_metrics(const char *id)
                 json_object_object_add(o, "where", json_object_new_string(where));
                 json_object_object_add(o, "pattern", json_object_new_string(pattern));
                 json_object_object_add(o, "required", json_object_new_boolean(required));
-                json_object_object_add(o, "derived_for", json_object_new_string(derived));
+                json_object_object_add(o, "derived_for", *derived ? json_object_new_string(derived) : NULL);
                 json_object_array_add(list, o);
                 if (arg.json == JSON_OFF)
                         printf("%-64s %-40s %-10s %-17s%s%s%s\n", esc(&e, name), esc(&e, label), esc(&e, unit), where,
                                         required ? " required" : "", *derived ? " for " : "", esc(&e, derived));
         }
         if (arg.json != JSON_OFF)
-                json_print(list);
-        else if (arg.legend)
+                return json_print_document("section-metrics", "metrics", list);
+        if (arg.legend)
                 printf("\n%zu metrics on CC %u.%u, %s scope.\n", json_object_array_length(list), arch / 10, arch % 10,
                                 collection_scope_to_string(scope));
         return 0;
@@ -501,6 +506,10 @@ static struct json_object *new_entry(CheckState *st, const char *file)
         if (!o)
                 return NULL;
         json_object_object_add(o, "file", json_object_new_string(file));
+        /* Until the file parses, its section is not known. */
+        json_object_object_add(o, "identifier", NULL);
+        json_object_object_add(o, "display_name", NULL);
+        json_object_object_add(o, "problems", json_object_new_array());
         json_object_array_add(st->files, o);
         return o;
 }
@@ -630,11 +639,14 @@ static int sections_check(int argc, char *argv[])
                 _cleanup_(json_object_putp) struct json_object *doc = json_object_new_object();
                 if (!doc)
                         return log_oom();
-                json_object_object_add(doc, "schema", json_object_new_string(nv_schema_to_string(st.schema)));
+                /* "schema" is the document's own; the section files' schema has a name of its own. */
+                json_object_object_add(doc, "section_schema", json_object_new_string(nv_schema_to_string(st.schema)));
                 json_object_object_add(doc, "files", json_object_get(files));
                 json_object_object_add(doc, "errors", json_object_new_int64(st.n_errors));
                 json_object_object_add(doc, "warnings", json_object_new_int64(st.n_warnings));
-                json_print(doc);
+                r = json_print_document("sections-check", NULL, doc);
+                if (r < 0)
+                        return r;
         } else if (arg.legend)
                 printf("%u files checked (schema %s): %u errors, %u warnings.\n", st.n_files,
                                 nv_schema_to_string(st.schema), st.n_errors, st.n_warnings);

@@ -34,10 +34,9 @@ static struct json_object *setting_json(const RcSettingInfo *s)
 
         json_object_object_add(o, "key", json_object_new_string(s->key));
         json_object_object_add(o, "type", json_object_new_string(rc_setting_type_to_string(s->type)));
-        if (s->type == RC_SETTING_INTEGER) {
-                json_object_object_add(o, "min", json_object_new_int64(s->min));
-                json_object_object_add(o, "max", json_object_new_int64(s->max));
-        }
+        /* Only integers have a range: null for the others. */
+        json_object_object_add(o, "min", s->type == RC_SETTING_INTEGER ? json_object_new_int64(s->min) : NULL);
+        json_object_object_add(o, "max", s->type == RC_SETTING_INTEGER ? json_object_new_int64(s->max) : NULL);
         json_object_object_add(o, "variable", s->variable ? json_object_new_string(s->variable) : NULL);
         json_object_object_add(o, "meaning", json_object_new_string(s->meaning));
         json_object_object_add(o, "documented", json_object_new_boolean(s->documented));
@@ -83,13 +82,14 @@ int verb_settings(int argc, char *argv[])
         }
 
         if (arg.json != JSON_OFF) {
-                struct json_object *out = one ? setting_json(one) : json_object_new_array();
+                _cleanup_(json_object_putp) struct json_object *out = json_object_new_array();
 
-                for (size_t i = 0; !one && i < n; i++)
+                if (!out)
+                        return log_oom();
+                /* One key or all: the same list, so that one reader reads both. */
+                for (size_t i = 0; i < n; i++)
                         json_object_array_add(out, setting_json(&known[i]));
-                json_print(out);
-                json_object_put(out);
-                return 0;
+                return json_print_document("settings", "settings", out);
         }
 
         if (arg.legend)

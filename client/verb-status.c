@@ -106,7 +106,7 @@ static int read_status(sd_bus_message *m, Status *s)
         return sd_bus_message_exit_container(m);
 }
 
-static void print_status_json(const Status *s)
+static int print_status_json(const Status *s)
 {
         _cleanup_(json_object_putp) struct json_object *o = json_object_new_object();
 
@@ -123,7 +123,7 @@ static void print_status_json(const Status *s)
         json_object_object_add(o, "config_generation", json_object_new_uint64(s->generation));
         json_object_object_add(o, "rc_files", json_object_get(s->rc_files));
         json_object_object_add(o, "section_folders", json_object_get(s->section_folders));
-        json_print(o);
+        return json_print_document("status", NULL, o);
 }
 
 static void print_status_text(const Status *s)
@@ -181,10 +181,10 @@ int verb_status(int argc, char *argv[])
         r = sd_bus_message_new_method_call(
                         bus, &m, BUS_NAME, BUS_ROOT_PATH, "org.freedesktop.DBus.Properties", "GetAll");
         if (r < 0)
-                return log_error_errno(r, "Failed to create the GetAll call");
+                return log_error_errno(r, "Could not read the daemon's state");
         r = sd_bus_message_append(m, "s", BUS_MANAGER_INTERFACE);
         if (r < 0)
-                return log_error_errno(r, "Failed to append the interface name");
+                return log_error_errno(r, "Could not read the daemon's state");
         r = client_send(bus, m, &reply);
         if (r < 0)
                 return r;
@@ -204,9 +204,8 @@ int verb_status(int argc, char *argv[])
         s.section_folders = folders;
 
         if (arg.json != JSON_OFF)
-                print_status_json(&s);
-        else
-                print_status_text(&s);
+                return print_status_json(&s);
+        print_status_text(&s);
         return 0;
 }
 
@@ -243,10 +242,9 @@ int verb_version(int argc, char *argv[])
 
                 json_object_object_add(o, "client", json_object_new_string(PACKAGE_VERSION));
                 json_object_object_add(o, "daemon", daemon ? json_object_new_string(daemon) : NULL);
-                json_print(o);
-        } else {
-                printf("nvprofilectl %s\n", PACKAGE_VERSION);
-                printf("nvprofiled %s\n", daemon ? esc(&e, daemon) : "(not running)");
+                return json_print_document("version", NULL, o);
         }
+        printf("nvprofilectl %s\n", PACKAGE_VERSION);
+        printf("nvprofiled %s\n", daemon ? esc(&e, daemon) : "(not running)");
         return 0;
 }

@@ -285,11 +285,11 @@ static int call_list(sd_bus *bus, const char *method, const char *by, const char
                 return log_oom();
         r = sd_bus_message_new_method_call(bus, &call, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, method);
         if (r < 0)
-                return log_error_errno(r, "Cannot create a %s call", method);
+                return log_error_errno(r, "Could not %s", strna(bus_request_words(method)));
         if (by) {
                 r = sd_bus_message_append(call, "s", by);
                 if (r < 0)
-                        return log_error_errno(r, "Cannot create a %s call", method);
+                        return log_error_errno(r, "Could not %s", strna(bus_request_words(method)));
         }
         r = client_send(bus, call, &reply);
         if (r < 0)
@@ -297,7 +297,8 @@ static int call_list(sd_bus *bus, const char *method, const char *by, const char
 
         r = read_rows(reply, contents, fields, read_one, a);
         if (r < 0)
-                return log_error_errno(r, "Cannot read the reply to %s", method);
+                return log_error_errno(
+                                r, "Could not %s: the daemon's reply does not read", strna(bus_request_words(method)));
         *ret = TAKE_PTR(a);
         return 0;
 }
@@ -354,10 +355,58 @@ int top_watch(sd_bus *bus, uint64_t interval_usec, int *ret_fd)
         }
         r = sd_bus_message_read(reply, "h", &fd);
         if (r < 0)
-                return log_error_errno(r, "Cannot read the reply to WatchUsage");
+                return log_error_errno(r, "Could not watch the GPU usage: the daemon's reply does not read");
         fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
         if (fd < 0)
-                return log_error_errno(errno, "Cannot keep the WatchUsage descriptor");
+                return log_error_errno(errno, "Could not watch the GPU usage: the daemon's descriptor cannot be kept");
         *ret_fd = fd;
         return 0;
+}
+
+/* The daemon says "not known" with -1 (a utilisation without a previous sample) and "" (no unit, no
+ * container); a reader of the document gets null for both, as every --json schema has it. The frame
+ * reads the reading as sent. */
+static struct json_object *copy_with_nulls(struct json_object *v)
+{
+        struct json_object *copy;
+
+        switch (json_object_get_type(v)) {
+        case json_type_double:
+                return json_object_get_double(v) < 0 ? NULL : json_object_get(v);
+        case json_type_string:
+                return json_object_get_string_len(v) == 0 ? NULL : json_object_get(v);
+        case json_type_object:
+                copy = json_object_new_object();
+                if (!copy)
+                        return NULL;
+                for (struct json_object_iterator it = json_object_iter_begin(v), end = json_object_iter_end(v);
+                                !json_object_iter_equal(&it, &end); json_object_iter_next(&it))
+                        json_object_object_add(copy, json_object_iter_peek_name(&it),
+                                        copy_with_nulls(json_object_iter_peek_value(&it)));
+                return copy;
+        case json_type_array:
+                copy = json_object_new_array();
+                if (!copy)
+                        return NULL;
+                for (size_t i = 0; i < json_object_array_length(v); i++)
+                        json_object_array_add(copy, copy_with_nulls(json_object_array_get_idx(v, i)));
+                return copy;
+        default:
+                return json_object_get(v);
+        }
+}
+
+int top_print_document(struct json_object *reading)
+{
+        _cleanup_(json_object_putp) struct json_object *doc = NULL;
+
+        assert(reading);
+
+        doc = copy_with_nulls(reading);
+        if (!doc)
+                return log_oom();
+        /* Not grouped (--group=process): the member is there, null. */
+        if (!json_object_object_get_ex(doc, "groups", NULL) && json_object_object_add(doc, "groups", NULL) < 0)
+                return log_oom();
+        return json_print_document("top", NULL, doc);
 }

@@ -117,8 +117,7 @@ static int print_once(struct json_object *reading, TopSort sort, TopGroup group,
         int r;
 
         if (arg.json != JSON_OFF) {
-                json_print(reading);
-                return 0;
+                return top_print_document(reading);
         }
         r = top_frame_build(&frame, reading, sort, group, interval_usec, terminal_columns(), 0);
         if (r < 0)
@@ -307,7 +306,9 @@ int verb_top(int argc, char *argv[])
         if (!interactive) {
                 /* --json: one document per sample until interrupted. */
                 for (;;) {
-                        json_print(reading);
+                        r = top_print_document(reading);
+                        if (r < 0)
+                                return r;
                         fflush(stdout);
                         if (watch_fd >= 0) {
                                 if (!wait_samples(watch_fd, 1, interval_usec + TOP_GRACE_USEC))

@@ -44,6 +44,10 @@ int top_group_from_key(TopGroup current, int key);
  * exact. */
 int top_read(sd_bus *bus, TopGroup group, struct json_object **ret);
 
+/* Prints a reading as the "top" --json document: -1 and "" (not known) as null, "groups" null when not
+ * grouped. */
+int top_print_document(struct json_object *reading);
+
 /* The Usage.WatchUsage descriptor (the daemon samples at interval while it is open), or negative. */
 int top_watch(sd_bus *bus, uint64_t interval_usec, int *ret_fd);
 

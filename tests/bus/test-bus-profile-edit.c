@@ -237,7 +237,7 @@ static void test_ctl_refused_says_sudo(void)
         g_test_message("nvprofilectl stderr: %s", err);
         g_assert_true(WIFEXITED(status));
         g_assert_cmpint(WEXITSTATUS(status), ==, EXIT_FAILURE);
-        g_assert_nonnull(strstr(err, "AddRule: access denied: Access denied by polkit.\n"));
+        g_assert_nonnull(strstr(err, "Could not add the rule: permission denied: Access denied by polkit.\n"));
         g_assert_nonnull(strstr(err, "sudo nvprofilectl"));
         g_assert_nonnull(strstr(err, "polkit authentication agent"));
         g_assert_null(read_root_file(&w, TARGET));

@@ -13,6 +13,7 @@
 
 #include "client.h"
 #include "rc-reader.h"
+#include "json-schema-check.h"
 #include "rc-settings.h"
 #include "private-bus.h"
 #include "test-util.h"
@@ -250,6 +251,7 @@ static struct json_object *check_json(int *ret_status, const char *first, ...)
         *ret_status = run_ctl(&out, NULL, g_ptr_array_index(args, 0), g_ptr_array_index(args, 1),
                         g_ptr_array_index(args, 2), g_ptr_array_index(args, 3), g_ptr_array_index(args, 4),
                         g_ptr_array_index(args, 5), NULL);
+        assert_json_valid(out);
         o = json_tokener_parse(out);
         g_assert_nonnull(o);
         return o;
@@ -527,6 +529,11 @@ static void test_not_running(void)
                 /* version answers for the client either way. */
                 g_assert_cmpint(run_ctl(&out, NULL, bus_arg, "version", NULL), ==, EXIT_SUCCESS);
                 g_assert_nonnull(strstr(out, "nvprofiled (not running)"));
+                g_clear_pointer(&out, g_free);
+                /* The daemon's version is not known: null. */
+                g_assert_cmpint(run_ctl(&out, NULL, bus_arg, "--json=short", "version", NULL), ==, EXIT_SUCCESS);
+                assert_json_valid(out);
+                g_assert_nonnull(strstr(out, "\"daemon\":null"));
         }
         private_bus_stop(&b);
 }
@@ -785,7 +792,7 @@ static void test_edit_dry_run_diff_lines(void)
 static void test_settings(void)
 {
         g_autofree char *out = NULL, *err = NULL, *one = NULL;
-        struct json_object *o;
+        struct json_object *o, *setting;
         size_t n_known, n_lines;
 
         rc_settings_known(&n_known);
@@ -799,14 +806,52 @@ static void test_settings(void)
         g_assert_true(g_regex_match_simple("^GLFSAAMode +0\\.\\.15 ", out, G_REGEX_MULTILINE, 0));
 
         g_assert_cmpint(run_ctl(&one, NULL, "--json=short", "settings", "GLVidHeapReuseRatio", NULL), ==, 0);
+        assert_json_valid(one);
         o = json_tokener_parse(one);
         g_assert_nonnull(o);
-        g_assert_cmpstr(json_object_get_string(json_object_object_get(o, "type")), ==, "integer");
-        g_assert_false(json_object_get_boolean(json_object_object_get(o, "documented")));
+        g_assert_cmpuint(json_object_array_length(json_object_object_get(o, "settings")), ==, 1);
+        setting = json_object_array_get_idx(json_object_object_get(o, "settings"), 0);
+        g_assert_cmpstr(json_object_get_string(json_object_object_get(setting, "type")), ==, "integer");
+        g_assert_false(json_object_get_boolean(json_object_object_get(setting, "documented")));
         json_object_put(o);
+
+        /* A boolean has no range: null, not left out. */
+        g_clear_pointer(&one, g_free);
+        g_assert_cmpint(run_ctl(&one, NULL, "--json=short", "settings", "GLSyncToVblank", NULL), ==, 0);
+        assert_json_valid(one);
+        o = json_tokener_parse(one);
+        setting = json_object_array_get_idx(json_object_object_get(o, "settings"), 0);
+        g_assert_true(json_object_object_get_ex(setting, "min", NULL));
+        g_assert_null(json_object_object_get(setting, "min"));
+        json_object_put(o);
+
+        g_clear_pointer(&out, g_free);
+        g_assert_cmpint(run_ctl(&out, NULL, "--json=pretty", "settings", NULL), ==, 0);
+        assert_json_valid(out);
 
         g_assert_cmpint(run_ctl(NULL, &err, "settings", "glsynctovblank", NULL), ==, EXIT_FAILURE);
         g_assert_nonnull(strstr(err, "did you mean GLSyncToVblank"));
+}
+
+/* Every method of the contract has words for errors ("Could not list the rules: ..."): a method added
+ * without them would be named by its D-Bus name. */
+static void test_request_words(void)
+{
+        g_autofree char *xml = NULL;
+        g_autoptr(GRegex) re = g_regex_new("<method name=\"([A-Za-z]+)\"", 0, 0, NULL);
+        g_autoptr(GMatchInfo) match = NULL;
+        unsigned n = 0;
+
+        g_assert_true(g_file_get_contents(g_getenv("NVPROFILED_DBUS_XML"), &xml, NULL, NULL));
+        for (g_regex_match(re, xml, 0, &match); g_match_info_matches(match); g_match_info_next(match, NULL)) {
+                g_autofree char *method = g_match_info_fetch(match, 1);
+
+                if (!bus_request_words(method))
+                        g_error("no words for errors of %s (client/client-bus.c, bus_requests)", method);
+                n++;
+        }
+        g_assert_cmpuint(n, >, 40);
+        g_assert_null(bus_request_words("NoSuchMethod"));
 }
 
 int main(int argc, char *argv[])
@@ -833,6 +878,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/nvprofilectl/edit/usage-errors", test_edit_usage_errors);
         g_test_add_func("/nvprofilectl/bus/no-bus", test_no_bus);
         g_test_add_func("/nvprofilectl/settings", test_settings);
+        g_test_add_func("/nvprofilectl/errors/request-words", test_request_words);
         g_test_add_func("/nvprofilectl/edit/home-and-rcd-file", test_edit_home_and_rcd_file);
         g_test_add_func("/nvprofilectl/edit/dry-run-diff-lines", test_edit_dry_run_diff_lines);
         r = g_test_run();

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "bus-names.h"
+#include "json-schema-check.h"
 #include "private-bus.h"
 #include "test-other-user.h"
 #include "test-util.h"
@@ -63,8 +64,15 @@ static int method_get_process(sd_bus_message *m, void *userdata, sd_bus_error *e
 static int method_explain_process(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         FakeDaemon *d = userdata;
+        uint32_t pid;
 
         d->n_explain++;
+        /* Refusals, as the daemon and the bus word them: with a message, and with none. */
+        g_assert_cmpint(sd_bus_message_read(m, "u", &pid), >=, 0);
+        if (pid == 666)
+                return sd_bus_error_set(error, SD_BUS_ERROR_ACCESS_DENIED, "Not your process.");
+        if (pid == 667)
+                return sd_bus_error_set(error, "io.github.nvprofiled.Error.Mystery", NULL);
         /* Every string of the resolution is hostile. */
         return sd_bus_reply_method_return(m, RESOLUTION_TYPE, "enabled", 4, "procname", "s", "/tmp/exe" NASTY,
                         "commname", "s", "comm" NASTY, "cmdline", "s", "cmd" NASTY, "home", "s", "/home/u" NASTY, 1,
@@ -84,8 +92,10 @@ static int method_list_errors(sd_bus_message *m, void *userdata, sd_bus_error *e
 
 static int method_list_processes(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-        return sd_bus_reply_method_return(m, "a(outussasu)", 1, "/", (uint32_t) 100, (uint64_t) 7, (uint32_t) 0,
-                        "comm" NASTY, "/usr/bin/exe" NASTY, 1, "Prof" NASTY, (uint32_t) 2);
+        /* The second is another user's, no rule matched: its executable is not shown (""), only with --all. */
+        return sd_bus_reply_method_return(m, "a(outussasu)", 2, "/", (uint32_t) 100, (uint64_t) 7, (uint32_t) 0,
+                        "comm" NASTY, "/usr/bin/exe" NASTY, 1, "Prof" NASTY, (uint32_t) 2, "/", (uint32_t) 101,
+                        (uint64_t) 8, (uint32_t) 1000, "other", "", 0, (uint32_t) 0);
 }
 
 static int method_list_rules(sd_bus_message *m, void *userdata, sd_bus_error *error)
@@ -464,6 +474,7 @@ static void test_own_processes_only(void)
         emit_process_changed(&f, 300, 9, nobody);
         emit_removed(&f, 200, 8);
         g_assert_true(wait_for_output(&f, "\"event\":\"process-removed\"", WAIT_USEC));
+        assert_json_valid(f.seen->str);
 
         g_assert_cmpuint(f.daemon.n_subscribe, ==, 1);
         g_assert_cmpuint(f.daemon.n_explain, ==, 0);
@@ -475,7 +486,8 @@ static void test_own_processes_only(void)
         root_line = line_with(&f, "\"pid\":100,");
         g_assert_nonnull(strstr(root_line, "\"event\":\"process-changed\""));
         g_assert_nonnull(strstr(root_line, "\"uid\":0"));
-        g_assert_null(strstr(root_line, "resolution"));
+        /* Not the caller's to see: not known, null. */
+        g_assert_nonnull(strstr(root_line, "\"resolution\":null"));
         own_line = line_with(&f, "\"pid\":200,");
         g_assert_nonnull(strstr(own_line, "\"profile\":\"Prof\""));
         g_assert_nonnull(strstr(own_line, "\"comm\":\"fakecomm\""));
@@ -523,7 +535,10 @@ static void test_without_get_process(void)
         g_assert_cmpuint(f.daemon.n_explain, ==, 0);
         g_assert_nonnull(strstr(f.seen->str, "\"pid\":100,"));
         g_assert_nonnull(strstr(f.seen->str, "\"pid\":200,"));
-        g_assert_null(strstr(f.seen->str, "resolution"));
+        /* An older daemon: no resolution known, null in every line. */
+        g_assert_null(strstr(f.seen->str, "\"resolution\":{"));
+        g_assert_nonnull(strstr(f.seen->str, "\"resolution\":null"));
+        assert_json_valid(f.seen->str);
         fixture_teardown(&f);
 }
 
@@ -705,9 +720,88 @@ static void test_listings_escaped(void)
         g_assert_cmpint(run_ctl(&f, &json, NULL, "--json=short", "processes", NULL), ==, 0);
         o = json_tokener_parse(json);
         g_assert_nonnull(o);
-        g_assert_cmpstr(json_object_get_string(json_object_object_get(json_object_array_get_idx(o, 0), "comm")), ==,
-                        "comm" NASTY);
+        g_assert_cmpstr(json_object_get_string(json_object_object_get(
+                                        json_object_array_get_idx(json_object_object_get(o, "processes"), 0), "comm")),
+                        ==, "comm" NASTY);
         json_object_put(o);
+        fixture_teardown(&f);
+}
+
+/* Every --json document of a verb that asks the daemon names its schema and version and is valid against
+ * it (client/json-schemas); what the caller may not know is null. */
+static void test_json_schemas(void)
+{
+        static const char *const verbs[][3] = {
+                { "status", NULL, NULL },
+                { "version", NULL, NULL },
+                { "processes", "--all", NULL },
+                { "explain", "100", NULL },
+                { "rules", NULL, NULL },
+                { "profiles", NULL, NULL },
+                { "errors", NULL, NULL },
+                { "sections", "list", NULL },
+        };
+        Fixture f;
+
+        if (!stand_in_start(&f, true))
+                return;
+
+        for (size_t i = 0; i < G_N_ELEMENTS(verbs); i++) {
+                g_autofree char *json = NULL;
+                struct json_object *o;
+                int r;
+
+                r = run_ctl(&f, &json, NULL, "--json=pretty", verbs[i][0], verbs[i][1], verbs[i][2], NULL);
+                /* errors and sections list report what they list in the status too */
+                g_assert_cmpint(r, <=, 1);
+                g_test_message("%s %s: %s", verbs[i][0], verbs[i][1] ? verbs[i][1] : "", json);
+                assert_json_valid(json);
+                o = json_tokener_parse(json);
+                g_assert_cmpint(json_object_get_int(json_object_object_get(o, "schema_version")), ==, 1);
+                if (g_str_equal(verbs[i][0], "processes")) {
+                        struct json_object *other =
+                                        json_object_array_get_idx(json_object_object_get(o, "processes"), 1);
+
+                        g_assert_cmpint(json_object_get_int(json_object_object_get(other, "pid")), ==, 101);
+                        g_assert_true(json_object_object_get_ex(other, "executable", NULL));
+                        g_assert_null(json_object_object_get(other, "executable"));
+                }
+                json_object_put(o);
+        }
+        fixture_teardown(&f);
+}
+
+/* A failed request says what the user asked for and why in words: never a D-Bus method's or error's name. */
+static void test_errors_in_words(void)
+{
+        static const struct {
+                const char *args[3];
+                const char *expected;
+        } cases[] = {
+                { { "explain", "666", NULL },
+                                "nvprofilectl: Could not explain process 666: permission denied: Not your process.\n" },
+                { { "explain", "667", NULL },
+                                "nvprofilectl: Could not explain process 667: nvprofiled gave no reason.\n" },
+                /* The stand-in has no Reload: as an older daemon would answer. */
+                { { "reload", NULL, NULL },
+                                "nvprofilectl: Could not reload the configuration: the running nvprofiled does not offer this (an older "
+                                "version?).\n" },
+        };
+        Fixture f;
+
+        if (!stand_in_start(&f, true))
+                return;
+        for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+                g_autofree char *out = NULL, *err = NULL;
+
+                g_assert_cmpint(run_ctl(&f, &out, &err, cases[i].args[0], cases[i].args[1], cases[i].args[2], NULL), ==,
+                                1);
+                g_assert_cmpstr(err, ==, cases[i].expected);
+                for (const char *const *name = (const char *const[]){ "ExplainProcess", "Reload", "org.freedesktop",
+                                     "io.github", NULL };
+                                *name; name++)
+                        g_assert_null(strstr(err, *name));
+        }
         fixture_teardown(&f);
 }
 
@@ -733,6 +827,11 @@ static void test_system_dry_run_diff_lines(void)
                         "\\ No newline at end of file\n"
                         "+{ \"rules\": [{ \"pattern\": \"niri\", \"profile\": \"P\" }] }\n"
                         "No running process would change its settings.\n");
+        g_clear_pointer(&out, g_free);
+        g_assert_cmpint(run_ctl(&f, &out, NULL, "--json=short", "rules", "add", "--system", "--dry-run", "--procname",
+                                        "niri", "--profile", "P", NULL),
+                        ==, 0);
+        assert_json_valid(out);
         fixture_teardown(&f);
 }
 
@@ -748,6 +847,8 @@ int main(int argc, char *argv[])
         g_test_add_func("/errors/positions", test_errors_positions);
         g_test_add_func("/explain/escaped", test_explain_escaped);
         g_test_add_func("/listings/escaped", test_listings_escaped);
+        g_test_add_func("/json/schemas", test_json_schemas);
+        g_test_add_func("/errors/in-words", test_errors_in_words);
         g_test_add_func("/edit/system-dry-run-diff-lines", test_system_dry_run_diff_lines);
         return g_test_run();
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "bus-names.h"
+#include "json-schema-check.h"
 #include "private-bus.h"
 #include "itest.h"
 #include "test-util.h"
@@ -47,7 +48,7 @@ static int method_list_devices(sd_bus_message *m, void *userdata, sd_bus_error *
         g_assert_cmpint(sd_bus_message_append(reply, "a(sssssuuassua(sddu)a(sa{st})t)", 2,
                                         /* an i915 through fdinfo */
                                         "0000:00:02.0", "drm-fdinfo", "i915", "0000:00:02.0", "", 0x8086, 0x46a6, 2,
-                                        "card0", "renderD128", "active", 3, 2, "render", 62.5, 0.0, 2, "video", 0.0,
+                                        "card0", "renderD128", "active", 3, 2, "render", 62.5, -1.0, 2, "video", 0.0,
                                         0.0, 1, 1, "system0", 2, "resident", UINT64_C(12582912), "total",
                                         UINT64_C(16777216), UINT64_C(0),
                                         /* an NVIDIA GPU through NVML, with a hostile name */
@@ -203,8 +204,10 @@ static void test_once_json(void)
         if (!stand_in_start(&s, true))
                 return;
         g_assert_cmpint(run_ctl(&s, &out, "--json=short", "top", "--once", "--interval=0.25", NULL), ==, 0);
+        assert_json_valid(out);
         doc = json_tokener_parse(out);
         g_assert_nonnull(doc);
+        g_assert_cmpstr(json_object_get_string(json_object_object_get(doc, "schema")), ==, "io.github.nvprofiled.top");
         /* It asked the daemon to sample at its interval, and read after samples were announced. */
         g_assert_cmpuint(s.n_watch, ==, 1);
         g_assert_cmpuint(s.watch_interval, ==, 250000);
@@ -220,6 +223,11 @@ static void test_once_json(void)
         e0 = json_object_array_get_idx(json_object_object_get(json_object_array_get_idx(devices, 0), "engines"), 0);
         g_assert_cmpstr(json_object_get_string(json_object_object_get(e0, "name")), ==, "render");
         g_assert_cmpfloat(json_object_get_double(json_object_object_get(e0, "busy_percent")), ==, 62.5);
+        /* The daemon's -1 and "" (not known, not there) are null: the frequency, the i915's name. */
+        g_assert_true(json_object_object_get_ex(e0, "freq_percent", NULL));
+        g_assert_null(json_object_object_get(e0, "freq_percent"));
+        g_assert_true(json_object_object_get_ex(json_object_array_get_idx(devices, 0), "name", NULL));
+        g_assert_null(json_object_object_get(json_object_array_get_idx(devices, 0), "name"));
         g_assert_cmpint(json_object_get_int64(json_object_object_get(
                                         json_object_object_get(
                                                         json_object_array_get_idx(
@@ -244,7 +252,8 @@ static void test_once_json(void)
         /* What each runs as, exact. */
         g_assert_cmpstr(json_object_get_string(json_object_object_get(p0, "unit")), ==, "session-2.scope");
         g_assert_cmpstr(json_object_get_string(json_object_object_get(p0, "slice")), ==, "user-0.slice");
-        g_assert_cmpstr(json_object_get_string(json_object_object_get(p0, "app")), ==, "");
+        g_assert_true(json_object_object_get_ex(p0, "app", NULL));
+        g_assert_null(json_object_object_get(p0, "app"));
         g_assert_cmpstr(json_object_get_string(json_object_object_get(json_object_array_get_idx(processes, 1), "app")),
                         ==, "org.blender.Blender");
         g_assert_cmpstr(json_object_get_string(
@@ -342,6 +351,7 @@ static void test_json_stream(void)
                 for (unsigned i = 0; i < 3; i++) {
                         g_autoptr(json_object) doc = json_tokener_parse(docs[i]);
 
+                        assert_json_valid(docs[i]);
                         g_assert_nonnull(doc);
                         g_assert_cmpuint(json_object_array_length(json_object_object_get(doc, "processes")), ==, 3);
                 }

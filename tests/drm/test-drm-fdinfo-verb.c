@@ -5,6 +5,7 @@
 #include <json-c/json.h>
 #include <sys/wait.h>
 
+#include "json-schema-check.h"
 #include "test-util.h"
 
 typedef struct Run {
@@ -59,6 +60,7 @@ static struct json_object *parse_json(const char *text)
 
         if (!o)
                 g_error("not JSON: %s", text);
+        assert_json_valid(text);
         return o;
 }
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(json_object, json_object_put)

@@ -839,6 +839,18 @@ uint64_t itest_generation(ITest *t)
         return g;
 }
 
+struct json_object *itest_parse_list(const char *out, const char *key)
+{
+        struct json_object *doc = json_tokener_parse(out), *list;
+
+        if (!doc)
+                return NULL;
+        list = json_object_get(json_object_object_get(doc, key));
+        json_object_put(doc);
+        g_assert_true(json_object_is_type(list, json_type_array));
+        return list;
+}
+
 struct json_object *itest_resolve_json(ITest *t, const char *exe, const char *home)
 {
         g_autofree char *out = NULL;

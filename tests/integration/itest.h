@@ -134,6 +134,10 @@ bool itest_is_tracked(ITest *t, pid_t pid);
 /* Generation of the configuration (ConfigGeneration). */
 uint64_t itest_generation(ITest *t);
 
+/* The list key of a listing's --json document (nvprofilectl processes, rules, profiles, errors: an object
+ * naming its schema, the list one of its members), a reference of its own; NULL if out does not parse. */
+struct json_object *itest_parse_list(const char *out, const char *key);
+
 /* Calls Resolve with exe (and optional HOME) and returns the resolution as JSON (via nvprofilectl). */
 struct json_object *itest_resolve_json(ITest *t, const char *exe, const char *home);
 

@@ -589,7 +589,7 @@ struct json_object *errors_json(Sec *s, bool attacker)
 
         g_assert_cmpint(r, >=, 0);
         g_assert_cmpint(r, <=, 1);
-        return parse_json(out);
+        return itest_parse_list(out, "errors");
 }
 
 /* Rules of a listing from file (see file_matches()). */
@@ -607,7 +607,7 @@ struct json_object *attacker_rules(Sec *s, const char *home)
         g_autofree char *out = NULL;
 
         g_assert_cmpint(attacker_ctl(s, &out, NULL, "--json=short", "rules", "--home", home), ==, 0);
-        return parse_json(out);
+        return itest_parse_list(out, "rules");
 }
 
 /* The hexadecimal start addresses of the mappings in /proc/<pid>/maps. */

@@ -16,6 +16,7 @@
 
 #include "bus-names.h"
 #include "itest.h"
+#include "json-schema-check.h"
 
 #define RCD "etc/nvidia/nvidia-application-profiles-rc.d"
 #define WAIT_MS 15000
@@ -130,7 +131,7 @@ static void test_copied_binary(void)
                 struct json_object *rules, *profiles, *r0, *p0, *s0;
 
                 g_assert_cmpint(itest_ctl(&t, &out, "rules", NULL), ==, 0);
-                rules = json_tokener_parse(out);
+                rules = itest_parse_list(out, "rules");
                 g_assert_cmpuint(json_object_array_length(rules), ==, 1);
                 r0 = json_object_array_get_idx(rules, 0);
                 g_assert_cmpstr(jstr(r0, "pattern"), ==, "procname \"nvptest-app\"");
@@ -139,7 +140,7 @@ static void test_copied_binary(void)
                 json_object_put(rules);
 
                 g_assert_cmpint(itest_ctl(&t, &out2, "profiles", NULL), ==, 0);
-                profiles = json_tokener_parse(out2);
+                profiles = itest_parse_list(out2, "profiles");
                 g_assert_cmpuint(json_object_array_length(profiles), ==, 1);
                 p0 = json_object_array_get_idx(profiles, 0);
                 g_assert_cmpstr(jstr(p0, "name"), ==, "AppProfile");
@@ -430,7 +431,7 @@ static char *object_of(ITest *t, pid_t pid, bool *ret_gpu)
         char *path = NULL;
 
         g_assert_cmpint(itest_ctl(t, &out, "processes", "--all", NULL), ==, 0);
-        list = json_tokener_parse(out);
+        list = itest_parse_list(out, "processes");
         for (size_t i = 0; list && i < json_object_array_length(list); i++) {
                 struct json_object *o = json_object_array_get_idx(list, i);
                 if (json_object_get_int(json_object_object_get(o, "pid")) == pid && jstr(o, "object"))
@@ -512,7 +513,7 @@ static bool error_listed(ITest *t, const char *file, const char *state)
         status = itest_ctl(t, &out, "errors", NULL);
         g_assert_cmpint(status, >=, 0);
         g_assert_cmpint(status, <=, 1);
-        list = json_tokener_parse(out);
+        list = itest_parse_list(out, "errors");
         g_assert_nonnull(list);
         for (size_t i = 0; i < json_object_array_length(list); i++) {
                 struct json_object *o = json_object_array_get_idx(list, i);
@@ -772,14 +773,14 @@ static void test_privacy(void)
         /* Status and listing work; root's process is shown without executable or profiles. */
         g_assert_cmpint(itest_ctl_as_nobody(&t, NULL, "status", NULL), ==, 0);
         g_assert_cmpint(itest_ctl_as_nobody(&t, &out, "processes", "--all", NULL), ==, 0);
-        list = json_tokener_parse(out);
+        list = itest_parse_list(out, "processes");
         g_assert_nonnull(list);
         for (size_t i = 0; i < json_object_array_length(list); i++) {
                 struct json_object *o = json_object_array_get_idx(list, i);
                 if (json_object_get_int(json_object_object_get(o, "pid")) != pid)
                         continue;
                 seen = true;
-                g_assert_cmpstr(jstr(o, "executable"), ==, "");
+                g_assert_null(jstr(o, "executable")); /* not known to the caller */
                 g_assert_cmpuint(json_object_array_length(json_object_object_get(o, "profiles")), ==, 0);
                 g_assert_cmpint(json_object_get_int(json_object_object_get(o, "settings")), ==, 0);
         }
@@ -999,7 +1000,7 @@ static void test_privacy_hide(void)
         g_assert_cmpuint(tracked_count(&t), ==, 2);
 
         g_assert_cmpint(itest_ctl_as_caller(&t, &out, "processes", "--all", NULL), ==, 0);
-        list = json_tokener_parse(out);
+        list = itest_parse_list(out, "processes");
         g_assert_nonnull(list);
         for (size_t i = 0; i < json_object_array_length(list); i++) {
                 struct json_object *o = json_object_array_get_idx(list, i);
@@ -1032,7 +1033,9 @@ static struct json_object *ctl_json(ITest *t, int expected_status, const char *f
         va_end(ap);
         g_assert_null(a[G_N_ELEMENTS(a) - 1]);
         g_assert_cmpint(itest_ctl(t, &out, a[0], a[1], a[2], NULL), ==, expected_status);
-        j = json_tokener_parse(out);
+        assert_json_valid(out);
+        /* Each listing's list is the member its verb names. */
+        j = itest_parse_list(out, a[0]);
         g_assert_nonnull(j);
         return j;
 }

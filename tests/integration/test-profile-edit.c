@@ -137,7 +137,7 @@ static unsigned rule_line(EditWorld *w, const char *file, const char *id)
         unsigned line = 0;
 
         g_assert_cmpint(itest_ctl(&w->t, &out, "rules", "--home", w->home, NULL), ==, 0);
-        list = parse(out);
+        list = itest_parse_list(out, "rules");
         for (size_t i = 0; i < json_object_array_length(list); i++) {
                 struct json_object *r = json_object_array_get_idx(list, i), *l = NULL;
 

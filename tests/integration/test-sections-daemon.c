@@ -9,6 +9,7 @@
 #include "bus-names.h"
 #include "macro.h"
 #include "itest.h"
+#include "json-schema-check.h"
 
 #define GOOD_A                                                                                                                                  \
         "Identifier: \"A\"\nDisplayName: \"Section A\"\nOrder: 5\nSets { Identifier: \"basic\" }\n"                                             \
@@ -24,6 +25,7 @@ static struct json_object *ctl_json(ITest *t, int expect, const char *a, const c
         if (status != expect)
                 g_printerr("sections %s: %s\n", a, out);
         g_assert_cmpint(status, ==, expect);
+        assert_json_valid(out);
         struct json_object *o = json_tokener_parse(out);
         if (!o)
                 g_printerr("sections %s: not JSON: %s\n", a, out);
@@ -36,6 +38,7 @@ static struct json_object *ctl_json4(ITest *t, int expect, const char *a, const 
         g_autofree char *out = NULL;
         int status = itest_ctl(t, &out, "sections", a, b, c, d, NULL);
         g_assert_cmpint(status, ==, expect);
+        assert_json_valid(out);
         struct json_object *o = json_tokener_parse(out);
         g_assert_nonnull(o);
         return o;
@@ -94,30 +97,34 @@ static void test_sections(void)
                         "Error: Line=3 Column=25 Unknown enumeration value of \"CC_999\" for field \"MinArch\".");
         json_object_put(list);
 
-        struct json_object *sets = ctl_json(&t, 0, "sets", NULL, NULL);
+        struct json_object *sets_doc = ctl_json(&t, 0, "sets", NULL, NULL);
+        struct json_object *sets = json_object_object_get(sets_doc, "sets");
         g_assert_cmpuint(json_object_array_length(sets), ==, 2);
         g_assert_cmpstr(jstr(json_object_array_get_idx(sets, 0), "name"), ==, "basic");
         g_assert_cmpstr(jstr(json_object_array_get_idx(sets, 1), "name"), ==, "full");
-        json_object_put(sets);
+        json_object_put(sets_doc);
 
-        struct json_object *show = ctl_json(&t, 0, "show", "A", NULL);
+        struct json_object *show_doc = ctl_json(&t, 0, "show", "A", NULL);
+        struct json_object *show = json_object_object_get(show_doc, "section");
         g_assert_cmpstr(jstr(show, "Identifier"), ==, "A");
         g_assert_cmpint(json_object_get_int(json_object_object_get(show, "Order")), ==, 5);
-        json_object_put(show);
+        json_object_put(show_doc);
         g_autofree char *out = NULL;
         g_assert_cmpint(itest_ctl(&t, &out, "sections", "show", "Nope", NULL), ==, 1);
 
         /* metrics: the option on 8.6, the base on 7.0, the derived metric's operands. */
-        struct json_object *m86 = ctl_json(&t, 0, "metrics", "A", "--arch=86");
+        struct json_object *m86_doc = ctl_json(&t, 0, "metrics", "A", "--arch=86");
+        struct json_object *m86 = json_object_object_get(m86_doc, "metrics");
         g_assert_cmpuint(json_object_array_length(m86), ==, 3);
         g_assert_cmpstr(jstr(json_object_array_get_idx(m86, 0), "name"), ==, "new");
         g_assert_cmpstr(jstr(json_object_array_get_idx(m86, 0), "label"), ==, "Base");
         g_assert_cmpstr(jstr(json_object_array_get_idx(m86, 1), "name"), ==, "op_a");
         g_assert_cmpstr(jstr(json_object_array_get_idx(m86, 1), "derived_for"), ==, "derived__x");
-        json_object_put(m86);
-        struct json_object *m70 = ctl_json4(&t, 0, "metrics", "A", "--arch=70", "--scope=range");
+        json_object_put(m86_doc);
+        struct json_object *m70_doc = ctl_json4(&t, 0, "metrics", "A", "--arch=70", "--scope=range");
+        struct json_object *m70 = json_object_object_get(m70_doc, "metrics");
         g_assert_cmpstr(jstr(json_object_array_get_idx(m70, 0), "name"), ==, "base");
-        json_object_put(m70);
+        json_object_put(m70_doc);
         g_clear_pointer(&out, g_free);
         g_assert_cmpint(itest_ctl(&t, &out, "sections", "metrics", "A", NULL), ==, 2);
 

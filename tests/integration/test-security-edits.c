@@ -32,7 +32,7 @@ static char *rule_id_as_root(Sec *s, const char *file, const char *needle)
         char *id = NULL;
 
         g_assert_cmpint(root_ctl_private(s, &out, "--json=short", "rules"), ==, 0);
-        rules = parse_json(out);
+        rules = itest_parse_list(out, "rules");
         for (size_t i = 0; i < json_object_array_length(rules); i++) {
                 struct json_object *r = json_object_array_get_idx(rules, i);
 

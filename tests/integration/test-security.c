@@ -199,7 +199,7 @@ static void test_home_root(void)
 
         /* Root is answered: the file is there and is read for root. */
         g_assert_cmpint(root_ctl_private(&s, &out, "--json=short", "rules", "--home", "/root"), ==, 0);
-        rules = parse_json(out);
+        rules = itest_parse_list(out, "rules");
         g_assert_cmpuint(count_rules_from(rules, "/root/" USER_RC), ==, 1);
         json_object_put(rules);
 

@@ -717,7 +717,7 @@ static void test_attribution(void)
         blender_group = g_strdup_printf(
                         "group unit user@%u.service/app-flatpak-org.blender.Blender-95124.scope ", (unsigned) u.uid);
         blender_json = g_strdup_printf("\"unit\":\"user@%u.service/app-flatpak-org.blender.Blender-95123.scope\","
-                                       "\"slice\":\"app.slice\",\"container_kind\":\"\",\"container\":\"\","
+                                       "\"slice\":\"app.slice\",\"container_kind\":null,\"container\":null,"
                                        "\"app_kind\":\"flatpak\",\"app\":\"org.blender.Blender\"",
                         (unsigned) u.uid);
         blender_label = g_strdup_printf(

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "json-schema-check.h"
 #include "strv.h"
 #include "test-util.h"
 #include "verb-report-diff.h"
@@ -56,6 +57,7 @@ static void test_rules_json(void)
 
         g_assert_cmpstr(err, ==, "");
         g_assert_cmpint(r, ==, 0);
+        assert_json_valid(out);
         json_object *doc = json_tokener_parse(out);
         g_assert_nonnull(doc);
         json_object *actions = json_object_object_get(doc, "actions");
@@ -171,6 +173,7 @@ static void test_diff(void)
         /* --json=short: one line */
         g_assert_true(g_str_has_suffix(out2, "}\n"));
         g_assert_true(strchr(out2, '\n') == out2 + strlen(out2) - 1);
+        assert_json_valid(out2);
         json_object *doc = json_tokener_parse(out2);
         g_assert_nonnull(doc);
         g_assert_cmpstr(json_object_get_string(json_object_object_get(doc, "baseline")), ==, sobel);
@@ -431,6 +434,7 @@ static void test_diff_fail_above(void)
                                         "--metric=gpu__time_duration.sum:decrease", "--json=short", "diff", extrap,
                                         extrap, NULL),
                         ==, 1);
+        assert_json_valid(out3);
         doc = json_tokener_parse(out3);
         g_assert_nonnull(doc);
         g_assert_cmpfloat(json_object_get_double(json_object_object_get(doc, "fail_above_percent")), ==, 0.0);
@@ -489,6 +493,7 @@ static void test_diff_fail_above(void)
         g_assert_cmpint(run_verb(verb_report_diff, &out7, &err7, "--local", "--fail-above=50", "--json=short", "diff",
                                         sobel, add3, NULL),
                         ==, 1);
+        assert_json_valid(out7);
         doc = json_tokener_parse(out7);
         g_assert_nonnull(doc);
         g_assert_cmpint(json_object_get_int(json_object_object_get(doc, "pairs")), ==, 0);

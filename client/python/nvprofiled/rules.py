@@ -568,6 +568,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
               file=sys.stderr)
     if args.json:
         json.dump({
+            # As nvprofilectl's own --json documents (nvprofilectl(1), "JSON OUTPUT").
+            "schema": "io.github.nvprofiled.report-rules",
+            "schema_version": 1,
             "report": args.report,
             "load_errors": [{"path": e.path, "error": e.error}
                             for e in load_errors],
