@@ -1,15 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "fd-util.h"
-#include "fileio.h"
 #include "log.h"
 #include "manager-configs.h"
 #include "manager-edit.h"
@@ -136,46 +131,34 @@ static int parse_text(Manager *m, const char *path, const char *text, size_t siz
         return rc_file_parse(path, text, size, &syntax, ret);
 }
 
-/* The text of a system file as creds read it (NULL: the daemon's own access). */
-static int read_system_file_as(Manager *m, const UserCreds *creds, const char *path, char **ret, size_t *ret_size)
+/* The system file holding the rule with this id, among the files the writer may read, read as the edit
+ * will read them (an rc edit transaction). Ids are computable by anyone (a hash of path, pattern,
+ * profile and occurrence), so a rule in a file the caller cannot read is answered exactly as one that
+ * does not exist: finding it, or naming its file, would confirm a guess about a file the caller may not
+ * read. */
+static int find_rule_file(Manager *m, const RcEditWriter *writer, const char *id, char **ret_path)
 {
-        _cleanup_close_ int fd = -EBADF;
-        struct stat st;
-
-        fd = open_for_reading_as(creds, m->root_fd, path, &st);
-        if (fd < 0)
-                return fd;
-        if (!S_ISREG(st.st_mode))
-                return -EBADFD;
-        return read_full_fd(fd, RC_FILE_SIZE_MAX, ret, ret_size);
-}
-
-/* The system file holding the rule with this id, among the files creds may read, as the edit will read
- * them. Ids are computable by anyone (a hash of path, pattern, profile and occurrence), so a rule in a
- * file the caller cannot read is answered exactly as one that does not exist: finding it, or naming its
- * file, would confirm a guess about a file the caller may not read. */
-static int find_rule_file(Manager *m, const UserCreds *creds, const char *id, char **ret_path)
-{
+        RcSyntaxOptions syntax = { .accept_trailing_commas = m->config.accept_trailing_commas };
         const RcConfig *c = m->system_config;
 
         if (!c)
                 return -ENOENT;
         for (size_t i = 0; i < c->n_files; i++) {
-                _cleanup_(rc_file_unrefp) RcFile *f = NULL;
-                _cleanup_free_ char *text = NULL;
+                _cleanup_(rc_edit_transaction_done) RcEditTransaction t = { 0 };
                 const char *path = c->files[i]->path;
-                size_t size = 0, index;
+                size_t index;
                 int r;
 
-                r = read_system_file_as(m, creds, path, &text, &size);
+                rc_edit_transaction_init(&t, writer, &syntax);
+                r = rc_edit_transaction_open(&t, path);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0 || !t.source.text)
+                        continue; /* not the caller's to read (or gone): none of its rules is theirs to find */
+                r = rc_edit_transaction_find_rule(&t, id, &index);
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0)
-                        continue; /* not the caller's to read (or gone): none of its rules is theirs to find */
-                r = parse_text(m, path, text, size, &f);
-                if (r < 0)
-                        return r;
-                if (f->state != RC_FILE_LOADED || rc_file_find_rule(f, id, &index) < 0)
                         continue;
                 *ret_path = strdup(path);
                 return *ret_path ? 0 : -ENOMEM;
@@ -447,7 +430,7 @@ int manager_edit_check_request(const ManagerEditRequest *req, char **ret_message
 }
 
 /* The path of the system file the request's rule is in. */
-static int rule_source_path(Manager *m, const UserCreds *io_creds, const ManagerEditRequest *req, char **ret_path,
+static int rule_source_path(Manager *m, const RcEditWriter *writer, const ManagerEditRequest *req, char **ret_path,
                 char **ret_address, char **ret_message)
 {
         _cleanup_free_ char *path = NULL, *address = NULL;
@@ -461,7 +444,7 @@ static int rule_source_path(Manager *m, const UserCreds *io_creds, const Manager
         if (r < 0)
                 return r;
         if (!path) {
-                r = find_rule_file(m, io_creds, address, &path);
+                r = find_rule_file(m, writer, address, &path);
                 if (r == -ENOENT)
                         return say(ret_message, r, "no rule %s in the system's rc files", address);
                 if (r < 0)
@@ -550,7 +533,7 @@ int manager_edit_system(Manager *m, const UserCreds *creds, const ManagerEditReq
         rule_op = req->move || IN_SET(edit.operation, RC_EDIT_UPDATE_RULE, RC_EDIT_REMOVE_RULE);
 
         if (rule_op)
-                r = rule_source_path(m, writer.creds, req, &source_path, &address, ret_message);
+                r = rule_source_path(m, &writer, req, &source_path, &address, ret_message);
         else if (isempty(req->file))
                 r = say(ret_message, -EINVAL, "no file named");
         else {
