@@ -575,6 +575,33 @@ static int preview_user_files(const RcEditFile *const *files, size_t n, void *us
         return preview_user_edit(up->bus, files[n - 1]->path, files[n - 1]->new_text, up->out);
 }
 
+/* Why rc_edit_transaction_prepare() failed, in words. */
+static int log_prepare_failure(const RcEditTransaction *t, int error, const char *address)
+{
+        const char *path = t->failed_path;
+
+        switch (t->failed_step) {
+        case RC_EDIT_STEP_READ:
+                return log_user_file_error(error, "read", path);
+        case RC_EDIT_STEP_FIND_RULE:
+                if (error == -ENOENT && !t->source.text)
+                        return log_error_errno(error, "%s does not exist.", path);
+                if (error == -EBADMSG)
+                        break;
+                if (error == -ENOTUNIQ)
+                        return log_error_errno(error,
+                                        "Several rules of %s start on line %s: name one by its id (see "
+                                        "nvprofilectl rules).",
+                                        path, address);
+                return log_error_errno(error, "%s has no rule %s.", path, address);
+        case RC_EDIT_STEP_EDIT:
+        case _RC_EDIT_STEP_MAX:
+                break;
+        }
+        print_edit_diagnostics(path, &t->diagnostics, error);
+        return error;
+}
+
 static int commit_user_edit(const RcEditTransaction *t)
 {
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
@@ -596,47 +623,23 @@ static int run_user_edit(EditPlan *p, EditFile *source, EditFile *dest, const ch
         _cleanup_(rc_edit_transaction_done) RcEditTransaction t = { 0 };
         _cleanup_free_ char *diff = NULL;
         RcEditWriter writer = user_writer();
+        RcEditRequest req;
         uint64_t before = 0;
         bool have_daemon;
-        size_t index = p->edit.index;
         int r;
 
         rc_edit_transaction_init(&t, &writer, NULL);
-        r = rc_edit_transaction_open(&t, source->path);
+        req = (RcEditRequest){
+                .path = source->path,
+                .rule = address,
+                .move = p->move,
+                .destination = dest ? dest->path : NULL,
+                .position = arg.position < 0 ? SIZE_MAX : (size_t) arg.position,
+                .edit = p->edit,
+        };
+        r = rc_edit_transaction_prepare(&t, &req);
         if (r < 0)
-                return log_user_file_error(r, "read", source->path);
-
-        if (address) {
-                if (!t.source.text)
-                        return log_error_errno(-ENOENT, "%s does not exist.", source->path);
-                r = rc_edit_transaction_find_rule(&t, address, &index);
-                if (r == -EBADMSG) {
-                        print_edit_diagnostics(source->path, &t.diagnostics, r);
-                        return r;
-                }
-                if (r == -ENOTUNIQ)
-                        return log_error_errno(r,
-                                        "Several rules of %s start on line %s: name one by its id (see "
-                                        "nvprofilectl rules).",
-                                        source->path, address);
-                if (r < 0)
-                        return log_error_errno(r, "%s has no rule %s.", source->path, address);
-                p->edit.index = index;
-        }
-
-        if (p->move) {
-                if (dest) {
-                        r = rc_edit_transaction_open_destination(&t, dest->path);
-                        if (r < 0)
-                                return log_user_file_error(r, "read", dest->path);
-                }
-                r = rc_edit_transaction_move(&t, index, arg.position < 0 ? SIZE_MAX : (size_t) arg.position);
-        } else
-                r = rc_edit_transaction_apply(&t, &p->edit);
-        if (r < 0) {
-                print_edit_diagnostics(source->path, &t.diagnostics, r);
-                return r;
-        }
+                return log_prepare_failure(&t, r, address);
 
         r = rc_edit_transaction_diff(&t, &diff);
         if (r < 0)

@@ -280,12 +280,14 @@ static void on_preview(GtkButton *button, gpointer data)
 
         {
                 RcEditSetting setting = { .key = a->setting_key, .value = a->setting_value };
-                RcEdit edit = {
-                        .operation = RC_EDIT_ADD_RULE,
-                        .index = SIZE_MAX,
-                        .pattern = a->pattern,
-                        .settings = &setting,
-                        .n_settings = 1,
+                RcEditRequest req = {
+                        .edit = {
+                                .operation = RC_EDIT_ADD_RULE,
+                                .index = SIZE_MAX,
+                                .pattern = a->pattern,
+                                .settings = &setting,
+                                .n_settings = 1,
+                        },
                 };
                 RcEditWriter writer = { .home = g_get_home_dir(), .root_fd = -1 };
                 char *dir = NULL;
@@ -298,14 +300,14 @@ static void on_preview(GtkButton *button, gpointer data)
                 clear_edit(a);
                 a->edit = g_new0(RcEditTransaction, 1);
                 rc_edit_transaction_init(a->edit, &writer, NULL);
-                r = rc_edit_transaction_open(a->edit, a->path);
-                if (r < 0) {
+                req.path = a->path;
+                r = rc_edit_transaction_prepare(a->edit, &req);
+                if (r < 0 && a->edit->failed_step == RC_EDIT_STEP_READ) {
                         g_autofree char *text = g_strdup_printf(_("Cannot read %s: %s"), a->path, g_strerror(-r));
 
                         say(a, text);
                         return;
                 }
-                r = rc_edit_transaction_apply(a->edit, &edit);
                 if (r < 0) {
                         say_diagnostics(a, &a->edit->diagnostics, r);
                         return;

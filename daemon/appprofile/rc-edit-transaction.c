@@ -166,6 +166,48 @@ int rc_edit_transaction_move(RcEditTransaction *t, size_t index, size_t position
         return set_rule_id(t, from, from->new_text, from->new_size, moved.index);
 }
 
+static int fail_at(RcEditTransaction *t, RcEditStep step, const char *path, int error)
+{
+        t->failed_step = step;
+        t->failed_path = path;
+        return error;
+}
+
+int rc_edit_transaction_prepare(RcEditTransaction *t, const RcEditRequest *req)
+{
+        RcEdit edit;
+        size_t index;
+        int r;
+
+        assert(t);
+        assert(req);
+        assert(req->path);
+
+        r = rc_edit_transaction_open(t, req->path);
+        if (r < 0)
+                return fail_at(t, RC_EDIT_STEP_READ, req->path, r);
+        edit = req->edit;
+        index = edit.index;
+        if (req->rule) {
+                r = rc_edit_transaction_find_rule(t, req->rule, &index);
+                if (r < 0)
+                        return fail_at(t, RC_EDIT_STEP_FIND_RULE, t->source.path, r);
+                edit.index = index;
+        }
+        if (!req->move) {
+                r = rc_edit_transaction_apply(t, &edit);
+                return r < 0 ? fail_at(t, RC_EDIT_STEP_EDIT, t->source.path, r) : 0;
+        }
+
+        if (req->destination) {
+                r = rc_edit_transaction_open_destination(t, req->destination);
+                if (r < 0)
+                        return fail_at(t, RC_EDIT_STEP_READ, req->destination, r);
+        }
+        r = rc_edit_transaction_move(t, index, req->position);
+        return r < 0 ? fail_at(t, RC_EDIT_STEP_EDIT, t->source.path, r) : 0;
+}
+
 /* The files edited, in the order they are written. */
 static size_t edited_files(const RcEditTransaction *t, const RcEditFile *ret[static 2])
 {

@@ -31,6 +31,14 @@ typedef struct RcEditFile {
         size_t new_size;
 } RcEditFile;
 
+/* Where rc_edit_transaction_prepare() stopped. */
+typedef enum RcEditStep {
+        RC_EDIT_STEP_READ, /* reading failed_path */
+        RC_EDIT_STEP_FIND_RULE, /* finding the rule in the source */
+        RC_EDIT_STEP_EDIT, /* applying or moving: diagnostics say why */
+        _RC_EDIT_STEP_MAX,
+} RcEditStep;
+
 typedef struct RcEditTransaction {
         RcEditWriter writer;
         RcSyntaxOptions syntax;
@@ -38,7 +46,20 @@ typedef struct RcEditTransaction {
         RcEditFile destination; /* a move into another file; path NULL otherwise */
         char *rule_id; /* the rule added, changed or moved, as it is named after the edit; NULL if none */
         RcDiagnostics diagnostics; /* why apply, move or find_rule failed */
+        RcEditStep failed_step; /* after rc_edit_transaction_prepare() failed */
+        const char *failed_path;
 } RcEditTransaction;
+
+/* One edit as its callers ask for it. */
+typedef struct RcEditRequest {
+        const char *path; /* the file edited, or the one holding the rule */
+        const char *rule; /* a rule of path, "LINE" or an id (rc_file_find_rule()), whose index the edit
+                           * (UPDATE_RULE, REMOVE_RULE) or the move takes; NULL: edit.index as given */
+        bool move; /* move the rule (index: found from rule) to position of destination */
+        const char *destination; /* NULL or path itself: within path */
+        size_t position; /* SIZE_MAX: the end */
+        RcEdit edit; /* unless move */
+} RcEditRequest;
 
 /* A transaction that reads and writes as writer (its home and creds are not copied: they must outlive
  * the transaction); syntax NULL: the defaults, as the driver reads. */
@@ -66,6 +87,12 @@ int rc_edit_transaction_apply(RcEditTransaction *t, const RcEdit *edit);
 /* Moves the source's rule index to position (SIZE_MAX: the end) of the destination, or of the source
  * when there is no destination; rule_id names it where it is now. The errors of rc_edit_move_rule(). */
 int rc_edit_transaction_move(RcEditTransaction *t, size_t index, size_t position);
+
+/* Reads the request's files, finds its rule and applies the edit or moves the rule: open, find_rule,
+ * open_destination, then apply or move. On failure, failed_step and failed_path say where, with the
+ * error of that step (-ENOENT at RC_EDIT_STEP_FIND_RULE with no source text: the file does not
+ * exist). */
+int rc_edit_transaction_prepare(RcEditTransaction *t, const RcEditRequest *req);
 
 /* The unified diff of every file edited (the destination's first; "" if nothing changes). */
 int rc_edit_transaction_diff(const RcEditTransaction *t, char **ret);

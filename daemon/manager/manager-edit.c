@@ -455,39 +455,30 @@ static int rule_source_path(Manager *m, const RcEditWriter *writer, const Manage
         return 0;
 }
 
-/* Opens path in the transaction, as its source or (destination) where a rule moves. */
-static int open_system_file(RcEditTransaction *t, const char *path, bool destination, char **ret_message)
+/* Why rc_edit_transaction_prepare() failed, in words. */
+static int say_prepare_failure(const RcEditTransaction *t, int error, const char *address, char **ret_message)
 {
-        RcEntryKind kind;
-        int r;
+        const char *path = t->failed_path;
 
-        r = system_entry_kind_of(path, &kind, ret_message);
-        if (r < 0)
-                return r;
-        r = destination ? rc_edit_transaction_open_destination(t, path) : rc_edit_transaction_open(t, path);
-        if (r < 0)
-                return say(ret_message, r, "%s: cannot read: %s", path, strerror(-r));
-        return 0;
-}
-
-/* The source's rule the address names, as the edit's index. */
-static int find_source_rule(RcEditTransaction *t, const char *address, size_t *ret_index, char **ret_message)
-{
-        const char *path = t->source.path;
-        int r;
-
-        if (!t->source.text)
-                return say(ret_message, -ENOENT, "%s does not exist", path);
-        r = rc_edit_transaction_find_rule(t, address, ret_index);
-        if (r == -EBADMSG)
-                return say_diagnostics(ret_message, r, path, &t->diagnostics);
-        if (r == -ENOENT)
-                return say(ret_message, r, "%s has no rule %s", path, address);
-        if (r == -ENOTUNIQ)
-                return say(ret_message, r, "several rules of %s start on line %s: name one by its id", path, address);
-        if (r < 0)
-                return say(ret_message, r, "%s: bad rule address %s", path, address);
-        return 0;
+        switch (t->failed_step) {
+        case RC_EDIT_STEP_READ:
+                return say(ret_message, error, "%s: cannot read: %s", path, strerror(-error));
+        case RC_EDIT_STEP_FIND_RULE:
+                if (error == -ENOENT && !t->source.text)
+                        return say(ret_message, error, "%s does not exist", path);
+                if (error == -EBADMSG)
+                        return say_diagnostics(ret_message, error, path, &t->diagnostics);
+                if (error == -ENOENT)
+                        return say(ret_message, error, "%s has no rule %s", path, address);
+                if (error == -ENOTUNIQ)
+                        return say(ret_message, error, "several rules of %s start on line %s: name one by its id", path,
+                                        address);
+                return say(ret_message, error, "%s: bad rule address %s", path, address);
+        case RC_EDIT_STEP_EDIT:
+        case _RC_EDIT_STEP_MAX:
+                break;
+        }
+        return say_diagnostics(ret_message, error, path, &t->diagnostics);
 }
 
 static int commit(RcEditTransaction *t, char **ret_message)
@@ -512,9 +503,9 @@ int manager_edit_system(Manager *m, const UserCreds *creds, const ManagerEditReq
         RcSyntaxOptions syntax = { .accept_trailing_commas = m->config.accept_trailing_commas };
         RcEditWriter writer = { .root_fd = m->root_fd };
         SystemPreview sp = { .m = m, .caller_uid = creds->uid, .changes = &changes };
-        size_t index = SIZE_MAX;
+        RcEditRequest edit;
+        RcEntryKind kind;
         bool rule_op;
-        RcEdit edit;
         int r;
 
         assert(m);
@@ -529,8 +520,7 @@ int manager_edit_system(Manager *m, const UserCreds *creds, const ManagerEditReq
         /* A dry run shows the caller only what it may read itself; a write is authorised already. */
         writer.creds = req->dry_run ? creds : write_creds();
         rc_edit_transaction_init(&t, &writer, &syntax);
-        edit = req->edit;
-        rule_op = req->move || IN_SET(edit.operation, RC_EDIT_UPDATE_RULE, RC_EDIT_REMOVE_RULE);
+        rule_op = req->move || IN_SET(req->edit.operation, RC_EDIT_UPDATE_RULE, RC_EDIT_REMOVE_RULE);
 
         if (rule_op)
                 r = rule_source_path(m, &writer, req, &source_path, &address, ret_message);
@@ -543,27 +533,25 @@ int manager_edit_system(Manager *m, const UserCreds *creds, const ManagerEditReq
         if (r < 0)
                 return r;
 
-        r = open_system_file(&t, source_path, false, ret_message);
+        r = system_entry_kind_of(source_path, &kind, ret_message);
         if (r < 0)
                 return r;
-        if (rule_op) {
-                r = find_source_rule(&t, address, &index, ret_message);
+        if (req->move && !isempty(req->file)) {
+                r = system_entry_kind_of(req->file, &kind, ret_message);
                 if (r < 0)
                         return r;
-                edit.index = index;
         }
-
-        if (req->move) {
-                if (!isempty(req->file)) {
-                        r = open_system_file(&t, req->file, true, ret_message);
-                        if (r < 0)
-                                return r;
-                }
-                r = rc_edit_transaction_move(&t, index, req->edit.index);
-        } else
-                r = rc_edit_transaction_apply(&t, &edit);
+        edit = (RcEditRequest){
+                .path = source_path,
+                .rule = rule_op ? address : NULL,
+                .move = req->move,
+                .destination = req->move && !isempty(req->file) ? req->file : NULL,
+                .position = req->edit.index,
+                .edit = req->edit,
+        };
+        r = rc_edit_transaction_prepare(&t, &edit);
         if (r < 0)
-                return say_diagnostics(ret_message, r, t.source.path, &t.diagnostics);
+                return say_prepare_failure(&t, r, address, ret_message);
 
         r = rc_edit_transaction_diff(&t, &diff);
         if (r < 0)

@@ -273,6 +273,86 @@ static void test_find_rule(void)
         home_done(&h);
 }
 
+/* prepare() runs open, find_rule, open_destination and apply or move as one, and says which step failed
+ * and on which file. */
+static void test_prepare(void)
+{
+        _cleanup_(rc_edit_transaction_done) RcEditTransaction moved = { 0 }, linked = { 0 }, no_rule = { 0 },
+                                                              absent = { 0 }, bad = { 0 }, updated = { 0 };
+        g_autofree char *dest = NULL, *link_path = NULL, *absent_path = NULL;
+        Home h = { 0 };
+
+        home_init(&h, "50-source");
+        dest = g_strdup_printf("%s/" USER_RC_D "/60-dest", h.dir);
+        test_write_file(h.dir, USER_RC_D "/50-source", two_rules);
+
+        rc_edit_transaction_init(&moved, &h.writer, NULL);
+        g_assert_cmpint(rc_edit_transaction_prepare(&moved,
+                                        &(RcEditRequest){ .path = h.file,
+                                                        .rule = "4",
+                                                        .move = true,
+                                                        .destination = dest,
+                                                        .position = SIZE_MAX }),
+                        ==, 0);
+        g_assert_nonnull(strstr(moved.destination.new_text, "\"b\""));
+        g_assert_null(strstr(moved.source.new_text, "\"b\""));
+        g_assert_nonnull(moved.rule_id);
+
+        link_path = g_strdup_printf("%s/" USER_RC_D "/link", h.dir);
+        test_symlink("50-source", h.dir, USER_RC_D "/link");
+        rc_edit_transaction_init(&linked, &h.writer, NULL);
+        g_assert_cmpint(rc_edit_transaction_prepare(&linked,
+                                        &(RcEditRequest){ .path = h.file,
+                                                        .rule = "3",
+                                                        .move = true,
+                                                        .destination = link_path }),
+                        ==, -ELOOP);
+        g_assert_cmpint(linked.failed_step, ==, RC_EDIT_STEP_READ);
+        g_assert_cmpstr(linked.failed_path, ==, link_path);
+
+        rc_edit_transaction_init(&no_rule, &h.writer, NULL);
+        g_assert_cmpint(rc_edit_transaction_prepare(&no_rule,
+                                        &(RcEditRequest){ .path = h.file,
+                                                        .rule = "2",
+                                                        .edit = { .operation = RC_EDIT_REMOVE_RULE } }),
+                        ==, -ENOENT);
+        g_assert_cmpint(no_rule.failed_step, ==, RC_EDIT_STEP_FIND_RULE);
+        g_assert_nonnull(no_rule.source.text);
+
+        absent_path = g_strdup_printf("%s/" USER_RC_D "/absent", h.dir);
+        rc_edit_transaction_init(&absent, &h.writer, NULL);
+        g_assert_cmpint(rc_edit_transaction_prepare(&absent,
+                                        &(RcEditRequest){ .path = absent_path,
+                                                        .rule = "3",
+                                                        .edit = { .operation = RC_EDIT_REMOVE_RULE } }),
+                        ==, -ENOENT);
+        g_assert_cmpint(absent.failed_step, ==, RC_EDIT_STEP_FIND_RULE);
+        g_assert_null(absent.source.text);
+
+        rc_edit_transaction_init(&bad, &h.writer, NULL);
+        g_assert_cmpint(rc_edit_transaction_prepare(&bad,
+                                        &(RcEditRequest){ .path = h.file,
+                                                        .edit = { .operation = RC_EDIT_REMOVE_PROFILE,
+                                                                        .profile = "none" } }),
+                        ==, -ENOENT);
+        g_assert_cmpint(bad.failed_step, ==, RC_EDIT_STEP_EDIT);
+        g_assert_cmpuint(bad.diagnostics.n_errors, >, 0);
+
+        /* The rule's index comes from the address, not from the edit. */
+        rc_edit_transaction_init(&updated, &h.writer, NULL);
+        g_assert_cmpint(rc_edit_transaction_prepare(&updated,
+                                        &(RcEditRequest){ .path = h.file,
+                                                        .rule = "4",
+                                                        .edit = { .operation = RC_EDIT_UPDATE_RULE,
+                                                                        .index = 0,
+                                                                        .profile = "Q" } }),
+                        ==, 0);
+        g_assert_nonnull(strstr(updated.source.new_text, "{ \"pattern\": \"a\", \"profile\": \"P\" }"));
+        g_assert_nonnull(strstr(updated.source.new_text, "\"Q\""));
+
+        home_done(&h);
+}
+
 /* A link as the file is neither read nor replaced; what is not a regular file is refused. */
 static void test_links_refused(void)
 {
@@ -387,6 +467,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/rc-edit-transaction/changed-since-read", test_changed_since_read);
         g_test_add_func("/rc-edit-transaction/move-destination-first", test_move_destination_first);
         g_test_add_func("/rc-edit-transaction/find-rule", test_find_rule);
+        g_test_add_func("/rc-edit-transaction/prepare", test_prepare);
         g_test_add_func("/rc-edit-transaction/links-refused", test_links_refused);
         g_test_add_func("/rc-edit-transaction/system-writer", test_system_writer);
         g_test_add_func("/rc-edit-transaction/foreign-home", test_foreign_home);
