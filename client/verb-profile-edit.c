@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* "rules add|set|remove|move" and "profiles add|set|remove": edits of rc files.
  *
- * A user's own files (~/.nv) are edited here, as the user: read, edited (rc-edit.c), written atomically
- * (file-replace.c); the daemon only previews what the edit changes for the user's running processes
- * (PreviewEdit) and reloads on its own when the file changes (inotify). The system's files (--system,
- * /etc/nvidia) are edited by the daemon, which polkit authorises (the Profiles interface). Both paths run
- * the same edit code, so a dry run shows exactly what a write does. */
+ * A user's own files (~/.nv) are edited here, as the user, by an rc edit transaction
+ * (daemon/appprofile/rc-edit-transaction.h: read, edit, diff, compare and replace); the daemon only
+ * previews what the edit changes for the user's running processes (PreviewEdit) and reloads on its own
+ * when the file changes (inotify). The system's files (--system, /etc/nvidia) are edited by the daemon,
+ * which polkit authorises (the Profiles interface), with the same transaction, so a dry run shows
+ * exactly what a write does. */
 
 #include <fcntl.h>
 #include <inttypes.h>
@@ -17,15 +18,13 @@
 #include "client.h"
 #include "fd-util.h"
 #include "log.h"
-#include "rc-edit-move.h"
-#include "rc-edit.h"
+#include "rc-edit-transaction.h"
 #include "rc-model.h"
 #include "rc-rule-id.h"
 #include "rc-searchpath.h"
 #include "rc-settings.h"
 #include "string-util.h"
 #include "strv.h"
-#include "user-rc-file.h"
 
 #define EDIT_FLAG_DRY_RUN UINT64_C(1)
 #define RELOAD_WAIT_USEC (10 * UINT64_C(1000000))
@@ -241,7 +240,7 @@ static int edit_file_from_options(EditFile *ret)
                 r = rc_entry_path(RC_ENTRY_USER_DIR, home, NULL, &dir);
         if (r < 0)
                 return r;
-        if (asprintf(&path, "%s/%s", dir, arg.edit_file ? arg.edit_file : USER_RC_DEFAULT_FILE_NAME) < 0)
+        if (asprintf(&path, "%s/%s", dir, arg.edit_file ? arg.edit_file : RC_EDIT_DEFAULT_FILE_NAME) < 0)
                 return -ENOMEM;
         if (arg.edit_file && (strchr(arg.edit_file, '/') || arg.edit_file[0] == '.' || arg.edit_file[0] == '\0')) {
                 _cleanup_(escape_pool_done) EscapePool e = { 0 };
@@ -255,10 +254,11 @@ static int edit_file_from_options(EditFile *ret)
 
 /* --- the user's own files, edited here ------------------------------------------------------------------ */
 
-static int read_user_file(const EditFile *f, char **ret, size_t *ret_size)
+/* The user's files are read and written as the home's owner (rc-edit-writer.h). */
+static RcEditWriter user_writer(void)
 {
         assert(home_dir());
-        return user_rc_file_read(home_dir(), f->dir, f->name, ret, ret_size);
+        return (RcEditWriter){ .home = home_dir(), .root_fd = -EBADF };
 }
 
 /* Why a user's file could not be read or written (what: "read" or "write"). */
@@ -281,16 +281,18 @@ static int find_user_rule(const char *id, EditFile *ret)
         _cleanup_free_ char *user_dir = NULL, *user_file = NULL;
         _cleanup_strv_free_ char **candidates = NULL, **names = NULL;
         const char *home = home_dir();
+        RcEditWriter writer;
         int r;
 
         if (!home)
                 return -ENOENT;
+        writer = user_writer();
         if (rc_entry_path(RC_ENTRY_USER_FILE, home, NULL, &user_file) < 0 ||
                         rc_entry_path(RC_ENTRY_USER_DIR, home, NULL, &user_dir) < 0)
                 return -ENOMEM;
         if (strv_extend(&candidates, user_file) < 0)
                 return -ENOMEM;
-        if (user_rc_dir_list(home, user_dir, &names) >= 0)
+        if (rc_edit_writer_list(&writer, user_dir, &names) >= 0)
                 STRV_FOREACH(n, names) {
                         _cleanup_free_ char *p = NULL;
 
@@ -300,18 +302,16 @@ static int find_user_rule(const char *id, EditFile *ret)
 
         STRV_FOREACH(c, candidates) {
                 _cleanup_(edit_file_done) EditFile f = { 0 };
-                _cleanup_(rc_file_unrefp) RcFile *file = NULL;
-                _cleanup_free_ char *text = NULL;
-                size_t size, index;
+                _cleanup_(rc_edit_transaction_done) RcEditTransaction t = { 0 };
+                size_t index;
 
                 r = edit_file_from_path(*c, &f);
                 if (r < 0)
                         continue;
-                if (read_user_file(&f, &text, &size) < 0 || !text)
+                rc_edit_transaction_init(&t, &writer, NULL);
+                if (rc_edit_transaction_open(&t, f.path) < 0 || !t.source.text)
                         continue;
-                if (rc_file_parse(f.path, text, size, NULL, &file) < 0 || file->state != RC_FILE_LOADED)
-                        continue;
-                if (rc_file_find_rule(file, id, &index) == 0) {
+                if (rc_edit_transaction_find_rule(&t, id, &index) == 0) {
                         *ret = f;
                         f = (EditFile){ 0 };
                         return 0;
@@ -560,151 +560,104 @@ static void print_edit_diagnostics(const char *path, const RcDiagnostics *d, int
                 log_error_errno(error, "Cannot edit %s", path);
 }
 
-static int apply_text(const char *path, const char *text, size_t size, const RcEdit *edit, char **ret, size_t *ret_size)
-{
-        _cleanup_(rc_diagnostics_done) RcDiagnostics d = { 0 };
-        int r;
+/* The daemon's preview of a user's edit. A move between two files is previewed as its larger half: the
+ * file it goes into (the last file). */
+typedef struct UserPreview {
+        sd_bus *bus;
+        struct json_object *out;
+} UserPreview;
 
-        r = rc_edit_apply(path, text, size, edit, &d, ret, ret_size);
-        if (r < 0)
-                print_edit_diagnostics(path, &d, r);
-        return r;
+static int preview_user_files(const RcEditFile *const *files, size_t n, void *userdata)
+{
+        UserPreview *up = userdata;
+
+        assert(n > 0);
+        return preview_user_edit(up->bus, files[n - 1]->path, files[n - 1]->new_text, up->out);
 }
 
-static int rule_id_of(const char *path, const char *text, size_t size, size_t index, char **ret)
+/* Why rc_edit_transaction_prepare() failed, in words. */
+static int log_prepare_failure(const RcEditTransaction *t, int error, const char *address)
 {
-        return rc_text_rule_id(path, text, size, NULL, index, ret);
+        const char *path = t->failed_path;
+
+        switch (t->failed_step) {
+        case RC_EDIT_STEP_READ:
+                return log_user_file_error(error, "read", path);
+        case RC_EDIT_STEP_FIND_RULE:
+                if (error == -ENOENT && !t->source.text)
+                        return log_error_errno(error, "%s does not exist.", path);
+                if (error == -EBADMSG)
+                        break;
+                if (error == -ENOTUNIQ)
+                        return log_error_errno(error,
+                                        "Several rules of %s start on line %s: name one by its id (see "
+                                        "nvprofilectl rules).",
+                                        path, address);
+                return log_error_errno(error, "%s has no rule %s.", path, address);
+        case RC_EDIT_STEP_EDIT:
+        case _RC_EDIT_STEP_MAX:
+                break;
+        }
+        print_edit_diagnostics(path, &t->diagnostics, error);
+        return error;
 }
 
-/* A user's file as it is and as the edit leaves it. */
-typedef struct UserChange {
-        EditFile *file;
-        char *text, *new_text;
-        size_t size, new_size;
-} UserChange;
-
-static void user_change_done(UserChange *c)
-{
-        free(c->text);
-        free(c->new_text);
-}
-
-static int write_user_change(const UserChange *c)
+static int commit_user_edit(const RcEditTransaction *t)
 {
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
+        const char *path = NULL;
         int r;
 
-        r = user_rc_file_replace(home_dir(), c->file->dir, c->file->name, c->text, c->size, c->new_text, c->new_size);
+        r = rc_edit_transaction_commit(t, &path);
         if (r == -ESTALE)
-                return log_error_errno(r, "%s changed since it was read: nothing was written, try again.",
-                                esc(&e, c->file->path));
+                return log_error_errno(
+                                r, "%s changed since it was read: nothing was written, try again.", esc(&e, path));
         if (r < 0)
-                return log_user_file_error(r, "write", c->file->path);
+                return log_user_file_error(r, "write", strna(path));
         return 0;
 }
 
 static int run_user_edit(EditPlan *p, EditFile *source, EditFile *dest, const char *address, struct json_object *out)
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        _cleanup_(user_change_done) UserChange from = { .file = source }, to = { .file = dest };
-        _cleanup_free_ char *diff = NULL, *rule_id = NULL;
+        _cleanup_(rc_edit_transaction_done) RcEditTransaction t = { 0 };
+        _cleanup_free_ char *diff = NULL;
+        RcEditWriter writer = user_writer();
+        RcEditRequest req;
         uint64_t before = 0;
         bool have_daemon;
-        size_t index = p->edit.index;
         int r;
 
-        r = read_user_file(source, &from.text, &from.size);
+        rc_edit_transaction_init(&t, &writer, NULL);
+        req = (RcEditRequest){
+                .path = source->path,
+                .rule = address,
+                .move = p->move,
+                .destination = dest ? dest->path : NULL,
+                .position = arg.position < 0 ? SIZE_MAX : (size_t) arg.position,
+                .edit = p->edit,
+        };
+        r = rc_edit_transaction_prepare(&t, &req);
         if (r < 0)
-                return log_user_file_error(r, "read", source->path);
+                return log_prepare_failure(&t, r, address);
 
-        if (address) {
-                _cleanup_(rc_file_unrefp) RcFile *f = NULL;
-
-                if (!from.text)
-                        return log_error_errno(-ENOENT, "%s does not exist.", source->path);
-                r = rc_file_parse(source->path, from.text, from.size, NULL, &f);
-                if (r < 0)
-                        return r;
-                r = rc_file_find_rule(f, address, &index);
-                if (r == -ENOTUNIQ)
-                        return log_error_errno(r,
-                                        "Several rules of %s start on line %s: name one by its id (see "
-                                        "nvprofilectl rules).",
-                                        source->path, address);
-                if (r < 0)
-                        return log_error_errno(r, "%s has no rule %s.", source->path, address);
-                p->edit.index = index;
-        }
-
-        if (p->move) {
-                _cleanup_(rc_diagnostics_done) RcDiagnostics d = { 0 };
-                _cleanup_(rc_move_result_done) RcMoveResult moved = { 0 };
-                size_t position = arg.position < 0 ? SIZE_MAX : (size_t) arg.position;
-
-                if (dest && streq(dest->path, source->path))
-                        dest = to.file = NULL;
-                if (dest) {
-                        r = read_user_file(dest, &to.text, &to.size);
-                        if (r < 0)
-                                return log_user_file_error(r, "read", dest->path);
-                }
-                r = rc_edit_move_rule(source->path, from.text, from.size, index, dest ? dest->path : NULL, to.text,
-                                to.size, position, &d, &moved);
-                if (r < 0) {
-                        print_edit_diagnostics(source->path, &d, r);
-                        return r;
-                }
-                from.new_text = TAKE_PTR(moved.source_text);
-                from.new_size = moved.source_size;
-                to.new_text = TAKE_PTR(moved.destination_text);
-                to.new_size = moved.destination_size;
-                (void) rule_id_of(dest ? dest->path : source->path, dest ? to.new_text : from.new_text,
-                                dest ? to.new_size : from.new_size, moved.index, &rule_id);
-        } else {
-                r = apply_text(source->path, from.text, from.size, &p->edit, &from.new_text, &from.new_size);
-                if (r < 0)
-                        return r;
-                if (IN_SET(p->edit.operation, RC_EDIT_ADD_RULE, RC_EDIT_UPDATE_RULE))
-                        (void) rule_id_of(source->path, from.new_text, from.new_size, p->edit.index, &rule_id);
-        }
-
-        {
-                _cleanup_free_ char *d1 = NULL, *d2 = NULL;
-
-                if (to.file) {
-                        r = rc_edit_diff(dest->path, to.text, to.size, to.new_text, to.new_size, &d2);
-                        if (r < 0)
-                                return r;
-                }
-                r = rc_edit_diff(source->path, from.text, from.size, from.new_text, from.new_size, &d1);
-                if (r < 0)
-                        return r;
-                if (asprintf(&diff, "%s%s", strempty(d2), d1) < 0)
-                        return -ENOMEM;
-        }
-        json_object_object_add(out, "file", json_object_new_string(to.file ? dest->path : source->path));
-        json_object_object_add(out, "rule", rule_id ? json_object_new_string(rule_id) : NULL);
+        r = rc_edit_transaction_diff(&t, &diff);
+        if (r < 0)
+                return r;
+        json_object_object_add(
+                        out, "file", json_object_new_string(t.destination.path ? t.destination.path : t.source.path));
+        json_object_object_add(out, "rule", t.rule_id ? json_object_new_string(t.rule_id) : NULL);
         json_object_object_add(out, "diff", json_object_new_string(diff));
 
         /* The preview: what the running processes would get (the daemon resolves them). */
         have_daemon = client_connect(&bus) >= 0;
         if (have_daemon && generation(bus, &before) < 0)
                 have_daemon = false;
-        if (have_daemon) {
-                /* A move between two files is previewed as its larger half: the file it goes into. */
-                const UserChange *c = to.file ? &to : &from;
-
-                if (preview_user_edit(bus, c->file->path, c->new_text, out) < 0)
-                        have_daemon = false;
-        }
+        if (have_daemon && rc_edit_transaction_preview(&t, preview_user_files, &(UserPreview){ bus, out }) < 0)
+                have_daemon = false;
 
         if (!arg.dry_run) {
-                if (to.file) {
-                        r = write_user_change(&to);
-                        if (r < 0)
-                                return r;
-                }
-                r = write_user_change(&from);
+                r = commit_user_edit(&t);
                 if (r < 0)
                         return r;
                 if (have_daemon)

@@ -2,17 +2,17 @@
 /* "Add a rule for this application": a procname or commname pattern and one setting chosen from the
  * known keys (daemon/appprofile/rc-settings.c, typed there), previewed before anything is written: the
  * diff of the file and what changes for the running processes (Profiles.PreviewEdit, or AddRule's dry
- * run for the system's files). The user's own file is written here, as the user, with the same code as
- * nvprofilectl (client/user-rc-file.c, rc-edit); the system's by the daemon (AddRule, polkit). */
+ * run for the system's files). The user's own file is edited here, as the user, by the rc edit
+ * transaction nvprofilectl and the daemon run (daemon/appprofile/rc-edit-transaction.h); the system's by
+ * the daemon (AddRule, polkit). */
 #include <json-c/json.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "app.h"
-#include "rc-edit.h"
+#include "rc-edit-transaction.h"
 #include "rc-searchpath.h"
 #include "rc-settings.h"
-#include "user-rc-file.h"
 
 #define EDIT_FLAG_DRY_RUN G_GUINT64_CONSTANT(1)
 
@@ -27,9 +27,8 @@ typedef struct AddRule {
         GtkWidget *preview_button, *apply_button;
         GtkWidget *content; /* insensitive while the user's file is written */
         /* The previewed edit of the user's file: written by Apply only if it is still what was read. */
-        char *dir, *name, *path;
-        char *old_text, *new_text;
-        size_t old_size, new_size;
+        char *path;
+        RcEditTransaction *edit;
         /* The previewed system edit. */
         char *pattern, *setting_key, *setting_value;
         char *names[2]; /* the process's procname and commname, by feature */
@@ -43,15 +42,20 @@ typedef struct AddRule {
 
 static const char *const features[] = { "procname", "commname", NULL };
 
+static void clear_edit(AddRule *a)
+{
+        if (!a->edit)
+                return;
+        rc_edit_transaction_done(a->edit);
+        g_clear_pointer(&a->edit, g_free);
+}
+
 static void add_rule_free(gpointer data)
 {
         AddRule *a = data;
 
-        g_free(a->dir);
-        g_free(a->name);
         g_free(a->path);
-        free(a->old_text);
-        free(a->new_text);
+        clear_edit(a);
         g_free(a->pattern);
         g_free(a->setting_key);
         g_free(a->setting_value);
@@ -145,7 +149,7 @@ static void on_preview_edit(GObject *source, GAsyncResult *result, gpointer data
                 return;
         }
         set_busy(a, false);
-        if (rc_edit_diff(a->path, a->old_text, a->old_size, a->new_text, a->new_size, &diff) >= 0)
+        if (a->edit && rc_edit_transaction_diff(a->edit, &diff) >= 0)
                 preview_ready(a, diff, changes);
         g_object_unref(a->window);
 }
@@ -202,7 +206,7 @@ static void system_add_rule(AddRule *a, guint64 flags, GDBusCallFlags call_flags
 
         if (rc_entry_path(RC_ENTRY_SYSTEM_DIR, NULL, NULL, &dir) < 0)
                 return;
-        file = g_strdup_printf("%s/%s", dir, USER_RC_DEFAULT_FILE_NAME);
+        file = g_strdup_printf("%s/%s", dir, RC_EDIT_DEFAULT_FILE_NAME);
         g_variant_builder_init(&settings, G_VARIANT_TYPE("a(ss)"));
         g_variant_builder_add(&settings, "(ss)", a->setting_key, a->setting_value);
         g_object_ref(a->window);
@@ -225,6 +229,17 @@ static void say_diagnostics(AddRule *a, const RcDiagnostics *d, int error)
                         return;
                 }
         say(a, g_strerror(-error));
+}
+
+/* Asks the daemon what the file as the edit leaves it changes for the running processes. */
+static int preview_user_files(const RcEditFile *const *files, size_t n, void *userdata)
+{
+        AddRule *a = userdata;
+
+        g_assert(n == 1);
+        nvp_profiles_call_preview_edit(a->app->profiles, g_get_home_dir(), files[0]->path, files[0]->new_text,
+                        G_DBUS_CALL_FLAGS_NONE, -1, a->app->cancellable, on_preview_edit, a);
+        return 0;
 }
 
 static void on_preview(GtkButton *button, gpointer data)
@@ -264,38 +279,37 @@ static void on_preview(GtkButton *button, gpointer data)
         }
 
         {
-                _cleanup_(rc_diagnostics_done) RcDiagnostics d = { 0 };
                 RcEditSetting setting = { .key = a->setting_key, .value = a->setting_value };
-                RcEdit edit = {
-                        .operation = RC_EDIT_ADD_RULE,
-                        .index = SIZE_MAX,
-                        .pattern = a->pattern,
-                        .settings = &setting,
-                        .n_settings = 1,
+                RcEditRequest req = {
+                        .edit = {
+                                .operation = RC_EDIT_ADD_RULE,
+                                .index = SIZE_MAX,
+                                .pattern = a->pattern,
+                                .settings = &setting,
+                                .n_settings = 1,
+                        },
                 };
+                RcEditWriter writer = { .home = g_get_home_dir(), .root_fd = -1 };
                 char *dir = NULL;
 
                 if (rc_entry_path(RC_ENTRY_USER_DIR, g_get_home_dir(), NULL, &dir) < 0)
                         return;
-                g_free(a->dir);
-                a->dir = g_strdup(dir);
-                free(dir);
-                g_free(a->name);
-                a->name = g_strdup(USER_RC_DEFAULT_FILE_NAME);
                 g_free(a->path);
-                a->path = g_strdup_printf("%s/%s", a->dir, a->name);
-                g_clear_pointer(&a->old_text, free);
-                g_clear_pointer(&a->new_text, free);
-                r = user_rc_file_read(g_get_home_dir(), a->dir, a->name, &a->old_text, &a->old_size);
-                if (r < 0) {
+                a->path = g_strdup_printf("%s/%s", dir, RC_EDIT_DEFAULT_FILE_NAME);
+                free(dir);
+                clear_edit(a);
+                a->edit = g_new0(RcEditTransaction, 1);
+                rc_edit_transaction_init(a->edit, &writer, NULL);
+                req.path = a->path;
+                r = rc_edit_transaction_prepare(a->edit, &req);
+                if (r < 0 && a->edit->failed_step == RC_EDIT_STEP_READ) {
                         g_autofree char *text = g_strdup_printf(_("Cannot read %s: %s"), a->path, g_strerror(-r));
 
                         say(a, text);
                         return;
                 }
-                r = rc_edit_apply(a->path, a->old_text, a->old_size, &edit, &d, &a->new_text, &a->new_size);
                 if (r < 0) {
-                        say_diagnostics(a, &d, r);
+                        say_diagnostics(a, &a->edit->diagnostics, r);
                         return;
                 }
         }
@@ -303,41 +317,21 @@ static void on_preview(GtkButton *button, gpointer data)
         g_object_ref(a->window);
         set_busy(a, true);
         a->previewing = a->inputs;
-        nvp_profiles_call_preview_edit(a->app->profiles, g_get_home_dir(), a->path, a->new_text, G_DBUS_CALL_FLAGS_NONE,
-                        -1, a->app->cancellable, on_preview_edit, a);
+        (void) rc_edit_transaction_preview(a->edit, preview_user_files, a);
 }
 
-/* The user's file is written in a thread (user_rc_file_replace() reads, writes and fsyncs it, which can
- * take long on a slow or network home), from copies of the previewed texts; the result comes back on the
- * main loop. A write under way when the app quits is not interrupted (it is atomic: all or nothing), but
- * its result is no longer shown. */
-typedef struct UserWrite {
-        char *dir, *name;
-        char *old_text, *new_text;
-        size_t old_size, new_size;
-} UserWrite;
-
-static void user_write_free(gpointer data)
-{
-        UserWrite *w = data;
-
-        g_free(w->dir);
-        g_free(w->name);
-        g_free(w->old_text);
-        g_free(w->new_text);
-        g_free(w);
-}
-
-/* Returns user_rc_file_replace()'s result: 0, or a negative errno. */
+/* The user's file is written in a thread (rc_edit_transaction_commit() reads, writes and fsyncs it, which
+ * can take long on a slow or network home), from the previewed transaction, which nothing else touches
+ * meanwhile (the dialog is insensitive and the task holds the window, and with it the dialog's state);
+ * the result comes back on the main loop. A write under way when the app quits is not interrupted (it is
+ * atomic: all or nothing), but its result is no longer shown. */
 static void user_write_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
 {
-        UserWrite *w = data;
+        const RcEditTransaction *edit = data;
 
         if (g_task_return_error_if_cancelled(task))
                 return;
-        g_task_return_int(task,
-                        user_rc_file_replace(g_get_home_dir(), w->dir, w->name, w->old_text, w->old_size, w->new_text,
-                                        w->new_size));
+        g_task_return_int(task, rc_edit_transaction_commit(edit, NULL));
 }
 
 static void set_writing(AddRule *a, bool writing)
@@ -379,7 +373,6 @@ static void on_apply(GtkButton *button, gpointer data)
 {
         AddRule *a = data;
         g_autoptr(GTask) task = NULL;
-        UserWrite *w;
 
         if (!a->previewed || a->busy || a->writing)
                 return;
@@ -388,16 +381,11 @@ static void on_apply(GtkButton *button, gpointer data)
                 system_add_rule(a, 0, G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION);
                 return;
         }
-        w = g_new0(UserWrite, 1);
-        w->dir = g_strdup(a->dir);
-        w->name = g_strdup(a->name);
-        w->old_text = a->old_text ? g_memdup2(a->old_text, a->old_size + 1) : NULL;
-        w->old_size = a->old_size;
-        w->new_text = g_memdup2(a->new_text, a->new_size + 1);
-        w->new_size = a->new_size;
+        if (!a->edit)
+                return;
         /* The task holds the window (its source object), and with it this dialog's state. */
         task = g_task_new(a->window, a->app->cancellable, on_user_written, a);
-        g_task_set_task_data(task, w, user_write_free);
+        g_task_set_task_data(task, a->edit, NULL);
         set_writing(a, true);
         say(a, _("Writing your file…"));
         g_task_run_in_thread(task, user_write_thread);
@@ -504,7 +492,7 @@ void add_rule_dialog_show(App *app, const char *procname, const char *commname)
         adw_preferences_row_set_title(ADW_PREFERENCES_ROW(a->value), _("Value"));
         adw_preferences_group_add(ADW_PREFERENCES_GROUP(group), GTK_WIDGET(a->value));
         if (rc_entry_path(RC_ENTRY_USER_DIR, g_get_home_dir(), NULL, &dir) >= 0)
-                own = g_strdup_printf(_("Your own file (%s/%s)"), dir, USER_RC_DEFAULT_FILE_NAME);
+                own = g_strdup_printf(_("Your own file (%s/%s)"), dir, RC_EDIT_DEFAULT_FILE_NAME);
         {
                 const char *const where[] = { own ? own : _("Your own file"),
                         _("The system's file (/etc/nvidia; an administrator's authorisation)"), NULL };

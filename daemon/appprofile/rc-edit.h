@@ -10,8 +10,8 @@
  * members and other rules (../shared/docs/appprofile-settings.md §4). An edit here replaces, inserts or
  * deletes one span of the original text: every other byte stays as it was. The result is parsed again
  * with the same reader and compared with the intended model before it is returned; if it differs, or the
- * original does not parse, nothing is returned and diags says why. The caller writes the result
- * (file-replace.h); nothing here touches a file. */
+ * original does not parse, nothing is returned and diags says why. Callers edit files through
+ * rc-edit-transaction.h, which writes the result; nothing here touches a file. */
 
 typedef enum RcEditOperation {
         RC_EDIT_ADD_RULE, /* insert a rule at index (SIZE_MAX: at the end, the lowest precedence in the file) */

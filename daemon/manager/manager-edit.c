@@ -1,20 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "fd-util.h"
-#include "file-replace.h"
-#include "fileio.h"
 #include "log.h"
 #include "manager-configs.h"
 #include "manager-edit.h"
-#include "rc-edit-move.h"
+#include "rc-edit-transaction.h"
 #include "rc-settings.h"
 #include "process.h"
 #include "string-util.h"
@@ -69,19 +63,6 @@ static int say_diagnostics(char **ret_message, int error, const char *path, cons
         return say(ret_message, error, "%s: %s", path, strerror(-error));
 }
 
-/* A file the daemon may write, as (entry kind, directory, name). */
-typedef struct EditTarget {
-        RcEntryKind kind;
-        char *path, *dir;
-        const char *name; /* into path */
-} EditTarget;
-
-static void edit_target_done(EditTarget *t)
-{
-        t->path = mfree(t->path);
-        t->dir = mfree(t->dir);
-}
-
 /* What follows prefix in s, or NULL. */
 static const char *after_prefix(const char *s, const char *prefix)
 {
@@ -95,7 +76,9 @@ static bool file_name_is_plain(const char *name)
         return !isempty(name) && name[0] != '.' && !strchr(name, '/') && strlen(name) <= NAME_MAX;
 }
 
-static int edit_target_from_path(const char *path, EditTarget *ret, char **ret_message)
+/* The entry of the search path that path is, if it is a file the daemon writes: the system's rc file
+ * or a file of its rc.d directory. */
+static int system_entry_kind_of(const char *path, RcEntryKind *ret, char **ret_message)
 {
         _cleanup_free_ char *file = NULL, *dir = NULL;
         const char *rest;
@@ -112,20 +95,12 @@ static int edit_target_from_path(const char *path, EditTarget *ret, char **ret_m
                 return r;
 
         if (streq(path, file)) {
-                *ret = (EditTarget){ .kind = RC_ENTRY_SYSTEM_FILE, .path = TAKE_PTR(file) };
-                ret->dir = strndup(ret->path, strrchr(ret->path, '/') - ret->path);
-                if (!ret->dir)
-                        return -ENOMEM;
-                ret->name = strrchr(ret->path, '/') + 1;
+                *ret = RC_ENTRY_SYSTEM_FILE;
                 return 0;
         }
         rest = after_prefix(path, dir);
         if (rest && rest[0] == '/' && file_name_is_plain(rest + 1)) {
-                *ret = (EditTarget){ .kind = RC_ENTRY_SYSTEM_DIR, .dir = TAKE_PTR(dir) };
-                ret->path = strdup(path);
-                if (!ret->path)
-                        return -ENOMEM;
-                ret->name = ret->path + strlen(ret->dir) + 1;
+                *ret = RC_ENTRY_SYSTEM_DIR;
                 return 0;
         }
         if (after_prefix(path, "/usr/share/nvidia/"))
@@ -135,71 +110,6 @@ static int edit_target_from_path(const char *path, EditTarget *ret, char **ret_m
                                 path, dir);
         return say(ret_message, -EPERM, "%s is not a system rc file the daemon writes (%s, or a file of %s/)", path,
                         file, dir);
-}
-
-/* File access, run with someone's credentials (user_creds_run()). */
-typedef struct FileJob {
-        int root_fd;
-        const EditTarget *target;
-        bool write, create_dir;
-        const char *expected; /* write: what the edit was computed from; NULL: a new file */
-        size_t expected_size;
-        const char *data;
-        size_t size;
-        char *text; /* read: the content; NULL: no such file */
-        size_t text_size;
-} FileJob;
-
-static int open_target_dir(FileJob *j)
-{
-        int fd;
-
-        fd = open_in_root(j->root_fd, j->target->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd == -ENOENT && j->create_dir && j->target->kind == RC_ENTRY_SYSTEM_DIR) {
-                _cleanup_close_ int parent = -EBADF;
-                const char *base = strrchr(j->target->dir, '/') + 1;
-                _cleanup_free_ char *parent_path = strndup(j->target->dir, base - 1 - j->target->dir);
-
-                if (!parent_path)
-                        return -ENOMEM;
-                parent = open_in_root(j->root_fd, parent_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                if (parent < 0)
-                        return parent;
-                /* Only where nothing is: a file of that name is never turned into a directory. */
-                if (mkdirat(parent, base, 0755) < 0 && errno != EEXIST)
-                        return -errno;
-                fd = openat(parent, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                if (fd < 0)
-                        return -errno;
-                /* Readable by every user's processes, whose driver reads it, whatever our umask. */
-                if (fchmod(fd, 0755) < 0) {
-                        safe_close(fd);
-                        return -errno;
-                }
-        }
-        return fd;
-}
-
-static int file_job_run(void *userdata)
-{
-        FileJob *j = userdata;
-        _cleanup_close_ int dir_fd = -EBADF;
-        int r;
-
-        dir_fd = open_target_dir(j);
-        if (dir_fd == -ENOENT && !j->write)
-                return 0; /* no directory, no file: a new one */
-        if (dir_fd < 0)
-                return dir_fd;
-
-        if (j->write)
-                return file_replace(
-                                dir_fd, j->target->name, j->expected, j->expected_size, j->data, j->size, 0644, NULL);
-
-        r = file_read_regular(dir_fd, j->target->name, RC_FILE_SIZE_MAX, &j->text, &j->text_size);
-        if (r == -ENOENT)
-                return 0;
-        return r;
 }
 
 static const UserCreds root_creds = { .uid = 0, .gid = 0 };
@@ -212,44 +122,6 @@ static const UserCreds *write_creds(void)
         return user_creds_can_switch() ? &root_creds : NULL;
 }
 
-/* The file's text (NULL: it does not exist), read with the access of creds. */
-static int read_target(Manager *m, const UserCreds *creds, const EditTarget *t, char **ret, size_t *ret_size,
-                char **ret_message)
-{
-        FileJob j = { .root_fd = m->root_fd, .target = t };
-        int r;
-
-        r = user_creds_run(creds, file_job_run, &j);
-        if (r < 0) {
-                free(j.text);
-                return say(ret_message, r, "%s: cannot read: %s", t->path, strerror(-r));
-        }
-        *ret = j.text;
-        *ret_size = j.text_size;
-        return 0;
-}
-
-static int write_target(Manager *m, const EditTarget *t, const char *expected, size_t expected_size, const char *data,
-                size_t size, char **ret_message)
-{
-        FileJob j = { .root_fd = m->root_fd,
-                .target = t,
-                .write = true,
-                .create_dir = true,
-                .expected = expected,
-                .expected_size = expected_size,
-                .data = data,
-                .size = size };
-        int r;
-
-        r = user_creds_run(write_creds(), file_job_run, &j);
-        if (r == -ESTALE)
-                return say(ret_message, r, "%s changed since it was read: nothing was written, try again", t->path);
-        if (r < 0)
-                return say(ret_message, r, "%s: cannot write: %s (the file is unchanged)", t->path, strerror(-r));
-        return 0;
-}
-
 static int parse_text(Manager *m, const char *path, const char *text, size_t size, RcFile **ret)
 {
         RcSyntaxOptions syntax = { .accept_trailing_commas = m->config.accept_trailing_commas };
@@ -259,87 +131,39 @@ static int parse_text(Manager *m, const char *path, const char *text, size_t siz
         return rc_file_parse(path, text, size, &syntax, ret);
 }
 
-/* The text of a system file as creds read it (NULL: the daemon's own access). */
-static int read_system_file_as(Manager *m, const UserCreds *creds, const char *path, char **ret, size_t *ret_size)
+/* The system file holding the rule with this id, among the files the writer may read, read as the edit
+ * will read them (an rc edit transaction). Ids are computable by anyone (a hash of path, pattern,
+ * profile and occurrence), so a rule in a file the caller cannot read is answered exactly as one that
+ * does not exist: finding it, or naming its file, would confirm a guess about a file the caller may not
+ * read. */
+static int find_rule_file(Manager *m, const RcEditWriter *writer, const char *id, char **ret_path)
 {
-        _cleanup_close_ int fd = -EBADF;
-        struct stat st;
-
-        fd = open_for_reading_as(creds, m->root_fd, path, &st);
-        if (fd < 0)
-                return fd;
-        if (!S_ISREG(st.st_mode))
-                return -EBADFD;
-        return read_full_fd(fd, RC_FILE_SIZE_MAX, ret, ret_size);
-}
-
-/* The system file holding the rule with this id, among the files creds may read, as the edit will read
- * them. Ids are computable by anyone (a hash of path, pattern, profile and occurrence), so a rule in a
- * file the caller cannot read is answered exactly as one that does not exist: finding it, or naming its
- * file, would confirm a guess about a file the caller may not read. */
-static int find_rule_file(Manager *m, const UserCreds *creds, const char *id, char **ret_path)
-{
+        RcSyntaxOptions syntax = { .accept_trailing_commas = m->config.accept_trailing_commas };
         const RcConfig *c = m->system_config;
 
         if (!c)
                 return -ENOENT;
         for (size_t i = 0; i < c->n_files; i++) {
-                _cleanup_(rc_file_unrefp) RcFile *f = NULL;
-                _cleanup_free_ char *text = NULL;
+                _cleanup_(rc_edit_transaction_done) RcEditTransaction t = { 0 };
                 const char *path = c->files[i]->path;
-                size_t size = 0, index;
+                size_t index;
                 int r;
 
-                r = read_system_file_as(m, creds, path, &text, &size);
+                rc_edit_transaction_init(&t, writer, &syntax);
+                r = rc_edit_transaction_open(&t, path);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0 || !t.source.text)
+                        continue; /* not the caller's to read (or gone): none of its rules is theirs to find */
+                r = rc_edit_transaction_find_rule(&t, id, &index);
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0)
-                        continue; /* not the caller's to read (or gone): none of its rules is theirs to find */
-                r = parse_text(m, path, text, size, &f);
-                if (r < 0)
-                        return r;
-                if (f->state != RC_FILE_LOADED || rc_file_find_rule(f, id, &index) < 0)
                         continue;
                 *ret_path = strdup(path);
                 return *ret_path ? 0 : -ENOMEM;
         }
         return -ENOENT;
-}
-
-static int apply(const char *path, const char *text, size_t size, const RcEdit *edit, char **ret, size_t *ret_size,
-                char **ret_message)
-{
-        _cleanup_(rc_diagnostics_done) RcDiagnostics d = { 0 };
-        int r;
-
-        r = rc_edit_apply(path, text, size, edit, &d, ret, ret_size);
-        if (r < 0)
-                return say_diagnostics(ret_message, r, path, &d);
-        return 0;
-}
-
-static int rule_id_at(Manager *m, const char *path, const char *text, size_t size, size_t index, char **ret)
-{
-        RcSyntaxOptions syntax = { .accept_trailing_commas = m->config.accept_trailing_commas };
-
-        return rc_text_rule_id(path, text, size, &syntax, index, ret);
-}
-
-static int append_diff(
-                char **diff, const char *path, const char *old, size_t old_size, const char *new, size_t new_size)
-{
-        _cleanup_free_ char *d = NULL;
-        char *joined;
-        int r;
-
-        r = rc_edit_diff(path, old, old_size, new, new_size, &d);
-        if (r < 0)
-                return r;
-        if (asprintf(&joined, "%s%s", strempty(*diff), d) < 0)
-                return -ENOMEM;
-        free(*diff);
-        *diff = joined;
-        return 0;
 }
 
 /* A file as an edit would leave it, for previews. */
@@ -479,8 +303,10 @@ static int preview(Manager *m, uid_t caller_uid, const char *home, const Preview
         return 0;
 }
 
-static int preview_texts(Manager *m, uid_t caller_uid, const char *home, const EditTarget *const *targets,
-                char *const *texts, const size_t *sizes, size_t n, ManagerEditChanges *ret)
+/* What the files (paths, of the entry kinds, holding texts) change for the processes. */
+static int preview_texts(Manager *m, uid_t caller_uid, const char *home, const char *const *paths,
+                const RcEntryKind *kinds, const char *const *texts, const size_t *sizes, size_t n,
+                ManagerEditChanges *ret)
 {
         RcFile *files[2] = { 0 };
         PreviewFile pf[2];
@@ -489,14 +315,42 @@ static int preview_texts(Manager *m, uid_t caller_uid, const char *home, const E
         assert(n <= 2);
 
         for (size_t i = 0; i < n && r >= 0; i++) {
-                r = parse_text(m, targets[i]->path, texts[i], sizes[i], &files[i]);
-                pf[i] = (PreviewFile){ .kind = targets[i]->kind, .file = files[i] };
+                r = parse_text(m, paths[i], texts[i], sizes[i], &files[i]);
+                pf[i] = (PreviewFile){ .kind = kinds[i], .file = files[i] };
         }
         if (r >= 0)
                 r = preview(m, caller_uid, home, pf, n, ret);
         for (size_t i = 0; i < n; i++)
                 rc_file_unref(files[i]);
         return r;
+}
+
+/* A system edit's preview, for rc_edit_transaction_preview(). */
+typedef struct SystemPreview {
+        Manager *m;
+        uid_t caller_uid;
+        ManagerEditChanges *changes;
+} SystemPreview;
+
+static int preview_system_files(const RcEditFile *const *files, size_t n, void *userdata)
+{
+        SystemPreview *sp = userdata;
+        const char *paths[2], *texts[2];
+        RcEntryKind kinds[2];
+        size_t sizes[2];
+        int r;
+
+        assert(n <= 2);
+
+        for (size_t i = 0; i < n; i++) {
+                r = system_entry_kind_of(files[i]->path, &kinds[i], NULL);
+                if (r < 0)
+                        return r;
+                paths[i] = files[i]->path;
+                texts[i] = files[i]->new_text;
+                sizes[i] = files[i]->new_size;
+        }
+        return preview_texts(sp->m, sp->caller_uid, NULL, paths, kinds, texts, sizes, n, sp->changes);
 }
 
 static void log_edit(const UserCreds *creds, const ManagerEditRequest *req, const char *path, const char *rule_id)
@@ -575,17 +429,83 @@ int manager_edit_check_request(const ManagerEditRequest *req, char **ret_message
         return 0;
 }
 
+/* The path of the system file the request's rule is in. */
+static int rule_source_path(Manager *m, const RcEditWriter *writer, const ManagerEditRequest *req, char **ret_path,
+                char **ret_address, char **ret_message)
+{
+        _cleanup_free_ char *path = NULL, *address = NULL;
+        int r;
+
+        if (isempty(req->rule))
+                return say(ret_message, -EINVAL, "no rule named");
+        r = rc_rule_address_split(req->rule, &path, &address);
+        if (r == -EINVAL)
+                return say(ret_message, r, "%s is neither FILE:LINE nor a rule id", req->rule);
+        if (r < 0)
+                return r;
+        if (!path) {
+                r = find_rule_file(m, writer, address, &path);
+                if (r == -ENOENT)
+                        return say(ret_message, r, "no rule %s in the system's rc files", address);
+                if (r < 0)
+                        return r;
+        }
+        *ret_path = TAKE_PTR(path);
+        *ret_address = TAKE_PTR(address);
+        return 0;
+}
+
+/* Why rc_edit_transaction_prepare() failed, in words. */
+static int say_prepare_failure(const RcEditTransaction *t, int error, const char *address, char **ret_message)
+{
+        const char *path = t->failed_path;
+
+        switch (t->failed_step) {
+        case RC_EDIT_STEP_READ:
+                return say(ret_message, error, "%s: cannot read: %s", path, strerror(-error));
+        case RC_EDIT_STEP_FIND_RULE:
+                if (error == -ENOENT && !t->source.text)
+                        return say(ret_message, error, "%s does not exist", path);
+                if (error == -EBADMSG)
+                        return say_diagnostics(ret_message, error, path, &t->diagnostics);
+                if (error == -ENOENT)
+                        return say(ret_message, error, "%s has no rule %s", path, address);
+                if (error == -ENOTUNIQ)
+                        return say(ret_message, error, "several rules of %s start on line %s: name one by its id", path,
+                                        address);
+                return say(ret_message, error, "%s: bad rule address %s", path, address);
+        case RC_EDIT_STEP_EDIT:
+        case _RC_EDIT_STEP_MAX:
+                break;
+        }
+        return say_diagnostics(ret_message, error, path, &t->diagnostics);
+}
+
+static int commit(RcEditTransaction *t, char **ret_message)
+{
+        const char *path = NULL;
+        int r;
+
+        r = rc_edit_transaction_commit(t, &path);
+        if (r == -ESTALE)
+                return say(ret_message, r, "%s changed since it was read: nothing was written, try again", path);
+        if (r < 0)
+                return say(ret_message, r, "%s: cannot write: %s (the file is unchanged)", strna(path), strerror(-r));
+        return 0;
+}
+
 int manager_edit_system(Manager *m, const UserCreds *creds, const ManagerEditRequest *req, ManagerEditResult *ret,
                 char **ret_message)
 {
-        _cleanup_(edit_target_done) EditTarget source = { 0 }, dest = { 0 };
-        _cleanup_free_ char *source_path = NULL, *address = NULL, *text = NULL, *new_text = NULL, *dest_text = NULL,
-                            *dest_new = NULL, *diff = NULL, *rule_id = NULL;
+        _cleanup_(rc_edit_transaction_done) RcEditTransaction t = { 0 };
+        _cleanup_free_ char *source_path = NULL, *address = NULL, *diff = NULL;
         _cleanup_(manager_edit_changes_done) ManagerEditChanges changes = { 0 };
-        size_t size = 0, new_size = 0, dest_size = 0, dest_new_size = 0, index = SIZE_MAX;
-        const UserCreds *io_creds;
+        RcSyntaxOptions syntax = { .accept_trailing_commas = m->config.accept_trailing_commas };
+        RcEditWriter writer = { .root_fd = m->root_fd };
+        SystemPreview sp = { .m = m, .caller_uid = creds->uid, .changes = &changes };
+        RcEditRequest edit;
+        RcEntryKind kind;
         bool rule_op;
-        RcEdit edit;
         int r;
 
         assert(m);
@@ -598,139 +518,65 @@ int manager_edit_system(Manager *m, const UserCreds *creds, const ManagerEditReq
                 return r;
 
         /* A dry run shows the caller only what it may read itself; a write is authorised already. */
-        io_creds = req->dry_run ? creds : write_creds();
-        edit = req->edit;
-        rule_op = req->move || IN_SET(edit.operation, RC_EDIT_UPDATE_RULE, RC_EDIT_REMOVE_RULE);
+        writer.creds = req->dry_run ? creds : write_creds();
+        rc_edit_transaction_init(&t, &writer, &syntax);
+        rule_op = req->move || IN_SET(req->edit.operation, RC_EDIT_UPDATE_RULE, RC_EDIT_REMOVE_RULE);
 
-        if (rule_op) {
-                if (isempty(req->rule))
-                        return say(ret_message, -EINVAL, "no rule named");
-                r = rc_rule_address_split(req->rule, &source_path, &address);
-                if (r == -EINVAL)
-                        return say(ret_message, r, "%s is neither FILE:LINE nor a rule id", req->rule);
-                if (r < 0)
-                        return r;
-                if (!source_path) {
-                        r = find_rule_file(m, io_creds, address, &source_path);
-                        if (r == -ENOENT)
-                                return say(ret_message, r, "no rule %s in the system's rc files", address);
-                        if (r < 0)
-                                return r;
-                }
-        } else {
-                if (isempty(req->file))
-                        return say(ret_message, -EINVAL, "no file named");
+        if (rule_op)
+                r = rule_source_path(m, &writer, req, &source_path, &address, ret_message);
+        else if (isempty(req->file))
+                r = say(ret_message, -EINVAL, "no file named");
+        else {
                 source_path = strdup(req->file);
-                if (!source_path)
-                        return -ENOMEM;
+                r = source_path ? 0 : -ENOMEM;
         }
-
-        r = edit_target_from_path(source_path, &source, ret_message);
-        if (r < 0)
-                return r;
-        r = read_target(m, io_creds, &source, &text, &size, ret_message);
         if (r < 0)
                 return r;
 
-        if (rule_op) {
-                _cleanup_(rc_file_unrefp) RcFile *f = NULL;
-
-                if (!text)
-                        return say(ret_message, -ENOENT, "%s does not exist", source.path);
-                r = parse_text(m, source.path, text, size, &f);
-                if (r < 0)
-                        return r;
-                if (f->state != RC_FILE_LOADED)
-                        return say_diagnostics(ret_message, -EBADMSG, source.path, &f->diagnostics);
-                r = rc_file_find_rule(f, address, &index);
-                if (r == -ENOENT)
-                        return say(ret_message, r, "%s has no rule %s", source.path, address);
-                if (r == -ENOTUNIQ)
-                        return say(ret_message, r, "several rules of %s start on line %s: name one by its id",
-                                        source.path, address);
-                if (r < 0)
-                        return say(ret_message, r, "%s: bad rule address %s", source.path, address);
-                edit.index = index;
-        }
-
-        if (req->move) {
-                _cleanup_(rc_diagnostics_done) RcDiagnostics d = { 0 };
-                _cleanup_(rc_move_result_done) RcMoveResult moved = { 0 };
-                bool same = isempty(req->file) || streq(req->file, source.path);
-
-                if (!same) {
-                        r = edit_target_from_path(req->file, &dest, ret_message);
-                        if (r < 0)
-                                return r;
-                        r = read_target(m, io_creds, &dest, &dest_text, &dest_size, ret_message);
-                        if (r < 0)
-                                return r;
-                }
-                r = rc_edit_move_rule(source.path, text, size, index, dest.path, dest_text, dest_size, req->edit.index,
-                                &d, &moved);
-                if (r < 0)
-                        return say_diagnostics(ret_message, r, source.path, &d);
-                new_text = TAKE_PTR(moved.source_text);
-                new_size = moved.source_size;
-                dest_new = TAKE_PTR(moved.destination_text);
-                dest_new_size = moved.destination_size;
-                r = rule_id_at(m, dest.path ? dest.path : source.path, dest.path ? dest_new : new_text,
-                                dest.path ? dest_new_size : new_size, moved.index, &rule_id);
-                if (r < 0 && r != -ENOENT)
-                        return r;
-        } else {
-                r = apply(source.path, text, size, &edit, &new_text, &new_size, ret_message);
-                if (r < 0)
-                        return r;
-                if (IN_SET(edit.operation, RC_EDIT_ADD_RULE, RC_EDIT_UPDATE_RULE)) {
-                        r = rule_id_at(m, source.path, new_text, new_size, edit.index, &rule_id);
-                        if (r < 0 && r != -ENOENT)
-                                return r;
-                }
-        }
-
-        if (dest.path) {
-                r = append_diff(&diff, dest.path, dest_text, dest_size, dest_new, dest_new_size);
-                if (r < 0)
-                        return r;
-        }
-        r = append_diff(&diff, source.path, text, size, new_text, new_size);
+        r = system_entry_kind_of(source_path, &kind, ret_message);
         if (r < 0)
                 return r;
-
-        {
-                const EditTarget *targets[2] = { &source, &dest };
-                char *texts[2] = { new_text, dest_new };
-                size_t sizes[2] = { new_size, dest_new_size };
-
-                r = preview_texts(m, creds->uid, NULL, targets, texts, sizes, dest.path ? 2 : 1, &changes);
+        if (req->move && !isempty(req->file)) {
+                r = system_entry_kind_of(req->file, &kind, ret_message);
                 if (r < 0)
                         return r;
         }
+        edit = (RcEditRequest){
+                .path = source_path,
+                .rule = rule_op ? address : NULL,
+                .move = req->move,
+                .destination = req->move && !isempty(req->file) ? req->file : NULL,
+                .position = req->edit.index,
+                .edit = req->edit,
+        };
+        r = rc_edit_transaction_prepare(&t, &edit);
+        if (r < 0)
+                return say_prepare_failure(&t, r, address, ret_message);
+
+        r = rc_edit_transaction_diff(&t, &diff);
+        if (r < 0)
+                return r;
+        r = rc_edit_transaction_preview(&t, preview_system_files, &sp);
+        if (r < 0)
+                return r;
 
         if (!req->dry_run) {
-                /* Into the destination first: a failure in between leaves the rule twice, never nowhere. */
-                if (dest.path) {
-                        r = write_target(m, &dest, dest_text, dest_size, dest_new, dest_new_size, ret_message);
-                        if (r < 0)
-                                return r;
-                }
-                r = write_target(m, &source, text, size, new_text, new_size, ret_message);
+                r = commit(&t, ret_message);
                 if (r < 0)
                         return r;
-                log_edit(creds, req, dest.path ? dest.path : source.path, rule_id);
+                log_edit(creds, req, t.destination.path ? t.destination.path : t.source.path, t.rule_id);
                 r = manager_reload(m);
                 if (r < 0)
                         log_warning_errno(r, "Reloading after an edit failed");
         }
 
         *ret = (ManagerEditResult){
-                .rule_id = TAKE_PTR(rule_id),
-                .diff = diff ? TAKE_PTR(diff) : strdup(""),
+                .rule_id = TAKE_PTR(t.rule_id),
+                .diff = TAKE_PTR(diff),
                 .changes = changes,
         };
         changes = (ManagerEditChanges){ 0 };
-        return ret->diff ? 0 : -ENOMEM;
+        return 0;
 }
 
 int manager_edit_preview(Manager *m, const UserCreds *creds, const char *home, const char *path, const char *text,
@@ -738,10 +584,7 @@ int manager_edit_preview(Manager *m, const UserCreds *creds, const char *home, c
 {
         _cleanup_free_ char *entry = NULL;
         _cleanup_(manager_edit_changes_done) ManagerEditChanges changes = { 0 };
-        EditTarget t = { 0 };
-        const EditTarget *targets[1] = { &t };
-        char *texts[1];
-        size_t sizes[1] = { size };
+        RcEntryKind kind;
         int r;
 
         assert(m);
@@ -753,7 +596,6 @@ int manager_edit_preview(Manager *m, const UserCreds *creds, const char *home, c
                 return say(ret_message, -E2BIG, "an rc file is at most %u bytes", RC_FILE_SIZE_MAX);
 
         /* Which entry of the search path the file belongs to: only those can be previewed. */
-        t.path = (char *) path;
         if (home) {
                 const char *rest;
 
@@ -761,7 +603,7 @@ int manager_edit_preview(Manager *m, const UserCreds *creds, const char *home, c
                 if (r < 0)
                         return say(ret_message, r, "%s is not a usable home", home);
                 if (streq(path, entry))
-                        t.kind = RC_ENTRY_USER_FILE;
+                        kind = RC_ENTRY_USER_FILE;
                 else {
                         entry = mfree(entry);
                         r = rc_entry_path(RC_ENTRY_USER_DIR, home, NULL, &entry);
@@ -770,19 +612,15 @@ int manager_edit_preview(Manager *m, const UserCreds *creds, const char *home, c
                         rest = after_prefix(path, entry);
                         if (!rest || rest[0] != '/' || !file_name_is_plain(rest + 1))
                                 return say(ret_message, -EINVAL, "%s is not an rc file of %s", path, home);
-                        t.kind = RC_ENTRY_USER_DIR;
+                        kind = RC_ENTRY_USER_DIR;
                 }
         } else {
-                _cleanup_(edit_target_done) EditTarget s = { 0 };
-
-                r = edit_target_from_path(path, &s, ret_message);
+                r = system_entry_kind_of(path, &kind, ret_message);
                 if (r < 0)
                         return r;
-                t.kind = s.kind;
         }
 
-        texts[0] = (char *) text;
-        r = preview_texts(m, creds->uid, home, targets, texts, sizes, 1, &changes);
+        r = preview_texts(m, creds->uid, home, &path, &kind, &text, &size, 1, &changes);
         if (r < 0)
                 return r;
         *ret = changes;

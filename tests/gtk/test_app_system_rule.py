@@ -36,7 +36,7 @@ ACTION_EDIT = "io.github.nvprofiled.NvProfiled1.edit-system-profiles"
 ACTION_RELOAD = "io.github.nvprofiled.NvProfiled1.reload"
 POLKIT_ACTIONS = os.environ.get("NVPROFILED_POLKIT_POLICY", "")
 RCD = os.path.join("etc", "nvidia", "nvidia-application-profiles-rc.d")
-TARGET = os.path.join(RCD, "50-nvprofilectl")  # the app's default file name (client/user-rc-file.h)
+TARGET = os.path.join(RCD, "50-nvprofilectl")  # the app's default file name (RC_EDIT_DEFAULT_FILE_NAME)
 SYSTEM_FILE = "The system's file (/etc/nvidia; an administrator's authorisation)"
 REFUSAL = "You are not allowed to write the system's file: Access denied by polkit. Nothing was written."
 # Root stands in for polkit on the private bus, and the daemon (root) asks it.

@@ -10,17 +10,15 @@
 #include <unistd.h>
 
 #include "fd-util.h"
-#include "file-replace.h"
 #include "fileio.h"
 #include "macro.h"
-#include "rc-reader.h"
+#include "rc-edit-writer.h"
+#include "rc-searchpath.h"
 #include "string-util.h"
 #include "strv.h"
-#include "user-creds.h"
-#include "user-rc-file.h"
 
 /* What a listing of an rc.d directory may hold: its names, NUL-separated. */
-#define LIST_SIZE_MAX (4u * 1024u * 1024u)
+#define LIST_SIZE_MAX RC_EDIT_WRITER_REPLY_MAX
 #define LIST_NAMES_MAX 4096u
 
 /* A home, and how its files are reached. */
@@ -52,14 +50,13 @@ static int home_open(const char *home, Home *ret)
         return 0;
 }
 
-/* One access to a directory below the home: a read of name, a replacement of it (write), or a listing
- * (no name). */
+/* One access to a directory below the home: fn run in the directory rel (relative to the home),
+ * created when create. */
 typedef struct Access {
-        const char *rel; /* the directory, relative to the home */
-        const char *name;
-        bool write;
-        const char *old, *new_text;
-        size_t old_size, new_size;
+        const char *rel;
+        bool create;
+        RcEditDirFunc fn;
+        void *userdata;
 } Access;
 
 /* Opens rel below the home one component at a time, creating what is missing when create; in another
@@ -106,7 +103,7 @@ static int open_below(const Home *h, const char *rel, bool create)
         return TAKE_FD(fd);
 }
 
-static int list_names(int dir_fd, char **ret, size_t *ret_size)
+static int list_names(int dir_fd, void *userdata, char **ret, size_t *ret_size)
 {
         _cleanup_free_ char *buf = NULL;
         size_t size = 0, allocated = 0, n = 0;
@@ -144,25 +141,17 @@ static int list_names(int dir_fd, char **ret, size_t *ret_size)
         return 0;
 }
 
-/* Does a, as whoever runs it. A read's text (NULL: no such file) or a listing goes to *ret. */
+/* Does a, as whoever runs it. */
 static int access_run(const Home *h, const Access *a, char **ret, size_t *ret_size)
 {
         _cleanup_close_ int dir_fd = -EBADF;
-        int r;
 
         *ret = NULL;
         *ret_size = 0;
-        dir_fd = open_below(h, a->rel, a->write);
-        if (dir_fd == -ENOENT && !a->write)
-                return 0;
+        dir_fd = open_below(h, a->rel, a->create);
         if (dir_fd < 0)
                 return dir_fd;
-        if (a->write)
-                return file_replace(dir_fd, a->name, a->old, a->old_size, a->new_text, a->new_size, 0644, NULL);
-        if (!a->name)
-                return list_names(dir_fd, ret, ret_size);
-        r = file_read_regular(dir_fd, a->name, RC_FILE_SIZE_MAX, ret, ret_size);
-        return r == -ENOENT ? 0 : r;
+        return a->fn(dir_fd, a->userdata, ret, ret_size);
 }
 
 /* What the child that did an access tells us, followed by size bytes. */
@@ -231,7 +220,7 @@ static int access_as_owner(const Home *h, const Access *a, char **ret, size_t *r
         reply_fd = fds[0];
 
         r = loop_read_exact(reply_fd, &reply, sizeof(reply));
-        if (r >= 0 && reply.size > MAX(RC_FILE_SIZE_MAX, LIST_SIZE_MAX))
+        if (r >= 0 && reply.size > RC_EDIT_WRITER_REPLY_MAX)
                 r = -EPROTO;
         if (r >= 0 && reply.present) {
                 text = malloc(reply.size + 1);
@@ -272,48 +261,114 @@ static int access_home(const char *home, const char *dir, Access *a, char **ret,
         a->rel += strspn(a->rel, "/");
 
         r = home_open(home, &h);
-        if (r == -ENOENT && !a->write) {
-                *ret = NULL;
-                *ret_size = 0;
-                return 0;
-        }
         if (r < 0)
                 return r;
         return access_as_owner(&h, a, ret, ret_size);
 }
 
-int user_rc_file_read(const char *home, const char *dir, const char *name, char **ret, size_t *ret_size)
-{
-        Access a = { .name = name };
+/* --- the system's files ------------------------------------------------------------------------------ */
 
-        assert(name);
-        return access_home(home, dir, &a, ret, ret_size);
-}
-
-int user_rc_file_replace(const char *home, const char *dir, const char *name, const char *old, size_t old_size,
-                const char *new_text, size_t new_size)
-{
-        _cleanup_free_ char *unused = NULL;
-        size_t unused_size;
-        Access a = { .name = name,
-                .write = true,
-                .old = old,
-                .old_size = old_size,
-                .new_text = new_text,
-                .new_size = new_size };
-
-        assert(name);
-        return access_home(home, dir, &a, &unused, &unused_size);
-}
-
-int user_rc_dir_list(const char *home, const char *dir, char ***ret)
-{
-        _cleanup_free_ char *names = NULL;
+/* One access to a directory of the system's files, run with the writer's file access. */
+typedef struct SystemAccess {
+        int root_fd;
+        const char *dir;
+        bool create;
+        RcEditDirFunc fn;
+        void *userdata;
+        char *text;
         size_t size;
-        Access a = { 0 };
+} SystemAccess;
+
+/* Opens the directory; a write may create the system's rc.d directory (its parent must exist). */
+static int system_open_dir(const SystemAccess *a)
+{
+        _cleanup_free_ char *rc_d = NULL, *parent_path = NULL;
+        _cleanup_close_ int parent = -EBADF, fd = -EBADF;
+        const char *base;
         int r;
 
-        r = access_home(home, dir, &a, &names, &size);
+        fd = open_in_root(a->root_fd, a->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd != -ENOENT || !a->create)
+                return TAKE_FD(fd);
+        r = rc_entry_path(RC_ENTRY_SYSTEM_DIR, NULL, NULL, &rc_d);
+        if (r < 0)
+                return r;
+        if (!streq(a->dir, rc_d))
+                return -ENOENT;
+
+        base = strrchr(rc_d, '/') + 1;
+        parent_path = strndup(rc_d, base - 1 - rc_d);
+        if (!parent_path)
+                return -ENOMEM;
+        parent = open_in_root(a->root_fd, parent_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (parent < 0)
+                return parent;
+        /* Only where nothing is: a file of that name is never turned into a directory. */
+        if (mkdirat(parent, base, 0755) < 0 && errno != EEXIST)
+                return -errno;
+        fd = openat(parent, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        /* Readable by every user's processes, whose driver reads it, whatever our umask. */
+        if (fchmod(fd, 0755) < 0)
+                return -errno;
+        return TAKE_FD(fd);
+}
+
+static int system_access_run(void *userdata)
+{
+        SystemAccess *a = userdata;
+        _cleanup_close_ int dir_fd = -EBADF;
+
+        dir_fd = system_open_dir(a);
+        if (dir_fd < 0)
+                return dir_fd;
+        return a->fn(dir_fd, a->userdata, &a->text, &a->size);
+}
+
+int rc_edit_writer_run(const RcEditWriter *w, const char *dir, bool create, RcEditDirFunc fn, void *userdata,
+                char **ret, size_t *ret_size)
+{
+        assert(w);
+        assert(dir);
+        assert(fn);
+        assert(ret);
+        assert(ret_size);
+
+        *ret = NULL;
+        *ret_size = 0;
+        if (w->home) {
+                Access a = { .create = create, .fn = fn, .userdata = userdata };
+
+                return access_home(w->home, dir, &a, ret, ret_size);
+        }
+
+        {
+                SystemAccess a = {
+                        .root_fd = w->root_fd, .dir = dir, .create = create, .fn = fn, .userdata = userdata
+                };
+                int r;
+
+                r = user_creds_run(w->creds, system_access_run, &a);
+                if (r < 0) {
+                        free(a.text);
+                        return r;
+                }
+                *ret = a.text;
+                *ret_size = a.size;
+                return 0;
+        }
+}
+
+int rc_edit_writer_list(const RcEditWriter *w, const char *dir, char ***ret)
+{
+        _cleanup_free_ char *names = NULL;
+        size_t size = 0;
+        int r;
+
+        r = rc_edit_writer_run(w, dir, false, list_names, NULL, &names, &size);
+        if (r == -ENOENT)
+                return strv_from_nulstr(NULL, 0, LIST_NAMES_MAX, ret);
         if (r < 0)
                 return r;
         return strv_from_nulstr(names, size, LIST_NAMES_MAX, ret);
