@@ -213,19 +213,25 @@ static void test_unknown_verb_escaped(void)
 
 static void test_help_and_version(void)
 {
-        g_autofree char *out = NULL, *version = NULL;
+        g_autofree char *out = NULL, *resolve = NULL, *version = NULL;
 
         g_assert_cmpint(run_ctl(&out, NULL, "--help", NULL), ==, EXIT_SUCCESS);
-        /* Every verb and option is documented (the man page is written from this text). */
+        /* Every verb and the options of every verb (the man page is checked against this text); a verb's
+         * own options in its help (tests/client/test-nvprofilectl-help.c). */
         for (const char *const *w = (const char *const[]){ "\n  status ", "\n  processes ", "\n  explain PID",
                              "\n  resolve ", "\n  rules ", "\n  profiles ", "\n  errors ", "\n  check [PATH...]",
                              "\n  monitor ", "\n  reload ", "\n  version ", "--help", "--version", "--json[=MODE]",
-                             "\n  -j ", "--no-legend", "--all", "--bus=ADDRESS", "--user", "--exe=PATH", "--argv=ARG",
-                             "--comm=NAME", "--dso=NAME", "--env=NAME=VALUE", "--home=DIR", "--exe-dir-file=NAME",
-                             "Exit status:", "\n  0 ", "\n  1 ", "\n  2 ", NULL };
+                             "\n  -j ", "--no-legend", "--bus=ADDRESS", "--user", "Exit status:", "\n  0 ", "\n  1 ",
+                             "\n  2 ", NULL };
                         *w; w++)
                 if (!strstr(out, *w))
                         g_error("--help does not mention \"%s\"", *w);
+        g_assert_cmpint(run_ctl(&resolve, NULL, "resolve", "--help", NULL), ==, EXIT_SUCCESS);
+        for (const char *const *w = (const char *const[]){ "--all", "--exe=PATH", "--argv=ARG", "--comm=NAME",
+                             "--dso=NAME", "--env=NAME=VALUE", "--home=DIR", "--exe-dir-file=NAME", NULL };
+                        *w; w++)
+                if (!strstr(resolve, *w))
+                        g_error("resolve --help does not mention \"%s\"", *w);
         g_assert_cmpint(run_ctl(&version, NULL, "--version", NULL), ==, EXIT_SUCCESS);
         g_assert_true(g_str_has_prefix(version, "nvprofilectl "));
 }
