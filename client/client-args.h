@@ -120,7 +120,7 @@ struct VerbSpec {
         ValueCompletion complete_args;
         const char *summary; /* one line in the overview */
         const char *help; /* the whole description */
-        const OptionId *options; /* those it takes besides the global ones, ending in _OPT_MAX */
+        const OptionId *options; /* those it takes besides the global ones, ending in _OPT_MAX; NULL: none */
         /* Commands ("report summary"): the verb's first argument names one. commands_optional: without
          * an argument the verb itself runs ("rules" lists, "rules add" edits). */
         const VerbSpec *commands;

@@ -57,7 +57,7 @@ const ClientOption client_options[_OPT_MAX] = {
         },
         [OPT_USER] = { "user", 0, no_argument, NULL, "Talk to the daemon on the session bus (not with --bus=)",
                 STORE_TRUE, FIELD(session) },
-        [OPT_ALL] = { "all", 'a', no_argument, NULL, "processes: every tracked process; explain, resolve: every rule, not only the matched ones", STORE_TRUE,
+        [OPT_ALL] = { "all", 'a', no_argument, NULL, "processes: every tracked process; explain, resolve: every rule, matched or not", STORE_TRUE,
                 FIELD(all) },
         [OPT_EXE] = { "exe", 0, required_argument, "PATH", "The executable's path: the \"procname\" feature",
                 STORE_STRING, FIELD(exe), .complete = COMPLETE_FILES },
@@ -107,27 +107,28 @@ const ClientOption client_options[_OPT_MAX] = {
                 FIELD(csv) },
         [OPT_PRINT_UNITS] = {
                 "print-units", 0, required_argument, "base|dynamic",
-                "Base units, or units scaled to the value as ncu does (usecond, Kbyte, Gbyte/second; the "
+                "raw, details: base units, or units scaled to the value as ncu does (usecond, Kbyte, Gbyte/second; the "
                 "default)",
                 STORE_ENUM, FIELD(print_units),
                 .takes = "base or dynamic", .values = VALUES("dynamic", "base"),
         },
         [OPT_PRINT_DETAILS] = {
                 "print-details", 0, required_argument, "header|body|all",
-                "The sections' header metrics (the default), their body items, or both", STORE_ENUM,
+                "details: the sections' header metrics (the default), their body items, or both", STORE_ENUM,
                 FIELD(print_details),
                 .takes = "header, body or all", .values = VALUES("header", "body", "all"),
         },
         [OPT_PRINT_METRIC_INSTANCES] = {
                 "print-metric-instances", 0, required_argument, "none|values|details",
-                "Each metric's value alone (the default), followed by its instance values \"VALUE (I1; I2; "
+                "raw, details: each metric's value alone (the default), followed by its instance "
+                "values \"VALUE (I1; I2; "
                 "...)\", or by their correlation ids and values \"VALUE (ID1: I1; ...)\"",
                 STORE_ENUM, FIELD(print_metric_instances),
                 .takes = "none, values or details", .values = VALUES("none", "values", "details"),
         },
         [OPT_PRINT_SUMMARY] = {
                 "print-summary", 0, required_argument, "none|per-kernel",
-                "One table per kernel and launch with each metric's minimum, maximum and average", STORE_ENUM,
+                "details: one table per kernel and launch with each metric's minimum, maximum and average", STORE_ENUM,
                 FIELD(print_summary),
                 .takes = "none or per-kernel", .values = VALUES("none", "per-kernel"),
         },
@@ -169,7 +170,8 @@ const ClientOption client_options[_OPT_MAX] = {
                 STORE_STRING, FIELD(junit), is_nonempty, .takes = "a file name", .complete = COMPLETE_FILES },
         [OPT_ARCH] = { "arch", 0, required_argument, "CC",
                 "The GPU's compute capability as major*10+minor (86 for 8.6)", STORE_STRING, FIELD(arch) },
-        [OPT_SCOPE] = { "scope", 0, required_argument, "SCOPE", "The collection scope: launch (default), range or cmdlist",
+        [OPT_SCOPE] = { "scope", 0, required_argument, "SCOPE", "The collection scope: launch (default), range or "
+                "cmdlist",
                 STORE_STRING, FIELD(scope), .values = VALUES("launch", "range", "cmdlist") },
         [OPT_SCHEMA] = { "schema", 0, required_argument, "SCHEMA",
                 "extended (the default: ncu 2024.1.1's schema and later additions) or 2024.1.1 (exactly that "

@@ -69,7 +69,7 @@ expect() {
 expect "verbs" "nvprofilectl " status processes explain resolve rules profiles errors check settings \
     monitor reload version fdinfo report top sections help
 expect "a verb from its beginning" "nvprofilectl rep" report
-expect "report's commands only" "nvprofilectl report " summary json details raw session rules diff
+expect "report's commands only" "nvprofilectl report " summary json raw details session rules diff
 expect "a command from its beginning" "nvprofilectl report s" summary session
 expect "options of every verb" "nvprofilectl status --" --help --version --json --no-legend --bus= --user
 expect "options of a verb" "nvprofilectl top --" --help --version --json --no-legend --bus= --user \

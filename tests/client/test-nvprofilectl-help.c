@@ -138,7 +138,7 @@ static void test_missing_in_words(void)
                         "report", "diff", "a.ncu-rep", NULL);
         g_autofree char *o3 = ctl(EXIT_USAGE, "explain needs a process ID: nvprofilectl explain PID", "explain", NULL);
         g_autofree char *o4 = ctl(EXIT_USAGE,
-                        "report needs a command: summary, json, details, raw, session, rules or diff", "report", NULL);
+                        "report needs a command: summary, json, raw, details, session, rules or diff", "report", NULL);
         g_autofree char *o5 = ctl(EXIT_USAGE, "sections show needs a section identifier", "sections", "show", NULL);
         g_autofree char *o6 = ctl(EXIT_USAGE, "explain takes at most 1 argument (nvprofilectl explain PID), got 2.",
                         "explain", "1", "2", NULL);
@@ -150,7 +150,7 @@ static void test_option_not_of_verb(void)
 {
         g_autofree char *o1 = ctl(EXIT_USAGE, "--once is an option of top, not of status;", "status", "--once", NULL);
         g_autofree char *o2 = ctl(EXIT_USAGE,
-                        "--csv is an option of report details, report raw and report session, not of report "
+                        "--csv is an option of report raw, report details and report session, not of report "
                         "summary;",
                         "report", "summary", "x", "--csv", NULL);
         g_autofree char *o3 = ctl(EXIT_USAGE, "--unset is an option of rules set and profiles set, not of rules add;",
@@ -190,7 +190,7 @@ static void test_complete(void)
         assert_has(verbs, "status\n");
         assert_has(verbs, "report\n");
         assert_has_not(verbs, "__complete");
-        g_assert_cmpstr(report, ==, "summary\njson\ndetails\nraw\nsession\nrules\ndiff\n");
+        g_assert_cmpstr(report, ==, "summary\njson\nraw\ndetails\nsession\nrules\ndiff\n");
         g_assert_cmpstr(details, ==, "--print-details=\n");
         assert_has(summary, "--local\n");
         assert_has_not(summary, "--csv");
@@ -242,7 +242,7 @@ static void test_tables(void)
                 g_autofree char *help = ctl(0, NULL, "help", v->name, NULL);
 
                 g_assert_nonnull(v->run);
-                for (const OptionId *o = v->options; *o != _OPT_MAX; o++) {
+                for (const OptionId *o = v->options; o && *o != _OPT_MAX; o++) {
                         g_autofree char *name = g_strdup_printf("--%s", client_options[*o].name);
                         assert_has(help, name);
                 }
@@ -251,7 +251,7 @@ static void test_tables(void)
 
                         /* A command that takes arguments says what is missing in words. */
                         g_assert_true(c->min_args == 0 || (c->needs && c->args));
-                        for (const OptionId *o = c->options; *o != _OPT_MAX; o++) {
+                        for (const OptionId *o = c->options; o && *o != _OPT_MAX; o++) {
                                 g_autofree char *name = g_strdup_printf("--%s", client_options[*o].name);
                                 assert_has(help, name);
                         }
