@@ -4,13 +4,11 @@
  * in words with exit status 2. */
 
 #include <getopt.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <unistd.h>
 
 #include "client-args.h"
 #include "log.h"
-#include "parse-util.h"
 #include "string-util.h"
 #include "strv.h"
 

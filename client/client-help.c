@@ -133,12 +133,33 @@ static void print_usage_entry(const char *verb, const VerbSpec *spec, const char
         print_entry(label, text);
 }
 
+/* The options of command, or of verb and all its commands, each once, in the order the tables give them. */
+static size_t option_order(const VerbSpec *verb, const VerbSpec *command, OptionId ret[static _OPT_MAX])
+{
+        bool seen[_OPT_MAX] = { false };
+        size_t n = 0;
+
+        for (size_t i = 0; i <= verb->n_commands; i++) {
+                const VerbSpec *spec = i == 0 ? verb : &verb->commands[i - 1];
+
+                if (command && spec != command)
+                        continue;
+                for (const OptionId *o = spec->options; o && *o != _OPT_MAX; o++)
+                        if (!seen[*o]) {
+                                seen[*o] = true;
+                                ret[n++] = *o;
+                        }
+        }
+        return n;
+}
+
 /* One verb: its usage, its description, its commands (each in full), and the options of the verb and
  * its commands, each with the commands that take it when not all do. Or one command of it. */
 static void print_verb(const VerbSpec *verb, const VerbSpec *command)
 {
         const VerbSpec *spec = command ? command : verb;
-        bool has_options = false;
+        OptionId ids[_OPT_MAX];
+        size_t n_ids;
 
         if (command)
                 printf("Usage: nvprofilectl [OPTIONS...] %s %s%s%s\n\n", verb->name, command->name,
@@ -156,8 +177,9 @@ static void print_verb(const VerbSpec *verb, const VerbSpec *command)
                         print_usage_entry(verb->name, &verb->commands[i], verb->commands[i].help);
         }
 
-        for (OptionId id = _OPT_GLOBAL_MAX; id < _OPT_MAX; id++) {
-                _cleanup_free_ char *takers = NULL;
+        n_ids = option_order(verb, command, ids);
+        for (size_t k = 0; k < n_ids; k++) {
+                OptionId id = ids[k];
                 size_t n_takers = 0, n_specs = command ? 1 : 1 + verb->n_commands;
                 char buf[128] = "";
 
@@ -179,11 +201,8 @@ static void print_verb(const VerbSpec *verb, const VerbSpec *command)
                         if (verb->n_commands > 0 && !verb->commands_optional)
                                 n_specs--; /* "report" alone runs nothing */
                 }
-                if (n_takers == 0)
-                        continue;
-                if (!has_options)
+                if (k == 0)
                         printf("\nOptions:\n");
-                has_options = true;
                 print_option(&client_options[id], n_takers < n_specs ? buf : NULL);
         }
         printf("\nOptions of every verb (nvprofilectl --help):");
