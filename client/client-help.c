@@ -6,6 +6,7 @@
 #include <getopt.h>
 
 #include "client-args.h"
+#include "string-util.h"
 
 #define HELP_WIDTH 79
 #define HELP_COLUMN 25
@@ -292,7 +293,12 @@ const char *closest_name(const char *word, const char *const *names, size_t n)
                 }
         }
         /* Two edits at most, and fewer than the word has letters: "x" means no verb in particular. */
-        if (best_distance > 2 || best_distance >= len)
-                return NULL;
+        if (best_distance <= 2 && best_distance < len)
+                return best;
+        /* Or a name the word begins with: "--sort-by" for --sort. */
+        best = NULL;
+        for (size_t i = 0; i < n; i++)
+                if (strlen(names[i]) >= 3 && startswith(word, names[i]) && (!best || strlen(names[i]) > strlen(best)))
+                        best = names[i];
         return best;
 }

@@ -246,7 +246,7 @@ const VerbSpec client_verbs[] = {
         {
                         .name = "rules",
                         .args = "[COMMAND]",
-                        .summary = "List or edit the rules",
+                        .summary = "List the rules; with a command, edit them",
                         .help = "List every rule in precedence order with file:line:column, its pattern and its "
                                 "profile. --home DIR adds the per-user rc files of that home. With a command, edit "
                                 "them",
@@ -258,7 +258,7 @@ const VerbSpec client_verbs[] = {
         {
                         .name = "profiles",
                         .args = "[COMMAND]",
-                        .summary = "List or edit the profiles",
+                        .summary = "List the profiles; with a command, edit them",
                         .help = "List every profile definition in effect with its settings (--home DIR likewise). "
                                 "With a command, edit them",
                         .options = OPTIONS(OPT_HOME),

@@ -119,6 +119,8 @@ static void test_did_you_mean(void)
                         "--intervl=2", NULL);
         g_autofree char *o6 = ctl(EXIT_USAGE, "No help for \"explian\", which is no verb; did you mean explain?",
                         "help", "explian", NULL);
+        g_autofree char *o10 = ctl(EXIT_USAGE, "Unknown option \"--sort-by=gpu\"; did you mean --sort?", "top",
+                        "--sort-by=gpu", NULL);
         /* Nothing close: no guess. */
         g_autofree char *o7 = ctl(EXIT_USAGE, "Unknown verb \"xyzzy\"; see nvprofilectl --help.", "xyzzy", NULL);
         g_autofree char *o8 = ctl(EXIT_USAGE,
