@@ -78,7 +78,7 @@ test_packages=("${demo_packages[@]}"
     git protobuf-compiler libxml2-utils locales
     clang libclang-rt-14-dev clang-format llvm-14
     python3-dbusmock groff-base
-    tmux prometheus-node-exporter prometheus iproute2
+    tmux prometheus-node-exporter prometheus iproute2 zsh fish
     mmdebstrap systemd-container
     libgtk-4-dev libadwaita-1-dev gettext desktop-file-utils appstream
     xvfb xauth at-spi2-core python3-pyatspi imagemagick openbox xdotool

@@ -6,8 +6,11 @@ function __nvprofilectl_complete
     set -l tokens (commandline -opc)
     set -l current (commandline -ct)
     set -l candidates (command $tokens[1] __complete -- $tokens[2..-1] $current 2>/dev/null)
-    # "--output=FI": paths after the "=".
-    set -l prefix (string match -r -- '^--[^=]*=' $current)
+    # "--output=FI": paths after the "=" (an empty list would empty "$prefix$path", hence '').
+    set -l prefix ''
+    if string match -rq -- '^--[^=]*=' $current
+        set prefix (string match -r -- '^--[^=]*=' $current)
+    end
     set -l value (string replace -r -- '^--[^=]*=' '' $current)
     switch "$candidates[1]"
         case @files
