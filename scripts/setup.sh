@@ -63,12 +63,13 @@ done
 # the desktop app (client/gtk) builds with GTK 4 and libadwaita, and its tests run it under Xvfb, driven
 # through AT-SPI (pyatspi), with screenshots by ImageMagick's import; tests/gtk/test_app_desktop.py runs
 # a real window manager in that display (openbox: minimising is the WM's doing, Xvfb has none) and
-# sends it and the app what a user's mouse and keyboard would (xdotool).
+# sends it and the app what a user's mouse and keyboard would (xdotool). bash-completion loads
+# nvprofilectl's completion script (its pkg-config file says where it goes).
 install_packages=(
     gcc pkg-config meson ninja-build python3 python3-dev python3-pyelftools procps
     libsystemd-dev libjson-c-dev libdrm-dev libprotobuf-c-dev protobuf-c-compiler libprotobuf-dev
     libzstd-dev libseccomp-dev libncurses-dev scdoc libdbus-1-dev libpolkit-gobject-1-dev
-    dbus systemd man-db
+    dbus systemd man-db bash-completion
 )
 demo_packages=("${install_packages[@]}" libglib2.0-dev)
 # prometheus and prometheus-node-exporter only for their checkers (promtool, the textfile collector run
@@ -77,7 +78,7 @@ test_packages=("${demo_packages[@]}"
     git protobuf-compiler libxml2-utils locales
     clang libclang-rt-14-dev clang-format llvm-14
     python3-dbusmock groff-base
-    tmux prometheus-node-exporter prometheus iproute2
+    tmux prometheus-node-exporter prometheus iproute2 zsh fish
     mmdebstrap systemd-container
     libgtk-4-dev libadwaita-1-dev gettext desktop-file-utils appstream
     xvfb xauth at-spi2-core python3-pyatspi imagemagick openbox xdotool

@@ -16,39 +16,8 @@
 #include "json-schema-check.h"
 #include "rc-settings.h"
 #include "private-bus.h"
+#include "run-ctl.h"
 #include "test-util.h"
-
-/* Runs nvprofilectl's command line in this process with stdout and stderr captured (stdout is the TAP
- * stream). Returns the exit status. */
-static int run_ctl(char **ret_out, char **ret_err, const char *first, ...)
-{
-        g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func(g_free);
-        g_autofree char *err = NULL;
-        TestCapture capture;
-        va_list ap;
-        int status;
-
-        g_ptr_array_add(args, g_strdup("nvprofilectl"));
-        va_start(ap, first);
-        for (const char *a = first; a; a = va_arg(ap, const char *))
-                g_ptr_array_add(args, g_strdup(a));
-        va_end(ap);
-        g_ptr_array_add(args, NULL);
-
-        test_capture_begin(&capture);
-        /* parse_argv() permutes the array, not the strings: args keeps them all to free. */
-        {
-                g_autofree char **argv = g_memdup2(args->pdata, sizeof(char *) * args->len);
-                status = client_run((int) args->len - 1, argv);
-        }
-        test_capture_end(&capture, ret_out, &err);
-
-        if (*err)
-                g_test_message("stderr: %s", err);
-        if (ret_err)
-                *ret_err = g_steal_pointer(&err);
-        return status;
-}
 
 /* ---- options ---- */
 
@@ -214,19 +183,25 @@ static void test_unknown_verb_escaped(void)
 
 static void test_help_and_version(void)
 {
-        g_autofree char *out = NULL, *version = NULL;
+        g_autofree char *out = NULL, *resolve = NULL, *version = NULL;
 
         g_assert_cmpint(run_ctl(&out, NULL, "--help", NULL), ==, EXIT_SUCCESS);
-        /* Every verb and option is documented (the man page is written from this text). */
+        /* Every verb and the options of every verb (the man page is checked against this text); a verb's
+         * own options in its help (tests/client/test-nvprofilectl-help.c). */
         for (const char *const *w = (const char *const[]){ "\n  status ", "\n  processes ", "\n  explain PID",
                              "\n  resolve ", "\n  rules ", "\n  profiles ", "\n  errors ", "\n  check [PATH...]",
                              "\n  monitor ", "\n  reload ", "\n  version ", "--help", "--version", "--json[=MODE]",
-                             "\n  -j ", "--no-legend", "--all", "--bus=ADDRESS", "--user", "--exe=PATH", "--argv=ARG",
-                             "--comm=NAME", "--dso=NAME", "--env=NAME=VALUE", "--home=DIR", "--exe-dir-file=NAME",
-                             "Exit status:", "\n  0 ", "\n  1 ", "\n  2 ", NULL };
+                             "\n  -j ", "--no-legend", "--bus=ADDRESS", "--user", "Exit status:", "\n  0 ", "\n  1 ",
+                             "\n  2 ", NULL };
                         *w; w++)
                 if (!strstr(out, *w))
                         g_error("--help does not mention \"%s\"", *w);
+        g_assert_cmpint(run_ctl(&resolve, NULL, "resolve", "--help", NULL), ==, EXIT_SUCCESS);
+        for (const char *const *w = (const char *const[]){ "--all", "--exe=PATH", "--argv=ARG", "--comm=NAME",
+                             "--dso=NAME", "--env=NAME=VALUE", "--home=DIR", "--exe-dir-file=NAME", NULL };
+                        *w; w++)
+                if (!strstr(resolve, *w))
+                        g_error("resolve --help does not mention \"%s\"", *w);
         g_assert_cmpint(run_ctl(&version, NULL, "--version", NULL), ==, EXIT_SUCCESS);
         g_assert_true(g_str_has_prefix(version, "nvprofilectl "));
 }

@@ -3,7 +3,8 @@
 """Checks a built man page against what it documents, so the pages cannot drift from the code.
 
   check-man.py client PAGE NVPROFILECTL
-      every verb and option of "nvprofilectl --help" has an entry, and every entry is still in --help
+      every verb of "nvprofilectl --help" and every option of it and of "nvprofilectl help VERB" (both
+      written from nvprofilectl's option tables) has an entry, and every entry is still there
   check-man.py daemon PAGE NVPROFILED XML
       every option and signal of "nvprofiled --help", every interface, property, method and signal of
       the D-Bus XML (with its arguments) has an entry
@@ -133,14 +134,14 @@ class Page:
 OPTION_RX = re.compile(r'(?<![\w-])(--?[A-Za-z][\w-]*)')
 
 
-def help_text(binary):
+def help_text(binary, args=('--help',)):
     try:
-        p = subprocess.run([binary, '--help'], capture_output=True, text=True, timeout=30)
+        p = subprocess.run([binary, *args], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired) as e:
-        fail(f'cannot run {binary} --help: {e}')
+        fail(f'cannot run {binary} {" ".join(args)}: {e}')
         return ''
     if p.returncode != 0:
-        fail(f'{binary} --help exited {p.returncode}: {p.stderr.strip()}')
+        fail(f'{binary} {" ".join(args)} exited {p.returncode}: {p.stderr.strip()}')
     return p.stdout
 
 
@@ -177,7 +178,6 @@ def check_client(page_path, binary):
     page = Page(page_path)
     help = help_text(binary)
     check_common(page, ['COMMANDS', 'OPTIONS', 'EXIT STATUS', 'FILES'])
-    check_options(page, help, 'nvprofilectl')
     check_exit_status(page)
 
     # Verbs: the lines of the "Verbs:" block that start with two spaces and a word.
@@ -188,6 +188,15 @@ def check_client(page_path, binary):
     verbs = {v for v in re.findall(r'^  ([a-z][\w-]*)(?=\s|$)', m.group(1), re.M)}
     if not verbs:
         fail('nvprofilectl --help lists no verbs')
+    # --help lists the options of every verb; each verb's help its own and its commands'.
+    all_help = help + ''.join(help_text(binary, ('help', v)) for v in sorted(verbs))
+    check_options(page, all_help, 'nvprofilectl')
+    # Each command of a verb ("report summary") has an entry of its own.
+    commands = set(re.findall(r'^  ([a-z][\w-]* [a-z][\w-]*)(?=\s|$)', all_help, re.M))
+    command_terms = [t for t, _ in page.terms('COMMANDS')]
+    for c in sorted(commands):
+        if not any(re.search(rf'\b{re.escape(c)}\b', t) for t in command_terms):
+            fail(f'{page.path}: command {c} of nvprofilectl help has no entry under COMMANDS')
     documented = {t.split()[0] for t, _ in page.terms('COMMANDS')}
     for v in sorted(verbs - documented):
         fail(f'{page.path}: verb {v} of nvprofilectl --help has no entry under COMMANDS')

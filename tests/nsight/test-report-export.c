@@ -151,7 +151,7 @@ static void test_verb_errors(void)
                                 "takes none, values or details" },
                 { { "report", "session", report, "--print-units=base", NULL }, 2, "the session page has no metrics" },
                 { { "report", "details", report, "--print-units=scaled", NULL }, 2, "takes base or dynamic" },
-                { { "status", "--csv", NULL }, 2, "options of report" },
+                { { "status", "--csv", NULL }, 2, "an option of report" },
                 { { "report", "raw", truncated, "--csv", NULL }, 1, "byte " },
                 { { "report", "details", "/nonexistent/x.ncu-rep", "--csv", NULL }, 1, "No such file" },
         };

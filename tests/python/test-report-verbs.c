@@ -592,9 +592,9 @@ static void test_diff_fail_above_usage(void)
                 g_assert_cmpint(run_verb(dispatch_verb, &out, &err, "report", "summary", "--fail-above=5", extrap,
                                                 NULL),
                                 ==, EXIT_USAGE);
-                g_assert_nonnull(strstr(err, "options of report diff"));
+                g_assert_nonnull(strstr(err, "an option of report diff"));
                 g_assert_cmpint(run_verb(dispatch_verb, &out2, &err2, "status", "--junit=x.xml", NULL), ==, EXIT_USAGE);
-                g_assert_nonnull(strstr(err2, "options of report diff"));
+                g_assert_nonnull(strstr(err2, "an option of report diff"));
         }
 }
 
