@@ -445,6 +445,31 @@ const char *itest_setting(struct json_object *res, const char *key)
         return NULL;
 }
 
+struct json_object *itest_explain_json(ITest *t, pid_t pid, int *ret_status)
+{
+        g_autofree char *out = NULL, *spid = g_strdup_printf("%i", (int) pid);
+        int r = itest_ctl(t, &out, "explain", spid, NULL);
+
+        if (ret_status)
+                *ret_status = r;
+        return r == 0 ? json_tokener_parse(out) : NULL;
+}
+
+const char *itest_jstr(struct json_object *o, const char *key)
+{
+        struct json_object *v;
+        return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : NULL;
+}
+
+uint32_t itest_tracked_count(ITest *t)
+{
+        uint32_t n = 0;
+        g_assert_cmpint(sd_bus_get_property_trivial(t->bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE,
+                                        "TrackedProcesses", NULL, 'u', &n),
+                        >=, 0);
+        return n;
+}
+
 void itest_assert_absent(const char *where, const char *text, const char *needle)
 {
         const char *hit = strstr(text, needle);

@@ -115,6 +115,15 @@ struct json_object *itest_resolve_json(ITest *t, const char *exe, const char *ho
 /* Looks up key among the resolution's settings; returns its value as a string, or NULL. */
 const char *itest_setting(struct json_object *res, const char *key);
 
+/* `nvprofilectl explain PID` as JSON (NULL when it failed), its exit status in ret_status if not NULL. */
+struct json_object *itest_explain_json(ITest *t, pid_t pid, int *ret_status);
+
+/* The string member key of o, or NULL. */
+const char *itest_jstr(struct json_object *o, const char *key);
+
+/* The daemon's TrackedProcesses. */
+uint32_t itest_tracked_count(ITest *t);
+
 /* Fails the case when needle is in text (what where was told), printing where it stands. */
 void itest_assert_absent(const char *where, const char *text, const char *needle);
 

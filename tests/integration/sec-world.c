@@ -282,8 +282,7 @@ struct json_object *parse_json(const char *text)
 
 const char *jstr(struct json_object *o, const char *key)
 {
-        struct json_object *v;
-        return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : NULL;
+        return itest_jstr(o, key);
 }
 
 /* Every basic value of a message, whatever its signature, as text. */
