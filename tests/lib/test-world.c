@@ -19,6 +19,10 @@
 
 static TestWorld *current;
 
+/* The case's own processes (test_world_kill_on_abort()). */
+static const pid_t *children;
+static const size_t *n_children;
+
 /* Users made for the case, for the handler of a fatal signal: plain arrays, read without allocating. */
 static char users_made[8][sizeof(((TestUser *) NULL)->name)];
 static size_t n_users_made;
@@ -54,6 +58,9 @@ static void remove_users_now(void)
  * nothing behind. */
 static void on_fatal_signal(int sig)
 {
+        for (size_t i = 0; children && i < *n_children; i++)
+                if (children[i] > 0)
+                        (void) kill(children[i], SIGKILL);
         remove_users_now();
         if (current) {
                 test_world_print_daemon_log(current);
@@ -75,10 +82,19 @@ static void on_fatal_signal(int sig)
 
 static void catch_fatal_signals(void)
 {
-        /* g_error() ends with SIGTRAP, g_assert() with SIGABRT, meson's timeout with SIGTERM. */
+        /* g_error() ends with SIGTRAP, g_assert() with SIGABRT, meson's timeout with SIGTERM, ^C with
+         * SIGINT. */
         signal(SIGABRT, on_fatal_signal);
         signal(SIGTRAP, on_fatal_signal);
         signal(SIGTERM, on_fatal_signal);
+        signal(SIGINT, on_fatal_signal);
+}
+
+void test_world_kill_on_abort(const pid_t *pids, const size_t *n)
+{
+        children = pids;
+        n_children = n;
+        catch_fatal_signals();
 }
 
 void test_write_file_p(const char *path, const char *content)
@@ -314,6 +330,8 @@ static void assert_no_sanitizer_report(TestWorld *w)
 void test_world_teardown(TestWorld *w)
 {
         current = NULL;
+        children = NULL;
+        n_children = NULL;
         if (g_test_failed())
                 test_world_print_daemon_log(w);
         test_world_stop_daemon(w, NULL);

@@ -66,6 +66,10 @@ void test_world_stop_daemon(TestWorld *w, int *ret_exit_status);
 char *test_world_daemon_log(TestWorld *w);
 void test_world_print_daemon_log(TestWorld *w);
 
+/* The handler of a fatal signal also kills (SIGKILL) the first *n pids of children (0: reaped already): the
+ * processes a case started itself. */
+void test_world_kill_on_abort(const pid_t *children, const size_t *n);
+
 /* Whether name has an owner on the world's bus. */
 bool test_world_name_has_owner(TestWorld *w, const char *name);
 
