@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <assert.h>
 #include <dirent.h>
-#include <fcntl.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "bench-util.h"
 #include "bus-names.h"
+#include "test-bus-daemon.h"
 
 void bench_die(const char *what)
 {
@@ -87,37 +87,16 @@ void bench_watch_processes(sd_bus *bus, sd_bus_message_handler_t handler, void *
 
 void bench_bus_start(const char *dir, pid_t *ret_pid, char *address, size_t address_size, sd_bus **ret_bus)
 {
-        char conf[512], sock[512], arg[600], text[2048];
-        pid_t pid;
+        char *bus_address = NULL;
+        int r = test_bus_daemon_start(dir, TEST_BUS_OPEN, NULL, ret_pid, &bus_address);
 
-        snprintf(conf, sizeof(conf), "%s/bus.conf", dir);
-        snprintf(sock, sizeof(sock), "%s/bus", dir);
-        snprintf(text, sizeof(text),
-                        "<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"\n"
-                        " \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
-                        "<busconfig><type>session</type><listen>unix:path=%s</listen>"
-                        "<policy context=\"default\"><allow send_destination=\"*\" eavesdrop=\"true\"/>"
-                        "<allow eavesdrop=\"true\"/><allow own=\"*\"/></policy>"
-                        "<limit name=\"max_incoming_bytes\">1000000000</limit>"
-                        "<limit name=\"max_outgoing_bytes\">1000000000</limit>"
-                        "<limit name=\"max_connections_per_user\">1000</limit></busconfig>\n",
-                        sock);
-        bench_write_file(conf, text);
-        snprintf(arg, sizeof(arg), "--config-file=%s", conf);
-
-        pid = fork();
-        if (pid < 0)
-                bench_die("fork");
-        if (pid == 0) {
-                int null = open("/dev/null", O_RDWR);
-                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
-                dup2(null, STDOUT_FILENO);
-                execv("/usr/bin/dbus-daemon", (char *const[]){ "/usr/bin/dbus-daemon", "--nofork", arg, NULL });
-                _exit(127);
+        if (r < 0) {
+                errno = -r;
+                bench_die("dbus-daemon");
         }
-        *ret_pid = pid;
-        snprintf(address, address_size, "unix:path=%s", sock);
-
+        if ((size_t) snprintf(address, address_size, "%s", bus_address) >= address_size)
+                bench_die("bus address");
+        free(bus_address);
         *ret_bus = bench_bus_connect(address);
 }
 
@@ -130,10 +109,7 @@ void bench_world_stop(pid_t daemon_pid, sd_bus *bus, pid_t bus_pid, const char *
                 waitpid(daemon_pid, NULL, 0);
         }
         sd_bus_flush_close_unref(bus);
-        if (bus_pid > 0) {
-                kill(bus_pid, SIGTERM);
-                waitpid(bus_pid, NULL, 0);
-        }
+        test_bus_daemon_stop(bus_pid);
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
         (void) !system(cmd);
 }

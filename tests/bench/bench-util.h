@@ -26,9 +26,10 @@ sd_bus *bench_bus_connect(const char *address);
  * only). */
 void bench_watch_processes(sd_bus *bus, sd_bus_message_handler_t handler, void *userdata);
 
-/* Starts a private dbus-daemon with its socket and configuration in dir (a session-type bus that allows
+/* Starts the tests' open bus (tests/lib/test-bus-daemon.h, TEST_BUS_OPEN: a session-type bus that allows
  * everything and lifts the per-connection limits, so that many clients and signal storms measure the
- * daemon, not the bus), writes its address to address and connects to it. */
+ * daemon, not the bus) with its socket and configuration in dir, writes its address to address and
+ * connects to it. */
 void bench_bus_start(const char *dir, pid_t *ret_pid, char *address, size_t address_size, sd_bus **ret_bus);
 
 /* Ends what bench_bus_start() and a daemon on it started: the daemon (SIGTERM, waited for), the

@@ -6,18 +6,13 @@
 #include <systemd/sd-bus.h>
 #include <sys/types.h>
 
-/* The bus service's test world: a private dbus-daemon configured like the system bus (deny by default,
- * our policy file, and room for a polkit stand-in), nvprofiled on it with a --root tree, and helpers to
- * act as an unprivileged user the test creates. Needs root. */
+#include "test-world.h"
 
-typedef struct BusWorld {
-        char *dir; /* scratch, 0755: the test user reaches the bus socket and binaries inside */
-        char *root; /* the daemon's --root */
-        char *bus_address;
-        GPid bus_pid, daemon_pid, polkit_pid;
-        int daemon_log; /* the daemon's stderr, printed when a test fails */
-        sd_bus *bus; /* our connection, as root */
-} BusWorld;
+/* The bus service's test world: the one test world (tests/lib/test-world.h: a private dbus-daemon
+ * configured like the system bus, with room for a polkit stand-in, nvprofiled on it with a --root tree)
+ * and helpers to act as an unprivileged user the test creates. Needs root. */
+
+typedef TestWorld BusWorld;
 
 void world_setup(BusWorld *w);
 void world_teardown(BusWorld *w);

@@ -2,15 +2,17 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <systemd/sd-bus.h>
 
 #include "private-bus.h"
+#include "test-bus-daemon.h"
 #include "test-util.h"
 
-/* A failed assertion must not leave the bus behind. */
+/* A failed assertion must not leave nvprofilectl behind. */
 static void die_with_parent(gpointer userdata)
 {
         (void) prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -18,39 +20,20 @@ static void die_with_parent(gpointer userdata)
 
 bool private_bus_start(PrivateBus *b)
 {
-        g_autofree char *conf = NULL, *socket = NULL, *text = NULL,
-                        *dbus_daemon = g_find_program_in_path("dbus-daemon");
-        g_autoptr(GError) error = NULL;
+        pid_t pid;
+        char *address;
+        int r;
 
-        if (!dbus_daemon)
+        if (!test_bus_daemon_available())
                 return false;
         b->dir = test_mkdtemp();
         g_assert_cmpint(chmod(b->dir, 0755), ==, 0); /* for a client running as nobody */
-        conf = g_build_filename(b->dir, "bus.conf", NULL);
-        socket = g_build_filename(b->dir, "bus", NULL);
-        text = g_strdup_printf("<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"\n"
-                               " \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
-                               "<busconfig><type>session</type><listen>unix:path=%s</listen><auth>EXTERNAL</auth>"
-                               "<policy context=\"default\"><allow user=\"*\"/><allow own=\"*\"/>"
-                               "<allow send_type=\"method_call\"/><allow send_type=\"signal\"/>"
-                               "<allow send_requested_reply=\"true\" send_type=\"method_return\"/>"
-                               "<allow send_requested_reply=\"true\" send_type=\"error\"/>"
-                               "<allow receive_type=\"method_call\"/><allow receive_type=\"method_return\"/>"
-                               "<allow receive_type=\"error\"/><allow receive_type=\"signal\"/>"
-                               "</policy></busconfig>\n",
-                        socket);
-        g_file_set_contents(conf, text, -1, &error);
-        g_assert_no_error(error);
-        {
-                g_autofree char *config_arg = g_strdup_printf("--config-file=%s", conf);
-                const char *argv[] = { dbus_daemon, "--nofork", "--nopidfile", config_arg, NULL };
-
-                g_spawn_async(NULL, (char **) argv, NULL,
-                                G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
-                                die_with_parent, NULL, &b->pid, &error);
-                g_assert_no_error(error);
-        }
-        b->address = g_strdup_printf("unix:path=%s", socket);
+        r = test_bus_daemon_start(b->dir, TEST_BUS_OPEN, NULL, &pid, &address);
+        if (r < 0)
+                g_error("dbus-daemon did not start in %s: %s", b->dir, g_strerror(-r));
+        b->pid = pid;
+        b->address = g_strdup(address);
+        free(address);
 
         /* Ready once a client gets through. */
         for (int i = 0; i < 200; i++) {
@@ -64,15 +47,12 @@ bool private_bus_start(PrivateBus *b)
                 sd_bus_unref(bus);
                 g_usleep(25000);
         }
-        g_error("dbus-daemon did not come up at %s", b->address);
+        g_error("the private bus did not come up at %s", b->address);
 }
 
 void private_bus_stop(PrivateBus *b)
 {
-        int status;
-
-        kill(b->pid, SIGTERM);
-        g_assert_cmpint(waitpid(b->pid, &status, 0), ==, b->pid);
+        test_bus_daemon_stop(b->pid);
         g_spawn_close_pid(b->pid);
         g_free(b->dir);
         g_free(b->address);

@@ -4,14 +4,17 @@
 #include <glib.h>
 #include <stdbool.h>
 
-/* A private dbus-daemon for nvprofilectl's tests: any user may connect, own names and call methods
- * (nvprofilectl under test may run as nobody). */
+#include "test-bus-daemon.h"
+
+/* The open bus of the tests (tests/lib/test-bus-daemon.h, TEST_BUS_OPEN) for nvprofilectl against
+ * stand-ins: any user may connect, own names and call methods (nvprofilectl under test may run as nobody). */
 typedef struct PrivateBus {
         GPid pid;
         char *dir, *address;
 } PrivateBus;
 
-/* Starts it and waits until a client gets through; false if dbus-daemon is not installed. */
+/* Starts it and waits until a client gets through; false if dbus-daemon is not installed
+ * (TEST_BUS_UNAVAILABLE says so). */
 bool private_bus_start(PrivateBus *b);
 void private_bus_stop(PrivateBus *b);
 

@@ -474,7 +474,7 @@ static void test_not_running(void)
         g_autofree char *bus_arg = NULL, *expected = NULL;
 
         if (!private_bus_start(&b)) {
-                g_test_skip("dbus-daemon is not installed");
+                g_test_skip(TEST_BUS_UNAVAILABLE);
                 return;
         }
         bus_arg = g_strdup_printf("--bus=%s", b.address);

@@ -297,7 +297,7 @@ static bool stand_in_start(Fixture *f, bool has_get_process)
         *f = (Fixture){ .monitor_out = -1, .seen = g_string_new(NULL) };
         if (!private_bus_start(&f->bus)) {
                 g_string_free(f->seen, TRUE);
-                g_test_skip("dbus-daemon is not installed");
+                g_test_skip(TEST_BUS_UNAVAILABLE);
                 return false;
         }
 

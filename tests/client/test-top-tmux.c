@@ -121,7 +121,7 @@ static bool stand_in_start(StandIn *s, bool has_watch)
 {
         *s = (StandIn){ .has_watch = has_watch, .watch_write = -1 };
         if (!private_bus_start(&s->bus)) {
-                g_test_skip("dbus-daemon is not installed");
+                g_test_skip(TEST_BUS_UNAVAILABLE);
                 return false;
         }
         g_assert_cmpint(sd_bus_new(&s->conn), >=, 0);

@@ -54,31 +54,22 @@ RC = """# fixture rc file of the app's end-to-end test
 }
 """
 
-BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path={socket}</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <deny own="*"/>
-    <deny send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
-  </policy>
-  <include>{policy}</include>
-  <policy user="{uid}"><allow own="{name}"/></policy>
-{extra_policy}
-</busconfig>
-"""
+# The C tests' system-like bus (tests/lib/test-bus-daemon.c fills in the same template): deny by default,
+# our policy file included. $NVPROFILED_TEST_LIB_DIR where the checkout is out of reach.
+BUS_TEMPLATE = os.path.join(os.environ.get("NVPROFILED_TEST_LIB_DIR")
+                            or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"),
+                            "test-bus-system.conf")
+
+# What the world needs on PATH besides what a test adds.
+TOOLS = ("Xvfb", "dbus-daemon", "gdbus", "busctl")
+
+
+def bus_config(socket: str, extra_policy: str) -> str:
+    """The system-like bus's configuration: the template with our policy file and extra_policy."""
+    with open(BUS_TEMPLATE) as f:
+        template = f.read()
+    return (template.replace("@SOCKET@", socket).replace("@POLICY@", POLICY)
+            .replace("@EXTRA_POLICY@", extra_policy))
 
 
 def wait_for(what, cond, timeout=WAIT):
@@ -217,8 +208,8 @@ class AppWorld(World):
 
         self.socket = os.path.join(d, "system-bus")
         with open(os.path.join(d, "bus.conf"), "w") as f:
-            f.write(BUS_CONFIG.format(socket=self.socket, policy=POLICY, uid=os.getuid(), name=BUS_NAME,
-                                      extra_policy=bus_policy))
+            f.write(bus_config(self.socket, f'  <policy user="{os.getuid()}"><allow own="{BUS_NAME}"/></policy>\n'
+                                            + bus_policy))
         self.spawn("system-bus", ["dbus-daemon", "--nofork", "--nopidfile", f"--config-file={d}/bus.conf"])
         wait_for("the private bus", lambda: os.path.exists(self.socket))
         self.address = "unix:path=" + self.socket

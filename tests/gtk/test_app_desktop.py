@@ -27,7 +27,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from appworld import APP, DAEMON, FIXTURE_TOOL, POLICY, WAIT, AppWorld, AtSpi, wait_for  # noqa: E402
+from appworld import APP, DAEMON, FIXTURE_TOOL, POLICY, TOOLS, WAIT, AppWorld, AtSpi, wait_for  # noqa: E402
 
 # Roles of what a user operates (GTK 4.8's AT-SPI roles): each needs a name a screen reader can say.
 CONTROL_ROLES = {"push button", "toggle button", "check box", "radio button", "page tab", "text", "entry",
@@ -47,7 +47,7 @@ class DesktopTest(unittest.TestCase):
                    if not v or not os.path.exists(v)]
         if missing:
             raise unittest.SkipTest("not built or not set: " + ", ".join(missing))
-        for tool in ("Xvfb", "openbox", "xdotool", "dbus-daemon", "import", "gdbus", "gsettings", "busctl"):
+        for tool in (*TOOLS, "openbox", "xdotool", "import", "gsettings"):
             if not shutil.which(tool):
                 raise unittest.SkipTest(f"{tool} is not installed")
         cls.w = AppWorld()

@@ -24,7 +24,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from appworld import (APP, CORPUS, CTL, DAEMON, FIXTURE_TOOL, POLICY, REPORT, ROOT_PATH, WAIT,  # noqa: E402
+from appworld import (APP, CORPUS, CTL, DAEMON, FIXTURE_TOOL, POLICY, REPORT, ROOT_PATH, TOOLS, WAIT,  # noqa: E402
                       AppWorld, AtSpi, wait_for)
 
 
@@ -35,7 +35,7 @@ class AppTest(unittest.TestCase):
                    if not v or not os.path.exists(v)]
         if missing:
             self.skipTest("not built or not set: " + ", ".join(missing))
-        for tool in ("Xvfb", "dbus-daemon", "import", "gdbus", "busctl"):
+        for tool in (*TOOLS, "import"):
             if not shutil.which(tool):
                 self.skipTest(f"{tool} is not installed")
         self.report = os.path.join(CORPUS, "reports", REPORT)

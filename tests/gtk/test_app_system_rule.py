@@ -29,7 +29,7 @@ import xml.etree.ElementTree as ElementTree
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from appworld import APP, DAEMON, FIXTURE_TOOL, POLICY, SHOTS, WAIT, AppWorld, wait_for  # noqa: E402
+from appworld import APP, DAEMON, FIXTURE_TOOL, POLICY, SHOTS, TOOLS, WAIT, AppWorld, wait_for  # noqa: E402
 
 USER = "nvptest-gtkpk"
 ACTION_EDIT = "io.github.nvprofiled.NvProfiled1.edit-system-profiles"
@@ -93,7 +93,7 @@ class SystemRuleTest(unittest.TestCase):
                    if not v or not os.path.exists(v)]
         if missing:
             self.skipTest("not built or not set: " + ", ".join(missing))
-        for tool in ("Xvfb", "dbus-daemon", "gdbus", "busctl", "setpriv", "useradd", "userdel"):
+        for tool in (*TOOLS, "setpriv", "useradd", "userdel"):
             if not shutil.which(tool):
                 self.skipTest(f"{tool} is not installed")
         if subprocess.run(["/usr/bin/python3", "-c", "import dbusmock"], capture_output=True).returncode != 0:

@@ -6,35 +6,15 @@
 #include <json-c/json.h>
 #include <systemd/sd-bus.h>
 
-/* The integration tests' world: a private dbus-daemon configured like the system bus (deny by default,
- * plus our policy file), a real nvprofiled on it with a --root configuration tree, and either the real
- * /proc with the real proc connector (root only), or a fixture /proc tree (--proc=), which the daemon
- * polls and which needs no privileges at all. */
+#include "test-world.h"
 
-typedef struct ITest {
-        char *dir; /* scratch: bus socket, configs, copied binaries */
-        char *root; /* the daemon's --root */
-        char *proc; /* the daemon's --proc when a fixture tree is used (itest_use_fixture_proc()), or NULL */
-        char *sys; /* the daemon's --sys when set (a fixture /sys tree under dir), or NULL */
-        char *devdir; /* fake GPU device nodes */
-        char *bus_address;
-        GPid bus_pid;
-        GPid daemon_pid;
-        int daemon_stderr; /* the daemon's log, printed when a test fails */
-        sd_bus *bus; /* our connection, as root */
-        int notify_fd; /* NOTIFY_SOCKET, as systemd would give it... */
-        bool with_notify; /* ...to daemons started while this is set; the test must then read it, as
-                           * systemd does, or the daemon's sd_notify() blocks on a full socket */
-        bool without_dac_override; /* daemons started while set run as root (deployed: as the unit's user)
-                                    * without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH (setpriv): a file of
-                                    * mode 0000 is EACCES to them */
-        const char *const *daemon_wrapper; /* daemons started while set run as this command (NULL-terminated)
-                                            * followed by theirs, e.g. in a PID namespace (pidns-run) */
-        const char *const *helper_wrapper; /* ...and helpers spawned while set */
-        bool deployed; /* the daemon runs as the unit runs it: as daemon_user (itest_setup_deployed()) */
-        char daemon_user[48]; /* ...a system user the case creates, in place of the unit's User= */
-        const struct ITestUser *helper_user; /* helpers spawned while set run as this user, not as root */
-} ITest;
+/* The integration tests' world: the one test world (tests/lib/test-world.h: a private system-like bus, a
+ * real nvprofiled on it with a --root configuration tree) with either the real /proc and the real proc
+ * connector (root only), or a fixture /proc tree (--proc=), which the daemon polls and which needs no
+ * privileges at all. */
+
+typedef TestWorld ITest;
+typedef TestUser ITestUser;
 
 /* Waits up to timeout_ms for a notify message containing needle (e.g. "READY=1"). */
 bool itest_wait_notify(ITest *t, const char *needle, int timeout_ms);
@@ -84,14 +64,9 @@ void itest_fixture_root(ITest *t, pid_t pid, const char *dir);
 void itest_fixture_exit(ITest *t, pid_t pid);
 void itest_teardown(ITest *t);
 
-/* An unprivileged user made for the case with useradd (a system user without a home directory or a
- * shell), named prefix<our pid>-<n>. itest_remove_users() removes it; so does itest_teardown(), and the
- * abort handler when an assertion (or a SIGTERM) ends the case first. Root only. */
-typedef struct ITestUser {
-        char name[48];
-        uid_t uid;
-        gid_t gid;
-} ITestUser;
+/* An unprivileged user made for the case (test_world_create_user()), named prefix<our pid>-<n>.
+ * itest_remove_users() removes it; so does itest_teardown(), and the abort handler when an assertion (or a
+ * SIGTERM) ends the case first. Root only. */
 void itest_create_user(const char *prefix, ITestUser *ret);
 void itest_remove_users(void);
 /* In a forked child: becomes the user for good (no supplementary groups, no way back to root) and dies
@@ -143,6 +118,15 @@ struct json_object *itest_resolve_json(ITest *t, const char *exe, const char *ho
 
 /* Looks up key among the resolution's settings; returns its value as a string, or NULL. */
 const char *itest_setting(struct json_object *res, const char *key);
+
+/* `nvprofilectl explain PID` as JSON (NULL when it failed), its exit status in ret_status if not NULL. */
+struct json_object *itest_explain_json(ITest *t, pid_t pid, int *ret_status);
+
+/* The string member key of o, or NULL. */
+const char *itest_jstr(struct json_object *o, const char *key);
+
+/* The daemon's TrackedProcesses. */
+uint32_t itest_tracked_count(ITest *t);
 
 /* Fails the case when needle is in text (what where was told), printing where it stands. */
 void itest_assert_absent(const char *where, const char *text, const char *needle);

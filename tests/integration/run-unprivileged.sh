@@ -46,6 +46,14 @@ for v in NVPROFILED_BIN NVPROFILECTL_BIN NVPROFILED_HELPER NVPROFILED_DSO_LIB NV
     stage "$v"
 done
 
+# The bus configuration templates the harness fills in (tests/lib/test-bus-daemon.c).
+if [ -n "${NVPROFILED_TEST_LIB_DIR:-}" ]; then
+    mkdir "$stage/lib"
+    cp "$NVPROFILED_TEST_LIB_DIR"/test-bus-*.conf "$stage/lib/"
+    NVPROFILED_TEST_LIB_DIR=$stage/lib
+    export NVPROFILED_TEST_LIB_DIR
+fi
+
 # The sanitizer build's leak suppressions, if any, must be readable too.
 supp=$(printf '%s\n' "${LSAN_OPTIONS:-}" | tr ':' '\n' | sed -n 's/^suppressions=//p')
 if [ -n "$supp" ]; then

@@ -18,22 +18,10 @@
 #include "sec-world.h"
 #include "test-mount.h"
 
-/* For the signal handler: what to kill when an assertion aborts the case (itest's handler, which this
- * one calls, removes the user and the rest). */
+/* What to kill when a fatal signal ends the case first (tests/lib/test-world.c's handler, which removes
+ * the user and the rest too). */
 pid_t children[SEC_CHILDREN_MAX];
 size_t n_children;
-static void (*itest_abort_handler)(int);
-
-static void on_fatal_signal(int sig)
-{
-        for (size_t i = 0; i < n_children; i++)
-                if (children[i] > 0)
-                        (void) kill(children[i], SIGKILL);
-        if (itest_abort_handler && itest_abort_handler != SIG_DFL && itest_abort_handler != SIG_IGN)
-                itest_abort_handler(sig);
-        signal(sig, SIG_DFL);
-        raise(sig);
-}
 
 void remember_child(pid_t pid)
 {
@@ -166,11 +154,7 @@ void sec_setup(Sec *s, bool private_proc)
         }
         itest_setup(&s->t);
         create_user(s);
-        /* After itest_setup() and itest_create_user(), which install its own: ours kills the case's
-         * children first. */
-        itest_abort_handler = signal(SIGABRT, on_fatal_signal);
-        signal(SIGTERM, on_fatal_signal);
-        signal(SIGINT, on_fatal_signal);
+        test_world_kill_on_abort(children, &n_children);
 
         s->seen = g_string_new(NULL);
         s->attacker_seen = g_string_new(NULL);
@@ -215,9 +199,6 @@ void sec_teardown(Sec *s)
                 g_assert_cmpint(umount2(s->proc_mount, MNT_DETACH), ==, 0);
         itest_teardown(&s->t); /* removes the user too */
         g_assert_null(getpwnam(s->user));
-        signal(SIGABRT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        signal(SIGINT, SIG_DFL);
 
         g_string_free(s->seen, TRUE);
         g_string_free(s->attacker_seen, TRUE);
@@ -282,8 +263,7 @@ struct json_object *parse_json(const char *text)
 
 const char *jstr(struct json_object *o, const char *key)
 {
-        struct json_object *v;
-        return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : NULL;
+        return itest_jstr(o, key);
 }
 
 /* Every basic value of a message, whatever its signature, as text. */

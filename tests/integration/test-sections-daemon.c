@@ -44,12 +44,6 @@ static struct json_object *ctl_json4(ITest *t, int expect, const char *a, const 
         return o;
 }
 
-static const char *jstr(struct json_object *o, const char *key)
-{
-        struct json_object *v;
-        return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : NULL;
-}
-
 static void wait_for_error_count(ITest *t, size_t n)
 {
         for (int i = 0; i < 100; i++) {
@@ -83,30 +77,30 @@ static void test_sections(void)
         struct json_object *errors = json_object_object_get(list, "errors");
         g_assert_cmpuint(json_object_array_length(sections), ==, 2);
         struct json_object *a = json_object_array_get_idx(sections, 0);
-        g_assert_cmpstr(jstr(a, "identifier"), ==, "A");
-        g_assert_cmpstr(jstr(a, "display_name"), ==, "Section A");
+        g_assert_cmpstr(itest_jstr(a, "identifier"), ==, "A");
+        g_assert_cmpstr(itest_jstr(a, "display_name"), ==, "Section A");
         g_assert_true(json_object_get_boolean(json_object_object_get(a, "enabled")));
         g_assert_cmpint(json_object_get_int(json_object_object_get(a, "order")), ==, 5);
-        g_assert_cmpstr(jstr(a, "file"), ==, "/sec/a.section");
+        g_assert_cmpstr(itest_jstr(a, "file"), ==, "/sec/a.section");
         struct json_object *b = json_object_array_get_idx(sections, 1);
-        g_assert_cmpstr(jstr(b, "file"), ==, "/sec/sub/b.section");
+        g_assert_cmpstr(itest_jstr(b, "file"), ==, "/sec/sub/b.section");
         g_assert_false(json_object_get_boolean(json_object_object_get(b, "enabled")));
         g_assert_cmpuint(json_object_array_length(errors), ==, 1);
-        g_assert_cmpstr(jstr(json_object_array_get_idx(errors, 0), "file"), ==, "/sec/c.section");
-        g_assert_cmpstr(jstr(json_object_array_get_idx(errors, 0), "error"), ==,
+        g_assert_cmpstr(itest_jstr(json_object_array_get_idx(errors, 0), "file"), ==, "/sec/c.section");
+        g_assert_cmpstr(itest_jstr(json_object_array_get_idx(errors, 0), "error"), ==,
                         "Error: Line=3 Column=25 Unknown enumeration value of \"CC_999\" for field \"MinArch\".");
         json_object_put(list);
 
         struct json_object *sets_doc = ctl_json(&t, 0, "sets", NULL, NULL);
         struct json_object *sets = json_object_object_get(sets_doc, "sets");
         g_assert_cmpuint(json_object_array_length(sets), ==, 2);
-        g_assert_cmpstr(jstr(json_object_array_get_idx(sets, 0), "name"), ==, "basic");
-        g_assert_cmpstr(jstr(json_object_array_get_idx(sets, 1), "name"), ==, "full");
+        g_assert_cmpstr(itest_jstr(json_object_array_get_idx(sets, 0), "name"), ==, "basic");
+        g_assert_cmpstr(itest_jstr(json_object_array_get_idx(sets, 1), "name"), ==, "full");
         json_object_put(sets_doc);
 
         struct json_object *show_doc = ctl_json(&t, 0, "show", "A", NULL);
         struct json_object *show = json_object_object_get(show_doc, "section");
-        g_assert_cmpstr(jstr(show, "Identifier"), ==, "A");
+        g_assert_cmpstr(itest_jstr(show, "Identifier"), ==, "A");
         g_assert_cmpint(json_object_get_int(json_object_object_get(show, "Order")), ==, 5);
         json_object_put(show_doc);
         g_autofree char *out = NULL;
@@ -116,14 +110,14 @@ static void test_sections(void)
         struct json_object *m86_doc = ctl_json(&t, 0, "metrics", "A", "--arch=86");
         struct json_object *m86 = json_object_object_get(m86_doc, "metrics");
         g_assert_cmpuint(json_object_array_length(m86), ==, 3);
-        g_assert_cmpstr(jstr(json_object_array_get_idx(m86, 0), "name"), ==, "new");
-        g_assert_cmpstr(jstr(json_object_array_get_idx(m86, 0), "label"), ==, "Base");
-        g_assert_cmpstr(jstr(json_object_array_get_idx(m86, 1), "name"), ==, "op_a");
-        g_assert_cmpstr(jstr(json_object_array_get_idx(m86, 1), "derived_for"), ==, "derived__x");
+        g_assert_cmpstr(itest_jstr(json_object_array_get_idx(m86, 0), "name"), ==, "new");
+        g_assert_cmpstr(itest_jstr(json_object_array_get_idx(m86, 0), "label"), ==, "Base");
+        g_assert_cmpstr(itest_jstr(json_object_array_get_idx(m86, 1), "name"), ==, "op_a");
+        g_assert_cmpstr(itest_jstr(json_object_array_get_idx(m86, 1), "derived_for"), ==, "derived__x");
         json_object_put(m86_doc);
         struct json_object *m70_doc = ctl_json4(&t, 0, "metrics", "A", "--arch=70", "--scope=range");
         struct json_object *m70 = json_object_object_get(m70_doc, "metrics");
-        g_assert_cmpstr(jstr(json_object_array_get_idx(m70, 0), "name"), ==, "base");
+        g_assert_cmpstr(itest_jstr(json_object_array_get_idx(m70, 0), "name"), ==, "base");
         json_object_put(m70_doc);
         g_clear_pointer(&out, g_free);
         g_assert_cmpint(itest_ctl(&t, &out, "sections", "metrics", "A", NULL), ==, 2);
@@ -185,9 +179,9 @@ static void test_sections(void)
         sections = json_object_object_get(list, "sections");
         g_assert_cmpuint(json_object_array_length(sections), ==, 3);
         a = json_object_array_get_idx(sections, 0);
-        g_assert_cmpstr(jstr(a, "identifier"), ==, "A");
+        g_assert_cmpstr(itest_jstr(a, "identifier"), ==, "A");
         g_assert_cmpint(json_object_get_int(json_object_object_get(a, "order")), ==, 5); /* the last good one */
-        g_assert_nonnull(strstr(jstr(a, "error"), "Expected integer"));
+        g_assert_nonnull(strstr(itest_jstr(a, "error"), "Expected integer"));
         json_object_put(list);
 
         /* Fixed again: no errors. */
@@ -216,7 +210,7 @@ static bool folder_read(ITest *t, size_t i)
 
         (void) itest_ctl(t, &out, "sections", "list", NULL);
         o = json_tokener_parse(out);
-        read = o && g_strcmp0(jstr(folder(o, "folders", i), "state"), "read") == 0;
+        read = o && g_strcmp0(itest_jstr(folder(o, "folders", i), "state"), "read") == 0;
         json_object_put(o);
         return read;
 }
@@ -238,14 +232,14 @@ static void test_folders(void)
 
         list = ctl_json(&t, 0, "list", NULL, NULL);
         g_assert_cmpuint(json_object_array_length(json_object_object_get(list, "folders")), ==, 3);
-        g_assert_cmpstr(jstr(folder(list, "folders", 0), "path"), ==, "/nope");
-        g_assert_cmpstr(jstr(folder(list, "folders", 0), "state"), ==, "missing");
+        g_assert_cmpstr(itest_jstr(folder(list, "folders", 0), "path"), ==, "/nope");
+        g_assert_cmpstr(itest_jstr(folder(list, "folders", 0), "state"), ==, "missing");
         g_assert_false(json_object_get_boolean(json_object_object_get(folder(list, "folders", 0), "recursive")));
-        g_assert_cmpstr(jstr(folder(list, "folders", 1), "path"), ==, "/file");
-        g_assert_cmpstr(jstr(folder(list, "folders", 1), "state"), ==, "unreadable");
-        g_assert_cmpstr(jstr(folder(list, "folders", 1), "problem"), ==, "Not a directory");
-        g_assert_cmpstr(jstr(folder(list, "folders", 2), "path"), ==, "/sec");
-        g_assert_cmpstr(jstr(folder(list, "folders", 2), "state"), ==, "read");
+        g_assert_cmpstr(itest_jstr(folder(list, "folders", 1), "path"), ==, "/file");
+        g_assert_cmpstr(itest_jstr(folder(list, "folders", 1), "state"), ==, "unreadable");
+        g_assert_cmpstr(itest_jstr(folder(list, "folders", 1), "problem"), ==, "Not a directory");
+        g_assert_cmpstr(itest_jstr(folder(list, "folders", 2), "path"), ==, "/sec");
+        g_assert_cmpstr(itest_jstr(folder(list, "folders", 2), "state"), ==, "read");
         g_assert_true(json_object_get_boolean(json_object_object_get(folder(list, "folders", 2), "recursive")));
         g_assert_cmpint(json_object_get_int(json_object_object_get(folder(list, "folders", 2), "files")), ==, 1);
         json_object_put(list);
@@ -253,8 +247,8 @@ static void test_folders(void)
         g_assert_cmpint(itest_ctl(&t, &out, "status", NULL), ==, 0);
         status = json_tokener_parse(out);
         g_assert_nonnull(status);
-        g_assert_cmpstr(jstr(folder(status, "section_folders", 0), "state"), ==, "missing");
-        g_assert_cmpstr(jstr(folder(status, "section_folders", 2), "state"), ==, "read");
+        g_assert_cmpstr(itest_jstr(folder(status, "section_folders", 0), "state"), ==, "missing");
+        g_assert_cmpstr(itest_jstr(folder(status, "section_folders", 2), "state"), ==, "read");
         json_object_put(status);
 
         /* The missing folder appears: it is watched, and read. */

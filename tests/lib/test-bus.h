@@ -4,9 +4,8 @@
 #include <glib.h>
 #include <systemd/sd-bus.h>
 
-/* A private D-Bus daemon configured like Debian's system bus (method calls denied unless a policy allows
- * them) with our policy file (NVPROFILED_DBUS_POLICY) included: what the integration and bus tests run
- * the real daemon on. */
+/* GLib's side of the tests' private buses (test-bus-daemon.h): the system-like bus that tests/lib/test-world.h
+ * runs the real daemon on, and connecting to a bus. */
 
 /* The value of an environment variable meson sets for the test; fails the test without it. */
 const char *test_env_or_fail(const char *name);
@@ -14,9 +13,9 @@ const char *test_env_or_fail(const char *name);
 /* A GSpawnChildSetupFunc: children die with the test, even when an assertion aborts it before teardown. */
 void test_child_dies_with_parent(gpointer userdata);
 
-/* Starts dbus-daemon with its socket and configuration in dir, extra_policy (XML, may be "") appended
- * after our policy, and connects to it as the test (retrying while the daemon is not listening yet).
- * The socket is mode 0777: everyone may connect, the policy decides what they may do. */
+/* Starts the system-like bus (TEST_BUS_SYSTEM) with its socket and configuration in dir, extra_policy (XML,
+ * may be "") appended after our policy ($NVPROFILED_DBUS_POLICY), and connects to it as the test
+ * (retrying while the daemon is not listening yet). */
 void test_private_bus_start(
                 const char *dir, const char *extra_policy, GPid *ret_pid, char **ret_address, sd_bus **ret_bus);
 
