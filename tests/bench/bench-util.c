@@ -92,7 +92,7 @@ void bench_bus_start(const char *dir, pid_t *ret_pid, char *address, size_t addr
 
         if (r < 0) {
                 errno = -r;
-                bench_die("dbus-daemon");
+                bench_die("starting the test bus");
         }
         if ((size_t) snprintf(address, address_size, "%s", bus_address) >= address_size)
                 bench_die("bus address");
