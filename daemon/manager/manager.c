@@ -8,17 +8,18 @@
 #include "fd-util.h"
 #include "fileio.h"
 #include "log.h"
-#include "manager-configs.h"
-#include "manager-gpu.h"
+#include "rc-config-slots.h"
+#include "gpu-opens.h"
 #include "manager-log.h"
-#include "manager-procwatch.h"
+#include "process-watch.h"
 #include "manager-usage.h"
 #include "manager.h"
 #include "proc-parse.h"
 #include "manager-reports.h"
 #include "manager-sections.h"
-#include "manager-export.h"
+#include "prometheus-textfile.h"
 #include "manager-visibility.h"
+#include "process-observers.h"
 #include "process.h"
 #include "string-util.h"
 #include "strv.h"
@@ -45,6 +46,7 @@ Manager *manager_free(Manager *m)
         m->reports = manager_reports_free(m->reports);
         manager_export_stop(m);
         manager_usage_stop(m);
+        process_observers_free(m);
         manager_log_stop(m);
         rc_watch_free(m->rc_watch);
         manager_configs_free(m);

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "bench-util.h"
-#include "usage-export.h"
+#include "prometheus-metrics.h"
 
 #define N_CLIENTS DRM_USAGE_CLIENTS_MAX
 #define N_UNITS 200

@@ -24,7 +24,7 @@
 
 #include "itest.h"
 #include "test-util.h"
-#include "usage-export.h"
+#include "prometheus-metrics.h"
 #include "usage-fixture.h"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(DrmUsage, drm_usage_free)

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "test-util.h"
-#include "usage-export.h"
+#include "prometheus-metrics.h"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(DrmUsage, drm_usage_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(UsageExport, usage_export_free)

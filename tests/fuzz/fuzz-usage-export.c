@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "string-util.h"
-#include "usage-export.h"
+#include "prometheus-metrics.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

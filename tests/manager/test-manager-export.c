@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "manager-export.h"
+#include "prometheus-textfile.h"
 #include "manager-harness.h"
 #include "test-util.h"
 

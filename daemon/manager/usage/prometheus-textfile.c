@@ -5,9 +5,9 @@
 
 #include "fd-util.h"
 #include "log.h"
-#include "manager-export.h"
+#include "prometheus-textfile.h"
 #include "manager-usage.h"
-#include "usage-export.h"
+#include "prometheus-metrics.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "0"

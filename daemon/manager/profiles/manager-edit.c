@@ -12,7 +12,7 @@
 #include "file-replace.h"
 #include "fileio.h"
 #include "log.h"
-#include "manager-configs.h"
+#include "rc-config-slots.h"
 #include "manager-edit.h"
 #include "rc-edit-move.h"
 #include "rc-settings.h"

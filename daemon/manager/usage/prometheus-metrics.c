@@ -10,7 +10,7 @@
 
 #include "fd-util.h"
 #include "string-util.h"
-#include "usage-export.h"
+#include "prometheus-metrics.h"
 
 /* The per-unit series, built as rows and merged by (metric, labels). */
 typedef enum UnitMetric {

@@ -5,7 +5,7 @@
 
 #include "intmap.h"
 #include "cgroup-limits.h"
-#include "manager-config.h"
+#include "nvprofiled-conf.h"
 #include "proc-connector.h"
 #include "proc-facts.h"
 #include "rc-cache.h"
@@ -65,7 +65,7 @@ typedef enum ManagerWatchState {
         _MANAGER_WATCH_STATE_MAX,
 } ManagerWatchState;
 
-/* Why processes are polled although Mode= did not ask for it (manager-procwatch.c words each one). */
+/* Why processes are polled although Mode= did not ask for it (profiles/process-watch.c words each one). */
 typedef enum ManagerWatchReason {
         MANAGER_WATCH_REASON_NONE, /* the connector, or polling as configured */
         MANAGER_WATCH_REASON_NOT_LIVE_PROC,
@@ -121,6 +121,9 @@ struct Manager {
         /* Processes, keyed by pid. */
         IntMap processes;
         unsigned n_matched;
+        /* Other jobs told about process events (profiles/process-observers.h). */
+        struct ProcessObserver *process_observers;
+        size_t n_process_observers, allocated_process_observers;
 
         /* Who is told about processes (manager-visibility.c). */
         IntMap subscribers; /* uid + 1 -> uid's subscribers */
@@ -184,7 +187,7 @@ struct Manager {
         /* GPU usage (manager-usage.c). */
         struct ManagerUsage *usage;
 
-        /* Fleet export (manager-export.c). */
+        /* Fleet export (usage/prometheus-textfile.c). */
         struct UsageExport *usage_export;
         sd_event_source *export_timer;
         struct UsageWatch *export_watch; /* keeps the sampler going at the export interval */

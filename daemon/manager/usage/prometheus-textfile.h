@@ -2,14 +2,14 @@
 #pragma once
 
 #include "manager.h"
-#include "usage-export.h"
+#include "prometheus-metrics.h"
 
 /* The fleet export (ExportTextfile= in nvprofiled.conf): every ExportIntervalSec=, the usage snapshot is
- * rendered by daemon/export and replaces the textfile atomically, for node_exporter's textfile collector.
+ * rendered by prometheus-metrics.c and replaces the textfile atomically, for node_exporter's textfile collector.
  * Each GPU client is labelled with a holder's systemd unit (from /proc/<pid>/cgroup) and the profile
- * applied to that process (the manager's own result; see usage-export.c for which holder), never with its pid unless
- * ExportProcessLabels=yes. The file is mode 0640, given to ExportGroup= (node_exporter's group) when
- * set: it names every user's units and profiles, so it is not for every local user to read. */
+ * applied to that process (the manager's own result; see prometheus-metrics.c for which holder), never with its pid
+ * unless ExportProcessLabels=yes. The file is mode 0640, given to ExportGroup= (node_exporter's group) when set: it
+ * names every user's units and profiles, so it is not for every local user to read. */
 
 /* Writes the file once at once, then every interval; nothing when ExportTextfile= is unset. A failed
  * write is logged (once until the next success) and retried at the next interval. */

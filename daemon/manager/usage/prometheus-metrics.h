@@ -12,7 +12,7 @@
  * NVML devices and processes, and who each GPU client is) rendered in the Prometheus text exposition
  * format (version 0.0.4) for node_exporter's textfile collector, and written atomically. Its own concern
  * because it is the one place that reads both usage sources (drm/ and nvml/ never include each other);
- * the manager drives it on a timer (daemon/manager/manager-export.c).
+ * the manager drives it on a timer (daemon/manager/usage/prometheus-textfile.c).
  *
  * - Counters are cumulative, straight from the sources (busy nanoseconds and cycles as the driver counts
  *   them, never our utilisation figures), so Prometheus' rate() computes utilisation over any window.
