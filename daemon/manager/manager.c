@@ -47,7 +47,7 @@ Manager *manager_free(Manager *m)
         manager_gpu_stop(m);
         manager_sections_stop(m);
         m->reports = manager_reports_free(m->reports);
-        manager_export_stop(m);
+        manager_export_free(m);
         manager_usage_stop(m);
         process_observers_free(m);
         manager_log_stop(m);

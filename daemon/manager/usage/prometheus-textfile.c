@@ -13,6 +13,29 @@
 #define PACKAGE_VERSION "0"
 #endif
 
+/* The export's own state, created with the first need of it and kept until the manager's end (its
+ * counters and the tests' sources outlive a stop and start at a reload). */
+typedef struct ManagerExport {
+        UsageExport *usage_export;
+        sd_event_source *timer;
+        UsageWatch *watch; /* keeps the sampler going at the export interval */
+        const DrmUsage *drm; /* tests' sources instead of the sampler's */
+        const NvmlSource *nvml;
+        gid_t gid;
+        int error; /* of the latest write, to log a failure once */
+        uint64_t n_writes, n_failures;
+} ManagerExport;
+
+static ManagerExport *export_of(Manager *m)
+{
+        if (!m->prometheus_export) {
+                m->prometheus_export = calloc(1, sizeof(ManagerExport));
+                if (m->prometheus_export)
+                        m->prometheus_export->gid = (gid_t) -1;
+        }
+        return m->prometheus_export;
+}
+
 typedef struct ExportLookup {
         Manager *m;
         ProcCgroup cgroup; /* of the latest lookup */
@@ -60,21 +83,27 @@ int manager_export_write(Manager *m)
         _cleanup_free_ const NvmlDeviceUsage **devices = NULL;
         _cleanup_free_ char *text = NULL;
         ExportLookup lookup = { .m = m };
-        const DrmUsage *drm = m->export_drm ? m->export_drm : manager_usage(m);
-        const NvmlSource *nvml = m->export_nvml ? m->export_nvml : manager_usage_nvml(m);
+        const DrmUsage *drm;
+        const NvmlSource *nvml;
         size_t size = 0, n_devices = 0;
         UsageExportInput in;
+        ManagerExport *e;
         int r;
 
         assert(m);
 
         if (!m->config.export_textfile)
                 return 0;
-        if (!m->usage_export) {
-                m->usage_export = usage_export_new();
-                if (!m->usage_export)
+        e = export_of(m);
+        if (!e)
+                return -ENOMEM;
+        if (!e->usage_export) {
+                e->usage_export = usage_export_new();
+                if (!e->usage_export)
                         return -ENOMEM;
         }
+        drm = e->drm ? e->drm : manager_usage(m);
+        nvml = e->nvml ? e->nvml : manager_usage_nvml(m);
 
         if (nvml && nvml_source_state(nvml) == NVML_SOURCE_READY) {
                 size_t n = nvml_source_n_devices(nvml);
@@ -95,57 +124,61 @@ int manager_export_write(Manager *m)
                 .userdata = &lookup,
                 .flags = m->config.export_process_labels ? USAGE_EXPORT_PROCESS_LABELS : 0,
         };
-        r = usage_export_render(m->usage_export, &in, &text, &size);
+        r = usage_export_render(e->usage_export, &in, &text, &size);
         proc_cgroup_done(&lookup.cgroup);
         if (r < 0)
                 return r;
 
-        r = usage_export_write_file(m->config.export_textfile, text, size, 0640, m->export_gid);
+        r = usage_export_write_file(m->config.export_textfile, text, size, 0640, e->gid);
         if (r < 0)
                 return r;
-        m->n_exports++;
+        e->n_writes++;
         return 0;
 }
 
-static void export_and_log(Manager *m)
+static void export_and_log(Manager *m, ManagerExport *e)
 {
         int r;
 
         r = manager_export_write(m);
         if (r < 0) {
-                m->n_export_failures++;
-                if (m->export_error != r) {
+                e->n_failures++;
+                if (e->error != r) {
                         const char *fields[] = { "MESSAGE_ID=" LOG_MESSAGE_EXPORT_FAILED, NULL };
 
                         (void) log_struct_internal(LOG_WARNING, r, fields, "Cannot write the export file %s",
                                         m->config.export_textfile);
                 }
-                m->export_error = r;
+                e->error = r;
                 return;
         }
-        if (m->export_error != 0)
+        if (e->error != 0)
                 log_info("Export file %s written again.", m->config.export_textfile);
-        m->export_error = 0;
+        e->error = 0;
 }
 
 static int on_export_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
         Manager *m = userdata;
 
-        export_and_log(m);
+        export_and_log(m, m->prometheus_export);
         return sd_event_source_set_time_relative(s, m->config.export_interval_usec);
 }
 
 int manager_export_start(Manager *m)
 {
+        ManagerExport *e;
         int r;
 
         assert(m);
 
         if (!m->config.export_textfile)
                 return 0;
+        e = export_of(m);
+        if (!e)
+                return log_oom();
 
-        m->export_gid = (gid_t) -1;
+        e->gid = (gid_t) -1;
         if (m->config.export_group) {
                 /* Once, at start: NSS may be slow, and the event loop must not wait for it later. */
                 struct group *g = getgrnam(m->config.export_group);
@@ -154,38 +187,71 @@ int manager_export_start(Manager *m)
                         log_warning("ExportGroup=%s: no such group; the export file stays readable by root only.",
                                         m->config.export_group);
                 else
-                        m->export_gid = g->gr_gid;
+                        e->gid = g->gr_gid;
         }
 
         /* The daemon samples only while somebody watches: the export is a watcher, at its interval. */
         if (m->usage) {
-                r = manager_usage_watch(m, 0, m->config.export_interval_usec, -1, &m->export_watch);
+                r = manager_usage_watch(m, 0, m->config.export_interval_usec, -1, &e->watch);
                 if (r < 0)
                         log_warning_errno(r, "Cannot have GPU usage sampled for the export");
         }
 
-        export_and_log(m);
-        r = sd_event_add_time_relative(m->event, &m->export_timer, CLOCK_MONOTONIC, m->config.export_interval_usec,
+        export_and_log(m, e);
+        r = sd_event_add_time_relative(m->event, &e->timer, CLOCK_MONOTONIC, m->config.export_interval_usec,
                         m->config.export_interval_usec / 20, on_export_timer, m);
         if (r < 0)
                 return log_error_errno(r, "Cannot start the export timer");
-        return sd_event_source_set_enabled(m->export_timer, SD_EVENT_ON);
+        return sd_event_source_set_enabled(e->timer, SD_EVENT_ON);
 }
 
 void manager_export_stop(Manager *m)
 {
+        ManagerExport *e;
+
         assert(m);
 
-        m->export_timer = sd_event_source_disable_unref(m->export_timer);
-        if (m->export_watch)
-                m->export_watch = manager_usage_unwatch(m->export_watch);
-        m->usage_export = usage_export_free(m->usage_export);
+        e = m->prometheus_export;
+        if (!e)
+                return;
+        e->timer = sd_event_source_disable_unref(e->timer);
+        if (e->watch)
+                e->watch = manager_usage_unwatch(e->watch);
+        e->usage_export = usage_export_free(e->usage_export);
+}
+
+void manager_export_free(Manager *m)
+{
+        manager_export_stop(m);
+        m->prometheus_export = mfree(m->prometheus_export);
 }
 
 void manager_export_set_sources(Manager *m, const DrmUsage *drm, const NvmlSource *nvml)
 {
+        ManagerExport *e;
+
         assert(m);
 
-        m->export_drm = drm;
-        m->export_nvml = nvml;
+        e = export_of(m);
+        if (!e) {
+                (void) log_oom();
+                return;
+        }
+        e->drm = drm;
+        e->nvml = nvml;
+}
+
+uint64_t manager_export_n_writes(const Manager *m)
+{
+        return m->prometheus_export ? m->prometheus_export->n_writes : 0;
+}
+
+uint64_t manager_export_n_failures(const Manager *m)
+{
+        return m->prometheus_export ? m->prometheus_export->n_failures : 0;
+}
+
+bool manager_export_running(const Manager *m)
+{
+        return m->prometheus_export && m->prometheus_export->timer;
 }

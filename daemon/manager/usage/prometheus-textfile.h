@@ -15,6 +15,8 @@
  * write is logged (once until the next success) and retried at the next interval. */
 int manager_export_start(Manager *m);
 void manager_export_stop(Manager *m);
+/* Stops, and drops the counters and sources too (at the manager's end). */
+void manager_export_free(Manager *m);
 
 /* The snapshot is the usage sampler's (manager_usage(), manager_usage_nvml()), which the export keeps
  * sampling at ExportIntervalSec= with a watch of its own. Tests put other sources in their place here
@@ -23,3 +25,8 @@ void manager_export_set_sources(Manager *m, const DrmUsage *drm, const NvmlSourc
 
 /* Renders and writes once now (the timer's work; tests call it). 0 or a negative errno. */
 int manager_export_write(Manager *m);
+
+/* Files written and writes failed since the manager started; whether the export's timer runs. */
+uint64_t manager_export_n_writes(const Manager *m);
+uint64_t manager_export_n_failures(const Manager *m);
+bool manager_export_running(const Manager *m);
