@@ -47,7 +47,7 @@ Manager *manager_free(Manager *m)
         manager_gpu_stop(m);
         manager_sections_stop(m);
         m->reports = manager_reports_free(m->reports);
-        manager_export_free(m);
+        manager_prometheus_free(m);
         manager_usage_stop(m);
         process_observers_free(m);
         manager_log_stop(m);
@@ -210,8 +210,8 @@ static void config_changed(Manager *m, char *const *changed)
         if (manager_config_changed(changed, "Sections") && m->sections)
                 (void) manager_sections_reload(m);
         if (manager_config_changed(changed, "Export")) {
-                manager_export_stop(m);
-                r = manager_export_start(m);
+                manager_prometheus_stop(m);
+                r = manager_prometheus_start(m);
                 if (r < 0)
                         log_warning_errno(r, "Cannot start the export to %s", strna(m->config.export_textfile));
         }
@@ -297,7 +297,7 @@ int manager_start_watching(Manager *m)
         if (r < 0)
                 log_warning_errno(r, "Cannot set up GPU usage sampling");
 
-        r = manager_export_start(m);
+        r = manager_prometheus_start(m);
         if (r < 0)
                 log_warning_errno(r, "Cannot start the export to %s", m->config.export_textfile);
 

@@ -18,7 +18,7 @@
  *
  * One object, handed to every job: its own fields are the profiles job's (profiles/: the process table,
  * process watching, GPU node opens, the rc configurations); each other job keeps its state in a struct
- * of its own behind one pointer (usage/: ManagerUsage and ManagerExport, sections/: ManagerSections,
+ * of its own behind one pointer (usage/: ManagerUsage and PrometheusTextfile, sections/: ManagerSections,
  * reports/: ManagerReports), and follows processes through profiles/process-observers.h. manager.c
  * creates, starts and stops them. */
 
@@ -194,7 +194,7 @@ struct Manager {
         struct ManagerUsage *usage;
 
         /* The Prometheus textfile export (usage/prometheus-textfile.c); created with its first use. */
-        struct ManagerExport *prometheus_export;
+        struct PrometheusTextfile *prometheus_textfile;
 };
 
 int manager_new(sd_event *e, const ManagerConfig *config, const char *proc_path, const char *sys_path,

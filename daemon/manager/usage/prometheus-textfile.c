@@ -15,8 +15,8 @@
 
 /* The export's own state, created with the first need of it and kept until the manager's end (its
  * counters and the tests' sources outlive a stop and start at a reload). */
-typedef struct ManagerExport {
-        UsageExport *usage_export;
+typedef struct PrometheusTextfile {
+        PrometheusMetrics *metrics;
         sd_event_source *timer;
         UsageWatch *watch; /* keeps the sampler going at the export interval */
         const DrmUsage *drm; /* tests' sources instead of the sampler's */
@@ -24,16 +24,16 @@ typedef struct ManagerExport {
         gid_t gid;
         int error; /* of the latest write, to log a failure once */
         uint64_t n_writes, n_failures;
-} ManagerExport;
+} PrometheusTextfile;
 
-static ManagerExport *export_of(Manager *m)
+static PrometheusTextfile *export_of(Manager *m)
 {
-        if (!m->prometheus_export) {
-                m->prometheus_export = calloc(1, sizeof(ManagerExport));
-                if (m->prometheus_export)
-                        m->prometheus_export->gid = (gid_t) -1;
+        if (!m->prometheus_textfile) {
+                m->prometheus_textfile = calloc(1, sizeof(PrometheusTextfile));
+                if (m->prometheus_textfile)
+                        m->prometheus_textfile->gid = (gid_t) -1;
         }
-        return m->prometheus_export;
+        return m->prometheus_textfile;
 }
 
 typedef struct ExportLookup {
@@ -43,7 +43,7 @@ typedef struct ExportLookup {
 
 /* The same unit the Usage interface reports: the snapshot's when the process is in it, else read now (a
  * test's DRM model, or a process that came after the latest sample). */
-static int export_lookup(pid_t pid, void *userdata, UsageExportOwner *ret)
+static int export_lookup(pid_t pid, void *userdata, PrometheusMetricsOwner *ret)
 {
         ExportLookup *l = userdata;
         _cleanup_(proc_facts_done) ProcFacts f = { .root_fd = -EBADF };
@@ -70,7 +70,7 @@ static int export_lookup(pid_t pid, void *userdata, UsageExportOwner *ret)
         p = manager_get_process(l->m, pid);
         if (!p && r < 0)
                 return r;
-        *ret = (UsageExportOwner){
+        *ret = (PrometheusMetricsOwner){
                 .unit = l->cgroup.path ? proc_cgroup_unit_or_path(&l->cgroup) : NULL,
                 .profile = p && p->profiles ? p->profiles[0] : NULL,
                 .comm = p ? p->comm : NULL,
@@ -78,7 +78,7 @@ static int export_lookup(pid_t pid, void *userdata, UsageExportOwner *ret)
         return 0;
 }
 
-int manager_export_write(Manager *m)
+int manager_prometheus_write(Manager *m)
 {
         _cleanup_free_ const NvmlDeviceUsage **devices = NULL;
         _cleanup_free_ char *text = NULL;
@@ -86,8 +86,8 @@ int manager_export_write(Manager *m)
         const DrmUsage *drm;
         const NvmlSource *nvml;
         size_t size = 0, n_devices = 0;
-        UsageExportInput in;
-        ManagerExport *e;
+        PrometheusMetricsInput in;
+        PrometheusTextfile *e;
         int r;
 
         assert(m);
@@ -97,9 +97,9 @@ int manager_export_write(Manager *m)
         e = export_of(m);
         if (!e)
                 return -ENOMEM;
-        if (!e->usage_export) {
-                e->usage_export = usage_export_new();
-                if (!e->usage_export)
+        if (!e->metrics) {
+                e->metrics = prometheus_metrics_new();
+                if (!e->metrics)
                         return -ENOMEM;
         }
         drm = e->drm ? e->drm : manager_usage(m);
@@ -115,32 +115,32 @@ int manager_export_write(Manager *m)
                         devices[n_devices++] = nvml_source_device(nvml, i);
         }
 
-        in = (UsageExportInput){
+        in = (PrometheusMetricsInput){
                 .version = PACKAGE_VERSION,
                 .drm = drm,
                 .nvml_devices = devices,
                 .n_nvml_devices = n_devices,
                 .lookup = export_lookup,
                 .userdata = &lookup,
-                .flags = m->config.export_process_labels ? USAGE_EXPORT_PROCESS_LABELS : 0,
+                .flags = m->config.export_process_labels ? PROMETHEUS_METRICS_PROCESS_LABELS : 0,
         };
-        r = usage_export_render(e->usage_export, &in, &text, &size);
+        r = prometheus_metrics_render(e->metrics, &in, &text, &size);
         proc_cgroup_done(&lookup.cgroup);
         if (r < 0)
                 return r;
 
-        r = usage_export_write_file(m->config.export_textfile, text, size, 0640, e->gid);
+        r = prometheus_metrics_write_file(m->config.export_textfile, text, size, 0640, e->gid);
         if (r < 0)
                 return r;
         e->n_writes++;
         return 0;
 }
 
-static void export_and_log(Manager *m, ManagerExport *e)
+static void export_and_log(Manager *m, PrometheusTextfile *e)
 {
         int r;
 
-        r = manager_export_write(m);
+        r = manager_prometheus_write(m);
         if (r < 0) {
                 e->n_failures++;
                 if (e->error != r) {
@@ -161,13 +161,13 @@ static int on_export_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
         Manager *m = userdata;
 
-        export_and_log(m, m->prometheus_export);
+        export_and_log(m, m->prometheus_textfile);
         return sd_event_source_set_time_relative(s, m->config.export_interval_usec);
 }
 
-int manager_export_start(Manager *m)
+int manager_prometheus_start(Manager *m)
 {
-        ManagerExport *e;
+        PrometheusTextfile *e;
         int r;
 
         assert(m);
@@ -205,30 +205,30 @@ int manager_export_start(Manager *m)
         return sd_event_source_set_enabled(e->timer, SD_EVENT_ON);
 }
 
-void manager_export_stop(Manager *m)
+void manager_prometheus_stop(Manager *m)
 {
-        ManagerExport *e;
+        PrometheusTextfile *e;
 
         assert(m);
 
-        e = m->prometheus_export;
+        e = m->prometheus_textfile;
         if (!e)
                 return;
         e->timer = sd_event_source_disable_unref(e->timer);
         if (e->watch)
                 e->watch = manager_usage_unwatch(e->watch);
-        e->usage_export = usage_export_free(e->usage_export);
+        e->metrics = prometheus_metrics_free(e->metrics);
 }
 
-void manager_export_free(Manager *m)
+void manager_prometheus_free(Manager *m)
 {
-        manager_export_stop(m);
-        m->prometheus_export = mfree(m->prometheus_export);
+        manager_prometheus_stop(m);
+        m->prometheus_textfile = mfree(m->prometheus_textfile);
 }
 
-void manager_export_set_sources(Manager *m, const DrmUsage *drm, const NvmlSource *nvml)
+void manager_prometheus_set_sources(Manager *m, const DrmUsage *drm, const NvmlSource *nvml)
 {
-        ManagerExport *e;
+        PrometheusTextfile *e;
 
         assert(m);
 
@@ -241,17 +241,17 @@ void manager_export_set_sources(Manager *m, const DrmUsage *drm, const NvmlSourc
         e->nvml = nvml;
 }
 
-uint64_t manager_export_n_writes(const Manager *m)
+uint64_t manager_prometheus_n_writes(const Manager *m)
 {
-        return m->prometheus_export ? m->prometheus_export->n_writes : 0;
+        return m->prometheus_textfile ? m->prometheus_textfile->n_writes : 0;
 }
 
-uint64_t manager_export_n_failures(const Manager *m)
+uint64_t manager_prometheus_n_failures(const Manager *m)
 {
-        return m->prometheus_export ? m->prometheus_export->n_failures : 0;
+        return m->prometheus_textfile ? m->prometheus_textfile->n_failures : 0;
 }
 
-bool manager_export_running(const Manager *m)
+bool manager_prometheus_running(const Manager *m)
 {
-        return m->prometheus_export && m->prometheus_export->timer;
+        return m->prometheus_textfile && m->prometheus_textfile->timer;
 }

@@ -13,20 +13,20 @@
 
 /* Writes the file once at once, then every interval; nothing when ExportTextfile= is unset. A failed
  * write is logged (once until the next success) and retried at the next interval. */
-int manager_export_start(Manager *m);
-void manager_export_stop(Manager *m);
+int manager_prometheus_start(Manager *m);
+void manager_prometheus_stop(Manager *m);
 /* Stops, and drops the counters and sources too (at the manager's end). */
-void manager_export_free(Manager *m);
+void manager_prometheus_free(Manager *m);
 
 /* The snapshot is the usage sampler's (manager_usage(), manager_usage_nvml()), which the export keeps
  * sampling at ExportIntervalSec= with a watch of its own. Tests put other sources in their place here
  * (NULL: the sampler's again); only borrowed, kept alive by the caller. */
-void manager_export_set_sources(Manager *m, const DrmUsage *drm, const NvmlSource *nvml);
+void manager_prometheus_set_sources(Manager *m, const DrmUsage *drm, const NvmlSource *nvml);
 
 /* Renders and writes once now (the timer's work; tests call it). 0 or a negative errno. */
-int manager_export_write(Manager *m);
+int manager_prometheus_write(Manager *m);
 
 /* Files written and writes failed since the manager started; whether the export's timer runs. */
-uint64_t manager_export_n_writes(const Manager *m);
-uint64_t manager_export_n_failures(const Manager *m);
-bool manager_export_running(const Manager *m);
+uint64_t manager_prometheus_n_writes(const Manager *m);
+uint64_t manager_prometheus_n_failures(const Manager *m);
+bool manager_prometheus_running(const Manager *m);
