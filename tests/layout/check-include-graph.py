@@ -3,7 +3,7 @@
 """The include graph between daemon/'s folders, from the #include lines: no circle, and only the
 dependencies HACKING.md's "Layout" allows.
 
-  check-include-graph.py SOURCE_ROOT [--add-include FILE=HEADER]... [--expect-failure]
+  check-include-graph.py SOURCE_ROOT [--add-include FILE=HEADER]... [--expect-failure] [--graph]
 
 Each folder under daemon/ is a node; daemon/manager's jobs (core/, profiles/, usage/, sections/,
 reports/) are nodes of their own, and daemon/manager's own files (manager.c, the thin object that wires
@@ -20,6 +20,7 @@ Fails, naming the files that make each offending edge:
 
 --add-include pretends FILE (relative to SOURCE_ROOT) also includes HEADER, to see the check fail on a
 circle made on purpose; with --expect-failure the exit status is 0 exactly when the check fails.
+--graph also prints every edge between folders with the number of #include lines that make it.
 """
 
 import argparse
@@ -81,7 +82,8 @@ def collect(root: Path, added: List[Tuple[str, str]]):
     for p, names in includes.items():
         for name in names:
             beside = p.parent / name
-            target = beside if beside.is_file() else (by_name[Path(name).name][0] if by_name.get(Path(name).name) else None)
+            found = by_name.get(Path(name).name)
+            target = beside if beside.is_file() else (found[0] if found else None)
             if target is None or daemon not in target.parents:
                 continue
             a, b = node_of(p, daemon), node_of(target, daemon)
@@ -128,17 +130,21 @@ def circles(nodes: Set[str], edges) -> List[List[str]]:
     return found
 
 
-def check(root: Path, added: List[Tuple[str, str]]) -> List[str]:
+def check(root: Path, added: List[Tuple[str, str]], graph: bool = False) -> List[str]:
     edges, problems = collect(root, added)
+    if graph:
+        for (a, b), why in sorted(edges.items()):
+            print(f"{a} -> {b} ({len(why)})")
     nodes = {n for e in edges for n in e}
     for scc in circles(nodes, edges):
         lines = [f"circle between folders: {' <-> '.join(scc)}"]
         for (a, b), why in sorted(edges.items()):
             if a in scc and b in scc:
-                lines.append(f"  {a} -> {b}: {why[0]}" + (f" (and {len(why) - 1} more)" if len(why) > 1 else ""))
+                more = f" (and {len(why) - 1} more)" if len(why) > 1 else ""
+                lines.append(f"  {a} -> {b}: {why[0]}{more}")
         problems.append("\n".join(lines))
     for a in sorted(nodes - ALLOWED.keys()):
-        problems.append(f"folder daemon/{a} is not in the layout (tests/layout/check-include-graph.py ALLOWED)")
+        problems.append(f"folder daemon/{a} is not in the layout (ALLOWED in {Path(__file__).name})")
     for (a, b), why in sorted(edges.items()):
         if a in ALLOWED and b not in ALLOWED[a]:
             problems.append(f"daemon/{a} may not include daemon/{b}: " + "; ".join(why))
@@ -150,9 +156,10 @@ def main() -> int:
     ap.add_argument("root", type=Path)
     ap.add_argument("--add-include", action="append", default=[], metavar="FILE=HEADER")
     ap.add_argument("--expect-failure", action="store_true")
+    ap.add_argument("--graph", action="store_true")
     args = ap.parse_args()
     added = [tuple(a.split("=", 1)) for a in args.add_include]
-    problems = check(args.root.resolve(), added)  # type: ignore[arg-type]
+    problems = check(args.root.resolve(), added, args.graph)  # type: ignore[arg-type]
     for p in problems:
         print(p)
     if args.expect_failure:
