@@ -427,7 +427,7 @@ do_demo() {
     # run of the demo checks that it waits for the daemon's poll).
     printf '[ProcessWatch]\nMode=%s\n' "${NVPROFILED_DEMO_WATCH:-auto}" > "$work/nvprofiled.conf"
     NVPROFILED_REPORT_WORKER="$top/build-demo/daemon/nsight/nvprofiled-report-worker" \
-    build-demo/daemon/service/nvprofiled --bus="unix:path=$work/bus" --root="$top/conf/examples" \
+    build-demo/daemon/nvprofiled --bus="unix:path=$work/bus" --root="$top/conf/examples" \
         --config="$work/nvprofiled.conf" --log-level=notice 2> "$work/daemon.log" &
     demo_pids+=($!)
     for _ in $(seq 200); do "${ctl[@]}" status >/dev/null 2>&1 && break; sleep 0.05; done
@@ -558,7 +558,7 @@ END_OF_SCRIPT
     dbus-daemon --nofork --config-file="$work/bus-usage.conf" 2>/dev/null &
     demo_pids+=($!)
     for _ in $(seq 100); do [ -S "$work/bus-usage" ] && break; sleep 0.05; done
-    build-demo/daemon/service/nvprofiled --bus="unix:path=$work/bus-usage" --root="$top/conf/examples" \
+    build-demo/daemon/nvprofiled --bus="unix:path=$work/bus-usage" --root="$top/conf/examples" \
         --proc="$fx/proc" --sys="$fx/sys" --config="$fx/conf" --log-level=warning 2> "$work/daemon-usage.log" &
     demo_pids+=($!)
     sleep 1

@@ -798,17 +798,8 @@ static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error
         return 0;
 }
 
-int bus_report_register(BusContext *c)
+int bus_report_watch_owners(BusContext *c)
 {
-        int r;
-
-        r = sd_bus_add_fallback_vtable(
-                        c->bus, NULL, BUS_REPORT_PREFIX, BUS_REPORT_INTERFACE, bus_report_vtable, bus_report_find, c);
-        if (r < 0)
-                return r;
-        r = sd_bus_add_node_enumerator(c->bus, NULL, BUS_REPORT_PREFIX, bus_report_enumerator, c);
-        if (r < 0)
-                return r;
         /* Asynchronously: the connection may still be authenticating when objects are registered. */
         return sd_bus_match_signal_async(c->bus, NULL, "org.freedesktop.DBus", "/org/freedesktop/DBus",
                         "org.freedesktop.DBus", "NameOwnerChanged", on_name_owner_changed, NULL, c);

@@ -7,8 +7,9 @@
 
 extern const sd_bus_vtable bus_report_vtable[];
 
-/* The Report objects and the watch on callers leaving the bus. */
-int bus_report_register(BusContext *c);
+/* The watch on callers leaving the bus, whose reports go with them (the Report objects are in bus.c's
+ * table). */
+int bus_report_watch_owners(BusContext *c);
 /* A worker's reply (report-protocol.h's wire encoding) appended to m by the D-Bus signature of its values:
  * -EBADMSG when the bytes do not hold exactly such values (or values D-Bus cannot carry). */
 int bus_report_copy_reply(sd_bus_message *m, const char *signature, const void *data, size_t size);

@@ -554,17 +554,6 @@ const sd_bus_vtable bus_process_usage_vtable[] = {
         SD_BUS_VTABLE_END,
 };
 
-int bus_usage_register(BusContext *c)
-{
-        int r;
-
-        r = sd_bus_add_object_vtable(c->bus, NULL, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, bus_usage_vtable, c);
-        if (r < 0)
-                return r;
-        return sd_bus_add_fallback_vtable(c->bus, NULL, BUS_PROCESS_PREFIX, BUS_PROCESS_USAGE_INTERFACE,
-                        bus_process_usage_vtable, bus_process_find, c);
-}
-
 void bus_usage_changed(BusContext *c)
 {
         (void) sd_bus_emit_properties_changed(

@@ -3,11 +3,9 @@
 
 #include "bus-common.h"
 
+/* The Usage interface on the root object and ProcessUsage on process objects (bus.c's table). */
 extern const sd_bus_vtable bus_usage_vtable[];
 extern const sd_bus_vtable bus_process_usage_vtable[];
-
-/* Registers the Usage interface on the root object and ProcessUsage on process objects. */
-int bus_usage_register(BusContext *c);
 
 /* PropertiesChanged for SampleInterval, Watchers and Sources (a watch came or went). */
 void bus_usage_changed(BusContext *c);

@@ -63,42 +63,71 @@ static int bus_open(BusKind kind, const char *address, sd_bus **ret)
         assert_not_reached();
 }
 
+typedef enum BusObjectKind {
+        BUS_OBJECT_VTABLE, /* one object: path, interface, vtable */
+        BUS_OBJECT_FALLBACK, /* every object below path: interface, vtable, find */
+        BUS_OBJECT_ENUMERATOR, /* the nodes below path, for introspection and the object manager */
+        BUS_OBJECT_MANAGER, /* org.freedesktop.DBus.ObjectManager at path */
+        BUS_OBJECT_FILTER, /* a callback for every message to path, before its vtables */
+} BusObjectKind;
+
+typedef struct BusObject {
+        BusObjectKind kind;
+        const char *path;
+        const char *interface;
+        const sd_bus_vtable *vtable;
+        sd_bus_object_find_t find;
+        sd_bus_node_enumerator_t enumerator;
+        sd_bus_message_handler_t filter;
+} BusObject;
+
+/* Every object the daemon serves, in one place and in the order it is registered: sd-bus runs an
+ * object's callbacks before its vtables, so LogControl's filter comes before its vtable. Each vtable's
+ * userdata is the BusContext. */
+static const BusObject bus_objects[] = {
+        { BUS_OBJECT_VTABLE, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, bus_manager_vtable },
+        { BUS_OBJECT_FALLBACK, BUS_PROCESS_PREFIX, BUS_PROCESS_INTERFACE, bus_process_vtable,
+                        .find = bus_process_find },
+        { BUS_OBJECT_VTABLE, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, bus_usage_vtable },
+        { BUS_OBJECT_FALLBACK, BUS_PROCESS_PREFIX, BUS_PROCESS_USAGE_INTERFACE, bus_process_usage_vtable,
+                        .find = bus_process_find },
+        { BUS_OBJECT_ENUMERATOR, BUS_PROCESS_PREFIX, .enumerator = bus_process_enumerator },
+        { BUS_OBJECT_VTABLE, BUS_ROOT_PATH, BUS_SECTIONS_INTERFACE, bus_sections_vtable },
+        { BUS_OBJECT_VTABLE, BUS_ROOT_PATH, BUS_PROFILES_INTERFACE, bus_profiles_vtable },
+        { BUS_OBJECT_FALLBACK, BUS_REPORT_PREFIX, BUS_REPORT_INTERFACE, bus_report_vtable, .find = bus_report_find },
+        { BUS_OBJECT_ENUMERATOR, BUS_REPORT_PREFIX, .enumerator = bus_report_enumerator },
+        { BUS_OBJECT_MANAGER, BUS_ROOT_PATH },
+        { BUS_OBJECT_FILTER, LOG_CONTROL_PATH, .filter = bus_log_control_filter },
+        { BUS_OBJECT_VTABLE, LOG_CONTROL_PATH, LOG_CONTROL_INTERFACE, bus_log_control_vtable },
+};
+
+static int register_object(BusContext *c, const BusObject *o)
+{
+        switch (o->kind) {
+        case BUS_OBJECT_VTABLE:
+                return sd_bus_add_object_vtable(c->bus, NULL, o->path, o->interface, o->vtable, c);
+        case BUS_OBJECT_FALLBACK:
+                return sd_bus_add_fallback_vtable(c->bus, NULL, o->path, o->interface, o->vtable, o->find, c);
+        case BUS_OBJECT_ENUMERATOR:
+                return sd_bus_add_node_enumerator(c->bus, NULL, o->path, o->enumerator, c);
+        case BUS_OBJECT_MANAGER:
+                return sd_bus_add_object_manager(c->bus, NULL, o->path);
+        case BUS_OBJECT_FILTER:
+                return sd_bus_add_object(c->bus, NULL, o->path, o->filter, c);
+        }
+        assert_not_reached();
+}
+
 static int register_objects(BusContext *c)
 {
         int r;
 
-        r = sd_bus_add_object_vtable(c->bus, NULL, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, bus_manager_vtable, c);
-        if (r < 0)
-                return r;
-        r = sd_bus_add_fallback_vtable(c->bus, NULL, BUS_PROCESS_PREFIX, BUS_PROCESS_INTERFACE, bus_process_vtable,
-                        bus_process_find, c);
-        if (r < 0)
-                return r;
-        r = bus_usage_register(c);
-        if (r < 0)
-                return r;
-        r = sd_bus_add_node_enumerator(c->bus, NULL, BUS_PROCESS_PREFIX, bus_process_enumerator, c);
-        if (r < 0)
-                return r;
-        r = sd_bus_add_object_vtable(c->bus, NULL, BUS_ROOT_PATH, BUS_SECTIONS_INTERFACE, bus_sections_vtable, c);
-        if (r < 0)
-                return r;
-        r = sd_bus_add_object_vtable(c->bus, NULL, BUS_ROOT_PATH, BUS_PROFILES_INTERFACE, bus_profiles_vtable, c);
-        if (r < 0)
-                return r;
-        r = bus_report_register(c);
-        if (r < 0)
-                return r;
-        r = sd_bus_add_object_manager(c->bus, NULL, BUS_ROOT_PATH);
-        if (r < 0)
-                return r;
-
-        /* The filter first: sd-bus runs an object's callbacks before its vtables. */
-        r = sd_bus_add_object(c->bus, NULL, LOG_CONTROL_PATH, bus_log_control_filter, c);
-        if (r < 0)
-                return r;
-        return sd_bus_add_object_vtable(
-                        c->bus, NULL, LOG_CONTROL_PATH, LOG_CONTROL_INTERFACE, bus_log_control_vtable, c);
+        for (size_t i = 0; i < ELEMENTSOF(bus_objects); i++) {
+                r = register_object(c, &bus_objects[i]);
+                if (r < 0)
+                        return r;
+        }
+        return bus_report_watch_owners(c);
 }
 
 int bus_context_new(Manager *m, BusKind kind, const char *address, BusContext **ret)

@@ -6,23 +6,27 @@
 #include <unistd.h>
 
 #include "fd-util.h"
-#include "fileio.h"
+#include "gpu-opens.h"
 #include "log.h"
-#include "manager-configs.h"
-#include "manager-gpu.h"
 #include "manager-log.h"
-#include "manager-procwatch.h"
-#include "manager-usage.h"
-#include "manager.h"
-#include "proc-parse.h"
 #include "manager-reports.h"
 #include "manager-sections.h"
-#include "manager-export.h"
+#include "manager-usage.h"
 #include "manager-visibility.h"
+#include "manager.h"
+#include "process-observers.h"
+#include "process-watch.h"
 #include "process.h"
+#include "profiles-reload.h"
+#include "prometheus-textfile.h"
+#include "rc-config-slots.h"
 #include "string-util.h"
 #include "strv.h"
 #include "user-creds.h"
+
+/* The thin object that wires the jobs: it creates the Manager every job is handed (core/manager.h), starts
+ * the jobs in order, tells each what a configuration change concerns, and stops them. The jobs' work is in
+ * their folders: profiles/, usage/, sections/, reports/. */
 
 Manager *manager_free(Manager *m)
 {
@@ -43,8 +47,9 @@ Manager *manager_free(Manager *m)
         manager_gpu_stop(m);
         manager_sections_stop(m);
         m->reports = manager_reports_free(m->reports);
-        manager_export_stop(m);
+        manager_prometheus_free(m);
         manager_usage_stop(m);
+        process_observers_free(m);
         manager_log_stop(m);
         rc_watch_free(m->rc_watch);
         manager_configs_free(m);
@@ -176,164 +181,6 @@ void manager_set_callbacks(Manager *m, const ManagerCallbacks *cb, void *userdat
         m->userdata = userdata;
 }
 
-static void detect_driver_version(Manager *m)
-{
-        _cleanup_free_ char *v = NULL;
-
-        if (m->config.driver_version) {
-                if (!rc_driver_version_is_valid(m->config.driver_version)) {
-                        log_warning("DriverVersion=%s is not a version; ignoring it.", m->config.driver_version);
-                        return;
-                }
-                v = strdup(m->config.driver_version);
-        } else if (rc_driver_version_detect(m->proc_fd, m->sys_fd, &v) < 0)
-                v = NULL;
-
-        if (!streq_ptr(v, m->driver_version))
-                log_info("NVIDIA driver version: %s.", v ? v : "none found");
-        free(m->driver_version);
-        m->driver_version = TAKE_PTR(v);
-}
-
-static void log_file_problems(Manager *m)
-{
-        for (size_t i = 0; i < m->file_cache.n_entries; i++) {
-                const RcCacheEntry *e = &m->file_cache.entries[i];
-                const RcDiagnostic *d;
-                char file_field[512];
-                const char *fields[] = { "MESSAGE_ID=" LOG_MESSAGE_RC_FILE_BROKEN, file_field, NULL };
-                uid_t uid;
-
-                if (!e->current || e->current->state != RC_FILE_BROKEN || e->generation != m->file_cache.generation)
-                        continue;
-                /* Every broken file is said again at each reload: one a user's edit started is that
-                 * user's doing, whoever's the files; any other, the doing of whose file it is. */
-                uid = m->reload_cause != LOG_UID_NONE           ? m->reload_cause
-                                : e->uid == RC_CACHE_UID_SYSTEM ? LOG_UID_NONE
-                                                                : e->uid;
-                d = e->current->diagnostics.n_items > 0 ? &e->current->diagnostics.items[0] : NULL;
-                snprintf(file_field, sizeof(file_field), "NVPROFILED_RC_FILE=%s", e->path);
-                log_user_struct(uid, LOG_WARNING, fields, "rc file %s:%u:%u is broken: %s%s", e->path, d ? d->line : 0,
-                                d ? d->column : 0, d ? d->message : "unknown error",
-                                e->good ? "; its last good version stays in force" : "");
-        }
-}
-
-/* Loads the system view and every host configuration in use again, so the watch set covers them all. */
-static int load_configs(Manager *m)
-{
-        int r;
-
-        /* The system view (no $HOME) always exists, for status and for processes without HOME. */
-        m->system_config = rc_config_unref(m->system_config);
-        r = manager_get_config(m, m->root_fd, NULL, NULL, &m->system_config);
-        if (r < 0)
-                return log_error_errno(r, "Failed to load the configuration");
-
-        for (size_t i = 0; i < m->n_configs; i++) {
-                _cleanup_(rc_config_unrefp) RcConfig *c = NULL;
-                _cleanup_free_ char *home = NULL;
-                UserCreds creds;
-
-                if (!config_slot_is_host(m, &m->configs[i]) || !m->configs[i].home)
-                        continue;
-                /* Copies: loading may add a slot (a home that is another directory now). */
-                creds = m->configs[i].creds;
-                home = strdup(m->configs[i].home);
-                if (!home)
-                        return log_oom();
-                r = manager_get_config(m, m->root_fd, home, &creds, &c);
-                if (r < 0)
-                        return log_error_errno(r, "Failed to load the configuration for %s", home);
-        }
-        return 0;
-}
-
-static int reload_configs(Manager *m)
-{
-        size_t n_errors = 0, n_files = 0;
-        int r;
-
-        detect_driver_version(m);
-        m->generation++;
-        rc_file_cache_begin(&m->file_cache);
-        manager_configs_evict_idle(m);
-
-        /* Watch first, read second: a change after this point triggers the next reload. */
-        manager_update_watches(m);
-
-        m->reloading = true;
-        r = load_configs(m);
-        m->reloading = false;
-        if (r < 0)
-                return r;
-        rc_file_cache_prune(&m->file_cache);
-        manager_watch_and_verify(m);
-
-        for (size_t i = 0; i < m->system_config->n_files; i++)
-                n_files += m->system_config->files[i]->state == RC_FILE_LOADED;
-        n_errors = rc_config_count_errors(m->system_config);
-        log_file_problems(m);
-        {
-                char gen[64];
-                const char *fields[] = { "MESSAGE_ID=" LOG_MESSAGE_RC_RELOADED, gen, NULL };
-                snprintf(gen, sizeof(gen), "NVPROFILED_GENERATION=%" PRIu64, m->generation);
-                log_user_struct(m->reload_cause, LOG_INFO, fields,
-                                "Application profiles loaded: %zu system files, %zu rules, %zu errors (generation %" PRIu64
-                                ").",
-                                n_files, m->system_config->n_rules, n_errors, m->generation);
-        }
-        return 0;
-}
-
-/* Whether a change of only user's files can change what p resolves to: its configuration is read with
- * its file access (as of its latest read), and its uid is the user's too in all but setuid programs. */
-static bool process_reads_as(const Process *p, uid_t user)
-{
-        return user == LOG_UID_NONE || p->uid == user || p->fsuid == user;
-}
-
-/* Reloads the rc files and re-reads the tracked processes: every one, or (only: a uid) those only's files
- * can concern, so that one user saving a file often costs the daemon that user's processes, not all. */
-static int reload_for(Manager *m, uid_t only)
-{
-        Process *p;
-        pid_t *pids = NULL;
-        size_t n = 0;
-        int r;
-
-        r = reload_configs(m);
-        if (r < 0)
-                return r;
-
-        /* Collect pids first: re-reading may remove a process. */
-        pids = calloc(MAX(intmap_size(&m->processes), (size_t) 1), sizeof(pid_t));
-        if (!pids)
-                return log_oom();
-        for (size_t i = 0; intmap_next(&m->processes, &i, NULL, (void **) &p);)
-                if (process_reads_as(p, only))
-                        pids[n++] = p->id.pid;
-        for (size_t i = 0; i < n; i++) {
-                p = intmap_get(&m->processes, (uint64_t) pids[i]);
-                if (!p)
-                        continue;
-                m->n_reload_rereads++;
-                r = process_reread(p);
-                if (r == -ESRCH)
-                        process_remove(p);
-        }
-        free(pids);
-
-        if (m->callbacks.reloaded)
-                m->callbacks.reloaded(m, m->userdata);
-        return 0;
-}
-
-int manager_reload(Manager *m)
-{
-        return reload_for(m, LOG_UID_NONE);
-}
-
 int manager_set_config_file(Manager *m, const char *path, bool optional)
 {
         char *copy = NULL;
@@ -363,8 +210,8 @@ static void config_changed(Manager *m, char *const *changed)
         if (manager_config_changed(changed, "Sections") && m->sections)
                 (void) manager_sections_reload(m);
         if (manager_config_changed(changed, "Export")) {
-                manager_export_stop(m);
-                r = manager_export_start(m);
+                manager_prometheus_stop(m);
+                r = manager_prometheus_start(m);
                 if (r < 0)
                         log_warning_errno(r, "Cannot start the export to %s", strna(m->config.export_textfile));
         }
@@ -431,27 +278,11 @@ int manager_reload_configuration(Manager *m)
         return manager_reload(m);
 }
 
-static void on_rc_changed(RcWatch *w, void *userdata)
-{
-        Manager *m = userdata;
-
-        /* A user can save a file of theirs as often as they like: what the reload logs is theirs to count. */
-        m->reload_cause = manager_watch_group_uid(rc_watch_cause(w));
-        log_user_debug(m->reload_cause, "rc files changed, reloading.");
-        (void) reload_for(m, rc_watch_cause_alone(w) ? m->reload_cause : LOG_UID_NONE);
-        m->reload_cause = LOG_UID_NONE;
-}
-
 int manager_start_watching(Manager *m)
 {
         int r;
 
-        r = rc_watch_new(m->event, m->root_fd, m->config.reload_coalesce_usec, m->config.reload_max_delay_usec,
-                        on_rc_changed, m, &m->rc_watch);
-        if (r < 0)
-                return log_error_errno(r, "Cannot set up rc file watching");
-
-        r = reload_configs(m);
+        r = profiles_start(m);
         if (r < 0)
                 return r;
 
@@ -466,7 +297,7 @@ int manager_start_watching(Manager *m)
         if (r < 0)
                 log_warning_errno(r, "Cannot set up GPU usage sampling");
 
-        r = manager_export_start(m);
+        r = manager_prometheus_start(m);
         if (r < 0)
                 log_warning_errno(r, "Cannot start the export to %s", m->config.export_textfile);
 
@@ -486,82 +317,4 @@ int manager_start(Manager *m)
         if (r < 0)
                 return r;
         return manager_scan(m);
-}
-
-bool manager_root_is_foreign(const Manager *m, int root_fd)
-{
-        struct stat st;
-
-        return root_fd >= 0 && fstat(root_fd, &st) >= 0 &&
-                        (st.st_dev != m->host_root_dev || st.st_ino != m->host_root_ino);
-}
-
-Process *manager_get_process(Manager *m, pid_t pid)
-{
-        return intmap_get(&m->processes, (uint64_t) pid);
-}
-
-int manager_process_owner(Manager *m, pid_t pid, uint64_t start_time, uid_t *ret)
-{
-        _cleanup_free_ char *status = NULL;
-        Process *p = manager_get_process(m, pid);
-        char path[32];
-        size_t size;
-        int r;
-
-        if (p && (start_time == 0 || p->id.start_time == start_time)) {
-                *ret = p->uid;
-                return 0;
-        }
-        snprintf(path, sizeof(path), "%i/status", (int) pid);
-        r = read_virtual_file_at(m->proc_fd, path, 16384, &status, &size);
-        if (r < 0)
-                return r == -ENOENT ? -ESRCH : r;
-        return proc_parse_status_uid(status, size, ret);
-}
-
-int manager_explain_process(
-                Manager *m, pid_t pid, uint64_t start_time, RcResolution **ret_resolution, ProcFacts *ret_facts)
-{
-        _cleanup_(proc_facts_done) ProcFacts f = { .root_fd = -EBADF };
-        ProcIdentity expect = { pid, start_time };
-        RcResolution *res = NULL;
-        Process *p;
-        int r;
-
-        r = proc_facts_read(m->proc_fd, pid, start_time ? &expect : NULL,
-                        PROC_FACTS_MAPS | PROC_FACTS_ENVIRON | PROC_FACTS_ROOT, &m->config.proc_limits, &f);
-        if (r < 0)
-                return r;
-
-        r = process_resolve(m, &f, &res);
-        if (r < 0)
-                return r;
-
-        /* Keep the tracked state in step with what we just told the caller. */
-        p = manager_get_process(m, pid);
-        if (p && proc_identity_equal(p->id, f.id))
-                (void) process_reread(p);
-
-        *ret_resolution = res;
-        if (ret_facts) {
-                *ret_facts = f;
-                f = (ProcFacts){ .root_fd = -EBADF };
-        }
-        return 0;
-}
-
-const char *manager_watch_state_to_string(ManagerWatchState s)
-{
-        switch (s) {
-        case MANAGER_WATCH_NONE:
-                return "none";
-        case MANAGER_WATCH_PROC_CONNECTOR:
-                return "proc-connector";
-        case MANAGER_WATCH_POLLING:
-                return "polling";
-        case _MANAGER_WATCH_STATE_MAX:
-                break;
-        }
-        return NULL;
 }

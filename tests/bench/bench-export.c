@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "bench-util.h"
-#include "usage-export.h"
+#include "prometheus-metrics.h"
 
 #define N_CLIENTS DRM_USAGE_CLIENTS_MAX
 #define N_UNITS 200
@@ -35,14 +35,14 @@ static uint64_t wall_usec(void)
         return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
 }
 
-static int lookup(pid_t pid, void *userdata, UsageExportOwner *ret)
+static int lookup(pid_t pid, void *userdata, PrometheusMetricsOwner *ret)
 {
         static char units[N_UNITS][32];
 
         if (!units[0][0])
                 for (int i = 0; i < N_UNITS; i++)
                         snprintf(units[i], sizeof units[i], "worker-%d.service", i);
-        *ret = (UsageExportOwner){ .unit = units[pid % N_UNITS], .profile = pid % 3 ? "Compute Profile" : "" };
+        *ret = (PrometheusMetricsOwner){ .unit = units[pid % N_UNITS], .profile = pid % 3 ? "Compute Profile" : "" };
         return 0;
 }
 
@@ -69,7 +69,7 @@ static void parse_round(DrmFdinfo **f, unsigned round)
 int main(int argc, char *argv[])
 {
         _cleanup_(drm_usage_freep) DrmUsage *u = drm_usage_new();
-        _cleanup_(usage_export_freep) UsageExport *x = usage_export_new();
+        _cleanup_(prometheus_metrics_freep) PrometheusMetrics *x = prometheus_metrics_new();
         DrmFdinfo **f = calloc(N_CLIENTS, sizeof(DrmFdinfo *));
         DrmUsageRead *reads = calloc(N_CLIENTS, sizeof(DrmUsageRead));
         uint64_t sample[ROUNDS], render[ROUNDS], write_cpu[ROUNDS], write_wall[ROUNDS];
@@ -81,7 +81,7 @@ int main(int argc, char *argv[])
         snprintf(path, sizeof path, "%s/nvprofiled.prom", dir);
 
         for (unsigned round = 0; round < ROUNDS; round++) {
-                UsageExportInput in = { .version = "bench", .drm = u, .lookup = lookup };
+                PrometheusMetricsInput in = { .version = "bench", .drm = u, .lookup = lookup };
                 _cleanup_free_ char *text = NULL;
                 uint64_t t0, w0;
 
@@ -98,13 +98,13 @@ int main(int argc, char *argv[])
                 sample[round] = cpu_usec() - t0;
 
                 t0 = cpu_usec();
-                if (usage_export_render(x, &in, &text, &size) < 0)
+                if (prometheus_metrics_render(x, &in, &text, &size) < 0)
                         return 1;
                 render[round] = cpu_usec() - t0;
 
                 t0 = cpu_usec();
                 w0 = wall_usec();
-                if (usage_export_write_file(path, text, size, 0640, (gid_t) -1) < 0)
+                if (prometheus_metrics_write_file(path, text, size, 0640, (gid_t) -1) < 0)
                         return 1;
                 write_cpu[round] = cpu_usec() - t0;
                 write_wall[round] = wall_usec() - w0;
@@ -114,11 +114,11 @@ int main(int argc, char *argv[])
                         N_UNITS, ROUNDS);
         printf("  a sampling round past the reads (parse, update; the reference): %8" PRIu64 " us CPU\n",
                         bench_median_u64(sample, ROUNDS));
-        printf("  usage_export_render:                                            %8" PRIu64
+        printf("  prometheus_metrics_render:                                            %8" PRIu64
                " us CPU  (%.2fx the round)\n",
                         bench_median_u64(render, ROUNDS),
                         (double) bench_median_u64(render, ROUNDS) / (double) bench_median_u64(sample, ROUNDS));
-        printf("  usage_export_write_file (%zu bytes, fsync, rename):             %8" PRIu64 " us CPU, %" PRIu64
+        printf("  prometheus_metrics_write_file (%zu bytes, fsync, rename):             %8" PRIu64 " us CPU, %" PRIu64
                " us wall\n",
                         size, bench_median_u64(write_cpu, ROUNDS), bench_median_u64(write_wall, ROUNDS));
 

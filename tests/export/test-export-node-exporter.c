@@ -24,11 +24,11 @@
 
 #include "itest.h"
 #include "test-util.h"
-#include "usage-export.h"
+#include "prometheus-metrics.h"
 #include "usage-fixture.h"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(DrmUsage, drm_usage_free)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(UsageExport, usage_export_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(PrometheusMetrics, prometheus_metrics_free)
 
 #define NODE_EXPORTER "prometheus-node-exporter"
 #define WAIT_USEC (30 * G_USEC_PER_SEC)
@@ -181,12 +181,12 @@ static char *scrape_and_check(NodeExporter *n, const char *needle)
         }
 }
 
-static int lookup(pid_t pid, void *userdata, UsageExportOwner *ret)
+static int lookup(pid_t pid, void *userdata, PrometheusMetricsOwner *ret)
 {
         static const char *const units[] = { "game.service", "we\"ird\\unit\nname", "bad\xff\xfe.scope", "" };
         static const char *const profiles[] = { "Game Profile", "", "x\"y", "p\\q\nr" };
 
-        *ret = (UsageExportOwner){ .unit = units[pid % 4], .profile = profiles[pid % 4], .comm = "c\"omm\n" };
+        *ret = (PrometheusMetricsOwner){ .unit = units[pid % 4], .profile = profiles[pid % 4], .comm = "c\"omm\n" };
         return 0;
 }
 
@@ -243,20 +243,20 @@ static void test_writer(void)
         g_assert_cmpint(drm_usage_update(u, (DrmUsageRead *) (void *) reads->data, reads->len), ==, 0);
 
         node_exporter_start(&n, dir, scratch);
-        for (int flags = 0; flags <= USAGE_EXPORT_PROCESS_LABELS; flags += USAGE_EXPORT_PROCESS_LABELS) {
-                g_autoptr(UsageExport) x = usage_export_new();
-                UsageExportInput in = { .version = "1.2.3\"x",
+        for (int flags = 0; flags <= PROMETHEUS_METRICS_PROCESS_LABELS; flags += PROMETHEUS_METRICS_PROCESS_LABELS) {
+                g_autoptr(PrometheusMetrics) x = prometheus_metrics_new();
+                PrometheusMetricsInput in = { .version = "1.2.3\"x",
                         .drm = u,
                         .nvml_devices = nvs,
                         .n_nvml_devices = 1,
                         .lookup = lookup,
-                        .flags = (UsageExportFlags) flags };
+                        .flags = (PrometheusMetricsFlags) flags };
                 g_autofree char *text = NULL, *scraped = NULL, *needle = NULL;
                 size_t size;
 
-                g_assert_cmpint(usage_export_render(x, &in, &text, &size), ==, 0);
+                g_assert_cmpint(prometheus_metrics_render(x, &in, &text, &size), ==, 0);
                 g_assert_cmpint(promtool_check("file", text), ==, 0);
-                g_assert_cmpint(usage_export_write_file(path, text, size, 0644, (gid_t) -1), ==, 0);
+                g_assert_cmpint(prometheus_metrics_write_file(path, text, size, 0644, (gid_t) -1), ==, 0);
                 needle = g_strdup_printf("nvprofiled_build_info{version=\"1.2.3\\\"x\"} 1\n");
                 if (flags)
                         g_assert_nonnull(strstr(text, ",pid=\""));

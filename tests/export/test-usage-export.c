@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include "test-util.h"
-#include "usage-export.h"
+#include "prometheus-metrics.h"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(DrmUsage, drm_usage_free)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(UsageExport, usage_export_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(PrometheusMetrics, prometheus_metrics_free)
 
 typedef struct R {
         const char *text;
@@ -46,14 +46,14 @@ typedef struct Owners {
         unsigned n_lookups;
 } Owners;
 
-static int lookup(pid_t pid, void *userdata, UsageExportOwner *ret)
+static int lookup(pid_t pid, void *userdata, PrometheusMetricsOwner *ret)
 {
         Owners *owners = userdata;
 
         owners->n_lookups++;
         for (size_t i = 0; i < ELEMENTSOF(owners->o); i++)
                 if (owners->o[i].pid == pid) {
-                        *ret = (UsageExportOwner){
+                        *ret = (PrometheusMetricsOwner){
                                 .unit = owners->o[i].unit, .profile = owners->o[i].profile, .comm = owners->o[i].comm
                         };
                         return 0;
@@ -61,9 +61,9 @@ static int lookup(pid_t pid, void *userdata, UsageExportOwner *ret)
         return -ESRCH;
 }
 
-static char *render(UsageExport *x, const DrmUsage *u, Owners *owners, UsageExportFlags flags)
+static char *render(PrometheusMetrics *x, const DrmUsage *u, Owners *owners, PrometheusMetricsFlags flags)
 {
-        UsageExportInput in = {
+        PrometheusMetricsInput in = {
                 .version = "9.9",
                 .drm = u,
                 .lookup = lookup,
@@ -73,7 +73,7 @@ static char *render(UsageExport *x, const DrmUsage *u, Owners *owners, UsageExpo
         char *text = NULL;
         size_t size = 0;
 
-        g_assert_cmpint(usage_export_render(x, &in, &text, &size), ==, 0);
+        g_assert_cmpint(prometheus_metrics_render(x, &in, &text, &size), ==, 0);
         g_assert_cmpuint(strlen(text), ==, size);
         return text;
 }
@@ -137,7 +137,7 @@ static void assert_well_formed(const char *text)
 static void test_render_basic(void)
 {
         g_autoptr(DrmUsage) u = drm_usage_new();
-        g_autoptr(UsageExport) x = usage_export_new();
+        g_autoptr(PrometheusMetrics) x = prometheus_metrics_new();
         Owners owners = { .o = {
                                           { 100, "game.service", "Game Profile", "game" },
                                           { 200, "game.service", "Game Profile", "game" },
@@ -191,8 +191,8 @@ static void test_render_basic(void)
 static void test_no_pid_by_default(void)
 {
         g_autoptr(DrmUsage) u = drm_usage_new();
-        g_autoptr(UsageExport) x = usage_export_new();
-        g_autoptr(UsageExport) y = usage_export_new();
+        g_autoptr(PrometheusMetrics) x = prometheus_metrics_new();
+        g_autoptr(PrometheusMetrics) y = prometheus_metrics_new();
         Owners owners = { .o = { { 4242, "a.service", "P", "proc-comm" } } };
         g_autofree char *text = NULL, *with_pid = NULL;
 
@@ -202,7 +202,7 @@ static void test_no_pid_by_default(void)
         g_assert_null(strstr(text, "pid="));
         g_assert_null(strstr(text, "proc-comm"));
 
-        with_pid = render(y, u, &owners, USAGE_EXPORT_PROCESS_LABELS);
+        with_pid = render(y, u, &owners, PROMETHEUS_METRICS_PROCESS_LABELS);
         assert_well_formed(with_pid);
         g_assert_nonnull(strstr(with_pid, "unit=\"a.service\",profile=\"P\",pid=\"4242\",comm=\"proc-comm\"}"));
 }
@@ -210,7 +210,7 @@ static void test_no_pid_by_default(void)
 static void test_escaping(void)
 {
         g_autoptr(DrmUsage) u = drm_usage_new();
-        g_autoptr(UsageExport) x = usage_export_new();
+        g_autoptr(PrometheusMetrics) x = prometheus_metrics_new();
         g_autofree char *long_profile = g_strnfill(1000, 'p');
         Owners owners = { .o = {
                                           { 1, "we\"ird\\unit\nfake_metric{} 1", "bad\xff\xfeutf8", "" },
@@ -226,8 +226,8 @@ static void test_escaping(void)
                         "unit=\"we\\\"ird\\\\unit\\nfake_metric{} 1\",profile=\"bad\xef\xbf\xbd\xef\xbf\xbdutf8\""));
         /* No line starts with the forged metric. */
         g_assert_null(strstr(text, "\nfake_metric"));
-        /* Cut at USAGE_EXPORT_LABEL_MAX bytes. */
-        expected = g_strdup_printf("profile=\"%.*s\"}", (int) USAGE_EXPORT_LABEL_MAX, long_profile);
+        /* Cut at PROMETHEUS_METRICS_LABEL_MAX bytes. */
+        expected = g_strdup_printf("profile=\"%.*s\"}", (int) PROMETHEUS_METRICS_LABEL_MAX, long_profile);
         g_assert_nonnull(strstr(text, expected));
         g_assert_null(strstr(text, "ppppp\xe2"));
 
@@ -239,11 +239,11 @@ static void test_escaping(void)
                 GString *in = g_string_new(NULL);
 
                 g_string_append(in, "a");
-                while (in->len < 2 * USAGE_EXPORT_LABEL_MAX)
+                while (in->len < 2 * PROMETHEUS_METRICS_LABEL_MAX)
                         g_string_append(in, "\xc3\xa9"); /* é */
-                usage_export_put_label_value(f, in->str);
+                prometheus_metrics_put_label_value(f, in->str);
                 fclose(f);
-                g_assert_cmpuint(size, ==, USAGE_EXPORT_LABEL_MAX - 1);
+                g_assert_cmpuint(size, ==, PROMETHEUS_METRICS_LABEL_MAX - 1);
                 g_assert_true(g_utf8_validate(s, (gssize) size, NULL));
                 g_string_free(in, TRUE);
         }
@@ -254,7 +254,7 @@ static void test_escaping(void)
 static void test_counter_monotonic(void)
 {
         g_autoptr(DrmUsage) u = drm_usage_new();
-        g_autoptr(UsageExport) x = usage_export_new();
+        g_autoptr(PrometheusMetrics) x = prometheus_metrics_new();
         Owners owners = { .o = {
                                           { 10, "w.service", "", "" },
                                           { 11, "w.service", "", "" },
@@ -308,7 +308,7 @@ static void test_counter_monotonic(void)
 static void test_counter_moves_with_profile(void)
 {
         g_autoptr(DrmUsage) u = drm_usage_new();
-        g_autoptr(UsageExport) x = usage_export_new();
+        g_autoptr(PrometheusMetrics) x = prometheus_metrics_new();
         Owners owners = { .o = {
                                           { 10, "w.service", "A", "" },
                                           { 11, "w.service", "A", "" },
@@ -334,7 +334,7 @@ static void test_counter_moves_with_profile(void)
 static void test_shared_client_holder(void)
 {
         g_autoptr(DrmUsage) u = drm_usage_new();
-        g_autoptr(UsageExport) x = usage_export_new();
+        g_autoptr(PrometheusMetrics) x = prometheus_metrics_new();
         Owners owners = { .o = {
                                           { 10, "systemd-logind.service", "", "systemd-logind" },
                                           { 20, "game.service", "Game", "game" },
@@ -352,7 +352,7 @@ static void test_shared_client_holder(void)
 
 static void test_nvml(void)
 {
-        g_autoptr(UsageExport) x = usage_export_new();
+        g_autoptr(PrometheusMetrics) x = prometheus_metrics_new();
         NvmlProcessUsage procs[] = {
                 { .pid = 10, .compute = true, .memory_bytes = 1 << 20 },
                 { .pid = 11, .graphics = true, .memory_bytes = 3 << 20 },
@@ -378,7 +378,7 @@ static void test_nvml(void)
         };
         const NvmlDeviceUsage *devices[] = { &d0, &d1 };
         Owners owners = { .o = { { 10, "ml.service", "", "" }, { 11, "ml.service", "", "" } } };
-        UsageExportInput in = {
+        PrometheusMetricsInput in = {
                 .version = "1",
                 .nvml_devices = devices,
                 .n_nvml_devices = 2,
@@ -387,7 +387,7 @@ static void test_nvml(void)
         };
         g_autofree char *t = NULL;
 
-        g_assert_cmpint(usage_export_render(x, &in, &t, NULL), ==, 0);
+        g_assert_cmpint(prometheus_metrics_render(x, &in, &t, NULL), ==, 0);
         g_test_message("%s", t);
         assert_well_formed(t);
         g_assert_cmpfloat(series_value(t, "nvprofiled_nvml_utilization_ratio{device=\"0000:01:00.0\",kind=\"gpu\"}"),
@@ -424,7 +424,7 @@ static void test_corpus(void)
         g_autofree char *fdinfo_dir = g_build_filename(dir, "fdinfo", NULL);
         g_autoptr(GDir) d = g_dir_open(fdinfo_dir, 0, NULL);
         g_autoptr(DrmUsage) u = drm_usage_new();
-        g_autoptr(UsageExport) x = usage_export_new();
+        g_autoptr(PrometheusMetrics) x = prometheus_metrics_new();
         GPtrArray *texts = g_ptr_array_new_with_free_func(g_free);
         g_autofree DrmUsageRead *reads = NULL;
         g_autofree DrmFdinfo **parsed = NULL;
@@ -499,7 +499,7 @@ static void test_atomic_replace(void)
         int fd;
 
         old_umask = umask(077);
-        g_assert_cmpint(usage_export_write_file(path, "a 1\n", 4, 0644, (gid_t) -1), ==, 0);
+        g_assert_cmpint(prometheus_metrics_write_file(path, "a 1\n", 4, 0644, (gid_t) -1), ==, 0);
         assert_file(path, "a 1\n");
         g_assert_cmpint(count_entries(dir), ==, 1);
 
@@ -507,7 +507,7 @@ static void test_atomic_replace(void)
         fd = open(path, O_RDONLY | O_CLOEXEC);
         g_assert_cmpint(fd, >=, 0);
         g_assert_cmpint(fstat(fd, &before), ==, 0);
-        g_assert_cmpint(usage_export_write_file(path, "b 2\n", 4, 0644, (gid_t) -1), ==, 0);
+        g_assert_cmpint(prometheus_metrics_write_file(path, "b 2\n", 4, 0644, (gid_t) -1), ==, 0);
         assert_file(path, "b 2\n");
         g_assert_cmpint(stat(path, &after), ==, 0);
         g_assert_cmpuint(before.st_ino, !=, after.st_ino);
@@ -523,7 +523,7 @@ static void test_atomic_replace(void)
         test_write_file(dir, "victim", "precious\n");
         g_assert_cmpint(unlink(path), ==, 0);
         g_assert_cmpint(symlink(victim, path), ==, 0);
-        g_assert_cmpint(usage_export_write_file(path, "c 3\n", 4, 0644, (gid_t) -1), ==, 0);
+        g_assert_cmpint(prometheus_metrics_write_file(path, "c 3\n", 4, 0644, (gid_t) -1), ==, 0);
         assert_file(path, "c 3\n");
         g_assert_true(g_file_get_contents(victim, &old, NULL, NULL));
         g_assert_cmpstr(old, ==, "precious\n");
@@ -532,7 +532,7 @@ static void test_atomic_replace(void)
         {
                 g_autofree char *sub = g_build_filename(dir, "sub.prom", NULL);
                 test_mkdir_p(dir, "sub.prom/x");
-                g_assert_cmpint(usage_export_write_file(sub, "d 4\n", 4, 0644, (gid_t) -1), <, 0);
+                g_assert_cmpint(prometheus_metrics_write_file(sub, "d 4\n", 4, 0644, (gid_t) -1), <, 0);
                 g_assert_true(g_file_test(sub, G_FILE_TEST_IS_DIR));
                 g_assert_cmpint(count_entries(dir), ==, 3);
         }
@@ -540,9 +540,9 @@ static void test_atomic_replace(void)
         /* No directory: an error, nothing created. */
         {
                 g_autofree char *missing = g_build_filename(dir, "nope", "x.prom", NULL);
-                g_assert_cmpint(usage_export_write_file(missing, "e\n", 2, 0644, (gid_t) -1), ==, -ENOENT);
+                g_assert_cmpint(prometheus_metrics_write_file(missing, "e\n", 2, 0644, (gid_t) -1), ==, -ENOENT);
         }
-        g_assert_cmpint(usage_export_write_file(dir, "e\n", 2, 0644, (gid_t) -1), <, 0);
+        g_assert_cmpint(prometheus_metrics_write_file(dir, "e\n", 2, 0644, (gid_t) -1), <, 0);
 
         /* A large text is written whole. */
         {
@@ -550,7 +550,7 @@ static void test_atomic_replace(void)
                 g_autofree char *got = NULL;
                 gsize len = 0;
 
-                g_assert_cmpint(usage_export_write_file(path, big, strlen(big), 0644, (gid_t) -1), ==, 0);
+                g_assert_cmpint(prometheus_metrics_write_file(path, big, strlen(big), 0644, (gid_t) -1), ==, 0);
                 g_assert_true(g_file_get_contents(path, &got, &len, NULL));
                 g_assert_cmpuint(len, ==, strlen(big));
         }
@@ -558,7 +558,7 @@ static void test_atomic_replace(void)
         if (geteuid() == 0) {
                 struct stat st;
 
-                g_assert_cmpint(usage_export_write_file(path, "f 5\n", 4, 0640, 4321), ==, 0);
+                g_assert_cmpint(prometheus_metrics_write_file(path, "f 5\n", 4, 0640, 4321), ==, 0);
                 g_assert_cmpint(stat(path, &st), ==, 0);
                 g_assert_cmpint(st.st_mode & 07777, ==, 0640);
                 g_assert_cmpint(st.st_gid, ==, 4321);
@@ -599,7 +599,7 @@ static void test_final_mode_before_writing(void)
                 old_umask = umask(umasks[i]);
                 watching_writes = true;
                 n_writes = 0;
-                g_assert_cmpint(usage_export_write_file(path, "a 1\n", 4, 0640, gid), ==, 0);
+                g_assert_cmpint(prometheus_metrics_write_file(path, "a 1\n", 4, 0640, gid), ==, 0);
                 watching_writes = false;
                 umask(old_umask);
 

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "manager-config.h"
+#include "nvprofiled-conf.h"
 #include "strv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

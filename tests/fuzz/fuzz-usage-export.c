@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "string-util.h"
-#include "usage-export.h"
+#include "prometheus-metrics.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -18,11 +18,11 @@ typedef struct Strings {
         char *unit, *profile, *comm;
 } Strings;
 
-static int lookup(pid_t pid, void *userdata, UsageExportOwner *ret)
+static int lookup(pid_t pid, void *userdata, PrometheusMetricsOwner *ret)
 {
         Strings *s = userdata;
 
-        *ret = (UsageExportOwner){ .unit = s->unit, .profile = s->profile, .comm = s->comm };
+        *ret = (PrometheusMetricsOwner){ .unit = s->unit, .profile = s->profile, .comm = s->comm };
         return 0;
 }
 
@@ -53,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
         {
                 _cleanup_(drm_usage_freep) DrmUsage *u = drm_usage_new();
-                _cleanup_(usage_export_freep) UsageExport *x = usage_export_new();
+                _cleanup_(prometheus_metrics_freep) PrometheusMetrics *x = prometheus_metrics_new();
                 _cleanup_(drm_fdinfo_freep) DrmFdinfo *f = NULL;
                 static const char fdinfo[] = "drm-driver: i915\ndrm-client-id: 1\ndrm-engine-render: 5 ns\n"
                                              "drm-total-system0: 4 KiB\n";
@@ -84,13 +84,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         free(copy);
                         return 0;
                 }
-                for (UsageExportFlags flags = 0; flags <= USAGE_EXPORT_PROCESS_LABELS;
-                                flags += USAGE_EXPORT_PROCESS_LABELS) {
-                        UsageExportInput in = {
+                for (PrometheusMetricsFlags flags = 0; flags <= PROMETHEUS_METRICS_PROCESS_LABELS;
+                                flags += PROMETHEUS_METRICS_PROCESS_LABELS) {
+                        PrometheusMetricsInput in = {
                                 .version = parts[2], .drm = u, .lookup = lookup, .userdata = &s, .flags = flags
                         };
 
-                        if (usage_export_render(x, &in, &text, &text_size) >= 0) {
+                        if (prometheus_metrics_render(x, &in, &text, &text_size) >= 0) {
                                 check_exposition(text, text_size);
                                 free(text);
                         }

@@ -17,7 +17,7 @@
  *   <pid>/maps     the mapping lines;
  *   <pid>/exe      a symlink to the executable (absent for kernel threads);
  *   <pid>/root     a symlink to the process's root ("/" unless it is a container);
- *   <pid>/fd/<n>   symlinks to what the process has open (manager-gpu.c looks for device nodes);
+ *   <pid>/fd/<n>   symlinks to what the process has open (profiles/gpu-opens.c looks for device nodes);
  *   <pid>/cgroup   "0::<path>", the cgroup v2 line (absent unless a path is given).
  * and, on request, driver/nvidia/version (where the manager detects the driver version).
  *

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "manager-configs.h"
+#include "rc-config-slots.h"
 #include "manager-harness.h"
-#include "manager-procwatch.h"
+#include "process-watch.h"
 #include "rc-watch.h"
 #include "report-budget.h"
 #include "test-util.h"

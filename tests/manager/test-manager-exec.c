@@ -10,7 +10,7 @@
 
 #include "fd-util.h"
 #include "manager-harness.h"
-#include "manager-procwatch.h"
+#include "process-watch.h"
 #include "process.h"
 #include "strv.h"
 #include "test-util.h"

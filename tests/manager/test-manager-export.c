@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "manager-export.h"
+#include "prometheus-textfile.h"
 #include "manager-harness.h"
 #include "test-util.h"
 
@@ -66,7 +66,7 @@ static void test_config_keys(void)
 
 static bool exported_twice(ManagerHarness *h, void *userdata)
 {
-        return h->manager->n_exports >= GPOINTER_TO_UINT(userdata);
+        return manager_prometheus_n_writes(h->manager) >= GPOINTER_TO_UINT(userdata);
 }
 
 static void test_export(void)
@@ -88,7 +88,7 @@ static void test_export(void)
         manager_harness_start(&h);
 
         /* Written at start, before any usage source exists: the build info alone. */
-        g_assert_cmpuint(h.manager->n_exports, ==, 1);
+        g_assert_cmpuint(manager_prometheus_n_writes(h.manager), ==, 1);
         g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
         g_assert_nonnull(strstr(text, "nvprofiled_build_info{version=\""));
         g_assert_null(strstr(text, "nvprofiled_engine_busy_seconds_total"));
@@ -105,7 +105,7 @@ static void test_export(void)
         g_assert_cmpint(drm_usage_update(
                                         u, &(DrmUsageRead){ .fdinfo = f, .pid = 100, .fd = 5, .timestamp_usec = 1 }, 1),
                         ==, 0);
-        manager_export_set_sources(h.manager, u, NULL);
+        manager_prometheus_set_sources(h.manager, u, NULL);
 
         /* The timer writes again. */
         g_assert_true(manager_harness_run_until(&h, exported_twice, GUINT_TO_POINTER(2), TIMEOUT_USEC));
@@ -129,9 +129,9 @@ static void test_export(void)
                                                                 .timestamp_usec = 1 },
                                                 1),
                                 ==, 0);
-                manager_export_set_sources(h.manager, u2, NULL);
-                g_assert_cmpint(manager_export_write(h.manager), ==, 0);
-                manager_export_set_sources(h.manager, u, NULL);
+                manager_prometheus_set_sources(h.manager, u2, NULL);
+                g_assert_cmpint(manager_prometheus_write(h.manager), ==, 0);
+                manager_prometheus_set_sources(h.manager, u, NULL);
                 g_clear_pointer(&text, g_free);
                 g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
                 g_assert_nonnull(strstr(text, "engine=\"render\",unit=\"\",profile=\"\"} 2.500000000\n"));
@@ -139,17 +139,17 @@ static void test_export(void)
 
         /* The directory goes: writes fail (and are counted) until it is back. */
         {
-                uint64_t failures = h.manager->n_export_failures;
+                uint64_t failures = manager_prometheus_n_failures(h.manager);
 
                 g_assert_cmpint(unlink(path), ==, 0);
                 g_assert_cmpint(rmdir(dir), ==, 0);
                 g_assert_true(manager_harness_run_until(&h, exported_twice,
-                                              GUINT_TO_POINTER((unsigned) h.manager->n_exports + 1),
+                                              GUINT_TO_POINTER((unsigned) manager_prometheus_n_writes(h.manager) + 1),
                                               2500 * 1000) == false);
-                g_assert_cmpuint(h.manager->n_export_failures, >, failures);
+                g_assert_cmpuint(manager_prometheus_n_failures(h.manager), >, failures);
                 g_assert_cmpint(mkdir(dir, 0755), ==, 0);
                 g_assert_true(manager_harness_run_until(&h, exported_twice,
-                                GUINT_TO_POINTER((unsigned) h.manager->n_exports + 1), TIMEOUT_USEC));
+                                GUINT_TO_POINTER((unsigned) manager_prometheus_n_writes(h.manager) + 1), TIMEOUT_USEC));
                 g_assert_true(g_file_test(path, G_FILE_TEST_EXISTS));
         }
 
@@ -163,10 +163,10 @@ static void test_no_export(void)
 
         manager_harness_init(&h);
         manager_harness_start(&h);
-        g_assert_null(h.manager->export_timer);
-        g_assert_cmpuint(h.manager->n_exports, ==, 0);
-        g_assert_cmpint(manager_export_write(h.manager), ==, 0);
-        g_assert_cmpuint(h.manager->n_exports, ==, 0);
+        g_assert_false(manager_prometheus_running(h.manager));
+        g_assert_cmpuint(manager_prometheus_n_writes(h.manager), ==, 0);
+        g_assert_cmpint(manager_prometheus_write(h.manager), ==, 0);
+        g_assert_cmpuint(manager_prometheus_n_writes(h.manager), ==, 0);
         manager_harness_done(&h);
 }
 

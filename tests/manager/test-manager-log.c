@@ -9,7 +9,7 @@
 #include "journal-capture.h"
 #include "log.h"
 #include "manager-harness.h"
-#include "manager-procwatch.h"
+#include "process-watch.h"
 
 #define WINDOW_USEC (5 * G_USEC_PER_SEC) /* far longer than the flood below takes, even under ASan */
 #define BURST 5

@@ -2,14 +2,16 @@
 /* The manager's process table driven through its handlers over a fixture /proc: exec, comm change,
  * exit, the rescan that follows lost events, MaxProcesses=, the post-exec settle re-reads, the polling
  * timer that stands in for the proc connector when --proc is not the live /proc, Explain, and the
- * re-evaluation of a process that opens a GPU device node. */
+ * re-evaluation of a process that opens a GPU device node; and what other jobs are told through the process
+ * observers. */
 
 #include <fcntl.h>
 #include <unistd.h>
 
 #include "fd-util.h"
 #include "manager-harness.h"
-#include "manager-procwatch.h"
+#include "process-observers.h"
+#include "process-watch.h"
 #include "strv.h"
 #include "test-util.h"
 
@@ -278,6 +280,97 @@ static void test_exit(void)
         g_assert_cmpuint(manager_harness_n_tracked(&h), ==, 0);
 
         manager_harness_done(&h);
+}
+
+/* What an observer of process tracking (another job) was told, in order: "exec:PID", "exit:PID", ... */
+typedef struct ObserverLog {
+        GPtrArray *calls;
+        unsigned event_types;
+} ObserverLog;
+
+static void on_observed_exec(Manager *m, pid_t pid, void *userdata)
+{
+        ObserverLog *l = userdata;
+
+        /* Told once the process is tracked. */
+        g_assert_nonnull(manager_get_process(m, pid));
+        g_ptr_array_add(l->calls, g_strdup_printf("exec:%i", (int) pid));
+}
+
+static void on_observed_exit(Manager *m, pid_t pid, uint64_t event_ns, void *userdata)
+{
+        ObserverLog *l = userdata;
+
+        g_ptr_array_add(l->calls,
+                        g_strdup_printf("exit:%i:%s", (int) pid,
+                                        manager_get_process(m, pid) ? "tracked" : "untracked"));
+}
+
+static void on_observed_fork(Manager *m, pid_t parent, pid_t child, uint64_t event_ns, void *userdata)
+{
+        ObserverLog *l = userdata;
+
+        g_ptr_array_add(l->calls, g_strdup_printf("fork:%i:%i", (int) parent, (int) child));
+}
+
+static unsigned on_observed_event_types(Manager *m, void *userdata)
+{
+        ObserverLog *l = userdata;
+
+        return l->event_types;
+}
+
+static void test_observers(void)
+{
+        ObserverLog log = { .calls = g_ptr_array_new_with_free_func(g_free) };
+        ProcessObserver o = {
+                .exec = on_observed_exec,
+                .exit = on_observed_exit,
+                .fork = on_observed_fork,
+                .event_types = on_observed_event_types,
+                .userdata = &log,
+        };
+        const ProcEvent fork_event = {
+                .type = PROC_EVENT_TYPE_FORK,
+                .pid = 311,
+                .parent = 310,
+                .timestamp_ns = 1,
+        };
+        ManagerHarness h;
+
+        manager_harness_init(&h);
+        harness_start_with_rules(&h);
+        /* Usage is not started in the harness: this observer is the only one. */
+        g_assert_cmpint(manager_observe_processes(h.manager, &o), ==, 0);
+
+        /* The event types observers ask for reach the connector's filter. */
+        g_assert_cmpuint(process_observers_event_types(h.manager), ==, 0);
+        log.event_types = 1u << PROC_EVENT_TYPE_FORK;
+        g_assert_cmpuint(process_observers_event_types(h.manager), ==, 1u << PROC_EVENT_TYPE_FORK);
+
+        add_process(&h, 310, 0, "/usr/bin/glxgears");
+        g_assert_cmpint(manager_process_exec(h.manager, 310), ==, 0);
+        g_assert_cmpint(manager_process_events(h.manager, &fork_event, 1), ==, 0);
+        /* Told of every exit, tracked or not, before the process goes. */
+        manager_process_exit(h.manager, 310);
+        manager_process_exit(h.manager, 12345);
+
+        g_assert_cmpuint(log.calls->len, ==, 4);
+        g_assert_cmpstr(g_ptr_array_index(log.calls, 0), ==, "exec:310");
+        g_assert_cmpstr(g_ptr_array_index(log.calls, 1), ==, "fork:310:311");
+        g_assert_cmpstr(g_ptr_array_index(log.calls, 2), ==, "exit:310:tracked");
+        g_assert_cmpstr(g_ptr_array_index(log.calls, 3), ==, "exit:12345:untracked");
+
+        /* Once it unsubscribed, nothing more. */
+        manager_unobserve_processes(h.manager, &log);
+        add_process(&h, 320, 0, "/usr/bin/true");
+        g_assert_cmpint(manager_process_exec(h.manager, 320), ==, 0);
+        manager_process_exit(h.manager, 320);
+        g_assert_cmpuint(log.calls->len, ==, 4);
+        g_assert_cmpuint(process_observers_event_types(h.manager), ==, 0);
+
+        manager_harness_done(&h);
+        g_ptr_array_unref(log.calls);
 }
 
 static void test_rescan(void)
@@ -593,6 +686,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/manager/process/gpu-open-while-exec-queued", test_gpu_open_while_exec_queued);
         g_test_add_func("/manager/process/comm", test_comm);
         g_test_add_func("/manager/process/exit", test_exit);
+        g_test_add_func("/manager/process/observers", test_observers);
         g_test_add_func("/manager/process/rescan", test_rescan);
         g_test_add_func("/manager/process/max-processes", test_max_processes);
         g_test_add_func("/manager/process/settle", test_settle);

@@ -10,6 +10,7 @@
 #include "journal-capture.h"
 #include "log.h"
 #include "manager-harness.h"
+#include "prometheus-textfile.h"
 #include "test-util.h"
 
 #define TIMEOUT_USEC (20 * G_USEC_PER_SEC)
@@ -102,7 +103,7 @@ static void test_reload_applies(void)
         g_assert_cmpuint(t.h.manager->config.user_log_burst, ==, 7);
         g_assert_cmpuint(t.h.manager->config.proc_limits.maps_max, ==, 64 * 1024);
         /* The export starts, and writes its file at once. */
-        g_assert_cmpuint(t.h.manager->n_exports, ==, 1);
+        g_assert_cmpuint(manager_prometheus_n_writes(t.h.manager), ==, 1);
         g_assert_true(g_file_test(t.export, G_FILE_TEST_IS_REGULAR));
         /* The rescan timer starts, and keeps firing. */
         g_assert_nonnull(t.h.manager->rescan_timer);
@@ -124,12 +125,12 @@ static void test_reload_applies(void)
 
         /* The same file again: nothing changes, the export is not started again. */
         journal_capture_clear();
-        exports = t.h.manager->n_exports;
+        exports = manager_prometheus_n_writes(t.h.manager);
         g_assert_cmpint(manager_reload_configuration(t.h.manager), ==, 0);
         e = journal_entry_with(LOG_MESSAGE_CONFIG_RELOADED);
         g_assert_nonnull(e);
         g_assert_nonnull(strstr(journal_field(e, "MESSAGE"), "nothing changed"));
-        g_assert_cmpuint(t.h.manager->n_exports, ==, exports);
+        g_assert_cmpuint(manager_prometheus_n_writes(t.h.manager), ==, exports);
         reload_test_done(&t);
 }
 

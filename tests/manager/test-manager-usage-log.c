@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The journal entry of a runtime-suspended GPU: its MESSAGE_ID (daemon/service/nvprofiled.catalog) and
+/* The journal entry of a runtime-suspended GPU: its MESSAGE_ID (daemon/nvprofiled.catalog) and
  * fields, as sent: the entry is the one the daemon would hand journald (journal-capture.h). */
 #include "journal-capture.h"
 #include "log.h"

@@ -8,7 +8,7 @@
 
 #include "drm-usage.h"
 #include "manager-harness.h"
-#include "manager-procwatch.h"
+#include "process-watch.h"
 #include "manager-usage.h"
 #include "usage-fixture.h"
 

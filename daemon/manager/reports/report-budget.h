@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "cgroup-limits.h"
-#include "manager-config.h"
+#include "nvprofiled-conf.h"
 
 /* Tasks of the daemon's cgroup that are never a report's: the main process and the threads its libraries
  * may start (NVML), and the spare worker. */

@@ -3,7 +3,9 @@
 
 #include "proc-facts.h"
 
-/* The daemon's settings: conf/nvprofiled.conf documents each one and its default. */
+/* nvprofiled.conf: the daemon's own settings (ManagerConfig), read, checked and compared on reload;
+ * conf/nvprofiled.conf documents each one and its default. (The rc files' configurations, which say what
+ * applies to processes, are profiles/rc-config-slots.c.) */
 
 typedef enum ProcWatchMode {
         PROC_WATCH_AUTO, /* proc connector when permitted, else polling */

@@ -10,8 +10,8 @@
 
 #include "fd-util.h"
 #include "log.h"
-#include "manager-gpu.h"
-#include "manager-usage.h"
+#include "gpu-opens.h"
+#include "process-observers.h"
 #include "process.h"
 #include "string-util.h"
 #include "strv.h"
@@ -175,7 +175,7 @@ static int on_device_event(sd_event_source *s, int fd, uint32_t revents, void *u
         /* Drain; who opened what is found by looking at fd tables afterwards. */
         while (read(fd, buf, sizeof(buf)) > 0)
                 ;
-        manager_usage_nodes_opened(m);
+        process_observers_gpu_nodes_opened(m);
 
         if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0)
                 return 0;

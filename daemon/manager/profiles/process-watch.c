@@ -5,10 +5,10 @@
 
 #include "fd-util.h"
 #include "log.h"
-#include "manager-gpu.h"
-#include "manager-procwatch.h"
-#include "manager-usage.h"
+#include "gpu-opens.h"
+#include "process-watch.h"
 #include "proc-connector.h"
+#include "process-observers.h"
 #include "process.h"
 
 #define PIDS_MAX (4u * 1024u * 1024u) /* kernel.pid_max can be 2^22 */
@@ -98,7 +98,7 @@ static int track(Manager *m, pid_t pid, bool settle, uint64_t event_ns)
                 return 0;
         if (r < 0)
                 return log_user_debug_errno(f.uid, r, "Cannot evaluate process %i", (int) pid);
-        manager_usage_process_exec(m, pid);
+        process_observers_exec(m, pid);
         return 0;
 }
 
@@ -132,7 +132,7 @@ static void process_exit_at(Manager *m, pid_t pid, uint64_t event_ns)
 {
         Process *p = manager_get_process(m, pid);
 
-        manager_usage_process_exit(m, pid, event_ns);
+        process_observers_exit(m, pid, event_ns);
         if (p && manager_event_may_describe(m, event_ns, p->id.start_time))
                 process_remove(p);
 }
@@ -372,7 +372,7 @@ int manager_process_events_delayed(
          * descriptors on. A pid that exited and was reused within one batch is left to the sweeps. */
         for (size_t i = 0; i < n_pending; i++)
                 if (pending[i].parent > 0 && !pending[i].exited)
-                        manager_usage_process_fork(m, pending[i].parent, pending[i].pid, pending[i].fork_ns);
+                        process_observers_fork(m, pending[i].parent, pending[i].pid, pending[i].fork_ns);
 
         for (size_t i = 0; i < n_pending; i++) {
                 const PendingProcess *pp = &pending[i];
@@ -634,8 +634,8 @@ static int start_connector(Manager *m, ManagerWatchReason *ret_reason)
                 *ret_reason = verify_error_to_reason(r);
                 return r;
         }
-        /* Only what is handled wakes us (no thread exits; FORK only while GPU usage needs it). */
-        r = proc_connector_set_filter(m->connector_fd, MANAGER_PROC_EVENT_TYPES | manager_usage_proc_event_types(m));
+        /* Only what is handled wakes us (no thread exits; FORK only while an observer needs it). */
+        r = proc_connector_set_filter(m->connector_fd, MANAGER_PROC_EVENT_TYPES | process_observers_event_types(m));
         if (r < 0)
                 return r;
 

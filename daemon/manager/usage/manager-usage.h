@@ -193,14 +193,12 @@ void usage_groups_free(UsageGroup *g, size_t n);
 /* A client's holders a caller may see (all for root, its own processes for others); 0 when none. */
 size_t usage_client_visible_holders(const UsageClient *c, uid_t caller);
 
-/* Hooks from the rest of the manager. */
-void manager_usage_config_changed(Manager *m); /* a reload changed [Usage] */
-void manager_usage_nodes_opened(Manager *m); /* inotify IN_OPEN on a GPU node */
-void manager_usage_process_exec(Manager *m, pid_t pid);
-/* event_ns: the EXIT or FORK event's timestamp (MANAGER_NO_EVENT: none); applied only to processes that
- * started no later (manager_event_may_describe()). */
-void manager_usage_process_exit(Manager *m, pid_t pid, uint64_t event_ns);
-/* A process forked: its child holds what a known holder holds. */
-void manager_usage_process_fork(Manager *m, pid_t parent, pid_t child, uint64_t event_ns);
+/* A reload changed [Usage]: the manager tells usage. */
+void manager_usage_config_changed(Manager *m);
+/* Process events reach usage as an observer of process tracking (profiles/process-observers.h), set up by
+ * manager_usage_start(): execs and forks of a DRM fd holder's children, exits (applied only to processes
+ * that started no later than the event, manager_event_may_describe()), and GPU node opens, which land
+ * here (tests call it too). */
+void manager_usage_nodes_opened(Manager *m);
 /* Event types (1 << ProcEventType) usage needs from the proc connector now, besides the manager's. */
 unsigned manager_usage_proc_event_types(Manager *m);

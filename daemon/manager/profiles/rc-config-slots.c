@@ -5,7 +5,7 @@
 #include "fd-util.h"
 #include "fileio.h"
 #include "log.h"
-#include "manager-configs.h"
+#include "rc-config-slots.h"
 #include "string-util.h"
 #include "strv.h"
 

@@ -5,7 +5,7 @@
 
 #include "intmap.h"
 #include "cgroup-limits.h"
-#include "manager-config.h"
+#include "nvprofiled-conf.h"
 #include "proc-connector.h"
 #include "proc-facts.h"
 #include "rc-cache.h"
@@ -14,7 +14,13 @@
 
 /* The daemon's state and behaviour, without D-Bus: which processes exist, what applies to each, and
  * which configuration is loaded. The bus layer (daemon/bus) observes it through ManagerCallbacks and
- * calls in for queries; tests drive it directly. */
+ * calls in for queries; tests drive it directly.
+ *
+ * One object, handed to every job: its own fields are the profiles job's (profiles/: the process table,
+ * process watching, GPU node opens, the rc configurations); each other job keeps its state in a struct
+ * of its own behind one pointer (usage/: ManagerUsage and PrometheusTextfile, sections/: ManagerSections,
+ * reports/: ManagerReports), and follows processes through profiles/process-observers.h. manager.c
+ * creates, starts and stops them. */
 
 typedef struct Manager Manager;
 typedef struct Process Process;
@@ -65,7 +71,7 @@ typedef enum ManagerWatchState {
         _MANAGER_WATCH_STATE_MAX,
 } ManagerWatchState;
 
-/* Why processes are polled although Mode= did not ask for it (manager-procwatch.c words each one). */
+/* Why processes are polled although Mode= did not ask for it (profiles/process-watch.c words each one). */
 typedef enum ManagerWatchReason {
         MANAGER_WATCH_REASON_NONE, /* the connector, or polling as configured */
         MANAGER_WATCH_REASON_NOT_LIVE_PROC,
@@ -121,6 +127,9 @@ struct Manager {
         /* Processes, keyed by pid. */
         IntMap processes;
         unsigned n_matched;
+        /* Other jobs told about process events (profiles/process-observers.h). */
+        struct ProcessObserver *process_observers;
+        size_t n_process_observers, allocated_process_observers;
 
         /* Who is told about processes (manager-visibility.c). */
         IntMap subscribers; /* uid + 1 -> uid's subscribers */
@@ -146,7 +155,7 @@ struct Manager {
         /* What users make us log (manager-log.c). */
         sd_event_source *log_flush_timer;
 
-        /* Process watching. */
+        /* Process watching (profiles/process-watch.c). */
         ManagerWatchState watch_state;
         ManagerWatchReason watch_reason;
         int connector_fd;
@@ -169,7 +178,7 @@ struct Manager {
         struct SettleQueue *settle; /* every process's settle re-reads, on one timer (process.c) */
         bool limit_logged;
 
-        /* GPU device opens. */
+        /* GPU device opens (profiles/gpu-opens.c). */
         int device_inotify_fd;
         sd_event_source *device_source;
         sd_event_source *device_timer;
@@ -177,22 +186,15 @@ struct Manager {
         uint64_t device_sweep_usec; /* when fd tables were last swept for device opens */
         uint64_t n_device_sweeps, n_fd_tables_walked;
 
-        /* Nsight Compute section files (manager-sections.c). */
+        /* Nsight Compute section files (sections/manager-sections.c). */
         ManagerSections *sections;
-        /* Nsight Compute reports callers loaded (manager-reports.c); created with the first. */
+        /* Nsight Compute reports callers loaded (reports/manager-reports.c); created with the first. */
         struct ManagerReports *reports;
-        /* GPU usage (manager-usage.c). */
+        /* GPU usage (usage/manager-usage.c). */
         struct ManagerUsage *usage;
 
-        /* Fleet export (manager-export.c). */
-        struct UsageExport *usage_export;
-        sd_event_source *export_timer;
-        struct UsageWatch *export_watch; /* keeps the sampler going at the export interval */
-        const struct DrmUsage *export_drm; /* tests' sources instead of the sampler's */
-        const struct NvmlSource *export_nvml;
-        gid_t export_gid;
-        int export_error; /* of the latest write, to log a failure once */
-        uint64_t n_exports, n_export_failures;
+        /* The Prometheus textfile export (usage/prometheus-textfile.c); created with its first use. */
+        struct PrometheusTextfile *prometheus_textfile;
 };
 
 int manager_new(sd_event *e, const ManagerConfig *config, const char *proc_path, const char *sys_path,

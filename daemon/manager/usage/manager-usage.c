@@ -5,8 +5,9 @@
 
 #include "fd-util.h"
 #include "log.h"
-#include "manager-usage-model.h"
+#include "usage-model.h"
 #include "manager-usage.h"
+#include "process-observers.h"
 #include "string-util.h"
 
 struct UsageWatch {
@@ -221,6 +222,10 @@ int manager_usage_start(Manager *m)
         if (r < 0)
                 return r;
         m->usage = TAKE_PTR(u);
+        /* Before the timer: sampling asks for FORK events through the observer. */
+        r = usage_drm_observe_processes(m->usage);
+        if (r < 0)
+                return log_oom();
         return update_timer(m->usage);
 }
 
@@ -237,6 +242,7 @@ void manager_usage_stop(Manager *m)
                 safe_close(w->fd);
                 free(w);
         }
+        manager_unobserve_processes(m, u);
         sd_event_source_disable_unref(u->sample_timer);
         usage_drm_stop(u);
         nvml_source_free(u->nvml);

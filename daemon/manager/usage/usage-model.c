@@ -3,7 +3,7 @@
 
 #include "drm-sampler.h"
 #include "fd-util.h"
-#include "manager-usage-model.h"
+#include "usage-model.h"
 #include "string-util.h"
 #include "strv.h"
 

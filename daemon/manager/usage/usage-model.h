@@ -3,8 +3,8 @@
 
 #include "manager-usage.h"
 
-/* manager-usage's internals, shared by its files: manager-usage.c (watches, timers), manager-usage-drm.c
- * (the DRM fd index and sampler), manager-usage-model.c (the merged snapshot). */
+/* The usage job's internals, shared by its files: manager-usage.c (watches, timers), usage-drm.c (the DRM
+ * fd index and sampler), usage-model.c (the merged snapshot), usage-groups.c (totals per group). */
 
 typedef struct DrmSampler DrmSampler;
 
@@ -33,6 +33,8 @@ typedef struct ManagerUsage {
 
 int usage_drm_start(ManagerUsage *u);
 void usage_drm_stop(ManagerUsage *u);
+/* Subscribes the DRM index to process tracking's events (profiles/process-observers.h). */
+int usage_drm_observe_processes(ManagerUsage *u);
 /* After sampling started or stopped: FORK events are passed by the connector only while it runs. */
 void usage_drm_sampling_changed(ManagerUsage *u);
 /* [Usage] RescanIntervalSec= changed: the full sweeps' timer follows. */

@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "log.h"
-#include "manager-configs.h"
+#include "rc-config-slots.h"
 #include "manager-edit.h"
 #include "rc-edit-transaction.h"
 #include "rc-settings.h"

@@ -6,7 +6,7 @@
  * final, but the libraries are not mapped yet and comm can still change. So we resolve at exec, again on
  * every COMM event, and re-read maps and comm a few times during a settle window (default 3 s, steps at
  * 100 ms, 500 ms, 1.5 s and the end) when some rule tests "dso". A process that opens a GPU device node
- * is re-read then too (manager-gpu.c): that is when the driver reads its profiles. */
+ * is re-read then too (profiles/gpu-opens.c): that is when the driver reads its profiles. */
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
 
 #include "fd-util.h"
 #include "log.h"
-#include "manager-procwatch.h"
+#include "process-watch.h"
 #include "manager.h"
 #include "process.h"
 #include "strv.h"

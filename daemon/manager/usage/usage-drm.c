@@ -7,8 +7,9 @@
 #include "drm-sampler.h"
 #include "fileio.h"
 #include "log.h"
-#include "manager-procwatch.h"
-#include "manager-usage-model.h"
+#include "process-observers.h"
+#include "process-watch.h"
+#include "usage-model.h"
 #include "proc-facts.h"
 #include "string-util.h"
 
@@ -214,14 +215,14 @@ void manager_usage_nodes_opened(Manager *m)
                 log_warning_errno(r, "Cannot schedule a DRM fd sweep");
 }
 
-void manager_usage_process_exec(Manager *m, pid_t pid)
+static void on_process_exec(Manager *m, pid_t pid, void *userdata)
 {
-        ManagerUsage *u = m->usage;
+        ManagerUsage *u = userdata;
         Process *p;
 
         /* A child of a holder inherits its DRM fds (a game's launcher, a compositor's children): look at
          * it. Nothing to do, and nothing read, while nobody holds any or nobody watches. */
-        if (!u || !u->sampler || !sampling(u) || drm_sampler_n_holders(u->sampler) == 0)
+        if (!u->sampler || !sampling(u) || drm_sampler_n_holders(u->sampler) == 0)
                 return;
         /* The manager has just read the process: its parent costs nothing more. */
         p = manager_get_process(m, pid);
@@ -231,14 +232,14 @@ void manager_usage_process_exec(Manager *m, pid_t pid)
                 fill_identities(u);
 }
 
-void manager_usage_process_fork(Manager *m, pid_t parent, pid_t child, uint64_t event_ns)
+static void on_process_fork(Manager *m, pid_t parent, pid_t child, uint64_t event_ns, void *userdata)
 {
-        ManagerUsage *u = m->usage;
+        ManagerUsage *u = userdata;
         const DrmSamplerHolder *h;
         ProcIdentity id;
 
         /* The child shares its parent's DRM fds (same clients): one hash lookup for every other fork. */
-        if (!u || !u->sampler || !sampling(u))
+        if (!u->sampler || !sampling(u))
                 return;
         h = drm_sampler_holder(u->sampler, parent);
         if (!h || (h->start_time != 0 && !manager_event_may_describe(m, event_ns, h->start_time)))
@@ -257,34 +258,50 @@ unsigned manager_usage_proc_event_types(Manager *m)
         return m->usage && m->usage->sampler && sampling(m->usage) ? 1u << PROC_EVENT_TYPE_FORK : 0;
 }
 
-void usage_drm_sampling_changed(ManagerUsage *u)
+static unsigned on_event_types(Manager *m, void *userdata)
 {
-        Manager *m = u->manager;
-        int r;
-
-        if (!sampling(u))
-                profiling_restore(u);
-
-        if (m->connector_fd < 0)
-                return;
-        r = proc_connector_set_filter(m->connector_fd, MANAGER_PROC_EVENT_TYPES | manager_usage_proc_event_types(m));
-        if (r < 0)
-                log_warning_errno(r, "Cannot update the process event filter; children of GPU users are found at exec");
-        else
-                log_debug("Process events: FORK %s.", manager_usage_proc_event_types(m) ? "passed" : "dropped");
+        return manager_usage_proc_event_types(m);
 }
 
-void manager_usage_process_exit(Manager *m, pid_t pid, uint64_t event_ns)
+void usage_drm_sampling_changed(ManagerUsage *u)
 {
+        if (!sampling(u))
+                profiling_restore(u);
+        manager_process_event_types_changed(u->manager);
+}
+
+static void on_process_exit(Manager *m, pid_t pid, uint64_t event_ns, void *userdata)
+{
+        ManagerUsage *u = userdata;
         const DrmSamplerHolder *h;
 
-        if (!m->usage || !m->usage->sampler)
+        if (!u->sampler)
                 return;
         /* Not a holder that started after the exit: the pid was reused. */
-        h = drm_sampler_holder(m->usage->sampler, pid);
+        h = drm_sampler_holder(u->sampler, pid);
         if (h && h->start_time != 0 && !manager_event_may_describe(m, event_ns, h->start_time))
                 return;
-        drm_sampler_drop_pid(m->usage->sampler, pid);
+        drm_sampler_drop_pid(u->sampler, pid);
+}
+
+static void on_gpu_nodes_opened(Manager *m, void *userdata)
+{
+        manager_usage_nodes_opened(m);
+}
+
+int usage_drm_observe_processes(ManagerUsage *u)
+{
+        /* What the index of DRM fd holders follows: execs and forks of holders' children, exits. */
+        ProcessObserver o = {
+                .exec = on_process_exec,
+                .fork = on_process_fork,
+                .exit = on_process_exit,
+                .gpu_nodes_opened = on_gpu_nodes_opened,
+                .event_types = on_event_types,
+                .userdata = u,
+        };
+
+        return manager_observe_processes(u->manager, &o);
 }
 
 /* Whether fd is the live /sys: libdrm reads that one, whatever --sys says. */

@@ -6,7 +6,7 @@
 #include "conf-parser.h"
 #include "fd-util.h"
 #include "fileio.h"
-#include "manager-config.h"
+#include "nvprofiled-conf.h"
 #include "nvproto-schema.h"
 #include "report-limits.h"
 #include "string-util.h"

@@ -12,7 +12,7 @@
  * NVML devices and processes, and who each GPU client is) rendered in the Prometheus text exposition
  * format (version 0.0.4) for node_exporter's textfile collector, and written atomically. Its own concern
  * because it is the one place that reads both usage sources (drm/ and nvml/ never include each other);
- * the manager drives it on a timer (daemon/manager/manager-export.c).
+ * the manager drives it on a timer (daemon/manager/usage/prometheus-textfile.c).
  *
  * - Counters are cumulative, straight from the sources (busy nanoseconds and cycles as the driver counts
  *   them, never our utilisation figures), so Prometheus' rate() computes utilisation over any window.
@@ -22,47 +22,47 @@
  *   worker processes come and go is not seen as a counter reset. A series without any live client
  *   disappears.
  * - Every label value is escaped as the format requires (backslash, double quote, line feed), invalid
- *   UTF-8 becomes U+FFFD and values are cut to USAGE_EXPORT_LABEL_MAX bytes (at a character boundary),
+ *   UTF-8 becomes U+FFFD and values are cut to PROMETHEUS_METRICS_LABEL_MAX bytes (at a character boundary),
  *   so no process name, cgroup or rc profile name can break or forge a line. */
 
-#define USAGE_EXPORT_LABEL_MAX 256u
+#define PROMETHEUS_METRICS_LABEL_MAX 256u
 
 /* Who a GPU client is, for its labels: filled by the caller's lookup; NULL or "" for unknown. The strings
  * only need to live until the next lookup call. */
-typedef struct UsageExportOwner {
+typedef struct PrometheusMetricsOwner {
         const char *unit; /* the systemd unit, else the cgroup path */
         const char *profile; /* the application profile applied to the process, highest precedence first */
-        const char *comm; /* only used with USAGE_EXPORT_PROCESS_LABELS */
-} UsageExportOwner;
+        const char *comm; /* only used with PROMETHEUS_METRICS_PROCESS_LABELS */
+} PrometheusMetricsOwner;
 
 /* Returns 0 with *ret filled, or negative when pid is unknown (its labels are then empty). */
-typedef int (*UsageExportLookup)(pid_t pid, void *userdata, UsageExportOwner *ret);
+typedef int (*PrometheusMetricsLookup)(pid_t pid, void *userdata, PrometheusMetricsOwner *ret);
 
-typedef enum UsageExportFlags {
+typedef enum PrometheusMetricsFlags {
         /* Adds pid and comm labels to the per-unit series: one series per process (opt-in). */
-        USAGE_EXPORT_PROCESS_LABELS = 1 << 0,
-} UsageExportFlags;
+        PROMETHEUS_METRICS_PROCESS_LABELS = 1 << 0,
+} PrometheusMetricsFlags;
 
-typedef struct UsageExportInput {
+typedef struct PrometheusMetricsInput {
         const char *version; /* nvprofiled_build_info */
         const DrmUsage *drm; /* NULL: no DRM source */
         const NvmlDeviceUsage *const *nvml_devices; /* NULL with 0: no NVML device */
         size_t n_nvml_devices;
-        UsageExportLookup lookup; /* NULL: every client's labels are empty */
+        PrometheusMetricsLookup lookup; /* NULL: every client's labels are empty */
         void *userdata;
-        UsageExportFlags flags;
-} UsageExportInput;
+        PrometheusMetricsFlags flags;
+} PrometheusMetricsInput;
 
 /* What carries counters across renders (see above). */
-typedef struct UsageExport UsageExport;
+typedef struct PrometheusMetrics PrometheusMetrics;
 
-UsageExport *usage_export_new(void);
-UsageExport *usage_export_free(UsageExport *x);
-DEFINE_TRIVIAL_CLEANUP_FUNC(UsageExport *, usage_export_free);
+PrometheusMetrics *prometheus_metrics_new(void);
+PrometheusMetrics *prometheus_metrics_free(PrometheusMetrics *x);
+DEFINE_TRIVIAL_CLEANUP_FUNC(PrometheusMetrics *, prometheus_metrics_free);
 
 /* Renders one exposition of in (HELP and TYPE for each metric, its series together, sorted). Returns 0
  * with a NUL-terminated text in *ret (and its length in *ret_size), or -ENOMEM. */
-int usage_export_render(UsageExport *x, const UsageExportInput *in, char **ret, size_t *ret_size);
+int prometheus_metrics_render(PrometheusMetrics *x, const PrometheusMetricsInput *in, char **ret, size_t *ret_size);
 
 /* Replaces path atomically with text: a new file ".<name>.XXXXXXXXXXXXXXXX" in the same directory (which
  * the textfile collector ignores, as it reads only *.prom), created readable by its owner only, given
@@ -71,7 +71,7 @@ int usage_export_render(UsageExport *x, const UsageExportInput *in, char **ret, 
  * file would give them), then written, fsync()ed, renamed over path, and the directory fsync()ed; on any
  * failure the temporary file is removed and path is left as it was. Never follows a symbolic link at
  * the temporary name. Returns 0 or a negative errno. */
-int usage_export_write_file(const char *path, const char *text, size_t size, mode_t mode, gid_t gid);
+int prometheus_metrics_write_file(const char *path, const char *text, size_t size, mode_t mode, gid_t gid);
 
 /* The label value as the exposition format needs it (see above), appended to f. */
-void usage_export_put_label_value(FILE *f, const char *s);
+void prometheus_metrics_put_label_value(FILE *f, const char *s);

@@ -10,7 +10,7 @@
 
 #include "fd-util.h"
 #include "string-util.h"
-#include "usage-export.h"
+#include "prometheus-metrics.h"
 
 /* The per-unit series, built as rows and merged by (metric, labels). */
 typedef enum UnitMetric {
@@ -29,7 +29,7 @@ typedef struct Row {
         UnitMetric metric;
         char *labels; /* rendered and escaped, without braces */
         uint64_t value;
-        bool carried; /* the counts of ended clients, from UsageExport.carried */
+        bool carried; /* the counts of ended clients, from PrometheusMetrics.carried */
 } Row;
 
 /* One client's contribution to one counter series, to notice when it ends. */
@@ -40,7 +40,7 @@ typedef struct Contribution {
         uint64_t value;
 } Contribution;
 
-struct UsageExport {
+struct PrometheusMetrics {
         Contribution *previous; /* of the last render, sorted by key */
         size_t n_previous;
         Row *carried; /* per counter series: what its ended clients counted */
@@ -77,12 +77,12 @@ static void row_set_done(RowSet *s)
         *s = (RowSet){ 0 };
 }
 
-UsageExport *usage_export_new(void)
+PrometheusMetrics *prometheus_metrics_new(void)
 {
-        return calloc(1, sizeof(UsageExport));
+        return calloc(1, sizeof(PrometheusMetrics));
 }
 
-UsageExport *usage_export_free(UsageExport *x)
+PrometheusMetrics *prometheus_metrics_free(PrometheusMetrics *x)
 {
         if (!x)
                 return NULL;
@@ -129,7 +129,7 @@ static void put_label_value(Buf *b, const char *s)
                 size_t run = 0, n;
 
                 /* Plain ASCII, the usual case, in one piece. */
-                while (run < len && written + run < USAGE_EXPORT_LABEL_MAX && (unsigned char) s[run] < 0x80 &&
+                while (run < len && written + run < PROMETHEUS_METRICS_LABEL_MAX && (unsigned char) s[run] < 0x80 &&
                                 !IN_SET(s[run], '\\', '"', '\n'))
                         run++;
                 if (run > 0) {
@@ -143,7 +143,7 @@ static void put_label_value(Buf *b, const char *s)
                 n = utf8_sequence_length(s, len);
                 if (n == 0) {
                         /* U+FFFD: Prometheus requires UTF-8, and a raw byte must not pass. */
-                        if (written + 3 > USAGE_EXPORT_LABEL_MAX)
+                        if (written + 3 > PROMETHEUS_METRICS_LABEL_MAX)
                                 return;
                         buf_puts(b, "\xef\xbf\xbd");
                         written += 3;
@@ -151,7 +151,7 @@ static void put_label_value(Buf *b, const char *s)
                         len--;
                         continue;
                 }
-                if (written + n > USAGE_EXPORT_LABEL_MAX)
+                if (written + n > PROMETHEUS_METRICS_LABEL_MAX)
                         return;
                 if (n == 1 && *s == '\\')
                         buf_puts(b, "\\\\");
@@ -167,7 +167,7 @@ static void put_label_value(Buf *b, const char *s)
         }
 }
 
-void usage_export_put_label_value(FILE *f, const char *s)
+void prometheus_metrics_put_label_value(FILE *f, const char *s)
 {
         Buf b = { 0 };
 
@@ -219,12 +219,12 @@ static void client_labels_done(ClientLabels *l)
         *l = (ClientLabels){ 0 };
 }
 
-static int client_labels_init(ClientLabels *l, const UsageExportOwner *o, pid_t pid, UsageExportFlags flags,
+static int client_labels_init(ClientLabels *l, const PrometheusMetricsOwner *o, pid_t pid, PrometheusMetricsFlags flags,
                 const char *device, const char *driver)
 {
         *l = (ClientLabels){ 0 };
         l->head = labels_new("device", device, "driver", driver, NULL);
-        if (flags & USAGE_EXPORT_PROCESS_LABELS) {
+        if (flags & PROMETHEUS_METRICS_PROCESS_LABELS) {
                 char pid_text[32];
 
                 (void) snprintf(pid_text, sizeof pid_text, "%ld", (long) pid);
@@ -245,7 +245,7 @@ static char *series_labels(
         size_t head = strlen(l->head), tail = strlen(l->tail);
         Buf b = { 0 };
 
-        if (GREEDY_REALLOC(b.s, b.allocated, head + tail + 2 * USAGE_EXPORT_LABEL_MAX) < 0)
+        if (GREEDY_REALLOC(b.s, b.allocated, head + tail + 2 * PROMETHEUS_METRICS_LABEL_MAX) < 0)
                 return NULL;
         buf_put(&b, l->head, head);
         for (unsigned i = 0; i < 2; i++) {
@@ -314,13 +314,13 @@ static void owner_done(Owner *o)
         *o = (Owner){ 0 };
 }
 
-static int owner_lookup(const UsageExportInput *in, pid_t pid, Owner *ret)
+static int owner_lookup(const PrometheusMetricsInput *in, pid_t pid, Owner *ret)
 {
-        UsageExportOwner o = { 0 };
+        PrometheusMetricsOwner o = { 0 };
 
         *ret = (Owner){ .pid = pid };
         if (!in->lookup || pid <= 0 || in->lookup(pid, in->userdata, &o) < 0)
-                o = (UsageExportOwner){ 0 };
+                o = (PrometheusMetricsOwner){ 0 };
         ret->unit = strdup(o.unit ? o.unit : "");
         ret->profile = strdup(o.profile ? o.profile : "");
         ret->comm = strdup(o.comm ? o.comm : "");
@@ -331,12 +331,12 @@ static int owner_lookup(const UsageExportInput *in, pid_t pid, Owner *ret)
         return 0;
 }
 
-static int add_drm_client(RowSet *s, const UsageExportInput *in, const DrmUsageClient *c)
+static int add_drm_client(RowSet *s, const PrometheusMetricsInput *in, const DrmUsageClient *c)
 {
         _cleanup_(owner_done) Owner owner = { 0 };
         _cleanup_(client_labels_done) ClientLabels cl = { 0 };
         _cleanup_free_ char *client_key = NULL;
-        UsageExportOwner o;
+        PrometheusMetricsOwner o;
         pid_t pid;
         int r;
 
@@ -359,7 +359,7 @@ static int add_drm_client(RowSet *s, const UsageExportInput *in, const DrmUsageC
                 if (r < 0)
                         return r;
         }
-        o = (UsageExportOwner){ .unit = owner.unit, .profile = owner.profile, .comm = owner.comm };
+        o = (PrometheusMetricsOwner){ .unit = owner.unit, .profile = owner.profile, .comm = owner.comm };
         r = client_labels_init(&cl, &o, pid, in->flags, c->device, c->driver);
         if (r < 0)
                 return r;
@@ -421,7 +421,7 @@ static int add_drm_client(RowSet *s, const UsageExportInput *in, const DrmUsageC
         return row_add(s, UNIT_CLIENTS, series_labels(&cl, NULL, NULL, NULL, NULL), 1);
 }
 
-static int add_nvml_device(RowSet *s, const UsageExportInput *in, const NvmlDeviceUsage *d)
+static int add_nvml_device(RowSet *s, const PrometheusMetricsInput *in, const NvmlDeviceUsage *d)
 {
         int r;
 
@@ -429,12 +429,12 @@ static int add_nvml_device(RowSet *s, const UsageExportInput *in, const NvmlDevi
                 const NvmlProcessUsage *p = &d->processes[i];
                 _cleanup_(owner_done) Owner owner = { 0 };
                 _cleanup_(client_labels_done) ClientLabels cl = { 0 };
-                UsageExportOwner o;
+                PrometheusMetricsOwner o;
 
                 r = owner_lookup(in, (pid_t) p->pid, &owner);
                 if (r < 0)
                         return r;
-                o = (UsageExportOwner){ .unit = owner.unit, .profile = owner.profile, .comm = owner.comm };
+                o = (PrometheusMetricsOwner){ .unit = owner.unit, .profile = owner.profile, .comm = owner.comm };
                 r = client_labels_init(&cl, &o, (pid_t) p->pid, in->flags, d->pci_bus_id, "nvidia");
                 if (r < 0)
                         return r;
@@ -474,7 +474,7 @@ static uint64_t add_saturating(uint64_t a, uint64_t b)
 
 /* What ended since the last render goes into x->carried: a contribution whose client is gone, whose
  * labels changed (another profile, unit), or whose counter restarted (a new client with a reused key). */
-static int carry_ended(UsageExport *x, RowSet *s)
+static int carry_ended(PrometheusMetrics *x, RowSet *s)
 {
         size_t j = 0;
 
@@ -523,7 +523,7 @@ static int carry_ended(UsageExport *x, RowSet *s)
 
 /* Sorts the rows and merges each series into one; the carried part of each counter series that still
  * has a live client becomes the new x->carried. Series with nothing live are dropped. */
-static int merge_rows(UsageExport *x, RowSet *s, Row **ret_carried, size_t *ret_n_carried)
+static int merge_rows(PrometheusMetrics *x, RowSet *s, Row **ret_carried, size_t *ret_n_carried)
 {
         Row *carried = NULL;
         size_t n_carried = 0, allocated_carried = 0, out = 0;
@@ -636,7 +636,7 @@ static void put_series(FILE *f, const char *name, const char *labels, const char
                 fprintf(f, "%s %s\n", name, value);
 }
 
-static int put_devices(FILE *f, const UsageExportInput *in)
+static int put_devices(FILE *f, const PrometheusMetricsInput *in)
 {
         const DrmUsage *u = in->drm;
         size_t n_drm = u ? u->n_devices : 0;
@@ -806,7 +806,7 @@ static int put_devices(FILE *f, const UsageExportInput *in)
         return 0;
 }
 
-int usage_export_render(UsageExport *x, const UsageExportInput *in, char **ret, size_t *ret_size)
+int prometheus_metrics_render(PrometheusMetrics *x, const PrometheusMetricsInput *in, char **ret, size_t *ret_size)
 {
         _cleanup_(row_set_done) RowSet s = { 0 };
         _cleanup_free_ char *buf = NULL;
@@ -881,7 +881,7 @@ int usage_export_render(UsageExport *x, const UsageExportInput *in, char **ret, 
         return 0;
 }
 
-int usage_export_write_file(const char *path, const char *text, size_t size, mode_t mode, gid_t gid)
+int prometheus_metrics_write_file(const char *path, const char *text, size_t size, mode_t mode, gid_t gid)
 {
         _cleanup_free_ char *dir = NULL, *tmp = NULL;
         _cleanup_close_ int dir_fd = -EBADF, fd = -EBADF;

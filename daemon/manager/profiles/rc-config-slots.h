@@ -4,8 +4,9 @@
 #include "log.h"
 #include "manager.h"
 
-/* The manager's loaded configurations (one per root, user's access and $HOME), their memory budgets and
- * the inotify watches on their paths. Internal to the manager. */
+/* The loaded rc configurations, one slot per (root, user's access, $HOME): what NVIDIA's rc files say for
+ * the processes of that user, their memory budgets and the inotify watches on their paths. Internal to
+ * the manager. (The daemon's own settings are core/nvprofiled-conf.c.) */
 
 void manager_configs_free(Manager *m);
 

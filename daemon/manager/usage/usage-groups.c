@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "manager-usage-model.h"
+#include "usage-model.h"
 #include "string-util.h"
 
 /* Usage totals per unit, application or user: what a desktop applet or `top` shows before a process list.
