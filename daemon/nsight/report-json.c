@@ -59,6 +59,17 @@ static struct json_object *double_to_json(double d)
         return json_object_new_double_s(d, buf);
 }
 
+double ncu_json_to_double(struct json_object *v)
+{
+        if (!v)
+                return NAN;
+        if (json_object_is_type(v, json_type_string))
+                return streq(json_object_get_string(v), "nan")             ? NAN
+                                : streq(json_object_get_string(v), "-inf") ? -INFINITY
+                                                                           : INFINITY;
+        return json_object_get_double(v);
+}
+
 struct json_object *ncu_value_to_json(const NcuValue *v)
 {
         assert(v);

@@ -39,3 +39,5 @@ int ncu_action_to_json_with(const NcuAction *a, NcuJsonFlags flags, NcuJsonMetri
 
 /* A value as JSON (see above); NULL for UNKNOWN. */
 struct json_object *ncu_value_to_json(const NcuValue *v);
+/* A double of the document back: a number, or "nan", "inf", "-inf"; NaN when v is NULL. */
+double ncu_json_to_double(struct json_object *v);

@@ -101,6 +101,7 @@ bool ncu_page_options_valid(const NcuPageOptions *o, const char **ret_why)
 
 void ncu_wire_put_page_options(NcuWire *w, const NcuPageOptions *o)
 {
+        ncu_wire_put_u32(w, NCU_PAGE_OPTIONS_ENCODING);
         ncu_wire_put_u32(w, (uint32_t) o->page);
         ncu_wire_put_bool(w, o->csv);
         ncu_wire_put_u32(w, (uint32_t) o->units);
@@ -127,8 +128,13 @@ int ncu_wire_get_page_options(NcuWireReader *r, NcuPageOptions *ret)
 {
         NcuPageOptions o;
         int page, units, details, instances, summary, k;
+        uint32_t encoding;
 
-        k = get_enum(r, _NCU_PAGE_MAX, &page);
+        k = ncu_wire_get_u32(r, &encoding);
+        if (k >= 0 && encoding != NCU_PAGE_OPTIONS_ENCODING)
+                k = -EBADMSG;
+        if (k >= 0)
+                k = get_enum(r, _NCU_PAGE_MAX, &page);
         if (k >= 0)
                 k = ncu_wire_get_bool(r, &o.csv);
         if (k >= 0)

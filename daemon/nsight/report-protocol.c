@@ -84,6 +84,11 @@ void ncu_wire_put_double(NcuWire *w, double v)
         wire_put(w, &v, sizeof(v));
 }
 
+void ncu_wire_put_encoded(NcuWire *w, const void *data, size_t size)
+{
+        wire_put(w, data, size);
+}
+
 /* U+FFFD, which stands for each byte that starts no valid sequence. */
 static const char replacement[] = "\xef\xbf\xbd";
 

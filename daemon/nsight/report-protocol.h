@@ -92,6 +92,8 @@ void ncu_wire_put_double(NcuWire *w, double v);
 /* s (NULL is ""): invalid UTF-8 becomes U+FFFD, so that every string is one D-Bus can carry (a report's
  * strings are whatever its producer wrote). */
 void ncu_wire_put_string(NcuWire *w, const char *s);
+/* size bytes as they are: values another end encoded already (the page options, report-page-options.h). */
+void ncu_wire_put_encoded(NcuWire *w, const void *data, size_t size);
 /* An array: open it, put its elements, close it with their count. */
 size_t ncu_wire_open_array(NcuWire *w);
 void ncu_wire_close_array(NcuWire *w, size_t token, uint32_t count);

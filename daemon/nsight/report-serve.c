@@ -29,8 +29,9 @@ typedef struct Serve {
         struct json_object *cached_json;
 } Serve;
 
-/* The methods read the model as report-json.h presents it (one action's tree at a time), so that what the
- * bus serves is exactly what `nvprofilectl report json` prints. */
+/* Metrics are answered from the typed model (its index by name); rule results and source files are read
+ * from the model as report-json.h presents it (one action's tree at a time). Both serve exactly what
+ * `nvprofilectl report json` prints. */
 static struct json_object *get(struct json_object *o, const char *key)
 {
         struct json_object *v = NULL;
@@ -48,18 +49,6 @@ static int32_t id_member(struct json_object *o, const char *key)
 {
         struct json_object *v = get(o, key);
         return v ? (int32_t) json_object_get_int(v) : -1;
-}
-
-/* A double of the document: a number, or "nan", "inf", "-inf" (report-json.h); NaN when absent. */
-static double json_double(struct json_object *v)
-{
-        if (!v)
-                return NAN;
-        if (json_object_is_type(v, json_type_string))
-                return streq(json_object_get_string(v), "nan")             ? NAN
-                                : streq(json_object_get_string(v), "-inf") ? -INFINITY
-                                                                           : INFINITY;
-        return json_object_get_double(v);
 }
 
 /* Reads (u range, u action) and finds the action. */
@@ -204,81 +193,98 @@ static int serve_get_summary(Serve *s, NcuWire *out)
 
 static int serve_get_metric_names(Serve *s, NcuWireReader *in, NcuWire *out, char message[static NCU_SERVE_MESSAGE_MAX])
 {
-        struct json_object *a, *metrics;
+        const NcuAction *a;
         size_t token;
         int r;
 
-        r = read_action_json(s, in, &a, message);
+        r = read_action(s, in, &a, message);
         if (r < 0)
                 return r;
-        metrics = get(a, "metrics");
         token = ncu_wire_open_array(out);
-        for (size_t i = 0; i < json_array_length(metrics); i++)
-                ncu_wire_put_string(out, str_member(json_array_get(metrics, i), "name"));
-        ncu_wire_close_array(out, token, (uint32_t) json_array_length(metrics));
+        for (size_t i = 0; i < a->n_metrics; i++)
+                ncu_wire_put_string(out, a->metrics[i].name);
+        ncu_wire_close_array(out, token, (uint32_t) a->n_metrics);
         return 0;
 }
 
-/* A value of the given kind as a variant: string s, float/double d, uint32 u, uint64 t; unknown is an
- * empty string (the kind says so). */
-static void put_value(NcuWire *out, const char *kind, struct json_object *v)
+/* A value as a variant in the given kind: string s, float/double d, uint32 u, uint64 t; unknown is an empty
+ * string (the kind says so). A value of another kind is converted as ncu_report reads it; none reads NaN,
+ * 0 or "". */
+static void put_value(NcuWire *out, NcuValueKind kind, const NcuValue *v)
 {
-        if (streq_ptr(kind, "double") || streq_ptr(kind, "float")) {
+        NcuValue c = v->kind == kind ? *v : ncu_value_convert(v, kind);
+
+        switch (kind) {
+        case NCU_VALUE_FLOAT:
+        case NCU_VALUE_DOUBLE:
                 ncu_wire_put_u8(out, 'd');
-                ncu_wire_put_double(out, json_double(v));
-        } else if (streq_ptr(kind, "uint64")) {
+                ncu_wire_put_double(out,
+                                v->kind == NCU_VALUE_UNKNOWN                ? NAN
+                                                : c.kind == NCU_VALUE_FLOAT ? (double) c.f
+                                                                            : c.d);
+                break;
+        case NCU_VALUE_UINT64:
                 ncu_wire_put_u8(out, 't');
-                ncu_wire_put_u64(out, json_object_get_uint64(v));
-        } else if (streq_ptr(kind, "uint32")) {
+                ncu_wire_put_u64(out, v->kind == NCU_VALUE_UNKNOWN ? 0 : c.u64);
+                break;
+        case NCU_VALUE_UINT32:
                 ncu_wire_put_u8(out, 'u');
-                ncu_wire_put_u32(out, (uint32_t) json_object_get_uint64(v));
-        } else {
+                ncu_wire_put_u32(out, v->kind == NCU_VALUE_UNKNOWN ? 0 : c.u32);
+                break;
+        case NCU_VALUE_STRING:
                 ncu_wire_put_u8(out, 's');
-                ncu_wire_put_string(out, streq_ptr(kind, "string") ? json_object_get_string(v) : "");
+                ncu_wire_put_string(out, c.kind == NCU_VALUE_STRING ? c.s : "");
+                break;
+        default:
+                ncu_wire_put_u8(out, 's');
+                ncu_wire_put_string(out, "");
         }
 }
 
+/* The first metric of a name, as ncu_report's metric_by_name: the index by name holds the last of each, so
+ * an action that repeats a name (rare) is searched in file order from there. */
+static const NcuMetric *first_metric_by_name(const NcuAction *a, const char *name)
+{
+        const NcuMetric *m = ncu_action_metric_by_name(a, name);
+
+        if (m && a->n_unique_metrics != a->n_metrics)
+                for (const NcuMetric *p = a->metrics; p < m; p++)
+                        if (streq_ptr(p->name, name))
+                                return p;
+        return m;
+}
+
+/* Answered from the typed model: the lookup is the model's index by name, the values are written as they
+ * are stored (the report JSON's kinds and values, report-json.h). */
 static int serve_get_metric(Serve *s, NcuWireReader *in, NcuWire *out, char message[static NCU_SERVE_MESSAGE_MAX])
 {
-        struct json_object *a, *metrics, *metric = NULL, *inst;
-        const char *name, *kind, *ikind, *ckind;
+        const NcuAction *a;
+        const NcuMetric *m;
+        const char *name;
         size_t token;
-        bool has_value;
         int r;
 
-        r = read_action_json(s, in, &a, message);
+        r = read_action(s, in, &a, message);
         if (r >= 0)
                 r = ncu_wire_get_string(in, &name);
         if (r < 0)
                 return r;
-        metrics = get(a, "metrics");
-        /* The first of a name, as ncu_report's metric_by_name. */
-        for (size_t i = 0; !metric && i < json_array_length(metrics); i++)
-                if (streq_ptr(json_object_get_string(get(json_array_get(metrics, i), "name")), name))
-                        metric = json_array_get(metrics, i);
-        if (!metric) {
+        m = first_metric_by_name(a, name);
+        if (!m) {
                 snprintf(message, NCU_SERVE_MESSAGE_MAX, "No metric of that name");
                 return -ENOENT;
         }
-        kind = json_object_get_string(get(metric, "kind"));
-        ikind = json_object_get_string(get(metric, "instance_kind"));
-        ckind = json_object_get_string(get(metric, "correlation_kind"));
-        inst = get(metric, "instances");
-        has_value = json_object_get_boolean(get(metric, "has_value"));
-        ncu_wire_put_string(out, kind ? kind : "unknown");
-        ncu_wire_put_bool(out, has_value);
-        put_value(out, has_value ? kind : "unknown", get(metric, "value"));
+        ncu_wire_put_string(out, ncu_value_kind_to_string(m->kind));
+        ncu_wire_put_bool(out, m->has_value);
+        put_value(out, m->has_value ? m->kind : NCU_VALUE_UNKNOWN, &m->value);
         token = ncu_wire_open_array(out);
-        for (size_t i = 0; i < json_array_length(inst); i++) {
-                struct json_object *pair = json_array_get(inst, i);
-                bool spelled = json_array_length(pair) == 4;
+        for (size_t i = 0; i < m->n_instances; i++) {
+                const NcuInstance *x = &m->instances[i];
 
-                put_value(out, spelled ? json_object_get_string(json_array_get(pair, 2)) : ckind,
-                                json_array_get(pair, 0));
-                put_value(out, spelled ? json_object_get_string(json_array_get(pair, 3)) : ikind,
-                                json_array_get(pair, 1));
+                put_value(out, x->correlation_id.kind, &x->correlation_id);
+                put_value(out, x->value.kind, &x->value);
         }
-        ncu_wire_close_array(out, token, (uint32_t) json_array_length(inst));
+        ncu_wire_close_array(out, token, (uint32_t) m->n_instances);
         return 0;
 }
 
@@ -308,7 +314,7 @@ static void put_rule_result(NcuWire *out, struct json_object *rr, bool full)
                 struct json_object *x = json_array_get(speedups, j);
 
                 ncu_wire_put_string(out, str_member(x, "type"));
-                ncu_wire_put_double(out, json_double(get(x, "value")));
+                ncu_wire_put_double(out, ncu_json_to_double(get(x, "value")));
         }
         ncu_wire_close_array(out, token, (uint32_t) json_array_length(speedups));
         if (!full)
@@ -319,7 +325,7 @@ static void put_rule_result(NcuWire *out, struct json_object *rr, bool full)
 
                 ncu_wire_put_i32(out, id_member(x, "message_id"));
                 ncu_wire_put_string(out, str_member(x, "metric"));
-                ncu_wire_put_double(out, json_double(get(x, "value")));
+                ncu_wire_put_double(out, ncu_json_to_double(get(x, "value")));
                 ncu_wire_put_u64(out, json_object_get_uint64(get(x, "severity")));
                 ncu_wire_put_string(out, str_member(x, "info"));
         }
@@ -515,9 +521,14 @@ static int serve_export(Serve *s, NcuWireReader *in, NcuWire *out, const int fds
         if (kind >= _NCU_SERVE_EXPORT_MAX || fds[0] < 0 || fds[1] >= 0)
                 return -EBADMSG;
         if (kind == NCU_SERVE_EXPORT_PAGE) {
+                /* The caller's own bytes, passed on by the daemon: an InvalidArgs of theirs, not a fault. */
                 r = ncu_wire_get_page_options(in, &page);
-                if (r < 0)
-                        return r;
+                if (r < 0 || in->left != 0) {
+                        snprintf(message, NCU_SERVE_MESSAGE_MAX,
+                                        "The page options are not in encoding %u of ExportPageEncoded",
+                                        NCU_PAGE_OPTIONS_ENCODING);
+                        return -EINVAL;
+                }
                 if (!ncu_page_options_valid(&page, &why)) {
                         snprintf(message, NCU_SERVE_MESSAGE_MAX, "%s", why);
                         return -EINVAL;

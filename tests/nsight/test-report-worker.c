@@ -2,12 +2,13 @@
 /* The confined worker that serves a report and the daemon's side of it (NcuReportServer) on a real
  * sd-event loop: every corpus report is loaded by the worker and answers as the in-process reader does
  * (its export is byte for byte the document of the whole tree); a report the reader refuses comes back as
- * its error with the byte offset; the memory reserved for a worker holds it (a string-table bomb is
- * refused, an export past its memfd's size is refused); a worker that crashes, hangs, lies, floods,
- * answers what nobody asked or closes its channel costs only its own report, and the loop goes on; and
+ * its error with the byte offset; its metrics are the report JSON's, call by call; the memory reserved for a worker
+ * holds it (a string-table bomb is refused, an export past its memfd's size is refused); a worker that crashes, hangs,
+ * lies, floods, answers what nobody asked or closes its channel costs only its own report, and the loop goes on; and
  * the sandbox itself: as root the worker becomes "nobody", and opening any file kills it. */
 
 #include <fcntl.h>
+#include <math.h>
 #include <pwd.h>
 #include <signal.h>
 #include <string.h>
@@ -15,9 +16,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "json-util.h"
 #include "report-builder.h"
 #include "report-json-attrs.h"
 #include "report-limits.h"
+#include "report-page-options.h"
 #include "report-server.h"
 #include "report-summary.h"
 #include "report-test-util.h"
@@ -167,6 +170,121 @@ static char *json_text(const NcuReport *r)
         return g_strdup(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
+static struct json_object *member(struct json_object *o, const char *key)
+{
+        struct json_object *v = NULL;
+
+        return json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+/* One variant of a GetMetric reply against the JSON's value of that kind ("unknown" or none: ""). */
+static void expect_value(NcuWireReader *in, const char *kind, struct json_object *v)
+{
+        uint8_t type;
+
+        g_assert_cmpint(ncu_wire_get_u8(in, &type), ==, 0);
+        if (streq_ptr(kind, "double") || streq_ptr(kind, "float")) {
+                double d, want = ncu_json_to_double(v);
+
+                g_assert_cmpint(type, ==, 'd');
+                g_assert_cmpint(ncu_wire_get_double(in, &d), ==, 0);
+                g_assert_true(isnan(want) ? isnan(d) : d == want);
+        } else if (streq_ptr(kind, "uint64")) {
+                uint64_t u;
+
+                g_assert_cmpint(type, ==, 't');
+                g_assert_cmpint(ncu_wire_get_u64(in, &u), ==, 0);
+                g_assert_cmpuint(u, ==, json_object_get_uint64(v));
+        } else if (streq_ptr(kind, "uint32")) {
+                uint32_t u;
+
+                g_assert_cmpint(type, ==, 'u');
+                g_assert_cmpint(ncu_wire_get_u32(in, &u), ==, 0);
+                g_assert_cmpuint(u, ==, (uint32_t) json_object_get_uint64(v));
+        } else {
+                const char *str;
+
+                g_assert_cmpint(type, ==, 's');
+                g_assert_cmpint(ncu_wire_get_string(in, &str), ==, 0);
+                g_assert_cmpstr(str, ==, streq_ptr(kind, "string") ? strempty(json_object_get_string(v)) : "");
+        }
+}
+
+/* GetMetricNames and GetMetric of an action (the worker reads its typed model) against the action in the
+ * report JSON (what `nvprofilectl report json` prints): the names in order; for each, the first metric of
+ * that name, its kind, value and instances, each instance in its own kind. */
+static void check_metrics(sd_event *e, NcuReportServer *s, uint32_t action, struct json_object *doc)
+{
+        struct json_object *ranges = member(doc, "ranges"),
+                           *a = json_array_get(member(json_array_get(ranges, 0), "actions"), action),
+                           *metrics = member(a, "metrics");
+        NcuWireReader in;
+        NcuWire args;
+        uint32_t n;
+        Outcome o;
+
+        ncu_wire_init(&args, 16);
+        ncu_wire_put_u32(&args, 0);
+        ncu_wire_put_u32(&args, action);
+        o = call(e, s, NCU_SERVE_GET_METRIC_NAMES, &args, NULL, 0);
+        ncu_wire_done(&args);
+        g_assert_cmpint(o.error, ==, 0);
+        ncu_wire_reader_init(&in, o.reply->data, o.reply->len);
+        g_assert_cmpint(ncu_wire_get_count(&in, 1, &n), ==, 0);
+        g_assert_cmpuint(n, ==, json_array_length(metrics));
+        for (size_t i = 0; i < n; i++) {
+                const char *name;
+
+                g_assert_cmpint(ncu_wire_get_string(&in, &name), ==, 0);
+                g_assert_cmpstr(name, ==, strempty(json_object_get_string(member(json_array_get(metrics, i), "name"))));
+        }
+        g_assert_cmpuint(in.left, ==, 0);
+        outcome_done(&o);
+
+        for (size_t i = 0; i < json_array_length(metrics); i++) {
+                const char *name = strempty(json_object_get_string(member(json_array_get(metrics, i), "name"))), *kind,
+                           *ikind, *ckind, *got;
+                struct json_object *m = NULL, *instances;
+                bool has_value;
+                uint32_t count;
+                Outcome r;
+
+                for (size_t j = 0; !m && j < json_array_length(metrics); j++)
+                        if (streq(strempty(json_object_get_string(member(json_array_get(metrics, j), "name"))), name))
+                                m = json_array_get(metrics, j);
+                kind = json_object_get_string(member(m, "kind"));
+                ikind = json_object_get_string(member(m, "instance_kind"));
+                ckind = json_object_get_string(member(m, "correlation_kind"));
+                instances = member(m, "instances");
+                ncu_wire_init(&args, 4096);
+                ncu_wire_put_u32(&args, 0);
+                ncu_wire_put_u32(&args, action);
+                ncu_wire_put_string(&args, name);
+                r = call(e, s, NCU_SERVE_GET_METRIC, &args, NULL, 0);
+                ncu_wire_done(&args);
+                g_assert_cmpint(r.error, ==, 0);
+                ncu_wire_reader_init(&in, r.reply->data, r.reply->len);
+                g_assert_cmpint(ncu_wire_get_string(&in, &got), ==, 0);
+                g_assert_cmpstr(got, ==, kind ? kind : "unknown");
+                g_assert_cmpint(ncu_wire_get_bool(&in, &has_value), ==, 0);
+                g_assert_cmpint(has_value, ==, json_object_get_boolean(member(m, "has_value")));
+                expect_value(&in, has_value ? kind : "unknown", member(m, "value"));
+                g_assert_cmpint(ncu_wire_get_count(&in, 2, &count), ==, 0);
+                g_assert_cmpuint(count, ==, json_array_length(instances));
+                for (size_t k = 0; k < count; k++) {
+                        struct json_object *pair = json_array_get(instances, k);
+                        bool spelled = json_array_length(pair) == 4;
+
+                        expect_value(&in, spelled ? json_object_get_string(json_array_get(pair, 2)) : ckind,
+                                        json_array_get(pair, 0));
+                        expect_value(&in, spelled ? json_object_get_string(json_array_get(pair, 3)) : ikind,
+                                        json_array_get(pair, 1));
+                }
+                g_assert_cmpuint(in.left, ==, 0);
+                outcome_done(&r);
+        }
+}
+
 /* Every corpus report: loaded by the worker within what its file reserves; its info and actions as the
  * reader's; its JSON export byte for byte json-c's text of the whole tree (made one action at a time). */
 static void test_corpus(void)
@@ -264,6 +382,16 @@ static void test_corpus(void)
                 g_assert_cmpint(export(e, s, NCU_SERVE_EXPORT_JSON, 256 * 1024 * 1024, &bytes), ==, 0);
                 g_assert_cmpuint(bytes->len, ==, strlen(expected));
                 g_assert_true(memcmp(bytes->data, expected, bytes->len) == 0);
+                /* The metrics of the first and the last action, one call each. */
+                {
+                        g_autoptr(json_object) doc = json_tokener_parse(expected);
+                        size_t last = local->ranges[0].n_actions - 1;
+
+                        g_assert_nonnull(doc);
+                        check_metrics(e, s, 0, doc);
+                        if (last > 0)
+                                check_metrics(e, s, (uint32_t) last, doc);
+                }
                 ncu_report_server_free(s);
         }
         sd_event_unref(e);
@@ -318,6 +446,58 @@ static void test_call_errors(void)
         o = call(e, s, NCU_SERVE_GET_INFO, NULL, NULL, 0);
         g_assert_cmpint(o.error, ==, 0);
         outcome_done(&o);
+        ncu_report_server_free(s);
+        sd_event_unref(e);
+}
+
+/* A page's options come from the client as it encoded them (the daemon passes them on): encoding 1 of
+ * NCU_PAGE_OPTIONS_ENCODED_SIZE bytes makes the page; another encoding number, bytes missing or left
+ * over, a value out of range or a combination ncu refuses is the caller's error (EINVAL, InvalidArgs on
+ * the bus), and the worker serves on. */
+static void test_page_options_encoded(void)
+{
+        g_autofree char *path = report_corpus_path(REPORT_ARMLETH);
+        const NcuPageOptions csv = { .page = NCU_PAGE_RAW, .csv = true },
+                             refused = { .page = NCU_PAGE_SESSION, .units = NCU_PRINT_UNITS_BASE };
+        sd_event *e = NULL;
+        NcuReportServer *s;
+        Outcome loaded;
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+        g_assert_cmpint(sd_event_new(&e), >=, 0);
+        s = start(e, worker_path(), fd, 128 * 1024 * 1024, 30 * G_USEC_PER_SEC, &loaded);
+        g_assert_cmpint(loaded.error, ==, 0);
+        close(fd);
+        for (size_t i = 0; i < 6; i++) {
+                NcuWire encoded, args;
+                Outcome o;
+                int out = output_memfd(64 * 1024 * 1024);
+
+                ncu_wire_init(&encoded, 64);
+                ncu_wire_put_page_options(&encoded, i == 5 ? &refused : &csv);
+                g_assert_cmpint(ncu_wire_finish(&encoded), ==, 0);
+                g_assert_cmpuint(encoded.size, ==, NCU_PAGE_OPTIONS_ENCODED_SIZE);
+                if (i == 1)
+                        encoded.data[0] = NCU_PAGE_OPTIONS_ENCODING + 1; /* a later encoding */
+                if (i == 2)
+                        encoded.size--; /* cut short */
+                if (i == 3)
+                        ncu_wire_put_u8(&encoded, 0); /* a byte left over */
+                if (i == 4)
+                        encoded.data[4] = _NCU_PAGE_MAX; /* no such page */
+                ncu_wire_init(&args, 64);
+                ncu_wire_put_u32(&args, NCU_SERVE_EXPORT_PAGE);
+                ncu_wire_put_encoded(&args, encoded.data, encoded.size);
+                o = call(e, s, NCU_SERVE_EXPORT, &args, &out, 1);
+                g_test_message("%zu: %d %s", i, o.error, strempty(o.message));
+                g_assert_cmpint(o.error, ==, i == 0 ? 0 : -EINVAL);
+                if (i > 0 && i < 5)
+                        g_assert_cmpstr(o.message, ==, "The page options are not in encoding 1 of ExportPageEncoded");
+                outcome_done(&o);
+                ncu_wire_done(&args);
+                ncu_wire_done(&encoded);
+                close(out);
+        }
         ncu_report_server_free(s);
         sd_event_unref(e);
 }
@@ -712,6 +892,7 @@ int main(int argc, char *argv[])
         (void) test_corpus_dir_or_skip();
         g_test_add_func("/report-worker/corpus", test_corpus);
         g_test_add_func("/report-worker/call-errors", test_call_errors);
+        g_test_add_func("/report-worker/page-options-encoded", test_page_options_encoded);
         g_test_add_func("/report-worker/invalid-report", test_invalid_report);
         g_test_add_func("/report-worker/nonblocking-pipe", test_nonblocking_pipe);
         g_test_add_func("/report-worker/string-bomb", test_string_bomb);
