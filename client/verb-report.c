@@ -23,6 +23,7 @@
 #include "fileio.h"
 #include "log.h"
 #include "report-json-attrs.h"
+#include "report-page-encoding.h"
 #include "report.h"
 #include "string-util.h"
 #include "verb-report-diff.h"

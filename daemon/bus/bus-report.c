@@ -13,6 +13,7 @@
 #include "log.h"
 #include "manager-reports.h"
 #include "report-diff.h"
+#include "report-page-encoding.h"
 #include "strv.h"
 
 /* A reply's wire bytes at most: its D-Bus message (with alignment, at most about twice that) must stay

@@ -14,6 +14,7 @@
 #include "report-budget.h"
 #include "manager.h"
 #include "report-limits.h"
+#include "report-page-encoding.h"
 #include "report-server.h"
 #include "report-worker.h"
 

@@ -20,6 +20,7 @@
 #include "report-builder.h"
 #include "report-json-attrs.h"
 #include "report-limits.h"
+#include "report-page-encoding.h"
 #include "report-page-options.h"
 #include "report-server.h"
 #include "report-summary.h"

@@ -646,9 +646,9 @@ static PyObject *module_parse_chart(PyObject *self, PyObject *args)
         return out;
 }
 
-/* diff_json(baseline, current, specs): the comparison of daemon/nsight/report-diff.c (the one nvprofilectl report diff
- * and the daemon's Report.Diff make) of two reports, its "pairs" as JSON text. ValueError with the reader's message
- * for a spec that pairs nothing or a paired action whose metrics cannot be decoded; OSError as for a load. */
+/* diff_json(baseline, current, specs): the comparison of daemon/nsight/report/report-diff.c (the one nvprofilectl
+ * report diff and the daemon's Report.Diff make) of two reports, its "pairs" as JSON text. ValueError with the reader's
+ * message for a spec that pairs nothing or a paired action whose metrics cannot be decoded; OSError as for a load. */
 static PyObject *module_diff_json(PyObject *self, PyObject *args)
 {
         ReportObject *baseline, *current;

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "report-export-csv.h"
+#include "report-csv-write.h"
 #include "report-page-options.h"
 #include "report.h"
 

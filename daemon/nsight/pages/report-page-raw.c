@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "macro.h"
-#include "report-export.h"
+#include "report-csv.h"
 #include "report-page-text.h"
 #include "report-page.h"
 #include "string-util.h"

@@ -12,7 +12,7 @@
 
 #include "macro.h"
 #include "report-details-walk.h"
-#include "report-export-cells.h"
+#include "report-csv-cells.h"
 #include "report-page-nvtx.h"
 #include "report-page-stack.h"
 #include "report-page-text.h"

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "report-export-csv.h"
+#include "report-csv-write.h"
 
 const char *ncu_csv_format_double(double d, char buf[static NCU_CSV_NUMBER_MAX])
 {

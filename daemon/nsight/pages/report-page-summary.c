@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "macro.h"
-#include "report-export-csv.h"
-#include "report-export.h"
+#include "report-csv-write.h"
+#include "report-csv.h"
 #include "report-page-text.h"
 #include "report-page.h"
 #include "string-util.h"

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "macro.h"
-#include "report-export-csv.h"
+#include "report-csv-write.h"
 #include "report-page-text.h"
 #include "report-page.h"
 #include "string-util.h"

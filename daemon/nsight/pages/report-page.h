@@ -9,8 +9,8 @@
  * implementation for nvprofilectl's --local reading and the report worker behind the daemon
  * (NCU_SERVE_EXPORT_PAGE), so both give the same bytes.
  *
- * The pages: details (report-page-details.c, report-export-details.c), raw (report-page-raw.c,
- * report-export-raw.c), session (report-page-session.c), and the per-kernel summary of the details page
+ * The pages: details (report-page-details.c, report-csv-details.c), raw (report-page-raw.c,
+ * report-csv-raw.c), session (report-page-session.c), and the per-kernel summary of the details page
  * (report-page-summary.c). Where ncu 2024.1.1 itself fails on a report (it crashes on some, stops on a value
  * it cannot parse on others), these print the whole page. */
 
@@ -19,7 +19,7 @@
 
 #include "report-details-walk.h"
 #include "report-page-options.h"
-#include "report-export-cells.h"
+#include "report-csv-cells.h"
 #include "report-page-units.h"
 #include "report.h"
 

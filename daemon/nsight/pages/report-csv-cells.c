@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "macro.h"
-#include "report-export-cells.h"
-#include "report-export-csv.h"
+#include "report-csv-cells.h"
+#include "report-csv-write.h"
 
 void cell_append(Cell *c, const char *s, size_t n)
 {

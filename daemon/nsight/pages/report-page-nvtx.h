@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "report-export-cells.h"
+#include "report-csv-cells.h"
 #include "report.h"
 
 bool ncu_report_has_nvtx_ranges(const NcuReport *r);

@@ -3,12 +3,11 @@
 
 /* The options of ncu's pages as ncu spells them (ncu --import R [--page …] [--csv] [--print-units …]
  * [--print-details …] [--print-metric-instances …] [--print-summary …]), what nvprofilectl, the bus
- * (ExportPage) and the report worker (NCU_SERVE_EXPORT_PAGE) pass around. The pages themselves are in
+ * (ExportPage) and the report worker (NCU_SERVE_EXPORT_PAGE) pass around, encoded once
+ * (worker/report-page-encoding.h). The pages themselves are in
  * report-page.h. */
 
 #include <stdbool.h>
-
-#include "report-protocol.h"
 
 typedef enum NcuPrintUnits {
         NCU_PRINT_UNITS_DYNAMIC, /* ncu's default: units scaled to the value (report-page-units.h) */
@@ -86,13 +85,3 @@ NcuPrintSummary ncu_print_summary_from_string(const char *s);
  * takes none of the print options but --csv; instances apply to the raw and details pages, the summary to
  * the details page). */
 bool ncu_page_options_valid(const NcuPageOptions *o, const char **ret_why);
-
-/* The options' one encoding, from the client through the daemon to the worker (Report.ExportPageEncoded):
- * in the wire encoding of report-protocol.h, u NCU_PAGE_OPTIONS_ENCODING, u page, b csv, u units, u details,
- * u instances, u summary (NCU_PAGE_OPTIONS_ENCODED_SIZE bytes). The daemon checks the size and passes the
- * bytes on; the worker reads them. Reading checks the encoding's number and each value against its range
- * (-EBADMSG), not the combination (ncu_page_options_valid()). */
-#define NCU_PAGE_OPTIONS_ENCODING 1u
-#define NCU_PAGE_OPTIONS_ENCODED_SIZE ((size_t) (4 + 4 + 1 + 4 * 4))
-void ncu_wire_put_page_options(NcuWire *w, const NcuPageOptions *o);
-int ncu_wire_get_page_options(NcuWireReader *r, NcuPageOptions *ret);

@@ -10,9 +10,9 @@
 
 #include "macro.h"
 #include "report-details-walk.h"
-#include "report-export-cells.h"
-#include "report-export-csv.h"
-#include "report-export.h"
+#include "report-csv-cells.h"
+#include "report-csv-write.h"
+#include "report-csv.h"
 #include "report-page-nvtx.h"
 #include "report-page-units.h"
 #include "string-util.h"

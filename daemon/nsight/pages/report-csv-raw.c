@@ -12,9 +12,9 @@
 #include "report-page-nvtx.h"
 #include "report-page-text.h"
 #include "report-page-units.h"
-#include "report-export-cells.h"
-#include "report-export-csv.h"
-#include "report-export.h"
+#include "report-csv-cells.h"
+#include "report-csv-write.h"
+#include "report-csv.h"
 #include "string-util.h"
 
 const char *const ncu_export_nvtx_column_names[2] = {

@@ -8,7 +8,7 @@
 
 #include "macro.h"
 #include "report-details-walk.h"
-#include "report-export-cells.h"
+#include "report-csv-cells.h"
 #include "string-util.h"
 
 /* "{UNIT}: {COMPOUND_NAME}" labels of breakdowns: the hardware unit in capitals and the counter's words

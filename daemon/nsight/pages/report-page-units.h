@@ -21,7 +21,7 @@
 #include <stddef.h>
 
 #include "metric-attrs.h"
-#include "report-export-csv.h"
+#include "report-csv-write.h"
 #include "report-page-options.h"
 #include "report.h"
 

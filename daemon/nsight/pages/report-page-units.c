@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "macro.h"
-#include "report-export-cells.h"
-#include "report-export.h"
+#include "report-csv-cells.h"
+#include "report-csv.h"
 #include "report-page-units.h"
 #include "string-util.h"
 

@@ -11,7 +11,7 @@
 
 #include "report-attrs.h"
 #include "report-details-walk.h"
-#include "report-export-cells.h"
+#include "report-csv-cells.h"
 #include "report-page-units.h"
 #include "report.h"
 

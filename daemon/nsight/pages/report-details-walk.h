@@ -2,7 +2,7 @@
 #pragma once
 
 /* ncu's details page, independent of how it is written: every section embedded in an action, rendered
- * against the action, told to a sink (the CSV page in report-export-details.c, the text page in
+ * against the action, told to a sink (the CSV page in report-csv-details.c, the text page in
  * report-page-details.c). Per action, sections in Order (equal orders by display name); per section:
  *   header  the section's own table: its Header metrics, and at --print-details all also its Metrics and
  *           SourceMetrics, sorted by metric name (a metric listed twice shows once);

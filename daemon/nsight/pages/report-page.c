@@ -4,7 +4,7 @@
 #include <errno.h>
 
 #include "macro.h"
-#include "report-export.h"
+#include "report-csv.h"
 #include "report-page.h"
 #include "string-util.h"
 
