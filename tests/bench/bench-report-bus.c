@@ -10,7 +10,8 @@
  *
  * With NVPROFILED_BENCH_PATH=1 it measures the path of one request instead (issue 30), for a small, a middle
  * and the largest corpus report: whole `nvprofilectl report details F` processes through the daemon (its
- * own LoadReport, ExportPage and Close), and GetMetric over every metric of the first action, per call.
+ * own LoadReport, ExportPage and Close), and GetMetric per call: over every metric of the first action, and
+ * the last metric of each action in turn.
  *
  *   bench-report-bus NVPROFILED NVPROFILECTL WORKER SYNTH CORPUS_DIR [NCU] */
 
@@ -465,6 +466,50 @@ static uint64_t mean_get_metric(const char *object, size_t *ret_n)
         return n > 0 ? total / n : 0;
 }
 
+/* GetMetric of the last metric of each action of range 0, one action after the other (what a client that
+ * walks the actions does): the mean call in ns, and the number of actions. */
+static uint64_t mean_get_metric_per_action(const char *object, size_t *ret_n)
+{
+        sd_bus_message *actions = NULL;
+        uint64_t total = 0;
+        size_t n = 0;
+        uint32_t index;
+
+        if (sd_bus_call_method(bus, BUS_NAME, object, BUS_REPORT_INTERFACE, "ListActions", NULL, &actions, "u", 0) <
+                                        0 ||
+                        sd_bus_message_enter_container(actions, 'a', "(ussss(ttt)(ttt)d)") < 0)
+                bench_die("ListActions");
+        while (sd_bus_message_enter_container(actions, 'r', "ussss(ttt)(ttt)d") > 0) {
+                sd_bus_message *names = NULL, *reply = NULL;
+                const char *name, *last = NULL;
+                uint64_t start;
+
+                if (sd_bus_message_read(actions, "u", &index) < 0 ||
+                                sd_bus_message_skip(actions, "ssss(ttt)(ttt)d") < 0 ||
+                                sd_bus_message_exit_container(actions) < 0)
+                        bench_die("ListActions' reply");
+                if (sd_bus_call_method(bus, BUS_NAME, object, BUS_REPORT_INTERFACE, "GetMetricNames", NULL, &names,
+                                    "uu", 0, index) < 0 ||
+                                sd_bus_message_enter_container(names, 'a', "s") < 0)
+                        bench_die("GetMetricNames");
+                while (sd_bus_message_read(names, "s", &name) > 0)
+                        last = name;
+                if (last) {
+                        start = bench_now_ns();
+                        if (sd_bus_call_method(bus, BUS_NAME, object, BUS_REPORT_INTERFACE, "GetMetric", NULL, &reply,
+                                            "uus", 0, index, last) < 0)
+                                bench_die("GetMetric");
+                        total += bench_now_ns() - start;
+                        sd_bus_message_unref(reply);
+                        n++;
+                }
+                sd_bus_message_unref(names);
+        }
+        sd_bus_message_unref(actions);
+        *ret_n = n;
+        return n > 0 ? total / n : 0;
+}
+
 /* The path of one request: report details through the daemon as a whole process, and GetMetric. */
 static void bench_path(const char *label, const char *path)
 {
@@ -502,6 +547,9 @@ static void bench_path(const char *label, const char *path)
         (void) median_load_report(path, &object, &worker_kb);
         get_metric = mean_get_metric(object, &n_metrics);
         printf("    GetMetric over the %zu metrics of action 0: %8.1f us per call\n", n_metrics,
+                        (double) get_metric / 1e3);
+        get_metric = mean_get_metric_per_action(object, &n_metrics);
+        printf("    GetMetric of the last metric of each of the %zu actions: %8.1f us per call\n", n_metrics,
                         (double) get_metric / 1e3);
         (void) sd_bus_call_method(bus, BUS_NAME, object, BUS_REPORT_INTERFACE, "Close", NULL, NULL, NULL);
         free(object);
