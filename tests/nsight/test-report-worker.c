@@ -2,13 +2,12 @@
 /* The confined worker that serves a report and the daemon's side of it (NcuReportServer) on a real
  * sd-event loop: every corpus report is loaded by the worker and answers as the in-process reader does
  * (its export is byte for byte the document of the whole tree); a report the reader refuses comes back as
- * its error with the byte offset; its metrics are the report JSON's, call by call; the memory reserved for a worker
- * holds it (a string-table bomb is refused, an export past its memfd's size is refused); a worker that crashes, hangs,
- * lies, floods, answers what nobody asked or closes its channel costs only its own report, and the loop goes on; and
- * the sandbox itself: as root the worker becomes "nobody", and opening any file kills it. */
+ * its error with the byte offset; its metrics and rule results are the report JSON's, call by call; the memory reserved
+ * for a worker holds it (a string-table bomb is refused, an export past its memfd's size is refused); a worker that
+ * crashes, hangs, lies, floods, answers what nobody asked or closes its channel costs only its own report, and the loop
+ * goes on; and the sandbox itself: as root the worker becomes "nobody", and opening any file kills it. */
 
 #include <fcntl.h>
-#include <math.h>
 #include <pwd.h>
 #include <signal.h>
 #include <string.h>
@@ -16,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "json-util.h"
+#include "report-answers-oracle.h"
 #include "report-builder.h"
 #include "report-json-attrs.h"
 #include "report-limits.h"
@@ -171,119 +170,22 @@ static char *json_text(const NcuReport *r)
         return g_strdup(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
-static struct json_object *member(struct json_object *o, const char *key)
+typedef struct CallContext {
+        sd_event *e;
+        NcuReportServer *s;
+} CallContext;
+
+/* A call that must succeed, for report-answers-oracle.h. */
+static GByteArray *call_ok(void *userdata, NcuServeOp op, const NcuWire *args)
 {
-        struct json_object *v = NULL;
+        CallContext *c = userdata;
+        Outcome o = call(c->e, c->s, op, args, NULL, 0);
+        GByteArray *reply;
 
-        return json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
-/* One variant of a GetMetric reply against the JSON's value of that kind ("unknown" or none: ""). */
-static void expect_value(NcuWireReader *in, const char *kind, struct json_object *v)
-{
-        uint8_t type;
-
-        g_assert_cmpint(ncu_wire_get_u8(in, &type), ==, 0);
-        if (streq_ptr(kind, "double") || streq_ptr(kind, "float")) {
-                double d, want = ncu_json_to_double(v);
-
-                g_assert_cmpint(type, ==, 'd');
-                g_assert_cmpint(ncu_wire_get_double(in, &d), ==, 0);
-                g_assert_true(isnan(want) ? isnan(d) : d == want);
-        } else if (streq_ptr(kind, "uint64")) {
-                uint64_t u;
-
-                g_assert_cmpint(type, ==, 't');
-                g_assert_cmpint(ncu_wire_get_u64(in, &u), ==, 0);
-                g_assert_cmpuint(u, ==, json_object_get_uint64(v));
-        } else if (streq_ptr(kind, "uint32")) {
-                uint32_t u;
-
-                g_assert_cmpint(type, ==, 'u');
-                g_assert_cmpint(ncu_wire_get_u32(in, &u), ==, 0);
-                g_assert_cmpuint(u, ==, (uint32_t) json_object_get_uint64(v));
-        } else {
-                const char *str;
-
-                g_assert_cmpint(type, ==, 's');
-                g_assert_cmpint(ncu_wire_get_string(in, &str), ==, 0);
-                g_assert_cmpstr(str, ==, streq_ptr(kind, "string") ? strempty(json_object_get_string(v)) : "");
-        }
-}
-
-/* GetMetricNames and GetMetric of an action (the worker reads its typed model) against the action in the
- * report JSON (what `nvprofilectl report json` prints): the names in order; for each, the first metric of
- * that name, its kind, value and instances, each instance in its own kind. */
-static void check_metrics(sd_event *e, NcuReportServer *s, uint32_t action, struct json_object *doc)
-{
-        struct json_object *ranges = member(doc, "ranges"),
-                           *a = json_array_get(member(json_array_get(ranges, 0), "actions"), action),
-                           *metrics = member(a, "metrics");
-        NcuWireReader in;
-        NcuWire args;
-        uint32_t n;
-        Outcome o;
-
-        ncu_wire_init(&args, 16);
-        ncu_wire_put_u32(&args, 0);
-        ncu_wire_put_u32(&args, action);
-        o = call(e, s, NCU_SERVE_GET_METRIC_NAMES, &args, NULL, 0);
-        ncu_wire_done(&args);
         g_assert_cmpint(o.error, ==, 0);
-        ncu_wire_reader_init(&in, o.reply->data, o.reply->len);
-        g_assert_cmpint(ncu_wire_get_count(&in, 1, &n), ==, 0);
-        g_assert_cmpuint(n, ==, json_array_length(metrics));
-        for (size_t i = 0; i < n; i++) {
-                const char *name;
-
-                g_assert_cmpint(ncu_wire_get_string(&in, &name), ==, 0);
-                g_assert_cmpstr(name, ==, strempty(json_object_get_string(member(json_array_get(metrics, i), "name"))));
-        }
-        g_assert_cmpuint(in.left, ==, 0);
+        reply = g_byte_array_ref(o.reply);
         outcome_done(&o);
-
-        for (size_t i = 0; i < json_array_length(metrics); i++) {
-                const char *name = strempty(json_object_get_string(member(json_array_get(metrics, i), "name"))), *kind,
-                           *ikind, *ckind, *got;
-                struct json_object *m = NULL, *instances;
-                bool has_value;
-                uint32_t count;
-                Outcome r;
-
-                for (size_t j = 0; !m && j < json_array_length(metrics); j++)
-                        if (streq(strempty(json_object_get_string(member(json_array_get(metrics, j), "name"))), name))
-                                m = json_array_get(metrics, j);
-                kind = json_object_get_string(member(m, "kind"));
-                ikind = json_object_get_string(member(m, "instance_kind"));
-                ckind = json_object_get_string(member(m, "correlation_kind"));
-                instances = member(m, "instances");
-                ncu_wire_init(&args, 4096);
-                ncu_wire_put_u32(&args, 0);
-                ncu_wire_put_u32(&args, action);
-                ncu_wire_put_string(&args, name);
-                r = call(e, s, NCU_SERVE_GET_METRIC, &args, NULL, 0);
-                ncu_wire_done(&args);
-                g_assert_cmpint(r.error, ==, 0);
-                ncu_wire_reader_init(&in, r.reply->data, r.reply->len);
-                g_assert_cmpint(ncu_wire_get_string(&in, &got), ==, 0);
-                g_assert_cmpstr(got, ==, kind ? kind : "unknown");
-                g_assert_cmpint(ncu_wire_get_bool(&in, &has_value), ==, 0);
-                g_assert_cmpint(has_value, ==, json_object_get_boolean(member(m, "has_value")));
-                expect_value(&in, has_value ? kind : "unknown", member(m, "value"));
-                g_assert_cmpint(ncu_wire_get_count(&in, 2, &count), ==, 0);
-                g_assert_cmpuint(count, ==, json_array_length(instances));
-                for (size_t k = 0; k < count; k++) {
-                        struct json_object *pair = json_array_get(instances, k);
-                        bool spelled = json_array_length(pair) == 4;
-
-                        expect_value(&in, spelled ? json_object_get_string(json_array_get(pair, 2)) : ckind,
-                                        json_array_get(pair, 0));
-                        expect_value(&in, spelled ? json_object_get_string(json_array_get(pair, 3)) : ikind,
-                                        json_array_get(pair, 1));
-                }
-                g_assert_cmpuint(in.left, ==, 0);
-                outcome_done(&r);
-        }
+        return reply;
 }
 
 /* Every corpus report: loaded by the worker within what its file reserves; its info and actions as the
@@ -383,15 +285,19 @@ static void test_corpus(void)
                 g_assert_cmpint(export(e, s, NCU_SERVE_EXPORT_JSON, 256 * 1024 * 1024, &bytes), ==, 0);
                 g_assert_cmpuint(bytes->len, ==, strlen(expected));
                 g_assert_true(memcmp(bytes->data, expected, bytes->len) == 0);
-                /* The metrics of the first and the last action, one call each. */
+                /* The metrics and rule results of the first and the last action, one call each. */
                 {
                         g_autoptr(json_object) doc = json_tokener_parse(expected);
+                        CallContext ctx = { .e = e, .s = s };
                         size_t last = local->ranges[0].n_actions - 1;
 
                         g_assert_nonnull(doc);
-                        check_metrics(e, s, 0, doc);
-                        if (last > 0)
-                                check_metrics(e, s, (uint32_t) last, doc);
+                        report_check_metrics(call_ok, &ctx, 0, doc);
+                        report_check_rule_results(call_ok, &ctx, 0, doc);
+                        if (last > 0) {
+                                report_check_metrics(call_ok, &ctx, (uint32_t) last, doc);
+                                report_check_rule_results(call_ok, &ctx, (uint32_t) last, doc);
+                        }
                 }
                 ncu_report_server_free(s);
         }

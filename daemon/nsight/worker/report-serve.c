@@ -30,8 +30,8 @@ typedef struct Serve {
         struct json_object *cached_json;
 } Serve;
 
-/* Metrics are answered from the typed model (its index by name); rule results and source files are read
- * from the model as report-json.h presents it (one action's tree at a time). Both serve exactly what
+/* Metrics and rule results are answered from the typed model (metrics by its index by name); source
+ * files from the report's sources as report-json.h presents them. Both serve exactly what
  * `nvprofilectl report json` prints. */
 static struct json_object *get(struct json_object *o, const char *key)
 {
@@ -43,13 +43,6 @@ static struct json_object *get(struct json_object *o, const char *key)
 static const char *str_member(struct json_object *o, const char *key)
 {
         return strempty(json_object_get_string(get(o, key)));
-}
-
-/* An optional integer member as a signed 32-bit number, -1 when absent. */
-static int32_t id_member(struct json_object *o, const char *key)
-{
-        struct json_object *v = get(o, key);
-        return v ? (int32_t) json_object_get_int(v) : -1;
 }
 
 /* Reads (u range, u action) and finds the action. */
@@ -289,77 +282,88 @@ static int serve_get_metric(Serve *s, NcuWireReader *in, NcuWire *out, char mess
         return 0;
 }
 
-/* One rule result: GetRuleResults' fields, or (full) everything the report stores of it. */
-static void put_rule_result(NcuWire *out, struct json_object *rr, bool full)
+/* A rule message's type as the report JSON spells it: its name, else its number. */
+static void put_message_type(NcuWire *out, uint32_t type)
 {
-        struct json_object *msgs = get(rr, "messages"), *speedups = get(rr, "speedups"),
-                           *focus = get(rr, "focus_metrics"), *markers = get(rr, "source_markers");
+        const char *t = ncu_rule_message_type_to_string(type);
+        char number[16];
+
+        if (!t) {
+                snprintf(number, sizeof(number), "%" PRIu32, type);
+                t = number;
+        }
+        ncu_wire_put_string(out, t);
+}
+
+/* One rule result from the typed model, as the report JSON has it (report-json.h): GetRuleResults' fields,
+ * or (full) everything the report stores of it. */
+static void put_rule_result(NcuWire *out, const NcuRuleResult *rr, bool full)
+{
         size_t token;
 
-        ncu_wire_put_string(out, str_member(rr, "identifier"));
-        ncu_wire_put_string(out, str_member(rr, "name"));
-        ncu_wire_put_string(out, str_member(rr, "section"));
+        ncu_wire_put_string(out, rr->identifier);
+        ncu_wire_put_string(out, rr->display_name);
+        ncu_wire_put_string(out, rr->section_identifier);
         token = ncu_wire_open_array(out);
-        for (size_t j = 0; j < json_array_length(msgs); j++) {
-                struct json_object *x = json_array_get(msgs, j);
+        for (size_t j = 0; j < rr->n_messages; j++) {
+                const NcuRuleMessage *m = &rr->messages[j];
 
                 if (full)
-                        ncu_wire_put_i32(out, id_member(x, "id"));
-                ncu_wire_put_string(out, str_member(x, "type"));
-                ncu_wire_put_string(out, str_member(x, "title"));
-                ncu_wire_put_string(out, str_member(x, "text"));
+                        ncu_wire_put_i32(out, m->has_id ? m->id : -1);
+                put_message_type(out, m->type);
+                ncu_wire_put_string(out, m->name);
+                ncu_wire_put_string(out, m->text);
         }
-        ncu_wire_close_array(out, token, (uint32_t) json_array_length(msgs));
+        ncu_wire_close_array(out, token, (uint32_t) rr->n_messages);
         token = ncu_wire_open_array(out);
-        for (size_t j = 0; j < json_array_length(speedups); j++) {
-                struct json_object *x = json_array_get(speedups, j);
+        for (size_t j = 0; j < rr->n_speedups; j++) {
+                const NcuSpeedup *x = &rr->speedups[j];
 
-                ncu_wire_put_string(out, str_member(x, "type"));
-                ncu_wire_put_double(out, ncu_json_to_double(get(x, "value")));
+                ncu_wire_put_string(out, x->type == 1 ? "local" : x->type == 2 ? "global" : "unknown");
+                ncu_wire_put_double(out, x->has_value ? x->value : NAN);
         }
-        ncu_wire_close_array(out, token, (uint32_t) json_array_length(speedups));
+        ncu_wire_close_array(out, token, (uint32_t) rr->n_speedups);
         if (!full)
                 return;
         token = ncu_wire_open_array(out);
-        for (size_t j = 0; j < json_array_length(focus); j++) {
-                struct json_object *x = json_array_get(focus, j);
+        for (size_t j = 0; j < rr->n_focus_metrics; j++) {
+                const NcuFocusMetric *f = &rr->focus_metrics[j];
 
-                ncu_wire_put_i32(out, id_member(x, "message_id"));
-                ncu_wire_put_string(out, str_member(x, "metric"));
-                ncu_wire_put_double(out, ncu_json_to_double(get(x, "value")));
-                ncu_wire_put_u64(out, json_object_get_uint64(get(x, "severity")));
-                ncu_wire_put_string(out, str_member(x, "info"));
+                ncu_wire_put_i32(out, f->has_message_id ? f->message_id : -1);
+                ncu_wire_put_string(out, f->metric_name);
+                ncu_wire_put_double(out, f->has_value ? f->value : NAN);
+                ncu_wire_put_u64(out, f->severity);
+                ncu_wire_put_string(out, f->info);
         }
-        ncu_wire_close_array(out, token, (uint32_t) json_array_length(focus));
+        ncu_wire_close_array(out, token, (uint32_t) rr->n_focus_metrics);
         token = ncu_wire_open_array(out);
-        for (size_t j = 0; j < json_array_length(markers); j++) {
-                struct json_object *x = json_array_get(markers, j);
+        for (size_t j = 0; j < rr->n_source_markers; j++) {
+                const NcuSourceMarker *m = &rr->source_markers[j];
 
-                ncu_wire_put_string(out, str_member(x, "kind"));
-                ncu_wire_put_string(out, str_member(x, "file"));
-                ncu_wire_put_u64(out, json_object_get_uint64(get(x, "address")));
-                ncu_wire_put_u64(out, json_object_get_uint64(get(x, "line")));
-                ncu_wire_put_string(out, str_member(x, "type"));
-                ncu_wire_put_string(out, str_member(x, "text"));
+                ncu_wire_put_string(out, m->kind == 0 ? "sass" : m->kind == 1 ? "source" : "unknown");
+                ncu_wire_put_string(out, m->file_name);
+                ncu_wire_put_u64(out, m->has_address ? m->address : 0);
+                ncu_wire_put_u64(out, m->has_line ? m->line : 0);
+                ncu_wire_put_string(out, ncu_rule_message_type_to_string(m->type));
+                ncu_wire_put_string(out, m->tooltip);
         }
-        ncu_wire_close_array(out, token, (uint32_t) json_array_length(markers));
+        ncu_wire_close_array(out, token, (uint32_t) rr->n_source_markers);
 }
 
 static int serve_get_rule_results(
                 Serve *s, NcuWireReader *in, NcuWire *out, bool full, char message[static NCU_SERVE_MESSAGE_MAX])
 {
-        struct json_object *a, *rules;
+        const NcuAction *a;
         size_t token;
         int r;
 
-        r = read_action_json(s, in, &a, message);
+        r = read_action(s, in, &a, message);
         if (r < 0)
                 return r;
-        rules = get(a, "rule_results");
         token = ncu_wire_open_array(out);
-        for (size_t i = 0; i < json_array_length(rules); i++)
-                put_rule_result(out, json_array_get(rules, i), full);
-        ncu_wire_close_array(out, token, (uint32_t) json_array_length(rules));
+        for (size_t i = 0; i < a->n_rule_results; i++)
+                put_rule_result(out, &a->rule_results[i], full);
+        ncu_wire_close_array(out, token, (uint32_t) a->n_rule_results);
         return 0;
 }
 
