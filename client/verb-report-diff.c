@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* "report diff BASELINE FILE": every metric two reports' paired actions both have, with the change, grouped
- * by section like ncu's baseline view. The comparison is written once, in C (daemon/nsight/report-diff.c):
+ * by section like ncu's baseline view. The comparison is written once, in C (daemon/nsight/report/report-diff.c):
  * the daemon's confined worker computes it (Report.Diff) unless --local is given or no daemon serves
  * reports, when it runs here on the files read in this process. Either way this file shows the same JSON:
  * as it is with --json, as text otherwise (every string from the reports escaped for the terminal), or as

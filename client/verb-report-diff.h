@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* "report diff": the comparison (daemon/nsight/report-diff.c, through the daemon or in this process) shown
+/* "report diff": the comparison (daemon/nsight/report/report-diff.c, through the daemon or in this process) shown
  * as text (verb-report-diff.c), and the regression gate over it, --fail-above (verb-report-diff-check.c). */
 
 #include <json-c/json.h>

@@ -3,8 +3,8 @@
  *   ncu --import FILE --page raw|details|session [--csv] [--print-units base|dynamic]
  *       [--print-details header|body|all] [--print-metric-instances none|values|details]
  *       [--print-summary none|per-kernel]
- * prints (daemon/nsight/report-page.h): text by default, CSV with --csv, ncu's defaults for what is not
- * given. The daemon's confined worker makes them (Report.ExportPage); with --local, or when no daemon serves
+ * prints (daemon/nsight/pages/report-page.h): text by default, CSV with --csv, ncu's defaults for what is not
+ * given. The daemon's confined worker makes them (Report.ExportPageEncoded); with --local, or when no daemon serves
  * reports, the report is read in this process with the same code. The bytes are the report's own strings (a
  * kernel's name is whatever its author chose): exact to a pipe, a file or --output=FILE, escaped on a
  * terminal (client-exact-output.c), text and CSV alike. */

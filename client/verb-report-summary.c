@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* "report summary FILE": one line per action (name, launch, duration, the top findings of the rules ncu
- * ran). The rows come from daemon/nsight/report-summary.c: through the daemon (Report.GetSummary, made by
+ * ran). The rows come from daemon/nsight/report/report-summary.c: through the daemon (Report.GetSummary, made by
  * the report's worker) or, with --local or without a daemon, in this process; either way the client holds
  * the rows, never the model. */
 

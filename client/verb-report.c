@@ -23,6 +23,7 @@
 #include "fileio.h"
 #include "log.h"
 #include "report-json-attrs.h"
+#include "report-page-encoding.h"
 #include "report.h"
 #include "string-util.h"
 #include "verb-report-diff.h"
@@ -158,23 +159,24 @@ int report_read_reply_fd(sd_bus_message *reply, size_t max_size, char **ret_text
         return read_full_fd(fd, max_size, ret_text, ret_size); /* a sealed memfd */
 }
 
-/* ExportPage's arguments: the page and its options as ncu spells them. */
+/* ExportPageEncoded's argument: the page and its options encoded once, as the worker reads them
+ * (report-page-options.h); the daemon passes them on. */
 static int append_page_options(sd_bus_message *m, const NcuPageOptions *o)
 {
+        NcuWire encoded;
         int r;
 
-        r = sd_bus_message_append(m, "s", ncu_page_to_string(o->page));
-        if (r < 0)
-                return r;
-        return sd_bus_message_append(m, "a{sv}", 5, "csv", "b", o->csv, "print-units", "s",
-                        ncu_print_units_to_string(o->units), "print-details", "s",
-                        ncu_print_details_to_string(o->details), "print-metric-instances", "s",
-                        ncu_print_instances_to_string(o->instances), "print-summary", "s",
-                        ncu_print_summary_to_string(o->summary));
+        ncu_wire_init(&encoded, NCU_PAGE_OPTIONS_ENCODED_SIZE);
+        ncu_wire_put_page_options(&encoded, o);
+        r = ncu_wire_finish(&encoded);
+        if (r >= 0)
+                r = sd_bus_message_append_array(m, 'y', encoded.data, encoded.size);
+        ncu_wire_done(&encoded);
+        return r;
 }
 
 /* method on the daemon's object: its memfd, a descriptor of our own. flag < 0 sends no argument; page
- * (ExportPage) sends the page and its options. */
+ * (ExportPageEncoded) sends the page and its options. */
 static int call_export(sd_bus *bus, const char *object, const char *method, int flag, const NcuPageOptions *page,
                 sd_bus_error *error, int *ret_fd)
 {
@@ -253,7 +255,7 @@ int report_fetch_page_via_daemon(
         _cleanup_close_ int fd = -EBADF;
         int r;
 
-        r = export_via_daemon(path, "ExportPage", -1, page, &fd);
+        r = export_via_daemon(path, "ExportPageEncoded", -1, page, &fd);
         if (r != 0)
                 return r;
         r = read_full_fd(fd, max_size, ret_text, ret_size);

@@ -39,7 +39,7 @@ int report_export_via_daemon(const char *path, const char *method, int flag, int
  * errno after saying why. */
 int report_fetch_via_daemon(
                 const char *path, const char *method, int flag, size_t max_size, char **ret_text, size_t *ret_size);
-/* The same with ExportPage(page, options): one of ncu's pages (report-page.h). */
+/* The same with ExportPageEncoded(options): one of ncu's pages (report-page.h). */
 int report_fetch_page_via_daemon(
                 const char *path, const NcuPageOptions *page, size_t max_size, char **ret_text, size_t *ret_size);
 /* The same as the JSON document of report-json.h. */

@@ -426,7 +426,7 @@ do_demo() {
     # NVPROFILED_DEMO_WATCH=poll: watch as in a container, where the proc connector is not ours (CI's
     # run of the demo checks that it waits for the daemon's poll).
     printf '[ProcessWatch]\nMode=%s\n' "${NVPROFILED_DEMO_WATCH:-auto}" > "$work/nvprofiled.conf"
-    NVPROFILED_REPORT_WORKER="$top/build-demo/daemon/nsight/nvprofiled-report-worker" \
+    NVPROFILED_REPORT_WORKER="$top/build-demo/daemon/nsight/worker/nvprofiled-report-worker" \
     build-demo/daemon/nvprofiled --bus="unix:path=$work/bus" --root="$top/conf/examples" \
         --config="$work/nvprofiled.conf" --log-level=notice 2> "$work/daemon.log" &
     demo_pids+=($!)

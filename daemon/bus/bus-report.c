@@ -13,6 +13,7 @@
 #include "log.h"
 #include "manager-reports.h"
 #include "report-diff.h"
+#include "report-page-encoding.h"
 #include "strv.h"
 
 /* A reply's wire bytes at most: its D-Bus message (with alignment, at most about twice that) must stay
@@ -573,7 +574,7 @@ static void on_output_done(int error, int fd, const char *message, void *userdat
         bus_report_call_free(c);
 }
 
-static int export(sd_bus_message *m, ManagerReport *r, NcuServeExport kind, const NcuPageOptions *page,
+static int export(sd_bus_message *m, ManagerReport *r, NcuServeExport kind, const void *page, size_t page_size,
                 sd_bus_error *error)
 {
         const char *why = NULL;
@@ -583,7 +584,7 @@ static int export(sd_bus_message *m, ManagerReport *r, NcuServeExport kind, cons
         k = bus_report_call_new(m, NULL, &call);
         if (k < 0)
                 return k;
-        k = manager_report_export(r, kind, page, on_output_done, call, &why);
+        k = manager_report_export(r, kind, page, page_size, on_output_done, call, &why);
         if (k < 0) {
                 bus_report_call_free(call);
                 return refuse(error, k, why);
@@ -593,7 +594,7 @@ static int export(sd_bus_message *m, ManagerReport *r, NcuServeExport kind, cons
 
 static int method_export_json(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-        return export(m, userdata, NCU_SERVE_EXPORT_JSON, NULL, error);
+        return export(m, userdata, NCU_SERVE_EXPORT_JSON, NULL, 0, error);
 }
 
 static int method_export_raw(sd_bus_message *m, void *userdata, sd_bus_error *error)
@@ -603,12 +604,12 @@ static int method_export_raw(sd_bus_message *m, void *userdata, sd_bus_error *er
         k = sd_bus_message_read(m, "b", &instances);
         if (k < 0)
                 return k;
-        return export(m, userdata, instances ? NCU_SERVE_EXPORT_RAW_INSTANCES : NCU_SERVE_EXPORT_RAW, NULL, error);
+        return export(m, userdata, instances ? NCU_SERVE_EXPORT_RAW_INSTANCES : NCU_SERVE_EXPORT_RAW, NULL, 0, error);
 }
 
 static int method_export_details(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-        return export(m, userdata, NCU_SERVE_EXPORT_DETAILS, NULL, error);
+        return export(m, userdata, NCU_SERVE_EXPORT_DETAILS, NULL, 0, error);
 }
 
 /* ExportPage's options: ncu's print options by their names, each at most once. */
@@ -734,16 +735,42 @@ static int read_page_options(sd_bus_message *m, NcuPageOptions *ret, sd_bus_erro
         return 0;
 }
 
-/* ExportPage(s page, a{sv} options): one of ncu's pages with ncu's print options. */
+/* ExportPage(s page, a{sv} options): one of ncu's pages with ncu's print options spelled out (busctl's
+ * form); encoded here once into what ExportPageEncoded carries, and served alike. */
 static int method_export_page(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         NcuPageOptions o;
+        NcuWire encoded;
         int k;
 
         k = read_page_options(m, &o, error);
         if (k < 0)
                 return k;
-        return export(m, userdata, NCU_SERVE_EXPORT_PAGE, &o, error);
+        ncu_wire_init(&encoded, NCU_PAGE_OPTIONS_ENCODED_SIZE);
+        ncu_wire_put_page_options(&encoded, &o);
+        k = ncu_wire_finish(&encoded);
+        if (k >= 0)
+                k = export(m, userdata, NCU_SERVE_EXPORT_PAGE, encoded.data, encoded.size, error);
+        ncu_wire_done(&encoded);
+        return k;
+}
+
+/* ExportPageEncoded(ay options): nvprofilectl's path. The options come as the worker reads them
+ * (report-page-options.h); the daemon checks their size and passes them on, the worker checks the rest. */
+static int method_export_page_encoded(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        const void *options;
+        size_t size;
+        int k;
+
+        k = sd_bus_message_read_array(m, 'y', &options, &size);
+        if (k < 0)
+                return k;
+        if (size != NCU_PAGE_OPTIONS_ENCODED_SIZE)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                "The page options are %zu bytes in encoding %u of ExportPageEncoded",
+                                NCU_PAGE_OPTIONS_ENCODED_SIZE, NCU_PAGE_OPTIONS_ENCODING);
+        return export(m, userdata, NCU_SERVE_EXPORT_PAGE, options, size, error);
 }
 
 /* Diff(o baseline, as actions): this report against another of the caller's (manager_report_diff()); the
@@ -843,6 +870,8 @@ const sd_bus_vtable bus_report_vtable[] = {
                         SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ExportPage", SD_BUS_ARGS("s", page, "a{sv}", options), SD_BUS_RESULT("h", text),
                         method_export_page, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ExportPageEncoded", SD_BUS_ARGS("ay", options), SD_BUS_RESULT("h", text),
+                        method_export_page_encoded, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Diff", SD_BUS_ARGS("o", baseline, "as", actions), SD_BUS_RESULT("h", json),
                         method_diff, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,

@@ -8,6 +8,11 @@
  *     before any report and with every report held (its model is the workers').
  * Prints figures; asserts nothing about time.
  *
+ * With NVPROFILED_BENCH_PATH=1 it measures the path of one request instead (issue 30), for a small, a middle
+ * and the largest corpus report: whole `nvprofilectl report details F` processes through the daemon (its
+ * own LoadReport, ExportPage and Close), and GetMetric per call: over every metric of the first action, and
+ * the last metric of each action in turn.
+ *
  *   bench-report-bus NVPROFILED NVPROFILECTL WORKER SYNTH CORPUS_DIR [NCU] */
 
 #include <dirent.h>
@@ -428,6 +433,149 @@ static void bench_report(const char *label, const char *path, char **objects, si
         }
 }
 
+#define PATH_PROCESS_RUNS 21
+
+/* GetMetric for every metric of range 0, action 0 of a loaded report: the mean call in ns, and the count. */
+static uint64_t mean_get_metric(const char *object, size_t *ret_n)
+{
+        sd_bus_message *names = NULL;
+        const char *name;
+        uint64_t start, total = 0;
+        size_t n = 0;
+
+        if (sd_bus_call_method(bus, BUS_NAME, object, BUS_REPORT_INTERFACE, "GetMetricNames", NULL, &names, "uu", 0,
+                            0) < 0 ||
+                        sd_bus_message_enter_container(names, 'a', "s") < 0)
+                bench_die("GetMetricNames");
+        while (sd_bus_message_read(names, "s", &name) > 0) {
+                sd_bus_error error = SD_BUS_ERROR_NULL;
+                sd_bus_message *reply = NULL;
+
+                start = bench_now_ns();
+                if (sd_bus_call_method(bus, BUS_NAME, object, BUS_REPORT_INTERFACE, "GetMetric", &error, &reply, "uus",
+                                    0, 0, name) < 0) {
+                        fprintf(stderr, "GetMetric %s: %s\n", name, error.message);
+                        exit(1);
+                }
+                total += bench_now_ns() - start;
+                sd_bus_message_unref(reply);
+                n++;
+        }
+        sd_bus_message_unref(names);
+        *ret_n = n;
+        return n > 0 ? total / n : 0;
+}
+
+/* GetMetric of the last metric of each action of range 0, one action after the other (what a client that
+ * walks the actions does): the mean call in ns, and the number of actions. */
+static uint64_t mean_get_metric_per_action(const char *object, size_t *ret_n)
+{
+        sd_bus_message *actions = NULL;
+        uint64_t total = 0;
+        size_t n = 0;
+        uint32_t index;
+
+        if (sd_bus_call_method(bus, BUS_NAME, object, BUS_REPORT_INTERFACE, "ListActions", NULL, &actions, "u", 0) <
+                                        0 ||
+                        sd_bus_message_enter_container(actions, 'a', "(ussss(ttt)(ttt)d)") < 0)
+                bench_die("ListActions");
+        while (sd_bus_message_enter_container(actions, 'r', "ussss(ttt)(ttt)d") > 0) {
+                sd_bus_message *names = NULL, *reply = NULL;
+                const char *name, *last = NULL;
+                uint64_t start;
+
+                if (sd_bus_message_read(actions, "u", &index) < 0 ||
+                                sd_bus_message_skip(actions, "ssss(ttt)(ttt)d") < 0 ||
+                                sd_bus_message_exit_container(actions) < 0)
+                        bench_die("ListActions' reply");
+                if (sd_bus_call_method(bus, BUS_NAME, object, BUS_REPORT_INTERFACE, "GetMetricNames", NULL, &names,
+                                    "uu", 0, index) < 0 ||
+                                sd_bus_message_enter_container(names, 'a', "s") < 0)
+                        bench_die("GetMetricNames");
+                while (sd_bus_message_read(names, "s", &name) > 0)
+                        last = name;
+                if (last) {
+                        start = bench_now_ns();
+                        if (sd_bus_call_method(bus, BUS_NAME, object, BUS_REPORT_INTERFACE, "GetMetric", NULL, &reply,
+                                            "uus", 0, index, last) < 0)
+                                bench_die("GetMetric");
+                        total += bench_now_ns() - start;
+                        sd_bus_message_unref(reply);
+                        n++;
+                }
+                sd_bus_message_unref(names);
+        }
+        sd_bus_message_unref(actions);
+        *ret_n = n;
+        return n > 0 ? total / n : 0;
+}
+
+/* The path of one request: report details through the daemon as a whole process, and GetMetric. */
+static void bench_path(const char *label, const char *path)
+{
+        static const char *const args[][4] = {
+                { "details", NULL },
+                { "details", "--csv", "--print-units=base", "--print-details=all" },
+        };
+        char bus_arg[800], *object = NULL;
+        uint64_t worker_kb = 0, get_metric;
+        size_t n_metrics;
+
+        snprintf(bus_arg, sizeof(bus_arg), "--bus=%s", bus_address);
+        printf("%s\n", label);
+        for (size_t i = 0; i < ELEMENTSOF(args); i++) {
+                char *argv[10] = { (char *) ctl, bus_arg, (char *) "report" };
+                uint64_t t[PATH_PROCESS_RUNS];
+                size_t n = 3;
+
+                for (size_t j = 0; j < ELEMENTSOF(args[i]) && args[i][j]; j++)
+                        argv[n++] = (char *) args[i][j];
+                argv[n++] = (char *) path;
+                argv[n] = NULL;
+                for (size_t k = 0; k < PATH_PROCESS_RUNS; k++) {
+                        LaunchResult r = launch(argv);
+
+                        if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0)
+                                bench_die("report details");
+                        t[k] = r.ns;
+                }
+                bench_sort_u64(t, PATH_PROCESS_RUNS);
+                printf("    report %-55s median %8.2f ms  min %8.2f ms  (%d processes)\n",
+                                i == 0 ? "details F" : "details --csv --print-units=base --print-details=all F",
+                                ms(t[PATH_PROCESS_RUNS / 2]), ms(t[0]), PATH_PROCESS_RUNS);
+        }
+        (void) median_load_report(path, &object, &worker_kb);
+        get_metric = mean_get_metric(object, &n_metrics);
+        printf("    GetMetric over the %zu metrics of action 0: %8.1f us per call\n", n_metrics,
+                        (double) get_metric / 1e3);
+        get_metric = mean_get_metric_per_action(object, &n_metrics);
+        printf("    GetMetric of the last metric of each of the %zu actions: %8.1f us per call\n", n_metrics,
+                        (double) get_metric / 1e3);
+        (void) sd_bus_call_method(bus, BUS_NAME, object, BUS_REPORT_INTERFACE, "Close", NULL, NULL, NULL);
+        free(object);
+}
+
+static int path_main(const char *reports_dir)
+{
+        static const char *const names[] = {
+                "iamcoleman_monte-carlo-pi_profile_ncu2020.2.1.ncu-rep",
+                "armleth_report_ncu2024.2.1.ncu-rep",
+                "bwcurless_FaSTED_Mode44_ncu2023.2.0.ncu-rep",
+        };
+
+        printf("The path of report details through the daemon (median and least of %d whole processes):\n",
+                        PATH_PROCESS_RUNS);
+        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+                char path[900];
+
+                snprintf(path, sizeof(path), "%s/%s", reports_dir, names[i]);
+                bench_path(names[i], path);
+        }
+        stop_world();
+        stop_launcher();
+        return 0;
+}
+
 static int compare_names(const void *a, const void *b)
 {
         return strcmp(*(char *const *) a, *(char *const *) b);
@@ -455,6 +603,8 @@ int main(int argc, char *argv[])
         daemon_start_kb = status_kb(daemon_pid, "VmRSS");
 
         snprintf(reports_dir, sizeof(reports_dir), "%s/reports", argv[5]);
+        if (strempty(getenv("NVPROFILED_BENCH_PATH"))[0])
+                return path_main(reports_dir);
         d = opendir(reports_dir);
         if (!d)
                 bench_die(reports_dir);

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "report-export.h"
+#include "report-csv.h"
 #include "bench-util.h"
 #include "report.h"
 

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "report-export.h"
+#include "report-csv.h"
 #include "report-page.h"
 #include "report.h"
 

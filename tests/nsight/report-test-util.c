@@ -76,6 +76,28 @@ NcuReport *report_corpus_load(const char *name)
         return r;
 }
 
+const NcuMetric *report_metric(const NcuAction *a, const char *name)
+{
+        const NcuMetric *m = ncu_action_metric_by_name(a, name);
+        if (!m)
+                g_error("no metric %s", name);
+        return m;
+}
+
+double report_metric_double(const NcuAction *a, const char *name)
+{
+        const NcuMetric *m = report_metric(a, name);
+        g_assert_cmpint(m->value.kind, ==, NCU_VALUE_DOUBLE);
+        return m->value.d;
+}
+
+uint64_t report_metric_u64(const NcuAction *a, const char *name)
+{
+        uint64_t u;
+        g_assert_true(ncu_value_as_uint64(&report_metric(a, name)->value, &u));
+        return u;
+}
+
 json_object *json_get(json_object *o, const char *key)
 {
         json_object *v = NULL;

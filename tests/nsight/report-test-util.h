@@ -28,5 +28,10 @@ extern const size_t report_corpus_n_actions[REPORT_CORPUS_N];
 char *report_corpus_path(const char *name);
 /* Loads it through an fd, failing the test with the offset and message on error. */
 NcuReport *report_corpus_load(const char *name);
+/* The metric of that name of a, failing the test when there is none; its value as a double (stored as one)
+ * or as a uint64 (converted as ncu_report does). */
+const NcuMetric *report_metric(const NcuAction *a, const char *name);
+double report_metric_double(const NcuAction *a, const char *name);
+uint64_t report_metric_u64(const NcuAction *a, const char *name);
 /* The member key of o, or NULL. */
 json_object *json_get(json_object *o, const char *key);

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "metric-attrs-oracle.h"
-#include "report-export-csv.h"
-#include "report-export.h"
+#include "report-csv-write.h"
+#include "report-csv.h"
 #include "report.h"
 #include "test-util.h"
 

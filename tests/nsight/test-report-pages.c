@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* ncu's pages of every corpus report (report-test-util.h names them) (daemon/nsight/report-page.h) against what ncu
- * 2024.1.1 printed for them (reports/expected/<name>.<page>, the commands in ../shared/docs/README.md): byte for byte,
- * in process and through the built nvprofilectl. Where ncu itself failed (expected/ORACLE-FAILURES.tsv), what it wrote
- * before failing must begin our page, and every page is checked complete and in agreement with the model. The few
+/* ncu's pages of every corpus report (report-test-util.h names them) (daemon/nsight/pages/report-page.h) against what
+ * ncu 2024.1.1 printed for them (reports/expected/<name>.<page>, the commands in ../shared/docs/README.md): byte for
+ * byte, in process and through the built nvprofilectl. Where ncu itself failed (expected/ORACLE-FAILURES.tsv), what it
+ * wrote before failing must begin our page, and every page is checked complete and in agreement with the model. The few
  * places where ncu's choice could not be derived from what it prints are listed with why (known[]), and
  * checked to differ there and only there. Also the rules the pages rest on: unit scaling, wrapping, the
  * options. */
@@ -16,7 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "report-export.h"
+#include "report-csv.h"
+#include "report-page-encoding.h"
 #include "report-page-text.h"
 #include "report-page.h"
 #include "report-test-util.h"

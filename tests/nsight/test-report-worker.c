@@ -2,10 +2,10 @@
 /* The confined worker that serves a report and the daemon's side of it (NcuReportServer) on a real
  * sd-event loop: every corpus report is loaded by the worker and answers as the in-process reader does
  * (its export is byte for byte the document of the whole tree); a report the reader refuses comes back as
- * its error with the byte offset; the memory reserved for a worker holds it (a string-table bomb is
- * refused, an export past its memfd's size is refused); a worker that crashes, hangs, lies, floods,
- * answers what nobody asked or closes its channel costs only its own report, and the loop goes on; and
- * the sandbox itself: as root the worker becomes "nobody", and opening any file kills it. */
+ * its error with the byte offset; its metrics and rule results are the report JSON's, call by call; the memory reserved
+ * for a worker holds it (a string-table bomb is refused, an export past its memfd's size is refused); a worker that
+ * crashes, hangs, lies, floods, answers what nobody asked or closes its channel costs only its own report, and the loop
+ * goes on; and the sandbox itself: as root the worker becomes "nobody", and opening any file kills it. */
 
 #include <fcntl.h>
 #include <pwd.h>
@@ -15,9 +15,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "report-answers-oracle.h"
 #include "report-builder.h"
 #include "report-json-attrs.h"
 #include "report-limits.h"
+#include "report-page-encoding.h"
+#include "report-page-options.h"
 #include "report-server.h"
 #include "report-summary.h"
 #include "report-test-util.h"
@@ -167,6 +170,24 @@ static char *json_text(const NcuReport *r)
         return g_strdup(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
+typedef struct CallContext {
+        sd_event *e;
+        NcuReportServer *s;
+} CallContext;
+
+/* A call that must succeed, for report-answers-oracle.h. */
+static GByteArray *call_ok(void *userdata, NcuServeOp op, const NcuWire *args)
+{
+        CallContext *c = userdata;
+        Outcome o = call(c->e, c->s, op, args, NULL, 0);
+        GByteArray *reply;
+
+        g_assert_cmpint(o.error, ==, 0);
+        reply = g_byte_array_ref(o.reply);
+        outcome_done(&o);
+        return reply;
+}
+
 /* Every corpus report: loaded by the worker within what its file reserves; its info and actions as the
  * reader's; its JSON export byte for byte json-c's text of the whole tree (made one action at a time). */
 static void test_corpus(void)
@@ -264,6 +285,20 @@ static void test_corpus(void)
                 g_assert_cmpint(export(e, s, NCU_SERVE_EXPORT_JSON, 256 * 1024 * 1024, &bytes), ==, 0);
                 g_assert_cmpuint(bytes->len, ==, strlen(expected));
                 g_assert_true(memcmp(bytes->data, expected, bytes->len) == 0);
+                /* The metrics and rule results of the first and the last action, one call each. */
+                {
+                        g_autoptr(json_object) doc = json_tokener_parse(expected);
+                        CallContext ctx = { .e = e, .s = s };
+                        size_t last = local->ranges[0].n_actions - 1;
+
+                        g_assert_nonnull(doc);
+                        report_check_metrics(call_ok, &ctx, 0, doc);
+                        report_check_rule_results(call_ok, &ctx, 0, doc);
+                        if (last > 0) {
+                                report_check_metrics(call_ok, &ctx, (uint32_t) last, doc);
+                                report_check_rule_results(call_ok, &ctx, (uint32_t) last, doc);
+                        }
+                }
                 ncu_report_server_free(s);
         }
         sd_event_unref(e);
@@ -318,6 +353,58 @@ static void test_call_errors(void)
         o = call(e, s, NCU_SERVE_GET_INFO, NULL, NULL, 0);
         g_assert_cmpint(o.error, ==, 0);
         outcome_done(&o);
+        ncu_report_server_free(s);
+        sd_event_unref(e);
+}
+
+/* A page's options come from the client as it encoded them (the daemon passes them on): encoding 1 of
+ * NCU_PAGE_OPTIONS_ENCODED_SIZE bytes makes the page; another encoding number, bytes missing or left
+ * over, a value out of range or a combination ncu refuses is the caller's error (EINVAL, InvalidArgs on
+ * the bus), and the worker serves on. */
+static void test_page_options_encoded(void)
+{
+        g_autofree char *path = report_corpus_path(REPORT_ARMLETH);
+        const NcuPageOptions csv = { .page = NCU_PAGE_RAW, .csv = true },
+                             refused = { .page = NCU_PAGE_SESSION, .units = NCU_PRINT_UNITS_BASE };
+        sd_event *e = NULL;
+        NcuReportServer *s;
+        Outcome loaded;
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+        g_assert_cmpint(sd_event_new(&e), >=, 0);
+        s = start(e, worker_path(), fd, 128 * 1024 * 1024, 30 * G_USEC_PER_SEC, &loaded);
+        g_assert_cmpint(loaded.error, ==, 0);
+        close(fd);
+        for (size_t i = 0; i < 6; i++) {
+                NcuWire encoded, args;
+                Outcome o;
+                int out = output_memfd(64 * 1024 * 1024);
+
+                ncu_wire_init(&encoded, 64);
+                ncu_wire_put_page_options(&encoded, i == 5 ? &refused : &csv);
+                g_assert_cmpint(ncu_wire_finish(&encoded), ==, 0);
+                g_assert_cmpuint(encoded.size, ==, NCU_PAGE_OPTIONS_ENCODED_SIZE);
+                if (i == 1)
+                        encoded.data[0] = NCU_PAGE_OPTIONS_ENCODING + 1; /* a later encoding */
+                if (i == 2)
+                        encoded.size--; /* cut short */
+                if (i == 3)
+                        ncu_wire_put_u8(&encoded, 0); /* a byte left over */
+                if (i == 4)
+                        encoded.data[4] = _NCU_PAGE_MAX; /* no such page */
+                ncu_wire_init(&args, 64);
+                ncu_wire_put_u32(&args, NCU_SERVE_EXPORT_PAGE);
+                ncu_wire_put_encoded(&args, encoded.data, encoded.size);
+                o = call(e, s, NCU_SERVE_EXPORT, &args, &out, 1);
+                g_test_message("%zu: %d %s", i, o.error, strempty(o.message));
+                g_assert_cmpint(o.error, ==, i == 0 ? 0 : -EINVAL);
+                if (i > 0 && i < 5)
+                        g_assert_cmpstr(o.message, ==, "The page options are not in encoding 1 of ExportPageEncoded");
+                outcome_done(&o);
+                ncu_wire_done(&args);
+                ncu_wire_done(&encoded);
+                close(out);
+        }
         ncu_report_server_free(s);
         sd_event_unref(e);
 }
@@ -712,6 +799,7 @@ int main(int argc, char *argv[])
         (void) test_corpus_dir_or_skip();
         g_test_add_func("/report-worker/corpus", test_corpus);
         g_test_add_func("/report-worker/call-errors", test_call_errors);
+        g_test_add_func("/report-worker/page-options-encoded", test_page_options_encoded);
         g_test_add_func("/report-worker/invalid-report", test_invalid_report);
         g_test_add_func("/report-worker/nonblocking-pipe", test_nonblocking_pipe);
         g_test_add_func("/report-worker/string-bomb", test_string_bomb);

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""nvprofiled.diff: the C comparison (daemon/nsight/report-diff.c) through the
+"""nvprofiled.diff: the C comparison (daemon/nsight/report/report-diff.c) through the
 extension: pairing, changes with units, grouping by section, order, errors."""
 
 from __future__ import annotations

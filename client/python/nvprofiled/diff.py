@@ -7,7 +7,7 @@
                               ncu_report.load_report("after.ncu-rep"))
 
 The comparison is nvprofiled's one implementation, in C
-(daemon/nsight/report-diff.c, through the _ncu_report extension): the same
+(daemon/nsight/report/report-diff.c, through the _ncu_report extension): the same
 that ``nvprofilectl report diff`` prints and the daemon's ``Report.Diff``
 returns.  Actions are paired by kernel name and launch index (the n-th launch
 of a kernel in the baseline with the n-th launch of the same kernel in the

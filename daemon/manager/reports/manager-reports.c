@@ -14,6 +14,7 @@
 #include "report-budget.h"
 #include "manager.h"
 #include "report-limits.h"
+#include "report-page-encoding.h"
 #include "report-server.h"
 #include "report-worker.h"
 
@@ -811,7 +812,7 @@ static int output_limit(Manager *m, uid_t uid, uint64_t worker_memory, uint64_t 
         return 0;
 }
 
-int manager_report_export(ManagerReport *r, NcuServeExport kind, const NcuPageOptions *page,
+int manager_report_export(ManagerReport *r, NcuServeExport kind, const void *page, size_t page_size,
                 ManagerReportOutputDone done, void *userdata, const char **ret_why)
 {
         Manager *m = r->rs->manager;
@@ -822,8 +823,7 @@ int manager_report_export(ManagerReport *r, NcuServeExport kind, const NcuPageOp
 
         assert(r->loaded && done && ret_why);
         assert((kind == NCU_SERVE_EXPORT_PAGE) == !!page);
-        if (page && !ncu_page_options_valid(page, ret_why))
-                return -EINVAL;
+        assert(page_size <= NCU_PAGE_OPTIONS_ENCODED_SIZE);
         if (r->n_calls >= NCU_REPORT_CALLS_MAX) {
                 *ret_why = "a report answers one call at a time and keeps few waiting; wait for the answers";
                 return -E2BIG;
@@ -837,7 +837,7 @@ int manager_report_export(ManagerReport *r, NcuServeExport kind, const NcuPageOp
         ncu_wire_init(&args, 64);
         ncu_wire_put_u32(&args, kind);
         if (page)
-                ncu_wire_put_page_options(&args, page);
+                ncu_wire_put_encoded(&args, page, page_size);
         k = ncu_wire_finish(&args);
         if (k >= 0)
                 k = ncu_report_server_call(r->server, NCU_SERVE_EXPORT, args.data, args.size, 64,

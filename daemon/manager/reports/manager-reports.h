@@ -71,9 +71,9 @@ int manager_report_call(ManagerReport *r, NcuServeOp op, const void *args, size_
 /* An output in a sealed memfd: done gets 0 and a read-only descriptor of it (done's to close; the memfd
  * stays charged to the caller until every descriptor of it is closed), or an error and a message. */
 typedef void (*ManagerReportOutputDone)(int error, int fd, const char *message, void *userdata);
-/* An export of the model the worker keeps; page: the options of NCU_SERVE_EXPORT_PAGE (NULL for the other
- * kinds), -EINVAL with *ret_why for a combination ncu refuses. */
-int manager_report_export(ManagerReport *r, NcuServeExport kind, const NcuPageOptions *page,
+/* An export of the model the worker keeps; page: the encoded options of NCU_SERVE_EXPORT_PAGE
+ * (report-page-options.h; NULL for the other kinds), passed on as they are: the worker reads and checks them. */
+int manager_report_export(ManagerReport *r, NcuServeExport kind, const void *page, size_t page_size,
                 ManagerReportOutputDone done, void *userdata, const char **ret_why);
 /* r compared with baseline (another report of the same owner), by a worker of its own that reads both
  * files again; args: the pairing specs (as, wire). */
