@@ -61,6 +61,7 @@ static const struct {
         { "ExportDetails", "export the report's details page" },
         { "ExportJson", "export the report as JSON" },
         { "ExportPage", "export the report page" },
+        { "ExportPageEncoded", "export the report page" },
         { "ExportRaw", "export the report's raw page" },
         { "GetAll", "read the daemon's state" },
         { "GetInfo", "read the report" },
