@@ -270,9 +270,9 @@ static int run(int argc, char *argv[])
         if (r < 0)
                 return EXIT_FAILURE;
 
-        log_info("nvprofiled %s ready: %u processes tracked (%s).", PACKAGE_VERSION,
-                        (unsigned) intmap_size(&m->processes), manager_watch_mode(m));
-        (void) sd_notifyf(false, "READY=1\nSTATUS=Watching %u processes (%s).", (unsigned) intmap_size(&m->processes),
+        log_info("nvprofiled %s ready: %u processes tracked (%s).", PACKAGE_VERSION, (unsigned) manager_n_processes(m),
+                        manager_watch_mode(m));
+        (void) sd_notifyf(false, "READY=1\nSTATUS=Watching %u processes (%s).", (unsigned) manager_n_processes(m),
                         manager_watch_mode(m));
 
         r = sd_event_loop(e);

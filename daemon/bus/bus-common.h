@@ -5,6 +5,7 @@
 
 #include "bus-names.h"
 #include "intmap.h"
+#include "manager-profiles.h"
 #include "manager.h"
 #include "user-counts.h"
 

@@ -39,12 +39,12 @@ static int property_get_version(sd_bus *bus, const char *path, const char *inter
 
 DEFINE_MANAGER_PROPERTY_GET(driver_version, "s", strempty(m->driver_version));
 DEFINE_MANAGER_PROPERTY_GET(watch_mode, "s", manager_watch_mode(m));
-DEFINE_MANAGER_PROPERTY_GET(watch_degraded, "b", m->watch_degraded);
+DEFINE_MANAGER_PROPERTY_GET(watch_degraded, "b", m->profiles->watch_degraded);
 DEFINE_MANAGER_PROPERTY_GET(process_access, "s", manager_process_access(m));
-DEFINE_MANAGER_PROPERTY_GET(tracked, "u", (uint32_t) intmap_size(&m->processes));
-DEFINE_MANAGER_PROPERTY_GET(events, "t", m->n_events);
-DEFINE_MANAGER_PROPERTY_GET(overruns, "t", m->n_overruns);
-DEFINE_MANAGER_PROPERTY_GET(generation, "t", m->generation);
+DEFINE_MANAGER_PROPERTY_GET(tracked, "u", (uint32_t) intmap_size(&m->profiles->processes));
+DEFINE_MANAGER_PROPERTY_GET(events, "t", m->profiles->n_events);
+DEFINE_MANAGER_PROPERTY_GET(overruns, "t", m->profiles->n_overruns);
+DEFINE_MANAGER_PROPERTY_GET(generation, "t", m->profiles->generation);
 
 /* The cache entries whose file broke while an older good version stays in force, by that good version:
  * built once per reply, so describing n files costs O(n), not O(n * cache size). */
@@ -59,8 +59,8 @@ static void stale_index_done(StaleIndex *x)
 
 static int stale_index_build(const Manager *m, StaleIndex *ret)
 {
-        for (size_t i = 0; i < m->file_cache.n_entries; i++) {
-                RcCacheEntry *e = &m->file_cache.entries[i];
+        for (size_t i = 0; i < m->profiles->file_cache.n_entries; i++) {
+                RcCacheEntry *e = &m->profiles->file_cache.entries[i];
                 int r;
 
                 if (!rc_cache_entry_is_stale(e))
@@ -90,7 +90,7 @@ static int property_get_rc_files(sd_bus *bus, const char *path, const char *inte
                 sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
         BusContext *c = userdata;
-        const RcConfig *cfg = c->manager->system_config;
+        const RcConfig *cfg = c->manager->profiles->system_config;
         _cleanup_(stale_index_done) StaleIndex stale = { 0 };
         int r;
 
@@ -159,7 +159,7 @@ static int method_list_processes(sd_bus_message *m, void *userdata, sd_bus_error
         r = sd_bus_message_open_container(reply, 'a', "(outussasu)");
         if (r < 0)
                 return r;
-        for (size_t i = 0; intmap_next(&c->manager->processes, &i, NULL, (void **) &p);) {
+        for (size_t i = 0; intmap_next(&c->manager->profiles->processes, &i, NULL, (void **) &p);) {
                 if (!manager_may_list(c->manager, caller, p->uid))
                         continue;
                 r = append_process_entry(reply, p, caller);
@@ -737,13 +737,13 @@ static int method_list_errors(sd_bus_message *m, void *userdata, sd_bus_error *e
         r = sd_bus_message_open_container(reply, 'a', "(sssuus)");
         if (r < 0)
                 return r;
-        if (mgr->system_config) {
-                r = append_config_errors(&listing, mgr->system_config);
+        if (mgr->profiles->system_config) {
+                r = append_config_errors(&listing, mgr->profiles->system_config);
                 if (r < 0)
                         return r;
         }
-        for (size_t i = 0; i < mgr->n_configs; i++) {
-                const ConfigSlot *s = &mgr->configs[i];
+        for (size_t i = 0; i < mgr->profiles->n_configs; i++) {
+                const ConfigSlot *s = &mgr->profiles->configs[i];
 
                 if (!s->config || !s->home || !manager_may_see(caller, s->uid))
                         continue;

@@ -99,7 +99,7 @@ int bus_process_enumerator(sd_bus *bus, const char *prefix, void *userdata, char
         Process *p;
         int r;
 
-        for (size_t i = 0; intmap_next(&c->manager->processes, &i, NULL, (void **) &p);) {
+        for (size_t i = 0; intmap_next(&c->manager->profiles->processes, &i, NULL, (void **) &p);) {
                 char *path;
 
                 if (!p->announced || !object_visible(bus, p))
@@ -300,24 +300,24 @@ static void flush_manager(BusContext *c)
         char *names[8];
         size_t n = 0;
 
-        if ((uint32_t) intmap_size(&m->processes) != c->last_tracked)
+        if ((uint32_t) intmap_size(&m->profiles->processes) != c->last_tracked)
                 names[n++] = (char *) "TrackedProcesses";
-        if (m->generation != c->last_generation) {
+        if (m->profiles->generation != c->last_generation) {
                 names[n++] = (char *) "ConfigGeneration";
                 names[n++] = (char *) "RcFiles";
                 names[n++] = (char *) "DriverVersion";
         }
-        if (m->watch_state != c->last_watch || m->watch_reason != c->last_watch_reason)
+        if (m->profiles->watch_state != c->last_watch || m->profiles->watch_reason != c->last_watch_reason)
                 names[n++] = (char *) "ProcessWatchMode";
-        if (m->watch_degraded != c->last_watch_degraded)
+        if (m->profiles->watch_degraded != c->last_watch_degraded)
                 names[n++] = (char *) "ProcessWatchDegraded";
         names[n] = NULL;
 
-        c->last_tracked = (uint32_t) intmap_size(&m->processes);
-        c->last_generation = m->generation;
-        c->last_watch = m->watch_state;
-        c->last_watch_reason = m->watch_reason;
-        c->last_watch_degraded = m->watch_degraded;
+        c->last_tracked = (uint32_t) intmap_size(&m->profiles->processes);
+        c->last_generation = m->profiles->generation;
+        c->last_watch = m->profiles->watch_state;
+        c->last_watch_reason = m->profiles->watch_reason;
+        c->last_watch_degraded = m->profiles->watch_degraded;
         if (n > 0)
                 (void) sd_bus_emit_properties_changed_strv(c->bus, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, names);
 }

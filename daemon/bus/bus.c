@@ -184,7 +184,7 @@ int bus_context_request_name(BusContext *c)
 
 void bus_context_reloaded(BusContext *c)
 {
-        (void) sd_bus_emit_signal(
-                        c->bus, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "Reloaded", "t", c->manager->generation);
+        (void) sd_bus_emit_signal(c->bus, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "Reloaded", "t",
+                        c->manager->profiles->generation);
         bus_manager_changed(c);
 }

@@ -9,6 +9,7 @@
 #include "gpu-opens.h"
 #include "log.h"
 #include "manager-log.h"
+#include "manager-profiles.h"
 #include "manager-reports.h"
 #include "manager-sections.h"
 #include "manager-usage.h"
@@ -37,9 +38,9 @@ Manager *manager_free(Manager *m)
 
         /* Free processes without callbacks: nobody is listening any more. */
         m->callbacks = (ManagerCallbacks){ 0 };
-        for (size_t i = 0; intmap_next(&m->processes, &i, NULL, (void **) &p);)
+        for (size_t i = 0; intmap_next(&m->profiles->processes, &i, NULL, (void **) &p);)
                 process_free(p);
-        intmap_done(&m->processes);
+        intmap_done(&m->profiles->processes);
         process_settle_free(m);
         manager_subscribers_free(m);
 
@@ -51,10 +52,10 @@ Manager *manager_free(Manager *m)
         manager_usage_stop(m);
         process_observers_free(m);
         manager_log_stop(m);
-        rc_watch_free(m->rc_watch);
+        rc_watch_free(m->profiles->rc_watch);
         manager_configs_free(m);
-        rc_config_unref(m->system_config);
-        rc_file_cache_done(&m->file_cache);
+        rc_config_unref(m->profiles->system_config);
+        rc_file_cache_done(&m->profiles->file_cache);
         if (m->collation)
                 freelocale(m->collation);
         free(m->driver_version);
@@ -64,6 +65,7 @@ Manager *manager_free(Manager *m)
         free(m->config_file);
         manager_config_done(&m->config);
         sd_event_unref(m->event);
+        manager_profiles_free(m->profiles);
         return mfree(m);
 }
 
@@ -86,24 +88,25 @@ static void check_process_access(Manager *m)
         pid_t parent;
 
         if (!m->real_proc) {
-                m->process_access = 1;
+                m->profiles->process_access = 1;
                 return;
         }
-        m->process_access = user_creds_self_test(m->proc_fd, &parent);
-        if (m->process_access < 0)
-                (void) log_user_full_errno(LOG_UID_NONE, LOG_WARNING, m->process_access, fields,
+        m->profiles->process_access = user_creds_self_test(m->proc_fd, &parent);
+        if (m->profiles->process_access < 0)
+                (void) log_user_full_errno(LOG_UID_NONE, LOG_WARNING, m->profiles->process_access, fields,
                                 "Start-up self-test failed: other users' process environments cannot be read, so "
                                 "their per-user rc files and __GL_* variables are not seen: /proc/%i/environ",
                                 (int) parent);
         else
                 log_debug("Start-up self-test: %s.",
-                                m->process_access == 0 ? "other users' processes are readable"
-                                                       : "not run, our parent runs as our uid");
+                                m->profiles->process_access == 0 ? "other users' processes are readable"
+                                                                 : "not run, our parent runs as our uid");
 }
 
 int manager_new(sd_event *e, const ManagerConfig *config, const char *proc_path, const char *sys_path,
                 const char *root_path, Manager **ret)
 {
+        _cleanup_(manager_profiles_freep) ManagerProfiles *profiles = NULL;
         _cleanup_(manager_freep) Manager *m = NULL;
         struct stat st, live;
         int r;
@@ -112,12 +115,16 @@ int manager_new(sd_event *e, const ManagerConfig *config, const char *proc_path,
         assert(config);
         assert(ret);
 
+        /* The profiles job's state first: every step of manager_free() may count on it. */
+        r = manager_profiles_new(&profiles);
+        if (r < 0)
+                return log_oom();
         m = calloc(1, sizeof(Manager));
         if (!m)
                 return log_oom();
+        m->profiles = TAKE_PTR(profiles);
         m->event = sd_event_ref(e);
-        m->proc_fd = m->sys_fd = m->root_fd = m->connector_fd = m->device_inotify_fd = -EBADF;
-        m->reload_cause = LOG_UID_NONE;
+        m->proc_fd = m->sys_fd = m->root_fd = -EBADF;
 
         r = manager_config_copy(&m->config, config);
         if (r < 0)
@@ -143,10 +150,6 @@ int manager_new(sd_event *e, const ManagerConfig *config, const char *proc_path,
         /* Only the live /proc delivers events for the pids it lists. */
         m->real_proc = fstat(m->proc_fd, &st) >= 0 && stat("/proc", &live) >= 0 && st.st_dev == live.st_dev &&
                         st.st_ino == live.st_ino;
-        {
-                long hz = sysconf(_SC_CLK_TCK);
-                m->nsec_per_tick = hz > 0 ? 1000000000u / (uint64_t) hz : 10000000u;
-        }
 
         if (stat("/", &st) < 0)
                 return log_error_errno(errno, "Cannot stat /");
@@ -172,7 +175,7 @@ int manager_new(sd_event *e, const ManagerConfig *config, const char *proc_path,
 
 const char *manager_process_access(const Manager *m)
 {
-        return m->process_access == 0 ? "ok" : m->process_access > 0 ? "untested" : "denied";
+        return m->profiles->process_access == 0 ? "ok" : m->profiles->process_access > 0 ? "untested" : "denied";
 }
 
 void manager_set_callbacks(Manager *m, const ManagerCallbacks *cb, void *userdata)

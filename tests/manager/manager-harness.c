@@ -128,10 +128,10 @@ void manager_harness_start(ManagerHarness *h)
         /* Tests stamp their events from 0, and a fixture process starts at pid * 1000 ticks unless told:
          * the events' clock is put after any such start, so that only the tests of the rule that ties an
          * event to a process (manager_event_may_describe()) need to think about it. */
-        h->manager->event_clock_offset_ns = HARNESS_EVENT_CLOCK_OFFSET_NS;
+        h->manager->profiles->event_clock_offset_ns = HARNESS_EVENT_CLOCK_OFFSET_NS;
         manager_set_callbacks(h->manager, &callbacks, h);
         g_assert_cmpint(manager_start(h->manager), ==, 0);
-        g_assert_cmpint(h->manager->watch_state, ==, MANAGER_WATCH_POLLING);
+        g_assert_cmpint(h->manager->profiles->watch_state, ==, MANAGER_WATCH_POLLING);
 }
 
 void manager_harness_done(ManagerHarness *h)

@@ -3,6 +3,7 @@
 
 #include <glib.h>
 
+#include "manager-profiles.h"
 #include "manager.h"
 #include "proc-fixture.h"
 
@@ -101,5 +102,5 @@ bool harness_does_not_track(ManagerHarness *h, void *pid);
 /* The number of tracked processes. */
 static inline size_t manager_harness_n_tracked(const ManagerHarness *h)
 {
-        return intmap_size(&h->manager->processes);
+        return intmap_size(&h->manager->profiles->processes);
 }

@@ -33,8 +33,8 @@ static size_t slots_of(const Manager *m, uid_t uid)
 {
         size_t n = 0;
 
-        for (size_t i = 0; i < m->n_configs; i++)
-                n += m->configs[i].uid == uid && m->configs[i].home;
+        for (size_t i = 0; i < m->profiles->n_configs; i++)
+                n += m->profiles->configs[i].uid == uid && m->profiles->configs[i].home;
         return n;
 }
 
@@ -143,7 +143,7 @@ static void test_user_slots(void)
         }
         g_assert_cmpuint(slots_of(h.manager, NOBODY), ==, 2);
         g_assert_cmpuint(slots_of(h.manager, getuid()), ==, 1);
-        g_assert_cmpuint(h.manager->n_config_evictions, ==, 3);
+        g_assert_cmpuint(h.manager->profiles->n_config_evictions, ==, 3);
         /* The evicted homes still resolve (loaded again on demand). */
         {
                 g_autofree char *s = manager_harness_process_settings(&h, 101);
@@ -222,7 +222,7 @@ static void test_total_budget(void)
         exec_with_home(&h, 200, NOBODY, "/home/b");
         g_assert_cmpuint(slots_of(h.manager, NOBODY), ==, 1);
         g_assert_cmpuint(manager_rc_bytes_total(h.manager), <=, 120000);
-        g_assert_cmpuint(h.manager->n_config_evictions, >=, 1);
+        g_assert_cmpuint(h.manager->profiles->n_config_evictions, >=, 1);
         g_assert_cmpuint(slots_of(h.manager, getuid()), ==, 0);
         manager_harness_done(&h);
 }
@@ -244,7 +244,7 @@ static void test_idle_eviction(void)
         manager_process_exit(h.manager, 100);
         g_assert_cmpint(manager_reload(h.manager), ==, 0);
         g_assert_cmpuint(slots_of(h.manager, getuid()), ==, 0);
-        g_assert_cmpuint(h.manager->n_config_evictions, ==, 1);
+        g_assert_cmpuint(h.manager->profiles->n_config_evictions, ==, 1);
         manager_harness_done(&h);
 }
 
@@ -273,8 +273,8 @@ static void test_watch_starvation(void)
         manager_harness_start(&h);
 
         exec_with_home(&h, 100, getuid(), "/home/u");
-        g_assert_cmpuint(h.manager->n_unwatched_uids, ==, 1);
-        g_assert_cmpuint(h.manager->unwatched_uids[0], ==, getuid());
+        g_assert_cmpuint(h.manager->profiles->n_unwatched_uids, ==, 1);
+        g_assert_cmpuint(h.manager->profiles->unwatched_uids[0], ==, getuid());
 
         before = h.n_reloaded;
         manager_harness_write(
@@ -305,7 +305,7 @@ static void write_home_rc(ManagerHarness *h, const char *home, int value)
 /* How many processes the reload that follows this change re-reads; waits for it. */
 static uint64_t rereads_after(ManagerHarness *h, const char *home, int value)
 {
-        uint64_t before = h->manager->n_reload_rereads;
+        uint64_t before = h->manager->profiles->n_reload_rereads;
         unsigned reloaded = h->n_reloaded;
 
         if (home)
@@ -315,7 +315,7 @@ static uint64_t rereads_after(ManagerHarness *h, const char *home, int value)
         g_assert_true(manager_harness_run_until(h, harness_reloaded_since, GUINT_TO_POINTER(reloaded), 5 * 1000000));
         /* Anything that follows (a change seen while reading) is counted too. */
         manager_harness_run_for(h, 200 * 1000);
-        return h->manager->n_reload_rereads - before;
+        return h->manager->profiles->n_reload_rereads - before;
 }
 
 static void assert_settings(ManagerHarness *h, pid_t pid, const char *expected)
@@ -393,19 +393,19 @@ static void test_connector_failure(void)
         manager_harness_init(&h);
         manager_harness_write(&h, SYSTEM_RC, RULE_FOO);
         manager_harness_start(&h);
-        g_assert_false(h.manager->watch_degraded);
+        g_assert_false(h.manager->profiles->watch_degraded);
         g_assert_cmpstr(manager_watch_mode(h.manager), ==, "polling (--proc is not the live /proc)");
 
         proc_fixture_add(h.proc, &(ProcFixtureProcess){ .pid = 300, .uid = getuid(), .exe = "/usr/bin/foo" });
-        rescans = h.manager->n_rescans;
+        rescans = h.manager->profiles->n_rescans;
         status = h.n_status_changed;
         g_assert_cmpint(manager_procwatch_recover(h.manager, -EIO), ==, 0);
-        g_assert_true(h.manager->watch_degraded);
-        g_assert_cmpint(h.manager->watch_state, ==, MANAGER_WATCH_POLLING);
+        g_assert_true(h.manager->profiles->watch_degraded);
+        g_assert_cmpint(h.manager->profiles->watch_state, ==, MANAGER_WATCH_POLLING);
         g_assert_cmpstr(manager_watch_mode(h.manager), ==,
                         "polling (the proc connector failed and could not be reopened)");
-        g_assert_cmpuint(h.manager->n_connector_failures, ==, 1);
-        g_assert_cmpuint(h.manager->n_rescans, ==, rescans + 1);
+        g_assert_cmpuint(h.manager->profiles->n_connector_failures, ==, 1);
+        g_assert_cmpuint(h.manager->profiles->n_rescans, ==, rescans + 1);
         g_assert_cmpuint(h.n_status_changed, >, status);
         /* The process started while events were lost is found. */
         g_assert_nonnull(manager_get_process(h.manager, 300));
@@ -445,12 +445,12 @@ static void test_gpu_open_flood(void)
         }
         elapsed_sec = (uint64_t) (g_get_monotonic_time() - start) / G_USEC_PER_SEC;
         /* A first sweep 50 ms after the first open, then at most one a second: 400 opens, a few sweeps. */
-        g_assert_cmpuint(h.manager->n_device_sweeps, >=, 1);
-        g_assert_cmpuint(h.manager->n_device_sweeps, <=, elapsed_sec + 2);
+        g_assert_cmpuint(h.manager->profiles->n_device_sweeps, >=, 1);
+        g_assert_cmpuint(h.manager->profiles->n_device_sweeps, <=, elapsed_sec + 2);
         /* The first sweep walks the 50 tables; the later ones find the counts unchanged. */
-        walked = h.manager->n_fd_tables_walked;
+        walked = h.manager->profiles->n_fd_tables_walked;
         g_assert_cmpuint(walked, >=, 50);
-        g_assert_cmpuint(h.manager->n_device_sweeps, >=, 2);
+        g_assert_cmpuint(h.manager->profiles->n_device_sweeps, >=, 2);
         g_assert_cmpuint(walked, ==, 50);
         manager_harness_done(&h);
 }

@@ -67,7 +67,7 @@ static void add_process(ManagerHarness *h, pid_t pid, const char *home)
 /* The file cache's entry for an in-root path under the manager's root, or NULL. */
 static const RcCacheEntry *cache_entry(ManagerHarness *h, const char *path)
 {
-        const RcFileCache *c = &h->manager->file_cache;
+        const RcFileCache *c = &h->manager->profiles->file_cache;
 
         for (size_t i = 0; i < c->n_entries; i++)
                 if (g_str_equal(c->entries[i].path, path) && c->entries[i].root_dev == h->manager->root_dev &&
@@ -79,7 +79,7 @@ static const RcCacheEntry *cache_entry(ManagerHarness *h, const char *path)
 /* The file record the system view holds for path, or NULL. */
 static const RcFile *system_file(ManagerHarness *h, const char *path)
 {
-        const RcConfig *c = h->manager->system_config;
+        const RcConfig *c = h->manager->profiles->system_config;
 
         for (size_t i = 0; i < c->n_files; i++)
                 if (g_str_equal(c->files[i]->path, path))
@@ -97,13 +97,13 @@ static void test_reload_on_change(void)
         manager_harness_start(&h);
         add_process(&h, 100, NULL);
         assert_settings(&h, 100, "GLSharpenValue=50");
-        generation = h.manager->generation;
+        generation = h.manager->profiles->generation;
         manager_harness_clear_events(&h);
 
         /* An editor saves the system file: the watch fires, the manager reloads and re-resolves. */
         manager_harness_write(&h, SYSTEM_RC, RULE_FILE("\"GLSharpenValue\", 60"));
         run_until_settings(&h, 100, "GLSharpenValue=60");
-        g_assert_cmpuint(h.manager->generation, >, generation);
+        g_assert_cmpuint(h.manager->profiles->generation, >, generation);
         g_assert_nonnull(manager_harness_last_event(&h, 100));
         g_assert_cmpstr(manager_harness_last_event(&h, 100)->settings, ==, "GLSharpenValue=60");
 
@@ -210,7 +210,7 @@ static void test_per_home(void)
         g_assert_cmpstr(manager_harness_last_event(&h, 801)->settings, ==, "GLSharpenValue=20, GLLogMaxAniso=8");
 
         /* The status view is the system's alone. */
-        g_assert_null(h.manager->system_config->home);
+        g_assert_null(h.manager->profiles->system_config->home);
         g_assert_null(system_file(&h, "/home/alice/" USER_RC));
 
         /* A change in one home concerns that user's processes only. */

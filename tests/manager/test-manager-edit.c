@@ -85,7 +85,7 @@ static void test_add_rule_writes_and_reloads(void)
 
         /* Dry run: the diff and niri's change, nothing written, nothing reloaded. */
         req.dry_run = true;
-        g = h.manager->generation;
+        g = h.manager->profiles->generation;
         g_assert_cmpint(manager_edit_system(h.manager, &creds, &req, &result, &message), ==, 0);
         g_test_message("diff:\n%s", result.diff);
         g_assert_nonnull(strstr(result.diff, "/" RCD_FILE));
@@ -100,7 +100,7 @@ static void test_add_rule_writes_and_reloads(void)
         g_assert_cmpuint(strlen(result.rule_id), ==, RC_RULE_ID_LENGTH);
         after = read_rel(&h, RCD_FILE);
         g_assert_cmpstr(after, ==, ORIGINAL);
-        g_assert_cmpuint(h.manager->generation, ==, g);
+        g_assert_cmpuint(h.manager->profiles->generation, ==, g);
         manager_edit_result_done(&result);
 
         /* The write: the old rule's bytes stay, the new rule follows them; reloaded, niri has it. */
@@ -113,7 +113,7 @@ static void test_add_rule_writes_and_reloads(void)
                         "\"feature\": \"procname\", \"matches\": \"vkcube\" }, \"profile\": \"P\" }"));
         g_assert_nonnull(strstr(after, "\"niri\""));
         g_assert_nonnull(strstr(after, "[ \"GLSyncToVblank\", 0x0 ]"));
-        g_assert_cmpuint(h.manager->generation, >, g);
+        g_assert_cmpuint(h.manager->profiles->generation, >, g);
         g_clear_pointer(&settings, g_free);
         settings = manager_harness_process_settings(&h, 100);
         g_assert_cmpstr(settings, ==, "GLVidHeapReuseRatio=0");
@@ -141,9 +141,9 @@ static void test_rule_by_id_and_line(void)
         manager_harness_start(&h);
         add_process(&h, 101, "/usr/bin/vkcube", NULL);
 
-        for (size_t i = 0; i < h.manager->system_config->n_files; i++)
-                if (g_str_equal(h.manager->system_config->files[i]->path, "/" RCD_FILE))
-                        f = h.manager->system_config->files[i];
+        for (size_t i = 0; i < h.manager->profiles->system_config->n_files; i++)
+                if (g_str_equal(h.manager->profiles->system_config->files[i]->path, "/" RCD_FILE))
+                        f = h.manager->profiles->system_config->files[i];
         g_assert_nonnull(f);
         g_assert_cmpint(rc_file_rule_ids(f, &ids), ==, 0);
 

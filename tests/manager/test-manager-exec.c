@@ -119,7 +119,7 @@ static void test_exec_exit_in_window(void)
         g_assert_cmpstr(files, ==, "");
         g_assert_null(manager_get_process(h.manager, 100));
         g_assert_null(manager_harness_last_event(&h, 100));
-        g_assert_cmpuint(h.manager->n_execs, ==, 1);
+        g_assert_cmpuint(h.manager->profiles->n_execs, ==, 1);
 
         /* Exec, rename, exec again, no exit: read once, and tracked with its result. */
         g_assert_cmpint(manager_process_events(h.manager, stays, ELEMENTSOF(stays)), ==, 0);
@@ -128,7 +128,7 @@ static void test_exec_exit_in_window(void)
         g_assert_cmpuint(count_opened(files, "stat"), ==, 1);
         g_assert_nonnull(manager_get_process(h.manager, 100));
         g_assert_cmpuint(manager_harness_count_events(&h, HARNESS_EVENT_CHANGED, 100), ==, 1);
-        g_assert_cmpuint(h.manager->n_execs, ==, 3);
+        g_assert_cmpuint(h.manager->profiles->n_execs, ==, 3);
 
         /* An exit, then the pid reused by a new exec within the same batch: the old one goes, the new
          * one is read. */
@@ -181,7 +181,7 @@ static void test_exec_read_when_due(void)
         g_assert_cmpstr(files, ==, "");
         g_assert_null(manager_get_process(h.manager, 100));
         g_assert_null(manager_harness_last_event(&h, 100));
-        g_assert_cmpuint(h.manager->n_execs, ==, 1);
+        g_assert_cmpuint(h.manager->profiles->n_execs, ==, 1);
 
         /* Exec at 10 ms, a rename in a later batch (left to the exec's read), then an exec again at 12 ms:
          * read once, when the last exec is due (17 ms). */
@@ -241,8 +241,8 @@ static void test_event_predates_process(void)
         manager_harness_write(&h, SYSTEM_RC, procname_rules);
         manager_harness_start(&h);
         /* Events and start times on one clock. */
-        h.manager->event_clock_offset_ns = 0;
-        tick = h.manager->nsec_per_tick;
+        h.manager->profiles->event_clock_offset_ns = 0;
+        tick = h.manager->profiles->nsec_per_tick;
         proc_fixture_add(h.proc,
                         &(ProcFixtureProcess){
                                         .pid = 100, .start_time = 5000, .uid = getuid(), .exe = "/usr/bin/glxgears" });
@@ -405,26 +405,27 @@ static void test_needed_facts(void)
         manager_harness_init(&h);
         manager_harness_start(&h);
         /* No rule at all: nothing beyond what every process needs. */
-        g_assert_cmpint(process_facts_needed(h.manager->system_config, true), ==, 0);
+        g_assert_cmpint(process_facts_needed(h.manager->profiles->system_config, true), ==, 0);
         manager_harness_done(&h);
 
         manager_harness_init(&h);
         manager_harness_write(&h, SYSTEM_RC, procname_rules);
         manager_harness_start(&h);
         /* procname needs exe, commname comm from stat: both read anyway. */
-        g_assert_cmpint(process_facts_needed(h.manager->system_config, true), ==, 0);
+        g_assert_cmpint(process_facts_needed(h.manager->profiles->system_config, true), ==, 0);
         manager_harness_done(&h);
 
         manager_harness_init(&h);
         manager_harness_write(&h, SYSTEM_RC, cmdline_dso_rules);
         manager_harness_start(&h);
-        g_assert_cmpint(process_facts_needed(h.manager->system_config, true), ==, PROC_FACTS_CMDLINE | PROC_FACTS_MAPS);
-        g_assert_cmpint(process_facts_needed(h.manager->system_config, false), ==, PROC_FACTS_CMDLINE);
+        g_assert_cmpint(process_facts_needed(h.manager->profiles->system_config, true), ==,
+                        PROC_FACTS_CMDLINE | PROC_FACTS_MAPS);
+        g_assert_cmpint(process_facts_needed(h.manager->profiles->system_config, false), ==, PROC_FACTS_CMDLINE);
 
         /* A reload that drops the rules drops the needs with them. */
         manager_harness_write(&h, SYSTEM_RC, "{ \"rules\": [] }");
         g_assert_cmpint(manager_reload(h.manager), ==, 0);
-        g_assert_cmpint(process_facts_needed(h.manager->system_config, true), ==, 0);
+        g_assert_cmpint(process_facts_needed(h.manager->profiles->system_config, true), ==, 0);
         manager_harness_done(&h);
 }
 
@@ -550,8 +551,8 @@ static void test_corpus_resolution_identical(void)
                 manager_harness_init(&h);
                 manager_harness_write(&h, SYSTEM_RC, text);
                 manager_harness_start(&h);
-                for (size_t i = 0; i < h.manager->system_config->n_rules; i++)
-                        collect(&h.manager->system_config->rules[i].rule->pattern, names);
+                for (size_t i = 0; i < h.manager->profiles->system_config->n_rules; i++)
+                        collect(&h.manager->profiles->system_config->rules[i].rule->pattern, names);
                 g_ptr_array_add(names, g_strdup("1:nothing-matches-this"));
                 proc_fd = test_open_dir(proc_fixture_path(h.proc));
 

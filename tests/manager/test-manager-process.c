@@ -147,7 +147,7 @@ static void test_exec(void)
         g_assert_cmpuint(p->n_settings, ==, 1);
         g_assert_nonnull(p->profiles);
         g_assert_null(p->profiles[1]);
-        g_assert_cmpuint(h.manager->n_matched, ==, 1);
+        g_assert_cmpuint(h.manager->profiles->n_matched, ==, 1);
         g_assert_cmpuint(h.events->len, ==, 1);
         assert_event(g_ptr_array_index(h.events, 0), HARNESS_EVENT_CHANGED, 100, "GLSharpenValue=50");
         g_assert_cmpuint(((const HarnessEvent *) g_ptr_array_index(h.events, 0))->start_time, ==, 4242);
@@ -158,7 +158,7 @@ static void test_exec(void)
         g_assert_nonnull(manager_get_process(h.manager, 101));
         assert_event(manager_harness_last_event(&h, 101), HARNESS_EVENT_CHANGED, 101, "");
         g_assert_null(manager_get_process(h.manager, 101)->profiles);
-        g_assert_cmpuint(h.manager->n_matched, ==, 1);
+        g_assert_cmpuint(h.manager->profiles->n_matched, ==, 1);
 
         /* Gone before we looked: nothing to track, nothing to say. */
         g_assert_cmpint(manager_process_exec(h.manager, 102), ==, 0);
@@ -179,8 +179,8 @@ static void test_exec(void)
         assert_event(g_ptr_array_index(h.events, 0), HARNESS_EVENT_REMOVED, 101, "");
         assert_event(g_ptr_array_index(h.events, 1), HARNESS_EVENT_CHANGED, 101, "GLSharpenValue=50");
         g_assert_cmpstr(manager_get_process(h.manager, 101)->exe, ==, "/usr/bin/glxgears");
-        g_assert_cmpuint(h.manager->n_matched, ==, 2);
-        g_assert_cmpuint(h.manager->n_execs, ==, 5);
+        g_assert_cmpuint(h.manager->profiles->n_matched, ==, 2);
+        g_assert_cmpuint(h.manager->profiles->n_execs, ==, 5);
 
         manager_harness_done(&h);
 }
@@ -196,7 +196,7 @@ static void test_comm(void)
         add_process(&h, 200, 0, "/usr/bin/demo");
         g_assert_cmpint(manager_process_exec(h.manager, 200), ==, 0);
         assert_settings(&h, 200, "");
-        g_assert_cmpuint(h.manager->n_matched, ==, 0);
+        g_assert_cmpuint(h.manager->profiles->n_matched, ==, 0);
 
         /* The program renames itself: the commname rule matches now. */
         proc_fixture_set_comm(h.proc, 200, "renamed");
@@ -204,7 +204,7 @@ static void test_comm(void)
         assert_event(manager_harness_last_event(&h, 200), HARNESS_EVENT_CHANGED, 200, "GLLogMaxAniso=4");
         g_assert_cmpstr(manager_harness_last_event(&h, 200)->comm, ==, "renamed");
         g_assert_cmpstr(manager_get_process(h.manager, 200)->comm, ==, "renamed");
-        g_assert_cmpuint(h.manager->n_matched, ==, 1);
+        g_assert_cmpuint(h.manager->profiles->n_matched, ==, 1);
 
         /* A COMM event that changes nothing the result depends on is not reported. */
         n_changed = manager_harness_count_events(&h, HARNESS_EVENT_CHANGED, 200);
@@ -215,7 +215,7 @@ static void test_comm(void)
         proc_fixture_set_comm(h.proc, 200, "demo");
         g_assert_cmpint(manager_process_comm(h.manager, 200), ==, 0);
         assert_event(manager_harness_last_event(&h, 200), HARNESS_EVENT_CHANGED, 200, "");
-        g_assert_cmpuint(h.manager->n_matched, ==, 0);
+        g_assert_cmpuint(h.manager->profiles->n_matched, ==, 0);
 
         /* A COMM event for a process whose EXEC we missed starts tracking it. */
         proc_fixture_add(h.proc,
@@ -256,7 +256,7 @@ static void test_exit(void)
         add_process(&h, 301, 0, "/usr/bin/true");
         g_assert_cmpint(manager_process_exec(h.manager, 300), ==, 0);
         g_assert_cmpint(manager_process_exec(h.manager, 301), ==, 0);
-        g_assert_cmpuint(h.manager->n_matched, ==, 1);
+        g_assert_cmpuint(h.manager->profiles->n_matched, ==, 1);
         manager_harness_clear_events(&h);
 
         /* The removed callback sees the process as it was, then it is gone. */
@@ -265,7 +265,7 @@ static void test_exit(void)
         g_assert_null(manager_get_process(h.manager, 300));
         g_assert_cmpuint(h.events->len, ==, 1);
         assert_event(g_ptr_array_index(h.events, 0), HARNESS_EVENT_REMOVED, 300, "GLSharpenValue=50");
-        g_assert_cmpuint(h.manager->n_matched, ==, 0);
+        g_assert_cmpuint(h.manager->profiles->n_matched, ==, 0);
         g_assert_cmpuint(manager_harness_n_tracked(&h), ==, 1);
 
         /* A second EXIT, or one for a pid never tracked, says nothing. */
@@ -388,7 +388,7 @@ static void test_rescan(void)
         add_process(&h, 402, 0, "/usr/bin/demo");
         manager_harness_start(&h);
         g_assert_cmpuint(manager_harness_n_tracked(&h), ==, 3);
-        g_assert_cmpuint(h.manager->n_rescans, ==, 1);
+        g_assert_cmpuint(h.manager->profiles->n_rescans, ==, 1);
         assert_settings(&h, 400, "GLSharpenValue=50");
         assert_event(manager_harness_last_event(&h, 400), HARNESS_EVENT_CHANGED, 400, "GLSharpenValue=50");
         kept = manager_get_process(h.manager, 400);
@@ -402,7 +402,7 @@ static void test_rescan(void)
         status_before = h.n_status_changed;
 
         g_assert_cmpint(manager_rescan(h.manager), ==, 0);
-        g_assert_cmpuint(h.manager->n_rescans, ==, 2);
+        g_assert_cmpuint(h.manager->profiles->n_rescans, ==, 2);
         g_assert_cmpuint(h.n_status_changed, >, status_before);
         g_assert_cmpuint(manager_harness_n_tracked(&h), ==, 3);
 
@@ -419,7 +419,7 @@ static void test_rescan(void)
         g_assert_cmpuint(manager_get_process(h.manager, 402)->id.start_time, ==, 777777);
         g_assert_cmpuint(manager_harness_count_events(&h, HARNESS_EVENT_REMOVED, 402), ==, 1);
         assert_event(manager_harness_last_event(&h, 402), HARNESS_EVENT_CHANGED, 402, "GLSharpenValue=50");
-        g_assert_cmpuint(h.manager->n_matched, ==, 3);
+        g_assert_cmpuint(h.manager->profiles->n_matched, ==, 3);
 
         /* The one that did not change is left alone: same object, not reported again. */
         g_assert_true(manager_get_process(h.manager, 400) == kept);
@@ -521,14 +521,14 @@ static void test_polling(void)
         manager_harness_init(&h);
         h.config.poll_interval_usec = 50 * 1000;
         harness_start_with_rules(&h);
-        g_assert_nonnull(h.manager->poll_timer);
-        g_assert_null(h.manager->connector_source);
+        g_assert_nonnull(h.manager->profiles->poll_timer);
+        g_assert_null(h.manager->profiles->connector_source);
 
         /* Nobody calls a handler: the poll timer finds the new process... */
-        rescans_before = h.manager->n_rescans;
+        rescans_before = h.manager->profiles->n_rescans;
         add_process(&h, 700, 0, "/usr/bin/glxgears");
         g_assert_true(manager_harness_run_until(&h, harness_tracks, GINT_TO_POINTER(700), TIMEOUT_USEC));
-        g_assert_cmpuint(h.manager->n_rescans, >, rescans_before);
+        g_assert_cmpuint(h.manager->profiles->n_rescans, >, rescans_before);
         assert_event(manager_harness_last_event(&h, 700), HARNESS_EVENT_CHANGED, 700, "GLSharpenValue=50");
 
         /* ...and notices when it is gone. */
@@ -660,7 +660,7 @@ static void test_gpu_open_while_exec_queued(void)
                 const ProcEvent exec[] = { { PROC_EVENT_TYPE_EXEC, 900, 1 * ms * 1000 } };
                 g_assert_cmpint(manager_process_events_delayed(h.manager, &q, exec, 1, 2 * ms, delay), ==, 0);
         }
-        h.manager->device_sweep_usec = 3 * ms;
+        h.manager->profiles->device_sweep_usec = 3 * ms;
         g_assert_cmpuint(manager_read_due_execs(h.manager, &q, 6 * ms), ==, UINT64_MAX);
         g_assert_nonnull(manager_get_process(h.manager, 900));
         g_assert_true(manager_get_process(h.manager, 900)->gpu_user);

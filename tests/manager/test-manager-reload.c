@@ -72,7 +72,7 @@ static const char *const *entry_saying(const char *priority, const char *needle)
 
 static bool rescanned_twice(ManagerHarness *h, void *before)
 {
-        return h->manager->n_rescans >= GPOINTER_TO_UINT(before) + 2;
+        return h->manager->profiles->n_rescans >= GPOINTER_TO_UINT(before) + 2;
 }
 
 /* A file that changes settings of every kind: the runtime ones apply at once, Mode= waits for a restart. */
@@ -85,7 +85,7 @@ static void test_reload_applies(void)
 
         reload_test_start(&t);
         g_assert_cmpint(t.h.manager->config.watch_mode, ==, PROC_WATCH_AUTO);
-        g_assert_null(t.h.manager->rescan_timer);
+        g_assert_null(t.h.manager->profiles->rescan_timer);
         {
                 g_autofree char *text = g_strdup_printf("[ProcessWatch]\nMode=poll\nRescanIntervalSec=100ms\n"
                                                         "[Privacy]\nOtherUsersProcesses=hide\n"
@@ -106,9 +106,9 @@ static void test_reload_applies(void)
         g_assert_cmpuint(manager_prometheus_n_writes(t.h.manager), ==, 1);
         g_assert_true(g_file_test(t.export, G_FILE_TEST_IS_REGULAR));
         /* The rescan timer starts, and keeps firing. */
-        g_assert_nonnull(t.h.manager->rescan_timer);
-        g_assert_true(manager_harness_run_until(
-                        &t.h, rescanned_twice, GUINT_TO_POINTER((unsigned) t.h.manager->n_rescans), TIMEOUT_USEC));
+        g_assert_nonnull(t.h.manager->profiles->rescan_timer);
+        g_assert_true(manager_harness_run_until(&t.h, rescanned_twice,
+                        GUINT_TO_POINTER((unsigned) t.h.manager->profiles->n_rescans), TIMEOUT_USEC));
         /* Mode= takes effect at the next start: the running value stays, and a warning says so. */
         g_assert_cmpint(t.h.manager->config.watch_mode, ==, PROC_WATCH_AUTO);
         g_assert_nonnull(entry_saying("4", "[ProcessWatch] Mode= changed in"));

@@ -510,7 +510,8 @@ static void test_fork(void)
         proc_fixture_add(h.proc,
                         &(ProcFixtureProcess){ .pid = 104,
                                         .ppid = 1,
-                                        .start_time = 2 * HARNESS_EVENT_CLOCK_OFFSET_NS / h.manager->nsec_per_tick,
+                                        .start_time = 2 * HARNESS_EVENT_CLOCK_OFFSET_NS /
+                                                        h.manager->profiles->nsec_per_tick,
                                         .uid = 1000,
                                         .exe = "/usr/bin/b",
                                         .fds = fds });

@@ -55,7 +55,7 @@ static void test_subscribers_told(void)
         g_assert_true(again == a);
         g_assert_true(manager_subscriber_find(h.manager, OWNER, ":1.1") == a);
         g_assert_null(manager_subscriber_find(h.manager, OTHER, ":1.1"));
-        g_assert_cmpuint(h.manager->n_subscribers, ==, 3);
+        g_assert_cmpuint(h.manager->profiles->n_subscribers, ==, 3);
 
         /* About a process: its owner's subscribers and root's, never another user's. */
         owner = told_about(h.manager, OWNER);
@@ -70,7 +70,7 @@ static void test_subscribers_told(void)
         after = told_about(h.manager, OWNER);
         g_assert_cmpstr(after, ==, ":1.3");
         g_assert_null(manager_subscriber_find(h.manager, OWNER, ":1.1"));
-        g_assert_cmpuint(h.manager->n_subscribers, ==, 2);
+        g_assert_cmpuint(h.manager->profiles->n_subscribers, ==, 2);
 
         /* The rest go with the manager. */
         manager_harness_done(&h);
@@ -99,11 +99,11 @@ static void test_subscriber_limits(void)
         g_assert_cmpint(manager_subscribe(h.manager, OWNER, ":2.1", &s), ==, 1);
 
         /* Root has no share of its own, only the total. */
-        for (unsigned i = h.manager->n_subscribers; i < MANAGER_SUBSCRIBERS_MAX; i++) {
+        for (unsigned i = h.manager->profiles->n_subscribers; i < MANAGER_SUBSCRIBERS_MAX; i++) {
                 snprintf(who, sizeof(who), ":3.%u", i);
                 g_assert_cmpint(manager_subscribe(h.manager, 0, who, &s), ==, 1);
         }
-        g_assert_cmpuint(h.manager->n_subscribers, ==, MANAGER_SUBSCRIBERS_MAX);
+        g_assert_cmpuint(h.manager->profiles->n_subscribers, ==, MANAGER_SUBSCRIBERS_MAX);
         g_assert_cmpint(manager_subscribe(h.manager, 0, ":4.0", &s), ==, -E2BIG);
         g_assert_cmpint(manager_subscribe(h.manager, 4242, ":4.0", &s), ==, -E2BIG);
 

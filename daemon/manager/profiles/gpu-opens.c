@@ -42,14 +42,14 @@ static int watch_dir(Manager *m, const char *dir)
         while ((de = readdir(d))) {
                 _cleanup_free_ char *path = NULL;
 
-                if (!is_gpu_node_name(de->d_name) || strv_length(m->device_paths) >= GPU_NODES_MAX)
+                if (!is_gpu_node_name(de->d_name) || strv_length(m->profiles->device_paths) >= GPU_NODES_MAX)
                         continue;
                 path = path_join(dir, de->d_name);
                 if (!path)
                         return -ENOMEM;
-                if (inotify_add_watch(m->device_inotify_fd, path, IN_OPEN) < 0)
+                if (inotify_add_watch(m->profiles->device_inotify_fd, path, IN_OPEN) < 0)
                         continue; /* a directory like nvidia-caps, or gone */
-                r = strv_consume(&m->device_paths, TAKE_PTR(path));
+                r = strv_consume(&m->profiles->device_paths, TAKE_PTR(path));
                 if (r < 0)
                         return r;
         }
@@ -94,7 +94,7 @@ static bool has_gpu_open(Manager *m, pid_t pid)
                 if (k <= 0)
                         continue;
                 target[k] = '\0';
-                if (strv_contains(m->device_paths, target))
+                if (strv_contains(m->profiles->device_paths, target))
                         return true;
         }
         return false;
@@ -114,7 +114,7 @@ static void check_process(Manager *m, Process *p)
         if (count > 0 && count == p->fd_count)
                 return;
         p->fd_count = count;
-        m->n_fd_tables_walked++;
+        m->profiles->n_fd_tables_walked++;
         if (!has_gpu_open(m, pid))
                 return;
         p->gpu_user = true;
@@ -133,7 +133,7 @@ void manager_gpu_process_tracked(Manager *m, pid_t pid, uint64_t exec_usec)
         Process *p;
 
         /* A sweep since the exec could not see the process while its exec waited to be read. */
-        if (m->device_sweep_usec == 0 || m->device_sweep_usec < exec_usec)
+        if (m->profiles->device_sweep_usec == 0 || m->profiles->device_sweep_usec < exec_usec)
                 return;
         p = manager_get_process(m, pid);
         if (p && !p->gpu_user)
@@ -147,15 +147,15 @@ static int on_device_timer(sd_event_source *s, uint64_t usec, void *userdata)
         size_t n = 0;
         Process *p;
 
-        pids = calloc(MAX(intmap_size(&m->processes), (size_t) 1), sizeof(pid_t));
+        pids = calloc(MAX(intmap_size(&m->profiles->processes), (size_t) 1), sizeof(pid_t));
         if (!pids)
                 return log_oom();
-        for (size_t i = 0; intmap_next(&m->processes, &i, NULL, (void **) &p);)
+        for (size_t i = 0; intmap_next(&m->profiles->processes, &i, NULL, (void **) &p);)
                 if (!p->gpu_user)
                         pids[n++] = p->id.pid;
 
-        (void) sd_event_now(m->event, CLOCK_MONOTONIC, &m->device_sweep_usec);
-        m->n_device_sweeps++;
+        (void) sd_event_now(m->event, CLOCK_MONOTONIC, &m->profiles->device_sweep_usec);
+        m->profiles->n_device_sweeps++;
 
         for (size_t i = 0; i < n; i++) {
                 p = manager_get_process(m, pids[i]);
@@ -179,18 +179,18 @@ static int on_device_event(sd_event_source *s, int fd, uint32_t revents, void *u
 
         if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0)
                 return 0;
-        when = MAX(now + GPU_COALESCE_USEC, m->device_sweep_usec + GPU_SWEEP_INTERVAL_MIN_USEC);
-        if (m->device_sweep_usec == 0)
+        when = MAX(now + GPU_COALESCE_USEC, m->profiles->device_sweep_usec + GPU_SWEEP_INTERVAL_MIN_USEC);
+        if (m->profiles->device_sweep_usec == 0)
                 when = now + GPU_COALESCE_USEC;
-        if (m->device_timer) {
+        if (m->profiles->device_timer) {
                 int enabled = SD_EVENT_OFF;
-                (void) sd_event_source_get_enabled(m->device_timer, &enabled);
+                (void) sd_event_source_get_enabled(m->profiles->device_timer, &enabled);
                 if (enabled != SD_EVENT_OFF)
                         return 0;
-                (void) sd_event_source_set_time(m->device_timer, when);
-                return sd_event_source_set_enabled(m->device_timer, SD_EVENT_ONESHOT);
+                (void) sd_event_source_set_time(m->profiles->device_timer, when);
+                return sd_event_source_set_enabled(m->profiles->device_timer, SD_EVENT_ONESHOT);
         }
-        return sd_event_add_time(m->event, &m->device_timer, CLOCK_MONOTONIC, when, 0, on_device_timer, m);
+        return sd_event_add_time(m->event, &m->profiles->device_timer, CLOCK_MONOTONIC, when, 0, on_device_timer, m);
 }
 
 int manager_gpu_start(Manager *m)
@@ -201,8 +201,8 @@ int manager_gpu_start(Manager *m)
         if (!m->config.device_directory)
                 return 0;
 
-        m->device_inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-        if (m->device_inotify_fd < 0)
+        m->profiles->device_inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        if (m->profiles->device_inotify_fd < 0)
                 return -errno;
 
         r = watch_dir(m, m->config.device_directory);
@@ -224,24 +224,25 @@ int manager_gpu_start(Manager *m)
                         return r;
         }
 
-        log_debug("Watching %zu GPU device nodes for opens.", strv_length(m->device_paths));
-        if (strv_length(m->device_paths) == 0)
+        log_debug("Watching %zu GPU device nodes for opens.", strv_length(m->profiles->device_paths));
+        if (strv_length(m->profiles->device_paths) == 0)
                 return 0;
 
-        r = sd_event_add_io(m->event, &m->device_source, m->device_inotify_fd, EPOLLIN, on_device_event, m);
+        r = sd_event_add_io(m->event, &m->profiles->device_source, m->profiles->device_inotify_fd, EPOLLIN,
+                        on_device_event, m);
         if (r < 0)
                 return r;
 
         /* Processes that opened a node before we watched (already running when the daemon started, or
          * started while it was starting) sent no event: one sweep once the first scan has run. */
-        return sd_event_add_time_relative(
-                        m->event, &m->device_timer, CLOCK_MONOTONIC, GPU_COALESCE_USEC, 0, on_device_timer, m);
+        return sd_event_add_time_relative(m->event, &m->profiles->device_timer, CLOCK_MONOTONIC, GPU_COALESCE_USEC, 0,
+                        on_device_timer, m);
 }
 
 void manager_gpu_stop(Manager *m)
 {
-        m->device_source = sd_event_source_disable_unref(m->device_source);
-        m->device_timer = sd_event_source_disable_unref(m->device_timer);
-        m->device_inotify_fd = safe_close(m->device_inotify_fd);
-        m->device_paths = strv_free(m->device_paths);
+        m->profiles->device_source = sd_event_source_disable_unref(m->profiles->device_source);
+        m->profiles->device_timer = sd_event_source_disable_unref(m->profiles->device_timer);
+        m->profiles->device_inotify_fd = safe_close(m->profiles->device_inotify_fd);
+        m->profiles->device_paths = strv_free(m->profiles->device_paths);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include "manager.h"
+#include "manager-profiles.h"
 
 /* The driver reads its profiles when a process first loads it, which is when it opens a GPU device node.
  * We watch the device nodes (DeviceDirectory=, /dev: nvidia*, dri/card*, dri/renderD*) for IN_OPEN and

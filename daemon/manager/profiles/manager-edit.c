@@ -139,7 +139,7 @@ static int parse_text(Manager *m, const char *path, const char *text, size_t siz
 static int find_rule_file(Manager *m, const RcEditWriter *writer, const char *id, char **ret_path)
 {
         RcSyntaxOptions syntax = { .accept_trailing_commas = m->config.accept_trailing_commas };
-        const RcConfig *c = m->system_config;
+        const RcConfig *c = m->profiles->system_config;
 
         if (!c)
                 return -ENOENT;
@@ -244,9 +244,9 @@ static int compare_resolutions(
 
 static const ConfigSlot *slot_of(const Manager *m, const RcConfig *c)
 {
-        for (size_t i = 0; i < m->n_configs; i++)
-                if (m->configs[i].config == c)
-                        return &m->configs[i];
+        for (size_t i = 0; i < m->profiles->n_configs; i++)
+                if (m->profiles->configs[i].config == c)
+                        return &m->profiles->configs[i];
         return NULL;
 }
 
@@ -256,7 +256,7 @@ static int preview(Manager *m, uid_t caller_uid, const char *home, const Preview
         Process *p;
         int r;
 
-        for (size_t i = 0; intmap_next(&m->processes, &i, NULL, (void **) &p);) {
+        for (size_t i = 0; intmap_next(&m->profiles->processes, &i, NULL, (void **) &p);) {
                 _cleanup_(proc_facts_done) ProcFacts f = { .root_fd = -EBADF };
                 _cleanup_(rc_resolution_freep) RcResolution *old = NULL, *new = NULL;
                 _cleanup_(rc_config_unrefp) RcConfig *edited = NULL;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include "manager.h"
+#include "manager-profiles.h"
 #include "rc-edit.h"
 #include "rc-rule-id.h"
 

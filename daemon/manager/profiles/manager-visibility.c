@@ -29,7 +29,7 @@ bool manager_process_has_object(const Process *p)
 
 static SubscriberGroup *group_of(const Manager *m, uid_t uid)
 {
-        return intmap_get(&m->subscribers, uid_key(uid));
+        return intmap_get(&m->profiles->subscribers, uid_key(uid));
 }
 
 ManagerSubscriber *manager_subscriber_find(const Manager *m, uid_t uid, const char *who)
@@ -59,7 +59,8 @@ int manager_subscribe(Manager *m, uid_t uid, const char *who, ManagerSubscriber 
                 *ret = found;
                 return 0;
         }
-        if (m->n_subscribers >= MANAGER_SUBSCRIBERS_MAX || (uid != 0 && g && g->n >= MANAGER_SUBSCRIBERS_PER_USER))
+        if (m->profiles->n_subscribers >= MANAGER_SUBSCRIBERS_MAX ||
+                        (uid != 0 && g && g->n >= MANAGER_SUBSCRIBERS_PER_USER))
                 return -E2BIG;
 
         s = calloc(1, sizeof(ManagerSubscriber));
@@ -74,7 +75,7 @@ int manager_subscribe(Manager *m, uid_t uid, const char *who, ManagerSubscriber 
                         free(s->who);
                         return -ENOMEM;
                 }
-                r = intmap_put(&m->subscribers, uid_key(uid), g);
+                r = intmap_put(&m->profiles->subscribers, uid_key(uid), g);
                 if (r < 0) {
                         free(s->who);
                         return r;
@@ -88,7 +89,7 @@ int manager_subscribe(Manager *m, uid_t uid, const char *who, ManagerSubscriber 
                 g->first->prev = s;
         g->first = s;
         g->n++;
-        m->n_subscribers++;
+        m->profiles->n_subscribers++;
         *ret = TAKE_PTR(s);
         return 1;
 }
@@ -110,8 +111,8 @@ ManagerSubscriber *manager_unsubscribe(ManagerSubscriber *s)
         if (s->next)
                 s->next->prev = s->prev;
         if (--g->n == 0)
-                free(intmap_remove(&m->subscribers, uid_key(s->uid)));
-        m->n_subscribers--;
+                free(intmap_remove(&m->profiles->subscribers, uid_key(s->uid)));
+        m->profiles->n_subscribers--;
         free(s->who);
         return mfree(s);
 }
@@ -120,9 +121,9 @@ void manager_subscribers_free(Manager *m)
 {
         SubscriberGroup *g;
 
-        while (intmap_next(&m->subscribers, &(size_t){ 0 }, NULL, (void **) &g))
+        while (intmap_next(&m->profiles->subscribers, &(size_t){ 0 }, NULL, (void **) &g))
                 manager_unsubscribe(g->first);
-        intmap_done(&m->subscribers);
+        intmap_done(&m->profiles->subscribers);
 }
 
 uid_t manager_subscriber_uid(const ManagerSubscriber *s)
@@ -167,9 +168,9 @@ unsigned manager_matched_processes(const Manager *m, uid_t caller)
         unsigned n = 0;
 
         if (caller == 0)
-                return m->n_matched;
+                return m->profiles->n_matched;
         /* Linear in the processes tracked, as ListProcesses is; nothing kept per user to go stale. */
-        for (size_t i = 0; intmap_next(&m->processes, &i, NULL, (void **) &p);)
+        for (size_t i = 0; intmap_next(&m->profiles->processes, &i, NULL, (void **) &p);)
                 n += p->uid == caller && p->resolution && p->resolution->n_matched > 0;
         return n;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include "manager.h"
+#include "manager-profiles.h"
 
 /* What each caller may be told about processes, when nobody asked about one in particular.
  *

@@ -11,9 +11,10 @@ int manager_observe_processes(Manager *m, const ProcessObserver *o)
         assert(m);
         assert(o);
 
-        if (GREEDY_REALLOC(m->process_observers, m->allocated_process_observers, m->n_process_observers + 1) < 0)
+        if (GREEDY_REALLOC(m->profiles->process_observers, m->profiles->allocated_process_observers,
+                            m->profiles->n_process_observers + 1) < 0)
                 return -ENOMEM;
-        m->process_observers[m->n_process_observers++] = *o;
+        m->profiles->process_observers[m->profiles->n_process_observers++] = *o;
         return 0;
 }
 
@@ -21,19 +22,19 @@ void manager_unobserve_processes(Manager *m, void *userdata)
 {
         assert(m);
 
-        for (size_t i = 0; i < m->n_process_observers; i++)
-                if (m->process_observers[i].userdata == userdata) {
-                        memmove(m->process_observers + i, m->process_observers + i + 1,
-                                        (m->n_process_observers - i - 1) * sizeof(ProcessObserver));
-                        m->n_process_observers--;
+        for (size_t i = 0; i < m->profiles->n_process_observers; i++)
+                if (m->profiles->process_observers[i].userdata == userdata) {
+                        memmove(m->profiles->process_observers + i, m->profiles->process_observers + i + 1,
+                                        (m->profiles->n_process_observers - i - 1) * sizeof(ProcessObserver));
+                        m->profiles->n_process_observers--;
                         return;
                 }
 }
 
 void process_observers_free(Manager *m)
 {
-        m->process_observers = mfree(m->process_observers);
-        m->n_process_observers = m->allocated_process_observers = 0;
+        m->profiles->process_observers = mfree(m->profiles->process_observers);
+        m->profiles->n_process_observers = m->profiles->allocated_process_observers = 0;
 }
 
 void manager_process_event_types_changed(Manager *m)
@@ -41,9 +42,9 @@ void manager_process_event_types_changed(Manager *m)
         unsigned extra = process_observers_event_types(m);
         int r;
 
-        if (m->connector_fd < 0)
+        if (m->profiles->connector_fd < 0)
                 return;
-        r = proc_connector_set_filter(m->connector_fd, MANAGER_PROC_EVENT_TYPES | extra);
+        r = proc_connector_set_filter(m->profiles->connector_fd, MANAGER_PROC_EVENT_TYPES | extra);
         if (r < 0)
                 log_warning_errno(r, "Cannot update the process event filter; children of GPU users are found at exec");
         else
@@ -52,38 +53,42 @@ void manager_process_event_types_changed(Manager *m)
 
 void process_observers_exec(Manager *m, pid_t pid)
 {
-        for (size_t i = 0; i < m->n_process_observers; i++)
-                if (m->process_observers[i].exec)
-                        m->process_observers[i].exec(m, pid, m->process_observers[i].userdata);
+        for (size_t i = 0; i < m->profiles->n_process_observers; i++)
+                if (m->profiles->process_observers[i].exec)
+                        m->profiles->process_observers[i].exec(m, pid, m->profiles->process_observers[i].userdata);
 }
 
 void process_observers_fork(Manager *m, pid_t parent, pid_t child, uint64_t event_ns)
 {
-        for (size_t i = 0; i < m->n_process_observers; i++)
-                if (m->process_observers[i].fork)
-                        m->process_observers[i].fork(m, parent, child, event_ns, m->process_observers[i].userdata);
+        for (size_t i = 0; i < m->profiles->n_process_observers; i++)
+                if (m->profiles->process_observers[i].fork)
+                        m->profiles->process_observers[i].fork(
+                                        m, parent, child, event_ns, m->profiles->process_observers[i].userdata);
 }
 
 void process_observers_exit(Manager *m, pid_t pid, uint64_t event_ns)
 {
-        for (size_t i = 0; i < m->n_process_observers; i++)
-                if (m->process_observers[i].exit)
-                        m->process_observers[i].exit(m, pid, event_ns, m->process_observers[i].userdata);
+        for (size_t i = 0; i < m->profiles->n_process_observers; i++)
+                if (m->profiles->process_observers[i].exit)
+                        m->profiles->process_observers[i].exit(
+                                        m, pid, event_ns, m->profiles->process_observers[i].userdata);
 }
 
 void process_observers_gpu_nodes_opened(Manager *m)
 {
-        for (size_t i = 0; i < m->n_process_observers; i++)
-                if (m->process_observers[i].gpu_nodes_opened)
-                        m->process_observers[i].gpu_nodes_opened(m, m->process_observers[i].userdata);
+        for (size_t i = 0; i < m->profiles->n_process_observers; i++)
+                if (m->profiles->process_observers[i].gpu_nodes_opened)
+                        m->profiles->process_observers[i].gpu_nodes_opened(
+                                        m, m->profiles->process_observers[i].userdata);
 }
 
 unsigned process_observers_event_types(Manager *m)
 {
         unsigned types = 0;
 
-        for (size_t i = 0; i < m->n_process_observers; i++)
-                if (m->process_observers[i].event_types)
-                        types |= m->process_observers[i].event_types(m, m->process_observers[i].userdata);
+        for (size_t i = 0; i < m->profiles->n_process_observers; i++)
+                if (m->profiles->process_observers[i].event_types)
+                        types |= m->profiles->process_observers[i].event_types(
+                                        m, m->profiles->process_observers[i].userdata);
         return types;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include "manager.h"
+#include "manager-profiles.h"
 
 /* Other jobs that follow processes (GPU usage follows which processes hold DRM descriptors) subscribe
  * here to what process tracking sees, so that tracking calls none of them by name and never waits for

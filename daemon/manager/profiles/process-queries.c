@@ -8,6 +8,11 @@
 
 /* What the bus and the other jobs ask about a process (manager.h declares each). */
 
+size_t manager_n_processes(const Manager *m)
+{
+        return intmap_size(&m->profiles->processes);
+}
+
 bool manager_root_is_foreign(const Manager *m, int root_fd)
 {
         struct stat st;
@@ -18,7 +23,7 @@ bool manager_root_is_foreign(const Manager *m, int root_fd)
 
 Process *manager_get_process(Manager *m, pid_t pid)
 {
-        return intmap_get(&m->processes, (uint64_t) pid);
+        return intmap_get(&m->profiles->processes, (uint64_t) pid);
 }
 
 int manager_process_owner(Manager *m, pid_t pid, uint64_t start_time, uid_t *ret)

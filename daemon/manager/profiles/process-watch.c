@@ -39,7 +39,7 @@ bool manager_event_may_describe(const Manager *m, uint64_t event_ns, uint64_t st
 {
         if (event_ns == MANAGER_NO_EVENT)
                 return true;
-        return start_time * m->nsec_per_tick <= event_ns + m->event_clock_offset_ns;
+        return start_time * m->profiles->nsec_per_tick <= event_ns + m->profiles->event_clock_offset_ns;
 }
 
 static void refresh_event_clock(Manager *m)
@@ -51,7 +51,7 @@ static void refresh_event_clock(Manager *m)
                 return;
         mono_ns = (uint64_t) mono.tv_sec * 1000000000u + (uint64_t) mono.tv_nsec;
         boot_ns = (uint64_t) boot.tv_sec * 1000000000u + (uint64_t) boot.tv_nsec;
-        m->event_clock_offset_ns = boot_ns > mono_ns ? boot_ns - mono_ns : 0;
+        m->profiles->event_clock_offset_ns = boot_ns > mono_ns ? boot_ns - mono_ns : 0;
 }
 
 /* event_ns: the timestamp of the event that makes us look (MANAGER_NO_EVENT for a scan). */
@@ -85,11 +85,11 @@ static int track(Manager *m, pid_t pid, bool settle, uint64_t event_ns)
         if (is_kernel_thread(&f))
                 return 0;
 
-        if (intmap_size(&m->processes) >= m->config.max_processes) {
-                if (!m->limit_logged)
+        if (intmap_size(&m->profiles->processes) >= m->config.max_processes) {
+                if (!m->profiles->limit_logged)
                         log_warning("Tracking the maximum of %u processes (MaxProcesses=); ignoring new ones.",
                                         m->config.max_processes);
-                m->limit_logged = true;
+                m->profiles->limit_logged = true;
                 return 0;
         }
 
@@ -104,7 +104,7 @@ static int track(Manager *m, pid_t pid, bool settle, uint64_t event_ns)
 
 int manager_process_exec(Manager *m, pid_t pid)
 {
-        m->n_execs++;
+        m->profiles->n_execs++;
         return track(m, pid, true, MANAGER_NO_EVENT);
 }
 
@@ -243,11 +243,11 @@ int manager_rescan(Manager *m)
                 return log_error_errno(r, "Cannot list processes");
 
         /* Everything is read now, execs waiting to be read included. */
-        w = m->connector_source ? sd_event_source_get_userdata(m->connector_source) : NULL;
+        w = m->profiles->connector_source ? sd_event_source_get_userdata(m->profiles->connector_source) : NULL;
         if (w)
                 exec_queue_done(&w->queue);
 
-        scan = ++m->n_rescans;
+        scan = ++m->profiles->n_rescans;
         for (size_t i = 0; i < n; i++) {
                 ProcIdentity id;
 
@@ -267,7 +267,7 @@ int manager_rescan(Manager *m)
         /* What the scan did not find has exited (its EXIT event may have been lost). Collected first:
          * removing changes the map under the iterator. */
         n = 0;
-        for (size_t i = 0; intmap_next(&m->processes, &i, NULL, (void **) &p);)
+        for (size_t i = 0; intmap_next(&m->profiles->processes, &i, NULL, (void **) &p);)
                 if (p->scan_seen != scan) {
                         if (GREEDY_REALLOC(gone, allocated_gone, n + 1) < 0)
                                 return log_oom();
@@ -285,8 +285,9 @@ static int on_resync(sd_event_source *s, void *userdata)
 {
         Manager *m = userdata;
 
-        m->resync_source = sd_event_source_disable_unref(m->resync_source);
-        log_info("Process events were lost (connector overrun %" PRIu64 "); rescanning /proc.", m->n_overruns);
+        m->profiles->resync_source = sd_event_source_disable_unref(m->profiles->resync_source);
+        log_info("Process events were lost (connector overrun %" PRIu64 "); rescanning /proc.",
+                        m->profiles->n_overruns);
         return manager_rescan(m);
 }
 
@@ -340,7 +341,7 @@ int manager_process_events_delayed(
 
                 switch (events[i].type) {
                 case PROC_EVENT_TYPE_EXEC:
-                        m->n_execs++;
+                        m->profiles->n_execs++;
                         pp->action = PENDING_EXEC;
                         pp->action_ns = events[i].timestamp_ns;
                         break;
@@ -424,22 +425,23 @@ static int drain(ConnectorWatch *w, int fd, uint64_t *ret_next)
         int error = 0;
 
         /* Allocated once: zeroing a fresh batch buffer per wakeup cost more than the events in it. */
-        if (!m->event_buffer) {
-                m->event_buffer = malloc(BATCH_MAX * sizeof(ProcEvent));
-                if (!m->event_buffer) {
+        if (!m->profiles->event_buffer) {
+                m->profiles->event_buffer = malloc(BATCH_MAX * sizeof(ProcEvent));
+                if (!m->profiles->event_buffer) {
                         *ret_next = UINT64_MAX;
                         log_oom();
                         return 0;
                 }
         }
-        events = m->event_buffer;
+        events = m->profiles->event_buffer;
 
         while (n < BATCH_MAX) {
                 int k = proc_connector_receive(fd, events + n, BATCH_MAX - n);
 
                 if (k == -ENOBUFS) {
-                        m->n_overruns++;
-                        if (!m->resync_source && sd_event_add_defer(m->event, &m->resync_source, on_resync, m) < 0)
+                        m->profiles->n_overruns++;
+                        if (!m->profiles->resync_source &&
+                                        sd_event_add_defer(m->event, &m->profiles->resync_source, on_resync, m) < 0)
                                 (void) manager_rescan(m);
                         continue;
                 }
@@ -452,7 +454,7 @@ static int drain(ConnectorWatch *w, int fd, uint64_t *ret_next)
                 n += (size_t) k;
         }
 
-        m->n_events += n;
+        m->profiles->n_events += n;
         refresh_event_clock(m);
         (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
         (void) manager_process_events_delayed(m, &w->queue, events, n, now, m->config.event_coalesce_usec);
@@ -489,7 +491,7 @@ static int arm_window(ConnectorWatch *w, uint64_t usec)
         r = sd_event_source_set_enabled(w->window, SD_EVENT_ONESHOT);
         if (r < 0)
                 return r;
-        return sd_event_source_set_enabled(m->connector_source, SD_EVENT_OFF);
+        return sd_event_source_set_enabled(m->profiles->connector_source, SD_EVENT_OFF);
 }
 
 /* Execs waiting beyond which the queue is a storm's. */
@@ -514,7 +516,7 @@ static void schedule_next(ConnectorWatch *w, uint64_t next)
                 log_debug_errno(r, "Failed to wait for the next exec, reading every exec at once");
                 (void) manager_read_due_execs(m, &w->queue, UINT64_MAX);
         }
-        (void) sd_event_source_set_enabled(m->connector_source, SD_EVENT_ON);
+        (void) sd_event_source_set_enabled(m->profiles->connector_source, SD_EVENT_ON);
 }
 
 static int on_window(sd_event_source *s, uint64_t usec, void *userdata)
@@ -522,7 +524,7 @@ static int on_window(sd_event_source *s, uint64_t usec, void *userdata)
         ConnectorWatch *w = userdata;
         uint64_t next;
 
-        if (drain(w, w->manager->connector_fd, &next) >= 0)
+        if (drain(w, w->manager->profiles->connector_fd, &next) >= 0)
                 schedule_next(w, next);
         return 0;
 }
@@ -584,10 +586,11 @@ static const struct {
 
 const char *manager_watch_mode(const Manager *m)
 {
-        if (m->watch_state == MANAGER_WATCH_POLLING && m->watch_reason > MANAGER_WATCH_REASON_NONE &&
-                        m->watch_reason < _MANAGER_WATCH_REASON_MAX)
-                return watch_reasons[m->watch_reason].mode;
-        return manager_watch_state_to_string(m->watch_state);
+        if (m->profiles->watch_state == MANAGER_WATCH_POLLING &&
+                        m->profiles->watch_reason > MANAGER_WATCH_REASON_NONE &&
+                        m->profiles->watch_reason < _MANAGER_WATCH_REASON_MAX)
+                return watch_reasons[m->profiles->watch_reason].mode;
+        return manager_watch_state_to_string(m->profiles->watch_state);
 }
 
 /* A connector that opened but whose events cannot be trusted, or that stopped: polling for it is degraded
@@ -619,23 +622,25 @@ static int start_connector(Manager *m, ManagerWatchReason *ret_reason)
         _cleanup_free_ ConnectorWatch *w = NULL;
         int r;
 
-        r = proc_connector_open((size_t) m->config.receive_buffer, &m->connector_fd);
+        r = proc_connector_open((size_t) m->config.receive_buffer, &m->profiles->connector_fd);
         if (r < 0) {
                 *ret_reason = r == -EPERM ? MANAGER_WATCH_REASON_NO_CAPABILITY : MANAGER_WATCH_REASON_UNAVAILABLE;
                 return r;
         }
         *ret_reason = MANAGER_WATCH_REASON_UNAVAILABLE;
         /* The proof needs FORK events, whatever GPU usage needs. */
-        r = proc_connector_set_filter(m->connector_fd, MANAGER_PROC_EVENT_TYPES | (1u << PROC_EVENT_TYPE_FORK));
+        r = proc_connector_set_filter(
+                        m->profiles->connector_fd, MANAGER_PROC_EVENT_TYPES | (1u << PROC_EVENT_TYPE_FORK));
         if (r < 0)
                 return r;
-        r = proc_connector_verify(m->connector_fd);
+        r = proc_connector_verify(m->profiles->connector_fd);
         if (r < 0) {
                 *ret_reason = verify_error_to_reason(r);
                 return r;
         }
         /* Only what is handled wakes us (no thread exits; FORK only while an observer needs it). */
-        r = proc_connector_set_filter(m->connector_fd, MANAGER_PROC_EVENT_TYPES | process_observers_event_types(m));
+        r = proc_connector_set_filter(
+                        m->profiles->connector_fd, MANAGER_PROC_EVENT_TYPES | process_observers_event_types(m));
         if (r < 0)
                 return r;
 
@@ -643,40 +648,41 @@ static int start_connector(Manager *m, ManagerWatchReason *ret_reason)
         if (!w)
                 return -ENOMEM;
         w->manager = m;
-        r = sd_event_add_io(m->event, &m->connector_source, m->connector_fd, EPOLLIN, on_connector, w);
+        r = sd_event_add_io(
+                        m->event, &m->profiles->connector_source, m->profiles->connector_fd, EPOLLIN, on_connector, w);
         if (r < 0)
                 return r;
-        r = sd_event_source_set_destroy_callback(m->connector_source, connector_watch_free);
+        r = sd_event_source_set_destroy_callback(m->profiles->connector_source, connector_watch_free);
         if (r < 0)
                 return r;
         TAKE_PTR(w);
         /* Events before bus requests: a process that exits quickly should still be seen. */
-        (void) sd_event_source_set_priority(m->connector_source, SD_EVENT_PRIORITY_NORMAL - 1);
-        m->watch_state = MANAGER_WATCH_PROC_CONNECTOR;
-        m->watch_reason = MANAGER_WATCH_REASON_NONE;
-        m->watch_degraded = false;
+        (void) sd_event_source_set_priority(m->profiles->connector_source, SD_EVENT_PRIORITY_NORMAL - 1);
+        m->profiles->watch_state = MANAGER_WATCH_PROC_CONNECTOR;
+        m->profiles->watch_reason = MANAGER_WATCH_REASON_NONE;
+        m->profiles->watch_degraded = false;
         return 0;
 }
 
 static void close_connector(Manager *m)
 {
-        m->connector_source = sd_event_source_disable_unref(m->connector_source);
-        m->connector_fd = safe_close(m->connector_fd);
+        m->profiles->connector_source = sd_event_source_disable_unref(m->profiles->connector_source);
+        m->profiles->connector_fd = safe_close(m->profiles->connector_fd);
 }
 
 static int start_polling(Manager *m, ManagerWatchReason reason)
 {
         int r;
 
-        if (!m->poll_timer) {
-                r = sd_event_add_time_relative(m->event, &m->poll_timer, CLOCK_MONOTONIC, m->config.poll_interval_usec,
-                                m->config.poll_interval_usec / 10, on_poll, m);
+        if (!m->profiles->poll_timer) {
+                r = sd_event_add_time_relative(m->event, &m->profiles->poll_timer, CLOCK_MONOTONIC,
+                                m->config.poll_interval_usec, m->config.poll_interval_usec / 10, on_poll, m);
                 if (r < 0)
                         return r;
         }
-        m->watch_state = MANAGER_WATCH_POLLING;
-        m->watch_reason = reason;
-        m->watch_degraded = watch_reason_is_degraded(reason);
+        m->profiles->watch_state = MANAGER_WATCH_POLLING;
+        m->profiles->watch_reason = reason;
+        m->profiles->watch_degraded = watch_reason_is_degraded(reason);
         return 0;
 }
 
@@ -689,7 +695,7 @@ static void log_degraded(Manager *m, int error)
         snprintf(mode_field, sizeof(mode_field), "NVPROFILED_WATCH_MODE=%s", manager_watch_mode(m));
         log_user_full_errno(LOG_UID_NONE, LOG_WARNING, error, fields,
                         "Process watching is degraded, %s: polling /proc every %" PRIu64 " ms instead",
-                        watch_reasons[m->watch_reason].text, m->config.poll_interval_usec / 1000);
+                        watch_reasons[m->profiles->watch_reason].text, m->config.poll_interval_usec / 1000);
 }
 
 int manager_procwatch_recover(Manager *m, int error)
@@ -702,8 +708,8 @@ int manager_procwatch_recover(Manager *m, int error)
 
         log_error_errno(error, "Reading process events failed; reconnecting");
         close_connector(m);
-        m->watch_state = MANAGER_WATCH_NONE;
-        m->n_connector_failures++;
+        m->profiles->watch_state = MANAGER_WATCH_NONE;
+        m->profiles->n_connector_failures++;
 
         /* A new subscription, proven again, then a rescan for what happened in between. */
         r = m->real_proc ? start_connector(m, &reason) : -EOPNOTSUPP;
@@ -715,7 +721,7 @@ int manager_procwatch_recover(Manager *m, int error)
                 r = start_polling(m, reason);
                 if (r < 0) {
                         /* Not watching at all: stop telling systemd we are fine, so it restarts us. */
-                        m->watch_state = MANAGER_WATCH_NONE;
+                        m->profiles->watch_state = MANAGER_WATCH_NONE;
                         (void) sd_event_set_watchdog(m->event, false);
                         if (m->callbacks.status_changed)
                                 m->callbacks.status_changed(m, m->userdata);
@@ -747,11 +753,11 @@ int manager_procwatch_start(Manager *m)
                 }
         }
 
-        if (m->watch_state == MANAGER_WATCH_NONE) {
+        if (m->profiles->watch_state == MANAGER_WATCH_NONE) {
                 r = start_polling(m, reason);
                 if (r < 0)
                         return log_error_errno(r, "Cannot start polling");
-                if (m->watch_degraded)
+                if (m->profiles->watch_degraded)
                         log_degraded(m, 0);
                 else if (reason != MANAGER_WATCH_REASON_NONE)
                         log_notice("Polling /proc every %" PRIu64 " ms: %s.", m->config.poll_interval_usec / 1000,
@@ -759,7 +765,7 @@ int manager_procwatch_start(Manager *m)
         }
 
         if (m->config.rescan_interval_usec > 0) {
-                r = sd_event_add_time_relative(m->event, &m->rescan_timer, CLOCK_MONOTONIC,
+                r = sd_event_add_time_relative(m->event, &m->profiles->rescan_timer, CLOCK_MONOTONIC,
                                 m->config.rescan_interval_usec, m->config.rescan_interval_usec / 10, on_rescan_timer,
                                 m);
                 if (r < 0)
@@ -776,29 +782,29 @@ void manager_procwatch_config_changed(Manager *m)
         int r;
 
         /* The next poll at the new interval from now; the rescan timer made, moved or stopped. */
-        if (m->poll_timer)
-                (void) sd_event_source_set_time_relative(m->poll_timer, m->config.poll_interval_usec);
+        if (m->profiles->poll_timer)
+                (void) sd_event_source_set_time_relative(m->profiles->poll_timer, m->config.poll_interval_usec);
         if (m->config.rescan_interval_usec == 0) {
-                m->rescan_timer = sd_event_source_disable_unref(m->rescan_timer);
+                m->profiles->rescan_timer = sd_event_source_disable_unref(m->profiles->rescan_timer);
                 return;
         }
-        if (m->rescan_timer) {
-                (void) sd_event_source_set_time_relative(m->rescan_timer, m->config.rescan_interval_usec);
-                (void) sd_event_source_set_enabled(m->rescan_timer, SD_EVENT_ONESHOT);
+        if (m->profiles->rescan_timer) {
+                (void) sd_event_source_set_time_relative(m->profiles->rescan_timer, m->config.rescan_interval_usec);
+                (void) sd_event_source_set_enabled(m->profiles->rescan_timer, SD_EVENT_ONESHOT);
                 return;
         }
-        r = sd_event_add_time_relative(m->event, &m->rescan_timer, CLOCK_MONOTONIC, m->config.rescan_interval_usec,
-                        m->config.rescan_interval_usec / 10, on_rescan_timer, m);
+        r = sd_event_add_time_relative(m->event, &m->profiles->rescan_timer, CLOCK_MONOTONIC,
+                        m->config.rescan_interval_usec, m->config.rescan_interval_usec / 10, on_rescan_timer, m);
         if (r < 0)
                 log_warning_errno(r, "Cannot start the rescan timer");
 }
 
 void manager_procwatch_stop(Manager *m)
 {
-        m->event_buffer = mfree(m->event_buffer);
+        m->profiles->event_buffer = mfree(m->profiles->event_buffer);
         close_connector(m);
-        m->poll_timer = sd_event_source_disable_unref(m->poll_timer);
-        m->rescan_timer = sd_event_source_disable_unref(m->rescan_timer);
-        m->resync_source = sd_event_source_disable_unref(m->resync_source);
-        m->watch_state = MANAGER_WATCH_NONE;
+        m->profiles->poll_timer = sd_event_source_disable_unref(m->profiles->poll_timer);
+        m->profiles->rescan_timer = sd_event_source_disable_unref(m->profiles->rescan_timer);
+        m->profiles->resync_source = sd_event_source_disable_unref(m->profiles->resync_source);
+        m->profiles->watch_state = MANAGER_WATCH_NONE;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include "manager.h"
+#include "manager-profiles.h"
 #include "proc-connector.h"
 
 /* Seeing every process start, rename itself and exit: the proc connector when permitted (root), a

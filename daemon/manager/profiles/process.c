@@ -35,7 +35,7 @@ typedef struct SettleQueue {
 
 static void settle_unlink(Process *p)
 {
-        SettleQueue *q = p->manager->settle;
+        SettleQueue *q = p->manager->profiles->settle;
 
         if (!p->settling)
                 return;
@@ -55,7 +55,7 @@ static void settle_unlink(Process *p)
 
 void process_settle_free(Manager *m)
 {
-        SettleQueue *q = m->settle;
+        SettleQueue *q = m->profiles->settle;
 
         if (!q)
                 return;
@@ -63,7 +63,7 @@ void process_settle_free(Manager *m)
                 while (q->head[i])
                         settle_unlink(q->head[i]);
         sd_event_source_disable_unref(q->timer);
-        m->settle = mfree(q);
+        m->profiles->settle = mfree(q);
 }
 
 Process *process_free(Process *p)
@@ -300,9 +300,9 @@ static int process_update(Process *p, const ProcFacts *f, RcResolution *res)
 
         if (was_matched != (res->n_matched > 0)) {
                 if (res->n_matched > 0)
-                        m->n_matched++;
+                        m->profiles->n_matched++;
                 else
-                        m->n_matched--;
+                        m->profiles->n_matched--;
         }
 
         if (!changed)
@@ -358,7 +358,7 @@ static bool settle_offset(const Manager *m, unsigned i, uint64_t *ret)
 /* Sets the timer for the earliest re-read due, or turns it off. */
 static int settle_arm(Manager *m)
 {
-        SettleQueue *q = m->settle;
+        SettleQueue *q = m->profiles->settle;
         uint64_t when = UINT64_MAX, offset;
         int r;
 
@@ -389,22 +389,22 @@ static void settle_schedule(Process *p)
         assert(!p->settling);
         if (i >= SETTLE_STEPS_MAX || !settle_offset(m, i, &offset))
                 return;
-        if (!m->settle) {
-                m->settle = calloc(1, sizeof(SettleQueue));
-                if (!m->settle) {
+        if (!m->profiles->settle) {
+                m->profiles->settle = calloc(1, sizeof(SettleQueue));
+                if (!m->profiles->settle) {
                         log_oom();
                         return;
                 }
         }
 
-        was_empty = !m->settle->head[i];
-        p->settle_prev = m->settle->tail[i];
+        was_empty = !m->profiles->settle->head[i];
+        p->settle_prev = m->profiles->settle->tail[i];
         p->settle_next = NULL;
         if (p->settle_prev)
                 p->settle_prev->settle_next = p;
         else
-                m->settle->head[i] = p;
-        m->settle->tail[i] = p;
+                m->profiles->settle->head[i] = p;
+        m->profiles->settle->tail[i] = p;
         p->settling = true;
 
         /* Behind others of its list it is due after them: the timer is already early enough. */
@@ -440,9 +440,9 @@ static int on_settle(sd_event_source *s, uint64_t usec, void *userdata)
 
         (void) sd_event_now(m->event, CLOCK_MONOTONIC, &now);
         for (unsigned i = 0; i < SETTLE_STEPS_MAX; i++)
-                while (m->settle->head[i] && settle_offset(m, i, &offset) &&
-                                m->settle->head[i]->detected_usec + offset <= now) {
-                        Process *p = m->settle->head[i];
+                while (m->profiles->settle->head[i] && settle_offset(m, i, &offset) &&
+                                m->profiles->settle->head[i]->detected_usec + offset <= now) {
+                        Process *p = m->profiles->settle->head[i];
 
                         settle_unlink(p);
                         p->settle_step++;
@@ -508,7 +508,7 @@ static int process_new(Manager *m, int dfd, ProcFacts *f, bool settle, Process *
         if (r < 0)
                 return r;
 
-        r = intmap_put(&m->processes, (uint64_t) p->id.pid, p);
+        r = intmap_put(&m->profiles->processes, (uint64_t) p->id.pid, p);
         if (r < 0) {
                 rc_resolution_free(res);
                 return r;
@@ -516,7 +516,7 @@ static int process_new(Manager *m, int dfd, ProcFacts *f, bool settle, Process *
 
         r = process_update(p, f, res);
         if (r < 0) {
-                intmap_remove(&m->processes, (uint64_t) p->id.pid);
+                intmap_remove(&m->profiles->processes, (uint64_t) p->id.pid);
                 return r;
         }
 
@@ -551,7 +551,7 @@ void process_remove(Process *p)
         if (m->callbacks.process_removed)
                 m->callbacks.process_removed(m, p, m->userdata);
         if (p->resolution && p->resolution->n_matched > 0)
-                m->n_matched--;
-        intmap_remove(&m->processes, (uint64_t) p->id.pid);
+                m->profiles->n_matched--;
+        intmap_remove(&m->profiles->processes, (uint64_t) p->id.pid);
         process_free(p);
 }

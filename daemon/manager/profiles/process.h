@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include "manager.h"
+#include "manager-profiles.h"
 
 /* What every tracked process needs read, whatever the rules: its file access, $HOME and environment (they
  * pick the configuration) and exe (which names it); and its root, opened only when it is not the host's. */

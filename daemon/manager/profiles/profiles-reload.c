@@ -31,18 +31,19 @@ static void detect_driver_version(Manager *m)
 
 static void log_file_problems(Manager *m)
 {
-        for (size_t i = 0; i < m->file_cache.n_entries; i++) {
-                const RcCacheEntry *e = &m->file_cache.entries[i];
+        for (size_t i = 0; i < m->profiles->file_cache.n_entries; i++) {
+                const RcCacheEntry *e = &m->profiles->file_cache.entries[i];
                 const RcDiagnostic *d;
                 char file_field[512];
                 const char *fields[] = { "MESSAGE_ID=" LOG_MESSAGE_RC_FILE_BROKEN, file_field, NULL };
                 uid_t uid;
 
-                if (!e->current || e->current->state != RC_FILE_BROKEN || e->generation != m->file_cache.generation)
+                if (!e->current || e->current->state != RC_FILE_BROKEN ||
+                                e->generation != m->profiles->file_cache.generation)
                         continue;
                 /* Every broken file is said again at each reload: one a user's edit started is that
                  * user's doing, whoever's the files; any other, the doing of whose file it is. */
-                uid = m->reload_cause != LOG_UID_NONE           ? m->reload_cause
+                uid = m->profiles->reload_cause != LOG_UID_NONE ? m->profiles->reload_cause
                                 : e->uid == RC_CACHE_UID_SYSTEM ? LOG_UID_NONE
                                                                 : e->uid;
                 d = e->current->diagnostics.n_items > 0 ? &e->current->diagnostics.items[0] : NULL;
@@ -59,21 +60,21 @@ static int load_configs(Manager *m)
         int r;
 
         /* The system view (no $HOME) always exists, for status and for processes without HOME. */
-        m->system_config = rc_config_unref(m->system_config);
-        r = manager_get_config(m, m->root_fd, NULL, NULL, &m->system_config);
+        m->profiles->system_config = rc_config_unref(m->profiles->system_config);
+        r = manager_get_config(m, m->root_fd, NULL, NULL, &m->profiles->system_config);
         if (r < 0)
                 return log_error_errno(r, "Failed to load the configuration");
 
-        for (size_t i = 0; i < m->n_configs; i++) {
+        for (size_t i = 0; i < m->profiles->n_configs; i++) {
                 _cleanup_(rc_config_unrefp) RcConfig *c = NULL;
                 _cleanup_free_ char *home = NULL;
                 UserCreds creds;
 
-                if (!config_slot_is_host(m, &m->configs[i]) || !m->configs[i].home)
+                if (!config_slot_is_host(m, &m->profiles->configs[i]) || !m->profiles->configs[i].home)
                         continue;
                 /* Copies: loading may add a slot (a home that is another directory now). */
-                creds = m->configs[i].creds;
-                home = strdup(m->configs[i].home);
+                creds = m->profiles->configs[i].creds;
+                home = strdup(m->profiles->configs[i].home);
                 if (!home)
                         return log_oom();
                 r = manager_get_config(m, m->root_fd, home, &creds, &c);
@@ -89,33 +90,33 @@ static int reload_configs(Manager *m)
         int r;
 
         detect_driver_version(m);
-        m->generation++;
-        rc_file_cache_begin(&m->file_cache);
+        m->profiles->generation++;
+        rc_file_cache_begin(&m->profiles->file_cache);
         manager_configs_evict_idle(m);
 
         /* Watch first, read second: a change after this point triggers the next reload. */
         manager_update_watches(m);
 
-        m->reloading = true;
+        m->profiles->reloading = true;
         r = load_configs(m);
-        m->reloading = false;
+        m->profiles->reloading = false;
         if (r < 0)
                 return r;
-        rc_file_cache_prune(&m->file_cache);
+        rc_file_cache_prune(&m->profiles->file_cache);
         manager_watch_and_verify(m);
 
-        for (size_t i = 0; i < m->system_config->n_files; i++)
-                n_files += m->system_config->files[i]->state == RC_FILE_LOADED;
-        n_errors = rc_config_count_errors(m->system_config);
+        for (size_t i = 0; i < m->profiles->system_config->n_files; i++)
+                n_files += m->profiles->system_config->files[i]->state == RC_FILE_LOADED;
+        n_errors = rc_config_count_errors(m->profiles->system_config);
         log_file_problems(m);
         {
                 char gen[64];
                 const char *fields[] = { "MESSAGE_ID=" LOG_MESSAGE_RC_RELOADED, gen, NULL };
-                snprintf(gen, sizeof(gen), "NVPROFILED_GENERATION=%" PRIu64, m->generation);
-                log_user_struct(m->reload_cause, LOG_INFO, fields,
+                snprintf(gen, sizeof(gen), "NVPROFILED_GENERATION=%" PRIu64, m->profiles->generation);
+                log_user_struct(m->profiles->reload_cause, LOG_INFO, fields,
                                 "Application profiles loaded: %zu system files, %zu rules, %zu errors (generation %" PRIu64
                                 ").",
-                                n_files, m->system_config->n_rules, n_errors, m->generation);
+                                n_files, m->profiles->system_config->n_rules, n_errors, m->profiles->generation);
         }
         return 0;
 }
@@ -141,17 +142,17 @@ static int reload_for(Manager *m, uid_t only)
                 return r;
 
         /* Collect pids first: re-reading may remove a process. */
-        pids = calloc(MAX(intmap_size(&m->processes), (size_t) 1), sizeof(pid_t));
+        pids = calloc(MAX(intmap_size(&m->profiles->processes), (size_t) 1), sizeof(pid_t));
         if (!pids)
                 return log_oom();
-        for (size_t i = 0; intmap_next(&m->processes, &i, NULL, (void **) &p);)
+        for (size_t i = 0; intmap_next(&m->profiles->processes, &i, NULL, (void **) &p);)
                 if (process_reads_as(p, only))
                         pids[n++] = p->id.pid;
         for (size_t i = 0; i < n; i++) {
-                p = intmap_get(&m->processes, (uint64_t) pids[i]);
+                p = intmap_get(&m->profiles->processes, (uint64_t) pids[i]);
                 if (!p)
                         continue;
-                m->n_reload_rereads++;
+                m->profiles->n_reload_rereads++;
                 r = process_reread(p);
                 if (r == -ESRCH)
                         process_remove(p);
@@ -173,10 +174,10 @@ static void on_rc_changed(RcWatch *w, void *userdata)
         Manager *m = userdata;
 
         /* A user can save a file of theirs as often as they like: what the reload logs is theirs to count. */
-        m->reload_cause = manager_watch_group_uid(rc_watch_cause(w));
-        log_user_debug(m->reload_cause, "rc files changed, reloading.");
-        (void) reload_for(m, rc_watch_cause_alone(w) ? m->reload_cause : LOG_UID_NONE);
-        m->reload_cause = LOG_UID_NONE;
+        m->profiles->reload_cause = manager_watch_group_uid(rc_watch_cause(w));
+        log_user_debug(m->profiles->reload_cause, "rc files changed, reloading.");
+        (void) reload_for(m, rc_watch_cause_alone(w) ? m->profiles->reload_cause : LOG_UID_NONE);
+        m->profiles->reload_cause = LOG_UID_NONE;
 }
 
 int profiles_start(Manager *m)
@@ -184,7 +185,7 @@ int profiles_start(Manager *m)
         int r;
 
         r = rc_watch_new(m->event, m->root_fd, m->config.reload_coalesce_usec, m->config.reload_max_delay_usec,
-                        on_rc_changed, m, &m->rc_watch);
+                        on_rc_changed, m, &m->profiles->rc_watch);
         if (r < 0)
                 return log_error_errno(r, "Cannot set up rc file watching");
         return reload_configs(m);

@@ -18,14 +18,14 @@ static void config_slot_done(ConfigSlot *s)
 
 void manager_configs_free(Manager *m)
 {
-        for (size_t i = 0; i < m->n_configs; i++)
-                config_slot_done(&m->configs[i]);
-        m->configs = mfree(m->configs);
-        m->n_configs = m->allocated_configs = 0;
-        m->unwatched_uids = mfree(m->unwatched_uids);
-        m->n_unwatched_uids = 0;
-        m->watched_uids = mfree(m->watched_uids);
-        m->n_watched_uids = 0;
+        for (size_t i = 0; i < m->profiles->n_configs; i++)
+                config_slot_done(&m->profiles->configs[i]);
+        m->profiles->configs = mfree(m->profiles->configs);
+        m->profiles->n_configs = m->profiles->allocated_configs = 0;
+        m->profiles->unwatched_uids = mfree(m->profiles->unwatched_uids);
+        m->profiles->n_unwatched_uids = 0;
+        m->profiles->watched_uids = mfree(m->profiles->watched_uids);
+        m->profiles->n_watched_uids = 0;
 }
 
 /* The system view (no $HOME, our own access) is what status shows and is never evicted. */
@@ -66,8 +66,8 @@ static int held_user_files(const Manager *m, uid_t uid, const ConfigSlot *except
         size_t n = 0, allocated = 0, j = 0;
         int r;
 
-        for (size_t i = 0; i < m->n_configs; i++) {
-                const ConfigSlot *s = &m->configs[i];
+        for (size_t i = 0; i < m->profiles->n_configs; i++) {
+                const ConfigSlot *s = &m->profiles->configs[i];
 
                 if (s == except || (uid != (uid_t) -1 && s->uid != uid))
                         continue;
@@ -111,19 +111,19 @@ uint64_t manager_rc_bytes_total(const Manager *m)
 /* Drops slot i; the last slot takes its place, so a caller's pointer to that one (*keep) is updated. */
 static void evict_slot(Manager *m, size_t i, ConfigSlot **keep)
 {
-        assert(i < m->n_configs);
-        assert(!keep || *keep != &m->configs[i]);
+        assert(i < m->profiles->n_configs);
+        assert(!keep || *keep != &m->profiles->configs[i]);
 
-        m->n_config_evictions++;
-        log_user_debug(m->configs[i].uid, "Dropping the configuration of uid %u for %s.", (unsigned) m->configs[i].uid,
-                        strna(m->configs[i].home));
-        config_slot_done(&m->configs[i]);
-        m->n_configs--;
-        if (i == m->n_configs)
+        m->profiles->n_config_evictions++;
+        log_user_debug(m->profiles->configs[i].uid, "Dropping the configuration of uid %u for %s.",
+                        (unsigned) m->profiles->configs[i].uid, strna(m->profiles->configs[i].home));
+        config_slot_done(&m->profiles->configs[i]);
+        m->profiles->n_configs--;
+        if (i == m->profiles->n_configs)
                 return;
-        m->configs[i] = m->configs[m->n_configs];
-        if (keep && *keep == &m->configs[m->n_configs])
-                *keep = &m->configs[i];
+        m->profiles->configs[i] = m->profiles->configs[m->profiles->n_configs];
+        if (keep && *keep == &m->profiles->configs[m->profiles->n_configs])
+                *keep = &m->profiles->configs[i];
 }
 
 /* Evicts the least recently used slot that matches (uid, or any when uid is (uid_t) -1) and is neither
@@ -132,12 +132,12 @@ static bool evict_lru(Manager *m, uid_t uid, ConfigSlot **keep)
 {
         size_t lru = SIZE_MAX;
 
-        for (size_t i = 0; i < m->n_configs; i++) {
-                const ConfigSlot *s = &m->configs[i];
+        for (size_t i = 0; i < m->profiles->n_configs; i++) {
+                const ConfigSlot *s = &m->profiles->configs[i];
 
                 if ((keep && s == *keep) || slot_is_system(m, s) || (uid != (uid_t) -1 && s->uid != uid))
                         continue;
-                if (lru == SIZE_MAX || s->last_used < m->configs[lru].last_used)
+                if (lru == SIZE_MAX || s->last_used < m->profiles->configs[lru].last_used)
                         lru = i;
         }
         if (lru == SIZE_MAX)
@@ -152,15 +152,15 @@ void manager_configs_evict_idle(Manager *m)
 
         if (m->config.config_idle_usec == 0 || sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0)
                 return;
-        for (size_t i = 0; i < m->n_configs;) {
-                const ConfigSlot *s = &m->configs[i];
+        for (size_t i = 0; i < m->profiles->n_configs;) {
+                const ConfigSlot *s = &m->profiles->configs[i];
 
                 if (s->home && !slot_is_system(m, s) && now > s->last_used_usec + m->config.config_idle_usec)
                         evict_slot(m, i, NULL);
                 else
                         i++;
         }
-        rc_file_cache_drop_unused(&m->file_cache);
+        rc_file_cache_drop_unused(&m->profiles->file_cache);
 }
 
 typedef struct HomeLookup {
@@ -197,8 +197,8 @@ static int home_identity(int root_fd, const char *home, const UserCreds *creds, 
 static ConfigSlot *find_slot(Manager *m, const struct stat *root, const UserCreds *creds, const char *home,
                 const struct stat *home_st)
 {
-        for (size_t i = 0; i < m->n_configs; i++) {
-                ConfigSlot *s = &m->configs[i];
+        for (size_t i = 0; i < m->profiles->n_configs; i++) {
+                ConfigSlot *s = &m->profiles->configs[i];
 
                 if (s->root_dev != root->st_dev || s->root_ino != root->st_ino || !user_creds_equal(&s->creds, creds))
                         continue;
@@ -225,10 +225,11 @@ static uint64_t user_allowance(Manager *m, ConfigSlot **slot)
 
         for (;;) {
                 others = held_bytes(m, (uid_t) -1, *slot);
-                if (others + user_left <= m->config.rc_bytes_max || m->reloading || !evict_lru(m, (uid_t) -1, slot))
+                if (others + user_left <= m->config.rc_bytes_max || m->profiles->reloading ||
+                                !evict_lru(m, (uid_t) -1, slot))
                         break;
         }
-        rc_file_cache_drop_unused(&m->file_cache);
+        rc_file_cache_drop_unused(&m->profiles->file_cache);
         return MIN(user_left, m->config.rc_bytes_max > others ? m->config.rc_bytes_max - others : 0);
 }
 
@@ -256,16 +257,16 @@ static ConfigSlot *new_slot(Manager *m, const struct stat *root, const UserCreds
 
         /* A user beyond its share of slots replaces its own least recently used one, never others'. (Not
          * while reloading, which walks the slots.) */
-        for (size_t i = 0; i < m->n_configs; i++)
-                n_user += m->configs[i].uid == creds->uid && !slot_is_system(m, &m->configs[i]);
-        if (!m->reloading && n_user >= MAX(m->config.user_configs_max, 1u))
+        for (size_t i = 0; i < m->profiles->n_configs; i++)
+                n_user += m->profiles->configs[i].uid == creds->uid && !slot_is_system(m, &m->profiles->configs[i]);
+        if (!m->profiles->reloading && n_user >= MAX(m->config.user_configs_max, 1u))
                 (void) evict_lru(m, creds->uid, NULL);
-        if (!m->reloading && m->n_configs >= MAX(m->config.max_configs, 2u))
+        if (!m->profiles->reloading && m->profiles->n_configs >= MAX(m->config.max_configs, 2u))
                 (void) evict_lru(m, (uid_t) -1, NULL);
 
-        if (GREEDY_REALLOC(m->configs, m->allocated_configs, m->n_configs + 1) < 0)
+        if (GREEDY_REALLOC(m->profiles->configs, m->profiles->allocated_configs, m->profiles->n_configs + 1) < 0)
                 return NULL;
-        slot = &m->configs[m->n_configs];
+        slot = &m->profiles->configs[m->profiles->n_configs];
         *slot = (ConfigSlot){
                 .root_dev = root->st_dev,
                 .root_ino = root->st_ino,
@@ -276,7 +277,7 @@ static ConfigSlot *new_slot(Manager *m, const struct stat *root, const UserCreds
         };
         if (home && !(slot->home = strdup(home)))
                 return NULL;
-        m->n_configs++;
+        m->profiles->n_configs++;
         return slot;
 }
 
@@ -305,7 +306,7 @@ static int slot_load(Manager *m, ConfigSlot **slot_ptr, int root_fd)
                 .syntax = { .accept_trailing_commas = m->config.accept_trailing_commas },
                 .collation = m->collation,
                 .load_file = rc_file_cache_load,
-                .load_file_userdata = &m->file_cache,
+                .load_file_userdata = &m->profiles->file_cache,
                 .creds = &slot->creds,
         };
         if (!slot_is_system(m, slot)) {
@@ -316,9 +317,9 @@ static int slot_load(Manager *m, ConfigSlot **slot_ptr, int root_fd)
         }
 
         /* What is logged about the files this load uses first is this user's doing. */
-        m->file_cache.loading_uid = slot_is_system(m, slot) ? RC_CACHE_UID_SYSTEM : slot->uid;
+        m->profiles->file_cache.loading_uid = slot_is_system(m, slot) ? RC_CACHE_UID_SYSTEM : slot->uid;
         r = rc_config_load(&o, &c);
-        m->file_cache.loading_uid = RC_CACHE_UID_SYSTEM;
+        m->profiles->file_cache.loading_uid = RC_CACHE_UID_SYSTEM;
         if (r < 0)
                 return r;
         rc_config_unref(slot->config);
@@ -373,19 +374,19 @@ static int get_config(Manager *m, int root_fd, const char *home, const UserCreds
 
         /* Host configurations are reloaded on inotify events, so a cached one of this generation is
          * current. A container's files are not watched: revalidate them (fstat per file, via the cache). */
-        if (created || slot->generation != m->generation || foreign) {
+        if (created || slot->generation != m->profiles->generation || foreign) {
                 r = slot_load(m, &slot, root_fd);
                 if (r < 0)
                         return r;
-                slot->generation = m->generation;
+                slot->generation = m->profiles->generation;
         }
 
-        slot->last_used = ++m->use_counter;
+        slot->last_used = ++m->profiles->use_counter;
         (void) sd_event_now(m->event, CLOCK_MONOTONIC, &slot->last_used_usec);
         *ret = rc_config_ref(slot->config);
 
         /* A $HOME seen for the first time: its entries need watching from now on. */
-        if (created && !foreign && !m->reloading)
+        if (created && !foreign && !m->profiles->reloading)
                 manager_watch_and_verify(m);
         return 0;
 }
@@ -452,8 +453,8 @@ static int collect_system_paths(const Manager *m, char ***ret)
                 if (rc_entry_path(k, NULL, m->driver_version, &p) >= 0 && (r = add_path(&paths, p)) < 0)
                         return r;
         }
-        for (size_t j = 0; m->system_config && j < m->system_config->n_files; j++) {
-                r = add_path(&paths, m->system_config->files[j]->path);
+        for (size_t j = 0; m->profiles->system_config && j < m->profiles->system_config->n_files; j++) {
+                r = add_path(&paths, m->profiles->system_config->files[j]->path);
                 if (r < 0)
                         return r;
         }
@@ -484,8 +485,8 @@ static int watch_user(Manager *m, uid_t uid, bool *ret_over_share)
         const UserCreds *creds = NULL;
         int r;
 
-        for (size_t i = 0; i < m->n_configs; i++) {
-                const ConfigSlot *s = &m->configs[i];
+        for (size_t i = 0; i < m->profiles->n_configs; i++) {
+                const ConfigSlot *s = &m->profiles->configs[i];
 
                 if (s->uid != uid || !s->home || !config_slot_is_host(m, s))
                         continue;
@@ -494,7 +495,8 @@ static int watch_user(Manager *m, uid_t uid, bool *ret_over_share)
                 if (r < 0)
                         return r;
         }
-        r = rc_watch_set_paths(m->rc_watch, manager_watch_group(uid), creds, paths, m->config.user_watch_dirs_max);
+        r = rc_watch_set_paths(
+                        m->profiles->rc_watch, manager_watch_group(uid), creds, paths, m->config.user_watch_dirs_max);
         *ret_over_share = r == -E2BIG;
         return r == -E2BIG ? 0 : r;
 }
@@ -507,7 +509,7 @@ static int watch_system_paths(Manager *m)
         r = collect_system_paths(m, &system_paths);
         if (r < 0)
                 return r;
-        return rc_watch_set_paths(m->rc_watch, RC_WATCH_GROUP_SYSTEM, NULL, system_paths, 0);
+        return rc_watch_set_paths(m->profiles->rc_watch, RC_WATCH_GROUP_SYSTEM, NULL, system_paths, 0);
 }
 
 void manager_update_watches(Manager *m)
@@ -516,22 +518,22 @@ void manager_update_watches(Manager *m)
         size_t n_uids = 0, n_over = 0;
         int r;
 
-        if (!m->rc_watch)
+        if (!m->profiles->rc_watch)
                 return;
 
         r = watch_system_paths(m);
         if (r < 0)
                 log_warning_errno(r, "Cannot watch every system rc path, changes may be missed");
 
-        uids = calloc(MAX(m->n_configs, (size_t) 1), sizeof(uid_t));
-        over = calloc(MAX(m->n_configs, (size_t) 1), sizeof(uid_t));
+        uids = calloc(MAX(m->profiles->n_configs, (size_t) 1), sizeof(uid_t));
+        over = calloc(MAX(m->profiles->n_configs, (size_t) 1), sizeof(uid_t));
         if (!uids || !over) {
                 log_oom();
                 return;
         }
-        for (size_t i = 0; i < m->n_configs; i++)
-                if (m->configs[i].home && config_slot_is_host(m, &m->configs[i]))
-                        uids[n_uids++] = m->configs[i].uid;
+        for (size_t i = 0; i < m->profiles->n_configs; i++)
+                if (m->profiles->configs[i].home && config_slot_is_host(m, &m->profiles->configs[i]))
+                        uids[n_uids++] = m->profiles->configs[i].uid;
         qsort_safe(uids, n_uids, sizeof(uid_t), uid_compare);
 
         for (size_t i = 0; i < n_uids; i++) {
@@ -543,7 +545,7 @@ void manager_update_watches(Manager *m)
                 if (r < 0)
                         log_user_warning_errno(uids[i], r, "Cannot watch the rc paths of uid %u", (unsigned) uids[i]);
                 if (r < 0 || over_share) {
-                        if (!uid_in(m->unwatched_uids, m->n_unwatched_uids, uids[i]))
+                        if (!uid_in(m->profiles->unwatched_uids, m->profiles->n_unwatched_uids, uids[i]))
                                 log_user_warning(uids[i],
                                                 "The rc paths of uid %u need more than %u watched directories: "
                                                 "changes to that user's files are picked up at the next reload "
@@ -554,16 +556,16 @@ void manager_update_watches(Manager *m)
         }
 
         /* Users with no configuration left are not watched any more. */
-        for (size_t i = 0; i < m->n_watched_uids; i++)
-                if (!uid_in(uids, n_uids, m->watched_uids[i]))
-                        rc_watch_drop_group(m->rc_watch, manager_watch_group(m->watched_uids[i]));
+        for (size_t i = 0; i < m->profiles->n_watched_uids; i++)
+                if (!uid_in(uids, n_uids, m->profiles->watched_uids[i]))
+                        rc_watch_drop_group(m->profiles->rc_watch, manager_watch_group(m->profiles->watched_uids[i]));
 
-        free(m->watched_uids);
-        m->watched_uids = TAKE_PTR(uids);
-        m->n_watched_uids = n_uids;
-        free(m->unwatched_uids);
-        m->unwatched_uids = TAKE_PTR(over);
-        m->n_unwatched_uids = n_over;
+        free(m->profiles->watched_uids);
+        m->profiles->watched_uids = TAKE_PTR(uids);
+        m->profiles->n_watched_uids = n_uids;
+        free(m->profiles->unwatched_uids);
+        m->profiles->unwatched_uids = TAKE_PTR(over);
+        m->profiles->n_unwatched_uids = n_over;
 }
 
 /* Whether what was just read is still what is on disk: a change that slipped in between reading and
@@ -572,12 +574,12 @@ void manager_update_watches(Manager *m)
  * system's). */
 static bool disk_matches_cache(Manager *m, uid_t *ret_uid)
 {
-        for (size_t i = 0; i < m->file_cache.n_entries; i++) {
-                const RcCacheEntry *e = &m->file_cache.entries[i];
+        for (size_t i = 0; i < m->profiles->file_cache.n_entries; i++) {
+                const RcCacheEntry *e = &m->profiles->file_cache.entries[i];
                 _cleanup_close_ int fd = -EBADF;
                 struct stat st;
 
-                if (e->generation != m->file_cache.generation || !e->current || e->root_dev != m->root_dev ||
+                if (e->generation != m->profiles->file_cache.generation || !e->current || e->root_dev != m->root_dev ||
                                 e->root_ino != m->root_ino)
                         continue;
                 fd = open_in_root(m->root_fd, e->path, O_PATH);
@@ -594,11 +596,11 @@ void manager_watch_and_verify(Manager *m)
         uid_t uid;
 
         manager_update_watches(m);
-        if (m->rc_watch && !disk_matches_cache(m, &uid)) {
+        if (m->profiles->rc_watch && !disk_matches_cache(m, &uid)) {
                 /* A user who keeps rewriting a file makes this happen at every reload: theirs to count. */
                 log_user_debug(uid == RC_CACHE_UID_SYSTEM ? LOG_UID_NONE : uid,
                                 "rc files changed while being read; reloading again.");
-                rc_watch_trigger(m->rc_watch,
+                rc_watch_trigger(m->profiles->rc_watch,
                                 uid == RC_CACHE_UID_SYSTEM ? RC_WATCH_GROUP_SYSTEM : manager_watch_group(uid));
         }
 }

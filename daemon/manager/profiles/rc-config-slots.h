@@ -2,7 +2,7 @@
 #pragma once
 
 #include "log.h"
-#include "manager.h"
+#include "manager-profiles.h"
 
 /* The loaded rc configurations, one slot per (root, user's access, $HOME): what NVIDIA's rc files say for
  * the processes of that user, their memory budgets and the inotify watches on their paths. Internal to

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "manager.h"
+#include "rc-watch.h"
 #include "section-catalog.h"
 
 /* Nsight Compute section files: the folders of nvprofiled.conf [Sections], read at start, re-read when

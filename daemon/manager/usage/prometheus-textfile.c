@@ -7,6 +7,7 @@
 #include "log.h"
 #include "prometheus-textfile.h"
 #include "manager-usage.h"
+#include "process-observers.h"
 #include "prometheus-metrics.h"
 
 #ifndef PACKAGE_VERSION

@@ -3,6 +3,7 @@
 
 #include "drm-sampler.h"
 #include "fd-util.h"
+#include "process-observers.h"
 #include "usage-model.h"
 #include "string-util.h"
 #include "strv.h"
