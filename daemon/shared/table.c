@@ -269,8 +269,7 @@ int table_print(const Table *t, FILE *f, TableFlags flags)
 
         assert(t);
         assert(f);
-        if (t->n_cells % t->n_columns != 0)
-                return -EINVAL;
+        assert(t->n_cells % t->n_columns == 0);
 
         for (size_t c = 0; c < t->n_columns; c++) {
                 headers[c] = t->columns[c].header ? t->columns[c].header : "";
@@ -297,5 +296,5 @@ int table_print(const Table *t, FILE *f, TableFlags flags)
         }
         for (size_t i = 0; i < t->n_cells; i += t->n_columns)
                 row_print(f, t, widths, (char *const *) t->cells + i, rules);
-        return 0;
+        return ferror(f) ? -EIO : 0;
 }

@@ -52,5 +52,5 @@ size_t table_rows(const Table *t);
  * every other character and every byte of invalid UTF-8 1. */
 size_t table_text_width(const char *s);
 
-/* Prints the table; a row whose cells are not all added is an error (-EINVAL). 0, or a negative errno. */
+/* Prints the table, whose last row must be complete. 0, or -EIO when f could not be written. */
 int table_print(const Table *t, FILE *f, TableFlags flags);
