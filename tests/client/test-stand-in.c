@@ -20,13 +20,14 @@
 #include <unistd.h>
 
 #include "bus-names.h"
+#include "bus-signatures.h"
 #include "json-schema-check.h"
 #include "private-bus.h"
 #include "test-other-user.h"
 #include "test-util.h"
 
 #define WAIT_USEC (10 * G_USEC_PER_SEC)
-#define RESOLUTION_TYPE "(sa{sv}a(suussb)a(svssuussa(vssuu))as)"
+#define RESOLUTION_TYPE BUS_RESOLUTION_SIGNATURE
 
 typedef struct FakeDaemon {
         sd_bus *bus;
