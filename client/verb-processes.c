@@ -3,12 +3,13 @@
 
 #include <inttypes.h>
 
+#include "bus-signatures.h"
 #include "client.h"
 #include "log.h"
 #include "strv.h"
 #include "table.h"
 
-/* One (outussasu) entry as JSON, or NULL (*ret) when it is not listed: without --all, only processes a
+/* One BUS_PROCESS_ENTRY_FIELDS entry as JSON, or NULL (*ret) when it is not listed: without --all, only processes a
  * rule matched. */
 static int read_process(sd_bus_message *reply, struct json_object **ret)
 {
@@ -71,7 +72,7 @@ static int read_process_into(sd_bus_message *reply, void *userdata)
 
 static int read_processes(sd_bus_message *reply, struct json_object *list, void *userdata)
 {
-        return client_read_struct_array(reply, "outussasu", read_process_into, list);
+        return client_read_struct_array(reply, BUS_PROCESS_ENTRY_FIELDS, read_process_into, list);
 }
 
 static const char *get_string(struct json_object *o, const char *key)

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bus-signatures.h"
 #include "client.h"
 #include "fd-util.h"
 #include "fileio.h"
@@ -151,7 +152,7 @@ static int read_strv_json(sd_bus_message *m, struct json_object **ret)
         return 0;
 }
 
-/* One (ssbuassss) of ListSections appended to list: 1 if read, 0 at the end of the array. */
+/* One BUS_SECTION_FIELDS row of ListSections appended to list: 1 if read, 0 at the end of the array. */
 static int read_section_row(sd_bus_message *reply, struct json_object *list)
 {
         _cleanup_(json_object_putp) struct json_object *sets = NULL, *o = NULL;
@@ -160,7 +161,7 @@ static int read_section_row(sd_bus_message *reply, struct json_object *list)
         uint32_t order;
         int r;
 
-        r = sd_bus_message_enter_container(reply, 'r', "ssbuassss");
+        r = sd_bus_message_enter_container(reply, 'r', BUS_SECTION_FIELDS);
         if (r <= 0)
                 return r;
         r = sd_bus_message_read(reply, "ssbu", &id, &name, &enabled, &order);
@@ -190,7 +191,7 @@ static int read_section_row(sd_bus_message *reply, struct json_object *list)
         return 1;
 }
 
-/* One (sbas) of ListSets appended to list: 1 if read, 0 at the end of the array. */
+/* One BUS_SECTION_SET_FIELDS row of ListSets appended to list: 1 if read, 0 at the end of the array. */
 static int read_set_row(sd_bus_message *reply, struct json_object *list)
 {
         _cleanup_(json_object_putp) struct json_object *sections = NULL, *o = NULL;
@@ -198,7 +199,7 @@ static int read_set_row(sd_bus_message *reply, struct json_object *list)
         int enabled;
         int r;
 
-        r = sd_bus_message_enter_container(reply, 'r', "sbas");
+        r = sd_bus_message_enter_container(reply, 'r', BUS_SECTION_SET_FIELDS);
         if (r <= 0)
                 return r;
         r = sd_bus_message_read(reply, "sb", &name, &enabled);
@@ -288,7 +289,7 @@ static int sections_list(void)
         r = sections_call_on(bus, "ListSections", &reply, NULL);
         if (r < 0)
                 return r;
-        r = sd_bus_message_enter_container(reply, 'a', "(ssbuassss)");
+        r = sd_bus_message_enter_container(reply, 'a', "(" BUS_SECTION_FIELDS ")");
         if (r < 0)
                 return log_error_errno(r, "Cannot read the daemon's reply");
         for (;;) {
@@ -373,7 +374,7 @@ static int sections_sets(void)
         r = sections_call("ListSets", &reply, NULL);
         if (r < 0)
                 return r;
-        r = sd_bus_message_enter_container(reply, 'a', "(sbas)");
+        r = sd_bus_message_enter_container(reply, 'a', "(" BUS_SECTION_SET_FIELDS ")");
         if (r < 0)
                 return log_error_errno(r, "Cannot read the daemon's reply");
         for (;;) {
@@ -500,14 +501,14 @@ static int sections_metrics(const char *id)
         r = sections_call("GetMetrics", &reply, "sus", id, (uint32_t) arch, collection_scope_to_string(scope));
         if (r < 0)
                 return r;
-        r = sd_bus_message_enter_container(reply, 'a', "(sssssbs)");
+        r = sd_bus_message_enter_container(reply, 'a', "(" BUS_SECTION_METRIC_FIELDS ")");
         if (r < 0)
                 return log_error_errno(r, "Cannot read the daemon's reply");
         for (;;) {
                 const char *name, *label, *unit, *where, *pattern, *derived;
                 int required;
-                r = sd_bus_message_read(
-                                reply, "(sssssbs)", &name, &label, &unit, &where, &pattern, &required, &derived);
+                r = sd_bus_message_read(reply, "(" BUS_SECTION_METRIC_FIELDS ")", &name, &label, &unit, &where,
+                                &pattern, &required, &derived);
                 if (r < 0)
                         return log_error_errno(r, "Cannot read the daemon's reply");
                 if (r == 0)

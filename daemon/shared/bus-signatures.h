@@ -30,3 +30,17 @@
         "a(" BUS_SETTING_FIELDS ")"     \
         "as"
 #define BUS_RESOLUTION_SIGNATURE "(" BUS_RESOLUTION_FIELDS ")"
+
+/* A tracked process (ListProcesses): object path, pid, start time, uid, comm, executable ("" when not
+ * shown to the caller), profiles, number of settings. */
+#define BUS_PROCESS_ENTRY_FIELDS "outussasu"
+
+/* An rc file (the RcFiles property): path, state, errors, warnings. */
+#define BUS_RC_FILE_FIELDS "ssuu"
+
+/* Sections: a section (ListSections) id, display name, enabled, order, sets, file, warning, error; a set (ListSets)
+ * name, enabled, sections; a metric (GetMetrics) name, label, unit, where, pattern, required, the derived metric it
+ * serves. */
+#define BUS_SECTION_FIELDS "ssbuassss"
+#define BUS_SECTION_SET_FIELDS "sbas"
+#define BUS_SECTION_METRIC_FIELDS "sssssbs"
