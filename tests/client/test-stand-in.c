@@ -712,6 +712,18 @@ static void test_listings_escaped(void)
         assert_no_raw_controls(processes);
         g_assert_nonnull(strstr(processes, "/usr/bin/exe\\x1b]0;PWNED\\a\\x1b[31m"));
         g_assert_nonnull(strstr(processes, "Prof\\x1b]0;PWNED\\a\\x1b[31m\n"));
+        {
+                /* A table: the escaped executable sizes its column, so PROFILES starts at one offset. */
+                g_autofree char *all = NULL;
+                g_assert_cmpint(run_ctl(&f, &all, NULL, "processes", "--all", NULL), ==, 0);
+                g_auto(GStrv) lines = g_strsplit(all, "\n", -1);
+                g_assert_true(g_regex_match_simple("^PID USER +EXECUTABLE +SETTINGS PROFILES$", lines[0], 0, 0));
+                g_assert_true(g_regex_match_simple("^100 \\S+ +/usr/bin/exe\\S+ +2 Prof", lines[1], 0, 0));
+                g_assert_true(g_regex_match_simple("^101 \\S+ +other +0 -$", lines[2], 0, 0));
+                size_t column = strstr(lines[0], "PROFILES") - lines[0];
+                g_assert_cmpuint(strstr(lines[1], "Prof") - lines[1], ==, column);
+                g_assert_cmpuint(strlen(lines[2]) - 1, ==, column);
+        }
 
         g_assert_cmpint(run_ctl(&f, &rules, NULL, "rules", NULL), ==, 0);
         assert_no_raw_controls(rules);
