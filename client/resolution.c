@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 
+#include "bus-signatures.h"
 #include "client.h"
 #include "log.h"
 #include "strv.h"
@@ -54,10 +55,11 @@ static int read_rules(sd_bus_message *m, struct json_object *rules)
         uint32_t line, column;
         int matched, r;
 
-        r = sd_bus_message_enter_container(m, 'a', "(suussb)");
+        r = sd_bus_message_enter_container(m, 'a', "(" BUS_RULE_RESULT_FIELDS ")");
         if (r < 0)
                 return r;
-        while ((r = sd_bus_message_read(m, "(suussb)", &file, &line, &column, &pattern, &profile, &matched)) > 0) {
+        while ((r = sd_bus_message_read(m, "(" BUS_RULE_RESULT_FIELDS ")", &file, &line, &column, &pattern, &profile,
+                                &matched)) > 0) {
                 struct json_object *o = location(file, line, column);
 
                 json_object_object_add(o, "pattern", json_object_new_string(pattern));
@@ -70,7 +72,7 @@ static int read_rules(sd_bus_message *m, struct json_object *rules)
         return sd_bus_message_exit_container(m);
 }
 
-/* (vssuu): a value a later rule set and lost. */
+/* BUS_SHADOWED_FIELDS: a value a later rule set and lost. */
 static int read_shadowed(sd_bus_message *m, void *userdata)
 {
         _cleanup_(json_object_putp) struct json_object *value = NULL;
@@ -92,7 +94,7 @@ static int read_shadowed(sd_bus_message *m, void *userdata)
         return 0;
 }
 
-/* (svssuussa(vssuu)): one effective setting. */
+/* BUS_SETTING_FIELDS: one effective setting. */
 static int read_setting(sd_bus_message *m, void *userdata)
 {
         _cleanup_(json_object_putp) struct json_object *value = NULL, *shadowed = NULL;
@@ -111,7 +113,7 @@ static int read_setting(sd_bus_message *m, void *userdata)
         if (r < 0)
                 return r;
         shadowed = json_object_new_array();
-        r = client_read_struct_array(m, "vssuu", read_shadowed, shadowed);
+        r = client_read_struct_array(m, BUS_SHADOWED_FIELDS, read_shadowed, shadowed);
         if (r < 0)
                 return r;
 
@@ -154,7 +156,7 @@ static int read_resolution(sd_bus_message *m, struct json_object *res)
         json_object_object_add(res, "settings", settings);
         json_object_object_add(res, "notes", notes);
 
-        r = sd_bus_message_enter_container(m, 'r', "sa{sv}a(suussb)a(svssuussa(vssuu))as");
+        r = sd_bus_message_enter_container(m, 'r', BUS_RESOLUTION_FIELDS);
         if (r < 0)
                 return r;
         r = sd_bus_message_read(m, "s", &state);
@@ -167,7 +169,7 @@ static int read_resolution(sd_bus_message *m, struct json_object *res)
         r = read_rules(m, rules);
         if (r < 0)
                 return r;
-        r = client_read_struct_array(m, "svssuussa(vssuu)", read_setting, settings);
+        r = client_read_struct_array(m, BUS_SETTING_FIELDS, read_setting, settings);
         if (r < 0)
                 return r;
         r = read_notes(m, notes);

@@ -3,11 +3,13 @@
 
 #include <inttypes.h>
 
+#include "bus-signatures.h"
 #include "client.h"
 #include "log.h"
 #include "strv.h"
+#include "table.h"
 
-/* One (outussasu) entry as JSON, or NULL (*ret) when it is not listed: without --all, only processes a
+/* One BUS_PROCESS_ENTRY_FIELDS entry as JSON, or NULL (*ret) when it is not listed: without --all, only processes a
  * rule matched. */
 static int read_process(sd_bus_message *reply, struct json_object **ret)
 {
@@ -70,7 +72,7 @@ static int read_process_into(sd_bus_message *reply, void *userdata)
 
 static int read_processes(sd_bus_message *reply, struct json_object *list, void *userdata)
 {
-        return client_read_struct_array(reply, "outussasu", read_process_into, list);
+        return client_read_struct_array(reply, BUS_PROCESS_ENTRY_FIELDS, read_process_into, list);
 }
 
 static const char *get_string(struct json_object *o, const char *key)
@@ -86,55 +88,59 @@ static const char *process_name(struct json_object *o)
         return exe ? exe : get_string(o, "comm");
 }
 
-/* The profiles joined by ", ", escaped, in the pool; "-" for none. */
-static const char *profiles_text(EscapePool *e, struct json_object *profiles)
+/* The profiles joined by ", "; "-" for none. */
+static char *profiles_text(struct json_object *profiles)
 {
-        _cleanup_free_ char *joined = NULL;
-        size_t n = json_object_array_length(profiles), size = 1;
+        size_t n = json_object_array_length(profiles), size = 2;
+        char *joined;
 
         if (n == 0)
-                return "-";
+                return strdup("-");
         for (size_t k = 0; k < n; k++)
                 size += strlen(json_object_get_string(json_object_array_get_idx(profiles, k))) + 2;
         joined = calloc(size, 1);
         if (!joined)
-                return "(out of memory)";
+                return NULL;
         for (size_t k = 0; k < n; k++) {
                 if (k > 0)
                         strcat(joined, ", ");
                 strcat(joined, json_object_get_string(json_object_array_get_idx(profiles, k)));
         }
-        return esc(e, joined);
+        return joined;
 }
 
-static void print_table(struct json_object *list)
+static int print_table(struct json_object *list)
 {
-        _cleanup_(escape_pool_done) EscapePool e = { 0 };
-        size_t n = json_object_array_length(list), w_user = 4, w_exe = 10;
+        static const TableColumn columns[] = {
+                { "PID", TABLE_RIGHT },
+                { "USER" },
+                { "EXECUTABLE" },
+                { "SETTINGS", TABLE_RIGHT },
+                { "PROFILES" },
+        };
+        _cleanup_(table_freep) Table *t = table_new(columns, ELEMENTSOF(columns), terminal_escape);
+        size_t n = json_object_array_length(list);
+        int r = t ? 0 : -ENOMEM;
 
-        /* Columns as wide as their widest (escaped) cell, systemd-style. */
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; i < n && r >= 0; i++) {
                 struct json_object *o = json_object_array_get_idx(list, i);
+                _cleanup_free_ char *profiles = profiles_text(json_object_object_get(o, "profiles"));
 
-                w_user = MAX(w_user, strlen(esc(&e, get_string(o, "user"))));
-                w_exe = MAX(w_exe, strlen(esc(&e, process_name(o))));
+                if (!profiles ||
+                                table_addf(t, "%" PRIi64, json_object_get_int64(json_object_object_get(o, "pid"))) <
+                                                0 ||
+                                table_add(t, get_string(o, "user")) < 0 || table_add(t, process_name(o)) < 0 ||
+                                table_addf(t, "%" PRIi64,
+                                                json_object_get_int64(json_object_object_get(o, "settings"))) < 0 ||
+                                table_add(t, profiles) < 0)
+                        r = -ENOMEM;
         }
-        escape_pool_done(&e);
-
-        if (arg.legend)
-                printf("%-8s %-*s %-*s %-8s %s\n", "PID", (int) w_user, "USER", (int) w_exe, "EXECUTABLE", "SETTINGS",
-                                "PROFILES");
-        for (size_t i = 0; i < n; i++) {
-                struct json_object *o = json_object_array_get_idx(list, i);
-
-                printf("%-8" PRIi64 " %-*s %-*s %-8" PRIi64 " %s\n",
-                                json_object_get_int64(json_object_object_get(o, "pid")), (int) w_user,
-                                esc(&e, get_string(o, "user")), (int) w_exe, esc(&e, process_name(o)),
-                                json_object_get_int64(json_object_object_get(o, "settings")),
-                                profiles_text(&e, json_object_object_get(o, "profiles")));
-        }
-        if (arg.legend)
+        if (r < 0)
+                return log_oom();
+        r = table_print(t, stdout, arg.legend ? TABLE_HEADER : 0);
+        if (r >= 0 && arg.legend)
                 printf("\n%zu processes listed%s.\n", n, arg.all ? "" : " (those a rule matched; --all for every one)");
+        return r;
 }
 
 int verb_processes(int argc, char *argv[])
@@ -150,6 +156,5 @@ int verb_processes(int argc, char *argv[])
 
         if (arg.json != JSON_OFF)
                 return json_print_document("processes", "processes", list);
-        print_table(list);
-        return 0;
+        return print_table(list);
 }

@@ -7,12 +7,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bus-signatures.h"
 #include "client.h"
 #include "fd-util.h"
 #include "fileio.h"
 #include "log.h"
 #include "parse-util.h"
 #include "string-util.h"
+#include "table.h"
 #include "metric-expr.h"
 #include "section-catalog.h"
 #include "section-json.h"
@@ -150,7 +152,7 @@ static int read_strv_json(sd_bus_message *m, struct json_object **ret)
         return 0;
 }
 
-/* One (ssbuassss) of ListSections appended to list: 1 if read, 0 at the end of the array. */
+/* One BUS_SECTION_FIELDS row of ListSections appended to list: 1 if read, 0 at the end of the array. */
 static int read_section_row(sd_bus_message *reply, struct json_object *list)
 {
         _cleanup_(json_object_putp) struct json_object *sets = NULL, *o = NULL;
@@ -159,7 +161,7 @@ static int read_section_row(sd_bus_message *reply, struct json_object *list)
         uint32_t order;
         int r;
 
-        r = sd_bus_message_enter_container(reply, 'r', "ssbuassss");
+        r = sd_bus_message_enter_container(reply, 'r', BUS_SECTION_FIELDS);
         if (r <= 0)
                 return r;
         r = sd_bus_message_read(reply, "ssbu", &id, &name, &enabled, &order);
@@ -189,7 +191,7 @@ static int read_section_row(sd_bus_message *reply, struct json_object *list)
         return 1;
 }
 
-/* One (sbas) of ListSets appended to list: 1 if read, 0 at the end of the array. */
+/* One BUS_SECTION_SET_FIELDS row of ListSets appended to list: 1 if read, 0 at the end of the array. */
 static int read_set_row(sd_bus_message *reply, struct json_object *list)
 {
         _cleanup_(json_object_putp) struct json_object *sections = NULL, *o = NULL;
@@ -197,7 +199,7 @@ static int read_set_row(sd_bus_message *reply, struct json_object *list)
         int enabled;
         int r;
 
-        r = sd_bus_message_enter_container(reply, 'r', "sbas");
+        r = sd_bus_message_enter_container(reply, 'r', BUS_SECTION_SET_FIELDS);
         if (r <= 0)
                 return r;
         r = sd_bus_message_read(reply, "sb", &name, &enabled);
@@ -219,16 +221,55 @@ static int read_set_row(sd_bus_message *reply, struct json_object *list)
         return 1;
 }
 
-static const char *joined(EscapePool *e, struct json_object *a, char **buf)
+/* The strings of a joined by ",", newly allocated; NULL on OOM. */
+static char *joined(struct json_object *a)
 {
+        char *buf = NULL;
         size_t len = 0;
-        FILE *f = open_memstream(buf, &len);
+        FILE *f = open_memstream(&buf, &len);
+
         if (!f)
-                return "";
+                return NULL;
         for (size_t i = 0; i < json_object_array_length(a); i++)
                 fprintf(f, "%s%s", i ? "," : "", json_object_get_string(json_object_array_get_idx(a, i)));
-        fclose(f);
-        return esc(e, *buf);
+        if (fclose(f) != 0) {
+                free(buf);
+                return NULL;
+        }
+        return buf;
+}
+
+static int print_sections_table(struct json_object *list)
+{
+        static const TableColumn columns[] = {
+                { "IDENTIFIER" },
+                { "DISPLAY NAME" },
+                { "ENABLED" },
+                { "ORDER", TABLE_RIGHT },
+                { "SETS" },
+                { "FILE" },
+        };
+        _cleanup_(table_freep) Table *t = table_new(columns, ELEMENTSOF(columns), terminal_escape);
+
+        if (!t)
+                return log_oom();
+        for (size_t i = 0; i < json_object_array_length(list); i++) {
+                struct json_object *o = json_object_array_get_idx(list, i);
+                _cleanup_free_ char *sets = joined(json_object_object_get(o, "sets"));
+
+                if (!sets || table_add(t, json_object_get_string(json_object_object_get(o, "identifier"))) < 0 ||
+                                table_add(t, json_object_get_string(json_object_object_get(o, "display_name"))) < 0 ||
+                                table_add(t,
+                                                json_object_get_boolean(json_object_object_get(o, "enabled"))
+                                                                ? "yes"
+                                                                : "no") < 0 ||
+                                table_addf(t, "%" PRId64, json_object_get_int64(json_object_object_get(o, "order"))) <
+                                                0 ||
+                                table_add(t, sets) < 0 ||
+                                table_add(t, json_object_get_string(json_object_object_get(o, "file"))) < 0)
+                        return log_oom();
+        }
+        return table_print(t, stdout, arg.legend ? TABLE_HEADER : 0);
 }
 
 static int sections_list(void)
@@ -248,7 +289,7 @@ static int sections_list(void)
         r = sections_call_on(bus, "ListSections", &reply, NULL);
         if (r < 0)
                 return r;
-        r = sd_bus_message_enter_container(reply, 'a', "(ssbuassss)");
+        r = sd_bus_message_enter_container(reply, 'a', "(" BUS_SECTION_FIELDS ")");
         if (r < 0)
                 return log_error_errno(r, "Cannot read the daemon's reply");
         for (;;) {
@@ -295,23 +336,17 @@ static int sections_list(void)
                         return r;
                 return json_object_array_length(errors) > 0;
         }
-        if (arg.legend)
-                printf("%-32s %-40s %-7s %5s %-28s %s\n", "IDENTIFIER", "DISPLAY NAME", "ENABLED", "ORDER", "SETS",
-                                "FILE");
+        r = print_sections_table(list);
+        if (r < 0)
+                return r;
+        /* Diagnostics after the table, as "FILE: warning: TEXT" like sections check writes them. */
         for (size_t i = 0; i < json_object_array_length(list); i++) {
-                struct json_object *o = json_object_array_get_idx(list, i), *v;
-                _cleanup_free_ char *sets = NULL;
-                json_object_object_get_ex(o, "sets", &v);
-                const char *sets_text = joined(&e, v, &sets);
-                printf("%-32s %-40s %-7s %5" PRId64 " %-28s %s\n",
-                                esc(&e, json_object_get_string(json_object_object_get(o, "identifier"))),
-                                esc(&e, json_object_get_string(json_object_object_get(o, "display_name"))),
-                                json_object_get_boolean(json_object_object_get(o, "enabled")) ? "yes" : "no",
-                                json_object_get_int64(json_object_object_get(o, "order")), sets_text,
-                                esc(&e, json_object_get_string(json_object_object_get(o, "file"))));
+                struct json_object *o = json_object_array_get_idx(list, i);
                 const char *warning = json_object_get_string(json_object_object_get(o, "warning"));
                 if (warning && *warning)
-                        printf("  warning: %s\n", esc(&e, warning));
+                        fprintf(stderr, "%s: warning: %s\n",
+                                        esc(&e, json_object_get_string(json_object_object_get(o, "file"))),
+                                        esc(&e, warning));
         }
         for (size_t i = 0; i < json_object_array_length(errors); i++) {
                 struct json_object *o = json_object_array_get_idx(errors, i);
@@ -332,7 +367,6 @@ static int sections_sets(void)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(json_object_putp) struct json_object *list = json_object_new_array();
-        _cleanup_(escape_pool_done) EscapePool e = { 0 };
         int r;
 
         if (!list)
@@ -340,7 +374,7 @@ static int sections_sets(void)
         r = sections_call("ListSets", &reply, NULL);
         if (r < 0)
                 return r;
-        r = sd_bus_message_enter_container(reply, 'a', "(sbas)");
+        r = sd_bus_message_enter_container(reply, 'a', "(" BUS_SECTION_SET_FIELDS ")");
         if (r < 0)
                 return log_error_errno(r, "Cannot read the daemon's reply");
         for (;;) {
@@ -352,16 +386,22 @@ static int sections_sets(void)
         }
         if (arg.json != JSON_OFF)
                 return json_print_document("section-sets", "sets", list);
-        if (arg.legend)
-                printf("%-16s %-7s %s\n", "SET", "ENABLED", "SECTIONS");
+        static const TableColumn columns[] = { { "SET" }, { "ENABLED" }, { "SECTIONS" } };
+        _cleanup_(table_freep) Table *t = table_new(columns, ELEMENTSOF(columns), terminal_escape);
+        if (!t)
+                return log_oom();
         for (size_t i = 0; i < json_object_array_length(list); i++) {
                 struct json_object *o = json_object_array_get_idx(list, i);
-                _cleanup_free_ char *buf = NULL;
-                printf("%-16s %-7s %s\n", esc(&e, json_object_get_string(json_object_object_get(o, "name"))),
-                                json_object_get_boolean(json_object_object_get(o, "enabled")) ? "yes" : "no",
-                                joined(&e, json_object_object_get(o, "sections"), &buf));
+                _cleanup_free_ char *sections = joined(json_object_object_get(o, "sections"));
+                if (!sections || table_add(t, json_object_get_string(json_object_object_get(o, "name"))) < 0 ||
+                                table_add(t,
+                                                json_object_get_boolean(json_object_object_get(o, "enabled"))
+                                                                ? "yes"
+                                                                : "no") < 0 ||
+                                table_add(t, sections) < 0)
+                        return log_oom();
         }
-        return 0;
+        return table_print(t, stdout, arg.legend ? TABLE_HEADER : 0);
 }
 
 static int sections_show(const char *id)
@@ -404,6 +444,35 @@ static int sections_show(const char *id)
         return 0;
 }
 
+/* "required", "for METRIC" (derived for that one), both or nothing. */
+static int add_metric_note(Table *t, struct json_object *o)
+{
+        bool required = json_object_get_boolean(json_object_object_get(o, "required"));
+        const char *derived = json_object_get_string(json_object_object_get(o, "derived_for"));
+
+        return table_addf(t, "%s%s%s%s", required ? "required" : "", required && derived ? " " : "",
+                        derived ? "for " : "", strempty(derived));
+}
+
+static int print_metrics_table(struct json_object *list)
+{
+        static const TableColumn columns[] = { { "METRIC" }, { "LABEL" }, { "UNIT" }, { "WHERE" }, { "NOTE" } };
+        _cleanup_(table_freep) Table *t = table_new(columns, ELEMENTSOF(columns), terminal_escape);
+
+        if (!t)
+                return log_oom();
+        for (size_t i = 0; i < json_object_array_length(list); i++) {
+                struct json_object *o = json_object_array_get_idx(list, i);
+                if (table_add(t, json_object_get_string(json_object_object_get(o, "name"))) < 0 ||
+                                table_add(t, json_object_get_string(json_object_object_get(o, "label"))) < 0 ||
+                                table_add(t, json_object_get_string(json_object_object_get(o, "unit"))) < 0 ||
+                                table_add(t, json_object_get_string(json_object_object_get(o, "where"))) < 0 ||
+                                add_metric_note(t, o) < 0)
+                        return log_oom();
+        }
+        return table_print(t, stdout, arg.legend ? TABLE_HEADER : 0);
+}
+
 static int sections_metrics(const char *id)
 {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
@@ -432,14 +501,14 @@ static int sections_metrics(const char *id)
         r = sections_call("GetMetrics", &reply, "sus", id, (uint32_t) arch, collection_scope_to_string(scope));
         if (r < 0)
                 return r;
-        r = sd_bus_message_enter_container(reply, 'a', "(sssssbs)");
+        r = sd_bus_message_enter_container(reply, 'a', "(" BUS_SECTION_METRIC_FIELDS ")");
         if (r < 0)
                 return log_error_errno(r, "Cannot read the daemon's reply");
         for (;;) {
                 const char *name, *label, *unit, *where, *pattern, *derived;
                 int required;
-                r = sd_bus_message_read(
-                                reply, "(sssssbs)", &name, &label, &unit, &where, &pattern, &required, &derived);
+                r = sd_bus_message_read(reply, "(" BUS_SECTION_METRIC_FIELDS ")", &name, &label, &unit, &where,
+                                &pattern, &required, &derived);
                 if (r < 0)
                         return log_error_errno(r, "Cannot read the daemon's reply");
                 if (r == 0)
@@ -455,12 +524,12 @@ static int sections_metrics(const char *id)
                 json_object_object_add(o, "required", json_object_new_boolean(required));
                 json_object_object_add(o, "derived_for", *derived ? json_object_new_string(derived) : NULL);
                 json_object_array_add(list, o);
-                if (arg.json == JSON_OFF)
-                        printf("%-64s %-40s %-10s %-17s%s%s%s\n", esc(&e, name), esc(&e, label), esc(&e, unit), where,
-                                        required ? " required" : "", *derived ? " for " : "", esc(&e, derived));
         }
         if (arg.json != JSON_OFF)
                 return json_print_document("section-metrics", "metrics", list);
+        r = print_metrics_table(list);
+        if (r < 0)
+                return r;
         if (arg.legend)
                 printf("\n%zu metrics on CC %u.%u, %s scope.\n", json_object_array_length(list), arch / 10, arch % 10,
                                 collection_scope_to_string(scope));

@@ -10,6 +10,7 @@
 #include "log.h"
 #include "rc-settings.h"
 #include "string-util.h"
+#include "table.h"
 
 /* The values a key takes, in words: "true|false", "0..255", "string". */
 static char *values_of(const RcSettingInfo *s)
@@ -44,22 +45,34 @@ static struct json_object *setting_json(const RcSettingInfo *s)
         return o;
 }
 
-static int print_one(const RcSettingInfo *s)
+static int add_row(Table *t, const RcSettingInfo *s)
 {
         _cleanup_free_ char *values = values_of(s);
 
-        if (!values)
+        if (!values || table_add(t, s->key) < 0 || table_add(t, values) < 0 || table_add(t, strna(s->variable)) < 0)
+                return -ENOMEM;
+        if (s->replaced_by)
+                return table_addf(t, "%s (obsolete: use %s)", s->meaning, s->replaced_by);
+        return table_add(t, s->meaning);
+}
+
+static int print_table(const RcSettingInfo *known, size_t n)
+{
+        static const TableColumn columns[] = { { "KEY" }, { "VALUES" }, { "VARIABLE" }, { "MEANING" } };
+        _cleanup_(table_freep) Table *t = table_new(columns, ELEMENTSOF(columns), terminal_escape);
+
+        if (!t)
                 return log_oom();
-        printf("%-32s %-12s %-40s %s%s%s%s\n", s->key, values, strna(s->variable), s->meaning,
-                        s->replaced_by ? " (obsolete: use " : "", strempty(s->replaced_by), s->replaced_by ? ")" : "");
-        return 0;
+        for (size_t i = 0; i < n; i++)
+                if (add_row(t, &known[i]) < 0)
+                        return log_oom();
+        return table_print(t, stdout, arg.legend ? TABLE_HEADER : 0);
 }
 
 int verb_settings(int argc, char *argv[])
 {
         const RcSettingInfo *known, *one = NULL;
         size_t n;
-        int r;
 
         known = rc_settings_known(&n);
         if (argc > 1) {
@@ -92,12 +105,5 @@ int verb_settings(int argc, char *argv[])
                 return json_print_document("settings", "settings", out);
         }
 
-        if (arg.legend)
-                printf("%-32s %-12s %-40s %s\n", "KEY", "VALUES", "VARIABLE", "MEANING");
-        for (size_t i = 0; i < n; i++) {
-                r = print_one(&known[i]);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
+        return print_table(known, n);
 }

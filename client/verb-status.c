@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <unistd.h>
 
+#include "bus-signatures.h"
 #include "client.h"
 #include "log.h"
 
@@ -24,13 +25,13 @@ static int read_rc_files(sd_bus_message *m, struct json_object *files)
         uint32_t errors, warnings;
         int r;
 
-        r = sd_bus_message_enter_container(m, 'v', "a(ssuu)");
+        r = sd_bus_message_enter_container(m, 'v', "a(" BUS_RC_FILE_FIELDS ")");
         if (r < 0)
                 return r;
-        r = sd_bus_message_enter_container(m, 'a', "(ssuu)");
+        r = sd_bus_message_enter_container(m, 'a', "(" BUS_RC_FILE_FIELDS ")");
         if (r < 0)
                 return r;
-        while ((r = sd_bus_message_read(m, "(ssuu)", &path, &state, &errors, &warnings)) > 0) {
+        while ((r = sd_bus_message_read(m, "(" BUS_RC_FILE_FIELDS ")", &path, &state, &errors, &warnings)) > 0) {
                 struct json_object *f = json_object_new_object();
 
                 json_object_object_add(f, "path", json_object_new_string(path));

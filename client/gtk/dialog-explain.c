@@ -3,6 +3,7 @@
  * file:line:column and whether it matched, each effective setting with the rule that set it, what it
  * shadowed and the __GL_* variable that overrides it, and the daemon's notes. */
 #include "app.h"
+#include "bus-signatures.h"
 
 typedef struct ExplainCall {
         GtkWindow *window;
@@ -28,6 +29,7 @@ static void show_rules(GtkWidget *page, GVariant *rules)
         GVariantIter iter;
         bool any = false;
 
+        /* BUS_RULE_RESULT_FIELDS, the strings borrowed (&). */
         g_variant_iter_init(&iter, rules);
         while (g_variant_iter_next(&iter, "(&suu&s&sb)", &file, &line, &column, &pattern, &profile, &matched)) {
                 g_autofree char *title = g_strdup_printf("%s:%u:%u", file, line, column);
@@ -50,6 +52,7 @@ static void show_settings(GtkWidget *page, GVariant *settings)
         GVariant *value, *shadowed;
         bool any = false;
 
+        /* BUS_SETTING_FIELDS and BUS_SHADOWED_FIELDS, the strings borrowed (&). */
         g_variant_iter_init(&iter, settings);
         while (g_variant_iter_next(&iter, "(&sv&s&suu&s&s@a(vssuu))", &key, &value, &profile, &file, &line, &column,
                         &env_variable, &env_value, &shadowed)) {
@@ -100,14 +103,18 @@ static void on_explained(GObject *source, GAsyncResult *result, gpointer data)
 
                         app_add_text_row(add_group(call->page, _("Cannot explain this process")), message, NULL);
                 }
+        } else if (!g_variant_is_of_type(resolution, G_VARIANT_TYPE(BUS_RESOLUTION_SIGNATURE))) {
+                /* A daemon of another version: said, not half shown. */
+                app_add_text_row(add_group(call->page, _("Cannot explain this process")),
+                                _("The daemon answered in a form this app does not know."), NULL);
         } else {
                 g_autoptr(GVariant) facts = NULL, rules = NULL, settings = NULL, notes = NULL;
                 const char *state, *procname = NULL, *commname = NULL;
                 GtkWidget *group = add_group(call->page, _("Process"));
                 g_autofree const char **note_list = NULL;
 
-                g_variant_get(resolution, "(&s@a{sv}@a(suussb)@a(svssuussa(vssuu))@as)", &state, &facts, &rules,
-                                &settings, &notes);
+                g_variant_get(resolution, "(&s@a{sv}@a(" BUS_RULE_RESULT_FIELDS ")@a(" BUS_SETTING_FIELDS ")@as)",
+                                &state, &facts, &rules, &settings, &notes);
                 app_add_text_row(group, _("Profiles"), state);
                 if (g_variant_lookup(facts, "procname", "&s", &procname))
                         app_add_text_row(group, _("procname"), procname);

@@ -3,6 +3,7 @@
  * daemon's ListGpuGroups "application"), each expandable to its processes with their usage, the profile
  * that applied and its settings; a process's full explanation and "Add a rule" on demand. */
 #include "app.h"
+#include "bus-signatures.h"
 
 typedef struct ProcEntry {
         GtkWidget *row;
@@ -100,19 +101,25 @@ typedef struct SettingsCall {
 
 static char *settings_text(GVariant *resolution)
 {
+        if (!g_variant_is_of_type(resolution, G_VARIANT_TYPE(BUS_RESOLUTION_SIGNATURE)))
+                return NULL; /* a daemon of another version */
+
         g_autoptr(GVariant) settings = g_variant_get_child_value(resolution, 3);
         GString *out = g_string_new(NULL);
         GVariantIter iter;
-        const char *key;
-        GVariant *value;
+        GVariant *setting;
 
+        /* Each setting is BUS_SETTING_FIELDS: only its key and value are read, the rest may grow. */
         g_variant_iter_init(&iter, settings);
-        while (g_variant_iter_next(
-                        &iter, "(&sv&s&suu&s&s@a(vssuu))", &key, &value, NULL, NULL, NULL, NULL, NULL, NULL, NULL)) {
-                g_autofree char *v = g_variant_print(value, FALSE);
+        while ((setting = g_variant_iter_next_value(&iter))) {
+                g_autoptr(GVariant) value = NULL;
+                const char *key;
 
+                g_variant_get_child(setting, 0, "&s", &key);
+                g_variant_get_child(setting, 1, "v", &value);
+                g_autofree char *v = g_variant_print(value, FALSE);
                 g_string_append_printf(out, "%s%s = %s", out->len ? ", " : "", key, v);
-                g_variant_unref(value);
+                g_variant_unref(setting);
         }
         return g_string_free(out, FALSE);
 }

@@ -4,14 +4,13 @@
 #include <systemd/sd-bus.h>
 
 #include "bus-names.h"
+#include "bus-signatures.h"
 #include "intmap.h"
 #include "manager-profiles.h"
 #include "manager.h"
 #include "user-counts.h"
 
 /* Thin D-Bus glue over the Manager; dbus/io.github.nvprofiled.NvProfiled1.xml is the contract. */
-
-#define RESOLUTION_SIGNATURE "(sa{sv}a(suussb)a(svssuussa(vssuu))as)"
 
 #define LOG_CONTROL_PATH "/org/freedesktop/LogControl1"
 #define LOG_CONTROL_INTERFACE "org.freedesktop.LogControl1"

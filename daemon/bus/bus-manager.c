@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "bus-common.h"
+#include "bus-signatures.h"
 #include "bus-polkit.h"
 #include "rc-rule-id.h"
 #include "bus-report.h"
@@ -97,7 +98,7 @@ static int property_get_rc_files(sd_bus *bus, const char *path, const char *inte
         r = stale_index_build(c->manager, &stale);
         if (r < 0)
                 return r;
-        r = sd_bus_message_open_container(reply, 'a', "(ssuu)");
+        r = sd_bus_message_open_container(reply, 'a', "(" BUS_RC_FILE_FIELDS ")");
         if (r < 0)
                 return r;
         for (size_t i = 0; cfg && i < cfg->n_files; i++) {
@@ -105,8 +106,8 @@ static int property_get_rc_files(sd_bus *bus, const char *path, const char *inte
                 const RcFile *now;
                 const char *state = file_state(&stale, f, &now);
 
-                r = sd_bus_message_append(reply, "(ssuu)", f->path, state, (uint32_t) now->diagnostics.n_errors,
-                                (uint32_t) now->diagnostics.n_warnings);
+                r = sd_bus_message_append(reply, "(" BUS_RC_FILE_FIELDS ")", f->path, state,
+                                (uint32_t) now->diagnostics.n_errors, (uint32_t) now->diagnostics.n_warnings);
                 if (r < 0)
                         return r;
         }
@@ -125,7 +126,7 @@ static int append_process_entry(sd_bus_message *reply, const Process *p, uid_t c
                 if (r < 0)
                         return r;
         }
-        r = sd_bus_message_open_container(reply, 'r', "outussasu");
+        r = sd_bus_message_open_container(reply, 'r', BUS_PROCESS_ENTRY_FIELDS);
         if (r < 0)
                 return r;
         r = sd_bus_message_append(reply, "outuss", path ? path : "/", (uint32_t) p->id.pid, p->id.start_time,
@@ -156,7 +157,7 @@ static int method_list_processes(sd_bus_message *m, void *userdata, sd_bus_error
         r = sd_bus_message_new_method_return(m, &reply);
         if (r < 0)
                 return r;
-        r = sd_bus_message_open_container(reply, 'a', "(outussasu)");
+        r = sd_bus_message_open_container(reply, 'a', "(" BUS_PROCESS_ENTRY_FIELDS ")");
         if (r < 0)
                 return r;
         for (size_t i = 0; intmap_next(&c->manager->profiles->processes, &i, NULL, (void **) &p);) {
@@ -805,20 +806,23 @@ const sd_bus_vtable bus_manager_vtable[] = {
         SD_BUS_PROPERTY("ProcessEvents", "t", property_get_events, 0, 0),
         SD_BUS_PROPERTY("EventOverruns", "t", property_get_overruns, 0, 0),
         SD_BUS_PROPERTY("ConfigGeneration", "t", property_get_generation, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_PROPERTY("RcFiles", "a(ssuu)", property_get_rc_files, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_METHOD_WITH_ARGS("ListProcesses", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(outussasu)", processes),
-                        method_list_processes, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_PROPERTY("RcFiles", "a(" BUS_RC_FILE_FIELDS ")", property_get_rc_files, 0,
+                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_METHOD_WITH_ARGS("ListProcesses", SD_BUS_NO_ARGS,
+                        SD_BUS_RESULT("a(" BUS_PROCESS_ENTRY_FIELDS ")", processes), method_list_processes,
+                        SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ExplainProcess", SD_BUS_ARGS("u", pid, "t", start_time),
-                        SD_BUS_RESULT(RESOLUTION_SIGNATURE, resolution), method_explain_process,
+                        SD_BUS_RESULT(BUS_RESOLUTION_SIGNATURE, resolution), method_explain_process,
                         SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetProcess", SD_BUS_ARGS("u", pid, "t", start_time),
-                        SD_BUS_RESULT(RESOLUTION_SIGNATURE, resolution), method_get_process,
+                        SD_BUS_RESULT(BUS_RESOLUTION_SIGNATURE, resolution), method_get_process,
                         SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ExplainProcessByPidfd", SD_BUS_ARGS("h", pidfd),
-                        SD_BUS_RESULT(RESOLUTION_SIGNATURE, resolution), method_explain_pidfd,
+                        SD_BUS_RESULT(BUS_RESOLUTION_SIGNATURE, resolution), method_explain_pidfd,
                         SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("Resolve", SD_BUS_ARGS("a{sv}", facts), SD_BUS_RESULT(RESOLUTION_SIGNATURE, resolution),
-                        method_resolve, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Resolve", SD_BUS_ARGS("a{sv}", facts),
+                        SD_BUS_RESULT(BUS_RESOLUTION_SIGNATURE, resolution), method_resolve,
+                        SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListRules", SD_BUS_ARGS("s", home), SD_BUS_RESULT("a(suusss)", rules),
                         method_list_rules, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListProfiles", SD_BUS_ARGS("s", home), SD_BUS_RESULT("a(ssuua(sv))", profiles),

@@ -69,7 +69,7 @@ const sd_bus_vtable bus_process_vtable[] = {
         SD_BUS_PROPERTY("Uid", "u", property_get_uid, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("Comm", "s", property_get_comm, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_PROPERTY("GpuUser", "b", property_get_gpu_user, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-        SD_BUS_METHOD_WITH_ARGS("Explain", SD_BUS_NO_ARGS, SD_BUS_RESULT(RESOLUTION_SIGNATURE, resolution),
+        SD_BUS_METHOD_WITH_ARGS("Explain", SD_BUS_NO_ARGS, SD_BUS_RESULT(BUS_RESOLUTION_SIGNATURE, resolution),
                         method_explain, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };

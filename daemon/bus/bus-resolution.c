@@ -146,7 +146,7 @@ static int append_rules(sd_bus_message *m, const RcResolution *res)
 {
         int r;
 
-        r = sd_bus_message_open_container(m, 'a', "(suussb)");
+        r = sd_bus_message_open_container(m, 'a', "(" BUS_RULE_RESULT_FIELDS ")");
         if (r < 0)
                 return r;
         for (size_t i = 0; i < res->n_rules; i++) {
@@ -157,8 +157,8 @@ static int append_rules(sd_bus_message *m, const RcResolution *res)
                 r = rc_pattern_format(&rule->pattern, &pattern);
                 if (r < 0)
                         return r;
-                r = sd_bus_message_append(m, "(suussb)", rule->location.file->path, rule->location.line,
-                                rule->location.column, pattern,
+                r = sd_bus_message_append(m, "(" BUS_RULE_RESULT_FIELDS ")", rule->location.file->path,
+                                rule->location.line, rule->location.column, pattern,
                                 rule->inline_profile ? profile_label(rr->ref)
                                                      : (rr->ref->profile ? rule->profile_name : ""),
                                 (int) rr->matched);
@@ -198,7 +198,7 @@ static int append_setting_fields(sd_bus_message *m, size_t i, const void *userda
                         rule->location.column, strempty(s->env_variable), strempty(s->env_value));
         if (r < 0)
                 return r;
-        return bus_append_struct_array(m, "vssuu", s->n_shadowed, append_shadowed_fields, s);
+        return bus_append_struct_array(m, BUS_SHADOWED_FIELDS, s->n_shadowed, append_shadowed_fields, s);
 }
 
 static int append_notes(sd_bus_message *m, const RcResolution *res, const RcMatchFacts *mf, bool tracked_only)
@@ -284,7 +284,7 @@ int bus_append_resolution(sd_bus_message *reply, const RcResolution *res, const 
         if (r < 0)
                 return r;
 
-        r = sd_bus_message_open_container(reply, 'r', "sa{sv}a(suussb)a(svssuussa(vssuu))as");
+        r = sd_bus_message_open_container(reply, 'r', BUS_RESOLUTION_FIELDS);
         if (r < 0)
                 return r;
         r = sd_bus_message_append(reply, "s", rc_profiles_state_to_string(res->state));
@@ -296,7 +296,7 @@ int bus_append_resolution(sd_bus_message *reply, const RcResolution *res, const 
         r = append_rules(reply, res);
         if (r < 0)
                 return r;
-        r = bus_append_struct_array(reply, "svssuussa(vssuu)", res->n_settings, append_setting_fields, res);
+        r = bus_append_struct_array(reply, BUS_SETTING_FIELDS, res->n_settings, append_setting_fields, res);
         if (r < 0)
                 return r;
         r = append_notes(reply, res, &mf, subject->tracked_only);

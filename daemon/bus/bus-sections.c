@@ -4,6 +4,7 @@
  * method but Reload is open to all. */
 
 #include "bus-common.h"
+#include "bus-signatures.h"
 #include "bus-polkit.h"
 #include "json-util.h"
 #include "log.h"
@@ -49,12 +50,12 @@ static int method_list_sections(sd_bus_message *m, void *userdata, sd_bus_error 
         r = sd_bus_message_new_method_return(m, &reply);
         if (r < 0)
                 return r;
-        r = sd_bus_message_open_container(reply, 'a', "(ssbuassss)");
+        r = sd_bus_message_open_container(reply, 'a', "(" BUS_SECTION_FIELDS ")");
         if (r < 0)
                 return r;
         for (size_t i = 0; i < n; i++) {
                 const NV__Profiler__ProfilerSection *s = sorted[i]->section;
-                r = sd_bus_message_open_container(reply, 'r', "ssbuassss");
+                r = sd_bus_message_open_container(reply, 'r', BUS_SECTION_FIELDS);
                 if (r < 0)
                         return r;
                 r = sd_bus_message_append(reply, "ssbu", s->identifier, s->displayname,
@@ -131,7 +132,7 @@ static int append_set(sd_bus_message *reply, const SectionSet *set)
 {
         int r;
 
-        r = sd_bus_message_open_container(reply, 'r', "sbas");
+        r = sd_bus_message_open_container(reply, 'r', BUS_SECTION_SET_FIELDS);
         if (r < 0)
                 return r;
         r = sd_bus_message_append(reply, "sb", set->name, streq(set->name, SECTION_DEFAULT_SET));
@@ -166,7 +167,7 @@ static int method_list_sets(sd_bus_message *m, void *userdata, sd_bus_error *err
         r = sd_bus_message_new_method_return(m, &reply);
         if (r < 0)
                 return r;
-        r = sd_bus_message_open_container(reply, 'a', "(sbas)");
+        r = sd_bus_message_open_container(reply, 'a', "(" BUS_SECTION_SET_FIELDS ")");
         if (r < 0)
                 return r;
         for (size_t i = 0; i < sets.n; i++) {
@@ -302,13 +303,14 @@ static int method_get_metrics(sd_bus_message *m, void *userdata, sd_bus_error *e
         r = sd_bus_message_new_method_return(m, &reply);
         if (r < 0)
                 return r;
-        r = sd_bus_message_open_container(reply, 'a', "(sssssbs)");
+        r = sd_bus_message_open_container(reply, 'a', "(" BUS_SECTION_METRIC_FIELDS ")");
         if (r < 0)
                 return r;
         for (size_t i = 0; i < l.n; i++) {
                 const SectionMetric *x = &l.items[i];
-                r = sd_bus_message_append(reply, "(sssssbs)", x->name, strempty(x->label), strempty(x->unit), x->where,
-                                patterns[x->pattern], x->required, strempty(x->derived_for));
+                r = sd_bus_message_append(reply, "(" BUS_SECTION_METRIC_FIELDS ")", x->name, strempty(x->label),
+                                strempty(x->unit), x->where, patterns[x->pattern], x->required,
+                                strempty(x->derived_for));
                 if (r < 0)
                         return r;
         }
@@ -585,16 +587,17 @@ static int method_reload(sd_bus_message *m, void *userdata, sd_bus_error *error)
 const sd_bus_vtable bus_sections_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_METHOD_WITH_ARGS("ListSections", SD_BUS_NO_ARGS,
-                        SD_BUS_RESULT("a(ssbuassss)", sections, "a(ss)", errors), method_list_sections,
+                        SD_BUS_RESULT("a(" BUS_SECTION_FIELDS ")", sections, "a(ss)", errors), method_list_sections,
                         SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_ARGS("ListSets", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(sbas)", sets), method_list_sets,
-                        SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListSets", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(" BUS_SECTION_SET_FIELDS ")", sets),
+                        method_list_sets, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListFolders", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(sbsus)", folders), method_list_folders,
                         SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetSection", SD_BUS_ARGS("s", identifier), SD_BUS_RESULT("a{sv}", section, "s", json),
                         method_get_section, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetMetrics", SD_BUS_ARGS("s", identifier, "u", arch, "s", scope),
-                        SD_BUS_RESULT("a(sssssbs)", metrics), method_get_metrics, SD_BUS_VTABLE_UNPRIVILEGED),
+                        SD_BUS_RESULT("a(" BUS_SECTION_METRIC_FIELDS ")", metrics), method_get_metrics,
+                        SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("EvaluateExpression", SD_BUS_ARGS("s", expression, "a(sv)", values),
                         SD_BUS_RESULT("b", has_value, "v", value, "b", has_ids, "a(tv)", instances), method_evaluate,
                         SD_BUS_VTABLE_UNPRIVILEGED),

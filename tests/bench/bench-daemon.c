@@ -34,6 +34,7 @@
 
 #include "bench-util.h"
 #include "bus-names.h"
+#include "bus-signatures.h"
 #include <time.h>
 #include <unistd.h>
 
@@ -303,8 +304,8 @@ static bool tracked_with_profile(pid_t pid, bool want_profile)
         if (sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "ListProcesses", NULL, &reply,
                             NULL) < 0)
                 return false;
-        sd_bus_message_enter_container(reply, 'a', "(outussasu)");
-        while (sd_bus_message_enter_container(reply, 'r', "outussasu") > 0) {
+        sd_bus_message_enter_container(reply, 'a', "(" BUS_PROCESS_ENTRY_FIELDS ")");
+        while (sd_bus_message_enter_container(reply, 'r', BUS_PROCESS_ENTRY_FIELDS) > 0) {
                 const char *object, *comm, *exe;
                 uint32_t p, uid, settings;
                 uint64_t start;

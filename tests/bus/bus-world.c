@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "bus-names.h"
+#include "bus-signatures.h"
 #include "bus-world.h"
 #include "macro.h"
 #include "test-bus.h"
@@ -145,8 +146,8 @@ char *world_object_of(BusWorld *w, pid_t pid)
         sd_bus_error_free(&e);
         if (r < 0)
                 return NULL;
-        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(outussasu)"), >=, 0);
-        while ((r = sd_bus_message_enter_container(reply, 'r', "outussasu")) > 0) {
+        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(" BUS_PROCESS_ENTRY_FIELDS ")"), >=, 0);
+        while ((r = sd_bus_message_enter_container(reply, 'r', BUS_PROCESS_ENTRY_FIELDS)) > 0) {
                 const char *object, *comm, *exe;
                 uint32_t p, uid;
                 uint64_t start;

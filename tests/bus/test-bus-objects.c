@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "bus-names.h"
+#include "bus-signatures.h"
 #include "bus-world.h"
 #include "macro.h"
 
@@ -336,7 +337,7 @@ static void read_resolution(sd_bus_message *m, Resolution *ret)
 
         ret->facts = g_ptr_array_new_with_free_func(g_free);
         ret->settings = g_ptr_array_new_with_free_func(g_free);
-        g_assert_cmpint(sd_bus_message_enter_container(m, 'r', "sa{sv}a(suussb)a(svssuussa(vssuu))as"), >, 0);
+        g_assert_cmpint(sd_bus_message_enter_container(m, 'r', BUS_RESOLUTION_FIELDS), >, 0);
         g_assert_cmpint(sd_bus_message_read(m, "s", &s), >, 0);
         ret->state = g_strdup(s);
         g_assert_cmpint(sd_bus_message_enter_container(m, 'a', "{sv}"), >, 0);
@@ -347,12 +348,12 @@ static void read_resolution(sd_bus_message *m, Resolution *ret)
                 g_assert_cmpint(sd_bus_message_exit_container(m), >=, 0);
         }
         g_assert_cmpint(sd_bus_message_exit_container(m), >=, 0);
-        g_assert_cmpint(sd_bus_message_skip(m, "a(suussb)"), >=, 0);
-        g_assert_cmpint(sd_bus_message_enter_container(m, 'a', "(svssuussa(vssuu))"), >, 0);
-        while (sd_bus_message_enter_container(m, 'r', "svssuussa(vssuu)") > 0) {
+        g_assert_cmpint(sd_bus_message_skip(m, "a(" BUS_RULE_RESULT_FIELDS ")"), >=, 0);
+        g_assert_cmpint(sd_bus_message_enter_container(m, 'a', "(" BUS_SETTING_FIELDS ")"), >, 0);
+        while (sd_bus_message_enter_container(m, 'r', BUS_SETTING_FIELDS) > 0) {
                 g_assert_cmpint(sd_bus_message_read(m, "s", &s), >, 0);
                 g_ptr_array_add(ret->settings, g_strdup(s));
-                g_assert_cmpint(sd_bus_message_skip(m, "vssuussa(vssuu)"), >=, 0);
+                g_assert_cmpint(sd_bus_message_skip(m, BUS_SETTING_FIELDS + 1), >=, 0);
                 g_assert_cmpint(sd_bus_message_exit_container(m), >=, 0);
         }
 }

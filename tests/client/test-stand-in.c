@@ -20,13 +20,14 @@
 #include <unistd.h>
 
 #include "bus-names.h"
+#include "bus-signatures.h"
 #include "json-schema-check.h"
 #include "private-bus.h"
 #include "test-other-user.h"
 #include "test-util.h"
 
 #define WAIT_USEC (10 * G_USEC_PER_SEC)
-#define RESOLUTION_TYPE "(sa{sv}a(suussb)a(svssuussa(vssuu))as)"
+#define RESOLUTION_TYPE BUS_RESOLUTION_SIGNATURE
 
 typedef struct FakeDaemon {
         sd_bus *bus;
@@ -93,9 +94,9 @@ static int method_list_errors(sd_bus_message *m, void *userdata, sd_bus_error *e
 static int method_list_processes(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         /* The second is another user's, no rule matched: its executable is not shown (""), only with --all. */
-        return sd_bus_reply_method_return(m, "a(outussasu)", 2, "/", (uint32_t) 100, (uint64_t) 7, (uint32_t) 0,
-                        "comm" NASTY, "/usr/bin/exe" NASTY, 1, "Prof" NASTY, (uint32_t) 2, "/", (uint32_t) 101,
-                        (uint64_t) 8, (uint32_t) 1000, "other", "", 0, (uint32_t) 0);
+        return sd_bus_reply_method_return(m, "a(" BUS_PROCESS_ENTRY_FIELDS ")", 2, "/", (uint32_t) 100, (uint64_t) 7,
+                        (uint32_t) 0, "comm" NASTY, "/usr/bin/exe" NASTY, 1, "Prof" NASTY, (uint32_t) 2, "/",
+                        (uint32_t) 101, (uint64_t) 8, (uint32_t) 1000, "other", "", 0, (uint32_t) 0);
 }
 
 static int method_list_rules(sd_bus_message *m, void *userdata, sd_bus_error *error)
@@ -144,7 +145,8 @@ static int get_property(sd_bus *bus, const char *path, const char *interface, co
         if (g_str_equal(property, "ProcessEvents") || g_str_equal(property, "ConfigGeneration"))
                 return sd_bus_message_append(reply, "t", (uint64_t) 7);
         g_assert_cmpstr(property, ==, "RcFiles");
-        return sd_bus_message_append(reply, "a(ssuu)", 1, "/etc/rc" NASTY, "broken", (uint32_t) 2, (uint32_t) 0);
+        return sd_bus_message_append(
+                        reply, "a(" BUS_RC_FILE_FIELDS ")", 1, "/etc/rc" NASTY, "broken", (uint32_t) 2, (uint32_t) 0);
 }
 
 /* Counts the property calls, which sd-bus answers itself. */
@@ -165,7 +167,8 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_METHOD("GetProcess", "ut", RESOLUTION_TYPE, method_get_process, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("ExplainProcess", "ut", RESOLUTION_TYPE, method_explain_process, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("ListErrors", "", "a(sssuus)", method_list_errors, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD("ListProcesses", "", "a(outussasu)", method_list_processes, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("ListProcesses", "", "a(" BUS_PROCESS_ENTRY_FIELDS ")", method_list_processes,
+                        SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("ListRules", "s", "a(suusss)", method_list_rules, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("ListProfiles", "s", "a(ssuua(sv))", method_list_profiles, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("Subscribe", "", "", method_subscribe, SD_BUS_VTABLE_UNPRIVILEGED),
@@ -176,7 +179,7 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_PROPERTY("TrackedProcesses", "u", get_property, 0, 0),
         SD_BUS_PROPERTY("ProcessEvents", "t", get_property, 0, 0),
         SD_BUS_PROPERTY("ConfigGeneration", "t", get_property, 0, 0),
-        SD_BUS_PROPERTY("RcFiles", "a(ssuu)", get_property, 0, 0),
+        SD_BUS_PROPERTY("RcFiles", "a(" BUS_RC_FILE_FIELDS ")", get_property, 0, 0),
         SD_BUS_SIGNAL("ProcessChanged", "outu", 0),
         SD_BUS_SIGNAL("Reloaded", "t", 0),
         SD_BUS_VTABLE_END,
@@ -192,13 +195,14 @@ static int method_list_folders(sd_bus_message *m, void *userdata, sd_bus_error *
 /* ...so no section at all. */
 static int method_list_sections(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
-        return sd_bus_reply_method_return(m, "a(ssbuassss)a(ss)", 0, 0);
+        return sd_bus_reply_method_return(m, "a(" BUS_SECTION_FIELDS ")a(ss)", 0, 0);
 }
 
 static const sd_bus_vtable sections_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_METHOD("ListFolders", "", "a(sbsus)", method_list_folders, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD("ListSections", "", "a(ssbuassss)a(ss)", method_list_sections, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("ListSections", "", "a(" BUS_SECTION_FIELDS ")a(ss)", method_list_sections,
+                        SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };
 
@@ -708,6 +712,18 @@ static void test_listings_escaped(void)
         assert_no_raw_controls(processes);
         g_assert_nonnull(strstr(processes, "/usr/bin/exe\\x1b]0;PWNED\\a\\x1b[31m"));
         g_assert_nonnull(strstr(processes, "Prof\\x1b]0;PWNED\\a\\x1b[31m\n"));
+        {
+                /* A table: the escaped executable sizes its column, so PROFILES starts at one offset. */
+                g_autofree char *all = NULL;
+                g_assert_cmpint(run_ctl(&f, &all, NULL, "processes", "--all", NULL), ==, 0);
+                g_auto(GStrv) lines = g_strsplit(all, "\n", -1);
+                g_assert_true(g_regex_match_simple("^PID USER +EXECUTABLE +SETTINGS PROFILES$", lines[0], 0, 0));
+                g_assert_true(g_regex_match_simple("^100 \\S+ +/usr/bin/exe\\S+ +2 Prof", lines[1], 0, 0));
+                g_assert_true(g_regex_match_simple("^101 \\S+ +other +0 -$", lines[2], 0, 0));
+                size_t column = strstr(lines[0], "PROFILES") - lines[0];
+                g_assert_cmpuint(strstr(lines[1], "Prof") - lines[1], ==, column);
+                g_assert_cmpuint(strlen(lines[2]) - 1, ==, column);
+        }
 
         g_assert_cmpint(run_ctl(&f, &rules, NULL, "rules", NULL), ==, 0);
         assert_no_raw_controls(rules);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "bus-names.h"
+#include "bus-signatures.h"
 #include "itest.h"
 #include "test-bus.h"
 #include "test-other-user.h"
@@ -374,8 +375,8 @@ char *itest_tracked_profiles(ITest *t, pid_t pid)
                 sd_bus_error_free(&error);
                 return NULL;
         }
-        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(outussasu)"), >=, 0);
-        while (sd_bus_message_enter_container(reply, 'r', "outussasu") > 0) {
+        g_assert_cmpint(sd_bus_message_enter_container(reply, 'a', "(" BUS_PROCESS_ENTRY_FIELDS ")"), >=, 0);
+        while (sd_bus_message_enter_container(reply, 'r', BUS_PROCESS_ENTRY_FIELDS) > 0) {
                 const char *object, *comm, *exe;
                 uint32_t p, uid, settings;
                 uint64_t start;

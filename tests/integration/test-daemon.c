@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "bus-names.h"
+#include "bus-signatures.h"
 #include "itest.h"
 
 #define RCD "etc/nvidia/nvidia-application-profiles-rc.d"
@@ -65,7 +66,7 @@ static void test_copied_binary(void)
         g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE, "ExplainProcess",
                                         NULL, &reply, "ut", (uint32_t) pid, UINT64_C(0)),
                         >=, 0);
-        g_assert_cmpint(sd_bus_message_enter_container(reply, 'r', "sa{sv}a(suussb)a(svssuussa(vssuu))as"), >=, 0);
+        g_assert_cmpint(sd_bus_message_enter_container(reply, 'r', BUS_RESOLUTION_FIELDS), >=, 0);
         g_assert_cmpint(sd_bus_message_read(reply, "s", &state), >=, 0);
         g_assert_cmpstr(state, ==, "enabled");
         sd_bus_message_unref(reply);
@@ -92,8 +93,7 @@ static void test_copied_binary(void)
                 g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, BUS_ROOT_PATH, BUS_MANAGER_INTERFACE,
                                                 "ExplainProcessByPidfd", NULL, &reply, "h", pidfd),
                                 >=, 0);
-                g_assert_cmpint(sd_bus_message_enter_container(reply, 'r', "sa{sv}a(suussb)a(svssuussa(vssuu))as"), >=,
-                                0);
+                g_assert_cmpint(sd_bus_message_enter_container(reply, 'r', BUS_RESOLUTION_FIELDS), >=, 0);
                 g_assert_cmpint(sd_bus_message_read(reply, "s", &pstate), >=, 0);
                 g_assert_cmpstr(pstate, ==, "enabled");
                 reply = sd_bus_message_unref(reply);

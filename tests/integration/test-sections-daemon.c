@@ -122,6 +122,17 @@ static void test_sections(void)
         g_clear_pointer(&out, g_free);
         g_assert_cmpint(itest_ctl(&t, &out, "sections", "metrics", "A", NULL), ==, 2);
 
+        /* As text: tables whose columns are as wide as their content (daemon/shared/table.c). */
+        g_clear_pointer(&out, g_free);
+        g_assert_cmpint(itest_ctl(&t, &out, "--json=off", "sections", "sets", NULL), ==, 0);
+        g_assert_true(g_str_has_prefix(out, "SET   ENABLED SECTIONS\nbasic yes     A"));
+        g_assert_true(g_regex_match_simple("^full  (yes|no ) +\\S", out, G_REGEX_MULTILINE, 0));
+        g_clear_pointer(&out, g_free);
+        g_assert_cmpint(itest_ctl(&t, &out, "--json=off", "sections", "metrics", "A", "--arch=86", NULL), ==, 0);
+        g_assert_true(g_str_has_prefix(out, "METRIC LABEL UNIT"));
+        g_assert_true(g_regex_match_simple("^new    Base  ", out, G_REGEX_MULTILINE, 0));
+        g_assert_true(g_regex_match_simple("^op_a  .* for derived__x$", out, G_REGEX_MULTILINE, 0));
+
         /* EvaluateExpression: integer division by 0 gives the left side; rule 3 join on ids. */
         sd_bus_error error = SD_BUS_ERROR_NULL;
         sd_bus_message *reply = NULL;
