@@ -13,7 +13,7 @@ must be unique there). Headers that are not in the tree (generated ones, system 
 
 Fails, naming the files that make each offending edge:
 1. on any circle between nodes (a strongly connected set of more than one folder), and
-2. on any edge that ALLOWED below does not list: the domains (appprofile, procwatch, rcwatch, drm,
+2. on any edge that ALLOWED below does not list: the domains (appprofile, procwatch, drm,
    nvml, nsight) include only daemon/shared, never each other; the manager wires them; a job includes
    core/ and the domains, and another job only where ALLOWED says (usage subscribes to profiles'
    process events); bus/ includes the manager and the domains; the program includes bus/ and below.
@@ -32,7 +32,7 @@ from typing import Dict, List, Set, Tuple
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
 
-DOMAINS = ["appprofile", "procwatch", "rcwatch", "drm", "nvml", "nsight"]
+DOMAINS = ["appprofile", "procwatch", "drm", "nvml", "nsight"]
 JOBS = ["manager/profiles", "manager/usage", "manager/sections", "manager/reports"]
 
 # node -> the nodes it may include (besides itself).
