@@ -42,9 +42,17 @@ stage() {
     export "$1"
 }
 for v in NVPROFILED_BIN NVPROFILECTL_BIN NVPROFILED_HELPER NVPROFILED_DSO_LIB NVPROFILED_DBUS_POLICY \
-        NVPROFILED_DBUS_XML NVPROFILED_REPORT_WORKER NVPROFILED_FAKE_WORKER_CRASH NVPROFILED_NVTX_FIXTURE; do
+        NVPROFILED_DBUS_XML NVPROFILED_REPORT_WORKER NVPROFILED_FAKE_WORKER_CRASH NVPROFILED_NVTX_FIXTURE \
+        NVPROFILED_JSON_SCHEMA_CHECK; do
     stage "$v"
 done
+
+# The --json schemas the checker reads (client/json-schemas).
+if [ -n "${NVPROFILED_JSON_SCHEMAS:-}" ]; then
+    cp -r "$NVPROFILED_JSON_SCHEMAS" "$stage/json-schemas"
+    NVPROFILED_JSON_SCHEMAS=$stage/json-schemas
+    export NVPROFILED_JSON_SCHEMAS
+fi
 
 # The bus configuration templates the harness fills in (tests/lib/test-bus-daemon.c).
 if [ -n "${NVPROFILED_TEST_LIB_DIR:-}" ]; then
