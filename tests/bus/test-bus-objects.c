@@ -353,7 +353,7 @@ static void read_resolution(sd_bus_message *m, Resolution *ret)
         while (sd_bus_message_enter_container(m, 'r', BUS_SETTING_FIELDS) > 0) {
                 g_assert_cmpint(sd_bus_message_read(m, "s", &s), >, 0);
                 g_ptr_array_add(ret->settings, g_strdup(s));
-                g_assert_cmpint(sd_bus_message_skip(m, BUS_SETTING_FIELDS + 1), >=, 0);
+                g_assert_cmpint(sd_bus_message_skip(m, &BUS_SETTING_FIELDS[1]), >=, 0);
                 g_assert_cmpint(sd_bus_message_exit_container(m), >=, 0);
         }
 }

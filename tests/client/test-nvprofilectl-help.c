@@ -108,60 +108,55 @@ static void test_overview(void)
 
 static void test_did_you_mean(void)
 {
-        g_autofree char *o1 =
-                        ctl(EXIT_USAGE, "Unknown verb \"repot\"; did you mean report?", "repot", "summary", "x", NULL);
-        g_autofree char *o2 = ctl(EXIT_USAGE, "Unknown verb \"stauts\"; did you mean status?", "stauts", NULL);
-        g_autofree char *o3 = ctl(EXIT_USAGE, "Unknown report command \"sumary\"; did you mean summary?", "report",
-                        "sumary", "x", NULL);
-        g_autofree char *o4 =
-                        ctl(EXIT_USAGE, "Unknown option \"--jsn\"; did you mean --json?", "--jsn", "status", NULL);
-        g_autofree char *o5 = ctl(EXIT_USAGE, "Unknown option \"--intervl=2\"; did you mean --interval?", "top",
-                        "--intervl=2", NULL);
-        g_autofree char *o6 = ctl(EXIT_USAGE, "No help for \"explian\", which is no verb; did you mean explain?",
-                        "help", "explian", NULL);
-        g_autofree char *o10 = ctl(EXIT_USAGE, "Unknown option \"--sort-by=gpu\"; did you mean --sort?", "top",
-                        "--sort-by=gpu", NULL);
+        g_free(ctl(EXIT_USAGE, "Unknown verb \"repot\"; did you mean report?", "repot", "summary", "x", NULL));
+        g_free(ctl(EXIT_USAGE, "Unknown verb \"stauts\"; did you mean status?", "stauts", NULL));
+        g_free(ctl(EXIT_USAGE, "Unknown report command \"sumary\"; did you mean summary?", "report", "sumary", "x",
+                        NULL));
+        g_free(ctl(EXIT_USAGE, "Unknown option \"--jsn\"; did you mean --json?", "--jsn", "status", NULL));
+        g_free(ctl(EXIT_USAGE, "Unknown option \"--intervl=2\"; did you mean --interval?", "top", "--intervl=2", NULL));
+        g_free(ctl(EXIT_USAGE, "No help for \"explian\", which is no verb; did you mean explain?", "help", "explian",
+                        NULL));
+        g_free(ctl(EXIT_USAGE, "Unknown option \"--sort-by=gpu\"; did you mean --sort?", "top", "--sort-by=gpu", NULL));
         /* Nothing close: no guess. */
-        g_autofree char *o7 = ctl(EXIT_USAGE, "Unknown verb \"xyzzy\"; see nvprofilectl --help.", "xyzzy", NULL);
-        g_autofree char *o8 = ctl(EXIT_USAGE,
+        g_free(ctl(EXIT_USAGE, "Unknown verb \"xyzzy\"; see nvprofilectl --help.", "xyzzy", NULL));
+        g_free(ctl(EXIT_USAGE,
                         "could be --print-units, --print-details, --print-metric-instances or "
                         "--print-summary",
-                        "report", "details", "x", "--print", "y", NULL);
-        g_autofree char *o9 = ctl(EXIT_USAGE, "--bus needs a value: --bus=ADDRESS", "status", "--bus", NULL);
+                        "report", "details", "x", "--print", "y", NULL));
+        g_free(ctl(EXIT_USAGE, "--bus needs a value: --bus=ADDRESS", "status", "--bus", NULL));
 }
 
 static void test_missing_in_words(void)
 {
-        g_autofree char *o1 = ctl(EXIT_USAGE, "report summary needs a report file: nvprofilectl report summary FILE\n",
-                        "report", "summary", NULL);
-        g_autofree char *o2 = ctl(EXIT_USAGE,
+        g_free(ctl(EXIT_USAGE, "report summary needs a report file: nvprofilectl report summary FILE\n", "report",
+                        "summary", NULL));
+        g_free(ctl(EXIT_USAGE,
                         "report diff needs a baseline report and a report to compare with it: nvprofilectl "
                         "report diff BASELINE FILE",
-                        "report", "diff", "a.ncu-rep", NULL);
-        g_autofree char *o3 = ctl(EXIT_USAGE, "explain needs a process ID: nvprofilectl explain PID", "explain", NULL);
-        g_autofree char *o4 = ctl(EXIT_USAGE,
-                        "report needs a command: summary, json, raw, details, session, rules or diff", "report", NULL);
-        g_autofree char *o5 = ctl(EXIT_USAGE, "sections show needs a section identifier", "sections", "show", NULL);
-        g_autofree char *o6 = ctl(EXIT_USAGE, "explain takes at most 1 argument (nvprofilectl explain PID), got 2.",
-                        "explain", "1", "2", NULL);
-        g_autofree char *o7 =
-                        ctl(EXIT_USAGE, "report summary takes at most 1 argument", "report", "summary", "a", "b", NULL);
+                        "report", "diff", "a.ncu-rep", NULL));
+        g_free(ctl(EXIT_USAGE, "explain needs a process ID: nvprofilectl explain PID", "explain", NULL));
+        g_free(ctl(EXIT_USAGE, "report needs a command: summary, json, raw, details, session, rules or diff", "report",
+                        NULL));
+        g_free(ctl(EXIT_USAGE, "sections show needs a section identifier", "sections", "show", NULL));
+        g_free(ctl(EXIT_USAGE, "explain takes at most 1 argument (nvprofilectl explain PID), got 2.", "explain", "1",
+                        "2", NULL));
+        g_free(ctl(EXIT_USAGE, "report summary takes at most 1 argument", "report", "summary", "a", "b", NULL));
 }
 
 static void test_option_not_of_verb(void)
 {
-        g_autofree char *o1 = ctl(EXIT_USAGE, "--once is an option of top, not of status;", "status", "--once", NULL);
-        g_autofree char *o2 = ctl(EXIT_USAGE,
+        g_free(ctl(EXIT_USAGE, "--once is an option of top, not of status;", "status", "--once", NULL));
+        g_free(ctl(EXIT_USAGE,
                         "--csv is an option of report raw, report details and report session, not of report "
                         "summary;",
-                        "report", "summary", "x", "--csv", NULL);
-        g_autofree char *o3 = ctl(EXIT_USAGE, "--unset is an option of rules set and profiles set, not of rules add;",
-                        "rules", "add", "--procname=x", "--setting=K=1", "--unset=K", NULL);
-        g_autofree char *o4 = ctl(EXIT_USAGE, "--arch is an option of sections metrics, not of sections list;",
-                        "sections", "list", "--arch=86", NULL);
+                        "report", "summary", "x", "--csv", NULL));
+        g_free(ctl(EXIT_USAGE, "--unset is an option of rules set and profiles set, not of rules add;", "rules", "add",
+                        "--procname=x", "--setting=K=1", "--unset=K", NULL));
+        g_free(ctl(EXIT_USAGE, "--arch is an option of sections metrics, not of sections list;", "sections", "list",
+                        "--arch=86", NULL));
         /* The options of every verb are every verb's. */
-        g_autofree char *o5 = ctl(EXIT_USAGE, "nvprofilectl: --bus= and --user cannot be combined", "check",
-                        "--bus=unix:path=/nonexistent", "--user", NULL);
+        g_free(ctl(EXIT_USAGE, "nvprofilectl: --bus= and --user cannot be combined", "check",
+                        "--bus=unix:path=/nonexistent", "--user", NULL));
 }
 
 /* The answers the shells' scripts turn into candidates. */
