@@ -103,9 +103,15 @@ static ServerCall *call_free(ServerCall *c)
 
 static int on_orphan_exit(sd_event_source *source, int fd, uint32_t revents, void *userdata)
 {
-        pid_t pid = (pid_t) (intptr_t) userdata;
+        pid_t pid = (pid_t) (intptr_t) userdata, p;
 
-        (void) waitpid(pid, NULL, WNOHANG);
+        do
+                p = waitpid(pid, NULL, WNOHANG);
+        while (p < 0 && errno == EINTR);
+        /* A pidfd is readable once the process exits, which for one with threads (a sanitizer's) can be a
+         * moment before it can be reaped: then the source stays, level-triggered, until it can. */
+        if (p == 0)
+                return 0;
         /* The loop holds the only reference: giving it up frees the source (and closes the pidfd). */
         (void) sd_event_source_set_enabled(source, SD_EVENT_OFF);
         (void) sd_event_source_set_floating(source, false);
