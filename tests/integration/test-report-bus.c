@@ -368,6 +368,23 @@ static char *export_page(sd_bus *bus, const char *path, const char *page, const 
         return text;
 }
 
+/* ExportPageEncoded(ay) with bytes nvprofilectl would never send: refused as InvalidArgs, and the report's
+ * worker goes on serving. */
+static void assert_encoded_refused(sd_bus *bus, const char *path, const void *bytes, size_t size)
+{
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *m = NULL, *reply = NULL;
+
+        g_assert_cmpint(sd_bus_message_new_method_call(
+                                        bus, &m, BUS_NAME, path, BUS_REPORT_INTERFACE, "ExportPageEncoded"),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_message_append_array(m, 'y', bytes, size), >=, 0);
+        g_assert_cmpint(sd_bus_call(bus, m, 0, &error, &reply), <, 0);
+        g_assert_cmpstr(error.name, ==, SD_BUS_ERROR_INVALID_ARGS);
+        sd_bus_error_free(&error);
+        sd_bus_message_unref(m);
+}
+
 /* ExportPage: each of ncu's pages from the worker, the same bytes as nvprofilectl prints them in process
  * (test-report-pages holds those against ncu's own) and through the daemon; a page, option, type, value or
  * combination ncu would refuse is InvalidArgs. */
@@ -449,6 +466,21 @@ static void test_pages(void)
                         g_assert_null(export_page(t.bus, path, refused[k].page, refused[k].options, &n, &error));
                         g_assert_cmpstr(error.name, ==, SD_BUS_ERROR_INVALID_ARGS);
                         sd_bus_error_free(&error);
+                }
+                {
+                        static const uint8_t garbage[4096] = { 0xff, 0xff, 0xff, 0xff };
+                        g_autofree char *again = NULL;
+                        gsize n = 0;
+
+                        /* Every size but the encoding's, and its size with an unknown encoding. */
+                        assert_encoded_refused(t.bus, path, garbage, 0);
+                        assert_encoded_refused(t.bus, path, garbage, 24);
+                        assert_encoded_refused(t.bus, path, garbage, 26);
+                        assert_encoded_refused(t.bus, path, garbage, sizeof(garbage));
+                        assert_encoded_refused(t.bus, path, garbage, 25);
+                        again = export_page(t.bus, path, "session", NULL, &n, &error);
+                        if (!again)
+                                g_error("ExportPage after refused bytes: %s: %s", error.name, error.message);
                 }
                 g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "Close", &error, NULL,
                                                 NULL),
