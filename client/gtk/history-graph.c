@@ -18,6 +18,7 @@ struct _HistoryGraph {
         HistoryGraphStyle style;
         HistoryGraphUnit unit;
         UsageHistory samples; /* those in [now - window, now] at the last history_graph_set() */
+        char *label, *description; /* as last given to the accessible: a screen reader hears changes only */
         uint64_t now_usec, window_usec;
         double max;
 };
@@ -29,6 +30,8 @@ static void history_graph_finalize(GObject *object)
         HistoryGraph *self = HISTORY_GRAPH(object);
 
         usage_history_done(&self->samples);
+        g_free(self->label);
+        g_free(self->description);
         G_OBJECT_CLASS(history_graph_parent_class)->finalize(object);
 }
 
@@ -252,7 +255,16 @@ void history_graph_set(GtkWidget *graph, const UsageHistory *history, uint64_t n
         description = describe(self, history, what);
         /* TRANSLATORS: a graph's accessible name: what it shows the history of */
         label = g_strdup_printf(_("%s history"), what);
-        gtk_accessible_update_property(GTK_ACCESSIBLE(graph), GTK_ACCESSIBLE_PROPERTY_LABEL, label,
-                        GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description, -1);
+        if (g_strcmp0(label, self->label) != 0) {
+                gtk_accessible_update_property(GTK_ACCESSIBLE(graph), GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
+                g_free(self->label);
+                self->label = g_steal_pointer(&label);
+        }
+        if (g_strcmp0(description, self->description) != 0) {
+                gtk_accessible_update_property(
+                                GTK_ACCESSIBLE(graph), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description, -1);
+                g_free(self->description);
+                self->description = g_steal_pointer(&description);
+        }
         gtk_widget_queue_draw(graph);
 }

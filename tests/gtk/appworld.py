@@ -180,18 +180,21 @@ class AppWorld(World):
             return None
         return r.stdout.strip()
 
-    def start_daemon(self, rescan="100ms", log_level="debug", root="/", uid=None, bus_policy=""):
+    def start_daemon(self, rescan="100ms", log_level="debug", root="/", uid=None, bus_policy="", script=SCRIPT,
+                     nvml_script=None):
         """rescan: RescanIntervalSec= (short for the test, the default for the benchmark). root: the daemon's
         --root, which must hold the scratch directory (the processes' $HOME is given below it). uid: the
         fixture processes' and the scratch $HOME's owner (default: ours). bus_policy: more <policy> elements
-        for the private bus."""
+        for the private bus. script: the usage fixture's script ({uid} is filled in). nvml_script: the
+        fixture NVML library's script (tests/nvml/nvml-fixture.h), which the daemon then loads from
+        $NVPROFILED_NVML_FIXTURE; None: NVML=no."""
         d = self.dir
         uid = os.getuid() if uid is None else uid
         self.proc, self.sys, self.home = (os.path.join(d, n) for n in ("proc", "sys", "home"))
         for p in (self.proc, self.sys, self.home, os.path.join(d, "dev")):
             os.makedirs(p)
         with open(os.path.join(d, "script"), "w") as f:
-            f.write(SCRIPT.format(uid=uid))
+            f.write(script.format(uid=uid))
         self.fixture_step(0)
         self.fixture_step(1)
         # The processes' $HOME, which picks the user's rc files: the daemon finds it below its root.
@@ -215,8 +218,14 @@ class AppWorld(World):
         self.address = "unix:path=" + self.socket
         with open(os.path.join(d, "nvprofiled.conf"), "w") as f:
             f.write(f"[ProcessWatch]\nDeviceDirectory={d}/dev\n[Profiles]\nReloadCoalesceSec=100ms\n"
-                    f"[Usage]\nDrmMajor=1\nAccelMajor=4095\nMinIntervalSec=10ms\nRescanIntervalSec={rescan}\nNVML=no\n")
+                    f"[Usage]\nDrmMajor=1\nAccelMajor=4095\nMinIntervalSec=10ms\nRescanIntervalSec={rescan}\n")
+            f.write("NVML=no\n" if nvml_script is None
+                    else f"NVMLLibrary={os.environ.get('NVPROFILED_NVML_FIXTURE', '')}\n")
         env = dict(os.environ, NVPROFILED_REPORT_WORKER=os.environ.get("NVPROFILED_REPORT_WORKER", ""))
+        if nvml_script is not None:
+            with open(os.path.join(d, "nvml.script"), "w") as f:
+                f.write(nvml_script)
+            env["NVPROFILED_NVML_FIXTURE_SCRIPT"] = os.path.join(d, "nvml.script")
         self.daemon = self.spawn("daemon", [DAEMON, f"--bus={self.address}", f"--root={root}",
                                             f"--proc={self.proc}", f"--sys={self.sys}", f"--config={d}/nvprofiled.conf",
                                             f"--log-level={log_level}"], env=env)
