@@ -401,33 +401,39 @@ static void build_rows(
 
 static const char *sensor_title(const char *sensor)
 {
-        if (g_str_equal(sensor, "temperature"))
-                return _("Temperature");
-        if (g_str_equal(sensor, "power"))
-                return _("Power draw");
-        if (g_str_equal(sensor, "power_limit"))
-                return _("Power limit");
-        if (g_str_equal(sensor, "clock_graphics"))
-                return _("Graphics clock");
-        if (g_str_equal(sensor, "clock_memory"))
-                return _("Memory clock");
-        if (g_str_equal(sensor, "fan"))
-                return _("Fan");
+        static const struct {
+                const char *sensor, *title;
+        } titles[] = {
+                { "temperature", N_("Temperature") },
+                { "power", N_("Power draw") },
+                { "power_limit", N_("Power limit") },
+                { "clock_graphics", N_("Graphics clock") },
+                { "clock_memory", N_("Memory clock") },
+                { "fan", N_("Fan") },
+        };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(titles); i++)
+                if (g_str_equal(sensor, titles[i].sensor))
+                        return _(titles[i].title);
         return sensor; /* a newer daemon's: its own word rather than nothing */
 }
 
 static char *sensor_value(const char *unit, double value)
 {
-        if (g_str_equal(unit, "celsius"))
-                return g_strdup_printf(C_("sensor", "%.0f °C"), value);
-        if (g_str_equal(unit, "watt"))
-                return g_strdup_printf(C_("sensor", "%.1f W"), value);
-        if (g_str_equal(unit, "megahertz"))
-                return g_strdup_printf(C_("sensor", "%.0f MHz"), value);
-        if (g_str_equal(unit, "percent"))
-                return g_strdup_printf(C_("sensor", "%.0f %%"), value);
-        if (g_str_equal(unit, "rpm"))
-                return g_strdup_printf(C_("sensor", "%.0f RPM"), value);
+        static const struct {
+                const char *unit, *symbol;
+                int decimals;
+        } units[] = {
+                { "celsius", N_("°C"), 0 },
+                { "watt", N_("W"), 1 },
+                { "megahertz", N_("MHz"), 0 },
+                { "percent", N_("%"), 0 },
+                { "rpm", N_("RPM"), 0 },
+        };
+
+        for (size_t i = 0; i < G_N_ELEMENTS(units); i++)
+                if (g_str_equal(unit, units[i].unit))
+                        return g_strdup_printf("%.*f %s", units[i].decimals, value, _(units[i].symbol));
         return g_strdup_printf("%g %s", value, unit);
 }
 

@@ -19,39 +19,27 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from appworld import (APP, DAEMON, FIXTURE_TOOL, POLICY, ROOT_PATH, TOOLS, AppWorld, AtSpi,  # noqa: E402
-                      wait_for)
+import appworld  # noqa: E402
+from appworld import (APP, DAEMON, FIXTURE_TOOL, POLICY, ROOT_PATH, TOOLS, AppWorld, AtSpi, click,  # noqa: E402
+                      text_of, wait_for)
 
 NVML_FIXTURE = os.environ.get("NVPROFILED_NVML_FIXTURE", "")
 
-# glxgears and ollama on an amdgpu device (0.4 + 0.25 s of gfx in 1 s at step 2, then 0.1 s at step 3, so
-# that the current value and the peak differ), and a second amdgpu device, runtime-suspended,
-# which a sleeping process holds open.
-SCRIPT = """node renderD128 /dev/full pci 0000:03:00.0 0x1002 0x73bf amdgpu
-node renderD130 /dev/urandom pci 0000:05:00.0 0x1002 0x7480 amdgpu
+# appworld's glxgears and ollama on an amdgpu device (0.4 + 0.25 s of gfx in 1 s at step 2), then 0.1 s at
+# step 3, so that the current value and the peak differ; and a second amdgpu device, runtime-suspended, which
+# a sleeping process holds open.
+SUSPENDED = """node renderD130 /dev/urandom pci 0000:05:00.0 0x1002 0x7480 amdgpu
 power renderD130 suspended
-process 4100 {uid} 5000 glxgears /usr/bin/glxgears /
-process 4200 {uid} 4000 ollama /usr/bin/ollama /
 process 4300 {uid} 3000 sleeper /usr/bin/sleeper /
-fd 4100 5 /dev/full
-fd 4200 3 /dev/full
 fd 4300 3 /dev/urandom
 fdinfo 4300 3 keys drm-driver=amdgpu drm-pdev=0000:05:00.0 drm-client-id=99 drm-engine-gfx=1_ns
-cgroup 4100 /user.slice/user-{uid}.slice/user@{uid}.service/app.slice/app-flatpak-org.example.Game-77.scope
-cgroup 4200 /system.slice/ollama.service
-step 1
-fdinfo 4100 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=11 drm-engine-gfx=1000000000_ns drm-resident-vram=262144_KiB
-fdinfo 4200 3 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=12 drm-engine-gfx=0_ns drm-resident-vram=524288_KiB
-clock 1000000
-step 2
-fdinfo 4100 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=11 drm-engine-gfx=1400000000_ns drm-resident-vram=262144_KiB
-fdinfo 4200 3 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=12 drm-engine-gfx=250000000_ns drm-resident-vram=524288_KiB
-clock 2000000
-step 3
+"""
+STEP_3 = """step 3
 fdinfo 4100 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=11 drm-engine-gfx=1500000000_ns drm-resident-vram=262144_KiB
 fdinfo 4200 3 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=12 drm-engine-gfx=250000000_ns drm-resident-vram=524288_KiB
 clock 3000000
 """
+SCRIPT = appworld.SCRIPT.replace("process 4100 ", SUSPENDED + "process 4100 ", 1) + STEP_3
 
 # An RTX 4070: 45 % busy, 3 of 12 GiB used, and its sensors (mW for power, as NVML gives them).
 NVIDIA = "NVIDIA GeForce RTX 4070"
@@ -81,15 +69,6 @@ class GpusTest(unittest.TestCase):
 
     # --- AT-SPI ----------------------------------------------------------------------------------------------
 
-    @staticmethod
-    def text_of(node):
-        try:
-            t = node.queryText()
-            text = t.getText(0, t.characterCount)
-        except NotImplementedError:
-            text = node.name or ""
-        return text.replace("\xa0", " ")  # g_format_size() puts a no-break space before the unit
-
     def all(self, root, role, pred=lambda a: True):
         return self.pyatspi.findAllDescendants(root, lambda a: a is not None and a.getRoleName() == role and pred(a))
 
@@ -97,7 +76,7 @@ class GpusTest(unittest.TestCase):
         return self.pyatspi.findDescendant(root, lambda a: a is not None and a.getRoleName() == role and a.name == name)
 
     def labels(self, root):
-        return [self.text_of(a) for a in self.all(root, "label")]
+        return [text_of(a) for a in self.all(root, "label")]
 
     def card(self, main, title):
         """The device's card: the list its group titles (AdwPreferencesGroup names its list by its title)."""
@@ -114,14 +93,6 @@ class GpusTest(unittest.TestCase):
         row = self.find(card, "list item", title)
         return self.labels(row) if row is not None else None
 
-    def click(self, node):
-        action = node.queryAction()
-        for i in range(action.nActions):
-            if action.getName(i) in ("click", "activate", "press"):
-                action.doAction(i)
-                return
-        action.doAction(0)
-
     # --- the case --------------------------------------------------------------------------------------------
 
     def test_gpus(self):
@@ -130,8 +101,7 @@ class GpusTest(unittest.TestCase):
         except BaseException:
             if getattr(self.w, "app", None) is not None:
                 sys.stderr.write(f"app: exit status {self.w.app.poll()}\n")
-            for name in ("daemon", "app"):
-                sys.stderr.write(f"--- {name} log ---\n{self.w.log(name)}\n")
+            self.w.write_logs("daemon", "app")
             raise
 
     def run_case(self):
@@ -176,11 +146,11 @@ class GpusTest(unittest.TestCase):
         # The window: one choice for the page; every graph says so at once.
         # (GTK 4.8 gives toggle buttons the role of a push button, with a pressed state.)
         five = wait_for("the 5 minute choice", lambda: self.find(main, "push button", "5 min"))
-        self.click(five)
+        click(five)
         wait_for("the graphs over 5 minutes", lambda: self.description(amd, "gfx") ==
                  "gfx: 10.0 % now, peak 65.0 % in the last 5 minutes")
         self.assertEqual(self.description(nvidia, "vram"), "vram: 3.0 GiB now, peak 3.0 GiB in the last 5 minutes")
-        self.click(self.find(main, "push button", "10 min"))
+        click(self.find(main, "push button", "10 min"))
         wait_for("the graphs over 10 minutes", lambda: self.description(nvidia, "gpu") ==
                  "gpu: 45.0 % now, peak 45.0 % in the last 10 minutes")
 
@@ -196,7 +166,7 @@ class GpusTest(unittest.TestCase):
         # Tab: only what can be operated takes the focus, around the whole window and back.
         self.tab_round(a11y, main)
 
-        self.click(self.find(main, "push button", "1 min"))
+        click(self.find(main, "push button", "1 min"))
         # Sensors, with their units; the suspended device has none and says why.
         for title, text in SENSORS.items():
             shown = wait_for(f"the sensor {title}", lambda: self.row_texts(nvidia, title))
