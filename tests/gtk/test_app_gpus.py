@@ -82,6 +82,13 @@ class GpusTest(unittest.TestCase):
         """The device's card: the list its group titles (AdwPreferencesGroup names its list by its title)."""
         return self.find(main, "list", title)
 
+    def card_labels(self, card):
+        """The labels of the whole card: its list's, and the group's title and description above it."""
+        node = card
+        while node is not None and card.name not in self.labels(node):
+            node = node.parent
+        return self.labels(node) if node is not None else []
+
     def graph(self, card, what):
         return self.find(card, "image", f"{what} history")
 
@@ -124,7 +131,9 @@ class GpusTest(unittest.TestCase):
         amd = wait_for("the amdgpu card", lambda: self.card(main, titles[("0000:03:00.0", "drm-fdinfo")]))
         asleep = wait_for("the suspended card", lambda: self.card(main, titles[("0000:05:00.0", "drm-fdinfo")]))
         self.assertIn(NVIDIA, self.labels(main))
-        for text in self.labels(nvidia) + self.labels(amd) + self.labels(asleep):
+        texts = self.card_labels(nvidia) + self.card_labels(amd) + self.card_labels(asleep)
+        self.assertIn("nvidia driver, 0000:01:00.0: 0 clients", texts)
+        for text in texts:
             self.assertFalse(any(s in text for s in SOURCES), f"a usage source in the text {text!r}")
 
         # Graphs: NVML's device engines and VRAM; amdgpu's gfx, first 65 %, then 10 % with 65 % the peak.
@@ -143,7 +152,7 @@ class GpusTest(unittest.TestCase):
                  "gfx: 10.0 % now, peak 65.0 % in the last minute")
         self.assertEqual(self.description(amd, "vram"), "vram: 768.0 MiB now, peak 768.0 MiB in the last minute")
 
-        # The window: one choice for the page; every graph says so at once.
+        # The window: one choice for the page; every graph says so.
         # (GTK 4.8 gives toggle buttons the role of a push button, with a pressed state.)
         five = wait_for("the 5 minute choice", lambda: self.find(main, "push button", "5 min"))
         click(five)
