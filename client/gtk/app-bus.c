@@ -122,8 +122,8 @@ static void app_show_running(App *app)
                 while (g_variant_iter_next(&iter, "(&s&s&s)", &name, &state, &message)) {
                         if (service_state_from_source(state) != SERVICE_SOURCE_UNAVAILABLE)
                                 continue;
-                        /* TRANSLATORS: a usage source ("nvml") and the daemon's message about it */
-                        g_string_append_printf(detail, _("%s: %s"), name, message);
+                        /* A usage source ("nvml") and the daemon's message about it, as it gave it. */
+                        g_string_append_printf(detail, "%s: %s", name, message);
                         g_string_append_c(detail, '\n');
                         s = SERVICE_SOURCE_UNAVAILABLE;
                 }
