@@ -102,6 +102,11 @@ class StatesTest(unittest.TestCase):
         if daemon_pid is not None:
             self.assertIsNone(re.search(rf"\b{daemon_pid}\b", text), text)
 
+    def daemon_log(self):
+        """The running daemon's whole log (respawn_daemon() starts a new one)."""
+        with open(os.path.join(self.w.dir, "daemon.log"), errors="replace") as f:
+            return f.read()
+
     def row(self, root, title):
         return self.pyatspi.findDescendant(
             root, lambda a: a is not None and a.getRoleName() == "list item" and a.name == title)
@@ -210,10 +215,12 @@ class StatesTest(unittest.TestCase):
                  STOPPED not in self.window_text(main))
         wait_for("a watch of the app's again", lambda: w.watchers() == 1)
         self.assertIsNone(w.app.poll(), "the app exited")
+        # The open report is loaded again on the daemon's return, before anybody uses it.
+        wait_for("the open report loaded again", lambda: "loading" in self.daemon_log())
         self.details_work(main)
 
         # Idle for longer than IdleSec: the daemon dropped the report; Details loads it again.
-        wait_for("the daemon to drop the idle report", lambda: "idle, closed" in w.log("daemon"))
+        wait_for("the daemon to drop the idle report", lambda: "idle, closed" in self.daemon_log())
         self.details_work(main)
         self.assert_clean(self.window_text(main), views_shown=True)
 
