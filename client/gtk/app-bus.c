@@ -80,6 +80,8 @@ GtkWidget *app_states_wrap(App *app, GtkWidget *views)
         GtkWidget *widget;
 
         app->state_view = state_view_new(views, &widget);
+        /* Until the proxies are there (the bus may be starting the daemon): the page says so, not a label. */
+        app_set_status(app, NULL);
         state_view_show(app->state_view, SERVICE_STARTING, NULL);
         return widget;
 }

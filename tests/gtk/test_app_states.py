@@ -5,7 +5,7 @@ a private system-like bus, stopped and restarted, not a mock: no daemon on the b
 while the app waits; the daemon stopped with SIGTERM (the figures are stale at once: the GPU rows
 insensitive, a banner says so) and started again (live again, without relaunching the app, and an open
 report's Details works: it is loaded again from its file); a report dropped for idleness ([Reports]
-IdleSec=) loaded again on use; a bus policy that refuses the user; NVML missing (the daemon's
+IdleSec=) loaded again on use; a bus policy that refuses the user; no bus at all; NVML missing (the daemon's
 Usage.Sources message shown). In each, the window's accessible text names the state in the words of
 client/service-state.c, never "No GPU" for a failure, and holds no D-Bus internals (no error or interface
 names, no dbus-daemon text, no pids).
@@ -32,6 +32,7 @@ NOT_RUNNING = "nvprofiled is not running"
 NOT_RUNNING_NEXT = "Start it with: sudo systemctl start nvprofiled"
 STOPPED = "nvprofiled stopped"
 DENIED = "Access to nvprofiled was denied"
+UNREACHABLE = "nvprofiled cannot be reached"
 SOURCE_UNAVAILABLE = "A GPU usage source is unavailable"
 
 # What the window must never show: D-Bus names and the bus's own texts.
@@ -240,6 +241,20 @@ class StatesTest(unittest.TestCase):
         self.assertEqual(w.app.wait(timeout=WAIT), 0)
         w.set_bus_policy("")
         wait_for("the bus to allow again", lambda: w.watchers() is not None)
+
+        # No bus to talk over: the unreachable page.
+        address, w.address = w.address, "unix:path=" + os.path.join(w.dir, "no-such-bus")
+        try:
+            w.start_app()
+        finally:
+            w.address = address
+        main = self.main_window()
+        self.wait_text(main, "the unreachable page", UNREACHABLE)
+        self.assert_clean(self.window_text(main))
+        self.assertNotIn("No such file", self.window_text(main))
+        w.screenshot("state-unreachable")
+        w.app_action("quit")
+        self.assertEqual(w.app.wait(timeout=WAIT), 0)
 
         # NVML missing: the daemon's message beside the figures, never "No GPU".
         w.stop_daemon()
