@@ -20,7 +20,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -34,6 +33,10 @@ STOPPED = "nvprofiled stopped"
 DENIED = "Access to nvprofiled was denied"
 UNREACHABLE = "nvprofiled cannot be reached"
 SOURCE_UNAVAILABLE = "A GPU usage source is unavailable"
+
+# "At once": no poll or timeout in between, only the bus's and the watch's own news (2 s; more under the
+# sanitizers, whose NVPROFILED_TEST_WAIT is 150).
+AT_ONCE = 2 * WAIT / 30
 
 # What the window must never show: D-Bus names and the bus's own texts.
 INTERNALS = ("org.freedesktop.DBus", BUS_NAME, "GDBus.Error", "was not provided by any .service files",
@@ -193,15 +196,13 @@ class StatesTest(unittest.TestCase):
         wait_for("the report's kernel", lambda: self.row(main, "0  addConstDouble3"))
         self.show_page(main, "GPUs")
 
-        # SIGTERM: the figures are stale at once, and say so.
+        # SIGTERM: the figures are stale at once (bounded from when the daemon has left the bus), and say so.
         gfx = self.row(main, "gfx")
         self.assertTrue(self.sensitive(gfx))
         pid = w.daemon.pid
-        stopped_at = time.monotonic()
         w.stop_daemon(signal.SIGTERM)
-        wait_for("the stopped banner", lambda: STOPPED in self.window_text(main), timeout=2)
-        wait_for("the figures marked stale", lambda: not self.sensitive(gfx), timeout=2)
-        self.assertLess(time.monotonic() - stopped_at, 3)
+        wait_for("the stopped banner", lambda: STOPPED in self.window_text(main), timeout=AT_ONCE)
+        wait_for("the figures marked stale", lambda: not self.sensitive(gfx), timeout=AT_ONCE)
         text = self.window_text(main)
         self.assertNotIn(NOT_RUNNING, text)
         self.assert_clean(text, pid, views_shown=True)
