@@ -177,12 +177,13 @@ static gboolean on_watch_ready(int fd, GIOCondition condition, gpointer data)
         char buffer[64];
 
         if (condition & (G_IO_HUP | G_IO_ERR)) {
-                /* The daemon went away: its figures are stale at once; the name's owner change brings the
-                 * next watch. */
+                /* The daemon closed it: it is going away, so its figures are stale at once (its name's
+                 * owner change comes after). Asked again: a daemon that stays answers, and the figures are
+                 * live again; a daemon that left fails the call, and its return brings the next watch. */
                 app->watch_source = 0;
                 watch_release(app);
-                app->lost = true;
                 app_show_state(app, SERVICE_STOPPED, NULL);
+                app_watch_update(app);
                 return G_SOURCE_REMOVE;
         }
         while (recv(fd, buffer, sizeof(buffer), MSG_DONTWAIT) > 0)
@@ -231,6 +232,9 @@ static void on_watch_usage(GObject *source, GAsyncResult *result, gpointer data)
         }
         app->watch_fd = fd;
         app->watch_source = g_unix_fd_add(fd, G_IO_IN | G_IO_HUP | G_IO_ERR, on_watch_ready, app);
+        /* It answered: whatever closed the last watch, it is there. */
+        if (state_view_get(app->state_view) == SERVICE_STOPPED)
+                app_show_running(app);
         app_refresh(app);
 }
 
