@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "app-window.h"
+#include "state-page.h"
 
 static void watch_follow_window(App *app)
 {
@@ -81,7 +82,7 @@ static GtkWidget *build_content(App *app)
         app->toasts = ADW_TOAST_OVERLAY(adw_toast_overlay_new());
         adw_toast_overlay_set_child(app->toasts, GTK_WIDGET(app->stack));
         gtk_widget_set_vexpand(GTK_WIDGET(app->toasts), TRUE);
-        gtk_box_append(GTK_BOX(box), GTK_WIDGET(app->toasts));
+        gtk_box_append(GTK_BOX(box), app_states_wrap(app, GTK_WIDGET(app->toasts)));
         return box;
 }
 
@@ -147,6 +148,8 @@ void app_window_free(App *app)
         g_clear_pointer(&app->apps, apps_view_free);
         g_clear_pointer(&app->profiles_view, profiles_view_free);
         g_clear_pointer(&app->reports, reports_view_free);
+        g_clear_pointer(&app->state_view, state_view_free);
+        g_clear_pointer(&app->devices, g_variant_unref);
         g_clear_object(&app->manager);
         g_clear_object(&app->usage);
         g_clear_object(&app->profiles);

@@ -222,6 +222,35 @@ class AppWorld(World):
                                             f"--log-level={log_level}"], env=env)
         wait_for("nvprofiled on the bus", lambda: self.watchers() is not None)
 
+    # --- the daemon's and the bus's states (test_app_states.py) ------------------------------------------------
+
+    def stop_daemon(self, sig=signal.SIGTERM):
+        """Stops the daemon start_daemon() started (SIGTERM: as systemctl stop does) and waits for it to
+        leave the bus; respawn_daemon() starts it again with the same command line."""
+        self.daemon_argv = open(f"/proc/{self.daemon.pid}/cmdline", "rb").read().decode().split("\0")[:-1]
+        os.kill(self.daemon.pid, sig)
+        self.daemon.wait(timeout=WAIT)
+        wait_for("nvprofiled to leave the bus", lambda: self.watchers() is None)
+
+    def respawn_daemon(self, conf=""):
+        """Starts the daemon again as stop_daemon() found it, conf (more nvprofiled.conf lines: sections
+        may be given again; later keys win) appended to its configuration first."""
+        if conf:
+            with open(os.path.join(self.dir, "nvprofiled.conf"), "a") as f:
+                f.write(conf)
+        env = dict(os.environ, NVPROFILED_REPORT_WORKER=os.environ.get("NVPROFILED_REPORT_WORKER", ""))
+        self.daemon = self.spawn("daemon", self.daemon_argv, env=env)
+        wait_for("nvprofiled back on the bus", lambda: self.watchers() is not None)
+
+    def set_bus_policy(self, bus_policy):
+        """Rewrites the private bus's extra policy (start_daemon's bus_policy) and has dbus-daemon read it
+        again (SIGHUP), as an administrator changing the system's policy does."""
+        with open(os.path.join(self.dir, "bus.conf"), "w") as f:
+            f.write(bus_config(self.socket, f'  <policy user="{os.getuid()}"><allow own="{BUS_NAME}"/></policy>\n'
+                                            + bus_policy))
+        bus = [p for name, p, _ in self.procs if name == "system-bus"][0]
+        os.kill(bus.pid, signal.SIGHUP)
+
     def fixture_step(self, step):
         subprocess.run([FIXTURE_TOOL, os.path.join(self.dir, "script"), self.proc, self.sys, "/nonexistent",
                         str(step)], check=True)
