@@ -10,6 +10,8 @@
  *   node NAME TARGET platform DEVNAME DRIVER           of TARGET, an existing char device such as
  *   node NAME TARGET none                              /dev/full) resolves to it
  *   power NAME active|suspended                      power/runtime_status of the node's device
+ *   hwmon NAME FILE VALUE                            hwmon/hwmon0/FILE of the node's device (temp1_input,
+ *                                                    temp1_label, ...) holds VALUE ('_' for a blank)
  *   fd PID FD TARGET                                 proc/PID/fd/FD -> TARGET
  *   close PID FD                                     the fd and its fdinfo go
  *   fdinfo PID FD corpus FILE                        proc/PID/fdinfo/FD is a copy of CORPUS/fdinfo/FILE
