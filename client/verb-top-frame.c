@@ -427,10 +427,11 @@ static int build_sensors(TopFrame *frame, struct json_object *d, int width)
 static int build_history(TopFrame *frame, const UsageHistory *h, uint64_t now_usec, int width)
 {
         _cleanup_free_ double *columns = NULL;
-        _cleanup_free_ char *blocks = NULL, *buf = NULL;
+        _cleanup_free_ char *blocks = NULL, *buf = NULL, *text = NULL;
         size_t size = 0, n = (size_t) MAX(width - 2 - NAME_COLUMNS - 1 - 2 - 7 - 4, 4);
         double current, peak;
         FILE *f;
+        int r;
 
         columns = calloc(n, sizeof(double));
         blocks = malloc(3 * n + 1);
@@ -438,16 +439,22 @@ static int build_history(TopFrame *frame, const UsageHistory *h, uint64_t now_us
                 return -ENOMEM;
         usage_history_columns(h, now_usec, TOP_HISTORY_WINDOW_USEC, columns, n);
         usage_history_blocks(columns, n, 100, blocks);
+        if (usage_history_stats(h, now_usec, TOP_HISTORY_WINDOW_USEC, &current, &peak))
+                r = asprintf(&text, "  %-*s [%s] max %5.1f%%", NAME_COLUMNS, "history", blocks,
+                                MIN(MAX(peak, 0.0), 100.0));
+        else
+                r = asprintf(&text, "  %-*s [%s] max     -", NAME_COLUMNS, "history", blocks);
+        if (r < 0)
+                return -ENOMEM;
         f = open_memstream(&buf, &size);
         if (!f)
                 return -ENOMEM;
-        fputs("  ", f);
-        put_cell(f, "history", NAME_COLUMNS, false);
-        fprintf(f, " [%s]", blocks);
-        if (usage_history_stats(h, now_usec, TOP_HISTORY_WINDOW_USEC, &current, &peak))
-                fprintf(f, " max %5.1f%%", MIN(MAX(peak, 0.0), 100.0));
+        /* n + 26 columns, of which n block characters (three bytes each: counted as one column only in a
+         * UTF-8 locale, so not measured here); clipped only on a terminal narrower than the smallest line. */
+        if (n + 26 > (size_t) width)
+                put_cell(f, text, (size_t) width, false);
         else
-                fputs(" max     -", f);
+                fputs(text, f);
         return add_line(frame, &f, &buf, 0, 0, false);
 }
 
