@@ -16,25 +16,14 @@
 #include "test-util.h"
 #include "usage-fixture.h"
 
-static const char hwmon_script[] = "node renderD128 /dev/full pci 0000:03:00.0 0x1002 0x73bf amdgpu\n"
-                                   "hwmon renderD128 temp1_input 45000\n"
-                                   "hwmon renderD128 temp1_label edge\n"
-                                   "hwmon renderD128 temp2_input 52500\n"
-                                   "hwmon renderD128 temp2_label junction\n"
-                                   "hwmon renderD128 temp3_input -1500\n" /* no label: "" */
-                                   "hwmon renderD128 power1_average 120000000\n"
-                                   "hwmon renderD128 power1_input 999000000\n" /* average preferred */
-                                   "hwmon renderD128 power1_label PPT\n"
-                                   "hwmon renderD128 power1_cap 255000000\n"
-                                   "hwmon renderD128 freq1_input 2100000000\n"
-                                   "hwmon renderD128 freq1_label sclk\n"
-                                   "hwmon renderD128 freq2_input 1000000000\n"
-                                   "hwmon renderD128 freq2_label mclk\n"
-                                   "hwmon renderD128 freq3_input 5\n" /* unlabelled: not a clock we name */
-                                   "hwmon renderD128 fan1_input 1250\n"
-                                   "hwmon renderD128 temp4_input garbage\n"
-                                   "hwmon renderD128 temp5_label \x1b[31mred\n" /* label not printable: "" */
-                                   "hwmon renderD128 temp5_input 1000\n";
+static const char hwmon_script[] =
+                "node renderD128 /dev/full pci 0000:03:00.0 0x1002 0x73bf amdgpu\n" USAGE_FIXTURE_HWMON_AMDGPU
+                "hwmon renderD128 temp3_input -1500\n" /* no label: "" */
+                "hwmon renderD128 power1_input 999000000\n" /* the average preferred */
+                "hwmon renderD128 freq3_input 5\n" /* unlabelled: not a clock we name */
+                "hwmon renderD128 temp4_input garbage\n"
+                "hwmon renderD128 temp5_label \x1b[31mred\n" /* label not printable: "" */
+                "hwmon renderD128 temp5_input 1000\n";
 
 static char *sys_tree(int *ret_fd, dev_t *ret_rdev)
 {

@@ -1,6 +1,22 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+/* An amdgpu card's hwmon files as node renderD128's (for a script): temperatures edge 45 and junction 52.5 °C,
+ * power PPT 120 W of a 255 W cap, clocks sclk 2100 and mclk 1000 MHz, fan 1250 rpm. */
+#define USAGE_FIXTURE_HWMON_AMDGPU                    \
+        "hwmon renderD128 temp1_input 45000\n"        \
+        "hwmon renderD128 temp1_label edge\n"         \
+        "hwmon renderD128 temp2_input 52500\n"        \
+        "hwmon renderD128 temp2_label junction\n"     \
+        "hwmon renderD128 power1_average 120000000\n" \
+        "hwmon renderD128 power1_label PPT\n"         \
+        "hwmon renderD128 power1_cap 255000000\n"     \
+        "hwmon renderD128 freq1_input 2100000000\n"   \
+        "hwmon renderD128 freq1_label sclk\n"         \
+        "hwmon renderD128 freq2_input 1000000000\n"   \
+        "hwmon renderD128 freq2_label mclk\n"         \
+        "hwmon renderD128 fan1_input 1250\n"
+
 /* Builds the GPU part of fixture /proc and /sys trees for nvprofiled's --proc and --sys, from a script of
  * device nodes, file descriptors and fdinfo contents (corpus dumps, or scripted keys), in steps: step N
  * applies everything up to and including "step N", so a test moves the tree from one sample to the next.

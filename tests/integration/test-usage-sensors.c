@@ -55,29 +55,18 @@ static char *dump_names(sd_bus *bus)
         return g_string_free(out, FALSE);
 }
 
-static const char script[] = "node renderD128 /dev/full pci 0000:03:00.0 0x1002 0x73bf amdgpu\n"
-                             "hwmon renderD128 temp1_input 45000\n"
-                             "hwmon renderD128 temp1_label edge\n"
-                             "hwmon renderD128 temp2_input 52500\n"
-                             "hwmon renderD128 temp2_label junction\n"
-                             "hwmon renderD128 power1_average 120000000\n"
-                             "hwmon renderD128 power1_label PPT\n"
-                             "hwmon renderD128 power1_cap 255000000\n"
-                             "hwmon renderD128 freq1_input 2100000000\n"
-                             "hwmon renderD128 freq1_label sclk\n"
-                             "hwmon renderD128 freq2_input 1000000000\n"
-                             "hwmon renderD128 freq2_label mclk\n"
-                             "hwmon renderD128 fan1_input 1250\n"
-                             "node renderD130 /dev/urandom pci 0000:05:00.0 0x1002 0x7480 amdgpu\n"
-                             "hwmon renderD130 temp1_input 30000\n"
-                             "hwmon renderD130 temp1_label edge\n"
-                             "power renderD130 suspended\n"
-                             "fd 100 5 /dev/full\n"
-                             "fdinfo 100 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=11 "
-                             "drm-engine-gfx=5_ns\n"
-                             "fd 100 6 /dev/urandom\n"
-                             "fdinfo 100 6 keys drm-driver=amdgpu drm-pdev=0000:05:00.0 drm-client-id=12 "
-                             "drm-engine-gfx=5_ns\n";
+static const char script[] =
+                "node renderD128 /dev/full pci 0000:03:00.0 0x1002 0x73bf amdgpu\n" USAGE_FIXTURE_HWMON_AMDGPU
+                "node renderD130 /dev/urandom pci 0000:05:00.0 0x1002 0x7480 amdgpu\n"
+                "hwmon renderD130 temp1_input 30000\n"
+                "hwmon renderD130 temp1_label edge\n"
+                "power renderD130 suspended\n"
+                "fd 100 5 /dev/full\n"
+                "fdinfo 100 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=11 "
+                "drm-engine-gfx=5_ns\n"
+                "fd 100 6 /dev/urandom\n"
+                "fdinfo 100 6 keys drm-driver=amdgpu drm-pdev=0000:05:00.0 drm-client-id=12 "
+                "drm-engine-gfx=5_ns\n";
 
 static const char nvml_script[] = "device name=\"NVIDIA GeForce RTX 4070\" uuid=GPU-1 bus=00000000:01:00.0 gpu=45 "
                                   "mem=30 used=1000 total=8000 temp=61 power=118250 limit=200000 gclk=2475 "
