@@ -107,6 +107,7 @@ static const struct {
         { "ListGpuGroups", "group the GPU usage" },
         { "ListGpuProcesses", "list the processes using a GPU" },
         { "ListGpuProcessesAttributed", "list the processes using a GPU" },
+        { "ListGpuSensors", "read the GPUs' sensors" },
         { "ListProcesses", "list the processes" },
         { "ListProfiles", "list the profiles" },
         { "ListRules", "list the rules" },

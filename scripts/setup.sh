@@ -57,7 +57,8 @@ for arg in "$@"; do
 done
 
 # What each mode needs, by Debian package name. install: the build of the daemon, the client and the
-# Python package, and what the service runs on. demo: also GLib (the usage fixture). test: everything
+# Python package, and what the service runs on (pci.ids: the PCI ID database that names DRM devices).
+# demo: also GLib (the usage fixture). test: everything
 # the suites use; the system test (tests/system) builds a Debian root with mmdebstrap and boots it with
 # systemd-nspawn; llvm-symbolizer (llvm-14) names the frames of sanitizer reports and leak suppressions;
 # the desktop app (client/gtk) builds with GTK 4 and libadwaita, and its tests run it under Xvfb, driven
@@ -69,7 +70,7 @@ install_packages=(
     gcc pkg-config meson ninja-build python3 python3-dev python3-pyelftools procps
     libsystemd-dev libjson-c-dev libdrm-dev libprotobuf-c-dev protobuf-c-compiler libprotobuf-dev
     libzstd-dev libseccomp-dev libncurses-dev scdoc libdbus-1-dev libpolkit-gobject-1-dev
-    dbus systemd man-db bash-completion
+    dbus systemd man-db bash-completion pci.ids
 )
 demo_packages=("${install_packages[@]}" libglib2.0-dev)
 # prometheus and prometheus-node-exporter only for their checkers (promtool, the textfile collector run

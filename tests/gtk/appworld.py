@@ -17,6 +17,9 @@ DAEMON = os.environ.get("NVPROFILED_BIN", "")
 APP = os.environ.get("NVPROFILED_GTK_BIN", "")
 CTL = os.environ.get("NVPROFILECTL_BIN", "")
 FIXTURE_TOOL = os.environ.get("NVPROFILED_USAGE_FIXTURE", "")
+NVML_FIXTURE = os.environ.get("NVPROFILED_NVML_FIXTURE", "")
+# A crafted pci.ids (tests/drm): 1002:73bf is "Navi 21 [Radeon RX 6800/6800 XT / 6900 XT]".
+PCI_IDS_FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "drm", "fixture-pci.ids")
 POLICY = os.environ.get("NVPROFILED_DBUS_POLICY", "")
 CORPUS = os.environ.get("NVPROFILED_CORPUS", "")
 SHOTS = os.environ.get("NVPROFILED_SCREENSHOT_DIR", "")
@@ -44,6 +47,27 @@ step 2
 fdinfo 4100 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=11 drm-engine-gfx=1400000000_ns drm-resident-vram=262144_KiB
 fdinfo 4200 3 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=12 drm-engine-gfx=250000000_ns drm-resident-vram=524288_KiB
 clock 2000000
+"""
+
+# start_daemon(sensors=True): the amdgpu card's hwmon, as ListGpuSensors gives it: temperature edge 45 and
+# junction 52.5 celsius, power PPT 120 of 255 watt, clocks sclk 2100 and mclk 1000 megahertz, fan 1250 rpm.
+HWMON_SCRIPT = """hwmon renderD128 temp1_input 45000
+hwmon renderD128 temp1_label edge
+hwmon renderD128 temp2_input 52500
+hwmon renderD128 temp2_label junction
+hwmon renderD128 power1_average 120000000
+hwmon renderD128 power1_label PPT
+hwmon renderD128 power1_cap 255000000
+hwmon renderD128 freq1_input 2100000000
+hwmon renderD128 freq1_label sclk
+hwmon renderD128 freq2_input 1000000000
+hwmon renderD128 freq2_label mclk
+hwmon renderD128 fan1_input 1250
+"""
+
+# start_daemon(nvml_script=NVML_RTX4070): an NVIDIA GPU through the fixture NVML (tests/nvml/nvml-fixture.h),
+# idle, with sensors: 61 celsius, 118.25 of 200 watt, 2475 and 10501 megahertz, fan 40 percent.
+NVML_RTX4070 = """device name="NVIDIA GeForce RTX 4070" uuid=GPU-1 bus=00000000:01:00.0 gpu=0 mem=0 used=536870912 total=12884901888 temp=61 power=118250 limit=200000 gclk=2475 mclk=10501 fan=40
 """
 
 # The user's own rc file: a rule for glxgears referring to a profile, on line 3.
@@ -180,18 +204,22 @@ class AppWorld(World):
             return None
         return r.stdout.strip()
 
-    def start_daemon(self, rescan="100ms", log_level="debug", root="/", uid=None, bus_policy=""):
+    def start_daemon(self, rescan="100ms", log_level="debug", root="/", uid=None, bus_policy="", pci_ids="",
+                     sensors=False, nvml_script=None):
         """rescan: RescanIntervalSec= (short for the test, the default for the benchmark). root: the daemon's
         --root, which must hold the scratch directory (the processes' $HOME is given below it). uid: the
         fixture processes' and the scratch $HOME's owner (default: ours). bus_policy: more <policy> elements
-        for the private bus."""
+        for the private bus. pci_ids: the PCI ID database ([Usage] PCIIDs=; PCI_IDS_FIXTURE names the card),
+        "" for none (the card unnamed, whatever the host has installed). sensors: the card has hwmon files
+        (HWMON_SCRIPT). nvml_script: the fixture NVML's script (NVML_RTX4070, say); None: NVML off."""
         d = self.dir
         uid = os.getuid() if uid is None else uid
         self.proc, self.sys, self.home = (os.path.join(d, n) for n in ("proc", "sys", "home"))
         for p in (self.proc, self.sys, self.home, os.path.join(d, "dev")):
             os.makedirs(p)
         with open(os.path.join(d, "script"), "w") as f:
-            f.write(SCRIPT.format(uid=uid))
+            node, rest = SCRIPT.format(uid=uid).split("\n", 1)
+            f.write(node + "\n" + (HWMON_SCRIPT if sensors else "") + rest)
         self.fixture_step(0)
         self.fixture_step(1)
         # The processes' $HOME, which picks the user's rc files: the daemon finds it below its root.
@@ -213,10 +241,17 @@ class AppWorld(World):
         self.spawn("system-bus", ["dbus-daemon", "--nofork", "--nopidfile", f"--config-file={d}/bus.conf"])
         wait_for("the private bus", lambda: os.path.exists(self.socket))
         self.address = "unix:path=" + self.socket
+        nvml = "NVML=no\n"
+        env = dict(os.environ, NVPROFILED_REPORT_WORKER=os.environ.get("NVPROFILED_REPORT_WORKER", ""))
+        if nvml_script is not None:
+            with open(os.path.join(d, "nvml.script"), "w") as f:
+                f.write(nvml_script)
+            nvml = f"NVML=yes\nNVMLLibrary={NVML_FIXTURE}\n"
+            env["NVPROFILED_NVML_FIXTURE_SCRIPT"] = os.path.join(d, "nvml.script")
         with open(os.path.join(d, "nvprofiled.conf"), "w") as f:
             f.write(f"[ProcessWatch]\nDeviceDirectory={d}/dev\n[Profiles]\nReloadCoalesceSec=100ms\n"
-                    f"[Usage]\nDrmMajor=1\nAccelMajor=4095\nMinIntervalSec=10ms\nRescanIntervalSec={rescan}\nNVML=no\n")
-        env = dict(os.environ, NVPROFILED_REPORT_WORKER=os.environ.get("NVPROFILED_REPORT_WORKER", ""))
+                    f"[Usage]\nDrmMajor=1\nAccelMajor=4095\nMinIntervalSec=10ms\nRescanIntervalSec={rescan}\n{nvml}"
+                    f"PCIIDs={pci_ids or '/nonexistent/pci.ids'}\n")
         self.daemon = self.spawn("daemon", [DAEMON, f"--bus={self.address}", f"--root={root}",
                                             f"--proc={self.proc}", f"--sys={self.sys}", f"--config={d}/nvprofiled.conf",
                                             f"--log-level={log_level}"], env=env)
