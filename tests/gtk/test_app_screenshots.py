@@ -125,7 +125,8 @@ class ScreenshotTest(unittest.TestCase):
                          lambda: self.find("list item", lambda a: a.name == "org.example.Game"))
             elif title == "Reports":
                 # Its kernels' rows, "INDEX  NAME", under the report's file name.
-                wait_for("the report's kernels", lambda: self.find("list item", lambda a: (a.name or "").startswith("0  ")))
+                wait_for("the report's kernels",
+                         lambda: self.find("list item", lambda a: (a.name or "").startswith("0  ")))
             elif title == "GPUs":
                 wait_for("the device's rows", lambda: self.find("list item"))
             self.shoot(name)
