@@ -20,7 +20,8 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from appworld import APP, DAEMON, FIXTURE_TOOL, POLICY, TOOLS, WAIT, AppWorld, AtSpi, wait_for  # noqa: E402
+from appworld import (APP, CORPUS, DAEMON, FIXTURE_TOOL, POLICY, REPORT, TOOLS, WAIT,  # noqa: E402
+                      AppWorld, AtSpi, wait_for)
 
 PAGES = ("GPUs", "Applications", "Profiles", "Reports")
 NARROW, WIDE = 360, 1400
@@ -60,8 +61,8 @@ class ShellTest(unittest.TestCase):
                 sys.stderr.write(f"--- {name} log ---\n{self.w.log(name)}\n")
             raise
 
-    def start_app(self):
-        self.w.start_app()
+    def start_app(self, args=()):
+        self.w.start_app(args=args)
         self.addCleanup(self.stop_app, self.w.app)
         self.main = wait_for("the app's window", lambda: self.a11y.window("nvprofiled"))
         self.xid = wait_for("the window on the X screen", lambda: (self.w.xdotool(
@@ -108,8 +109,11 @@ class ShellTest(unittest.TestCase):
         return selected.pop() if len(selected) == 1 else None
 
     def show_page(self, title):
-        tab = wait_for(f"the page tab {title}", lambda: self.page_tabs(title))[-1]
-        tab.queryAction().doAction(0)
+        """Clicks the page tabs named title: those of a switcher not shown (the bottom bar in a wide
+        window, the header's in a narrow one) are not realized and do nothing."""
+        tabs = wait_for(f"the page tab {title}", lambda: self.page_tabs(title))
+        for tab in tabs:
+            self.click(tab)
         wait_for(f"the page {title} selected", lambda: self.selected_page() == title)
 
     def resize(self, width, height):
@@ -160,7 +164,11 @@ class ShellTest(unittest.TestCase):
         return found
 
     def narrow_case(self):
-        self.start_app()
+        # With a corpus report open: its kernels' rows in the Reports page too.
+        report = os.path.join(CORPUS, "reports", REPORT)
+        self.assertTrue(os.path.exists(report), f"{report} is not there (corpus_dir)")
+        self.start_app(args=[report])
+        self.show_page("GPUs")
         wait_for("the GPU's rows", lambda: self.nodes(self.main, lambda a: a.getRoleName() == "list item"))
         # GTK 4.8 keeps the extents of a widget no longer shown (a page, a status page replaced by the
         # figures): what keeps its wide extents once narrow is not shown, and not checked.
@@ -183,6 +191,9 @@ class ShellTest(unittest.TestCase):
             def content():
                 return [n for path, n in self.layout().items() if n[2][1] < bar_top - 6 and before.get(path) != n]
             nodes = wait_for(f"the page {title}'s widgets laid out", content)
+            if title == "Reports":
+                nodes = wait_for("the report's kernels laid out", lambda: [
+                    n for n in content() if n[0] == "list item" and (n[1] or "").startswith("0  ")] and content())
             wide = [n for n in nodes if n[2][0] < 0 or n[2][0] + n[2][2] > width]
             self.assertEqual(wide, [], f"widgets of {title} wider than the {width} px window")
 
