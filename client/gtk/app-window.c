@@ -156,6 +156,7 @@ void app_window_present(App *app)
                 g_signal_connect(gtk_window_get_toplevels(), "items-changed", G_CALLBACK(on_toplevels_changed), app);
                 app->window = GTK_WINDOW(adw_application_window_new(GTK_APPLICATION(app->application)));
                 gtk_window_set_title(app->window, _("nvprofiled"));
+                gtk_window_set_default_icon_name(APP_ID);
                 /* A default size, no minimum: the window goes down to a phone's width (360 px). */
                 gtk_window_set_default_size(app->window, 960, 720);
                 adw_application_window_set_content(ADW_APPLICATION_WINDOW(app->window), build_content(app));
