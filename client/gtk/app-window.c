@@ -41,11 +41,14 @@ static void add_page(App *app, GtkWidget *child, const char *name, const char *t
 }
 
 /* AdwPreferencesPage clamps its groups to 600 px: lists of figures then leave most of a wide window
- * empty. The pages get the window's width (less a margin); the clamp still centres them. */
+ * empty. The pages get the window's width (less a margin); the clamp still centres them. A status page's
+ * text keeps its clamp: a sentence across 1600 px is hard to read. */
 #define APP_PAGE_MAXIMUM_WIDTH 1600
 
 static void unclamp(GtkWidget *widget)
 {
+        if (ADW_IS_STATUS_PAGE(widget))
+                return;
         if (ADW_IS_CLAMP(widget)) {
                 adw_clamp_set_maximum_size(ADW_CLAMP(widget), APP_PAGE_MAXIMUM_WIDTH);
                 adw_clamp_set_tightening_threshold(ADW_CLAMP(widget), APP_PAGE_MAXIMUM_WIDTH);
