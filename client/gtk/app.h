@@ -96,6 +96,8 @@ AppsView *apps_view_new(App *app);
 GtkWidget *apps_view_widget(AppsView *v);
 void apps_view_update(AppsView *v, GVariant *groups, GVariant *processes);
 void apps_view_free(AppsView *v);
+/* Shows and focuses the search entry (Ctrl+F). */
+void apps_view_search(AppsView *v);
 
 /* dialog-explain.c: the daemon's explanation of one process, in a window of its own. */
 void explain_dialog_show(App *app, guint32 pid, guint64 start_time, const char *comm);

@@ -162,10 +162,11 @@ class AppWorld(World):
 
     # --- the world --------------------------------------------------------------------------------------------
 
-    def start_x_and_session(self):
+    def start_x_and_session(self, screen="1280x1024x24"):
+        """screen: Xvfb's screen, WIDTHxHEIGHTxDEPTH (wider for a test of a wide window)."""
         r, wfd = os.pipe()
         self.spawn("xvfb", ["Xvfb", "-displayfd", str(wfd), "-noreset", "-nolisten", "tcp", "-screen", "0",
-                              "1280x1024x24"], pass_fds=(wfd,))
+                              screen], pass_fds=(wfd,))
         os.close(wfd)
         with os.fdopen(r) as f:
             display = f.readline().strip()
@@ -298,14 +299,15 @@ class AppWorld(World):
     def watchers(self):
         return self.busctl("get-property", ROOT_PATH, "Usage", "Watchers")
 
-    def start_app(self, env=None):
-        """env: more variables for the app (LANGUAGE=de, for instance)."""
+    def start_app(self, env=None, args=()):
+        """env: more variables for the app (LANGUAGE=de, for instance); args: more arguments (reports to
+        open)."""
         self.app_env = dict(self.env, HOME=self.home, **(env or {}))
         if "ASAN_OPTIONS" in self.app_env:
             # Whole stacks for LeakSanitizer: GLib, GTK and their modules have no frame pointers, and
             # tests/sanitizers/lsan.supp names the library functions whose leaks are theirs.
             self.app_env["ASAN_OPTIONS"] += ":fast_unwind_on_malloc=0"
-        self.app = self.spawn("app", [APP, f"--bus-address={self.address}"], env=self.app_env)
+        self.app = self.spawn("app", [APP, f"--bus-address={self.address}", *args], env=self.app_env)
 
     def app_action(self, action, check=True):
         subprocess.run(["gdbus", "call", "--session", "--dest", APP_ID, "--object-path",
@@ -329,6 +331,12 @@ class AppWorld(World):
         os.makedirs(SHOTS, exist_ok=True)
         subprocess.run(["import", "-window", "root", os.path.join(SHOTS, name + ".png")], env=self.env,
                        check=False, capture_output=True)
+
+
+    def window_screenshot(self, window, path):
+        """The X window's pixels as a PNG file at path (ImageMagick's import)."""
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        subprocess.run(["import", "-window", str(window), path], env=self.env, check=True, capture_output=True)
 
 
 # X keysyms of the keys the tests press.
