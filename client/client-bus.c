@@ -7,6 +7,7 @@
 #include "bus-address.h"
 #include "client.h"
 #include "log.h"
+#include "service-state.h"
 #include "strv.h"
 #include "string-util.h"
 
@@ -37,9 +38,33 @@ int client_connect(sd_bus **ret)
                 r = sd_bus_open_user(ret);
         else
                 r = sd_bus_open_system(ret);
-        if (r < 0)
-                return log_error_errno(r, "Failed to connect to %s", bus_description(&e));
+        if (r < 0) {
+                ServiceState s = service_state_from_error(NULL, NULL, r);
+
+                if (s < 0)
+                        return log_error_errno(r, "Failed to connect to %s", bus_description(&e));
+                log_error_errno(r, "%s: failed to connect to %s", service_state_title(s), bus_description(&e));
+                log_info("%s.", service_state_next_step(s));
+                return r;
+        }
         return 0;
+}
+
+bool log_service_state_error(const sd_bus_error *error, int r)
+{
+        _cleanup_(escape_pool_done) EscapePool e = { 0 };
+        ServiceState s;
+
+        s = sd_bus_error_is_set(error) ? service_state_from_error(error->name, error->message, r)
+                                       : service_state_from_error(NULL, NULL, r);
+        if (s < 0)
+                return false;
+        /* The bus's own text (a policy's refusal names pids and command lines) is for the debug log only. */
+        if (sd_bus_error_is_set(error))
+                log_debug("%s: %s", esc(&e, error->name), esc(&e, strna(error->message)));
+        log_error("%s on %s.", service_state_title(s), bus_description(&e));
+        log_info("%s.", service_state_next_step(s));
+        return true;
 }
 
 /* What the user asked for, in words, for each method of the daemon's interfaces (the XML contract): errors
@@ -82,6 +107,7 @@ static const struct {
         { "ListGpuGroups", "group the GPU usage" },
         { "ListGpuProcesses", "list the processes using a GPU" },
         { "ListGpuProcessesAttributed", "list the processes using a GPU" },
+        { "ListGpuSensors", "read the GPUs' sensors" },
         { "ListProcesses", "list the processes" },
         { "ListProfiles", "list the profiles" },
         { "ListRules", "list the rules" },
@@ -111,17 +137,6 @@ const char *bus_request_words(const char *method)
         return NULL;
 }
 
-/* Errors that mean nobody owns our name: the bus has no such name and could not start it (dbus-daemon's
- * and systemd's activation errors included, whose texts would only confuse). */
-static bool error_means_not_running(const sd_bus_error *error)
-{
-        if (!sd_bus_error_is_set(error))
-                return false;
-        return sd_bus_error_has_names(error, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER) ||
-                        startswith(error->name, "org.freedesktop.DBus.Error.Spawn.") ||
-                        startswith(error->name, "org.freedesktop.systemd1.");
-}
-
 /* Why, in words, for errors whose message is the bus's, not the daemon's: the bus's texts name methods
  * and interfaces. NULL: the daemon's own message says it. */
 static const char *error_words(const sd_bus_error *error)
@@ -147,10 +162,10 @@ void log_bus_request_error(const char *request, const sd_bus_error *error, int r
 
         assert(request);
 
-        if (error_means_not_running(error)) {
-                log_error("nvprofiled is not running on %s.", bus_description(&e));
+        /* Not running, denied by the bus, unreachable: the state's words (service-state.h), whatever the
+         * request (dbus-daemon's and systemd's texts would only confuse). */
+        if (log_service_state_error(error, r))
                 return;
-        }
         if (!sd_bus_error_is_set(error)) {
                 log_error_errno(r, "Could not %s", request);
                 return;

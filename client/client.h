@@ -114,6 +114,10 @@ const char *bus_request_words(const char *method);
  * daemon is not running, permission denied, or its own message; never a D-Bus method or error name.
  * log_bus_call_error() words the request from the method's name (bus_request_words()). */
 void log_bus_request_error(const char *request, const sd_bus_error *error, int r);
+/* When error (or, without one, r) means a state of the service (service-state.h: not running, denied by
+ * the bus, unreachable), says its words and next step and returns true; false otherwise, having said
+ * nothing. */
+bool log_service_state_error(const sd_bus_error *error, int r);
 void log_bus_call_error(const char *method, const sd_bus_error *error, int r);
 
 /* Reads an array of structs whose contents are "contents" (the signature inside the parentheses): enters

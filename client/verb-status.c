@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* "status" (one GetAll, so what it shows of the daemon is one consistent state, and the matched processes
- * the caller may see, which no property can say), "reload", "version". */
+ * the caller may see, which no property can say; then the usage sources, with the words of
+ * service-state.h for the state they put the service in), "reload", "version". */
 
 #include <inttypes.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 #include "bus-signatures.h"
 #include "client.h"
 #include "log.h"
+#include "service-state.h"
 
 typedef struct Status {
         const char *version, *driver_version, *process_watch_mode, *process_access;
@@ -17,6 +19,8 @@ typedef struct Status {
         uint64_t generation;
         struct json_object *rc_files;
         struct json_object *section_folders; /* sections_read_folders() */
+        struct json_object *sources; /* Usage.Sources as {name, state, message}; NULL: not known */
+        ServiceState state;
 } Status;
 
 static int read_rc_files(sd_bus_message *m, struct json_object *files)
@@ -107,6 +111,68 @@ static int read_status(sd_bus_message *m, Status *s)
         return sd_bus_message_exit_container(m);
 }
 
+/* Usage.Sources (an older daemon has no Usage interface: the sources are not known, nothing fails). */
+static int read_sources(sd_bus *bus, Status *s)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(json_object_putp) struct json_object *sources = NULL;
+        const char *name, *state, *message;
+        int r;
+
+        r = sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, "org.freedesktop.DBus.Properties", "Get", &error, &reply,
+                        "ss", BUS_USAGE_INTERFACE, "Sources");
+        if (r < 0) {
+                if (log_service_state_error(&error, r))
+                        return r;
+                log_debug_errno(r, "No usage sources: %s", strna(error.message));
+                return 0;
+        }
+        sources = json_object_new_array();
+        if (!sources)
+                return log_oom();
+        r = sd_bus_message_enter_container(reply, 'v', "a(sss)");
+        if (r >= 0)
+                r = sd_bus_message_enter_container(reply, 'a', "(sss)");
+        while (r >= 0 && (r = sd_bus_message_read(reply, "(sss)", &name, &state, &message)) > 0) {
+                struct json_object *o = json_object_new_object();
+
+                json_object_object_add(o, "name", json_object_new_string(name));
+                json_object_object_add(o, "state", json_object_new_string(state));
+                json_object_object_add(o, "message", json_object_new_string(message));
+                json_object_array_add(sources, o);
+                if (service_state_from_source(state) == SERVICE_SOURCE_UNAVAILABLE)
+                        s->state = SERVICE_SOURCE_UNAVAILABLE;
+        }
+        if (r < 0)
+                return log_error_errno(r, "Failed to read the usage sources");
+        s->sources = TAKE_PTR(sources);
+        return 0;
+}
+
+static const char *source_field(struct json_object *source, const char *key)
+{
+        return json_object_get_string(json_object_object_get(source, key));
+}
+
+static void print_sources_text(const Status *s, EscapePool *e)
+{
+        size_t n = s->sources ? json_object_array_length(s->sources) : 0;
+
+        printf("         State: %s\n", service_state_title(s->state));
+        for (size_t i = 0; i < n; i++) {
+                struct json_object *source = json_object_array_get_idx(s->sources, i);
+                const char *message = source_field(source, "message");
+
+                /* The daemon's message (a library's load error, say) is shown as it gave it, escaped. */
+                printf("%s%s: %s%s%s\n", i == 0 ? " Usage sources: " : "                ",
+                                esc(e, source_field(source, "name")), esc(e, source_field(source, "state")),
+                                *message ? ": " : "", esc(e, message));
+        }
+        if (s->state != SERVICE_RUNNING)
+                printf("                %s.\n", service_state_next_step(s->state));
+}
+
 static int print_status_json(const Status *s)
 {
         _cleanup_(json_object_putp) struct json_object *o = json_object_new_object();
@@ -124,6 +190,8 @@ static int print_status_json(const Status *s)
         json_object_object_add(o, "config_generation", json_object_new_uint64(s->generation));
         json_object_object_add(o, "rc_files", json_object_get(s->rc_files));
         json_object_object_add(o, "section_folders", json_object_get(s->section_folders));
+        json_object_object_add(o, "state", json_object_new_string(service_state_to_string(s->state)));
+        json_object_object_add(o, "sources", json_object_get(s->sources));
         return json_print_document("status", NULL, o);
 }
 
@@ -159,14 +227,19 @@ static void print_status_text(const Status *s)
                 printf("\n");
         }
         sections_print_folders(stdout, &e, s->section_folders, "      Sections: ", "                ");
+        print_sources_text(s, &e);
 }
 
 int verb_status(int argc, char *argv[])
 {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL, *matched = NULL;
-        _cleanup_(json_object_putp) struct json_object *files = NULL, *folders = NULL;
-        Status s = { .version = "", .driver_version = "", .process_watch_mode = "", .process_access = "" };
+        _cleanup_(json_object_putp) struct json_object *files = NULL, *folders = NULL, *sources = NULL;
+        Status s = { .version = "",
+                .driver_version = "",
+                .process_watch_mode = "",
+                .process_access = "",
+                .state = SERVICE_RUNNING };
         int r;
 
         assert(argc == 1);
@@ -203,6 +276,10 @@ int verb_status(int argc, char *argv[])
         if (r < 0)
                 return r;
         s.section_folders = folders;
+        r = read_sources(bus, &s);
+        if (r < 0)
+                return r;
+        sources = s.sources;
 
         if (arg.json != JSON_OFF)
                 return print_status_json(&s);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* nvprofilectl top: reading the daemon's Usage interface (ListGpuDevices, ListGpuProcessesAttributed,
- * ListGpuGroups, WatchUsage) into JSON, exactly as sent. */
+/* nvprofilectl top: reading the daemon's Usage interface (ListGpuDevices, ListGpuSensors,
+ * ListGpuProcessesAttributed, ListGpuGroups, WatchUsage) into JSON, exactly as sent. */
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -243,6 +243,47 @@ static int read_group(sd_bus_message *m, struct json_object **ret)
         return 0;
 }
 
+/* An entry of ListGpuSensors: {"device", "source", "sensors": [{"sensor", "label", "unit", "value"}]}. */
+static int read_sensors(sd_bus_message *m, struct json_object **ret)
+{
+        _cleanup_(json_object_putp) struct json_object *o = json_object_new_object();
+        const char *device, *source;
+        struct json_object *v;
+
+        if (!o)
+                return -ENOMEM;
+        CHECK(sd_bus_message_read(m, "ss", &device, &source));
+        CHECK(add_string(o, "device", device));
+        CHECK(add_string(o, "source", source));
+        CHECK(read_list(m, "sssd", (const char *const[]){ "sensor", "label", "unit", "value" }, &v));
+        CHECK(add_object(o, "sensors", v));
+        *ret = TAKE_PTR(o);
+        return 0;
+}
+
+/* Each device gains its "sensors" (the entry of the same device and source; [] when none). */
+static int attach_sensors(struct json_object *devices, struct json_object *sensors)
+{
+        for (size_t i = 0; i < json_object_array_length(devices); i++) {
+                struct json_object *d = json_object_array_get_idx(devices, i), *found = NULL;
+                const char *device = json_object_get_string(json_object_object_get(d, "device"));
+                const char *source = json_object_get_string(json_object_object_get(d, "source"));
+
+                for (size_t k = 0; k < json_object_array_length(sensors) && !found; k++) {
+                        struct json_object *x = json_object_array_get_idx(sensors, k);
+
+                        if (streq(strempty(json_object_get_string(json_object_object_get(x, "device"))),
+                                            strempty(device)) &&
+                                        streq(strempty(json_object_get_string(json_object_object_get(x, "source"))),
+                                                        strempty(source)))
+                                found = json_object_object_get(x, "sensors");
+                }
+                if (add_object(d, "sensors", found ? json_object_get(found) : json_object_new_array()) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
 /* The rows of an array of contents, each read by read_one and appended to a. */
 static int read_rows(sd_bus_message *reply, const char *contents, const char *fields,
                 int (*read_one)(sd_bus_message *m, struct json_object **ret), struct json_object *a)
@@ -303,10 +344,39 @@ static int call_list(sd_bus *bus, const char *method, const char *by, const char
         return 0;
 }
 
+/* ListGpuSensors' entries; none from a daemon older than it (a client upgraded before the daemon restarted),
+ * whose devices are still shown. */
+static int call_sensors(sd_bus *bus, struct json_object **ret)
+{
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(json_object_putp) struct json_object *a = json_object_new_array();
+        int r;
+
+        if (!a)
+                return log_oom();
+        r = sd_bus_call_method(
+                        bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, "ListGpuSensors", &error, &reply, NULL);
+        if (r < 0 && sd_bus_error_has_name(&error, SD_BUS_ERROR_UNKNOWN_METHOD)) {
+                *ret = TAKE_PTR(a);
+                return 0;
+        }
+        if (r < 0) {
+                log_bus_call_error("ListGpuSensors", &error, r);
+                return r;
+        }
+        r = read_rows(reply, "(ssa(sssd))", "ssa(sssd)", read_sensors, a);
+        if (r < 0)
+                return log_error_errno(r, "Could not %s: the daemon's reply does not read",
+                                strna(bus_request_words("ListGpuSensors")));
+        *ret = TAKE_PTR(a);
+        return 0;
+}
+
 int top_read(sd_bus *bus, TopGroup group, struct json_object **ret)
 {
         _cleanup_(json_object_putp) struct json_object *o = json_object_new_object();
-        struct json_object *devices = NULL, *processes = NULL, *groups = NULL;
+        struct json_object *devices = NULL, *processes = NULL, *groups = NULL, *sensors = NULL;
         int r;
 
         assert(bus);
@@ -319,6 +389,13 @@ int top_read(sd_bus *bus, TopGroup group, struct json_object **ret)
         if (r < 0)
                 return r;
         if (add_object(o, "devices", devices) < 0)
+                return log_oom();
+        r = call_sensors(bus, &sensors);
+        if (r < 0)
+                return r;
+        r = attach_sensors(devices, sensors);
+        json_object_put(sensors);
+        if (r < 0)
                 return log_oom();
         r = call_list(bus, "ListGpuProcessesAttributed", NULL, "(outusasa(sst)a(sssd)a(ssst)ssssss)",
                         "outusasa(sst)a(sssd)a(ssst)ssssss", read_process, &processes);
@@ -364,15 +441,16 @@ int top_watch(sd_bus *bus, uint64_t interval_usec, int *ret_fd)
 }
 
 /* The daemon says "not known" with -1 (a utilisation without a previous sample) and "" (no unit, no
- * container); a reader of the document gets null for both, as every --json schema has it. The frame
- * reads the reading as sent. */
-static struct json_object *copy_with_nulls(struct json_object *v)
+ * container); a reader of the document gets null for both, as every --json schema has it. A sensor's
+ * value is a measurement, below zero too (a temperature): kept (exact_numbers, below "sensors"). The
+ * frame reads the reading as sent. */
+static struct json_object *copy_with_nulls(struct json_object *v, bool exact_numbers)
 {
         struct json_object *copy;
 
         switch (json_object_get_type(v)) {
         case json_type_double:
-                return json_object_get_double(v) < 0 ? NULL : json_object_get(v);
+                return json_object_get_double(v) < 0 && !exact_numbers ? NULL : json_object_get(v);
         case json_type_string:
                 return json_object_get_string_len(v) == 0 ? NULL : json_object_get(v);
         case json_type_object:
@@ -382,14 +460,17 @@ static struct json_object *copy_with_nulls(struct json_object *v)
                 for (struct json_object_iterator it = json_object_iter_begin(v), end = json_object_iter_end(v);
                                 !json_object_iter_equal(&it, &end); json_object_iter_next(&it))
                         json_object_object_add(copy, json_object_iter_peek_name(&it),
-                                        copy_with_nulls(json_object_iter_peek_value(&it)));
+                                        copy_with_nulls(json_object_iter_peek_value(&it),
+                                                        exact_numbers ||
+                                                                        streq(json_object_iter_peek_name(&it),
+                                                                                        "sensors")));
                 return copy;
         case json_type_array:
                 copy = json_object_new_array();
                 if (!copy)
                         return NULL;
                 for (size_t i = 0; i < json_object_array_length(v); i++)
-                        json_object_array_add(copy, copy_with_nulls(json_object_array_get_idx(v, i)));
+                        json_object_array_add(copy, copy_with_nulls(json_object_array_get_idx(v, i), exact_numbers));
                 return copy;
         default:
                 return json_object_get(v);
@@ -402,7 +483,7 @@ int top_print_document(struct json_object *reading)
 
         assert(reading);
 
-        doc = copy_with_nulls(reading);
+        doc = copy_with_nulls(reading, false);
         if (!doc)
                 return log_oom();
         /* Not grouped (--group=process): the member is there, null. */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* nvprofilectl top: the layout. One reading becomes lines for a terminal of a given size: a header, each
- * device with a bar per engine and its memory, then one row per process and device (PID, user, device,
- * busiest engine, memory, applied profile, application, command), or, grouped, one row per application or
- * user and device with the daemon's totals (ListGpuGroups), sorted. The same lines are drawn by ncurses
- * and printed by --once, so what the tests read in a pane is what this file decides. */
+ * device with its memory, its sensors, the history line of its busiest engine and a bar per engine, then one row per
+ * process and device (PID, user, device, busiest engine, memory, applied profile, application, command), or, grouped,
+ * one row per application or user and device with the daemon's totals (ListGpuGroups), sorted. The same lines are drawn
+ * by ncurses and printed by --once, so what the tests read in a pane is what this file decides. */
 
 #include <inttypes.h>
 #include <limits.h>
@@ -402,7 +402,64 @@ static const char *row_device_label(struct json_object *reading, const char *dev
         return device;
 }
 
-static int build_device(TopFrame *frame, struct json_object *d, EscapePool *e, int width)
+/* "  sensors    edge 45°C  PPT 120/255 W  ...", when the device has sensors. */
+static int build_sensors(TopFrame *frame, struct json_object *d, int width)
+{
+        _cleanup_free_ char *buf = NULL, *line = top_sensors_line(d), *text = NULL;
+        size_t size = 0;
+        FILE *f;
+
+        if (!line)
+                return -ENOMEM;
+        if (isempty(line))
+                return 0;
+        if (asprintf(&text, "  %-*s %s", NAME_COLUMNS, "sensors", line) < 0)
+                return -ENOMEM;
+        f = open_memstream(&buf, &size);
+        if (!f)
+                return -ENOMEM;
+        put_cell(f, text, (size_t) width, false);
+        return add_line(frame, &f, &buf, 0, 0, false);
+}
+
+/* "  history    [▁▂▅█▃  ] max  80.0%": the busiest engine over the last minute, one column per slice of
+ * it (its highest value), blank where top has no sample. */
+static int build_history(TopFrame *frame, const UsageHistory *h, uint64_t now_usec, int width)
+{
+        _cleanup_free_ double *columns = NULL;
+        _cleanup_free_ char *blocks = NULL, *buf = NULL, *text = NULL;
+        size_t size = 0, n = (size_t) MAX(width - 2 - NAME_COLUMNS - 1 - 2 - 7 - 4, 4);
+        double current, peak;
+        FILE *f;
+        int r;
+
+        columns = calloc(n, sizeof(double));
+        blocks = malloc(3 * n + 1);
+        if (!columns || !blocks)
+                return -ENOMEM;
+        usage_history_columns(h, now_usec, TOP_HISTORY_WINDOW_USEC, columns, n);
+        usage_history_blocks(columns, n, 100, blocks);
+        if (usage_history_stats(h, now_usec, TOP_HISTORY_WINDOW_USEC, &current, &peak))
+                r = asprintf(&text, "  %-*s [%s] max %5.1f%%", NAME_COLUMNS, "history", blocks,
+                                MIN(MAX(peak, 0.0), 100.0));
+        else
+                r = asprintf(&text, "  %-*s [%s] max     -", NAME_COLUMNS, "history", blocks);
+        if (r < 0)
+                return -ENOMEM;
+        f = open_memstream(&buf, &size);
+        if (!f)
+                return -ENOMEM;
+        /* n + 26 columns, of which n block characters (three bytes each: counted as one column only in a
+         * UTF-8 locale, so not measured here); clipped only on a terminal narrower than the smallest line. */
+        if (n + 26 > (size_t) width)
+                put_cell(f, text, (size_t) width, false);
+        else
+                fputs(text, f);
+        return add_line(frame, &f, &buf, 0, 0, false);
+}
+
+static int build_device(TopFrame *frame, struct json_object *d, const TopHistory *history, uint64_t now_usec,
+                EscapePool *e, int width)
 {
         _cleanup_free_ char *buf = NULL;
         size_t size = 0;
@@ -445,6 +502,18 @@ static int build_device(TopFrame *frame, struct json_object *d, EscapePool *e, i
         r = add_line(frame, &f, &buf, 0, 0, true);
         if (r < 0)
                 return r;
+        r = build_sensors(frame, d, width);
+        if (r < 0)
+                return r;
+        if (history) {
+                const UsageHistory *h = top_history_find(history, jstr(d, "source"), jstr(d, "device"));
+
+                if (h) {
+                        r = build_history(frame, h, now_usec, width);
+                        if (r < 0)
+                                return r;
+                }
+        }
 
         /* "  render     [||||||      ]  45.0%" */
         bar = MAX(width - 2 - NAME_COLUMNS - 1 - 2 - 7, 4);
@@ -471,8 +540,8 @@ static int build_device(TopFrame *frame, struct json_object *d, EscapePool *e, i
         return 0;
 }
 
-int top_frame_build(TopFrame *frame, struct json_object *reading, TopSort sort, TopGroup group, uint64_t interval_usec,
-                int width, int height)
+int top_frame_build(TopFrame *frame, struct json_object *reading, const TopHistory *history, uint64_t now_usec,
+                TopSort sort, TopGroup group, uint64_t interval_usec, int width, int height)
 {
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
         _cleanup_free_ char *buf = NULL;
@@ -522,7 +591,7 @@ int top_frame_build(TopFrame *frame, struct json_object *reading, TopSort sort, 
                 return r;
 
         for (size_t i = 0; i < jlen(reading, "devices"); i++) {
-                r = build_device(frame, jidx(reading, "devices", i), &e, width);
+                r = build_device(frame, jidx(reading, "devices", i), history, now_usec, &e, width);
                 if (r < 0)
                         return r;
         }

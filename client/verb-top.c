@@ -114,12 +114,18 @@ static int terminal_columns(void)
 static int print_once(struct json_object *reading, TopSort sort, TopGroup group, uint64_t interval_usec)
 {
         _cleanup_(top_frame_done) TopFrame frame = { 0 };
+        _cleanup_(top_history_done) TopHistory history = { 0 };
+        uint64_t now = now_usec();
         int r;
 
         if (arg.json != JSON_OFF) {
                 return top_print_document(reading);
         }
-        r = top_frame_build(&frame, reading, sort, group, interval_usec, terminal_columns(), 0);
+        /* One reading: its history line has one column, at the right end. */
+        r = top_history_push(&history, reading, now);
+        if (r < 0)
+                return log_oom();
+        r = top_frame_build(&frame, reading, &history, now, sort, group, interval_usec, terminal_columns(), 0);
         if (r < 0)
                 return log_oom();
         for (size_t i = 0; i < frame.n_lines; i++) {
@@ -134,12 +140,13 @@ static int print_once(struct json_object *reading, TopSort sort, TopGroup group,
         return 0;
 }
 
-static void draw(struct json_object *reading, TopSort sort, TopGroup group, uint64_t interval_usec, bool color)
+static void draw(struct json_object *reading, const TopHistory *history, TopSort sort, TopGroup group,
+                uint64_t interval_usec, bool color)
 {
         _cleanup_(top_frame_done) TopFrame frame = { 0 };
 
         erase();
-        if (top_frame_build(&frame, reading, sort, group, interval_usec, COLS, LINES) < 0) {
+        if (top_frame_build(&frame, reading, history, now_usec(), sort, group, interval_usec, COLS, LINES) < 0) {
                 mvaddstr(0, 0, "Out of memory.");
                 refresh();
                 return;
@@ -164,8 +171,13 @@ static int run_view(sd_bus *bus, int watch_fd, struct json_object *first, TopSor
                 uint64_t interval_usec)
 {
         _cleanup_(json_object_putp) struct json_object *reading = first;
+        _cleanup_(top_history_done) TopHistory history = { 0 };
         bool color = false;
         int r = 0;
+
+        r = top_history_push(&history, reading, now_usec());
+        if (r < 0)
+                return log_oom();
 
         (void) setlocale(LC_CTYPE, "");
         /* The terminal's size over $LINES and $COLUMNS, which do not follow a resize. */
@@ -181,7 +193,7 @@ static int run_view(sd_bus *bus, int watch_fd, struct json_object *first, TopSor
                 (void) use_default_colors();
                 color = init_pair(1, COLOR_GREEN, -1) != ERR;
         }
-        draw(reading, sort, group, interval_usec, color);
+        draw(reading, &history, sort, group, interval_usec, color);
 
         for (uint64_t next = now_usec() + interval_usec + (watch_fd >= 0 ? TOP_GRACE_USEC : 0);;) {
                 struct pollfd p[2] = {
@@ -236,11 +248,14 @@ static int run_view(sd_bus *bus, int watch_fd, struct json_object *first, TopSor
                                 break;
                         json_object_put(reading);
                         reading = fresh;
+                        r = top_history_push(&history, reading, now_usec());
+                        if (r < 0)
+                                break;
                         redraw = true;
                         next = now_usec() + interval_usec + (watch_fd >= 0 ? TOP_GRACE_USEC : 0);
                 }
                 if (redraw)
-                        draw(reading, sort, group, interval_usec, color);
+                        draw(reading, &history, sort, group, interval_usec, color);
         }
         endwin();
         safe_close(watch_fd);

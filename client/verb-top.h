@@ -2,9 +2,11 @@
 #pragma once
 
 #include "client.h"
+#include "usage-history.h"
 
 /* nvprofilectl top: the daemon's usage API (the Usage interface) read into JSON (verb-top-data.c), laid
- * out as lines for a terminal of a given size (verb-top-frame.c), and shown refreshing with ncurses or
+ * out as lines for a terminal of a given size (verb-top-frame.c, with each device's sensors in
+ * verb-top-sensors.c and its history line from verb-top-history.c), and shown refreshing with ncurses or
  * once as plain text (verb-top.c). */
 
 typedef enum TopSort {
@@ -41,7 +43,7 @@ int top_group_from_key(TopGroup current, int key);
 
 /* One reading of the daemon: {"devices": [...], "processes": [...]} and, when grouped, "groups": [...]
  * (ListGpuGroups: key, processes, engines, memory), members named as in the XML contract, strings
- * exact. */
+ * exact; each device has its "sensors" (ListGpuSensors: sensor, label, unit, value; [] when none). */
 int top_read(sd_bus *bus, TopGroup group, struct json_object **ret);
 
 /* Prints a reading as the "top" --json document: -1 and "" (not known) as null, "groups" null when not
@@ -50,6 +52,31 @@ int top_print_document(struct json_object *reading);
 
 /* The Usage.WatchUsage descriptor (the daemon samples at interval while it is open), or negative. */
 int top_watch(sd_bus *bus, uint64_t interval_usec, int *ret_fd);
+
+/* What top saw of each device's busiest engine since it started (the history line), one
+ * client/usage-history.h history per device. */
+typedef struct TopHistoryDevice {
+        char *source, *device;
+        UsageHistory history;
+} TopHistoryDevice;
+
+typedef struct TopHistory {
+        TopHistoryDevice *devices;
+        size_t n_devices;
+} TopHistory;
+
+/* The window the history line shows. */
+#define TOP_HISTORY_WINDOW_USEC USAGE_HISTORY_WINDOW_1MIN_USEC
+
+void top_history_done(TopHistory *h);
+/* Adds each device's busiest engine of reading (not known: a gap) at now_usec (CLOCK_MONOTONIC). -ENOMEM. */
+int top_history_push(TopHistory *h, struct json_object *reading, uint64_t now_usec);
+/* The history of a device, NULL when it has none. */
+const UsageHistory *top_history_find(const TopHistory *h, const char *source, const char *device);
+
+/* A device's sensors on one line, for a terminal: "edge 45°C  junction 52°C  PPT 120/255 W  sclk 2100 MHz
+ * ..." (labels escaped), or "" when it has none. The caller frees it; NULL on ENOMEM. */
+char *top_sensors_line(struct json_object *device);
 
 typedef struct TopLine {
         char *text; /* escaped, at most width columns */
@@ -65,9 +92,10 @@ typedef struct TopFrame {
 void top_frame_done(TopFrame *f);
 
 /* Lays out a reading for width columns and at most height lines (0: as many as needed, for plain output,
- * which does not list the keys), with a row per process or, when grouped, per group and device. */
-int top_frame_build(TopFrame *f, struct json_object *reading, TopSort sort, TopGroup group, uint64_t interval_usec,
-                int width, int height);
+ * which does not list the keys), with a row per process or, when grouped, per group and device; each
+ * device with its sensors and, when history is given, its history line over the last minute to now_usec. */
+int top_frame_build(TopFrame *f, struct json_object *reading, const TopHistory *history, uint64_t now_usec,
+                TopSort sort, TopGroup group, uint64_t interval_usec, int width, int height);
 
 /* The terminal columns text takes, for escaped (printable) UTF-8 text. */
 size_t top_text_width(const char *s);

@@ -57,11 +57,14 @@ for arg in "$@"; do
 done
 
 # What each mode needs, by Debian package name. install: the build of the daemon, the client and the
-# Python package, and what the service runs on. demo: also GLib (the usage fixture). test: everything
+# Python package, and what the service runs on (pci.ids: the PCI ID database that names DRM devices).
+# demo: also GLib (the usage fixture). test: everything
 # the suites use; the system test (tests/system) builds a Debian root with mmdebstrap and boots it with
 # systemd-nspawn; llvm-symbolizer (llvm-14) names the frames of sanitizer reports and leak suppressions;
 # the desktop app (client/gtk) builds with GTK 4 and libadwaita, and its tests run it under Xvfb, driven
-# through AT-SPI (pyatspi), with screenshots by ImageMagick's import; tests/gtk/test_app_desktop.py runs
+# through AT-SPI (pyatspi), with screenshots by ImageMagick's import; its install test guesses a report's
+# MIME type with shared-mime-info's database (update-mime-database), which the install's post-install step
+# updates with the icon cache (gtk-update-icon-cache); tests/gtk/test_app_desktop.py runs
 # a real window manager in that display (openbox: minimising is the WM's doing, Xvfb has none) and
 # sends it and the app what a user's mouse and keyboard would (xdotool). bash-completion loads
 # nvprofilectl's completion script (its pkg-config file says where it goes).
@@ -69,7 +72,7 @@ install_packages=(
     gcc pkg-config meson ninja-build python3 python3-dev python3-pyelftools procps
     libsystemd-dev libjson-c-dev libdrm-dev libprotobuf-c-dev protobuf-c-compiler libprotobuf-dev
     libzstd-dev libseccomp-dev libncurses-dev scdoc libdbus-1-dev libpolkit-gobject-1-dev
-    dbus systemd man-db bash-completion
+    dbus systemd man-db bash-completion pci.ids
 )
 demo_packages=("${install_packages[@]}" libglib2.0-dev)
 # prometheus and prometheus-node-exporter only for their checkers (promtool, the textfile collector run
@@ -80,7 +83,7 @@ test_packages=("${demo_packages[@]}"
     python3-dbusmock groff-base
     tmux prometheus-node-exporter prometheus iproute2 zsh fish
     mmdebstrap systemd-container
-    libgtk-4-dev libadwaita-1-dev gettext desktop-file-utils appstream
+    libgtk-4-dev libadwaita-1-dev gettext desktop-file-utils appstream shared-mime-info gtk-update-icon-cache
     xvfb xauth at-spi2-core python3-pyatspi imagemagick openbox xdotool
 )
 # Network services a Debian postinst would start and enable: the tests need only their programs.

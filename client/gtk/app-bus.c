@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The connection to nvprofiled, the watch descriptor's lifecycle and the periodic refresh. */
+/* The connection to nvprofiled, the watch descriptor's lifecycle and the periodic refresh; the service's
+ * state (service-state.h) as the name's owner, the calls' errors and Usage.Sources tell it. */
 #include <errno.h>
 #include <gio/gunixfdlist.h>
 #include <glib-unix.h>
@@ -8,18 +9,141 @@
 
 #include "app.h"
 #include "bus-names.h"
+#include "state-page.h"
 
 bool app_error_is_cancelled(const GError *error)
 {
         return g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
 }
 
+/* The errno of GIO's local failures that say something of the bus (a connection refused, lost, ...). */
+static int io_error_errno(const GError *error)
+{
+        static const struct {
+                int code, error;
+        } codes[] = {
+                { G_IO_ERROR_NOT_FOUND, ENOENT },
+                { G_IO_ERROR_CONNECTION_REFUSED, ECONNREFUSED },
+                { G_IO_ERROR_CLOSED, ECONNRESET },
+                { G_IO_ERROR_BROKEN_PIPE, EPIPE },
+                { G_IO_ERROR_CONNECTION_CLOSED, ECONNRESET },
+                { G_IO_ERROR_NOT_CONNECTED, ENOTCONN },
+                { G_IO_ERROR_HOST_UNREACHABLE, EHOSTUNREACH },
+                { G_IO_ERROR_NETWORK_UNREACHABLE, ENETUNREACH },
+                { G_IO_ERROR_PERMISSION_DENIED, EACCES },
+        };
+
+        if (error->domain != G_IO_ERROR)
+                return 0;
+        for (size_t i = 0; i < G_N_ELEMENTS(codes); i++)
+                if (error->code == codes[i].code)
+                        return -codes[i].error;
+        return 0;
+}
+
+ServiceState app_error_state(const GError *error)
+{
+        g_autofree char *name = NULL;
+        g_autoptr(GError) copy = NULL;
+
+        if (g_dbus_error_is_remote_error(error)) {
+                name = g_dbus_error_get_remote_error(error);
+                copy = g_error_copy(error);
+                g_dbus_error_strip_remote_error(copy);
+                return service_state_from_error(name, copy->message, 0);
+        }
+        /* GDBus's own failures of the connection (G_DBUS_ERROR_DISCONNECTED, ...) by their D-Bus names. */
+        if (error->domain == G_DBUS_ERROR) {
+                name = g_dbus_error_encode_gerror(error);
+                return service_state_from_error(name, error->message, 0);
+        }
+        return service_state_from_error(NULL, NULL, io_error_errno(error));
+}
+
 char *app_error_message(const GError *error)
 {
         g_autoptr(GError) copy = g_error_copy(error);
+        ServiceState s = app_error_state(error);
 
+        if (s >= 0) {
+                g_debug("%s", error->message);
+                return g_strdup_printf("%s. %s.", _(service_state_title(s)), _(service_state_next_step(s)));
+        }
         g_dbus_error_strip_remote_error(copy);
         return g_strdup(copy->message);
+}
+
+/* --- the service's state -------------------------------------------------------------------------------- */
+
+GtkWidget *app_states_wrap(App *app, GtkWidget *views)
+{
+        GtkWidget *widget;
+
+        app->state_view = state_view_new(views, &widget);
+        /* Until the proxies are there (the bus may be starting the daemon): the page says so, not a label. */
+        app_set_status(app, NULL);
+        state_view_show(app->state_view, SERVICE_STARTING, NULL);
+        return widget;
+}
+
+static void app_show_state(App *app, ServiceState s, const char *detail)
+{
+        if (!app->state_view || g_cancellable_is_cancelled(app->cancellable))
+                return;
+        /* Gone after it was there: stopping or restarting, not "not running" (its figures are stale). */
+        if (s == SERVICE_NOT_RUNNING && app->had_owner)
+                s = SERVICE_STOPPED;
+        app_set_status(app, NULL);
+        state_view_show(app->state_view, s, detail);
+}
+
+/* A call failed: the state it means, if it means one (logged: the bus's text is never shown). */
+static bool app_show_error_state(App *app, const GError *error)
+{
+        ServiceState s = app_error_state(error);
+
+        if (s < 0)
+                return false;
+        g_debug("nvprofiled: %s", error->message);
+        app_show_state(app, s, NULL);
+        return true;
+}
+
+/* Running: whether it found a GPU and whether a usage source is unavailable, with the daemon's words. */
+static void app_show_running(App *app)
+{
+        g_autoptr(GVariant) sources = app->usage ? nvp_usage_dup_sources(app->usage) : NULL;
+        g_autoptr(GString) detail = g_string_new(NULL);
+        ServiceState s = SERVICE_RUNNING;
+
+        if (sources) {
+                GVariantIter iter;
+                const char *name, *state, *message;
+
+                g_variant_iter_init(&iter, sources);
+                while (g_variant_iter_next(&iter, "(&s&s&s)", &name, &state, &message)) {
+                        if (service_state_from_source(state) != SERVICE_SOURCE_UNAVAILABLE)
+                                continue;
+                        /* A usage source ("nvml") and the daemon's message about it, as it gave it. */
+                        g_string_append_printf(detail, "%s: %s", name, message);
+                        g_string_append_c(detail, '\n');
+                        s = SERVICE_SOURCE_UNAVAILABLE;
+                }
+                if (detail->len > 0)
+                        g_string_truncate(detail, detail->len - 1);
+        }
+        if (app->devices && g_variant_n_children(app->devices) == 0)
+                s = SERVICE_NO_GPU;
+        app_show_state(app, s, detail->str);
+}
+
+static void on_sources(GObject *proxy, GParamSpec *pspec, gpointer data)
+{
+        App *app = data;
+
+        /* Beside the figures only: a failure state stays until the daemon is back. */
+        if (!service_state_is_failure(state_view_get(app->state_view)))
+                app_show_running(app);
 }
 
 void app_toast(App *app, const char *text)
@@ -53,10 +177,13 @@ static gboolean on_watch_ready(int fd, GIOCondition condition, gpointer data)
         char buffer[64];
 
         if (condition & (G_IO_HUP | G_IO_ERR)) {
-                /* The daemon went away; the name's owner change brings the next watch. */
+                /* The daemon closed it: it is going away, so its figures are stale at once (its name's
+                 * owner change comes after). Asked again: a daemon that stays answers, and the figures are
+                 * live again; a daemon that left fails the call, and its return brings the next watch. */
                 app->watch_source = 0;
                 watch_release(app);
-                app_set_status(app, _("nvprofiled stopped; waiting for it to come back."));
+                app_show_state(app, SERVICE_STOPPED, NULL);
+                app_watch_update(app);
                 return G_SOURCE_REMOVE;
         }
         while (recv(fd, buffer, sizeof(buffer), MSG_DONTWAIT) > 0)
@@ -85,6 +212,8 @@ static void on_watch_usage(GObject *source, GAsyncResult *result, gpointer data)
                 if (app_error_is_cancelled(error))
                         return;
                 app->watch_pending = false;
+                if (app_show_error_state(app, error))
+                        return;
                 message = app_error_message(error);
                 app_set_status(app, message);
                 return;
@@ -103,6 +232,9 @@ static void on_watch_usage(GObject *source, GAsyncResult *result, gpointer data)
         }
         app->watch_fd = fd;
         app->watch_source = g_unix_fd_add(fd, G_IO_IN | G_IO_HUP | G_IO_ERR, on_watch_ready, app);
+        /* It answered: whatever closed the last watch, it is there. */
+        if (state_view_get(app->state_view) == SERVICE_STOPPED)
+                app_show_running(app);
         app_refresh(app);
 }
 
@@ -145,8 +277,13 @@ static void refresh_done(Refresh *r)
         if (--r->pending > 0)
                 return;
         if (!g_cancellable_is_cancelled(app->cancellable)) {
-                if (r->devices)
+                if (r->devices) {
                         gpus_view_update(app->gpus, r->devices);
+                        g_clear_pointer(&app->devices, g_variant_unref);
+                        app->devices = g_variant_ref(r->devices);
+                        if (!service_state_is_failure(state_view_get(app->state_view)))
+                                app_show_running(app);
+                }
                 if (r->groups && r->processes)
                         apps_view_update(app->apps, r->groups, r->processes);
                 app->refreshing = false;
@@ -163,7 +300,7 @@ static void refresh_done(Refresh *r)
 
 static void refresh_failed(Refresh *r, const GError *error)
 {
-        if (!app_error_is_cancelled(error)) {
+        if (!app_error_is_cancelled(error) && !app_show_error_state(r->app, error)) {
                 g_autofree char *message = app_error_message(error);
 
                 app_set_status(r->app, message);
@@ -228,20 +365,33 @@ static void on_name_owner(GObject *proxy, GParamSpec *pspec, gpointer data)
         App *app = data;
 
         if (daemon_present(app)) {
-                app_set_status(app, NULL);
+                app->had_owner = true;
+                app_show_running(app);
                 profiles_view_reload(app->profiles_view);
+                if (app->lost) {
+                        /* Back (restarted): what the old one held is gone; the watch and the figures follow. */
+                        app->lost = false;
+                        reports_view_reconnected(app->reports);
+                }
         } else {
+                /* Stale at once, and nothing polls a daemon that is not there. */
                 watch_release(app);
-                app_set_status(app, _("nvprofiled is not running; waiting for it."));
+                app->lost = app->had_owner;
+                app_show_state(app, SERVICE_NOT_RUNNING, NULL);
         }
         app_watch_update(app);
+        if (daemon_present(app))
+                app_refresh(app);
 }
 
 static void on_generation(GObject *proxy, GParamSpec *pspec, gpointer data)
 {
         App *app = data;
 
-        /* The rc files changed: the profiles that apply, and the rules. */
+        /* The rc files changed: the profiles that apply, and the rules. Not when the daemon left (the
+         * property is then merely forgotten). */
+        if (!daemon_present(app))
+                return;
         profiles_view_reload(app->profiles_view);
         app_refresh(app);
 }
@@ -251,6 +401,7 @@ static void proxies_ready(App *app)
         if (!app->manager || !app->usage || !app->profiles)
                 return;
         g_signal_connect(app->usage, "notify::g-name-owner", G_CALLBACK(on_name_owner), app);
+        g_signal_connect(app->usage, "notify::sources", G_CALLBACK(on_sources), app);
         g_signal_connect(app->manager, "notify::config-generation", G_CALLBACK(on_generation), app);
         reports_view_connected(app->reports);
         on_name_owner(G_OBJECT(app->usage), NULL, app);
@@ -258,12 +409,12 @@ static void proxies_ready(App *app)
 
 static void proxy_failed(App *app, const GError *error)
 {
-        g_autofree char *message = NULL;
-
         if (app_error_is_cancelled(error))
                 return;
-        message = app_error_message(error);
-        app_set_status(app, message);
+        /* No proxy: the bus could not be reached, or it could not start the daemon. */
+        g_warning("Cannot talk to nvprofiled: %s", error->message);
+        if (!app_show_error_state(app, error))
+                app_show_state(app, app->bus ? SERVICE_NOT_RUNNING : SERVICE_UNREACHABLE, NULL);
 }
 
 static void on_manager(GObject *source, GAsyncResult *result, gpointer data)
@@ -313,7 +464,11 @@ static void on_bus(GObject *source, GAsyncResult *result, gpointer data)
         app->bus = app->bus_address ? g_dbus_connection_new_for_address_finish(result, &error)
                                     : g_bus_get_finish(result, &error);
         if (!app->bus) {
-                proxy_failed(app, error);
+                if (app_error_is_cancelled(error))
+                        return;
+                g_warning("Cannot connect to the bus: %s", error->message);
+                app_show_state(app, app_error_state(error) == SERVICE_DENIED ? SERVICE_DENIED : SERVICE_UNREACHABLE,
+                                NULL);
                 return;
         }
         nvp_manager_proxy_new(

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 
 #include "nvp-dbus.h"
+#include "service-state.h"
 
 #define APP_ID "io.github.nvprofiled.Monitor"
 #define APP_WATCH_INTERVAL_USEC G_GUINT64_CONSTANT(1000000)
@@ -20,6 +21,7 @@ typedef struct GpusView GpusView;
 typedef struct AppsView AppsView;
 typedef struct ProfilesView ProfilesView;
 typedef struct ReportsView ReportsView;
+typedef struct StateView StateView;
 
 typedef struct App {
         AdwApplication *application;
@@ -47,6 +49,12 @@ typedef struct App {
         AppsView *apps;
         ProfilesView *profiles_view;
         ReportsView *reports;
+
+        /* The service's state (app-bus.c, state-page.c): the page or banner that says it. */
+        StateView *state_view;
+        bool had_owner; /* the daemon was there since the app connected: its loss is "stopped" */
+        bool lost; /* it left: on its return, re-subscribe, re-fetch and reload the open reports */
+        GVariant *devices; /* the latest ListGpuDevices, for "no GPU" */
 } App;
 
 /* app-bus.c */
@@ -55,10 +63,16 @@ void app_watch_update(App *app);
 void app_refresh(App *app);
 void app_toast(App *app, const char *text);
 void app_set_status(App *app, const char *text);
-/* The message of a D-Bus error without its remote-error prefix. */
+/* The message of a D-Bus error without its remote-error prefix; the words of the service state it means
+ * where it means one (service-state.h), never the bus's own text (that goes to the debug log). */
 char *app_error_message(const GError *error);
 /* NULL when the error is a cancellation (the app is going away: do not touch it). */
 bool app_error_is_cancelled(const GError *error);
+/* The service state a failed call means (service-state.h), or _SERVICE_STATE_INVALID. */
+ServiceState app_error_state(const GError *error);
+/* Wraps the views (the page stack, what goes stale) with the state page and banner (state-page.h);
+ * returns the widget to put in their place. */
+GtkWidget *app_states_wrap(App *app, GtkWidget *views);
 
 /* format.c */
 /* An AdwActionRow of plain text (no markup: names come from other programs), subtitle on as many lines as
@@ -82,6 +96,8 @@ AppsView *apps_view_new(App *app);
 GtkWidget *apps_view_widget(AppsView *v);
 void apps_view_update(AppsView *v, GVariant *groups, GVariant *processes);
 void apps_view_free(AppsView *v);
+/* Shows and focuses the search entry (Ctrl+F). */
+void apps_view_search(AppsView *v);
 
 /* dialog-explain.c: the daemon's explanation of one process, in a window of its own. */
 void explain_dialog_show(App *app, guint32 pid, guint64 start_time, const char *comm);
@@ -101,4 +117,6 @@ GtkWidget *reports_view_widget(ReportsView *v);
 /* Opens file (NULL: asks with a file chooser); files given before the connection wait for it. */
 void reports_view_open_file(ReportsView *v, GFile *file);
 void reports_view_connected(ReportsView *v);
+/* The daemon came back (a restart): loads the open reports again, from their files. */
+void reports_view_reconnected(ReportsView *v);
 void reports_view_free(ReportsView *v);

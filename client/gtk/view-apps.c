@@ -76,6 +76,12 @@ GtkWidget *apps_view_widget(AppsView *v)
         return v->stack;
 }
 
+void apps_view_search(AppsView *v)
+{
+        /* No search entry yet: the page takes the focus. */
+        gtk_widget_grab_focus(v->stack);
+}
+
 void apps_view_free(AppsView *v)
 {
         g_hash_table_unref(v->groups);

@@ -284,12 +284,11 @@ static char *device_shape(GVariant *engines, GVariant *regions, const char *stat
 }
 
 /* A row that shows and says, and is never a Tab stop: nothing on it can be done. */
-static void row_read_only(GtkWidget *row, const char *title)
+static void row_read_only(GtkWidget *row)
 {
         gtk_widget_set_focusable(row, FALSE);
         gtk_list_box_row_set_activatable(GTK_LIST_BOX_ROW(row), FALSE);
         gtk_list_box_row_set_selectable(GTK_LIST_BOX_ROW(row), FALSE);
-        gtk_accessible_update_property(GTK_ACCESSIBLE(row), GTK_ACCESSIBLE_PROPERTY_LABEL, title, -1);
 }
 
 static GtkWidget *text_row_new(GtkWidget *group, const char *title)
@@ -298,7 +297,8 @@ static GtkWidget *text_row_new(GtkWidget *group, const char *title)
 
         adw_preferences_row_set_use_markup(ADW_PREFERENCES_ROW(row), FALSE);
         adw_preferences_row_set_title(ADW_PREFERENCES_ROW(row), title);
-        row_read_only(row, title);
+        /* Named by its title label already (labelled-by): a label property too would say it twice. */
+        row_read_only(row);
         adw_preferences_group_add(ADW_PREFERENCES_GROUP(group), row);
         return row;
 }
@@ -359,7 +359,9 @@ static Graphed *graphed_row_new(GpusView *v, DeviceEntry *e, const char *key, co
         gtk_list_box_row_set_child(GTK_LIST_BOX_ROW(row), box);
         adw_preferences_row_set_use_markup(ADW_PREFERENCES_ROW(row), FALSE);
         adw_preferences_row_set_title(ADW_PREFERENCES_ROW(row), title);
-        row_read_only(row, title);
+        /* A plain AdwPreferencesRow has no title label of its own to be named by. */
+        gtk_accessible_update_property(GTK_ACCESSIBLE(row), GTK_ACCESSIBLE_PROPERTY_LABEL, title, -1);
+        row_read_only(row);
         adw_preferences_group_add(ADW_PREFERENCES_GROUP(e->group), row);
         g_ptr_array_add(e->graphed, g);
         return g;

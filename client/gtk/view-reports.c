@@ -2,7 +2,8 @@
 /* Reports: an Nsight Compute report the user picks is opened here, as the user, and its descriptor handed
  * to the daemon (Manager.LoadReport), whose confined worker reads it; the kernels are listed with their
  * durations and top rule findings (Report.GetSummary), and one kernel's rule results, by section, on
- * demand (Report.GetRuleResults). */
+ * demand (Report.GetRuleResults). The app keeps each report's file: a report the daemon dropped (idle for
+ * [Reports] IdleSec=, or a restart of the daemon) is loaded again from it, as the user opened it. */
 #include <fcntl.h>
 #include <gio/gunixfdlist.h>
 #include <math.h>
@@ -17,21 +18,31 @@ struct ReportsView {
         GtkWidget *empty_group;
         GtkFileChooserNative *chooser;
         GPtrArray *pending; /* GFile given before the daemon's proxy was ready */
+        GPtrArray *reports; /* Report, not owned (each group owns its own) */
 };
 
 typedef struct Report {
         ReportsView *view;
         char *name;
+        GFile *file; /* to load it again */
         NvpReport *proxy;
         GtkWidget *group;
+        bool listed; /* its kernels are shown: a reload only replaces the proxy */
+        bool loading;
+        GPtrArray *waiting; /* KernelCall, for the reloaded proxy */
 } Report;
+
+static void report_load(Report *r);
 
 static void report_free(gpointer data)
 {
         Report *r = data;
 
+        g_ptr_array_remove(r->view->reports, r);
         g_free(r->name);
+        g_clear_object(&r->file);
         g_clear_object(&r->proxy);
+        g_ptr_array_unref(r->waiting);
         g_free(r);
 }
 
@@ -47,6 +58,7 @@ ReportsView *reports_view_new(App *app)
 
         v->app = app;
         v->pending = g_ptr_array_new_with_free_func(g_object_unref);
+        v->reports = g_ptr_array_new();
         v->page = adw_preferences_page_new();
         v->empty_group = adw_preferences_group_new();
         adw_preferences_group_set_title(ADW_PREFERENCES_GROUP(v->empty_group), _("Nsight Compute reports"));
@@ -69,6 +81,7 @@ void reports_view_free(ReportsView *v)
 {
         g_clear_object(&v->chooser);
         g_ptr_array_unref(v->pending);
+        g_ptr_array_unref(v->reports);
         g_free(v);
 }
 
@@ -87,7 +100,48 @@ static char *format_duration(double ns)
 
 typedef struct KernelCall {
         GtkWidget *page;
+        GtkWidget *group; /* the report's, whose data is the Report */
+        guint32 range, action;
+        bool reloaded;
 } KernelCall;
+
+static void kernel_call_free(KernelCall *call)
+{
+        g_object_unref(call->page);
+        g_object_unref(call->group);
+        g_free(call);
+}
+
+/* The daemon no longer has the report object: dropped for idleness, or the daemon restarted. */
+static bool error_is_dropped(const GError *error)
+{
+        g_autofree char *name = g_dbus_error_get_remote_error(error);
+
+        return g_strcmp0(name, "org.freedesktop.DBus.Error.UnknownObject") == 0;
+}
+
+static void kernel_call_send(KernelCall *call);
+
+/* Loading failed (title NULL: cancelled, the app is going away): says so in the group and in the windows
+ * of the calls that waited for it. */
+static void report_failed(Report *r, const char *title, const char *message)
+{
+        r->loading = false;
+        if (title)
+                app_add_text_row(r->group, title, message);
+        for (guint i = 0; i < r->waiting->len; i++) {
+                KernelCall *call = r->waiting->pdata[i];
+
+                if (title) {
+                        GtkWidget *group = adw_preferences_group_new();
+
+                        app_add_text_row(group, _("Cannot read the rule results"), message);
+                        adw_preferences_page_add(ADW_PREFERENCES_PAGE(call->page), ADW_PREFERENCES_GROUP(group));
+                }
+                kernel_call_free(call);
+        }
+        g_ptr_array_set_size(r->waiting, 0);
+}
 
 static void on_rule_results(GObject *source, GAsyncResult *result, gpointer data)
 {
@@ -100,6 +154,17 @@ static void on_rule_results(GObject *source, GAsyncResult *result, gpointer data
         GVariantIter iter;
 
         if (!nvp_report_call_get_rule_results_finish(NVP_REPORT(source), &results, result, &error)) {
+                Report *r = g_object_get_data(G_OBJECT(call->group), "report");
+
+                if (r && !call->reloaded && error_is_dropped(error)) {
+                        /* Loaded again, then asked again: once. */
+                        g_debug("Report %s was dropped; loading it again: %s", r->name, error->message);
+                        call->reloaded = true;
+                        g_ptr_array_add(r->waiting, call);
+                        if (!r->loading)
+                                report_load(r);
+                        return;
+                }
                 if (!app_error_is_cancelled(error)) {
                         g_autofree char *message = app_error_message(error);
                         GtkWidget *group = adw_preferences_group_new();
@@ -107,8 +172,7 @@ static void on_rule_results(GObject *source, GAsyncResult *result, gpointer data
                         app_add_text_row(group, _("Cannot read the rule results"), message);
                         adw_preferences_page_add(ADW_PREFERENCES_PAGE(call->page), ADW_PREFERENCES_GROUP(group));
                 }
-                g_object_unref(call->page);
-                g_free(call);
+                kernel_call_free(call);
                 return;
         }
         g_variant_iter_init(&iter, results);
@@ -136,8 +200,15 @@ static void on_rule_results(GObject *source, GAsyncResult *result, gpointer data
                 g_variant_unref(messages);
                 g_variant_unref(speedups);
         }
-        g_object_unref(call->page);
-        g_free(call);
+        kernel_call_free(call);
+}
+
+static void kernel_call_send(KernelCall *call)
+{
+        Report *r = g_object_get_data(G_OBJECT(call->group), "report");
+
+        nvp_report_call_get_rule_results(r->proxy, call->range, call->action, G_DBUS_CALL_FLAGS_NONE, -1,
+                        r->view->app->cancellable, on_rule_results, call);
 }
 
 static void on_kernel_details(GtkButton *button, gpointer data)
@@ -156,13 +227,15 @@ static void on_kernel_details(GtkButton *button, gpointer data)
         gtk_window_set_default_size(GTK_WINDOW(window), 760, 600);
         gtk_box_append(GTK_BOX(box), adw_header_bar_new());
         call->page = adw_preferences_page_new();
+        call->group = g_object_ref(r->group);
+        call->range = range;
+        call->action = action;
         gtk_widget_set_vexpand(call->page, TRUE);
         gtk_box_append(GTK_BOX(box), call->page);
         adw_window_set_content(ADW_WINDOW(window), box);
         g_object_ref(call->page);
         gtk_window_present(GTK_WINDOW(window));
-        nvp_report_call_get_rule_results(r->proxy, range, action, G_DBUS_CALL_FLAGS_NONE, -1, r->view->app->cancellable,
-                        on_rule_results, call);
+        kernel_call_send(call);
 }
 
 /* --- the kernel list ------------------------------------------------------------------------------------ */
@@ -187,6 +260,7 @@ static void on_summary(GObject *source, GAsyncResult *result, gpointer data)
                 }
                 return;
         }
+        r->listed = true;
         g_variant_iter_init(&iter, summary);
         while (g_variant_iter_next(&iter, "(uuu&s(ttt)(ttt)d@a(ssd))", &range, &action, &index, &name, &gx, &gy, &gz,
                         &bx, &by, &bz, &duration, &findings)) {
@@ -249,15 +323,21 @@ static void on_report_proxy(GObject *source, GAsyncResult *result, gpointer data
         Report *r = data;
         g_autoptr(GError) error = NULL;
 
+        g_clear_object(&r->proxy);
         r->proxy = nvp_report_proxy_new_finish(result, &error);
         if (!r->proxy) {
-                if (!app_error_is_cancelled(error)) {
-                        g_autofree char *message = app_error_message(error);
+                g_autofree char *message = app_error_is_cancelled(error) ? NULL : app_error_message(error);
 
-                        app_add_text_row(r->group, _("Cannot open the report"), message);
-                }
+                report_failed(r, message ? _("Cannot open the report") : NULL, message);
                 return;
         }
+        r->loading = false;
+        /* Calls that found the report dropped, asked again of the one loaded now. */
+        for (guint i = 0; i < r->waiting->len; i++)
+                kernel_call_send(r->waiting->pdata[i]);
+        g_ptr_array_set_size(r->waiting, 0);
+        if (r->listed)
+                return;
         nvp_report_call_get_info(r->proxy, G_DBUS_CALL_FLAGS_NONE, -1, r->view->app->cancellable, on_info, r);
         nvp_report_call_get_summary(r->proxy, G_DBUS_CALL_FLAGS_NONE, -1, r->view->app->cancellable, on_summary, r);
 }
@@ -269,51 +349,60 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
         g_autofree char *path = NULL;
 
         if (!nvp_manager_call_load_report_finish(NVP_MANAGER(source), &path, NULL, result, &error)) {
-                if (!app_error_is_cancelled(error)) {
-                        g_autofree char *message = app_error_message(error);
+                g_autofree char *message = app_error_is_cancelled(error) ? NULL : app_error_message(error);
 
-                        app_add_text_row(r->group, _("nvprofiled cannot read this report"), message);
-                }
+                report_failed(r, message ? _("nvprofiled cannot read this report") : NULL, message);
                 return;
         }
         nvp_report_proxy_new(r->view->app->bus, G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES, BUS_NAME, path,
                         r->view->app->cancellable, on_report_proxy, r);
 }
 
-static void open_report(ReportsView *v, GFile *file)
+/* Opens the report's file and hands it to the daemon: on opening, and again when the daemon dropped it. */
+static void report_load(Report *r)
 {
-        g_autofree char *path = g_file_get_path(file);
-        g_autofree char *name = g_file_get_basename(file);
+        ReportsView *v = r->view;
+        g_autofree char *path = g_file_get_path(r->file);
         g_autoptr(GUnixFDList) fds = g_unix_fd_list_new();
         g_autoptr(GError) error = NULL;
-        Report *r = g_new0(Report, 1);
         int fd, index;
 
-        r->view = v;
-        r->name = g_strdup(name);
-        r->group = adw_preferences_group_new();
-        g_object_set_data_full(G_OBJECT(r->group), "report", r, report_free);
-        adw_preferences_group_set_title(ADW_PREFERENCES_GROUP(r->group), name);
-        adw_preferences_page_add(ADW_PREFERENCES_PAGE(v->page), ADW_PREFERENCES_GROUP(r->group));
-
         if (!v->app->manager) {
-                app_add_text_row(r->group, _("Not connected to nvprofiled"), NULL);
+                report_failed(r, _("Not connected to nvprofiled"), NULL);
                 return;
         }
         /* Opened here, as the user; the daemon never opens a path it is given. */
         fd = path ? open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY) : -1;
         if (fd < 0) {
-                app_add_text_row(r->group, _("Cannot open the file"), path ? g_strerror(errno) : _("not a local file"));
+                report_failed(r, _("Cannot open the file"), path ? g_strerror(errno) : _("not a local file"));
                 return;
         }
         index = g_unix_fd_list_append(fds, fd, &error);
         (void) close(fd);
         if (index < 0) {
-                app_add_text_row(r->group, _("Cannot pass the file"), error->message);
+                report_failed(r, _("Cannot pass the file"), error->message);
                 return;
         }
+        r->loading = true;
         nvp_manager_call_load_report(v->app->manager, g_variant_new_handle(index), G_DBUS_CALL_FLAGS_NONE, -1, fds,
                         v->app->cancellable, on_loaded, r);
+}
+
+static void open_report(ReportsView *v, GFile *file)
+{
+        g_autofree char *name = g_file_get_basename(file);
+        Report *r = g_new0(Report, 1);
+
+        r->view = v;
+        r->name = g_strdup(name);
+        r->file = g_object_ref(file);
+        r->waiting = g_ptr_array_new();
+        r->group = adw_preferences_group_new();
+        g_object_set_data_full(G_OBJECT(r->group), "report", r, report_free);
+        g_ptr_array_add(v->reports, r);
+        adw_preferences_group_set_title(ADW_PREFERENCES_GROUP(r->group), name);
+        adw_preferences_page_add(ADW_PREFERENCES_PAGE(v->page), ADW_PREFERENCES_GROUP(r->group));
+        report_load(r);
 }
 
 static void on_chooser_response(GtkNativeDialog *dialog, int response, gpointer data)
@@ -360,4 +449,16 @@ void reports_view_connected(ReportsView *v)
         for (guint i = 0; i < v->pending->len; i++)
                 open_report(v, v->pending->pdata[i]);
         g_ptr_array_set_size(v->pending, 0);
+}
+
+void reports_view_reconnected(ReportsView *v)
+{
+        /* The daemon that held them is gone: each is loaded again from its file, its kernels stay listed. */
+        for (guint i = 0; i < v->reports->len; i++) {
+                Report *r = v->reports->pdata[i];
+
+                g_clear_object(&r->proxy);
+                if (!r->loading)
+                        report_load(r);
+        }
 }

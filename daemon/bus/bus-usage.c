@@ -133,6 +133,39 @@ static int method_list_devices(sd_bus_message *m, void *userdata, sd_bus_error *
                         append_device_entry);
 }
 
+static int append_sensors_entry(sd_bus_message *reply, BusContext *c, size_t i, uid_t caller)
+{
+        const UsageDevice *d = &manager_usage_snapshot(c->manager)->devices[i];
+        int r;
+
+        /* Like the device totals, everyone's. */
+        r = sd_bus_message_open_container(reply, 'r', "ssa(sssd)");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(reply, "ss", d->device, d->source);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "(sssd)");
+        if (r < 0)
+                return r;
+        for (size_t k = 0; k < d->n_sensors; k++) {
+                const GpuSensorReading *x = &d->sensors[k];
+                r = sd_bus_message_append(reply, "(sssd)", x->sensor, x->label, x->unit, x->value);
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_message_close_container(reply);
+}
+
+static int method_list_sensors(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        BusContext *c = userdata;
+        return reply_listing(m, c, "(ssa(sssd))", manager_usage_snapshot(c->manager)->n_devices, append_sensors_entry);
+}
+
 static int append_client(sd_bus_message *reply, const UsageClient *cl, uid_t caller)
 {
         uint32_t hidden = 0;
@@ -503,6 +536,8 @@ const sd_bus_vtable bus_usage_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("ListGpuDevices", SD_BUS_NO_ARGS,
                         SD_BUS_RESULT("a(sssssuuassua(sddu)a(sa{st})t)", devices), method_list_devices,
                         SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ListGpuSensors", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(ssa(sssd))", sensors),
+                        method_list_sensors, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListGpuClients", SD_BUS_NO_ARGS,
                         SD_BUS_RESULT("a(sstssa(uti)uta(suddtttb)a(sa{st})t)", clients), method_list_clients,
                         SD_BUS_VTABLE_UNPRIVILEGED),

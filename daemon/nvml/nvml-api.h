@@ -129,6 +129,18 @@ typedef struct nvmlProcessesUtilizationInfo_v1_st {
 } nvmlProcessesUtilizationInfo_v1_t;
 #define nvmlProcessesUtilizationInfo_v1 NVML_STRUCT_VERSION_OF(nvmlProcessesUtilizationInfo_v1_t, 1)
 
+/* nvmlTemperatureSensors_t: the one sensor NVML documents, the GPU die. */
+typedef enum nvmlTemperatureSensors_enum {
+        NVML_TEMPERATURE_GPU = 0,
+} nvmlTemperatureSensors_t;
+
+/* nvmlClockType_t: the clock domains we read. */
+typedef enum nvmlClockType_enum {
+        NVML_CLOCK_GRAPHICS = 0,
+        NVML_CLOCK_SM = 1,
+        NVML_CLOCK_MEM = 2,
+} nvmlClockType_t;
+
 /* The functions we call. Several exist in more than one version; the library exports every version it
  * knows under its literal name ("nvmlInit_v2", "nvmlInit"), and the unversioned name is the oldest ABI. */
 nvmlReturn_t nvmlInit_v2(void);
@@ -149,6 +161,13 @@ nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *buf, unsigned int size
 nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *ret_utilization);
 nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *ret_memory);
 nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *ret_memory);
+
+/* Sensors: °C, mW (power draw and the limit the driver enforces), MHz, % of the fan's maximum speed. */
+nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensor, unsigned int *ret_temp);
+nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *ret_milliwatts);
+nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *ret_milliwatts);
+nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *ret_mhz);
+nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int *ret_percent);
 
 /* count: in, the room in infos; out, the number written, or on NVML_ERROR_INSUFFICIENT_SIZE the number
  * needed. */

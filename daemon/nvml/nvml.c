@@ -35,6 +35,11 @@ typedef struct NvmlSymbols {
         __typeof__(nvmlDeviceGetUtilizationRates) *get_utilization;
         __typeof__(nvmlDeviceGetMemoryInfo_v2) *get_memory_v2;
         __typeof__(nvmlDeviceGetMemoryInfo) *get_memory;
+        __typeof__(nvmlDeviceGetTemperature) *get_temperature;
+        __typeof__(nvmlDeviceGetPowerUsage) *get_power;
+        __typeof__(nvmlDeviceGetEnforcedPowerLimit) *get_power_limit;
+        __typeof__(nvmlDeviceGetClockInfo) *get_clock;
+        __typeof__(nvmlDeviceGetFanSpeed) *get_fan;
         /* _v3 and _v2 take the same element, so one pointer holds whichever was found. */
         __typeof__(nvmlDeviceGetComputeRunningProcesses_v3) *compute_processes;
         __typeof__(nvmlDeviceGetComputeRunningProcesses) *compute_processes_v1;
@@ -151,6 +156,11 @@ static void source_load_symbols(NvmlSource *s)
         (void) LOAD(s, get_utilization, "nvmlDeviceGetUtilizationRates");
         (void) LOAD(s, get_memory_v2, "nvmlDeviceGetMemoryInfo_v2");
         (void) LOAD(s, get_memory, "nvmlDeviceGetMemoryInfo");
+        (void) LOAD(s, get_temperature, "nvmlDeviceGetTemperature");
+        (void) LOAD(s, get_power, "nvmlDeviceGetPowerUsage");
+        (void) LOAD(s, get_power_limit, "nvmlDeviceGetEnforcedPowerLimit");
+        (void) LOAD(s, get_clock, "nvmlDeviceGetClockInfo");
+        (void) LOAD(s, get_fan, "nvmlDeviceGetFanSpeed");
 
         if (LOAD(s, compute_processes, "nvmlDeviceGetComputeRunningProcesses_v3"))
                 s->compute_version = 3;
@@ -735,6 +745,51 @@ static void device_read_memory(NvmlSource *s, NvmlDeviceSlot *d)
         }
 }
 
+/* Adds what a sensor query answered, divided by divisor into unit; a sensor the device lacks (NOT_SUPPORTED)
+ * or cannot give now is absent, not zero. */
+static void device_add_sensor(NvmlDeviceSlot *d, nvmlReturn_t rv, unsigned value, double divisor, const char *sensor,
+                const char *unit)
+{
+        if (rv != NVML_SUCCESS || d->usage.n_sensors >= NVML_SOURCE_SENSORS_MAX)
+                return;
+        d->usage.sensors[d->usage.n_sensors++] = (GpuSensorReading){
+                .sensor = sensor,
+                .unit = unit,
+                .value = value / divisor,
+        };
+}
+
+/* Read at sample time, with the rest of the device's figures: NVML is open only while somebody samples, and
+ * the runtime-PM check in front of this covers these calls too. */
+static void device_read_sensors(NvmlSource *s, NvmlDeviceSlot *d)
+{
+        nvmlReturn_t rv;
+        unsigned v = 0;
+
+        if (s->sym.get_temperature) {
+                rv = s->sym.get_temperature(d->handle, NVML_TEMPERATURE_GPU, &v);
+                device_add_sensor(d, rv, v, 1, GPU_SENSOR_TEMPERATURE, GPU_UNIT_CELSIUS);
+        }
+        if (s->sym.get_power) {
+                rv = s->sym.get_power(d->handle, &v);
+                device_add_sensor(d, rv, v, 1000, GPU_SENSOR_POWER, GPU_UNIT_WATT);
+        }
+        if (s->sym.get_power_limit) {
+                rv = s->sym.get_power_limit(d->handle, &v);
+                device_add_sensor(d, rv, v, 1000, GPU_SENSOR_POWER_LIMIT, GPU_UNIT_WATT);
+        }
+        if (s->sym.get_clock) {
+                rv = s->sym.get_clock(d->handle, NVML_CLOCK_GRAPHICS, &v);
+                device_add_sensor(d, rv, v, 1, GPU_SENSOR_CLOCK_GRAPHICS, GPU_UNIT_MEGAHERTZ);
+                rv = s->sym.get_clock(d->handle, NVML_CLOCK_MEM, &v);
+                device_add_sensor(d, rv, v, 1, GPU_SENSOR_CLOCK_MEMORY, GPU_UNIT_MEGAHERTZ);
+        }
+        if (s->sym.get_fan) {
+                rv = s->sym.get_fan(d->handle, &v);
+                device_add_sensor(d, rv, v, 1, GPU_SENSOR_FAN, GPU_UNIT_PERCENT);
+        }
+}
+
 static int device_sample(NvmlSource *s, NvmlDeviceSlot *d)
 {
         nvmlUtilization_t u = { 0 };
@@ -749,6 +804,7 @@ static int device_sample(NvmlSource *s, NvmlDeviceSlot *d)
         d->usage.processes = NULL;
         d->usage.n_processes = 0;
         d->usage.processes_truncated = false;
+        d->usage.n_sensors = 0;
         d->usage.message[0] = '\0';
         d->n_collected = 0;
 
@@ -781,6 +837,7 @@ static int device_sample(NvmlSource *s, NvmlDeviceSlot *d)
         }
 
         device_read_memory(s, d);
+        device_read_sensors(s, d);
 
         for (unsigned i = 0; i < 3; i++) {
                 r = i < 2 ? device_query_list(s, d, i == 1, &rv) : device_query_samples(s, d, &rv);
@@ -790,6 +847,7 @@ static int device_sample(NvmlSource *s, NvmlDeviceSlot *d)
                         d->usage.state = NVML_DEVICE_FAILED;
                         set_message(d->usage.message, "%s", NVML_STRERROR(s, rv));
                         d->n_collected = 0;
+                        d->usage.n_sensors = 0;
                         return 0;
                 }
         }

@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "gpu-sensor.h"
 #include "macro.h"
 
 #define NVML_SOURCE_NAME "nvml"
@@ -44,6 +45,7 @@
 #define NVML_SOURCE_BUS_ID_MAX 24 /* "dddddddd:bb:dd.f" and the NUL */
 #define NVML_SOURCE_NAME_MAX 96
 #define NVML_SOURCE_MESSAGE_MAX 256
+#define NVML_SOURCE_SENSORS_MAX 6
 
 typedef enum NvmlSourceState {
         NVML_SOURCE_UNAVAILABLE, /* no library, no nvmlInit(), no device: see the message */
@@ -84,6 +86,10 @@ typedef struct NvmlDeviceUsage {
         bool has_utilization;
         uint32_t gpu_percent, memory_percent; /* nvmlDeviceGetUtilizationRates() */
         uint64_t memory_used_bytes, memory_total_bytes; /* NVML_SOURCE_UNKNOWN when not given */
+        /* Temperature, power and its enforced limit, graphics and memory clocks, fan: those the device
+         * answered in the last sample; none while it is not sampled (suspended, failed). */
+        GpuSensorReading sensors[NVML_SOURCE_SENSORS_MAX];
+        size_t n_sensors;
 
         NvmlProcessUsage *processes; /* sorted by pid, one entry per pid */
         size_t n_processes;
@@ -118,7 +124,7 @@ const char *nvml_source_message(const NvmlSource *s) _pure_;
 unsigned nvml_source_running_processes_version(const NvmlSource *s, bool graphics) _pure_;
 const char *nvml_source_process_utilization_function(const NvmlSource *s, size_t device) _pure_;
 
-/* Queries every device that is not runtime-suspended: utilisation, memory, processes and their memory,
+/* Queries every device that is not runtime-suspended: utilisation, memory, sensors, processes and their memory,
  * process utilisation samples since the last call. One device's failure is in that device's state and
  * message and does not stop the others. -ENODEV when the source is not ready, -ENOMEM. */
 int nvml_source_sample(NvmlSource *s);

@@ -50,17 +50,6 @@ int proc_cgroup_copy(const ProcCgroup *from, ProcCgroup *to)
         return 0;
 }
 
-static int unhex(char c)
-{
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F')
-                return c - 'A' + 10;
-        return -1;
-}
-
 static bool is_printable(const char *s, size_t n)
 {
         for (size_t i = 0; i < n; i++)
@@ -87,7 +76,7 @@ static char *unit_part_unescape(const char *s, size_t n)
                 }
                 if (n - i < 4)
                         return NULL;
-                if (s[i + 1] != 'x' || (hi = unhex(s[i + 2])) < 0 || (lo = unhex(s[i + 3])) < 0)
+                if (s[i + 1] != 'x' || (hi = unhexchar(s[i + 2])) < 0 || (lo = unhexchar(s[i + 3])) < 0)
                         return NULL;
                 out[k++] = (char) (hi << 4 | lo);
                 i += 3;

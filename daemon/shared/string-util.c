@@ -49,6 +49,17 @@ size_t utf8_sequence_length(const char *s, size_t len)
         return n + 1;
 }
 
+int unhexchar(char c)
+{
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        if (c >= 'a' && c <= 'f')
+                return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F')
+                return c - 'A' + 10;
+        return -1;
+}
+
 bool utf8_is_valid_n(const char *s, size_t len)
 {
         unsigned char any = 0;

@@ -22,6 +22,9 @@ static inline bool endswith(const char *s, const char *suffix)
         return ls >= lx && memcmp(s + ls - lx, suffix, lx) == 0;
 }
 
+/* The value of a hexadecimal digit, -1 for another character. */
+int unhexchar(char c) _const_;
+
 /* Checks UTF-8 validity (rejecting overlongs and surrogates), so whatever we pass to D-Bus is valid. */
 bool utf8_is_valid_n(const char *s, size_t len);
 

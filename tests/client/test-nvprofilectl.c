@@ -488,6 +488,10 @@ static void test_not_running(void)
                 g_assert_cmpint(run_ctl(NULL, &err, bus_arg, *verb, NULL), ==, EXIT_FAILURE);
                 if (!strstr(err, expected))
                         g_error("%s: expected \"%s\", got \"%s\"", *verb, expected, err);
+                /* The next step, and none of the bus's words. */
+                g_assert_nonnull(strstr(err, "Start it with: sudo systemctl start nvprofiled.\n"));
+                g_assert_null(strstr(err, "org.freedesktop"));
+                g_assert_null(strstr(err, ".service files"));
         }
         {
                 g_autofree char *err = NULL;
@@ -519,8 +523,10 @@ static void test_no_bus(void)
         g_autofree char *bus_arg = g_strdup_printf("--bus=unix:path=%s/none", dir);
         g_autofree char *err = NULL;
 
+        /* The state's words (service-state.h) and its next step. */
         g_assert_cmpint(run_ctl(NULL, &err, bus_arg, "status", NULL), ==, EXIT_FAILURE);
-        g_assert_nonnull(strstr(err, "Failed to connect to the bus at unix:path="));
+        g_assert_nonnull(strstr(err, "nvprofiled cannot be reached: failed to connect to the bus at unix:path="));
+        g_assert_nonnull(strstr(err, "check it with: systemctl status dbus.\n"));
 }
 
 /* ---- edits of a user's own files, without a daemon ---- */

@@ -5,8 +5,9 @@
  * (sent to it alone, as the daemon does) from the signal itself, details only through GetProcess and only
  * for processes the caller may see, never ExplainProcess (which makes the daemon read /proc for every
  * signal and every monitor); a daemon without GetProcess is asked once; removals name the PID (and
- * comm). status: one GetAll, no Get, and CountMatchedProcesses. errors: no ":0:0". Every verb's text
- * output escapes what the daemon sends; JSON keeps it exact. */
+ * comm). status: one GetAll, no Get of the Manager's, and CountMatchedProcesses; the usage sources, and
+ * a refusal by the bus's policy in the words of service-state.h, none of the bus's. errors: no ":0:0". Every verb's
+ * text output escapes what the daemon sends; JSON keeps it exact. */
 
 #include <fcntl.h>
 #include <grp.h>
@@ -34,6 +35,8 @@ typedef struct FakeDaemon {
         bool has_get_process; /* a daemon of today; without it, an older one without Subscribe either */
         const char *comm; /* the commname GetProcess reports */
         unsigned n_get_process, n_explain, n_get, n_get_all, n_subscribe, n_count_matched;
+        unsigned n_get_sources;
+        bool deny; /* answer every call as dbus-daemon does when its policy refuses it */
         char *subscriber; /* the unique name that called Subscribe */
         GArray *get_process_pids;
 } FakeDaemon;
@@ -154,12 +157,46 @@ static int count_calls(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         FakeDaemon *d = userdata;
 
-        if (sd_bus_message_is_method_call(m, "org.freedesktop.DBus.Properties", "Get"))
-                d->n_get++;
+        if (d->deny && sd_bus_message_is_method_call(m, NULL, NULL) > 0) {
+                /* dbus-daemon's words, with the caller's pid and command line: never to be shown. */
+                g_assert_cmpint(sd_bus_reply_method_errorf(m, SD_BUS_ERROR_ACCESS_DENIED,
+                                                "Rejected send message, 2 matched rules; type=\"method_call\", "
+                                                "sender=\":1.7\" (uid=1000 pid=4242 comm=\"nvprofilectl\") "
+                                                "interface=\"%s\" member=\"%s\" error name=\"(unset)\" "
+                                                "requested_reply=\"0\" destination=\"%s\" (uid=0 pid=1 comm=\"\")",
+                                                sd_bus_message_get_interface(m), sd_bus_message_get_member(m),
+                                                BUS_NAME),
+                                >=, 0);
+                return 1;
+        }
+        if (sd_bus_message_is_method_call(m, "org.freedesktop.DBus.Properties", "Get")) {
+                const char *interface = NULL;
+
+                (void) sd_bus_message_read(m, "s", &interface);
+                (void) sd_bus_message_rewind(m, true);
+                if (g_strcmp0(interface, BUS_USAGE_INTERFACE) == 0)
+                        d->n_get_sources++;
+                else
+                        d->n_get++;
+        }
         if (sd_bus_message_is_method_call(m, "org.freedesktop.DBus.Properties", "GetAll"))
                 d->n_get_all++;
         return 0;
 }
+
+/* Usage.Sources: one ready, one not, with a message of the daemon's that a terminal would act on. */
+static int get_sources(sd_bus *bus, const char *path, const char *interface, const char *property,
+                sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+        return sd_bus_message_append(reply, "a(sss)", 2, "drm-fdinfo", "ready", "1 device", "nvml", "unavailable",
+                        "libnvidia-ml.so.1: cannot open shared object file" NASTY);
+}
+
+static const sd_bus_vtable usage_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_PROPERTY("Sources", "a(sss)", get_sources, 0, 0),
+        SD_BUS_VTABLE_END,
+};
 
 static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_START(0),
@@ -323,6 +360,9 @@ static bool stand_in_start(Fixture *f, bool has_get_process)
                         >=, 0);
         g_assert_cmpint(sd_bus_add_object_vtable(f->daemon.bus, NULL, BUS_ROOT_PATH, BUS_PROFILES_INTERFACE,
                                         profiles_vtable, NULL),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_add_object_vtable(
+                                        f->daemon.bus, NULL, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, usage_vtable, NULL),
                         >=, 0);
         g_assert_cmpint(sd_bus_request_name(f->daemon.bus, BUS_NAME, 0), >=, 0);
         return true;
@@ -623,6 +663,14 @@ static void test_status_one_get_all(void)
         g_assert_nonnull(strstr(text,
                         "      Sections: /usr/lib/nsight\\x1b]0;PWNED\\a\\x1b[31m (with subfolders): missing\n"
                         "                /opt/sections: unreadable (Permission denied\\x1b]0;PWNED\\a\\x1b[31m)\n"));
+        /* The usage sources, the state they make (service-state.h's words) and the daemon's message, escaped. */
+        g_assert_cmpuint(f.daemon.n_get_sources, ==, 1);
+        g_assert_nonnull(strstr(text,
+                        "         State: A GPU usage source is unavailable\n"
+                        " Usage sources: drm-fdinfo: ready: 1 device\n"
+                        "                nvml: unavailable: libnvidia-ml.so.1: cannot open shared object "
+                        "file\\x1b]0;PWNED\\a\\x1b[31m\n"
+                        "                The devices it covers are not shown; nvprofiled says why.\n"));
 
         /* JSON: the exact strings. */
         g_assert_cmpint(run_ctl(&f, &json, NULL, "--json=short", "status", NULL), ==, 0);
@@ -635,6 +683,15 @@ static void test_status_one_get_all(void)
         g_assert_cmpint(json_object_get_int(json_object_object_get(o, "tracked_processes")), ==, 12);
         g_assert_cmpint(json_object_get_int(json_object_object_get(o, "matched_processes")), ==, 3);
         g_assert_cmpint(json_object_get_int(json_object_object_get(o, "config_generation")), ==, 7);
+        g_assert_cmpstr(json_object_get_string(json_object_object_get(o, "state")), ==, "source-unavailable");
+        {
+                struct json_object *nvml = json_object_array_get_idx(json_object_object_get(o, "sources"), 1);
+
+                g_assert_cmpstr(json_object_get_string(json_object_object_get(nvml, "name")), ==, "nvml");
+                g_assert_cmpstr(json_object_get_string(json_object_object_get(nvml, "state")), ==, "unavailable");
+                g_assert_cmpstr(json_object_get_string(json_object_object_get(nvml, "message")), ==,
+                                "libnvidia-ml.so.1: cannot open shared object file" NASTY);
+        }
         file = json_object_array_get_idx(json_object_object_get(o, "rc_files"), 0);
         g_assert_cmpstr(json_object_get_string(json_object_object_get(file, "path")), ==, "/etc/rc" NASTY);
         {
@@ -646,6 +703,34 @@ static void test_status_one_get_all(void)
                 g_assert_true(json_object_get_boolean(json_object_object_get(folder, "recursive")));
         }
         json_object_put(o);
+        fixture_teardown(&f);
+}
+
+/* A bus whose policy refuses the caller: status and top say so in the state's words and with the next step,
+ * never with dbus-daemon's text (pids, command lines) or a D-Bus name. */
+static void test_status_denied(void)
+{
+        Fixture f;
+
+        if (!stand_in_start(&f, true))
+                return;
+        f.daemon.deny = true;
+        for (const char *const *verb = (const char *const[]){ "status", "top", NULL }; *verb; verb++) {
+                g_autofree char *out = NULL, *err = NULL;
+
+                if (g_str_equal(*verb, "top"))
+                        g_assert_cmpint(run_ctl(&f, &out, &err, "top", "--once", NULL), ==, 1);
+                else
+                        g_assert_cmpint(run_ctl(&f, &out, &err, *verb, NULL), ==, 1);
+                g_test_message("%s: %s", *verb, err);
+                g_assert_nonnull(strstr(err, "nvprofilectl: Access to nvprofiled was denied on the bus at "));
+                g_assert_nonnull(strstr(err, "ask the administrator (see nvprofiled(8)).\n"));
+                for (const char *const *bad = (const char *const[]){ "Rejected", "pid=", "4242", "org.freedesktop",
+                                     "io.github", "permission denied", NULL };
+                                *bad; bad++)
+                        if (strstr(err, *bad))
+                                g_error("%s said %s: %s", *verb, *bad, err);
+        }
         fixture_teardown(&f);
 }
 
@@ -859,6 +944,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/monitor/without-get-process", test_without_get_process);
         g_test_add_func("/monitor/text-escaped", test_text_escaped);
         g_test_add_func("/status/one-get-all", test_status_one_get_all);
+        g_test_add_func("/status/denied", test_status_denied);
         g_test_add_func("/sections/none-says-why", test_sections_none);
         g_test_add_func("/errors/positions", test_errors_positions);
         g_test_add_func("/explain/escaped", test_explain_escaped);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* nvprofilectl top against a stand-in of the daemon's Usage interface (names and signatures of
  * dbus/io.github.nvprofiled.NvProfiled1.xml) on a private bus: in a real terminal (tmux: what a person
- * sees, a sort key, a resize, q), and --once as text and JSON. The stand-in announces a sample on the
- * WatchUsage descriptor every 100 ms, as the daemon does after each sample. */
+ * sees, a sort key, a resize, q, each device's sensors and history line), and --once as text and JSON;
+ * then against the real daemon over fixture trees (an amdgpu card with hwmon files among them). The stand-in announces
+ * a sample on the WatchUsage descriptor every 100 ms, as the daemon does after each sample. */
 
 #include <fcntl.h>
 #include <poll.h>
@@ -18,6 +19,7 @@
 #include "bus-names.h"
 #include "json-schema-check.h"
 #include "private-bus.h"
+#include "top-pane.h"
 #include "itest.h"
 #include "test-util.h"
 #include "usage-fixture.h"
@@ -26,6 +28,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(json_object, json_object_put)
 
 #define WAIT_USEC (30 * G_USEC_PER_SEC) /* a bound for slow (sanitizer) builds on a busy machine, not a timing */
 #define NASTY "\x1b]0;PWNED\x07\x1b[31m"
+/* 73 of the 74 columns of a history line 100 columns wide. */
+#define HISTORY_BLANKS "                                                                         "
 
 typedef struct StandIn {
         PrivateBus bus;
@@ -88,6 +92,26 @@ static int method_list_processes(sd_bus_message *m, void *userdata, sd_bus_error
         return sd_bus_send(NULL, reply, NULL);
 }
 
+/* The i915's sensors, one label hostile; the NVIDIA GPU's as NVML gives them (no labels). A stand-in without
+ * WatchUsage is an older daemon: it has no ListGpuSensors either. */
+static int method_list_sensors(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        StandIn *s = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+
+        if (!s->has_watch)
+                return sd_bus_error_set(error, SD_BUS_ERROR_UNKNOWN_METHOD, "Unknown method ListGpuSensors");
+        g_assert_cmpint(sd_bus_message_new_method_return(m, &reply), >=, 0);
+        g_assert_cmpint(sd_bus_message_append(reply, "a(ssa(sssd))", 2, "0000:00:02.0", "drm-fdinfo", 4, "temperature",
+                                        "edge" NASTY, "celsius", 45.0, "power", "PPT", "watt", 12.5, "power_limit",
+                                        "PPT", "watt", 35.0, "fan", "", "rpm", 1250.0, "0000:01:00.0", "nvml", 6,
+                                        "temperature", "", "celsius", -1.5, "power", "", "watt", 118.5, "power_limit",
+                                        "", "watt", 200.0, "clock_graphics", "", "megahertz", 2475.0, "clock_memory",
+                                        "", "megahertz", 10501.0, "fan", "", "percent", 40.0),
+                        >=, 0);
+        return sd_bus_send(NULL, reply, NULL);
+}
+
 static int method_watch(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         StandIn *s = userdata;
@@ -111,6 +135,7 @@ static const sd_bus_vtable usage_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_METHOD("ListGpuDevices", "", "a(sssssuuassua(sddu)a(sa{st})t)", method_list_devices,
                         SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("ListGpuSensors", "", "a(ssa(sssd))", method_list_sensors, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("ListGpuProcessesAttributed", "", "a(outusasa(sst)a(sssd)a(ssst)ssssss)", method_list_processes,
                         SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("WatchUsage", "t", "h", method_watch, SD_BUS_VTABLE_UNPRIVILEGED),
@@ -160,15 +185,6 @@ static void pump(StandIn *s, gint64 usec)
         } while (g_get_monotonic_time() < deadline);
 }
 
-static const char *ctl_bin(void)
-{
-        const char *bin = g_getenv("NVPROFILECTL_BIN");
-
-        if (!bin)
-                g_error("NVPROFILECTL_BIN is not set; run this test through meson");
-        return bin;
-}
-
 static void serve_stand_in(void *userdata)
 {
         pump(userdata, 0);
@@ -181,17 +197,6 @@ static void assert_no_raw_controls(const char *s)
 {
         g_assert_null(strchr(s, '\x1b'));
         g_assert_null(strchr(s, '\x07'));
-}
-
-/* The line of text that contains needle, or NULL. */
-static char *line_with(const char *text, const char *needle)
-{
-        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-
-        for (size_t i = 0; lines[i]; i++)
-                if (strstr(lines[i], needle))
-                        return g_strdup(lines[i]);
-        return NULL;
 }
 
 static void test_once_json(void)
@@ -240,6 +245,15 @@ static void test_once_json(void)
                                         "resident")),
                         ==, 12582912);
 
+        /* Each device's sensors, exact: a hostile label as sent, NVML's "" null, a value below zero kept. */
+        e0 = json_object_array_get_idx(json_object_object_get(json_object_array_get_idx(devices, 0), "sensors"), 0);
+        g_assert_cmpstr(json_object_get_string(json_object_object_get(e0, "label")), ==, "edge" NASTY);
+        g_assert_cmpfloat(json_object_get_double(json_object_object_get(e0, "value")), ==, 45.0);
+        e0 = json_object_array_get_idx(json_object_object_get(json_object_array_get_idx(devices, 1), "sensors"), 0);
+        g_assert_cmpstr(json_object_get_string(json_object_object_get(e0, "unit")), ==, "celsius");
+        g_assert_true(json_object_object_get_ex(e0, "label", NULL) && !json_object_object_get(e0, "label"));
+        g_assert_cmpfloat(json_object_get_double(json_object_object_get(e0, "value")), ==, -1.5);
+
         processes = json_object_object_get(doc, "processes");
         g_assert_cmpuint(json_object_array_length(processes), ==, 3);
         p0 = json_object_array_get_idx(processes, 0);
@@ -279,6 +293,12 @@ static void test_once_text(void)
         g_assert_nonnull(strstr(out, "nvprofilectl top  2 devices  3 processes  every 0.1s  sort: memory\n"));
         g_assert_nonnull(strstr(out, "0000:00:02.0  i915  drm-fdinfo  active  3 clients  system0 12.0 MiB"));
         g_assert_nonnull(strstr(out, "0000:01:00.0  nvidia  RTX\\x1b]0;PWNED\\a\\x1b[31m  nvml"));
+        /* Sensors on one line, escaped; the history line (one reading: one column, at its end). */
+        g_assert_nonnull(strstr(
+                        out, "\n  sensors    edge\\x1b]0;PWNED\\a\\x1b[31m 45°C  PPT 12.5/35 W  fan 1250 rpm\n"));
+        g_assert_nonnull(strstr(out, "\n  sensors    -2°C  118.5/200 W  gfx 2475 MHz  mem 10501 MHz  fan 40%\n"));
+        g_assert_nonnull(strstr(out, "\n  history    [" HISTORY_BLANKS "▅] max  62.5%\n"));
+        g_assert_nonnull(strstr(out, "\n  history    [" HISTORY_BLANKS "▂] max  10.0%\n"));
         bar = line_with(out, "  render ");
         g_assert_nonnull(bar);
         /* 100 columns: a 78-column bar, 62.5 % of it filled. */
@@ -373,7 +393,7 @@ static void test_json_stream(void)
         stand_in_stop(&s);
 }
 
-/* A daemon without WatchUsage is read at top's own interval. */
+/* A daemon without WatchUsage (and without ListGpuSensors: an older one) is read at top's own interval. */
 static void test_once_without_watch(void)
 {
         g_autofree char *out = NULL;
@@ -383,6 +403,7 @@ static void test_once_without_watch(void)
                 return;
         g_assert_cmpint(run_ctl(&s, &out, "top", "--once", NULL), ==, 0);
         g_assert_nonnull(strstr(out, "glxgears"));
+        g_assert_null(strstr(out, "  sensors "));
         g_assert_cmpuint(s.n_list_processes, ==, 1);
         stand_in_stop(&s);
 }
@@ -407,103 +428,6 @@ static void test_needs_terminal(void)
         g_assert_cmpint(run_ctl(&s, &out, "status", "--group=user", NULL), ==, 2);
         g_assert_cmpuint(s.n_watch, ==, 0);
         stand_in_stop(&s);
-}
-
-/* nvprofilectl top in a tmux pane of its own server, while serve(userdata) keeps the other side going. */
-typedef struct Pane {
-        char *socket;
-        char *status_file; /* "exit status N" once top ended */
-        void (*serve)(void *userdata, gint64 usec);
-        void *userdata;
-} Pane;
-
-static char *tmux(Pane *p, const char *first, ...)
-{
-        va_list ap;
-        char *out;
-
-        va_start(ap, first);
-        out = test_run_tmuxv(p->socket, first, ap);
-        va_end(ap);
-        return out;
-}
-
-static bool have_tmux(void)
-{
-        g_autofree char *path = g_find_program_in_path("tmux");
-
-        if (!path)
-                g_test_skip("tmux is not installed");
-        return path != NULL;
-}
-
-/* Starts "nvprofilectl --bus=ADDRESS top ARGS" in a 100x30 pane. */
-static void pane_start(Pane *p, const char *dir, const char *bus_address, const char *args,
-                void (*serve)(void *userdata, gint64 usec), void *userdata)
-{
-        g_autofree char *cmd = NULL;
-
-        *p = (Pane){
-                .socket = g_build_filename(dir, "tmux.sock", NULL),
-                .status_file = g_build_filename(dir, "status", NULL),
-                .serve = serve,
-                .userdata = userdata,
-        };
-        cmd = g_strdup_printf("'%s' --bus='%s' top %s; echo \"exit status $?\" > '%s'; sleep 60", ctl_bin(),
-                        bus_address, args, p->status_file);
-        g_free(tmux(p, "-f", "/dev/null", "new-session", "-d", "-s", "top", "-x", "100", "-y", "30", "-e",
-                        "LC_ALL=C.UTF-8", "-e", "TERM=screen", cmd, NULL));
-}
-
-/* Serves the daemon side until the pane shows every one of needles (NULL-terminated) at once (a frame
- * may come with the processes before the devices' figures); returns the pane. */
-static char *wait_pane_all(Pane *p, const char *const *needles)
-{
-        gint64 deadline = g_get_monotonic_time() + WAIT_USEC;
-
-        for (;;) {
-                const char *const *missing = needles;
-                char *pane;
-
-                p->serve(p->userdata, 50000);
-                pane = tmux(p, "capture-pane", "-p", "-t", "top", NULL);
-                while (*missing && strstr(pane, *missing))
-                        missing++;
-                if (!*missing)
-                        return pane;
-                if (g_get_monotonic_time() >= deadline)
-                        g_error("the pane never showed \"%s\"; it shows:\n%s", *missing, pane);
-                g_free(pane);
-        }
-}
-
-/* Keeps the other side going until the pane shows needle; returns the pane. */
-static char *wait_pane(Pane *p, const char *needle)
-{
-        return wait_pane_all(p, (const char *const[]){ needle, NULL });
-}
-
-/* q, and top's exit status is 0. */
-static void pane_quit(Pane *p)
-{
-        g_autofree char *status = NULL;
-
-        g_free(tmux(p, "send-keys", "-t", "top", "q", NULL));
-        for (gint64 deadline = g_get_monotonic_time() + WAIT_USEC;; p->serve(p->userdata, 50000)) {
-                if (g_file_get_contents(p->status_file, &status, NULL, NULL) && strstr(status, "\n"))
-                        break;
-                g_clear_pointer(&status, g_free);
-                if (g_get_monotonic_time() >= deadline)
-                        g_error("top did not quit on q");
-        }
-        g_assert_cmpstr(status, ==, "exit status 0\n");
-}
-
-static void pane_stop(Pane *p)
-{
-        g_free(tmux(p, "kill-server", NULL));
-        g_free(p->socket);
-        g_free(p->status_file);
 }
 
 static void serve_pump(void *userdata, gint64 usec)
@@ -543,6 +467,16 @@ static void test_tmux(void)
         /* It watches, at its interval. */
         g_assert_cmpuint(s.n_watch, ==, 1);
         g_assert_cmpuint(s.watch_interval, ==, 200000);
+        g_clear_pointer(&pane, g_free);
+
+        /* Sensors under each device, and the busiest engine's history growing from the right, a column per
+         * 60/74 s. */
+        pane = wait_pane_all(&p, (const char *const[]){ "  history    [", "▅▅▅] max  62.5%", "▂▂▂] max  10.0%", NULL });
+        g_test_message("%s", pane);
+        g_assert_nonnull(strstr(pane, "  sensors    edge\\x1b]0;PWNED\\a\\x1b[31m 45°C  PPT 12.5/35 W  fan 1250 rpm"));
+        g_assert_nonnull(strstr(pane, "  sensors    -2°C  118.5/200 W  gfx 2475 MHz  mem 10501 MHz  fan 40%"));
+        g_assert_true(strstr(pane, "  sensors    edge") < strstr(pane, "  history ") &&
+                        strstr(pane, "  history ") < strstr(pane, "  render "));
         g_clear_pointer(&pane, g_free);
 
         /* A sort key: by memory, blender (512 MiB) comes first. */
@@ -767,7 +701,7 @@ static void test_tmux_daemon(void)
  * user and an nspawn machine's payload, with scripted counters and the fixture clock, so every figure is
  * fixed once step 2 is read. */
 static const char groups_script[] =
-                "node renderD128 /dev/full pci 0000:03:00.0 0x1002 0x73bf amdgpu\n"
+                "node renderD128 /dev/full pci 0000:03:00.0 0x1002 0x73bf amdgpu\n" USAGE_FIXTURE_HWMON_AMDGPU
                 "fd 300 5 /dev/full\n"
                 "fd 301 5 /dev/full\n"
                 "fd 302 5 /dev/full\n"
@@ -891,10 +825,17 @@ static void test_tmux_daemon_groups(void)
         for (unsigned step = 0; step <= 1; step++)
                 if (usage_fixture_apply(groups_script, t.proc, t.sys, "/nonexistent", step, &error) < 0)
                         g_error("fixture: %s", error);
-        itest_start_daemon(&t, "[Usage]\nDrmMajor=1\nAccelMajor=4095\nNVML=no\n");
+        itest_start_daemon(&t, "[Usage]\nDrmMajor=1\nAccelMajor=4095\nNVML=no\nPCIIDs=" PCI_IDS_FIXTURE "\n");
 
         pane_start(&p, t.dir, t.bus_address, "--interval=0.2", game_render_none, NULL);
-        pane = wait_pane(&p, "python3");
+        /* The card's product name (pci.ids), its hwmon sensors, its history line (a frame may come before
+         * the sample that read them). */
+        pane = wait_pane_all(&p,
+                        (const char *const[]){ "python3",
+                                        "0000:03:00.0  amdgpu  Navi 21 [Radeon RX 6800/6800 XT / 6900 XT]  drm-fdinfo",
+                                        "\n  sensors    edge 45°C  junction 52°C  PPT 120.0/255 W  sclk 2100 MHz  mclk "
+                                        "1000 MHz  fan 1250 rpm\n",
+                                        "\n  history    [", NULL });
         g_clear_pointer(&pane, g_free);
         if (usage_fixture_apply(groups_script, t.proc, t.sys, "/nonexistent", 2, &error) < 0)
                 g_error("fixture: %s", error);

@@ -116,28 +116,53 @@ static int do_node(Ctx *c, char **w, guint n)
         return make_link(c, nodedir, g_steal_pointer(&charlink));
 }
 
-static int do_power(Ctx *c, char **w, guint n)
+/* The node's device directory (NAME's drm/NAME/device), through any sys/dev/char link whose target ends
+ * in drm/NAME; NULL when there is none. */
+static char *node_device_dir(Ctx *c, const char *name)
 {
         g_autoptr(GDir) d = NULL;
         g_autofree char *base = NULL, *suffix = NULL;
-        const char *state;
 
-        if (n != 3 || (!g_str_equal(w[2], "active") && !g_str_equal(w[2], "suspended")))
-                return fail(c, "power NAME active|suspended");
-        state = g_str_equal(w[2], "active") ? "active\n" : "suspended\n";
-        /* The node's device: through any sys/dev/char link whose target ends in drm/NAME. */
-        suffix = g_strdup_printf("/drm/%s", w[1]);
+        suffix = g_strdup_printf("/drm/%s", name);
         base = g_strdup_printf("%s/dev/char", c->sys);
         d = g_dir_open(base, 0, NULL);
         for (const char *e; d && (e = g_dir_read_name(d));) {
                 g_autofree char *link = g_build_filename(base, e, NULL);
                 g_autofree char *target = g_file_read_link(link, NULL);
 
-                if (target && g_str_has_suffix(target, w[1]) && g_str_has_suffix(target, suffix))
-                        return write_file(c, g_build_filename(target, "device", "power", "runtime_status", NULL), state,
-                                        strlen(state));
+                if (target && g_str_has_suffix(target, suffix))
+                        return g_build_filename(target, "device", NULL);
         }
-        return fail(c, "power: no such node");
+        return NULL;
+}
+
+static int do_power(Ctx *c, char **w, guint n)
+{
+        g_autofree char *dev = NULL;
+        const char *state;
+
+        if (n != 3 || (!g_str_equal(w[2], "active") && !g_str_equal(w[2], "suspended")))
+                return fail(c, "power NAME active|suspended");
+        state = g_str_equal(w[2], "active") ? "active\n" : "suspended\n";
+        dev = node_device_dir(c, w[1]);
+        if (!dev)
+                return fail(c, "power: no such node");
+        return write_file(c, g_build_filename(dev, "power", "runtime_status", NULL), state, strlen(state));
+}
+
+/* hwmon NAME FILE VALUE: the node's device's hwmon/hwmon0/FILE is VALUE and a newline ('_' a blank). */
+static int do_hwmon(Ctx *c, char **w, guint n)
+{
+        g_autofree char *dev = NULL, *value = NULL;
+
+        if (n != 4 || strchr(w[2], '/') || w[2][0] == '.')
+                return fail(c, "hwmon NAME FILE VALUE");
+        dev = node_device_dir(c, w[1]);
+        if (!dev)
+                return fail(c, "hwmon: no such node");
+        value = g_strdup_printf("%s\n", w[3]);
+        g_strdelimit(value, "_", ' ');
+        return write_file(c, g_build_filename(dev, "hwmon", "hwmon0", w[2], NULL), value, strlen(value));
 }
 
 static int do_fdinfo(Ctx *c, char **w, guint n)
@@ -211,6 +236,8 @@ static int do_line(Ctx *c, char **w, guint n)
                 return do_process(c, w, n);
         if (g_str_equal(cmd, "power"))
                 return do_power(c, w, n);
+        if (g_str_equal(cmd, "hwmon"))
+                return do_hwmon(c, w, n);
         if (g_str_equal(cmd, "fdinfo"))
                 return do_fdinfo(c, w, n);
         if (g_str_equal(cmd, "fd") && n == 4)

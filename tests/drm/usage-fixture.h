@@ -1,6 +1,22 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+/* An amdgpu card's hwmon files as node renderD128's (for a script): temperatures edge 45 and junction 52.5 °C,
+ * power PPT 120 W of a 255 W cap, clocks sclk 2100 and mclk 1000 MHz, fan 1250 rpm. */
+#define USAGE_FIXTURE_HWMON_AMDGPU                    \
+        "hwmon renderD128 temp1_input 45000\n"        \
+        "hwmon renderD128 temp1_label edge\n"         \
+        "hwmon renderD128 temp2_input 52500\n"        \
+        "hwmon renderD128 temp2_label junction\n"     \
+        "hwmon renderD128 power1_average 120000000\n" \
+        "hwmon renderD128 power1_label PPT\n"         \
+        "hwmon renderD128 power1_cap 255000000\n"     \
+        "hwmon renderD128 freq1_input 2100000000\n"   \
+        "hwmon renderD128 freq1_label sclk\n"         \
+        "hwmon renderD128 freq2_input 1000000000\n"   \
+        "hwmon renderD128 freq2_label mclk\n"         \
+        "hwmon renderD128 fan1_input 1250\n"
+
 /* Builds the GPU part of fixture /proc and /sys trees for nvprofiled's --proc and --sys, from a script of
  * device nodes, file descriptors and fdinfo contents (corpus dumps, or scripted keys), in steps: step N
  * applies everything up to and including "step N", so a test moves the tree from one sample to the next.
@@ -10,6 +26,8 @@
  *   node NAME TARGET platform DEVNAME DRIVER           of TARGET, an existing char device such as
  *   node NAME TARGET none                              /dev/full) resolves to it
  *   power NAME active|suspended                      power/runtime_status of the node's device
+ *   hwmon NAME FILE VALUE                            hwmon/hwmon0/FILE of the node's device (temp1_input,
+ *                                                    temp1_label, ...) holds VALUE ('_' for a blank)
  *   fd PID FD TARGET                                 proc/PID/fd/FD -> TARGET
  *   close PID FD                                     the fd and its fdinfo go
  *   fdinfo PID FD corpus FILE                        proc/PID/fdinfo/FD is a copy of CORPUS/fdinfo/FILE

@@ -18,6 +18,9 @@ DAEMON = os.environ.get("NVPROFILED_BIN", "")
 APP = os.environ.get("NVPROFILED_GTK_BIN", "")
 CTL = os.environ.get("NVPROFILECTL_BIN", "")
 FIXTURE_TOOL = os.environ.get("NVPROFILED_USAGE_FIXTURE", "")
+NVML_FIXTURE = os.environ.get("NVPROFILED_NVML_FIXTURE", "")
+# A crafted pci.ids (tests/drm): 1002:73bf is "Navi 21 [Radeon RX 6800/6800 XT / 6900 XT]".
+PCI_IDS_FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "drm", "fixture-pci.ids")
 POLICY = os.environ.get("NVPROFILED_DBUS_POLICY", "")
 CORPUS = os.environ.get("NVPROFILED_CORPUS", "")
 SHOTS = os.environ.get("NVPROFILED_SCREENSHOT_DIR", "")
@@ -45,6 +48,27 @@ step 2
 fdinfo 4100 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=11 drm-engine-gfx=1400000000_ns drm-resident-vram=262144_KiB
 fdinfo 4200 3 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=12 drm-engine-gfx=250000000_ns drm-resident-vram=524288_KiB
 clock 2000000
+"""
+
+# start_daemon(sensors=True): the amdgpu card's hwmon, as ListGpuSensors gives it: temperature edge 45 and
+# junction 52.5 celsius, power PPT 120 of 255 watt, clocks sclk 2100 and mclk 1000 megahertz, fan 1250 rpm.
+HWMON_SCRIPT = """hwmon renderD128 temp1_input 45000
+hwmon renderD128 temp1_label edge
+hwmon renderD128 temp2_input 52500
+hwmon renderD128 temp2_label junction
+hwmon renderD128 power1_average 120000000
+hwmon renderD128 power1_label PPT
+hwmon renderD128 power1_cap 255000000
+hwmon renderD128 freq1_input 2100000000
+hwmon renderD128 freq1_label sclk
+hwmon renderD128 freq2_input 1000000000
+hwmon renderD128 freq2_label mclk
+hwmon renderD128 fan1_input 1250
+"""
+
+# start_daemon(nvml_script=NVML_RTX4070): an NVIDIA GPU through the fixture NVML (tests/nvml/nvml-fixture.h),
+# idle, with sensors: 61 celsius, 118.25 of 200 watt, 2475 and 10501 megahertz, fan 40 percent.
+NVML_RTX4070 = """device name="NVIDIA GeForce RTX 4070" uuid=GPU-1 bus=00000000:01:00.0 gpu=0 mem=0 used=536870912 total=12884901888 temp=61 power=118250 limit=200000 gclk=2475 mclk=10501 fan=40
 """
 
 # The user's own rc file: a rule for glxgears referring to a profile, on line 3.
@@ -165,10 +189,11 @@ class AppWorld(World):
 
     # --- the world --------------------------------------------------------------------------------------------
 
-    def start_x_and_session(self):
+    def start_x_and_session(self, screen="1280x1024x24"):
+        """screen: Xvfb's screen, WIDTHxHEIGHTxDEPTH (wider for a test of a wide window)."""
         r, wfd = os.pipe()
         self.spawn("xvfb", ["Xvfb", "-displayfd", str(wfd), "-noreset", "-nolisten", "tcp", "-screen", "0",
-                              "1280x1024x24"], pass_fds=(wfd,))
+                              screen], pass_fds=(wfd,))
         os.close(wfd)
         with os.fdopen(r) as f:
             display = f.readline().strip()
@@ -207,21 +232,23 @@ class AppWorld(World):
             return None
         return r.stdout.strip()
 
-    def start_daemon(self, rescan="100ms", log_level="debug", root="/", uid=None, bus_policy="", script=SCRIPT,
-                     nvml_script=None):
+    def start_daemon(self, rescan="100ms", log_level="debug", root="/", uid=None, bus_policy="", pci_ids="",
+                     sensors=False, nvml_script=None, script=SCRIPT):
         """rescan: RescanIntervalSec= (short for the test, the default for the benchmark). root: the daemon's
         --root, which must hold the scratch directory (the processes' $HOME is given below it). uid: the
         fixture processes' and the scratch $HOME's owner (default: ours). bus_policy: more <policy> elements
-        for the private bus. script: the usage fixture's script ({uid} is filled in). nvml_script: the
-        fixture NVML library's script (tests/nvml/nvml-fixture.h), which the daemon then loads from
-        $NVPROFILED_NVML_FIXTURE; None: NVML=no."""
+        for the private bus. pci_ids: the PCI ID database ([Usage] PCIIDs=; PCI_IDS_FIXTURE names the card),
+        "" for none (the card unnamed, whatever the host has installed). sensors: the card has hwmon files
+        (HWMON_SCRIPT). nvml_script: the fixture NVML's script (NVML_RTX4070, say); None: NVML off.
+        script: the usage fixture's script ({uid} filled in), its first line the card's node."""
         d = self.dir
         uid = os.getuid() if uid is None else uid
         self.proc, self.sys, self.home = (os.path.join(d, n) for n in ("proc", "sys", "home"))
         for p in (self.proc, self.sys, self.home, os.path.join(d, "dev")):
             os.makedirs(p)
         with open(os.path.join(d, "script"), "w") as f:
-            f.write(script.format(uid=uid))
+            node, rest = script.format(uid=uid).split("\n", 1)
+            f.write(node + "\n" + (HWMON_SCRIPT if sensors else "") + rest)
         self.fixture_step(0)
         self.fixture_step(1)
         # The processes' $HOME, which picks the user's rc files: the daemon finds it below its root.
@@ -243,20 +270,50 @@ class AppWorld(World):
         self.spawn("system-bus", ["dbus-daemon", "--nofork", "--nopidfile", f"--config-file={d}/bus.conf"])
         wait_for("the private bus", lambda: os.path.exists(self.socket))
         self.address = "unix:path=" + self.socket
-        with open(os.path.join(d, "nvprofiled.conf"), "w") as f:
-            f.write(f"[ProcessWatch]\nDeviceDirectory={d}/dev\n[Profiles]\nReloadCoalesceSec=100ms\n"
-                    f"[Usage]\nDrmMajor=1\nAccelMajor=4095\nMinIntervalSec=10ms\nRescanIntervalSec={rescan}\n")
-            f.write("NVML=no\n" if nvml_script is None
-                    else f"NVMLLibrary={os.environ.get('NVPROFILED_NVML_FIXTURE', '')}\n")
+        nvml = "NVML=no\n"
         env = dict(os.environ, NVPROFILED_REPORT_WORKER=os.environ.get("NVPROFILED_REPORT_WORKER", ""))
         if nvml_script is not None:
             with open(os.path.join(d, "nvml.script"), "w") as f:
                 f.write(nvml_script)
+            nvml = f"NVML=yes\nNVMLLibrary={NVML_FIXTURE}\n"
             env["NVPROFILED_NVML_FIXTURE_SCRIPT"] = os.path.join(d, "nvml.script")
+        with open(os.path.join(d, "nvprofiled.conf"), "w") as f:
+            f.write(f"[ProcessWatch]\nDeviceDirectory={d}/dev\n[Profiles]\nReloadCoalesceSec=100ms\n"
+                    f"[Usage]\nDrmMajor=1\nAccelMajor=4095\nMinIntervalSec=10ms\nRescanIntervalSec={rescan}\n{nvml}"
+                    f"PCIIDs={pci_ids or '/nonexistent/pci.ids'}\n")
         self.daemon = self.spawn("daemon", [DAEMON, f"--bus={self.address}", f"--root={root}",
                                             f"--proc={self.proc}", f"--sys={self.sys}", f"--config={d}/nvprofiled.conf",
                                             f"--log-level={log_level}"], env=env)
         wait_for("nvprofiled on the bus", lambda: self.watchers() is not None)
+
+    # --- the daemon's and the bus's states (test_app_states.py) ------------------------------------------------
+
+    def stop_daemon(self, sig=signal.SIGTERM):
+        """Stops the daemon start_daemon() started (SIGTERM: as systemctl stop does) and waits for it to
+        leave the bus; respawn_daemon() starts it again with the same command line."""
+        self.daemon_argv = open(f"/proc/{self.daemon.pid}/cmdline", "rb").read().decode().split("\0")[:-1]
+        os.kill(self.daemon.pid, sig)
+        self.daemon.wait(timeout=WAIT)
+        wait_for("nvprofiled to leave the bus", lambda: self.watchers() is None)
+
+    def respawn_daemon(self, conf=""):
+        """Starts the daemon again as stop_daemon() found it, conf (more nvprofiled.conf lines: sections
+        may be given again; later keys win) appended to its configuration first."""
+        if conf:
+            with open(os.path.join(self.dir, "nvprofiled.conf"), "a") as f:
+                f.write(conf)
+        env = dict(os.environ, NVPROFILED_REPORT_WORKER=os.environ.get("NVPROFILED_REPORT_WORKER", ""))
+        self.daemon = self.spawn("daemon", self.daemon_argv, env=env)
+        wait_for("nvprofiled back on the bus", lambda: self.watchers() is not None)
+
+    def set_bus_policy(self, bus_policy):
+        """Rewrites the private bus's extra policy (start_daemon's bus_policy) and has dbus-daemon read it
+        again (SIGHUP), as an administrator changing the system's policy does."""
+        with open(os.path.join(self.dir, "bus.conf"), "w") as f:
+            f.write(bus_config(self.socket, f'  <policy user="{os.getuid()}"><allow own="{BUS_NAME}"/></policy>\n'
+                                            + bus_policy))
+        bus = [p for name, p, _ in self.procs if name == "system-bus"][0]
+        os.kill(bus.pid, signal.SIGHUP)
 
     def fixture_step(self, step):
         subprocess.run([FIXTURE_TOOL, os.path.join(self.dir, "script"), self.proc, self.sys, "/nonexistent",
@@ -270,14 +327,15 @@ class AppWorld(World):
     def watchers(self):
         return self.busctl("get-property", ROOT_PATH, "Usage", "Watchers")
 
-    def start_app(self, env=None):
-        """env: more variables for the app (LANGUAGE=de, for instance)."""
+    def start_app(self, env=None, args=()):
+        """env: more variables for the app (LANGUAGE=de, for instance); args: more arguments (reports to
+        open)."""
         self.app_env = dict(self.env, HOME=self.home, **(env or {}))
         if "ASAN_OPTIONS" in self.app_env:
             # Whole stacks for LeakSanitizer: GLib, GTK and their modules have no frame pointers, and
             # tests/sanitizers/lsan.supp names the library functions whose leaks are theirs.
             self.app_env["ASAN_OPTIONS"] += ":fast_unwind_on_malloc=0"
-        self.app = self.spawn("app", [APP, f"--bus-address={self.address}"], env=self.app_env)
+        self.app = self.spawn("app", [APP, f"--bus-address={self.address}", *args], env=self.app_env)
 
     def app_action(self, action, check=True):
         subprocess.run(["gdbus", "call", "--session", "--dest", APP_ID, "--object-path",
@@ -301,6 +359,12 @@ class AppWorld(World):
         os.makedirs(SHOTS, exist_ok=True)
         subprocess.run(["import", "-window", "root", os.path.join(SHOTS, name + ".png")], env=self.env,
                        check=False, capture_output=True)
+
+
+    def window_screenshot(self, window, path):
+        """The X window's pixels as a PNG file at path (ImageMagick's import)."""
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        subprocess.run(["import", "-window", str(window), path], env=self.env, check=True, capture_output=True)
 
 
 # X keysyms of the keys the tests press.

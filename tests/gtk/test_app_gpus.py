@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """The desktop app's GPU page (issue 31) end to end: the real nvprofiled on a private system-like bus over
-fixture /proc and /sys trees with an amdgpu device in use, a runtime-suspended amdgpu device, and an NVIDIA
-device through the fixture NVML library (tests/nvml) with its sensors; the real nvprofiled-gtk under Xvfb,
-read through AT-SPI. Proves: each device is titled by its product name (the daemon's ListGpuDevices name,
+fixture /proc and /sys trees with an amdgpu device in use (named by a fixture pci.ids, with hwmon sensors), a
+runtime-suspended amdgpu device, and an NVIDIA device through the fixture NVML library (tests/nvml) with its
+sensors; the real nvprofiled-gtk under Xvfb, read through AT-SPI. Proves: each device is titled by its product name (the daemon's ListGpuDevices name,
 else driver and address), never by its usage source; each engine and memory region has a history graph
 whose accessible description states the current and peak values the fixture gives over the window shown,
 and the page's window choice changes that window; VRAM of known size has a bar at used/size with the
@@ -20,15 +20,14 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import appworld  # noqa: E402
-from appworld import (APP, DAEMON, FIXTURE_TOOL, POLICY, ROOT_PATH, TOOLS, AppWorld, AtSpi, click,  # noqa: E402
-                      text_of, wait_for)
+from appworld import (APP, DAEMON, FIXTURE_TOOL, NVML_FIXTURE, PCI_IDS_FIXTURE, POLICY, ROOT_PATH,  # noqa: E402
+                      TOOLS, AppWorld, AtSpi, click, text_of, wait_for)
 
-NVML_FIXTURE = os.environ.get("NVPROFILED_NVML_FIXTURE", "")
 
 # appworld's glxgears and ollama on an amdgpu device (0.4 + 0.25 s of gfx in 1 s at step 2), then 0.1 s at
-# step 3, so that the current value and the peak differ; and a second amdgpu device, runtime-suspended, which
-# a sleeping process holds open.
-SUSPENDED = """node renderD130 /dev/urandom pci 0000:05:00.0 0x1002 0x7480 amdgpu
+# step 3, so that the current value and the peak differ; and a second amdgpu device (an id the fixture pci.ids
+# lacks), runtime-suspended, which a sleeping process holds open.
+SUSPENDED = """node renderD130 /dev/urandom pci 0000:05:00.0 0x1002 0x7470 amdgpu
 power renderD130 suspended
 process 4300 {uid} 3000 sleeper /usr/bin/sleeper /
 fd 4300 3 /dev/urandom
@@ -47,6 +46,10 @@ NVML_SCRIPT = (f'device name="{NVIDIA}" uuid=GPU-1 bus=00000000:01:00.0 gpu=45 m
                'total=12884901888 temp=54 power=120500 limit=200000 gclk=2475 mclk=10501 fan=35\n')
 SENSORS = {"Temperature": "54 °C", "Power draw": "120.5 W", "Power limit": "200.0 W", "Graphics clock": "2475 MHz",
            "Memory clock": "10501 MHz", "Fan": "35 %"}
+# The amdgpu card's hwmon files (appworld.HWMON_SCRIPT) as the page shows them.
+HWMON_SENSORS = {"Temperature (edge)": "45 °C", "Power draw (PPT)": "120.0 W", "Power limit (PPT)": "255.0 W",
+                 "Graphics clock (sclk)": "2100 MHz", "Memory clock (mclk)": "1000 MHz", "Fan": "1250 RPM"}
+NAVI = "Navi 21 [Radeon RX 6800/6800 XT / 6900 XT]"
 SOURCES = ("drm-fdinfo", "nvml")
 
 # What may take the keyboard focus on the page: the view switcher's tabs, the window choice, buttons.
@@ -113,7 +116,7 @@ class GpusTest(unittest.TestCase):
 
     def run_case(self):
         self.w.start_x_and_session()
-        self.w.start_daemon(script=SCRIPT, nvml_script=NVML_SCRIPT)
+        self.w.start_daemon(script=SCRIPT, nvml_script=NVML_SCRIPT, pci_ids=PCI_IDS_FIXTURE, sensors=True)
         a11y = AtSpi()
         self.pyatspi = a11y.pyatspi
         self.w.start_app()
@@ -126,10 +129,11 @@ class GpusTest(unittest.TestCase):
         except AssertionError:
             raise AssertionError(f"not three devices: {self.last_devices}")
         self.assertEqual(devices[("0000:01:00.0", "nvml")][4], NVIDIA)
-        titles = {key: d[4] or f"{d[2]} ({d[0]})" for key, d in devices.items()}
+        self.assertEqual(devices[("0000:03:00.0", "drm-fdinfo")][4], NAVI)  # from the fixture pci.ids
+        self.assertEqual(devices[("0000:05:00.0", "drm-fdinfo")][4], "")  # not in it
         nvidia = wait_for(f"the card {NVIDIA}", lambda: self.card(main, NVIDIA))
-        amd = wait_for("the amdgpu card", lambda: self.card(main, titles[("0000:03:00.0", "drm-fdinfo")]))
-        asleep = wait_for("the suspended card", lambda: self.card(main, titles[("0000:05:00.0", "drm-fdinfo")]))
+        amd = wait_for(f"the card {NAVI}", lambda: self.card(main, NAVI))
+        asleep = wait_for("the suspended card", lambda: self.card(main, "amdgpu (0000:05:00.0)"))
         self.assertIn(NVIDIA, self.labels(main))
         texts = self.card_labels(nvidia) + self.card_labels(amd) + self.card_labels(asleep)
         self.assertIn("nvidia driver, 0000:01:00.0: 0 clients", texts)
@@ -176,10 +180,12 @@ class GpusTest(unittest.TestCase):
         self.tab_round(a11y, main)
 
         click(self.find(main, "push button", "1 min"))
-        # Sensors, with their units; the suspended device has none and says why.
-        for title, text in SENSORS.items():
-            shown = wait_for(f"the sensor {title}", lambda: self.row_texts(nvidia, title))
-            self.assertIn(text, shown, title)
+        # Sensors, with their units: NVML's, and the amdgpu card's hwmon, which has the driver's labels; the
+        # suspended device has none and says why.
+        for card, sensors in ((nvidia, SENSORS), (amd, HWMON_SENSORS)):
+            for title, text in sensors.items():
+                shown = wait_for(f"the sensor {title}", lambda: self.row_texts(card, title))
+                self.assertIn(text, shown, title)
         self.assertIn("Runtime-suspended", self.labels(asleep))
         for title in SENSORS:
             self.assertIsNone(self.find(asleep, "list item", title), f"{title} on the suspended device")

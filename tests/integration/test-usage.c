@@ -303,9 +303,10 @@ static void test_usage(void)
         g_assert_true(g_file_set_contents(nvml, nvml_script, -1, NULL));
         g_setenv("NVPROFILED_NVML_FIXTURE_SCRIPT", nvml, TRUE);
         config = g_strdup_printf("[Usage]\nDrmMajor=1\nAccelMajor=4095\nMinIntervalSec=10ms\nRescanIntervalSec=100ms\n"
-                                 "NVMLLibrary=%s\n",
+                                 "NVMLLibrary=%s\nPCIIDs=/nonexistent/pci.ids\n",
                         g_getenv("NVPROFILED_NVML_FIXTURE"));
-        /* Root without CAP_DAC_OVERRIDE: process 103's fdinfo (mode 0000) is a real EACCES to it. */
+        /* No PCI ID database: DRM devices have no name (test-usage-sensors.c has one). Root without
+         * CAP_DAC_OVERRIDE: process 103's fdinfo (mode 0000) is a real EACCES to it. */
         t.without_dac_override = true;
         itest_start_daemon(&t, config);
         t.without_dac_override = false;

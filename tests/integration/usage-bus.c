@@ -2,12 +2,28 @@
 /* What the usage cases (test-usage.c, test-usage-attribution.c) share: the daemon over fixture trees, and
  * the Usage interface's listings as text. */
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "bus-names.h"
 #include "usage-bus.h"
+
+int usage_bus_watch(sd_bus *bus, uint64_t interval_usec)
+{
+        sd_bus_message *reply = NULL;
+        int fd;
+
+        g_assert_cmpint(sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, "WatchUsage", NULL,
+                                        &reply, "t", interval_usec),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_message_read(reply, "h", &fd), >=, 0);
+        fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        g_assert_cmpint(fd, >=, 0);
+        sd_bus_message_unref(reply);
+        return fd;
+}
 
 /* Calls a listing method of the Usage interface and enters its array. */
 sd_bus_message *usage_bus_call_listing(sd_bus *bus, const char *method, const char *element)

@@ -10,6 +10,9 @@
 /* A daemon's world over fixture /proc and /sys trees (not started yet). */
 void usage_bus_setup_trees(ITest *t);
 
+/* A WatchUsage descriptor (the daemon samples every interval_usec while it is open), kept above fd 2. */
+int usage_bus_watch(sd_bus *bus, uint64_t interval_usec);
+
 /* Calls a listing method of the Usage interface and enters its array. */
 sd_bus_message *usage_bus_call_listing(sd_bus *bus, const char *method, const char *element);
 

@@ -43,13 +43,14 @@ struct nvmlDevice_st {
         char bus_id[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];
         unsigned gpu, mem;
         unsigned long long used, reserved, total;
+        long long temp, power, limit, gclk, mclk, fan; /* -1: NVML_ERROR_NOT_SUPPORTED */
 
         FxAnswer lists[2][FX_ANSWERS_MAX]; /* [0] compute, [1] graphics */
         unsigned n_lists[2];
         FxSample *samples;
         unsigned n_samples, n_batches;
 
-        unsigned long long queries, list_calls[2], info_calls, samples_calls, util_calls, last_seen;
+        unsigned long long queries, sensor_calls, list_calls[2], info_calls, samples_calls, util_calls, last_seen;
 };
 
 static struct {
@@ -137,6 +138,14 @@ static unsigned long long fx_number(const char *s, unsigned long long fallback)
         return s ? strtoull(s, NULL, 0) : fallback;
 }
 
+/* A sensor's scripted value, -1 when the script gives none (the device lacks it). */
+static long long fx_sensor(char **tokens, int n, const char *key)
+{
+        const char *v = fx_value(tokens, n, key);
+
+        return v ? (long long) strtoull(v, NULL, 0) : -1;
+}
+
 static struct nvmlDevice_st *fx_device_of(char **tokens, int n)
 {
         unsigned long long i = fx_number(fx_value(tokens, n, "dev"), 0);
@@ -175,6 +184,12 @@ static int fx_parse_line(char **tokens, int n)
                 d->used = fx_number(fx_value(tokens, n, "used"), 0);
                 d->reserved = fx_number(fx_value(tokens, n, "reserved"), 0);
                 d->total = fx_number(fx_value(tokens, n, "total"), 0);
+                d->temp = fx_sensor(tokens, n, "temp");
+                d->power = fx_sensor(tokens, n, "power");
+                d->limit = fx_sensor(tokens, n, "limit");
+                d->gclk = fx_sensor(tokens, n, "gclk");
+                d->mclk = fx_sensor(tokens, n, "mclk");
+                d->fan = fx_sensor(tokens, n, "fan");
                 return 0;
         }
         if (strcmp(tokens[0], "compute") == 0 || strcmp(tokens[0], "graphics") == 0 || strcmp(tokens[0], "many") == 0) {
@@ -471,6 +486,54 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *ret_memo
         return NVML_SUCCESS;
 }
 
+static nvmlReturn_t fx_sensor_answer(nvmlDevice_t device, long long value, unsigned int *ret)
+{
+        if (!fx_valid(device) || !ret)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        device->queries++;
+        device->sensor_calls++;
+        if (value < 0)
+                return NVML_ERROR_NOT_SUPPORTED;
+        *ret = (unsigned int) value;
+        return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensor, unsigned int *ret_temp)
+{
+        if (sensor != NVML_TEMPERATURE_GPU)
+                return NVML_ERROR_INVALID_ARGUMENT;
+        return fx_sensor_answer(device, fx_valid(device) ? device->temp : -1, ret_temp);
+}
+
+nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *ret_milliwatts)
+{
+        return fx_sensor_answer(device, fx_valid(device) ? device->power : -1, ret_milliwatts);
+}
+
+nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *ret_milliwatts)
+{
+        return fx_sensor_answer(device, fx_valid(device) ? device->limit : -1, ret_milliwatts);
+}
+
+nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *ret_mhz)
+{
+        if (!fx_valid(device))
+                return NVML_ERROR_INVALID_ARGUMENT;
+        switch (type) {
+        case NVML_CLOCK_GRAPHICS:
+                return fx_sensor_answer(device, device->gclk, ret_mhz);
+        case NVML_CLOCK_MEM:
+                return fx_sensor_answer(device, device->mclk, ret_mhz);
+        default:
+                return fx_sensor_answer(device, -1, ret_mhz);
+        }
+}
+
+nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int *ret_percent)
+{
+        return fx_sensor_answer(device, fx_valid(device) ? device->fan : -1, ret_percent);
+}
+
 /* The answer of call number "call": the scripted one, the last repeating; none scripted is none running. */
 static const FxAnswer *fx_answer(nvmlDevice_t device, unsigned k, unsigned long long call)
 {
@@ -682,6 +745,8 @@ unsigned long long nvml_fixture_counter(const char *what, int device)
                 return 0;
         if (strcmp(what, "queries") == 0)
                 return d->queries;
+        if (strcmp(what, "sensors") == 0)
+                return d->sensor_calls;
         if (strcmp(what, "compute") == 0)
                 return d->list_calls[0];
         if (strcmp(what, "graphics") == 0)

@@ -10,6 +10,8 @@
  *   device name="NVIDIA RTX A2000" uuid=GPU-1 bus=00000000:01:00.0 gpu=45 mem=30 used=1000 reserved=24 total=8000
  *                                a device; gpu/mem are nvmlDeviceGetUtilizationRates(), the memory figures
  *                                nvmlMemory_v2_t's (version 1 reports used+reserved as used, as NVML does)
+ *                                optional sensors: temp=°C power=mW limit=mW (enforced) gclk=MHz mclk=MHz
+ *                                fan=%; one not given answers NVML_ERROR_NOT_SUPPORTED
  *   compute dev=0 1234=536870912 5678=NA
  *                                one answer of the compute running-processes query: pid=bytes, NA for
  *                                NVML_VALUE_NOT_AVAILABLE; successive lines are successive calls' answers,
@@ -32,6 +34,7 @@
 
 /* For the tests, looked up with dlsym() on the fixture they loaded. what: "init" and "shutdown" (calls
  * since the library was loaded, device ignored), "queries" (every call on the device other than getting
- * its handle and PCI info: what would wake a sleeping GPU), "compute", "graphics", "info", "samples"
- * (calls of each process query), "last_seen" (the lastSeenTimeStamp of the last utilisation query). */
+ * its handle and PCI info: what would wake a sleeping GPU; sensor reads too), "sensors" (sensor reads), "compute",
+ * "graphics", "info", "samples" (calls of each process query), "last_seen" (the lastSeenTimeStamp of the last
+ * utilisation query). */
 unsigned long long nvml_fixture_counter(const char *what, int device);

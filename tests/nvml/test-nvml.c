@@ -455,6 +455,42 @@ static void test_suspended(void)
         g_assert_cmpstr(d0->name, ==, "NVIDIA RTX A2000 12GB"); /* read while it was awake */
 }
 
+/* Sensors: each in its unit, one the device lacks absent, none read while it sleeps. */
+static void test_sensors(void)
+{
+        _cleanup_close_ int sys_fd = make_sys((const char *const[]){ "0000:01:00.0=active", NULL });
+        _cleanup_(nvml_source_freep) NvmlSource *s = open_fixture("nvml-fixture",
+                        "device bus=00000000:01:00.0 temp=61 power=118250 limit=200000 gclk=2475 mclk=10501\n", sys_fd);
+        const NvmlDeviceUsage *d;
+        unsigned long long reads;
+
+        g_assert_cmpint(nvml_source_sample(s), ==, 0);
+        d = nvml_source_device(s, 0);
+        g_assert_cmpuint(d->n_sensors, ==, 5); /* no fan */
+        g_assert_cmpstr(d->sensors[0].sensor, ==, GPU_SENSOR_TEMPERATURE);
+        g_assert_cmpstr(d->sensors[0].unit, ==, GPU_UNIT_CELSIUS);
+        g_assert_cmpfloat(d->sensors[0].value, ==, 61.0);
+        g_assert_cmpstr(d->sensors[0].label, ==, "");
+        g_assert_cmpstr(d->sensors[1].sensor, ==, GPU_SENSOR_POWER);
+        g_assert_cmpstr(d->sensors[1].unit, ==, GPU_UNIT_WATT);
+        g_assert_cmpfloat(d->sensors[1].value, ==, 118.25);
+        g_assert_cmpstr(d->sensors[2].sensor, ==, GPU_SENSOR_POWER_LIMIT);
+        g_assert_cmpfloat(d->sensors[2].value, ==, 200.0);
+        g_assert_cmpstr(d->sensors[3].sensor, ==, GPU_SENSOR_CLOCK_GRAPHICS);
+        g_assert_cmpstr(d->sensors[3].unit, ==, GPU_UNIT_MEGAHERTZ);
+        g_assert_cmpfloat(d->sensors[3].value, ==, 2475.0);
+        g_assert_cmpstr(d->sensors[4].sensor, ==, GPU_SENSOR_CLOCK_MEMORY);
+        g_assert_cmpfloat(d->sensors[4].value, ==, 10501.0);
+        reads = counter("nvml-fixture", "sensors", 0);
+        g_assert_cmpuint(reads, ==, 6);
+
+        set_status(sys_fd, "0000:01:00.0", "suspended\n");
+        g_assert_cmpint(nvml_source_sample(s), ==, 0);
+        d = nvml_source_device(s, 0);
+        g_assert_cmpuint(d->n_sensors, ==, 0);
+        g_assert_cmpuint(counter("nvml-fixture", "sensors", 0), ==, reads);
+}
+
 static void test_bus_id(void)
 {
         _cleanup_close_ int sys_fd = make_sys((const char *const[]){ "0001:c1:1f.3=suspended", NULL });
@@ -546,6 +582,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/nvml/not-nvml", test_not_nvml);
         g_test_add_func("/nvml/suspended", test_suspended);
         g_test_add_func("/nvml/bus-id", test_bus_id);
+        g_test_add_func("/nvml/sensors", test_sensors);
         g_test_add_func("/nvml/bounds-processes", test_bounds_processes);
         g_test_add_func("/nvml/bounds-devices", test_bounds_devices);
 

@@ -208,6 +208,7 @@ static const ConfItem items[] = {
         { "Usage", "OpenFilesMax", conf_parse_unsigned, FIELD(usage_open_files_max), AT_START },
         { "Usage", "NVML", conf_parse_bool, FIELD(nvml), AT_START },
         { "Usage", "NVMLLibrary", conf_parse_string, STRING_FIELD(nvml_library), AT_START },
+        { "Usage", "PCIIDs", conf_parse_string, STRING_FIELD(pci_ids), AT_START },
         { "Usage", "DriverProfiling", conf_parse_bool, FIELD(drm_profiling), AT_START },
         { "Limits", "MapsMax", conf_parse_size, FIELD(maps_max) },
         { "Limits", "CmdlineMax", conf_parse_size, FIELD(cmdline_max) },

@@ -46,6 +46,7 @@ typedef struct ManagerConfig {
         unsigned usage_open_files_max; /* fdinfo files kept open between samples */
         bool nvml; /* load NVML */
         char *nvml_library; /* NULL: libnvidia-ml.so.1 */
+        char *pci_ids; /* the PCI ID database for DRM devices' names; NULL: pci.ids or hwdata's */
         bool drm_profiling; /* set panfrost/panthor "profiling" while sampling */
 
         /* [Limits] */

@@ -247,6 +247,7 @@ void manager_usage_stop(Manager *m)
         usage_drm_stop(u);
         nvml_source_free(u->nvml);
         usage_snapshot_done(&u->snapshot);
+        usage_pci_names_free(u);
         m->usage = mfree(u);
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "drm-usage.h"
+#include "gpu-sensor.h"
 #include "manager.h"
 #include "nvml.h"
 #include "proc-cgroup.h"
@@ -74,7 +75,7 @@ typedef struct UsageDevice {
         const char *source;
         char *driver;
         char *pci_slot; /* "" when not PCI */
-        char *name; /* NVML's product name; "" for fdinfo devices */
+        char *name; /* NVML's product name, the PCI ID database's for DRM devices; "" when not known */
         uint32_t vendor_id, device_id;
         char **nodes;
         const char *state; /* "active", "suspended", "unknown" */
@@ -84,6 +85,9 @@ typedef struct UsageDevice {
         UsageRegion *regions;
         size_t n_regions;
         uint64_t n_clamped;
+        /* Its sensors as of this sample (daemon/drm/drm-hwmon.h, NVML); none while it is suspended. */
+        GpuSensorReading *sensors;
+        size_t n_sensors;
 } UsageDevice;
 
 typedef struct UsageProcessClient {

@@ -42,6 +42,7 @@ static void device_done(UsageDevice *d)
                 free(d->engines[i].name);
         free(d->engines);
         regions_free(d->regions, d->n_regions);
+        free(d->sensors);
 }
 
 void usage_snapshot_done(UsageSnapshot *s)
@@ -399,6 +400,13 @@ static int add_nvml_device(UsageSnapshot *s, Manager *m, const NvmlDeviceUsage *
         r = add_vram(&d->regions, &d->n_regions, src->memory_used_bytes, src->memory_total_bytes);
         if (r < 0)
                 return r;
+        if (src->n_sensors > 0) {
+                d->sensors = reallocarray(NULL, src->n_sensors, sizeof(GpuSensorReading));
+                if (!d->sensors)
+                        return -ENOMEM;
+                memcpy(d->sensors, src->sensors, src->n_sensors * sizeof(GpuSensorReading));
+                d->n_sensors = src->n_sensors;
+        }
         for (size_t i = 0; i < src->n_processes; i++) {
                 r = add_nvml_process(s, m, src, &src->processes[i]);
                 if (r < 0)
@@ -581,6 +589,11 @@ int usage_snapshot_build(ManagerUsage *u, uint64_t now_usec, UsageSnapshot *ret)
                         UsageDevice *x;
 
                         r = ensure_drm_device(&s, u->sampler, d->info.key, NULL, &x);
+                        if (r < 0)
+                                return r;
+                }
+                for (size_t i = 0; i < s.n_devices; i++) {
+                        r = usage_drm_device_details(u, &s.devices[i]);
                         if (r < 0)
                                 return r;
                 }

@@ -8,6 +8,14 @@
 
 typedef struct DrmSampler DrmSampler;
 
+/* A DRM device's product name as the PCI ID database gave it ("" when not listed or not readable), looked
+ * up once per vendor:device for the daemon's life (the database is a 1.3 MB file). */
+typedef struct UsagePciName {
+        uint32_t vendor_id, device_id;
+        char *name;
+} UsagePciName;
+#define USAGE_PCI_NAMES_MAX 64u
+
 typedef struct ManagerUsage {
         Manager *manager;
 
@@ -29,6 +37,8 @@ typedef struct ManagerUsage {
         struct UsageProfiled *profiled; /* devices whose "profiling" we looked at (DriverProfiling=yes) */
         size_t n_profiled;
         char drm_message[256];
+        UsagePciName *pci_names;
+        size_t n_pci_names;
 } ManagerUsage;
 
 int usage_drm_start(ManagerUsage *u);
@@ -45,6 +55,11 @@ int usage_drm_sample(ManagerUsage *u);
 /* Builds the merged snapshot from u->drm_usage, the sampler's devices and holders, and NVML. */
 int usage_snapshot_build(ManagerUsage *u, uint64_t now_usec, UsageSnapshot *ret);
 void usage_snapshot_done(UsageSnapshot *s);
+
+/* A DRM device entry's product name (the PCI ID database, cached in u) and sensors (hwmon, not while it is
+ * suspended); usage-sensors.c. */
+int usage_drm_device_details(ManagerUsage *u, UsageDevice *d);
+void usage_pci_names_free(ManagerUsage *u);
 
 /* Adds e's busy figure (unknown counts as nothing) to the entry of the same device, source and engine,
  * or a new one; the same for m's bytes (saturating). The strings are borrowed from e and m. */

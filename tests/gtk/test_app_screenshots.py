@@ -1,0 +1,158 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The AppStream screenshots, made from the fixture world (appworld.py: the real daemon, an amdgpu device
+with two processes, a user rc file, a corpus report opened by argument) in Xvfb with openbox: each page
+(GPUs, Applications, Profiles, Reports) at 1000x700, the window at 360 px wide, and the dark style
+(ADW_DEBUG_COLOR_SCHEME=prefer-dark), each the app's window only, as
+$NVPROFILED_APPSTREAM_SCREENSHOT_DIR/NAME.png (the build tree's tests/gtk/screenshots; their paths are
+printed). Every image the metainfo's <screenshots> names is one of them, by file name; the dark one is
+dark and the others light.
+
+Every process it starts is killed, and its scratch directory removed, by AppWorld.teardown, whatever
+happened."""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import unittest
+import xml.etree.ElementTree as ET
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from appworld import (APP, CORPUS, DAEMON, FIXTURE_TOOL, POLICY, REPORT, TOOLS, WAIT,  # noqa: E402
+                      AppWorld, AtSpi, wait_for)
+
+SHOTS = os.environ.get("NVPROFILED_APPSTREAM_SCREENSHOT_DIR", "")
+METAINFO = os.environ.get("NVPROFILED_METAINFO", "")
+# Page title -> screenshot name, and what shows the page has its figures.
+PAGES = {"GPUs": "gpus", "Applications": "applications", "Profiles": "profiles", "Reports": "reports"}
+
+
+class ScreenshotTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        missing = [n for n, v in (("NVPROFILED_BIN", DAEMON), ("NVPROFILED_GTK_BIN", APP),
+                                  ("NVPROFILED_USAGE_FIXTURE", FIXTURE_TOOL), ("NVPROFILED_DBUS_POLICY", POLICY),
+                                  ("NVPROFILED_METAINFO", METAINFO)) if not v or not os.path.exists(v)]
+        if missing:
+            raise unittest.SkipTest("not built or not set: " + ", ".join(missing))
+        if not SHOTS:
+            raise unittest.SkipTest("NVPROFILED_APPSTREAM_SCREENSHOT_DIR is not set")
+        for tool in (*TOOLS, "openbox", "xdotool", "import"):
+            if not shutil.which(tool):
+                raise unittest.SkipTest(f"{tool} is not installed")
+        cls.report = os.path.join(CORPUS, "reports", REPORT)
+        if not os.path.exists(cls.report):
+            raise unittest.SkipTest(f"{cls.report} is not there (corpus_dir)")
+        # Only this run's images: one the metainfo names but this run did not make is a failure.
+        shutil.rmtree(SHOTS, ignore_errors=True)
+        cls.w = AppWorld()
+        cls.addClassCleanup(cls.w.teardown)
+        cls.w.start_x_and_session()
+        cls.w.start_window_manager()
+        cls.w.start_daemon()
+        cls.a11y = AtSpi()
+        cls.pyatspi = cls.a11y.pyatspi
+
+    def logged(self, case):
+        try:
+            case()
+        except BaseException:
+            for name in ("daemon", "app", "openbox"):
+                sys.stderr.write(f"--- {name} log ---\n{self.w.log(name)}\n")
+            raise
+
+    def start_app(self, env=None):
+        self.w.start_app(env=env, args=[self.report])
+        self.addCleanup(self.stop_app, self.w.app)
+        self.main = wait_for("the app's window", lambda: self.a11y.window("nvprofiled"))
+        self.xid = wait_for("the window on the X screen", lambda: (self.w.xdotool(
+            "search", "--onlyvisible", "--name", "^nvprofiled$", check=False) or "").split()[:1])[0]
+
+    def stop_app(self, app):
+        if app.poll() is None:
+            self.w.app_action("quit", check=False)
+            try:
+                app.wait(timeout=WAIT)
+            except subprocess.TimeoutExpired:
+                os.killpg(app.pid, signal.SIGKILL)
+                app.wait()
+                raise AssertionError("the app did not quit")
+
+    def find(self, role, pred=lambda a: True):
+        return self.pyatspi.findDescendant(self.main, lambda a: a is not None and a.getRoleName() == role and pred(a))
+
+    def show_page(self, title):
+        tab = wait_for(f"the page tab {title}", lambda: self.find("page tab", lambda a: a.name == title))
+        action = tab.queryAction()
+        action.doAction(0)
+        wait_for(f"the page {title} selected", lambda: tab.getState().contains(self.pyatspi.STATE_SELECTED))
+
+    def resize(self, width, height):
+        self.w.xdotool("windowsize", "--sync", self.xid, str(width), str(height))
+        wait_for(f"the window {width}x{height}", lambda: f"Geometry: {width}x{height}" in self.w.xdotool(
+            "getwindowgeometry", self.xid))
+
+    def shoot(self, name):
+        path = os.path.join(SHOTS, name + ".png")
+        self.w.window_screenshot(self.xid, path)
+        with open(path, "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n", path)
+        print(f"# screenshot: {path}")
+        return path
+
+    def luminance(self):
+        _, _, pixels = self.w.window_pixels(self.xid)
+        counts = {}
+        for i in range(0, len(pixels), 3 * 7):
+            rgb = pixels[i:i + 3]
+            counts[rgb] = counts.get(rgb, 0) + 1
+        r, g, b = max(counts, key=counts.get)
+        return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255
+
+    def test_screenshots(self):
+        self.logged(self.screenshots_case)
+
+    def screenshots_case(self):
+        self.start_app(env={"ADW_DEBUG_COLOR_SCHEME": "default"})
+        self.resize(1000, 700)
+        self.w.fixture_step(2)
+        for title, name in PAGES.items():
+            self.show_page(title)
+            if title == "Applications":
+                wait_for("the application org.example.Game",
+                         lambda: self.find("list item", lambda a: a.name == "org.example.Game"))
+            elif title == "Reports":
+                # Its kernels' rows, "INDEX  NAME", under the report's file name.
+                wait_for("the report's kernels",
+                         lambda: self.find("list item", lambda a: (a.name or "").startswith("0  ")))
+            elif title == "GPUs":
+                wait_for("the device's rows", lambda: self.find("list item"))
+            self.shoot(name)
+            self.assertGreater(self.luminance(), 0.8, f"{name} is not light")
+        self.show_page("GPUs")
+        self.resize(360, 720)
+        self.shoot("narrow")
+        self.stop_app(self.w.app)
+
+        self.start_app(env={"ADW_DEBUG_COLOR_SCHEME": "prefer-dark"})
+        self.resize(1000, 700)
+        self.show_page("Applications")
+        wait_for("the application org.example.Game",
+                 lambda: self.find("list item", lambda a: a.name == "org.example.Game"))
+        wait_for("a dark window", lambda: self.luminance() < 0.3)
+        self.shoot("dark")
+
+        # Every screenshot the metainfo names, by its file name, is one this run made.
+        images = [el.text.strip() for el in ET.parse(METAINFO).getroot().iter("image")]
+        self.assertTrue(images, "the metainfo names no screenshot")
+        made = set(os.listdir(SHOTS))
+        for url in images:
+            self.assertIn(os.path.basename(url), made, f"{url}: not made by this test")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+    import tap  # noqa: E402
+    tap.main()
