@@ -16,6 +16,9 @@
 /* Cards side by side where each gets this much width, at most this many. */
 #define CARD_WIDTH_MIN 440
 #define CARDS_PER_ROW_MAX 3u
+/* The same for the sensors in a card. */
+#define SENSOR_WIDTH_MIN 220
+#define SENSORS_PER_ROW_MAX 3u
 
 typedef struct Series {
         UsageHistory history;
@@ -35,7 +38,8 @@ typedef struct DeviceEntry {
         GtkWidget *group; /* the card */
         char *shape; /* engine and region names and state: rows are rebuilt when it changes */
         GPtrArray *graphed; /* Graphed, engines then regions */
-        GPtrArray *sensor_rows; /* AdwActionRow */
+        GtkWidget *sensor_row; /* one row, its sensors side by side; NULL without readings */
+        GPtrArray *sensor_values; /* GtkLabel per reading */
         char *sensor_shape;
         bool seen;
 } DeviceEntry;
@@ -76,7 +80,7 @@ static void device_entry_free(gpointer data)
         g_free(e->shape);
         g_free(e->sensor_shape);
         g_ptr_array_unref(e->graphed);
-        g_ptr_array_unref(e->sensor_rows);
+        g_ptr_array_unref(e->sensor_values);
         g_free(e);
 }
 
@@ -439,6 +443,56 @@ static char *sensor_value(const char *unit, double value)
         return g_strdup_printf("%g %s", value, unit);
 }
 
+/* One row for all of a device's sensors, each a title and its value, in as many columns as the card's
+ * width holds: a list of six rows would make the card twice as high. */
+static void sensors_rebuild(DeviceEntry *e, GVariant *readings)
+{
+        GtkWidget *cells;
+        GVariantIter iter;
+        const char *sensor, *label;
+
+        if (e->sensor_row)
+                adw_preferences_group_remove(ADW_PREFERENCES_GROUP(e->group), e->sensor_row);
+        e->sensor_row = NULL;
+        g_ptr_array_set_size(e->sensor_values, 0);
+        if (!readings)
+                return;
+
+        e->sensor_row = adw_preferences_row_new();
+        adw_preferences_row_set_title(ADW_PREFERENCES_ROW(e->sensor_row), _("Sensors"));
+        gtk_accessible_update_property(GTK_ACCESSIBLE(e->sensor_row), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Sensors"), -1);
+        row_read_only(e->sensor_row);
+        cells = card_columns_new(SENSOR_WIDTH_MIN, SENSORS_PER_ROW_MAX, 18);
+        gtk_widget_set_margin_top(cells, 12);
+        gtk_widget_set_margin_bottom(cells, 12);
+        gtk_widget_set_margin_start(cells, 12);
+        gtk_widget_set_margin_end(cells, 12);
+        g_variant_iter_init(&iter, readings);
+        while (g_variant_iter_next(&iter, "(&s&s&sd)", &sensor, &label, NULL, NULL)) {
+                /* TRANSLATORS: a sensor, then the driver's name for it ("edge", "junction") */
+                g_autofree char *title = *label ? g_strdup_printf(_("%s (%s)"), sensor_title(sensor), label)
+                                                : g_strdup(sensor_title(sensor));
+                /* Each a list item named by its title, so that it is read as "Temperature (edge), 45 °C". */
+                GtkWidget *cell = g_object_new(GTK_TYPE_BOX, "orientation", GTK_ORIENTATION_HORIZONTAL, "spacing", 12,
+                                "accessible-role", GTK_ACCESSIBLE_ROLE_LIST_ITEM, NULL);
+                GtkWidget *name = gtk_label_new(title);
+                GtkWidget *text = gtk_label_new(NULL);
+
+                gtk_accessible_update_property(GTK_ACCESSIBLE(cell), GTK_ACCESSIBLE_PROPERTY_LABEL, title, -1);
+                gtk_label_set_xalign(GTK_LABEL(name), 0);
+                gtk_label_set_ellipsize(GTK_LABEL(name), PANGO_ELLIPSIZE_END);
+                gtk_widget_set_hexpand(name, TRUE);
+                gtk_widget_add_css_class(name, "dim-label");
+                gtk_widget_add_css_class(text, "numeric");
+                gtk_box_append(GTK_BOX(cell), name);
+                gtk_box_append(GTK_BOX(cell), text);
+                card_columns_append(cells, cell);
+                g_ptr_array_add(e->sensor_values, text);
+        }
+        gtk_list_box_row_set_child(GTK_LIST_BOX_ROW(e->sensor_row), cells);
+        adw_preferences_group_add(ADW_PREFERENCES_GROUP(e->group), e->sensor_row);
+}
+
 static void update_sensors(GpusView *v, DeviceEntry *e, const char *key)
 {
         GVariant *readings = g_hash_table_lookup(v->sensors, key);
@@ -454,36 +508,17 @@ static void update_sensors(GpusView *v, DeviceEntry *e, const char *key)
                         g_string_append_printf(shape, "%s/%s/%s\n", sensor, label, unit);
         }
         if (!e->sensor_shape || !g_str_equal(e->sensor_shape, shape->str)) {
-                for (guint k = 0; k < e->sensor_rows->len; k++)
-                        adw_preferences_group_remove(ADW_PREFERENCES_GROUP(e->group), e->sensor_rows->pdata[k]);
-                g_ptr_array_set_size(e->sensor_rows, 0);
                 g_free(e->sensor_shape);
                 e->sensor_shape = g_strdup(shape->str);
-                if (readings) {
-                        g_variant_iter_init(&iter, readings);
-                        while (g_variant_iter_next(&iter, "(&s&s&sd)", &sensor, &label, NULL, NULL)) {
-                                /* TRANSLATORS: a sensor, then the driver's name for it ("edge", "junction") */
-                                g_autofree char *title = *label
-                                                ? g_strdup_printf(_("%s (%s)"), sensor_title(sensor), label)
-                                                : g_strdup(sensor_title(sensor));
-                                GtkWidget *row = text_row_new(e->group, title);
-                                GtkWidget *text = gtk_label_new(NULL);
-
-                                gtk_widget_add_css_class(text, "numeric");
-                                adw_action_row_add_suffix(ADW_ACTION_ROW(row), text);
-                                g_object_set_data(G_OBJECT(row), "value-label", text);
-                                g_ptr_array_add(e->sensor_rows, row);
-                        }
-                }
+                sensors_rebuild(e, readings);
         }
         if (!readings)
                 return;
         g_variant_iter_init(&iter, readings);
-        while (g_variant_iter_next(&iter, "(&s&s&sd)", &sensor, &label, &unit, &value) && i < e->sensor_rows->len) {
+        while (g_variant_iter_next(&iter, "(&s&s&sd)", &sensor, &label, &unit, &value) && i < e->sensor_values->len) {
                 g_autofree char *text = sensor_value(unit, value);
 
-                gtk_label_set_text(g_object_get_data(G_OBJECT(e->sensor_rows->pdata[i]), "value-label"), text);
-                i++;
+                gtk_label_set_text(GTK_LABEL(e->sensor_values->pdata[i++]), text);
         }
 }
 
@@ -557,7 +592,7 @@ static DeviceEntry *device_entry_new(
         e->group = adw_preferences_group_new();
         e->shape = shape;
         e->graphed = g_ptr_array_new_with_free_func(graphed_free);
-        e->sensor_rows = g_ptr_array_new();
+        e->sensor_values = g_ptr_array_new();
         build_rows(v, e, key, engines, regions, state);
         card_columns_append(v->cards, e->group);
         return e;
