@@ -180,23 +180,25 @@ class AppWorld(World):
             return None
         return r.stdout.strip()
 
-    def start_daemon(self, rescan="100ms", log_level="debug", root="/", uid=None, bus_policy=""):
+    def start_daemon(self, rescan="100ms", log_level="debug", root="/", uid=None, bus_policy="", script=SCRIPT,
+                     home_pids=(4100, 4200)):
         """rescan: RescanIntervalSec= (short for the test, the default for the benchmark). root: the daemon's
         --root, which must hold the scratch directory (the processes' $HOME is given below it). uid: the
         fixture processes' and the scratch $HOME's owner (default: ours). bus_policy: more <policy> elements
-        for the private bus."""
+        for the private bus. script: the fixture script ({uid} is filled in), home_pids: its processes
+        whose $HOME is the scratch home."""
         d = self.dir
         uid = os.getuid() if uid is None else uid
         self.proc, self.sys, self.home = (os.path.join(d, n) for n in ("proc", "sys", "home"))
         for p in (self.proc, self.sys, self.home, os.path.join(d, "dev")):
             os.makedirs(p)
         with open(os.path.join(d, "script"), "w") as f:
-            f.write(SCRIPT.format(uid=uid))
+            f.write(script.format(uid=uid))
         self.fixture_step(0)
         self.fixture_step(1)
         # The processes' $HOME, which picks the user's rc files: the daemon finds it below its root.
         home = os.path.join("/", os.path.relpath(self.home, root))
-        for pid in (4100, 4200):
+        for pid in home_pids:
             with open(os.path.join(self.proc, str(pid), "environ"), "wb") as f:
                 f.write(b"PATH=/usr/bin\0HOME=" + home.encode() + b"\0")
         os.makedirs(os.path.join(self.home, ".nv"))
