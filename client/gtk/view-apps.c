@@ -31,7 +31,8 @@ struct _AppsRow {
         guint64 vram;
         bool has_vram;
         char *profile, *settings;
-        char *search; /* folded name, key, detail and commands: what the search matches */
+        char *search; /* application: its folded name, key, detail and commands, which the search matches; process: its
+                         command */
         guint processes; /* application: how many */
         bool named; /* application: its name looked up */
         bool seen;
@@ -490,7 +491,8 @@ static GtkWidget *build_list(AppsView *v)
         v->search_bar = gtk_search_bar_new();
         gtk_search_bar_set_child(GTK_SEARCH_BAR(v->search_bar), v->search_entry);
         gtk_search_bar_connect_entry(GTK_SEARCH_BAR(v->search_bar), GTK_EDITABLE(v->search_entry));
-        gtk_search_bar_set_show_close_button(GTK_SEARCH_BAR(v->search_bar), TRUE);
+        /* Closed by its toggle or Escape: GTK 4.8 leaves its own close button without an accessible name. */
+        gtk_search_bar_set_show_close_button(GTK_SEARCH_BAR(v->search_bar), FALSE);
         g_object_bind_property(search_button, "active", v->search_bar, "search-mode-enabled",
                         G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
 
@@ -833,7 +835,7 @@ static void update_process(AppsView *v, GVariant *process, guint64 generation, G
                 p->comm = g_strdup(comm);
                 row_set_name(p, title);
                 p->detail = g_strdup(unit);
-                p->search = g_utf8_casefold(comm, -1);
+                p->search = g_strdup(comm);
                 g_hash_table_insert(v->procs, p->key, p);
                 g_ptr_array_add(g->added, p);
         }
@@ -851,8 +853,8 @@ static void update_group_from_processes(AppsRow *g)
 {
         g_autoptr(GPtrArray) devices = g_ptr_array_new_with_free_func(g_free);
         g_autoptr(GPtrArray) profiles = g_ptr_array_new_with_free_func(g_free);
-        g_autofree char *name = g_utf8_casefold(g->name, -1);
-        GString *search = g_string_new(name);
+        g_autofree char *text = NULL;
+        GString *search = g_string_new(g->name);
         guint n = g_list_model_get_n_items(G_LIST_MODEL(g->children));
 
         g_string_append_printf(search, "\n%s\n%s", g->key, g->detail ? g->detail : "");
@@ -872,7 +874,8 @@ static void update_group_from_processes(AppsRow *g)
         g->processes = n;
         set_text(&g->device, join(devices));
         set_text(&g->profile, join(profiles));
-        set_text(&g->search, g_string_free(search, FALSE));
+        text = g_string_free(search, FALSE);
+        set_text(&g->search, g_utf8_casefold(text, -1));
 }
 
 static void splice_added(GListStore *store, GPtrArray *added)
