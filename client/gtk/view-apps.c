@@ -11,6 +11,7 @@
 #include "app-names.h"
 #include "app.h"
 #include "bus-signatures.h"
+#include "history-graph.h"
 #include "usage-history.h"
 
 /* --- one row: an application or one of its processes ---------------------------------------------------- */
@@ -203,6 +204,7 @@ typedef enum Column {
         COLUMN_ENGINE,
         COLUMN_VRAM,
         COLUMN_PROFILE,
+        COLUMN_HISTORY,
         COLUMN_ACTIONS,
         N_COLUMNS,
 } Column;
@@ -300,6 +302,13 @@ static void cell_show(GtkListItem *li)
         case COLUMN_PROFILE:
                 profile_cell_show(li, r);
                 break;
+        case COLUMN_HISTORY:
+                /* An application's use over the last minute; its processes have none of their own. */
+                gtk_widget_set_visible(gtk_list_item_get_child(li), !r->group);
+                if (!r->group)
+                        history_graph_set(gtk_list_item_get_child(li), &r->history, (uint64_t) g_get_monotonic_time(),
+                                        USAGE_HISTORY_WINDOW_1MIN_USEC, 100, r->name);
+                break;
         case COLUMN_ACTIONS:
                 actions_cell_show(li, r);
                 break;
@@ -375,6 +384,9 @@ static void on_setup(GtkSignalListItemFactory *factory, GtkListItem *li, gpointe
                 break;
         case COLUMN_PROFILE:
                 child = two_lines(li);
+                break;
+        case COLUMN_HISTORY:
+                child = history_graph_new(HISTORY_GRAPH_SPARKLINE);
                 break;
         case COLUMN_ACTIONS:
                 child = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
@@ -505,6 +517,7 @@ static GtkWidget *build_list(AppsView *v)
         add_column(v, COLUMN_ENGINE, _("Engine"), compare_engine, false);
         add_column(v, COLUMN_VRAM, _("VRAM"), compare_vram, false);
         add_column(v, COLUMN_PROFILE, _("Profile"), compare_profile, false);
+        add_column(v, COLUMN_HISTORY, _("Last Minute"), NULL, false);
         add_column(v, COLUMN_ACTIONS, _("Actions"), NULL, false);
 
         /* applications -> filtered by the search -> each with its processes -> sorted by the column the

@@ -236,6 +236,20 @@ class AppWorld(World):
     def watchers(self):
         return self.busctl("get-property", ROOT_PATH, "Usage", "Watchers")
 
+    def watch_usage(self, interval_usec=1000000):
+        """A WatchUsage descriptor of the test's own (the caller closes it): the daemon samples while it
+        is open, whether the app watches or not."""
+        from gi.repository import Gio, GLib
+        bus = Gio.DBusConnection.new_for_address_sync(
+            self.address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
+            None, None)
+        _, fds = bus.call_with_unix_fd_list_sync(BUS_NAME, ROOT_PATH, BUS_NAME + ".Usage", "WatchUsage",
+                                                 GLib.Variant("(t)", (interval_usec,)), GLib.VariantType("(h)"),
+                                                 Gio.DBusCallFlags.NONE, -1, None, None)
+        fd = fds.get(0)
+        bus.close_sync(None)
+        return fd
+
     def start_app(self, env=None):
         """env: more variables for the app (LANGUAGE=de, for instance)."""
         self.app_env = dict(self.env, HOME=self.home, **(env or {}))

@@ -6,7 +6,7 @@ app-flatpak-<id>-N.scope) and in a rootless podman container (libpod-<64 hex>.sc
 with desktop files in a temporary XDG_DATA_DIRS and podman's containers.json in its XDG_DATA_HOME, read
 and driven through AT-SPI. Proves: applications are named as their desktop files and the container store
 name them, never by their unit names; the device column names the device as ListGpuDevices does; clicking
-a column's header re-sorts the rows; the search filters them; with 300 more processes the page is filled
+a column's header re-sorts the rows; the search filters them; each application has a sparkline of its use; with 300 more processes the page is filled
 in under 1 s from the app's first data (the issue measured 6.6 s). A screenshot of the page goes to
 $NVPROFILED_SCREENSHOT_DIR.
 
@@ -17,6 +17,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import time
 import unittest
@@ -208,6 +209,9 @@ class AppsPageTest(unittest.TestCase):
         by_use = ["Example Game", "web-frontend", "Console"]
         wait_for("the applications by use", lambda: self.names(main) == by_use)
         self.assertEqual([cells[2] for cells in self.rows(main)], [["gfx 40.0 %"], ["gfx 20.0 %"], ["gfx 10.0 %"]])
+        # Each application's use over the last minute, described for those who cannot see the line.
+        graph = wait_for("the game's sparkline", lambda: self.find(main, "image", name="Example Game history"))
+        self.assertRegex(graph.description, r"^Example Game: 40\.0 % now, peak 40\.0 % in the last minute$")
         self.w.screenshot("applications-page")
 
         # A column's header re-sorts: by name.
@@ -231,30 +235,38 @@ class AppsPageTest(unittest.TestCase):
         entry.queryEditableText().setTextContents("")
         wait_for("all three again", lambda: len(self.names(main)) == 3)
 
-        # 300 more processes: from the app's first data (its watch, on which it asks at once) to the page
-        # filled in.
+        # 300 more processes, while the window is hidden (no watch, so no data), on the page the window
+        # shows again. Measured from the app's new watch (on which it asks for the figures at once) to the
+        # page filled in: the summary counts them all and the rows are laid out. The nodes are found now,
+        # while the page is small, and read alone then: walking the whole accessible tree over the bus
+        # would take longer than what is measured.
+        summary = self.summary(main)
+        body = self.find(self.table(main), "list")
+        watch = self.w.watch_usage()  # the daemon samples (and finds the processes) while the app does not
+        self.addCleanup(os.close, watch)
+        self.w.app_action("hide")
+        wait_for("Watchers 1 (the test's) once the window is hidden", lambda: self.w.watchers() == 1)
         self.w.fixture_step(3)
         total = FARM_PROCESSES + 3
         wait_for("the daemon's 303 processes", lambda: len(
             self.w.busctl("call", ROOT_PATH, "Usage", "ListGpuProcessesAttributed")[0]) == total, timeout=60)
-        self.w.app_action("quit")
-        self.assertEqual(self.w.app.wait(timeout=30), 0)
-        wait_for("Watchers 0 after quitting", lambda: self.w.watchers() == 0)
-        main = self.start_app()
-        self.show_applications(main)
-        # Found before the data comes (the page is small then), read alone after: walking the whole
-        # accessible tree over the bus would take longer than what is measured.
-        summary = self.summary(main)
-        body = self.find(self.table(main), "list")
-        wait_for("the app's watch", lambda: self.w.watchers() == 1, timeout=60)
-        start = time.monotonic()
-        expected = f"{total} processes in {FARM_UNITS + 3} applications"
-        wait_for("the page filled in", lambda: self.text_of(summary) == expected and body.childCount >= 10,
-                 timeout=30)
-        elapsed = time.monotonic() - start
-        sys.stderr.write(f"{total} processes filled in {elapsed:.2f} s after the watch\n")
+        shown = time.monotonic()
+        # A second instance activates the first, which shows its window again.
+        activation = subprocess.Popen([APP], env=self.w.app_env, stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.DEVNULL)
+        try:
+            wait_for("the app's watch", lambda: self.w.watchers() == 2, timeout=60)
+            start = time.monotonic()
+            expected = f"{total} processes in {FARM_UNITS + 3} applications"
+            wait_for("the page filled in", lambda: self.text_of(summary) == expected and body.childCount >= 10,
+                     timeout=30)
+            end = time.monotonic()
+        finally:
+            activation.wait(timeout=30)
+        sys.stderr.write(f"{total} processes filled in {end - start:.2f} s after the watch, "
+                         f"{end - shown:.2f} s after the window was asked to show\n")
         self.w.screenshot("applications-300")
-        self.assertLess(elapsed, FILL_LIMIT, f"{total} processes took {elapsed:.2f} s to fill in")
+        self.assertLess(end - start, FILL_LIMIT, f"{total} processes took {end - start:.2f} s to fill in")
 
         self.w.app_action("quit")
         self.assertEqual(self.w.app.wait(timeout=30), 0)
