@@ -450,6 +450,23 @@ static void add_column(AppsView *v, Column column, const char *title, GCompareDa
         g_object_unref(c);
 }
 
+/* Return on an application's row (or a double click) expands or collapses it, as a keyboard user expects
+ * of a tree; on a process's row it explains the process. */
+static void on_activate(GtkColumnView *view, guint position, gpointer data)
+{
+        AppsView *v = data;
+        g_autoptr(GtkTreeListRow) tree_row =
+                        g_list_model_get_item(G_LIST_MODEL(gtk_column_view_get_model(view)), position);
+        g_autoptr(AppsRow) r = tree_row ? gtk_tree_list_row_get_item(tree_row) : NULL;
+
+        if (!r)
+                return;
+        if (gtk_tree_list_row_is_expandable(tree_row))
+                gtk_tree_list_row_set_expanded(tree_row, !gtk_tree_list_row_get_expanded(tree_row));
+        else if (r->group)
+                explain_dialog_show(v->app, r->pid, r->start_time, r->comm);
+}
+
 /* --- search --------------------------------------------------------------------------------------------- */
 
 static void on_search_changed(GtkSearchEntry *entry, gpointer data)
@@ -509,6 +526,7 @@ static GtkWidget *build_list(AppsView *v)
                         G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
 
         v->column_view = gtk_column_view_new(NULL);
+        g_signal_connect(v->column_view, "activate", G_CALLBACK(on_activate), v);
         gtk_widget_add_css_class(v->column_view, "data-table");
         gtk_accessible_update_property(GTK_ACCESSIBLE(v->column_view), GTK_ACCESSIBLE_PROPERTY_LABEL,
                         _("Applications using a GPU"), -1);
