@@ -260,6 +260,37 @@ static void profile_cell_show(GtkListItem *li, AppsRow *r)
         label_show(g_object_get_data(G_OBJECT(li), "secondary"), r->settings);
 }
 
+static void on_explain(GtkButton *button, gpointer data)
+{
+        GtkListItem *li = data;
+        AppsRow *r = cell_row(li);
+        App *app = g_object_get_data(G_OBJECT(button), "app");
+
+        if (r && r->group)
+                explain_dialog_show(app, r->pid, r->start_time, r->comm);
+}
+
+static void on_add_rule(GtkButton *button, gpointer data)
+{
+        GtkListItem *li = data;
+        AppsRow *r = cell_row(li);
+        App *app = g_object_get_data(G_OBJECT(button), "app");
+
+        /* procname is the executable's name (what rules usually match); comm what the process calls itself. */
+        if (r && r->group)
+                add_rule_dialog_show(app, r->procname ? r->procname : r->comm, r->comm);
+}
+
+static GtkWidget *row_button(App *app, GtkListItem *li, const char *label, GCallback cb)
+{
+        GtkWidget *button = app_button_new(label, label);
+
+        gtk_widget_set_valign(button, GTK_ALIGN_CENTER);
+        g_object_set_data(G_OBJECT(button), "app", app);
+        g_signal_connect(button, "clicked", cb, li);
+        return button;
+}
+
 static void actions_cell_show(GtkListItem *li, AppsRow *r)
 {
         GtkWidget *box = gtk_list_item_get_child(li);
@@ -270,6 +301,18 @@ static void actions_cell_show(GtkListItem *li, AppsRow *r)
         gtk_widget_set_visible(box, r->group != NULL);
         if (!r->group)
                 return;
+        if (!explain) {
+                /* Made for cells that show a process, not for the many that only ever show applications:
+                 * hundreds of rows are laid out at once. */
+                App *app = g_object_get_data(G_OBJECT(li), "app");
+
+                explain = row_button(app, li, _("_Explain"), G_CALLBACK(on_explain));
+                add = row_button(app, li, _("_Add Rule…"), G_CALLBACK(on_add_rule));
+                gtk_box_append(GTK_BOX(box), explain);
+                gtk_box_append(GTK_BOX(box), add);
+                g_object_set_data(G_OBJECT(li), "explain", explain);
+                g_object_set_data(G_OBJECT(li), "add", add);
+        }
         /* Each button names its process: a screen reader's list of buttons tells them apart. */
         explain_name = g_strdup_printf(_("Explain %s"), r->name);
         add_name = g_strdup_printf(_("Add a rule for %s"), r->name);
@@ -322,37 +365,6 @@ static void on_row_changed(AppsRow *r, gpointer data)
         cell_show(data);
 }
 
-static void on_explain(GtkButton *button, gpointer data)
-{
-        GtkListItem *li = data;
-        AppsRow *r = cell_row(li);
-        App *app = g_object_get_data(G_OBJECT(button), "app");
-
-        if (r && r->group)
-                explain_dialog_show(app, r->pid, r->start_time, r->comm);
-}
-
-static void on_add_rule(GtkButton *button, gpointer data)
-{
-        GtkListItem *li = data;
-        AppsRow *r = cell_row(li);
-        App *app = g_object_get_data(G_OBJECT(button), "app");
-
-        /* procname is the executable's name (what rules usually match); comm what the process calls itself. */
-        if (r && r->group)
-                add_rule_dialog_show(app, r->procname ? r->procname : r->comm, r->comm);
-}
-
-static GtkWidget *row_button(App *app, GtkListItem *li, const char *label, GCallback cb)
-{
-        GtkWidget *button = app_button_new(label, label);
-
-        gtk_widget_set_valign(button, GTK_ALIGN_CENTER);
-        g_object_set_data(G_OBJECT(button), "app", app);
-        g_signal_connect(button, "clicked", cb, li);
-        return button;
-}
-
 static GtkWidget *two_lines(GtkListItem *li)
 {
         GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
@@ -389,13 +401,9 @@ static void on_setup(GtkSignalListItemFactory *factory, GtkListItem *li, gpointe
                 child = history_graph_new(HISTORY_GRAPH_SPARKLINE);
                 break;
         case COLUMN_ACTIONS:
+                /* The buttons come with the first process the cell shows (actions_cell_show()). */
                 child = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-                g_object_set_data(
-                                G_OBJECT(li), "explain", row_button(v->app, li, _("_Explain"), G_CALLBACK(on_explain)));
-                g_object_set_data(
-                                G_OBJECT(li), "add", row_button(v->app, li, _("_Add Rule…"), G_CALLBACK(on_add_rule)));
-                gtk_box_append(GTK_BOX(child), g_object_get_data(G_OBJECT(li), "explain"));
-                gtk_box_append(GTK_BOX(child), g_object_get_data(G_OBJECT(li), "add"));
+                g_object_set_data(G_OBJECT(li), "app", v->app);
                 break;
         default:
                 child = label_new(false);
