@@ -235,6 +235,20 @@ class AppsPageTest(unittest.TestCase):
         entry.queryEditableText().setTextContents("")
         wait_for("all three again", lambda: len(self.names(main)) == 3)
 
+        # The selection and the expanded application stay as they were across samples (the rows are
+        # updated in place and sorted again, not rebuilt).
+        self.expand(main, "Console", "kgx (5100)")
+        body = self.find(self.table(main), "list")
+        body.querySelection().selectChild(self.row_index(main, "web-frontend"))
+        # The app asks for the figures on each sample its watch announces: three samples, two updates.
+        samples = self.w.busctl("get-property", ROOT_PATH, "Usage", "Samples")
+        wait_for("three more samples",
+                 lambda: self.w.busctl("get-property", ROOT_PATH, "Usage", "Samples") >= samples + 3)
+        self.assertEqual(self.names(main), ["web-frontend", "Example Game", "Console", "kgx (5100)"])
+        self.assertIn("kgx (5100)", self.names(main))
+        self.assertTrue(body.querySelection().isChildSelected(self.row_index(main, "web-frontend")))
+        self.assertEqual(body.querySelection().nSelectedChildren, 1)
+
         # 300 more processes, while the window is hidden (no watch, so no data), on the page the window
         # shows again. Measured from the app's new watch (on which it asks for the figures at once) to the
         # page filled in: the summary counts them all and the rows are laid out. The nodes are found now,
@@ -270,6 +284,24 @@ class AppsPageTest(unittest.TestCase):
 
         self.w.app_action("quit")
         self.assertEqual(self.w.app.wait(timeout=30), 0)
+
+    def row_index(self, main, name):
+        """The index among the list's children of the row whose first label is name."""
+        body = self.find(self.table(main), "list")
+        for i in range(body.childCount):
+            labels = self.labels(body.getChildAtIndex(i))
+            if labels[:1] == [name]:
+                return i
+        raise AssertionError(f"no row {name}")
+
+    def expand(self, main, name, child):
+        """Expands the application's row by its tree expander's action (listitem.expand)."""
+        body = self.find(self.table(main), "list")
+        expander = body.getChildAtIndex(self.row_index(main, name)).getChildAtIndex(0).getChildAtIndex(0)
+        action = expander.queryAction()
+        names = [action.getName(i) for i in range(action.nActions)]
+        action.doAction(names.index("listitem.expand"))
+        wait_for(f"{child} shown once {name} is expanded", lambda: child in self.names(main))
 
     def summary(self, main):
         """The label that counts the processes and applications: beside the search button."""
