@@ -248,6 +248,7 @@ class AppsPageTest(unittest.TestCase):
         self.assertIn("kgx (5100)", self.names(main))
         self.assertTrue(body.querySelection().isChildSelected(self.row_index(main, "web-frontend")))
         self.assertEqual(body.querySelection().nSelectedChildren, 1)
+        self.w.screenshot("applications-expanded")
 
         # 300 more processes, while the window is hidden (no watch, so no data), on the page the window
         # shows again. Measured from the app's new watch (on which it asks for the figures at once) to the
