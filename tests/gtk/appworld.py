@@ -240,9 +240,8 @@ class AppWorld(World):
         """A WatchUsage descriptor of the test's own (the caller closes it): the daemon samples while it
         is open, whether the app watches or not."""
         from gi.repository import Gio, GLib
-        bus = Gio.DBusConnection.new_for_address_sync(
-            self.address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
-            None, None)
+        flags = Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION
+        bus = Gio.DBusConnection.new_for_address_sync(self.address, flags, None, None)
         _, fds = bus.call_with_unix_fd_list_sync(BUS_NAME, ROOT_PATH, BUS_NAME + ".Usage", "WatchUsage",
                                                  GLib.Variant("(t)", (interval_usec,)), GLib.VariantType("(h)"),
                                                  Gio.DBusCallFlags.NONE, -1, None, None)
