@@ -223,7 +223,7 @@ class AppsPageTest(unittest.TestCase):
         wait_for("the applications by name, descending",
                  lambda: self.names(main) == ["web-frontend", "Example Game", "Console"])
 
-        # The search: by name, by unit.
+        # The search: by name, by unit, by command.
         self.click(wait_for("the search button", lambda: self.find(main, "push button", name="Search applications")))
         entry = wait_for("the search entry", lambda: self.pyatspi.findDescendant(
             main, lambda a: a is not None and a.getRoleName() == "entry" and a.name == "Search applications" and
@@ -232,6 +232,8 @@ class AppsPageTest(unittest.TestCase):
         wait_for("only the game", lambda: self.names(main) == ["Example Game"])
         entry.queryEditableText().setTextContents("gnome.console")
         wait_for("only Console, by its unit", lambda: self.names(main) == ["Console"])
+        entry.queryEditableText().setTextContents("nginx")
+        wait_for("only the container, by its command", lambda: self.names(main) == ["web-frontend"])
         entry.queryEditableText().setTextContents("")
         wait_for("all three again", lambda: len(self.names(main)) == 3)
 
