@@ -10,101 +10,10 @@
  * use, and re-sorted on each sample. */
 #include "app-names.h"
 #include "app.h"
+#include "apps-row.h"
 #include "bus-signatures.h"
 #include "history-graph.h"
 #include "usage-history.h"
-
-/* --- one row: an application or one of its processes ---------------------------------------------------- */
-
-#define APPS_TYPE_ROW (apps_row_get_type())
-G_DECLARE_FINAL_TYPE(AppsRow, apps_row, APPS, ROW, GObject)
-
-struct _AppsRow {
-        GObject parent;
-        struct _AppsRow *group; /* a process's application (not a reference); NULL for an application */
-        char *key; /* application: the daemon's group key; process: "pid start_time" */
-        char *name, *name_key; /* name_key: for sorting (g_utf8_collate_key of the folded name) */
-        GIcon *icon;
-        char *detail; /* the unit or id the name came from: the tooltip */
-        char *device;
-        char *engine; /* "gfx 40.0 %": the busiest engine */
-        double busy; /* its percent; < 0: not known */
-        guint64 vram;
-        bool has_vram;
-        char *profile, *settings;
-        char *search; /* application: its folded name, key, detail and commands, which the search matches; process: its
-                         command */
-        guint processes; /* application: how many */
-        bool named; /* application: its name looked up */
-        bool seen;
-
-        /* application */
-        GListStore *children; /* AppsRow processes */
-        GPtrArray *added; /* processes appended on this update, spliced in at its end */
-        UsageHistory history; /* the busiest engine's percent at each sample */
-
-        /* process */
-        guint32 pid;
-        guint64 start_time;
-        char *comm;
-        char *procname; /* the executable's name, as rules match it (GetProcess's facts); NULL until known */
-        guint64 settings_generation; /* ConfigGeneration the settings were read at; 0: never */
-        bool fetching;
-};
-
-enum {
-        ROW_CHANGED,
-        N_ROW_SIGNALS
-};
-static guint row_signals[N_ROW_SIGNALS];
-
-G_DEFINE_FINAL_TYPE(AppsRow, apps_row, G_TYPE_OBJECT)
-
-static void apps_row_finalize(GObject *object)
-{
-        AppsRow *r = APPS_ROW(object);
-
-        g_free(r->key);
-        g_free(r->name);
-        g_free(r->name_key);
-        g_clear_object(&r->icon);
-        g_free(r->detail);
-        g_free(r->device);
-        g_free(r->engine);
-        g_free(r->profile);
-        g_free(r->settings);
-        g_free(r->search);
-        g_clear_object(&r->children);
-        g_clear_pointer(&r->added, g_ptr_array_unref);
-        usage_history_done(&r->history);
-        g_free(r->comm);
-        g_free(r->procname);
-        G_OBJECT_CLASS(apps_row_parent_class)->finalize(object);
-}
-
-static void apps_row_class_init(AppsRowClass *klass)
-{
-        G_OBJECT_CLASS(klass)->finalize = apps_row_finalize;
-        /* Its figures changed: the cells showing it redraw. */
-        row_signals[ROW_CHANGED] = g_signal_new(
-                        "changed", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 0);
-}
-
-static void apps_row_init(AppsRow *r)
-{
-        r->busy = -1;
-        r->history = USAGE_HISTORY_INIT;
-}
-
-static void row_set_name(AppsRow *r, const char *name)
-{
-        g_autofree char *folded = g_utf8_casefold(name, -1);
-
-        g_free(r->name);
-        r->name = g_strdup(name);
-        g_free(r->name_key);
-        r->name_key = g_utf8_collate_key(folded, -1);
-}
 
 static void set_text(char **field, char *text)
 {
@@ -148,52 +57,6 @@ static GListModel *create_children(gpointer item, gpointer data)
         AppsRow *r = item;
 
         return r->children ? g_object_ref(G_LIST_MODEL(r->children)) : NULL;
-}
-
-static int compare_double(double a, double b)
-{
-        return (a > b) - (a < b);
-}
-
-/* By use: the busiest engine, then VRAM, both descending, then by name. */
-static int compare_use(gconstpointer a, gconstpointer b, gpointer data)
-{
-        const AppsRow *x = a, *y = b;
-        int c = compare_double(y->busy, x->busy);
-
-        if (c)
-                return c;
-        c = (y->vram > x->vram) - (y->vram < x->vram);
-        if (c)
-                return c;
-        return g_strcmp0(x->name_key, y->name_key);
-}
-
-static int compare_name(gconstpointer a, gconstpointer b, gpointer data)
-{
-        return g_strcmp0(((const AppsRow *) a)->name_key, ((const AppsRow *) b)->name_key);
-}
-
-static int compare_device(gconstpointer a, gconstpointer b, gpointer data)
-{
-        return g_strcmp0(((const AppsRow *) a)->device, ((const AppsRow *) b)->device);
-}
-
-static int compare_engine(gconstpointer a, gconstpointer b, gpointer data)
-{
-        return compare_double(((const AppsRow *) a)->busy, ((const AppsRow *) b)->busy);
-}
-
-static int compare_vram(gconstpointer a, gconstpointer b, gpointer data)
-{
-        guint64 x = ((const AppsRow *) a)->vram, y = ((const AppsRow *) b)->vram;
-
-        return (x > y) - (x < y);
-}
-
-static int compare_profile(gconstpointer a, gconstpointer b, gpointer data)
-{
-        return g_strcmp0(((const AppsRow *) a)->profile, ((const AppsRow *) b)->profile);
 }
 
 /* --- cells ---------------------------------------------------------------------------------------------- */
@@ -538,11 +401,11 @@ static GtkWidget *build_list(AppsView *v)
         gtk_widget_add_css_class(v->column_view, "data-table");
         gtk_accessible_update_property(GTK_ACCESSIBLE(v->column_view), GTK_ACCESSIBLE_PROPERTY_LABEL,
                         _("Applications using a GPU"), -1);
-        add_column(v, COLUMN_NAME, _("Name"), compare_name, true);
-        add_column(v, COLUMN_DEVICE, _("Device"), compare_device, false);
-        add_column(v, COLUMN_ENGINE, _("Engine"), compare_engine, false);
-        add_column(v, COLUMN_VRAM, _("VRAM"), compare_vram, false);
-        add_column(v, COLUMN_PROFILE, _("Profile"), compare_profile, false);
+        add_column(v, COLUMN_NAME, _("Name"), apps_row_compare_name, true);
+        add_column(v, COLUMN_DEVICE, _("Device"), apps_row_compare_device, false);
+        add_column(v, COLUMN_ENGINE, _("Engine"), apps_row_compare_engine, false);
+        add_column(v, COLUMN_VRAM, _("VRAM"), apps_row_compare_vram, false);
+        add_column(v, COLUMN_PROFILE, _("Profile"), apps_row_compare_profile, false);
         add_column(v, COLUMN_HISTORY, _("Last Minute"), NULL, false);
         add_column(v, COLUMN_ACTIONS, _("Actions"), NULL, false);
 
@@ -551,7 +414,7 @@ static GtkWidget *build_list(AppsView *v)
         v->filter = GTK_FILTER(gtk_custom_filter_new(filter_func, v, NULL));
         filtered = gtk_filter_list_model_new(G_LIST_MODEL(g_object_ref(v->store)), g_object_ref(v->filter));
         tree = gtk_tree_list_model_new(G_LIST_MODEL(filtered), FALSE, FALSE, create_children, NULL, NULL);
-        v->use_sorter = GTK_SORTER(gtk_custom_sorter_new(compare_use, NULL, NULL));
+        v->use_sorter = GTK_SORTER(gtk_custom_sorter_new(apps_row_compare_use, NULL, NULL));
         sorter = gtk_multi_sorter_new();
         gtk_multi_sorter_append(sorter, g_object_ref(gtk_column_view_get_sorter(GTK_COLUMN_VIEW(v->column_view))));
         gtk_multi_sorter_append(sorter, g_object_ref(v->use_sorter));
@@ -771,7 +634,7 @@ static void on_get_process(GObject *source, GAsyncResult *result, gpointer data)
                         set_text(&p->procname, g_strdup(procname));
         }
         p->settings_generation = call->generation;
-        g_signal_emit(p, row_signals[ROW_CHANGED], 0);
+        apps_row_changed(p);
 }
 
 static void fetch_settings(AppsView *v, AppsRow *p, guint64 generation)
@@ -798,7 +661,7 @@ static AppsRow *group_for(AppsView *v, const char *key, GPtrArray *added)
         if (!g) {
                 g = g_object_new(APPS_TYPE_ROW, NULL);
                 g->key = g_strdup(key);
-                row_set_name(g, *key ? key : _("Unknown unit"));
+                apps_row_set_name(g, *key ? key : _("Unknown unit"));
                 g->children = g_list_store_new(APPS_TYPE_ROW);
                 g->added = g_ptr_array_new_with_free_func(g_object_unref);
                 g_hash_table_insert(v->groups, g->key, g);
@@ -849,7 +712,7 @@ static void update_process(AppsView *v, GVariant *process, guint64 generation, G
                 AppName name;
 
                 app_names_resolve(v->names, unit, container_kind, container, app_kind, app_id, comm, &name);
-                row_set_name(g, name.name);
+                apps_row_set_name(g, name.name);
                 g->icon = g_steal_pointer(&name.icon);
                 g->detail = g_steal_pointer(&name.detail);
                 g->named = true;
@@ -872,7 +735,7 @@ static void update_process(AppsView *v, GVariant *process, guint64 generation, G
                 p->pid = pid;
                 p->start_time = start_time;
                 p->comm = g_strdup(comm);
-                row_set_name(p, title);
+                apps_row_set_name(p, title);
                 p->detail = g_strdup(unit);
                 p->search = g_strdup(comm);
                 g_hash_table_insert(v->procs, p->key, p);
@@ -994,10 +857,10 @@ void apps_view_update(AppsView *v, GVariant *devices, GVariant *groups, GVariant
 
         g_hash_table_iter_init(&it, v->procs);
         while (g_hash_table_iter_next(&it, NULL, &value))
-                g_signal_emit(value, row_signals[ROW_CHANGED], 0);
+                apps_row_changed(value);
         g_hash_table_iter_init(&it, v->groups);
         while (g_hash_table_iter_next(&it, NULL, &value))
-                g_signal_emit(value, row_signals[ROW_CHANGED], 0);
+                apps_row_changed(value);
         /* The figures changed under the sorter and the filter: order and matches anew. */
         gtk_sorter_changed(v->use_sorter, GTK_SORTER_CHANGE_DIFFERENT);
         if (*v->search)
