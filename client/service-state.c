@@ -116,5 +116,8 @@ ServiceState service_state_from_error(const char *error_name, const char *messag
 
 ServiceState service_state_from_source(const char *state)
 {
-        return equal(state, "ready") ? SERVICE_RUNNING : SERVICE_SOURCE_UNAVAILABLE;
+        /* Not loaded while nobody samples, or turned off by the administrator: nothing is wrong. */
+        if (equal(state, "ready") || equal(state, "idle") || equal(state, "disabled"))
+                return SERVICE_RUNNING;
+        return SERVICE_SOURCE_UNAVAILABLE;
 }

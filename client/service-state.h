@@ -40,6 +40,6 @@ bool service_state_is_failure(ServiceState s);
 ServiceState service_state_from_error(const char *error_name, const char *message, int error);
 
 /* The state a usage source's (name, state, message) of Usage.Sources means: SERVICE_RUNNING when it is
- * "ready", SERVICE_SOURCE_UNAVAILABLE otherwise (show the daemon's message beside the words, escaped where
- * it goes to a terminal). */
+ * "ready", "idle" or "disabled", SERVICE_SOURCE_UNAVAILABLE otherwise (it failed) (show the daemon's message beside the
+ * words, escaped where it goes to a terminal). */
 ServiceState service_state_from_source(const char *state);

@@ -285,7 +285,7 @@ static void refresh_done(Refresh *r)
                                 app_show_running(app);
                 }
                 if (r->groups && r->processes)
-                        apps_view_update(app->apps, r->groups, r->processes);
+                        apps_view_update(app->apps, r->devices, r->groups, r->processes);
                 app->refreshing = false;
                 if (app->refresh_again) {
                         app->refresh_again = false;

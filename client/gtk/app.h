@@ -94,9 +94,11 @@ void gpus_view_free(GpusView *v);
 /* view-apps.c */
 AppsView *apps_view_new(App *app);
 GtkWidget *apps_view_widget(AppsView *v);
-void apps_view_update(AppsView *v, GVariant *groups, GVariant *processes);
+/* devices: ListGpuDevices (NULL: as before); groups: ListGpuGroups("application"); processes:
+ * ListGpuProcessesAttributed. */
+void apps_view_update(AppsView *v, GVariant *devices, GVariant *groups, GVariant *processes);
 void apps_view_free(AppsView *v);
-/* Shows and focuses the search entry (Ctrl+F). */
+/* Shows the search entry and gives it the keyboard focus (Ctrl+F). */
 void apps_view_search(AppsView *v);
 
 /* dialog-explain.c: the daemon's explanation of one process, in a window of its own. */

@@ -43,6 +43,9 @@ StateView *state_view_new(GtkWidget *views, GtkWidget **ret_widget)
         gtk_widget_add_css_class(v->banner_title, "heading");
         for (GtkWidget *const *l = (GtkWidget *const[]){ v->banner_title, v->banner_text, NULL }; *l; l++) {
                 gtk_label_set_wrap(GTK_LABEL(*l), TRUE);
+                /* Messages hold paths and library names: break them too, or one long word sets the
+                 * window's least width. */
+                gtk_label_set_wrap_mode(GTK_LABEL(*l), PANGO_WRAP_WORD_CHAR);
                 gtk_label_set_xalign(GTK_LABEL(*l), 0);
                 gtk_label_set_selectable(GTK_LABEL(*l), FALSE);
                 gtk_box_append(GTK_BOX(texts), *l);

@@ -63,6 +63,8 @@ static void test_from_source(void)
 {
         g_assert_cmpint(service_state_from_source("ready"), ==, SERVICE_RUNNING);
         g_assert_cmpint(service_state_from_source("unavailable"), ==, SERVICE_SOURCE_UNAVAILABLE);
+        g_assert_cmpint(service_state_from_source("idle"), ==, SERVICE_RUNNING);
+        g_assert_cmpint(service_state_from_source("disabled"), ==, SERVICE_RUNNING);
         /* A state this client does not know is not "ready". */
         g_assert_cmpint(service_state_from_source("degraded"), ==, SERVICE_SOURCE_UNAVAILABLE);
 }

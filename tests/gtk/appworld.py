@@ -233,14 +233,14 @@ class AppWorld(World):
         return r.stdout.strip()
 
     def start_daemon(self, rescan="100ms", log_level="debug", root="/", uid=None, bus_policy="", pci_ids="",
-                     sensors=False, nvml_script=None, script=SCRIPT):
+                     sensors=False, nvml_script=None, script=SCRIPT, home_pids=(4100, 4200)):
         """rescan: RescanIntervalSec= (short for the test, the default for the benchmark). root: the daemon's
         --root, which must hold the scratch directory (the processes' $HOME is given below it). uid: the
         fixture processes' and the scratch $HOME's owner (default: ours). bus_policy: more <policy> elements
         for the private bus. pci_ids: the PCI ID database ([Usage] PCIIDs=; PCI_IDS_FIXTURE names the card),
         "" for none (the card unnamed, whatever the host has installed). sensors: the card has hwmon files
-        (HWMON_SCRIPT). nvml_script: the fixture NVML's script (NVML_RTX4070, say); None: NVML off.
-        script: the usage fixture's script ({uid} filled in), its first line the card's node."""
+        (HWMON_SCRIPT). nvml_script: the fixture NVML's script (NVML_RTX4070, say); None: NVML off. script:
+        the fixture script ({uid} is filled in), home_pids: its processes whose $HOME is the scratch home."""
         d = self.dir
         uid = os.getuid() if uid is None else uid
         self.proc, self.sys, self.home = (os.path.join(d, n) for n in ("proc", "sys", "home"))
@@ -253,7 +253,7 @@ class AppWorld(World):
         self.fixture_step(1)
         # The processes' $HOME, which picks the user's rc files: the daemon finds it below its root.
         home = os.path.join("/", os.path.relpath(self.home, root))
-        for pid in (4100, 4200):
+        for pid in home_pids:
             with open(os.path.join(self.proc, str(pid), "environ"), "wb") as f:
                 f.write(b"PATH=/usr/bin\0HOME=" + home.encode() + b"\0")
         os.makedirs(os.path.join(self.home, ".nv"))
@@ -326,6 +326,19 @@ class AppWorld(World):
 
     def watchers(self):
         return self.busctl("get-property", ROOT_PATH, "Usage", "Watchers")
+
+    def watch_usage(self, interval_usec=1000000):
+        """A WatchUsage descriptor of the test's own (the caller closes it): the daemon samples while it
+        is open, whether the app watches or not."""
+        from gi.repository import Gio, GLib
+        flags = Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION
+        bus = Gio.DBusConnection.new_for_address_sync(self.address, flags, None, None)
+        _, fds = bus.call_with_unix_fd_list_sync(BUS_NAME, ROOT_PATH, BUS_NAME + ".Usage", "WatchUsage",
+                                                 GLib.Variant("(t)", (interval_usec,)), GLib.VariantType("(h)"),
+                                                 Gio.DBusCallFlags.NONE, -1, None, None)
+        fd = fds.get(0)
+        bus.close_sync(None)
+        return fd
 
     def start_app(self, env=None, args=()):
         """env: more variables for the app (LANGUAGE=de, for instance); args: more arguments (reports to

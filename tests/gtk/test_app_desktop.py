@@ -129,6 +129,34 @@ class DesktopTest(unittest.TestCase):
         """Tab as xdotool types it, like every key of this test."""
         return self.a11y.tab_to(root, what, pred, press_tab=lambda: self.key("Tab"))
 
+    def tab_to_row(self, root, name, limit=20):
+        """Presses Tab until the focus is on the Applications row of name. The focused nodes there all have
+        one role and name (GTK 4.8 gives a list's rows no accessible name of their own), so a move is told
+        by the node's place and first label."""
+        def place(a):
+            if a is None:
+                return None
+            label = self.pyatspi.findDescendant(a, lambda x: x is not None and x.getRoleName() == "label")
+            return self.a11y.role_name(a), a.getIndexInParent(), label.name if label is not None else None
+
+        node, seen = self.focused(root), []
+        for _ in range(limit):
+            if node is not None and self.row_named(node, name):
+                return node
+            before = place(node)
+            self.key("Tab")
+            node = wait_for("the focus to move", lambda: self.focused(root, lambda a: place(a) != before))
+            seen.append(place(node))
+        raise AssertionError(f"Tab never reached the row {name}; focus went through {seen}")
+
+    def row_named(self, node, name):
+        """Whether node is a row of the Applications column view, or the tree expander in its first cell
+        (which takes the focus), whose first label is name."""
+        if node.getRoleName() not in ("table row", "panel"):
+            return False
+        label = self.pyatspi.findDescendant(node, lambda a: a is not None and a.getRoleName() == "label")
+        return label is not None and label.name == name
+
     def page_tab(self, title):
         return wait_for(f"the page tab {title}", lambda: self.pyatspi.findDescendant(
             self.main, lambda a: a is not None and a.getRoleName() == "page tab" and a.name == title))
@@ -251,12 +279,18 @@ class DesktopTest(unittest.TestCase):
         self.key("Return")
         wait_for("the page Applications selected",
                  lambda: self.has(self.page_tab("Applications"), self.pyatspi.STATE_SELECTED))
-        # Applications start collapsed: Return on the application's row expands it.
-        self.tab_to(self.main, "the application org.example.Game",
-                    lambda a: a.getRoleName() == "list item" and a.name == "org.example.Game")
+        # Applications start collapsed: Return on the application's row expands it; Down moves to its
+        # process's row, Tab into the row's buttons.
+        self.tab_to_row(self.main, "org.example.Game")
         self.key("Return")
+        wait_for("glxgears's row", lambda: self.pyatspi.findDescendant(
+            self.main, lambda a: a is not None and self.row_named(a, "glxgears (4100)")))
+        self.key("Down")
+        wait_for("the focus on glxgears's row", lambda: self.focused(
+            self.main, lambda a: self.row_named(a, "glxgears (4100)")))
         self.tab_to(self.main, "glxgears's Explain button",
                     lambda a: a.getRoleName() == "push button" and a.name == "Explain glxgears (4100)")
+        names.update(self.control_names(self.main))  # the process's buttons, now that its row is shown
         self.key("Return")
         explain = wait_for("the explanation window", lambda: self.window("Explanation of glxgears (4100)"))
         names.update(self.control_names(explain))

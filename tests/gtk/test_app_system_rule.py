@@ -295,10 +295,10 @@ def drive(t, w):
     w.start_app()
     main = wait_for("the app's window", lambda: t.window("nvprofiled"))
     t.show_page(main, "Applications")
-    wait_for("the Flatpak application's row", lambda: t.row_texts(main, "org.example.Game"))
-    t.expand_by_keyboard(main, "org.example.Game", "glxgears (4100)")
+    wait_for("the Flatpak application's row", lambda: t.table_row(main, "org.example.Game"))
+    t.expand(main, "org.example.Game", "glxgears (4100)")
     wait_for("glxgears's profile", lambda: [
-        s for s in t.row_texts(main, "glxgears (4100)") or [] if "GLThreadedOptimizations = true" in s])
+        s for s in t.cells(main, "glxgears (4100)") or [] if "GLThreadedOptimizations = true" in s])
 
     t.click(t.button(main, "Add a rule for glxgears (4100)"))
     dialog = wait_for("the Add a Rule dialog", lambda: t.window("Add a Rule"))
@@ -334,7 +334,7 @@ def drive(t, w):
     tell("changed")
     wait_for("the dialog to close", lambda: t.window("Add a Rule") is None)
     wait_for("the new setting in glxgears's row", lambda: [
-        s for s in t.row_texts(main, "glxgears (4100)") or [] if "GLFSAAMode = 5" in s])
+        s for s in t.cells(main, "glxgears (4100)") or [] if "GLFSAAMode = 5" in s])
     w.screenshot("system-rule-applied")
     tell("shown")
 

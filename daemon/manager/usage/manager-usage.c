@@ -317,10 +317,15 @@ void manager_usage_source_state(Manager *m, const char *source, const char **ret
         ManagerUsage *u = m->usage;
 
         if (streq(source, USAGE_SOURCE_NVML)) {
+                /* Neither is a failure: clients show a warning only for "unavailable". */
+                if (!m->config.nvml) {
+                        *ret_state = "disabled";
+                        *ret_message = "NVML disabled (NVML=no)";
+                        return;
+                }
                 if (!u || !u->nvml) {
-                        *ret_state = "unavailable";
-                        *ret_message = m->config.nvml ? "NVML not loaded: it is loaded only while sampling runs"
-                                                      : "NVML disabled (NVML=no)";
+                        *ret_state = "idle";
+                        *ret_message = "NVML not loaded: it is loaded only while sampling runs";
                         return;
                 }
                 *ret_state = nvml_source_state(u->nvml) == NVML_SOURCE_READY ? "ready" : "unavailable";

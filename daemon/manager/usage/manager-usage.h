@@ -152,7 +152,8 @@ const NvmlSource *manager_usage_nvml(Manager *m);
 uint64_t manager_usage_interval(Manager *m);
 unsigned manager_usage_n_watchers(Manager *m);
 uint64_t manager_usage_n_samples(Manager *m);
-/* (state, message) of a source: "ready" or "unavailable". */
+/* (state, message) of a source: "ready", "idle" (not loaded while nobody samples), "disabled" (by the
+ * configuration) or "unavailable" (it failed: see the message). */
 void manager_usage_source_state(Manager *m, const char *source, const char **ret_state, const char **ret_message);
 
 /* Fast sampling while the watch exists: every interval_usec (0: UsageWatchInterval=), never faster than
