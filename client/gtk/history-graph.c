@@ -18,6 +18,7 @@ struct _HistoryGraph {
         HistoryGraphStyle style;
         HistoryGraphUnit unit;
         UsageHistory samples; /* those in [now - window, now] at the last history_graph_set() */
+        char *label, *description; /* as last given to the accessible: a screen reader hears changes only */
         uint64_t now_usec, window_usec;
         double max;
 };
@@ -29,6 +30,8 @@ static void history_graph_finalize(GObject *object)
         HistoryGraph *self = HISTORY_GRAPH(object);
 
         usage_history_done(&self->samples);
+        g_free(self->label);
+        g_free(self->description);
         G_OBJECT_CLASS(history_graph_parent_class)->finalize(object);
 }
 
@@ -59,6 +62,23 @@ static char *format_value(HistoryGraphUnit unit, double value)
         return format_percent(value);
 }
 
+static double y_of(double value, double y0, double h, double scale)
+{
+        return y0 + h - MIN(value, scale) / scale * h;
+}
+
+/* The line through the known columns [start, end): from the run's left edge through each column's
+ * centre to its right edge. */
+static void trace_run(cairo_t *cr, const double *columns, size_t start, size_t end, double x0, double y0,
+                double column_w, double h, double scale)
+{
+        cairo_new_path(cr);
+        cairo_move_to(cr, x0 + (double) start * column_w, y_of(columns[start], y0, h, scale));
+        for (size_t i = start; i < end; i++)
+                cairo_line_to(cr, x0 + ((double) i + 0.5) * column_w, y_of(columns[i], y0, h, scale));
+        cairo_line_to(cr, x0 + (double) end * column_w, y_of(columns[end - 1], y0, h, scale));
+}
+
 static void draw_line(HistoryGraph *self, cairo_t *cr, double x0, double y0, double w, double h, double scale,
                 const GdkRGBA *accent)
 {
@@ -82,19 +102,14 @@ static void draw_line(HistoryGraph *self, cairo_t *cr, double x0, double y0, dou
                 }
                 for (end = c; end < n && columns[end] >= 0; end++)
                         ;
-                cairo_new_path(cr);
-                cairo_move_to(cr, x0 + (double) c * column_w, y0 + h - MIN(columns[c], scale) / scale * h);
-                for (size_t i = c; i < end; i++)
-                        cairo_line_to(cr, x0 + ((double) i + 0.5) * column_w,
-                                        y0 + h - MIN(columns[i], scale) / scale * h);
-                cairo_line_to(cr, x0 + (double) end * column_w, y0 + h - MIN(columns[end - 1], scale) / scale * h);
-                cairo_save(cr);
+                /* The area under the line, faint; then the line itself over it. */
+                trace_run(cr, columns, c, end, x0, y0, column_w, h, scale);
                 cairo_line_to(cr, x0 + (double) end * column_w, y0 + h);
                 cairo_line_to(cr, x0 + (double) c * column_w, y0 + h);
                 cairo_close_path(cr);
                 source_rgba(cr, accent, 0.25);
                 cairo_fill(cr);
-                cairo_restore(cr);
+                trace_run(cr, columns, c, end, x0, y0, column_w, h, scale);
                 source_rgba(cr, accent, 1);
                 cairo_set_line_width(cr, self->style == HISTORY_GRAPH_FULL ? 1.5 : 1);
                 cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
@@ -252,7 +267,16 @@ void history_graph_set(GtkWidget *graph, const UsageHistory *history, uint64_t n
         description = describe(self, history, what);
         /* TRANSLATORS: a graph's accessible name: what it shows the history of */
         label = g_strdup_printf(_("%s history"), what);
-        gtk_accessible_update_property(GTK_ACCESSIBLE(graph), GTK_ACCESSIBLE_PROPERTY_LABEL, label,
-                        GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description, -1);
+        if (g_strcmp0(label, self->label) != 0) {
+                gtk_accessible_update_property(GTK_ACCESSIBLE(graph), GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
+                g_free(self->label);
+                self->label = g_steal_pointer(&label);
+        }
+        if (g_strcmp0(description, self->description) != 0) {
+                gtk_accessible_update_property(
+                                GTK_ACCESSIBLE(graph), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, description, -1);
+                g_free(self->description);
+                self->description = g_steal_pointer(&description);
+        }
         gtk_widget_queue_draw(graph);
 }

@@ -10,6 +10,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -135,6 +136,11 @@ class World:
         except OSError:
             return ""
 
+    def write_logs(self, *names):
+        """The ends of these processes' logs to stderr: what a failing test shows."""
+        for name in names:
+            sys.stderr.write(f"--- {name} log ---\n{self.log(name)}\n")
+
     def stop(self):
         """Kills what spawn() started, last first."""
         for name, p, log in reversed(self.procs):
@@ -155,6 +161,27 @@ class World:
         self.stop()
         shutil.rmtree(self.dir, ignore_errors=True)
 
+
+
+def text_of(node) -> str:
+    """A node's text: its Text interface's whole text (GTK 4.8 answers "" to getText(0, -1)), else its name;
+    no-break spaces (g_format_size() puts one before the unit) as spaces."""
+    try:
+        t = node.queryText()
+        text = t.getText(0, t.characterCount)
+    except NotImplementedError:
+        text = node.name or ""
+    return text.replace("\xa0", " ")
+
+
+def click(node) -> None:
+    """Does the node's click (else activate, press, else first) action, as a pointer click would."""
+    action = node.queryAction()
+    for i in range(action.nActions):
+        if action.getName(i) in ("click", "activate", "press"):
+            action.doAction(i)
+            return
+    action.doAction(0)
 
 
 class AppWorld(World):
