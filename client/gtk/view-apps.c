@@ -23,6 +23,17 @@ static void set_text(char **field, char *text)
 
 /* --- the view ------------------------------------------------------------------------------------------- */
 
+typedef enum Column {
+        COLUMN_NAME,
+        COLUMN_DEVICE,
+        COLUMN_ENGINE,
+        COLUMN_VRAM,
+        COLUMN_PROFILE,
+        COLUMN_HISTORY,
+        COLUMN_ACTIONS,
+        N_COLUMNS,
+} Column;
+
 struct AppsView {
         App *app;
         AppNames *names;
@@ -30,6 +41,9 @@ struct AppsView {
         GtkWidget *search_bar, *search_entry;
         GtkWidget *summary;
         GtkWidget *column_view;
+        GtkColumnViewColumn *columns[N_COLUMNS];
+        guint narrow_idle; /* the columns follow the page's width once the layout is done */
+        int width;
         GListStore *store; /* AppsRow applications */
         GHashTable *groups; /* key -> AppsRow application (the store holds them) */
         GHashTable *procs; /* "pid start_time" -> AppsRow process (its application's children hold them) */
@@ -60,17 +74,6 @@ static GListModel *create_children(gpointer item, gpointer data)
 }
 
 /* --- cells ---------------------------------------------------------------------------------------------- */
-
-typedef enum Column {
-        COLUMN_NAME,
-        COLUMN_DEVICE,
-        COLUMN_ENGINE,
-        COLUMN_VRAM,
-        COLUMN_PROFILE,
-        COLUMN_HISTORY,
-        COLUMN_ACTIONS,
-        N_COLUMNS,
-} Column;
 
 static AppsRow *cell_row(GtkListItem *li)
 {
@@ -318,6 +321,7 @@ static void add_column(AppsView *v, Column column, const char *title, GCompareDa
         gtk_column_view_column_set_resizable(c, TRUE);
         gtk_column_view_column_set_expand(c, expand);
         gtk_column_view_append_column(GTK_COLUMN_VIEW(v->column_view), c);
+        v->columns[column] = c; /* the column view holds it */
         g_object_unref(c);
 }
 
@@ -353,6 +357,41 @@ void apps_view_search(AppsView *v)
 {
         gtk_search_bar_set_search_mode(GTK_SEARCH_BAR(v->search_bar), TRUE);
         gtk_widget_grab_focus(v->search_entry);
+}
+
+/* --- narrow windows ------------------------------------------------------------------------------------- */
+
+/* The least page width at which each column is shown: in a narrow window (a phone, half a small screen)
+ * the name, the busiest engine and the memory stay; the rest comes back as the width allows. Return on a
+ * process's row still explains it when Actions is hidden. */
+static const int column_min_width[N_COLUMNS] = {
+        [COLUMN_ACTIONS] = 480,
+        [COLUMN_DEVICE] = 760,
+        [COLUMN_PROFILE] = 760,
+        [COLUMN_HISTORY] = 900,
+};
+
+static gboolean on_narrow_idle(gpointer data)
+{
+        AppsView *v = data;
+
+        v->narrow_idle = 0;
+        for (Column c = 0; c < N_COLUMNS; c++)
+                gtk_column_view_column_set_visible(v->columns[c], v->width >= column_min_width[c]);
+        return G_SOURCE_REMOVE;
+}
+
+/* GTK 4.8 has no breakpoints: a drawing area as wide as the page, and no taller than nothing, tells its
+ * width. Columns change after the layout, not in it. */
+static void on_page_resize(GtkDrawingArea *probe, int width, int height, gpointer data)
+{
+        AppsView *v = data;
+
+        if (width == v->width)
+                return;
+        v->width = width;
+        if (v->narrow_idle == 0)
+                v->narrow_idle = g_idle_add(on_narrow_idle, v);
 }
 
 /* --- the view ------------------------------------------------------------------------------------------- */
@@ -431,6 +470,14 @@ static GtkWidget *build_list(AppsView *v)
         gtk_box_append(GTK_BOX(box), top);
         gtk_box_append(GTK_BOX(box), v->search_bar);
         gtk_box_append(GTK_BOX(box), scrolled);
+        {
+                GtkWidget *probe = gtk_drawing_area_new();
+
+                gtk_widget_set_hexpand(probe, TRUE);
+                gtk_accessible_update_state(GTK_ACCESSIBLE(probe), GTK_ACCESSIBLE_STATE_HIDDEN, TRUE, -1);
+                g_signal_connect(probe, "resize", G_CALLBACK(on_page_resize), v);
+                gtk_box_append(GTK_BOX(box), probe);
+        }
         gtk_search_bar_set_key_capture_widget(GTK_SEARCH_BAR(v->search_bar), box);
         return box;
 }
@@ -462,6 +509,7 @@ GtkWidget *apps_view_widget(AppsView *v)
 
 void apps_view_free(AppsView *v)
 {
+        g_clear_handle_id(&v->narrow_idle, g_source_remove);
         g_hash_table_unref(v->groups);
         g_hash_table_unref(v->procs);
         g_hash_table_unref(v->device_names);

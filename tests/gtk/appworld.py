@@ -433,6 +433,34 @@ class AtSpi:
     def role_name(node):
         return (node.getRoleName(), node.name) if node is not None else None
 
+    def texts(self, node):
+        """The texts of node's labels, in order."""
+        found = self.pyatspi.findAllDescendants(node, lambda a: a is not None and a.getRoleName() == "label")
+        return [text_of(a) for a in found]
+
+    def table_row(self, root, name):
+        """The Applications column view's row whose first cell starts with the label name (an application
+        or a process), or None."""
+        body = self.pyatspi.findDescendant(root, lambda a: a is not None and a.getRoleName() == "list" and
+                                           a.parent is not None and a.parent.getRoleName() == "tree table")
+        for i in range(body.childCount if body is not None else 0):
+            row = body.getChildAtIndex(i)
+            if row is not None and row.childCount and self.texts(row.getChildAtIndex(0))[:1] == [name]:
+                return row
+        return None
+
+    def expand_row(self, root, title, child):
+        """Expands the application row titled title by its expander (GTK's listitem.expand action of the
+        first cell's GtkTreeExpander); returns the row of child (a process), shown only then."""
+        row = wait_for(f"the row {title}", lambda: self.table_row(root, title))
+        expander = row.getChildAtIndex(0).getChildAtIndex(0)
+        action = expander.queryAction()
+        names = [action.getName(i) for i in range(action.nActions)]
+        if "listitem.expand" not in names:
+            raise AssertionError(f"the row {title} has no expand action: {names}")
+        action.doAction(names.index("listitem.expand"))
+        return wait_for(f"{child} shown once {title} is expanded", lambda: self.table_row(root, child))
+
     def tab_to(self, root, what, pred, press_tab=None, limit=40):
         """Presses Tab (press_tab, else key("Tab")) until the focused node satisfies pred, at most limit
         times (a bound, not a timing); returns it."""

@@ -117,15 +117,7 @@ class AppTest(unittest.TestCase):
         return node.queryComponent().getExtents(0).height  # 0: ATSPI_COORD_TYPE_SCREEN; only the size is used
 
     def table_row(self, main, name):
-        """The column view's row whose first cell starts with the label name (an application or a process),
-        or None."""
-        body = self.pyatspi.findDescendant(main, lambda a: a is not None and a.getRoleName() == "list" and
-                                           a.parent is not None and a.parent.getRoleName() == "tree table")
-        for i in range(body.childCount if body is not None else 0):
-            row = body.getChildAtIndex(i)
-            if row is not None and row.childCount and self.texts(row.getChildAtIndex(0))[:1] == [name]:
-                return row
-        return None
+        return self.a11y.table_row(main, name)
 
     def cells(self, main, name):
         """The label texts of the row table_row() finds, or None."""
@@ -133,18 +125,10 @@ class AppTest(unittest.TestCase):
         return self.texts(row) if row is not None else None
 
     def expand(self, main, title, child):
-        """Expands the application row titled title by its expander; child (a process row's name) is in
-        the view only then."""
-        row = wait_for(f"the row {title}", lambda: self.table_row(main, title))
+        """Expands the application row titled title; child (a process row's name) is in the view only
+        then."""
         self.assertIsNone(self.table_row(main, child), f"{child} is shown before {title} is expanded")
-        # The first cell's GtkTreeExpander has GTK's listitem.expand action (its icon, named "Expand" in
-        # English, has none).
-        expander = row.getChildAtIndex(0).getChildAtIndex(0)
-        action = expander.queryAction()
-        names = [action.getName(i) for i in range(action.nActions)]
-        self.assertIn("listitem.expand", names)
-        action.doAction(names.index("listitem.expand"))
-        wait_for(f"{child} shown once {title} is expanded", lambda: self.table_row(main, child))
+        self.a11y.expand_row(main, title, child)
 
     def show_page(self, main, title):
         tab = wait_for(f"page tab {title}", lambda: self.find(main, "page tab", name=title))

@@ -16,17 +16,40 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 import unittest
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from appworld import (APP, CORPUS, DAEMON, FIXTURE_TOOL, POLICY, REPORT, TOOLS, WAIT,  # noqa: E402
-                      AppWorld, AtSpi, wait_for)
+from appworld import (APP, CORPUS, DAEMON, FIXTURE_TOOL, NVML_FIXTURE, NVML_RTX4070,  # noqa: E402
+                      PCI_IDS_FIXTURE, POLICY, REPORT, SCRIPT, TOOLS, WAIT, AppWorld, AtSpi, text_of, wait_for)
 
 SHOTS = os.environ.get("NVPROFILED_APPSTREAM_SCREENSHOT_DIR", "")
 METAINFO = os.environ.get("NVPROFILED_METAINFO", "")
 # Page title -> screenshot name, and what shows the page has its figures.
 PAGES = {"GPUs": "gpus", "Applications": "applications", "Profiles": "profiles", "Reports": "reports"}
+# The Flatpak game's desktop file, as the user's desktop has it: the Applications page names it so.
+GAME_DESKTOP = "[Desktop Entry]\nType=Application\nName=Example Game\nIcon=applications-games\nExec=true\n"
+GAME = "Example Game"
+# A minute's worth of use to draw: the game's and ollama's gfx percent, second by second.
+GAME_LOAD = [40, 55, 70, 85, 60, 35, 50, 90, 75, 45, 30, 65]
+OLLAMA_LOAD = [25, 10, 5, 20, 45, 60, 30, 10, 15, 40, 55, 20]
+
+
+def busy_script():
+    """SCRIPT's devices and processes, then a step a second with the loads above."""
+    head = SCRIPT[:SCRIPT.index("step 1")]
+    steps, game_ns, ollama_ns = [], 1000000000, 0
+    for i, (g, o) in enumerate(zip([0] + GAME_LOAD, [0] + OLLAMA_LOAD), start=1):
+        game_ns += g * 10000000
+        ollama_ns += o * 10000000
+        steps.append(f"step {i}\n"
+                     f"fdinfo 4100 5 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=11 "
+                     f"drm-engine-gfx={game_ns}_ns drm-resident-vram=262144_KiB\n"
+                     f"fdinfo 4200 3 keys drm-driver=amdgpu drm-pdev=0000:03:00.0 drm-client-id=12 "
+                     f"drm-engine-gfx={ollama_ns}_ns drm-resident-vram=524288_KiB\n"
+                     f"clock {i * 1000000}\n")
+    return head + "".join(steps)
 
 
 class ScreenshotTest(unittest.TestCase):
@@ -35,6 +58,8 @@ class ScreenshotTest(unittest.TestCase):
         missing = [n for n, v in (("NVPROFILED_BIN", DAEMON), ("NVPROFILED_GTK_BIN", APP),
                                   ("NVPROFILED_USAGE_FIXTURE", FIXTURE_TOOL), ("NVPROFILED_DBUS_POLICY", POLICY),
                                   ("NVPROFILED_METAINFO", METAINFO)) if not v or not os.path.exists(v)]
+        if not NVML_FIXTURE or not os.path.exists(NVML_FIXTURE):
+            missing.append("NVPROFILED_NVML_FIXTURE")
         if missing:
             raise unittest.SkipTest("not built or not set: " + ", ".join(missing))
         if not SHOTS:
@@ -51,7 +76,13 @@ class ScreenshotTest(unittest.TestCase):
         cls.addClassCleanup(cls.w.teardown)
         cls.w.start_x_and_session()
         cls.w.start_window_manager()
-        cls.w.start_daemon()
+        # What the screenshots show: the amdgpu card by its product name with its sensors, an RTX 4070
+        # through the fixture NVML, the game by its desktop file's name.
+        cls.w.start_daemon(pci_ids=PCI_IDS_FIXTURE, sensors=True, nvml_script=NVML_RTX4070, script=busy_script())
+        cls.data_dirs = os.path.join(cls.w.dir, "xdg-data")
+        os.makedirs(os.path.join(cls.data_dirs, "applications"))
+        with open(os.path.join(cls.data_dirs, "applications", "org.example.Game.desktop"), "w") as f:
+            f.write(GAME_DESKTOP)
         cls.a11y = AtSpi()
         cls.pyatspi = cls.a11y.pyatspi
 
@@ -64,6 +95,7 @@ class ScreenshotTest(unittest.TestCase):
             raise
 
     def start_app(self, env=None):
+        env = dict(env or {}, XDG_DATA_DIRS=f"{self.data_dirs}:/usr/share")
         self.w.start_app(env=env, args=[self.report])
         self.addCleanup(self.stop_app, self.w.app)
         self.main = wait_for("the app's window", lambda: self.a11y.window("nvprofiled"))
@@ -117,18 +149,25 @@ class ScreenshotTest(unittest.TestCase):
     def screenshots_case(self):
         self.start_app(env={"ADW_DEBUG_COLOR_SCHEME": "default"})
         self.resize(1000, 700)
-        self.w.fixture_step(2)
+        # The loads, a second apart, while the app watches: its graphs and sparklines fill.
+        for step in range(2, len(GAME_LOAD) + 2):
+            self.w.fixture_step(step)
+            time.sleep(1)
         for title, name in PAGES.items():
             self.show_page(title)
             if title == "Applications":
-                wait_for("the application org.example.Game",
-                         lambda: self.find("list item", lambda a: a.name == "org.example.Game"))
+                wait_for(f"the application {GAME} with its use", lambda: [
+                    row for row in [self.a11y.table_row(self.main, GAME)]
+                    if row is not None and "gfx" in " ".join(self.a11y.texts(row))])
             elif title == "Reports":
                 # Its kernels' rows, "INDEX  NAME", under the report's file name.
                 wait_for("the report's kernels",
                          lambda: self.find("list item", lambda a: (a.name or "").startswith("0  ")))
             elif title == "GPUs":
-                wait_for("the device's rows", lambda: self.find("list item"))
+                # The graphs have samples, and the sensors are read.
+                wait_for("the device's graphs and sensors", lambda: self.find(
+                    "image", lambda a: "peak" in (a.description or "")) and self.find(
+                    "label", lambda a: "°C" in text_of(a)))
             self.shoot(name)
             self.assertGreater(self.luminance(), 0.8, f"{name} is not light")
         self.show_page("GPUs")
@@ -139,8 +178,7 @@ class ScreenshotTest(unittest.TestCase):
         self.start_app(env={"ADW_DEBUG_COLOR_SCHEME": "prefer-dark"})
         self.resize(1000, 700)
         self.show_page("Applications")
-        wait_for("the application org.example.Game",
-                 lambda: self.find("list item", lambda a: a.name == "org.example.Game"))
+        wait_for(f"the application {GAME}", lambda: self.a11y.table_row(self.main, GAME))
         wait_for("a dark window", lambda: self.luminance() < 0.3)
         self.shoot("dark")
 
