@@ -186,8 +186,14 @@ class ScreenshotTest(unittest.TestCase):
         images = [el.text.strip() for el in ET.parse(METAINFO).getroot().iter("image")]
         self.assertTrue(images, "the metainfo names no screenshot")
         made = set(os.listdir(SHOTS))
+        published = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "client", "gtk",
+                                 "screenshots")
         for url in images:
             self.assertIn(os.path.basename(url), made, f"{url}: not made by this test")
+            # The address is the checkout's copy, as the repository publishes it.
+            self.assertTrue(url.endswith("/main/client/gtk/screenshots/" + os.path.basename(url)), url)
+            self.assertTrue(os.path.isfile(os.path.join(published, os.path.basename(url))),
+                            f"{url}: not in client/gtk/screenshots")
 
 
 if __name__ == "__main__":
