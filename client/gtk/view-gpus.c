@@ -47,6 +47,7 @@ typedef struct DeviceEntry {
 struct GpusView {
         App *app;
         GtkWidget *stack; /* "empty" status page or "devices" */
+        GtkWidget *empty;
         GtkWidget *cards; /* card_columns_new() */
         GHashTable *devices; /* "device source" -> DeviceEntry */
         GHashTable *series; /* "device source e|r name" -> Series: histories outlive rebuilt rows */
@@ -223,6 +224,7 @@ GpusView *gpus_view_new(App *app)
         adw_status_page_set_icon_name(ADW_STATUS_PAGE(empty), "video-display-symbolic");
         v->stack = gtk_stack_new();
         gtk_stack_add_named(GTK_STACK(v->stack), empty, "empty");
+        v->empty = empty;
         gtk_stack_add_named(GTK_STACK(v->stack), scrolled, "devices");
         g_signal_connect(v->stack, "map", G_CALLBACK(on_view_map), v);
         return v;
@@ -698,6 +700,14 @@ void gpus_view_update(GpusView *v, GVariant *devices)
                 }
         }
         n = g_hash_table_size(v->devices);
-        gtk_stack_set_visible_child_name(GTK_STACK(v->stack), n ? "devices" : "empty");
+        /* Hidden, not only behind: GTK 4.8 presents a stack's other pages to screen readers, and "No GPU"
+         * must not be read out beside the devices. */
+        if (n > 0) {
+                gtk_stack_set_visible_child_name(GTK_STACK(v->stack), "devices");
+                gtk_widget_set_visible(v->empty, FALSE);
+        } else {
+                gtk_widget_set_visible(v->empty, TRUE);
+                gtk_stack_set_visible_child_name(GTK_STACK(v->stack), "empty");
+        }
         sensors_fetch(v);
 }
