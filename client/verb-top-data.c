@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "service-state.h"
 #include "verb-top.h"
 
 #define CHECK(r)                   \
@@ -427,8 +428,12 @@ int top_watch(sd_bus *bus, uint64_t interval_usec, int *ret_fd)
         r = sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, BUS_USAGE_INTERFACE, "WatchUsage", &error, &reply, "t",
                         interval_usec);
         if (r < 0) {
+                ServiceState s = service_state_from_error(
+                                sd_bus_error_is_set(&error) ? error.name : NULL, error.message, r);
+
                 log_bus_call_error("WatchUsage", &error, r);
-                return r;
+                /* Not running, denied, unreachable: reading without a watch would only say so again. */
+                return service_state_is_failure(s) ? -ENOTCONN : r;
         }
         r = sd_bus_message_read(reply, "h", &fd);
         if (r < 0)

@@ -301,7 +301,10 @@ int verb_top(int argc, char *argv[])
 
         /* Fast sampling for as long as we run. A daemon that refuses (too many watchers of this user) is
          * still read, at our own interval. */
-        if (top_watch(bus, interval_usec, &watch_fd) < 0)
+        r = top_watch(bus, interval_usec, &watch_fd);
+        if (r == -ENOTCONN)
+                return r;
+        if (r < 0)
                 log_notice("Reading every %" PRIu64 " ms without a watch.", interval_usec / 1000);
         else
                 (void) fcntl(watch_fd, F_SETFL, fcntl(watch_fd, F_GETFL) | O_NONBLOCK);

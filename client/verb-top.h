@@ -50,7 +50,9 @@ int top_read(sd_bus *bus, TopGroup group, struct json_object **ret);
  * grouped. */
 int top_print_document(struct json_object *reading);
 
-/* The Usage.WatchUsage descriptor (the daemon samples at interval while it is open), or negative. */
+/* The Usage.WatchUsage descriptor (the daemon samples at interval while it is open), or negative:
+ * -ENOTCONN when the service cannot be asked at all (its state is logged), another error when only the
+ * watch was refused. */
 int top_watch(sd_bus *bus, uint64_t interval_usec, int *ret_fd);
 
 /* What top saw of each device's busiest engine since it started (the history line), one

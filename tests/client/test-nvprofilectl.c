@@ -494,6 +494,17 @@ static void test_not_running(void)
                 g_assert_null(strstr(err, ".service files"));
         }
         {
+                /* top says it once: no reading without a watch of a daemon that is not there. */
+                g_autofree char *err = NULL;
+                const char *first;
+
+                g_assert_cmpint(run_ctl(NULL, &err, bus_arg, "top", "--once", NULL), ==, EXIT_FAILURE);
+                first = strstr(err, expected);
+                g_assert_nonnull(first);
+                g_assert_null(strstr(first + 1, expected));
+                g_assert_null(strstr(err, "without a watch"));
+        }
+        {
                 g_autofree char *err = NULL;
 
                 g_assert_cmpint(run_ctl(NULL, &err, bus_arg, "explain", "1", NULL), ==, EXIT_FAILURE);
