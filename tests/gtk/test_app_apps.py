@@ -8,8 +8,8 @@ and driven through AT-SPI. Proves: applications are named as their desktop files
 name them, never by their unit names; the device column names the device as ListGpuDevices does; clicking
 a column's header re-sorts the rows; the search filters them; each application has a sparkline of its use;
 the selection and the expanded rows stay across updates; with 300 more processes (each in a service of
-its own) the page is filled in under 1 s from the app's new watch (the issue measured 6.6 s, the old page
-3.2 s here). Screenshots of the page go to $NVPROFILED_SCREENSHOT_DIR.
+its own) the page is filled in (the time from the app's new watch is the
+benchmark bench-gtk-fill's figure; the issue measured 6.6 s, the old page 3.2 s here). Screenshots of the page go to $NVPROFILED_SCREENSHOT_DIR.
 
 Every process it starts is killed in a finally clause (appworld.World.teardown); its scratch directory is
 removed there too."""
@@ -280,10 +280,15 @@ class AppsPageTest(unittest.TestCase):
             end = time.monotonic()
         finally:
             activation.wait(timeout=30)
-        sys.stderr.write(f"{total} processes filled in {end - start:.2f} s after the watch, "
-                         f"{end - shown:.2f} s after the window was asked to show\n")
+        # A figure, not an assertion (tests are never timed): `ninja -C build-release bench-gtk-fill` runs
+        # this case as the benchmark and prints it against the issue's bound.
+        figure = (f"{total} processes filled in {end - start:.2f} s after the watch, "
+                  f"{end - shown:.2f} s after the window was asked to show")
+        sys.stderr.write(figure + "\n")
+        if os.environ.get("NVPROFILED_BENCH_FILL"):
+            print(f"# bench gtk-fill: {figure}; aim < {FILL_LIMIT:.1f} s (the issue's old page: 6.6 s): "
+                  f"{'met' if end - start < FILL_LIMIT else 'missed'}", flush=True)
         self.w.screenshot("applications-300")
-        self.assertLess(end - start, FILL_LIMIT, f"{total} processes took {end - start:.2f} s to fill in")
 
         self.w.app_action("quit")
         self.assertEqual(self.w.app.wait(timeout=30), 0)
