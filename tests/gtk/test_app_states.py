@@ -33,6 +33,8 @@ STOPPED = "nvprofiled stopped"
 DENIED = "Access to nvprofiled was denied"
 UNREACHABLE = "nvprofiled cannot be reached"
 SOURCE_UNAVAILABLE = "A GPU usage source is unavailable"
+NO_GPU = "nvprofiled has found no GPU"
+NO_GPU_NEXT = "see why each is unavailable with: nvprofilectl status"
 
 # "At once": no poll or timeout in between, only the bus's and the watch's own news (2 s; more under the
 # sanitizers, whose NVPROFILED_TEST_WAIT is 150).
@@ -265,6 +267,27 @@ class StatesTest(unittest.TestCase):
         wait_for("the device's figures beside it", lambda: self.row(main, "gfx"))
         self.assert_clean(self.window_text(main), views_shown=True)
         w.screenshot("state-source-unavailable")
+        w.app_action("quit")
+        self.assertEqual(w.app.wait(timeout=WAIT), 0)
+
+        # No GPU: the daemon runs, but its sources find no device (empty /proc and /sys trees): the
+        # state's words and next step, which here rightly say there is no GPU.
+        w.stop_daemon()
+        empty = {name: os.path.join(w.dir, f"empty-{name}") for name in ("proc", "sys")}
+        for path in empty.values():
+            os.makedirs(path)
+        w.daemon_argv = [f"--proc={empty['proc']}" if a.startswith("--proc=") else
+                         f"--sys={empty['sys']}" if a.startswith("--sys=") else a for a in w.daemon_argv]
+        w.respawn_daemon()
+        w.start_app()
+        main = self.main_window()
+        self.wait_text(main, "the no-GPU state", NO_GPU)
+        self.wait_text(main, "its next step", NO_GPU_NEXT)
+        text = self.window_text(main)
+        for bad in INTERNALS:
+            self.assertNotIn(bad, text)
+        self.assertNotIn(STOPPED, text)
+        w.screenshot("state-no-gpu")
         w.app_action("quit")
         self.assertEqual(w.app.wait(timeout=WAIT), 0)
 
