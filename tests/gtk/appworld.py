@@ -350,6 +350,18 @@ class AppWorld(World):
             self.app_env["ASAN_OPTIONS"] += ":fast_unwind_on_malloc=0"
         self.app = self.spawn("app", [APP, f"--bus-address={self.address}", *args], env=self.app_env)
 
+    def quit_app(self, app):
+        """Quits app (a process start_app() started) through its quit action, as Ctrl+Q does; one that has
+        not exited within WAIT is killed, and that is a failure."""
+        if app.poll() is None:
+            self.app_action("quit", check=False)
+            try:
+                app.wait(timeout=WAIT)
+            except subprocess.TimeoutExpired:
+                os.killpg(app.pid, signal.SIGKILL)
+                app.wait()
+                raise AssertionError("the app did not quit")
+
     def app_action(self, action, check=True):
         subprocess.run(["gdbus", "call", "--session", "--dest", APP_ID, "--object-path",
                         "/" + APP_ID.replace(".", "/"), "--method", "org.gtk.Actions.Activate", action, "[]", "{}"],

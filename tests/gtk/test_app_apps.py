@@ -24,7 +24,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from appworld import (APP, DAEMON, FIXTURE_TOOL, POLICY, ROOT_PATH, TOOLS, AppWorld, AtSpi,  # noqa: E402
-                      wait_for)
+                      text_of, wait_for)
 
 CONTAINER = "3f4e5d6c7b8a" + "0" * 52
 CONSOLE_SCOPE = "app-gnome-org.gnome.Console-4242.scope"
@@ -86,14 +86,7 @@ class AppsPageTest(unittest.TestCase):
 
     # --- AT-SPI ----------------------------------------------------------------------------------------------
 
-    @staticmethod
-    def text_of(node):
-        try:
-            t = node.queryText()
-            text = t.getText(0, t.characterCount)
-        except NotImplementedError:
-            text = node.name or ""
-        return text.replace("\xa0", " ")
+    text_of = staticmethod(text_of)
 
     def labels(self, root):
         return [self.text_of(a) for a in self.pyatspi.findAllDescendants(

@@ -21,13 +21,12 @@ and its scratch directory removed, by AppWorld.teardown, whatever happened."""
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from appworld import APP, DAEMON, FIXTURE_TOOL, POLICY, TOOLS, WAIT, AppWorld, AtSpi, wait_for  # noqa: E402
+from appworld import APP, DAEMON, FIXTURE_TOOL, POLICY, TOOLS, AppWorld, AtSpi, wait_for  # noqa: E402
 
 # Roles of what a user operates (GTK 4.8's AT-SPI roles): each needs a name a screen reader can say.
 CONTROL_ROLES = {"push button", "toggle button", "check box", "radio button", "page tab", "text", "entry",
@@ -69,8 +68,7 @@ class DesktopTest(unittest.TestCase):
         except BaseException:
             if getattr(self.w, "app", None) is not None:
                 sys.stderr.write(f"app: exit status {self.w.app.poll()}\n")
-            for name in ("daemon", "app", "openbox"):
-                sys.stderr.write(f"--- {name} log ---\n{self.w.log(name)}\n")
+            self.w.write_logs("daemon", "app", "openbox")
             raise
 
     def start_app(self, color_scheme="default"):
@@ -85,14 +83,7 @@ class DesktopTest(unittest.TestCase):
 
     def stop_app(self, app):
         """Quits the app (Ctrl+Q's action); it must exit with 0 (under the sanitizers: nothing leaked)."""
-        if app.poll() is None:
-            self.w.app_action("quit", check=False)
-            try:
-                app.wait(timeout=WAIT)
-            except subprocess.TimeoutExpired:
-                os.killpg(app.pid, signal.SIGKILL)
-                app.wait()
-                raise AssertionError("the app did not quit")
+        self.w.quit_app(app)
         wait_for("Watchers 0 once the app is gone", lambda: self.w.watchers() == 0)
         self.assertEqual(app.returncode, 0, "the app's exit status")
 

@@ -25,7 +25,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from appworld import (APP, CORPUS, CTL, DAEMON, FIXTURE_TOOL, POLICY, REPORT, ROOT_PATH, TOOLS, WAIT,  # noqa: E402
-                      AppWorld, AtSpi, wait_for)
+                      AppWorld, AtSpi, text_of, wait_for)
 
 
 class AppTest(unittest.TestCase):
@@ -57,14 +57,7 @@ class AppTest(unittest.TestCase):
     def close_window(self, window):
         self.a11y.close_window(window)
 
-    @staticmethod
-    def text_of(node):
-        try:
-            t = node.queryText()
-            text = t.getText(0, t.characterCount)
-        except NotImplementedError:
-            text = node.name or ""
-        return text.replace("\xa0", " ")  # g_format_size() puts a no-break space before the unit
+    text_of = staticmethod(text_of)
 
     def find(self, root, role, name=None, contains=None):
         def pred(a):

@@ -13,8 +13,6 @@ happened."""
 
 import os
 import shutil
-import signal
-import subprocess
 import sys
 import time
 import unittest
@@ -22,7 +20,7 @@ import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from appworld import (APP, CORPUS, DAEMON, FIXTURE_TOOL, NVML_FIXTURE, NVML_RTX4070,  # noqa: E402
-                      PCI_IDS_FIXTURE, POLICY, REPORT, SCRIPT, TOOLS, WAIT, AppWorld, AtSpi, text_of, wait_for)
+                      PCI_IDS_FIXTURE, POLICY, REPORT, SCRIPT, TOOLS, AppWorld, AtSpi, text_of, wait_for)
 
 SHOTS = os.environ.get("NVPROFILED_APPSTREAM_SCREENSHOT_DIR", "")
 METAINFO = os.environ.get("NVPROFILED_METAINFO", "")
@@ -90,8 +88,7 @@ class ScreenshotTest(unittest.TestCase):
         try:
             case()
         except BaseException:
-            for name in ("daemon", "app", "openbox"):
-                sys.stderr.write(f"--- {name} log ---\n{self.w.log(name)}\n")
+            self.w.write_logs("daemon", "app", "openbox")
             raise
 
     def start_app(self, env=None):
@@ -103,14 +100,7 @@ class ScreenshotTest(unittest.TestCase):
             "search", "--onlyvisible", "--name", "^nvprofiled$", check=False) or "").split()[:1])[0]
 
     def stop_app(self, app):
-        if app.poll() is None:
-            self.w.app_action("quit", check=False)
-            try:
-                app.wait(timeout=WAIT)
-            except subprocess.TimeoutExpired:
-                os.killpg(app.pid, signal.SIGKILL)
-                app.wait()
-                raise AssertionError("the app did not quit")
+        self.w.quit_app(app)
 
     def find(self, role, pred=lambda a: True):
         return self.pyatspi.findDescendant(self.main, lambda a: a is not None and a.getRoleName() == role and pred(a))

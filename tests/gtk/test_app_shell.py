@@ -14,8 +14,6 @@ happened."""
 
 import os
 import shutil
-import signal
-import subprocess
 import sys
 import unittest
 
@@ -58,8 +56,7 @@ class ShellTest(unittest.TestCase):
         except BaseException:
             if getattr(self.w, "app", None) is not None:
                 sys.stderr.write(f"app: exit status {self.w.app.poll()}\n")
-            for name in ("daemon", "app", "openbox"):
-                sys.stderr.write(f"--- {name} log ---\n{self.w.log(name)}\n")
+            self.w.write_logs("daemon", "app", "openbox")
             raise
 
     def start_app(self, args=()):
@@ -72,14 +69,7 @@ class ShellTest(unittest.TestCase):
         wait_for("the keyboard focus in the window", lambda: self.a11y.focused(self.main))
 
     def stop_app(self, app):
-        if app.poll() is None:
-            self.w.app_action("quit", check=False)
-            try:
-                app.wait(timeout=WAIT)
-            except subprocess.TimeoutExpired:
-                os.killpg(app.pid, signal.SIGKILL)
-                app.wait()
-                raise AssertionError("the app did not quit")
+        self.w.quit_app(app)
         self.assertEqual(app.returncode, 0, "the app's exit status")
 
     # --- helpers ----------------------------------------------------------------------------------------------
