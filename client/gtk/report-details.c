@@ -210,14 +210,14 @@ static GtkWidget *rule_widget(KernelDetails *d, struct json_object *rule)
                 } else if (section) {
                         g_autofree char *uri = g_strconcat(SECTION_URI_PREFIX, section, NULL);
                         g_autofree char *href = g_markup_escape_text(uri, -1);
-                        g_autofree char *accessible = g_strdup_printf(_("Go to section %s"), text ? text : section);
+                        g_autofree char *words = g_strdup_printf(_("Go to section %s"), text ? text : section);
 
                         g_string_append_printf(markup, "<a href=\"%s\">%s</a>", href, escaped);
                         /* Its words as they are: no mnemonic in a report's text. */
-                        g_auto(GStrv) parts = g_strsplit(text ? text : section, "_", -1);
+                        g_auto(GStrv) parts = g_strsplit(words, "_", -1);
                         g_autofree char *mnemonic = g_strjoinv("__", parts);
 
-                        button = app_button_new(mnemonic, accessible);
+                        button = app_button_new(mnemonic, NULL);
                         g_object_set_data_full(G_OBJECT(button), "section", g_strdup(section), g_free);
                         g_signal_connect(button, "clicked", G_CALLBACK(on_section_button), d);
                 } else
