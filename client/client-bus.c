@@ -89,6 +89,7 @@ static const struct {
         { "ExportPageEncoded", "export the report page" },
         { "ExportRaw", "export the report's raw page" },
         { "GetAll", "read the daemon's state" },
+        { "GetDetails", "read the kernel's details" },
         { "GetInfo", "read the report" },
         { "GetMetric", "read the metric" },
         { "GetMetricNames", "list the report's metrics" },

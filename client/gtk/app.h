@@ -122,3 +122,7 @@ void reports_view_connected(ReportsView *v);
 /* The daemon came back (a restart): loads the open reports again, from their files. */
 void reports_view_reconnected(ReportsView *v);
 void reports_view_free(ReportsView *v);
+
+/* report-details.c: a kernel's sections, tables and rule advice, as `nvprofilectl report details` has them. */
+typedef struct ReportHandle ReportHandle;
+GtkWidget *kernel_details_new(App *app, ReportHandle *h, guint32 range, guint32 action);

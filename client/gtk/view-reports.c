@@ -11,6 +11,7 @@
 
 #include "app.h"
 #include "bus-names.h"
+#include "report-handle.h"
 
 struct ReportsView {
         App *app;
@@ -26,6 +27,7 @@ typedef struct Report {
         char *name;
         GFile *file; /* to load it again */
         NvpReport *proxy;
+        ReportHandle *handle; /* for the kernel pages, made on the first */
         GtkWidget *group;
         bool listed; /* its kernels are shown: a reload only replaces the proxy */
         bool loading;
@@ -42,6 +44,7 @@ static void report_free(gpointer data)
         g_free(r->name);
         g_clear_object(&r->file);
         g_clear_object(&r->proxy);
+        report_handle_unref(r->handle);
         g_ptr_array_unref(r->waiting);
         g_free(r);
 }
@@ -219,23 +222,19 @@ static void on_kernel_details(GtkButton *button, gpointer data)
         const char *kernel = g_object_get_data(G_OBJECT(button), "kernel");
         GtkWidget *window = adw_window_new();
         GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
-        KernelCall *call = g_new0(KernelCall, 1);
         g_autofree char *title = g_strdup_printf(_("Kernel %s"), kernel);
 
+        if (!r->handle)
+                r->handle = report_handle_new_proxy(r->proxy, r->name);
+        else if (report_handle_proxy(r->handle) != r->proxy)
+                report_handle_replace_proxy(r->handle, r->proxy);
         gtk_window_set_title(GTK_WINDOW(window), title);
         gtk_window_set_transient_for(GTK_WINDOW(window), r->view->app->window);
         gtk_window_set_default_size(GTK_WINDOW(window), 760, 600);
         gtk_box_append(GTK_BOX(box), adw_header_bar_new());
-        call->page = adw_preferences_page_new();
-        call->group = g_object_ref(r->group);
-        call->range = range;
-        call->action = action;
-        gtk_widget_set_vexpand(call->page, TRUE);
-        gtk_box_append(GTK_BOX(box), call->page);
+        gtk_box_append(GTK_BOX(box), kernel_details_new(r->view->app, r->handle, range, action));
         adw_window_set_content(ADW_WINDOW(window), box);
-        g_object_ref(call->page);
         gtk_window_present(GTK_WINDOW(window));
-        kernel_call_send(call);
 }
 
 /* --- the kernel list ------------------------------------------------------------------------------------ */

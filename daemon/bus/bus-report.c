@@ -612,6 +612,27 @@ static int method_export_details(sd_bus_message *m, void *userdata, sd_bus_error
         return export(m, userdata, NCU_SERVE_EXPORT_DETAILS, NULL, 0, error);
 }
 
+static int method_get_details(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        const char *why = NULL;
+        BusReportCall *call = NULL;
+        uint32_t range, action;
+        int k;
+
+        k = sd_bus_message_read(m, "uu", &range, &action);
+        if (k < 0)
+                return k;
+        k = bus_report_call_new(m, NULL, &call);
+        if (k < 0)
+                return k;
+        k = manager_report_details(userdata, range, action, on_output_done, call, &why);
+        if (k < 0) {
+                bus_report_call_free(call);
+                return refuse(error, k, why);
+        }
+        return 1;
+}
+
 /* ExportPage's options: ncu's print options by their names, each at most once. */
 #define PAGE_OPTIONS_MAX 5
 
@@ -845,6 +866,8 @@ const sd_bus_vtable bus_report_vtable[] = {
                         SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetSummary", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(uuus(ttt)(ttt)da(ssd))", summary),
                         method_get_summary, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetDetails", SD_BUS_ARGS("u", range, "u", action), SD_BUS_RESULT("h", json),
+                        method_get_details, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListActions", SD_BUS_ARGS("u", range), SD_BUS_RESULT("a(ussss(ttt)(ttt)d)", actions),
                         method_list_actions, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetMetricNames", SD_BUS_ARGS("u", range, "u", action), SD_BUS_RESULT("as", names),

@@ -163,6 +163,14 @@ class World:
 
 
 
+def missing_world() -> list[str]:
+    """The variables naming what the world runs (the daemon, the app, the CLI, the fixture tool, the bus
+    policy) that are unset or name nothing: a test skips with them."""
+    return [n for n, v in (("NVPROFILED_BIN", DAEMON), ("NVPROFILED_GTK_BIN", APP), ("NVPROFILECTL_BIN", CTL),
+                           ("NVPROFILED_USAGE_FIXTURE", FIXTURE_TOOL), ("NVPROFILED_DBUS_POLICY", POLICY))
+            if not v or not os.path.exists(v)]
+
+
 def text_of(node) -> str:
     """A node's text: its Text interface's whole text (GTK 4.8 answers "" to getText(0, -1)), else its name;
     no-break spaces (g_format_size() puts one before the unit) as spaces."""

@@ -17,6 +17,8 @@
 #include "bus-address.h"
 #include "bus-names.h"
 #include "itest-report.h"
+#include "json-util.h"
+#include "report-details-json.h"
 #include "itest.h"
 #include "test-bus.h"
 #include "test-util.h"
@@ -735,6 +737,59 @@ static void test_invalid(void)
         itest_teardown(&t);
 }
 
+/* GetDetails: one kernel's details page as JSON in a sealed memfd, the document the app makes in its own
+ * process for a report it reads itself (report-details-json.h); every action of a report; InvalidArgs for an
+ * action it lacks. */
+static void test_details(void)
+{
+        _cleanup_(ncu_report_freep) NcuReport *report = NULL;
+        g_autofree char *path = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        NcuReportLimits limits;
+        NcuReportError load_error;
+        ITest t;
+        int fd;
+
+        ncu_report_limits_default(&limits);
+        fd = itest_open_corpus(SOBEL);
+        g_assert_cmpint(ncu_report_load_fd(fd, &limits, &report, &load_error), >=, 0);
+        g_assert_cmpint(lseek(fd, 0, SEEK_SET), ==, 0);
+        itest_setup(&t);
+        itest_use_fixture_proc(&t);
+        itest_start_daemon(&t, NULL);
+        path = itest_load_report(t.bus, fd, &error);
+        close(fd);
+        if (!path)
+                g_error("LoadReport: %s: %s", error.name, error.message);
+        for (size_t r = 0; r < report->n_ranges; r++)
+                for (size_t a = 0; a < report->ranges[r].n_actions; a++) {
+                        _cleanup_(json_object_putp) struct json_object *local = NULL;
+                        g_autofree char *got = NULL;
+                        sd_bus_message *reply = NULL;
+                        gsize n;
+
+                        if (sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "GetDetails", &error,
+                                            &reply, "uu", (uint32_t) r, (uint32_t) a) < 0)
+                                g_error("GetDetails: %s: %s", error.name, error.message);
+                        got = read_sealed_memfd(reply, &n);
+                        sd_bus_message_unref(reply);
+                        g_assert_cmpint(ncu_details_json(report, r, a, &local), ==, 0);
+                        g_assert_nonnull(strstr(got, "\"sections\":[{\"identifier\":"));
+                        assert_same_json(got, json_object_to_json_string(local));
+                }
+        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "GetDetails", &error, NULL,
+                                        "uu", (uint32_t) 0, (uint32_t) report->ranges[0].n_actions),
+                        <, 0);
+        g_assert_cmpstr(error.name, ==, SD_BUS_ERROR_INVALID_ARGS);
+        sd_bus_error_free(&error);
+        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "GetDetails", &error, NULL,
+                                        "uu", (uint32_t) report->n_ranges, (uint32_t) 0),
+                        <, 0);
+        g_assert_cmpstr(error.name, ==, SD_BUS_ERROR_INVALID_ARGS);
+        sd_bus_error_free(&error);
+        itest_teardown(&t);
+}
+
 /* A parser bug in the worker: the caller gets an error, the daemon goes on serving. */
 static void test_worker_crash(void)
 {
@@ -978,6 +1033,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/report-bus/nvtx", test_nvtx);
         g_test_add_func("/report-bus/exports", test_exports);
         g_test_add_func("/report-bus/pages", test_pages);
+        g_test_add_func("/report-bus/details", test_details);
         g_test_add_func("/report-bus/diff", test_diff);
         g_test_add_func("/report-bus/worker-crash", test_worker_crash);
         g_test_add_func("/report-bus/limits-and-owner-leaving", test_limits_and_owner_leaving);

@@ -2,6 +2,7 @@
 /* The words of the details page (report-details-walk.h): breakdown labels as ncu builds them from a metric's
  * name, and rule messages, their type tag, their speedup, and their text without the markup. */
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,38 +99,59 @@ const NcuSpeedup *ncu_details_rule_speedup(const NcuRuleResult *rr, size_t i)
         return NULL;
 }
 
-char *ncu_details_plain_message(const char *s)
+void ncu_details_markup_parse(const char *s, NcuMarkupSpan span, void *userdata)
 {
-        Cell c = { .data = NULL };
+        assert(s);
+        assert(span);
 
         for (const char *p = s; *p;) {
                 const char *at = strchr(p, '@');
                 if (!at) {
-                        cell_puts(&c, p);
-                        break;
+                        span(userdata, NCU_MARKUP_TEXT, p, strlen(p), NULL, 0);
+                        return;
                 }
-                cell_append(&c, p, at - p);
+                if (at > p)
+                        span(userdata, NCU_MARKUP_TEXT, p, at - p, NULL, 0);
                 const char *end = strchr(at + 1, '@');
                 const char *kind_end = strchr(at + 1, ':');
                 if (!end || !kind_end || kind_end > end) {
-                        cell_puts(&c, "@");
+                        span(userdata, NCU_MARKUP_TEXT, "@", 1, NULL, 0);
                         p = at + 1;
                         continue;
                 }
                 size_t kind_len = kind_end - at - 1;
                 const char *body = kind_end + 1;
                 const char *colon = memchr(body, ':', end - body);
-                if (kind_len == 3 && strneq(at + 1, "url", 3) && colon) {
-                        cell_append(&c, body, colon - body);
-                        cell_puts(&c, " (");
-                        cell_append(&c, colon + 1, end - colon - 1);
-                        cell_puts(&c, ")");
-                } else if (colon)
-                        cell_append(&c, colon + 1, end - colon - 1);
+                if (kind_len == 3 && strneq(at + 1, "url", 3) && colon)
+                        span(userdata, NCU_MARKUP_URL, body, colon - body, colon + 1, end - colon - 1);
+                else if (kind_len == 7 && strneq(at + 1, "section", 7) && colon)
+                        span(userdata, NCU_MARKUP_SECTION, colon + 1, end - colon - 1, body, colon - body);
+                else if (colon)
+                        span(userdata, NCU_MARKUP_TEXT, colon + 1, end - colon - 1, NULL, 0);
                 else
-                        cell_append(&c, body, end - body);
+                        span(userdata, NCU_MARKUP_TEXT, body, end - body, NULL, 0);
                 p = end + 1;
         }
+}
+
+static void plain_span(void *userdata, NcuMarkupKind kind, const char *text, size_t n_text, const char *target,
+                size_t n_target)
+{
+        Cell *c = userdata;
+
+        cell_append(c, text, n_text);
+        if (kind == NCU_MARKUP_URL) {
+                cell_puts(c, " (");
+                cell_append(c, target, n_target);
+                cell_puts(c, ")");
+        }
+}
+
+char *ncu_details_plain_message(const char *s)
+{
+        Cell c = { .data = NULL };
+
+        ncu_details_markup_parse(s, plain_span, &c);
         cell_puts(&c, "");
         if (c.failed) {
                 cell_done(&c);

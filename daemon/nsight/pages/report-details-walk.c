@@ -892,23 +892,45 @@ static void render_action(Renderer *r)
         free(sorted);
 }
 
-int ncu_details_walk(const NcuReport *report, NcuPrintDetails level, const NcuDetailsSink *sink, void *userdata)
+static int walk_action(
+                const NcuReport *report, size_t id, NcuPrintDetails level, const NcuDetailsSink *sink, void *userdata)
 {
         Renderer r = {
                 .sink = sink,
                 .userdata = userdata,
                 .level = level,
+                .id = id,
+                .action = report->actions[id],
         };
+
+        r.arch = action_arch(r.action);
+        render_action(&r);
+        return r.error;
+}
+
+int ncu_details_walk(const NcuReport *report, NcuPrintDetails level, const NcuDetailsSink *sink, void *userdata)
+{
+        int r = 0;
 
         assert(report);
         assert(sink);
         assert(level >= 0 && level < _NCU_PRINT_DETAILS_MAX);
 
-        for (size_t i = 0; i < report->n_actions && r.error == 0; i++) {
-                r.id = i;
-                r.action = report->actions[i];
-                r.arch = action_arch(r.action);
-                render_action(&r);
-        }
-        return r.error;
+        for (size_t i = 0; i < report->n_actions && r == 0; i++)
+                r = walk_action(report, i, level, sink, userdata);
+        return r;
+}
+
+int ncu_details_walk_action(const NcuReport *report, const NcuAction *a, NcuPrintDetails level,
+                const NcuDetailsSink *sink, void *userdata)
+{
+        assert(report);
+        assert(a);
+        assert(sink);
+        assert(level >= 0 && level < _NCU_PRINT_DETAILS_MAX);
+
+        for (size_t i = 0; i < report->n_actions; i++)
+                if (report->actions[i] == a)
+                        return walk_action(report, i, level, sink, userdata);
+        return -ENOENT;
 }

@@ -77,10 +77,25 @@ const char *ncu_details_message_type(uint32_t type);
 
 /* Walks every action of the report at that level. Returns 0 or -ENOMEM. */
 int ncu_details_walk(const NcuReport *r, NcuPrintDetails level, const NcuDetailsSink *sink, void *userdata);
+/* Walks action a of the report alone, as ncu_details_walk() walks it (-ENOENT: not the report's). */
+int ncu_details_walk_action(const NcuReport *r, const NcuAction *a, NcuPrintDetails level, const NcuDetailsSink *sink,
+                void *userdata);
 
 /* The label of a breakdown's metric: template ("{UNIT}: {COMPOUND_NAME}") with the metric's hardware unit
  * in capitals and its counter's words capitalized. */
 char *ncu_details_breakdown_label(const char *template, const char *name);
+
+/* ncu's inline markup in rule messages: "@url:TEXT:URL@", "@section:ID:TEXT@", other "@KIND:…:TEXT@" kinds
+ * and plain text between them. */
+typedef enum NcuMarkupKind {
+        NCU_MARKUP_TEXT, /* text: shown as it is */
+        NCU_MARKUP_URL, /* text: the link's words, target: its URL */
+        NCU_MARKUP_SECTION, /* text: the words, target: the identifier of the section they refer to */
+} NcuMarkupKind;
+typedef void (*NcuMarkupSpan)(void *userdata, NcuMarkupKind kind, const char *text, size_t n_text, const char *target,
+                size_t n_target);
+/* Tells span every piece of s in order (other kinds of markup reduced to their text). */
+void ncu_details_markup_parse(const char *s, NcuMarkupSpan span, void *userdata);
 
 /* A rule message as the pages show it: ncu's inline markup reduced to text, "@url:TEXT:URL@" to "TEXT (URL)"
  * and "@section:ID:TEXT@" to TEXT. Returns a new string, or NULL on -ENOMEM. */

@@ -8,6 +8,7 @@
 
 #include "fd-util.h"
 #include "json-util.h"
+#include "report-details-json.h"
 #include "report-diff.h"
 #include "report-csv.h"
 #include "report-json-attrs.h"
@@ -510,6 +511,18 @@ static int close_stream(FILE *f, FdCookie *c, int r)
         return r;
 }
 
+/* Closes the output's stream (r: the writer's result) and replies with the bytes written. */
+static int finish_output(FILE *f, FdCookie *c, int r, NcuWire *out, char message[static NCU_SERVE_MESSAGE_MAX])
+{
+        r = close_stream(f, c, r);
+        if (r == -E2BIG)
+                snprintf(message, NCU_SERVE_MESSAGE_MAX, "the output is larger than the limit for one output");
+        if (r < 0)
+                return r;
+        ncu_wire_put_u64(out, c->written);
+        return 0;
+}
+
 static int serve_export(Serve *s, NcuWireReader *in, NcuWire *out, const int fds[static NCU_SERVE_FDS_MAX],
                 char message[static NCU_SERVE_MESSAGE_MAX])
 {
@@ -559,18 +572,30 @@ static int serve_export(Serve *s, NcuWireReader *in, NcuWire *out, const int fds
         default:
                 assert_not_reached();
         }
-        r = close_stream(f, &c, r);
-        if (r == -E2BIG)
-                snprintf(message, NCU_SERVE_MESSAGE_MAX, "the output is larger than the limit for one output");
-        if (r < 0)
-                return r;
-        ncu_wire_put_u64(out, c.written);
-        return 0;
+        return finish_output(f, &c, r, out, message);
 }
 
 static void format_load_error(char message[static NCU_SERVE_MESSAGE_MAX], const NcuReportError *err)
 {
         snprintf(message, NCU_SERVE_MESSAGE_MAX, "byte %" PRIu64 ": %.200s", err->offset, err->message);
+}
+
+/* doc as JSON into the memfd fd, the bytes written as the reply. */
+static int write_json_output(struct json_object *doc, int fd, NcuWire *out, char message[static NCU_SERVE_MESSAGE_MAX])
+{
+        FdCookie c = { .fd = fd };
+        const char *text;
+        size_t n;
+        FILE *f;
+
+        text = json_object_to_json_string_length(doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
+        if (!text)
+                return -ENOMEM;
+        f = fd_stream(&c);
+        if (!f)
+                return -ENOMEM;
+        fwrite(text, 1, n, f);
+        return finish_output(f, &c, 0, out, message);
 }
 
 /* Diff(baseline): this report against the baseline on fds[0], the JSON into the memfd on fds[1]. */
@@ -581,11 +606,8 @@ static int serve_diff(Serve *s, NcuWireReader *in, NcuWire *out, const int fds[s
         _cleanup_(json_object_putp) struct json_object *doc = NULL;
         _cleanup_free_ char **specs = NULL;
         NcuReportLimits limits = s->limits;
-        FdCookie c = { .fd = fds[1] };
         NcuReportError err;
-        const char *text;
-        size_t n_specs, n;
-        FILE *f;
+        size_t n_specs;
         int r;
 
         if (fds[0] < 0 || fds[1] < 0)
@@ -604,27 +626,39 @@ static int serve_diff(Serve *s, NcuWireReader *in, NcuWire *out, const int fds[s
         r = ncu_report_diff_json(baseline, s->report, specs, n_specs, &doc, message);
         if (r < 0)
                 return r;
-        text = json_object_to_json_string_length(doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
-        if (!text)
-                return -ENOMEM;
-        f = fd_stream(&c);
-        if (!f)
-                return -ENOMEM;
-        fwrite(text, 1, n, f);
-        r = close_stream(f, &c, 0);
-        if (r == -E2BIG)
-                snprintf(message, NCU_SERVE_MESSAGE_MAX, "the output is larger than the limit for one output");
+        return write_json_output(doc, fds[1], out, message);
+}
+
+/* GetDetails(range, action): the action's details page as JSON into the memfd on fds[0]. */
+static int serve_get_details(Serve *s, NcuWireReader *in, NcuWire *out, const int fds[static NCU_SERVE_FDS_MAX],
+                char message[static NCU_SERVE_MESSAGE_MAX])
+{
+        _cleanup_(json_object_putp) struct json_object *doc = NULL;
+        uint32_t range, action;
+        int r;
+
+        if (fds[0] < 0 || fds[1] >= 0)
+                return -EBADMSG;
+        r = ncu_wire_get_u32(in, &range);
+        if (r >= 0)
+                r = ncu_wire_get_u32(in, &action);
         if (r < 0)
                 return r;
-        ncu_wire_put_u64(out, c.written);
-        return 0;
+        r = ncu_details_json(s->report, range, action, &doc);
+        if (r == -ENOENT) {
+                snprintf(message, NCU_SERVE_MESSAGE_MAX, "No action %" PRIu32 " in range %" PRIu32, action, range);
+                return -EINVAL;
+        }
+        if (r < 0)
+                return r;
+        return write_json_output(doc, fds[0], out, message);
 }
 
 static int dispatch(Serve *s, uint32_t op, NcuWireReader *in, NcuWire *out, const int fds[static NCU_SERVE_FDS_MAX],
                 char message[static NCU_SERVE_MESSAGE_MAX])
 {
-        /* Only exports and diffs carry descriptors. */
-        if (!IN_SET((int) op, NCU_SERVE_EXPORT, NCU_SERVE_DIFF) && fds[0] >= 0)
+        /* Only the calls that write into a memfd carry descriptors. */
+        if (!IN_SET((int) op, NCU_SERVE_EXPORT, NCU_SERVE_DIFF, NCU_SERVE_GET_DETAILS) && fds[0] >= 0)
                 return -EBADMSG;
         switch ((NcuServeOp) op) {
         case NCU_SERVE_GET_INFO:
@@ -648,6 +682,8 @@ static int dispatch(Serve *s, uint32_t op, NcuWireReader *in, NcuWire *out, cons
                 return serve_diff(s, in, out, fds, message);
         case NCU_SERVE_GET_SUMMARY:
                 return serve_get_summary(s, out);
+        case NCU_SERVE_GET_DETAILS:
+                return serve_get_details(s, in, out, fds, message);
         case _NCU_SERVE_OP_MAX:
                 break;
         }
