@@ -89,6 +89,36 @@ class LineTableTest(unittest.TestCase):
         self.assertIsNone(table.lookup(0))
         self.assertEqual(table.lookup(1 << 40)[1], 86)
 
+    def test_synthetic_rules(self) -> None:
+        """The fuzz seeds (tests/fuzz/cubin-lines-seeds.py): a placed and
+        an unplaced function, a Windows include directory, '.' and '..',
+        DW_LNE_define_file, two rows at one address, an open sequence."""
+        seeds = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                             "..", "fuzz", "corpus", "cubin-lines")
+        placed = (("_Z6kernel0v", 0x10000), ("_Z6kernel1v", None),
+                  ("_Z6kernel0v", 0x30000))
+        for name in ("dwarf2", "dwarf3", "dwarf4-two-units"):
+            with open(os.path.join(seeds, name), "rb") as f:
+                table = _ncu_report.line_table(f.read(), placed)
+            self.assertEqual(table.lookup(0x10000),
+                             ("C:/Users/dev/src/a.cu", 11), name)
+            self.assertEqual(table.lookup(0),
+                             ("C:/Users/dev/src/a.cu", 12), name)
+            self.assertEqual(table.lookup(0x14),
+                             ("/opt/include/b.cuh", 14), name)
+            # The first of two rows at 0x74 (the second: /abs/c.cu).
+            self.assertEqual(table.lookup(0x77), ("d.cu", 14), name)
+            self.assertEqual(table.lookup(0x10083), ("d.cu", 13), name)
+            self.assertIsNone(table.lookup(0x10084), name)
+            self.assertIsNone(table.lookup(0x30000), name)
+        with open(os.path.join(seeds, "open-sequence"), "rb") as f:
+            table = _ncu_report.line_table(f.read(), placed)
+        # The last sequence, left open, ends at its last row.
+        self.assertEqual(table.lookup(0x74), ("d.cu", 14))
+        self.assertIsNone(table.lookup(0x75))
+        with open(os.path.join(seeds, "no-elf"), "rb") as f:
+            self.assertIsNone(_ncu_report.line_table(f.read(), placed))
+
     def test_cut_and_corrupted(self) -> None:
         rng = random.Random(11)
         checked = 0
