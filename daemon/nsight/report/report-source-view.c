@@ -34,8 +34,8 @@ typedef struct Address {
 } Address;
 
 typedef struct View {
-        NcuReport *report;
-        NcuAction *action;
+        const NcuReport *report;
+        const NcuAction *action;
         CubinLines *lines;
         bool has_placed;
         uint64_t lowest_placed; /* the lowest address a function of the module was loaded at */
@@ -447,16 +447,13 @@ static int write_document(View *v, struct json_object **ret)
         return 0;
 }
 
-int ncu_action_source_view(NcuReport *r, NcuAction *a, struct json_object **ret, NcuReportError *ret_error)
+int ncu_action_source_view(const NcuReport *r, const NcuAction *a, struct json_object **ret)
 {
         _cleanup_(view_done) View v = { .report = r, .action = a };
         int k;
 
-        assert(r && a && ret && ret_error);
+        assert(r && a && ret);
 
-        k = ncu_action_decode_metrics(r, a, ret_error);
-        if (k < 0)
-                return k;
         v.files = json_object_new_array();
         if (!v.files)
                 return -ENOMEM;

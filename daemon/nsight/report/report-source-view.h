@@ -21,6 +21,7 @@
 
 #include "report.h"
 
-/* Builds the document for action a of r, decoding its metrics if a lazy load left them. 0, or what the
- * decode failed with (ret_error filled), or -ENOMEM. */
-int ncu_action_source_view(NcuReport *r, NcuAction *a, struct json_object **ret, NcuReportError *ret_error);
+/* Builds the document for action a of r, whose metrics are decoded (an eager load, or
+ * ncu_action_decode_metrics() first: the model is only read, so the app's model and the worker's can be
+ * const). 0 or -ENOMEM. */
+int ncu_action_source_view(const NcuReport *r, const NcuAction *a, struct json_object **ret);

@@ -599,7 +599,6 @@ static int serve_get_source_view(Serve *s, NcuWireReader *in, NcuWire *out, cons
 {
         _cleanup_(json_object_putp) struct json_object *doc = NULL;
         const NcuAction *a;
-        NcuReportError err;
         int r;
 
         if (fds[0] < 0 || fds[1] >= 0)
@@ -607,8 +606,8 @@ static int serve_get_source_view(Serve *s, NcuWireReader *in, NcuWire *out, cons
         r = read_action(s, in, &a, message);
         if (r < 0)
                 return r;
-        /* The worker's load is eager: the decode the view would do is done. */
-        r = ncu_action_source_view(s->report, (NcuAction *) a, &doc, &err);
+        /* The worker's load is eager: the action's metrics are decoded. */
+        r = ncu_action_source_view(s->report, a, &doc);
         if (r < 0)
                 return r;
         return write_json_output(doc, fds[0], out, message);
