@@ -31,7 +31,8 @@ def sleb(v: int) -> bytes:
             return bytes(out)
 
 
-def line_unit(version: int, sequences: int, close_last: bool) -> tuple[bytes, list[int]]:
+def line_unit(version: int, sequences: int,
+              close_last: bool) -> tuple[bytes, list[int]]:
     """One line program unit, and the offsets of its set_address operands."""
     opcode_base = 13
     header = bytes([4])  # minimum_instruction_length
@@ -53,7 +54,8 @@ def line_unit(version: int, sequences: int, close_last: bool) -> tuple[bytes, li
         program += bytes([1])  # copy
         program += bytes([opcode_base + 14 * 4 + 6])  # special
         program += bytes([4]) + uleb(2) + bytes([opcode_base + 20])
-        program += b"\0" + uleb(6) + bytes([3]) + b"d.cu\0" + uleb(0) + uleb(0) + uleb(0)
+        program += b"\0" + uleb(6) + bytes([3]) + b"d.cu\0"
+        program += uleb(0) + uleb(0) + uleb(0)
         program += bytes([4]) + uleb(4) + bytes([2]) + uleb(3) + bytes([1])
         program += bytes([8, 9]) + struct.pack("<H", 16) + bytes([1])
         program += bytes([4]) + uleb(3) + bytes([3]) + sleb(-4) + bytes([1])
@@ -67,14 +69,17 @@ def line_unit(version: int, sequences: int, close_last: bool) -> tuple[bytes, li
     return unit, [header_size + o for o in operands]
 
 
-def elf(debug_line: bytes, relocations: list[tuple[int, int]], symbols: list[str]) -> bytes:
+def elf(debug_line: bytes, relocations: list[tuple[int, int]],
+        symbols: list[str]) -> bytes:
     strtab = b"\0"
     syms = struct.pack("<IBBHQQ", 0, 0, 0, 0, 0, 0)
     for name in symbols:
         syms += struct.pack("<IBBHQQ", len(strtab), 0x12, 0, 0, 0, 0x100)
         strtab += name.encode() + b"\0"
-    rel = b"".join(struct.pack("<QQ", off, (sym << 32) | 2) for off, sym in relocations)
-    names = [b"", b".shstrtab", b".debug_line", b".strtab", b".symtab", b".rel.debug_line"]
+    rel = b"".join(struct.pack("<QQ", off, (sym << 32) | 2)
+                   for off, sym in relocations)
+    names = [b"", b".shstrtab", b".debug_line", b".strtab", b".symtab",
+             b".rel.debug_line"]
     shstrtab = b"\0".join(names) + b"\0"
     name_offsets = []
     at = 0
@@ -92,9 +97,11 @@ def elf(debug_line: bytes, relocations: list[tuple[int, int]], symbols: list[str
     shoff = len(data)
     data += bytes(64)
     for i, (kind, blob, link, entsize) in enumerate(sections):
-        data += struct.pack("<IIQQQQIIQQ", name_offsets[i + 1], kind, 0, 0, placed[i], len(blob), link, 0, 1, entsize)
-    data[0:64] = (b"\x7fELF\x02\x01\x01" + bytes(9) + struct.pack("<HHIQQQIHHHHHH", 1, 190, 1, 0, 0, shoff, 0, 64,
-                                                                  0, 0, 64, len(sections) + 1, 1))
+        data += struct.pack("<IIQQQQIIQQ", name_offsets[i + 1], kind, 0, 0,
+                            placed[i], len(blob), link, 0, 1, entsize)
+    data[0:64] = (b"\x7fELF\x02\x01\x01" + bytes(9)
+                  + struct.pack("<HHIQQQIHHHHHH", 1, 190, 1, 0, 0, shoff, 0,
+                                64, 0, 0, 64, len(sections) + 1, 1))
     return bytes(data)
 
 
@@ -112,7 +119,8 @@ def seed(versions: list[int], close_last: bool = True) -> bytes:
 
 
 def main() -> None:
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "corpus", "cubin-lines")
+    out = (sys.argv[1] if len(sys.argv) > 1 else
+           os.path.join(os.path.dirname(__file__), "corpus", "cubin-lines"))
     os.makedirs(out, exist_ok=True)
     seeds = {
         "dwarf2": seed([2]),

@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """The cubin line tables (untrusted bytes from reports, read by
-daemon/nsight/report/cubin-lines.c through _ncu_report.line_table): what the corpus cubins' tables answer where the probe files do
-not look, and cut or corrupted cubins giving a table or None, never an
-exception. What source_info answers for every correlation id of every
-corpus report is NVIDIA's probe oracle's part (test_ncu_report_oracle)."""
+daemon/nsight/report/cubin-lines.c through _ncu_report.line_table): what
+the corpus cubins' tables answer where the probe files do not look, the
+rules on synthetic cubins (the fuzz seeds), and cut or corrupted cubins
+giving a table or None, never an exception. What source_info answers for
+every correlation id of every corpus report is NVIDIA's probe oracle's
+part (test_ncu_report_oracle)."""
 
 from __future__ import annotations
 
