@@ -141,6 +141,36 @@ static void test_no_line_table(void)
         ncu_report_free(r);
 }
 
+/* Every action of every corpus report: rows of as many values as metrics, files and lines that exist. */
+static void test_well_formed(const void *data)
+{
+        NcuReport *r = report_corpus_load(data);
+
+        for (size_t i = 0; i < r->n_actions; i++) {
+                g_autoptr(json_object) doc = NULL;
+                size_t n_metrics, n_files;
+                const char *kinds[] = { "source", "sass" };
+
+                g_assert_cmpint(ncu_action_source_view(r, r->actions[i], &doc), ==, 0);
+                n_metrics = json_object_array_length(json_get(doc, "metrics"));
+                n_files = json_object_array_length(json_get(doc, "files"));
+                for (size_t k = 0; k < G_N_ELEMENTS(kinds); k++) {
+                        json_object *rows = json_get(doc, kinds[k]);
+
+                        for (size_t j = 0; j < json_object_array_length(rows); j++) {
+                                json_object *row = json_object_array_get_idx(rows, j);
+                                int file = json_object_get_int(json_get(row, "file"));
+
+                                g_assert_cmpuint(json_object_array_length(json_get(row, "values")), ==, n_metrics);
+                                g_assert_cmpint(file, >=, -1);
+                                g_assert_cmpint(file, <, (int) n_files);
+                                g_assert_cmpint(json_object_get_int64(json_get(row, "line")) > 0, ==, file >= 0);
+                        }
+                }
+        }
+        ncu_report_free(r);
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
@@ -148,5 +178,9 @@ int main(int argc, char *argv[])
         g_test_add_data_func("/report-source-view/sobel", REPORT_SOBEL, test_embedded_source);
         g_test_add_data_func("/report-source-view/add3", REPORT_ADD3, test_embedded_source);
         g_test_add_func("/report-source-view/no-line-table", test_no_line_table);
+        for (size_t i = 0; i < REPORT_CORPUS_N; i++) {
+                g_autofree char *t = g_strconcat("/report-source-view/well-formed/", report_corpus_names[i], NULL);
+                g_test_add_data_func(t, report_corpus_names[i], test_well_formed);
+        }
         return g_test_run();
 }
