@@ -465,6 +465,8 @@ static int read_file_entry(Cursor *c, Unit *u, bool terminated)
                 return -EBADMSG;
         if (!name[0] && terminated)
                 return 0;
+        if (u->n_files >= CUBIN_LINES_MAX_FILES)
+                return -EBADMSG;
         if (GREEDY_REALLOC(u->files, u->allocated_files, u->n_files + 1) < 0)
                 return -ENOMEM;
         u->files[u->n_files] = (FileEntry){ .name = name[0] ? name : NULL, .path = NO_PATH };
@@ -530,6 +532,8 @@ static int unit_read(CubinLines *l, Cursor *c, size_t *offset, const Program *p,
                         return -EBADMSG;
                 if (!dir[0])
                         break;
+                if (u.n_dirs >= CUBIN_LINES_MAX_FILES)
+                        return -EBADMSG;
                 if (GREEDY_REALLOC(u.dirs, u.allocated_dirs, u.n_dirs + 1) < 0)
                         return -ENOMEM;
                 u.dirs[u.n_dirs++] = dir;
@@ -638,6 +642,8 @@ static int unit_read(CubinLines *l, Cursor *c, size_t *offset, const Program *p,
                         has_start = true;
                 }
                 if (end_sequence) {
+                        if (l->n_sequences >= CUBIN_LINES_MAX_ROWS)
+                                return -EBADMSG;
                         if (GREEDY_REALLOC(l->sequences, l->allocated_sequences, l->n_sequences + 1) < 0)
                                 return -ENOMEM;
                         l->sequences[l->n_sequences++] = (Sequence){ sequence_start, address };

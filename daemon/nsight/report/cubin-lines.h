@@ -15,7 +15,8 @@
  *
  * The cubin is untrusted: every read is bounded, and anything not understood (ELF other than 64-bit little
  * endian, DWARF line programs other than 32-bit versions 2 to 4, an opcode not defined, a .debug_line over
- * CUBIN_LINES_MAX_PROGRAM bytes or with more than CUBIN_LINES_MAX_ROWS rows, relocations that are not the
+ * CUBIN_LINES_MAX_PROGRAM bytes, with more than CUBIN_LINES_MAX_ROWS rows or sequences or more than
+ * CUBIN_LINES_MAX_FILES directories or files in a unit, relocations that are not the
  * set_address operands') gives no table, never a partial one. */
 
 #include <stdbool.h>
@@ -26,8 +27,10 @@
 
 /* 600 times the largest .debug_line of the corpus. */
 #define CUBIN_LINES_MAX_PROGRAM (8u << 20)
-/* Rows are 32 bytes each: at most 32 MiB of them. */
+/* Rows are 32 bytes each: at most 32 MiB of them, and as many sequences. */
 #define CUBIN_LINES_MAX_ROWS (1u << 20)
+/* Directories and files a unit names (a cubin's name a few dozen). */
+#define CUBIN_LINES_MAX_FILES (1u << 16)
 
 /* Where the report says a function of the cubin was loaded (RelocationData). */
 typedef struct CubinFunction {
