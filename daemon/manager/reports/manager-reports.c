@@ -863,8 +863,9 @@ int manager_report_export(ManagerReport *r, NcuServeExport kind, const void *pag
         return k;
 }
 
-int manager_report_details(ManagerReport *r, uint32_t range, uint32_t action, ManagerReportOutputDone done,
-                void *userdata, const char **ret_why)
+/* An output about one action: op with (u range, u action). */
+static int action_output_call(ManagerReport *r, NcuServeOp op, uint32_t range, uint32_t action,
+                ManagerReportOutputDone done, void *userdata, const char **ret_why)
 {
         NcuWire args;
         int k;
@@ -872,9 +873,21 @@ int manager_report_details(ManagerReport *r, uint32_t range, uint32_t action, Ma
         ncu_wire_init(&args, 16);
         ncu_wire_put_u32(&args, range);
         ncu_wire_put_u32(&args, action);
-        k = output_call(r, NCU_SERVE_GET_DETAILS, &args, done, userdata, ret_why);
+        k = output_call(r, op, &args, done, userdata, ret_why);
         ncu_wire_done(&args);
         return k;
+}
+
+int manager_report_details(ManagerReport *r, uint32_t range, uint32_t action, ManagerReportOutputDone done,
+                void *userdata, const char **ret_why)
+{
+        return action_output_call(r, NCU_SERVE_GET_DETAILS, range, action, done, userdata, ret_why);
+}
+
+int manager_report_source_view(ManagerReport *r, uint32_t range, uint32_t action, ManagerReportOutputDone done,
+                void *userdata, const char **ret_why)
+{
+        return action_output_call(r, NCU_SERVE_GET_SOURCE_VIEW, range, action, done, userdata, ret_why);
 }
 
 /* Whether a diff reads report id's descriptor now: two readers of one descriptor would read each other's

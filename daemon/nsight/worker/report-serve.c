@@ -17,6 +17,7 @@
 #include "report-page.h"
 #include "report-protocol.h"
 #include "report-serve.h"
+#include "report-source-view.h"
 #include "report-summary.h"
 #include "strv.h"
 
@@ -654,11 +655,32 @@ static int serve_get_details(Serve *s, NcuWireReader *in, NcuWire *out, const in
         return write_json_output(doc, fds[0], out, message);
 }
 
+/* GetSourceView(range, action): report-source-view.h's document into the memfd on fds[0]. */
+static int serve_get_source_view(Serve *s, NcuWireReader *in, NcuWire *out, const int fds[static NCU_SERVE_FDS_MAX],
+                char message[static NCU_SERVE_MESSAGE_MAX])
+{
+        _cleanup_(json_object_putp) struct json_object *doc = NULL;
+        const NcuAction *a;
+        int r;
+
+        if (fds[0] < 0 || fds[1] >= 0)
+                return -EBADMSG;
+        r = read_action(s, in, &a, message);
+        if (r < 0)
+                return r;
+        /* The worker's load is eager: the action's metrics are decoded. */
+        r = ncu_action_source_view(s->report, a, &doc);
+        if (r < 0)
+                return r;
+        return write_json_output(doc, fds[0], out, message);
+}
+
 static int dispatch(Serve *s, uint32_t op, NcuWireReader *in, NcuWire *out, const int fds[static NCU_SERVE_FDS_MAX],
                 char message[static NCU_SERVE_MESSAGE_MAX])
 {
         /* Only the calls that write into a memfd carry descriptors. */
-        if (!IN_SET((int) op, NCU_SERVE_EXPORT, NCU_SERVE_DIFF, NCU_SERVE_GET_DETAILS) && fds[0] >= 0)
+        if (!IN_SET((int) op, NCU_SERVE_EXPORT, NCU_SERVE_DIFF, NCU_SERVE_GET_DETAILS, NCU_SERVE_GET_SOURCE_VIEW) &&
+                        fds[0] >= 0)
                 return -EBADMSG;
         switch ((NcuServeOp) op) {
         case NCU_SERVE_GET_INFO:
@@ -684,6 +706,8 @@ static int dispatch(Serve *s, uint32_t op, NcuWireReader *in, NcuWire *out, cons
                 return serve_get_summary(s, out);
         case NCU_SERVE_GET_DETAILS:
                 return serve_get_details(s, in, out, fds, message);
+        case NCU_SERVE_GET_SOURCE_VIEW:
+                return serve_get_source_view(s, in, out, fds, message);
         case _NCU_SERVE_OP_MAX:
                 break;
         }
