@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "app.h"
+#include "rc-edit.h"
+
+/* Every change of an rc file the app makes goes through here: previewed (the diff of the file and the
+ * running processes whose settings change), written only when the user applies it, then offered for
+ * Undo until the next change. A user's own file is edited in-process, as the user, by the rc edit
+ * transaction nvprofilectl and the daemon run (rc-edit-transaction.h); a system file by the daemon's
+ * Profiles methods (a dry run for the preview, polkit for the write). After a write the profiles view
+ * is reloaded. */
+
+/* Called once the edit is written (written true) or the preview is closed without writing. */
+typedef void (*ProfileEditDone)(bool written, gpointer userdata);
+
+/* Previews edit of file (system: through the daemon) and writes it when the user applies. */
+void profile_edit_run(App *app, const char *file, bool system, const RcEdit *edit, const char *what);
+
+/* The same, the preview transient for parent (NULL: the app's window), and done told how it ended. */
+void profile_edit_run_full(App *app, GtkWindow *parent, const char *file, bool system, const RcEdit *edit,
+                const char *what, ProfileEditDone done, gpointer userdata);
+
+/* Reverts the last change written, if the file still holds exactly what it wrote; else says so. */
+void profile_edit_undo(App *app);
+
+/* dialog-rule.c: adds a rule to file (rule_id NULL; procname/commname prefill its pattern) or edits the
+ * rule rule_id of file in place. file NULL: the user's own default file. */
+void rule_dialog_show(App *app, const char *file, const char *rule_id, const char *procname, const char *commname);
+
+/* dialog-profile.c: adds a profile to file (name NULL) or edits the settings of the profile name. */
+void profile_dialog_show(App *app, const char *file, const char *name);
+
+/* Whether path is one of the system's files (the daemon writes it), not the user's own. */
+bool profile_edit_file_is_system(const char *path);
