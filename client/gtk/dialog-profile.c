@@ -154,17 +154,7 @@ void profile_dialog_show(App *app, const char *file, const char *name)
         d->app = app;
         d->setting_rows = g_ptr_array_new();
         d->name = g_strdup(name);
-        if (file)
-                d->file = g_strdup(file);
-        else {
-                g_autofree char *dir = NULL;
-
-                if (rc_entry_path(RC_ENTRY_USER_DIR, g_get_home_dir(), NULL, &dir) >= 0)
-                        d->file = g_strdup_printf("%s/%s", dir, RC_EDIT_DEFAULT_FILE_NAME);
-                else
-                        d->file = g_build_filename(g_get_home_dir(), ".nv", "nvidia-application-profiles-rc.d",
-                                        RC_EDIT_DEFAULT_FILE_NAME, NULL);
-        }
+        d->file = file ? g_strdup(file) : profile_edit_default_file();
         d->window = GTK_WINDOW(window);
         g_object_set_data_full(G_OBJECT(window), "profile-dialog", d, profile_dialog_free);
         title = name ? g_strdup_printf(_("Edit Profile %s"), name) : g_strdup(_("Add a Profile"));

@@ -42,6 +42,8 @@ typedef struct RuleDialog {
         char *original_profile; /* the profile the rule referred to */
         GtkLabel *message;
         GtkWidget *preview_button;
+        GtkDropDown *where; /* a new rule in the default file: the user's own or the system's; else NULL */
+        char *system_file;
 } RuleDialog;
 
 static void rule_dialog_free(gpointer data)
@@ -49,6 +51,7 @@ static void rule_dialog_free(gpointer data)
         RuleDialog *d = data;
 
         g_free(d->file);
+        g_free(d->system_file);
         g_ptr_array_unref(d->condition_list);
         g_ptr_array_unref(d->setting_rows);
         g_strfreev(d->original_keys);
@@ -341,6 +344,13 @@ static void on_preview(GtkButton *button, gpointer data)
                 edit.unset = (char *const *) unset->pdata;
                 edit.n_unset = unset->len;
         }
+        if (d->where && gtk_drop_down_get_selected(d->where) == 1) {
+                g_free(d->file);
+                d->file = g_strdup(d->system_file);
+        } else if (d->where) {
+                g_free(d->file);
+                d->file = profile_edit_default_file();
+        }
         what = d->index == SIZE_MAX ? g_strdup_printf(_("Add a rule for %s"), pattern)
                                     : g_strdup_printf(_("Change the rule for %s"), pattern);
         profile_edit_run_full(d->app, d->window, d->file, profile_edit_file_is_system(d->file), &edit, what,
@@ -471,17 +481,7 @@ void rule_dialog_show(App *app, const char *file, const char *rule_id, const cha
         d->index = SIZE_MAX;
         d->condition_list = g_ptr_array_new_with_free_func(g_free);
         d->setting_rows = g_ptr_array_new();
-        if (file)
-                d->file = g_strdup(file);
-        else {
-                g_autofree char *dir = NULL;
-
-                if (rc_entry_path(RC_ENTRY_USER_DIR, g_get_home_dir(), NULL, &dir) >= 0)
-                        d->file = g_strdup_printf("%s/%s", dir, RC_EDIT_DEFAULT_FILE_NAME);
-                else
-                        d->file = g_build_filename(g_get_home_dir(), ".nv", "nvidia-application-profiles-rc.d",
-                                        RC_EDIT_DEFAULT_FILE_NAME, NULL);
-        }
+        d->file = file ? g_strdup(file) : profile_edit_default_file();
         d->window = GTK_WINDOW(window);
         g_object_set_data_full(G_OBJECT(window), "rule-dialog", d, rule_dialog_free);
         gtk_window_set_title(d->window, rule_id ? _("Edit Rule") : _("Add a Rule"));
@@ -498,7 +498,7 @@ void rule_dialog_show(App *app, const char *file, const char *rule_id, const cha
         gtk_widget_set_margin_end(body, 12);
         gtk_widget_set_margin_top(body, 12);
         gtk_widget_set_margin_bottom(body, 12);
-        {
+        if (file) {
                 g_autofree char *text = g_strdup_printf(_("In %s"), d->file);
 
                 where = gtk_label_new(text);
@@ -506,6 +506,19 @@ void rule_dialog_show(App *app, const char *file, const char *rule_id, const cha
                 gtk_label_set_wrap(GTK_LABEL(where), TRUE);
                 gtk_label_set_selectable(GTK_LABEL(where), TRUE);
                 gtk_box_append(GTK_BOX(body), where);
+        } else {
+                /* A new rule without a file: the user's own, or the system's (the daemon writes it). */
+                g_autofree char *dir = NULL, *own = g_strdup_printf(_("Your own file (%s)"), d->file);
+                const char *const choices[] = { own,
+                        _("The system's file (/etc/nvidia; an administrator's authorisation)"), NULL };
+
+                if (rc_entry_path(RC_ENTRY_SYSTEM_DIR, NULL, NULL, &dir) >= 0)
+                        d->system_file = g_strdup_printf("%s/%s", dir, RC_EDIT_DEFAULT_FILE_NAME);
+                d->where = GTK_DROP_DOWN(gtk_drop_down_new_from_strings(choices));
+                gtk_accessible_update_property(
+                                GTK_ACCESSIBLE(d->where), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Write into"), -1);
+                gtk_widget_set_sensitive(GTK_WIDGET(d->where), d->system_file != NULL);
+                gtk_box_append(GTK_BOX(body), titled(_("Write into"), GTK_WIDGET(d->where)));
         }
 
         /* The pattern: conditions, or JSON. */

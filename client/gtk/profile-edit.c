@@ -8,6 +8,7 @@
 #include "profile-edit.h"
 #include "rc-edit-transaction.h"
 #include "rc-rule-id.h"
+#include "rc-searchpath.h"
 
 #define EDIT_FLAG_DRY_RUN G_GUINT64_CONSTANT(1)
 #define UNDO_TOAST_SECONDS 20u
@@ -120,6 +121,16 @@ static void profile_edit_free(gpointer data)
         g_free(p);
 }
 
+char *profile_edit_default_file(void)
+{
+        g_autofree char *dir = NULL;
+
+        if (rc_entry_path(RC_ENTRY_USER_DIR, g_get_home_dir(), NULL, &dir) < 0)
+                return g_build_filename(g_get_home_dir(), ".nv", "nvidia-application-profiles-rc.d",
+                                RC_EDIT_DEFAULT_FILE_NAME, NULL);
+        return g_strdup_printf("%s/%s", dir, RC_EDIT_DEFAULT_FILE_NAME);
+}
+
 bool profile_edit_file_is_system(const char *path)
 {
         g_autofree char *prefix = g_strdup_printf("%s/", g_get_home_dir());
@@ -168,6 +179,26 @@ static void say_error(ProfileEdit *p, const GError *error)
         g_autofree char *message = app_error_message(error);
 
         say(p, message);
+}
+
+static bool error_is_refusal(const GError *error)
+{
+        g_autofree char *name = g_dbus_error_get_remote_error(error);
+
+        return g_error_matches(error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED) ||
+                        g_strcmp0(name, "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired") == 0;
+}
+
+/* A write refused by polkit says so, and that the file is as it was: Apply may be tried again. */
+static void say_write_error(ProfileEdit *p, const GError *error)
+{
+        g_autofree char *message = app_error_message(error);
+        g_autofree char *text = NULL;
+
+        if (error_is_refusal(error))
+                text = g_strdup_printf(
+                                _("You are not allowed to write the system's file: %s Nothing was written."), message);
+        say(p, text ? text : message);
 }
 
 static char *file_read_or_null(const char *path, size_t *ret_size)
@@ -281,7 +312,10 @@ static void on_system_reply(GObject *source, GAsyncResult *result, gpointer data
         p->busy = false;
         update_buttons(p);
         if (!reply) {
-                say_error(p, error);
+                if (p->previewed)
+                        say_write_error(p, error);
+                else
+                        say_error(p, error);
                 g_object_unref(p->window);
                 return;
         }

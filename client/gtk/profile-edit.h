@@ -31,5 +31,8 @@ void rule_dialog_show(App *app, const char *file, const char *rule_id, const cha
 /* dialog-profile.c: adds a profile to file (name NULL) or edits the settings of the profile name. */
 void profile_dialog_show(App *app, const char *file, const char *name);
 
+/* The user's own file an edit goes into when none is named (rc.d/RC_EDIT_DEFAULT_FILE_NAME). */
+char *profile_edit_default_file(void);
+
 /* Whether path is one of the system's files (the daemon writes it), not the user's own. */
 bool profile_edit_file_is_system(const char *path);
