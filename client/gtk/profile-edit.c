@@ -705,3 +705,49 @@ void profile_edit_undo(App *app)
         }
         undo_record_free(u);
 }
+
+static void on_undo_action(GSimpleAction *action, GVariant *parameter, gpointer data)
+{
+        profile_edit_undo(data);
+}
+
+static void on_edit_rule_action(GSimpleAction *action, GVariant *parameter, gpointer data)
+{
+        const char *file, *rule;
+
+        g_variant_get(parameter, "(&s&s)", &file, &rule);
+        rule_dialog_show(data, file, rule, NULL, NULL);
+}
+
+static void on_edit_profile_action(GSimpleAction *action, GVariant *parameter, gpointer data)
+{
+        const char *file, *name;
+
+        g_variant_get(parameter, "(&s&s)", &file, &name);
+        profile_dialog_show(data, file, *name ? name : NULL);
+}
+
+static void on_remove_profile_action(GSimpleAction *action, GVariant *parameter, gpointer data)
+{
+        const char *file, *name;
+        g_autofree char *what = NULL;
+
+        g_variant_get(parameter, "(&s&s)", &file, &name);
+        what = g_strdup_printf(_("Remove the profile %s"), name);
+        profile_edit_run(data, file, profile_edit_file_is_system(file),
+                        &(RcEdit){ .operation = RC_EDIT_REMOVE_PROFILE, .profile = name }, what);
+}
+
+void profile_edit_install_actions(App *app)
+{
+        static const GActionEntry actions[] = {
+                { "undo-profile-edit", on_undo_action, NULL, NULL, NULL, { 0 } },
+                { "edit-rule", on_edit_rule_action, "(ss)", NULL, NULL, { 0 } },
+                { "edit-profile", on_edit_profile_action, "(ss)", NULL, NULL, { 0 } },
+                { "remove-profile", on_remove_profile_action, "(ss)", NULL, NULL, { 0 } },
+        };
+
+        g_action_map_add_action_entries(G_ACTION_MAP(app->application), actions, G_N_ELEMENTS(actions), app);
+        gtk_application_set_accels_for_action(GTK_APPLICATION(app->application), "app.undo-profile-edit",
+                        (const char *const[]){ "<Control>z", NULL });
+}

@@ -31,6 +31,10 @@ void rule_dialog_show(App *app, const char *file, const char *rule_id, const cha
 /* dialog-profile.c: adds a profile to file (name NULL) or edits the settings of the profile name. */
 void profile_dialog_show(App *app, const char *file, const char *name);
 
+/* The app's actions of profile editing: undo-profile-edit (Ctrl+Z), edit-rule (FILE, RULE_ID),
+ * edit-profile (FILE, NAME; "" a new profile), remove-profile (FILE, NAME). */
+void profile_edit_install_actions(App *app);
+
 /* The user's own file an edit goes into when none is named (rc.d/RC_EDIT_DEFAULT_FILE_NAME). */
 char *profile_edit_default_file(void);
 

@@ -280,8 +280,14 @@ GtkWidget *setting_row_new(const char *key, const char *value, GCallback changed
                         GTK_ACCESSIBLE(s->error), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, _("Problem of the setting"), -1);
         gtk_box_append(GTK_BOX(s->box), GTK_WIDGET(s->error));
 
+        /* A new row starts at the first key NVIDIA documents (antialiasing), not the first in sort order. */
+        if (!key) {
+                size_t n;
+
+                key = rc_settings_known(&n)[0].key;
+        }
         s->filling = true;
-        gtk_drop_down_set_selected(s->key, key ? key_position(s->keys, key) : 0);
+        gtk_drop_down_set_selected(s->key, key_position(s->keys, key));
         if (key && !rc_setting_lookup(key))
                 gtk_editable_set_text(s->other_key, key);
         s->filling = false;
