@@ -16,9 +16,7 @@ typedef struct ProfileDialog {
         char *file;
         char *name; /* the profile edited; NULL: a new one */
         GtkEditable *name_entry;
-        GtkWidget *settings;
-        GPtrArray *setting_rows;
-        char **original_keys;
+        GtkWidget *settings; /* setting_list_new() */
         GtkLabel *message;
 } ProfileDialog;
 
@@ -28,8 +26,6 @@ static void profile_dialog_free(gpointer data)
 
         g_free(d->file);
         g_free(d->name);
-        g_ptr_array_unref(d->setting_rows);
-        g_strfreev(d->original_keys);
         g_free(d);
 }
 
@@ -43,69 +39,23 @@ static void on_changed(gpointer data)
         say(data, "");
 }
 
-static void add_setting_row(ProfileDialog *d, const char *key, const char *value)
-{
-        GtkWidget *row = setting_row_new(key, value, G_CALLBACK(on_changed), d);
-
-        gtk_box_append(GTK_BOX(d->settings), row);
-        g_ptr_array_add(d->setting_rows, row);
-}
-
-static void on_add_setting(GtkButton *button, gpointer data)
-{
-        add_setting_row(data, NULL, NULL);
-}
-
-static void on_remove_setting(GtkButton *button, gpointer data)
-{
-        ProfileDialog *d = data;
-
-        if (d->setting_rows->len > 0)
-                gtk_box_remove(GTK_BOX(d->settings),
-                                g_ptr_array_steal_index(d->setting_rows, d->setting_rows->len - 1));
-}
-
 static int load_profile(ProfileDialog *d)
 {
         _cleanup_(rc_file_unrefp) RcFile *f = NULL;
-        g_autofree char *text = NULL;
-        gsize size = 0;
         int r;
 
-        if (!g_file_get_contents(d->file, &text, &size, NULL))
-                return -ENOENT;
-        r = rc_file_parse(d->file, text, size, NULL, &f);
+        r = profile_edit_read_file(d->file, &f);
         if (r < 0)
                 return r;
-        if (f->state != RC_FILE_LOADED)
-                return -EBADMSG;
         for (size_t i = 0; i < f->n_profiles; i++) {
                 const RcProfile *p = &f->profiles[i];
-                GPtrArray *keys;
 
                 if (!p->name || !g_str_equal(p->name, d->name))
                         continue;
-                keys = g_ptr_array_new();
-                for (size_t j = 0; j < p->n_settings; j++) {
-                        g_autofree char *value = setting_value_text(&p->settings[j].value);
-
-                        add_setting_row(d, p->settings[j].key, value);
-                        g_ptr_array_add(keys, g_strdup(p->settings[j].key));
-                }
-                g_ptr_array_add(keys, NULL);
-                d->original_keys = (char **) g_ptr_array_free(keys, FALSE);
+                setting_list_fill(d->settings, p);
                 return 0;
         }
         return -ENOENT;
-}
-
-static void on_edit_done(bool written, gpointer data)
-{
-        GtkWindow *window = data;
-
-        if (written)
-                gtk_window_close(window);
-        g_object_unref(window);
 }
 
 static void on_preview(GtkButton *button, gpointer data)
@@ -122,7 +72,7 @@ static void on_preview(GtkButton *button, gpointer data)
                 say(d, _("Name the profile."));
                 return;
         }
-        if (!setting_rows_collect(d->setting_rows, d->original_keys, keep, settings, unset)) {
+        if (!setting_list_collect(d->settings, keep, settings, unset)) {
                 say(d, _("A setting is not valid: its row says why."));
                 return;
         }
@@ -133,7 +83,7 @@ static void on_preview(GtkButton *button, gpointer data)
         what = d->name ? g_strdup_printf(_("Change the profile %s"), name)
                        : g_strdup_printf(_("Add the profile %s"), name);
         profile_edit_run_full(d->app, d->window, d->file, profile_edit_file_is_system(d->file), &edit, what,
-                        on_edit_done, g_object_ref(d->window));
+                        profile_edit_close_when_written, g_object_ref(d->window));
 }
 
 void profile_dialog_show(App *app, const char *file, const char *name)
@@ -144,15 +94,11 @@ void profile_dialog_show(App *app, const char *file, const char *name)
         GtkWidget *header = adw_header_bar_new();
         GtkWidget *scroll = gtk_scrolled_window_new();
         GtkWidget *body = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12);
-        GtkWidget *buttons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-        GtkWidget *add_setting = app_button_new(_("Add _Setting"), NULL);
-        GtkWidget *remove_setting = app_button_new(_("_Remove Last Setting"), NULL);
         GtkWidget *preview = app_button_new(_("_Preview…"), NULL);
         g_autofree char *title = NULL, *where = NULL;
         GtkWidget *where_label;
 
         d->app = app;
-        d->setting_rows = g_ptr_array_new();
         d->name = g_strdup(name);
         d->file = file ? g_strdup(file) : profile_edit_default_file();
         d->window = GTK_WINDOW(window);
@@ -181,11 +127,8 @@ void profile_dialog_show(App *app, const char *file, const char *name)
         gtk_editable_set_text(d->name_entry, name ? name : "");
         gtk_editable_set_editable(d->name_entry, name == NULL);
         gtk_box_append(GTK_BOX(body), GTK_WIDGET(d->name_entry));
-        d->settings = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12);
+        d->settings = setting_list_new(G_CALLBACK(on_changed), d);
         gtk_box_append(GTK_BOX(body), d->settings);
-        gtk_box_append(GTK_BOX(buttons), add_setting);
-        gtk_box_append(GTK_BOX(buttons), remove_setting);
-        gtk_box_append(GTK_BOX(body), buttons);
         d->message = GTK_LABEL(gtk_label_new(""));
         gtk_label_set_wrap(d->message, TRUE);
         gtk_label_set_xalign(d->message, 0);
@@ -208,10 +151,8 @@ void profile_dialog_show(App *app, const char *file, const char *name)
                         gtk_widget_set_sensitive(preview, FALSE);
                 }
         } else
-                add_setting_row(d, NULL, NULL);
+                setting_list_add(d->settings, NULL, NULL);
 
-        g_signal_connect(add_setting, "clicked", G_CALLBACK(on_add_setting), d);
-        g_signal_connect(remove_setting, "clicked", G_CALLBACK(on_remove_setting), d);
         g_signal_connect(preview, "clicked", G_CALLBACK(on_preview), d);
         gtk_window_present(d->window);
 }

@@ -36,9 +36,7 @@ typedef struct RuleDialog {
         GtkDropDown *applies, *profile;
         GtkStringList *profiles;
         GtkStack *applies_stack;
-        GtkWidget *settings;
-        GPtrArray *setting_rows; /* GtkWidget*, in the settings box */
-        char **original_keys; /* the inline profile's keys when the rule was read */
+        GtkWidget *settings; /* setting_list_new() */
         char *original_profile; /* the profile the rule referred to */
         GtkLabel *message;
         GtkWidget *preview_button;
@@ -53,8 +51,6 @@ static void rule_dialog_free(gpointer data)
         g_free(d->file);
         g_free(d->system_file);
         g_ptr_array_unref(d->condition_list);
-        g_ptr_array_unref(d->setting_rows);
-        g_strfreev(d->original_keys);
         g_free(d->original_profile);
         g_free(d);
 }
@@ -270,39 +266,6 @@ static void fill_pattern(RuleDialog *d, const RcPattern *p)
                 add_condition_from(d, &p->sub[i]);
 }
 
-static void add_setting_row(RuleDialog *d, const char *key, const char *value)
-{
-        GtkWidget *row = setting_row_new(key, value, G_CALLBACK(on_changed), d);
-
-        gtk_box_append(GTK_BOX(d->settings), row);
-        g_ptr_array_add(d->setting_rows, row);
-}
-
-static void on_add_setting(GtkButton *button, gpointer data)
-{
-        add_setting_row(data, NULL, NULL);
-}
-
-static void on_remove_setting(GtkButton *button, gpointer data)
-{
-        RuleDialog *d = data;
-        GtkWidget *row;
-
-        if (d->setting_rows->len == 0)
-                return;
-        row = g_ptr_array_steal_index(d->setting_rows, d->setting_rows->len - 1);
-        gtk_box_remove(GTK_BOX(d->settings), row);
-}
-
-static void on_edit_done(bool written, gpointer data)
-{
-        GtkWindow *window = data;
-
-        if (written)
-                gtk_window_close(window);
-        g_object_unref(window);
-}
-
 static void on_preview(GtkButton *button, gpointer data)
 {
         RuleDialog *d = data;
@@ -331,7 +294,7 @@ static void on_preview(GtkButton *button, gpointer data)
                 }
                 edit.profile = profile;
         } else {
-                if (!setting_rows_collect(d->setting_rows, d->original_keys, keep, settings, unset)) {
+                if (!setting_list_collect(d->settings, keep, settings, unset)) {
                         say(d, _("A setting is not valid: its row says why."));
                         return;
                 }
@@ -354,7 +317,7 @@ static void on_preview(GtkButton *button, gpointer data)
         what = d->index == SIZE_MAX ? g_strdup_printf(_("Add a rule for %s"), pattern)
                                     : g_strdup_printf(_("Change the rule for %s"), pattern);
         profile_edit_run_full(d->app, d->window, d->file, profile_edit_file_is_system(d->file), &edit, what,
-                        on_edit_done, g_object_ref(d->window));
+                        profile_edit_close_when_written, g_object_ref(d->window));
 }
 
 static void on_applies(GObject *object, GParamSpec *pspec, gpointer data)
@@ -405,19 +368,13 @@ static void on_profiles(GObject *source, GAsyncResult *result, gpointer data)
 static int load_rule(RuleDialog *d, const char *rule_id)
 {
         _cleanup_(rc_file_unrefp) RcFile *f = NULL;
-        g_autofree char *text = NULL;
-        gsize size = 0;
         const RcRule *rule;
         size_t index;
         int r;
 
-        if (!g_file_get_contents(d->file, &text, &size, NULL))
-                return -ENOENT;
-        r = rc_file_parse(d->file, text, size, NULL, &f);
+        r = profile_edit_read_file(d->file, &f);
         if (r < 0)
                 return r;
-        if (f->state != RC_FILE_LOADED)
-                return -EBADMSG;
         r = rc_file_find_rule(f, rule_id, &index);
         if (r < 0)
                 return r;
@@ -428,19 +385,8 @@ static int load_rule(RuleDialog *d, const char *rule_id)
                 d->original_profile = g_strdup(rule->profile_name);
                 gtk_string_list_append(d->profiles, rule->profile_name);
                 gtk_drop_down_set_selected(d->applies, 1);
-        } else if (rule->inline_profile) {
-                GPtrArray *keys = g_ptr_array_new();
-
-                for (size_t i = 0; i < rule->inline_profile->n_settings; i++) {
-                        const RcSetting *s = &rule->inline_profile->settings[i];
-                        g_autofree char *value = setting_value_text(&s->value);
-
-                        add_setting_row(d, s->key, value);
-                        g_ptr_array_add(keys, g_strdup(s->key));
-                }
-                g_ptr_array_add(keys, NULL);
-                d->original_keys = (char **) g_ptr_array_free(keys, FALSE);
-        }
+        } else if (rule->inline_profile)
+                setting_list_fill(d->settings, rule->inline_profile);
         return 0;
 }
 
@@ -468,10 +414,6 @@ void rule_dialog_show(App *app, const char *file, const char *rule_id, const cha
         GtkWidget *pattern_head = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
         GtkWidget *add_condition_button = app_button_new(_("Add _Condition"), NULL);
         GtkWidget *json_view = gtk_text_view_new();
-        GtkWidget *settings_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
-        GtkWidget *settings_buttons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
-        GtkWidget *add_setting = app_button_new(_("Add _Setting"), NULL);
-        GtkWidget *remove_setting = app_button_new(_("_Remove Last Setting"), NULL);
         GtkWidget *where;
         const char *const combine[] = { _("All of these (and)"), _("Any of these (or)"), NULL };
         const char *const applies[] = { _("Settings written in the rule"), _("An existing profile"), NULL };
@@ -480,7 +422,6 @@ void rule_dialog_show(App *app, const char *file, const char *rule_id, const cha
         d->app = app;
         d->index = SIZE_MAX;
         d->condition_list = g_ptr_array_new_with_free_func(g_free);
-        d->setting_rows = g_ptr_array_new();
         d->file = file ? g_strdup(file) : profile_edit_default_file();
         d->window = GTK_WINDOW(window);
         g_object_set_data_full(G_OBJECT(window), "rule-dialog", d, rule_dialog_free);
@@ -563,13 +504,9 @@ void rule_dialog_show(App *app, const char *file, const char *rule_id, const cha
                         gtk_property_expression_new(GTK_TYPE_STRING_OBJECT, NULL, "string")));
         gtk_drop_down_set_enable_search(d->profile, TRUE);
         gtk_accessible_update_property(GTK_ACCESSIBLE(d->profile), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Profile"), -1);
-        d->settings = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12);
-        gtk_box_append(GTK_BOX(settings_box), d->settings);
-        gtk_box_append(GTK_BOX(settings_buttons), add_setting);
-        gtk_box_append(GTK_BOX(settings_buttons), remove_setting);
-        gtk_box_append(GTK_BOX(settings_box), settings_buttons);
+        d->settings = setting_list_new(G_CALLBACK(on_changed), d);
         d->applies_stack = GTK_STACK(gtk_stack_new());
-        gtk_stack_add_named(d->applies_stack, settings_box, "settings");
+        gtk_stack_add_named(d->applies_stack, d->settings, "settings");
         gtk_stack_add_named(d->applies_stack, GTK_WIDGET(d->profile), "profile");
         {
                 GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
@@ -609,14 +546,12 @@ void rule_dialog_show(App *app, const char *file, const char *rule_id, const cha
                         add_condition(d, "procname", procname, false);
                 else
                         add_condition(d, commname && *commname ? "commname" : "procname", commname, false);
-                add_setting_row(d, NULL, NULL);
+                setting_list_add(d->settings, NULL, NULL);
         }
         on_applies(NULL, NULL, d);
         on_raw(NULL, NULL, d);
 
         g_signal_connect(add_condition_button, "clicked", G_CALLBACK(on_add_condition), d);
-        g_signal_connect(add_setting, "clicked", G_CALLBACK(on_add_setting), d);
-        g_signal_connect(remove_setting, "clicked", G_CALLBACK(on_remove_setting), d);
         g_signal_connect(d->preview_button, "clicked", G_CALLBACK(on_preview), d);
         g_signal_connect(d->applies, "notify::selected", G_CALLBACK(on_applies), d);
         g_signal_connect(d->raw, "notify::active", G_CALLBACK(on_raw), d);

@@ -352,22 +352,43 @@ static void system_call(ProfileEdit *p, guint64 flags, GDBusCallFlags call_flags
                         on_system_reply, p);
 }
 
+int profile_edit_read_file(const char *path, RcFile **ret)
+{
+        _cleanup_(rc_file_unrefp) RcFile *f = NULL;
+        g_autofree char *text = NULL;
+        size_t size = 0;
+        int r;
+
+        text = file_read_or_null(path, &size);
+        if (!text)
+                return -ENOENT;
+        r = rc_file_parse(path, text, size, NULL, &f);
+        if (r < 0)
+                return r;
+        if (f->state != RC_FILE_LOADED)
+                return -EBADMSG;
+        *ret = TAKE_PTR(f);
+        return 0;
+}
+
+void profile_edit_close_when_written(bool written, gpointer window)
+{
+        if (written)
+                gtk_window_close(window);
+        g_object_unref(window);
+}
+
 /* The daemon names a system rule by FILE:ID; the id is computed from the file as read here. */
 static int system_rule_address(ProfileEdit *p)
 {
         _cleanup_(rc_file_unrefp) RcFile *f = NULL;
         g_autofree char(*ids)[RC_RULE_ID_LENGTH + 1] = NULL;
-        g_autofree char *text = NULL;
-        size_t size = 0;
         int r;
 
-        text = file_read_or_null(p->file, &size);
-        if (!text)
-                return -ENOENT;
-        r = rc_file_parse(p->file, text, size, NULL, &f);
+        r = profile_edit_read_file(p->file, &f);
         if (r < 0)
                 return r;
-        if (f->state != RC_FILE_LOADED || p->edit.edit.index >= f->n_rules)
+        if (p->edit.edit.index >= f->n_rules)
                 return -ENOENT;
         r = rc_file_rule_ids(f, &ids);
         if (r < 0)

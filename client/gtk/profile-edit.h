@@ -21,6 +21,14 @@ void profile_edit_run(App *app, const char *file, bool system, const RcEdit *edi
 void profile_edit_run_full(App *app, GtkWindow *parent, const char *file, bool system, const RcEdit *edit,
                 const char *what, ProfileEditDone done, gpointer userdata);
 
+/* A ProfileEdit done callback for an editor window: closes it (userdata, a reference handed over) once
+ * the edit is written, and drops the reference. */
+void profile_edit_close_when_written(bool written, gpointer window);
+
+/* Reads and parses path as the app reads the files it edits (the user's own access): -EBADMSG when it
+ * does not load. */
+int profile_edit_read_file(const char *path, RcFile **ret);
+
 /* Reverts the last change written, if the file still holds exactly what it wrote; else says so. */
 void profile_edit_undo(App *app);
 

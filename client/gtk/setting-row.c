@@ -20,19 +20,10 @@ typedef struct SettingRow {
         GtkSpinButton *integer;
         GtkEditable *text;
         GtkLabel *meaning, *error;
-        char *original_key;
         GCallback changed;
         gpointer userdata;
         bool filling; /* set while the editors are filled in: no checks, no callbacks */
 } SettingRow;
-
-static void setting_row_free(gpointer data)
-{
-        SettingRow *s = data;
-
-        g_free(s->original_key);
-        g_free(s);
-}
 
 static SettingRow *row_of(GtkWidget *row)
 {
@@ -109,11 +100,6 @@ bool setting_row_get(GtkWidget *row, char **ret_key, char **ret_value, char **re
         *ret_value = g_steal_pointer(&value);
         *ret_message = message;
         return r >= 0;
-}
-
-const char *setting_row_original_key(GtkWidget *row)
-{
-        return row_of(row)->original_key;
 }
 
 static void check(SettingRow *s)
@@ -236,8 +222,7 @@ GtkWidget *setting_row_new(const char *key, const char *value, GCallback changed
         GtkExpression *expression = gtk_property_expression_new(GTK_TYPE_STRING_OBJECT, NULL, "string");
 
         s->box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2);
-        g_object_set_data_full(G_OBJECT(s->box), "setting-row", s, setting_row_free);
-        s->original_key = g_strdup(key);
+        g_object_set_data_full(G_OBJECT(s->box), "setting-row", s, g_free);
         s->changed = changed;
         s->userdata = userdata;
         s->keys = sorted_keys();
@@ -326,12 +311,95 @@ char *setting_value_text(const RcValue *v)
         return text;
 }
 
-bool setting_rows_collect(
-                GPtrArray *rows, char *const *original_keys, GPtrArray *keep, GArray *settings, GPtrArray *unset)
+typedef struct SettingList {
+        GtkWidget *box, *rows_box;
+        GPtrArray *rows; /* GtkWidget*, in rows_box */
+        char **original_keys;
+        GCallback changed;
+        gpointer userdata;
+} SettingList;
+
+static void setting_list_free(gpointer data)
 {
-        for (guint i = 0; i < rows->len; i++) {
+        SettingList *l = data;
+
+        g_ptr_array_unref(l->rows);
+        g_strfreev(l->original_keys);
+        g_free(l);
+}
+
+static SettingList *list_of(GtkWidget *list)
+{
+        return g_object_get_data(G_OBJECT(list), "setting-list");
+}
+
+void setting_list_add(GtkWidget *list, const char *key, const char *value)
+{
+        SettingList *l = list_of(list);
+        GtkWidget *row = setting_row_new(key, value, l->changed, l->userdata);
+
+        gtk_box_append(GTK_BOX(l->rows_box), row);
+        g_ptr_array_add(l->rows, row);
+}
+
+static void on_add_setting(GtkButton *button, gpointer data)
+{
+        setting_list_add(data, NULL, NULL);
+}
+
+static void on_remove_setting(GtkButton *button, gpointer data)
+{
+        SettingList *l = list_of(data);
+
+        if (l->rows->len > 0)
+                gtk_box_remove(GTK_BOX(l->rows_box), g_ptr_array_steal_index(l->rows, l->rows->len - 1));
+}
+
+GtkWidget *setting_list_new(GCallback changed, gpointer userdata)
+{
+        SettingList *l = g_new0(SettingList, 1);
+        GtkWidget *buttons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+        GtkWidget *add = app_button_new(_("Add _Setting"), NULL);
+        GtkWidget *remove = app_button_new(_("_Remove Last Setting"), NULL);
+
+        l->box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
+        g_object_set_data_full(G_OBJECT(l->box), "setting-list", l, setting_list_free);
+        l->rows = g_ptr_array_new();
+        l->changed = changed;
+        l->userdata = userdata;
+        l->rows_box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12);
+        gtk_box_append(GTK_BOX(l->box), l->rows_box);
+        gtk_box_append(GTK_BOX(buttons), add);
+        gtk_box_append(GTK_BOX(buttons), remove);
+        gtk_box_append(GTK_BOX(l->box), buttons);
+        g_signal_connect(add, "clicked", G_CALLBACK(on_add_setting), l->box);
+        g_signal_connect(remove, "clicked", G_CALLBACK(on_remove_setting), l->box);
+        return l->box;
+}
+
+void setting_list_fill(GtkWidget *list, const RcProfile *p)
+{
+        SettingList *l = list_of(list);
+        GPtrArray *keys = g_ptr_array_new();
+
+        for (size_t i = 0; i < p->n_settings; i++) {
+                g_autofree char *value = setting_value_text(&p->settings[i].value);
+
+                setting_list_add(list, p->settings[i].key, value);
+                g_ptr_array_add(keys, g_strdup(p->settings[i].key));
+        }
+        g_ptr_array_add(keys, NULL);
+        g_strfreev(l->original_keys);
+        l->original_keys = (char **) g_ptr_array_free(keys, FALSE);
+}
+
+bool setting_list_collect(GtkWidget *list, GPtrArray *keep, GArray *settings, GPtrArray *unset)
+{
+        SettingList *l = list_of(list);
+
+        for (guint i = 0; i < l->rows->len; i++) {
                 char *key = NULL, *value = NULL, *message = NULL;
-                bool ok = setting_row_get(rows->pdata[i], &key, &value, &message);
+                bool ok = setting_row_get(l->rows->pdata[i], &key, &value, &message);
 
                 g_ptr_array_add(keep, key);
                 g_ptr_array_add(keep, value);
@@ -340,7 +408,7 @@ bool setting_rows_collect(
                         return false;
                 g_array_append_val(settings, ((RcEditSetting){ key, value }));
         }
-        for (char *const *k = original_keys; k && *k; k++) {
+        for (char **k = l->original_keys; k && *k; k++) {
                 bool kept = false;
 
                 for (guint i = 0; i < settings->len; i++)

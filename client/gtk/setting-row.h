@@ -19,13 +19,16 @@ GtkWidget *setting_row_new(const char *key, const char *value, GCallback changed
  * warning (an unknown key) leaves it valid, with *ret_message set. */
 bool setting_row_get(GtkWidget *row, char **ret_key, char **ret_value, char **ret_message);
 
-/* The key the row started with (NULL: a new row). */
-const char *setting_row_original_key(GtkWidget *row);
-
 /* The rc text of a value as a file holds it (true, 12, "DP-1"): what a row is filled with. */
 char *setting_value_text(const RcValue *v);
 
-/* The edit's settings from rows (GtkWidget* setting rows) into settings (RcEditSetting, strings owned by
- * keep), and into unset the original_keys no row keeps; false when a row is not valid (it says why). */
-bool setting_rows_collect(
-                GPtrArray *rows, char *const *original_keys, GPtrArray *keep, GArray *settings, GPtrArray *unset);
+/* The settings of a profile: setting rows with "Add Setting" and "Remove Last Setting" buttons; changed
+ * as for a row. */
+GtkWidget *setting_list_new(GCallback changed, gpointer userdata);
+void setting_list_add(GtkWidget *list, const char *key, const char *value);
+/* A row for each setting of p, whose keys are remembered: a key no row keeps is unset by the edit. */
+void setting_list_fill(GtkWidget *list, const RcProfile *p);
+
+/* The edit's settings into settings (RcEditSetting, strings owned by keep), and into unset the keys read
+ * that no row keeps; false when a row is not valid (it says why). */
+bool setting_list_collect(GtkWidget *list, GPtrArray *keep, GArray *settings, GPtrArray *unset);

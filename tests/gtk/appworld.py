@@ -484,16 +484,21 @@ class AtSpi:
         found = [app.getChildAtIndex(i) for i in range(app.childCount if app is not None else 0)]
         return [w for w in found if w is not None and (w.name or "").startswith(prefix)]
 
+    def point(self, node):
+        """A pointer click in the middle of node, for widgets GTK gives no AT-SPI action (drop-downs, check
+        buttons, switches). No window manager: a dialog sits at the screen's origin, so its window
+        coordinates are the screen's."""
+        ext = node.queryComponent().getExtents(self.pyatspi.WINDOW_COORDS)
+        self.pyatspi.Registry.generateMouseEvent(ext.x + ext.width // 2, ext.y + ext.height // 2, "b1c")
+
     def pick(self, root, name, item):
         """Selects item in the drop-down (GtkDropDown) named name. It has no AT-SPI action: a pointer click
-        opens its popover (no window manager: a dialog sits at the screen's origin, so its window
-        coordinates are the screen's), whose list has the focus on the current item; the keyboard moves to
+        (point()) opens its popover, whose list has the focus on the current item; the keyboard moves to
         item and takes it. Returns the drop-down."""
         pyatspi = self.pyatspi
         combo = wait_for(f"the drop-down {name}", lambda: pyatspi.findDescendant(
             root, lambda a: a is not None and a.getRoleName() == "combo box" and a.name == name))
-        ext = combo.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
-        pyatspi.Registry.generateMouseEvent(ext.x + ext.width // 2, ext.y + ext.height // 2, "b1c")
+        self.point(combo)
         popover = wait_for(f"the popover of {name}", lambda: pyatspi.findDescendant(
             combo, lambda a: a is not None and a.getRoleName() == "filler" and a.name == "GtkPopover"))
         items = wait_for(f"the items of {name}", lambda: self.texts(popover))

@@ -73,9 +73,14 @@ class RuleEditTest(test_app_e2e.AppTest):
         """Undoes the last edit: the toast's Undo button (else the app's action, as Ctrl+Z); the file is
         back byte for byte."""
         if by_toast:
-            button = wait_for("the toast's Undo", lambda: self.pyatspi.findDescendant(
-                main, lambda a: a is not None and a.getRoleName() == "push button" and
-                (a.name or "").replace("_", "") == "Undo"))
+            def undo_button():
+                return self.pyatspi.findDescendant(main, lambda a: a is not None and a.getRoleName() == "push button"
+                                                   and "Undo" in [(a.name or "").replace("_", ""), *self.texts(a)])
+            try:
+                button = wait_for("the toast's Undo", undo_button)
+            except AssertionError:
+                buttons = self.pyatspi.findAllDescendants(main, lambda a: a is not None and "button" in a.getRoleName())
+                raise AssertionError(f"no Undo: {[(b.getRoleName(), b.name, self.texts(b)) for b in buttons]}")
             self.click(button)
         else:
             self.w.app_action("undo-profile-edit")
@@ -101,7 +106,8 @@ class RuleEditTest(test_app_e2e.AppTest):
         self.set_entry(dialog, "Matches of condition 2", "ollama")
         negate = wait_for("condition 2's not", lambda: self.pyatspi.findAllDescendants(
             dialog, lambda a: a is not None and a.getRoleName() == "check box" and a.name == "not")[1])
-        self.click(negate)
+        self.a11y.point(negate)
+        wait_for("condition 2 negated", lambda: negate.getState().contains(self.pyatspi.STATE_CHECKED))
         self.a11y.pick(dialog, "Value", "10: 8x (8xMS)")
         self.click(self.button(dialog, "Preview…"))
         self.preview_and_apply("Add a rule for ", "4100 glxgears: GLFSAAMode = 10 (new)",
@@ -116,8 +122,8 @@ class RuleEditTest(test_app_e2e.AppTest):
         rule = [r for r in self.ctl("rules") if r["file"] == self.w.rc][0]
         self.w.app_action_with("edit-rule", f"('{self.w.rc}', '{rule['id']}')")
         dialog = wait_for("the Edit Rule dialog", lambda: self.window("Edit Rule"))
-        self.click(self.find(dialog, "toggle button", name="Write the pattern as JSON") or
-                   self.find(dialog, "switch", name="Write the pattern as JSON"))
+        self.a11y.point(wait_for("the JSON switch", lambda: self.find(dialog, "switch", name="Write the pattern as JSON")
+                                 or self.find(dialog, "toggle button", name="Write the pattern as JSON")))
         json_view = wait_for("the pattern's JSON", lambda: self.find(dialog, "text", name="Pattern as JSON"))
         self.assertIn('"glxgears"', self.text_of(json_view))
         json_view.queryEditableText().setTextContents('{ "feature": "cmdline", "matches": "glxgears" }')
@@ -135,7 +141,7 @@ class RuleEditTest(test_app_e2e.AppTest):
         dialog = wait_for("the Edit Profile dialog", lambda: self.window("Edit Profile Threaded"))
         switch = wait_for("the boolean's switch", lambda: self.find(dialog, "switch", name="Value") or
                           self.find(dialog, "toggle button", name="Value"))
-        self.click(switch)
+        self.a11y.point(switch)
         self.click(self.button(dialog, "Preview…"))
         self.preview_and_apply("Change the profile Threaded", "GLThreadedOptimizations = false (true)",
                                ('"value": false',))
