@@ -294,6 +294,15 @@ static void on_preview(GtkButton *button, gpointer data)
                 }
                 edit.profile = profile;
         } else {
+                if (d->original_profile) {
+                        g_autofree char *text = g_strdup_printf(
+                                        _("This rule refers to the profile %s: edit that profile, or choose another; "
+                                          "a rule with settings of its own is a new rule."),
+                                        d->original_profile);
+
+                        say(d, text);
+                        return;
+                }
                 if (!setting_list_collect(d->settings, keep, settings, unset)) {
                         say(d, _("A setting is not valid: its row says why."));
                         return;

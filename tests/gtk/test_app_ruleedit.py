@@ -7,7 +7,7 @@ through the daemon's explanation (`nvprofilectl explain`) or `nvprofilectl rules
 Undo, or Ctrl+Z's action), which restores the file byte for byte (removes the file the edit created).
 
 - a new rule with a composite pattern (procname glxgears and not procname ollama) and a typed setting;
-- the fixture's rule edited in place: its pattern written as JSON, and it applies inline settings;
+- the fixture's rule edited in place: its pattern written as JSON, still referring to its profile;
 - a profile's boolean setting turned off with its switch;
 - a new profile, then removed.
 
@@ -51,6 +51,11 @@ class RuleEditTest(test_app_e2e.AppTest):
             return None
         with open(path, "rb") as f:
             return f.read()
+
+    def switch(self, root, name):
+        """The GtkSwitch named name (its AT-SPI role differs between versions: any but a label's)."""
+        return self.pyatspi.findDescendant(root, lambda a: a is not None and a.name == name and a.getRoleName() in (
+            "switch", "toggle button", "check box", "push button"))
 
     # --- the edit flow ---------------------------------------------------------------------------------------
 
@@ -117,30 +122,33 @@ class RuleEditTest(test_app_e2e.AppTest):
         self.undo(main, target, None)
         wait_for("the rule gone", lambda: self.setting("GLFSAAMode") is None)
 
-        # 2. The fixture's rule edited in place: its pattern as JSON (cmdline), inline settings instead of
-        # the profile it referred to.
-        rule = [r for r in self.ctl("rules") if r["file"] == self.w.rc][0]
+        # 2. The fixture's rule edited in place: its pattern written as JSON (cmdline), still applying the
+        # profile it refers to; inline settings cannot replace a reference (the dialog says so).
+        rule = [r for r in self.ctl("rules", "--home", self.w.home)["rules"] if r["file"] == self.w.rc][0]
         self.w.app_action_with("edit-rule", f"('{self.w.rc}', '{rule['id']}')")
         dialog = wait_for("the Edit Rule dialog", lambda: self.window("Edit Rule"))
-        self.a11y.point(wait_for("the JSON switch", lambda: self.find(dialog, "switch", name="Write the pattern as JSON")
-                                 or self.find(dialog, "toggle button", name="Write the pattern as JSON")))
+        self.a11y.point(wait_for("the JSON switch", lambda: self.switch(dialog, "Write the pattern as JSON")))
         json_view = wait_for("the pattern's JSON", lambda: self.find(dialog, "text", name="Pattern as JSON"))
         self.assertIn('"glxgears"', self.text_of(json_view))
         json_view.queryEditableText().setTextContents('{ "feature": "cmdline", "matches": "glxgears" }')
         self.a11y.pick(dialog, "Applies", "Settings written in the rule")
-        self.click(self.button(dialog, "Add Setting"))
         self.click(self.button(dialog, "Preview…"))
-        self.preview_and_apply("Change the rule for ", None, ('"cmdline"', '"GLFSAAMode"'))
-        wait_for("the edited rule in effect", lambda: self.setting("GLFSAAMode") == 0)
-        self.assertIsNone(self.setting("GLThreadedOptimizations"))
+        wait_for("the reference kept", lambda: any("refers to the profile Threaded" in t for t in self.texts(dialog)))
+        self.a11y.pick(dialog, "Applies", "An existing profile")
+        self.click(self.button(dialog, "Preview…"))
+        self.preview_and_apply("Change the rule for ", None, ('"cmdline"',))
+        wait_for("the edited rule listed", lambda: [
+            r for r in self.ctl("rules", "--home", self.w.home)["rules"]
+            if r["file"] == self.w.rc and "cmdline" in r["pattern"] and r["profile"] == "Threaded"])
         self.undo(main, self.w.rc, rc_before, by_toast=False)
-        wait_for("the fixture's profile again", lambda: self.setting("GLThreadedOptimizations") is True)
+        wait_for("the procname rule again", lambda: [
+            r for r in self.ctl("rules", "--home", self.w.home)["rules"]
+            if r["file"] == self.w.rc and "procname" in r["pattern"]])
 
         # 3. The profile's boolean, off with its switch.
         self.w.app_action_with("edit-profile", f"('{self.w.rc}', 'Threaded')")
         dialog = wait_for("the Edit Profile dialog", lambda: self.window("Edit Profile Threaded"))
-        switch = wait_for("the boolean's switch", lambda: self.find(dialog, "switch", name="Value") or
-                          self.find(dialog, "toggle button", name="Value"))
+        switch = wait_for("the boolean's switch", lambda: self.switch(dialog, "Value"))
         self.a11y.point(switch)
         self.click(self.button(dialog, "Preview…"))
         self.preview_and_apply("Change the profile Threaded", "GLThreadedOptimizations = false (true)",
@@ -154,11 +162,11 @@ class RuleEditTest(test_app_e2e.AppTest):
         self.set_entry(dialog, "Profile name", "Sharp")
         self.click(self.button(dialog, "Preview…"))
         self.preview_and_apply("Add the profile Sharp", None, ('"Sharp"',))
-        wait_for("the profile listed", lambda: any(p["name"] == "Sharp" for p in self.ctl("profiles")))
+        wait_for("the profile listed", lambda: any(p["name"] == "Sharp" for p in self.ctl("profiles", "--home", self.w.home)["profiles"]))
         added = self.read(self.w.rc)
         self.w.app_action_with("remove-profile", f"('{self.w.rc}', 'Sharp')")
         self.preview_and_apply("Remove the profile Sharp", None, ('-',))
-        wait_for("the profile gone", lambda: not any(p["name"] == "Sharp" for p in self.ctl("profiles")))
+        wait_for("the profile gone", lambda: not any(p["name"] == "Sharp" for p in self.ctl("profiles", "--home", self.w.home)["profiles"]))
         self.undo(main, self.w.rc, added)
         self.w.app_action("undo-profile-edit")  # nothing left to undo: the file stays
         self.assertEqual(self.read(self.w.rc), added)
