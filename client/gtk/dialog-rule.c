@@ -111,7 +111,7 @@ static void add_condition(RuleDialog *d, const char *feature, const char *matche
         gtk_check_button_set_active(c->negate, negate);
         gtk_box_append(GTK_BOX(c->box), GTK_WIDGET(c->negate));
         c->feature = GTK_DROP_DOWN(gtk_drop_down_new_from_strings(features));
-        gtk_accessible_update_property(GTK_ACCESSIBLE(c->feature), GTK_ACCESSIBLE_PROPERTY_LABEL, feature_name, -1);
+        drop_down_name(GTK_WIDGET(c->feature), feature_name);
         gtk_drop_down_set_selected(c->feature, feature_index(feature));
         gtk_box_append(GTK_BOX(c->box), GTK_WIDGET(c->feature));
         c->matches = GTK_EDITABLE(gtk_entry_new());
@@ -465,15 +465,14 @@ void rule_dialog_show(App *app, const char *file, const char *rule_id, const cha
                 if (rc_entry_path(RC_ENTRY_SYSTEM_DIR, NULL, NULL, &dir) >= 0)
                         d->system_file = g_strdup_printf("%s/%s", dir, RC_EDIT_DEFAULT_FILE_NAME);
                 d->where = GTK_DROP_DOWN(gtk_drop_down_new_from_strings(choices));
-                gtk_accessible_update_property(
-                                GTK_ACCESSIBLE(d->where), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Write into"), -1);
+                drop_down_name(GTK_WIDGET(d->where), _("Write into"));
                 gtk_widget_set_sensitive(GTK_WIDGET(d->where), d->system_file != NULL);
                 gtk_box_append(GTK_BOX(body), titled(_("Write into"), GTK_WIDGET(d->where)));
         }
 
         /* The pattern: conditions, or JSON. */
         d->combine = GTK_DROP_DOWN(gtk_drop_down_new_from_strings(combine));
-        gtk_accessible_update_property(GTK_ACCESSIBLE(d->combine), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Combine"), -1);
+        drop_down_name(GTK_WIDGET(d->combine), _("Combine"));
         gtk_box_append(GTK_BOX(pattern_head), GTK_WIDGET(d->combine));
         gtk_box_append(GTK_BOX(pattern_head), add_condition_button);
         {
@@ -507,12 +506,12 @@ void rule_dialog_show(App *app, const char *file, const char *rule_id, const cha
 
         /* What it applies. */
         d->applies = GTK_DROP_DOWN(gtk_drop_down_new_from_strings(applies));
-        gtk_accessible_update_property(GTK_ACCESSIBLE(d->applies), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Applies"), -1);
+        drop_down_name(GTK_WIDGET(d->applies), _("Applies"));
         d->profiles = gtk_string_list_new(NULL);
         d->profile = GTK_DROP_DOWN(gtk_drop_down_new(G_LIST_MODEL(g_object_ref(d->profiles)),
                         gtk_property_expression_new(GTK_TYPE_STRING_OBJECT, NULL, "string")));
         gtk_drop_down_set_enable_search(d->profile, TRUE);
-        gtk_accessible_update_property(GTK_ACCESSIBLE(d->profile), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Profile"), -1);
+        drop_down_name(GTK_WIDGET(d->profile), _("Profile"));
         d->settings = setting_list_new(G_CALLBACK(on_changed), d);
         d->applies_stack = GTK_STACK(gtk_stack_new());
         gtk_stack_add_named(d->applies_stack, d->settings, "settings");

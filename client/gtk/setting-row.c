@@ -182,6 +182,14 @@ static void on_value(GObject *object, GParamSpec *pspec, gpointer data)
         check(data);
 }
 
+void drop_down_name(GtkWidget *drop_down, const char *name)
+{
+        gtk_accessible_update_property(GTK_ACCESSIBLE(drop_down), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+        for (GtkWidget *w = gtk_widget_get_first_child(drop_down); w; w = gtk_widget_get_next_sibling(w))
+                if (GTK_IS_TOGGLE_BUTTON(w))
+                        gtk_accessible_update_property(GTK_ACCESSIBLE(w), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+}
+
 static int compare_keys(gconstpointer a, gconstpointer b)
 {
         return g_ascii_strcasecmp(*(const char *const *) a, *(const char *const *) b);
@@ -228,7 +236,7 @@ GtkWidget *setting_row_new(const char *key, const char *value, GCallback changed
         s->keys = sorted_keys();
         s->key = GTK_DROP_DOWN(gtk_drop_down_new(G_LIST_MODEL(s->keys), expression));
         gtk_drop_down_set_enable_search(s->key, TRUE);
-        gtk_accessible_update_property(GTK_ACCESSIBLE(s->key), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Key"), -1);
+        drop_down_name(GTK_WIDGET(s->key), _("Key"));
         gtk_box_append(GTK_BOX(line), GTK_WIDGET(s->key));
         s->other_key = GTK_EDITABLE(gtk_entry_new());
         gtk_accessible_update_property(GTK_ACCESSIBLE(s->other_key), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Other key"), -1);
@@ -240,7 +248,7 @@ GtkWidget *setting_row_new(const char *key, const char *value, GCallback changed
         gtk_accessible_update_property(GTK_ACCESSIBLE(s->boolean), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Value"), -1);
         gtk_stack_add_named(s->editor, GTK_WIDGET(s->boolean), "boolean");
         s->choice = GTK_DROP_DOWN(gtk_drop_down_new(NULL, NULL));
-        gtk_accessible_update_property(GTK_ACCESSIBLE(s->choice), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Value"), -1);
+        drop_down_name(GTK_WIDGET(s->choice), _("Value"));
         gtk_stack_add_named(s->editor, GTK_WIDGET(s->choice), "choice");
         s->integer = GTK_SPIN_BUTTON(gtk_spin_button_new_with_range(0, 1, 1));
         gtk_accessible_update_property(GTK_ACCESSIBLE(s->integer), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Value"), -1);

@@ -19,6 +19,10 @@ GtkWidget *setting_row_new(const char *key, const char *value, GCallback changed
  * warning (an unknown key) leaves it valid, with *ret_message set. */
 bool setting_row_get(GtkWidget *row, char **ret_key, char **ret_value, char **ret_message);
 
+/* Names a GtkDropDown for screen readers, and its button too (GTK 4.8 leaves that one named by its
+ * type, which a screen reader would read out). */
+void drop_down_name(GtkWidget *drop_down, const char *name);
+
 /* The rc text of a value as a file holds it (true, 12, "DP-1"): what a row is filled with. */
 char *setting_value_text(const RcValue *v);
 
