@@ -122,6 +122,7 @@ static const struct {
         { "RemoveProfile", "remove the profile" },
         { "RemoveRule", "remove the rule" },
         { "Resolve", "resolve the described process" },
+        { "RevertEdit", "undo the edit" },
         { "Subscribe", "watch the daemon's changes" },
         { "Unsubscribe", "stop watching the daemon's changes" },
         { "UpdateProfile", "change the profile" },

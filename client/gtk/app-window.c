@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "app-window.h"
+#include "profile-edit.h"
 #include "state-page.h"
 
 /* The About window's links: the project and its issue tracker. */
@@ -312,6 +313,7 @@ void app_window_install_actions(App *app)
         };
 
         g_action_map_add_action_entries(G_ACTION_MAP(app->application), actions, G_N_ELEMENTS(actions), app);
+        profile_edit_install_actions(app);
         set_accels(app, "app.quit", (const char *const[]){ "<Control>q", NULL });
         set_accels(app, "app.open-report", (const char *const[]){ "<Control>o", NULL });
         set_accels(app, "app.hide", (const char *const[]){ "<Control>h", NULL });

@@ -110,7 +110,8 @@ GtkWidget *profiles_view_widget(ProfilesView *v);
 void profiles_view_reload(ProfilesView *v);
 void profiles_view_free(ProfilesView *v);
 
-/* dialog-add-rule.c: a rule for a process's procname or commname, previewed, then written. */
+/* dialog-rule.c: a new rule for a process (its procname, else its commname) in the user's own file; the
+ * rest of the profile editing is declared in profile-edit.h. */
 void add_rule_dialog_show(App *app, const char *procname, const char *commname);
 
 /* view-reports.c */

@@ -13,6 +13,7 @@
 #include "apps-row.h"
 #include "bus-signatures.h"
 #include "history-graph.h"
+#include "profile-edit.h"
 #include "usage-history.h"
 
 static void set_text(char **field, char *text)
@@ -144,7 +145,7 @@ static void on_add_rule(GtkButton *button, gpointer data)
 
         /* procname is the executable's name (what rules usually match); comm what the process calls itself. */
         if (r && r->group)
-                add_rule_dialog_show(app, r->procname ? r->procname : r->comm, r->comm);
+                rule_dialog_show(app, NULL, NULL, r->procname ? r->procname : r->comm, r->comm);
 }
 
 static GtkWidget *row_button(App *app, GtkListItem *li, const char *label, GCallback cb)

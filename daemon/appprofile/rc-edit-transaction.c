@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "file-replace.h"
 #include "rc-edit-move.h"
@@ -20,6 +21,7 @@ static void rc_edit_file_done(RcEditFile *f)
         f->text = mfree(f->text);
         f->new_text = mfree(f->new_text);
         f->size = f->new_size = 0;
+        f->remove = false;
 }
 
 void rc_edit_transaction_init(RcEditTransaction *t, const RcEditWriter *writer, const RcSyntaxOptions *syntax)
@@ -166,6 +168,53 @@ int rc_edit_transaction_move(RcEditTransaction *t, size_t index, size_t position
         return set_rule_id(t, from, from->new_text, from->new_size, moved.index);
 }
 
+static bool text_equal(const char *a, size_t a_size, const char *b, size_t b_size)
+{
+        if (!a || !b)
+                return !a && !b;
+        return a_size == b_size && memcmp(a, b, a_size) == 0;
+}
+
+int rc_edit_transaction_revert(RcEditTransaction *t, const char *path, const char *written, size_t written_size,
+                const char *previous, size_t previous_size)
+{
+        RcEditFile *f = &t->source;
+        int r;
+
+        assert(t);
+        assert(path);
+        assert(written);
+
+        r = rc_edit_transaction_open(t, path);
+        if (r < 0)
+                return r;
+        /* Only what this edit wrote is taken back: a change made since (by hand, by another edit) stays. */
+        if (!text_equal(f->text, f->size, written, written_size))
+                return -ESTALE;
+        if (previous) {
+                _cleanup_(rc_file_unrefp) RcFile *parsed = NULL;
+
+                if (previous_size > RC_FILE_SIZE_MAX)
+                        return -E2BIG;
+                r = rc_file_parse(path, previous, previous_size, &t->syntax, &parsed);
+                if (r < 0)
+                        return r;
+                if (parsed->state != RC_FILE_LOADED) {
+                        r = rc_diagnostics_copy(&t->diagnostics, &parsed->diagnostics);
+                        return r < 0 ? r : -EBADMSG;
+                }
+                f->new_text = strndup(previous, previous_size);
+                if (!f->new_text)
+                        return -ENOMEM;
+                f->new_size = previous_size;
+                return 0;
+        }
+        f->remove = true;
+        /* The diff shows the removal as every line going. */
+        f->new_text = strdup("");
+        return f->new_text ? 0 : -ENOMEM;
+}
+
 static int fail_at(RcEditTransaction *t, RcEditStep step, const char *path, int error)
 {
         t->failed_step = step;
@@ -265,11 +314,34 @@ int rc_edit_transaction_preview(const RcEditTransaction *t, RcEditPreviewFunc fn
         return fn(files, n, userdata);
 }
 
+/* Compare and remove: a file some other writer replaced or removed in the few instructions between the
+ * comparison and the unlink would be removed too, which a revert of a file's creation accepts (the
+ * rename of a replacement is atomic, and the comparison just saw our own text there). */
+static int remove_in_dir(int dir_fd, const RcEditFile *f)
+{
+        _cleanup_free_ char *text = NULL;
+        size_t size = 0;
+        int r;
+
+        r = file_read_regular(dir_fd, f->name, RC_FILE_SIZE_MAX, &text, &size);
+        if (r == -ENOENT)
+                return -ESTALE;
+        if (r < 0)
+                return r;
+        if (!text_equal(text, size, f->text, f->size))
+                return -ESTALE;
+        if (unlinkat(dir_fd, f->name, 0) < 0)
+                return -errno;
+        return 0;
+}
+
 /* Compare and replace, in the file's directory as the writer. */
 static int replace_in_dir(int dir_fd, void *userdata, char **ret, size_t *ret_size)
 {
         const RcEditFile *f = userdata;
 
+        if (f->remove)
+                return remove_in_dir(dir_fd, f);
         return file_replace(dir_fd, f->name, f->text, f->size, f->new_text, f->new_size, 0644, NULL);
 }
 

@@ -27,8 +27,9 @@ typedef struct RcEditFile {
         const char *name;
         char *text; /* as read; NULL: it does not exist */
         size_t size;
-        char *new_text; /* as the edit leaves it; NULL: not edited */
+        char *new_text; /* as the edit leaves it; NULL: not edited (or removed) */
         size_t new_size;
+        bool remove; /* the edit removes the file: a revert of its creation */
 } RcEditFile;
 
 /* Where rc_edit_transaction_prepare() stopped. */
@@ -93,6 +94,15 @@ int rc_edit_transaction_move(RcEditTransaction *t, size_t index, size_t position
  * error of that step (-ENOENT at RC_EDIT_STEP_FIND_RULE with no source text: the file does not
  * exist). */
 int rc_edit_transaction_prepare(RcEditTransaction *t, const RcEditRequest *req);
+
+/* Prepares the revert of an edit written to path (absolute): the file is put back to previous
+ * (previous_size bytes; NULL: it did not exist, and is removed), but only if it still holds exactly
+ * written (written_size bytes), what the edit left there. -ESTALE when it does not (it changed since, or
+ * does not exist), -EBADMSG (diagnostics: why) when previous is not an rc file that loads, since no edit
+ * is made of a file that does not, and the errors of rc_edit_transaction_open(). Diff, preview and commit
+ * then work as for any edit; commit checks again that the file is still what was read. */
+int rc_edit_transaction_revert(RcEditTransaction *t, const char *path, const char *written, size_t written_size,
+                const char *previous, size_t previous_size);
 
 /* The unified diff of every file edited (the destination's first; "" if nothing changes). */
 int rc_edit_transaction_diff(const RcEditTransaction *t, char **ret);

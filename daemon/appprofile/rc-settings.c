@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <strings.h>
 
 #include "rc-model.h"
@@ -18,6 +19,43 @@
         .key = k, .variable = var, .type = RC_SETTING_INTEGER, .min = lo, .max = hi, .meaning = m
 #define STRING(k, var, m) .key = k, .variable = var, .type = RC_SETTING_STRING, .meaning = m
 
+/* The enumerations, from ../shared/docs/appprofile-settings.md §1 ("Documented keys": GLFSAAMode's
+ * NV-CONTROL FSAA modes, GLLogMaxAniso's levels, GLYield's strings). */
+static const RcSettingValue fsaa_modes[] = {
+        { "0", "Off" },
+        { "1", "2x (2xMS)" },
+        { "2", "2x Quincunx" },
+        { "3", "1.5 × 1.5" },
+        { "4", "2 × 2 supersampling" },
+        { "5", "4x (4xMS)" },
+        { "6", "4x, 9-tap Gaussian" },
+        { "7", "8x (4xMS, 4xCS)" },
+        { "8", "16x (4xMS, 12xCS)" },
+        { "9", "8x (4xSS, 2xMS)" },
+        { "10", "8x (8xMS)" },
+        { "11", "16x (4xSS, 4xMS)" },
+        { "12", "16x (8xMS, 8xCS)" },
+        { "13", "32x (4xSS, 8xMS)" },
+        { "14", "32x (8xMS, 24xCS)" },
+        { "15", "64x (16xSS, 4xMS)" },
+        { NULL, NULL },
+};
+
+static const RcSettingValue aniso_levels[] = {
+        { "0", "No anisotropic filtering" },
+        { "1", "2x" },
+        { "2", "4x" },
+        { "3", "8x" },
+        { "4", "16x" },
+        { NULL, NULL },
+};
+
+static const RcSettingValue yield_modes[] = {
+        { "\"NOTHING\"", "Never yield" },
+        { "\"USLEEP\"", "usleep(0)" },
+        { NULL, NULL },
+};
+
 /* ../shared/docs/appprofile-settings.md: §1 (README 580's list, in its order, meanings from R390), §2.1 to
  * §2.3 (keys NVIDIA ships or tells users to write, typed by every value NVIDIA's files give them), §2.4
  * (obsolete). HWSTATE_PER_CTX is left out on purpose: NVIDIA's own 570 file gives it true for firefox and
@@ -25,10 +63,12 @@
 static const RcSettingInfo settings[] = {
         { .documented = true,
                         INTEGER("GLFSAAMode", "__GL_FSAA_MODE", 0, 15,
-                                        "Full-scene antialiasing mode (nvidia-settings' FSAA values; the driver falls back to one the GPU supports)") },
+                                        "Full-scene antialiasing mode (nvidia-settings' FSAA values; the driver falls back to one the GPU supports)"),
+                        .values = fsaa_modes },
         { .documented = true,
                         INTEGER("GLLogMaxAniso", "__GL_LOG_MAX_ANISO", 0, 4,
-                                        "Anisotropic texture filtering: 0 none, 1 2x, 2 4x, 3 8x, 4 16x") },
+                                        "Anisotropic texture filtering: 0 none, 1 2x, 2 4x, 3 8x, 4 16x"),
+                        .values = aniso_levels },
         { .documented = true,
                         BOOLEAN("GLNoDsoFinalizer", "__GL_NO_DSO_FINALIZER",
                                         "libGL's finalizer leaves its resources in place (avoids crashes of multithreaded apps at exit)") },
@@ -56,7 +96,8 @@ static const RcSettingInfo settings[] = {
                                         "The directory of the shader disk cache") },
         { .documented = true,
                         STRING("GLYield", "__GL_YIELD",
-                                        "How the driver yields while it waits: \"NOTHING\", \"USLEEP\" (unset: sched_yield)") },
+                                        "How the driver yields while it waits: \"NOTHING\", \"USLEEP\" (unset: sched_yield)"),
+                        .values = yield_modes },
         { .documented = true,
                         BOOLEAN("GLThreadedOptimizations", "__GL_THREADED_OPTIMIZATIONS",
                                         "Offloads the driver's CPU work to a worker thread") },
@@ -275,27 +316,69 @@ static int parse_trimmed_literal(const char *value, RcValue *ret, char **ret_err
         return parse_literal(value, ret, ret_error);
 }
 
+const RcSettingValue *rc_setting_value_lookup(const RcSettingInfo *info, const char *text)
+{
+        _cleanup_free_ char *error = NULL;
+        RcValue v;
+
+        assert(info);
+        assert(text);
+
+        if (!info->values || parse_trimmed_literal(text, &v, &error) < 0)
+                return NULL;
+        for (const RcSettingValue *e = info->values; e->value; e++)
+                /* The table's integers are decimal; a value may be spelled 0x1 or 01 as well. */
+                if (v.type == RC_VALUE_INTEGER ? e->value[0] != '"' && strtoll(e->value, NULL, 10) == v.integer
+                                               : streq(e->value, text))
+                        return e;
+        return NULL;
+}
+
+/* ", one of: 0 (Off), 1 (2x)" for an enumeration. */
+static int describe_values(const RcSettingInfo *info, char **ret)
+{
+        _cleanup_free_ char *text = strdup("");
+
+        if (!text)
+                return -ENOMEM;
+        for (const RcSettingValue *e = info->values; e && e->value; e++) {
+                char *joined;
+
+                if (asprintf(&joined, "%s%s %s (%s)", text, e == info->values ? ", one of:" : ",", e->value,
+                                    e->meaning) < 0)
+                        return -ENOMEM;
+                free(text);
+                text = joined;
+        }
+        *ret = TAKE_PTR(text);
+        return 0;
+}
+
 static int describe_type(const RcSettingInfo *info, char **ret)
 {
+        _cleanup_free_ char *values = NULL;
         int r = -1;
 
+        if (describe_values(info, &values) < 0)
+                return -ENOMEM;
         switch (info->type) {
         case RC_SETTING_BOOLEAN:
-                r = asprintf(ret, "%s is a boolean (true, false, 1 or 0)", info->key);
+                r = asprintf(ret, "%s is a boolean (true, false, 1 or 0)%s", info->key, values);
                 break;
         case RC_SETTING_INTEGER:
                 if (info->max > 0xffff)
                         r = asprintf(ret,
                                         "%s is an integer from %" PRIi64 " to %" PRIi64 " (0x%" PRIx64
-                                        "), decimal, 0x hex or 0 octal",
-                                        info->key, info->min, info->max, (uint64_t) info->max);
+                                        "), decimal, 0x hex or 0 octal%s",
+                                        info->key, info->min, info->max, (uint64_t) info->max, values);
                 else
                         r = asprintf(ret,
-                                        "%s is an integer from %" PRIi64 " to %" PRIi64 ", decimal, 0x hex or 0 octal",
-                                        info->key, info->min, info->max);
+                                        "%s is an integer from %" PRIi64 " to %" PRIi64
+                                        ", decimal, 0x hex or 0 octal%s",
+                                        info->key, info->min, info->max, values);
                 break;
         case RC_SETTING_STRING:
-                r = asprintf(ret, "%s is a string, written \"text\"", info->key);
+                r = asprintf(ret, "%s is a string, written \"text\"%s", info->key, values);
                 break;
         case _RC_SETTING_TYPE_MAX:
                 assert_not_reached();
@@ -355,7 +438,9 @@ static int check_setting(const char *key, const char *value, char **ret_message)
                 return set_message(ret_message, -EINVAL, "the value %s is refused: %s", value, error);
 
         /* A string that is broken is better told by the reader's error than by its type. */
-        if (info && (r < 0 ? !(info->type == RC_SETTING_STRING && value[0] == '"') : !value_fits(info, &v))) {
+        if (info &&
+                        (r < 0 ? !(info->type == RC_SETTING_STRING && value[0] == '"')
+                               : !value_fits(info, &v) || (info->values && !rc_setting_value_lookup(info, value)))) {
                 if (describe_type(info, &type) < 0)
                         return -ENOMEM;
                 return set_message(ret_message, -EINVAL, "%s, not %s", type, value[0] ? value : "an empty value");

@@ -16,6 +16,12 @@ typedef enum RcSettingType {
         _RC_SETTING_TYPE_MAX,
 } RcSettingType;
 
+/* One value of an enumeration: its rc text as written (0, "USLEEP") and what it means. */
+typedef struct RcSettingValue {
+        const char *value;
+        const char *meaning;
+} RcSettingValue;
+
 typedef struct RcSettingInfo {
         const char *key;
         const char *variable; /* the __GL_* environment variable, NULL if none */
@@ -24,7 +30,12 @@ typedef struct RcSettingInfo {
         const char *meaning; /* one line */
         const char *replaced_by; /* obsolete key: its successor; NULL otherwise */
         bool documented; /* in NVIDIA's README list (else: seen in shipped or users' files) */
+        const RcSettingValue *values; /* an enumeration: every value the driver reads, NULL-terminated;
+                                       * NULL: none (the type and range say what is allowed) */
 } RcSettingInfo;
+
+/* The enumeration value of info spelled as text (an integer in any spelling the driver reads), or NULL. */
+const RcSettingValue *rc_setting_value_lookup(const RcSettingInfo *info, const char *text);
 
 /* Every known key, in the README's order then the others. */
 const RcSettingInfo *rc_settings_known(size_t *ret_n);

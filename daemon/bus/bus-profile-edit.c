@@ -151,6 +151,24 @@ static int append_changes(sd_bus_message *reply, const ManagerEditChanges *c)
         return sd_bus_message_close_container(reply);
 }
 
+/* An edit's reply: the rule (as named now), the diff and the changes. */
+static int reply_edit_result(sd_bus_message *m, const ManagerEditResult *result)
+{
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(reply, "ss", strempty(result->rule_id), result->diff);
+        if (r < 0)
+                return r;
+        r = append_changes(reply, &result->changes);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
 static int reply_edit_error(sd_bus_error *error, int r, const char *message)
 {
         const char *what = message ? message : strerror(-r);
@@ -183,7 +201,6 @@ static int reply_bad_request(sd_bus_error *error, int r, const char *message)
 
 static int edit_run(BusContext *c, sd_bus_message *m, sd_bus_error *error)
 {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(edit_args_done) EditArgs a = { 0 };
         _cleanup_(manager_edit_result_done) ManagerEditResult result = { 0 };
         _cleanup_free_ char *message = NULL;
@@ -201,16 +218,7 @@ static int edit_run(BusContext *c, sd_bus_message *m, sd_bus_error *error)
         if (r < 0)
                 return reply_edit_error(error, r, message);
 
-        r = sd_bus_message_new_method_return(m, &reply);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_append(reply, "ss", strempty(result.rule_id), result.diff);
-        if (r < 0)
-                return r;
-        r = append_changes(reply, &result.changes);
-        if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
+        return reply_edit_result(m, &result);
 }
 
 static int method_edit(sd_bus_message *m, void *userdata, sd_bus_error *error)
@@ -231,6 +239,64 @@ static int method_edit(sd_bus_message *m, void *userdata, sd_bus_error *error)
         if (a.req.dry_run)
                 return edit_run(userdata, m, error);
         return bus_authorize(userdata, m, POLKIT_ACTION_EDIT_SYSTEM_PROFILES, edit_run, error);
+}
+
+/* RevertEdit's arguments, read from the message (which owns the strings). */
+typedef struct RevertArgs {
+        const char *file, *written, *previous;
+        int previous_exists;
+        uint64_t flags;
+} RevertArgs;
+
+static int read_revert_args(sd_bus_message *m, RevertArgs *a)
+{
+        int r;
+
+        r = sd_bus_message_rewind(m, true);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(m, "ssbst", &a->file, &a->written, &a->previous_exists, &a->previous, &a->flags);
+        if (r < 0)
+                return r;
+        return a->flags & ~EDIT_FLAG_DRY_RUN ? -EINVAL : 0;
+}
+
+static int revert_run(BusContext *c, sd_bus_message *m, sd_bus_error *error)
+{
+        _cleanup_(manager_edit_result_done) ManagerEditResult result = { 0 };
+        _cleanup_free_ char *message = NULL;
+        RevertArgs a = { 0 };
+        UserCreds creds;
+        int r;
+
+        r = read_revert_args(m, &a);
+        if (r < 0)
+                return reply_bad_request(error, r, NULL);
+        r = bus_caller_creds(m, &creds);
+        if (r < 0)
+                return r;
+
+        r = manager_edit_revert(c->manager, &creds, a.file, a.written, strlen(a.written),
+                        a.previous_exists ? a.previous : NULL, strlen(a.previous), a.flags & EDIT_FLAG_DRY_RUN, &result,
+                        &message);
+        if (r < 0)
+                return reply_edit_error(error, r, message);
+
+        return reply_edit_result(m, &result);
+}
+
+static int method_revert_edit(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        RevertArgs a = { 0 };
+        int r;
+
+        r = read_revert_args(m, &a);
+        if (r < 0)
+                return reply_bad_request(error, r, NULL);
+        /* As for the other edits: a dry run needs nothing, a write the same authorisation. */
+        if (a.flags & EDIT_FLAG_DRY_RUN)
+                return revert_run(userdata, m, error);
+        return bus_authorize(userdata, m, POLKIT_ACTION_EDIT_SYSTEM_PROFILES, revert_run, error);
 }
 
 static int method_preview_edit(sd_bus_message *m, void *userdata, sd_bus_error *error)
@@ -286,6 +352,9 @@ const sd_bus_vtable bus_profiles_vtable[] = {
                         method_edit, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("RemoveProfile", SD_BUS_ARGS("s", file, "s", name, "t", flags), EDIT_RESULT,
                         method_edit, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("RevertEdit",
+                        SD_BUS_ARGS("s", file, "s", written, "b", previous_exists, "s", previous, "t", flags),
+                        EDIT_RESULT, method_revert_edit, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("PreviewEdit", SD_BUS_ARGS("s", home, "s", file, "s", text),
                         SD_BUS_RESULT("a" CHANGE_SIGNATURE, changes), method_preview_edit, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,

@@ -460,6 +460,83 @@ static void test_foreign_home(void)
         home_done(&h);
 }
 
+/* One committed edit of file, and what the file held before and after it (NULL: absent before). */
+static void edit_committed(Home *h, char **ret_before, char **ret_after)
+{
+        _cleanup_(rc_edit_transaction_done) RcEditTransaction t = { 0 };
+
+        *ret_before = read_or_null(h->file);
+        rc_edit_transaction_init(&t, &h->writer, NULL);
+        g_assert_cmpint(rc_edit_transaction_open(&t, h->file), ==, 0);
+        g_assert_cmpint(rc_edit_transaction_apply(&t, &add_niri), ==, 0);
+        g_assert_cmpint(rc_edit_transaction_commit(&t, NULL), ==, 0);
+        *ret_after = read_or_null(h->file);
+        g_assert_nonnull(*ret_after);
+}
+
+static int revert(Home *h, const char *written, const char *previous)
+{
+        _cleanup_(rc_edit_transaction_done) RcEditTransaction t = { 0 };
+        int r;
+
+        rc_edit_transaction_init(&t, &h->writer, NULL);
+        r = rc_edit_transaction_revert(
+                        &t, h->file, written, strlen(written), previous, previous ? strlen(previous) : 0);
+        if (r < 0)
+                return r;
+        return rc_edit_transaction_commit(&t, NULL);
+}
+
+/* The Undo of an edit: the file goes back byte for byte (removed when the edit created it), but only
+ * while it still holds what the edit wrote; a change made since stays, and a previous text that is no rc
+ * file is never written. */
+static void test_revert(void)
+{
+        _cleanup_(rc_edit_transaction_done) RcEditTransaction t = { 0 };
+        Home h = { 0 };
+        g_autofree char *before = NULL, *after = NULL, *before2 = NULL, *after2 = NULL, *now = NULL, *diff = NULL;
+
+        home_init(&h, "50-test");
+
+        /* Created by the edit: the revert removes it, and its diff shows every line going. */
+        edit_committed(&h, &before, &after);
+        g_assert_null(before);
+        rc_edit_transaction_init(&t, &h.writer, NULL);
+        g_assert_cmpint(rc_edit_transaction_revert(&t, h.file, after, strlen(after), NULL, 0), ==, 0);
+        g_assert_cmpint(rc_edit_transaction_diff(&t, &diff), ==, 0);
+        g_assert_nonnull(strstr(diff, "\n-"));
+        g_assert_nonnull(strstr(diff, "niri"));
+        g_assert_null(strstr(diff, "\n+ "));
+        g_assert_cmpint(rc_edit_transaction_commit(&t, NULL), ==, 0);
+        g_assert_false(g_file_test(h.file, G_FILE_TEST_EXISTS));
+
+        /* An existing file: put back exactly. */
+        g_assert_true(g_file_set_contents(h.file, two_rules, -1, NULL));
+        edit_committed(&h, &before2, &after2);
+        g_assert_cmpstr(before2, ==, two_rules);
+        g_assert_cmpint(revert(&h, after2, before2), ==, 0);
+        now = read_or_null(h.file);
+        g_assert_cmpstr(now, ==, two_rules);
+        g_clear_pointer(&now, g_free);
+
+        /* Changed since (here: reverted already): nothing is written, the change stays. */
+        g_assert_cmpint(revert(&h, after2, before2), ==, -ESTALE);
+        now = read_or_null(h.file);
+        g_assert_cmpstr(now, ==, two_rules);
+        g_clear_pointer(&now, g_free);
+
+        /* A removal whose file changed since: it stays. */
+        g_assert_cmpint(revert(&h, after2, NULL), ==, -ESTALE);
+        g_assert_true(g_file_test(h.file, G_FILE_TEST_EXISTS));
+
+        /* A previous text that does not load is never written. */
+        g_assert_cmpint(revert(&h, two_rules, "{ \"rules\": ["), ==, -EBADMSG);
+        now = read_or_null(h.file);
+        g_assert_cmpstr(now, ==, two_rules);
+
+        home_done(&h);
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
@@ -471,5 +548,6 @@ int main(int argc, char *argv[])
         g_test_add_func("/rc-edit-transaction/links-refused", test_links_refused);
         g_test_add_func("/rc-edit-transaction/system-writer", test_system_writer);
         g_test_add_func("/rc-edit-transaction/foreign-home", test_foreign_home);
+        g_test_add_func("/rc-edit-transaction/revert", test_revert);
         return g_test_run();
 }

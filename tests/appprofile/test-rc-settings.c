@@ -175,8 +175,8 @@ static void test_strings(void)
         assert_assignment("GLShaderDiskCachePath=/dev/shm", 0, "GLShaderDiskCachePath", "\"/dev/shm\"", NULL);
         assert_assignment("GLShaderDiskCachePath=\"/dev/shm\"", 0, "GLShaderDiskCachePath", "\"/dev/shm\"", NULL);
         assert_assignment("GLSyncDisplayDevice=a \"b\" c\\d", 0, "GLSyncDisplayDevice", "\"a \\\"b\\\" c\\\\d\"", NULL);
-        assert_assignment("GLYield=", 0, "GLYield", "\"\"", NULL);
-        assert_assignment("GLYield=1", 0, "GLYield", "\"1\"", NULL);
+        assert_assignment("GLSyncDisplayDevice=", 0, "GLSyncDisplayDevice", "\"\"", NULL);
+        assert_assignment("GLSyncDisplayDevice=1", 0, "GLSyncDisplayDevice", "\"1\"", NULL);
         assert_assignment("GLYield=\"USLEEP", -EINVAL, NULL, NULL, "not an rc value");
         assert_assignment("GLSELinuxBooleans=\"a\\u00e9\"", 0, "GLSELinuxBooleans", "\"a\\u00e9\"", NULL);
         assert_check("GLShaderDiskCachePath", "\"/dev/shm\"", 0, NULL);
@@ -298,6 +298,34 @@ static void check_shipped_setting(const RcSetting *s, void *userdata)
 
 /* Every key of NVIDIA's shipped files that we claim to know has, in every file, a value of the type we
  * claim; and each key we know only from those files is in one of them. */
+/* The enumerations of appprofile-settings.md §1, with meanings: a value is found in any spelling the
+ * driver reads, a string outside the list is refused, and the refusal lists the values. */
+static void test_enumerations(void)
+{
+        const RcSettingInfo *fsaa = rc_setting_lookup("GLFSAAMode"), *yield = rc_setting_lookup("GLYield");
+        _cleanup_free_ char *message = NULL;
+        size_t n = 0;
+
+        g_assert_nonnull(fsaa->values);
+        for (const RcSettingValue *v = fsaa->values; v->value; v++, n++)
+                g_assert_false(isempty(v->meaning));
+        g_assert_cmpuint(n, ==, 16);
+        g_assert_cmpstr(rc_setting_value_lookup(fsaa, "0")->meaning, ==, "Off");
+        g_assert_cmpstr(rc_setting_value_lookup(fsaa, "0xa")->meaning, ==, "8x (8xMS)");
+        g_assert_null(rc_setting_value_lookup(fsaa, "16"));
+        g_assert_cmpstr(rc_setting_value_lookup(rc_setting_lookup("GLLogMaxAniso"), "4")->meaning, ==, "16x");
+        g_assert_cmpstr(rc_setting_value_lookup(yield, "\"USLEEP\"")->meaning, ==, "usleep(0)");
+        g_assert_null(rc_setting_value_lookup(yield, "\"SLEEP\""));
+        g_assert_null(rc_setting_lookup("GLSyncToVblank")->values);
+
+        assert_assignment("GLYield=NOTHING", 0, "GLYield", "\"NOTHING\"", NULL);
+        g_assert_cmpint(rc_setting_check("GLYield", "\"SLEEP\"", &message), ==, -EINVAL);
+        assert_message(message, "one of: \"NOTHING\" (Never yield)");
+        message = mfree(message);
+        g_assert_cmpint(rc_setting_check("GLFSAAMode", "16", &message), ==, -EINVAL);
+        assert_message(message, "15 (64x (16xSS, 4xMS))");
+}
+
 static void test_shipped_files(void)
 {
         g_autofree char *dir = test_corpus_path("appprofiles");
@@ -349,6 +377,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/rc-settings/obsolete", test_obsolete);
         g_test_add_func("/rc-settings/unknown", test_unknown);
         g_test_add_func("/rc-settings/refused-text", test_refused_text);
+        g_test_add_func("/rc-settings/enumerations", test_enumerations);
         g_test_add_func("/rc-settings/shipped-files", test_shipped_files);
         return g_test_run();
 }

@@ -201,6 +201,112 @@ static void test_system_edit_authorized_by_polkit(void)
         world_remove_user(TEST_USER);
 }
 
+/* One RevertEdit call, made in a child as some user. */
+typedef struct RevertCall {
+        const char *file, *written, *previous; /* previous NULL: the edit created file */
+        bool dry_run;
+        const char *diff_has;
+} RevertCall;
+
+static int call_revert(sd_bus *bus, void *userdata)
+{
+        const RevertCall *c = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        const char *rule, *diff;
+        int r;
+
+        r = sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, BUS_PROFILES_INTERFACE, "RevertEdit", &e, &reply, "ssbst",
+                        c->file, c->written, c->previous != NULL, strempty(c->previous), (uint64_t) c->dry_run);
+        if (r < 0) {
+                if (sd_bus_error_has_name(&e, BUS_ERROR_FILE_CHANGED))
+                        return CALL_FILE_CHANGED;
+                if (sd_bus_error_has_name(&e, BUS_ERROR_EDIT_REFUSED))
+                        return CALL_EDIT_REFUSED;
+                return world_outcome(r, &e);
+        }
+        if (sd_bus_message_read(reply, "ss", &rule, &diff) < 0)
+                return CALL_OTHER_ERROR;
+        if (!streq(rule, "") || (c->diff_has && !strstr(diff, c->diff_has))) {
+                fprintf(stderr, "rule \"%s\", diff:\n%s\n", rule, diff);
+                return CALL_REPLY_MISMATCH;
+        }
+        return CALL_OK;
+}
+
+/* Undo of a system edit: RevertEdit puts the file back byte for byte (removes the file the edit created),
+ * authorised as the edits are, and only while the file holds exactly what the edit wrote. */
+static void test_revert_edit(void)
+{
+        BusWorld w;
+        uid_t uid = world_test_user(TEST_USER);
+        AddCall add = { .file = TARGET, .pattern = NIRI_PATTERN, .key = "GLVidHeapReuseRatio", .value = "0" };
+        const char *kept = "# kept as it is\n{ \"rules\": [] }\n";
+        g_autofree char *written = NULL, *now = NULL, *log = NULL;
+        RevertCall revert = { .file = TARGET };
+
+        world_setup(&w);
+        world_write(&w, RCD "/10-other", kept);
+        world_start_daemon(&w, NULL, NULL);
+        world_start_polkit(&w);
+        world_polkit_set_allowed(&w, edit_allowed);
+
+        /* A created file: the revert removes it; a dry run only shows the diff. */
+        g_assert_cmpint(world_call_as(&w, uid, call_add, &add), ==, CALL_OK);
+        written = read_root_file(&w, TARGET);
+        g_assert_nonnull(written);
+        revert.written = written;
+        revert.dry_run = true;
+        revert.diff_has = "-";
+        g_assert_cmpint(world_call_as(&w, uid, call_revert, &revert), ==, CALL_OK);
+        now = read_root_file(&w, TARGET);
+        g_assert_cmpstr(now, ==, written);
+        g_clear_pointer(&now, g_free);
+
+        /* Refused by polkit: nothing is touched. */
+        world_polkit_set_allowed(&w, reload_allowed);
+        revert.dry_run = false;
+        g_assert_cmpint(world_call_as(&w, uid, call_revert, &revert), ==, CALL_ACCESS_DENIED);
+        now = read_root_file(&w, TARGET);
+        g_assert_cmpstr(now, ==, written);
+        g_clear_pointer(&now, g_free);
+
+        world_polkit_set_allowed(&w, edit_allowed);
+        g_assert_cmpint(world_call_as(&w, uid, call_revert, &revert), ==, CALL_OK);
+        g_assert_null(read_root_file(&w, TARGET));
+        log = world_daemon_log(&w);
+        g_assert_nonnull(strstr(log, "revert"));
+
+        /* An existing file: back byte for byte; a second revert finds it changed and leaves it. */
+        world_write(&w, TARGET, kept);
+        g_assert_cmpint(world_call_as(&w, uid, call_add, &add), ==, CALL_OK);
+        g_clear_pointer(&written, g_free);
+        written = read_root_file(&w, TARGET);
+        g_assert_nonnull(written);
+        written = read_root_file(&w, TARGET);
+        revert.written = written;
+        revert.previous = kept;
+        revert.diff_has = "niri";
+        g_assert_cmpint(world_call_as(&w, uid, call_revert, &revert), ==, CALL_OK);
+        now = read_root_file(&w, TARGET);
+        g_assert_cmpstr(now, ==, kept);
+        g_clear_pointer(&now, g_free);
+        revert.diff_has = NULL;
+        g_assert_cmpint(world_call_as(&w, uid, call_revert, &revert), ==, CALL_FILE_CHANGED);
+
+        /* A previous text that is no rc file is never written; the driver's files are never reverted. */
+        revert.written = kept;
+        revert.previous = "{ \"rules\": [";
+        g_assert_cmpint(world_call_as(&w, uid, call_revert, &revert), ==, CALL_EDIT_REFUSED);
+        now = read_root_file(&w, TARGET);
+        g_assert_cmpstr(now, ==, kept);
+        revert.file = "/usr/share/nvidia/nvidia-application-profiles-570.153.02-rc";
+        g_assert_cmpint(world_call_as(&w, uid, call_revert, &revert), ==, CALL_ACCESS_DENIED);
+
+        world_teardown(&w);
+        world_remove_user(TEST_USER);
+}
+
 static void become_user(gpointer userdata)
 {
         const struct passwd *pw = getpwuid(*(const uid_t *) userdata);
@@ -375,6 +481,7 @@ int main(int argc, char *argv[])
                 g_test_skip("needs root: creates a user and runs the daemon's writes");
                 return g_test_run();
         }
+        g_test_add_func("/bus-profile-edit/revert-edit", test_revert_edit);
         g_test_add_func("/bus-profile-edit/system-edit-authorized-by-polkit", test_system_edit_authorized_by_polkit);
         g_test_add_func("/bus-profile-edit/dry-run-reads-as-caller", test_dry_run_reads_as_caller);
         g_test_add_func("/bus-profile-edit/ctl-refused-says-sudo", test_ctl_refused_says_sudo);

@@ -371,8 +371,13 @@ class AppWorld(World):
                 raise AssertionError("the app did not quit")
 
     def app_action(self, action, check=True):
+        self.app_action_with(action, None, check)
+
+    def app_action_with(self, action, parameter, check=True):
+        """Activates the app's action with parameter, a GVariant in text form (None: none)."""
         subprocess.run(["gdbus", "call", "--session", "--dest", APP_ID, "--object-path",
-                        "/" + APP_ID.replace(".", "/"), "--method", "org.gtk.Actions.Activate", action, "[]", "{}"],
+                        "/" + APP_ID.replace(".", "/"), "--method", "org.gtk.Actions.Activate", action,
+                        f"[<{parameter}>]" if parameter else "[]", "{}"],
                        check=check, env=self.env, capture_output=True)
 
     def window_pixels(self, window):
@@ -401,7 +406,7 @@ class AppWorld(World):
 
 
 # X keysyms of the keys the tests press.
-KEYSYMS = {"Tab": 0xFF09, "Return": 0xFF0D, "Down": 0xFF54}
+KEYSYMS = {"Tab": 0xFF09, "Return": 0xFF0D, "Up": 0xFF52, "Down": 0xFF54}
 
 
 class AtSpi:
@@ -480,6 +485,44 @@ class AtSpi:
             raise AssertionError(f"the row {title} has no expand action: {names}")
         action.doAction(names.index("listitem.expand"))
         return wait_for(f"{child} shown once {title} is expanded", lambda: self.table_row(root, child))
+
+    def windows(self, prefix):
+        """The app's windows whose title starts with prefix."""
+        app = self.app()
+        found = [app.getChildAtIndex(i) for i in range(app.childCount if app is not None else 0)]
+        return [w for w in found if w is not None and (w.name or "").startswith(prefix)]
+
+    def point(self, node):
+        """A pointer click in the middle of node, for widgets GTK gives no AT-SPI action (drop-downs, check
+        buttons, switches). No window manager: a dialog sits at the screen's origin, so its window
+        coordinates are the screen's."""
+        ext = node.queryComponent().getExtents(self.pyatspi.WINDOW_COORDS)
+        self.pyatspi.Registry.generateMouseEvent(ext.x + ext.width // 2, ext.y + ext.height // 2, "b1c")
+
+    def pick(self, root, name, item):
+        """Selects item in the drop-down (GtkDropDown) named name. It has no AT-SPI action: a pointer click
+        (point()) opens its popover, whose list has the focus on the current item; the keyboard moves to
+        item and takes it. Returns the drop-down."""
+        pyatspi = self.pyatspi
+        combo = wait_for(f"the drop-down {name}", lambda: pyatspi.findDescendant(
+            root, lambda a: a is not None and a.getRoleName() == "combo box" and a.name == name))
+        self.point(combo)
+        popover = wait_for(f"the popover of {name}", lambda: pyatspi.findDescendant(
+            combo, lambda a: a is not None and a.getRoleName() == "filler" and a.name == "GtkPopover"))
+        items = wait_for(f"the items of {name}", lambda: self.texts(popover))
+
+        def shown():
+            """The item the drop-down's button shows: its first label that is an item."""
+            return next((t for t in self.texts(combo) if t in items), None)
+        current = shown()
+        if item not in items:
+            raise AssertionError(f"{item!r} is not among the items of {name}: {items}")
+        steps = items.index(item) - items.index(current)
+        for _ in range(abs(steps)):
+            self.key("Down" if steps > 0 else "Up")
+        self.key("Return")
+        wait_for(f"{item} chosen in {name}", lambda: shown() == item)
+        return combo
 
     def tab_to(self, root, what, pred, press_tab=None, limit=40):
         """Presses Tab (press_tab, else key("Tab")) until the focused node satisfies pred, at most limit

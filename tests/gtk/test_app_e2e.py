@@ -203,20 +203,23 @@ class AppTest(unittest.TestCase):
         # is written, the daemon reloads, the row shows the new setting.
         self.click(self.button(main, "Add a rule for glxgears (4100)"))
         dialog = wait_for("the Add a Rule dialog", lambda: self.window("Add a Rule"))
-        self.set_entry(dialog, "Value", "5")
-        self.click(self.button(dialog, "Preview"))
+        self.a11y.pick(dialog, "Value", "5: 4x (4xMS)")
+        self.click(self.button(dialog, "Preview…"))
+        preview = wait_for("the preview", lambda: self.a11y.windows("Preview: Add a rule for ")[0])
         wait_for("the preview's changes", lambda: any("4100 glxgears: GLFSAAMode = 5 (new)" in t
-                                                      for t in self.texts(dialog)))
+                                                      for t in self.texts(preview)))
         target = os.path.join(self.w.home, ".nv", "nvidia-application-profiles-rc.d", "50-nvprofilectl")
         self.assertFalse(os.path.exists(target), "the preview wrote the file")
         self.w.screenshot("add-rule-preview")
-        self.click(self.button(dialog, "Apply"))
+        self.click(self.button(preview, "Apply"))
         wait_for("the user's rc.d file", lambda: os.path.exists(target))
         with open(target) as f:
             written = f.read()
         self.assertIn('"matches": "glxgears"', written)
         self.assertIn('"GLFSAAMode"', written)
         self.assertEqual(os.stat(target).st_mode & 0o7777, 0o644)
+        wait_for("the dialogs to close", lambda: self.window("Add a Rule") is None and
+                 not self.a11y.windows("Preview: "))
         wait_for("the new setting in glxgears's row", lambda: [
             t for t in self.cells(main, "glxgears (4100)") or [] if "GLFSAAMode = 5" in t])
 
@@ -293,12 +296,11 @@ class AppTest(unittest.TestCase):
         self.expand(main, "org.example.Game", "glxgears (4100)")
         self.click(self.button(main, "Regel für glxgears (4100) hinzufügen"))
         dialog = wait_for("the dialog Regel hinzufügen", lambda: self.window("Regel hinzufügen"))
-        wait_for("the dialog's entries", lambda: self.find(dialog, "text", name="Wert"))
+        wait_for("the dialog's editors", lambda: self.find(dialog, "combo box", name="Wert"))
         labels = self.texts(dialog)
-        for text in ("Regel", "Vergleichen nach", "Anwendung", "Einstellung", "Schreiben in", "Vorschau",
-                     "Sehen Sie sich die Vorschau der Regel an, bevor Sie sie anwenden."):
+        for text in ("Schreiben in", "Welche Prozesse (Muster)", "Was sie anwendet", "nicht", "JSON"):
             self.assertIn(text, labels)
-        self.assertIsNotNone(self.button(dialog, "Vorschau"))
+        self.assertIsNotNone(self.button(dialog, "Vorschau …"))
         self.w.screenshot("add-rule-de")
         self.close_window(dialog)
         self.w.app_action("quit")

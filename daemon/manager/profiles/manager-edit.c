@@ -357,7 +357,10 @@ static void log_edit(const UserCreds *creds, const ManagerEditRequest *req, cons
 {
         char uidf[32];
         _cleanup_free_ char *filef = NULL, *rulef = NULL, *opf = NULL;
-        const char *op = req->move ? "move-rule" : rc_edit_operation_to_string(req->edit.operation);
+        const char *op = req->move ? "move-rule"
+                        : req->edit.operation == _RC_EDIT_OPERATION_MAX
+                        ? "revert"
+                        : rc_edit_operation_to_string(req->edit.operation);
 
         snprintf(uidf, sizeof(uidf), "NVPROFILED_UID=%u", (unsigned) creds->uid);
         if (asprintf(&filef, "NVPROFILED_FILE=%s", path) < 0 ||
@@ -494,15 +497,48 @@ static int commit(RcEditTransaction *t, char **ret_message)
         return 0;
 }
 
+/* A prepared edit's diff and preview, then (unless a dry run) its write, journal entry and reload. */
+static int finish(Manager *m, const UserCreds *creds, const ManagerEditRequest *req, RcEditTransaction *t,
+                ManagerEditResult *ret, char **ret_message)
+{
+        _cleanup_free_ char *diff = NULL;
+        _cleanup_(manager_edit_changes_done) ManagerEditChanges changes = { 0 };
+        SystemPreview sp = { .m = m, .caller_uid = creds->uid, .changes = &changes };
+        int r;
+
+        r = rc_edit_transaction_diff(t, &diff);
+        if (r < 0)
+                return r;
+        r = rc_edit_transaction_preview(t, preview_system_files, &sp);
+        if (r < 0)
+                return r;
+
+        if (!req->dry_run) {
+                r = commit(t, ret_message);
+                if (r < 0)
+                        return r;
+                log_edit(creds, req, t->destination.path ? t->destination.path : t->source.path, t->rule_id);
+                r = manager_reload(m);
+                if (r < 0)
+                        log_warning_errno(r, "Reloading after an edit failed");
+        }
+
+        *ret = (ManagerEditResult){
+                .rule_id = TAKE_PTR(t->rule_id),
+                .diff = TAKE_PTR(diff),
+                .changes = changes,
+        };
+        changes = (ManagerEditChanges){ 0 };
+        return 0;
+}
+
 int manager_edit_system(Manager *m, const UserCreds *creds, const ManagerEditRequest *req, ManagerEditResult *ret,
                 char **ret_message)
 {
         _cleanup_(rc_edit_transaction_done) RcEditTransaction t = { 0 };
-        _cleanup_free_ char *source_path = NULL, *address = NULL, *diff = NULL;
-        _cleanup_(manager_edit_changes_done) ManagerEditChanges changes = { 0 };
+        _cleanup_free_ char *source_path = NULL, *address = NULL;
         RcSyntaxOptions syntax = { .accept_trailing_commas = m->config.accept_trailing_commas };
         RcEditWriter writer = { .root_fd = m->root_fd };
-        SystemPreview sp = { .m = m, .caller_uid = creds->uid, .changes = &changes };
         RcEditRequest edit;
         RcEntryKind kind;
         bool rule_op;
@@ -553,30 +589,41 @@ int manager_edit_system(Manager *m, const UserCreds *creds, const ManagerEditReq
         if (r < 0)
                 return say_prepare_failure(&t, r, address, ret_message);
 
-        r = rc_edit_transaction_diff(&t, &diff);
-        if (r < 0)
-                return r;
-        r = rc_edit_transaction_preview(&t, preview_system_files, &sp);
+        return finish(m, creds, req, &t, ret, ret_message);
+}
+
+int manager_edit_revert(Manager *m, const UserCreds *creds, const char *path, const char *written, size_t written_size,
+                const char *previous, size_t previous_size, bool dry_run, ManagerEditResult *ret, char **ret_message)
+{
+        _cleanup_(rc_edit_transaction_done) RcEditTransaction t = { 0 };
+        RcSyntaxOptions syntax = { .accept_trailing_commas = m->config.accept_trailing_commas };
+        RcEditWriter writer = { .root_fd = m->root_fd, .creds = dry_run ? creds : write_creds() };
+        ManagerEditRequest logged = { .edit.operation = _RC_EDIT_OPERATION_MAX, .dry_run = dry_run };
+        RcEntryKind kind;
+        int r;
+
+        assert(m);
+        assert(creds);
+        assert(path);
+        assert(written);
+        assert(ret);
+
+        if (written_size > RC_FILE_SIZE_MAX || previous_size > RC_FILE_SIZE_MAX)
+                return say(ret_message, -E2BIG, "an rc file is at most %u bytes", RC_FILE_SIZE_MAX);
+        r = system_entry_kind_of(path, &kind, ret_message);
         if (r < 0)
                 return r;
 
-        if (!req->dry_run) {
-                r = commit(&t, ret_message);
-                if (r < 0)
-                        return r;
-                log_edit(creds, req, t.destination.path ? t.destination.path : t.source.path, t.rule_id);
-                r = manager_reload(m);
-                if (r < 0)
-                        log_warning_errno(r, "Reloading after an edit failed");
-        }
+        rc_edit_transaction_init(&t, &writer, &syntax);
+        r = rc_edit_transaction_revert(&t, path, written, written_size, previous, previous_size);
+        if (r == -ESTALE)
+                return say(ret_message, r, "%s changed since the edit: it is not reverted", path);
+        if (r == -EBADMSG)
+                return say_diagnostics(ret_message, r, path, &t.diagnostics);
+        if (r < 0)
+                return say(ret_message, r, "%s: cannot revert: %s", path, strerror(-r));
 
-        *ret = (ManagerEditResult){
-                .rule_id = TAKE_PTR(t.rule_id),
-                .diff = TAKE_PTR(diff),
-                .changes = changes,
-        };
-        changes = (ManagerEditChanges){ 0 };
-        return 0;
+        return finish(m, creds, &logged, &t, ret, ret_message);
 }
 
 int manager_edit_preview(Manager *m, const UserCreds *creds, const char *home, const char *path, const char *text,

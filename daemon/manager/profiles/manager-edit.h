@@ -64,6 +64,13 @@ int manager_edit_check_request(const ManagerEditRequest *req, char **ret_message
 int manager_edit_system(Manager *m, const UserCreds *creds, const ManagerEditRequest *req, ManagerEditResult *ret,
                 char **ret_message);
 
+/* Reverts (or, dry_run, only previews the revert of) an edit of the system file path: puts back previous
+ * (NULL: removes the file the edit created) if the file still holds exactly written
+ * (rc_edit_transaction_revert()); -ESTALE otherwise. Otherwise as manager_edit_system(), whose caller
+ * authorises it the same way; ret->rule_id is NULL. */
+int manager_edit_revert(Manager *m, const UserCreds *creds, const char *path, const char *written, size_t written_size,
+                const char *previous, size_t previous_size, bool dry_run, ManagerEditResult *ret, char **ret_message);
+
 /* What would change for the tracked processes the caller (creds) may see whose configuration reads path
  * (a file of the system's search path, or of home's) if it held text. Reads /proc only. */
 int manager_edit_preview(Manager *m, const UserCreds *creds, const char *home, const char *path, const char *text,
