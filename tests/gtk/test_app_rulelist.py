@@ -1,0 +1,265 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The Profiles page (issue 32): the real daemon and app in the headless world of the other app tests
+(appworld.py), the user's rc.d holding copies of the example rc files (they are edited) and, read in place
+through links, CachyOS's file, the broken Pop!_OS file (a trailing comma) and the driver's 570 file.
+
+Proves: the rules are grouped by file in the order `nvprofilectl rules` (the daemon's ListRules) gives;
+the broken file's error is shown at its file with file:line:column and ListErrors' message, and "Open file"
+asks the desktop's default handler for it (a test handler that records its argument); the search entry
+leaves only the matching rules; remove, move down, move up across a file boundary, disable and enable each
+go through the preview's Apply and are read back through `nvprofilectl rules --json`; Explain opens on the
+matched rule and the effective settings, the unmatched rules behind their expander.
+
+Every process it starts is killed and its scratch directory removed, whatever happened (appworld)."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from appworld import (APP, CORPUS, CTL, DAEMON, FIXTURE_TOOL, POLICY, TOOLS, AppWorld, AtSpi, click,  # noqa: E402
+                      text_of, wait_for)
+
+EXAMPLES = os.environ.get("NVPROFILED_EXAMPLES", "")
+RC_D = "nvidia-application-profiles-rc.d"
+# name in the user's rc.d -> the file it copies (edited by the test) or links to (read in place)
+COPIES = {"40-examples-rc": "etc/nvidia/nvidia-application-profiles-rc",
+          "50-limit-free-buffer-pool.json": f"etc/nvidia/{RC_D}/50-limit-free-buffer-pool.json",
+          "60-terminals": f"etc/nvidia/{RC_D}/60-terminals"}
+LINKS = {"70-cachyos.json": "cachyos-cuda-no-stable-perf-limit-2025-12.json",
+         "80-popos.json": "popos-cuda-no-stable-perf-limit-TRAILINGCOMMA.json",
+         "90-nvidia-570": "nvidia-shipped-570.153.02-rc"}
+HANDLER = """[Desktop Entry]
+Type=Application
+Name=Test editor
+Exec=/bin/sh -c 'printf "%s\\\\n" "$1" >> {log}' sh %f
+MimeType=application/json;text/plain;application/octet-stream;
+"""
+
+
+class RuleListTest(unittest.TestCase):
+    def setUp(self):
+        missing = [n for n, v in (("NVPROFILED_BIN", DAEMON), ("NVPROFILED_GTK_BIN", APP), ("NVPROFILECTL_BIN", CTL),
+                                  ("NVPROFILED_USAGE_FIXTURE", FIXTURE_TOOL), ("NVPROFILED_DBUS_POLICY", POLICY),
+                                  ("NVPROFILED_EXAMPLES", EXAMPLES))
+                   if not v or not os.path.exists(v)]
+        if missing:
+            self.skipTest("not built or not set: " + ", ".join(missing))
+        for tool in TOOLS:
+            if not shutil.which(tool):
+                self.skipTest(f"{tool} is not installed")
+        self.corpus = os.path.join(CORPUS, "appprofiles")
+        if not all(os.path.exists(os.path.join(self.corpus, f)) for f in LINKS.values()):
+            self.skipTest(f"{self.corpus} lacks {list(LINKS.values())} (corpus_dir)")
+        self.w = AppWorld()
+        self.addCleanup(self.w.teardown)
+
+    # --- helpers -----------------------------------------------------------------------------------------------
+
+    def find(self, root, role, name=None, contains=None):
+        def pred(a):
+            if a is None or a.getRoleName() != role:
+                return False
+            if name is not None and a.name != name:
+                return False
+            return contains is None or contains in (a.name or "")
+        return self.pyatspi.findDescendant(root, pred)
+
+    def texts(self, node):
+        return self.a11y.texts(node)
+
+    def button(self, root, name):
+        return wait_for(f"the button {name}", lambda: self.pyatspi.findDescendant(
+            root, lambda a: a is not None and a.getRoleName() == "push button" and a.name == name))
+
+    def showing(self, node):
+        return node.getState().contains(self.pyatspi.STATE_SHOWING)
+
+    def ctl_rules(self):
+        """`nvprofilectl rules --json` for the scratch home: the daemon's rules in precedence order."""
+        out = subprocess.run([CTL, f"--bus={self.w.address}", "--json=short", "rules", "--home", self.w.home],
+                             capture_output=True, text=True, check=True).stdout
+        return json.loads(out)["rules"]
+
+    def where(self, rule):
+        return f"{rule['file']}:{rule['line']}:{rule['column']}"
+
+    def rules_of(self, name):
+        return [r for r in self.ctl_rules() if r["file"] == os.path.join(self.rcd, name)]
+
+    def file_titles(self, main):
+        """The group titles of the Profiles page that are files, in the page's order."""
+        labels = self.pyatspi.findAllDescendants(main, lambda a: a is not None and a.getRoleName() == "label"
+                                                 and text_of(a).startswith("/") and "\n" not in text_of(a)
+                                                 and ":" not in text_of(a))
+        titles = []
+        for label in labels:
+            t = text_of(label)
+            if t not in titles:
+                titles.append(t)
+        return titles
+
+    def apply_preview(self, what):
+        """The edit's preview (profile_edit_run()), applied as a user does."""
+        preview = wait_for(f"the preview of {what}", lambda: self.a11y.window("Preview"))
+        click(self.button(preview, "Apply"))
+        wait_for("the preview to close", lambda: self.a11y.window("Preview") is None)
+
+    def show_page(self, main, title):
+        tab = wait_for(f"page tab {title}", lambda: self.find(main, "page tab", name=title))
+        click(tab)
+        wait_for(f"page {title} selected", lambda: tab.getState().contains(self.pyatspi.STATE_SELECTED))
+
+    # --- the case ----------------------------------------------------------------------------------------------
+
+    def test_rule_list(self):
+        try:
+            self.run_case()
+        except BaseException:
+            self.w.write_logs("daemon", "app")
+            raise
+
+    def setup_files(self):
+        self.rcd = os.path.join(self.w.home, ".nv", RC_D)
+        os.makedirs(self.rcd)
+        for name, src in COPIES.items():
+            shutil.copy(os.path.join(EXAMPLES, src), os.path.join(self.rcd, name))
+        for name, src in LINKS.items():
+            os.symlink(os.path.join(self.corpus, src), os.path.join(self.rcd, name))
+        # The desktop's default handler for the rc files: a test editor recording what it was asked to open.
+        self.opened = os.path.join(self.w.dir, "opened.log")
+        data, config = os.path.join(self.w.dir, "xdg-data"), os.path.join(self.w.dir, "xdg-config")
+        os.makedirs(os.path.join(data, "applications"))
+        os.makedirs(config)
+        with open(os.path.join(data, "applications", "test-editor.desktop"), "w") as f:
+            f.write(HANDLER.format(log=self.opened))
+        with open(os.path.join(config, "mimeapps.list"), "w") as f:
+            f.write("[Default Applications]\n" + "".join(f"{t}=test-editor.desktop\n" for t in (
+                "application/json", "text/plain", "application/octet-stream")))
+        return {"XDG_DATA_HOME": data, "XDG_CONFIG_HOME": config}
+
+    def run_case(self):
+        self.w.start_x_and_session()
+        self.w.start_daemon()
+        env = self.setup_files()
+        self.a11y = AtSpi()
+        self.pyatspi = self.a11y.pyatspi
+        wait_for("the daemon's rules of every file", lambda: len({r["file"] for r in self.ctl_rules()}) == 6)
+        self.w.start_app(env=env)
+        main = wait_for("the app's window", lambda: self.a11y.window("nvprofiled"))
+        self.show_page(main, "Profiles")
+
+        # Grouped by file, in the daemon's precedence order; the broken file (no rules) with its error.
+        rules = self.ctl_rules()
+        files = []
+        for r in rules:
+            if r["file"] not in files:
+                files.append(r["file"])
+        self.assertEqual(files[0], self.w.rc)
+        self.assertEqual(len(rules), 1 + 4 + 1 + 2 + 1 + 144, [self.where(r) for r in rules])
+        popos = os.path.join(self.rcd, "80-popos.json")
+        wait_for("every file's group", lambda: len(self.file_titles(main)) == len(files) + 1)
+        self.assertEqual(self.file_titles(main), files + [popos])
+        # Each rule's row is there, by the buttons that name it.
+        for r in rules[:12]:
+            self.assertIsNotNone(self.find(main, "push button", name=f"Edit {self.where(r)}"), self.where(r))
+        self.assertIsNone(self.find(main, "push button", name=f"Remove {self.where(rules[-1])}"),
+                          "the driver's file is never written")
+
+        # The broken file's error, as ListErrors gives it, at file:line:column; "Open file" opens it.
+        errors = [e for e in self.w.busctl("call", "/io/github/nvprofiled/NvProfiled1", "Manager", "ListErrors")[0]
+                  if e[0] == popos and e[2] == "error"]
+        self.assertTrue(errors, "the daemon reports no error for the Pop!_OS file")
+        error_where = f"{popos}:{errors[0][3]}:{errors[0][4]}"
+        row = wait_for("the error's row", lambda: self.find(main, "list item", name=error_where))
+        self.assertIn(f"error: {errors[0][5]}", self.texts(row))
+        click(self.button(main, f"Open {popos}"))
+        wait_for("the editor asked to open the file", lambda: os.path.exists(self.opened)
+                 and open(self.opened).read().split("\n")[0] == popos)
+
+        # Search: only the rules that match every word are left (pattern, profile, settings, file).
+        search = wait_for("the search entry", lambda: self.find(main, "text", name="Search rules"))
+        cachy = os.path.join(self.rcd, "70-cachyos.json")
+        cachy_rules = [r for r in rules if r["file"] == cachy]
+        search.queryEditableText().setTextContents("0x166c5e")  # a setting key only CachyOS's profile sets
+        wait_for("only CachyOS's rule", lambda: [b.name for b in self.pyatspi.findAllDescendants(
+            main, lambda a: a is not None and a.getRoleName() == "push button" and (a.name or "").startswith("Edit /")
+            and self.showing(a))] == [f"Edit {self.where(r)}" for r in cachy_rules])
+        search.queryEditableText().setTextContents("")
+        wait_for("every rule again", lambda: self.showing(self.find(main, "push button",
+                                                                  name=f"Edit {self.where(rules[0])}")))
+
+        # Move down within a file: 60-terminals' two rules change places.
+        terminals = self.rules_of("60-terminals")
+        self.assertEqual([r["profile"] for r in terminals][0], "Threaded")
+        click(self.button(main, f"Move down {self.where(terminals[0])}"))
+        self.apply_preview("the move down")
+        wait_for("the rules swapped", lambda: [r["profile"] for r in self.rules_of("60-terminals")][1] == "Threaded")
+
+        # Move up across the boundary: 60-terminals' first rule goes to the end of the file before it.
+        first = self.rules_of("60-terminals")[0]
+        wait_for("the page reloaded", lambda: self.find(main, "push button", name=f"Move up {self.where(first)}"))
+        before = self.rules_of("50-limit-free-buffer-pool.json")
+        click(self.button(main, f"Move up {self.where(first)}"))
+        self.apply_preview("the move up")
+        wait_for("the rule at the end of the file before", lambda: len(
+            self.rules_of("50-limit-free-buffer-pool.json")) == len(before) + 1)
+        moved = self.rules_of("50-limit-free-buffer-pool.json")[-1]
+        self.assertEqual(moved["pattern"], first["pattern"])
+        self.assertEqual(len(self.rules_of("60-terminals")), 1)
+
+        # Disable: the rule leaves what the driver reads, and is listed as disabled; Enable brings it back.
+        rule = self.rules_of("60-terminals")[0]
+        click(self.button(main, f"Disable {self.where(rule)}"))
+        self.apply_preview("disabling")
+        wait_for("the rule gone from what the driver reads", lambda: not self.rules_of("60-terminals"))
+        disabled = os.path.join(self.w.home, ".nv", "nvidia-application-profiles-rc.disabled")
+        self.assertIn('"alacritty"', open(disabled).read())
+        enable = wait_for("the disabled rule's row", lambda: self.find(main, "push button", contains=f"Enable {disabled}:"))
+        click(enable)
+        self.apply_preview("enabling")
+        wait_for("the rule enabled in the app's file", lambda: [
+            r for r in self.rules_of("50-nvprofilectl") if r["pattern"] == rule["pattern"]])
+
+        # Remove: the rule is gone from the daemon's rules.
+        victim = self.rules_of("40-examples-rc")[1]
+        wait_for("the page reloaded", lambda: self.find(main, "push button", name=f"Remove {self.where(victim)}"))
+        click(self.button(main, f"Remove {self.where(victim)}"))
+        self.apply_preview("the removal")
+        wait_for("the rule removed", lambda: len(self.rules_of("40-examples-rc")) == 3)
+        self.assertNotIn(victim["pattern"], [r["pattern"] for r in self.rules_of("40-examples-rc")])
+
+        # Explain opens on what matched and took effect; the rules that did not match one click away.
+        self.show_page(main, "Applications")
+        self.a11y.expand_row(main, "org.example.Game", "glxgears (4100)")
+        click(self.button(main, "Explain glxgears (4100)"))
+        explain = wait_for("the explanation", lambda: self.a11y.window("Explanation of glxgears (4100)"))
+        wait_for("the effective setting", lambda: self.find(explain, "list item", name="GLThreadedOptimizations = true"))
+        explained = json.loads(subprocess.run([CTL, f"--bus={self.w.address}", "--json=short", "explain", "4100"],
+                                              capture_output=True, text=True, check=True).stdout)
+        matched = [self.where(r) for r in explained["rules"] if r["matched"]]
+        self.assertTrue(matched)
+        for where in matched:
+            self.assertTrue(self.showing(self.find(explain, "list item", name=where)), where)
+        unmatched = self.find(explain, "list item", contains="rules did not match")
+        self.assertIsNotNone(unmatched)
+        other = f"{self.rcd}/40-examples-rc:"
+        shown = [a for a in self.pyatspi.findAllDescendants(
+            explain, lambda a: a is not None and a.getRoleName() == "list item" and (a.name or "").startswith(other))]
+        self.assertFalse([a.name for a in shown if self.showing(a)], "unmatched rules shown before the expander")
+        click(unmatched)
+        wait_for("the unmatched rules once expanded", lambda: [a for a in self.pyatspi.findAllDescendants(
+            explain, lambda a: a is not None and a.getRoleName() == "list item"
+            and (a.name or "").startswith(other)) if self.showing(a)])
+        self.a11y.close_window(explain)
+        self.w.quit_app(self.w.app)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+    import tap  # noqa: E402
+    tap.main()
