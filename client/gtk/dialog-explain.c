@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A process's explanation (Manager.ExplainProcess): first what took effect (each effective setting with
  * the rule that set it, what it shadowed and the __GL_* variable that overrides it) and the rules that
- * matched, with their file:line:column; the rules that did not match behind an expander; the daemon's
+ * matched, with their file:line:column; the rules that did not match hidden until asked for; the daemon's
  * notes. */
 #include "app.h"
 #include "bus-signatures.h"
@@ -21,55 +21,60 @@ static GtkWidget *add_group(GtkWidget *page, const char *title)
         return group;
 }
 
-static void add_rule_row(GtkWidget *parent, const char *file, guint32 line, guint32 column, const char *pattern,
+static GtkWidget *add_rule_row(GtkWidget *group, const char *file, guint32 line, guint32 column, const char *pattern,
                 const char *profile)
 {
-        GtkWidget *row = adw_action_row_new();
         g_autofree char *title = g_strdup_printf("%s:%u:%u", file, line, column);
         g_autofree char *subtitle = g_strdup_printf("%s → %s", pattern, *profile ? profile : _("(no such profile)"));
 
-        adw_preferences_row_set_use_markup(ADW_PREFERENCES_ROW(row), FALSE);
-        adw_preferences_row_set_title(ADW_PREFERENCES_ROW(row), title);
-        adw_action_row_set_subtitle(ADW_ACTION_ROW(row), subtitle);
-        adw_action_row_set_subtitle_lines(ADW_ACTION_ROW(row), 0);
-        if (ADW_IS_EXPANDER_ROW(parent))
-                adw_expander_row_add_row(ADW_EXPANDER_ROW(parent), row);
-        else
-                adw_preferences_group_add(ADW_PREFERENCES_GROUP(parent), row);
+        return app_add_text_row(group, title, subtitle);
 }
 
-/* The rules that matched, in precedence order; those that did not, one click away (an expander): a
- * process is matched by a few of the hundred or more rules a system has. */
+static void on_show_unmatched(GtkToggleButton *button, gpointer data)
+{
+        GPtrArray *rows = data;
+
+        for (guint i = 0; i < rows->len; i++)
+                gtk_widget_set_visible(rows->pdata[i], gtk_toggle_button_get_active(button));
+}
+
+/* The rules that matched, in precedence order; those that did not, one click away (hidden until "Show"):
+ * a process is matched by a few of the hundred or more rules a system has. */
 static void show_rules(GtkWidget *page, GVariant *rules)
 {
         GtkWidget *group = add_group(page, _("Rules that matched, in precedence order"));
-        GtkWidget *unmatched = adw_expander_row_new();
+        GtkWidget *unmatched = add_group(page, _("Rules that did not match"));
+        GtkWidget *show = gtk_toggle_button_new_with_mnemonic(_("_Show"));
+        GPtrArray *hidden = g_ptr_array_new();
         const char *file, *pattern, *profile;
         guint32 line, column;
         gboolean matched;
         GVariantIter iter;
-        unsigned n_matched = 0, n_unmatched = 0;
-        g_autofree char *title = NULL;
+        g_autofree char *description = NULL;
 
         /* BUS_RULE_RESULT_FIELDS, the strings borrowed (&). */
         g_variant_iter_init(&iter, rules);
         while (g_variant_iter_next(&iter, "(&suu&s&sb)", &file, &line, &column, &pattern, &profile, &matched)) {
-                add_rule_row(matched ? group : unmatched, file, line, column, pattern, profile);
-                if (matched)
-                        n_matched++;
-                else
-                        n_unmatched++;
+                GtkWidget *row = add_rule_row(matched ? group : unmatched, file, line, column, pattern, profile);
+
+                if (!matched) {
+                        gtk_widget_set_visible(row, FALSE);
+                        g_ptr_array_add(hidden, row);
+                }
         }
-        if (!n_matched)
+        if (hidden->len == g_variant_n_children(rules))
                 app_add_text_row(group, _("No rule matched"), NULL);
-        if (!n_unmatched) {
-                g_object_ref_sink(unmatched);
-                g_object_unref(unmatched);
-                return;
-        }
-        title = g_strdup_printf(ngettext("%u rule did not match", "%u rules did not match", n_unmatched), n_unmatched);
-        adw_preferences_row_set_title(ADW_PREFERENCES_ROW(unmatched), title);
-        adw_preferences_group_add(ADW_PREFERENCES_GROUP(add_group(page, _("Rules that did not match"))), unmatched);
+        description = g_strdup_printf(
+                        ngettext("%u rule did not match", "%u rules did not match", hidden->len), hidden->len);
+        adw_preferences_group_set_description(ADW_PREFERENCES_GROUP(unmatched), description);
+        gtk_accessible_update_property(GTK_ACCESSIBLE(show), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                        _("Show the rules that did not match"), -1);
+        gtk_accessible_reset_relation(GTK_ACCESSIBLE(show), GTK_ACCESSIBLE_RELATION_LABELLED_BY);
+        gtk_widget_set_valign(show, GTK_ALIGN_CENTER);
+        gtk_widget_set_sensitive(show, hidden->len > 0);
+        g_signal_connect_data(show, "toggled", G_CALLBACK(on_show_unmatched), hidden,
+                        (GClosureNotify) (void (*)(void)) g_ptr_array_unref, 0);
+        adw_preferences_group_set_header_suffix(ADW_PREFERENCES_GROUP(unmatched), show);
 }
 
 static void show_settings(GtkWidget *page, GVariant *settings)
