@@ -247,9 +247,11 @@ class RuleListTest(unittest.TestCase):
 
         # Disable: the rule leaves what the driver reads, and is listed as disabled; Enable brings it back.
         rule = self.rules_of("60-terminals")[0]
+        total = len(self.ctl_rules())
         click(self.button(main, f"Disable {self.where(rule)}"))
         self.apply_preview("disabling")
-        wait_for("the rule gone from what the driver reads", lambda: not self.rules_of("60-terminals"))
+        wait_for("the rule gone from what the driver reads", lambda: not self.rules_of("60-terminals")
+                 and len(self.ctl_rules()) == total - 1)
         disabled = os.path.join(self.w.home, ".nv", "nvidia-application-profiles-rc.disabled")
         self.assertIn('"alacritty"', open(disabled).read())
         enable = wait_for("the disabled rule's row", lambda: self.find(main, "push button", contains=f"Enable {disabled}:"),
