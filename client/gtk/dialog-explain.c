@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* A process's explanation (Manager.ExplainProcess): every rule in precedence order with its
- * file:line:column and whether it matched, each effective setting with the rule that set it, what it
- * shadowed and the __GL_* variable that overrides it, and the daemon's notes. */
+/* A process's explanation (Manager.ExplainProcess): first what took effect (each effective setting with
+ * the rule that set it, what it shadowed and the __GL_* variable that overrides it) and the rules that
+ * matched, with their file:line:column; the rules that did not match hidden until asked for; the daemon's
+ * notes. */
 #include "app.h"
 #include "bus-signatures.h"
 
@@ -20,27 +21,60 @@ static GtkWidget *add_group(GtkWidget *page, const char *title)
         return group;
 }
 
+static GtkWidget *add_rule_row(GtkWidget *group, const char *file, guint32 line, guint32 column, const char *pattern,
+                const char *profile)
+{
+        g_autofree char *title = g_strdup_printf("%s:%u:%u", file, line, column);
+        g_autofree char *subtitle = g_strdup_printf("%s → %s", pattern, *profile ? profile : _("(no such profile)"));
+
+        return app_add_text_row(group, title, subtitle);
+}
+
+static void on_show_unmatched(GtkToggleButton *button, gpointer data)
+{
+        GPtrArray *rows = data;
+
+        for (guint i = 0; i < rows->len; i++)
+                gtk_widget_set_visible(rows->pdata[i], gtk_toggle_button_get_active(button));
+}
+
+/* The rules that matched, in precedence order; those that did not, one click away (hidden until "Show"):
+ * a process is matched by a few of the hundred or more rules a system has. */
 static void show_rules(GtkWidget *page, GVariant *rules)
 {
-        GtkWidget *group = add_group(page, _("Rules, in precedence order"));
+        GtkWidget *group = add_group(page, _("Rules that matched, in precedence order"));
+        GtkWidget *unmatched = add_group(page, _("Rules that did not match"));
+        GtkWidget *show = gtk_toggle_button_new_with_mnemonic(_("_Show"));
+        GPtrArray *hidden = g_ptr_array_new();
         const char *file, *pattern, *profile;
         guint32 line, column;
         gboolean matched;
         GVariantIter iter;
-        bool any = false;
+        g_autofree char *description = NULL;
 
         /* BUS_RULE_RESULT_FIELDS, the strings borrowed (&). */
         g_variant_iter_init(&iter, rules);
         while (g_variant_iter_next(&iter, "(&suu&s&sb)", &file, &line, &column, &pattern, &profile, &matched)) {
-                g_autofree char *title = g_strdup_printf("%s:%u:%u", file, line, column);
-                g_autofree char *subtitle = g_strdup_printf("%s %s → %s", matched ? _("matched:") : _("not matched:"),
-                                pattern, *profile ? profile : _("(no such profile)"));
+                GtkWidget *row = add_rule_row(matched ? group : unmatched, file, line, column, pattern, profile);
 
-                app_add_text_row(group, title, subtitle);
-                any = true;
+                if (!matched) {
+                        gtk_widget_set_visible(row, FALSE);
+                        g_ptr_array_add(hidden, row);
+                }
         }
-        if (!any)
-                app_add_text_row(group, _("No rules"), NULL);
+        if (hidden->len == g_variant_n_children(rules))
+                app_add_text_row(group, _("No rule matched"), NULL);
+        description = g_strdup_printf(
+                        ngettext("%u rule did not match", "%u rules did not match", hidden->len), hidden->len);
+        adw_preferences_group_set_description(ADW_PREFERENCES_GROUP(unmatched), description);
+        gtk_accessible_update_property(GTK_ACCESSIBLE(show), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                        _("Show the rules that did not match"), -1);
+        gtk_accessible_reset_relation(GTK_ACCESSIBLE(show), GTK_ACCESSIBLE_RELATION_LABELLED_BY);
+        gtk_widget_set_valign(show, GTK_ALIGN_CENTER);
+        gtk_widget_set_sensitive(show, hidden->len > 0);
+        g_signal_connect_data(show, "toggled", G_CALLBACK(on_show_unmatched), hidden,
+                        (GClosureNotify) (void (*)(void)) g_ptr_array_unref, 0);
+        adw_preferences_group_set_header_suffix(ADW_PREFERENCES_GROUP(unmatched), show);
 }
 
 static void show_settings(GtkWidget *page, GVariant *settings)

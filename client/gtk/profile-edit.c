@@ -56,15 +56,22 @@ static void edit_copy_done(EditCopy *c)
         g_clear_pointer(&c->unset, g_strfreev);
 }
 
-/* The last change written, for Undo: the file goes back to previous only while it holds written. */
-typedef struct UndoRecord {
+/* A file the last change wrote: it goes back to previous only while it holds written. */
+typedef struct UndoFile {
         char *file;
-        bool system;
         char *written;
         size_t written_size;
         char *previous; /* NULL: the change created the file */
         size_t previous_size;
+} UndoFile;
+
+/* The last change written, for Undo: one file, or two for a move into another file. */
+typedef struct UndoRecord {
+        bool system;
+        size_t n_files, next; /* next: the file a system revert waits on */
+        UndoFile files[2];
         char *what;
+        App *app;
 } UndoRecord;
 
 static UndoRecord *last_change;
@@ -73,9 +80,11 @@ static void undo_record_free(UndoRecord *u)
 {
         if (!u)
                 return;
-        g_free(u->file);
-        g_free(u->written);
-        g_free(u->previous);
+        for (size_t i = 0; i < u->n_files; i++) {
+                g_free(u->files[i].file);
+                g_free(u->files[i].written);
+                g_free(u->files[i].previous);
+        }
         g_free(u->what);
         g_free(u);
 }
@@ -100,6 +109,13 @@ typedef struct ProfileEdit {
         char *previous; /* a system file as read before the write (NULL: absent) */
         size_t previous_size;
         char *daemon_diff;
+
+        /* A move of rule edit.index to position of destination (NULL: within file). */
+        bool move;
+        char *destination;
+        size_t position;
+        char *destination_previous; /* a system destination as read before the write */
+        size_t destination_previous_size;
 } ProfileEdit;
 
 static void profile_edit_free(gpointer data)
@@ -118,6 +134,8 @@ static void profile_edit_free(gpointer data)
         g_free(p->rule_address);
         g_free(p->previous);
         g_free(p->daemon_diff);
+        g_free(p->destination);
+        g_free(p->destination_previous);
         g_free(p);
 }
 
@@ -229,18 +247,31 @@ static void toast_with_undo(App *app, const char *text)
         adw_toast_overlay_add_toast(app->toasts, toast);
 }
 
-static void remember_change(
-                ProfileEdit *p, const char *written, size_t written_size, const char *previous, size_t previous_size)
+static UndoRecord *undo_record_new(ProfileEdit *p)
 {
         UndoRecord *u = g_new0(UndoRecord, 1);
 
-        u->file = g_strdup(p->file);
         u->system = p->system;
-        u->written = g_memdup2(written, written_size + 1);
-        u->written_size = written_size;
-        u->previous = previous ? g_memdup2(previous, previous_size + 1) : NULL;
-        u->previous_size = previous_size;
         u->what = g_strdup(p->what);
+        return u;
+}
+
+static void undo_record_add(UndoRecord *u, const char *file, const char *written, size_t written_size,
+                const char *previous, size_t previous_size)
+{
+        UndoFile *f;
+
+        g_assert(u->n_files < G_N_ELEMENTS(u->files));
+        f = &u->files[u->n_files++];
+        f->file = g_strdup(file);
+        f->written = g_memdup2(written, written_size + 1);
+        f->written_size = written_size;
+        f->previous = previous ? g_memdup2(previous, previous_size + 1) : NULL;
+        f->previous_size = previous_size;
+}
+
+static void remember_change(UndoRecord *u)
+{
         undo_record_free(last_change);
         last_change = u;
 }
@@ -268,6 +299,12 @@ static const char *system_method(ProfileEdit *p, guint64 flags, GVariant **ret_a
         g_variant_builder_init(&settings, G_VARIANT_TYPE("a(ss)"));
         for (size_t i = 0; i < e->n_settings; i++)
                 g_variant_builder_add(&settings, "(ss)", e->settings[i].key, e->settings[i].value);
+        if (p->move) {
+                g_variant_builder_clear(&settings);
+                *ret_args = g_variant_new("(ssit)", p->rule_address, p->destination ? p->destination : "",
+                                p->position == SIZE_MAX ? -1 : (gint32) p->position, flags);
+                return "MoveRule";
+        }
         switch (e->operation) {
         case RC_EDIT_ADD_RULE:
                 *ret_args = g_variant_new("(sissa(ss)t)", p->file, e->index == SIZE_MAX ? -1 : (gint32) e->index,
@@ -327,14 +364,30 @@ static void on_system_reply(GObject *source, GAsyncResult *result, gpointer data
         } else {
                 /* Undo needs what was written: the file read again, offered only if the daemon's diff says it
                  * is this edit's result (else someone wrote in between, and Undo would take back theirs). */
-                size_t size = 0;
+                size_t size = 0, destination_size = 0;
                 g_autofree char *now = file_read_or_null(p->file, &size);
-                g_autofree char *check = NULL;
-                bool undoable = now && rc_edit_diff(p->file, p->previous, p->previous_size, now, size, &check) >= 0 &&
-                                g_strcmp0(check, diff) == 0;
+                g_autofree char *destination_now =
+                                p->destination ? file_read_or_null(p->destination, &destination_size) : NULL;
+                g_autofree char *check = NULL, *destination_check = NULL, *joined = NULL;
+                bool undoable = now && rc_edit_diff(p->file, p->previous, p->previous_size, now, size, &check) >= 0;
 
-                if (undoable)
-                        remember_change(p, now, size, p->previous, p->previous_size);
+                /* A move into another file: the daemon's diff is the source's, then the destination's. */
+                if (undoable && p->destination)
+                        undoable = destination_now &&
+                                        rc_edit_diff(p->destination, p->destination_previous,
+                                                        p->destination_previous_size, destination_now, destination_size,
+                                                        &destination_check) >= 0;
+                joined = g_strconcat(check ? check : "", destination_check ? destination_check : "", NULL);
+                undoable = undoable && g_strcmp0(joined, diff) == 0;
+                if (undoable) {
+                        UndoRecord *u = undo_record_new(p);
+
+                        undo_record_add(u, p->file, now, size, p->previous, p->previous_size);
+                        if (p->destination)
+                                undo_record_add(u, p->destination, destination_now, destination_size,
+                                                p->destination_previous, p->destination_previous_size);
+                        remember_change(u);
+                }
                 written(p, undoable);
         }
         g_object_unref(p->window);
@@ -419,14 +472,31 @@ static void on_preview_edit(GObject *source, GAsyncResult *result, gpointer data
         g_object_unref(p->window);
 }
 
+/* Whether the driver reads path: the user's rc file or a file of the user's rc.d. */
+static bool user_file_is_read(const char *path)
+{
+        g_autofree char *file = NULL, *dir = NULL, *parent = g_path_get_dirname(path);
+
+        if (rc_entry_path(RC_ENTRY_USER_FILE, g_get_home_dir(), NULL, &file) < 0 ||
+                        rc_entry_path(RC_ENTRY_USER_DIR, g_get_home_dir(), NULL, &dir) < 0)
+                return false;
+        return g_str_equal(path, file) || g_str_equal(parent, dir);
+}
+
 static int preview_user_file(const RcEditFile *const *files, size_t n, void *userdata)
 {
         ProfileEdit *p = userdata;
+        size_t i = n;
 
-        g_assert(n == 1);
+        /* A move into another file: the processes it changes are those the destination's new text
+         * changes, as nvprofilectl previews it; a rule moved out of what the driver reads (disabled):
+         * those its source's new text changes. */
+        g_assert(n > 0);
+        while (i > 1 && !user_file_is_read(files[i - 1]->path))
+                i--;
         g_object_ref(p->window);
         p->busy = true;
-        nvp_profiles_call_preview_edit(p->app->profiles, g_get_home_dir(), files[0]->path, files[0]->new_text,
+        nvp_profiles_call_preview_edit(p->app->profiles, g_get_home_dir(), files[i - 1]->path, files[i - 1]->new_text,
                         G_DBUS_CALL_FLAGS_NONE, -1, p->app->cancellable, on_preview_edit, p);
         return 0;
 }
@@ -450,6 +520,12 @@ static void preview_user(ProfileEdit *p)
         RcEditWriter writer = { .home = g_get_home_dir(), .root_fd = -1 };
         RcEditRequest req = { .path = p->file, .edit = p->edit.edit };
         int r;
+
+        if (p->move) {
+                req.move = true;
+                req.destination = p->destination;
+                req.position = p->position;
+        }
 
         p->transaction = g_new0(RcEditTransaction, 1);
         rc_edit_transaction_init(p->transaction, &writer, NULL);
@@ -501,7 +577,15 @@ static void on_user_written(GObject *source, GAsyncResult *result, gpointer data
                 update_buttons(p);
                 return;
         }
-        remember_change(p, f->new_text, f->new_size, f->text, f->size);
+        {
+                UndoRecord *u = undo_record_new(p);
+                const RcEditFile *d = &p->transaction->destination;
+
+                undo_record_add(u, f->path, f->new_text, f->new_size, f->text, f->size);
+                if (d->path)
+                        undo_record_add(u, d->path, d->new_text, d->new_size, d->text, d->size);
+                remember_change(u);
+        }
         written(p, true);
 }
 
@@ -515,6 +599,10 @@ static void on_apply(GtkButton *button, gpointer data)
         if (p->system) {
                 g_free(p->previous);
                 p->previous = file_read_or_null(p->file, &p->previous_size);
+                if (p->destination) {
+                        g_free(p->destination_previous);
+                        p->destination_previous = file_read_or_null(p->destination, &p->destination_previous_size);
+                }
                 say(p, _("Writing (an administrator's password may be asked)…"));
                 system_call(p, 0, G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION);
                 return;
@@ -618,28 +706,33 @@ static void build_window(ProfileEdit *p, GtkWindow *parent)
         update_buttons(p);
 }
 
-void profile_edit_run_full(App *app, GtkWindow *parent, const char *file, bool system, const RcEdit *edit,
-                const char *what, ProfileEditDone done, gpointer userdata)
+static ProfileEdit *profile_edit_new(App *app, const char *file, bool system, const RcEdit *edit, const char *what)
 {
         ProfileEdit *p = g_new0(ProfileEdit, 1);
-
-        g_return_if_fail(file && edit && what);
 
         p->app = app;
         p->file = g_strdup(file);
         p->what = g_strdup(what);
         p->system = system;
         edit_copy_init(&p->edit, edit);
+        return p;
+}
+
+static void profile_edit_start(ProfileEdit *p, GtkWindow *parent, ProfileEditDone done, gpointer userdata)
+{
+        const RcEdit *edit = &p->edit.edit;
+
         build_window(p, parent);
         p->done = done;
         p->userdata = userdata;
         gtk_window_present(p->window);
 
-        if (!system) {
+        if (!p->system) {
                 preview_user(p);
                 return;
         }
-        if (IN_SET(edit->operation, RC_EDIT_UPDATE_RULE, RC_EDIT_REMOVE_RULE) && system_rule_address(p) < 0) {
+        if ((p->move || IN_SET(edit->operation, RC_EDIT_UPDATE_RULE, RC_EDIT_REMOVE_RULE)) &&
+                        system_rule_address(p) < 0) {
                 say(p, _("The rule is no longer in the file: reload the profiles and try again."));
                 return;
         }
@@ -647,9 +740,32 @@ void profile_edit_run_full(App *app, GtkWindow *parent, const char *file, bool s
         system_call(p, EDIT_FLAG_DRY_RUN, G_DBUS_CALL_FLAGS_NONE);
 }
 
+void profile_edit_run_full(App *app, GtkWindow *parent, const char *file, bool system, const RcEdit *edit,
+                const char *what, ProfileEditDone done, gpointer userdata)
+{
+        g_return_if_fail(file && edit && what);
+
+        profile_edit_start(profile_edit_new(app, file, system, edit, what), parent, done, userdata);
+}
+
 void profile_edit_run(App *app, const char *file, bool system, const RcEdit *edit, const char *what)
 {
         profile_edit_run_full(app, NULL, file, system, edit, what, NULL, NULL);
+}
+
+void profile_edit_move(App *app, const char *file, bool system, size_t index, const char *destination, size_t position,
+                const char *what)
+{
+        RcEdit edit = { .operation = RC_EDIT_ADD_RULE, .index = index };
+        ProfileEdit *p;
+
+        g_return_if_fail(file && what);
+
+        p = profile_edit_new(app, file, system, &edit, what);
+        p->move = true;
+        p->destination = destination && !g_str_equal(destination, file) ? g_strdup(destination) : NULL;
+        p->position = position;
+        profile_edit_start(p, NULL, NULL, NULL);
 }
 
 static void undone(App *app, const UndoRecord *u)
@@ -661,12 +777,14 @@ static void undone(App *app, const UndoRecord *u)
                 profiles_view_reload(app->profiles_view);
 }
 
-static void say_not_undone(App *app, const UndoRecord *u, const char *why)
+static void say_not_undone(App *app, const char *file, const char *why)
 {
-        g_autofree char *text = g_strdup_printf(_("%s was not undone: %s"), u->file, why);
+        g_autofree char *text = g_strdup_printf(_("%s was not undone: %s"), file, why);
 
         app_toast(app, text);
 }
+
+static void revert_next_system_file(UndoRecord *u);
 
 static void on_revert_edit(GObject *source, GAsyncResult *result, gpointer data)
 {
@@ -679,14 +797,64 @@ static void on_revert_edit(GObject *source, GAsyncResult *result, gpointer data)
                 undo_record_free(u);
                 return;
         }
-        if (reply)
-                undone(g_object_get_data(source, "app"), u);
-        else {
+        if (!reply) {
                 g_autofree char *message = app_error_message(error);
 
-                say_not_undone(g_object_get_data(source, "app"), u, message);
+                say_not_undone(u->app, u->files[u->next].file, message);
+                undo_record_free(u);
+                return;
         }
+        u->next++;
+        if (u->next < u->n_files) {
+                revert_next_system_file(u);
+                return;
+        }
+        undone(u->app, u);
         undo_record_free(u);
+}
+
+/* The system's files are put back by the daemon, one call per file (a move: the source, then the
+ * destination), each only while the file holds what the change wrote. */
+static void revert_next_system_file(UndoRecord *u)
+{
+        const UndoFile *f = &u->files[u->next];
+
+        g_dbus_proxy_call(G_DBUS_PROXY(u->app->profiles), "RevertEdit",
+                        g_variant_new("(ssbst)", f->file, f->written, f->previous != NULL,
+                                        f->previous ? f->previous : "", G_GUINT64_CONSTANT(0)),
+                        G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION, -1, u->app->cancellable, on_revert_edit, u);
+}
+
+static void revert_user_files(App *app, const UndoRecord *u)
+{
+        RcEditTransaction t[G_N_ELEMENTS(u->files)];
+        RcEditWriter writer = { .home = g_get_home_dir(), .root_fd = -1 };
+        const char *failed = u->files[0].file;
+        int r = 0;
+
+        /* Small and local: done here, on the main loop, as the preview's read is. Every file is checked
+         * before any is written back, so a move is undone whole or not at all. */
+        for (size_t i = 0; i < u->n_files; i++)
+                rc_edit_transaction_init(&t[i], &writer, NULL);
+        for (size_t i = 0; i < u->n_files && r >= 0; i++) {
+                const UndoFile *f = &u->files[i];
+
+                failed = f->file;
+                r = rc_edit_transaction_revert(
+                                &t[i], f->file, f->written, f->written_size, f->previous, f->previous_size);
+        }
+        for (size_t i = 0; i < u->n_files && r >= 0; i++) {
+                failed = u->files[i].file;
+                r = rc_edit_transaction_commit(&t[i], NULL);
+        }
+        for (size_t i = 0; i < u->n_files; i++)
+                rc_edit_transaction_done(&t[i]);
+        if (r == -ESTALE)
+                say_not_undone(app, failed, _("it changed since; nothing was written."));
+        else if (r < 0)
+                say_not_undone(app, failed, g_strerror(-r));
+        else
+                undone(app, u);
 }
 
 void profile_edit_undo(App *app)
@@ -697,33 +865,12 @@ void profile_edit_undo(App *app)
                 app_toast(app, _("There is no change to undo."));
                 return;
         }
+        u->app = app;
         if (u->system) {
-                /* The reply comes back to an app that may be quitting: it is found on the proxy. */
-                g_object_set_data(G_OBJECT(app->profiles), "app", app);
-                g_dbus_proxy_call(G_DBUS_PROXY(app->profiles), "RevertEdit",
-                                g_variant_new("(ssbst)", u->file, u->written, u->previous != NULL,
-                                                u->previous ? u->previous : "", G_GUINT64_CONSTANT(0)),
-                                G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION, -1, app->cancellable, on_revert_edit,
-                                u);
+                revert_next_system_file(u);
                 return;
         }
-        {
-                _cleanup_(rc_edit_transaction_done) RcEditTransaction t = { 0 };
-                RcEditWriter writer = { .home = g_get_home_dir(), .root_fd = -1 };
-                int r;
-
-                /* Small and local: done here, on the main loop, as the preview's read is. */
-                rc_edit_transaction_init(&t, &writer, NULL);
-                r = rc_edit_transaction_revert(&t, u->file, u->written, u->written_size, u->previous, u->previous_size);
-                if (r >= 0)
-                        r = rc_edit_transaction_commit(&t, NULL);
-                if (r == -ESTALE)
-                        say_not_undone(app, u, _("it changed since; nothing was written."));
-                else if (r < 0)
-                        say_not_undone(app, u, g_strerror(-r));
-                else
-                        undone(app, u);
-        }
+        revert_user_files(app, u);
         undo_record_free(u);
 }
 

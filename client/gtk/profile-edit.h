@@ -17,6 +17,11 @@ typedef void (*ProfileEditDone)(bool written, gpointer userdata);
 /* Previews edit of file (system: through the daemon) and writes it when the user applies. */
 void profile_edit_run(App *app, const char *file, bool system, const RcEdit *edit, const char *what);
 
+/* Moves rule index of file to position (SIZE_MAX: the end) of destination (NULL: within file), through
+ * the same preview, write and Undo (a move into another file writes and undoes both files). */
+void profile_edit_move(App *app, const char *file, bool system, size_t index, const char *destination, size_t position,
+                const char *what);
+
 /* The same, the preview transient for parent (NULL: the app's window), and done told how it ended. */
 void profile_edit_run_full(App *app, GtkWindow *parent, const char *file, bool system, const RcEdit *edit,
                 const char *what, ProfileEditDone done, gpointer userdata);
