@@ -13,6 +13,8 @@
  * it exists. */
 void report_compare_show(App *app, ReportHandle *current, ReportHandle *baseline) __attribute__((weak));
 
+#define NVTX_TYPING_MSEC 400
+
 /* --- one kernel (a row) --------------------------------------------------------------------------------- */
 
 #define KERNEL_TYPE_ITEM (kernel_item_get_type())
@@ -119,6 +121,7 @@ struct ReportPage {
                                     */
         GHashTable *nvtx_pending; /* being gathered from the daemon, one range at a time */
         guint nvtx_waiting, nvtx_generation;
+        guint nvtx_timeout;
         GPtrArray *windows; /* the kernel windows it opened */
         ReportPageOthers others;
         gpointer others_data;
@@ -441,6 +444,7 @@ static void on_nvtx_activate(GtkEntry *entry, gpointer data)
         const NcuReport *model = report_handle_model(p->handle);
         char *includes[] = { (char *) expression, NULL };
 
+        g_clear_handle_id(&p->nvtx_timeout, g_source_remove);
         p->nvtx_generation++;
         g_clear_pointer(&p->nvtx_pending, g_hash_table_unref);
         say(p->nvtx_note, NULL);
@@ -480,11 +484,22 @@ static void on_nvtx_activate(GtkEntry *entry, gpointer data)
         }
 }
 
+static gboolean on_nvtx_typed(gpointer data)
+{
+        ReportPage *p = data;
+
+        p->nvtx_timeout = 0;
+        on_nvtx_activate(GTK_ENTRY(p->nvtx), p);
+        return G_SOURCE_REMOVE;
+}
+
 static void on_nvtx_changed(GtkEditable *editable, gpointer data)
 {
-        /* Cleared: every kernel again at once; an expression applies on Enter (a partial one is malformed). */
-        if (!*gtk_editable_get_text(editable))
-                on_nvtx_activate(GTK_ENTRY(editable), data);
+        ReportPage *p = data;
+
+        /* Applied once the typing pauses (or on Enter), not at each key: the daemon asks each range. */
+        g_clear_handle_id(&p->nvtx_timeout, g_source_remove);
+        p->nvtx_timeout = g_timeout_add(NVTX_TYPING_MSEC, on_nvtx_typed, p);
 }
 
 /* --- comparing ------------------------------------------------------------------------------------------ */
@@ -580,7 +595,7 @@ ReportPage *report_page_new(App *app, ReportHandle *h, const char *how)
                         GTK_ACCESSIBLE(p->nvtx), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Filter by NVTX range"), -1);
         gtk_widget_set_tooltip_text(p->nvtx,
                         _("The kernels launched inside an NVTX range: \"Domain@Range\" for a start/end range, "
-                          "\"A/B/\" for push/pop ranges (\"*\" any ranges). Enter applies it."));
+                          "\"A/B/\" for push/pop ranges (\"*\" any ranges)."));
         gtk_widget_set_hexpand(p->nvtx, TRUE);
         g_signal_connect(p->nvtx, "activate", G_CALLBACK(on_nvtx_activate), p);
         g_signal_connect(p->nvtx, "changed", G_CALLBACK(on_nvtx_changed), p);
@@ -655,6 +670,7 @@ void report_page_free(ReportPage *p)
         if (!p)
                 return;
         g_cancellable_cancel(p->cancellable);
+        g_clear_handle_id(&p->nvtx_timeout, g_source_remove);
         g_clear_object(&p->cancellable);
         while (p->windows->len > 0)
                 gtk_window_destroy(GTK_WINDOW(p->windows->pdata[p->windows->len - 1]));
