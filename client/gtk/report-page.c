@@ -103,8 +103,17 @@ typedef enum Column {
         COLUMN_LAUNCH,
         COLUMN_DURATION,
         COLUMN_FINDINGS,
+        COLUMN_OPEN,
         _COLUMN_MAX,
 } Column;
+
+/* The page's least width for each column (0: always shown): a narrow window keeps the name, the
+ * duration and the button that opens the kernel. */
+static const int column_min_width[_COLUMN_MAX] = {
+        [COLUMN_INDEX] = 560,
+        [COLUMN_LAUNCH] = 760,
+        [COLUMN_FINDINGS] = 640,
+};
 
 struct ReportPage {
         App *app;
@@ -113,6 +122,8 @@ struct ReportPage {
         GtkWidget *info, *note, *nvtx_note;
         GtkWidget *search, *nvtx, *compare;
         GtkWidget *column_view;
+        GtkColumnViewColumn *columns[_COLUMN_MAX];
+        int width;
         GListStore *store;
         GtkFilter *filter;
         GCancellable *cancellable; /* this page's calls: cancelled when it closes */
@@ -182,9 +193,20 @@ static int compare_findings(gconstpointer a, gconstpointer b, gpointer data)
         return c ? c : (int) (x->n_findings > y->n_findings) - (int) (x->n_findings < y->n_findings);
 }
 
+static void on_open_clicked(GtkButton *button, gpointer data);
+
 static void on_setup(GtkSignalListItemFactory *factory, GtkListItem *li, gpointer data)
 {
-        GtkWidget *label = gtk_label_new(NULL);
+        GtkWidget *label;
+
+        if (GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(factory), "column")) == COLUMN_OPEN) {
+                GtkWidget *button = app_button_new(_("_Details"), NULL);
+
+                g_signal_connect(button, "clicked", G_CALLBACK(on_open_clicked), data);
+                gtk_list_item_set_child(li, button);
+                return;
+        }
+        label = gtk_label_new(NULL);
 
         gtk_label_set_xalign(GTK_LABEL(label), 0);
         gtk_label_set_wrap(GTK_LABEL(label), TRUE);
@@ -211,6 +233,13 @@ static void on_bind(GtkSignalListItemFactory *factory, GtkListItem *li, gpointer
         case COLUMN_DURATION:
                 text = kernel_duration_text(k->grid, k->duration);
                 break;
+        case COLUMN_OPEN:
+                text = g_strdup_printf(_("Details of kernel %u %s"), k->index, k->name);
+                g_object_set_data_full(
+                                G_OBJECT(gtk_list_item_get_child(li)), "kernel", g_object_ref(k), g_object_unref);
+                gtk_accessible_update_property(
+                                GTK_ACCESSIBLE(gtk_list_item_get_child(li)), GTK_ACCESSIBLE_PROPERTY_LABEL, text, -1);
+                return;
         default:
                 text = g_strdup(k->findings ? k->findings : "");
                 break;
@@ -236,7 +265,19 @@ static void add_column(ReportPage *p, Column column, const char *title, GCompare
         gtk_column_view_column_set_resizable(c, TRUE);
         gtk_column_view_column_set_expand(c, expand);
         gtk_column_view_append_column(GTK_COLUMN_VIEW(p->column_view), c);
+        p->columns[column] = c; /* the column view holds it */
         g_object_unref(c);
+}
+
+static void on_page_resize(GtkDrawingArea *probe, int width, int height, gpointer data)
+{
+        ReportPage *p = data;
+
+        if (width == p->width)
+                return;
+        p->width = width;
+        for (Column c = 0; c < _COLUMN_MAX; c++)
+                gtk_column_view_column_set_visible(p->columns[c], width >= column_min_width[c]);
 }
 
 static void on_window_destroy(GtkWidget *window, gpointer data)
@@ -246,17 +287,27 @@ static void on_window_destroy(GtkWidget *window, gpointer data)
         g_ptr_array_remove(p->windows, window);
 }
 
-static void on_activate(GtkColumnView *view, guint position, gpointer data)
+static void kernel_open(ReportPage *p, KernelItem *k)
 {
-        ReportPage *p = data;
-        g_autoptr(KernelItem) k = g_list_model_get_item(G_LIST_MODEL(gtk_column_view_get_model(view)), position);
-        GtkWidget *window;
-
-        if (!k)
-                return;
-        window = kernel_page_show(p->app, p->handle, k->range, k->action, k->name);
+        GtkWidget *window = kernel_page_show(p->app, p->handle, k->range, k->action, k->name);
         g_ptr_array_add(p->windows, window);
         g_signal_connect(window, "destroy", G_CALLBACK(on_window_destroy), p);
+}
+
+static void on_activate(GtkColumnView *view, guint position, gpointer data)
+{
+        g_autoptr(KernelItem) k = g_list_model_get_item(G_LIST_MODEL(gtk_column_view_get_model(view)), position);
+
+        if (k)
+                kernel_open(data, k);
+}
+
+static void on_open_clicked(GtkButton *button, gpointer data)
+{
+        KernelItem *k = g_object_get_data(G_OBJECT(button), "kernel");
+
+        if (k)
+                kernel_open(data, k);
 }
 
 static void on_search_changed(GtkSearchEntry *entry, gpointer data)
@@ -617,6 +668,7 @@ ReportPage *report_page_new(App *app, ReportHandle *h, const char *how)
         add_column(p, COLUMN_LAUNCH, _("Grid × Block"), NULL, false);
         add_column(p, COLUMN_DURATION, _("Duration"), compare_duration, false);
         add_column(p, COLUMN_FINDINGS, _("Findings"), compare_findings, true);
+        add_column(p, COLUMN_OPEN, _("Kernel"), NULL, false);
 
         /* kernels -> filtered by name and NVTX range -> sorted by the column the user picked -> shown. */
         p->filter = GTK_FILTER(gtk_custom_filter_new(filter_func, p, NULL));
@@ -636,6 +688,15 @@ ReportPage *report_page_new(App *app, ReportHandle *h, const char *how)
         gtk_box_append(GTK_BOX(p->box), bar);
         gtk_box_append(GTK_BOX(p->box), p->nvtx_note);
         gtk_box_append(GTK_BOX(p->box), scrolled);
+        {
+                /* The page's width, for the columns a narrow window hides (as the Applications page does). */
+                GtkWidget *probe = gtk_drawing_area_new();
+
+                gtk_widget_set_hexpand(probe, TRUE);
+                gtk_accessible_update_state(GTK_ACCESSIBLE(probe), GTK_ACCESSIBLE_STATE_HIDDEN, TRUE, -1);
+                g_signal_connect(probe, "resize", G_CALLBACK(on_page_resize), p);
+                gtk_box_append(GTK_BOX(p->box), probe);
+        }
         g_object_ref_sink(p->box);
 
         if (report_handle_model(h))

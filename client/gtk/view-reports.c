@@ -131,8 +131,9 @@ static void report_read_here(OpenReport *r, const char *why)
 
         k = report_file_load(path, &model, &error);
         if (k < 0) {
-                g_autofree char *message = error.message[0] ? g_strdup_printf(_("byte %" G_GUINT64_FORMAT ": %s"),
-                                                                              (guint64) error.offset, error.message)
+                g_autofree char *offset = g_strdup_printf("%" G_GUINT64_FORMAT, (guint64) error.offset);
+                /* TRANSLATORS: where in the file a report is broken (a byte offset), and why */
+                g_autofree char *message = error.message[0] ? g_strdup_printf(_("byte %s: %s"), offset, error.message)
                                                             : g_strdup(g_strerror(-k));
 
                 report_failed(r, _("Cannot read this report"), message);

@@ -471,6 +471,21 @@ class AtSpi:
                 return row
         return None
 
+    def kernel_rows(self, root, report):
+        """The Reports page's kernel rows of the report named report (its file's name) laid out, each as its
+        cells' texts: index, name, grid × block, duration, findings, the Details button."""
+        table = self.pyatspi.findDescendant(root, lambda a: a is not None and a.getRoleName() == "tree table" and
+                                            a.name == f"Kernels of {report}")
+        body = self.pyatspi.findDescendant(table, lambda a: a is not None and a.getRoleName() == "list") \
+            if table is not None else None
+        rows = []
+        for i in range(body.childCount if body is not None else 0):
+            row = body.getChildAtIndex(i)
+            if row is None or row.getRoleName() != "table row" or row.queryComponent().getExtents(0).height == 0:
+                continue
+            rows.append([" ".join(self.texts(row.getChildAtIndex(j))) for j in range(row.childCount)])
+        return rows
+
     def column_header(self, table, title):
         """The column view's header titled title (GtkColumnViewTitle, which has no AT-SPI action)."""
         return self.pyatspi.findDescendant(table, lambda a: a is not None and a.name == "GtkColumnViewTitle" and
