@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -82,7 +83,14 @@ class ReportsPageTest(unittest.TestCase):
         return self.pyatspi.findDescendant(root, lambda a: a is not None and pred(a))
 
     def find_all(self, root, pred):
-        return self.pyatspi.findAllDescendants(root, lambda a: a is not None and pred(a))
+        """Every node of root that satisfies pred, read again while the tree changes under the walk (tabs
+        open and close)."""
+        for _ in range(50):
+            try:
+                return self.pyatspi.findAllDescendants(root, lambda a: a is not None and pred(a))
+            except Exception:
+                time.sleep(0.1)
+        raise AssertionError("the window's tree never held still")
 
     def show_page(self, title):
         tab = wait_for(f"page tab {title}", lambda: self.find(
