@@ -237,8 +237,11 @@ static void on_bind(GtkSignalListItemFactory *factory, GtkListItem *li, gpointer
                 text = g_strdup_printf(_("Details of kernel %u %s"), k->index, k->name);
                 g_object_set_data_full(
                                 G_OBJECT(gtk_list_item_get_child(li)), "kernel", g_object_ref(k), g_object_unref);
+                /* One name, ours (as app_button_new() gives): not followed by its label's. */
                 gtk_accessible_update_property(
                                 GTK_ACCESSIBLE(gtk_list_item_get_child(li)), GTK_ACCESSIBLE_PROPERTY_LABEL, text, -1);
+                gtk_accessible_reset_relation(
+                                GTK_ACCESSIBLE(gtk_list_item_get_child(li)), GTK_ACCESSIBLE_RELATION_LABELLED_BY);
                 return;
         default:
                 text = g_strdup(k->findings ? k->findings : "");
