@@ -404,11 +404,22 @@ static void on_close_clicked(GtkButton *button, gpointer data)
                 adw_tab_view_close_page(v->tabs, tab);
 }
 
+static GtkWidget *icon_button_new(const char *icon, const char *name)
+{
+        GtkWidget *button = gtk_button_new_from_icon_name(icon);
+
+        gtk_widget_set_tooltip_text(button, name);
+        gtk_accessible_update_property(GTK_ACCESSIBLE(button), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+        gtk_widget_add_css_class(button, "flat");
+        return button;
+}
+
 ReportsView *reports_view_new(App *app)
 {
         ReportsView *v = g_new0(ReportsView, 1);
-        GtkWidget *open = app_button_new(_("_Open Report…"), NULL);
-        GtkWidget *close = app_button_new(_("_Close Report"), NULL);
+        /* Icons beside the tabs: a window 360 px wide has room for their words in neither. */
+        GtkWidget *open = icon_button_new("document-open-symbolic", _("Open Report…"));
+        GtkWidget *close = icon_button_new("window-close-symbolic", _("Close Report"));
         GtkWidget *empty = adw_status_page_new();
         GtkWidget *reports = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
         GtkWidget *top = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
@@ -436,7 +447,6 @@ ReportsView *reports_view_new(App *app)
         adw_tab_bar_set_view(ADW_TAB_BAR(bar), v->tabs);
         adw_tab_bar_set_autohide(ADW_TAB_BAR(bar), FALSE);
         gtk_widget_set_hexpand(bar, TRUE);
-        gtk_widget_set_tooltip_text(open, _("Open an .ncu-rep file (Ctrl+O)"));
         g_signal_connect(open, "clicked", G_CALLBACK(on_open_clicked), v);
         g_signal_connect(close, "clicked", G_CALLBACK(on_close_clicked), v);
         gtk_widget_set_margin_start(top, 6);
