@@ -445,7 +445,8 @@ ReportsView *reports_view_new(App *app)
         g_signal_connect(v->tabs, "close-page", G_CALLBACK(on_close_page), v);
         g_signal_connect(v->tabs, "notify::selected-page", G_CALLBACK(on_selected_page), v);
         adw_tab_bar_set_view(ADW_TAB_BAR(bar), v->tabs);
-        adw_tab_bar_set_autohide(ADW_TAB_BAR(bar), FALSE);
+        /* One report needs no tab (its title would only run past a narrow window's edge). */
+        adw_tab_bar_set_autohide(ADW_TAB_BAR(bar), TRUE);
         gtk_widget_set_hexpand(bar, TRUE);
         g_signal_connect(open, "clicked", G_CALLBACK(on_open_clicked), v);
         g_signal_connect(close, "clicked", G_CALLBACK(on_close_clicked), v);
