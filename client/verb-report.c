@@ -22,6 +22,7 @@
 #include "fd-util.h"
 #include "fileio.h"
 #include "log.h"
+#include "report-file.h"
 #include "report-json-attrs.h"
 #include "report-page-encoding.h"
 #include "report.h"
@@ -34,55 +35,36 @@
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(json_tokener *, json_tokener_free);
 
+/* Why report_file_open() failed. */
 static int report_open_error(EscapePool *e, const char *path, int error)
 {
-        fprintf(stderr, "nvprofilectl: %s: %s\n", esc(e, path), strerror(-error));
+        if (error == -EBADFD)
+                fprintf(stderr, "nvprofilectl: %s: not a regular file\n", esc(e, path));
+        else
+                fprintf(stderr, "nvprofilectl: %s: %s\n", esc(e, path), strerror(-error));
         return error;
 }
 
 int report_open(const char *path, int *ret_fd)
 {
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
-        _cleanup_close_ int path_fd = -EBADF;
-        char proc[64];
-        struct stat st;
-        int fd;
+        int r;
 
-        assert(path);
-        assert(ret_fd);
-
-        /* An O_PATH handle opens nothing: a fifo is not waited on and a device's open() never runs, whatever
-         * the path turns out to name (the caller may be root, and the path another user's link). */
-        path_fd = open(path, O_PATH | O_CLOEXEC);
-        if (path_fd < 0)
-                return report_open_error(&e, path, -errno);
-        if (fstat(path_fd, &st) < 0)
-                return report_open_error(&e, path, -errno);
-        if (!S_ISREG(st.st_mode)) {
-                fprintf(stderr, "nvprofilectl: %s: not a regular file\n", esc(&e, path));
-                return -EBADFD;
-        }
-        /* That very file, opened for reading through its handle (read permission is checked on it now),
-         * never through the path again, which may name something else by now. */
-        snprintf(proc, sizeof(proc), "/proc/self/fd/%i", path_fd);
-        fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return report_open_error(&e, path, -errno);
-        *ret_fd = fd;
+        r = report_file_open(path, ret_fd);
+        if (r < 0)
+                return report_open_error(&e, path, r);
         return 0;
 }
 
 int report_load_local(const char *path, NcuReport **ret)
 {
         _cleanup_(escape_pool_done) EscapePool e = { 0 };
-        _cleanup_close_ int fd = -EBADF;
         NcuReportError err;
         int r;
 
-        r = report_open(path, &fd);
-        if (r < 0)
-                return r;
-        r = ncu_report_load_fd(fd, NULL, ret, &err);
+        r = report_file_load(path, ret, &err);
+        if (r < 0 && !err.message[0])
+                return report_open_error(&e, path, r);
         if (r < 0) {
                 /* The message holds no byte of the file (report.h), only the offset. */
                 fprintf(stderr, "nvprofilectl: %s: byte %" PRIu64 ": %s\n", esc(&e, path), err.offset, err.message);

@@ -413,6 +413,8 @@ static void proxy_failed(App *app, const GError *error)
                 return;
         /* No proxy: the bus could not be reached, or it could not start the daemon. */
         g_warning("Cannot talk to nvprofiled: %s", error->message);
+        /* The reports given meanwhile are read by the app itself. */
+        reports_view_connected(app->reports);
         if (!app_show_error_state(app, error))
                 app_show_state(app, app->bus ? SERVICE_NOT_RUNNING : SERVICE_UNREACHABLE, NULL);
 }

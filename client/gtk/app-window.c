@@ -60,6 +60,16 @@ static void unclamp(GtkWidget *widget)
                 unclamp(child);
 }
 
+/* Reports work without the daemon (read in-process): its state is a banner above them, not a page
+ * in their place. */
+static void on_page_shown(AdwViewStack *stack, GParamSpec *pspec, gpointer data)
+{
+        App *app = data;
+
+        state_view_set_works_alone(
+                        app->state_view, g_strcmp0(adw_view_stack_get_visible_child_name(stack), "reports") == 0);
+}
+
 static GtkWidget *build_content(App *app)
 {
         GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
@@ -118,6 +128,8 @@ static GtkWidget *build_content(App *app)
         adw_toast_overlay_set_child(app->toasts, GTK_WIDGET(app->stack));
         gtk_widget_set_vexpand(GTK_WIDGET(app->toasts), TRUE);
         gtk_box_append(GTK_BOX(box), app_states_wrap(app, GTK_WIDGET(app->toasts)));
+        g_signal_connect(app->stack, "notify::visible-child-name", G_CALLBACK(on_page_shown), app);
+        on_page_shown(app->stack, NULL, app);
         gtk_box_append(GTK_BOX(box), switcher_bar);
         return box;
 }

@@ -119,6 +119,7 @@ ReportsView *reports_view_new(App *app);
 GtkWidget *reports_view_widget(ReportsView *v);
 /* Opens file (NULL: asks with a file chooser); files given before the connection wait for it. */
 void reports_view_open_file(ReportsView *v, GFile *file);
+/* The daemon's proxies are ready, or could not be made (the reports are then read by the app itself). */
 void reports_view_connected(ReportsView *v);
 /* The daemon came back (a restart): loads the open reports again, from their files. */
 void reports_view_reconnected(ReportsView *v);

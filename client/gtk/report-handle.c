@@ -9,6 +9,7 @@ struct ReportHandle {
         char *title;
         NvpReport *proxy;
         NcuReport *model;
+        bool closed; /* Close was called: not again */
 };
 
 static ReportHandle *report_handle_new(const char *title)
@@ -54,7 +55,7 @@ void report_handle_unref(ReportHandle *h)
         if (!h || !g_atomic_ref_count_dec(&h->ref))
                 return;
         /* Frees the daemon's worker and the user's share of its limits; nobody waits for the answer. */
-        if (h->proxy)
+        if (h->proxy && !h->closed)
                 nvp_report_call_close(h->proxy, G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL, NULL);
         g_clear_object(&h->proxy);
         ncu_report_free(h->model);
@@ -86,4 +87,13 @@ void report_handle_replace_proxy(ReportHandle *h, NvpReport *proxy)
         g_assert(proxy);
         g_assert(!h->model);
         g_set_object(&h->proxy, proxy);
+        h->closed = false;
+}
+
+void report_handle_close(ReportHandle *h, GAsyncReadyCallback callback, gpointer data)
+{
+        g_assert(h);
+        g_assert(h->proxy);
+        h->closed = true;
+        nvp_report_call_close(h->proxy, G_DBUS_CALL_FLAGS_NONE, -1, NULL, callback, data);
 }

@@ -24,6 +24,10 @@ NvpReport *report_handle_proxy(ReportHandle *h); /* NULL: read in-process */
 const NcuReport *report_handle_model(ReportHandle *h); /* NULL: served by the daemon */
 const char *report_handle_title(ReportHandle *h); /* the file's display name */
 
+/* Closes the daemon's object now (the app evicts it to open another: callback once the daemon has
+ * forgotten it), rather than with the last reference; the proxy is then closed and answers no more. */
+void report_handle_close(ReportHandle *h, GAsyncReadyCallback callback, gpointer data);
+
 /* The daemon dropped the report object and the file was loaded again: the new object (the old one is
  * gone, so it is not closed). */
 void report_handle_replace_proxy(ReportHandle *h, NvpReport *proxy);

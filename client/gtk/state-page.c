@@ -11,6 +11,8 @@ struct StateView {
         GtkWidget *banner; /* GtkRevealer */
         GtkWidget *banner_title, *banner_text;
         ServiceState state;
+        char *detail;
+        bool works_alone; /* the page shown works without the daemon: a failure is a banner above it */
 };
 
 static const char *state_icon(ServiceState s)
@@ -79,6 +81,7 @@ StateView *state_view_new(GtkWidget *views, GtkWidget **ret_widget)
 
 void state_view_free(StateView *v)
 {
+        g_free(v->detail);
         g_free(v);
 }
 
@@ -90,11 +93,16 @@ ServiceState state_view_get(StateView *v)
 void state_view_show(StateView *v, ServiceState s, const char *detail)
 {
         g_autofree char *text = NULL;
-        bool failure = service_state_is_failure(s) && s != SERVICE_STOPPED;
+        bool failure = service_state_is_failure(s) && s != SERVICE_STOPPED && !v->works_alone;
+        bool stale = s == SERVICE_STOPPED && !v->works_alone;
 
         g_return_if_fail(s >= 0 && s < _SERVICE_STATE_MAX);
 
         v->state = s;
+        if (detail != v->detail) {
+                g_free(v->detail);
+                v->detail = g_strdup(detail);
+        }
         /* _(): the words are marked in service-state.c, for this app's catalogue. */
         text = detail && *detail ? g_strdup_printf("%s.\n%s", _(service_state_next_step(s)), detail)
                                  : g_strdup_printf("%s.", _(service_state_next_step(s)));
@@ -112,8 +120,8 @@ void state_view_show(StateView *v, ServiceState s, const char *detail)
         }
 
         /* Stale until the next state: dimmed, and not to be acted on (the daemon they came from is gone). */
-        gtk_widget_set_sensitive(v->views, s != SERVICE_STOPPED);
-        if (s == SERVICE_STOPPED)
+        gtk_widget_set_sensitive(v->views, !stale);
+        if (stale)
                 gtk_widget_add_css_class(v->views, "stale");
         else
                 gtk_widget_remove_css_class(v->views, "stale");
@@ -127,4 +135,13 @@ void state_view_show(StateView *v, ServiceState s, const char *detail)
         gtk_label_set_text(GTK_LABEL(v->banner_text), text);
         gtk_widget_set_visible(v->banner, TRUE);
         gtk_revealer_set_reveal_child(GTK_REVEALER(v->banner), TRUE);
+}
+
+void state_view_set_works_alone(StateView *v, bool works_alone)
+{
+        if (v->works_alone == works_alone)
+                return;
+        v->works_alone = works_alone;
+        if (v->state >= 0)
+                state_view_show(v, v->state, v->detail);
 }

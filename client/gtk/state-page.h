@@ -24,3 +24,6 @@ void state_view_free(StateView *v);
  * a source), plain text, or NULL. */
 void state_view_show(StateView *v, ServiceState s, const char *detail);
 ServiceState state_view_get(StateView *v);
+/* The page shown works without the daemon (Reports, read in-process): any state is then the banner above
+ * it, and it stays sensitive. */
+void state_view_set_works_alone(StateView *v, bool works_alone);

@@ -1,356 +1,263 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Reports: an Nsight Compute report the user picks is opened here, as the user, and its descriptor handed
- * to the daemon (Manager.LoadReport), whose confined worker reads it; the kernels are listed with their
- * durations and top rule findings (Report.GetSummary), and one kernel's rule results, by section, on
- * demand (Report.GetRuleResults). The app keeps each report's file: a report the daemon dropped (idle for
- * [Reports] IdleSec=, or a restart of the daemon) is loaded again from it, as the user opened it. */
-#include <fcntl.h>
+/* Reports: the Nsight Compute reports the user opened, one tab each, closable. A report is opened here, as
+ * the user, and its descriptor handed to the daemon (Manager.LoadReport), whose confined worker reads it.
+ * When no daemon serves reports (not running, this user denied) or it refuses the file, the app reads the
+ * report itself, in its own process, with the same reader (report-file.h), and the report's page says so.
+ * The daemon holds a few reports per user: when it refuses one more, the app closes the report shown
+ * longest ago and says which, rather than leaving the user at a refusal. The app keeps each report's file:
+ * a report the daemon dropped (idle, or a restart of the daemon) is loaded again from it. */
 #include <gio/gunixfdlist.h>
-#include <math.h>
 #include <unistd.h>
 
-#include "app.h"
 #include "bus-names.h"
-#include "report-handle.h"
+#include "report-file.h"
+#include "reports.h"
 
-struct ReportsView {
-        App *app;
-        GtkWidget *page;
-        GtkWidget *empty_group;
-        GtkFileChooserNative *chooser;
-        GPtrArray *pending; /* GFile given before the daemon's proxy was ready */
-        GPtrArray *reports; /* Report, not owned (each group owns its own) */
-};
+typedef struct Reload {
+        ReportReloaded done;
+        gpointer data;
+} Reload;
 
-typedef struct Report {
+typedef struct OpenReport {
         ReportsView *view;
         char *name;
         GFile *file; /* to load it again */
-        NvpReport *proxy;
-        ReportHandle *handle; /* for the kernel pages, made on the first */
-        GtkWidget *group;
-        bool listed; /* its kernels are shown: a reload only replaces the proxy */
+        ReportHandle *handle; /* NULL until loaded */
+        ReportPage *page;
+        AdwTabPage *tab;
+        GtkWidget *holder; /* the tab's child: the page once loaded, what went wrong otherwise */
+        gint64 shown; /* when it was last the tab shown (monotonic) */
         bool loading;
-        GPtrArray *waiting; /* KernelCall, for the reloaded proxy */
-} Report;
+        GArray *reloads; /* Reload: waiting for the object loaded again */
+} OpenReport;
 
-static void report_load(Report *r);
+struct ReportsView {
+        App *app;
+        GtkWidget *box;
+        GtkWidget *stack; /* "empty" or "reports" */
+        AdwTabView *tabs;
+        GtkFileChooserNative *chooser;
+        GPtrArray *pending; /* GFile given before the daemon's proxy was ready */
+        GPtrArray *reports; /* OpenReport, in the order opened */
+        bool connected; /* the daemon's proxies were made, or could not be: files no longer wait */
+};
 
-static void report_free(gpointer data)
-{
-        Report *r = data;
+static void report_load(OpenReport *r);
 
-        g_ptr_array_remove(r->view->reports, r);
-        g_free(r->name);
-        g_clear_object(&r->file);
-        g_clear_object(&r->proxy);
-        report_handle_unref(r->handle);
-        g_ptr_array_unref(r->waiting);
-        g_free(r);
-}
-
-static void on_open_clicked(GtkButton *button, gpointer data)
-{
-        reports_view_open_file(data, NULL);
-}
-
-ReportsView *reports_view_new(App *app)
-{
-        ReportsView *v = g_new0(ReportsView, 1);
-        GtkWidget *open = app_button_new(_("_Open Report…"), NULL);
-
-        v->app = app;
-        v->pending = g_ptr_array_new_with_free_func(g_object_unref);
-        v->reports = g_ptr_array_new();
-        v->page = adw_preferences_page_new();
-        v->empty_group = adw_preferences_group_new();
-        adw_preferences_group_set_title(ADW_PREFERENCES_GROUP(v->empty_group), _("Nsight Compute reports"));
-        adw_preferences_group_set_description(ADW_PREFERENCES_GROUP(v->empty_group),
-                        _("A report is read by nvprofiled's confined worker from the file you open; nothing of it "
-                          "runs."));
-        gtk_widget_set_tooltip_text(open, _("Open an .ncu-rep file (Ctrl+O)"));
-        adw_preferences_group_set_header_suffix(ADW_PREFERENCES_GROUP(v->empty_group), open);
-        g_signal_connect(open, "clicked", G_CALLBACK(on_open_clicked), v);
-        adw_preferences_page_add(ADW_PREFERENCES_PAGE(v->page), ADW_PREFERENCES_GROUP(v->empty_group));
-        return v;
-}
-
-GtkWidget *reports_view_widget(ReportsView *v)
-{
-        return v->page;
-}
-
-void reports_view_free(ReportsView *v)
-{
-        g_clear_object(&v->chooser);
-        g_ptr_array_unref(v->pending);
-        g_ptr_array_unref(v->reports);
-        g_free(v);
-}
-
-static char *format_duration(double ns)
-{
-        if (isnan(ns) || ns < 0)
-                return g_strdup(_("duration not known"));
-        if (ns >= 1e6)
-                return g_strdup_printf(_("%.2f ms"), ns / 1e6);
-        if (ns >= 1e3)
-                return g_strdup_printf(_("%.2f us"), ns / 1e3);
-        return g_strdup_printf(_("%.0f ns"), ns);
-}
-
-/* --- one kernel's rule results -------------------------------------------------------------------------- */
-
-typedef struct KernelCall {
-        GtkWidget *page;
-        GtkWidget *group; /* the report's, whose data is the Report */
-        guint32 range, action;
-        bool reloaded;
-} KernelCall;
-
-static void kernel_call_free(KernelCall *call)
-{
-        g_object_unref(call->page);
-        g_object_unref(call->group);
-        g_free(call);
-}
-
-/* The daemon no longer has the report object: dropped for idleness, or the daemon restarted. */
-static bool error_is_dropped(const GError *error)
+bool report_error_is_dropped(const GError *error)
 {
         g_autofree char *name = g_dbus_error_get_remote_error(error);
 
         return g_strcmp0(name, "org.freedesktop.DBus.Error.UnknownObject") == 0;
 }
 
-static void kernel_call_send(KernelCall *call);
+static void reloads_done(OpenReport *r, bool ok)
+{
+        g_autoptr(GArray) reloads = g_steal_pointer(&r->reloads);
 
-/* Loading failed (title NULL: cancelled, the app is going away): says so in the group and in the windows
- * of the calls that waited for it. */
-static void report_failed(Report *r, const char *title, const char *message)
+        r->reloads = g_array_new(FALSE, FALSE, sizeof(Reload));
+        for (guint i = 0; i < reloads->len; i++)
+                g_array_index(reloads, Reload, i).done(g_array_index(reloads, Reload, i).data, ok);
+}
+
+static void open_report_free(OpenReport *r)
+{
+        reloads_done(r, false);
+        g_array_unref(r->reloads);
+        report_page_free(r->page);
+        report_handle_unref(r->handle);
+        g_free(r->name);
+        g_clear_object(&r->file);
+        g_free(r);
+}
+
+/* Replaces what the report's tab shows. */
+static void holder_set(OpenReport *r, GtkWidget *child)
+{
+        GtkWidget *old = gtk_widget_get_first_child(r->holder);
+
+        if (old)
+                gtk_box_remove(GTK_BOX(r->holder), old);
+        gtk_widget_set_vexpand(child, TRUE);
+        gtk_box_append(GTK_BOX(r->holder), child);
+}
+
+static void report_failed(OpenReport *r, const char *title, const char *message)
+{
+        GtkWidget *status = adw_status_page_new();
+
+        r->loading = false;
+        adw_status_page_set_icon_name(ADW_STATUS_PAGE(status), "dialog-warning-symbolic");
+        adw_status_page_set_title(ADW_STATUS_PAGE(status), title);
+        adw_status_page_set_description(ADW_STATUS_PAGE(status), message);
+        holder_set(r, status);
+        adw_tab_page_set_loading(r->tab, FALSE);
+        reloads_done(r, false);
+}
+
+static GPtrArray *others_of(ReportPage *page, gpointer data)
+{
+        ReportsView *v = data;
+        GPtrArray *others = g_ptr_array_new();
+
+        for (guint i = 0; i < v->reports->len; i++) {
+                OpenReport *o = v->reports->pdata[i];
+
+                if (o->handle && o->page != page)
+                        g_ptr_array_add(others, o->handle);
+        }
+        return others;
+}
+
+/* The handle is ready (first load): its page in the tab. */
+static void report_ready(OpenReport *r, ReportHandle *h, const char *how)
 {
         r->loading = false;
-        if (title)
-                app_add_text_row(r->group, title, message);
-        for (guint i = 0; i < r->waiting->len; i++) {
-                KernelCall *call = r->waiting->pdata[i];
-
-                if (title) {
-                        GtkWidget *group = adw_preferences_group_new();
-
-                        app_add_text_row(group, _("Cannot read the rule results"), message);
-                        adw_preferences_page_add(ADW_PREFERENCES_PAGE(call->page), ADW_PREFERENCES_GROUP(group));
-                }
-                kernel_call_free(call);
-        }
-        g_ptr_array_set_size(r->waiting, 0);
+        adw_tab_page_set_loading(r->tab, FALSE);
+        r->handle = h;
+        r->page = report_page_new(r->view->app, h, how);
+        report_page_set_others(r->page, others_of, r->view);
+        holder_set(r, report_page_widget(r->page));
 }
 
-static void on_rule_results(GObject *source, GAsyncResult *result, gpointer data)
+/* The daemon does not serve it: read in this process, as the user, saying why on the page. */
+static void report_read_here(OpenReport *r, const char *why)
 {
-        KernelCall *call = data;
-        g_autoptr(GVariant) results = NULL;
+        g_autofree char *path = g_file_get_path(r->file);
+        g_autofree char *how = NULL;
+        NcuReport *model = NULL;
+        NcuReportError error;
+        int k;
+
+        k = report_file_load(path, &model, &error);
+        if (k < 0) {
+                g_autofree char *offset = g_strdup_printf("%" G_GUINT64_FORMAT, (guint64) error.offset);
+                /* TRANSLATORS: where in the file a report is broken (a byte offset), and why */
+                g_autofree char *message = error.message[0] ? g_strdup_printf(_("byte %s: %s"), offset, error.message)
+                                                            : g_strdup(g_strerror(-k));
+
+                report_failed(r, _("Cannot read this report"), message);
+                return;
+        }
+        /* TRANSLATORS: said on a report's page when the app read the file itself; %s says why */
+        how = g_strdup_printf(_("Read by this app: %s"), why);
+        report_ready(r, report_handle_new_model(model, r->name), how);
+}
+
+/* --- the daemon's limit --------------------------------------------------------------------------------- */
+
+static void report_close(OpenReport *r);
+
+/* The report served by the daemon that was shown longest ago, other than r; NULL when none. */
+static OpenReport *least_recently_shown(OpenReport *r)
+{
+        OpenReport *oldest = NULL;
+
+        for (guint i = 0; i < r->view->reports->len; i++) {
+                OpenReport *o = r->view->reports->pdata[i];
+
+                if (o == r || !o->handle || !report_handle_proxy(o->handle))
+                        continue;
+                if (!oldest || o->shown < oldest->shown)
+                        oldest = o;
+        }
+        return oldest;
+}
+
+typedef struct Evicted {
+        ReportsView *view;
+        GFile *file;
+} Evicted;
+
+static void on_evicted(GObject *source, GAsyncResult *result, gpointer data)
+{
+        Evicted *e = data;
         g_autoptr(GError) error = NULL;
-        g_autoptr(GHashTable) sections = g_hash_table_new(g_str_hash, g_str_equal);
-        const char *identifier, *name, *section;
-        GVariant *messages, *speedups;
-        GVariantIter iter;
 
-        if (!nvp_report_call_get_rule_results_finish(NVP_REPORT(source), &results, result, &error)) {
-                Report *r = g_object_get_data(G_OBJECT(call->group), "report");
+        (void) nvp_report_call_close_finish(NVP_REPORT(source), result, &error);
+        if (!app_error_is_cancelled(error))
+                for (guint i = 0; e->view->reports && i < e->view->reports->len; i++) {
+                        OpenReport *r = e->view->reports->pdata[i];
 
-                if (r && !call->reloaded && error_is_dropped(error)) {
-                        /* Loaded again, then asked again: once. */
-                        g_debug("Report %s was dropped; loading it again: %s", r->name, error->message);
-                        call->reloaded = true;
-                        g_ptr_array_add(r->waiting, call);
-                        if (!r->loading)
+                        if (r->file == e->file && r->loading) {
                                 report_load(r);
-                        return;
+                                break;
+                        }
                 }
-                if (!app_error_is_cancelled(error)) {
-                        g_autofree char *message = app_error_message(error);
-                        GtkWidget *group = adw_preferences_group_new();
+        g_object_unref(e->file);
+        g_free(e);
+}
 
-                        app_add_text_row(group, _("Cannot read the rule results"), message);
-                        adw_preferences_page_add(ADW_PREFERENCES_PAGE(call->page), ADW_PREFERENCES_GROUP(group));
-                }
-                kernel_call_free(call);
+/* The daemon holds as many of this user's reports as it may: the one shown longest ago is closed to make
+ * room for r, or, with none to close, r is read here. */
+static void report_make_room(OpenReport *r)
+{
+        OpenReport *oldest = least_recently_shown(r);
+        Evicted *e;
+        g_autofree char *toast = NULL;
+
+        if (!oldest) {
+                report_read_here(r, _("nvprofiled holds as many of your reports as it may"));
                 return;
         }
-        g_variant_iter_init(&iter, results);
-        while (g_variant_iter_next(
-                        &iter, "(&s&s&s@a(sss)@a(sd))", &identifier, &name, &section, &messages, &speedups)) {
-                GtkWidget *group = g_hash_table_lookup(sections, section);
-                GVariantIter m;
-                const char *type, *title, *text;
-
-                if (!group) {
-                        g_autofree char *heading = g_strdup_printf(_("Section %s"), *section ? section : "-");
-
-                        group = adw_preferences_group_new();
-                        adw_preferences_group_set_title(ADW_PREFERENCES_GROUP(group), heading);
-                        adw_preferences_page_add(ADW_PREFERENCES_PAGE(call->page), ADW_PREFERENCES_GROUP(group));
-                        g_hash_table_insert(sections, (gpointer) section, group);
-                }
-                g_variant_iter_init(&m, messages);
-                while (g_variant_iter_next(&m, "(&s&s&s)", &type, &title, &text)) {
-                        g_autofree char *row_title = *title ? g_strdup_printf("%s: %s (%s)", name, title, type)
-                                                            : g_strdup_printf("%s (%s)", name, type);
-
-                        app_add_text_row(group, row_title, text);
-                }
-                g_variant_unref(messages);
-                g_variant_unref(speedups);
-        }
-        kernel_call_free(call);
+        /* TRANSLATORS: the app closed a report to open another; both are file names */
+        toast = g_strdup_printf(_("Closed %s, shown longest ago, to open %s"), oldest->name, r->name);
+        app_toast(r->view->app, toast);
+        e = g_new0(Evicted, 1);
+        e->view = r->view;
+        e->file = g_object_ref(r->file);
+        report_handle_close(oldest->handle, on_evicted, e);
+        report_close(oldest);
 }
 
-static void kernel_call_send(KernelCall *call)
-{
-        Report *r = g_object_get_data(G_OBJECT(call->group), "report");
-
-        nvp_report_call_get_rule_results(r->proxy, call->range, call->action, G_DBUS_CALL_FLAGS_NONE, -1,
-                        r->view->app->cancellable, on_rule_results, call);
-}
-
-static void on_kernel_details(GtkButton *button, gpointer data)
-{
-        Report *r = data;
-        guint32 range = GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(button), "range"));
-        guint32 action = GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(button), "action"));
-        const char *kernel = g_object_get_data(G_OBJECT(button), "kernel");
-        GtkWidget *window = adw_window_new();
-        GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
-        g_autofree char *title = g_strdup_printf(_("Kernel %s"), kernel);
-
-        if (!r->handle)
-                r->handle = report_handle_new_proxy(r->proxy, r->name);
-        else if (report_handle_proxy(r->handle) != r->proxy)
-                report_handle_replace_proxy(r->handle, r->proxy);
-        gtk_window_set_title(GTK_WINDOW(window), title);
-        gtk_window_set_transient_for(GTK_WINDOW(window), r->view->app->window);
-        gtk_window_set_default_size(GTK_WINDOW(window), 760, 600);
-        gtk_box_append(GTK_BOX(box), adw_header_bar_new());
-        gtk_box_append(GTK_BOX(box), kernel_details_new(r->view->app, r->handle, range, action));
-        adw_window_set_content(ADW_WINDOW(window), box);
-        gtk_window_present(GTK_WINDOW(window));
-}
-
-/* --- the kernel list ------------------------------------------------------------------------------------ */
-
-static void on_summary(GObject *source, GAsyncResult *result, gpointer data)
-{
-        Report *r = data;
-        g_autoptr(GVariant) summary = NULL;
-        g_autoptr(GError) error = NULL;
-        guint32 range, action, index;
-        const char *name;
-        guint64 gx, gy, gz, bx, by, bz;
-        double duration;
-        GVariant *findings;
-        GVariantIter iter;
-
-        if (!nvp_report_call_get_summary_finish(NVP_REPORT(source), &summary, result, &error)) {
-                if (!app_error_is_cancelled(error)) {
-                        g_autofree char *message = app_error_message(error);
-
-                        app_add_text_row(r->group, _("Cannot read the report"), message);
-                }
-                return;
-        }
-        r->listed = true;
-        g_variant_iter_init(&iter, summary);
-        while (g_variant_iter_next(&iter, "(uuu&s(ttt)(ttt)d@a(ssd))", &range, &action, &index, &name, &gx, &gy, &gz,
-                        &bx, &by, &bz, &duration, &findings)) {
-                g_autofree char *title = g_strdup_printf("%u  %s", index, name);
-                g_autofree char *time = format_duration(duration);
-                GString *sub = g_string_new(NULL);
-                GVariantIter f;
-                const char *type, *finding;
-                double speedup;
-                unsigned shown = 0;
-                GtkWidget *row, *details;
-                g_autofree char *accessible = g_strdup_printf(_("Details of kernel %u %s"), index, name);
-
-                g_autofree char *grid = g_strdup_printf(
-                                "(%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ")", gx, gy, gz);
-                g_autofree char *block = g_strdup_printf(
-                                "(%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ")", bx, by, bz);
-
-                /* TRANSLATORS: a kernel's launch: grid and block sizes, then its duration */
-                g_string_append_printf(sub, _("grid %s block %s, %s"), grid, block, time);
-                g_variant_iter_init(&f, findings);
-                while (shown < 3 && g_variant_iter_next(&f, "(&s&sd)", &type, &finding, &speedup)) {
-                        g_string_append(sub, shown ? "; " : "\n");
-                        if (isnan(speedup))
-                                g_string_append(sub, finding);
-                        else
-                                g_string_append_printf(sub, _("%s (est. %.1f%%)"), finding, speedup);
-                        shown++;
-                }
-                row = app_add_text_row(r->group, title, sub->str);
-                g_string_free(sub, TRUE);
-                details = app_button_new(_("_Details"), accessible);
-                gtk_widget_set_valign(details, GTK_ALIGN_CENTER);
-                g_object_set_data(G_OBJECT(details), "range", GUINT_TO_POINTER(range));
-                g_object_set_data(G_OBJECT(details), "action", GUINT_TO_POINTER(action));
-                g_object_set_data_full(G_OBJECT(details), "kernel", g_strdup(name), g_free);
-                g_signal_connect(details, "clicked", G_CALLBACK(on_kernel_details), r);
-                adw_action_row_add_suffix(ADW_ACTION_ROW(row), details);
-                g_variant_unref(findings);
-        }
-}
-
-static void on_info(GObject *source, GAsyncResult *result, gpointer data)
-{
-        Report *r = data;
-        g_autoptr(GError) error = NULL;
-        g_autofree char *version = NULL, *description = NULL;
-        guint32 format, ranges;
-        guint64 size;
-
-        if (!nvp_report_call_get_info_finish(NVP_REPORT(source), &version, &format, &ranges, &size, result, &error))
-                return;
-        description = g_strdup_printf(ngettext("Nsight Compute %s, %u range", "Nsight Compute %s, %u ranges", ranges),
-                        version, ranges);
-        adw_preferences_group_set_description(ADW_PREFERENCES_GROUP(r->group), description);
-}
+/* --- loading -------------------------------------------------------------------------------------------- */
 
 static void on_report_proxy(GObject *source, GAsyncResult *result, gpointer data)
 {
-        Report *r = data;
+        OpenReport *r = data;
         g_autoptr(GError) error = NULL;
+        g_autoptr(NvpReport) proxy = nvp_report_proxy_new_finish(result, &error);
 
-        g_clear_object(&r->proxy);
-        r->proxy = nvp_report_proxy_new_finish(result, &error);
-        if (!r->proxy) {
-                g_autofree char *message = app_error_is_cancelled(error) ? NULL : app_error_message(error);
+        if (!proxy) {
+                if (!app_error_is_cancelled(error)) {
+                        g_autofree char *message = app_error_message(error);
 
-                report_failed(r, message ? _("Cannot open the report") : NULL, message);
+                        report_failed(r, _("Cannot open the report"), message);
+                }
                 return;
         }
-        r->loading = false;
-        /* Calls that found the report dropped, asked again of the one loaded now. */
-        for (guint i = 0; i < r->waiting->len; i++)
-                kernel_call_send(r->waiting->pdata[i]);
-        g_ptr_array_set_size(r->waiting, 0);
-        if (r->listed)
+        if (r->handle) {
+                /* Loaded again: the pages keep their handle, with the new object. */
+                r->loading = false;
+                report_handle_replace_proxy(r->handle, proxy);
+                reloads_done(r, true);
                 return;
-        nvp_report_call_get_info(r->proxy, G_DBUS_CALL_FLAGS_NONE, -1, r->view->app->cancellable, on_info, r);
-        nvp_report_call_get_summary(r->proxy, G_DBUS_CALL_FLAGS_NONE, -1, r->view->app->cancellable, on_summary, r);
+        }
+        report_ready(r, report_handle_new_proxy(proxy, r->name), NULL);
 }
 
 static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
 {
-        Report *r = data;
+        OpenReport *r = data;
         g_autoptr(GError) error = NULL;
-        g_autofree char *path = NULL;
+        g_autofree char *path = NULL, *remote = NULL, *message = NULL;
 
         if (!nvp_manager_call_load_report_finish(NVP_MANAGER(source), &path, NULL, result, &error)) {
-                g_autofree char *message = app_error_is_cancelled(error) ? NULL : app_error_message(error);
-
-                report_failed(r, message ? _("nvprofiled cannot read this report") : NULL, message);
+                if (app_error_is_cancelled(error))
+                        return;
+                remote = g_dbus_error_get_remote_error(error);
+                if (r->handle) {
+                        /* Loaded once by the daemon and now refused: the pages say so on their next call. */
+                        r->loading = false;
+                        reloads_done(r, false);
+                        return;
+                }
+                if (g_strcmp0(remote, BUS_ERROR_LIMITS_EXCEEDED) == 0) {
+                        report_make_room(r);
+                        return;
+                }
+                message = app_error_message(error);
+                report_read_here(r, message);
                 return;
         }
         nvp_report_proxy_new(r->view->app->bus, G_DBUS_PROXY_FLAGS_DO_NOT_LOAD_PROPERTIES, BUS_NAME, path,
@@ -358,22 +265,33 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer data)
 }
 
 /* Opens the report's file and hands it to the daemon: on opening, and again when the daemon dropped it. */
-static void report_load(Report *r)
+static void report_load(OpenReport *r)
 {
-        ReportsView *v = r->view;
+        App *app = r->view->app;
         g_autofree char *path = g_file_get_path(r->file);
         g_autoptr(GUnixFDList) fds = g_unix_fd_list_new();
         g_autoptr(GError) error = NULL;
-        int fd, index;
+        int fd = -1, k, index;
 
-        if (!v->app->manager) {
-                report_failed(r, _("Not connected to nvprofiled"), NULL);
+        r->loading = true;
+        if (!path) {
+                report_failed(r, _("Cannot open the file"), _("not a local file"));
                 return;
         }
         /* Opened here, as the user; the daemon never opens a path it is given. */
-        fd = path ? open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY) : -1;
-        if (fd < 0) {
-                report_failed(r, _("Cannot open the file"), path ? g_strerror(errno) : _("not a local file"));
+        k = report_file_open(path, &fd);
+        if (k < 0) {
+                report_failed(r, _("Cannot open the file"), k == -EBADFD ? _("not a regular file") : g_strerror(-k));
+                return;
+        }
+        if (!app->manager) {
+                (void) close(fd);
+                if (r->handle) {
+                        reloads_done(r, false);
+                        r->loading = false;
+                        return;
+                }
+                report_read_here(r, _(service_state_title(SERVICE_UNREACHABLE)));
                 return;
         }
         index = g_unix_fd_list_append(fds, fd, &error);
@@ -382,26 +300,189 @@ static void report_load(Report *r)
                 report_failed(r, _("Cannot pass the file"), error->message);
                 return;
         }
-        r->loading = true;
-        nvp_manager_call_load_report(v->app->manager, g_variant_new_handle(index), G_DBUS_CALL_FLAGS_NONE, -1, fds,
-                        v->app->cancellable, on_loaded, r);
+        nvp_manager_call_load_report(app->manager, g_variant_new_handle(index), G_DBUS_CALL_FLAGS_NONE, -1, fds,
+                        app->cancellable, on_loaded, r);
+}
+
+void reports_view_reload(ReportsView *v, ReportHandle *h, ReportReloaded done, gpointer data)
+{
+        Reload reload = { done, data };
+
+        for (guint i = 0; i < v->reports->len; i++) {
+                OpenReport *r = v->reports->pdata[i];
+
+                if (r->handle != h)
+                        continue;
+                g_array_append_val(r->reloads, reload);
+                if (!r->loading)
+                        report_load(r);
+                return;
+        }
+        done(data, false); /* closed meanwhile */
+}
+
+/* --- tabs ----------------------------------------------------------------------------------------------- */
+
+static OpenReport *report_of_tab(ReportsView *v, AdwTabPage *tab)
+{
+        for (guint i = 0; i < v->reports->len; i++)
+                if (((OpenReport *) v->reports->pdata[i])->tab == tab)
+                        return v->reports->pdata[i];
+        return NULL;
+}
+
+static void show_stack(ReportsView *v)
+{
+        gtk_stack_set_visible_child_name(GTK_STACK(v->stack), v->reports->len ? "reports" : "empty");
+}
+
+/* Frees r once its tab is closed. */
+static void report_close(OpenReport *r)
+{
+        adw_tab_view_close_page(r->view->tabs, r->tab);
+}
+
+static gboolean on_close_page(AdwTabView *tabs, AdwTabPage *tab, gpointer data)
+{
+        ReportsView *v = data;
+        OpenReport *r = report_of_tab(v, tab);
+
+        adw_tab_view_close_page_finish(tabs, tab, TRUE);
+        if (r) {
+                g_ptr_array_remove(v->reports, r);
+                open_report_free(r);
+        }
+        show_stack(v);
+        return GDK_EVENT_STOP;
+}
+
+static void on_selected_page(AdwTabView *tabs, GParamSpec *pspec, gpointer data)
+{
+        ReportsView *v = data;
+        AdwTabPage *tab = adw_tab_view_get_selected_page(tabs);
+        OpenReport *r = tab ? report_of_tab(v, tab) : NULL;
+
+        if (r)
+                r->shown = g_get_monotonic_time();
 }
 
 static void open_report(ReportsView *v, GFile *file)
 {
+        OpenReport *r = g_new0(OpenReport, 1);
         g_autofree char *name = g_file_get_basename(file);
-        Report *r = g_new0(Report, 1);
+        GtkWidget *spinner = gtk_spinner_new();
 
         r->view = v;
         r->name = g_strdup(name);
         r->file = g_object_ref(file);
-        r->waiting = g_ptr_array_new();
-        r->group = adw_preferences_group_new();
-        g_object_set_data_full(G_OBJECT(r->group), "report", r, report_free);
+        r->reloads = g_array_new(FALSE, FALSE, sizeof(Reload));
+        r->shown = g_get_monotonic_time();
+        r->holder = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+        gtk_spinner_set_spinning(GTK_SPINNER(spinner), TRUE);
+        gtk_widget_set_valign(spinner, GTK_ALIGN_CENTER);
+        gtk_box_append(GTK_BOX(r->holder), spinner);
         g_ptr_array_add(v->reports, r);
-        adw_preferences_group_set_title(ADW_PREFERENCES_GROUP(r->group), name);
-        adw_preferences_page_add(ADW_PREFERENCES_PAGE(v->page), ADW_PREFERENCES_GROUP(r->group));
+        r->tab = adw_tab_view_append(v->tabs, r->holder);
+        adw_tab_page_set_title(r->tab, name);
+        adw_tab_page_set_loading(r->tab, TRUE);
+        adw_tab_view_set_selected_page(v->tabs, r->tab);
+        show_stack(v);
         report_load(r);
+}
+
+static void on_open_clicked(GtkButton *button, gpointer data)
+{
+        reports_view_open_file(data, NULL);
+}
+
+static void on_close_clicked(GtkButton *button, gpointer data)
+{
+        ReportsView *v = data;
+        AdwTabPage *tab = adw_tab_view_get_selected_page(v->tabs);
+
+        if (tab)
+                adw_tab_view_close_page(v->tabs, tab);
+}
+
+static GtkWidget *icon_button_new(const char *icon, const char *name)
+{
+        GtkWidget *button = gtk_button_new_from_icon_name(icon);
+
+        gtk_widget_set_tooltip_text(button, name);
+        gtk_accessible_update_property(GTK_ACCESSIBLE(button), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+        gtk_widget_add_css_class(button, "flat");
+        return button;
+}
+
+ReportsView *reports_view_new(App *app)
+{
+        ReportsView *v = g_new0(ReportsView, 1);
+        /* Icons beside the tabs: a window 360 px wide has room for their words in neither. */
+        GtkWidget *open = icon_button_new("document-open-symbolic", _("Open Report…"));
+        GtkWidget *close = icon_button_new("window-close-symbolic", _("Close Report"));
+        GtkWidget *empty = adw_status_page_new();
+        GtkWidget *reports = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+        GtkWidget *top = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+        GtkWidget *bar = GTK_WIDGET(adw_tab_bar_new());
+        GtkWidget *empty_open = app_button_new(_("_Open Report…"), NULL);
+
+        v->app = app;
+        v->pending = g_ptr_array_new_with_free_func(g_object_unref);
+        v->reports = g_ptr_array_new();
+
+        adw_status_page_set_icon_name(ADW_STATUS_PAGE(empty), "x-office-document-symbolic");
+        adw_status_page_set_title(ADW_STATUS_PAGE(empty), _("Nsight Compute reports"));
+        adw_status_page_set_description(ADW_STATUS_PAGE(empty),
+                        _("A report is read by nvprofiled's confined worker from the file you open; nothing of it "
+                          "runs."));
+        gtk_widget_set_halign(empty_open, GTK_ALIGN_CENTER);
+        gtk_widget_add_css_class(empty_open, "pill");
+        gtk_widget_set_tooltip_text(empty_open, _("Open an .ncu-rep file (Ctrl+O)"));
+        g_signal_connect(empty_open, "clicked", G_CALLBACK(on_open_clicked), v);
+        adw_status_page_set_child(ADW_STATUS_PAGE(empty), empty_open);
+
+        v->tabs = adw_tab_view_new();
+        g_signal_connect(v->tabs, "close-page", G_CALLBACK(on_close_page), v);
+        g_signal_connect(v->tabs, "notify::selected-page", G_CALLBACK(on_selected_page), v);
+        adw_tab_bar_set_view(ADW_TAB_BAR(bar), v->tabs);
+        /* One report needs no tab (its title would only run past a narrow window's edge). */
+        adw_tab_bar_set_autohide(ADW_TAB_BAR(bar), TRUE);
+        gtk_widget_set_hexpand(bar, TRUE);
+        g_signal_connect(open, "clicked", G_CALLBACK(on_open_clicked), v);
+        g_signal_connect(close, "clicked", G_CALLBACK(on_close_clicked), v);
+        gtk_widget_set_margin_start(top, 6);
+        gtk_widget_set_margin_end(top, 6);
+        gtk_widget_set_valign(open, GTK_ALIGN_CENTER);
+        gtk_widget_set_valign(close, GTK_ALIGN_CENTER);
+        gtk_box_append(GTK_BOX(top), bar);
+        gtk_box_append(GTK_BOX(top), close);
+        gtk_box_append(GTK_BOX(top), open);
+        gtk_widget_set_vexpand(GTK_WIDGET(v->tabs), TRUE);
+        gtk_box_append(GTK_BOX(reports), top);
+        gtk_box_append(GTK_BOX(reports), GTK_WIDGET(v->tabs));
+
+        v->stack = gtk_stack_new();
+        gtk_stack_add_named(GTK_STACK(v->stack), empty, "empty");
+        gtk_stack_add_named(GTK_STACK(v->stack), reports, "reports");
+        v->box = v->stack;
+        show_stack(v);
+        return v;
+}
+
+GtkWidget *reports_view_widget(ReportsView *v)
+{
+        return v->box;
+}
+
+void reports_view_free(ReportsView *v)
+{
+        g_clear_object(&v->chooser);
+        g_ptr_array_unref(v->pending);
+        /* The tabs go with the window; what they held goes here. */
+        for (guint i = 0; i < v->reports->len; i++)
+                open_report_free(v->reports->pdata[i]);
+        g_clear_pointer(&v->reports, g_ptr_array_unref);
+        g_free(v);
 }
 
 static void on_chooser_response(GtkNativeDialog *dialog, int response, gpointer data)
@@ -421,7 +502,7 @@ void reports_view_open_file(ReportsView *v, GFile *file)
 {
         g_autoptr(GtkFileFilter) filter = NULL;
 
-        if (file && !v->app->manager) {
+        if (file && !v->connected) {
                 g_ptr_array_add(v->pending, g_object_ref(file));
                 return;
         }
@@ -445,6 +526,7 @@ void reports_view_open_file(ReportsView *v, GFile *file)
 
 void reports_view_connected(ReportsView *v)
 {
+        v->connected = true;
         for (guint i = 0; i < v->pending->len; i++)
                 open_report(v, v->pending->pdata[i]);
         g_ptr_array_set_size(v->pending, 0);
@@ -452,12 +534,12 @@ void reports_view_connected(ReportsView *v)
 
 void reports_view_reconnected(ReportsView *v)
 {
-        /* The daemon that held them is gone: each is loaded again from its file, its kernels stay listed. */
+        /* The daemon that held them is gone: each it served is loaded again from its file, its kernels stay
+         * listed; those read here stay as they are. */
         for (guint i = 0; i < v->reports->len; i++) {
-                Report *r = v->reports->pdata[i];
+                OpenReport *r = v->reports->pdata[i];
 
-                g_clear_object(&r->proxy);
-                if (!r->loading)
+                if (r->handle && report_handle_proxy(r->handle) && !r->loading)
                         report_load(r);
         }
 }

@@ -380,6 +380,16 @@ class AppWorld(World):
                         f"[<{parameter}>]" if parameter else "[]", "{}"],
                        check=check, env=self.env, capture_output=True)
 
+    def pointer_click(self, node, at=0.5):
+        """A pointer click into node (of the window titled nvprofiled), at that fraction of its width, as a
+        user clicks a column's header: GTK 4.8 gives it no action. Extents are relative to the window (GTK
+        reports no screen coordinates)."""
+        import pyatspi
+        e = node.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
+        window = self.xdotool("search", "--onlyvisible", "--name", "^nvprofiled$").split()[0]
+        self.xdotool("mousemove", "--window", window, str(e.x + int(e.width * at)), str(e.y + e.height // 2),
+                     "click", "1")
+
     def window_pixels(self, window):
         """The X window's pixels as (width, height, RGB bytes), read with ImageMagick's import."""
         data = subprocess.run(["import", "-window", str(window), "-depth", "8", "ppm:-"], env=self.env, check=True,
@@ -473,6 +483,28 @@ class AtSpi:
             if row is not None and row.childCount and self.texts(row.getChildAtIndex(0))[:1] == [name]:
                 return row
         return None
+
+    def kernel_rows(self, root, report):
+        """The Reports page's kernel rows of the report named report (its file's name) laid out, each as its
+        cells' texts: index, name, grid × block, duration, findings, the Details button."""
+        table = self.pyatspi.findDescendant(root, lambda a: a is not None and a.getRoleName() == "tree table" and
+                                            a.name == f"Kernels of {report}")
+        body = self.pyatspi.findDescendant(table, lambda a: a is not None and a.getRoleName() == "list") \
+            if table is not None else None
+        rows = []
+        for i in range(body.childCount if body is not None else 0):
+            row = body.getChildAtIndex(i)
+            if row is None or row.getRoleName() != "table row" or row.queryComponent().getExtents(0).height == 0:
+                continue
+            rows.append([" ".join(self.texts(row.getChildAtIndex(j))) for j in range(row.childCount)])
+        return rows
+
+    def column_header(self, table, title):
+        """The column view's header titled title (GtkColumnViewTitle, which has no AT-SPI action)."""
+        return self.pyatspi.findDescendant(table, lambda a: a is not None and a.name == "GtkColumnViewTitle" and
+                                           self.pyatspi.findDescendant(a, lambda b: b is not None and
+                                                                       b.getRoleName() == "label" and
+                                                                       b.name == title) is not None)
 
     def expand_row(self, root, title, child):
         """Expands the application row titled title by its expander (GTK's listitem.expand action of the

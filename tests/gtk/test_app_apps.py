@@ -209,10 +209,10 @@ class AppsPageTest(unittest.TestCase):
 
         # A column's header re-sorts: by name.
         table = self.table(main)
-        header = wait_for("the Name column's header", lambda: self.header(table, "Name"))
-        self.pointer_click(header, 0.25)
+        header = wait_for("the Name column's header", lambda: self.a11y.column_header(table, "Name"))
+        self.w.pointer_click(header, 0.25)
         wait_for("the applications by name", lambda: self.names(main) == ["Console", "Example Game", "web-frontend"])
-        self.pointer_click(header, 0.75)  # apart from the first: not a double click
+        self.w.pointer_click(header, 0.75)  # apart from the first: not a double click
         wait_for("the applications by name, descending",
                  lambda: self.names(main) == ["web-frontend", "Example Game", "Console"])
 
@@ -310,20 +310,6 @@ class AppsPageTest(unittest.TestCase):
         label = button.parent.getChildAtIndex(0)
         self.assertEqual(label.getRoleName(), "label")
         return label
-
-    def header(self, table, title):
-        """The column's header titled title (GtkColumnViewTitle, which has no AT-SPI action)."""
-        return self.pyatspi.findDescendant(table, lambda a: a is not None and a.name == "GtkColumnViewTitle" and
-                                           self.find(a, "label", name=title) is not None)
-
-    def pointer_click(self, node, at=0.5):
-        """A pointer click into node, at that fraction of its width, as a user clicks a column's header:
-        GTK 4.8 gives it no action. Extents are relative to the window (GTK reports no screen
-        coordinates)."""
-        e = node.queryComponent().getExtents(self.pyatspi.WINDOW_COORDS)
-        window = self.w.xdotool("search", "--onlyvisible", "--name", "^nvprofiled$").split()[0]
-        self.w.xdotool("mousemove", "--window", window, str(e.x + int(e.width * at)), str(e.y + e.height // 2),
-                       "click", "1")
 
 
 if __name__ == "__main__":

@@ -244,12 +244,15 @@ class AppTest(unittest.TestCase):
         self.click(self.button(chooser, "Open", gtk_own=True))
         wait_for("the file chooser to close", lambda: self.window("Open an Nsight Compute Report") is None)
         kernel = wait_for("the report's kernel", lambda: [
-            t for t in self.row_texts(main, "0  addConstDouble3") or [] if "89.86 us" in t])
-        self.assertIn("grid (4096,1,1) block (256,1,1), 89.86 us\nUncoalesced Global Accesses (est. 64.7%)", kernel[0])
-        # The same report by command-line argument (to the running app): a second one is listed.
+            r for r in self.a11y.kernel_rows(main, REPORT) if r[1] == "addConstDouble3" and r[3] == "89.86 us"])
+        self.assertEqual(kernel[0][:4], ["0", "addConstDouble3", "(4096, 1, 1) × (256, 1, 1)", "89.86 us"])
+        self.assertTrue(kernel[0][4].startswith("Uncoalesced Global Accesses (est. 64.7%)"), kernel[0])
+        # The same report by command-line argument (to the running app): a second one is listed, in a tab
+        # of its own.
         subprocess.run([APP, self.report], env=self.w.app_env, check=True, timeout=WAIT, capture_output=True)
         wait_for("the report opened by argument", lambda: len(self.pyatspi.findAllDescendants(
-            main, lambda a: a is not None and a.getRoleName() == "list item" and a.name == "0  addConstDouble3")) == 2)
+            main, lambda a: a is not None and a.getRoleName() == "tree table" and
+            a.name == f"Kernels of {REPORT}")) == 2)
         self.w.screenshot("reports")
         # One kernel's sections by their display names, with their rule advice (test_app_details.py: all).
         self.click(self.button(main, "Details of kernel 0 addConstDouble3"))

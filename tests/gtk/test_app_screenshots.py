@@ -150,9 +150,8 @@ class ScreenshotTest(unittest.TestCase):
                     row for row in [self.a11y.table_row(self.main, GAME)]
                     if row is not None and "gfx" in " ".join(self.a11y.texts(row))])
             elif title == "Reports":
-                # Its kernels' rows, "INDEX  NAME", under the report's file name.
-                wait_for("the report's kernels",
-                         lambda: self.find("list item", lambda a: (a.name or "").startswith("0  ")))
+                # Its kernels' rows, in the table of the report's kernels.
+                wait_for("the report's kernels", lambda: self.a11y.kernel_rows(self.main, REPORT))
             elif title == "GPUs":
                 # The graphs have samples, and the sensors are read.
                 wait_for("the device's graphs and sensors", lambda: self.find(

@@ -184,7 +184,7 @@ class ShellTest(unittest.TestCase):
             nodes = wait_for(f"the page {title}'s widgets laid out", content)
             if title == "Reports":
                 nodes = wait_for("the report's kernels laid out", lambda: [
-                    n for n in content() if n[0] == "list item" and (n[1] or "").startswith("0  ")] and content())
+                    n for n in content() if n[0] == "tree table" and n[1] == f"Kernels of {REPORT}"] and content())
             wide = [n for n in nodes if n[2][0] < 0 or n[2][0] + n[2][2] > width]
             self.assertEqual(wide, [], f"widgets of {title} wider than the {width} px window")
 

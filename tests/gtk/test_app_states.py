@@ -193,7 +193,8 @@ class StatesTest(unittest.TestCase):
         # A report, open while the daemon restarts.
         subprocess.run([APP, self.report], env=w.app_env, check=True, timeout=WAIT, capture_output=True)
         self.show_page(main, "Reports")
-        wait_for("the report's kernel", lambda: self.row(main, "0  addConstDouble3"))
+        wait_for("the report's kernel", lambda: [
+            r for r in self.a11y.kernel_rows(main, REPORT) if r[1] == "addConstDouble3"])
         self.show_page(main, "GPUs")
 
         # SIGTERM: the figures are stale at once (bounded from when the daemon has left the bus), and say so.
