@@ -122,3 +122,19 @@ void reports_view_connected(ReportsView *v);
 /* The daemon came back (a restart): loads the open reports again, from their files. */
 void reports_view_reconnected(ReportsView *v);
 void reports_view_free(ReportsView *v);
+
+typedef struct ReportHandle ReportHandle;
+struct json_object;
+
+/* report-reply.c: the JSON document a Report method returned as a sealed memfd (its h argument, the reply's
+ * fd list), at most max_size bytes: 0, or -EBADMSG (no such descriptor, not a JSON object), -EFBIG, -ENOMEM,
+ * a read error. */
+int app_reply_json(GVariant *handle, GUnixFDList *fds, size_t max_size, struct json_object **ret);
+
+/* report-source.c: a kernel's CUDA source with its per-line metrics (Report.GetSourceView, or the same
+ * JSON made in-process), or what to do when the report stores none. */
+GtkWidget *kernel_source_new(App *app, ReportHandle *h, guint32 range, guint32 action);
+
+/* report-compare.c: current compared with baseline (Report.Diff, or in-process the same comparison) in a
+ * window of its own: the changed metrics of paired kernels, highlighted beyond a threshold. */
+void report_compare_show(App *app, ReportHandle *current, ReportHandle *baseline);

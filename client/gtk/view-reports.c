@@ -11,6 +11,7 @@
 
 #include "app.h"
 #include "bus-names.h"
+#include "report-handle.h"
 
 struct ReportsView {
         App *app;
@@ -26,6 +27,7 @@ typedef struct Report {
         char *name;
         GFile *file; /* to load it again */
         NvpReport *proxy;
+        ReportHandle *handle; /* for the source page and the comparison (until the kernel page has them) */
         GtkWidget *group;
         bool listed; /* its kernels are shown: a reload only replaces the proxy */
         bool loading;
@@ -42,6 +44,7 @@ static void report_free(gpointer data)
         g_free(r->name);
         g_clear_object(&r->file);
         g_clear_object(&r->proxy);
+        report_handle_unref(r->handle);
         g_ptr_array_unref(r->waiting);
         g_free(r);
 }
@@ -238,6 +241,52 @@ static void on_kernel_details(GtkButton *button, gpointer data)
         kernel_call_send(call);
 }
 
+/* A kernel's source page and the comparison with the report opened before, until the kernel page and
+ * "Compare with…" have them. */
+static void on_kernel_source(GtkButton *button, gpointer data)
+{
+        Report *r = data;
+        GtkWidget *window = adw_window_new();
+        GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+
+        gtk_window_set_title(GTK_WINDOW(window), gtk_widget_get_tooltip_text(GTK_WIDGET(button)));
+        gtk_window_set_transient_for(GTK_WINDOW(window), r->view->app->window);
+        gtk_window_set_default_size(GTK_WINDOW(window), 1000, 700);
+        gtk_box_append(GTK_BOX(box), adw_header_bar_new());
+        gtk_box_append(GTK_BOX(box),
+                        kernel_source_new(r->view->app, r->handle,
+                                        GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(button), "range")),
+                                        GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(button), "action"))));
+        adw_window_set_content(ADW_WINDOW(window), box);
+        gtk_window_present(GTK_WINDOW(window));
+}
+
+static GtkWidget *source_button_new(Report *r, guint32 range, guint32 action, guint32 index, const char *name)
+{
+        g_autofree char *accessible = g_strdup_printf(_("Source of kernel %u %s"), index, name);
+        GtkWidget *button = app_button_new(_("_Source"), accessible);
+
+        gtk_widget_set_tooltip_text(button, accessible);
+        gtk_widget_set_valign(button, GTK_ALIGN_CENTER);
+        g_object_set_data(G_OBJECT(button), "range", GUINT_TO_POINTER(range));
+        g_object_set_data(G_OBJECT(button), "action", GUINT_TO_POINTER(action));
+        g_signal_connect(button, "clicked", G_CALLBACK(on_kernel_source), r);
+        return button;
+}
+
+static void on_compare(GtkButton *button, gpointer data)
+{
+        Report *r = data;
+        guint i;
+
+        if (g_ptr_array_find(r->view->reports, r, &i) && i > 0) {
+                Report *baseline = r->view->reports->pdata[i - 1];
+
+                if (r->handle && baseline->handle)
+                        report_compare_show(r->view->app, r->handle, baseline->handle);
+        }
+}
+
 /* --- the kernel list ------------------------------------------------------------------------------------ */
 
 static void on_summary(GObject *source, GAsyncResult *result, gpointer data)
@@ -299,6 +348,7 @@ static void on_summary(GObject *source, GAsyncResult *result, gpointer data)
                 g_object_set_data_full(G_OBJECT(details), "kernel", g_strdup(name), g_free);
                 g_signal_connect(details, "clicked", G_CALLBACK(on_kernel_details), r);
                 adw_action_row_add_suffix(ADW_ACTION_ROW(row), details);
+                adw_action_row_add_suffix(ADW_ACTION_ROW(row), source_button_new(r, range, action, index, name));
                 g_variant_unref(findings);
         }
 }
@@ -332,6 +382,10 @@ static void on_report_proxy(GObject *source, GAsyncResult *result, gpointer data
                 return;
         }
         r->loading = false;
+        if (r->handle)
+                report_handle_replace_proxy(r->handle, r->proxy);
+        else
+                r->handle = report_handle_new_proxy(r->proxy, r->name);
         /* Calls that found the report dropped, asked again of the one loaded now. */
         for (guint i = 0; i < r->waiting->len; i++)
                 kernel_call_send(r->waiting->pdata[i]);
@@ -401,6 +455,12 @@ static void open_report(ReportsView *v, GFile *file)
         g_object_set_data_full(G_OBJECT(r->group), "report", r, report_free);
         g_ptr_array_add(v->reports, r);
         adw_preferences_group_set_title(ADW_PREFERENCES_GROUP(r->group), name);
+        if (v->reports->len > 1) {
+                GtkWidget *compare = app_button_new(_("_Compare with Previous"), NULL);
+
+                g_signal_connect(compare, "clicked", G_CALLBACK(on_compare), r);
+                adw_preferences_group_set_header_suffix(ADW_PREFERENCES_GROUP(r->group), compare);
+        }
         adw_preferences_page_add(ADW_PREFERENCES_PAGE(v->page), ADW_PREFERENCES_GROUP(r->group));
         report_load(r);
 }
