@@ -130,6 +130,8 @@ struct json_object;
  * fd list), at most max_size bytes: 0, or -EBADMSG (no such descriptor, not a JSON object), -EFBIG, -ENOMEM,
  * a read error. */
 int app_reply_json(GVariant *handle, GUnixFDList *fds, size_t max_size, struct json_object **ret);
+/* A running spinner of its own size, centred in what holds it: a page that is still loading. */
+GtkWidget *app_spinner_new(void);
 
 /* report-source.c: a kernel's CUDA source with its per-line metrics (Report.GetSourceView, or the same
  * JSON made in-process), or what to do when the report stores none. */

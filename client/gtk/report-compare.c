@@ -166,6 +166,7 @@ typedef struct Compare {
         GtkWidget *column_view;
         GtkColumnViewColumn *change_column;
         GListStore *rows;
+        GPtrArray *change_labels; /* the change column's labels bound to a row now (not owned) */
         GtkFilter *filter;
         /* The pairing: "by name", or an action of each report (flat indices). */
         GtkWidget *pair_baseline, *pair_current; /* GtkDropDown: 0 by name, then action i + 1 */
@@ -183,6 +184,7 @@ static void compare_free(gpointer data)
         report_handle_unref(c->current);
         report_handle_unref(c->baseline);
         g_object_unref(c->rows);
+        g_ptr_array_unref(c->change_labels);
         g_object_unref(c->filter);
         g_object_unref(c->kernels_baseline);
         g_object_unref(c->kernels_current);
@@ -330,16 +332,31 @@ static void on_pair_changed(GObject *object, GParamSpec *pspec, gpointer data)
                 compare_run(c);
 }
 
+static void mark_change(Compare *c, GtkWidget *label, CompareRow *r)
+{
+        /* Beyond the threshold: seen in the list, and said to whoever reads it with a screen reader. */
+        if (r->size > gtk_spin_button_get_value(GTK_SPIN_BUTTON(c->threshold))) {
+                gtk_widget_add_css_class(label, "warning");
+                gtk_widget_add_css_class(label, "heading");
+                gtk_accessible_update_property(GTK_ACCESSIBLE(label), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                _("beyond the threshold"), -1);
+        } else {
+                gtk_widget_remove_css_class(label, "warning");
+                gtk_widget_remove_css_class(label, "heading");
+                gtk_accessible_reset_property(GTK_ACCESSIBLE(label), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION);
+        }
+}
+
 static void on_threshold_changed(GtkSpinButton *spin, gpointer data)
 {
         Compare *c = data;
-        guint n = g_list_model_get_n_items(G_LIST_MODEL(c->rows));
-        g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func(g_object_unref);
 
-        /* The same rows again: the cells are bound anew, with the new highlight. */
-        for (guint i = 0; i < n; i++)
-                g_ptr_array_add(items, g_list_model_get_item(G_LIST_MODEL(c->rows), i));
-        g_list_store_splice(c->rows, 0, n, items->pdata, n);
+        /* Only the cells bound now show a change; the others are marked when they are bound. */
+        for (guint i = 0; i < c->change_labels->len; i++) {
+                GtkWidget *label = c->change_labels->pdata[i];
+
+                mark_change(c, label, g_object_get_data(G_OBJECT(label), "row"));
+        }
 }
 
 static void on_search_changed(GtkSearchEntry *entry, gpointer data)
@@ -391,17 +408,20 @@ static void on_bind(GtkSignalListItemFactory *factory, GtkListItem *li, gpointer
         gtk_widget_set_tooltip_text(label, column == COLUMN_KERNEL || column == COLUMN_METRIC ? text[column] : NULL);
         if (column != COLUMN_CHANGE)
                 return;
-        /* Beyond the threshold: seen in the list, and said to whoever reads it with a screen reader. */
-        if (r->size > gtk_spin_button_get_value(GTK_SPIN_BUTTON(c->threshold))) {
-                gtk_widget_add_css_class(label, "warning");
-                gtk_widget_add_css_class(label, "heading");
-                gtk_accessible_update_property(GTK_ACCESSIBLE(label), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
-                                _("beyond the threshold"), -1);
-        } else {
-                gtk_widget_remove_css_class(label, "warning");
-                gtk_widget_remove_css_class(label, "heading");
-                gtk_accessible_reset_property(GTK_ACCESSIBLE(label), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION);
-        }
+        g_object_set_data(G_OBJECT(label), "row", r);
+        g_ptr_array_add(c->change_labels, label);
+        mark_change(c, label, r);
+}
+
+static void on_unbind(GtkSignalListItemFactory *factory, GtkListItem *li, gpointer data)
+{
+        Compare *c = data;
+        GtkWidget *label = gtk_list_item_get_child(li);
+
+        if (GPOINTER_TO_UINT(g_object_get_data(G_OBJECT(factory), "column")) != COLUMN_CHANGE)
+                return;
+        g_ptr_array_remove_fast(c->change_labels, label);
+        g_object_set_data(G_OBJECT(label), "row", NULL);
 }
 
 static GtkColumnViewColumn *add_column(
@@ -413,6 +433,7 @@ static GtkColumnViewColumn *add_column(
         g_object_set_data(G_OBJECT(factory), "column", GUINT_TO_POINTER(column));
         g_signal_connect(factory, "setup", G_CALLBACK(on_setup), c);
         g_signal_connect(factory, "bind", G_CALLBACK(on_bind), c);
+        g_signal_connect(factory, "unbind", G_CALLBACK(on_unbind), c);
         col = gtk_column_view_column_new(title, factory);
         if (compare) {
                 GtkSorter *sorter = GTK_SORTER(gtk_custom_sorter_new(compare, NULL, NULL));
@@ -523,6 +544,7 @@ void report_compare_show(App *app, ReportHandle *current, ReportHandle *baseline
         c->baseline = report_handle_ref(baseline);
         c->cancellable = g_cancellable_new();
         c->rows = g_list_store_new(COMPARE_TYPE_ROW);
+        c->change_labels = g_ptr_array_new();
         c->kernels_baseline = gtk_string_list_new(NULL);
         c->kernels_current = gtk_string_list_new(NULL);
         gtk_string_list_append(c->kernels_baseline, _("Kernels paired by name"));
@@ -564,8 +586,7 @@ void report_compare_show(App *app, ReportHandle *current, ReportHandle *baseline
         c->state = adw_status_page_new();
         c->stack = gtk_stack_new();
         gtk_widget_set_vexpand(c->stack, TRUE);
-        gtk_stack_add_named(GTK_STACK(c->stack), gtk_spinner_new(), "loading");
-        gtk_spinner_start(GTK_SPINNER(gtk_stack_get_child_by_name(GTK_STACK(c->stack), "loading")));
+        gtk_stack_add_named(GTK_STACK(c->stack), app_spinner_new(), "loading");
 
         c->search = gtk_search_entry_new();
         g_object_set(c->search, "placeholder-text", _("Search metrics, sections, kernels"), NULL);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* A Report method's JSON document (Diff, GetSourceView, ...): the daemon hands it over as a sealed memfd
- * rather than a string, so that a large one costs the bus nothing. */
+/* What the report pages (source, comparison) share: a Report method's JSON document (Diff, GetSourceView,
+ * ...), which the daemon hands over as a sealed memfd rather than a string, so that a large one costs the
+ * bus nothing; the spinner shown while it comes. */
 #include <gio/gunixfdlist.h>
 #include <json-c/json.h>
 #include <unistd.h>
@@ -40,4 +41,16 @@ int app_reply_json(GVariant *handle, GUnixFDList *fds, size_t max_size, struct j
         }
         *ret = doc;
         return 0;
+}
+
+GtkWidget *app_spinner_new(void)
+{
+        GtkWidget *spinner = gtk_spinner_new();
+
+        /* Its natural size, centred: a spinner left to fill a page is drawn as large as the page. */
+        gtk_widget_set_size_request(spinner, 32, 32);
+        gtk_widget_set_halign(spinner, GTK_ALIGN_CENTER);
+        gtk_widget_set_valign(spinner, GTK_ALIGN_CENTER);
+        gtk_spinner_start(GTK_SPINNER(spinner));
+        return spinner;
 }

@@ -368,7 +368,6 @@ static void on_source_view(GObject *source, GAsyncResult *result, gpointer data)
 GtkWidget *kernel_source_new(App *app, ReportHandle *h, guint32 range, guint32 action)
 {
         SourcePage *p = g_new0(SourcePage, 1);
-        GtkWidget *spinner = gtk_spinner_new();
 
         g_assert(app);
         g_assert(h);
@@ -380,8 +379,7 @@ GtkWidget *kernel_source_new(App *app, ReportHandle *h, guint32 range, guint32 a
         p->stack = gtk_stack_new();
         p->state = adw_status_page_new();
         g_object_set_data_full(G_OBJECT(p->stack), "source-page", p, source_page_free);
-        gtk_spinner_start(GTK_SPINNER(spinner));
-        gtk_stack_add_named(GTK_STACK(p->stack), spinner, "loading");
+        gtk_stack_add_named(GTK_STACK(p->stack), app_spinner_new(), "loading");
         gtk_stack_add_named(GTK_STACK(p->stack), p->state, "state");
         gtk_widget_set_vexpand(p->stack, TRUE);
 
