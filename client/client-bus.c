@@ -98,6 +98,7 @@ static const struct {
         { "GetRuleResultsFull", "read the report's rule results" },
         { "GetSection", "read the section" },
         { "GetSourceFiles", "read the report's source files" },
+        { "GetSourceView", "read the kernel's source view" },
         { "GetSummary", "summarise the report" },
         { "ListActions", "list the report's actions" },
         { "ListErrors", "list the rc files' errors" },

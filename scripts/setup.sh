@@ -69,7 +69,7 @@ done
 # sends it and the app what a user's mouse and keyboard would (xdotool). bash-completion loads
 # nvprofilectl's completion script (its pkg-config file says where it goes).
 install_packages=(
-    gcc pkg-config meson ninja-build python3 python3-dev python3-pyelftools procps
+    gcc pkg-config meson ninja-build python3 python3-dev procps
     libsystemd-dev libjson-c-dev libdrm-dev libprotobuf-c-dev protobuf-c-compiler libprotobuf-dev
     libzstd-dev libseccomp-dev libncurses-dev scdoc libdbus-1-dev libpolkit-gobject-1-dev
     dbus systemd man-db bash-completion pci.ids

@@ -592,6 +592,27 @@ static int export(sd_bus_message *m, ManagerReport *r, NcuServeExport kind, cons
         return 1;
 }
 
+static int method_get_source_view(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        const char *why = NULL;
+        BusReportCall *call = NULL;
+        uint32_t range, action;
+        int k;
+
+        k = sd_bus_message_read(m, "uu", &range, &action);
+        if (k < 0)
+                return k;
+        k = bus_report_call_new(m, NULL, &call);
+        if (k < 0)
+                return k;
+        k = manager_report_source_view(userdata, range, action, on_output_done, call, &why);
+        if (k < 0) {
+                bus_report_call_free(call);
+                return refuse(error, k, why);
+        }
+        return 1;
+}
+
 static int method_export_json(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         return export(m, userdata, NCU_SERVE_EXPORT_JSON, NULL, 0, error);
@@ -860,6 +881,8 @@ const sd_bus_vtable bus_report_vtable[] = {
                         method_get_rule_results_full, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("GetSourceFiles", SD_BUS_ARGS("u", range, "u", action), SD_BUS_RESULT("a(ss)", files),
                         method_get_source_files, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("GetSourceView", SD_BUS_ARGS("u", range, "u", action), SD_BUS_RESULT("h", json),
+                        method_get_source_view, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ActionsByNvtx", SD_BUS_ARGS("u", range, "as", includes, "as", excludes),
                         SD_BUS_RESULT("au", actions), method_actions_by_nvtx, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ExportJson", SD_BUS_NO_ARGS, SD_BUS_RESULT("h", json), method_export_json,

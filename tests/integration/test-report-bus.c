@@ -37,6 +37,17 @@ static void assert_same_json(const char *x, const char *y)
         json_object_put(b);
 }
 
+static char *read_sealed_memfd(sd_bus_message *reply, gsize *ret_size);
+
+static json_object *json_get(json_object *o, const char *key)
+{
+        json_object *v = NULL;
+
+        return json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(json_object, json_object_put)
+
 static void test_load(void)
 {
         sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -208,6 +219,48 @@ static void test_load(void)
                 g_assert_cmpint(sd_bus_message_read(reply, "(ss)", &fname, &content), ==, 0);
         }
         reply = sd_bus_message_unref(reply);
+
+        /* GetSourceView: the stored file, inst_executed by its section label, and the function's first
+         * instruction on line 86, as NVIDIA's source_info answers (the probe file); a missing action is the
+         * caller's error. */
+        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "GetSourceView", &error, &reply,
+                                        "uu", 0, 0),
+                        >=, 0);
+        {
+                gsize view_size;
+                g_autofree char *text = read_sealed_memfd(reply, &view_size);
+                g_autoptr(json_object) view = json_tokener_parse(text);
+                json_object *files, *first, *metrics;
+                size_t inst = SIZE_MAX;
+
+                g_assert_nonnull(view);
+                files = json_get(view, "files");
+                g_assert_cmpuint(json_object_array_length(files), ==, 1);
+                g_assert_cmpstr(json_object_get_string(json_get(json_object_array_get_idx(files, 0), "name")), ==,
+                                "/usr/local/nsight-compute-2023.3.1/extras/samples/instructionMix/instructionMix.cu");
+                g_assert_cmpuint(json_object_array_length(json_get(json_object_array_get_idx(files, 0), "lines")), >,
+                                86);
+                metrics = json_get(view, "metrics");
+                for (size_t i = 0; i < json_object_array_length(metrics); i++)
+                        if (streq(json_object_get_string(json_get(json_object_array_get_idx(metrics, i), "name")),
+                                            "inst_executed")) {
+                                inst = i;
+                                g_assert_cmpstr(json_object_get_string(json_get(
+                                                                json_object_array_get_idx(metrics, i), "label")),
+                                                ==, "Instructions Executed");
+                        }
+                g_assert_cmpuint(inst, !=, SIZE_MAX);
+                first = json_object_array_get_idx(json_get(view, "sass"), 0);
+                g_assert_cmpuint(json_object_get_uint64(json_get(first, "address")), ==, 0x7ff17525d200);
+                g_assert_cmpint(json_object_get_int(json_get(first, "file")), ==, 0);
+                g_assert_cmpint(json_object_get_int(json_get(first, "line")), ==, 86);
+        }
+        reply = sd_bus_message_unref(reply);
+        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "GetSourceView", &error, &reply,
+                                        "uu", 0, 7),
+                        <, 0);
+        g_assert_cmpstr(error.name, ==, SD_BUS_ERROR_INVALID_ARGS);
+        sd_bus_error_free(&error);
 
         /* Close: the object is gone. */
         g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "Close", &error, NULL, NULL),

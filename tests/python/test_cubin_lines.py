@@ -1,15 +1,17 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""The cubin line tables (untrusted bytes from reports, read with
-pyelftools): what the corpus cubins' tables answer where the probe files do
-not look, and cut or corrupted cubins giving a table or None, never an
-exception. What source_info answers for every correlation id of every
-corpus report is NVIDIA's probe oracle's part (test_ncu_report_oracle)."""
+"""The cubin line tables (untrusted bytes from reports, read by
+daemon/nsight/report/cubin-lines.c through _ncu_report.line_table): what
+the corpus cubins' tables answer where the probe files do not look, the
+rules on synthetic cubins (the fuzz seeds), and cut or corrupted cubins
+giving a table or None, never an exception. What source_info answers for
+every correlation id of every corpus report is NVIDIA's probe oracle's
+part (test_ncu_report_oracle)."""
 
 from __future__ import annotations
 
-import io
 import os
 import random
+import struct
 import sys
 import unittest
 from typing import Optional
@@ -18,8 +20,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import tap  # noqa: E402
 import nvprofiled.ncu_report as ncu_report  # noqa: E402
-from elftools.elf.elffile import ELFFile  # noqa: E402
-from nvprofiled import _cubin_lines  # noqa: E402
+from nvprofiled import _ncu_report  # noqa: E402
 
 CORPUS = tap.corpus_dir()
 REPORTS = os.path.join(CORPUS, "reports")
@@ -41,9 +42,19 @@ def cubins() -> dict[str, tuple[bytes, tuple]]:
 
 
 def debug_line(cubin: bytes) -> Optional[tuple[int, int]]:
-    section = ELFFile(io.BytesIO(cubin)).get_section_by_name(".debug_line")
-    return None if section is None else (section["sh_offset"],
-                                         section["sh_size"])
+    """(offset, size) of the ELF64 cubin's .debug_line section."""
+    shoff, = struct.unpack_from("<Q", cubin, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", cubin, 0x3A)
+
+    def header(i: int) -> tuple[int, ...]:
+        return struct.unpack_from("<IIQQQQIIQQ", cubin, shoff + i * shentsize)
+    names = header(shstrndx)[4]
+    for i in range(shnum):
+        h = header(i)
+        name = cubin[names + h[0]:cubin.index(b"\0", names + h[0])]
+        if name == b".debug_line":
+            return h[4], h[5]
+    return None
 
 
 class LineTableTest(unittest.TestCase):
@@ -52,7 +63,7 @@ class LineTableTest(unittest.TestCase):
         cls.cubins = cubins()
 
     def test_corpus_tables(self) -> None:
-        tables = {name: _cubin_lines.build_line_table(*c)
+        tables = {name: _ncu_report.line_table(*c)
                   for name, c in self.cubins.items()}
         self.assertEqual(len(tables), 21)
         # No .debug_line: no source information.
@@ -71,14 +82,44 @@ class LineTableTest(unittest.TestCase):
             "nvidia_example_sobelFloat_ncu2023.3.0.ncu-rep"]
         # Without RelocationData, every function keeps its offsets: the
         # first sequence's rows win where both start.
-        table = _cubin_lines.build_line_table(cubin, ())
+        table = _ncu_report.line_table(cubin, ())
         self.assertIsNone(table.lookup(SOBEL_FLOAT))
         self.assertEqual(table.lookup(0)[1], 86)
         # Sobel<double> placed too: no offsets left.
         both = functions + (("_Z5SobelIdEvP6uchar4S1_ii", 1 << 40),)
-        table = _cubin_lines.build_line_table(cubin, both)
+        table = _ncu_report.line_table(cubin, both)
         self.assertIsNone(table.lookup(0))
         self.assertEqual(table.lookup(1 << 40)[1], 86)
+
+    def test_synthetic_rules(self) -> None:
+        """The fuzz seeds (tests/fuzz/cubin-lines-seeds.py): a placed and
+        an unplaced function, a Windows include directory, '.' and '..',
+        DW_LNE_define_file, two rows at one address, an open sequence."""
+        seeds = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                             "..", "fuzz", "corpus", "cubin-lines")
+        placed = (("_Z6kernel0v", 0x10000), ("_Z6kernel1v", None),
+                  ("_Z6kernel0v", 0x30000))
+        for name in ("dwarf2", "dwarf3", "dwarf4-two-units"):
+            with open(os.path.join(seeds, name), "rb") as f:
+                table = _ncu_report.line_table(f.read(), placed)
+            self.assertEqual(table.lookup(0x10000),
+                             ("C:/Users/dev/src/a.cu", 11), name)
+            self.assertEqual(table.lookup(0),
+                             ("C:/Users/dev/src/a.cu", 12), name)
+            self.assertEqual(table.lookup(0x14),
+                             ("/opt/include/b.cuh", 14), name)
+            # The first of two rows at 0x74 (the second: /abs/c.cu).
+            self.assertEqual(table.lookup(0x77), ("d.cu", 14), name)
+            self.assertEqual(table.lookup(0x10083), ("d.cu", 13), name)
+            self.assertIsNone(table.lookup(0x10084), name)
+            self.assertIsNone(table.lookup(0x30000), name)
+        with open(os.path.join(seeds, "open-sequence"), "rb") as f:
+            table = _ncu_report.line_table(f.read(), placed)
+        # The last sequence, left open, ends at its last row.
+        self.assertEqual(table.lookup(0x74), ("d.cu", 14))
+        self.assertIsNone(table.lookup(0x75))
+        with open(os.path.join(seeds, "no-elf"), "rb") as f:
+            self.assertIsNone(_ncu_report.line_table(f.read(), placed))
 
     def test_cut_and_corrupted(self) -> None:
         rng = random.Random(11)
@@ -101,9 +142,9 @@ class LineTableTest(unittest.TestCase):
                     data[at] = rng.randrange(256)
                 damaged.append(bytes(data))
             for data in damaged:
-                table = _cubin_lines.build_line_table(data, functions)
+                table = _ncu_report.line_table(data, functions)
                 self.assertTrue(table is None
-                                or isinstance(table, _cubin_lines.LineTable),
+                                or isinstance(table, _ncu_report.LineTable),
                                 name)
                 if table is not None:
                     for _, address in functions:

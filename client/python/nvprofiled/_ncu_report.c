@@ -700,6 +700,8 @@ static PyMethodDef module_methods[] = {
                         "parse_chart(text, name): a .chart file's body item as JSON text." },
         { "diff_json", module_diff_json, METH_VARARGS,
                         "diff_json(baseline, current, specs): two reports compared, the pairs as JSON text." },
+        { "line_table", ncu_py_line_table, METH_VARARGS,
+                        "line_table(cubin, functions): the cubin's SASS address -> source line table, or None." },
         { NULL },
 };
 
@@ -714,7 +716,8 @@ static struct PyModuleDef module_def = {
 PyMODINIT_FUNC PyInit__ncu_report(void);
 PyMODINIT_FUNC PyInit__ncu_report(void)
 {
-        if (PyType_Ready(&ReportType) < 0 || PyType_Ready(&ActionType) < 0 || PyType_Ready(&ncu_py_metric_type) < 0)
+        if (PyType_Ready(&ReportType) < 0 || PyType_Ready(&ActionType) < 0 || PyType_Ready(&ncu_py_metric_type) < 0 ||
+                        PyType_Ready(&ncu_py_line_table_type) < 0)
                 return NULL;
         PyObject *m = PyModule_Create(&module_def);
         if (!m)
@@ -722,6 +725,7 @@ PyMODINIT_FUNC PyInit__ncu_report(void)
         if (PyModule_AddObjectRef(m, "Report", (PyObject *) &ReportType) < 0 ||
                         PyModule_AddObjectRef(m, "Action", (PyObject *) &ActionType) < 0 ||
                         PyModule_AddObjectRef(m, "Metric", (PyObject *) &ncu_py_metric_type) < 0 ||
+                        PyModule_AddObjectRef(m, "LineTable", (PyObject *) &ncu_py_line_table_type) < 0 ||
                         PyModule_AddIntConstant(m, "CHART_MAX_SIZE", TEXTFORMAT_MAX_INPUT) < 0) {
                 Py_DECREF(m);
                 return NULL;

@@ -46,6 +46,10 @@ extern PyTypeObject *ncu_py_metric_class;
 /* A Metric of action a of owner's report: m itself, or (ids) the view of its correlation ids. */
 PyObject *ncu_py_metric_new(PyObject *owner, const NcuAction *a, const NcuMetric *m, bool ids);
 
+/* The LineTable type and line_table() (_ncu_report_lines.c). */
+extern PyTypeObject ncu_py_line_table_type;
+PyObject *ncu_py_line_table(PyObject *module, PyObject *args);
+
 /* ncu_report's IMetric.ValueKind numbering: UNKNOWN 0, ANY 1, STRING 2, FLOAT 3, DOUBLE 4, UINT32 5,
  * UINT64 6; the model's has no ANY. */
 static inline long value_kind_number(NcuValueKind k)

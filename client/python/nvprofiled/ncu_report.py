@@ -281,10 +281,31 @@ class IAction(_ncu_report.Action, ActionMethods):
         return None if domains is None else INvtxState(domains)
 
     def source_info(self, address: int) -> Optional[ISourceInfo]:
-        from nvprofiled import _cubin_lines
-        lines = _cubin_lines.line_table(self)
+        lines = self._line_table()
         found = lines.lookup(address) if lines else None
         return None if found is None else ISourceInfo(*found)
+
+    def _line_table(self) -> Optional[_ncu_report.LineTable]:
+        """The line table of the action's module (the C reader's,
+        daemon/nsight/report/cubin-lines.h), built once per report for all
+        the actions that share it (cached on the action, and on its
+        report)."""
+        cached = self.__dict__.get("_line_table_cached", False)
+        if cached is not False:
+            return cached
+        cubin = self._cubin()
+        table = None
+        if cubin:
+            functions = self._functions()
+            context = self.__dict__.get("_context")
+            tables = (context.__dict__.setdefault("_line_tables", {})
+                      if context is not None else {})
+            key = (cubin, functions)
+            if key not in tables:
+                tables[key] = _ncu_report.line_table(cubin, functions)
+            table = tables[key]
+        self.__dict__["_line_table_cached"] = table
+        return table
 
     def sass_by_pc(self, address: int) -> Optional[str]:
         # SASS text needs NVIDIA's disassembler; reports do not store it.

@@ -812,18 +812,16 @@ static int output_limit(Manager *m, uid_t uid, uint64_t worker_memory, uint64_t 
         return 0;
 }
 
-int manager_report_export(ManagerReport *r, NcuServeExport kind, const void *page, size_t page_size,
-                ManagerReportOutputDone done, void *userdata, const char **ret_why)
+/* An output of the report's worker: op with args (built, not yet finished) and the memfd. */
+static int report_output(ManagerReport *r, NcuServeOp op, NcuWire *args, ManagerReportOutputDone done, void *userdata,
+                const char **ret_why)
 {
         Manager *m = r->rs->manager;
         ReportOutput *o;
-        NcuWire args;
         uint64_t limit;
         int k;
 
         assert(r->loaded && done && ret_why);
-        assert((kind == NCU_SERVE_EXPORT_PAGE) == !!page);
-        assert(page_size <= NCU_PAGE_OPTIONS_ENCODED_SIZE);
         if (r->n_calls >= NCU_REPORT_CALLS_MAX) {
                 *ret_why = "a report answers one call at a time and keeps few waiting; wait for the answers";
                 return -E2BIG;
@@ -834,15 +832,10 @@ int manager_report_export(ManagerReport *r, NcuServeExport kind, const void *pag
         k = output_new(r->rs, r->owner, r->uid, limit, done, userdata, &o);
         if (k < 0)
                 return k;
-        ncu_wire_init(&args, 64);
-        ncu_wire_put_u32(&args, kind);
-        if (page)
-                ncu_wire_put_encoded(&args, page, page_size);
-        k = ncu_wire_finish(&args);
+        k = ncu_wire_finish(args);
         if (k >= 0)
-                k = ncu_report_server_call(r->server, NCU_SERVE_EXPORT, args.data, args.size, 64,
-                                (const int[]){ o->fd }, 1, on_output_reply, o);
-        ncu_wire_done(&args);
+                k = ncu_report_server_call(r->server, op, args->data, args->size, 64, (const int[]){ o->fd }, 1,
+                                on_output_reply, o);
         if (k < 0) {
                 o->done = NULL;
                 output_free(o);
@@ -850,6 +843,37 @@ int manager_report_export(ManagerReport *r, NcuServeExport kind, const void *pag
         }
         touch(r);
         return 0;
+}
+
+int manager_report_export(ManagerReport *r, NcuServeExport kind, const void *page, size_t page_size,
+                ManagerReportOutputDone done, void *userdata, const char **ret_why)
+{
+        NcuWire args;
+        int k;
+
+        assert((kind == NCU_SERVE_EXPORT_PAGE) == !!page);
+        assert(page_size <= NCU_PAGE_OPTIONS_ENCODED_SIZE);
+        ncu_wire_init(&args, 64);
+        ncu_wire_put_u32(&args, kind);
+        if (page)
+                ncu_wire_put_encoded(&args, page, page_size);
+        k = report_output(r, NCU_SERVE_EXPORT, &args, done, userdata, ret_why);
+        ncu_wire_done(&args);
+        return k;
+}
+
+int manager_report_source_view(ManagerReport *r, uint32_t range, uint32_t action, ManagerReportOutputDone done,
+                void *userdata, const char **ret_why)
+{
+        NcuWire args;
+        int k;
+
+        ncu_wire_init(&args, 64);
+        ncu_wire_put_u32(&args, range);
+        ncu_wire_put_u32(&args, action);
+        k = report_output(r, NCU_SERVE_GET_SOURCE_VIEW, &args, done, userdata, ret_why);
+        ncu_wire_done(&args);
+        return k;
 }
 
 /* Whether a diff reads report id's descriptor now: two readers of one descriptor would read each other's

@@ -75,6 +75,9 @@ typedef void (*ManagerReportOutputDone)(int error, int fd, const char *message, 
  * (report-page-options.h; NULL for the other kinds), passed on as they are: the worker reads and checks them. */
 int manager_report_export(ManagerReport *r, NcuServeExport kind, const void *page, size_t page_size,
                 ManagerReportOutputDone done, void *userdata, const char **ret_why);
+/* The source view of action of range (report-source-view.h's document), an output like an export. */
+int manager_report_source_view(ManagerReport *r, uint32_t range, uint32_t action, ManagerReportOutputDone done,
+                void *userdata, const char **ret_why);
 /* r compared with baseline (another report of the same owner), by a worker of its own that reads both
  * files again; args: the pairing specs (as, wire). */
 int manager_report_diff(ManagerReport *r, ManagerReport *baseline, const void *args, size_t size,

@@ -39,6 +39,8 @@ typedef enum NcuServeOp {
         NCU_SERVE_EXPORT, /* (u NcuServeExport[, the page options]) + a memfd -> t bytes written */
         NCU_SERVE_DIFF, /* (as specs) + the baseline's descriptor and a memfd -> t bytes written */
         NCU_SERVE_GET_SUMMARY, /* () -> a(uuus(ttt)(ttt)da(ssd)): report-summary.h's rows */
+        NCU_SERVE_GET_DETAILS,
+        NCU_SERVE_GET_SOURCE_VIEW, /* (u range, u action) + a memfd -> t bytes written (report-source-view.h) */
         _NCU_SERVE_OP_MAX,
 } NcuServeOp;
 

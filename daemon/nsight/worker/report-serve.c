@@ -16,6 +16,7 @@
 #include "report-page.h"
 #include "report-protocol.h"
 #include "report-serve.h"
+#include "report-source-view.h"
 #include "report-summary.h"
 #include "strv.h"
 
@@ -510,6 +511,36 @@ static int close_stream(FILE *f, FdCookie *c, int r)
         return r;
 }
 
+/* Closes an output's stream; the reply is the size written. */
+static int finish_output(FILE *f, FdCookie *c, int r, NcuWire *out, char message[static NCU_SERVE_MESSAGE_MAX])
+{
+        r = close_stream(f, c, r);
+        if (r == -E2BIG)
+                snprintf(message, NCU_SERVE_MESSAGE_MAX, "the output is larger than the limit for one output");
+        if (r < 0)
+                return r;
+        ncu_wire_put_u64(out, c->written);
+        return 0;
+}
+
+/* doc as JSON text into the memfd fd; the reply is its size. */
+static int write_json_output(struct json_object *doc, int fd, NcuWire *out, char message[static NCU_SERVE_MESSAGE_MAX])
+{
+        FdCookie c = { .fd = fd };
+        const char *text;
+        size_t n;
+        FILE *f;
+
+        text = json_object_to_json_string_length(doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
+        if (!text)
+                return -ENOMEM;
+        f = fd_stream(&c);
+        if (!f)
+                return -ENOMEM;
+        fwrite(text, 1, n, f);
+        return finish_output(f, &c, 0, out, message);
+}
+
 static int serve_export(Serve *s, NcuWireReader *in, NcuWire *out, const int fds[static NCU_SERVE_FDS_MAX],
                 char message[static NCU_SERVE_MESSAGE_MAX])
 {
@@ -559,13 +590,27 @@ static int serve_export(Serve *s, NcuWireReader *in, NcuWire *out, const int fds
         default:
                 assert_not_reached();
         }
-        r = close_stream(f, &c, r);
-        if (r == -E2BIG)
-                snprintf(message, NCU_SERVE_MESSAGE_MAX, "the output is larger than the limit for one output");
+        return finish_output(f, &c, r, out, message);
+}
+
+/* GetSourceView(range, action): report-source-view.h's document into the memfd on fds[0]. */
+static int serve_get_source_view(Serve *s, NcuWireReader *in, NcuWire *out, const int fds[static NCU_SERVE_FDS_MAX],
+                char message[static NCU_SERVE_MESSAGE_MAX])
+{
+        _cleanup_(json_object_putp) struct json_object *doc = NULL;
+        const NcuAction *a;
+        int r;
+
+        if (fds[0] < 0 || fds[1] >= 0)
+                return -EBADMSG;
+        r = read_action(s, in, &a, message);
         if (r < 0)
                 return r;
-        ncu_wire_put_u64(out, c.written);
-        return 0;
+        /* The worker's load is eager: the action's metrics are decoded. */
+        r = ncu_action_source_view(s->report, a, &doc);
+        if (r < 0)
+                return r;
+        return write_json_output(doc, fds[0], out, message);
 }
 
 static void format_load_error(char message[static NCU_SERVE_MESSAGE_MAX], const NcuReportError *err)
@@ -581,11 +626,8 @@ static int serve_diff(Serve *s, NcuWireReader *in, NcuWire *out, const int fds[s
         _cleanup_(json_object_putp) struct json_object *doc = NULL;
         _cleanup_free_ char **specs = NULL;
         NcuReportLimits limits = s->limits;
-        FdCookie c = { .fd = fds[1] };
         NcuReportError err;
-        const char *text;
-        size_t n_specs, n;
-        FILE *f;
+        size_t n_specs;
         int r;
 
         if (fds[0] < 0 || fds[1] < 0)
@@ -604,27 +646,14 @@ static int serve_diff(Serve *s, NcuWireReader *in, NcuWire *out, const int fds[s
         r = ncu_report_diff_json(baseline, s->report, specs, n_specs, &doc, message);
         if (r < 0)
                 return r;
-        text = json_object_to_json_string_length(doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
-        if (!text)
-                return -ENOMEM;
-        f = fd_stream(&c);
-        if (!f)
-                return -ENOMEM;
-        fwrite(text, 1, n, f);
-        r = close_stream(f, &c, 0);
-        if (r == -E2BIG)
-                snprintf(message, NCU_SERVE_MESSAGE_MAX, "the output is larger than the limit for one output");
-        if (r < 0)
-                return r;
-        ncu_wire_put_u64(out, c.written);
-        return 0;
+        return write_json_output(doc, fds[1], out, message);
 }
 
 static int dispatch(Serve *s, uint32_t op, NcuWireReader *in, NcuWire *out, const int fds[static NCU_SERVE_FDS_MAX],
                 char message[static NCU_SERVE_MESSAGE_MAX])
 {
-        /* Only exports and diffs carry descriptors. */
-        if (!IN_SET((int) op, NCU_SERVE_EXPORT, NCU_SERVE_DIFF) && fds[0] >= 0)
+        /* Only exports, diffs and source views carry descriptors. */
+        if (!IN_SET((int) op, NCU_SERVE_EXPORT, NCU_SERVE_DIFF, NCU_SERVE_GET_SOURCE_VIEW) && fds[0] >= 0)
                 return -EBADMSG;
         switch ((NcuServeOp) op) {
         case NCU_SERVE_GET_INFO:
@@ -648,6 +677,10 @@ static int dispatch(Serve *s, uint32_t op, NcuWireReader *in, NcuWire *out, cons
                 return serve_diff(s, in, out, fds, message);
         case NCU_SERVE_GET_SUMMARY:
                 return serve_get_summary(s, out);
+        case NCU_SERVE_GET_DETAILS:
+                break; /* the details helper's */
+        case NCU_SERVE_GET_SOURCE_VIEW:
+                return serve_get_source_view(s, in, out, fds, message);
         case _NCU_SERVE_OP_MAX:
                 break;
         }
