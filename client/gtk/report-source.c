@@ -10,6 +10,7 @@
 
 #include "app.h"
 #include "report-handle.h"
+#include "report-source-view.h"
 
 #define SOURCE_JSON_MAX ((size_t) 256 * 1024 * 1024)
 /* How many lines are marked hottest: the few worth looking at first. */
@@ -215,6 +216,7 @@ static void mark_hottest(GPtrArray *rows, size_t n_metrics)
         if (n_metrics == 0)
                 return;
         by_value = g_ptr_array_copy(rows, NULL, NULL);
+        g_ptr_array_set_free_func(by_value, NULL); /* the copy borrows the rows */
         g_ptr_array_sort(by_value, compare_first_value);
         for (guint i = 0; i < by_value->len && i < SOURCE_HOT_LINES; i++) {
                 SourceRow *r = by_value->pdata[i];
@@ -339,14 +341,13 @@ static void show_source(SourcePage *p, struct json_object *doc)
 static void on_source_view(GObject *source, GAsyncResult *result, gpointer data)
 {
         SourcePage *p = data;
-        g_autoptr(GVariant) reply = NULL, handle = NULL;
+        g_autoptr(GVariant) handle = NULL;
         g_autoptr(GUnixFDList) fds = NULL;
         g_autoptr(GError) error = NULL;
         struct json_object *doc = NULL;
         int r;
 
-        reply = g_dbus_proxy_call_with_unix_fd_list_finish(G_DBUS_PROXY(source), &fds, result, &error);
-        if (!reply) {
+        if (!nvp_report_call_get_source_view_finish(NVP_REPORT(source), &handle, &fds, result, &error)) {
                 g_autofree char *message = NULL;
 
                 if (app_error_is_cancelled(error))
@@ -355,8 +356,27 @@ static void on_source_view(GObject *source, GAsyncResult *result, gpointer data)
                 show_state(p, _("Cannot read the source"), message);
                 return;
         }
-        handle = g_variant_get_child_value(reply, 0);
         r = app_reply_json(handle, fds, SOURCE_JSON_MAX, &doc);
+        if (r < 0) {
+                show_state(p, _("Cannot read the source"), g_strerror(-r));
+                return;
+        }
+        show_source(p, doc);
+        json_object_put(doc);
+}
+
+/* The same document made here from a report read in-process (eagerly: its metrics are decoded). */
+static void source_view_local(SourcePage *p, const NcuReport *model)
+{
+        const NcuAction *a = ncu_report_action(model, p->range, p->action);
+        struct json_object *doc = NULL;
+        int r;
+
+        if (!a) {
+                show_state(p, _("Cannot read the source"), _("The report has no such kernel."));
+                return;
+        }
+        r = ncu_action_source_view(model, a, &doc);
         if (r < 0) {
                 show_state(p, _("Cannot read the source"), g_strerror(-r));
                 return;
@@ -383,13 +403,10 @@ GtkWidget *kernel_source_new(App *app, ReportHandle *h, guint32 range, guint32 a
         gtk_stack_add_named(GTK_STACK(p->stack), p->state, "state");
         gtk_widget_set_vexpand(p->stack, TRUE);
 
-        if (report_handle_proxy(h)) {
-                g_dbus_proxy_call_with_unix_fd_list(G_DBUS_PROXY(report_handle_proxy(h)), "GetSourceView",
-                                g_variant_new("(uu)", range, action), G_DBUS_CALL_FLAGS_NONE, -1, NULL, p->cancellable,
-                                on_source_view, p);
-                return p->stack;
-        }
-        show_state(p, _("Cannot read the source"),
-                        _("The source view of a report read by the app itself is not built yet."));
+        if (report_handle_proxy(h))
+                nvp_report_call_get_source_view(report_handle_proxy(h), range, action, G_DBUS_CALL_FLAGS_NONE, -1, NULL,
+                                p->cancellable, on_source_view, p);
+        else
+                source_view_local(p, report_handle_model(h));
         return p->stack;
 }
