@@ -218,7 +218,6 @@ class CompareTest(unittest.TestCase):
         wait_for(f"the marks of a threshold of {threshold} %",
                  lambda: marks(threshold) == {(True, True), (False, False)}, timeout=WAIT * 4)
         self.w.screenshot("compare")
-        self.a11y.close_window(window)
 
     # --- the source page -------------------------------------------------------------------------------------
 
@@ -262,7 +261,6 @@ class CompareTest(unittest.TestCase):
         self.assertLess(hot["line"], 150)
         self.assertIn(want, [self.cells(r) for r in self.table_rows(window, "Source lines", limit=hot["line"])])
         self.w.screenshot("source")
-        self.a11y.close_window(window)
 
         # No source: the state and the next step.
         source = wait_for("the third report's Source button", lambda: [
