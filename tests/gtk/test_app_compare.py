@@ -199,7 +199,7 @@ class CompareTest(unittest.TestCase):
         sizes = {r[:7]: r[7] for r in expected}
         self.assertGreater(len(got), 10)
         for row in got:
-            self.assertIn(row, sizes, f"a row not in nvprofilectl's comparison: {row}")
+            self.assertTrue(row in sizes, f"a row not in nvprofilectl's comparison: {row}")
         self.assertEqual([sizes[r] for r in got], [r[7] for r in by_size[:len(got)]])
 
         # Beyond the threshold (5 % by default): marked; under a threshold raised past it: not.
