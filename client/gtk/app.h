@@ -128,3 +128,19 @@ void reports_view_free(ReportsView *v);
 /* report-details.c: a kernel's sections, tables and rule advice, as `nvprofilectl report details` has them. */
 typedef struct ReportHandle ReportHandle;
 GtkWidget *kernel_details_new(App *app, ReportHandle *h, guint32 range, guint32 action);
+struct json_object;
+
+/* report-reply.c: the JSON document a Report method returned as a sealed memfd (its h argument, the reply's
+ * fd list), at most max_size bytes: 0, or -EBADMSG (no such descriptor, not a JSON object), -EFBIG, -ENOMEM,
+ * a read error. */
+int app_reply_json(GVariant *handle, GUnixFDList *fds, size_t max_size, struct json_object **ret);
+/* A running spinner of its own size, centred in what holds it: a page that is still loading. */
+GtkWidget *app_spinner_new(void);
+
+/* report-source.c: a kernel's CUDA source with its per-line metrics (Report.GetSourceView, or the same
+ * JSON made in-process), or what to do when the report stores none. */
+GtkWidget *kernel_source_new(App *app, ReportHandle *h, guint32 range, guint32 action);
+
+/* report-compare.c: current compared with baseline (Report.Diff, or in-process the same comparison) in a
+ * window of its own: the changed metrics of paired kernels, highlighted beyond a threshold. */
+void report_compare_show(App *app, ReportHandle *current, ReportHandle *baseline);

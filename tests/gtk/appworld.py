@@ -387,8 +387,9 @@ class AppWorld(World):
         import pyatspi
         e = node.queryComponent().getExtents(pyatspi.WINDOW_COORDS)
         window = self.xdotool("search", "--onlyvisible", "--name", "^nvprofiled$").split()[0]
-        self.xdotool("mousemove", "--window", window, str(e.x + int(e.width * at)), str(e.y + e.height // 2),
-                     "click", "1")
+        # Raised first: another of the app's windows (a comparison, a kernel's) may lie over it.
+        self.xdotool("windowraise", window, "mousemove", "--window", window, str(e.x + int(e.width * at)),
+                     str(e.y + e.height // 2), "click", "1")
 
     def window_pixels(self, window):
         """The X window's pixels as (width, height, RGB bytes), read with ImageMagick's import."""
@@ -483,6 +484,19 @@ class AtSpi:
             if row is not None and row.childCount and self.texts(row.getChildAtIndex(0))[:1] == [name]:
                 return row
         return None
+
+    def report_tab(self, root, report):
+        """The label of the open report's tab, report its file's name (libadwaita 1.2's AdwTab has no role
+        or action of its own: a pointer click on it selects it)."""
+        return self.pyatspi.findDescendant(root, lambda a: a is not None and a.getRoleName() == "label" and
+                                           a.name == report and a.parent is not None and
+                                           a.parent.name == "AdwFadingLabel")
+
+    def shown(self, root, role, pred):
+        """The node of role under root for which pred holds that is laid out (hidden tabs' pages stay in the
+        accessibility tree in GTK 4.8)."""
+        return self.pyatspi.findDescendant(root, lambda a: a is not None and a.getRoleName() == role and pred(a)
+                                           and a.queryComponent().getExtents(0).width > 0)
 
     def kernel_rows(self, root, report):
         """The Reports page's kernel rows of the report named report (its file's name) laid out, each as its

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -136,4 +137,39 @@ int itest_report_export_json(sd_bus *bus, const char *path, sd_bus_error *error)
         fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
         sd_bus_message_unref(reply);
         return fd;
+}
+
+/* Two JSON texts of the same document. */
+void itest_assert_same_json(const char *x, const char *y)
+{
+        struct json_object *a = json_tokener_parse(x), *b = json_tokener_parse(y);
+
+        if (!a || !b)
+                g_error("not JSON: %.200s | %.200s", x, y);
+        g_assert_true(json_object_equal(a, b));
+        json_object_put(a);
+        json_object_put(b);
+}
+
+/* The whole content of a memfd the daemon returned: the caller's descriptor is read-only, and the memfd
+ * sealed against writes, growth and further seals by anyone (not against shrinking: the daemon empties it
+ * when its caller leaves the bus, so that nobody keeps its pages charged to nobody). */
+char *itest_read_sealed_memfd(sd_bus_message *reply, gsize *ret_size)
+{
+        GString *buf = g_string_new(NULL);
+        char chunk[65536];
+        int fd, seals;
+        ssize_t k;
+
+        g_assert_cmpint(sd_bus_message_read(reply, "h", &fd), >, 0);
+        seals = fcntl(fd, F_GET_SEALS);
+        g_assert_cmpint(seals & (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL), ==,
+                        F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SEAL);
+        g_assert_cmpint(fcntl(fd, F_GETFL) & O_ACCMODE, ==, O_RDONLY);
+        g_assert_cmpint(ftruncate(fd, 0), <, 0);
+        while ((k = read(fd, chunk, sizeof(chunk))) > 0)
+                g_string_append_len(buf, chunk, k);
+        g_assert_cmpint(k, ==, 0);
+        *ret_size = buf->len;
+        return g_string_free(buf, false);
 }

@@ -40,3 +40,9 @@ void itest_report_start_daemon(ITest *t, const char *fake_env, const char *confi
 
 /* Report.ExportJson of the report at path: the fd of its output, or a negative errno with error set. */
 int itest_report_export_json(sd_bus *bus, const char *path, sd_bus_error *error);
+
+/* Fails unless x and y are JSON texts of the same document. */
+void itest_assert_same_json(const char *x, const char *y);
+/* The whole content of the sealed memfd reply's next argument (an h) holds, checked read-only and sealed
+ * against writes, growth and further seals; g_free() it. */
+char *itest_read_sealed_memfd(sd_bus_message *reply, gsize *ret_size);

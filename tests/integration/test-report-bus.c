@@ -18,7 +18,6 @@
 #include "bus-names.h"
 #include "itest-report.h"
 #include "json-util.h"
-#include "report-details-json.h"
 #include "itest.h"
 #include "test-bus.h"
 #include "test-util.h"
@@ -26,20 +25,6 @@
 #define SOBEL "reports/nvidia_example_sobelFloat_ncu2023.3.0.ncu-rep"
 #define ARMLETH "reports/armleth_report_ncu2024.2.1.ncu-rep"
 #define NOBODY 65534
-
-/* Two JSON texts of the same document. */
-static void assert_same_json(const char *x, const char *y)
-{
-        struct json_object *a = json_tokener_parse(x), *b = json_tokener_parse(y);
-
-        if (!a || !b)
-                g_error("not JSON: %.200s | %.200s", x, y);
-        g_assert_true(json_object_equal(a, b));
-        json_object_put(a);
-        json_object_put(b);
-}
-
-static char *read_sealed_memfd(sd_bus_message *reply, gsize *ret_size);
 
 static json_object *json_get(json_object *o, const char *key)
 {
@@ -230,7 +215,7 @@ static void test_load(void)
                         >=, 0);
         {
                 gsize view_size;
-                g_autofree char *text = read_sealed_memfd(reply, &view_size);
+                g_autofree char *text = itest_read_sealed_memfd(reply, &view_size);
                 g_autoptr(json_object) view = json_tokener_parse(text);
                 json_object *files, *first, *metrics;
                 size_t inst = SIZE_MAX;
@@ -278,32 +263,9 @@ static void test_load(void)
 
                 g_assert_cmpint(itest_ctl(&t, &out_daemon, "report", "json", file, NULL), ==, 0);
                 g_assert_cmpint(itest_ctl(&t, &out_local, "report", "json", "--local", file, NULL), ==, 0);
-                assert_same_json(out_daemon, out_local);
+                itest_assert_same_json(out_daemon, out_local);
         }
         itest_teardown(&t);
-}
-
-/* The whole content of a memfd the daemon returned: the caller's descriptor is read-only, and the memfd
- * sealed against writes, growth and further seals by anyone (not against shrinking: the daemon empties it
- * when its caller leaves the bus, so that nobody keeps its pages charged to nobody). */
-static char *read_sealed_memfd(sd_bus_message *reply, gsize *ret_size)
-{
-        GString *buf = g_string_new(NULL);
-        char chunk[65536];
-        int fd, seals;
-        ssize_t k;
-
-        g_assert_cmpint(sd_bus_message_read(reply, "h", &fd), >, 0);
-        seals = fcntl(fd, F_GET_SEALS);
-        g_assert_cmpint(seals & (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL), ==,
-                        F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SEAL);
-        g_assert_cmpint(fcntl(fd, F_GETFL) & O_ACCMODE, ==, O_RDONLY);
-        g_assert_cmpint(ftruncate(fd, 0), <, 0);
-        while ((k = read(fd, chunk, sizeof(chunk))) > 0)
-                g_string_append_len(buf, chunk, k);
-        g_assert_cmpint(k, ==, 0);
-        *ret_size = buf->len;
-        return g_string_free(buf, false);
 }
 
 static void assert_same_as_expected(const char *got, gsize n, const char *expected_rel)
@@ -357,7 +319,7 @@ static void test_exports(void)
                                 g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE,
                                                                 "ExportRaw", &error, &reply, "b", j == 1),
                                                 >=, 0);
-                        got = read_sealed_memfd(reply, &n);
+                        got = itest_read_sealed_memfd(reply, &n);
                         sd_bus_message_unref(reply);
                         assert_same_as_expected(got, n, expected);
 
@@ -416,7 +378,7 @@ static char *export_page(sd_bus *bus, const char *path, const char *page, const 
         }
         g_assert_cmpint(sd_bus_message_close_container(m), >=, 0);
         if (sd_bus_call(bus, m, 0, error, &reply) >= 0) {
-                text = read_sealed_memfd(reply, ret_size);
+                text = itest_read_sealed_memfd(reply, ret_size);
                 sd_bus_message_unref(reply);
         }
         sd_bus_message_unref(m);
@@ -659,7 +621,7 @@ static void test_diff(void)
                                 >=, 0);
                 if (sd_bus_call(t.bus, call, 0, &error, &reply) < 0)
                         g_error("Diff: %s: %s", error.name, error.message);
-                got = read_sealed_memfd(reply, &n);
+                got = itest_read_sealed_memfd(reply, &n);
                 reply = sd_bus_message_unref(reply);
                 call = sd_bus_message_unref(call);
                 daemon_doc = parse_json(got);
@@ -728,46 +690,6 @@ static void test_diff(void)
 }
 
 /* ActionsByNvtx over the NVTX fixture of tests/nsight (make-fixtures.py says what each kernel has). */
-static void test_nvtx(void)
-{
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        sd_bus_message *reply = NULL;
-        g_autofree char *path = NULL;
-        const uint32_t *idx;
-        size_t n;
-        ITest t;
-        int fd;
-
-        itest_setup(&t);
-        itest_use_fixture_proc(&t);
-        itest_start_daemon(&t, NULL);
-        fd = open(test_env_or_fail("NVPROFILED_NVTX_FIXTURE"), O_RDONLY | O_CLOEXEC);
-        g_assert_cmpint(fd, >=, 0);
-        path = itest_load_report(t.bus, fd, &error);
-        close(fd);
-        g_assert_nonnull(path);
-        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "ActionsByNvtx", &error, &reply,
-                                        "uasas", 0, 1, "outer/", 1, "inner]"),
-                        >=, 0);
-        g_assert_cmpint(sd_bus_message_read_array(reply, 'u', (const void **) &idx, &n), >=, 0);
-        g_assert_cmpuint(n, ==, sizeof(uint32_t));
-        g_assert_cmpuint(idx[0], ==, 1);
-        reply = sd_bus_message_unref(reply);
-        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "ActionsByNvtx", &error, &reply,
-                                        "uasas", 0, 1, "D@phase", 0),
-                        >=, 0);
-        g_assert_cmpint(sd_bus_message_read_array(reply, 'u', (const void **) &idx, &n), >=, 0);
-        g_assert_cmpuint(n, ==, sizeof(uint32_t));
-        g_assert_cmpuint(idx[0], ==, 0);
-        reply = sd_bus_message_unref(reply);
-        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "ActionsByNvtx", &error, &reply,
-                                        "uasas", 0, 1, "a//b", 0),
-                        <, 0);
-        g_assert_cmpstr(error.name, ==, SD_BUS_ERROR_INVALID_ARGS);
-        sd_bus_error_free(&error);
-        itest_teardown(&t);
-}
-
 static void test_invalid(void)
 {
         sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -793,56 +715,6 @@ static void test_invalid(void)
 /* GetDetails: one kernel's details page as JSON in a sealed memfd, the document the app makes in its own
  * process for a report it reads itself (report-details-json.h); every action of a report; InvalidArgs for an
  * action it lacks. */
-static void test_details(void)
-{
-        _cleanup_(ncu_report_freep) NcuReport *report = NULL;
-        g_autofree char *path = NULL;
-        sd_bus_error error = SD_BUS_ERROR_NULL;
-        NcuReportLimits limits;
-        NcuReportError load_error;
-        ITest t;
-        int fd;
-
-        ncu_report_limits_default(&limits);
-        fd = itest_open_corpus(SOBEL);
-        g_assert_cmpint(ncu_report_load_fd(fd, &limits, &report, &load_error), >=, 0);
-        g_assert_cmpint(lseek(fd, 0, SEEK_SET), ==, 0);
-        itest_setup(&t);
-        itest_use_fixture_proc(&t);
-        itest_start_daemon(&t, NULL);
-        path = itest_load_report(t.bus, fd, &error);
-        close(fd);
-        if (!path)
-                g_error("LoadReport: %s: %s", error.name, error.message);
-        for (size_t r = 0; r < report->n_ranges; r++)
-                for (size_t a = 0; a < report->ranges[r].n_actions; a++) {
-                        _cleanup_(json_object_putp) struct json_object *local = NULL;
-                        g_autofree char *got = NULL;
-                        sd_bus_message *reply = NULL;
-                        gsize n;
-
-                        if (sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "GetDetails", &error,
-                                            &reply, "uu", (uint32_t) r, (uint32_t) a) < 0)
-                                g_error("GetDetails: %s: %s", error.name, error.message);
-                        got = read_sealed_memfd(reply, &n);
-                        sd_bus_message_unref(reply);
-                        g_assert_cmpint(ncu_details_json(report, r, a, &local), ==, 0);
-                        g_assert_nonnull(strstr(got, "\"sections\":[{\"identifier\":"));
-                        assert_same_json(got, json_object_to_json_string(local));
-                }
-        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "GetDetails", &error, NULL,
-                                        "uu", (uint32_t) 0, (uint32_t) report->ranges[0].n_actions),
-                        <, 0);
-        g_assert_cmpstr(error.name, ==, SD_BUS_ERROR_INVALID_ARGS);
-        sd_bus_error_free(&error);
-        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, path, BUS_REPORT_INTERFACE, "GetDetails", &error, NULL,
-                                        "uu", (uint32_t) report->n_ranges, (uint32_t) 0),
-                        <, 0);
-        g_assert_cmpstr(error.name, ==, SD_BUS_ERROR_INVALID_ARGS);
-        sd_bus_error_free(&error);
-        itest_teardown(&t);
-}
-
 /* A parser bug in the worker: the caller gets an error, the daemon goes on serving. */
 static void test_worker_crash(void)
 {
@@ -938,7 +810,7 @@ static void test_large(void)
         g_assert_cmpint(itest_ctl(&t, &out_daemon, "report", "json", file, NULL), ==, 0);
         g_assert_cmpint(itest_ctl(&t, &out_local, "report", "json", "--local", file, NULL), ==, 0);
         g_assert_cmpuint(strlen(out_local), >, 6 * 1024 * 1024);
-        assert_same_json(out_daemon, out_local);
+        itest_assert_same_json(out_daemon, out_local);
         itest_teardown(&t);
 }
 
@@ -1083,10 +955,8 @@ int main(int argc, char *argv[])
         g_setenv("NVPROFILED_REPORT_WORKER_REAL", test_env_or_fail("NVPROFILED_REPORT_WORKER"), true);
         g_test_add_func("/report-bus/load", test_load);
         g_test_add_func("/report-bus/invalid", test_invalid);
-        g_test_add_func("/report-bus/nvtx", test_nvtx);
         g_test_add_func("/report-bus/exports", test_exports);
         g_test_add_func("/report-bus/pages", test_pages);
-        g_test_add_func("/report-bus/details", test_details);
         g_test_add_func("/report-bus/diff", test_diff);
         g_test_add_func("/report-bus/worker-crash", test_worker_crash);
         g_test_add_func("/report-bus/limits-and-owner-leaving", test_limits_and_owner_leaving);
