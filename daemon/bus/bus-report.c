@@ -592,7 +592,11 @@ static int export(sd_bus_message *m, ManagerReport *r, NcuServeExport kind, cons
         return 1;
 }
 
-static int method_get_source_view(sd_bus_message *m, void *userdata, sd_bus_error *error)
+/* A memfd output about one action, (u range, u action): GetDetails and GetSourceView. */
+typedef int (*ActionOutputFunc)(ManagerReport *r, uint32_t range, uint32_t action, ManagerReportOutputDone done,
+                void *userdata, const char **ret_why);
+
+static int action_output(sd_bus_message *m, ManagerReport *r, ActionOutputFunc fn, sd_bus_error *error)
 {
         const char *why = NULL;
         BusReportCall *call = NULL;
@@ -605,12 +609,22 @@ static int method_get_source_view(sd_bus_message *m, void *userdata, sd_bus_erro
         k = bus_report_call_new(m, NULL, &call);
         if (k < 0)
                 return k;
-        k = manager_report_source_view(userdata, range, action, on_output_done, call, &why);
+        k = fn(r, range, action, on_output_done, call, &why);
         if (k < 0) {
                 bus_report_call_free(call);
                 return refuse(error, k, why);
         }
         return 1;
+}
+
+static int method_get_details(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        return action_output(m, userdata, manager_report_details, error);
+}
+
+static int method_get_source_view(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        return action_output(m, userdata, manager_report_source_view, error);
 }
 
 static int method_export_json(sd_bus_message *m, void *userdata, sd_bus_error *error)
@@ -631,27 +645,6 @@ static int method_export_raw(sd_bus_message *m, void *userdata, sd_bus_error *er
 static int method_export_details(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         return export(m, userdata, NCU_SERVE_EXPORT_DETAILS, NULL, 0, error);
-}
-
-static int method_get_details(sd_bus_message *m, void *userdata, sd_bus_error *error)
-{
-        const char *why = NULL;
-        BusReportCall *call = NULL;
-        uint32_t range, action;
-        int k;
-
-        k = sd_bus_message_read(m, "uu", &range, &action);
-        if (k < 0)
-                return k;
-        k = bus_report_call_new(m, NULL, &call);
-        if (k < 0)
-                return k;
-        k = manager_report_details(userdata, range, action, on_output_done, call, &why);
-        if (k < 0) {
-                bus_report_call_free(call);
-                return refuse(error, k, why);
-        }
-        return 1;
 }
 
 /* ExportPage's options: ncu's print options by their names, each at most once. */
