@@ -14,6 +14,7 @@
 #include "app.h"
 #include "report-details-json.h"
 #include "report-handle.h"
+#include "reports.h"
 
 /* The most the app reads of a details document: one action's page is far smaller. */
 #define DETAILS_JSON_MAX ((size_t) 64 * 1024 * 1024)
@@ -25,6 +26,8 @@ typedef struct KernelDetails {
         ReportHandle *handle;
         GtkWidget *scroller, *box, *state;
         GHashTable *sections; /* identifier -> GtkExpander (not a reference: the page holds them) */
+        guint32 range, action;
+        bool reloaded; /* the daemon had dropped the report: it was loaded again once */
 } KernelDetails;
 
 static void kernel_details_free(gpointer data)
@@ -331,6 +334,27 @@ static int read_document(int fd, struct json_object **ret)
         return *ret ? 0 : -EBADMSG;
 }
 
+static void on_details(GObject *source, GAsyncResult *result, gpointer data);
+
+static void ask_daemon(KernelDetails *d)
+{
+        nvp_report_call_get_details(report_handle_proxy(d->handle), d->range, d->action, G_DBUS_CALL_FLAGS_NONE, -1,
+                        NULL, d->app->cancellable, on_details, g_object_ref(d->scroller));
+}
+
+/* The report loaded again (the daemon had dropped it: idle, or a restart): asked once more. */
+static void on_reloaded(gpointer data, bool ok)
+{
+        GtkWidget *widget = data;
+        KernelDetails *d = g_object_get_data(G_OBJECT(widget), "kernel-details");
+
+        if (ok)
+                ask_daemon(d);
+        else
+                show_error(d, _("the report could not be loaded again"));
+        g_object_unref(widget);
+}
+
 static void on_details(GObject *source, GAsyncResult *result, gpointer data)
 {
         GtkWidget *widget = data;
@@ -342,6 +366,11 @@ static void on_details(GObject *source, GAsyncResult *result, gpointer data)
         int fd, r;
 
         if (!nvp_report_call_get_details_finish(NVP_REPORT(source), &handle, &fds, result, &error)) {
+                if (report_error_is_dropped(error) && !d->reloaded && d->app->reports) {
+                        d->reloaded = true;
+                        reports_view_reload(d->app->reports, d->handle, on_reloaded, widget);
+                        return;
+                }
                 if (!app_error_is_cancelled(error)) {
                         g_autofree char *message = app_error_message(error);
 
@@ -373,6 +402,8 @@ GtkWidget *kernel_details_new(App *app, ReportHandle *h, guint32 range, guint32 
 
         d->app = app;
         d->handle = report_handle_ref(h);
+        d->range = range;
+        d->action = action;
         d->sections = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         d->scroller = gtk_scrolled_window_new();
         d->box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 18);
@@ -397,7 +428,6 @@ GtkWidget *kernel_details_new(App *app, ReportHandle *h, guint32 range, guint32 
                         show_document(d, doc);
                 json_object_put(doc);
         } else
-                nvp_report_call_get_details(report_handle_proxy(h), range, action, G_DBUS_CALL_FLAGS_NONE, -1, NULL,
-                                app->cancellable, on_details, g_object_ref(d->scroller));
+                ask_daemon(d);
         return d->scroller;
 }

@@ -634,7 +634,7 @@ ReportPage *report_page_new(App *app, ReportHandle *h, const char *how)
         gtk_accessible_update_property(
                         GTK_ACCESSIBLE(p->search), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Filter kernels"), -1);
         gtk_widget_set_hexpand(p->search, TRUE);
-        gtk_editable_set_width_chars(GTK_EDITABLE(p->search), 6); /* fits a narrow window beside the next */
+        gtk_editable_set_width_chars(GTK_EDITABLE(p->search), 3); /* fits a narrow window beside the next */
         g_signal_connect(p->search, "search-changed", G_CALLBACK(on_search_changed), p);
         p->nvtx = gtk_entry_new();
         gtk_entry_set_placeholder_text(GTK_ENTRY(p->nvtx), _("NVTX range, as Domain@Range or A/B/"));
@@ -644,7 +644,7 @@ ReportPage *report_page_new(App *app, ReportHandle *h, const char *how)
                         _("The kernels launched inside an NVTX range: \"Domain@Range\" for a start/end range, "
                           "\"A/B/\" for push/pop ranges (\"*\" any ranges)."));
         gtk_widget_set_hexpand(p->nvtx, TRUE);
-        gtk_editable_set_width_chars(GTK_EDITABLE(p->nvtx), 6);
+        gtk_editable_set_width_chars(GTK_EDITABLE(p->nvtx), 3);
         g_signal_connect(p->nvtx, "activate", G_CALLBACK(on_nvtx_activate), p);
         g_signal_connect(p->nvtx, "changed", G_CALLBACK(on_nvtx_changed), p);
         p->compare = gtk_menu_button_new();

@@ -11,6 +11,7 @@
 #include "app.h"
 #include "report-handle.h"
 #include "report-source-view.h"
+#include "reports.h"
 
 #define SOURCE_JSON_MAX ((size_t) 256 * 1024 * 1024)
 /* How many lines are marked hottest: the few worth looking at first. */
@@ -94,6 +95,7 @@ typedef struct SourcePage {
         GCancellable *cancellable;
         GtkWidget *stack; /* "loading", "state", "view" */
         GtkWidget *state;
+        bool reloaded; /* the daemon had dropped the report: it was loaded again once */
 } SourcePage;
 
 static void source_page_free(gpointer data)
@@ -338,6 +340,27 @@ static void show_source(SourcePage *p, struct json_object *doc)
         gtk_stack_set_visible_child_name(GTK_STACK(p->stack), "view");
 }
 
+static void on_source_view(GObject *source, GAsyncResult *result, gpointer data);
+
+static void ask_daemon(SourcePage *p)
+{
+        nvp_report_call_get_source_view(report_handle_proxy(p->report), p->range, p->action, G_DBUS_CALL_FLAGS_NONE, -1,
+                        NULL, p->cancellable, on_source_view, p);
+}
+
+/* The report loaded again (the daemon had dropped it: idle, or a restart): asked once more. */
+static void on_reloaded(gpointer data, bool ok)
+{
+        GtkWidget *stack = data;
+        SourcePage *p = g_object_get_data(G_OBJECT(stack), "source-page");
+
+        if (ok)
+                ask_daemon(p);
+        else
+                show_state(p, _("Cannot read the source"), _("The report could not be loaded again."));
+        g_object_unref(stack);
+}
+
 static void on_source_view(GObject *source, GAsyncResult *result, gpointer data)
 {
         SourcePage *p = data;
@@ -352,6 +375,11 @@ static void on_source_view(GObject *source, GAsyncResult *result, gpointer data)
 
                 if (app_error_is_cancelled(error))
                         return; /* the page is gone */
+                if (report_error_is_dropped(error) && !p->reloaded && p->app->reports) {
+                        p->reloaded = true;
+                        reports_view_reload(p->app->reports, p->report, on_reloaded, g_object_ref(p->stack));
+                        return;
+                }
                 message = app_error_message(error);
                 show_state(p, _("Cannot read the source"), message);
                 return;
@@ -404,8 +432,7 @@ GtkWidget *kernel_source_new(App *app, ReportHandle *h, guint32 range, guint32 a
         gtk_widget_set_vexpand(p->stack, TRUE);
 
         if (report_handle_proxy(h))
-                nvp_report_call_get_source_view(report_handle_proxy(h), range, action, G_DBUS_CALL_FLAGS_NONE, -1, NULL,
-                                p->cancellable, on_source_view, p);
+                ask_daemon(p);
         else
                 source_view_local(p, report_handle_model(h));
         return p->stack;
