@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <gio/gunixfdlist.h>
 #include <json-c/json.h>
-#include <unistd.h>
 
 #include "app.h"
 #include "report-details-json.h"
@@ -305,35 +304,6 @@ static void show_error(KernelDetails *d, const char *message)
         gtk_label_set_text(GTK_LABEL(d->state), text);
 }
 
-/* The memfd's JSON: read whole from its start (the daemon's descriptor shares no offset with anyone). */
-static int read_document(int fd, struct json_object **ret)
-{
-        g_autofree char *data = NULL;
-        size_t size = 0, allocated = 0;
-
-        for (;;) {
-                ssize_t n;
-
-                if (size == allocated) {
-                        if (allocated >= DETAILS_JSON_MAX)
-                                return -E2BIG;
-                        allocated = allocated ? allocated * 2 : 65536;
-                        data = g_realloc(data, allocated + 1);
-                }
-                n = pread(fd, data + size, allocated - size, (off_t) size);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                if (n == 0)
-                        break;
-                size += (size_t) n;
-        }
-        data[size] = 0;
-        *ret = json_tokener_parse(data);
-        return *ret ? 0 : -EBADMSG;
-}
-
 static void on_details(GObject *source, GAsyncResult *result, gpointer data);
 
 static void ask_daemon(KernelDetails *d)
@@ -363,7 +333,7 @@ static void on_details(GObject *source, GAsyncResult *result, gpointer data)
         g_autoptr(GUnixFDList) fds = NULL;
         g_autoptr(GError) error = NULL;
         struct json_object *doc = NULL;
-        int fd, r;
+        int r;
 
         if (!nvp_report_call_get_details_finish(NVP_REPORT(source), &handle, &fds, result, &error)) {
                 if (report_error_is_dropped(error) && !d->reloaded && d->app->reports) {
@@ -379,14 +349,7 @@ static void on_details(GObject *source, GAsyncResult *result, gpointer data)
                 g_object_unref(widget);
                 return;
         }
-        fd = fds ? g_unix_fd_list_get(fds, g_variant_get_handle(handle), &error) : -1;
-        if (fd < 0) {
-                show_error(d, error ? error->message : _("no descriptor came with the answer"));
-                g_object_unref(widget);
-                return;
-        }
-        r = read_document(fd, &doc);
-        close(fd);
+        r = app_reply_json(handle, fds, DETAILS_JSON_MAX, &doc);
         if (r < 0)
                 show_error(d, g_strerror(-r));
         else
