@@ -105,7 +105,8 @@ def elf(debug_line: bytes, relocations: list[tuple[int, int]],
     return bytes(data)
 
 
-def seed(versions: list[int], close_last: bool = True) -> bytes:
+def seed(versions: list[int], close_last: bool = True,
+         relocated: bool = True) -> bytes:
     debug_line = b""
     relocations = []
     symbols = []
@@ -113,7 +114,8 @@ def seed(versions: list[int], close_last: bool = True) -> bytes:
         unit, operands = line_unit(v, 2, close_last)
         for o in operands:
             symbols.append(f"_Z6kernel{len(symbols)}v")
-            relocations.append((len(debug_line) + o, len(symbols)))
+            if relocated:
+                relocations.append((len(debug_line) + o, len(symbols)))
         debug_line += unit
     return elf(debug_line, relocations, symbols)
 
@@ -127,6 +129,8 @@ def main() -> None:
         "dwarf3": seed([3]),
         "dwarf4-two-units": seed([4, 3]),
         "open-sequence": seed([4], close_last=False),
+        # No relocation at all: the reader must not offset a null array.
+        "no-relocations": seed([4], relocated=False),
         "no-elf": b"not an ELF file\n",
     }
     for name, blob in seeds.items():

@@ -741,7 +741,8 @@ static int lines_build(const Elf *e, const Loaded *loaded, size_t n_loaded, Cubi
                 first = next;
                 while (next < n_relocations && relocations[next].offset < unit_end)
                         next++;
-                p.relocations = relocations + first;
+                /* No relocation section leaves the array NULL: never offset it. */
+                p.relocations = relocations ? relocations + first : NULL;
                 p.n_relocations = next - first;
                 r = unit_read(l, &c, &offset, &p, &has_open, &open);
                 if (r < 0)
