@@ -4,7 +4,7 @@
  * sealed memfd) or, for a report read in this process, from the same function here. Sections by their
  * display names, each an expander with its tables (metric, unit, value, as the text page prints them) and
  * the rules' advice: ncu's markup as Pango markup, links to the web clickable, references to other sections
- * moving to them, the estimated speedup beside each. Every text is selectable; tables and their rows carry
+ * moving to them, the estimated speedup beside each; above them, the NVTX ranges the kernel ran in. Every text is selectable; tables and their rows carry
  * accessible names. */
 #include <errno.h>
 #include <gio/gunixfdlist.h>
@@ -284,10 +284,32 @@ static GtkWidget *section_widget(KernelDetails *d, struct json_object *section)
         return expander;
 }
 
+/* The NVTX ranges the kernel ran in, as the text page prints them (an expander like a section's). */
+static GtkWidget *nvtx_widget(const char *text)
+{
+        const char *name = _("NVTX Ranges");
+        GtkWidget *expander = gtk_expander_new(NULL), *title = gtk_label_new(name);
+        g_autofree char *block = g_strchomp(g_strdup(text));
+        GtkWidget *content = text_label(block, 0);
+
+        gtk_widget_add_css_class(title, "title-4");
+        gtk_expander_set_label_widget(GTK_EXPANDER(expander), title);
+        gtk_accessible_update_property(GTK_ACCESSIBLE(expander), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+        gtk_expander_set_expanded(GTK_EXPANDER(expander), TRUE);
+        gtk_label_set_wrap(GTK_LABEL(content), FALSE);
+        gtk_widget_add_css_class(content, "monospace");
+        gtk_widget_set_margin_top(content, 6);
+        gtk_expander_set_child(GTK_EXPANDER(expander), content);
+        return expander;
+}
+
 static void show_document(KernelDetails *d, struct json_object *doc)
 {
         struct json_object *sections = member(doc, "sections");
+        const char *nvtx = member_string(doc, "nvtx");
 
+        if (nvtx)
+                gtk_box_append(GTK_BOX(d->box), nvtx_widget(nvtx));
         if (array_length(sections) == 0) {
                 gtk_label_set_text(GTK_LABEL(d->state), _("The report holds no sections for this kernel."));
                 return;

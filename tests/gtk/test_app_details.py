@@ -5,7 +5,8 @@ details` for the same corpus report (read in place), in the headless world of ap
 AT-SPI. Proves: every section the CLI prints is there by its display name, with the same tables (metric
 names, units, values, in order); every rule message's estimated speedup as the CLI prints it; the advice
 shows no ncu markup ("@url:", "@section:"), its web links are links, and a section reference opens and
-focuses the section it names.
+focuses the section it names. Without a daemon, the app reads a report itself and says so, and a kernel's
+page is the CLI's again, with the NVTX ranges the kernel ran in.
 
 Every process it starts is killed, and its scratch directory removed, by AppWorld.teardown, whatever
 happened."""
@@ -22,6 +23,17 @@ from appworld import (CORPUS, CTL, REPORT, TOOLS, WAIT, AppWorld, AtSpi, click, 
                       text_of, wait_for)
 
 KERNEL = "addConstDouble3"
+# A corpus report whose kernels ran inside NVTX ranges, and its first kernel.
+NVTX_REPORT, NVTX_KERNEL = "NVIDIA_nsight-training_manual_nvtx_ncu2022.3.0.ncu-rep", "init_data_kernel"
+
+
+def nvtx_block(text: str) -> str:
+    """The first kernel's NVTX ranges on the CLI's details page: from the first "    NVTX " line to its
+    first section."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("    NVTX "))
+    end = next(i for i in range(start, len(lines)) if lines[i].startswith("    Section: "))
+    return "\n".join(lines[start:end])
 
 
 def parse_details(text: str) -> list[dict]:
@@ -87,31 +99,47 @@ class DetailsTest(unittest.TestCase):
         return [tuple(cells[i:i + 3]) for i in range(0, len(cells), 3)]
 
     def test_details(self):
+        """Through the daemon, then (one world: AT-SPI binds to its first session bus) without it."""
         try:
             self.run_details()
+            self.run_in_process()
         except BaseException:
             self.w.write_logs("daemon", "app")
             raise
 
-    def run_details(self):
-        cli = subprocess.run([CTL, "report", "details", self.report, "--local"], check=True, capture_output=True,
+    def cli_details(self, report):
+        """The CLI's details page of the report's first kernel, and its sections."""
+        cli = subprocess.run([CTL, "report", "details", report, "--local"], check=True, capture_output=True,
                              text=True, timeout=WAIT).stdout
+        # Each kernel's line is indented by two spaces, what belongs to it by four.
+        kernels = [i for i, line in enumerate(cli.splitlines()) if re.match(r"  \S", line)]
+        if len(kernels) > 1:
+            cli = "\n".join(cli.splitlines()[:kernels[1]]) + "\n"
         expected = parse_details(cli)
-        self.assertGreater(len(expected), 5)
+        self.assertGreater(len(expected), 3)
         self.assertTrue(any(s["rows"] for s in expected))
+        return cli, expected
 
-        self.w.start_x_and_session()
-        self.w.start_daemon()
-        self.a11y = AtSpi()
-        self.w.start_app(args=(self.report,))
+    def open_kernel(self, report, kernel, daemon):
+        """The app on report (through the daemon, or read by itself when there is none), kernel 0's
+        window."""
+        if daemon:
+            self.w.start_x_and_session()
+            self.w.start_daemon()
+            self.a11y = AtSpi()
+        self.w.start_app(args=(report,))
         self.addCleanup(self.w.quit_app, self.w.app)
         main = wait_for("the app's window", lambda: self.a11y.window("nvprofiled"))
         details_button = wait_for("the kernel's Details button", lambda: self.find(
-            main, lambda a: a.getRoleName() == "push button" and a.name == f"Details of kernel 0 {KERNEL}"))
+            main, lambda a: a.getRoleName() == "push button" and a.name == f"Details of kernel 0 {kernel}"))
+        if not daemon:
+            self.assertTrue(self.find(main, lambda a: a.getRoleName() == "label" and
+                                      text_of(a).startswith("Read by this app")), "no word of the in-process read")
         click(details_button)
-        window = wait_for("the kernel's window", lambda: self.a11y.window(f"Kernel {KERNEL}"))
+        return wait_for("the kernel's window", lambda: self.a11y.window(f"Kernel {kernel}"))
 
-        # Sections by display name, each with the CLI's rows in the CLI's order.
+    def check_sections(self, window, expected):
+        """Sections by display name, each with the CLI's rows in the CLI's order and its speedups."""
         for section in expected:
             name = section["name"]
             # A section is an expander: a push button named by the section's display name.
@@ -124,6 +152,27 @@ class DetailsTest(unittest.TestCase):
             self.assertEqual([t for t in labels if re.match(r"Est\. (Local )?Speedup", t)], section["speedups"],
                              name)
         self.assertIsNone(self.find(window, lambda a: a.name == "Section SpeedOfLight"))
+
+    def run_in_process(self):
+        """No daemon: the app reads the report itself, and a kernel's page is the same, its NVTX ranges
+        included."""
+        report = os.path.join(CORPUS, "reports", NVTX_REPORT)
+        cli, expected = self.cli_details(report)
+        self.w.quit_app(self.w.app)
+        self.w.stop_daemon()
+        window = self.open_kernel(report, NVTX_KERNEL, daemon=False)
+        self.check_sections(window, expected)
+        nvtx = wait_for("the NVTX Ranges section", lambda: self.find(
+            window, lambda a: a.name == "NVTX Ranges" and a.getRoleName() == "push button"))
+        texts = [text_of(a) for a in self.find_all(nvtx, lambda a: a.getRoleName() == "label")]
+        self.assertIn(nvtx_block(cli), texts)
+
+    def run_details(self):
+        _, expected = self.cli_details(self.report)
+        window = self.open_kernel(self.report, KERNEL, daemon=True)
+        self.check_sections(window, expected)
+        # This kernel ran in no NVTX range.
+        self.assertIsNone(self.find(window, lambda a: a.name == "NVTX Ranges"))
 
         # The advice: no markup; its web links are links; a section reference moves to the section.
         texts = [text_of(a) for a in self.find_all(window, lambda a: a.getRoleName() == "label")]

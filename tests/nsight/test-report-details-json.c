@@ -3,7 +3,8 @@
  * (report-page-details.c, what `nvprofilectl report details` prints), for every action of every corpus
  * report: the same sections in the same order by display name, every row's label, unit and value text on
  * the text page's row in that order, every rule message with its type and speedup estimate; and the rule
- * messages' spans (ncu's markup parsed once, report-details-text.c) giving back the text page's words. */
+ * messages' spans (ncu's markup parsed once, report-details-text.c) giving back the text page's words; and
+ * the action's NVTX ranges as the page prints them. */
 
 #include <glib.h>
 #include <stdio.h>
@@ -86,7 +87,7 @@ static void check_report(gconstpointer data)
         const char *name = data;
         _cleanup_(ncu_report_freep) NcuReport *report = report_corpus_load(name);
         g_autofree char *text = NULL;
-        size_t size = 0, sections = 0, rows = 0;
+        size_t size = 0, sections = 0, rows = 0, nvtx_blocks = 0, nvtx_on_page = 0;
         Page p = { .at = 0 };
         FILE *f;
 
@@ -103,11 +104,25 @@ static void check_report(gconstpointer data)
         for (size_t r = 0; r < report->n_ranges; r++)
                 for (size_t a = 0; a < report->ranges[r].n_actions; a++) {
                         g_autoptr(json_object) doc = NULL;
-                        json_object *secs;
+                        json_object *secs, *nvtx;
 
                         g_assert_cmpint(ncu_details_json(report, r, a, &doc), ==, 0);
                         g_assert_cmpint(json_object_get_int(json_get(doc, "range")), ==, r);
                         g_assert_cmpint(json_object_get_int(json_get(doc, "action")), ==, a);
+                        /* The NVTX block, line by line, where the text page prints it: above the
+                         * action's first section. */
+                        nvtx = json_get(doc, "nvtx");
+                        if (nvtx) {
+                                g_auto(GStrv) block = g_strsplit(json_object_get_string(nvtx), "\n", -1);
+
+                                g_assert_true(g_str_has_suffix(json_object_get_string(nvtx), "\n"));
+                                for (size_t k = 0; block[k] && block[k][0]; k++) {
+                                        if (!page_find(&p, block[k]))
+                                                g_error("%s: NVTX line %s not on the text page", name, block[k]);
+                                        if (g_str_has_prefix(block[k], "    NVTX "))
+                                                nvtx_blocks++;
+                                }
+                        }
                         secs = json_get(doc, "sections");
                         for (size_t s = 0; s < json_object_array_length(secs); s++) {
                                 json_object *sec = json_object_array_get_idx(secs, s);
@@ -131,10 +146,17 @@ static void check_report(gconstpointer data)
                                         check_rule(&p, json_object_array_get_idx(rules, i));
                         }
                 }
-        /* Every section the text page shows is one the JSON listed. */
+        /* Every section the text page shows is one the JSON listed, and every NVTX block one it gave. */
         for (; p.at < p.n; p.at++)
                 g_assert_false(g_str_has_prefix(p.lines[p.at], "    Section: "));
-        g_test_message("%s: %zu sections, %zu rows", name, sections, rows);
+        for (size_t k = 0; k < p.n; k++)
+                if (g_str_has_prefix(p.lines[k], "    NVTX "))
+                        nvtx_on_page++;
+        g_assert_cmpuint(nvtx_blocks, ==, nvtx_on_page);
+        /* The corpus report made to show NVTX ranges has them. */
+        if (strstr(name, "_nvtx_"))
+                g_assert_cmpuint(nvtx_blocks, >, 0);
+        g_test_message("%s: %zu sections, %zu rows, %zu NVTX blocks", name, sections, rows, nvtx_blocks);
         g_strfreev(p.lines);
 }
 

@@ -4,12 +4,14 @@
  * (ncu_page_metric_cells()). */
 
 #include <errno.h>
+#include <stdio.h>
 
 #include "json-util.h"
 #include "macro.h"
 #include "report-csv-cells.h"
 #include "report-details-json.h"
 #include "report-details-walk.h"
+#include "report-page-nvtx.h"
 #include "report-page.h"
 #include "string-util.h"
 
@@ -270,10 +272,31 @@ static const NcuDetailsSink json_sink = {
         .rule = on_rule,
 };
 
+/* The action's NVTX ranges as the text page prints them above its sections; NULL when it is in none. */
+static int nvtx_text(const NcuAction *a, struct json_object **ret)
+{
+        _cleanup_free_ char *text = NULL;
+        size_t size = 0;
+        FILE *f;
+
+        *ret = NULL;
+        f = open_memstream(&text, &size);
+        if (!f)
+                return -ENOMEM;
+        ncu_nvtx_print_text(f, a);
+        if (fclose(f) != 0)
+                return -ENOMEM;
+        if (size == 0)
+                return 0;
+        *ret = json_object_new_string_len(text, (int) size);
+        return *ret ? 0 : -ENOMEM;
+}
+
 int ncu_details_json(const NcuReport *report, size_t range, size_t action, struct json_object **ret)
 {
         _cleanup_(json_object_putp) struct json_object *doc = NULL;
         JsonDetails j = { .error = 0 };
+        struct json_object *nvtx;
         int r;
 
         assert(report);
@@ -291,6 +314,10 @@ int ncu_details_json(const NcuReport *report, size_t range, size_t action, struc
         add(&j, doc, "range", json_object_new_int64((int64_t) range));
         add(&j, doc, "action", json_object_new_int64((int64_t) action));
         add(&j, doc, "sections", j.sections);
+        r = nvtx_text(j.action, &nvtx);
+        if (r < 0)
+                return r;
+        add(&j, doc, "nvtx", nvtx);
         r = ncu_details_walk_action(report, j.action, NCU_PRINT_DETAILS_HEADER, &json_sink, &j);
         if (r >= 0)
                 r = j.error;

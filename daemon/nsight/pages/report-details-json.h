@@ -6,6 +6,7 @@
  * (report-page-details.c) at its defaults (dynamic units, the sections' header tables, no instances), so
  * that every value reads as `nvprofilectl report details` prints it. The document:
  *   {"range": u, "action": u,
+ *    "nvtx": s|null  the action's NVTX ranges as the text page prints them above its sections,
  *    "sections": [{"identifier": "SpeedOfLight", "name": "GPU Speed Of Light Throughput",
  *                  "items": [  in the page's order
  *                    {"kind": "table", "body": s|null, "label": s, "headings": [s],
