@@ -4,8 +4,8 @@
  * sealed memfd) or, for a report read in this process, from the same function here. Sections by their
  * display names, each an expander with its tables (metric, unit, value, as the text page prints them) and
  * the rules' advice: ncu's markup as Pango markup, links to the web clickable, references to other sections
- * moving to them, the estimated speedup beside each; above them, the NVTX ranges the kernel ran in. Every text is selectable; tables and their rows carry
- * accessible names. */
+ * moving to them, the estimated speedup beside each; above them, the NVTX ranges the kernel ran in. Every text is
+ * selectable; tables and their rows carry accessible names. */
 #include <errno.h>
 #include <gio/gunixfdlist.h>
 #include <json-c/json.h>
@@ -358,8 +358,7 @@ static void on_details(GObject *source, GAsyncResult *result, gpointer data)
         int r;
 
         if (!nvp_report_call_get_details_finish(NVP_REPORT(source), &handle, &fds, result, &error)) {
-                if (report_error_is_dropped(error) && !d->reloaded && d->app->reports) {
-                        d->reloaded = true;
+                if (reports_view_reload_wanted(d->app, error, &d->reloaded)) {
                         reports_view_reload(d->app->reports, d->handle, on_reloaded, widget);
                         return;
                 }

@@ -375,8 +375,7 @@ static void on_source_view(GObject *source, GAsyncResult *result, gpointer data)
 
                 if (app_error_is_cancelled(error))
                         return; /* the page is gone */
-                if (report_error_is_dropped(error) && !p->reloaded && p->app->reports) {
-                        p->reloaded = true;
+                if (reports_view_reload_wanted(p->app, error, &p->reloaded)) {
                         reports_view_reload(p->app->reports, p->report, on_reloaded, g_object_ref(p->stack));
                         return;
                 }

@@ -33,5 +33,7 @@ char *kernel_duration_text(const guint64 grid[3], double duration_ns);
  * once h has its new object (ok false: it could not be loaded; said in the report's page). */
 typedef void (*ReportReloaded)(gpointer data, bool ok);
 void reports_view_reload(ReportsView *v, ReportHandle *h, ReportReloaded done, gpointer data);
-/* Whether error says the daemon no longer has the report object. */
-bool report_error_is_dropped(const GError *error);
+/* A page's call on a report failed with error: whether to load the report again (reports_view_reload())
+ * and ask once more, because the daemon dropped its object (idle, or a restart). Once per page (*reloaded,
+ * set here), so a report that keeps failing does not loop. */
+bool reports_view_reload_wanted(App *app, const GError *error, bool *reloaded);

@@ -44,7 +44,7 @@ struct ReportsView {
 
 static void report_load(OpenReport *r);
 
-bool report_error_is_dropped(const GError *error)
+static bool report_error_is_dropped(const GError *error)
 {
         g_autofree char *name = g_dbus_error_get_remote_error(error);
 
@@ -302,6 +302,16 @@ static void report_load(OpenReport *r)
         }
         nvp_manager_call_load_report(app->manager, g_variant_new_handle(index), G_DBUS_CALL_FLAGS_NONE, -1, fds,
                         app->cancellable, on_loaded, r);
+}
+
+bool reports_view_reload_wanted(App *app, const GError *error, bool *reloaded)
+{
+        assert(reloaded);
+
+        if (*reloaded || !app->reports || !report_error_is_dropped(error))
+                return false;
+        *reloaded = true;
+        return true;
 }
 
 void reports_view_reload(ReportsView *v, ReportHandle *h, ReportReloaded done, gpointer data)
