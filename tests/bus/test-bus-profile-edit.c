@@ -283,7 +283,6 @@ static void test_revert_edit(void)
         g_clear_pointer(&written, g_free);
         written = read_root_file(&w, TARGET);
         g_assert_nonnull(written);
-        written = read_root_file(&w, TARGET);
         revert.written = written;
         revert.previous = kept;
         revert.diff_has = "niri";

@@ -84,9 +84,9 @@ static void test_embedded_source(const void *data)
         if (n_lines > 0 && content[n_lines - 1][0] == 0)
                 n_lines--;
         json_object *lines = json_get(json_object_array_get_idx(files, 0), "lines");
+        g_autofree char *first = g_strchomp(g_strdup(content[0]));
         g_assert_cmpuint(json_object_array_length(lines), ==, n_lines);
-        g_assert_cmpstr(json_object_get_string(json_object_array_get_idx(lines, 0)), ==,
-                        g_strchomp(g_strdup(content[0])));
+        g_assert_cmpstr(json_object_get_string(json_object_array_get_idx(lines, 0)), ==, first);
 
         /* inst_executed, summed per line as NVIDIA's line answers place its instances. */
         inst_index = metric_index(doc, "inst_executed");
