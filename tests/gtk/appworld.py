@@ -426,7 +426,8 @@ class AtSpi:
 
     def __init__(self):
         import pyatspi
-        self.pyatspi = pyatspi
+        from gi.repository import GLib
+        self.pyatspi, self.GLib = pyatspi, GLib
         self.desktop = pyatspi.Registry.getDesktop(0)
 
     def app(self):
@@ -445,12 +446,18 @@ class AtSpi:
         return None
 
     def close_window(self, window):
-        """Closes it as its title bar's close button does (GTK's window.close action)."""
+        """Closes it as its title bar's close button does (GTK's window.close action). The app answers the
+        action once the window is destroyed: a large window under ASan can take longer than AT-SPI waits
+        for that answer, so a missing answer is no failure; the window being gone is what counts."""
         name = window.name
         action = window.queryAction()
         for i in range(action.nActions):
             if action.getName(i) == "window.close":
-                action.doAction(i)
+                try:
+                    action.doAction(i)
+                except self.GLib.GError as e:
+                    if "Did not receive a reply" not in e.message:
+                        raise
                 break
         wait_for(f"the window {name} to close", lambda: self.window(name) is None)
 
