@@ -10,7 +10,10 @@ through pyatspi. "Add a rule for glxgears" into the system's file: the preview (
 authorisation and shows the process's change; Apply, polkit refusing edit-system-profiles, shows the
 refusal in the preview and writes nothing; Apply again once polkit allows it writes the scratch
 etc/nvidia/nvidia-application-profiles-rc.d file, root's and 0644, with the rule; the daemon reloads and
-glxgears's row shows the new setting.
+glxgears's row shows the new setting. The toast's Undo, polkit allowing, removes the file again (RevertEdit,
+with what the app read through ReadSystemFile: the app's /etc is not the daemon's) and glxgears loses the
+setting. Written again into a file that exists, an Undo polkit refuses leaves the file as written and the
+app says so.
 
 Every process either side starts is killed (process groups, then whatever still runs as the created
 user), the scratch directory removed and the user deleted, whatever happened."""
@@ -216,6 +219,29 @@ class SystemRuleTest(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(self.w.home, ".nv", "nvidia-application-profiles-rc.d")),
                          "the user's own rc.d was written")
 
+        # 3. The toast's Undo, polkit allowing: the file the edit created is removed, and the daemon reloads
+        # (the user's side sees glxgears lose the setting).
+        talk.write("undo")
+        self.assertEqual(talk.read(), "undone")
+        self.assertFalse(os.path.exists(target), "Undo left the file the edit created")
+        self.assertEqual(os.listdir(os.path.dirname(target)), [])
+
+        # 4. Into a file that exists, written again; an Undo polkit refuses leaves it exactly as written.
+        kept = b"# kept as it is\n{ \"rules\": [] }\n"
+        with open(target, "wb") as f:
+            f.write(kept)
+        talk.write("again")
+        self.assertEqual(talk.read(), "shown")
+        with open(target, "rb") as f:
+            written = f.read()
+        self.assertTrue(written.startswith(b"# kept as it is\n"), written)
+        self.assertIn(b'"matches": "glxgears"', written)
+        self.polkit_allow(ACTION_RELOAD)
+        talk.write("undo")
+        self.assertEqual(talk.read(), "not undone")
+        with open(target, "rb") as f:
+            self.assertEqual(f.read(), written, "a refused Undo changed the file")
+
         talk.write("quit")
         self.assertEqual(child.wait(timeout=WAIT), 0)
         # A sanitizer build's daemon reports what it found when it exits.
@@ -286,6 +312,31 @@ def hear():
     return sys.stdin.readline().strip()
 
 
+def preview_rule(t, main):
+    """The Add a Rule dialog for glxgears, GLFSAAMode 5 into the system's file, and its preview (AddRule's dry
+    run: no authorisation asked) with the process's change; returns the preview and its Apply, offered."""
+    t.click(t.button(main, "Add a rule for glxgears (4100)"))
+    dialog = wait_for("the Add a Rule dialog", lambda: t.window("Add a Rule"))
+    t.a11y.pick(dialog, "Value", "5: 4x (4xMS)")
+    t.a11y.pick(dialog, "Write into", SYSTEM_FILE)
+    t.click(t.button(dialog, "Preview…"))
+    preview = wait_for("the preview", lambda: (t.a11y.windows("Preview: Add a rule for ") or [None])[0])
+    wait_for("the preview's changes", lambda: any("4100 glxgears: GLFSAAMode = 5 (new)" in s for s in t.texts(preview)))
+    apply_button = t.button(preview, "Apply")
+    wait_for("Apply offered", lambda: apply_button.getState().contains(t.pyatspi.STATE_SENSITIVE))
+    return preview, apply_button
+
+
+def has_setting(t, main):
+    return bool([s for s in t.cells(main, "glxgears (4100)") or [] if "GLFSAAMode = 5" in s])
+
+
+def undo_button(t, main):
+    """The Undo button of the toast of the last change written."""
+    return t.pyatspi.findDescendant(main, lambda a: a is not None and a.getRoleName() == "push button"
+                                    and "Undo" in [(a.name or "").replace("_", ""), *t.texts(a)])
+
+
 def drive(t, w):
     t.w = w
     w.start_x_and_session()
@@ -298,16 +349,7 @@ def drive(t, w):
     wait_for("glxgears's profile", lambda: [
         s for s in t.cells(main, "glxgears (4100)") or [] if "GLThreadedOptimizations = true" in s])
 
-    t.click(t.button(main, "Add a rule for glxgears (4100)"))
-    dialog = wait_for("the Add a Rule dialog", lambda: t.window("Add a Rule"))
-    t.a11y.pick(dialog, "Value", "5: 4x (4xMS)")
-    t.a11y.pick(dialog, "Write into", SYSTEM_FILE)
-    # The preview is AddRule's dry run: no authorisation asked.
-    t.click(t.button(dialog, "Preview…"))
-    preview = wait_for("the preview", lambda: (t.a11y.windows("Preview: Add a rule for ") or [None])[0])
-    wait_for("the preview's changes", lambda: any("4100 glxgears: GLFSAAMode = 5 (new)" in s for s in t.texts(preview)))
-    apply_button = t.button(preview, "Apply")
-    wait_for("Apply offered", lambda: apply_button.getState().contains(t.pyatspi.STATE_SENSITIVE))
+    preview, apply_button = preview_rule(t, main)
     diff = t.find(preview, "text", name="Difference of the file")
     t.assertIn('"GLFSAAMode"', t.text_of(diff))
     w.screenshot("system-rule-preview")
@@ -328,10 +370,31 @@ def drive(t, w):
     wait_for("Apply held again", lambda: not apply_button.getState().contains(t.pyatspi.STATE_SENSITIVE))
     tell("changed")
     wait_for("the dialogs to close", lambda: t.window("Add a Rule") is None and not t.a11y.windows("Preview: "))
-    wait_for("the new setting in glxgears's row", lambda: [
-        s for s in t.cells(main, "glxgears (4100)") or [] if "GLFSAAMode = 5" in s])
+    wait_for("the new setting in glxgears's row", lambda: has_setting(t, main))
     w.screenshot("system-rule-applied")
     tell("shown")
+
+    # Undo: the toast's button; the daemon reverts and reloads, glxgears loses the setting.
+    t.assertEqual(hear(), "undo")
+    t.click(wait_for("the toast's Undo", lambda: undo_button(t, main)))
+    wait_for("the Undo said", lambda: [s for s in t.texts(main) if s.startswith("Undone: Add a rule for ")])
+    wait_for("the setting gone from glxgears's row", lambda: not has_setting(t, main))
+    w.screenshot("system-rule-undone")
+    tell("undone")
+
+    # Written again (polkit allows at once); its Undo refused: the app says so.
+    t.assertEqual(hear(), "again")
+    preview, apply_button = preview_rule(t, main)
+    t.click(apply_button)
+    wait_for("the dialogs to close", lambda: t.window("Add a Rule") is None and not t.a11y.windows("Preview: "))
+    wait_for("the new setting in glxgears's row", lambda: has_setting(t, main))
+    tell("shown")
+    t.assertEqual(hear(), "undo")
+    t.click(wait_for("the toast's Undo", lambda: undo_button(t, main)))
+    wait_for("the refused Undo said", lambda: [s for s in t.texts(main) if "was not undone: " in s])
+    t.assertTrue(has_setting(t, main), "glxgears lost the setting though the Undo was refused")
+    w.screenshot("system-rule-undo-refused")
+    tell("not undone")
 
     t.assertEqual(hear(), "quit")
     w.app_action("quit")
