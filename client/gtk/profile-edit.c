@@ -9,6 +9,7 @@
 #include "rc-edit-transaction.h"
 #include "rc-rule-id.h"
 #include "rc-searchpath.h"
+#include "system-text.h"
 
 #define EDIT_FLAG_DRY_RUN G_GUINT64_CONSTANT(1)
 #define UNDO_TOAST_SECONDS 20u
@@ -87,19 +88,6 @@ static void undo_record_free(UndoRecord *u)
         }
         g_free(u->what);
         g_free(u);
-}
-
-/* A system file as the daemon reads it for the caller (ReadSystemFile): under the daemon's root, which
- * need not be this machine's /. text NULL: the file does not exist. */
-typedef struct SystemText {
-        char *text;
-        size_t size;
-} SystemText;
-
-static void system_text_done(SystemText *t)
-{
-        g_clear_pointer(&t->text, g_free);
-        t->size = 0;
 }
 
 typedef struct ProfileEdit {
@@ -347,55 +335,26 @@ static const char *system_method(ProfileEdit *p, guint64 flags, GVariant **ret_a
         g_assert_not_reached();
 }
 
-/* Reads the system files path and (if set) second_path as the daemon sees them, into *out and
- * *second_out, one ReadSystemFile call after the other, then calls done (error: why a read failed). The
- * window is held meanwhile. */
+/* Reads the system files path and (if set) second_path as the daemon sees them, into *out and *second_out,
+ * then calls done (error: why a read failed), the window held meanwhile. */
 typedef void (*SystemReadDone)(ProfileEdit *p, const GError *error);
 
 typedef struct SystemRead {
         ProfileEdit *p;
+        SystemReadDone done;
         const char *paths[2];
         SystemText *out[2];
-        size_t n, next;
-        SystemReadDone done;
 } SystemRead;
 
-static void read_next_system_file(SystemRead *r);
-
-static void on_read_system_file(GObject *source, GAsyncResult *result, gpointer data)
+static void on_system_texts_read(const GError *error, gpointer userdata)
 {
-        SystemRead *r = data;
+        SystemRead *r = userdata;
         ProfileEdit *p = r->p;
-        g_autoptr(GError) error = NULL;
-        g_autofree char *text = NULL;
-        gboolean exists = FALSE;
-        SystemText *out = r->out[r->next];
 
-        if (!nvp_profiles_call_read_system_file_finish(NVP_PROFILES(source), &exists, &text, result, &error)) {
-                if (!app_error_is_cancelled(error))
-                        r->done(p, error);
-                g_object_unref(p->window);
-                g_free(r);
-                return;
-        }
-        system_text_done(out);
-        if (exists) {
-                out->size = strlen(text);
-                out->text = g_steal_pointer(&text);
-        }
-        if (++r->next < r->n) {
-                read_next_system_file(r);
-                return;
-        }
-        r->done(p, NULL);
+        if (!error || !app_error_is_cancelled(error))
+                r->done(p, error);
         g_object_unref(p->window);
         g_free(r);
-}
-
-static void read_next_system_file(SystemRead *r)
-{
-        nvp_profiles_call_read_system_file(r->p->app->profiles, r->paths[r->next], G_DBUS_CALL_FLAGS_NONE, -1,
-                        r->p->app->cancellable, on_read_system_file, r);
 }
 
 static void read_system_files(ProfileEdit *p, const char *path, SystemText *out, const char *second_path,
@@ -403,13 +362,9 @@ static void read_system_files(ProfileEdit *p, const char *path, SystemText *out,
 {
         SystemRead *r = g_new0(SystemRead, 1);
 
-        *r = (SystemRead){ .p = p,
-                .paths = { path, second_path },
-                .out = { out, second_out },
-                .n = second_path ? 2 : 1,
-                .done = done };
+        *r = (SystemRead){ .p = p, .done = done, .paths = { path, second_path }, .out = { out, second_out } };
         g_object_ref(p->window);
-        read_next_system_file(r);
+        system_texts_read(p->app, r->paths, r->out, second_path ? 2 : 1, on_system_texts_read, r);
 }
 
 /* After a write: Undo needs what was written, the files as the daemon reads them now, and is offered only
