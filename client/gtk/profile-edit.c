@@ -106,7 +106,7 @@ typedef struct ProfileEdit {
         bool previewed, busy, writing;
 
         RcEditTransaction *transaction; /* a user's file */
-        char *rule_address; /* a system file's rule, as the daemon names it */
+        char *rule_address; /* a system file's rule, as the daemon names it: its id */
         SystemText previous, now; /* a system file before the write and as written, for Undo */
         char *written_diff; /* the daemon's diff of the write */
 
@@ -445,14 +445,11 @@ static void system_call(ProfileEdit *p, guint64 flags, GDBusCallFlags call_flags
                         on_system_reply, p);
 }
 
-int profile_edit_read_file(const char *path, RcFile **ret)
+int profile_edit_parse(const char *path, const char *text, size_t size, RcFile **ret)
 {
         _cleanup_(rc_file_unrefp) RcFile *f = NULL;
-        g_autofree char *text = NULL;
-        size_t size = 0;
         int r;
 
-        text = file_read_or_null(path, &size);
         if (!text)
                 return -ENOENT;
         r = rc_file_parse(path, text, size, NULL, &f);
@@ -464,6 +461,15 @@ int profile_edit_read_file(const char *path, RcFile **ret)
         return 0;
 }
 
+int profile_edit_read_file(const char *path, RcFile **ret)
+{
+        g_autofree char *text = NULL;
+        size_t size = 0;
+
+        text = file_read_or_null(path, &size);
+        return profile_edit_parse(path, text, size, ret);
+}
+
 void profile_edit_close_when_written(bool written, gpointer window)
 {
         if (written)
@@ -471,27 +477,24 @@ void profile_edit_close_when_written(bool written, gpointer window)
         g_object_unref(window);
 }
 
-/* The daemon names a system rule by FILE:ID; the id is computed from the file as the daemon reads it
- * (p->previous, its ReadSystemFile), not from the path here: the daemon may run under another root. */
+/* The daemon names a system rule by its id ("FILE:LINE" or an id; an id names its file too), computed from
+ * the file as the daemon reads it (p->previous, its ReadSystemFile), not from the path here: the daemon may
+ * run under another root. */
 static int system_rule_address(ProfileEdit *p)
 {
         _cleanup_(rc_file_unrefp) RcFile *f = NULL;
         g_autofree char(*ids)[RC_RULE_ID_LENGTH + 1] = NULL;
         int r;
 
-        if (!p->previous.text)
-                return -ENOENT;
-        r = rc_file_parse(p->file, p->previous.text, p->previous.size, NULL, &f);
+        r = profile_edit_parse(p->file, p->previous.text, p->previous.size, &f);
         if (r < 0)
                 return r;
-        if (f->state != RC_FILE_LOADED)
-                return -EBADMSG;
         if (p->edit.edit.index >= f->n_rules)
                 return -ENOENT;
         r = rc_file_rule_ids(f, &ids);
         if (r < 0)
                 return r;
-        p->rule_address = g_strdup_printf("%s:%s", p->file, ids[p->edit.edit.index]);
+        p->rule_address = g_strdup(ids[p->edit.edit.index]);
         return 0;
 }
 

@@ -13,11 +13,14 @@ etc/nvidia/nvidia-application-profiles-rc.d file, root's and 0644, with the rule
 glxgears's row shows the new setting. The toast's Undo, polkit allowing, removes the file again (RevertEdit,
 with what the app read through ReadSystemFile: the app's /etc is not the daemon's) and glxgears loses the
 setting. Written again into a file that exists, an Undo polkit refuses leaves the file as written and the
-app says so.
+app says so. That rule edited in the Edit Rule dialog (the rule read, and named by its id, in the file as
+the daemon reads it: the app's /etc has no such file), then the edit undone: the file's previous bytes
+exactly, and glxgears's setting as it was. The file's profile opens in the Edit Profile dialog, read so too.
 
 Every process either side starts is killed (process groups, then whatever still runs as the created
 user), the scratch directory removed and the user deleted, whatever happened."""
 
+import json
 import os
 import pwd
 import select
@@ -31,7 +34,7 @@ import xml.etree.ElementTree as ElementTree
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from appworld import APP, DAEMON, FIXTURE_TOOL, POLICY, SHOTS, TOOLS, WAIT, AppWorld, wait_for  # noqa: E402
+from appworld import APP, CTL, DAEMON, FIXTURE_TOOL, POLICY, SHOTS, TOOLS, WAIT, AppWorld, wait_for  # noqa: E402
 
 USER = "nvptest-gtkpk"
 ACTION_EDIT = "io.github.nvprofiled.NvProfiled1.edit-system-profiles"
@@ -39,6 +42,7 @@ ACTION_RELOAD = "io.github.nvprofiled.NvProfiled1.reload"
 POLKIT_ACTIONS = os.environ.get("NVPROFILED_POLKIT_POLICY", "")
 RCD = os.path.join("etc", "nvidia", "nvidia-application-profiles-rc.d")
 TARGET = os.path.join(RCD, "50-nvprofilectl")  # the app's default file name (RC_EDIT_DEFAULT_FILE_NAME)
+SYSTEM_TARGET = "/" + TARGET  # as the daemon (and so the app) names it
 SYSTEM_FILE = "The system's file (/etc/nvidia; an administrator's authorisation)"
 REFUSAL = "You are not allowed to write the system's file: Access denied by polkit. Nothing was written."
 # Root stands in for polkit on the private bus, and the daemon (root) asks it.
@@ -91,6 +95,7 @@ class SystemRuleTest(unittest.TestCase):
             self.skipTest("needs root: creates a user and runs the daemon as root")
         missing = [n for n, v in (("NVPROFILED_BIN", DAEMON), ("NVPROFILED_GTK_BIN", APP),
                                   ("NVPROFILED_USAGE_FIXTURE", FIXTURE_TOOL), ("NVPROFILED_DBUS_POLICY", POLICY),
+                                  ("NVPROFILECTL_BIN", CTL),
                                   ("NVPROFILED_POLKIT_POLICY", POLKIT_ACTIONS))
                    if not v or not os.path.exists(v)]
         if missing:
@@ -227,7 +232,8 @@ class SystemRuleTest(unittest.TestCase):
         self.assertEqual(os.listdir(os.path.dirname(target)), [])
 
         # 4. Into a file that exists, written again; an Undo polkit refuses leaves it exactly as written.
-        kept = b"# kept as it is\n{ \"rules\": [] }\n"
+        kept = (b'# kept as it is\n{ "rules": [], "profiles": [ { "name": "Kept", "settings": [ '
+                b'{ "key": "GLSyncToVblank", "value": false } ] } ] }\n')
         with open(target, "wb") as f:
             f.write(kept)
         talk.write("again")
@@ -241,6 +247,23 @@ class SystemRuleTest(unittest.TestCase):
         self.assertEqual(talk.read(), "not undone")
         with open(target, "rb") as f:
             self.assertEqual(f.read(), written, "a refused Undo changed the file")
+
+        # 5. The rule edited in the Edit Rule dialog (the app's action, with the rule's id as the daemon lists
+        # it), then undone, polkit allowing: the file's previous bytes exactly.
+        rules = json.loads(subprocess.run([CTL, f"--bus={self.w.address}", "--json=short", "rules"],
+                                          capture_output=True, text=True, check=True).stdout)["rules"]
+        ids = [r["id"] for r in rules if r["file"] == SYSTEM_TARGET]
+        self.assertEqual(len(ids), 1, rules)
+        self.polkit_allow(ACTION_RELOAD, ACTION_EDIT)
+        talk.write("edit " + ids[0])
+        self.assertEqual(talk.read(), "edited")
+        with open(target, "rb") as f:
+            edited = f.read()
+        self.assertIn(b'{ "key": "GLFSAAMode", "value": 0 }', edited)
+        talk.write("undo")
+        self.assertEqual(talk.read(), "undone")
+        with open(target, "rb") as f:
+            self.assertEqual(f.read(), written, "the edit's Undo did not put the file back byte for byte")
 
         talk.write("quit")
         self.assertEqual(child.wait(timeout=WAIT), 0)
@@ -327,8 +350,8 @@ def preview_rule(t, main):
     return preview, apply_button
 
 
-def has_setting(t, main):
-    return bool([s for s in t.cells(main, "glxgears (4100)") or [] if "GLFSAAMode = 5" in s])
+def has_setting(t, main, setting="GLFSAAMode = 5"):
+    return bool([s for s in t.cells(main, "glxgears (4100)") or [] if setting in s])
 
 
 def undo_button(t, main):
@@ -395,6 +418,41 @@ def drive(t, w):
     t.assertTrue(has_setting(t, main), "glxgears lost the setting though the Undo was refused")
     w.screenshot("system-rule-undo-refused")
     tell("not undone")
+
+    # The rule edited in place, through the dialog the app's edit-rule action opens; then undone. First the
+    # file's profile, in the dialog the edit-profile action opens: read through the daemon too.
+    word, _, rule_id = hear().partition(" ")
+    t.assertEqual(word, "edit")
+    w.app_action_with("edit-profile", f"('{SYSTEM_TARGET}', 'Kept')")
+    dialog = wait_for("the Edit Profile dialog", lambda: t.window("Edit Profile Kept"))
+    preview_button = t.button(dialog, "Preview…")
+    wait_for("the profile read", lambda: preview_button.getState().contains(t.pyatspi.STATE_SENSITIVE))
+    t.assertIn("GLSyncToVblank", t.texts(dialog))
+    t.click(t.button(dialog, "Close"))
+    wait_for("the Edit Profile dialog to close", lambda: t.window("Edit Profile Kept") is None)
+    w.app_action_with("edit-rule", f"('{SYSTEM_TARGET}', '{rule_id}')")
+    dialog = wait_for("the Edit Rule dialog", lambda: t.window("Edit Rule"))
+    preview_button = t.button(dialog, "Preview…")
+    wait_for("the rule read", lambda: preview_button.getState().contains(t.pyatspi.STATE_SENSITIVE))
+    # Off, the first item: reached whether the popover's list starts at the current item or at the top.
+    t.a11y.pick(dialog, "Value", "0: Off")
+    t.click(preview_button)
+    preview = wait_for("the edit's preview", lambda: (t.a11y.windows("Preview: ") or [None])[0])
+    try:
+        wait_for("the edit's change", lambda: any("4100 glxgears: GLFSAAMode = 0 (5)" in s for s in t.texts(preview)))
+    except AssertionError:
+        raise AssertionError(f"the preview says {t.texts(preview)}")
+    apply_button = t.button(preview, "Apply")
+    wait_for("Apply offered", lambda: apply_button.getState().contains(t.pyatspi.STATE_SENSITIVE))
+    t.click(apply_button)
+    wait_for("the dialogs to close", lambda: t.window("Edit Rule") is None and not t.a11y.windows("Preview: "))
+    wait_for("the edited setting in glxgears's row", lambda: has_setting(t, main, "GLFSAAMode = 0"))
+    tell("edited")
+    t.assertEqual(hear(), "undo")
+    t.click(wait_for("the toast's Undo", lambda: undo_button(t, main)))
+    wait_for("the setting back in glxgears's row", lambda: has_setting(t, main))
+    w.screenshot("system-rule-edit-undone")
+    tell("undone")
 
     t.assertEqual(hear(), "quit")
     w.app_action("quit")
