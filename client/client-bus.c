@@ -118,6 +118,7 @@ static const struct {
         { "LoadReport", "open the report" },
         { "MoveRule", "move the rule" },
         { "PreviewEdit", "preview the edit" },
+        { "ReadSystemFile", "read the system's rc file" },
         { "Reload", "reload the configuration" },
         { "RemoveProfile", "remove the profile" },
         { "RemoveRule", "remove the rule" },

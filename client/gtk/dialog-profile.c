@@ -9,6 +9,7 @@
 #include "rc-edit-transaction.h"
 #include "rc-searchpath.h"
 #include "setting-row.h"
+#include "system-text.h"
 
 typedef struct ProfileDialog {
         App *app;
@@ -18,6 +19,8 @@ typedef struct ProfileDialog {
         GtkEditable *name_entry;
         GtkWidget *settings; /* setting_list_new() */
         GtkLabel *message;
+        GtkWidget *preview_button;
+        SystemText text; /* a system file, as the daemon reads it */
 } ProfileDialog;
 
 static void profile_dialog_free(gpointer data)
@@ -26,6 +29,7 @@ static void profile_dialog_free(gpointer data)
 
         g_free(d->file);
         g_free(d->name);
+        system_text_done(&d->text);
         g_free(d);
 }
 
@@ -39,14 +43,9 @@ static void on_changed(gpointer data)
         say(data, "");
 }
 
-static int load_profile(ProfileDialog *d)
+/* The profile of f, the file as it holds it now, into the dialog. */
+static int fill_profile(ProfileDialog *d, const RcFile *f)
 {
-        _cleanup_(rc_file_unrefp) RcFile *f = NULL;
-        int r;
-
-        r = profile_edit_read_file(d->file, &f);
-        if (r < 0)
-                return r;
         for (size_t i = 0; i < f->n_profiles; i++) {
                 const RcProfile *p = &f->profiles[i];
 
@@ -56,6 +55,58 @@ static int load_profile(ProfileDialog *d)
                 return 0;
         }
         return -ENOENT;
+}
+
+static void say_profile_not_loaded(ProfileDialog *d, const char *why)
+{
+        g_autofree char *text = g_strdup_printf(_("The profile %s is not in %s any more: %s"), d->name, d->file, why);
+
+        say(d, text);
+        gtk_widget_set_sensitive(d->preview_button, FALSE);
+}
+
+static void on_system_profile_read(const GError *error, gpointer userdata)
+{
+        ProfileDialog *d = userdata;
+        _cleanup_(rc_file_unrefp) RcFile *f = NULL;
+        int r;
+
+        if (error && !app_error_is_cancelled(error)) {
+                g_autofree char *message = app_error_message(error);
+
+                say_profile_not_loaded(d, message);
+        } else if (!error) {
+                r = profile_edit_parse(d->file, d->text.text, d->text.size, &f);
+                if (r >= 0)
+                        r = fill_profile(d, f);
+                if (r < 0)
+                        say_profile_not_loaded(d, g_strerror(-r));
+                else
+                        gtk_widget_set_sensitive(d->preview_button, TRUE);
+        }
+        g_object_unref(d->window);
+}
+
+/* The profile, as the file holds it now: the user's own file read here, a system file through the daemon
+ * (the preview waits for it). */
+static void load_profile(ProfileDialog *d)
+{
+        _cleanup_(rc_file_unrefp) RcFile *f = NULL;
+        int r;
+
+        if (profile_edit_file_is_system(d->file)) {
+                const char *path = d->file;
+
+                gtk_widget_set_sensitive(d->preview_button, FALSE);
+                g_object_ref(d->window);
+                system_texts_read(d->app, &path, (SystemText *const[]){ &d->text }, 1, on_system_profile_read, d);
+                return;
+        }
+        r = profile_edit_read_file(d->file, &f);
+        if (r >= 0)
+                r = fill_profile(d, f);
+        if (r < 0)
+                say_profile_not_loaded(d, g_strerror(-r));
 }
 
 static void on_preview(GtkButton *button, gpointer data)
@@ -140,17 +191,10 @@ void profile_dialog_show(App *app, const char *file, const char *name)
         gtk_box_append(GTK_BOX(outer), scroll);
         adw_window_set_content(ADW_WINDOW(window), outer);
 
-        if (name) {
-                int r = load_profile(d);
-
-                if (r < 0) {
-                        g_autofree char *text = g_strdup_printf(
-                                        _("The profile %s is not in %s any more: %s"), name, d->file, g_strerror(-r));
-
-                        say(d, text);
-                        gtk_widget_set_sensitive(preview, FALSE);
-                }
-        } else
+        d->preview_button = preview;
+        if (name)
+                load_profile(d);
+        else
                 setting_list_add(d->settings, NULL, NULL);
 
         g_signal_connect(preview, "clicked", G_CALLBACK(on_preview), d);

@@ -12,6 +12,7 @@
 #include "rc-rule-id.h"
 #include "rc-searchpath.h"
 #include "setting-row.h"
+#include "system-text.h"
 
 static const char *const features[] = { "procname", "commname", "cmdline", "dso", "findfile", "true", NULL };
 
@@ -373,17 +374,13 @@ static void on_profiles(GObject *source, GAsyncResult *result, gpointer data)
         g_object_unref(d->window);
 }
 
-/* The rule rule_id of the file, as the file holds it now. */
-static int load_rule(RuleDialog *d, const char *rule_id)
+/* The rule rule_id of f, the file as it holds it now, into the dialog. */
+static int fill_rule(RuleDialog *d, const RcFile *f, const char *rule_id)
 {
-        _cleanup_(rc_file_unrefp) RcFile *f = NULL;
         const RcRule *rule;
         size_t index;
         int r;
 
-        r = profile_edit_read_file(d->file, &f);
-        if (r < 0)
-                return r;
         r = rc_file_find_rule(f, rule_id, &index);
         if (r < 0)
                 return r;
@@ -391,12 +388,85 @@ static int load_rule(RuleDialog *d, const char *rule_id)
         d->index = index;
         fill_pattern(d, &rule->pattern);
         if (rule->profile_name) {
+                guint n = g_list_model_get_n_items(G_LIST_MODEL(d->profiles)), i = 0;
+
+                /* The profiles may be listed already (a system file is read through the daemon). */
                 d->original_profile = g_strdup(rule->profile_name);
-                gtk_string_list_append(d->profiles, rule->profile_name);
+                while (i < n && !g_str_equal(gtk_string_list_get_string(d->profiles, i), rule->profile_name))
+                        i++;
+                if (i == n)
+                        gtk_string_list_append(d->profiles, rule->profile_name);
+                gtk_drop_down_set_selected(d->profile, i);
                 gtk_drop_down_set_selected(d->applies, 1);
         } else if (rule->inline_profile)
                 setting_list_fill(d->settings, rule->inline_profile);
         return 0;
+}
+
+static void say_rule_not_loaded(RuleDialog *d, const char *rule_id, const char *why)
+{
+        g_autofree char *text = g_strdup_printf(_("The rule %s is not in %s any more: %s"), rule_id, d->file, why);
+
+        add_condition(d, "procname", "", false);
+        say(d, text);
+        gtk_widget_set_sensitive(d->preview_button, FALSE);
+}
+
+/* A rule of a system file: the file as the daemon reads it (the daemon's root need not be this /). */
+typedef struct RuleLoad {
+        RuleDialog *d;
+        char *rule_id;
+        const char *path;
+        SystemText text;
+} RuleLoad;
+
+static void on_system_rule_read(const GError *error, gpointer userdata)
+{
+        RuleLoad *l = userdata;
+        RuleDialog *d = l->d;
+        _cleanup_(rc_file_unrefp) RcFile *f = NULL;
+        int r;
+
+        if (error && !app_error_is_cancelled(error)) {
+                g_autofree char *message = app_error_message(error);
+
+                say_rule_not_loaded(d, l->rule_id, message);
+        } else if (!error) {
+                r = profile_edit_parse(d->file, l->text.text, l->text.size, &f);
+                if (r >= 0)
+                        r = fill_rule(d, f, l->rule_id);
+                if (r < 0)
+                        say_rule_not_loaded(d, l->rule_id, g_strerror(-r));
+                else
+                        gtk_widget_set_sensitive(d->preview_button, TRUE);
+        }
+        g_object_unref(d->window);
+        system_text_done(&l->text);
+        g_free(l->rule_id);
+        g_free(l);
+}
+
+/* The rule rule_id of the file, as the file holds it now: the user's own read here, a system file's
+ * through the daemon (the preview waits for it). */
+static void load_rule(RuleDialog *d, const char *rule_id)
+{
+        _cleanup_(rc_file_unrefp) RcFile *f = NULL;
+        RuleLoad *l;
+        int r;
+
+        if (!profile_edit_file_is_system(d->file)) {
+                r = profile_edit_read_file(d->file, &f);
+                if (r >= 0)
+                        r = fill_rule(d, f, rule_id);
+                if (r < 0)
+                        say_rule_not_loaded(d, rule_id, g_strerror(-r));
+                return;
+        }
+        l = g_new0(RuleLoad, 1);
+        *l = (RuleLoad){ .d = d, .rule_id = g_strdup(rule_id), .path = d->file };
+        gtk_widget_set_sensitive(d->preview_button, FALSE);
+        g_object_ref(d->window);
+        system_texts_read(d->app, &l->path, (SystemText *const[]){ &l->text }, 1, on_system_rule_read, l);
 }
 
 static GtkWidget *titled(const char *title, GtkWidget *child)
@@ -537,18 +607,9 @@ void rule_dialog_show(App *app, const char *file, const char *rule_id, const cha
         gtk_box_append(GTK_BOX(outer), scroll);
         adw_window_set_content(ADW_WINDOW(window), outer);
 
-        if (rule_id) {
-                int r = load_rule(d, rule_id);
-
-                if (r < 0) {
-                        g_autofree char *text = g_strdup_printf(
-                                        _("The rule %s is not in %s any more: %s"), rule_id, d->file, g_strerror(-r));
-
-                        add_condition(d, "procname", "", false);
-                        say(d, text);
-                        gtk_widget_set_sensitive(d->preview_button, FALSE);
-                }
-        } else {
+        if (rule_id)
+                load_rule(d, rule_id);
+        else {
                 /* Prefilled from a process: its procname, else its commname. */
                 if (procname && *procname)
                         add_condition(d, "procname", procname, false);

@@ -9,6 +9,7 @@
 #include "rc-edit-transaction.h"
 #include "rc-rule-id.h"
 #include "rc-searchpath.h"
+#include "system-text.h"
 
 #define EDIT_FLAG_DRY_RUN G_GUINT64_CONSTANT(1)
 #define UNDO_TOAST_SECONDS 20u
@@ -105,17 +106,15 @@ typedef struct ProfileEdit {
         bool previewed, busy, writing;
 
         RcEditTransaction *transaction; /* a user's file */
-        char *rule_address; /* a system file's rule, as the daemon names it */
-        char *previous; /* a system file as read before the write (NULL: absent) */
-        size_t previous_size;
-        char *daemon_diff;
+        char *rule_address; /* a system file's rule, as the daemon names it: its id */
+        SystemText previous, now; /* a system file before the write and as written, for Undo */
+        char *written_diff; /* the daemon's diff of the write */
 
         /* A move of rule edit.index to position of destination (NULL: within file). */
         bool move;
         char *destination;
         size_t position;
-        char *destination_previous; /* a system destination as read before the write */
-        size_t destination_previous_size;
+        SystemText destination_previous, destination_now; /* a system destination, likewise */
 } ProfileEdit;
 
 static void profile_edit_free(gpointer data)
@@ -132,10 +131,12 @@ static void profile_edit_free(gpointer data)
                 g_free(p->transaction);
         }
         g_free(p->rule_address);
-        g_free(p->previous);
-        g_free(p->daemon_diff);
+        system_text_done(&p->previous);
+        system_text_done(&p->now);
+        g_free(p->written_diff);
         g_free(p->destination);
-        g_free(p->destination_previous);
+        system_text_done(&p->destination_previous);
+        system_text_done(&p->destination_now);
         g_free(p);
 }
 
@@ -334,6 +335,68 @@ static const char *system_method(ProfileEdit *p, guint64 flags, GVariant **ret_a
         g_assert_not_reached();
 }
 
+/* Reads the system files path and (if set) second_path as the daemon sees them, into *out and *second_out,
+ * then calls done (error: why a read failed), the window held meanwhile. */
+typedef void (*SystemReadDone)(ProfileEdit *p, const GError *error);
+
+typedef struct SystemRead {
+        ProfileEdit *p;
+        SystemReadDone done;
+        const char *paths[2];
+        SystemText *out[2];
+} SystemRead;
+
+static void on_system_texts_read(const GError *error, gpointer userdata)
+{
+        SystemRead *r = userdata;
+        ProfileEdit *p = r->p;
+
+        if (!error || !app_error_is_cancelled(error))
+                r->done(p, error);
+        g_object_unref(p->window);
+        g_free(r);
+}
+
+static void read_system_files(ProfileEdit *p, const char *path, SystemText *out, const char *second_path,
+                SystemText *second_out, SystemReadDone done)
+{
+        SystemRead *r = g_new0(SystemRead, 1);
+
+        *r = (SystemRead){ .p = p, .done = done, .paths = { path, second_path }, .out = { out, second_out } };
+        g_object_ref(p->window);
+        system_texts_read(p->app, r->paths, r->out, second_path ? 2 : 1, on_system_texts_read, r);
+}
+
+/* After a write: Undo needs what was written, the files as the daemon reads them now, and is offered only
+ * if the daemon's diff of the write says they are this edit's result (else someone wrote in between, and
+ * Undo would take back theirs). */
+static void on_written_read(ProfileEdit *p, const GError *error)
+{
+        g_autofree char *check = NULL, *destination_check = NULL, *joined = NULL;
+        bool undoable = !error && p->now.text &&
+                        rc_edit_diff(p->file, p->previous.text, p->previous.size, p->now.text, p->now.size, &check) >=
+                                        0;
+
+        /* A move into another file: the daemon's diff is the source's, then the destination's. */
+        if (undoable && p->destination)
+                undoable = p->destination_now.text &&
+                                rc_edit_diff(p->destination, p->destination_previous.text, p->destination_previous.size,
+                                                p->destination_now.text, p->destination_now.size,
+                                                &destination_check) >= 0;
+        joined = g_strconcat(check ? check : "", destination_check ? destination_check : "", NULL);
+        undoable = undoable && g_strcmp0(joined, p->written_diff) == 0;
+        if (undoable) {
+                UndoRecord *u = undo_record_new(p);
+
+                undo_record_add(u, p->file, p->now.text, p->now.size, p->previous.text, p->previous.size);
+                if (p->destination)
+                        undo_record_add(u, p->destination, p->destination_now.text, p->destination_now.size,
+                                        p->destination_previous.text, p->destination_previous.size);
+                remember_change(u);
+        }
+        written(p, undoable);
+}
+
 static void on_system_reply(GObject *source, GAsyncResult *result, gpointer data)
 {
         ProfileEdit *p = data;
@@ -357,38 +420,15 @@ static void on_system_reply(GObject *source, GAsyncResult *result, gpointer data
                 return;
         }
         g_variant_get(reply, "(&s&s@a(uussss))", NULL, &diff, &changes);
-        if (!p->previewed) {
-                g_free(p->daemon_diff);
-                p->daemon_diff = g_strdup(diff);
+        if (!p->previewed)
                 preview_ready(p, diff, changes);
-        } else {
-                /* Undo needs what was written: the file read again, offered only if the daemon's diff says it
-                 * is this edit's result (else someone wrote in between, and Undo would take back theirs). */
-                size_t size = 0, destination_size = 0;
-                g_autofree char *now = file_read_or_null(p->file, &size);
-                g_autofree char *destination_now =
-                                p->destination ? file_read_or_null(p->destination, &destination_size) : NULL;
-                g_autofree char *check = NULL, *destination_check = NULL, *joined = NULL;
-                bool undoable = now && rc_edit_diff(p->file, p->previous, p->previous_size, now, size, &check) >= 0;
-
-                /* A move into another file: the daemon's diff is the source's, then the destination's. */
-                if (undoable && p->destination)
-                        undoable = destination_now &&
-                                        rc_edit_diff(p->destination, p->destination_previous,
-                                                        p->destination_previous_size, destination_now, destination_size,
-                                                        &destination_check) >= 0;
-                joined = g_strconcat(check ? check : "", destination_check ? destination_check : "", NULL);
-                undoable = undoable && g_strcmp0(joined, diff) == 0;
-                if (undoable) {
-                        UndoRecord *u = undo_record_new(p);
-
-                        undo_record_add(u, p->file, now, size, p->previous, p->previous_size);
-                        if (p->destination)
-                                undo_record_add(u, p->destination, destination_now, destination_size,
-                                                p->destination_previous, p->destination_previous_size);
-                        remember_change(u);
-                }
-                written(p, undoable);
+        else {
+                /* Written: nothing more to apply while the files are read for Undo. */
+                p->busy = true;
+                update_buttons(p);
+                g_free(p->written_diff);
+                p->written_diff = g_strdup(diff);
+                read_system_files(p, p->file, &p->now, p->destination, &p->destination_now, on_written_read);
         }
         g_object_unref(p->window);
 }
@@ -405,14 +445,11 @@ static void system_call(ProfileEdit *p, guint64 flags, GDBusCallFlags call_flags
                         on_system_reply, p);
 }
 
-int profile_edit_read_file(const char *path, RcFile **ret)
+int profile_edit_parse(const char *path, const char *text, size_t size, RcFile **ret)
 {
         _cleanup_(rc_file_unrefp) RcFile *f = NULL;
-        g_autofree char *text = NULL;
-        size_t size = 0;
         int r;
 
-        text = file_read_or_null(path, &size);
         if (!text)
                 return -ENOENT;
         r = rc_file_parse(path, text, size, NULL, &f);
@@ -424,6 +461,15 @@ int profile_edit_read_file(const char *path, RcFile **ret)
         return 0;
 }
 
+int profile_edit_read_file(const char *path, RcFile **ret)
+{
+        g_autofree char *text = NULL;
+        size_t size = 0;
+
+        text = file_read_or_null(path, &size);
+        return profile_edit_parse(path, text, size, ret);
+}
+
 void profile_edit_close_when_written(bool written, gpointer window)
 {
         if (written)
@@ -431,14 +477,16 @@ void profile_edit_close_when_written(bool written, gpointer window)
         g_object_unref(window);
 }
 
-/* The daemon names a system rule by FILE:ID; the id is computed from the file as read here. */
+/* The daemon names a system rule by its id ("FILE:LINE" or an id; an id names its file too), computed from
+ * the file as the daemon reads it (p->previous, its ReadSystemFile), not from the path here: the daemon may
+ * run under another root. */
 static int system_rule_address(ProfileEdit *p)
 {
         _cleanup_(rc_file_unrefp) RcFile *f = NULL;
         g_autofree char(*ids)[RC_RULE_ID_LENGTH + 1] = NULL;
         int r;
 
-        r = profile_edit_read_file(p->file, &f);
+        r = profile_edit_parse(p->file, p->previous.text, p->previous.size, &f);
         if (r < 0)
                 return r;
         if (p->edit.edit.index >= f->n_rules)
@@ -446,7 +494,7 @@ static int system_rule_address(ProfileEdit *p)
         r = rc_file_rule_ids(f, &ids);
         if (r < 0)
                 return r;
-        p->rule_address = g_strdup_printf("%s:%s", p->file, ids[p->edit.edit.index]);
+        p->rule_address = g_strdup(ids[p->edit.edit.index]);
         return 0;
 }
 
@@ -589,6 +637,18 @@ static void on_user_written(GObject *source, GAsyncResult *result, gpointer data
         written(p, true);
 }
 
+static void on_previous_read(ProfileEdit *p, const GError *error)
+{
+        if (error) {
+                p->busy = false;
+                update_buttons(p);
+                say_error(p, error);
+                return;
+        }
+        say(p, _("Writing (an administrator's password may be asked)…"));
+        system_call(p, 0, G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION);
+}
+
 static void on_apply(GtkButton *button, gpointer data)
 {
         ProfileEdit *p = data;
@@ -597,14 +657,10 @@ static void on_apply(GtkButton *button, gpointer data)
         if (!p->previewed || p->busy || p->writing)
                 return;
         if (p->system) {
-                g_free(p->previous);
-                p->previous = file_read_or_null(p->file, &p->previous_size);
-                if (p->destination) {
-                        g_free(p->destination_previous);
-                        p->destination_previous = file_read_or_null(p->destination, &p->destination_previous_size);
-                }
-                say(p, _("Writing (an administrator's password may be asked)…"));
-                system_call(p, 0, G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION);
+                /* Undo needs the files as they were: read first, as the daemon reads them. */
+                p->busy = true;
+                update_buttons(p);
+                read_system_files(p, p->file, &p->previous, p->destination, &p->destination_previous, on_previous_read);
                 return;
         }
         task = g_task_new(p->window, p->app->cancellable, on_user_written, p);
@@ -718,6 +774,26 @@ static ProfileEdit *profile_edit_new(App *app, const char *file, bool system, co
         return p;
 }
 
+static void ask_system_preview(ProfileEdit *p)
+{
+        say(p, _("Asking nvprofiled for a preview…"));
+        system_call(p, EDIT_FLAG_DRY_RUN, G_DBUS_CALL_FLAGS_NONE);
+}
+
+/* A rule of a system file is named by its id in the file as the daemon reads it. */
+static void on_rule_file_read(ProfileEdit *p, const GError *error)
+{
+        if (error) {
+                say_error(p, error);
+                return;
+        }
+        if (system_rule_address(p) < 0) {
+                say(p, _("The rule is no longer in the file: reload the profiles and try again."));
+                return;
+        }
+        ask_system_preview(p);
+}
+
 static void profile_edit_start(ProfileEdit *p, GtkWindow *parent, ProfileEditDone done, gpointer userdata)
 {
         const RcEdit *edit = &p->edit.edit;
@@ -731,13 +807,11 @@ static void profile_edit_start(ProfileEdit *p, GtkWindow *parent, ProfileEditDon
                 preview_user(p);
                 return;
         }
-        if ((p->move || IN_SET(edit->operation, RC_EDIT_UPDATE_RULE, RC_EDIT_REMOVE_RULE)) &&
-                        system_rule_address(p) < 0) {
-                say(p, _("The rule is no longer in the file: reload the profiles and try again."));
+        if (p->move || IN_SET(edit->operation, RC_EDIT_UPDATE_RULE, RC_EDIT_REMOVE_RULE)) {
+                read_system_files(p, p->file, &p->previous, NULL, NULL, on_rule_file_read);
                 return;
         }
-        say(p, _("Asking nvprofiled for a preview…"));
-        system_call(p, EDIT_FLAG_DRY_RUN, G_DBUS_CALL_FLAGS_NONE);
+        ask_system_preview(p);
 }
 
 void profile_edit_run_full(App *app, GtkWindow *parent, const char *file, bool system, const RcEdit *edit,

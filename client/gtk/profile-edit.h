@@ -30,8 +30,12 @@ void profile_edit_run_full(App *app, GtkWindow *parent, const char *file, bool s
  * the edit is written, and drops the reference. */
 void profile_edit_close_when_written(bool written, gpointer window);
 
-/* Reads and parses path as the app reads the files it edits (the user's own access): -EBADMSG when it
- * does not load. */
+/* Parses text (NULL: the file does not exist, -ENOENT) of the rc file path as the app reads the files it
+ * edits: -EBADMSG when it does not load. */
+int profile_edit_parse(const char *path, const char *text, size_t size, RcFile **ret);
+
+/* Reads and parses path so, with the user's own access: the user's own files (a system file is read
+ * through the daemon, system-text.h). */
 int profile_edit_read_file(const char *path, RcFile **ret);
 
 /* Reverts the last change written, if the file still holds exactly what it wrote; else says so. */

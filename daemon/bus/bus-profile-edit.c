@@ -299,6 +299,36 @@ static int method_revert_edit(sd_bus_message *m, void *userdata, sd_bus_error *e
         return bus_authorize(userdata, m, POLKIT_ACTION_EDIT_SYSTEM_PROFILES, revert_run, error);
 }
 
+static int method_read_system_file(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        BusContext *c = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_free_ char *text = NULL, *message = NULL;
+        const char *file;
+        size_t size = 0;
+        UserCreds creds;
+        int r;
+
+        r = sd_bus_message_read(m, "s", &file);
+        if (r < 0)
+                return r;
+        r = bus_caller_creds(m, &creds);
+        if (r < 0)
+                return r;
+        /* Read with the caller's own access, as a dry run reads: no authorisation to ask. */
+        r = manager_edit_read_system_file(c->manager, &creds, file, &text, &size, &message);
+        if (r < 0)
+                return reply_edit_error(error, r, message);
+
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(reply, "bs", text != NULL, strempty(text));
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
 static int method_preview_edit(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
         BusContext *c = userdata;
@@ -331,7 +361,7 @@ static int method_preview_edit(sd_bus_message *m, void *userdata, sd_bus_error *
 #define EDIT_RESULT SD_BUS_RESULT("s", rule, "s", diff, "a" CHANGE_SIGNATURE, changes)
 
 /* Every edit is open at this level: a dry run needs nothing, a write is authorised by bus_authorize()
- * (root always, others through polkit's edit-system-profiles). */
+ * (root always, others through polkit's edit-system-profiles). ReadSystemFile reads as a dry run does. */
 const sd_bus_vtable bus_profiles_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_METHOD_WITH_ARGS("AddRule",
@@ -355,6 +385,8 @@ const sd_bus_vtable bus_profiles_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("RevertEdit",
                         SD_BUS_ARGS("s", file, "s", written, "b", previous_exists, "s", previous, "t", flags),
                         EDIT_RESULT, method_revert_edit, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("ReadSystemFile", SD_BUS_ARGS("s", file), SD_BUS_RESULT("b", exists, "s", text),
+                        method_read_system_file, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("PreviewEdit", SD_BUS_ARGS("s", home, "s", file, "s", text),
                         SD_BUS_RESULT("a" CHANGE_SIGNATURE, changes), method_preview_edit, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,

@@ -23,6 +23,8 @@
 #define TEST_USER "nvptest-edit"
 #define RCD "/etc/nvidia/nvidia-application-profiles-rc.d"
 #define TARGET RCD "/50-test"
+/* The most bytes an rc file may have (RC_FILE_SIZE_MAX of daemon/appprofile/rc-reader.h). */
+#define RC_FILE_SIZE_MAX (1024u * 1024u)
 #define NIRI_PATTERN "{\"feature\": \"procname\", \"matches\": \"niri\"}"
 
 static const char *const edit_allowed[] = { POLKIT_ACTION_EDIT_SYSTEM_PROFILES, NULL };
@@ -248,6 +250,15 @@ static void test_revert_edit(void)
         world_setup(&w);
         world_write(&w, RCD "/10-other", kept);
         world_start_daemon(&w, NULL, NULL);
+
+        /* No polkit on the bus: the user's write is refused, and the file is as it was. */
+        revert = (RevertCall){ .file = RCD "/10-other", .written = kept };
+        g_assert_cmpint(world_call_as(&w, uid, call_revert, &revert), ==, CALL_ACCESS_DENIED);
+        now = read_root_file(&w, RCD "/10-other");
+        g_assert_cmpstr(now, ==, kept);
+        g_clear_pointer(&now, g_free);
+        revert = (RevertCall){ .file = TARGET };
+
         world_start_polkit(&w);
         world_polkit_set_allowed(&w, edit_allowed);
 
@@ -301,6 +312,122 @@ static void test_revert_edit(void)
         g_assert_cmpstr(now, ==, kept);
         revert.file = "/usr/share/nvidia/nvidia-application-profiles-570.153.02-rc";
         g_assert_cmpint(world_call_as(&w, uid, call_revert, &revert), ==, CALL_ACCESS_DENIED);
+
+        world_teardown(&w);
+        world_remove_user(TEST_USER);
+}
+
+/* One ReadSystemFile call, made in a child as some user; the reply is checked there. */
+typedef struct ReadCall {
+        const char *file;
+        const char *text; /* the exact text expected; NULL: the file must not exist */
+        const char *error_has; /* an error's message must contain this, if set */
+} ReadCall;
+
+static int call_read(sd_bus *bus, void *userdata)
+{
+        const ReadCall *c = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        const char *text;
+        int exists, r;
+
+        r = sd_bus_call_method(bus, BUS_NAME, BUS_ROOT_PATH, BUS_PROFILES_INTERFACE, "ReadSystemFile", &e, &reply, "s",
+                        c->file);
+        if (r < 0) {
+                if (c->error_has && (!e.message || !strstr(e.message, c->error_has))) {
+                        fprintf(stderr, "error \"%s\" lacks \"%s\"\n", strna(e.message), c->error_has);
+                        return CALL_REPLY_MISMATCH;
+                }
+                if (sd_bus_error_has_name(&e, BUS_ERROR_EDIT_REFUSED))
+                        return CALL_EDIT_REFUSED;
+                return world_outcome(r, &e);
+        }
+        if (sd_bus_message_read(reply, "bs", &exists, &text) < 0)
+                return CALL_OTHER_ERROR;
+        if (!!exists != !!c->text || !streq(text, strempty(c->text))) {
+                fprintf(stderr, "exists %d, %zu bytes, expected %s\n", exists, strlen(text),
+                                c->text ? "the file's bytes" : "none");
+                return CALL_REPLY_MISMATCH;
+        }
+        return CALL_OK;
+}
+
+/* ReadSystemFile: a system file's exact bytes as the daemon sees them (below its --root), read with the
+ * caller's own access; nothing outside the files the edits write, nothing beyond an rc file's size, no
+ * link. */
+static void test_read_system_file(void)
+{
+        BusWorld w;
+        uid_t uid = world_test_user(TEST_USER);
+        const char *text = "# kept as it is, \xc3\xa4\n{ \"rules\": [] }\n";
+        const char *secret = "# SECRET-COMMENT only root may read\n{ \"rules\": [] }\n";
+        ReadCall call = { .file = RCD "/10-other", .text = text };
+        g_autofree char *secret_path = NULL, *link_path = NULL, *large = NULL;
+
+        world_setup(&w);
+        world_write(&w, RCD "/10-other", text);
+        world_write(&w, "etc/nvidia/nvidia-application-profiles-rc", secret);
+        world_write(&w, RCD "/60-secret", secret);
+        world_write(&w, "usr/share/nvidia/nvidia-application-profiles-570.153.02-rc", "{ \"rules\": [] }\n");
+        world_write(&w, "etc/passwd", "root:x:0:0::/root:/bin/sh\n");
+        secret_path = g_build_filename(w.root, RCD "/60-secret", NULL);
+        g_assert_cmpint(chmod(secret_path, 0600), ==, 0);
+        link_path = g_build_filename(w.root, RCD "/20-link", NULL);
+        g_assert_cmpint(symlink("10-other", link_path), ==, 0);
+        /* An rc file at the size limit is read; one byte more is not. */
+        large = g_strnfill(RC_FILE_SIZE_MAX, ' ');
+        world_write(&w, RCD "/80-largest", large);
+        g_free(large);
+        large = g_strnfill(RC_FILE_SIZE_MAX + 1, ' ');
+        world_write(&w, RCD "/90-too-large", large);
+        world_start_daemon(&w, NULL, NULL);
+
+        /* No polkit on the bus: none is needed. The exact bytes, for the user and for root. */
+        g_assert_cmpint(world_call_as(&w, uid, call_read, &call), ==, CALL_OK);
+        g_assert_cmpint(world_call_as(&w, 0, call_read, &call), ==, CALL_OK);
+        call.file = "/etc/nvidia/nvidia-application-profiles-rc";
+        call.text = secret;
+        g_assert_cmpint(world_call_as(&w, uid, call_read, &call), ==, CALL_OK);
+
+        /* Absent: no file, no error (a file an edit would create). */
+        call = (ReadCall){ .file = RCD "/70-absent" };
+        g_assert_cmpint(world_call_as(&w, uid, call_read, &call), ==, CALL_OK);
+
+        /* A root-only file: refused for the user, whose error does not quote it; root reads it. */
+        call = (ReadCall){ .file = RCD "/60-secret", .error_has = "cannot read" };
+        g_assert_cmpint(world_call_as(&w, uid, call_read, &call), ==, CALL_ACCESS_DENIED);
+        call = (ReadCall){ .file = RCD "/60-secret", .text = secret };
+        g_assert_cmpint(world_call_as(&w, 0, call_read, &call), ==, CALL_OK);
+
+        /* Outside the files the edits write: refused even for root, the driver's file too. */
+        {
+                static const char *const refused[] = {
+                        "/usr/share/nvidia/nvidia-application-profiles-570.153.02-rc",
+                        "/etc/passwd",
+                        RCD "/../../passwd",
+                        RCD "/.hidden",
+                        "/etc/nvidia/other",
+                        "etc/nvidia/nvidia-application-profiles-rc",
+                };
+
+                for (size_t i = 0; i < ELEMENTSOF(refused); i++) {
+                        g_test_message("%s", refused[i]);
+                        call = (ReadCall){ .file = refused[i], .error_has = "never written" };
+                        if (i > 0)
+                                call.error_has = "is not a system rc file";
+                        g_assert_cmpint(world_call_as(&w, 0, call_read, &call), ==, CALL_ACCESS_DENIED);
+                }
+        }
+
+        /* Only a regular file (a link is not followed), and at most RC_FILE_SIZE_MAX bytes. */
+        call = (ReadCall){ .file = RCD "/20-link" };
+        g_assert_cmpint(world_call_as(&w, 0, call_read, &call), ==, CALL_EDIT_REFUSED);
+        call = (ReadCall){ .file = RCD "/80-largest", .text = g_strnfill(RC_FILE_SIZE_MAX, ' ') };
+        g_assert_cmpint(world_call_as(&w, 0, call_read, &call), ==, CALL_OK);
+        g_free((char *) call.text);
+        call = (ReadCall){ .file = RCD "/90-too-large", .error_has = "larger than an rc file" };
+        g_assert_cmpint(world_call_as(&w, 0, call_read, &call), ==, CALL_EDIT_REFUSED);
 
         world_teardown(&w);
         world_remove_user(TEST_USER);
@@ -481,6 +608,7 @@ int main(int argc, char *argv[])
                 return g_test_run();
         }
         g_test_add_func("/bus-profile-edit/revert-edit", test_revert_edit);
+        g_test_add_func("/bus-profile-edit/read-system-file", test_read_system_file);
         g_test_add_func("/bus-profile-edit/system-edit-authorized-by-polkit", test_system_edit_authorized_by_polkit);
         g_test_add_func("/bus-profile-edit/dry-run-reads-as-caller", test_dry_run_reads_as_caller);
         g_test_add_func("/bus-profile-edit/ctl-refused-says-sudo", test_ctl_refused_says_sudo);

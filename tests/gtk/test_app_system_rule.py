@@ -10,11 +10,17 @@ through pyatspi. "Add a rule for glxgears" into the system's file: the preview (
 authorisation and shows the process's change; Apply, polkit refusing edit-system-profiles, shows the
 refusal in the preview and writes nothing; Apply again once polkit allows it writes the scratch
 etc/nvidia/nvidia-application-profiles-rc.d file, root's and 0644, with the rule; the daemon reloads and
-glxgears's row shows the new setting.
+glxgears's row shows the new setting. The toast's Undo, polkit allowing, removes the file again (RevertEdit,
+with what the app read through ReadSystemFile: the app's /etc is not the daemon's) and glxgears loses the
+setting. Written again into a file that exists, an Undo polkit refuses leaves the file as written and the
+app says so. That rule edited in the Edit Rule dialog (the rule read, and named by its id, in the file as
+the daemon reads it: the app's /etc has no such file), then the edit undone: the file's previous bytes
+exactly, and glxgears's setting as it was. The file's profile opens in the Edit Profile dialog, read so too.
 
 Every process either side starts is killed (process groups, then whatever still runs as the created
 user), the scratch directory removed and the user deleted, whatever happened."""
 
+import json
 import os
 import pwd
 import select
@@ -28,7 +34,7 @@ import xml.etree.ElementTree as ElementTree
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from appworld import APP, DAEMON, FIXTURE_TOOL, POLICY, SHOTS, TOOLS, WAIT, AppWorld, wait_for  # noqa: E402
+from appworld import APP, CTL, DAEMON, FIXTURE_TOOL, POLICY, SHOTS, TOOLS, WAIT, AppWorld, wait_for  # noqa: E402
 
 USER = "nvptest-gtkpk"
 ACTION_EDIT = "io.github.nvprofiled.NvProfiled1.edit-system-profiles"
@@ -36,6 +42,7 @@ ACTION_RELOAD = "io.github.nvprofiled.NvProfiled1.reload"
 POLKIT_ACTIONS = os.environ.get("NVPROFILED_POLKIT_POLICY", "")
 RCD = os.path.join("etc", "nvidia", "nvidia-application-profiles-rc.d")
 TARGET = os.path.join(RCD, "50-nvprofilectl")  # the app's default file name (RC_EDIT_DEFAULT_FILE_NAME)
+SYSTEM_TARGET = "/" + TARGET  # as the daemon (and so the app) names it
 SYSTEM_FILE = "The system's file (/etc/nvidia; an administrator's authorisation)"
 REFUSAL = "You are not allowed to write the system's file: Access denied by polkit. Nothing was written."
 # Root stands in for polkit on the private bus, and the daemon (root) asks it.
@@ -88,6 +95,7 @@ class SystemRuleTest(unittest.TestCase):
             self.skipTest("needs root: creates a user and runs the daemon as root")
         missing = [n for n, v in (("NVPROFILED_BIN", DAEMON), ("NVPROFILED_GTK_BIN", APP),
                                   ("NVPROFILED_USAGE_FIXTURE", FIXTURE_TOOL), ("NVPROFILED_DBUS_POLICY", POLICY),
+                                  ("NVPROFILECTL_BIN", CTL),
                                   ("NVPROFILED_POLKIT_POLICY", POLKIT_ACTIONS))
                    if not v or not os.path.exists(v)]
         if missing:
@@ -216,6 +224,47 @@ class SystemRuleTest(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(self.w.home, ".nv", "nvidia-application-profiles-rc.d")),
                          "the user's own rc.d was written")
 
+        # 3. The toast's Undo, polkit allowing: the file the edit created is removed, and the daemon reloads
+        # (the user's side sees glxgears lose the setting).
+        talk.write("undo")
+        self.assertEqual(talk.read(), "undone")
+        self.assertFalse(os.path.exists(target), "Undo left the file the edit created")
+        self.assertEqual(os.listdir(os.path.dirname(target)), [])
+
+        # 4. Into a file that exists, written again; an Undo polkit refuses leaves it exactly as written.
+        kept = (b'# kept as it is\n{ "rules": [], "profiles": [ { "name": "Kept", "settings": [ '
+                b'{ "key": "GLSyncToVblank", "value": false } ] } ] }\n')
+        with open(target, "wb") as f:
+            f.write(kept)
+        talk.write("again")
+        self.assertEqual(talk.read(), "shown")
+        with open(target, "rb") as f:
+            written = f.read()
+        self.assertTrue(written.startswith(b"# kept as it is\n"), written)
+        self.assertIn(b'"matches": "glxgears"', written)
+        self.polkit_allow(ACTION_RELOAD)
+        talk.write("undo")
+        self.assertEqual(talk.read(), "not undone")
+        with open(target, "rb") as f:
+            self.assertEqual(f.read(), written, "a refused Undo changed the file")
+
+        # 5. The rule edited in the Edit Rule dialog (the app's action, with the rule's id as the daemon lists
+        # it), then undone, polkit allowing: the file's previous bytes exactly.
+        rules = json.loads(subprocess.run([CTL, f"--bus={self.w.address}", "--json=short", "rules"],
+                                          capture_output=True, text=True, check=True).stdout)["rules"]
+        ids = [r["id"] for r in rules if r["file"] == SYSTEM_TARGET]
+        self.assertEqual(len(ids), 1, rules)
+        self.polkit_allow(ACTION_RELOAD, ACTION_EDIT)
+        talk.write("edit " + ids[0])
+        self.assertEqual(talk.read(), "edited")
+        with open(target, "rb") as f:
+            edited = f.read()
+        self.assertIn(b'{ "key": "GLFSAAMode", "value": 0 }', edited)
+        talk.write("undo")
+        self.assertEqual(talk.read(), "undone")
+        with open(target, "rb") as f:
+            self.assertEqual(f.read(), written, "the edit's Undo did not put the file back byte for byte")
+
         talk.write("quit")
         self.assertEqual(child.wait(timeout=WAIT), 0)
         # A sanitizer build's daemon reports what it found when it exits.
@@ -286,6 +335,31 @@ def hear():
     return sys.stdin.readline().strip()
 
 
+def preview_rule(t, main):
+    """The Add a Rule dialog for glxgears, GLFSAAMode 5 into the system's file, and its preview (AddRule's dry
+    run: no authorisation asked) with the process's change; returns the preview and its Apply, offered."""
+    t.click(t.button(main, "Add a rule for glxgears (4100)"))
+    dialog = wait_for("the Add a Rule dialog", lambda: t.window("Add a Rule"))
+    t.a11y.pick(dialog, "Value", "5: 4x (4xMS)")
+    t.a11y.pick(dialog, "Write into", SYSTEM_FILE)
+    t.click(t.button(dialog, "Preview…"))
+    preview = wait_for("the preview", lambda: (t.a11y.windows("Preview: Add a rule for ") or [None])[0])
+    wait_for("the preview's changes", lambda: any("4100 glxgears: GLFSAAMode = 5 (new)" in s for s in t.texts(preview)))
+    apply_button = t.button(preview, "Apply")
+    wait_for("Apply offered", lambda: apply_button.getState().contains(t.pyatspi.STATE_SENSITIVE))
+    return preview, apply_button
+
+
+def has_setting(t, main, setting="GLFSAAMode = 5"):
+    return bool([s for s in t.cells(main, "glxgears (4100)") or [] if setting in s])
+
+
+def undo_button(t, main):
+    """The Undo button of the toast of the last change written."""
+    return t.pyatspi.findDescendant(main, lambda a: a is not None and a.getRoleName() == "push button"
+                                    and "Undo" in [(a.name or "").replace("_", ""), *t.texts(a)])
+
+
 def drive(t, w):
     t.w = w
     w.start_x_and_session()
@@ -298,16 +372,7 @@ def drive(t, w):
     wait_for("glxgears's profile", lambda: [
         s for s in t.cells(main, "glxgears (4100)") or [] if "GLThreadedOptimizations = true" in s])
 
-    t.click(t.button(main, "Add a rule for glxgears (4100)"))
-    dialog = wait_for("the Add a Rule dialog", lambda: t.window("Add a Rule"))
-    t.a11y.pick(dialog, "Value", "5: 4x (4xMS)")
-    t.a11y.pick(dialog, "Write into", SYSTEM_FILE)
-    # The preview is AddRule's dry run: no authorisation asked.
-    t.click(t.button(dialog, "Preview…"))
-    preview = wait_for("the preview", lambda: (t.a11y.windows("Preview: Add a rule for ") or [None])[0])
-    wait_for("the preview's changes", lambda: any("4100 glxgears: GLFSAAMode = 5 (new)" in s for s in t.texts(preview)))
-    apply_button = t.button(preview, "Apply")
-    wait_for("Apply offered", lambda: apply_button.getState().contains(t.pyatspi.STATE_SENSITIVE))
+    preview, apply_button = preview_rule(t, main)
     diff = t.find(preview, "text", name="Difference of the file")
     t.assertIn('"GLFSAAMode"', t.text_of(diff))
     w.screenshot("system-rule-preview")
@@ -328,10 +393,66 @@ def drive(t, w):
     wait_for("Apply held again", lambda: not apply_button.getState().contains(t.pyatspi.STATE_SENSITIVE))
     tell("changed")
     wait_for("the dialogs to close", lambda: t.window("Add a Rule") is None and not t.a11y.windows("Preview: "))
-    wait_for("the new setting in glxgears's row", lambda: [
-        s for s in t.cells(main, "glxgears (4100)") or [] if "GLFSAAMode = 5" in s])
+    wait_for("the new setting in glxgears's row", lambda: has_setting(t, main))
     w.screenshot("system-rule-applied")
     tell("shown")
+
+    # Undo: the toast's button; the daemon reverts and reloads, glxgears loses the setting.
+    t.assertEqual(hear(), "undo")
+    t.click(wait_for("the toast's Undo", lambda: undo_button(t, main)))
+    wait_for("the Undo said", lambda: [s for s in t.texts(main) if s.startswith("Undone: Add a rule for ")])
+    wait_for("the setting gone from glxgears's row", lambda: not has_setting(t, main))
+    w.screenshot("system-rule-undone")
+    tell("undone")
+
+    # Written again (polkit allows at once); its Undo refused: the app says so.
+    t.assertEqual(hear(), "again")
+    preview, apply_button = preview_rule(t, main)
+    t.click(apply_button)
+    wait_for("the dialogs to close", lambda: t.window("Add a Rule") is None and not t.a11y.windows("Preview: "))
+    wait_for("the new setting in glxgears's row", lambda: has_setting(t, main))
+    tell("shown")
+    t.assertEqual(hear(), "undo")
+    t.click(wait_for("the toast's Undo", lambda: undo_button(t, main)))
+    wait_for("the refused Undo said", lambda: [s for s in t.texts(main) if "was not undone: " in s])
+    t.assertTrue(has_setting(t, main), "glxgears lost the setting though the Undo was refused")
+    w.screenshot("system-rule-undo-refused")
+    tell("not undone")
+
+    # The rule edited in place, through the dialog the app's edit-rule action opens; then undone. First the
+    # file's profile, in the dialog the edit-profile action opens: read through the daemon too.
+    word, _, rule_id = hear().partition(" ")
+    t.assertEqual(word, "edit")
+    w.app_action_with("edit-profile", f"('{SYSTEM_TARGET}', 'Kept')")
+    dialog = wait_for("the Edit Profile dialog", lambda: t.window("Edit Profile Kept"))
+    preview_button = t.button(dialog, "Preview…")
+    wait_for("the profile read", lambda: preview_button.getState().contains(t.pyatspi.STATE_SENSITIVE))
+    t.assertIn("GLSyncToVblank", t.texts(dialog))
+    t.click(t.button(dialog, "Close"))
+    wait_for("the Edit Profile dialog to close", lambda: t.window("Edit Profile Kept") is None)
+    w.app_action_with("edit-rule", f"('{SYSTEM_TARGET}', '{rule_id}')")
+    dialog = wait_for("the Edit Rule dialog", lambda: t.window("Edit Rule"))
+    preview_button = t.button(dialog, "Preview…")
+    wait_for("the rule read", lambda: preview_button.getState().contains(t.pyatspi.STATE_SENSITIVE))
+    # Off, the first item: reached whether the popover's list starts at the current item or at the top.
+    t.a11y.pick(dialog, "Value", "0: Off")
+    t.click(preview_button)
+    preview = wait_for("the edit's preview", lambda: (t.a11y.windows("Preview: ") or [None])[0])
+    try:
+        wait_for("the edit's change", lambda: any("4100 glxgears: GLFSAAMode = 0 (5)" in s for s in t.texts(preview)))
+    except AssertionError:
+        raise AssertionError(f"the preview says {t.texts(preview)}")
+    apply_button = t.button(preview, "Apply")
+    wait_for("Apply offered", lambda: apply_button.getState().contains(t.pyatspi.STATE_SENSITIVE))
+    t.click(apply_button)
+    wait_for("the dialogs to close", lambda: t.window("Edit Rule") is None and not t.a11y.windows("Preview: "))
+    wait_for("the edited setting in glxgears's row", lambda: has_setting(t, main, "GLFSAAMode = 0"))
+    tell("edited")
+    t.assertEqual(hear(), "undo")
+    t.click(wait_for("the toast's Undo", lambda: undo_button(t, main)))
+    wait_for("the setting back in glxgears's row", lambda: has_setting(t, main))
+    w.screenshot("system-rule-edit-undone")
+    tell("undone")
 
     t.assertEqual(hear(), "quit")
     w.app_action("quit")

@@ -626,6 +626,41 @@ int manager_edit_revert(Manager *m, const UserCreds *creds, const char *path, co
         return finish(m, creds, &logged, &t, ret, ret_message);
 }
 
+int manager_edit_read_system_file(Manager *m, const UserCreds *creds, const char *path, char **ret_text,
+                size_t *ret_size, char **ret_message)
+{
+        _cleanup_(rc_edit_transaction_done) RcEditTransaction t = { 0 };
+        RcSyntaxOptions syntax = { .accept_trailing_commas = m->config.accept_trailing_commas };
+        /* With the caller's own access, as a dry run: it shows nobody a file they could not read. */
+        RcEditWriter writer = { .root_fd = m->root_fd, .creds = creds };
+        const RcEditFile *f = &t.source;
+        RcEntryKind kind;
+        int r;
+
+        assert(m);
+        assert(creds);
+        assert(path);
+        assert(ret_text);
+        assert(ret_size);
+
+        r = system_entry_kind_of(path, &kind, ret_message);
+        if (r < 0)
+                return r;
+
+        rc_edit_transaction_init(&t, &writer, &syntax);
+        r = rc_edit_transaction_open(&t, path);
+        if (r == -EFBIG)
+                return say(ret_message, r, "%s is larger than an rc file may be (%u bytes)", path, RC_FILE_SIZE_MAX);
+        if (r < 0)
+                return say(ret_message, r, "%s: cannot read: %s", path, strerror(-r));
+        if (f->text && (memchr(f->text, 0, f->size) || !utf8_is_valid_n(f->text, f->size)))
+                return say(ret_message, -EBADMSG, "%s is not UTF-8 text", path);
+
+        *ret_size = f->text ? f->size : 0;
+        *ret_text = TAKE_PTR(t.source.text);
+        return 0;
+}
+
 int manager_edit_preview(Manager *m, const UserCreds *creds, const char *home, const char *path, const char *text,
                 size_t size, ManagerEditChanges *ret, char **ret_message)
 {

@@ -71,6 +71,16 @@ int manager_edit_system(Manager *m, const UserCreds *creds, const ManagerEditReq
 int manager_edit_revert(Manager *m, const UserCreds *creds, const char *path, const char *written, size_t written_size,
                 const char *previous, size_t previous_size, bool dry_run, ManagerEditResult *ret, char **ret_message);
 
+/* The text of the system file path (one the edits write: system_entry_kind_of()) as the caller (creds)
+ * may read it, read as a dry run reads it (rc_edit_transaction_open(): below the daemon's root, a regular
+ * file, at most RC_FILE_SIZE_MAX bytes): how a client learns what an edit starts from and what it wrote,
+ * for Undo (RevertEdit), whatever root the daemon runs under. *ret_text NULL: the file does not exist.
+ * -EPERM for a path that is no such file, -EACCES (and the file system's other errors) for one the caller
+ * may not read, -EFBIG beyond RC_FILE_SIZE_MAX, -EBADMSG for a text that is not UTF-8 without NUL (no
+ * bus string could carry it). */
+int manager_edit_read_system_file(Manager *m, const UserCreds *creds, const char *path, char **ret_text,
+                size_t *ret_size, char **ret_message);
+
 /* What would change for the tracked processes the caller (creds) may see whose configuration reads path
  * (a file of the system's search path, or of home's) if it held text. Reads /proc only. */
 int manager_edit_preview(Manager *m, const UserCreds *creds, const char *home, const char *path, const char *text,
