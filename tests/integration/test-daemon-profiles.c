@@ -6,6 +6,7 @@
  * Profiles applied: __GL_* environment overrides, rc edits picked up, a user's own rc file and system
  * edits with the daemon run as deployed, the self-test. */
 
+#include <errno.h>
 #include <gio/gio.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -148,15 +149,20 @@ static bool changes_name(struct json_object *out, pid_t pid, const char *key)
 
 /* Issue 28: root's --system edit under the unit's daemon (not uid 0 itself) is root's: its preview and its
  * result list the running processes of every user that change, and the journal names uid 0 (before,
- * both were the daemon's own user's: no process changed, "uid 996: add-rule"). */
+ * both were the daemon's own user's: no process changed, "uid 996: add-rule"). The app's Undo of it
+ * (ReadSystemFile, RevertEdit) works under the unit too. */
 static void test_deployed_system_edit(void)
 {
         ITest t;
         ITestUser alice;
-        g_autofree char *out = NULL, *log = NULL, *log_path = NULL, *file = NULL;
+        g_autofree char *out = NULL, *log = NULL, *log_path = NULL, *file = NULL, *written = NULL;
+        const char *path = "/" RCD "/50-sys", *text = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        sd_bus_message *reply = NULL;
         struct json_object *res;
         struct stat st;
         GPid root_pid, alice_pid;
+        int exists = 0;
 
         ITEST_REQUIRE_ROOT("needs root: users to create, and the daemon started as one of them");
 
@@ -193,6 +199,23 @@ static void test_deployed_system_edit(void)
         log_path = g_build_filename(t.dir, "daemon.log", NULL);
         g_assert_true(g_file_get_contents(log_path, &log, NULL, NULL));
         g_assert_nonnull(strstr(log, "uid 0: add-rule"));
+
+        /* What the app's Undo does, with the daemon as the unit runs it: the file read back through the
+         * daemon, then reverted; the file the edit created is gone again. */
+        g_assert_true(g_file_get_contents(file, &written, NULL, NULL));
+        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, BUS_ROOT_PATH, BUS_PROFILES_INTERFACE, "ReadSystemFile",
+                                        &error, &reply, "s", path),
+                        >=, 0);
+        g_assert_cmpint(sd_bus_message_read(reply, "bs", &exists, &text), >=, 0);
+        g_assert_true(exists);
+        g_assert_cmpstr(text, ==, written);
+        reply = sd_bus_message_unref(reply);
+        g_assert_cmpint(sd_bus_call_method(t.bus, BUS_NAME, BUS_ROOT_PATH, BUS_PROFILES_INTERFACE, "RevertEdit", &error,
+                                        &reply, "ssbst", path, written, 0, "", (uint64_t) 0),
+                        >=, 0);
+        reply = sd_bus_message_unref(reply);
+        g_assert_cmpint(access(file, F_OK), <, 0);
+        g_assert_cmpint(errno, ==, ENOENT);
 
         itest_kill(alice_pid);
         itest_kill(root_pid);
