@@ -194,6 +194,13 @@ static void test_home_root(void)
                 g_assert_nonnull(strstr(got, "ListProfiles: error " SD_BUS_ERROR_ACCESS_DENIED ":"));
                 g_clear_pointer(&got, g_free);
         }
+        /* A home that does not exist is no secret: answered with the system's rules alone (the app asks with
+         * $HOME, which for some users names nothing). Under root's unreadable home it is still refused. */
+        rules = attacker_rules(&s, "/nonexistent-home");
+        g_assert_cmpuint(json_object_array_length(rules), >, 0);
+        g_assert_cmpuint(json_object_array_length(rules), ==, count_rules_from(rules, "/etc/"));
+        json_object_put(rules);
+        g_assert_cmpint(attacker_ctl(&s, NULL, NULL, "--json=short", "rules", "--home", "/root/nonexistent"), ==, 1);
         /* Nothing of root's in its errors either. */
         json_object_put(errors_json(&s, true));
 

@@ -357,8 +357,13 @@ static int get_config(Manager *m, int root_fd, const char *home, const UserCreds
                 r = home_identity(root_fd, home, creds, caller, &home_st);
                 if (r == -ENOMEM)
                         return r;
+                /* A home that is not there holds no rc files: a caller is answered with the system's alone
+                 * (that the path does not exist it learns from stat() as well: only a missing name within
+                 * directories it may search gives -ENOENT). */
+                if (r == -ENOENT && caller)
+                        home = NULL;
                 /* A caller may ask only about a home it could read itself (root: any). */
-                if (r < 0 && caller && creds->uid != 0)
+                else if (r < 0 && caller && creds->uid != 0)
                         return -EACCES;
                 have_home_st = r >= 0;
         }
