@@ -10,7 +10,9 @@ through pyatspi. "Add a rule for glxgears" into the system's file: the preview (
 authorisation and shows the process's change; Apply, polkit refusing edit-system-profiles, shows the
 refusal in the preview and writes nothing; Apply again once polkit allows it writes the scratch
 etc/nvidia/nvidia-application-profiles-rc.d file, root's and 0644, with the rule; the daemon reloads and
-glxgears's row shows the new setting. The toast's Undo, polkit allowing, removes the file again (RevertEdit,
+glxgears's row shows the new setting. Then each system edit's Undo (the app reads the files through the
+daemon's ReadSystemFile): of the added rule, refused by polkit, of the rule edited in its dialog, and of the
+rule removed from the Profiles page. The toast's Undo, polkit allowing, removes the file again (RevertEdit,
 with what the app read through ReadSystemFile: the app's /etc is not the daemon's) and glxgears loses the
 setting. Written again into a file that exists, an Undo polkit refuses leaves the file as written and the
 app says so. That rule edited in the Edit Rule dialog (the rule read, and named by its id, in the file as
@@ -265,6 +267,20 @@ class SystemRuleTest(unittest.TestCase):
         with open(target, "rb") as f:
             self.assertEqual(f.read(), written, "the edit's Undo did not put the file back byte for byte")
 
+        # 6. The rule removed from the Profiles page (its Remove button, named by where the daemon lists it),
+        # then undone: the rule gone from the file, then the file's bytes back exactly.
+        rule = [r for r in json.loads(subprocess.run(
+            [CTL, f"--bus={self.w.address}", "--json=short", "rules"], capture_output=True, text=True,
+            check=True).stdout)["rules"] if r["file"] == SYSTEM_TARGET][0]
+        talk.write(f"remove {rule['file']}:{rule['line']}:{rule['column']}")
+        self.assertEqual(talk.read(), "removed")
+        with open(target, "rb") as f:
+            self.assertNotIn(b'"glxgears"', f.read())
+        talk.write("undo")
+        self.assertEqual(talk.read(), "undone")
+        with open(target, "rb") as f:
+            self.assertEqual(f.read(), written, "the removal's Undo did not put the file back byte for byte")
+
         talk.write("quit")
         self.assertEqual(child.wait(timeout=WAIT), 0)
         # A sanitizer build's daemon reports what it found when it exits.
@@ -452,6 +468,27 @@ def drive(t, w):
     t.click(wait_for("the toast's Undo", lambda: undo_button(t, main)))
     wait_for("the setting back in glxgears's row", lambda: has_setting(t, main))
     w.screenshot("system-rule-edit-undone")
+    tell("undone")
+
+    # Removed from the Profiles page, which lists the system's rules for this user (its $HOME is not under
+    # the daemon's root: no rc files of its own); then undone.
+    word, _, where = hear().partition(" ")
+    t.assertEqual(word, "remove")
+    t.show_page(main, "Profiles")
+    remove = wait_for("the rule's Remove button", lambda: t.pyatspi.findDescendant(
+        main, lambda a: a is not None and a.getRoleName() == "push button" and a.name == f"Remove {where}"))
+    t.click(remove)
+    preview = wait_for("the removal's preview", lambda: (t.a11y.windows("Preview: ") or [None])[0])
+    apply_button = t.button(preview, "Apply")
+    wait_for("Apply offered", lambda: apply_button.getState().contains(t.pyatspi.STATE_SENSITIVE))
+    t.click(apply_button)
+    wait_for("the preview to close", lambda: not t.a11y.windows("Preview: "))
+    t.show_page(main, "Applications")
+    wait_for("the setting gone from glxgears's row", lambda: not has_setting(t, main))
+    tell("removed")
+    t.assertEqual(hear(), "undo")
+    t.click(wait_for("the toast's Undo", lambda: undo_button(t, main)))
+    wait_for("the setting back in glxgears's row", lambda: has_setting(t, main))
     tell("undone")
 
     t.assertEqual(hear(), "quit")
