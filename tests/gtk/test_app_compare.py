@@ -185,8 +185,12 @@ class CompareTest(unittest.TestCase):
 
     def move_aside(self, title):
         """Moves the app's window titled title off the screen, so that the main window can be clicked again:
-        a window transient for it stays above it (and minimizing it would minimize the main window too)."""
-        self.w.xdotool("search", "--onlyvisible", "--name", "^" + title + "$", "windowmove", "%@", "4000", "0")
+        a window transient for it stays above it (and minimizing it would minimize the main window too).
+        Tried again while it fails: xdotool's search reads every window's attributes, and one that goes away
+        meanwhile (a drop-down's list just closed) fails the whole command with BadWindow."""
+        wait_for(f"{title} moved aside", lambda: self.w.xdotool(
+            "search", "--onlyvisible", "--name", "^" + title + "$", "windowmove", "%@", "4000", "0",
+            check=False) is not None)
 
     def show_source(self, window):
         tab = wait_for("the Source tab", lambda: self.find(window, "page tab", "Source"))
