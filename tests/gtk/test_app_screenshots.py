@@ -93,7 +93,7 @@ class ScreenshotTest(unittest.TestCase):
 
     def start_app(self, env=None):
         env = dict(env or {}, XDG_DATA_DIRS=f"{self.data_dirs}:/usr/share")
-        self.w.start_app(env=env, args=[self.report])
+        self.w.start_app(env=env, args=[self.report], leak_check=False)  # see appworld.start_app()
         self.addCleanup(self.stop_app, self.w.app)
         self.main = wait_for("the app's window", lambda: self.a11y.window("nvprofiled"))
         self.xid = wait_for("the window on the X screen", lambda: (self.w.xdotool(

@@ -60,7 +60,7 @@ class ShellTest(unittest.TestCase):
             raise
 
     def start_app(self, args=()):
-        self.w.start_app(args=args)
+        self.w.start_app(args=args, leak_check=False)  # see appworld.start_app()
         self.addCleanup(self.stop_app, self.w.app)
         self.main = wait_for("the app's window", lambda: self.a11y.window("nvprofiled"))
         self.xid = wait_for("the window on the X screen", lambda: (self.w.xdotool(
