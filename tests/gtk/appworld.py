@@ -351,8 +351,8 @@ class AppWorld(World):
     def start_app(self, env=None, args=(), leak_check=True):
         """env: more variables for the app (LANGUAGE=de, for instance); args: more arguments (reports to
         open). leak_check: False where LeakSanitizer's whole stacks (below) would cost minutes: large worlds
-        and long tests (rulelist, reports, compare, desktop, shell, screenshots), which CI's 90 minutes
-        cannot hold. ASan and UBSan still check the app there; its leaks are checked by the others (e2e,
+        and long tests (rulelist, reports, compare, desktop, shell, screenshots, the second start of gpus),
+        which CI's 90 minutes cannot hold. ASan and UBSan still check the app there; its leaks are checked by the others (e2e,
         states, system-rule, details, ruleedit, apps, gpus), which reach the same views."""
         self.app_env = dict(self.env, HOME=self.home, **(env or {}))
         if "ASAN_OPTIONS" in self.app_env:

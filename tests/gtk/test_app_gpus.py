@@ -201,7 +201,8 @@ class GpusTest(unittest.TestCase):
         self.assertEqual(self.w.app.wait(timeout=30), 0)
 
         # The dark style: the graphs take the style's colours (a screenshot to look at).
-        self.w.start_app(env={"ADW_DEBUG_COLOR_SCHEME": "prefer-dark"})
+        # Its leaks were checked in the first start: see appworld.start_app().
+        self.w.start_app(env={"ADW_DEBUG_COLOR_SCHEME": "prefer-dark"}, leak_check=False)
         main = wait_for("the app's window, dark", lambda: a11y.window("nvprofiled"))
         nvidia = wait_for(f"the card {NVIDIA}, dark", lambda: self.card(main, NVIDIA))
         window = self.w.xdotool("search", "--onlyvisible", "--name", "^nvprofiled$").split()[0]
