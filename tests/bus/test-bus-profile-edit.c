@@ -341,6 +341,8 @@ static int call_read(sd_bus *bus, void *userdata)
                 }
                 if (sd_bus_error_has_name(&e, BUS_ERROR_EDIT_REFUSED))
                         return CALL_EDIT_REFUSED;
+                if (sd_bus_error_has_name(&e, BUS_ERROR_LIMITS_EXCEEDED))
+                        return e.message && strlen(e.message) < 256 ? CALL_LIMITS : CALL_REPLY_MISMATCH;
                 return world_outcome(r, &e);
         }
         if (sd_bus_message_read(reply, "bs", &exists, &text) < 0)
@@ -363,7 +365,7 @@ static void test_read_system_file(void)
         const char *text = "# kept as it is, \xc3\xa4\n{ \"rules\": [] }\n";
         const char *secret = "# SECRET-COMMENT only root may read\n{ \"rules\": [] }\n";
         ReadCall call = { .file = RCD "/10-other", .text = text };
-        g_autofree char *secret_path = NULL, *link_path = NULL, *large = NULL;
+        g_autofree char *secret_path = NULL, *link_path = NULL, *large = NULL, *long_path = NULL;
 
         world_setup(&w);
         world_write(&w, RCD "/10-other", text);
@@ -419,6 +421,17 @@ static void test_read_system_file(void)
                         g_assert_cmpint(world_call_as(&w, 0, call_read, &call), ==, CALL_ACCESS_DENIED);
                 }
         }
+
+        /* A path beyond PATH_MAX, from the user: refused by its length, and not quoted back. */
+        long_path = g_strconcat(RCD "/", NULL);
+        while (strlen(long_path) <= PATH_MAX) {
+                char *longer = g_strconcat(long_path, "a", NULL);
+
+                g_free(long_path);
+                long_path = longer;
+        }
+        call = (ReadCall){ .file = long_path, .error_has = "longer than" };
+        g_assert_cmpint(world_call_as(&w, uid, call_read, &call), ==, CALL_LIMITS);
 
         /* Only a regular file (a link is not followed), and at most RC_FILE_SIZE_MAX bytes. */
         call = (ReadCall){ .file = RCD "/20-link" };

@@ -87,6 +87,9 @@ static int system_entry_kind_of(const char *path, RcEntryKind *ret, char **ret_m
         assert(path);
         assert(ret);
 
+        /* Before anything quotes it back: a caller's path is bounded as every other argument. */
+        if (strlen(path) > PATH_MAX)
+                return say(ret_message, -E2BIG, "a path is longer than %u bytes", PATH_MAX);
         r = rc_entry_path(RC_ENTRY_SYSTEM_FILE, NULL, NULL, &file);
         if (r < 0)
                 return r;
