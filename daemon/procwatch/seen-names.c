@@ -26,6 +26,8 @@ const SeenNamesLimits seen_names_limits_default = {
 typedef struct Entry {
         SeenName name;
         size_t bytes; /* what counts against the user's byte bound */
+        uint64_t hash; /* of uid and names: most entries differ here, without a string compared */
+        uint64_t written_usec; /* last_seen_usec as the file last had it */
 } Entry;
 
 typedef struct UserShare {
@@ -189,15 +191,32 @@ void seen_names_set_limits(SeenNames *s, const SeenNamesLimits *limits)
         enforce_total(s);
 }
 
-static bool entry_is(const Entry *e, uid_t uid, const char *procname, const char *comm, const char *cmdline,
-                const char *flatpak_id)
+/* FNV-1a of uid and the names, each name ended by a byte no name holds (0xff is not UTF-8), a missing one
+ * by another. */
+static uint64_t names_hash(uid_t uid, const char *const names[SEEN_NAMES_FIELDS])
 {
-        return e->name.uid == uid && streq_ptr(e->name.procname, procname) && streq_ptr(e->name.comm, comm) &&
-                        streq_ptr(e->name.cmdline, cmdline) && streq_ptr(e->name.flatpak_id, flatpak_id);
+        uint64_t h = UINT64_C(14695981039346656037);
+
+        for (size_t i = 0; i < sizeof(uid); i++)
+                h = (h ^ (uint8_t) (uid >> (8 * i))) * UINT64_C(1099511628211);
+        for (size_t i = 0; i < SEEN_NAMES_FIELDS; i++) {
+                for (const char *c = names[i]; c && *c; c++)
+                        h = (h ^ (uint8_t) *c) * UINT64_C(1099511628211);
+                h = (h ^ (names[i] ? 0xffu : 0xfeu)) * UINT64_C(1099511628211);
+        }
+        return h;
+}
+
+static bool entry_is(const Entry *e, uid_t uid, uint64_t hash, const char *const names[SEEN_NAMES_FIELDS])
+{
+        return e->hash == hash && e->name.uid == uid && streq_ptr(e->name.procname, names[0]) &&
+                        streq_ptr(e->name.comm, names[1]) && streq_ptr(e->name.cmdline, names[2]) &&
+                        streq_ptr(e->name.flatpak_id, names[3]);
 }
 
 /* Copies the present names into one allocation. */
-static int entry_init(Entry *e, uid_t uid, const char *const names[SEEN_NAMES_FIELDS], uint64_t last_seen_usec)
+static int entry_init(
+                Entry *e, uid_t uid, uint64_t hash, const char *const names[SEEN_NAMES_FIELDS], uint64_t last_seen_usec)
 {
         const char **fields[SEEN_NAMES_FIELDS] = { &e->name.procname, &e->name.comm, &e->name.cmdline,
                 &e->name.flatpak_id };
@@ -211,7 +230,12 @@ static int entry_init(Entry *e, uid_t uid, const char *const names[SEEN_NAMES_FI
         if (!buf)
                 return -ENOMEM;
 
-        *e = (Entry){ .name = { .uid = uid, .last_seen_usec = last_seen_usec }, .bytes = total };
+        *e = (Entry){
+                .name = { .uid = uid, .last_seen_usec = last_seen_usec },
+                .bytes = total,
+                .hash = hash,
+                .written_usec = last_seen_usec,
+        };
         p = buf;
         for (size_t i = 0; i < SEEN_NAMES_FIELDS; i++) {
                 if (!names[i])
@@ -225,6 +249,7 @@ static int entry_init(Entry *e, uid_t uid, const char *const names[SEEN_NAMES_FI
 static int note_at(SeenNames *s, uid_t uid, const char *const names[SEEN_NAMES_FIELDS], uint64_t last_seen_usec)
 {
         UserShare *u;
+        uint64_t hash;
         Entry e;
         int r;
 
@@ -234,14 +259,19 @@ static int note_at(SeenNames *s, uid_t uid, const char *const names[SEEN_NAMES_F
                         !name_valid(names[2], SEEN_NAME_MAX) || !name_valid(names[3], SEEN_NAME_MAX))
                 return -EINVAL;
 
-        for (size_t i = 0; i < s->n_entries; i++)
-                if (entry_is(&s->entries[i], uid, names[0], names[1], names[2], names[3])) {
-                        if (last_seen_usec > s->entries[i].name.last_seen_usec) {
-                                s->entries[i].name.last_seen_usec = last_seen_usec;
-                                s->dirty = true;
-                        }
-                        return 0;
-                }
+        hash = names_hash(uid, names);
+        for (size_t i = 0; i < s->n_entries; i++) {
+                Entry *f = &s->entries[i];
+
+                if (!entry_is(f, uid, hash, names))
+                        continue;
+                if (last_seen_usec > f->name.last_seen_usec)
+                        f->name.last_seen_usec = last_seen_usec;
+                /* A program that runs all day would otherwise rewrite the file every time it is seen. */
+                if (f->name.last_seen_usec - f->written_usec >= SEEN_NAMES_WRITE_GRANULARITY_USEC)
+                        s->dirty = true;
+                return 0;
+        }
 
         if (GREEDY_REALLOC(s->entries, s->allocated_entries, s->n_entries + 1) < 0)
                 return -ENOMEM;
@@ -252,7 +282,7 @@ static int note_at(SeenNames *s, uid_t uid, const char *const names[SEEN_NAMES_F
                 u = &s->users[s->n_users++];
                 *u = (UserShare){ .uid = uid };
         }
-        r = entry_init(&e, uid, names, last_seen_usec);
+        r = entry_init(&e, uid, hash, names, last_seen_usec);
         if (r < 0) {
                 if (u->n_entries == 0)
                         *u = s->users[--s->n_users];
@@ -305,6 +335,8 @@ bool seen_names_dirty(const SeenNames *s)
 void seen_names_mark_saved(SeenNames *s)
 {
         assert(s);
+        for (size_t i = 0; i < s->n_entries; i++)
+                s->entries[i].written_usec = s->entries[i].name.last_seen_usec;
         s->dirty = false;
 }
 
@@ -546,7 +578,7 @@ int seen_names_save(SeenNames *s, int dir_fd, const char *name)
         }
         if (r < 0)
                 return r;
-        s->dirty = false;
+        seen_names_mark_saved(s);
         return 0;
 }
 

@@ -31,6 +31,7 @@
 
 #define SEEN_NAME_MAX 255u
 #define SEEN_NAME_COMM_MAX 15u
+#define SEEN_NAMES_WRITE_GRANULARITY_USEC (3600ULL * 1000000ULL)
 
 typedef struct SeenName {
         uid_t uid;
@@ -71,7 +72,9 @@ size_t seen_names_forget_older(SeenNames *s, uint64_t cutoff_usec);
 void seen_names_clear(SeenNames *s);
 
 size_t seen_names_size(const SeenNames *s);
-/* Whether something changed since the last seen_names_save() or seen_names_mark_saved(). */
+/* Whether something changed since the last seen_names_save() or seen_names_mark_saved(): an entry came or
+ * went, or one was seen SEEN_NAMES_WRITE_GRANULARITY_USEC after the time the file has (a later time alone,
+ * which every note of a running program brings, is not worth a write). */
 bool seen_names_dirty(const SeenNames *s);
 void seen_names_mark_saved(SeenNames *s);
 

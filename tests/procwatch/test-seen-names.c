@@ -76,6 +76,16 @@ static void test_note_dedup(void)
         g_assert_cmpint(seen_names_note(s, 1000, NULL, NULL, NULL, NULL, 40), ==, 0);
         g_assert_cmpuint(seen_names_size(s), ==, 3);
 
+        /* Seen again a little later is not worth a write; an hour later it is. */
+        g_assert_true(seen_names_dirty(s));
+        seen_names_mark_saved(s);
+        g_assert_cmpint(seen_names_note(s, 1001, ".niri-wrapped", ".niri-wrapped", "niri", NULL, 41), ==, 0);
+        g_assert_false(seen_names_dirty(s));
+        g_assert_cmpint(seen_names_note(s, 1001, ".niri-wrapped", ".niri-wrapped", "niri", NULL, 40 + 3600 * SEC), ==,
+                        0);
+        g_assert_true(seen_names_dirty(s));
+        g_assert_cmpint(seen_names_note(s, 1001, ".niri-wrapped", ".niri-wrapped", "niri", NULL, 40), ==, 0);
+
         d = dump(s, 1000);
         g_assert_cmpstr(d, ==,
                         "1000:.niri-wrapped|.niri-wrapped|-|-@30 "
