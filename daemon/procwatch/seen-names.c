@@ -604,15 +604,15 @@ int seen_names_load(SeenNames *s, int dir_fd, const char *name, uint64_t now_use
         if (r == -ENOMEM)
                 return log_oom();
         if (r < 0)
-                return log_warning_errno(r, "Cannot read %s: %s", name, strerror(-r));
+                return log_warning_errno(r, "Cannot read %s", name);
 
         was_dirty = s->dirty;
         r = seen_names_parse(s, data, size, now_usec, retention_usec, &offset);
         if (r == -ENOMEM)
                 return log_oom();
         if (r < 0) {
-                log_warning_errno(r, "Ignoring %s: not a valid file of remembered names at byte offset %zu: %s", name,
-                                offset, strerror(-r));
+                log_warning_errno(r, "Ignoring %s: not a valid file of remembered names at byte offset %zu", name,
+                                offset);
                 return 0;
         }
         /* What was just read is what the file holds. */
