@@ -14,6 +14,7 @@
 #include "fileio.h"
 #include "log.h"
 #include "manager.h"
+#include "string-util.h"
 #include "strv.h"
 
 /* sysconfdir/nvprofiled/nvprofiled.conf of the build (top-level meson.build), where the install puts it. */
@@ -29,6 +30,7 @@ static const char *arg_root = "/";
 static const char *arg_proc = "/proc";
 static const char *arg_sys = "/sys";
 static const char *arg_config;
+static const char *arg_state_directory;
 static int arg_log_level = -1;
 static LogTarget arg_log_target = LOG_TARGET_AUTO;
 
@@ -51,6 +53,10 @@ static void help(void)
                "     --sys=DIR          Where /sys is read (default: /sys)\n"
                "     --config=FILE      Daemon configuration (default: " DEFAULT_CONFIG_FILE ",\n"
                "                        optional); see nvprofiled.conf for every setting\n"
+               "     --state-directory=DIR\n"
+               "                        Where what is kept across restarts lives (the names of\n"
+               "                        processes seen; default: $STATE_DIRECTORY, else none:\n"
+               "                        nothing is kept)\n"
                "     --log-level=LEVEL  emerg, alert, crit, err, warning, notice, info, debug\n"
                "     --log-target=TARGET\n"
                "                        console, journal, null, or auto (default: the journal when\n"
@@ -75,6 +81,7 @@ static int parse_argv(int argc, char *argv[])
                 ARG_PROC,
                 ARG_SYS,
                 ARG_CONFIG,
+                ARG_STATE_DIRECTORY,
                 ARG_LOG_LEVEL,
                 ARG_LOG_TARGET,
         };
@@ -86,6 +93,7 @@ static int parse_argv(int argc, char *argv[])
                 { "proc", required_argument, NULL, ARG_PROC },
                 { "sys", required_argument, NULL, ARG_SYS },
                 { "config", required_argument, NULL, ARG_CONFIG },
+                { "state-directory", required_argument, NULL, ARG_STATE_DIRECTORY },
                 { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
                 { "log-target", required_argument, NULL, ARG_LOG_TARGET },
                 { 0 },
@@ -124,6 +132,9 @@ static int parse_argv(int argc, char *argv[])
                         break;
                 case ARG_CONFIG:
                         arg_config = optarg;
+                        break;
+                case ARG_STATE_DIRECTORY:
+                        arg_state_directory = optarg;
                         break;
                 case ARG_LOG_LEVEL:
                         arg_log_level = log_level_from_string(optarg);
@@ -213,6 +224,26 @@ static int setup_event_loop(sd_event **ret)
 }
 
 /* Returns the exit status. */
+/* --state-directory, else the unit's StateDirectory= (systemd's $STATE_DIRECTORY: the first of its
+ * ':'-separated paths), else none. */
+static int set_state_directory(Manager *m)
+{
+        _cleanup_free_ char *first = NULL;
+        const char *dir = arg_state_directory;
+
+        if (!dir) {
+                const char *env = getenv("STATE_DIRECTORY");
+
+                if (isempty(env))
+                        return 0;
+                first = strndup(env, strcspn(env, ":"));
+                if (!first)
+                        return log_oom();
+                dir = first;
+        }
+        return manager_set_state_directory(m, dir);
+}
+
 static int run(int argc, char *argv[])
 {
         _cleanup_(manager_config_done) ManagerConfig config = { 0 };
@@ -246,6 +277,9 @@ static int run(int argc, char *argv[])
                 log_oom();
                 return EXIT_FAILURE;
         }
+        r = set_state_directory(m);
+        if (r < 0)
+                return EXIT_FAILURE;
         r = sd_event_add_signal(e, NULL, SIGHUP, on_sighup, m);
         if (r < 0) {
                 log_error_errno(r, "Failed to watch SIGHUP");

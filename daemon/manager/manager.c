@@ -21,6 +21,7 @@
 #include "profiles-reload.h"
 #include "prometheus-textfile.h"
 #include "rc-config-slots.h"
+#include "remembered-names.h"
 #include "string-util.h"
 #include "strv.h"
 #include "user-creds.h"
@@ -38,6 +39,7 @@ Manager *manager_free(Manager *m)
 
         /* Free processes without callbacks: nobody is listening any more. */
         m->callbacks = (ManagerCallbacks){ 0 };
+        remembered_names_stop(m);
         for (size_t i = 0; intmap_next(&m->profiles->processes, &i, NULL, (void **) &p);)
                 process_free(p);
         intmap_done(&m->profiles->processes);
@@ -62,6 +64,7 @@ Manager *manager_free(Manager *m)
         safe_close(m->proc_fd);
         safe_close(m->sys_fd);
         safe_close(m->root_fd);
+        safe_close(m->state_dir_fd);
         free(m->config_file);
         manager_config_done(&m->config);
         sd_event_unref(m->event);
@@ -108,6 +111,7 @@ int manager_new(sd_event *e, const ManagerConfig *config, const char *proc_path,
 {
         _cleanup_(manager_profiles_freep) ManagerProfiles *profiles = NULL;
         _cleanup_(manager_freep) Manager *m = NULL;
+        SeenNamesLimits limits;
         struct stat st, live;
         int r;
 
@@ -124,11 +128,13 @@ int manager_new(sd_event *e, const ManagerConfig *config, const char *proc_path,
                 return log_oom();
         m->profiles = TAKE_PTR(profiles);
         m->event = sd_event_ref(e);
-        m->proc_fd = m->sys_fd = m->root_fd = -EBADF;
+        m->proc_fd = m->sys_fd = m->root_fd = m->state_dir_fd = -EBADF;
 
         r = manager_config_copy(&m->config, config);
         if (r < 0)
                 return log_oom();
+        remembered_names_limits(&m->config, &limits);
+        seen_names_set_limits(m->profiles->seen_names, &limits);
         r = manager_log_start(m);
         if (r < 0)
                 return r;
@@ -184,6 +190,21 @@ void manager_set_callbacks(Manager *m, const ManagerCallbacks *cb, void *userdat
         m->userdata = userdata;
 }
 
+int manager_set_state_directory(Manager *m, const char *path)
+{
+        int fd;
+
+        assert(m);
+        assert(path);
+
+        fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return log_error_errno(errno, "Cannot open the state directory %s", path);
+        safe_close(m->state_dir_fd);
+        m->state_dir_fd = fd;
+        return 0;
+}
+
 int manager_set_config_file(Manager *m, const char *path, bool optional)
 {
         char *copy = NULL;
@@ -210,6 +231,8 @@ static void config_changed(Manager *m, char *const *changed)
                 manager_usage_config_changed(m);
         if (manager_config_changed(changed, "Limits"))
                 (void) manager_log_start(m);
+        if (manager_config_changed(changed, "Doctor"))
+                remembered_names_config_changed(m);
         if (manager_config_changed(changed, "Sections") && m->sections)
                 (void) manager_sections_reload(m);
         if (manager_config_changed(changed, "Export")) {
@@ -284,6 +307,11 @@ int manager_reload_configuration(Manager *m)
 int manager_start_watching(Manager *m)
 {
         int r;
+
+        /* Before the first scan notes what runs now. */
+        r = remembered_names_start(m);
+        if (r < 0)
+                return r;
 
         r = profiles_start(m);
         if (r < 0)

@@ -174,6 +174,8 @@ int parse_usec(const char *s, uint64_t *ret_usec)
                 { "s", 1000000 },
                 { "sec", 1000000 },
                 { "min", 60000000 },
+                { "h", 3600000000ULL },
+                { "d", 86400000000ULL },
         };
         return parse_with_units(s, units, ELEMENTSOF(units), ret_usec);
 }

@@ -7,7 +7,9 @@
 1. No tracked .c, .h or .py file over 1,000 lines: a file that long holds more than one concern.
 2. file_replace() is called from the rc-edit transaction only (daemon/appprofile, a file whose name
    says "transaction") and defined in daemon/shared/file-replace.c: one compare-and-replace of rc
-   files, not one per client. tests/shared tests the function itself.
+   files, not one per client. tests/shared tests the function itself. The one other caller is the
+   daemon's own state file of remembered process names (daemon/procwatch/seen-names.c), which needs
+   the same atomic replacement and so reuses it rather than writing a second one.
 3. dbus-daemon is started from at most one C file, in tests/lib, and one Python file,
    tests/gtk/appworld.py: one test world per language.
 4. LICENSE and NEWS exist.
@@ -29,10 +31,11 @@ MAX_SUBJECT = 72
 # The last commit before the rule: older subjects are history, not to be rewritten.
 CUTOFF_COMMIT = "1dca122"
 
-# Where file_replace( may appear: its own definition and header, the transaction, its own unit test.
+# Where file_replace( may appear: its own definition and header, the transaction, the state file of
+# remembered names, its own unit test.
 FILE_REPLACE_ALLOWED = re.compile(
     r"^(daemon/shared/file-replace\.[ch]|daemon/appprofile/[^/]*transaction[^/]*\.[ch]"
-    r"|tests/shared/test-file-replace\.c)$")
+    r"|daemon/procwatch/seen-names\.c|tests/shared/test-file-replace\.c)$")
 # A call or declaration of file_replace itself, not of user_rc_file_replace or a mention in a comment.
 FILE_REPLACE_CALL = re.compile(r"(?<![A-Za-z0-9_])file_replace\(")
 # Starting dbus-daemon: the program as a C string of its own (an argv element, an execv path, a
@@ -154,7 +157,7 @@ def main() -> int:
     files = [f for f in files if f]
     tap = Tap()
     tap.check(f"no tracked .c/.h/.py over {MAX_LINES} lines", check_sizes(root, files))
-    tap.check("file_replace() called from the rc-edit transaction only", check_file_replace(root, files))
+    tap.check("file_replace() called from the rc-edit transaction and the names state file only", check_file_replace(root, files))
     tap.check("dbus-daemon started from one C harness in tests/lib and appworld.py",
               check_dbus_daemon(root, files))
     tap.check("LICENSE and NEWS exist", check_files_exist(root))

@@ -130,6 +130,8 @@ void manager_harness_start(ManagerHarness *h)
          * event to a process (manager_event_may_describe()) need to think about it. */
         h->manager->profiles->event_clock_offset_ns = HARNESS_EVENT_CLOCK_OFFSET_NS;
         manager_set_callbacks(h->manager, &callbacks, h);
+        if (h->state_dir)
+                g_assert_cmpint(manager_set_state_directory(h->manager, h->state_dir), ==, 0);
         g_assert_cmpint(manager_start(h->manager), ==, 0);
         g_assert_cmpint(h->manager->profiles->watch_state, ==, MANAGER_WATCH_POLLING);
 }

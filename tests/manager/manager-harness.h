@@ -56,6 +56,7 @@ typedef struct ManagerHarness {
          * re-reads, a poll interval no test waits for, a short reload coalescing time, no journal
          * entry per applied profile. */
         ManagerConfig config;
+        const char *state_dir; /* --state-directory for manager_harness_start(); NULL: none */
         Manager *manager;
 
         GPtrArray *events; /* HarnessEvent, in callback order */

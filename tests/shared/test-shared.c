@@ -47,6 +47,10 @@ static void test_safe_parse(void)
         g_assert_cmpint(parse_usec("2s", &u), ==, 0);
         g_assert_cmpuint(u, ==, 2000000);
         g_assert_cmpint(parse_usec("2 s", &u), ==, -EINVAL);
+        g_assert_cmpint(parse_usec("30d", &u), ==, 0);
+        g_assert_cmpuint(u, ==, 30 * 86400 * 1000000ULL);
+        g_assert_cmpint(parse_usec("2h", &u), ==, 0);
+        g_assert_cmpuint(u, ==, 2 * 3600 * 1000000ULL);
         g_assert_cmpint(parse_size("8M", &u), ==, 0);
         g_assert_cmpuint(u, ==, 8 * 1024 * 1024);
         g_assert_cmpint(parse_size("99999999999999999999G", &u), ==, -ERANGE);

@@ -49,6 +49,7 @@ struct Manager {
         int proc_fd; /* --proc */
         int sys_fd; /* --sys */
         int root_fd; /* --root: where /etc, /usr/share and homes are */
+        int state_dir_fd; /* --state-directory: what is kept across restarts; -EBADF: nothing is */
         dev_t root_dev; /* ...and its identity, which config slots are compared with */
         ino_t root_ino;
         bool real_proc; /* --proc is the live /proc: events and pids are real */
@@ -81,6 +82,10 @@ Manager *manager_free(Manager *m);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Manager *, manager_free);
 
 void manager_set_callbacks(Manager *m, const ManagerCallbacks *cb, void *userdata);
+
+/* The directory where what the daemon keeps across restarts lives (the remembered process names), opened
+ * once here: every file in it is reached through that fd. Before manager_start(). */
+int manager_set_state_directory(Manager *m, const char *path);
 
 /* Loads configuration, starts watching processes and rc files, and scans /proc once: both steps below. */
 int manager_start(Manager *m);

@@ -36,6 +36,12 @@ typedef struct ManagerConfig {
         /* [Privacy] */
         bool hide_other_users; /* non-root callers do not see other users' processes at all */
 
+        /* [Doctor] */
+        uint64_t remember_names_usec; /* how long names of processes seen are kept; 0: not at all */
+        unsigned names_per_user_max; /* remembered name combinations of one user */
+        uint64_t name_bytes_per_user_max; /* ... and their bytes */
+        unsigned names_max; /* ... of all users */
+
         /* [Usage] */
         uint64_t usage_watch_interval_usec; /* while somebody watches */
         uint64_t usage_idle_interval_usec; /* otherwise; 0: not at all */

@@ -16,6 +16,10 @@ int manager_profiles_new(ManagerProfiles **ret)
         p = calloc(1, sizeof(ManagerProfiles));
         if (!p)
                 return -ENOMEM;
+        if (seen_names_new(NULL, &p->seen_names) < 0) {
+                free(p);
+                return -ENOMEM;
+        }
         p->connector_fd = p->device_inotify_fd = -EBADF;
         p->reload_cause = LOG_UID_NONE;
         hz = sysconf(_SC_CLK_TCK);
@@ -26,6 +30,10 @@ int manager_profiles_new(ManagerProfiles **ret)
 
 ManagerProfiles *manager_profiles_free(ManagerProfiles *p)
 {
-        /* What it holds was released by the job's stop and free steps (manager_free()). */
+        /* What it holds was released by the job's stop and free steps (manager_free()), but for what
+         * manager_profiles_new() made. */
+        if (!p)
+                return NULL;
+        seen_names_free(p->seen_names);
         return mfree(p);
 }

@@ -8,6 +8,7 @@
 #include "rc-cache.h"
 #include "rc-resolve.h"
 #include "rc-watch.h"
+#include "seen-names.h"
 
 /* The profiles job's state (m->profiles): which processes exist, what applies to each, which rc
  * configurations are loaded, and how processes and GPU device opens are watched. Its own struct, as each
@@ -137,6 +138,11 @@ typedef struct ManagerProfiles {
         char **device_paths;
         uint64_t device_sweep_usec; /* when fd tables were last swept for device opens */
         uint64_t n_device_sweeps, n_fd_tables_walked;
+
+        /* The names of processes seen, for the doctor (profiles/remembered-names.c); never NULL. */
+        SeenNames *seen_names;
+        sd_event_source *names_save_timer; /* a save after the first change since the last */
+        sd_event_source *names_forget_timer; /* drops names older than [Doctor] RememberNamesSec= */
 } ManagerProfiles;
 
 /* The job's state with nothing loaded or watched yet; what it holds is released by the job's stop and free

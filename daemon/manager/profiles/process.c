@@ -18,6 +18,7 @@
 #include "process-watch.h"
 #include "manager.h"
 #include "process.h"
+#include "remembered-names.h"
 #include "strv.h"
 
 static const uint64_t settle_steps_usec[] = { 100 * 1000, 500 * 1000, 1500 * 1000 };
@@ -291,6 +292,9 @@ static int process_update(Process *p, const ProcFacts *f, RcResolution *res)
                 free(p->comm);
                 p->comm = strdup(f->comm);
         }
+        /* Exec, a comm change, a rescan, a settle re-read: every name it presented is one a rule could
+         * have been about. */
+        remembered_names_note(m, p, f);
         rc_resolution_free(p->resolution);
         p->resolution = res;
         p->result_hash = h;
