@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The profile doctor (daemon/appprofile/rc-doctor.h): every kind on crafted files with its place and its
+ * exact fix, nothing for healthy rules, and the real files of the corpus (read in place). */
+
+#include <unistd.h>
+
+#include "fd-util.h"
+#include "rc-doctor.h"
+#include "rc-edit-transaction.h"
+#include "rc-rule-id.h"
+#include "test-util.h"
+
+#define HOME "/home/u"
+#define USER_FILE HOME "/.nv/nvidia-application-profiles-rc"
+#define USER_DIR HOME "/.nv/nvidia-application-profiles-rc.d/"
+#define SYSTEM_DIR "/etc/nvidia/nvidia-application-profiles-rc.d/"
+#define SHIPPED "/usr/share/nvidia/nvidia-application-profiles-570.153.02-rc"
+
+/* A root tree with files at (path, text) pairs, loaded as HOME's configuration. */
+static RcConfig *load_tree(const char *const *pairs, bool trailing_commas)
+{
+        g_autofree char *root = test_mkdtemp();
+        _cleanup_close_ int fd = -EBADF;
+        RcConfig *c = NULL;
+
+        for (const char *const *p = pairs; *p; p += 2)
+                test_write_file(root, p[0] + 1, p[1]);
+        fd = test_open_dir(root);
+        RcLoadOptions o = {
+                .root_fd = fd,
+                .home = HOME,
+                .driver_version = "570.153.02",
+                .syntax = { .accept_trailing_commas = trailing_commas },
+        };
+        g_assert_cmpint(rc_config_load(&o, &c), ==, 0);
+        return c;
+}
+
+static const RcFile *find_file(const RcConfig *c, const char *path)
+{
+        for (size_t i = 0; i < c->n_files; i++)
+                if (streq(c->files[i]->path, path))
+                        return c->files[i];
+        g_assert_not_reached();
+}
+
+/* The id of rule k of the file at path, as "rules" prints it. */
+static char *rule_id(const RcConfig *c, const char *path, size_t k)
+{
+        const RcFile *f = find_file(c, path);
+        _cleanup_free_ char(*ids)[RC_RULE_ID_LENGTH + 1] = NULL;
+
+        g_assert_cmpint(rc_file_rule_ids(f, &ids), ==, 0);
+        g_assert_cmpuint(k, <, f->n_rules);
+        return g_strdup(ids[k]);
+}
+
+static void dump(const RcFindings *f)
+{
+        for (size_t i = 0; i < f->n_items; i++)
+                g_test_message("%s:%u:%u: %s: %s [%s]", f->items[i].path, f->items[i].line, f->items[i].column,
+                                rc_doctor_kind_to_string(f->items[i].kind), f->items[i].message,
+                                strna(f->items[i].fix));
+}
+
+/* Asserts that finding i is kind at path:line (column when not 0), with exactly fix (NULL: none), and that
+ * its sentence holds needle. */
+static void assert_finding(const RcFindings *f, size_t i, RcDoctorKind kind, const char *path, uint32_t line,
+                uint32_t column, const char *fix, const char *needle)
+{
+        g_assert_cmpuint(i, <, f->n_items);
+        g_test_message("checking finding %zu: %s at %s:%u", i, rc_doctor_kind_to_string(kind), path, line);
+        g_assert_cmpstr(rc_doctor_kind_to_string(f->items[i].kind), ==, rc_doctor_kind_to_string(kind));
+        g_assert_cmpstr(f->items[i].path, ==, path);
+        g_assert_cmpuint(f->items[i].line, ==, line);
+        if (column > 0)
+                g_assert_cmpuint(f->items[i].column, ==, column);
+        g_assert_cmpstr(f->items[i].fix, ==, fix);
+        g_assert_nonnull(strstr(f->items[i].message, needle));
+}
+
+/* The issue's "Done when": a procname "niri" rule while .niri-wrapped runs, a duplicate rule, a dead rule
+ * and GLSyncToVBlank, each at its line with its fix; nothing for the healthy rule. */
+static const char done_when[] =
+                "{\n"
+                "  \"rules\": [\n"
+                "    { \"pattern\": { \"feature\": \"procname\", \"matches\": \"niri\" }, \"profile\": \"Niri\" },\n"
+                "    { \"pattern\": \"firefox\", \"profile\": \"Vsync\" },\n"
+                "    { \"pattern\": \"firefox\", \"profile\": \"Vsync\" },\n"
+                "    { \"pattern\": { \"feature\": \"true\", \"matches\": \"\" }, \"profile\": \"Vsync\" },\n"
+                "    { \"pattern\": \"glxgears\", \"profile\": \"Vsync\" },\n"
+                "    { \"pattern\": \"healthy\", \"profile\": \"Healthy\" }\n"
+                "  ],\n"
+                "  \"profiles\": [\n"
+                "    { \"name\": \"Niri\", \"settings\": [ { \"key\": \"GLVidHeapReuseRatio\", \"value\": 0 } ] },\n"
+                "    { \"name\": \"Vsync\", \"settings\": [ { \"key\": \"GLSyncToVBlank\", \"value\": \"1\" } ] },\n"
+                "    { \"name\": \"Healthy\", \"settings\": [ { \"key\": \"GLSyncToVblank\", \"value\": true } ] }\n"
+                "  ]\n"
+                "}\n";
+
+static void test_done_when(void)
+{
+        g_autofree char *shipped = test_corpus_path("appprofiles/nvidia-shipped-570.153.02-rc");
+        g_autofree char *shipped_text = NULL;
+        g_autoptr(GError) error = NULL;
+
+        g_file_get_contents(shipped, &shipped_text, NULL, &error);
+        g_assert_no_error(error);
+        const char *const pairs[] = { USER_FILE, done_when, SHIPPED, shipped_text, NULL };
+        g_autoptr(RcConfig) c = load_tree(pairs, false);
+        const RcDoctorProcess processes[] = {
+                { .procname = ".niri-wrapped", .comm = ".niri-wrapped", .cmdline = "niri", .pid = 42 },
+                { .procname = "healthy", .comm = "healthy", .cmdline = "healthy", .pid = 43 },
+        };
+        RcDoctorOptions o = { .processes = processes, .n_processes = 2, .user_files = true };
+        _cleanup_(rc_findings_done) RcFindings f = { 0 };
+        g_autofree char *niri = rule_id(c, USER_FILE, 0), *dup = rule_id(c, USER_FILE, 2),
+                        *dead = rule_id(c, USER_FILE, 4);
+        g_autofree char *niri_fix = g_strdup_printf(
+                        "nvprofilectl rules set %s --or --procname=niri --procname=.niri-wrapped", niri);
+        g_autofree char *dup_fix = g_strdup_printf("nvprofilectl rules remove %s", dup);
+        g_autofree char *dead_fix = g_strdup_printf("nvprofilectl rules remove %s", dead);
+
+        g_assert_cmpint(rc_doctor_run(c, &o, &f), ==, 0);
+        dump(&f);
+        g_assert_cmpuint(f.n_items, ==, 4);
+        g_assert_cmpuint(f.n_dropped, ==, 0);
+        assert_finding(&f, 0, RC_DOCTOR_NEAR_MISS, USER_FILE, 3, 18, niri_fix, ".niri-wrapped (pid 42) runs");
+        assert_finding(&f, 1, RC_DOCTOR_DUPLICATE_RULE, USER_FILE, 5, 5, dup_fix, USER_FILE ":4");
+        assert_finding(&f, 2, RC_DOCTOR_DEAD_RULE, USER_FILE, 7, 5, dead_fix, "GLSyncToVBlank by " USER_FILE ":6");
+        assert_finding(&f, 3, RC_DOCTOR_UNKNOWN_KEY, USER_FILE, 12, 0,
+                        "nvprofilectl profiles set Vsync --unset=GLSyncToVBlank --setting=GLSyncToVblank=true "
+                        "--file=" USER_FILE,
+                        "did you mean \"GLSyncToVblank\"");
+
+        /* --home: every fix says whose files; the system's files are not asked for, so nothing changes. */
+        rc_findings_done(&f);
+        o.home_option = HOME;
+        o.system_files = true;
+        g_assert_cmpint(rc_doctor_run(c, &o, &f), ==, 0);
+        g_assert_cmpuint(f.n_items, ==, 4);
+        for (size_t i = 0; i < f.n_items; i++)
+                g_assert_true(g_str_has_suffix(f.items[i].fix, " --home=" HOME));
+
+        /* Not asked about the user's files: nothing, and never about the shipped file. */
+        rc_findings_done(&f);
+        o.user_files = false;
+        g_assert_cmpint(rc_doctor_run(c, &o, &f), ==, 0);
+        dump(&f);
+        g_assert_cmpuint(f.n_items, ==, 0);
+
+        /* No process seen: no near miss. */
+        rc_findings_done(&f);
+        o = (RcDoctorOptions){ .user_files = true };
+        g_assert_cmpint(rc_doctor_run(c, &o, &f), ==, 0);
+        g_assert_cmpuint(f.n_items, ==, 3);
+        g_assert_cmpint(f.items[0].kind, ==, RC_DOCTOR_DUPLICATE_RULE);
+}
+
+/* Healthy rules, whatever the processes: nothing at all. */
+static void test_healthy(void)
+{
+        const char *const pairs[] = { USER_DIR RC_EDIT_DEFAULT_FILE_NAME,
+                "{ \"rules\": [ { \"pattern\": \"niri\", \"profile\": \"P\" },\n"
+                "  { \"pattern\": { \"feature\": \"commname\", \"matches\": \"steam\" }, \"profile\": { \"settings\": [\"GLSyncToVblank\", false] } } ],\n"
+                "  \"profiles\": [ { \"name\": \"P\", \"settings\": [ \"GLVidHeapReuseRatio\", 0, \"0x166c5e\", 0 ] } ] }\n",
+                NULL };
+        g_autoptr(RcConfig) c = load_tree(pairs, false);
+        const RcDoctorProcess processes[] = {
+                { .procname = "niri", .comm = "niri", .cmdline = "niri", .pid = 7 },
+                { .procname = "Steam", .comm = "steam", .cmdline = "steam" },
+        };
+        RcDoctorOptions o = { .processes = processes, .n_processes = 2, .user_files = true, .system_files = true };
+        _cleanup_(rc_findings_done) RcFindings f = { 0 };
+
+        g_assert_cmpint(rc_doctor_run(c, &o, &f), ==, 0);
+        dump(&f);
+        g_assert_cmpuint(f.n_items, ==, 0);
+}
+
+static void test_near_misses(void)
+{
+        const char *const pairs[] = { USER_DIR RC_EDIT_DEFAULT_FILE_NAME,
+                "{ \"rules\": [\n"
+                "  { \"pattern\": { \"op\": \"and\", \"sub\": [ { \"feature\": \"procname\", \"matches\": \"/usr/bin/foo\" }, { \"feature\": \"commname\", \"matches\": \"foo\" } ] }, \"profile\": \"P\" },\n"
+                "  { \"pattern\": \"Steam\", \"profile\": \"P\" },\n"
+                "  { \"pattern\": { \"feature\": \"commname\", \"matches\": \"VeryLongProgramName\" }, \"profile\": \"P\" },\n"
+                "  { \"pattern\": \"com.obsproject.Studio\", \"profile\": \"P\" },\n"
+                "  { \"pattern\": \"Game.exe\", \"profile\": \"P\" },\n"
+                "  { \"pattern\": \"nothing-close\", \"profile\": \"P\" }\n"
+                "], \"profiles\": [ { \"name\": \"P\", \"settings\": [ \"GLVidHeapReuseRatio\", 0 ] } ] }\n",
+                NULL };
+        g_autoptr(RcConfig) c = load_tree(pairs, false);
+        const RcDoctorProcess processes[] = {
+                { .procname = "foo", .comm = "foo", .cmdline = "foo", .pid = 1 },
+                { .procname = "steam", .comm = "steam", .cmdline = "steam", .last_seen_usec = 1764450000000000 },
+                { .procname = "VeryLongProgramName", .comm = "VeryLongProgram", .pid = 3 },
+                { .procname = "obs", .comm = "obs", .cmdline = "obs", .flatpak_id = "com.obsproject.Studio", .pid = 4 },
+                { .procname = "wine64-preloader", .comm = "Game.exe", .cmdline = "Game.exe", .pid = 5 },
+        };
+        RcDoctorOptions o = { .processes = processes, .n_processes = ELEMENTSOF(processes), .user_files = true };
+        _cleanup_(rc_findings_done) RcFindings f = { 0 };
+        const char *path = USER_DIR RC_EDIT_DEFAULT_FILE_NAME;
+        char *ids[5];
+        g_autofree char *fix0 = NULL, *fix1 = NULL, *fix2 = NULL, *fix3 = NULL, *fix4 = NULL;
+
+        for (size_t i = 0; i < 5; i++)
+                ids[i] = rule_id(c, path, i);
+        fix0 = g_strdup_printf("nvprofilectl rules set %s '--pattern={ \"op\": \"and\", \"sub\": [ { \"op\": \"or\", "
+                               "\"sub\": [ { \"feature\": \"procname\", \"matches\": \"/usr/bin/foo\" }, { "
+                               "\"feature\": \"procname\", \"matches\": \"foo\" } ] }, { \"feature\": \"commname\", "
+                               "\"matches\": \"foo\" } ] }'",
+                        ids[0]);
+        fix1 = g_strdup_printf("nvprofilectl rules set %s --or --procname=Steam --procname=steam", ids[1]);
+        fix2 = g_strdup_printf(
+                        "nvprofilectl rules set %s --or --commname=VeryLongProgramName --commname=VeryLongProgram",
+                        ids[2]);
+        fix3 = g_strdup_printf(
+                        "nvprofilectl rules set %s --or --procname=com.obsproject.Studio --procname=obs", ids[3]);
+        fix4 = g_strdup_printf("nvprofilectl rules set %s --or --procname=Game.exe --cmdline=Game.exe", ids[4]);
+
+        g_assert_cmpint(rc_doctor_run(c, &o, &f), ==, 0);
+        dump(&f);
+        g_assert_cmpuint(f.n_items, ==, 5);
+        assert_finding(&f, 0, RC_DOCTOR_NEAR_MISS, path, 2, 40, fix0, "foo (pid 1) runs");
+        assert_finding(&f, 1, RC_DOCTOR_NEAR_MISS, path, 3, 16, fix1, "steam ran (last seen on 2025-11-29 21:00 UTC)");
+        assert_finding(&f, 2, RC_DOCTOR_NEAR_MISS, path, 4, 16, fix2, "15 characters");
+        assert_finding(&f, 3, RC_DOCTOR_NEAR_MISS, path, 5, 16, fix3, "obs (pid 4) runs: Flatpak");
+        assert_finding(&f, 4, RC_DOCTOR_NEAR_MISS, path, 6, 16, fix4, "argv[0]");
+        for (size_t i = 0; i < 5; i++)
+                free(ids[i]);
+}
+
+int main(int argc, char *argv[])
+{
+        g_test_init(&argc, &argv, NULL);
+        (void) test_corpus_dir_or_skip();
+        g_test_add_func("/rc-doctor/done-when", test_done_when);
+        g_test_add_func("/rc-doctor/healthy", test_healthy);
+        g_test_add_func("/rc-doctor/near-misses", test_near_misses);
+        return g_test_run();
+}
