@@ -231,6 +231,114 @@ static void test_near_misses(void)
                 free(ids[i]);
 }
 
+/* Profiles, keys and values, in the user's rc.d file of nvprofilectl, fixed with profiles/rules set. */
+static const char keys_file[] =
+                "{ \"rules\": [\n"
+                "  { \"pattern\": \"a\", \"profile\": \"No VidMem Reus\" },\n"
+                "  { \"pattern\": \"b\", \"profile\": \"Nothing Like It\" },\n"
+                "  { \"pattern\": \"c\", \"profile\": { \"settings\": [ \"GLSyncToVblank\", \"1\", \"GLFSAAMode\", 99 ] } },\n"
+                "  { \"pattern\": \"d\", \"profile\": \"Keys\" }\n"
+                "], \"profiles\": [\n"
+                "  { \"name\": \"Unused\", \"settings\": [ \"GLVidHeapReuseRatio\", 0 ] },\n"
+                "  { \"name\": \"Keys\", \"settings\": [ \"CudaNoStablePerfLimit\", 0,\n"
+                "      \"0x1234ab\", 1,\n"
+                "      \"GLGSYNCAllowed\", true,\n"
+                "      \"GLThreadedOptimisations\", 1 ] }\n"
+                "] }\n";
+
+static void test_profiles_and_keys(void)
+{
+        g_autofree char *shipped = test_corpus_path("appprofiles/nvidia-shipped-570.153.02-rc");
+        g_autofree char *shipped_text = NULL;
+        g_autoptr(GError) error = NULL;
+
+        g_file_get_contents(shipped, &shipped_text, NULL, &error);
+        g_assert_no_error(error);
+        const char *const pairs[] = { USER_DIR RC_EDIT_DEFAULT_FILE_NAME, keys_file, SHIPPED, shipped_text, NULL };
+        g_autoptr(RcConfig) c = load_tree(pairs, false);
+        RcDoctorOptions o = { .user_files = true };
+        _cleanup_(rc_findings_done) RcFindings f = { 0 };
+        const char *path = USER_DIR RC_EDIT_DEFAULT_FILE_NAME;
+        g_autofree char *a = rule_id(c, path, 0), *cc = rule_id(c, path, 2);
+        g_autofree char *missing_fix = g_strdup_printf("nvprofilectl rules set %s '--profile=No VidMem Reuse'", a);
+        g_autofree char *bool_fix = g_strdup_printf("nvprofilectl rules set %s --setting=GLSyncToVblank=true", cc);
+
+        g_assert_cmpint(rc_doctor_run(c, &o, &f), ==, 0);
+        dump(&f);
+        g_assert_cmpuint(f.n_items, ==, 9);
+        assert_finding(&f, 0, RC_DOCTOR_MISSING_PROFILE, path, 2, 3, missing_fix, "did you mean \"No VidMem Reuse\"");
+        assert_finding(&f, 1, RC_DOCTOR_MISSING_PROFILE, path, 3, 3, NULL, "\"Nothing Like It\", which no file");
+        assert_finding(&f, 2, RC_DOCTOR_WRONG_VALUE, path, 4, 48, bool_fix, "GLSyncToVblank is a boolean");
+        assert_finding(&f, 3, RC_DOCTOR_WRONG_VALUE, path, 4, 71, NULL, "GLFSAAMode is an integer from 0 to 15");
+        assert_finding(&f, 4, RC_DOCTOR_UNUSED_PROFILE, path, 7, 3, "nvprofilectl profiles remove Unused",
+                        "No rule names profile \"Unused\"");
+        assert_finding(&f, 5, RC_DOCTOR_UNKNOWN_KEY, path, 8, 35,
+                        "nvprofilectl profiles set Keys --unset=CudaNoStablePerfLimit --setting=0x166c5e=0",
+                        "did you mean \"0x166c5e\"");
+        assert_finding(&f, 6, RC_DOCTOR_UNKNOWN_KEY, path, 9, 7, NULL, "no known key is spelled like it");
+        assert_finding(&f, 7, RC_DOCTOR_OBSOLETE_KEY, path, 10, 7,
+                        "nvprofilectl profiles set Keys --unset=GLGSYNCAllowed --setting=GLVRRAllowed=true",
+                        "current drivers read GLVRRAllowed");
+        assert_finding(&f, 8, RC_DOCTOR_UNKNOWN_KEY, path, 11, 7,
+                        "nvprofilectl profiles set Keys --unset=GLThreadedOptimisations "
+                        "--setting=GLThreadedOptimizations=1",
+                        "did you mean \"GLThreadedOptimizations\"");
+}
+
+/* Files: the system's, with --system fixes; not-portable, broken and installed files; never the shipped
+ * file, although it has an unused profile (HideVendorID). */
+static void test_files(void)
+{
+        g_autofree char *shipped = test_corpus_path("appprofiles/nvidia-shipped-570.153.02-rc");
+        g_autofree char *shipped_text = NULL;
+        g_autoptr(GError) error = NULL;
+
+        g_file_get_contents(shipped, &shipped_text, NULL, &error);
+        g_assert_no_error(error);
+        const char *const pairs[] = {
+                SYSTEM_DIR "10-gsr-cuda-no-stable-perf-limit",
+                "{ 'rules': [ { \"pattern\": \"gpu-screen-recorder\", \"profile\": \"P\" }, ],\n"
+                "  \"profiles\": [ { \"name\": \"P\", \"settings\": [ \"0x166c5e\", 0 ] } ] }\n",
+                SYSTEM_DIR "20-broken",
+                "{ \"rules\": [ }\n",
+                SYSTEM_DIR RC_EDIT_DEFAULT_FILE_NAME,
+                "{ \"rules\": [ { \"pattern\": \"x\", \"profile\": \"Q\" } ],\n"
+                "  \"profiles\": [ { \"name\": \"Q\", \"settings\": [ \"GLSyncToVblank\", 1 ] },\n"
+                "    { \"name\": \"R\", \"settings\": [ \"GLSyncToVblank\", 1 ] } ] }\n",
+                "/etc/nvidia/nvidia-application-profiles-rc",
+                "{ \"profiles\": [ { \"name\": \"S\", \"settings\": [ \"GLSyncToVblank\", 1 ] } ] }\n",
+                SHIPPED,
+                shipped_text,
+                NULL,
+        };
+        g_autoptr(RcConfig) c = load_tree(pairs, true);
+        RcDoctorOptions o = { .system_files = true, .user_files = true, .home_option = HOME };
+        _cleanup_(rc_findings_done) RcFindings f = { 0 };
+        const char *gsr = SYSTEM_DIR "10-gsr-cuda-no-stable-perf-limit", *broken = SYSTEM_DIR "20-broken",
+                   *own = SYSTEM_DIR RC_EDIT_DEFAULT_FILE_NAME;
+
+        g_assert_cmpint(rc_doctor_run(c, &o, &f), ==, 0);
+        dump(&f);
+        g_assert_cmpuint(f.n_items, ==, 7);
+        assert_finding(&f, 0, RC_DOCTOR_UNUSED_PROFILE, "/etc/nvidia/nvidia-application-profiles-rc", 1, 17,
+                        "nvprofilectl profiles remove S --file=/etc/nvidia/nvidia-application-profiles-rc --system",
+                        "\"S\"");
+        assert_finding(&f, 1, RC_DOCTOR_INSTALLED_FILE, gsr, 0, 0, NULL, "gpu-screen-recorder");
+        assert_finding(&f, 2, RC_DOCTOR_NOT_PORTABLE, gsr, 1, 3, NULL, "single quotes");
+        assert_finding(&f, 3, RC_DOCTOR_NOT_PORTABLE, gsr, 1, 66, NULL, "trailing comma");
+        assert_finding(&f, 4, RC_DOCTOR_INSTALLED_FILE, broken, 0, 0, NULL, "Not written by nvprofilectl");
+        assert_finding(&f, 5, RC_DOCTOR_BROKEN_FILE, broken, 1, 14, NULL, "the file contributes nothing");
+        assert_finding(&f, 6, RC_DOCTOR_UNUSED_PROFILE, own, 3, 5, "nvprofilectl profiles remove R --system", "\"R\"");
+        for (size_t i = 0; i < f.n_items; i++)
+                g_assert_false(g_str_has_prefix(f.items[i].path, "/usr/"));
+
+        /* The system's files only when asked for. */
+        rc_findings_done(&f);
+        o.system_files = false;
+        g_assert_cmpint(rc_doctor_run(c, &o, &f), ==, 0);
+        g_assert_cmpuint(f.n_items, ==, 0);
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
@@ -238,5 +346,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/rc-doctor/done-when", test_done_when);
         g_test_add_func("/rc-doctor/healthy", test_healthy);
         g_test_add_func("/rc-doctor/near-misses", test_near_misses);
+        g_test_add_func("/rc-doctor/profiles-and-keys", test_profiles_and_keys);
+        g_test_add_func("/rc-doctor/files", test_files);
         return g_test_run();
 }
