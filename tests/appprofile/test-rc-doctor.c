@@ -339,6 +339,113 @@ static void test_files(void)
         g_assert_cmpuint(f.n_items, ==, 0);
 }
 
+static char *corpus_text(const char *name)
+{
+        g_autofree char *path = g_strdup_printf("appprofiles/%s", name);
+        g_autofree char *full = test_corpus_path(path);
+        g_autoptr(GError) error = NULL;
+        char *text = NULL;
+
+        g_file_get_contents(full, &text, NULL, &error);
+        g_assert_no_error(error);
+        return text;
+}
+
+/* The doctor on a corpus file placed at path (with the shipped 570 file), trailing commas accepted as the
+ * daemon may be configured to; never a finding about another file. */
+static void run_on_corpus(
+                const char *name, const char *path, const RcDoctorProcess *processes, size_t n, RcFindings *ret)
+{
+        g_autofree char *text = corpus_text(name), *shipped = corpus_text("nvidia-shipped-570.153.02-rc");
+        const char *const pairs[] = { path, text, SHIPPED, shipped, NULL };
+        g_autoptr(RcConfig) c = load_tree(pairs, true);
+        RcDoctorOptions o = { .processes = processes, .n_processes = n, .user_files = true, .system_files = true };
+
+        g_test_message("corpus file %s as %s", name, path);
+        g_assert_cmpint(rc_doctor_run(c, &o, ret), ==, 0);
+        dump(ret);
+        for (size_t i = 0; i < ret->n_items; i++) {
+                g_assert_cmpstr(ret->items[i].path, ==, path);
+                g_assert_nonnull(rc_doctor_kind_to_string(ret->items[i].kind));
+                g_assert_nonnull(ret->items[i].message);
+        }
+}
+
+static bool has_finding(const RcFindings *f, RcDoctorKind kind, uint32_t line, const char *needle)
+{
+        for (size_t i = 0; i < f->n_items; i++)
+                if (f->items[i].kind == kind && f->items[i].line == line && strstr(f->items[i].message, needle))
+                        return true;
+        return false;
+}
+
+/* Every corpus file, as a user's file: no crash, nothing about the shipped file. */
+static void test_corpus_every_file(void)
+{
+        g_autofree char *dir = test_corpus_path("appprofiles");
+        g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+        const RcDoctorProcess processes[] = {
+                { .procname = "librewolf", .comm = "librewolf", .cmdline = "librewolf", .pid = 9 },
+                { .procname = ".niri-wrapped", .comm = ".niri-wrapped", .cmdline = "niri", .pid = 10 },
+        };
+        const char *name;
+        size_t n = 0;
+
+        g_assert_nonnull(d);
+        while ((name = g_dir_read_name(d))) {
+                _cleanup_(rc_findings_done) RcFindings f = { 0 };
+
+                if (streq(name, "SOURCES.md"))
+                        continue;
+                run_on_corpus(name, USER_FILE, processes, ELEMENTSOF(processes), &f);
+                n++;
+        }
+        g_assert_cmpuint(n, >=, 16);
+}
+
+/* Known problems of real files. */
+static void test_corpus_problems(void)
+{
+        const RcDoctorProcess librewolf[] = {
+                { .procname = "librewolf", .comm = "librewolf", .cmdline = "librewolf", .pid = 9 },
+        };
+        _cleanup_(rc_findings_done) RcFindings comma = { 0 }, mrbjarksen = { 0 }, avindra = { 0 }, invalid = { 0 },
+                                               wolf = { 0 }, gsr = { 0 }, container = { 0 }, niri = { 0 };
+        const RcDoctorProcess wrapped[] = {
+                { .procname = ".niri-wrapped", .comm = ".niri-wrapped", .cmdline = "niri", .pid = 10 },
+        };
+
+        run_on_corpus("popos-cuda-no-stable-perf-limit-TRAILINGCOMMA.json", SYSTEM_DIR "cuda-no-stable-perf-limit",
+                        NULL, 0, &comma);
+        g_assert_true(has_finding(&comma, RC_DOCTOR_NOT_PORTABLE, 26, "trailing comma"));
+        g_assert_cmpuint(comma.items[1].column, ==, 68);
+        g_assert_true(has_finding(&comma, RC_DOCTOR_INSTALLED_FILE, 0, "Pop!_OS"));
+
+        run_on_corpus("dotfiles-mrbjarksen-nvsettings-generated.json", USER_FILE, NULL, 0, &mrbjarksen);
+        g_assert_true(has_finding(&mrbjarksen, RC_DOCTOR_OBSOLETE_KEY, 20, "GLGSYNCAllowed is obsolete"));
+        run_on_corpus("dotfiles-avindra-true-feature.json", USER_FILE, NULL, 0, &avindra);
+        g_assert_true(has_finding(&avindra, RC_DOCTOR_OBSOLETE_KEY, 20, "GLGSYNCAllowed is obsolete"));
+
+        run_on_corpus("cachyos-limit-vram-usage-2025-05-INVALID.rc", SYSTEM_DIR "limit-vram-usage", NULL, 0, &invalid);
+        g_assert_true(has_finding(&invalid, RC_DOCTOR_BROKEN_FILE, 7, "the file contributes nothing"));
+
+        /* Outside NixOS, librewolf runs as itself. */
+        run_on_corpus("nixos-librewolf-DUPKEYS.json", SYSTEM_DIR "60-librewolf-firefox.json", librewolf, 1, &wolf);
+        g_assert_true(has_finding(&wolf, RC_DOCTOR_NEAR_MISS, 9, "librewolf (pid 9) runs"));
+
+        run_on_corpus("gpu-screen-recorder-10-gsr-cuda-no-stable-perf-limit.json",
+                        USER_DIR "10-gsr-cuda-no-stable-perf-limit", NULL, 0, &gsr);
+        g_assert_true(has_finding(&gsr, RC_DOCTOR_INSTALLED_FILE, 0, "gpu-screen-recorder"));
+
+        run_on_corpus("SYNTH-libnvidia-container-10-container.conf", SYSTEM_DIR "10-container.conf", NULL, 0,
+                        &container);
+        g_assert_true(has_finding(&container, RC_DOCTOR_INSTALLED_FILE, 0, "libnvidia-container"));
+
+        run_on_corpus("niri-wiki-50-limit-free-buffer-pool.json",
+                        SYSTEM_DIR "50-limit-free-buffer-pool-in-wayland-compositors.json", wrapped, 1, &niri);
+        g_assert_true(has_finding(&niri, RC_DOCTOR_NEAR_MISS, 4, ".niri-wrapped (pid 10) runs"));
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
@@ -348,5 +455,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/rc-doctor/near-misses", test_near_misses);
         g_test_add_func("/rc-doctor/profiles-and-keys", test_profiles_and_keys);
         g_test_add_func("/rc-doctor/files", test_files);
+        g_test_add_func("/rc-doctor/corpus/every-file", test_corpus_every_file);
+        g_test_add_func("/rc-doctor/corpus/problems", test_corpus_problems);
         return g_test_run();
 }
