@@ -7,6 +7,7 @@
 #include "fd-util.h"
 #include "rc-doctor.h"
 #include "rc-edit-transaction.h"
+#include "rc-edit.h"
 #include "rc-rule-id.h"
 #include "test-util.h"
 
@@ -94,7 +95,7 @@ static const char done_when[] =
                 "  \"profiles\": [\n"
                 "    { \"name\": \"Niri\", \"settings\": [ { \"key\": \"GLVidHeapReuseRatio\", \"value\": 0 } ] },\n"
                 "    { \"name\": \"Vsync\", \"settings\": [ { \"key\": \"GLSyncToVBlank\", \"value\": \"1\" } ] },\n"
-                "    { \"name\": \"Healthy\", \"settings\": [ { \"key\": \"GLSyncToVblank\", \"value\": true } ] }\n"
+                "    { \"name\": \"Healthy\", \"settings\": [ { \"key\": \"GLThreadedOptimizations\", \"value\": true } ] }\n"
                 "  ]\n"
                 "}\n";
 
@@ -446,11 +447,74 @@ static void test_corpus_problems(void)
         g_assert_true(has_finding(&niri, RC_DOCTOR_NEAR_MISS, 4, ".niri-wrapped (pid 10) runs"));
 }
 
+/* Applies edit to the user file's text, addressing the rule by id as the fix does. */
+static char *apply_fix(const char *text, RcEdit *edit, const char *id)
+{
+        RcDiagnostics diags = { 0 };
+        char *out = NULL;
+
+        if (id) {
+                _cleanup_(rc_file_unrefp) RcFile *f = NULL;
+                size_t index;
+
+                g_assert_cmpint(rc_file_parse(USER_FILE, text, strlen(text), NULL, &f), ==, 0);
+                g_assert_cmpint(rc_file_find_rule(f, id, &index), ==, 0);
+                edit->index = index;
+        }
+        g_assert_cmpint(rc_edit_apply(USER_FILE, text, strlen(text), edit, &diags, &out, NULL), ==, 0);
+        rc_diagnostics_done(&diags);
+        return out;
+}
+
+/* The fixes of the issue's file, made as nvprofilectl makes them (its pattern options build this "or"),
+ * one after the other by rule id: then the doctor has nothing more to say. */
+static void test_done_when_fixed(void)
+{
+        g_autofree char *shipped = corpus_text("nvidia-shipped-570.153.02-rc");
+        const RcDoctorProcess processes[] = {
+                { .procname = ".niri-wrapped", .comm = ".niri-wrapped", .cmdline = "niri", .pid = 42 },
+                { .procname = "healthy", .comm = "healthy", .cmdline = "healthy", .pid = 43 },
+        };
+        RcDoctorOptions o = { .processes = processes, .n_processes = 2, .user_files = true };
+        _cleanup_(rc_findings_done) RcFindings f = { 0 };
+        const char *const before[] = { USER_FILE, done_when, NULL };
+        g_autoptr(RcConfig) c = load_tree(before, false);
+        g_autofree char *niri = rule_id(c, USER_FILE, 0), *dup = rule_id(c, USER_FILE, 2),
+                        *dead = rule_id(c, USER_FILE, 4);
+        static const RcEditSetting vblank[] = { { "GLSyncToVblank", "true" } };
+        static char *const unset[] = { (char *) "GLSyncToVBlank" };
+        g_autofree char *t1 = NULL, *t2 = NULL, *t3 = NULL, *t4 = NULL;
+
+        t1 = apply_fix(done_when,
+                        &(RcEdit){ .operation = RC_EDIT_UPDATE_RULE,
+                                        .pattern = "{ \"op\": \"or\", \"sub\": [ { \"feature\": \"procname\", \"matches\": "
+                                                   "\"niri\" }, { \"feature\": \"procname\", \"matches\": "
+                                                   "\".niri-wrapped\" } ] }" },
+                        niri);
+        t2 = apply_fix(t1, &(RcEdit){ .operation = RC_EDIT_REMOVE_RULE }, dup);
+        t3 = apply_fix(t2, &(RcEdit){ .operation = RC_EDIT_REMOVE_RULE }, dead);
+        t4 = apply_fix(t3,
+                        &(RcEdit){ .operation = RC_EDIT_UPDATE_PROFILE,
+                                        .profile = "Vsync",
+                                        .settings = vblank,
+                                        .n_settings = 1,
+                                        .unset = unset,
+                                        .n_unset = 1 },
+                        NULL);
+
+        const char *const after[] = { USER_FILE, t4, SHIPPED, shipped, NULL };
+        g_autoptr(RcConfig) fixed = load_tree(after, false);
+        g_assert_cmpint(rc_doctor_run(fixed, &o, &f), ==, 0);
+        dump(&f);
+        g_assert_cmpuint(f.n_items, ==, 0);
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
         (void) test_corpus_dir_or_skip();
         g_test_add_func("/rc-doctor/done-when", test_done_when);
+        g_test_add_func("/rc-doctor/done-when/fixed", test_done_when_fixed);
         g_test_add_func("/rc-doctor/healthy", test_healthy);
         g_test_add_func("/rc-doctor/near-misses", test_near_misses);
         g_test_add_func("/rc-doctor/profiles-and-keys", test_profiles_and_keys);
