@@ -283,33 +283,9 @@ static bool speaks_about(const Doctor *d, size_t file)
 
 /* --- names ------------------------------------------------------------------------------------------------ */
 
-/* Levenshtein distance, case-insensitive; SIZE_MAX for names too long to be worth it. */
-static size_t name_distance(const char *a, const char *b)
-{
-        size_t la = strlen(a), lb = strlen(b), row[65];
-
-        if (la > 64 || lb > 64)
-                return SIZE_MAX;
-        for (size_t j = 0; j <= lb; j++)
-                row[j] = j;
-        for (size_t i = 1; i <= la; i++) {
-                size_t diag = row[0];
-
-                row[0] = i;
-                for (size_t j = 1; j <= lb; j++) {
-                        size_t up = row[j],
-                               cost = tolower((unsigned char) a[i - 1]) != tolower((unsigned char) b[j - 1]);
-
-                        row[j] = MIN(MIN(row[j] + 1, row[j - 1] + 1), diag + cost);
-                        diag = up;
-                }
-        }
-        return row[lb];
-}
-
 static bool names_close(const char *a, const char *b)
 {
-        size_t dist = name_distance(a, b), len = MIN(strlen(a), strlen(b));
+        size_t dist = string_distance(a, b, true), len = MIN(strlen(a), strlen(b));
 
         return dist <= NAME_DISTANCE_MAX && dist * 3 <= len;
 }
@@ -775,7 +751,7 @@ static int check_missing_profile(Doctor *d, const RcRuleRef *ref)
 
                 if (!other)
                         continue;
-                dist = name_distance(name, other);
+                dist = string_distance(name, other, true);
                 if (dist < best_distance && names_close(name, other)) {
                         best = other;
                         best_distance = dist;
@@ -888,6 +864,26 @@ static char *setting_fix(Doctor *d, const Holder *h, const char *unset, const ch
         return command_finish(d, &c, h->file);
 }
 
+/* A finding whose fix renames setting s to key to, keeping its value where to's type allows it. */
+static int add_rename(Doctor *d, RcDoctorKind kind, const Holder *h, const RcSetting *s, const RcSettingInfo *to,
+                char *message)
+{
+        _cleanup_free_ char *m = message, *converted = NULL, *fix = NULL;
+        int r;
+
+        if (!m)
+                return -ENOMEM;
+        r = convert_value(to, &s->value, &converted);
+        if (r < 0)
+                return r;
+        if (converted) {
+                fix = setting_fix(d, h, s->key, to->key, converted);
+                if (!fix)
+                        return -ENOMEM;
+        }
+        return add_finding(d, kind, h->file, s->location.line, s->location.column, TAKE_PTR(m), TAKE_PTR(fix));
+}
+
 static const RcSettingInfo *closest_key(const char *key)
 {
         const RcSettingInfo *known, *best = NULL;
@@ -897,7 +893,7 @@ static const RcSettingInfo *closest_key(const char *key)
                 return NULL;
         known = rc_settings_known(&n);
         for (size_t i = 0; i < n; i++) {
-                size_t dist = name_distance(key, known[i].key);
+                size_t dist = string_distance(key, known[i].key, true);
 
                 if (dist < best_distance && names_close(key, known[i].key)) {
                         best = &known[i];
@@ -929,34 +925,17 @@ static int check_setting(Doctor *d, const Holder *h, const RcSetting *s)
                                                  "key is spelled like it.",
                                                         s->key),
                                         NULL);
-                r = convert_value(to, &s->value, &converted);
-                if (r < 0)
-                        return r;
-                if (converted) {
-                        fix = setting_fix(d, h, s->key, to->key, converted);
-                        if (!fix)
-                                return -ENOMEM;
-                }
-                return add_finding(d, RC_DOCTOR_UNKNOWN_KEY, h->file, line, column,
-                                sentence("Unknown key \"%s\": did you mean \"%s\" (%s)?", s->key, to->key, to->meaning),
-                                TAKE_PTR(fix));
+                return add_rename(d, RC_DOCTOR_UNKNOWN_KEY, h, s, to,
+                                sentence("Unknown key \"%s\": did you mean \"%s\" (%s)?", s->key, to->key,
+                                                to->meaning));
         }
 
         if (info->replaced_by) {
                 to = rc_setting_lookup(info->replaced_by);
                 assert(to);
-                r = convert_value(to, &s->value, &converted);
-                if (r < 0)
-                        return r;
-                if (converted) {
-                        fix = setting_fix(d, h, s->key, to->key, converted);
-                        if (!fix)
-                                return -ENOMEM;
-                }
-                return add_finding(d, RC_DOCTOR_OBSOLETE_KEY, h->file, line, column,
+                return add_rename(d, RC_DOCTOR_OBSOLETE_KEY, h, s, to,
                                 sentence("%s is obsolete: current drivers read %s instead (%s).", s->key, to->key,
-                                                to->meaning),
-                                TAKE_PTR(fix));
+                                                to->meaning));
         }
 
         r = rc_setting_check(s->key, value, &message);
