@@ -509,6 +509,30 @@ static void test_done_when_fixed(void)
         g_assert_cmpuint(f.n_items, ==, 0);
 }
 
+/* Findings are bounded; the rest are counted. */
+static void test_bounded(void)
+{
+        g_autoptr(GString) text = g_string_new("{ \"profiles\": [\n");
+        _cleanup_(rc_findings_done) RcFindings f = { 0 };
+        RcDoctorOptions o = { .user_files = true };
+
+        for (unsigned i = 0; i < RC_FINDINGS_MAX + 44; i++)
+                g_string_append_printf(text, "%s  { \"name\": \"P%u\", \"settings\": [ \"GLSyncToVblank\", true ] }\n",
+                                i > 0 ? "," : "", i);
+        g_string_append(text, "] }\n");
+        const char *const pairs[] = { USER_FILE, text->str, NULL };
+        g_autoptr(RcConfig) c = load_tree(pairs, false);
+
+        g_assert_cmpint(rc_doctor_run(c, &o, &f), ==, 0);
+        g_assert_cmpuint(f.n_items, ==, RC_FINDINGS_MAX);
+        g_assert_cmpuint(f.n_dropped, ==, 44);
+        /* The first ones, in line order. */
+        for (size_t i = 0; i < f.n_items; i++) {
+                g_assert_cmpint(f.items[i].kind, ==, RC_DOCTOR_UNUSED_PROFILE);
+                g_assert_cmpuint(f.items[i].line, ==, i + 2);
+        }
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
@@ -519,6 +543,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/rc-doctor/near-misses", test_near_misses);
         g_test_add_func("/rc-doctor/profiles-and-keys", test_profiles_and_keys);
         g_test_add_func("/rc-doctor/files", test_files);
+        g_test_add_func("/rc-doctor/bounded", test_bounded);
         g_test_add_func("/rc-doctor/corpus/every-file", test_corpus_every_file);
         g_test_add_func("/rc-doctor/corpus/problems", test_corpus_problems);
         return g_test_run();
