@@ -34,6 +34,8 @@ typedef struct Doctor {
         RcEntryKind *kinds; /* per file; _RC_ENTRY_KIND_MAX: no entry of the search path */
         char (**ids)[RC_RULE_ID_LENGTH + 1]; /* per file, for loaded files */
         char **patterns; /* per rule of c->rules, as rc_pattern_format() writes it */
+        RcMatchFacts *facts; /* per process of o->processes */
+        size_t n_facts;
         Item *items;
         size_t n_items, allocated;
 } Doctor;
@@ -321,7 +323,7 @@ static const char *process_value(const RcDoctorProcess *p, RcFeature f)
         }
 }
 
-static int pattern_matches_process(const RcPattern *pattern, const RcDoctorProcess *p, bool *ret)
+static int match_facts_init(const RcDoctorProcess *p, RcMatchFacts *ret)
 {
         char *argv[2] = { (char *) p->cmdline, NULL };
         RcProcessFacts facts = {
@@ -330,15 +332,8 @@ static int pattern_matches_process(const RcPattern *pattern, const RcDoctorProce
                 .argv = p->cmdline ? argv : NULL,
                 .root_fd = -EBADF,
         };
-        RcMatchFacts m;
-        int r;
 
-        r = rc_match_facts_init(&m, &facts);
-        if (r < 0)
-                return r;
-        *ret = rc_pattern_matches(pattern, &m);
-        rc_match_facts_done(&m);
-        return 0;
+        return rc_match_facts_init(ret, &facts);
 }
 
 /* name without NixOS's wrapping: leading dots and trailing "-wrapped", as often as they are there. */
@@ -517,15 +512,9 @@ static int check_near_miss(Doctor *d, const RcRuleRef *ref)
         Command c;
         int r;
 
-        for (size_t i = 0; i < d->o->n_processes; i++) {
-                bool matched;
-
-                r = pattern_matches_process(&rule->pattern, &d->o->processes[i], &matched);
-                if (r < 0)
-                        return r;
-                if (matched)
+        for (size_t i = 0; i < d->n_facts; i++)
+                if (rc_pattern_matches(&rule->pattern, &d->facts[i]))
                         return 0;
-        }
         p = find_close(&rule->pattern, d->o, &s);
         if (!p)
                 return 0;
@@ -1068,6 +1057,9 @@ static void doctor_done(Doctor *d)
                 free(d->patterns[i]);
         free(d->patterns);
         free(d->kinds);
+        for (size_t i = 0; i < d->n_facts; i++)
+                rc_match_facts_done(&d->facts[i]);
+        free(d->facts);
         for (size_t i = 0; i < d->n_items; i++) {
                 free(d->items[i].finding.message);
                 free(d->items[i].finding.fix);
@@ -1095,6 +1087,15 @@ static int doctor_prepare(Doctor *d)
         }
         for (size_t i = 0; i < c->n_rules; i++) {
                 r = rc_pattern_format(&c->rules[i].rule->pattern, &d->patterns[i]);
+                if (r < 0)
+                        return r;
+        }
+        /* What each process presents to the rules, once. */
+        d->facts = calloc(MAX(d->o->n_processes, (size_t) 1), sizeof(RcMatchFacts));
+        if (!d->facts)
+                return -ENOMEM;
+        for (; d->n_facts < d->o->n_processes; d->n_facts++) {
+                r = match_facts_init(&d->o->processes[d->n_facts], &d->facts[d->n_facts]);
                 if (r < 0)
                         return r;
         }
