@@ -17,6 +17,18 @@
 #define SYSTEM_DIR "/etc/nvidia/nvidia-application-profiles-rc.d/"
 #define SHIPPED "/usr/share/nvidia/nvidia-application-profiles-570.153.02-rc"
 
+static char *corpus_text(const char *name)
+{
+        g_autofree char *path = g_strdup_printf("appprofiles/%s", name);
+        g_autofree char *full = test_corpus_path(path);
+        g_autoptr(GError) error = NULL;
+        char *text = NULL;
+
+        g_file_get_contents(full, &text, NULL, &error);
+        g_assert_no_error(error);
+        return text;
+}
+
 /* A root tree with files at (path, text) pairs, loaded as HOME's configuration. */
 static RcConfig *load_tree(const char *const *pairs, bool trailing_commas)
 {
@@ -101,12 +113,7 @@ static const char done_when[] =
 
 static void test_done_when(void)
 {
-        g_autofree char *shipped = test_corpus_path("appprofiles/nvidia-shipped-570.153.02-rc");
-        g_autofree char *shipped_text = NULL;
-        g_autoptr(GError) error = NULL;
-
-        g_file_get_contents(shipped, &shipped_text, NULL, &error);
-        g_assert_no_error(error);
+        g_autofree char *shipped_text = corpus_text("nvidia-shipped-570.153.02-rc");
         const char *const pairs[] = { USER_FILE, done_when, SHIPPED, shipped_text, NULL };
         g_autoptr(RcConfig) c = load_tree(pairs, false);
         const RcDoctorProcess processes[] = {
@@ -249,12 +256,7 @@ static const char keys_file[] =
 
 static void test_profiles_and_keys(void)
 {
-        g_autofree char *shipped = test_corpus_path("appprofiles/nvidia-shipped-570.153.02-rc");
-        g_autofree char *shipped_text = NULL;
-        g_autoptr(GError) error = NULL;
-
-        g_file_get_contents(shipped, &shipped_text, NULL, &error);
-        g_assert_no_error(error);
+        g_autofree char *shipped_text = corpus_text("nvidia-shipped-570.153.02-rc");
         const char *const pairs[] = { USER_DIR RC_EDIT_DEFAULT_FILE_NAME, keys_file, SHIPPED, shipped_text, NULL };
         g_autoptr(RcConfig) c = load_tree(pairs, false);
         RcDoctorOptions o = { .user_files = true };
@@ -290,12 +292,7 @@ static void test_profiles_and_keys(void)
  * file, although it has an unused profile (HideVendorID). */
 static void test_files(void)
 {
-        g_autofree char *shipped = test_corpus_path("appprofiles/nvidia-shipped-570.153.02-rc");
-        g_autofree char *shipped_text = NULL;
-        g_autoptr(GError) error = NULL;
-
-        g_file_get_contents(shipped, &shipped_text, NULL, &error);
-        g_assert_no_error(error);
+        g_autofree char *shipped_text = corpus_text("nvidia-shipped-570.153.02-rc");
         const char *const pairs[] = {
                 SYSTEM_DIR "10-gsr-cuda-no-stable-perf-limit",
                 "{ 'rules': [ { \"pattern\": \"gpu-screen-recorder\", \"profile\": \"P\" }, ],\n"
@@ -338,18 +335,6 @@ static void test_files(void)
         o.system_files = false;
         g_assert_cmpint(rc_doctor_run(c, &o, &f), ==, 0);
         g_assert_cmpuint(f.n_items, ==, 0);
-}
-
-static char *corpus_text(const char *name)
-{
-        g_autofree char *path = g_strdup_printf("appprofiles/%s", name);
-        g_autofree char *full = test_corpus_path(path);
-        g_autoptr(GError) error = NULL;
-        char *text = NULL;
-
-        g_file_get_contents(full, &text, NULL, &error);
-        g_assert_no_error(error);
-        return text;
 }
 
 /* The doctor on a corpus file placed at path (with the shipped 570 file), trailing commas accepted as the
