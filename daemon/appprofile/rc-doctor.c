@@ -423,6 +423,9 @@ static const RcPattern *find_close(const RcPattern *p, const RcDoctorOptions *o,
                                 return p;
                 return NULL;
         }
+        /* Under "not", another name would make the rule match less, not more. */
+        if (!IN_SET(p->kind, RC_PATTERN_AND, RC_PATTERN_OR))
+                return NULL;
         for (size_t i = 0; i < p->n_sub; i++) {
                 const RcPattern *q = find_close(&p->sub[i], o, ret);
                 if (q)

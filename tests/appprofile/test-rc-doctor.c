@@ -195,7 +195,8 @@ static void test_near_misses(void)
                 "  { \"pattern\": { \"feature\": \"commname\", \"matches\": \"VeryLongProgramName\" }, \"profile\": \"P\" },\n"
                 "  { \"pattern\": \"com.obsproject.Studio\", \"profile\": \"P\" },\n"
                 "  { \"pattern\": \"Game.exe\", \"profile\": \"P\" },\n"
-                "  { \"pattern\": \"nothing-close\", \"profile\": \"P\" }\n"
+                "  { \"pattern\": \"nothing-close\", \"profile\": \"P\" },\n"
+                "  { \"pattern\": [ \"zzz\", { \"op\": \"not\", \"sub\": [ \"Steam\" ] } ], \"profile\": \"P\" }\n"
                 "], \"profiles\": [ { \"name\": \"P\", \"settings\": [ \"GLVidHeapReuseRatio\", 0 ] } ] }\n",
                 NULL };
         g_autoptr(RcConfig) c = load_tree(pairs, false);
