@@ -253,39 +253,13 @@ int verb_help(int argc, char *argv[])
         return client_help(argv + 1, (size_t) argc - 1) < 0 ? EXIT_USAGE : EXIT_SUCCESS;
 }
 
-/* Levenshtein distance, or SIZE_MAX when either is longer than we care for. */
-static size_t edit_distance(const char *a, const char *b)
-{
-        size_t la = strlen(a), lb = strlen(b), row[65];
-
-        if (la > 64 || lb > 64)
-                return SIZE_MAX;
-        for (size_t j = 0; j <= lb; j++)
-                row[j] = j;
-        for (size_t i = 1; i <= la; i++) {
-                size_t diagonal = row[0];
-
-                row[0] = i;
-                for (size_t j = 1; j <= lb; j++) {
-                        size_t above = row[j];
-                        size_t best = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
-
-                        best = MIN(best, above + 1);
-                        best = MIN(best, row[j - 1] + 1);
-                        row[j] = best;
-                        diagonal = above;
-                }
-        }
-        return row[lb];
-}
-
 const char *closest_name(const char *word, const char *const *names, size_t n)
 {
         const char *best = NULL;
         size_t best_distance = SIZE_MAX, len = strlen(word);
 
         for (size_t i = 0; i < n; i++) {
-                size_t d = edit_distance(word, names[i]);
+                size_t d = string_distance(word, names[i], false);
 
                 if (d < best_distance) {
                         best = names[i];

@@ -690,6 +690,7 @@ int rc_file_parse(const char *path, const char *text, size_t size, const RcSynta
                 return 0;
         }
 
+        f->portability = doc.portability;
         b = (Builder){ .file = f, .doc = &doc };
         scan_members(&b, doc.root, &doc.nodes[0], "root object", known, &root);
         r = build_file(&b, &root);

@@ -121,6 +121,7 @@ struct RcFile {
         RcProfile *profiles;
         size_t n_profiles;
         RcDiagnostics diagnostics;
+        RcPortability portability; /* what other programs cannot read (loaded files only) */
 
         /* What was read, to tell whether the file changed. */
         dev_t dev;

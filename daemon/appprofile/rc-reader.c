@@ -62,6 +62,9 @@ typedef struct Scanner {
         size_t comma_pos;
         uint32_t comma_line, comma_column;
 
+        /* What jansson (nvidia-settings) refuses although we read it: see RcPortability. */
+        RcPortability portability;
+
         const RcSyntaxOptions *options;
         RcDiagnostics *diags;
 } Scanner;
@@ -285,6 +288,10 @@ static int scan_close(Scanner *s, char c)
                                         "trailing comma before '%c' (not valid JSON; the file is rejected)", c);
                         return r < 0 ? r : -EBADMSG;
                 }
+                if (s->portability.trailing_comma_line == 0) {
+                        s->portability.trailing_comma_line = s->comma_line;
+                        s->portability.trailing_comma_column = s->comma_column;
+                }
                 r = rc_diagnostics_add(s->diags, RC_SEVERITY_WARNING, s->comma_line, s->comma_column,
                                 "trailing comma before '%c' ignored", c);
                 if (r < 0)
@@ -396,6 +403,10 @@ static int scan_string(Scanner *s)
         if (quote == '\'' && !is_key)
                 return scan_error(
                                 s, start, "single-quoted strings are only allowed for member names; use double quotes");
+        if (quote == '\'' && s->portability.single_quote_line == 0) {
+                s->portability.single_quote_line = line;
+                s->portability.single_quote_column = column;
+        }
 
         if (!is_key) {
                 r = value_start(s, start, RC_NODE_SCALAR, &idx);
@@ -837,6 +848,7 @@ int rc_document_parse(
                 .root = root,
                 .nodes = TAKE_PTR(s.nodes),
                 .n_nodes = s.n_nodes,
+                .portability = s.portability,
         };
         return 0;
 }

@@ -58,12 +58,20 @@ typedef struct RcNode {
         bool key_escaped : 1; /* the raw name contains backslash escapes */
 } RcNode;
 
+/* Where a file first uses what the driver reads but jansson (nvidia-settings) refuses: an accepted
+ * trailing comma, a single-quoted member name. Line 0: nowhere. */
+typedef struct RcPortability {
+        uint32_t trailing_comma_line, trailing_comma_column;
+        uint32_t single_quote_line, single_quote_column;
+} RcPortability;
+
 typedef struct RcDocument {
         const char *text; /* the original text (borrowed) */
         size_t size;
         struct json_object *root; /* an object, if parsing succeeded */
         RcNode *nodes; /* nodes[0] is the root */
         size_t n_nodes;
+        RcPortability portability;
 } RcDocument;
 
 /* Parses text (size bytes, need not be NUL-terminated). On a syntax error returns -EBADMSG with at least

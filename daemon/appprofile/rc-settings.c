@@ -141,7 +141,8 @@ static const RcSettingInfo settings[] = {
         { INTEGER("GLVidHeapReuseRatio", NULL, 0, U32_MAX,
                         "How much freed video memory OpenGL may keep for reuse (driver 565; NVIDIA's profiles use 0)") },
         { INTEGER("0x166c5e", NULL, 0, U32_MAX,
-                        "CUDA forces the P2 memory clock state; 0 stops it (profile CudaNoStablePerfLimit)") },
+                          "CUDA forces the P2 memory clock state; 0 stops it (profile CudaNoStablePerfLimit)"),
+                        .profile_name = "CudaNoStablePerfLimit" },
         { INTEGER("0x528ab3", NULL, 0, U32_MAX, "Undocumented (NVIDIA's profile CL1C, for DCC applications)") },
         { INTEGER("10572898", NULL, 0, U32_MAX, "Undocumented (NVIDIA's profile FA0, for firefox and kwin_gles)") },
         { INTEGER("GL23cd0e", NULL, 0, U32_MAX, "Undocumented (NVIDIA's profile NamedVertexAttributesApplyDivisor)") },
@@ -193,6 +194,15 @@ const RcSettingInfo *rc_setting_lookup(const char *key)
         assert(key);
         for (size_t i = 0; i < ELEMENTSOF(settings); i++)
                 if (streq(settings[i].key, key))
+                        return &settings[i];
+        return NULL;
+}
+
+const RcSettingInfo *rc_setting_lookup_profile_name(const char *name)
+{
+        assert(name);
+        for (size_t i = 0; i < ELEMENTSOF(settings); i++)
+                if (settings[i].profile_name && strcasecmp(settings[i].profile_name, name) == 0)
                         return &settings[i];
         return NULL;
 }

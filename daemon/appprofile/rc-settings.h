@@ -32,6 +32,8 @@ typedef struct RcSettingInfo {
         bool documented; /* in NVIDIA's README list (else: seen in shipped or users' files) */
         const RcSettingValue *values; /* an enumeration: every value the driver reads, NULL-terminated;
                                        * NULL: none (the type and range say what is allowed) */
+        const char *profile_name; /* NVIDIA's profile that sets only this opaque key, which users write
+                                   * as if it were the key (CudaNoStablePerfLimit for "0x166c5e"); or NULL */
 } RcSettingInfo;
 
 /* The enumeration value of info spelled as text (an integer in any spelling the driver reads), or NULL. */
@@ -42,6 +44,9 @@ const RcSettingInfo *rc_settings_known(size_t *ret_n);
 
 /* The key spelled exactly so, or NULL. */
 const RcSettingInfo *rc_setting_lookup(const char *key) _pure_;
+
+/* The opaque key whose NVIDIA profile is named name (any case), or NULL. */
+const RcSettingInfo *rc_setting_lookup_profile_name(const char *name) _pure_;
 
 /* The known key spelled so in any case (the right spelling of a mistyped one), or NULL. */
 const RcSettingInfo *rc_setting_lookup_any_case(const char *key) _pure_;

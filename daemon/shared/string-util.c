@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <ctype.h>
 #include <stdio.h>
 
 #include "string-util.h"
@@ -102,4 +103,31 @@ char *path_join(const char *a, const char *b)
                 p[la++] = '/';
         memcpy(p + la, b, lb + 1);
         return p;
+}
+
+size_t string_distance(const char *a, const char *b, bool ignore_case)
+{
+        size_t la = strlen(a), lb = strlen(b), row[65];
+
+        if (la > 64 || lb > 64)
+                return SIZE_MAX;
+        for (size_t j = 0; j <= lb; j++)
+                row[j] = j;
+        for (size_t i = 1; i <= la; i++) {
+                size_t diagonal = row[0];
+
+                row[0] = i;
+                for (size_t j = 1; j <= lb; j++) {
+                        size_t above = row[j];
+                        bool same = ignore_case ? tolower((unsigned char) a[i - 1]) == tolower((unsigned char) b[j - 1])
+                                                : a[i - 1] == b[j - 1];
+                        size_t best = diagonal + (same ? 0 : 1);
+
+                        best = MIN(best, above + 1);
+                        best = MIN(best, row[j - 1] + 1);
+                        row[j] = best;
+                        diagonal = above;
+                }
+        }
+        return row[lb];
 }

@@ -31,5 +31,9 @@ bool utf8_is_valid_n(const char *s, size_t len);
 /* The length of the valid UTF-8 sequence at s (at most len bytes available), or 0 if it is invalid. */
 size_t utf8_sequence_length(const char *s, size_t len) _pure_;
 
+/* Levenshtein distance of a and b, letters compared in any ASCII case when ignore_case; SIZE_MAX when either
+ * is longer than 64 bytes (no caller compares longer names). */
+size_t string_distance(const char *a, const char *b, bool ignore_case) _pure_;
+
 /* Joins two path components with one '/'; returns NULL on OOM. */
 char *path_join(const char *a, const char *b);

@@ -254,6 +254,49 @@ static void test_inline_profile(void)
                         &(RcEdit){ .operation = RC_EDIT_UPDATE_RULE, .settings = add, .n_settings = 1 }, -EINVAL);
 }
 
+/* The legacy short syntax, "settings": ["0x166c5e", 0], as distributions and gpu-screen-recorder ship
+ * CudaNoStablePerfLimit: edits of a file written so keep writing so. */
+static void test_legacy_short_syntax(void)
+{
+        static const RcEditSetting add[] = { { "GLVidHeapReuseRatio", "0" } };
+        static const RcEditSetting rename[] = { { "0x166c5e", "0" } };
+        static char *const unset[] = { (char *) "CudaNoStablePerfLimit" };
+        static const char short_form[] =
+                        "{\"rules\": [{\"pattern\": \"obs\", \"profile\": \"CudaNoStablePerfLimit\"}],\n"
+                        " \"profiles\": [{\"name\": \"CudaNoStablePerfLimit\", \"settings\": [\"0x166c5e\", 0]}]}\n";
+        static const char misnamed[] =
+                        "{\"profiles\": [{\"name\": \"P\", \"settings\": [\"CudaNoStablePerfLimit\", 0]}]}\n";
+
+        /* A setting added to the profile. */
+        assert_edit(short_form,
+                        &(RcEdit){ .operation = RC_EDIT_UPDATE_PROFILE,
+                                        .profile = "CudaNoStablePerfLimit",
+                                        .settings = add,
+                                        .n_settings = 1 },
+                        "{\"rules\": [{\"pattern\": \"obs\", \"profile\": \"CudaNoStablePerfLimit\"}],\n"
+                        " \"profiles\": [{\"name\": \"CudaNoStablePerfLimit\", \"settings\": [\"0x166c5e\", 0, "
+                        "\"GLVidHeapReuseRatio\", 0]}]}\n");
+        /* A rule with its own 0x166c5e=0, as "rules add --setting 0x166c5e=0" writes it. */
+        assert_edit(short_form,
+                        &(RcEdit){ .operation = RC_EDIT_ADD_RULE,
+                                        .index = SIZE_MAX,
+                                        .pattern = "\"discord\"",
+                                        .settings = rename,
+                                        .n_settings = 1 },
+                        "{\"rules\": [{\"pattern\": \"obs\", \"profile\": \"CudaNoStablePerfLimit\"}, { \"pattern\": "
+                        "\"discord\", \"profile\": { \"settings\": [\"0x166c5e\", 0] } }],\n"
+                        " \"profiles\": [{\"name\": \"CudaNoStablePerfLimit\", \"settings\": [\"0x166c5e\", 0]}]}\n");
+        /* The doctor's fix of the profile's name written as the key: unset it, set the key. */
+        assert_edit(misnamed,
+                        &(RcEdit){ .operation = RC_EDIT_UPDATE_PROFILE,
+                                        .profile = "P",
+                                        .settings = rename,
+                                        .n_settings = 1,
+                                        .unset = unset,
+                                        .n_unset = 1 },
+                        "{\"profiles\": [{\"name\": \"P\", \"settings\": [\"0x166c5e\", 0]}]}\n");
+}
+
 /* Numbers keep their spelling and unknown members stay wherever the edit does not reach. */
 static void test_keeps_the_rest(void)
 {
@@ -875,6 +918,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/rc-edit/add-to-empty", test_add_to_empty);
         g_test_add_func("/rc-edit/new-file", test_new_file);
         g_test_add_func("/rc-edit/inline-profile", test_inline_profile);
+        g_test_add_func("/rc-edit/legacy-short-syntax", test_legacy_short_syntax);
         g_test_add_func("/rc-edit/keeps-the-rest", test_keeps_the_rest);
         g_test_add_func("/rc-edit/injection", test_injection);
         g_test_add_func("/rc-edit/errors", test_errors);

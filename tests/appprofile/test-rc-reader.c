@@ -161,6 +161,10 @@ static void test_trailing_comma(void)
         g_assert_cmpuint(accepted->n_rules, ==, 1);
         g_assert_cmpuint(accepted->rules[0].pattern.n_sub, ==, 2);
         assert_error_at(obj, 1, 13, "trailing comma before '}'");
+        /* Recorded for the doctor: jansson (nvidia-settings) refuses what we accepted. */
+        g_assert_cmpuint(accepted->portability.trailing_comma_line, ==, 2);
+        g_assert_cmpuint(accepted->portability.trailing_comma_column, ==, 44);
+        g_assert_cmpuint(accepted->portability.single_quote_line, ==, 0);
 
         /* A comment (or a rewritten number) between the comma and the bracket; found by the fuzzer. */
         {
@@ -217,6 +221,10 @@ static void test_single_quotes(void)
 
         assert_loaded(keys);
         g_assert_cmpuint(keys->n_rules, ==, 1);
+        /* The first one, for the doctor; a file without them records none. */
+        g_assert_cmpuint(keys->portability.single_quote_line, ==, 1);
+        g_assert_cmpuint(keys->portability.single_quote_column, ==, 2);
+        g_assert_cmpuint(keys->portability.trailing_comma_line, ==, 0);
         g_assert_cmpstr(keys->rules[0].pattern.matches, ==, "x");
         assert_error_at(values, 1, 24, "single-quoted");
 }

@@ -213,6 +213,19 @@ static void test_obsolete(void)
         assert_check("GLGSYNCAllowed", "1", 1, "obsolete");
 }
 
+/* NVIDIA's profile CudaNoStablePerfLimit sets only the opaque "0x166c5e", and users write the profile's name as
+ * if it were the key: the table says which key it is. */
+static void test_profile_names(void)
+{
+        const RcSettingInfo *cuda = rc_setting_lookup("0x166c5e");
+
+        g_assert_nonnull(cuda);
+        g_assert_true(rc_setting_lookup_profile_name("CudaNoStablePerfLimit") == cuda);
+        g_assert_true(rc_setting_lookup_profile_name("cudanostableperflimit") == cuda);
+        g_assert_null(rc_setting_lookup_profile_name("0x166c5e"));
+        g_assert_null(rc_setting_lookup("CudaNoStablePerfLimit"));
+}
+
 static void test_unknown(void)
 {
         assert_assignment("Foo=bar", 1, "Foo", "\"bar\"", "unknown key Foo");
@@ -376,6 +389,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/rc-settings/wrong-case", test_wrong_case);
         g_test_add_func("/rc-settings/obsolete", test_obsolete);
         g_test_add_func("/rc-settings/unknown", test_unknown);
+        g_test_add_func("/rc-settings/profile-names", test_profile_names);
         g_test_add_func("/rc-settings/refused-text", test_refused_text);
         g_test_add_func("/rc-settings/enumerations", test_enumerations);
         g_test_add_func("/rc-settings/shipped-files", test_shipped_files);

@@ -122,6 +122,12 @@ static void test_strings(void)
         g_assert_cmpstr(b, ==, "/x");
         g_assert_cmpstr(path_basename("/usr/lib/libGL.so.1"), ==, "libGL.so.1");
         g_assert_cmpstr(path_basename("plain"), ==, "plain");
+
+        /* Levenshtein, with or without case. */
+        g_assert_cmpuint(string_distance("GLSyncToVBlank", "GLSyncToVblank", false), ==, 1);
+        g_assert_cmpuint(string_distance("GLSyncToVBlank", "GLSyncToVblank", true), ==, 0);
+        g_assert_cmpuint(string_distance("kitten", "sitting", false), ==, 3);
+        g_assert_cmpuint(string_distance("", "abc", true), ==, 3);
         g_assert_true(utf8_is_valid_n("caf\xc3\xa9", 5));
         g_assert_false(utf8_is_valid_n("\xc3", 1));
         g_assert_false(utf8_is_valid_n("\xed\xa0\x80", 3));
