@@ -79,6 +79,7 @@ static const struct {
         { "Close", "close the report" },
         { "CountMatchedProcesses", "count the processes a rule matched" },
         { "Diff", "compare the reports" },
+        { "Doctor", "examine the rc files" },
         { "EvaluateExpression", "evaluate the metric expression" },
         { "Explain", "explain the process" },
         { "ExplainProcess", "explain the process" },

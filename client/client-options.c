@@ -57,7 +57,8 @@ const ClientOption client_options[_OPT_MAX] = {
         },
         [OPT_USER] = { "user", 0, no_argument, NULL, "Talk to the daemon on the session bus (not with --bus=)",
                 STORE_TRUE, FIELD(session) },
-        [OPT_ALL] = { "all", 'a', no_argument, NULL, "processes: every tracked process; explain, resolve: every rule, matched or not", STORE_TRUE,
+        [OPT_ALL] = { "all", 'a', no_argument, NULL, "processes: every tracked process; explain, resolve: every rule, matched or not; doctor: every "
+                "user's files (root)", STORE_TRUE,
                 FIELD(all) },
         [OPT_EXE] = { "exe", 0, required_argument, "PATH", "The executable's path: the \"procname\" feature",
                 STORE_STRING, FIELD(exe), .complete = COMPLETE_FILES },
@@ -205,7 +206,8 @@ const ClientOption client_options[_OPT_MAX] = {
                 "The rule refers to the profile NAME instead of settings", STORE_STRING, FIELD(profile),
                 is_nonempty, .takes = "a profile name" },
         [OPT_SYSTEM] = { "system", 0, no_argument, NULL,
-                "Edit the system's files in /etc/nvidia (the daemon writes them; root, or as polkit allows)",
+                "The system's files in /etc/nvidia: edits write them (through the daemon; root, or as polkit "
+                "allows); doctor looks at them alone",
                 STORE_TRUE, FIELD(system) },
         [OPT_FILE] = { "file", 0, required_argument, "NAME|PATH",
                 "Which file: a name in the rc.d directory (default 50-nvprofilectl), or a full path",

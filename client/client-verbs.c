@@ -274,6 +274,22 @@ const VerbSpec client_verbs[] = {
                         .run = verb_errors,
         },
         {
+                        .name = "doctor",
+                        .summary = "Find why a profile does not apply, and the fix",
+                        .help = "Find why a profile may not do what its author meant: a rule whose name no process "
+                                "had while one with a close name ran (NixOS's .X-wrapped, a path, the case, comm's "
+                                "15 characters, Flatpak, argv[0]), duplicate and dead rules, missing and unused "
+                                "profiles, unknown keys with the right spelling, wrong values, obsolete keys, files "
+                                "other programs cannot read, broken files, and files programs installed on their "
+                                "own. Each finding is FILE:LINE:COLUMN: KIND: MESSAGE, with the nvprofilectl "
+                                "command that fixes it (try it with --dry-run first). It looks at the system's files "
+                                "and your own ($HOME, or --home), at the system's alone with --system, at every "
+                                "user's with --all (root). Names are compared with your processes, running and "
+                                "remembered by the daemon",
+                        .options = OPTIONS(OPT_HOME, OPT_SYSTEM, OPT_ALL),
+                        .run = verb_doctor,
+        },
+        {
                         .name = "check",
                         .args = "[PATH...]",
                         .max_args = UINT_MAX,

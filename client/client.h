@@ -196,6 +196,7 @@ int verb_rules_edit(int argc, char *argv[]);
 int verb_profiles_edit(int argc, char *argv[]);
 int verb_errors(int argc, char *argv[]);
 int verb_check(int argc, char *argv[]);
+int verb_doctor(int argc, char *argv[]);
 int verb_settings(int argc, char *argv[]);
 int verb_monitor(int argc, char *argv[]);
 int verb_reload(int argc, char *argv[]);

@@ -10,6 +10,7 @@
 #include "bus-report.h"
 #include "fd-util.h"
 #include "fileio.h"
+#include "manager-doctor.h"
 #include "manager-visibility.h"
 #include "parse-util.h"
 #include "proc-parse.h"
@@ -505,6 +506,16 @@ static int method_resolve(sd_bus_message *m, void *userdata, sd_bus_error *error
         return sd_bus_send(NULL, reply, NULL);
 }
 
+/* A "home" argument: "" (none) or an absolute path, within the bus's string bound. */
+static int check_home_arg(BusContext *c, const char *home, sd_bus_error *error)
+{
+        if (strlen(home) > c->manager->config.bus_string_max)
+                return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED, "home is too long.");
+        if (*home && home[0] != '/')
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "home must be \"\" or an absolute path.");
+        return 0;
+}
+
 static int config_for_home(BusContext *c, sd_bus_message *m, RcConfig **ret, sd_bus_error *error)
 {
         const char *home;
@@ -517,10 +528,9 @@ static int config_for_home(BusContext *c, sd_bus_message *m, RcConfig **ret, sd_
         r = sd_bus_message_read(m, "s", &home);
         if (r < 0)
                 return r;
-        if (strlen(home) > c->manager->config.bus_string_max)
-                return sd_bus_error_setf(error, BUS_ERROR_LIMITS_EXCEEDED, "home is too long.");
-        if (*home && home[0] != '/')
-                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "home must be \"\" or an absolute path.");
+        r = check_home_arg(c, home, error);
+        if (r < 0)
+                return r;
         r = manager_get_config_for_caller(c->manager, *home ? home : NULL, &caller, ret);
         if (r == -EACCES)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "home is not yours to read.");
@@ -758,6 +768,60 @@ static int method_list_errors(sd_bus_message *m, void *userdata, sd_bus_error *e
         return sd_bus_send(NULL, reply, NULL);
 }
 
+static int append_finding_fields(sd_bus_message *m, size_t i, const void *userdata)
+{
+        const ManagerDoctorReport *report = userdata;
+        const RcFinding *f = &report->findings[i];
+
+        return sd_bus_message_append(m, "ssuuss", rc_doctor_kind_to_string(f->kind), strempty(f->path), f->line,
+                        f->column, f->message, strempty(f->fix));
+}
+
+static int method_doctor(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+        BusContext *c = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(manager_doctor_report_done) ManagerDoctorReport report = { 0 };
+        const char *scope_name, *home;
+        ManagerDoctorScope scope;
+        UserCreds caller;
+        int r;
+
+        r = bus_caller_creds(m, &caller);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(m, "ss", &scope_name, &home);
+        if (r < 0)
+                return r;
+        scope = manager_doctor_scope_from_string(scope_name);
+        if (scope < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                "scope must be \"user\", \"system\" or \"all-users\".");
+        r = check_home_arg(c, home, error);
+        if (r < 0)
+                return r;
+
+        r = manager_doctor(c->manager, &caller, scope, *home ? home : NULL, &report);
+        if (r == -EPERM)
+                return sd_bus_error_setf(
+                                error, SD_BUS_ERROR_ACCESS_DENIED, "Only root may ask about every user's files.");
+        if (r == -EACCES)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "home is not yours to read.");
+        if (r < 0)
+                return r;
+
+        r = sd_bus_message_new_method_return(m, &reply);
+        if (r < 0)
+                return r;
+        r = bus_append_struct_array(reply, "ssuuss", report.n_findings, append_finding_fields, &report);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(reply, "u", (uint32_t) MIN(report.n_dropped, (size_t) UINT32_MAX));
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
 /* Not a property: a property has one value for every caller, and whether another user's process matched
  * is not every caller's to know. */
 static int method_count_matched(sd_bus_message *m, void *userdata, sd_bus_error *error)
@@ -829,6 +893,8 @@ const sd_bus_vtable bus_manager_vtable[] = {
                         method_list_profiles, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("ListErrors", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(sssuus)", errors), method_list_errors,
                         SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_ARGS("Doctor", SD_BUS_ARGS("s", scope, "s", home),
+                        SD_BUS_RESULT("a(ssuuss)", findings, "u", dropped), method_doctor, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("CountMatchedProcesses", SD_BUS_NO_ARGS, SD_BUS_RESULT("u", matched),
                         method_count_matched, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Subscribe", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, bus_method_subscribe,

@@ -66,7 +66,7 @@ expect() {
     fi
 }
 
-expect "verbs" "nvprofilectl " status processes explain resolve rules profiles errors check settings \
+expect "verbs" "nvprofilectl " status processes explain resolve rules profiles errors doctor check settings \
     monitor reload version fdinfo report top sections help
 expect "a verb from its beginning" "nvprofilectl rep" report
 expect "report's commands only" "nvprofilectl report " summary json raw details session rules diff

@@ -480,8 +480,8 @@ static void test_not_running(void)
         bus_arg = g_strdup_printf("--bus=%s", b.address);
         expected = g_strdup_printf("nvprofiled is not running on the bus at %s.", b.address);
 
-        for (const char *const *verb = (const char *const[]){ "status", "processes", "errors", "rules", "profiles",
-                             "monitor", "reload", NULL };
+        for (const char *const *verb = (const char *const[]){ "status", "processes", "errors", "doctor", "rules",
+                             "profiles", "monitor", "reload", NULL };
                         *verb; verb++) {
                 g_autofree char *err = NULL;
 
