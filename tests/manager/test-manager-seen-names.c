@@ -168,6 +168,52 @@ static void test_bounds_on_reload(void)
         manager_harness_done(&h);
 }
 
+static int collect_flatpak(const SeenName *n, void *userdata)
+{
+        GPtrArray *a = userdata;
+
+        g_ptr_array_add(a, g_strdup_printf("%s|%s", n->procname, n->flatpak_id ? n->flatpak_id : "-"));
+        return 0;
+}
+
+/* A process in a root of its own (a Flatpak sandbox) is remembered with its application id, which its
+ * scope names and its /.flatpak-info confirms; a host process reads neither. */
+static void test_flatpak_id(void)
+{
+        g_autofree char *sandbox = test_mkdtemp(), *info = g_build_filename(sandbox, ".flatpak-info", NULL);
+        g_autoptr(GPtrArray) a = g_ptr_array_new_with_free_func(g_free);
+        g_autofree char *joined = NULL;
+        ManagerHarness h;
+
+        g_assert_true(g_file_set_contents(info, "[Application]\nname=org.example.Game\n", -1, NULL));
+        manager_harness_init(&h);
+        manager_harness_start(&h);
+        proc_fixture_add(h.proc,
+                        &(ProcFixtureProcess){ .pid = 100,
+                                        .uid = ME,
+                                        .exe = "/app/bin/game-bin",
+                                        .root = sandbox,
+                                        .cgroup = "/user.slice/user-1000.slice/user@1000.service/app.slice/"
+                                                  "app-flatpak-org.example.Game-77.scope" });
+        g_assert_cmpint(manager_process_exec(h.manager, 100), ==, 0);
+        /* The same scope on the host's root: the scope alone is not trusted, nothing is read. */
+        proc_fixture_add(h.proc,
+                        &(ProcFixtureProcess){ .pid = 101,
+                                        .uid = ME,
+                                        .exe = "/usr/bin/host-bin",
+                                        .cgroup = "/user.slice/user-1000.slice/user@1000.service/app.slice/"
+                                                  "app-flatpak-org.example.Other-78.scope" });
+        g_assert_cmpint(manager_process_exec(h.manager, 101), ==, 0);
+        g_assert_cmpint(seen_names_foreach(h.manager->profiles->seen_names, ME, collect_flatpak, a), ==, 0);
+        g_ptr_array_sort(a, compare_strings);
+        g_ptr_array_add(a, NULL);
+        joined = g_strjoinv(" ", (char **) a->pdata);
+        g_assert_cmpstr(joined, ==, "game-bin|org.example.Game host-bin|-");
+        manager_harness_done(&h);
+        g_assert_cmpint(unlink(info), ==, 0);
+        g_assert_cmpint(rmdir(sandbox), ==, 0);
+}
+
 /* Without a state directory, names are remembered while the daemon runs only. */
 static void test_no_state_directory(void)
 {
@@ -216,6 +262,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/manager/seen-names/noted-and-kept", test_noted_and_kept);
         g_test_add_func("/manager/seen-names/bounds-on-reload", test_bounds_on_reload);
         g_test_add_func("/manager/seen-names/no-state-directory", test_no_state_directory);
+        g_test_add_func("/manager/seen-names/flatpak-id", test_flatpak_id);
         g_test_add_func("/manager/seen-names/config-parse", test_config_parse);
         return g_test_run();
 }

@@ -202,8 +202,17 @@ int process_facts_open(Manager *m, pid_t pid, const ProcIdentity *expect, bool z
         if (r < 0)
                 return r;
         if (r > 0) {
+                /* A Flatpak sandbox is such a root: its application id (its cgroup's scope, then
+                 * /.flatpak-info in that root, with its owner's access) is a name the doctor compares
+                 * rules with, since a Flatpak's command is rarely what users write. Host processes, the
+                 * many, read nothing more. */
                 r = proc_facts_add(dfd, PROC_FACTS_ROOT, &m->config.proc_limits, &f);
                 if (r < 0)
+                        return r;
+                /* A process that is gone shows it at the next read; a missing cgroup file (a fixture
+                 * tree) only means the application is not known. */
+                r = proc_facts_add(dfd, PROC_FACTS_FLATPAK, &m->config.proc_limits, &f);
+                if (r < 0 && r != -ESRCH)
                         return r;
         } else
                 f.have |= PROC_FACTS_ROOT;
