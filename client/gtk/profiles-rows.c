@@ -320,11 +320,11 @@ static void on_open_file(GtkButton *button, gpointer data)
         g_app_info_launch_default_for_uri_async(uri, context, app->cancellable, on_opened, app);
 }
 
-GtkWidget *profiles_error_row_new(
-                App *app, const char *file, const char *severity, guint32 line, guint32 column, const char *message)
+/* A row about file (at line:column, 0: the whole file) with "Open file": an error, or a doctor's finding. */
+static GtkWidget *problem_row_new(App *app, const char *file, guint32 line, guint32 column, const char *subtitle,
+                const char *icon, const char *search)
 {
         g_autofree char *where = line ? g_strdup_printf("%s:%u:%u", file, line, column) : g_strdup(file);
-        g_autofree char *subtitle = g_strdup_printf("%s: %s", severity, message);
         g_autofree char *name = g_strdup_printf(_("Open %s"), file);
         GtkWidget *row = adw_action_row_new();
         GtkWidget *open = app_button_new(_("_Open File"), name);
@@ -333,12 +333,51 @@ GtkWidget *profiles_error_row_new(
         adw_preferences_row_set_title(ADW_PREFERENCES_ROW(row), where);
         adw_action_row_set_subtitle(ADW_ACTION_ROW(row), subtitle);
         adw_action_row_set_subtitle_lines(ADW_ACTION_ROW(row), 0);
-        adw_action_row_add_prefix(ADW_ACTION_ROW(row), gtk_image_new_from_icon_name("dialog-warning-symbolic"));
+        adw_action_row_add_prefix(ADW_ACTION_ROW(row), gtk_image_new_from_icon_name(icon));
         gtk_widget_set_valign(open, GTK_ALIGN_CENTER);
         g_object_set_data(G_OBJECT(open), "app", app);
         g_object_set_data_full(G_OBJECT(row), "file", g_strdup(file), g_free);
         g_signal_connect(open, "clicked", G_CALLBACK(on_open_file), g_object_get_data(G_OBJECT(row), "file"));
         adw_action_row_add_suffix(ADW_ACTION_ROW(row), open);
-        set_search_text(row, g_strjoin("\n", file, message, NULL));
+        set_search_text(row, g_strjoin("\n", file, search, NULL));
+        return row;
+}
+
+GtkWidget *profiles_error_row_new(
+                App *app, const char *file, const char *severity, guint32 line, guint32 column, const char *message)
+{
+        g_autofree char *subtitle = g_strdup_printf("%s: %s", severity, message);
+
+        return problem_row_new(app, file, line, column, subtitle, "dialog-warning-symbolic", message);
+}
+
+static void on_copy_fix(GtkButton *button, gpointer data)
+{
+        App *app = g_object_get_data(G_OBJECT(button), "app");
+
+        gdk_clipboard_set_text(gtk_widget_get_clipboard(GTK_WIDGET(button)), data);
+        app_toast(app, _("Command copied: run it in a terminal (with --dry-run first to see what it changes)"));
+}
+
+GtkWidget *profiles_finding_row_new(App *app, const char *file, const char *kind, guint32 line, guint32 column,
+                const char *message, const char *fix)
+{
+        g_autofree char *subtitle = *fix ? g_strdup_printf(_("%s: %s\nFix: %s"), kind, message, fix)
+                                         : g_strdup_printf("%s: %s", kind, message);
+        g_autofree char *search = g_strjoin("\n", kind, message, fix, NULL);
+        GtkWidget *row = problem_row_new(app, file, line, column, subtitle, "dialog-information-symbolic", search);
+        g_autofree char *name = NULL;
+        GtkWidget *copy;
+
+        if (!*fix)
+                return row;
+        name = g_strdup_printf(_("Copy the fix of %s"), adw_preferences_row_get_title(ADW_PREFERENCES_ROW(row)));
+        copy = app_button_new(_("_Copy Fix"), name);
+        gtk_widget_set_tooltip_text(copy, _("Copy the nvprofilectl command that fixes this"));
+        gtk_widget_set_valign(copy, GTK_ALIGN_CENTER);
+        g_object_set_data(G_OBJECT(copy), "app", app);
+        g_object_set_data_full(G_OBJECT(row), "fix", g_strdup(fix), g_free);
+        g_signal_connect(copy, "clicked", G_CALLBACK(on_copy_fix), g_object_get_data(G_OBJECT(row), "fix"));
+        adw_action_row_add_suffix(ADW_ACTION_ROW(row), copy);
         return row;
 }

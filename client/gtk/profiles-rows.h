@@ -46,6 +46,11 @@ GtkWidget *profiles_profile_row_new(
 GtkWidget *profiles_error_row_new(
                 App *app, const char *file, const char *severity, guint32 line, guint32 column, const char *message);
 
+/* A finding of the daemon's doctor (Manager.Doctor) at file:line:column: its kind and sentence, its fix
+ * (an nvprofilectl command line, "" for none) shown and offered to copy, with "Open file". */
+GtkWidget *profiles_finding_row_new(App *app, const char *file, const char *kind, guint32 line, guint32 column,
+                const char *message, const char *fix);
+
 /* "key = value, ..." of settings a(sv). */
 char *profiles_settings_text(GVariant *settings, const char *separator);
 

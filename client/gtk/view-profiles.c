@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Profiles: the rules of the caller's configuration (the user's own files and the system's) grouped by
  * file in precedence order, the order the driver reads them (ListRules), each file's problems
- * (ListErrors) at its group, the profiles with their settings (ListProfiles), and the rules the user
- * disabled (the file the driver does not read, read here as the user). A search entry filters them all. */
+ * (ListErrors) and the doctor's findings with their fixes (Doctor) at its group, the profiles with their settings
+ * (ListProfiles), and the rules the user disabled (the file the driver does not read, read here as the user). A search
+ * entry filters them all. */
 #include "profile-edit.h"
 #include "profiles-rows.h"
 #include "rc-edit-transaction.h"
@@ -15,7 +16,7 @@ struct ProfilesView {
         GtkWidget *search;
         GtkWidget *status; /* "Cannot list the rules", "No rules" */
         GPtrArray *groups; /* the groups of the last load, removed on the next */
-        GVariant *rules, *profiles, *errors;
+        GVariant *rules, *profiles, *errors, *findings;
         char *failure;
         unsigned pending;
         bool again;
@@ -91,6 +92,7 @@ static void clear_replies(ProfilesView *v)
         g_clear_pointer(&v->rules, g_variant_unref);
         g_clear_pointer(&v->profiles, g_variant_unref);
         g_clear_pointer(&v->errors, g_variant_unref);
+        g_clear_pointer(&v->findings, g_variant_unref);
         g_clear_pointer(&v->failure, g_free);
 }
 
@@ -140,11 +142,11 @@ static const char *file_description(const char *file)
         return NULL;
 }
 
-/* The file group for file, made (with its problems first) on first use. */
+/* The file group for file, made (with its problems and the doctor's findings first) on first use. */
 static GtkWidget *file_group(ProfilesView *v, GHashTable *groups, const char *file)
 {
         GtkWidget *group = g_hash_table_lookup(groups, file);
-        const char *efile, *state, *severity, *message;
+        const char *efile, *state, *severity, *message, *fix;
         guint32 line, column;
         GVariantIter iter;
 
@@ -152,12 +154,21 @@ static GtkWidget *file_group(ProfilesView *v, GHashTable *groups, const char *fi
                 return group;
         group = add_group(v, file, file_description(file));
         g_hash_table_insert(groups, g_strdup(file), group);
-        if (!v->errors)
-                return group;
-        g_variant_iter_init(&iter, v->errors);
-        while (g_variant_iter_next(&iter, "(&s&s&suu&s)", &efile, &state, &severity, &line, &column, &message))
-                if (g_str_equal(efile, file))
-                        group_add(group, profiles_error_row_new(v->app, efile, severity, line, column, message));
+        if (v->errors) {
+                g_variant_iter_init(&iter, v->errors);
+                while (g_variant_iter_next(&iter, "(&s&s&suu&s)", &efile, &state, &severity, &line, &column, &message))
+                        if (g_str_equal(efile, file))
+                                group_add(group,
+                                                profiles_error_row_new(v->app, efile, severity, line, column, message));
+        }
+        if (v->findings) {
+                g_variant_iter_init(&iter, v->findings);
+                while (g_variant_iter_next(&iter, "(&s&suu&s&s)", &severity, &efile, &line, &column, &message, &fix))
+                        if (g_str_equal(efile, file))
+                                group_add(group,
+                                                profiles_finding_row_new(
+                                                                v->app, efile, severity, line, column, message, fix));
+        }
         return group;
 }
 
@@ -308,10 +319,16 @@ static void show(ProfilesView *v)
                 group_add(file_group(v, groups, r->file),
                                 profiles_rule_row_new(v->app, r, g_hash_table_lookup(settings, r->profile)));
         }
-        /* Files with problems and no rules (a broken file contributes none): after those with rules. */
+        /* Files with problems or findings and no rules (a broken file contributes none): after those with
+         * rules. */
         if (v->errors) {
                 g_variant_iter_init(&iter, v->errors);
                 while (g_variant_iter_next(&iter, "(&s&s&suu&s)", &file, &state, &severity, &line, &column, &message))
+                        (void) file_group(v, groups, file);
+        }
+        if (v->findings) {
+                g_variant_iter_init(&iter, v->findings);
+                while (g_variant_iter_next(&iter, "(&s&suu&s&s)", &severity, &file, &line, &column, &message, NULL))
                         (void) file_group(v, groups, file);
         }
         if (!rules->len) {
@@ -371,6 +388,19 @@ static void on_errors(GObject *source, GAsyncResult *result, gpointer data)
         reply_done(v);
 }
 
+static void on_findings(GObject *source, GAsyncResult *result, gpointer data)
+{
+        ProfilesView *v = data;
+        g_autoptr(GError) error = NULL;
+        guint dropped;
+
+        /* Without them (an older daemon) the page is what it was. */
+        if (!nvp_manager_call_doctor_finish(NVP_MANAGER(source), &v->findings, &dropped, result, &error) &&
+                        app_error_is_cancelled(error))
+                return;
+        reply_done(v);
+}
+
 void profiles_view_reload(ProfilesView *v)
 {
         const char *home = g_get_home_dir();
@@ -382,10 +412,12 @@ void profiles_view_reload(ProfilesView *v)
                 return;
         }
         clear_replies(v);
-        v->pending = 3;
+        v->pending = 4;
         nvp_manager_call_list_rules(
                         v->app->manager, home, G_DBUS_CALL_FLAGS_NONE, -1, v->app->cancellable, on_rules, v);
         nvp_manager_call_list_profiles(
                         v->app->manager, home, G_DBUS_CALL_FLAGS_NONE, -1, v->app->cancellable, on_profiles, v);
         nvp_manager_call_list_errors(v->app->manager, G_DBUS_CALL_FLAGS_NONE, -1, v->app->cancellable, on_errors, v);
+        nvp_manager_call_doctor(
+                        v->app->manager, "user", home, G_DBUS_CALL_FLAGS_NONE, -1, v->app->cancellable, on_findings, v);
 }

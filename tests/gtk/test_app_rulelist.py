@@ -217,6 +217,24 @@ class RuleListTest(unittest.TestCase):
         wait_for("the editor asked to open the file", lambda: os.path.exists(self.opened)
                  and open(self.opened).read().split("\n")[0] == popos)
 
+        # The doctor's findings for the same home (Manager.Doctor), each at its file with file:line:column,
+        # its kind, its sentence and its fix, which "Copy Fix" offers (issue 33).
+        findings = self.w.busctl("call", "/io/github/nvprofiled/NvProfiled1", "Manager", "Doctor", "ss", "user",
+                                 self.w.home)[0]
+        cachy_file = os.path.join(self.rcd, "70-cachyos.json")
+        self.assertIn(["installed-file", cachy_file, 0, 0], [f[:4] for f in findings])
+        wait_for("the installed file's finding", lambda: [
+            r for r in self.pyatspi.findAllDescendants(main, lambda a: a is not None and a.getRoleName() == "list item"
+                                                       and a.name == cachy_file)
+            if any(t.startswith("installed-file: ") for t in self.texts(r))])
+        with_fix = [f for f in findings if f[5] and f[2]]
+        self.assertTrue(with_fix, findings)
+        f = with_fix[0]
+        where = f"{f[1]}:{f[2]}:{f[3]}"
+        row = wait_for("the finding's row", lambda: self.find(main, "list item", name=where))
+        self.assertIn(f"{f[0]}: {f[4]}\nFix: {f[5]}", self.texts(row))
+        click(self.button(main, f"Copy the fix of {where}"))
+
         # Search: only the rules that match every word are left (pattern, profile, settings, file).
         search = wait_for("the search entry", lambda: self.find(main, "entry", name="Search rules"))
         cachy = os.path.join(self.rcd, "70-cachyos.json")
