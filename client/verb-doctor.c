@@ -16,6 +16,7 @@ static bool kind_is_note(const char *kind)
 typedef struct DoctorListing {
         size_t n_problems;
         uint32_t dropped;
+        int complete;
 } DoctorListing;
 
 static int read_findings(sd_bus_message *reply, struct json_object *list, void *userdata)
@@ -55,7 +56,7 @@ static int read_findings(sd_bus_message *reply, struct json_object *list, void *
         r = sd_bus_message_exit_container(reply);
         if (r < 0)
                 return r;
-        return sd_bus_message_read(reply, "u", &listing->dropped);
+        return sd_bus_message_read(reply, "ub", &listing->dropped, &listing->complete);
 }
 
 int verb_doctor(int argc, char *argv[])
@@ -103,12 +104,16 @@ int verb_doctor(int argc, char *argv[])
                         return log_oom();
                 json_object_object_add(doc, "findings", TAKE_PTR(list));
                 json_object_object_add(doc, "dropped", json_object_new_int64(listing.dropped));
+                json_object_object_add(doc, "complete", json_object_new_boolean(listing.complete));
                 r = json_print_document("doctor", NULL, doc);
                 if (r < 0)
                         return r;
         } else if (arg.legend) {
                 size_t n = json_object_array_length(list);
 
+                if (!listing.complete)
+                        printf("The daemon stopped comparing rules at its bound of work (thousands of rules, or "
+                               "deeply nested patterns): findings may be missing.\n");
                 if (listing.dropped > 0)
                         printf("%" PRIu32 " more findings not listed (the daemon lists at most 256).\n",
                                         listing.dropped);

@@ -392,10 +392,11 @@ static void on_findings(GObject *source, GAsyncResult *result, gpointer data)
 {
         ProfilesView *v = data;
         g_autoptr(GError) error = NULL;
+        gboolean complete;
         guint dropped;
 
         /* Without them (an older daemon) the page is what it was. */
-        if (!nvp_manager_call_doctor_finish(NVP_MANAGER(source), &v->findings, &dropped, result, &error) &&
+        if (!nvp_manager_call_doctor_finish(NVP_MANAGER(source), &v->findings, &dropped, &complete, result, &error) &&
                         app_error_is_cancelled(error))
                 return;
         reply_done(v);

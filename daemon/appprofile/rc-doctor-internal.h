@@ -25,7 +25,12 @@ typedef struct Doctor {
         size_t n_facts;
         Item *items;
         size_t n_items, allocated;
+        uint64_t steps_left; /* the run's work bound (RcDoctorOptions.steps_max) */
+        bool incomplete; /* ...was met */
 } Doctor;
+
+/* Takes steps from the run's work bound; false (and the run incomplete) when it is spent. */
+bool doctor_spend(Doctor *d, uint64_t steps);
 
 /* A command line built argument by argument, each quoted. */
 typedef struct Command {

@@ -221,6 +221,9 @@ int doctor_check_near_miss(Doctor *d, const RcRuleRef *ref)
         Command c;
         int r;
 
+        /* Each comparison costs about the pattern's size; unsure once the work is spent: nothing said. */
+        if (!doctor_spend(d, (1 + strlen(d->patterns[ref - d->c->rules]) / 32) * (d->n_facts + 1)))
+                return 0;
         for (size_t i = 0; i < d->n_facts; i++)
                 if (rc_pattern_matches(&rule->pattern, &d->facts[i]))
                         return 0;

@@ -301,28 +301,43 @@ static bool matches_everything(const RcPattern *p)
                         (p->kind == RC_PATTERN_AND && p->n_sub == 0);
 }
 
-/* Whether every process a matches, b matches too: only what follows from the form, never a guess. */
-static bool pattern_implies(const RcPattern *a, const RcPattern *b)
+bool doctor_spend(Doctor *d, uint64_t steps)
+{
+        if (d->steps_left < steps) {
+                d->steps_left = 0;
+                d->incomplete = true;
+                return false;
+        }
+        d->steps_left -= steps;
+        return true;
+}
+
+/* Whether every process a matches, b matches too: only what follows from the form, never a guess (nor once
+ * the run's work is spent: nested operators would make this exponential in their depth). */
+static bool pattern_implies(Doctor *d, const RcPattern *a, const RcPattern *b)
 {
         _cleanup_free_ char *fa = NULL, *fb = NULL;
 
+        if (!doctor_spend(d, 1))
+                return false;
         if (matches_everything(b))
                 return true;
-        if (rc_pattern_format(a, &fa) >= 0 && rc_pattern_format(b, &fb) >= 0 && streq(fa, fb))
+        if (rc_pattern_format(a, &fa) >= 0 && rc_pattern_format(b, &fb) >= 0 &&
+                        doctor_spend(d, (strlen(fa) + strlen(fb)) / 8) && streq(fa, fb))
                 return true;
         if (b->kind == RC_PATTERN_OR)
                 for (size_t i = 0; i < b->n_sub; i++)
-                        if (pattern_implies(a, &b->sub[i]))
+                        if (pattern_implies(d, a, &b->sub[i]))
                                 return true;
         if (a->kind == RC_PATTERN_AND)
                 for (size_t i = 0; i < a->n_sub; i++)
-                        if (pattern_implies(&a->sub[i], b))
+                        if (pattern_implies(d, &a->sub[i], b))
                                 return true;
         if (a->kind == RC_PATTERN_OR && a->n_sub > 0) {
                 bool all = true;
 
                 for (size_t i = 0; i < a->n_sub && all; i++)
-                        all = pattern_implies(&a->sub[i], b);
+                        all = pattern_implies(d, &a->sub[i], b);
                 if (all)
                         return true;
         }
@@ -330,7 +345,7 @@ static bool pattern_implies(const RcPattern *a, const RcPattern *b)
                 bool all = true;
 
                 for (size_t i = 0; i < b->n_sub && all; i++)
-                        all = pattern_implies(a, &b->sub[i]);
+                        all = pattern_implies(d, a, &b->sub[i]);
                 if (all)
                         return true;
         }
@@ -364,6 +379,8 @@ static int check_duplicate(Doctor *d, size_t j, bool *ret_duplicate)
         for (size_t i = 0; i < j; i++) {
                 bool same;
 
+                if (!doctor_spend(d, 1))
+                        return 0;
                 if (!streq(d->patterns[i], d->patterns[j]))
                         continue;
                 r = same_profile(d->c->rules[i].rule, ref->rule, &same);
@@ -405,8 +422,10 @@ static int check_dead(Doctor *d, size_t j)
                 for (size_t i = 0; i < j && !by; i++) {
                         const RcRuleRef *e = &d->c->rules[i];
 
+                        if (!doctor_spend(d, 1))
+                                return 0;
                         if (!e->findfile_over_bound && profile_sets_key(e, ref->key_ids[k]) &&
-                                        pattern_implies(&ref->rule->pattern, &e->rule->pattern))
+                                        pattern_implies(d, &ref->rule->pattern, &e->rule->pattern))
                                 by = e;
                 }
                 if (!by)
@@ -479,6 +498,9 @@ static int check_unused_profile(Doctor *d, size_t file, const RcProfile *p)
 
         if (!p->name || p->is_inline)
                 return 0;
+        /* Unsure once the work is spent: then nothing is said. */
+        if (!doctor_spend(d, 1 + d->c->n_rules / 16))
+                return 0;
         for (size_t i = 0; i < d->c->n_rules; i++)
                 if (streq_ptr(d->c->rules[i].rule->profile_name, p->name))
                         return 0;
@@ -491,14 +513,6 @@ static int check_unused_profile(Doctor *d, size_t file, const RcProfile *p)
         return doctor_add_finding(d, RC_DOCTOR_UNUSED_PROFILE, file, p->location.line, p->location.column,
                         doctor_sentence("No rule names profile \"%s\": it applies to no process.", p->name),
                         TAKE_PTR(fix));
-}
-
-static const RcRuleRef *rule_ref_of(const Doctor *d, const RcRule *rule)
-{
-        for (size_t i = 0; i < d->c->n_rules; i++)
-                if (d->c->rules[i].rule == rule)
-                        return &d->c->rules[i];
-        return NULL;
 }
 
 /* --- files ------------------------------------------------------------------------------------------------------ */
@@ -563,16 +577,6 @@ static int check_file(Doctor *d, size_t i)
                 if (r < 0)
                         return r;
                 r = doctor_check_profile_settings(d, &h, &f->profiles[k]);
-                if (r < 0)
-                        return r;
-        }
-        for (size_t k = 0; k < f->n_rules; k++) {
-                const RcRuleRef *ref = rule_ref_of(d, &f->rules[k]);
-                Holder h = { .file = i, .ref = ref };
-
-                if (!ref || !f->rules[k].inline_profile)
-                        continue;
-                r = doctor_check_profile_settings(d, &h, f->rules[k].inline_profile);
                 if (r < 0)
                         return r;
         }
@@ -648,7 +652,9 @@ static int doctor_prepare(Doctor *d)
 
 int rc_doctor_run(const RcConfig *c, const RcDoctorOptions *o, RcFindings *ret)
 {
-        _cleanup_(doctor_done) Doctor d = { .c = c, .o = o };
+        _cleanup_(doctor_done) Doctor d = {
+                .c = c, .o = o, .steps_left = o->steps_max > 0 ? o->steps_max : RC_DOCTOR_STEPS_MAX
+        };
         size_t n;
         int r;
 
@@ -688,11 +694,20 @@ int rc_doctor_run(const RcConfig *c, const RcDoctorOptions *o, RcFindings *ret)
                 r = check_missing_profile(&d, ref);
                 if (r < 0)
                         return r;
+                if (ref->rule->inline_profile) {
+                        Holder h = { .file = ref->file_index, .ref = ref };
+
+                        r = doctor_check_profile_settings(&d, &h, ref->rule->inline_profile);
+                        if (r < 0)
+                                return r;
+                }
         }
 
         qsort_safe(d.items, d.n_items, sizeof(Item), compare_items);
         n = MIN(d.n_items, (size_t) RC_FINDINGS_MAX);
-        *ret = (RcFindings){ .items = calloc(MAX(n, (size_t) 1), sizeof(RcFinding)), .n_dropped = d.n_items - n };
+        *ret = (RcFindings){ .items = calloc(MAX(n, (size_t) 1), sizeof(RcFinding)),
+                .n_dropped = d.n_items - n,
+                .incomplete = d.incomplete };
         if (!ret->items)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++) {

@@ -60,7 +60,16 @@ typedef struct RcDoctorOptions {
         bool user_files; /* speak about files of RC_ENTRY_USER_FILE/USER_DIR */
         bool system_files; /* speak about files of RC_ENTRY_SYSTEM_FILE/SYSTEM_DIR (never RC_ENTRY_SHIPPED) */
         const char *home_option; /* non-NULL: user-file fixes get "--home=<this>" */
+        uint64_t steps_max; /* the run's work bound; 0: RC_DOCTOR_STEPS_MAX */
 } RcDoctorOptions;
+
+/* A caller makes the daemon run the doctor on a configuration that caller may write: comparing every rule
+ * with every earlier one (duplicates, dead rules), nested patterns with each other (exponential in their
+ * depth), and every rule with every remembered process costs steps, and a run stops comparing (saying
+ * less, never a guess) at this bound: under 0.1 s of the single-threaded daemon's time in a debug build
+ * for the worst files tests/appprofile/test-rc-doctor.c makes (/rc-doctor/bounded-work prints it), where
+ * NVIDIA's 570 file with a user's takes under a millisecond. RcFindings.incomplete says so. */
+#define RC_DOCTOR_STEPS_MAX (1000u * 1000u)
 
 typedef struct RcFinding {
         RcDoctorKind kind;
@@ -76,6 +85,7 @@ typedef struct RcFindings {
         RcFinding *items; /* in precedence order of files, then line and column */
         size_t n_items;
         size_t n_dropped; /* findings beyond RC_FINDINGS_MAX */
+        bool incomplete; /* the work bound was met: some rules were not compared, findings may be missing */
 } RcFindings;
 
 /* Returns 0 with *ret filled (possibly empty), negative only on OOM. */

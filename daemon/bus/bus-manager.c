@@ -816,7 +816,8 @@ static int method_doctor(sd_bus_message *m, void *userdata, sd_bus_error *error)
         r = bus_append_struct_array(reply, "ssuuss", report.n_findings, append_finding_fields, &report);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(reply, "u", (uint32_t) MIN(report.n_dropped, (size_t) UINT32_MAX));
+        r = sd_bus_message_append(
+                        reply, "ub", (uint32_t) MIN(report.n_dropped, (size_t) UINT32_MAX), (int) !report.incomplete);
         if (r < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
@@ -894,7 +895,8 @@ const sd_bus_vtable bus_manager_vtable[] = {
         SD_BUS_METHOD_WITH_ARGS("ListErrors", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(sssuus)", errors), method_list_errors,
                         SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Doctor", SD_BUS_ARGS("s", scope, "s", home),
-                        SD_BUS_RESULT("a(ssuuss)", findings, "u", dropped), method_doctor, SD_BUS_VTABLE_UNPRIVILEGED),
+                        SD_BUS_RESULT("a(ssuuss)", findings, "u", dropped, "b", complete), method_doctor,
+                        SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("CountMatchedProcesses", SD_BUS_NO_ARGS, SD_BUS_RESULT("u", matched),
                         method_count_matched, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_ARGS("Subscribe", SD_BUS_NO_ARGS, SD_BUS_NO_RESULT, bus_method_subscribe,

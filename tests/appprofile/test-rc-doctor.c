@@ -519,6 +519,78 @@ static void test_bounded(void)
         }
 }
 
+/* What a caller's file can make the single-threaded daemon do is bounded: operators nested as deep as the
+ * reader allows (whose implication would take exponential time), and thousands of rules compared with each
+ * other, stop at RC_DOCTOR_STEPS_MAX with the run marked incomplete, never a guess. The time of each run is
+ * printed (a bound's proof, not a timed test). */
+static void run_timed(const char *what, const RcConfig *c, RcFindings *f)
+{
+        RcDoctorProcess processes[64];
+        RcDoctorOptions o = { .processes = processes, .n_processes = G_N_ELEMENTS(processes), .user_files = true };
+        gint64 start;
+
+        for (size_t i = 0; i < G_N_ELEMENTS(processes); i++)
+                processes[i] = (RcDoctorProcess){ .procname = "other", .comm = "other", .cmdline = "other" };
+        start = g_get_monotonic_time();
+        g_assert_cmpint(rc_doctor_run(c, &o, f), ==, 0);
+        g_test_message("%s: %.1f ms, %s", what, (g_get_monotonic_time() - start) / 1000.0,
+                        f->incomplete ? "incomplete" : "complete");
+}
+
+static void test_bounded_work(void)
+{
+        g_autoptr(GString) nested = g_string_new("{ \"rules\": [\n");
+        g_autoptr(GString) many = g_string_new("{ \"rules\": [\n");
+        const char *open_or = "{ \"op\": \"or\", \"sub\": [ ", *open_and = "{ \"op\": \"and\", \"sub\": [ ";
+        unsigned depth = 14; /* two JSON levels each: within RC_DEPTH_MAX */
+
+        /* An "or" chain, then an "and" chain setting the same key: is the second dead? */
+        for (unsigned k = 0; k < 2; k++) {
+                g_string_append(nested, k ? ",\n  { \"pattern\": " : "  { \"pattern\": ");
+                for (unsigned i = 0; i < depth; i++)
+                        g_string_append(nested, k ? open_and : open_or);
+                g_string_append_printf(nested, "\"app%u\"", k);
+                for (unsigned i = 0; i < depth; i++)
+                        g_string_append(nested, " ] }");
+                g_string_append(nested, ", \"profile\": [ \"GLSharpenValue\", 5 ] }");
+        }
+        g_string_append(nested, "\n] }\n");
+        for (unsigned i = 0; i < 3000; i++)
+                g_string_append_printf(many, "%s  { \"pattern\": \"app%u\", \"profile\": [ \"GLSharpenValue\", 5 ] }\n",
+                                i > 0 ? "," : "", i);
+        g_string_append(many, "] }\n");
+
+        {
+                const char *const pairs[] = { USER_FILE, nested->str, NULL };
+                g_autoptr(RcConfig) c = load_tree(pairs, false);
+                _cleanup_(rc_findings_done) RcFindings f = { 0 };
+
+                g_assert_cmpuint(c->n_rules, ==, 2);
+                run_timed("nested operators", c, &f);
+                g_assert_true(f.incomplete);
+        }
+        {
+                const char *const pairs[] = { USER_FILE, many->str, NULL };
+                g_autoptr(RcConfig) c = load_tree(pairs, false);
+                _cleanup_(rc_findings_done) RcFindings f = { 0 };
+
+                g_assert_cmpuint(c->n_rules, ==, 3000);
+                run_timed("3000 rules", c, &f);
+                g_assert_true(f.incomplete);
+        }
+        {
+                /* The file with NVIDIA's: complete. */
+                g_autofree char *shipped_text = corpus_text("nvidia-shipped-570.153.02-rc");
+                const char *const pairs[] = { USER_FILE, done_when, SHIPPED, shipped_text, NULL };
+                g_autoptr(RcConfig) c = load_tree(pairs, false);
+                _cleanup_(rc_findings_done) RcFindings f = { 0 };
+
+                run_timed("the done-when file and NVIDIA's 570 file", c, &f);
+                g_assert_false(f.incomplete);
+                g_assert_cmpuint(f.n_items, >, 0);
+        }
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
@@ -530,6 +602,7 @@ int main(int argc, char *argv[])
         g_test_add_func("/rc-doctor/profiles-and-keys", test_profiles_and_keys);
         g_test_add_func("/rc-doctor/files", test_files);
         g_test_add_func("/rc-doctor/bounded", test_bounded);
+        g_test_add_func("/rc-doctor/bounded-work", test_bounded_work);
         g_test_add_func("/rc-doctor/corpus/every-file", test_corpus_every_file);
         g_test_add_func("/rc-doctor/corpus/problems", test_corpus_problems);
         return g_test_run();

@@ -275,6 +275,7 @@ static int run_one(ManagerDoctorReport *report, RcConfig *c, const RcDoctorOptio
                 return -ENOMEM;
         report->configs[report->n_configs++] = rc_config_ref(c);
         report->n_dropped += found.n_dropped;
+        report->incomplete = report->incomplete || found.incomplete;
         for (size_t i = 0; i < found.n_items; i++) {
                 RcFinding *f = &found.items[i];
 

@@ -20,6 +20,7 @@ typedef struct ManagerDoctorReport {
         RcFinding *findings;
         size_t n_findings, allocated_findings;
         size_t n_dropped;
+        bool incomplete; /* a run met its work bound (RC_DOCTOR_STEPS_MAX): findings may be missing */
         RcConfig **configs;
         size_t n_configs, allocated_configs;
 } ManagerDoctorReport;
