@@ -522,7 +522,9 @@ static int check_file(Doctor *d, size_t i)
         const RcFile *f = d->c->files[i];
         int r;
 
-        if (IN_SET(d->kinds[i], RC_ENTRY_USER_DIR, RC_ENTRY_SYSTEM_DIR) &&
+        /* Only files the driver reads for this user: not one the user may not read (of which it is not to
+         * be told more than a listing says), nor a directory or fifo skipped in rc.d. */
+        if (IN_SET(d->kinds[i], RC_ENTRY_USER_DIR, RC_ENTRY_SYSTEM_DIR) && f->state != RC_FILE_SKIPPED &&
                         !streq(path_basename(f->path), RC_EDIT_DEFAULT_FILE_NAME)) {
                 const char *origin = rc_doctor_file_origin(path_basename(f->path));
 

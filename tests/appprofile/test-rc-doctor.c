@@ -300,6 +300,9 @@ static void test_files(void)
                 "  \"profiles\": [ { \"name\": \"P\", \"settings\": [ \"0x166c5e\", 0 ] } ] }\n",
                 SYSTEM_DIR "20-broken",
                 "{ \"rules\": [ }\n",
+                /* A subdirectory of rc.d (nvidia-settings' .backup): skipped, and no installed file. */
+                SYSTEM_DIR "30-subdirectory/x",
+                "{}\n",
                 SYSTEM_DIR RC_EDIT_DEFAULT_FILE_NAME,
                 "{ \"rules\": [ { \"pattern\": \"x\", \"profile\": \"Q\" } ],\n"
                 "  \"profiles\": [ { \"name\": \"Q\", \"settings\": [ \"GLSyncToVblank\", 1 ] },\n"

@@ -313,6 +313,15 @@ static void test_privacy(void)
                         "{\"rules\": [\n"
                         "  {\"pattern\": \"niri\", \"profile\": [\"GLVidHeapReuseRatio\", 0]}\n"
                         "]}\n");
+        /* A system file only root may read: nobody else is told of it (the driver in their processes
+         * cannot read it either). */
+        itest_write(&t, RCD "/70-private",
+                        "{\"rules\": [{\"pattern\": \"nvptest-admin-only\", \"profile\": [\"GLSyncToVBlank\", true]}]}\n");
+        {
+                g_autofree char *path = g_build_filename(t.root, RCD, "70-private", NULL);
+
+                g_assert_cmpint(chmod(path, 0600), ==, 0);
+        }
         alice_env = itest_write_home(&t, alice.name, &alice,
                         "{\"rules\": [{\"pattern\": \"nvptest-secret-app\", \"profile\": [\"GLSyncToVBlank\", true]}]}\n");
         alice_home = g_strdup(alice_env + strlen("HOME="));
@@ -357,6 +366,7 @@ static void test_privacy(void)
         assert_no_word("mallory's doctor", out, ".niri-wrapped");
         assert_no_word("mallory's doctor", out, "nvptest-secret-app");
         assert_no_word("mallory's doctor", out, alice_home);
+        assert_no_word("mallory's doctor", out, "70-private");
         g_clear_pointer(&out, g_free);
         {
                 g_autofree char *cmd = g_strdup_printf("nvprofilectl doctor --home=%s", alice_home);
@@ -366,9 +376,10 @@ static void test_privacy(void)
         }
         g_assert_cmpint(run_as(&mallory_c, "nvprofilectl doctor --all", NULL), ==, 1);
 
-        /* Root may ask about everyone: alice's own file's finding. */
+        /* Root may ask about everyone: alice's own file's finding, and the file only root reads. */
         findings = doctor(&root_c, "--all", &status);
         g_assert_nonnull(findings);
+        g_assert_nonnull(finding_at(findings, "unknown-key", "/" RCD "/70-private", 1));
         {
                 g_autofree char *alice_file = g_build_filename(alice_home, USER_RC, NULL);
 
