@@ -7,9 +7,10 @@
 #                               /etc, /var), install it, create the nvprofiled user, reload systemd and
 #                               D-Bus, enable and start nvprofiled.service and show nvprofilectl status
 #                               (where systemd is not running, a chroot: installed and enabled, not started)
-#   scripts/setup.sh uninstall  stop and disable the service, remove every installed file, the user and
-#                               the folders the install created when empty; a configuration file that
-#                               differs from the installed one is kept as FILE.nvprofiled-save
+#   scripts/setup.sh uninstall  stop and disable the service, remove every installed file, the service's
+#                               state (/var/lib/nvprofiled), the user and the folders the install created
+#                               when empty; a configuration file that differs from the installed one is
+#                               kept as FILE.nvprofiled-save
 #   scripts/setup.sh demo       install what is missing, build, and run nvprofiled on a private D-Bus over
 #                               this machine's real /proc with the example rc files from conf/, then show
 #                               with nvprofilectl what it resolved (installs nothing of nvprofiled, starts
@@ -706,6 +707,12 @@ do_uninstall() {
         fi
     done
     rm -rf "$(dirname "$install_manifest")"
+    # The service's state (StateDirectory=nvprofiled: the program names it remembered for the doctor) is
+    # the service's, not the administrator's: it goes with it, as a package's purge does.
+    if [ -d /var/lib/nvprofiled ]; then
+        echo "==> removing /var/lib/nvprofiled (the program names the service remembered)"
+        rm -rf /var/lib/nvprofiled
+    fi
     if id -u nvprofiled >/dev/null 2>&1; then
         echo "==> removing the nvprofiled user"
         userdel nvprofiled
