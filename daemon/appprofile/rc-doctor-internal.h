@@ -18,7 +18,7 @@ typedef struct Item {
 typedef struct Doctor {
         const RcConfig *c;
         const RcDoctorOptions *o;
-        RcEntryKind *kinds; /* per file; _RC_ENTRY_KIND_MAX: no entry of the search path */
+        RcEntryKind *kinds; /* per file, its entry of the search path; _RC_ENTRY_KIND_MAX: none */
         char (**ids)[RC_RULE_ID_LENGTH + 1]; /* per file, for loaded files */
         char **patterns; /* per rule of c->rules, as rc_pattern_format() writes it */
         RcMatchFacts *facts; /* per process of o->processes */

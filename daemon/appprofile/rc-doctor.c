@@ -214,27 +214,6 @@ Command doctor_profile_command(Doctor *d, const char *verb, const char *name)
 
 /* --- which files ----------------------------------------------------------------------------------------- */
 
-static RcEntryKind file_entry_kind(const RcConfig *c, const RcFile *f)
-{
-        for (RcEntryKind k = 0; k < _RC_ENTRY_KIND_MAX; k++) {
-                _cleanup_free_ char *computed = NULL;
-                const char *path = c->entries[k].path;
-                size_t len;
-
-                if (!path && rc_entry_path(k, c->home, c->driver_version, &computed) >= 0)
-                        path = computed;
-                if (!path)
-                        continue;
-                if (streq(f->path, path))
-                        return k;
-                len = strlen(path);
-                if (IN_SET(k, RC_ENTRY_USER_DIR, RC_ENTRY_SYSTEM_DIR) && strneq(f->path, path, len) &&
-                                f->path[len] == '/' && f->path[len + 1] && !strchr(f->path + len + 1, '/'))
-                        return k;
-        }
-        return _RC_ENTRY_KIND_MAX;
-}
-
 static bool speaks_about(const Doctor *d, size_t file)
 {
         switch (d->kinds[file]) {
@@ -627,8 +606,14 @@ static int doctor_prepare(Doctor *d)
         d->patterns = calloc(MAX(c->n_rules, (size_t) 1), sizeof(char *));
         if (!d->kinds || !d->ids || !d->patterns)
                 return -ENOMEM;
+        /* Files are in precedence order, entry after entry (RcEntry.n_files); a configuration made from files
+         * (rc_config_new_from_files()) has no entries, and the doctor says nothing of its files. */
+        for (size_t i = 0; i < c->n_files; i++)
+                d->kinds[i] = _RC_ENTRY_KIND_MAX;
+        for (size_t k = 0, first = 0; k < _RC_ENTRY_KIND_MAX; first += c->entries[k++].n_files)
+                for (size_t i = first; i < first + c->entries[k].n_files && i < c->n_files; i++)
+                        d->kinds[i] = (RcEntryKind) k;
         for (size_t i = 0; i < c->n_files; i++) {
-                d->kinds[i] = file_entry_kind(c, c->files[i]);
                 if (c->files[i]->state == RC_FILE_LOADED) {
                         r = rc_file_rule_ids(c->files[i], &d->ids[i]);
                         if (r < 0)

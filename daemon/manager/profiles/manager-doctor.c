@@ -44,46 +44,63 @@ void manager_doctor_report_done(ManagerDoctorReport *r)
         *r = (ManagerDoctorReport){ 0 };
 }
 
+/* A running process the caller may see, by the names rules test. */
+typedef struct LiveProcess {
+        uid_t uid;
+        char *procname, *comm;
+        char *key; /* "uid\x1fprocname\x1fcomm": its index in DoctorProcesses.live */
+        pid_t pid;
+        bool named; /* a remembered name stands for it already */
+} LiveProcess;
+
 /* The processes one run of the doctor may speak of, with the strings they point to. */
 typedef struct DoctorProcesses {
         RcDoctorProcess *items;
         uid_t *uids; /* parallel to items */
         size_t n_items, allocated_items, allocated_uids;
-        char **strings; /* owned copies */
-        StrTable live; /* "uid\x1fprocname\x1fcomm" of running processes, in the order of live_pids */
-        char **live_keys;
-        pid_t *live_pids;
-        bool *live_named; /* a remembered name stands for it already */
-        size_t n_live, allocated_live, allocated_live_pids, allocated_live_named;
+        char **strings; /* owned copies, which items point to */
+        size_t n_strings, allocated_strings;
+        StrTable live; /* LiveProcess.key -> index in lives: one per uid and names */
+        LiveProcess *lives;
+        size_t n_lives, allocated_lives;
 } DoctorProcesses;
 
 static void doctor_processes_done(DoctorProcesses *d)
 {
         free(d->items);
         free(d->uids);
-        strv_free(d->strings);
+        for (size_t i = 0; i < d->n_strings; i++)
+                free(d->strings[i]);
+        free(d->strings);
         strtable_done(&d->live);
-        strv_free(d->live_keys);
-        free(d->live_pids);
-        free(d->live_named);
+        for (size_t i = 0; i < d->n_lives; i++) {
+                free(d->lives[i].procname);
+                free(d->lives[i].comm);
+                free(d->lives[i].key);
+        }
+        free(d->lives);
         *d = (DoctorProcesses){ 0 };
 }
 
 static int keep_string(DoctorProcesses *d, const char *s, const char **ret)
 {
-        int r;
+        char *copy;
 
-        if (!s) {
-                *ret = NULL;
+        *ret = NULL;
+        if (!s)
                 return 0;
-        }
-        r = strv_extend(&d->strings, s);
-        if (r < 0)
-                return r;
-        *ret = d->strings[strv_length(d->strings) - 1];
+        if (GREEDY_REALLOC(d->strings, d->allocated_strings, d->n_strings + 1) < 0)
+                return -ENOMEM;
+        copy = strdup(s);
+        if (!copy)
+                return -ENOMEM;
+        d->strings[d->n_strings++] = copy;
+        *ret = copy;
         return 0;
 }
 
+/* last_seen_usec: when a process that is not running (pid 0) was last seen; a running one is named by its
+ * pid instead. */
 static int add_process(DoctorProcesses *d, uid_t uid, const char *procname, const char *comm, const char *cmdline,
                 const char *flatpak_id, pid_t pid, uint64_t last_seen_usec)
 {
@@ -112,23 +129,23 @@ static char *live_key(uid_t uid, const char *procname, const char *comm)
 }
 
 /* The names a running process presents to rules, computed as the resolver computes them. */
-static int process_names(const Process *p, char **ret_procname, char **ret_comm)
+static int live_process_init(const Process *p, LiveProcess *ret)
 {
         RcProcessFacts facts = { .exe = p->exe, .comm = p->comm, .root_fd = -1 };
-        RcMatchFacts mf;
+        _cleanup_(rc_match_facts_done) RcMatchFacts mf = { .exe_dir_fd = -EBADF };
+        LiveProcess l = { .uid = p->uid, .pid = p->id.pid };
         int r;
 
         r = rc_match_facts_init(&mf, &facts);
         if (r < 0)
                 return r;
-        *ret_procname = mf.procname ? strdup(mf.procname) : NULL;
-        *ret_comm = mf.has_comm ? strdup(mf.comm) : NULL;
-        rc_match_facts_done(&mf);
-        if ((mf.procname && !*ret_procname) || (mf.has_comm && !*ret_comm)) {
-                *ret_procname = mfree(*ret_procname);
-                *ret_comm = mfree(*ret_comm);
+        if ((mf.procname && !(l.procname = strdup(mf.procname))) || (mf.has_comm && !(l.comm = strdup(mf.comm))) ||
+                        !(l.key = live_key(l.uid, l.procname, l.comm))) {
+                free(l.procname);
+                free(l.comm);
                 return -ENOMEM;
         }
+        *ret = l;
         return 0;
 }
 
@@ -138,34 +155,27 @@ static int collect_live(Manager *m, uid_t caller, DoctorProcesses *d)
         int r;
 
         for (size_t i = 0; intmap_next(&m->profiles->processes, &i, NULL, (void **) &p);) {
-                _cleanup_free_ char *procname = NULL, *comm = NULL, *key = NULL;
+                LiveProcess *l;
                 bool is_new;
 
                 if (!manager_may_see(caller, p->uid))
                         continue;
-                r = process_names(p, &procname, &comm);
-                if (r < 0)
-                        return r;
-                key = live_key(p->uid, procname, comm);
-                if (!key)
+                if (GREEDY_REALLOC(d->lives, d->allocated_lives, d->n_lives + 1) < 0)
                         return -ENOMEM;
-                if (GREEDY_REALLOC(d->live_pids, d->allocated_live_pids, d->n_live + 1) < 0 ||
-                                GREEDY_REALLOC(d->live_named, d->allocated_live_named, d->n_live + 1) < 0)
-                        return -ENOMEM;
-                r = strv_extend(&d->live_keys, key);
+                l = &d->lives[d->n_lives];
+                r = live_process_init(p, l);
                 if (r < 0)
                         return r;
-                r = strtable_put(&d->live, d->live_keys[d->n_live], &is_new);
-                if (r < 0)
-                        return r;
-                if (!is_new) { /* another process of the same names: one is enough to name */
-                        free(d->live_keys[d->n_live]);
-                        d->live_keys[d->n_live] = NULL;
+                r = strtable_put(&d->live, l->key, &is_new);
+                if (r < 0 || !is_new) { /* another process of the same names: one is enough to name */
+                        free(l->procname);
+                        free(l->comm);
+                        free(l->key);
+                        if (r < 0)
+                                return r;
                         continue;
                 }
-                d->live_pids[d->n_live] = p->id.pid;
-                d->live_named[d->n_live] = false;
-                d->n_live++;
+                d->n_lives++;
         }
         return 0;
 }
@@ -190,8 +200,8 @@ static int add_remembered(const SeenName *n, void *userdata)
                 return -ENOMEM;
         id = strtable_get(&d->live, key);
         if (id >= 0) {
-                pid = d->live_pids[id];
-                d->live_named[id] = true;
+                pid = d->lives[id].pid;
+                d->lives[id].named = true;
         }
         return add_process(d, n->uid, n->procname, n->comm, n->cmdline, n->flatpak_id, pid, n->last_seen_usec);
 }
@@ -201,10 +211,7 @@ static int add_remembered(const SeenName *n, void *userdata)
 static int collect_processes(Manager *m, uid_t caller, DoctorProcesses *d)
 {
         RememberedContext ctx = { .processes = d, .caller = caller };
-        uint64_t now = 0;
         int r;
-
-        (void) sd_event_now(m->event, CLOCK_REALTIME, &now);
 
         r = collect_live(m, caller, d);
         if (r < 0)
@@ -212,23 +219,12 @@ static int collect_processes(Manager *m, uid_t caller, DoctorProcesses *d)
         r = seen_names_foreach(m->profiles->seen_names, caller == 0 ? UID_INVALID : caller, add_remembered, &ctx);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < d->n_live; i++) {
-                const char *k = d->live_keys[i], *procname, *comm;
-                _cleanup_free_ char *copy = strdup(k);
-                char *sep;
-                uid_t uid;
+        for (size_t i = 0; i < d->n_lives; i++) {
+                const LiveProcess *l = &d->lives[i];
 
-                if (d->live_named[i])
+                if (l->named)
                         continue;
-                if (!copy)
-                        return -ENOMEM;
-                uid = (uid_t) strtoul(copy, &sep, 10);
-                procname = sep + 1;
-                sep = strchr(procname, 0x1f);
-                *sep = '\0';
-                comm = sep + 1;
-                r = add_process(d, uid, *procname ? procname : NULL, *comm ? comm : NULL, NULL, NULL, d->live_pids[i],
-                                now);
+                r = add_process(d, l->uid, l->procname, l->comm, NULL, NULL, l->pid, 0);
                 if (r < 0)
                         return r;
         }
@@ -367,7 +363,7 @@ int manager_doctor(Manager *m, const UserCreds *caller, ManagerDoctorScope scope
                 if (r < 0)
                         return r;
                 r = run_with_processes(&report, config, &processes, UID_INVALID,
-                                &(RcDoctorOptions){ .user_files = home, .system_files = true });
+                                &(RcDoctorOptions){ .user_files = home != NULL, .system_files = true });
         }
         if (r < 0)
                 return r;
