@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "file-replace.h"
+#include "intmap.h"
 #include "log.h"
 #include "seen-names.h"
 #include "string-util.h"
@@ -40,6 +41,9 @@ struct SeenNames {
         SeenNamesLimits limits;
         Entry *entries;
         size_t n_entries, allocated_entries;
+        /* Entry.hash -> index + 1 of an entry with that hash, for every hash an entry has: noting a name
+         * seen again (every exec and rescan) is one lookup, not a walk of every entry. */
+        IntMap index;
         UserShare *users;
         size_t n_users, allocated_users;
         bool dirty;
@@ -103,6 +107,7 @@ void seen_names_clear(SeenNames *s)
                 entry_done(&s->entries[i]);
         s->n_entries = 0;
         s->n_users = 0;
+        intmap_done(&s->index);
 }
 
 SeenNames *seen_names_free(SeenNames *s)
@@ -123,10 +128,34 @@ static UserShare *user_find(SeenNames *s, uid_t uid)
         return NULL;
 }
 
+/* IntMap's key of a hash (its keys are not zero). */
+static uint64_t index_key(uint64_t hash)
+{
+        return hash != 0 ? hash : 1;
+}
+
+static size_t index_get(const SeenNames *s, uint64_t hash)
+{
+        return (size_t) (uintptr_t) intmap_get(&s->index, index_key(hash));
+}
+
+/* Points the index's existing key of hash elsewhere. Removed first, the key is put back without the map
+ * growing, so this cannot fail. */
+static void index_move(SeenNames *s, uint64_t hash, size_t i)
+{
+        void *was = intmap_remove(&s->index, index_key(hash));
+        int r = intmap_put(&s->index, index_key(hash), (void *) (uintptr_t) (i + 1));
+
+        assert(was && r == 0);
+        (void) was;
+        (void) r;
+}
+
 static void entry_remove(SeenNames *s, size_t i)
 {
         Entry *e = &s->entries[i];
         UserShare *u = user_find(s, e->name.uid);
+        size_t last = s->n_entries - 1;
 
         assert(u);
         u->n_entries--;
@@ -134,8 +163,24 @@ static void entry_remove(SeenNames *s, size_t i)
         if (u->n_entries == 0)
                 *u = s->users[--s->n_users];
 
+        /* The index goes on to another entry of the same hash (names made to collide), or forgets it; then
+         * the last entry moves into the hole. */
+        if (index_get(s, e->hash) == i + 1) {
+                size_t other = SIZE_MAX;
+
+                for (size_t j = 0; j < s->n_entries && other == SIZE_MAX; j++)
+                        if (j != i && index_key(s->entries[j].hash) == index_key(e->hash))
+                                other = j;
+                if (other == SIZE_MAX)
+                        (void) intmap_remove(&s->index, index_key(e->hash));
+                else
+                        index_move(s, e->hash, other);
+        }
         entry_done(e);
-        s->entries[i] = s->entries[--s->n_entries];
+        s->entries[i] = s->entries[last];
+        s->n_entries--;
+        if (i != last && index_get(s, s->entries[i].hash) == last + 1)
+                index_move(s, s->entries[i].hash, i);
         s->dirty = true;
 }
 
@@ -246,11 +291,27 @@ static int entry_init(
         return 0;
 }
 
+/* The entry of uid and names, or NULL: through the index, and only when another entry has the same hash
+ * (names made to collide), by looking at every one. */
+static Entry *entry_find(SeenNames *s, uid_t uid, uint64_t hash, const char *const names[SEEN_NAMES_FIELDS])
+{
+        size_t at = index_get(s, hash);
+
+        if (at == 0)
+                return NULL;
+        if (entry_is(&s->entries[at - 1], uid, hash, names))
+                return &s->entries[at - 1];
+        for (size_t i = 0; i < s->n_entries; i++)
+                if (entry_is(&s->entries[i], uid, hash, names))
+                        return &s->entries[i];
+        return NULL;
+}
+
 static int note_at(SeenNames *s, uid_t uid, const char *const names[SEEN_NAMES_FIELDS], uint64_t last_seen_usec)
 {
         UserShare *u;
         uint64_t hash;
-        Entry e;
+        Entry e = { 0 }, *f;
         int r;
 
         if (!names[0] && !names[1] && !names[2] && !names[3])
@@ -260,11 +321,8 @@ static int note_at(SeenNames *s, uid_t uid, const char *const names[SEEN_NAMES_F
                 return -EINVAL;
 
         hash = names_hash(uid, names);
-        for (size_t i = 0; i < s->n_entries; i++) {
-                Entry *f = &s->entries[i];
-
-                if (!entry_is(f, uid, hash, names))
-                        continue;
+        f = entry_find(s, uid, hash, names);
+        if (f) {
                 if (last_seen_usec > f->name.last_seen_usec)
                         f->name.last_seen_usec = last_seen_usec;
                 /* A program that runs all day would otherwise rewrite the file every time it is seen. */
@@ -283,7 +341,11 @@ static int note_at(SeenNames *s, uid_t uid, const char *const names[SEEN_NAMES_F
                 *u = (UserShare){ .uid = uid };
         }
         r = entry_init(&e, uid, hash, names, last_seen_usec);
+        if (r >= 0 && index_get(s, hash) == 0)
+                r = intmap_put(&s->index, index_key(hash), (void *) (uintptr_t) (s->n_entries + 1));
         if (r < 0) {
+                if (e.bytes > 0)
+                        entry_done(&e);
                 if (u->n_entries == 0)
                         *u = s->users[--s->n_users];
                 return r;

@@ -396,6 +396,63 @@ static void test_corrupt(void)
         close(dfd);
 }
 
+static int collect_keys(const SeenName *n, void *userdata)
+{
+        g_ptr_array_add(userdata, g_strdup_printf("%u %s", (unsigned) n->uid, n->procname));
+        return 0;
+}
+
+static int seen_at(const SeenName *n, void *userdata)
+{
+        g_assert_cmpuint(n->last_seen_usec, ==, *(const uint64_t *) userdata);
+        return 0;
+}
+
+/* Notes again every name s holds now: each is known (0) and no entry is added. */
+static void renote_held(SeenNames *s, uint64_t now)
+{
+        g_autoptr(GPtrArray) held = g_ptr_array_new_with_free_func(g_free);
+        size_t before = seen_names_size(s);
+
+        g_assert_cmpint(seen_names_foreach(s, UID_INVALID, collect_keys, held), ==, 0);
+        g_assert_cmpuint(held->len, ==, before);
+        for (guint i = 0; i < held->len; i++) {
+                unsigned uid;
+                char name[64];
+
+                g_assert_cmpint(sscanf(held->pdata[i], "%u %63s", &uid, name), ==, 2);
+                g_assert_cmpint(seen_names_note(s, uid, name, NULL, NULL, NULL, now), ==, 0);
+        }
+        g_assert_cmpuint(seen_names_size(s), ==, before);
+        /* ...and the entry itself was found: every one was seen now. */
+        g_assert_cmpint(seen_names_foreach(s, UID_INVALID, seen_at, &now), ==, 0);
+}
+
+/* After evictions and forgetting moved entries about (the last into each hole), every name still held is
+ * found again, none twice: the index follows every move. */
+static void test_index_follows_moves(void)
+{
+        const SeenNamesLimits limits = { .per_user_max = 50, .per_user_bytes_max = 64 * 1024, .total_max = 120 };
+        SeenNames *s = NULL;
+
+        g_assert_cmpint(seen_names_new(&limits, &s), ==, 0);
+        for (unsigned i = 0; i < 400; i++) {
+                g_autofree char *name = g_strdup_printf("prog-%u", i);
+
+                g_assert_cmpint(seen_names_note(s, 1000 + i % 5, name, NULL, NULL, NULL, (i + 1) * SEC), ==, 1);
+        }
+        g_assert_cmpuint(seen_names_size(s), ==, 120);
+        g_assert_cmpuint(seen_names_forget_older(s, 350 * SEC), >, 0);
+        renote_held(s, 401 * SEC);
+        for (unsigned i = 0; i < 200; i++) {
+                g_autofree char *name = g_strdup_printf("new-%u", i);
+
+                g_assert_cmpint(seen_names_note(s, 1000 + i % 3, name, NULL, NULL, NULL, (500 + i) * SEC), ==, 1);
+        }
+        renote_held(s, 800 * SEC);
+        seen_names_free(s);
+}
+
 int main(int argc, char *argv[])
 {
         g_test_init(&argc, &argv, NULL);
@@ -409,5 +466,6 @@ int main(int argc, char *argv[])
         g_test_add_func("/seen-names/privacy", test_privacy);
         g_test_add_func("/seen-names/round-trip", test_round_trip);
         g_test_add_func("/seen-names/corrupt", test_corrupt);
+        g_test_add_func("/seen-names/index-follows-moves", test_index_follows_moves);
         return g_test_run();
 }
