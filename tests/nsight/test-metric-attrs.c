@@ -31,6 +31,7 @@ static void dump_chip(json_object *metrics, MetricChip *ret)
         metric_chip_from_device((int) dump_number(metrics, "device__attribute_compute_capability_major"),
                         (int) dump_number(metrics, "device__attribute_compute_capability_minor"),
                         dump_number(metrics, "nvlink__max_count"), ret);
+        ret->name = metric_chip_name(dump_number(metrics, "device__attribute_chip"));
 }
 
 static void check_report(gconstpointer data)
@@ -108,8 +109,9 @@ static void test_rules(void)
 {
         check("l1tex__t_bytes.sum.per_second", true, NULL, METRIC_TYPE_COUNTER, METRIC_SUBTYPE_PER_SECOND,
                         METRIC_ROLLUP_SUM, "byte_per_second");
+        /* the peak over the elapsed cycles is a count (NVIDIA's listing: "request") */
         check("lts__t_requests.max.peak_sustained_elapsed", true, NULL, METRIC_TYPE_COUNTER,
-                        METRIC_SUBTYPE_PEAK_SUSTAINED_ELAPSED, METRIC_ROLLUP_MAX, "request_per_cycle");
+                        METRIC_SUBTYPE_PEAK_SUSTAINED_ELAPSED, METRIC_ROLLUP_MAX, "request");
         check("sm__cycles_active.min.per_cycle_elapsed", true, NULL, METRIC_TYPE_COUNTER,
                         METRIC_SUBTYPE_PER_CYCLE_ELAPSED, METRIC_ROLLUP_MIN, "");
         check("sm__memory_throughput.avg.pct_of_peak_sustained_region", true, NULL, METRIC_TYPE_THROUGHPUT,

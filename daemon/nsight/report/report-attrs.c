@@ -9,6 +9,8 @@ void ncu_action_metric_chip(const NcuAction *a, MetricChip *ret)
         metric_chip_from_device(a->has_compute_capability ? (int) a->compute_capability_major : -1,
                         a->has_compute_capability ? (int) a->compute_capability_minor : -1,
                         a->has_nvlink_max_count ? a->nvlink_max_count : -1, ret);
+        if (a->has_chip)
+                ret->name = metric_chip_name(a->chip);
 }
 
 void ncu_metric_attrs(const NcuAction *a, const NcuMetric *m, const char *section_unit, MetricAttrs *ret)

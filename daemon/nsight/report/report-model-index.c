@@ -105,6 +105,7 @@ static void find_gpu_facts(NcuAction *a)
                 a->compute_capability_minor = (uint32_t) minor;
         }
         a->has_nvlink_max_count = metric_number(a, "nvlink__max_count", &a->nvlink_max_count);
+        a->has_chip = metric_number(a, "device__attribute_chip", &a->chip);
 }
 
 /* What an action's metrics need once decoded: names resolved through the string table, the index by name,

@@ -321,11 +321,13 @@ typedef struct NcuAction {
         int device_index;
         /* What the action's metrics say of its GPU, which ncu_report's metric attributes depend on
          * (metric-attrs.h, MetricChip): device__attribute_compute_capability_major and _minor, and
-         * nvlink__max_count. */
+         * nvlink__max_count, device__attribute_chip. */
         bool has_compute_capability;
         uint32_t compute_capability_major, compute_capability_minor;
         bool has_nvlink_max_count;
         double nvlink_max_count;
+        bool has_chip;
+        double chip;
 
         /* Source.Reference and the SourceData entry with that reference (NULL when none). */
         bool has_source_reference;

@@ -29,26 +29,66 @@ typedef struct UnitRule {
         const char *unit;
 } UnitRule;
 
-/* PerfWorks counters (unit__counter): the unit of what the counter counts, from the word naming it. Order
- * matters where words combine: a count of bank conflicts or wavefronts is unitless although it names the
- * memory it concerns; "warps issue stalled (no instructions)" counts instructions; "bytes per sector" is
- * handled by the ratio rule. */
+/* PerfWorks counters (unit__counter): the unit of what the counter counts, from the word naming it, checked
+ * against every line of NVIDIA's metric listing (tests/nsight/test-metric-units-listing.c). Order matters
+ * where words combine: a count of bank conflicts or wavefronts is unitless although it names the memory it
+ * concerns, set conflicts cost cycles; "warp launch cycles stalled" counts cycles, "warps issue stalled (no
+ * instructions)" warps; the issue slots (smsp__issue_active, _inst0) and the gpu__time_ counters are time;
+ * the tag lookups of L2 and of the constant cache are unitless; "bytes per sector" is handled by the ratio
+ * rule. */
 static const UnitRule counter_units[] = {
-        { MATCH_SUFFIX, "_pct", "%" },
-        { MATCH_CONTAINS, "bank_conflicts", "" },
-        { MATCH_CONTAINS, "wavefronts", "" },
-        { MATCH_CONTAINS, "branch_targets", "" },
-        { MATCH_CONTAINS, "instructions", "inst" },
-        { MATCH_CONTAINS, "warp", "warp" },
-        { MATCH_CONTAINS, "bytes", "byte" },
-        { MATCH_CONTAINS, "sector", "sector" },
-        { MATCH_CONTAINS, "request", "request" },
-        { MATCH_CONTAINS, "inst", "inst" },
-        { MATCH_CONTAINS, "ctas", "block" },
-        { MATCH_CONTAINS, "passes", "pass" },
+        { MATCH_SUFFIX, "_pct", "%" }, { MATCH_CONTAINS, "bank_conflicts", "" },
+        { MATCH_CONTAINS, "set_conflicts", "cycle" }, { MATCH_CONTAINS, "wavefronts", "" },
+        { MATCH_CONTAINS, "branch_targets", "" }, { MATCH_CONTAINS, "instructions", "inst" },
+        { MATCH_CONTAINS, "threads", "thread" }, { MATCH_CONTAINS, "__time_", "second" },
+        { MATCH_CONTAINS, "_cycles", "cycle" }, { MATCH_PREFIX, "smsp__issue_", "cycle" },
+        { MATCH_CONTAINS, "warp", "warp" }, { MATCH_CONTAINS, "bytes", "byte" }, { MATCH_CONTAINS, "sector", "sector" },
+        { MATCH_CONTAINS, "tag_requests", "" }, { MATCH_PREFIX, "idc__requests", "" },
+        { MATCH_CONTAINS, "request", "request" }, { MATCH_CONTAINS, "inst", "inst" },
+        { MATCH_CONTAINS, "ctas", "block" }, { MATCH_CONTAINS, "thread", "thread" },
+        { MATCH_CONTAINS, "registers", "register" }, { MATCH_CONTAINS, "passes", "pass" },
         { MATCH_CONTAINS, "cycles", "cycle" },
         { MATCH_CONTAINS, "_active", "cycle" }, /* x__issue_active, x__writeback_active: cycles spent */
-        { MATCH_CONTAINS, "time", "second" },
+};
+
+/* The counters NVIDIA's listing gives another unit than their words say, on every chip or on one (chip
+ * NULL: all). Each line of the listing these explain is counted as an exception by the listing test. */
+typedef struct UnitException {
+        MatchKind match;
+        const char *pattern;
+        const char *chip;
+        const char *unit;
+} UnitException;
+
+static const UnitException counter_unit_exceptions[] = {
+        /* the chip-to-chip link's cycles_active: listed unitless */
+        { MATCH_PREFIX, "ctc__rx__cycles_active", NULL, "" },
+        { MATCH_PREFIX, "ctc__tx__cycles_active", NULL, "" },
+        { MATCH_PREFIX, "l1tex__f_cycles_active", NULL, "" },
+        { MATCH_PREFIX, "l1tex__tmain_requests", NULL, "inst" },
+        { MATCH_PREFIX, "smsp__tex_requests", NULL, "cycle" },
+        { MATCH_SUFFIX, "__pipe_tensor_op_dmma_cycles_active", "ga100", "inst" },
+};
+
+/* Ratios NVIDIA's listing gives a unit their words do not. */
+static const UnitException ratio_unit_exceptions[] = {
+        { MATCH_PREFIX, "smsp__amortized_warp_latency", NULL, "cycle_per_warp" },
+};
+
+/* Counters that hold a level each cycle (warps or blocks resident, registers allocated, warps stalled or
+ * eligible) rather than count events (launched, completed, restored): their rate per cycle is the level
+ * itself, in its own unit. */
+static const char *const level_words[] = { "_active", "stalled", "eligible", "allocated" };
+static const char *const event_words[] = { "launched", "completed", "restored" };
+
+/* Unitless counters of the memory pipelines (L1TEX, L2 tags, the constant cache, the front end) have no
+ * unit per cycle or second either; other unitless counts (tensor ops, branch targets, CGAs) are "per
+ * cycle" or "per second". */
+static const UnitRule unitless_without_rate[] = {
+        { MATCH_CONTAINS, "l1tex", "" },
+        { MATCH_PREFIX, "lts__", "" },
+        { MATCH_PREFIX, "idc__", "" },
+        { MATCH_PREFIX, "fe__", "" },
 };
 
 /* ncu's own collectors (device attributes, topology, launch statistics, the profiler, SASS patching,
@@ -98,11 +138,14 @@ static const UnitRule occupancy_units[] = {
 };
 
 /* Section-defined metrics (derived__…, MetricDefinitions): ncu names their unit after the quantity the
- * name mentions first in this order. */
+ * name mentions first in this order, and only the quantity: a rate a section derives
+ * (derived__l1tex__lsu_writeback_bytes.sum.per_second, defined as cycles per second times bytes per cycle)
+ * is shown in bytes, as ncu shows it. */
 static const UnitRule derived_units[] = {
         { MATCH_CONTAINS, "pct", "%" },
         { MATCH_CONTAINS, "thread", "thread" },
         { MATCH_CONTAINS, "memory", "byte" },
+        { MATCH_CONTAINS, "byte", "byte" },
 };
 
 /* Pseudo metrics "prefix:…" of sections and PM sampling that are not a metric name after the prefix. */
@@ -251,76 +294,132 @@ static bool subtype_is_per_second(MetricSubtype s)
                         METRIC_SUBTYPE_PEAK_SUSTAINED_REGION_PER_SECOND);
 }
 
-/* A rate per cycle: the peak rates and the per_cycle_* averages. */
+/* A rate per cycle: the peak rate and the per_cycle_* averages. (The peaks over the active or elapsed cycles,
+ * peak_sustained_active and _elapsed, are counts.) */
 static bool subtype_is_per_cycle(MetricSubtype s)
 {
-        return IN_SET(s, METRIC_SUBTYPE_PEAK_SUSTAINED, METRIC_SUBTYPE_PEAK_SUSTAINED_ACTIVE,
-                        METRIC_SUBTYPE_PEAK_SUSTAINED_ELAPSED, METRIC_SUBTYPE_PEAK_SUSTAINED_FRAME,
-                        METRIC_SUBTYPE_PEAK_SUSTAINED_REGION, METRIC_SUBTYPE_PER_CYCLE_ACTIVE,
+        return IN_SET(s, METRIC_SUBTYPE_PEAK_SUSTAINED, METRIC_SUBTYPE_PER_CYCLE_ACTIVE,
                         METRIC_SUBTYPE_PER_CYCLE_ELAPSED, METRIC_SUBTYPE_PER_CYCLE_IN_FRAME,
                         METRIC_SUBTYPE_PER_CYCLE_IN_REGION);
 }
 
-/* The unit of a counter's value under a subtype. Cycles per cycle cancel; warp counters already count
- * warps resident per cycle, so their rate per cycle stays "warp". */
-static void compose_unit(MetricAttrs *a, const char *family, MetricSubtype s)
+static bool words_contain(const char *const *words, size_t n, const char *s)
+{
+        for (size_t i = 0; i < n; i++)
+                if (strstr(s, words[i]))
+                        return true;
+        return false;
+}
+
+static bool counter_holds_level(const char *base)
+{
+        return words_contain(level_words, ELEMENTSOF(level_words), base) &&
+                        !words_contain(event_words, ELEMENTSOF(event_words), base);
+}
+
+/* The unit of a rate (per "cycle" or "second") of counter base counting family. */
+static void rate_unit(MetricAttrs *a, const char *base, const char *family, const char *denominator)
+{
+        if (isempty(family)) {
+                if (rules_unit(unitless_without_rate, ELEMENTSOF(unitless_without_rate), base))
+                        set_unit(a, "");
+                else
+                        set_unit_per(a, "", denominator);
+                return;
+        }
+        if (streq(denominator, "cycle")) {
+                if (streq(family, "cycle")) {
+                        set_unit(a, ""); /* cycles per cycle cancel */
+                        return;
+                }
+                if ((streq(family, "warp") || streq(family, "block") || streq(family, "register")) &&
+                                counter_holds_level(base)) {
+                        set_unit(a, family);
+                        return;
+                }
+        }
+        set_unit_per(a, family, denominator);
+}
+
+/* The unit of counter base's value under a subtype: a share of the peak is "%", the peak over the active or
+ * elapsed cycles a count, the peak per cycle and the per_cycle_* averages a rate per cycle. */
+static void compose_unit(MetricAttrs *a, const char *base, const char *family, MetricSubtype s)
 {
         if (subtype_is_pct(s)) {
                 set_unit(a, "%");
                 return;
         }
         if (subtype_is_per_second(s)) {
-                if (isempty(family))
-                        set_unit(a, ""); /* wavefronts per second: ncu_report names no unit */
-                else
-                        set_unit_per(a, family, "second");
+                rate_unit(a, base, family, "second");
                 return;
         }
         if (subtype_is_per_cycle(s)) {
-                if (isempty(family) || streq(family, "cycle")) {
-                        set_unit(a, "");
-                        return;
-                }
-                if (streq(family, "warp")) {
-                        set_unit(a, family);
-                        return;
-                }
-                {
-                        set_unit_per(a, family, "cycle");
-                        return;
-                }
+                rate_unit(a, base, family, "cycle");
+                return;
         }
         set_unit(a, family);
 }
 
-static const char *counter_family(const char *base)
+static bool exception_matches(const UnitException *e, const char *s, const MetricChip *chip)
 {
-        return rules_unit_or_empty(counter_units, ELEMENTSOF(counter_units), base);
+        UnitRule r = { e->match, e->pattern, e->unit };
+
+        if (e->chip && (!chip || !streq_ptr(chip->name, e->chip)))
+                return false;
+        return rule_matches(&r, s);
 }
 
-/* PerfWorks ratios "unit__[average_]X_per_Y": X's unit over Y's. Equal units cancel. Warp counters
- * accumulate warps per cycle: per instruction they give cycles, per (issue) cycle instructions. */
-static void ratio_unit(MetricAttrs *a, const char *base)
+static const UnitException *find_exception(
+                const UnitException *table, size_t n, const char *base, const MetricChip *chip)
+{
+        for (size_t i = 0; i < n; i++)
+                if (exception_matches(&table[i], base, chip))
+                        return &table[i];
+        return NULL;
+}
+
+static const char *counter_family_on(MetricAttrs *a, const char *base, const MetricChip *chip)
+{
+        const UnitException *e =
+                        find_exception(counter_unit_exceptions, ELEMENTSOF(counter_unit_exceptions), base, chip);
+
+        if (!e)
+                return rules_unit_or_empty(counter_units, ELEMENTSOF(counter_units), base);
+        a->unit_from_exception = true;
+        return e->unit;
+}
+
+/* PerfWorks ratios "unit__[average_]X_per_Y": X's unit over Y's. Equal units cancel, and so does a count
+ * over a unitless one (bytes per wavefront). Warp counters accumulate warps per cycle: per instruction they
+ * give cycles; per (issue) cycle, stalled warps give instructions, active ones warps. A ratio without "per"
+ * is unitless but for a latency. */
+static void ratio_unit(MetricAttrs *a, const char *base, const MetricChip *chip)
 {
         char numerator[NAME_PART_MAX];
         const char *per = NULL;
+        const UnitException *e = find_exception(ratio_unit_exceptions, ELEMENTSOF(ratio_unit_exceptions), base, chip);
 
+        if (e) {
+                set_unit(a, e->unit);
+                a->unit_from_exception = true;
+                return;
+        }
         for (const char *p = strstr(base, "_per_"); p; p = strstr(p + 1, "_per_"))
                 per = p;
         if (!per) {
-                set_unit(a, "");
+                /* a warp's latency per stall reason is listed in instructions per warp */
+                if (strstr(base, "latency"))
+                        set_unit(a, strstr(base, "issue_stalled") ? "inst_per_warp" : "cycle");
+                else
+                        set_unit(a, "");
                 return;
         }
 
         snprintf(numerator, sizeof(numerator), "%.*s", (int) (per - base), base);
-        const char *n = counter_family(numerator), *d = counter_family(per + PER_LEN);
+        const char *n = counter_family_on(a, numerator, chip), *d = counter_family_on(a, per + PER_LEN, chip);
 
-        if (isempty(n) || streq(n, d)) {
+        if (isempty(n) || isempty(d) || streq(n, d)) {
                 set_unit(a, "");
-                return;
-        }
-        if (isempty(d)) {
-                set_unit(a, n);
                 return;
         }
         if (streq(n, "warp") && streq(d, "inst")) {
@@ -328,7 +427,7 @@ static void ratio_unit(MetricAttrs *a, const char *base)
                 return;
         }
         if (streq(n, "warp") && streq(d, "cycle")) {
-                set_unit(a, "inst");
+                set_unit(a, strstr(numerator, "stalled") ? "inst" : "warp");
                 return;
         }
         set_unit_per(a, n, d);
@@ -418,20 +517,24 @@ static bool split_name(const char *name, NameParts *ret)
         }
 }
 
-/* The unit of a PerfWorks name "base[.rollup[.subtype]]" or "base.{pct,ratio,max_rate}". */
-static void counter_unit(MetricAttrs *a, const NameParts *np)
+/* The unit of a PerfWorks name "base[.rollup[.subtype[.per_second]]]" or "base.{pct,ratio,max_rate}". */
+static void counter_unit(MetricAttrs *a, const NameParts *np, const MetricChip *chip)
 {
+        MetricSubtype s = np->n >= 3 ? subtype_from_part(np->part[2]) : METRIC_SUBTYPE_NONE;
+
         if (np->n >= 2) {
                 if (streq(np->part[1], "pct")) {
                         set_unit(a, "%");
                         return;
                 }
                 if (streq(np->part[1], "ratio") || streq(np->part[1], "max_rate")) {
-                        ratio_unit(a, np->part[0]);
+                        ratio_unit(a, np->part[0], chip);
                         return;
                 }
         }
-        compose_unit(a, counter_family(np->part[0]), np->n >= 3 ? subtype_from_part(np->part[2]) : METRIC_SUBTYPE_NONE);
+        if (np->n == 4 && streq(np->part[3], "per_second"))
+                s = METRIC_SUBTYPE_PER_SECOND; /* a peak turned into a rate per second */
+        compose_unit(a, np->part[0], counter_family_on(a, np->part[0], chip), s);
 }
 
 /* Metrics of type "other" carry whatever rollup and subtype their name spells in the usual places. */
@@ -531,7 +634,7 @@ static bool derive_from_name(const char *name, bool is_floating, const MetricChi
         }
 
         if (qualified) {
-                counter_unit(ret, &np);
+                counter_unit(ret, &np, chip);
                 return false;
         }
 
@@ -542,7 +645,7 @@ static bool derive_from_name(const char *name, bool is_floating, const MetricChi
                  * views are counters too. Anything else is a value ncu collected itself, a fallback a rule
                  * stored, or a metric the GPU's database lacks: "other", with the unit its name spells. */
                 MetricSubtype s = np.n == 3 ? subtype_from_part(np.part[2]) : METRIC_SUBTYPE_NONE;
-                const char *family = counter_family(np.part[0]);
+                const char *family = counter_family_on(ret, np.part[0], chip);
 
                 if (chip_has_counter(chip, np.part[0]) && np.n == 3 &&
                                 rollup_from_part(np.part[1]) != METRIC_ROLLUP_NONE &&
@@ -550,7 +653,7 @@ static bool derive_from_name(const char *name, bool is_floating, const MetricChi
                         ret->type = METRIC_TYPE_COUNTER;
                         ret->rollup = rollup_from_part(np.part[1]);
                         ret->subtype = s;
-                        compose_unit(ret, family, s);
+                        compose_unit(ret, np.part[0], family, s);
                         return true;
                 }
                 if (np.n == 1 && startswith(np.part[0], "smsp__sass_")) {
@@ -573,7 +676,7 @@ static bool derive_from_name(const char *name, bool is_floating, const MetricChi
                         IN_SET(subtype_from_part(np.part[1]), METRIC_SUBTYPE_PCT, METRIC_SUBTYPE_RATIO,
                                         METRIC_SUBTYPE_MAX_RATE)) {
                 ret->type = METRIC_TYPE_RATIO;
-                counter_unit(ret, &np);
+                counter_unit(ret, &np, chip);
                 return true;
         }
 
@@ -587,7 +690,7 @@ static bool derive_from_name(const char *name, bool is_floating, const MetricChi
                 ret->type = strstr(np.part[0], "throughput") ? METRIC_TYPE_THROUGHPUT : METRIC_TYPE_COUNTER;
                 ret->rollup = rollup_from_part(np.part[1]);
                 ret->subtype = subtype_from_part(np.part[2]);
-                compose_unit(ret, counter_family(np.part[0]), METRIC_SUBTYPE_PER_SECOND);
+                compose_unit(ret, np.part[0], counter_family_on(ret, np.part[0], chip), METRIC_SUBTYPE_PER_SECOND);
                 return true;
         }
 
@@ -596,11 +699,11 @@ static bool derive_from_name(const char *name, bool is_floating, const MetricChi
                 ret->type = strstr(np.part[0], "throughput") ? METRIC_TYPE_THROUGHPUT : METRIC_TYPE_COUNTER;
                 ret->rollup = rollup_from_part(np.part[1]);
                 ret->subtype = np.n == 3 ? subtype_from_part(np.part[2]) : METRIC_SUBTYPE_NONE;
-                counter_unit(ret, &np);
+                counter_unit(ret, &np, chip);
                 return true;
         }
 
-        counter_unit(ret, &np);
+        counter_unit(ret, &np, chip);
         return false;
 }
 
@@ -614,6 +717,43 @@ static void derive_outside_database(const char *name, MetricAttrs *ret)
                 return;
         other_positions(ret, &np);
         set_unit(ret, strempty(occupancy_unit(np.part[0])));
+}
+
+/* The chips of NVIDIA's metric listing by the id a report stores (device__attribute_chip): the GPU's
+ * architecture and implementation as its boot register reads them (nouveau's chipset ids), which the corpus
+ * confirms where it has the chip: gv100 0x140 (compute capability 7.0), ga100 0x170 (8.0), gh100 0x180 (9.0). */
+static const struct {
+        unsigned id;
+        const char *name;
+} chip_names[] = {
+        { 0x140, "gv100" },
+        { 0x15b, "gv11b" },
+        { 0x162, "tu102" },
+        { 0x164, "tu104" },
+        { 0x166, "tu106" },
+        { 0x167, "tu117" },
+        { 0x168, "tu116" },
+        { 0x170, "ga100" },
+        { 0x172, "ga102" },
+        { 0x173, "ga103" },
+        { 0x174, "ga104" },
+        { 0x176, "ga106" },
+        { 0x177, "ga107" },
+        { 0x17b, "ga10b" },
+        { 0x180, "gh100" },
+        { 0x192, "ad102" },
+        { 0x193, "ad103" },
+        { 0x194, "ad104" },
+        { 0x196, "ad106" },
+        { 0x197, "ad107" },
+};
+
+const char *metric_chip_name(double device_attribute_chip)
+{
+        for (size_t i = 0; i < ELEMENTSOF(chip_names); i++)
+                if (device_attribute_chip == chip_names[i].id)
+                        return chip_names[i].name;
+        return NULL;
 }
 
 void metric_chip_from_device(int cc_major, int cc_minor, double nvlink_max_count, MetricChip *ret)
@@ -651,6 +791,7 @@ void metric_attrs_derive(
         if (!isempty(section_unit)) {
                 set_unit(ret, section_unit);
                 ret->unit_per_unitless = false;
+                ret->unit_from_exception = false;
         }
 }
 
@@ -660,10 +801,9 @@ void metric_attrs_csv_unit(const MetricAttrs *a, char buf[static METRIC_UNIT_MAX
 
         assert(a);
 
-        if (streq(a->unit, "second")) {
-                snprintf(buf, METRIC_UNIT_MAX, "nsecond");
-                return;
-        }
+        /* Durations are stored in nanoseconds: "second" and "second_per_cycle" print as "nsecond", "nsecond/cycle" */
+        if (streq(a->unit, "second") || startswith(a->unit, "second_per_"))
+                buf[n++] = 'n';
         for (const char *p = a->unit; *p && n + 1 < METRIC_UNIT_MAX;)
                 if (startswith(p, "_per_")) {
                         buf[n++] = '/';

@@ -76,6 +76,9 @@ typedef struct MetricAttrs {
         /* The unit is "X per <unitless>" (derived__pct_occupancy_per_block_size): ncu_report says "X",
          * ncu's CSV "X/". */
         bool unit_per_unitless;
+        /* The unit came from the small table of counters NVIDIA lists with another unit than their name's
+         * words give (metric-attrs.c, counter_unit_exceptions): the listing test counts these. */
+        bool unit_from_exception;
 } MetricAttrs;
 
 /* What ncu_report's metric database knows of the GPU a result ran on. The oracle is NVIDIA's module of ncu
@@ -85,7 +88,12 @@ typedef struct MetricAttrs {
 typedef struct MetricChip {
         bool outside_database; /* compute capability below 7.0 or above 9.0 */
         bool lacks_nvlink; /* the result says the chip has no NVLink link (nvlink__max_count 0) */
+        const char *name; /* the chip as NVIDIA's metric listing names it ("ga100"), or NULL when not known */
 } MetricChip;
+
+/* The listing's name of the chip a result stores as device__attribute_chip, or NULL when it is not one of the
+ * listing's 20 chips. */
+const char *metric_chip_name(double device_attribute_chip);
 
 /* The chip from what a result stores: its compute capability (device__attribute_compute_capability_major
  * and _minor; negative when the result has none) and nvlink__max_count (negative when absent). What is
