@@ -91,11 +91,17 @@ static void test_every_line(void)
         ListingCounts c = { 0 };
 
         g_assert_true(g_file_get_contents(path, &text, NULL, &error));
-        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-        for (size_t i = 0; lines[i]; i++) {
-                if (lines[i][0] == '#' || lines[i][0] == 0)
+        /* Line by line in place: g_strsplit() over the whole 10 MB would search the rest of the text for
+         * every line under ASan's strstr(). */
+        for (char *line = text, *next; *line; line = next) {
+                char *nl = strchr(line, '\n');
+
+                if (nl)
+                        *nl = 0;
+                next = nl ? nl + 1 : line + strlen(line);
+                if (line[0] == '#' || line[0] == 0)
                         continue;
-                g_auto(GStrv) f = g_strsplit(lines[i], "\t", -1);
+                g_auto(GStrv) f = g_strsplit(line, "\t", -1);
                 g_assert_cmpuint(g_strv_length(f), ==, 4); /* metric, type, unit (empty: a count), chips */
                 count_line(f[0], f[2], f[3], &c);
         }
