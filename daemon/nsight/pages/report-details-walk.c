@@ -51,7 +51,8 @@ typedef struct Renderer {
         NcuPrintDetails level;
         size_t id;
         const NcuAction *action;
-        unsigned arch;
+        unsigned arch; /* the compute capability filters are evaluated for */
+        bool unknown_arch; /* ncu 2024.1.1's schema lacks the action's own: arch is NCU_ASSUMED_ARCH */
         int error;
 } Renderer;
 
@@ -857,7 +858,6 @@ static void render_action(Renderer *r)
 {
         const NcuAction *a = r->action;
         SortedSection *sorted = calloc(MAX(a->n_sections, (size_t) 1), sizeof(SortedSection));
-        bool warn = !arch_in_schema(r->arch);
         size_t n = 0;
 
         if (!sorted) {
@@ -879,11 +879,11 @@ static void render_action(Renderer *r)
         qsort_safe(sorted, n, sizeof(SortedSection), compare_sections);
 
         SINK(r, action_begin, r->id, a);
-        if (warn && r->level != NCU_PRINT_DETAILS_BODY)
+        if (r->unknown_arch && r->level != NCU_PRINT_DETAILS_BODY)
                 SINK0(r, unknown_arch);
         for (size_t i = 0; i < n && r->error == 0; i++)
                 render_section(r, sorted[i].section);
-        if (warn && r->level != NCU_PRINT_DETAILS_HEADER)
+        if (r->unknown_arch && r->level != NCU_PRINT_DETAILS_HEADER)
                 SINK0(r, unknown_arch);
         SINK0(r, action_end);
 
@@ -904,6 +904,13 @@ static int walk_action(
         };
 
         r.arch = action_arch(r.action);
+        /* ncu 2024.1.1 says of a compute capability its schema lacks "Failed to detect compute capability,
+         * assuming 50": it then evaluates every filter (section, body item, metric, option) as for 5.0, which is
+         * why it shows the metrics whose filters admit an old GPU (SpeedOfLight's DRAM rows, under
+         * MaxArch: CC_70 or under an Items entry whose bounds are all newer than its schema). */
+        r.unknown_arch = !arch_in_schema(r.arch);
+        if (r.unknown_arch)
+                r.arch = NCU_ASSUMED_ARCH;
         render_action(&r);
         return r.error;
 }

@@ -9,11 +9,13 @@
  *   body    each Body (its DisplayName), each body item (tables and charts sorted by metric name, or by
  *           value where the item says so; rooflines, memory tables, NUMA, NVLink);
  *   rules   the section's rule results, message by message.
- * Filters are read as ncu 2024.1.1 reads them: an architecture its schema lacks is an absent bound. */
+ * Filters are read as ncu 2024.1.1 reads them: an architecture its schema lacks is an absent bound, and an
+ * action whose compute capability its schema lacks is read as one of NCU_ASSUMED_ARCH. */
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "macro.h"
 #include "report-page-options.h"
 #include "report.h"
 
@@ -69,8 +71,11 @@ typedef struct NcuDetailsSink {
         void (*action_end)(void *userdata);
 } NcuDetailsSink;
 
-/* What ncu 2024.1.1 prints when it does not know an action's compute capability (a GPU newer than it). */
-#define NCU_UNKNOWN_ARCH_WARNING "==WARNING== Failed to detect compute capability, assuming 50"
+/* The compute capability ncu 2024.1.1 reads an action as when its schema lacks the action's own (a GPU newer
+ * than it), as major * 10 + minor, and what it prints then. */
+#define NCU_ASSUMED_ARCH 50
+#define NCU_UNKNOWN_ARCH_WARNING \
+        "==WARNING== Failed to detect compute capability, assuming " STRINGIFY(NCU_ASSUMED_ARCH)
 
 /* A rule message's type as the pages show it ("INF", "WRN", "ERR", "OPT"; "" for others). */
 const char *ncu_details_message_type(uint32_t type);
