@@ -720,9 +720,25 @@ int ncu_loader_add_source(Loader *l, size_t block, const uint8_t *data, size_t s
                 o->intermediate_size = s->intermediate.len;
                 o->intermediate = ncu_loader_dup_bytes(l, s->intermediate.data, s->intermediate.len);
         }
-        if (s->has_binary) {
-                o->binary_size = s->binary.len;
-                o->binary = ncu_loader_dup_bytes(l, s->binary.data, s->binary.len);
+        if (s->has_binary) { /* after the one set aside (a later occurrence wins) */
+                _cleanup_free_ uint8_t *copy = s->binary.len > 0 ? malloc(s->binary.len) : NULL;
+
+                if (s->binary.len > 0 && !copy)
+                        return ncu_loader_oom(l, offset);
+                if (copy)
+                        memcpy(copy, s->binary.data, s->binary.len);
+                free(l->binary_data);
+                l->binary_data = TAKE_PTR(copy);
+                l->binary_size = s->binary.len;
+                l->binary_offset = 0;
+                l->have_binary = true;
+        }
+        if (l->have_binary) {
+                o->binary_size = l->binary_size;
+                o->binary_offset = l->binary_offset;
+                o->binary = TAKE_PTR(l->binary_data);
+                l->kept_binaries += o->binary ? o->binary_size : 0;
+                l->have_binary = false;
         }
         if (s->sourcefiles && s->sourcefiles->n_files > 0) {
                 NcuSourceFile *f = arena_alloc_array(&r->arena, s->sourcefiles->n_files, sizeof(NcuSourceFile));

@@ -33,6 +33,13 @@ typedef struct Loader {
          * unpacks to other multiples than a result). */
         size_t scratch_ratio[_NCU_ENTRY_KIND_MAX];
         ProtobufCAllocator pb;
+        /* The Binary of the SourceData entry being read, which the container set aside (on_aside()): in
+         * binary_data, or (a lazy load of a regular file) left in the file at binary_offset. */
+        bool have_binary;
+        uint64_t binary_offset;
+        size_t binary_size;
+        uint8_t *binary_data;
+        size_t kept_binaries; /* bytes of the sources' binaries held in memory */
 } Loader;
 
 /* Copies into the report's arena; NULL (and the loader's out_of_memory set) when that fails. */

@@ -57,6 +57,8 @@ NcuReport *ncu_report_free(NcuReport *r)
         if (!r)
                 return NULL;
         free((void *) r->strings);
+        for (size_t i = 0; i < r->n_sources; i++)
+                free((void *) r->sources[i].binary);
         free((void *) r->sources);
         free((void *) r->processes);
         for (size_t i = 0; i < r->n_actions; i++) {
@@ -118,7 +120,7 @@ static size_t model_memory(const Loader *l)
 {
         return l->r->arena.total + l->n_sources_allocated * sizeof(NcuSource) +
                         l->n_actions_allocated * sizeof(NcuAction *) + l->n_strings_allocated * sizeof(char *) +
-                        l->kept_entries;
+                        l->kept_entries + l->kept_binaries;
 }
 
 static int check_memory(Loader *l, uint64_t offset, size_t record_size)
@@ -276,6 +278,22 @@ static int handle_entry(Loader *l, size_t block, NcuEntryKind kind, const uint8_
         return check_memory(l, offset, offered && !*owned ? 0 : size);
 }
 
+/* The Binary of a SourceData entry (the last one counts, as protobuf reads a repeated scalar field), for
+ * ncu_loader_add_source(); data NULL when it stays in the file. */
+static int on_aside(void *userdata, size_t block, NcuEntryKind kind, uint64_t offset, uint8_t *data, size_t size,
+                NcuReportError *err)
+{
+        Loader *l = userdata;
+
+        assert(kind == NCU_ENTRY_SOURCE);
+        free(l->binary_data);
+        l->binary_data = data;
+        l->binary_size = size;
+        l->binary_offset = offset;
+        l->have_binary = true;
+        return 0;
+}
+
 static int on_entry(void *userdata, size_t block, NcuEntryKind kind, const uint8_t *data, size_t size, uint64_t offset,
                 NcuReportError *err)
 {
@@ -425,46 +443,50 @@ static bool file_unchanged(const NcuReport *r)
         return file_identity(r->reread_fd, &now) >= 0 && memcmp(&now, &r->reread_identity, sizeof(now)) == 0;
 }
 
-/* An action's entry read again from the report's file, which must not have changed since the load (it is
- * checked before and after the read): the load checked its framing, not its metrics, and no other bytes
- * may stand in for them. */
-static int reread_entry(const NcuReport *r, const NcuAction *a, uint8_t **ret, NcuReportError *err)
+/* Bytes of the container (an action's entry, a binary) read again from the report's file, which must not
+ * have changed since the load (it is checked before and after the read): the load checked their framing,
+ * not their content, and no other bytes may stand in for them. */
+static int reread_bytes(const NcuReport *r, uint64_t offset, size_t size, uint8_t **ret, NcuReportError *err)
 {
         _cleanup_free_ uint8_t *buf = NULL;
         size_t done = 0;
 
-        buf = malloc(MAX(a->entry_size, (size_t) 1));
+        buf = malloc(MAX(size, (size_t) 1));
         if (!buf)
-                return ncu_error(err, a->offset, -ENOMEM, "out of memory");
+                return ncu_error(err, offset, -ENOMEM, "out of memory");
         if (!file_unchanged(r))
-                return ncu_error(err, a->offset, -ESTALE, "the report file changed since it was loaded");
-        while (done < a->entry_size) {
-                ssize_t k = pread(r->reread_fd, buf + done, a->entry_size - done,
-                                (off_t) (r->reread_base + a->offset + done));
+                return ncu_error(err, offset, -ESTALE, "the report file changed since it was loaded");
+        while (done < size) {
+                ssize_t k = pread(r->reread_fd, buf + done, size - done, (off_t) (r->reread_base + offset + done));
                 if (k < 0 && errno == EINTR)
                         continue;
                 if (k < 0)
-                        return ncu_error(err, a->offset, -errno, "cannot read the report");
+                        return ncu_error(err, offset, -errno, "cannot read the report");
                 if (k == 0)
-                        return ncu_error(err, a->offset, -ESTALE, "the report file changed since it was loaded");
+                        return ncu_error(err, offset, -ESTALE, "the report file changed since it was loaded");
                 done += (size_t) k;
         }
         if (!file_unchanged(r))
-                return ncu_error(err, a->offset, -ESTALE, "the report file changed since it was loaded");
+                return ncu_error(err, offset, -ESTALE, "the report file changed since it was loaded");
         *ret = TAKE_PTR(buf);
         return 0;
 }
 
+/* SourceData field 4, Binary: set aside (on_aside()). */
 static const NcuContainerCallbacks loader_callbacks = {
         .file_header = on_file_header,
         .block_header = on_block_header,
         .entry = on_entry,
+        .aside_field = { [NCU_ENTRY_SOURCE] = 4 },
+        .aside = on_aside,
 };
 
 static const NcuContainerCallbacks lazy_loader_callbacks = {
         .file_header = on_file_header,
         .block_header = on_block_header,
         .entry_take = on_entry_take,
+        .aside_field = { [NCU_ENTRY_SOURCE] = 4 },
+        .aside = on_aside,
 };
 
 static int load(NcuInput *in, const NcuReportLimits *limits, NcuReportLoadFlags flags, NcuReport **ret,
@@ -472,6 +494,7 @@ static int load(NcuInput *in, const NcuReportLimits *limits, NcuReportLoadFlags 
 {
         _cleanup_(ncu_report_freep) NcuReport *r = NULL;
         Loader l = { .limits = limits, .flags = flags, .err = err };
+        NcuContainerCallbacks callbacks;
         size_t arena_total;
         int k;
 
@@ -500,10 +523,12 @@ static int load(NcuInput *in, const NcuReportLimits *limits, NcuReportLoadFlags 
                 r->reread = true;
                 r->reread_base = (uint64_t) in->file_base;
         }
-        /* A lazy load keeps each result's entry, unless it can read it again from the file. */
-        k = ncu_container_read(in, limits,
-                        flags & NCU_REPORT_LAZY_METRICS && !r->reread ? &lazy_loader_callbacks : &loader_callbacks, &l,
-                        err);
+        /* A lazy load keeps each result's entry, unless it can read it again from the file; then it leaves
+         * the binaries there too. */
+        callbacks = flags & NCU_REPORT_LAZY_METRICS && !r->reread ? lazy_loader_callbacks : loader_callbacks;
+        callbacks.aside_skip = r->reread;
+        k = ncu_container_read(in, limits, &callbacks, &l, err);
+        free(l.binary_data);
         if (k >= 0 && !l.have_file_header)
                 k = ncu_error(err, 0, -EBADMSG, "no FileHeader");
         if (k >= 0)
@@ -630,7 +655,7 @@ int ncu_action_decode_metrics(NcuReport *r, NcuAction *a, NcuReportError *ret_er
                 return ncu_error(ret_error, a->offset, -ENOMEM, "out of memory");
         entry = a->entry;
         if (!entry) {
-                k = reread_entry(r, a, &reread, ret_error);
+                k = reread_bytes(r, a->offset, a->entry_size, &reread, ret_error);
                 if (k < 0)
                         return decode_failed(r, a, ret_error, k);
                 entry = reread;
@@ -677,5 +702,29 @@ int ncu_report_decode_metrics(NcuReport *r, NcuReportError *ret_error)
                 if (k < 0)
                         return k;
         }
+        return 0;
+}
+
+int ncu_source_binary(NcuReport *r, const NcuSource *s, const uint8_t **ret, NcuReportError *ret_error)
+{
+        NcuReportError unused;
+        uint8_t *binary = NULL;
+        int k;
+
+        assert(r && s && ret);
+        if (!ret_error)
+                ret_error = &unused;
+        if (s->binary || s->binary_size == 0) {
+                *ret = s->binary;
+                return 0;
+        }
+        assert(r->reread); /* only a lazy load of a regular file leaves a binary in the file */
+        k = reread_bytes(r, s->binary_offset, s->binary_size, &binary, ret_error);
+        if (k < 0)
+                return k;
+        ((NcuSource *) s)->binary = binary;
+        r->memory += s->binary_size;
+        r->peak_memory = MAX(r->peak_memory, r->memory - r->arena.total + r->arena.allocated);
+        *ret = binary;
         return 0;
 }

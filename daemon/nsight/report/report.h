@@ -225,7 +225,9 @@ typedef struct NcuSource {
         size_t intermediate_size;
         const uint8_t *intermediate;
         size_t binary_size;
-        const uint8_t *binary; /* an ELF cubin */
+        /* An ELF cubin, in a buffer of its own. NULL after a lazy load of a regular file, which leaves it in
+         * the file: ncu_source_binary() reads it. */
+        const uint8_t *binary;
         bool has_sass_level;
         uint32_t sass_level;
         bool has_sm_revision;
@@ -238,6 +240,7 @@ typedef struct NcuSource {
         const NcuRelocationSymbol *functions;
         size_t n_objects;
         const NcuRelocationSymbol *objects;
+        uint64_t binary_offset; /* where the binary lies in the (uncompressed) file */
 } NcuSource;
 
 /* A frame of the CPU call stack at a launch (CpuStacktraceStackFrameMessage). */
@@ -524,6 +527,11 @@ int ncu_report_load_buffer_flags(const void *data, size_t size, const NcuReportL
 int ncu_action_decode_metrics(NcuReport *r, NcuAction *a, NcuReportError *ret_error);
 /* Every action's: the first failure. */
 int ncu_report_decode_metrics(NcuReport *r, NcuReportError *ret_error);
+
+/* The binary (cubin) of a source of r, read from the file when first asked after a lazy load of a regular
+ * file (an eager load holds it already): 0 and *ret (NULL when the source has none, binary_size 0), or
+ * -ESTALE (the file changed since the load), a read error or -ENOMEM. Not thread-safe, as above. */
+int ncu_source_binary(NcuReport *r, const NcuSource *s, const uint8_t **ret, NcuReportError *ret_error);
 
 /* ncu_report-style queries. */
 const NcuAction *ncu_report_action(const NcuReport *r, size_t range, size_t action);
