@@ -446,7 +446,7 @@ static int read_entry_aside(NcuInput *in, const NcuContainerCallbacks *cb, void 
                                                 what, err);
                         if (r < 0)
                                 return r;
-                        r = cb->aside(userdata, block, kind, offset, TAKE_PTR(data), payload, err);
+                        r = cb->aside(userdata, block, kind, offset, TAKE_PTR(data), payload, h + payload, err);
                         if (r < 0)
                                 return r;
                         done += h + payload;

@@ -88,7 +88,12 @@ static int take_metrics(Loader *l, size_t block, const char *what, const uint8_t
                 return ncu_loader_metrics_error(l->err, r, offset, block, what);
         if (l->flags & NCU_REPORT_LAZY_METRICS) {
                 assert(!*owned || *owned == data);
-                *ret = (PendingMetrics){ .entry = TAKE_PTR(*owned), .entry_size = size, .n_framed = n, .field = field };
+                /* With the metrics the container left in the file (on_aside()): the entry is read again whole. */
+                *ret = (PendingMetrics){ .entry = TAKE_PTR(*owned),
+                        .entry_size = size + l->aside_bytes,
+                        .n_framed = n + l->aside_metrics,
+                        .field = field };
+                l->aside_metrics = l->aside_bytes = 0;
                 return 0;
         }
         *ret = (PendingMetrics){ .decoded = true, .n_metrics = n };

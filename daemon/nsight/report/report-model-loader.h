@@ -40,6 +40,9 @@ typedef struct Loader {
         size_t binary_size;
         uint8_t *binary_data;
         size_t kept_binaries; /* bytes of the sources' binaries held in memory */
+        /* The metrics of the result entry being read that the container skipped (a lazy load of a regular
+         * file: they are read again when decoded), and the bytes they took in the entry. */
+        size_t aside_metrics, aside_bytes;
 } Loader;
 
 /* Copies into the report's arena; NULL (and the loader's out_of_memory set) when that fails. */

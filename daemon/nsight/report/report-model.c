@@ -279,13 +279,19 @@ static int handle_entry(Loader *l, size_t block, NcuEntryKind kind, const uint8_
 }
 
 /* The Binary of a SourceData entry (the last one counts, as protobuf reads a repeated scalar field), for
- * ncu_loader_add_source(); data NULL when it stays in the file. */
+ * ncu_loader_add_source(), data NULL when it stays in the file; or a metric of a result left in the file,
+ * counted for its action. */
 static int on_aside(void *userdata, size_t block, NcuEntryKind kind, uint64_t offset, uint8_t *data, size_t size,
-                NcuReportError *err)
+                size_t field_size, NcuReportError *err)
 {
         Loader *l = userdata;
 
-        assert(kind == NCU_ENTRY_SOURCE);
+        if (kind != NCU_ENTRY_SOURCE) {
+                assert(!data);
+                l->aside_metrics++;
+                l->aside_bytes += field_size;
+                return 0;
+        }
         free(l->binary_data);
         l->binary_data = data;
         l->binary_size = size;
@@ -443,21 +449,13 @@ static bool file_unchanged(const NcuReport *r)
         return file_identity(r->reread_fd, &now) >= 0 && memcmp(&now, &r->reread_identity, sizeof(now)) == 0;
 }
 
-/* Bytes of the container (an action's entry, a binary) read again from the report's file, which must not
- * have changed since the load (it is checked before and after the read): the load checked their framing,
- * not their content, and no other bytes may stand in for them. */
-static int reread_bytes(const NcuReport *r, uint64_t offset, size_t size, uint8_t **ret, NcuReportError *err)
+/* n bytes at container offset at of the report's file; errors name offset (what the bytes belong to). */
+static int pread_exact(const NcuReport *r, uint64_t at, uint8_t *p, size_t n, uint64_t offset, NcuReportError *err)
 {
-        _cleanup_free_ uint8_t *buf = NULL;
         size_t done = 0;
 
-        buf = malloc(MAX(size, (size_t) 1));
-        if (!buf)
-                return ncu_error(err, offset, -ENOMEM, "out of memory");
-        if (!file_unchanged(r))
-                return ncu_error(err, offset, -ESTALE, "the report file changed since it was loaded");
-        while (done < size) {
-                ssize_t k = pread(r->reread_fd, buf + done, size - done, (off_t) (r->reread_base + offset + done));
+        while (done < n) {
+                ssize_t k = pread(r->reread_fd, p + done, n - done, (off_t) (r->reread_base + at + done));
                 if (k < 0 && errno == EINTR)
                         continue;
                 if (k < 0)
@@ -466,10 +464,46 @@ static int reread_bytes(const NcuReport *r, uint64_t offset, size_t size, uint8_
                         return ncu_error(err, offset, -ESTALE, "the report file changed since it was loaded");
                 done += (size_t) k;
         }
+        return 0;
+}
+
+/* Bytes of the container (a binary) read again from the report's file, which must not have changed since
+ * the load (it is checked before and after the read): the load checked their framing, not their content,
+ * and no other bytes may stand in for them. */
+static int reread_bytes(const NcuReport *r, uint64_t offset, size_t size, uint8_t **ret, NcuReportError *err)
+{
+        _cleanup_free_ uint8_t *buf = NULL;
+        int k;
+
+        buf = malloc(MAX(size, (size_t) 1));
+        if (!buf)
+                return ncu_error(err, offset, -ENOMEM, "out of memory");
+        if (!file_unchanged(r))
+                return ncu_error(err, offset, -ESTALE, "the report file changed since it was loaded");
+        k = pread_exact(r, offset, buf, size, offset, err);
+        if (k < 0)
+                return k;
         if (!file_unchanged(r))
                 return ncu_error(err, offset, -ESTALE, "the report file changed since it was loaded");
         *ret = TAKE_PTR(buf);
         return 0;
+}
+
+/* An action's entry read from the file piecewise by the metric decoder (ncu_metrics_decode_read()). */
+typedef struct EntryReader {
+        const NcuReport *r;
+        const NcuAction *a;
+        NcuReportError *err;
+        bool failed; /* err says why */
+} EntryReader;
+
+static int read_entry_part(void *userdata, size_t pos, uint8_t *p, size_t n)
+{
+        EntryReader *e = userdata;
+        int k = pread_exact(e->r, e->a->offset + pos, p, n, e->a->offset, e->err);
+
+        e->failed = k < 0;
+        return k;
 }
 
 /* SourceData field 4, Binary: set aside (on_aside()). */
@@ -527,6 +561,13 @@ static int load(NcuInput *in, const NcuReportLimits *limits, NcuReportLoadFlags 
          * the binaries there too. */
         callbacks = flags & NCU_REPORT_LAZY_METRICS && !r->reread ? lazy_loader_callbacks : loader_callbacks;
         callbacks.aside_skip = r->reread;
+        if (r->reread) {
+                /* The metric fields: ProfileResult's 13, MetricResults (4) of the other results. */
+                callbacks.aside_field[NCU_ENTRY_PROFILE_RESULT] = 13;
+                callbacks.aside_field[NCU_ENTRY_RANGE_RESULT] = 4;
+                callbacks.aside_field[NCU_ENTRY_CMDLIST_RESULT] = 4;
+                callbacks.aside_field[NCU_ENTRY_GRAPH_RESULT] = 4;
+        }
         k = ncu_container_read(in, limits, &callbacks, &l, err);
         free(l.binary_data);
         if (k >= 0 && !l.have_file_header)
@@ -636,8 +677,7 @@ int ncu_action_decode_metrics(NcuReport *r, NcuAction *a, NcuReportError *ret_er
 {
         NcuReportError unused;
         _cleanup_free_ uint64_t *keys = NULL, *tmp = NULL;
-        _cleanup_free_ uint8_t *reread = NULL;
-        const uint8_t *entry;
+        bool from_file = !a->entry, read_failed = false;
         size_t arena_total, entry_size;
         NcuMetric *metrics;
         int k;
@@ -651,22 +691,34 @@ int ncu_action_decode_metrics(NcuReport *r, NcuAction *a, NcuReportError *ret_er
                 *ret_error = *a->metrics_error;
                 return a->metrics_errno;
         }
-        if (!a->entry && !r->reread) /* a failed decode whose error was lost */
+        if (from_file && !r->reread) /* a failed decode whose error was lost */
                 return ncu_error(ret_error, a->offset, -ENOMEM, "out of memory");
-        entry = a->entry;
-        if (!entry) {
-                k = reread_bytes(r, a->offset, a->entry_size, &reread, ret_error);
-                if (k < 0)
-                        return decode_failed(r, a, ret_error, k);
-                entry = reread;
-        }
+        if (from_file && !file_unchanged(r))
+                return decode_failed(r, a, ret_error,
+                                ncu_error(ret_error, a->offset, -ESTALE,
+                                                "the report file changed since it was loaded"));
 
         arena_total = r->arena.total;
         entry_size = a->entry ? a->entry_size : 0; /* what r->memory counts */
-        k = ncu_metrics_decode(&r->arena, entry, a->entry_size, a->metrics_field, a->n_metrics_framed, &metrics);
-        if (k < 0)
-                k = ncu_loader_metrics_error(ret_error, k, a->offset, a->block, a->metrics_what);
+        if (a->entry)
+                k = ncu_metrics_decode(
+                                &r->arena, a->entry, a->entry_size, a->metrics_field, a->n_metrics_framed, &metrics);
         else {
+                /* From the file a window at a time; the file, unchanged before, must be unchanged after: else
+                 * what was read may be another file's bytes, whatever the decode said of them. */
+                EntryReader reader = { .r = r, .a = a, .err = ret_error };
+
+                k = ncu_metrics_decode_read(&r->arena, a->entry_size, a->metrics_field, a->n_metrics_framed,
+                                read_entry_part, &reader, &metrics);
+                read_failed = reader.failed;
+                if (!file_unchanged(r)) {
+                        k = ncu_error(ret_error, a->offset, -ESTALE, "the report file changed since it was loaded");
+                        read_failed = true;
+                }
+        }
+        if (k < 0 && !read_failed)
+                k = ncu_loader_metrics_error(ret_error, k, a->offset, a->block, a->metrics_what);
+        else if (k >= 0) {
                 a->metrics = metrics;
                 a->n_metrics = a->n_metrics_framed;
                 keys = reallocarray(NULL, MAX(a->n_metrics, (size_t) 1), sizeof(uint64_t));
@@ -681,7 +733,7 @@ int ncu_action_decode_metrics(NcuReport *r, NcuAction *a, NcuReportError *ret_er
         r->peak_memory = MAX(r->peak_memory,
                         r->memory - r->arena.total + r->arena.allocated +
                                         2 * MAX(a->n_metrics, (size_t) 1) * sizeof(uint64_t) +
-                                        (reread ? a->entry_size : 0));
+                                        (from_file ? a->entry_size : 0));
         a->entry = mfree(a->entry);
         a->entry_size = 0;
         r->memory -= entry_size;
