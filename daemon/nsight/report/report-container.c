@@ -241,6 +241,39 @@ static ssize_t input_read(NcuInput *in, uint8_t *p, size_t n, NcuReportError *er
         return (ssize_t) done;
 }
 
+/* The bytes the input holds in memory from its position on, without reading more and within its size
+ * limit (input_read() is the one to say that a read passes it). */
+static size_t input_buffered(const NcuInput *in, const uint8_t **ret)
+{
+        size_t n;
+
+        if (in->data) {
+                *ret = in->data + in->pos;
+                n = in->size - in->pos;
+        } else if (!in->compressed) {
+                *ret = in->raw + in->raw_pos;
+                n = in->raw_size - in->raw_pos;
+        } else {
+                *ret = in->plain + in->plain_pos;
+                n = in->plain_size - in->plain_pos;
+        }
+        if (in->max_size > 0)
+                n = in->offset < in->max_size ? (size_t) MIN((uint64_t) n, in->max_size - in->offset) : 0;
+        return n;
+}
+
+/* Consumes n of the bytes input_buffered() showed. */
+static void input_consume(NcuInput *in, size_t n)
+{
+        if (in->data)
+                in->pos += n;
+        else if (!in->compressed)
+                in->raw_pos += n;
+        else
+                in->plain_pos += n;
+        in->offset += n;
+}
+
 /* True when no container byte is left. */
 static int input_at_eof(NcuInput *in, NcuReportError *err)
 {
@@ -379,12 +412,26 @@ static int input_skip(NcuInput *in, size_t n, uint64_t start, size_t done, uint3
 static int read_varint(NcuInput *in, uint8_t head[static 20], size_t *n, size_t left, uint64_t *ret, uint64_t start,
                 size_t done, uint32_t size, const char *what, NcuReportError *err)
 {
-        size_t begin = *n;
+        size_t begin = *n, limit = MIN(left, (size_t) 10), buffered;
+        const uint8_t *p = NULL;
 
+        /* Most keys and lengths lie whole in the input's buffer: read them there. */
+        buffered = input_buffered(in, &p);
+        if (buffered >= limit) {
+                for (size_t k = 0; k < limit; k++) {
+                        head[(*n)++] = p[k];
+                        if (!(p[k] & 0x80)) {
+                                input_consume(in, k + 1);
+                                return ncu_wire_varint(head, *n, &begin, ret) < 0;
+                        }
+                }
+                input_consume(in, limit);
+                return 1;
+        }
         do {
                 ssize_t k;
 
-                if (*n - begin >= MIN(left, (size_t) 10))
+                if (*n - begin >= limit)
                         return 1;
                 k = input_read(in, &head[*n], 1, err);
                 if (k < 0)
@@ -410,8 +457,38 @@ static int read_entry_aside(NcuInput *in, const NcuContainerCallbacks *cb, void 
 
         while (done < size) {
                 uint8_t head[20];
-                size_t h = 0, payload = 0;
+                size_t h = 0, payload = 0, avail, at = 0;
                 uint64_t key = 0, len = 0;
+                const uint8_t *p = NULL;
+                NcuWireField f;
+
+                /* Most fields lie whole in the input's buffer: framed there, their bytes copied at most once. */
+                avail = MIN(input_buffered(in, &p), (size_t) (size - done));
+                if (avail > 0 && ncu_wire_next(p, avail, &at, &f) >= 0) {
+                        if (f.wire_type == NCU_WIRE_LENGTH && f.number == field) {
+                                _cleanup_free_ uint8_t *data = NULL;
+                                uint64_t offset = in->offset + (uint64_t) (f.data - p);
+
+                                if (!cb->aside_skip && f.size > 0) {
+                                        data = malloc(f.size);
+                                        if (!data)
+                                                return ncu_error(err, start, -ENOMEM, "out of memory");
+                                        memcpy(data, f.data, f.size);
+                                }
+                                input_consume(in, at);
+                                r = cb->aside(userdata, block, kind, offset, TAKE_PTR(data), f.size, at, err);
+                                if (r < 0)
+                                        return r;
+                        } else {
+                                if (GREEDY_REALLOC(*buf, *allocated, used + at) < 0)
+                                        return ncu_error(err, start, -ENOMEM, "out of memory");
+                                memcpy(*buf + used, p, at);
+                                used += at;
+                                input_consume(in, at);
+                        }
+                        done += at;
+                        continue;
+                }
 
                 r = read_varint(in, head, &h, size - done, &key, start, done, size, what, err);
                 if (r < 0)

@@ -360,20 +360,28 @@ int ncu_metrics_decode(Arena *arena, const uint8_t *entry, size_t size, uint32_t
 /* Bytes read at a time: metrics are small, a result is up to megabytes. */
 #define DECODE_WINDOW (64u * 1024u)
 
-int ncu_metrics_decode_read(
-                Arena *arena, size_t size, uint32_t field, size_t n, NcuEntryRead read, void *userdata, NcuMetric **ret)
+int ncu_metrics_decode_read(Arena *arena, size_t size, uint32_t field, size_t n, NcuEntryRead read, void *userdata,
+                uint8_t **window, NcuMetric **ret)
 {
-        _cleanup_free_ uint8_t *buf = NULL;
         size_t allocated = 0, have = 0, start = 0, pos = 0, i = 0;
         NcuMetric *out;
+        uint8_t *buf;
         int r;
 
-        assert(arena && read && ret);
+        assert(arena && read && window && !*window && ret);
 
         if (n == 0) {
                 *ret = NULL;
                 return 0;
         }
+        /* The first window before the metrics' array, as a whole entry was read before it. */
+        allocated = have = MIN(size, (size_t) DECODE_WINDOW);
+        buf = *window = malloc(MAX(allocated, (size_t) 1));
+        if (!buf)
+                return -ENOMEM;
+        r = read(userdata, 0, buf, have);
+        if (r < 0)
+                return r;
         r = metrics_alloc(arena, n, &out);
         if (r < 0)
                 return r;
@@ -402,7 +410,7 @@ int ncu_metrics_decode_read(
                         uint8_t *p = realloc(buf, want);
                         if (!p)
                                 return -ENOMEM;
-                        buf = p;
+                        buf = *window = p;
                         allocated = want;
                 }
                 r = read(userdata, start + have, buf + have, want - have);

@@ -677,6 +677,7 @@ int ncu_action_decode_metrics(NcuReport *r, NcuAction *a, NcuReportError *ret_er
 {
         NcuReportError unused;
         _cleanup_free_ uint64_t *keys = NULL, *tmp = NULL;
+        _cleanup_free_ uint8_t *window = NULL;
         bool from_file = !a->entry, read_failed = false;
         size_t arena_total, entry_size;
         NcuMetric *metrics;
@@ -709,7 +710,7 @@ int ncu_action_decode_metrics(NcuReport *r, NcuAction *a, NcuReportError *ret_er
                 EntryReader reader = { .r = r, .a = a, .err = ret_error };
 
                 k = ncu_metrics_decode_read(&r->arena, a->entry_size, a->metrics_field, a->n_metrics_framed,
-                                read_entry_part, &reader, &metrics);
+                                read_entry_part, &reader, &window, &metrics);
                 read_failed = reader.failed;
                 if (!file_unchanged(r)) {
                         k = ncu_error(ret_error, a->offset, -ESTALE, "the report file changed since it was loaded");
