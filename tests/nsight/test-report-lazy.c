@@ -4,8 +4,8 @@
  * metric, and after decoding every action (in reverse order) it equals the eager load's, metric by metric
  * and instance by instance. A file changed after the load is refused (-ESTALE) rather than misread, a
  * corrupt metric is an error of its action's decode (given again by every later call), and the actions
- * decoded before stay whole. A lazy load of a regular file leaves the sources' binaries (cubins) in the file
- * until ncu_source_binary() asks, under the same rule. */
+ * decoded before stay whole. A lazy load of a regular file leaves the sources' binaries (cubins) and CUDA
+ * sources in the file until ncu_source_binary() and ncu_source_files() ask, under the same rule. */
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -156,20 +156,30 @@ static void assert_metrics_equal(const NcuAction *x, const NcuAction *y)
 }
 
 /* The sources of a lazy load hold what the eager load's do; a lazy load of a regular file leaves the
- * binaries in the file (its model smaller by them) until asked, and they are the file's bytes. */
+ * binaries (the file's bytes at binary_offset) and the CUDA sources in the file until asked. */
 static void assert_sources_equal(NcuReport *r, const NcuReport *eager, const uint8_t *data, size_t size)
 {
-        size_t binaries = 0;
+        size_t binaries = 0, files = 0;
 
         g_assert_cmpuint(r->n_sources, ==, eager->n_sources);
         for (size_t i = 0; i < r->n_sources; i++) {
                 const NcuSource *s = &r->sources[i], *e = &eager->sources[i];
-                size_t memory = r->memory;
                 const uint8_t *binary = NULL;
+                size_t memory;
 
                 g_assert_cmpuint(s->binary_size, ==, e->binary_size);
                 g_assert_cmpuint(s->binary_offset, ==, e->binary_offset);
                 g_assert_cmpuint(s->n_functions, ==, e->n_functions);
+                /* The CUDA sources too (--import-source: panjd123's report holds 1 MB of them). */
+                g_assert_cmpuint(s->n_files, ==, r->reread ? 0 : e->n_files);
+                g_assert_cmpint(ncu_source_files(r, s, NULL), ==, 0);
+                g_assert_cmpint(s->n_files_parts, ==, 0);
+                g_assert_cmpuint(s->n_files, ==, e->n_files);
+                for (size_t j = 0; j < s->n_files; j++) {
+                        g_assert_cmpstr(s->files[j].file_name, ==, e->files[j].file_name);
+                        g_assert_cmpstr(s->files[j].content, ==, e->files[j].content);
+                        files += strlen(s->files[j].content ? s->files[j].content : "");
+                }
                 if (e->binary_size == 0) {
                         g_assert_null(s->binary);
                         continue;
@@ -177,13 +187,14 @@ static void assert_sources_equal(NcuReport *r, const NcuReport *eager, const uin
                 g_assert_cmpuint(e->binary_offset + e->binary_size, <=, size);
                 g_assert_cmpmem(e->binary, e->binary_size, data + e->binary_offset, e->binary_size);
                 g_assert_true((s->binary == NULL) == r->reread);
+                memory = r->memory;
                 g_assert_cmpint(ncu_source_binary(r, s, &binary, NULL), ==, 0);
                 g_assert_cmpmem(binary, s->binary_size, e->binary, e->binary_size);
                 g_assert_cmpuint(r->memory, ==, memory + (r->reread ? s->binary_size : 0));
                 binaries += s->binary_size;
         }
-        if (r->reread && binaries > 0)
-                g_test_message("binaries of %zu bytes left in the file", binaries);
+        if (r->reread && binaries + files > 0)
+                g_test_message("binaries of %zu bytes, sources of %zu, left in the file", binaries, files);
 }
 
 static void test_equal(gconstpointer p)

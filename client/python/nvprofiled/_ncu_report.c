@@ -188,8 +188,19 @@ static PyObject *action_section_identifiers(ActionObject *o, PyObject *unused)
 
 static PyObject *action_source_files(ActionObject *o, PyObject *unused)
 {
-        PyObject *d = PyDict_New();
         const NcuSource *src = o->action->source;
+        NcuReportError error;
+        int r;
+
+        /* A lazy load left them in the file (they can be megabytes): read now, the first time. */
+        if (src) {
+                r = ncu_source_files(((ReportObject *) o->owner)->report, src, &error);
+                if (r < 0) {
+                        raise_report_error(r, &error);
+                        return NULL;
+                }
+        }
+        PyObject *d = PyDict_New();
         if (!d || !src)
                 return d;
         for (size_t i = 0; i < src->n_files; i++) {

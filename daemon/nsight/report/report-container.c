@@ -445,9 +445,9 @@ static int read_varint(NcuInput *in, uint8_t head[static 20], size_t *n, size_t 
 }
 
 /* Reads an entry of size bytes into *buf (its length in *ret_size) without the occurrences of its top-level
- * length-delimited field number field, each handed to cb->aside instead (see NcuContainerCallbacks). */
+ * length-delimited fields in the mask fields, each handed to cb->aside instead (see NcuContainerCallbacks). */
 static int read_entry_aside(NcuInput *in, const NcuContainerCallbacks *cb, void *userdata, size_t block,
-                NcuEntryKind kind, uint32_t size, uint32_t field, uint8_t **buf, size_t *allocated, size_t *ret_size,
+                NcuEntryKind kind, uint32_t size, uint64_t fields, uint8_t **buf, size_t *allocated, size_t *ret_size,
                 NcuReportError *err)
 {
         const char *what = ncu_entry_kind_to_string(kind);
@@ -465,7 +465,7 @@ static int read_entry_aside(NcuInput *in, const NcuContainerCallbacks *cb, void 
                 /* Most fields lie whole in the input's buffer: framed there, their bytes copied at most once. */
                 avail = MIN(input_buffered(in, &p), (size_t) (size - done));
                 if (avail > 0 && ncu_wire_next(p, avail, &at, &f) >= 0) {
-                        if (f.wire_type == NCU_WIRE_LENGTH && f.number == field) {
+                        if (f.wire_type == NCU_WIRE_LENGTH && f.number < 64 && fields & NCU_ASIDE(f.number)) {
                                 _cleanup_free_ uint8_t *data = NULL;
                                 uint64_t offset = in->offset + (uint64_t) (f.data - p);
 
@@ -476,7 +476,7 @@ static int read_entry_aside(NcuInput *in, const NcuContainerCallbacks *cb, void 
                                         memcpy(data, f.data, f.size);
                                 }
                                 input_consume(in, at);
-                                r = cb->aside(userdata, block, kind, offset, TAKE_PTR(data), f.size, at, err);
+                                r = cb->aside(userdata, block, kind, f.number, offset, TAKE_PTR(data), f.size, at, err);
                                 if (r < 0)
                                         return r;
                         } else {
@@ -511,7 +511,7 @@ static int read_entry_aside(NcuInput *in, const NcuContainerCallbacks *cb, void 
                 if (r > 0) /* not a field: the rest of the entry as it is */
                         payload = size - done - h;
 
-                if (r == 0 && (key & 7) == NCU_WIRE_LENGTH && key >> 3 == field) {
+                if (r == 0 && (key & 7) == NCU_WIRE_LENGTH && key >> 3 < 64 && fields & NCU_ASIDE(key >> 3)) {
                         _cleanup_free_ uint8_t *data = NULL;
                         size_t data_allocated = 0, data_used = 0;
                         uint64_t offset = in->offset;
@@ -523,7 +523,8 @@ static int read_entry_aside(NcuInput *in, const NcuContainerCallbacks *cb, void 
                                                 what, err);
                         if (r < 0)
                                 return r;
-                        r = cb->aside(userdata, block, kind, offset, TAKE_PTR(data), payload, h + payload, err);
+                        r = cb->aside(userdata, block, kind, (uint32_t) (key >> 3), offset, TAKE_PTR(data), payload,
+                                        h + payload, err);
                         if (r < 0)
                                 return r;
                         done += h + payload;
@@ -630,13 +631,13 @@ static int read_entry_parted(NcuInput *in, const NcuContainerCallbacks *cb, void
         if (r < 0)
                 return r;
         if (cb->entry_take) {
-                r = read_entry_aside(in, cb, userdata, block, kind, size, cb->aside_field[kind], &own, &own_allocated,
+                r = read_entry_aside(in, cb, userdata, block, kind, size, cb->aside_fields[kind], &own, &own_allocated,
                                 &used, err);
                 if (r < 0)
                         return r;
                 return cb->entry_take(userdata, block, kind, TAKE_PTR(own), used, offset, err);
         }
-        r = read_entry_aside(in, cb, userdata, block, kind, size, cb->aside_field[kind], buf, allocated, &used, err);
+        r = read_entry_aside(in, cb, userdata, block, kind, size, cb->aside_fields[kind], buf, allocated, &used, err);
         if (r < 0)
                 return r;
         return cb->entry ? cb->entry(userdata, block, kind, *buf, used, offset, err) : 0;
@@ -734,7 +735,7 @@ int ncu_container_read(NcuInput *in, const NcuReportLimits *limits, const NcuCon
                                                         block, ncu_entry_kind_to_string(k), i, entry_size,
                                                         counts.payload_size - used - 4);
                                 entry_offset = in->offset;
-                                if (cb->aside_field[k] != 0) {
+                                if (cb->aside_fields[k] != 0) {
                                         r = read_entry_parted(in, cb, userdata, block, k, entry_size, limits, &buf,
                                                         &allocated, err);
                                         if (r < 0)

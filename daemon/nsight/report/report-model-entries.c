@@ -695,6 +695,29 @@ static const NcuRelocationSymbol *convert_symbols(
         return out;
 }
 
+int ncu_source_files_convert(
+                Arena *arena, const NV__Profiler__Messages__SourceFiles *in, const NcuSourceFile **ret, size_t *ret_n)
+{
+        NcuSourceFile *f;
+
+        if (in->n_files == 0)
+                return 0;
+        f = arena_alloc_array(arena, in->n_files, sizeof(NcuSourceFile));
+        if (!f)
+                return -ENOMEM;
+        for (size_t i = 0; i < in->n_files; i++) {
+                f[i] = (NcuSourceFile){
+                        .file_name = in->files[i]->filename ? arena_strdup(arena, in->files[i]->filename) : NULL,
+                        .content = in->files[i]->content ? arena_strdup(arena, in->files[i]->content) : NULL,
+                };
+                if ((in->files[i]->filename && !f[i].file_name) || (in->files[i]->content && !f[i].content))
+                        return -ENOMEM;
+        }
+        *ret = f;
+        *ret_n = in->n_files;
+        return 0;
+}
+
 int ncu_loader_add_source(Loader *l, size_t block, const uint8_t *data, size_t size, uint64_t offset)
 {
         NcuReport *r = l->r;
@@ -745,17 +768,13 @@ int ncu_loader_add_source(Loader *l, size_t block, const uint8_t *data, size_t s
                 l->kept_binaries += o->binary ? o->binary_size : 0;
                 l->have_binary = false;
         }
-        if (s->sourcefiles && s->sourcefiles->n_files > 0) {
-                NcuSourceFile *f = arena_alloc_array(&r->arena, s->sourcefiles->n_files, sizeof(NcuSourceFile));
-                if (!f)
-                        return ncu_loader_oom(l, offset);
-                for (size_t i = 0; i < s->sourcefiles->n_files; i++)
-                        f[i] = (NcuSourceFile){
-                                .file_name = ncu_loader_dup_str(l, s->sourcefiles->files[i]->filename),
-                                .content = ncu_loader_dup_str(l, s->sourcefiles->files[i]->content),
-                        };
-                o->files = f;
-                o->n_files = s->sourcefiles->n_files;
+        if (s->sourcefiles && ncu_source_files_convert(&r->arena, s->sourcefiles, &o->files, &o->n_files) < 0)
+                return ncu_loader_oom(l, offset);
+        if (l->n_files_parts > 0) { /* left in the file (a lazy load): ncu_source_files() */
+                o->files_parts = (const NcuByteRange *) ncu_loader_dup_bytes(
+                                l, l->files_parts, l->n_files_parts * sizeof(NcuByteRange));
+                o->n_files_parts = l->n_files_parts;
+                l->n_files_parts = 0;
         }
         if (s->relocationdata) {
                 o->functions = convert_symbols(l, s->relocationdata->n_functions, s->relocationdata->functions);

@@ -279,10 +279,10 @@ static int handle_entry(Loader *l, size_t block, NcuEntryKind kind, const uint8_
 }
 
 /* The Binary of a SourceData entry (the last one counts, as protobuf reads a repeated scalar field), for
- * ncu_loader_add_source(), data NULL when it stays in the file; or a metric of a result left in the file,
- * counted for its action. */
-static int on_aside(void *userdata, size_t block, NcuEntryKind kind, uint64_t offset, uint8_t *data, size_t size,
-                size_t field_size, NcuReportError *err)
+ * ncu_loader_add_source(), data NULL when it stays in the file; a piece of its SourceFiles left in the
+ * file; or a metric of a result left in the file, counted for its action. */
+static int on_aside(void *userdata, size_t block, NcuEntryKind kind, uint32_t number, uint64_t offset, uint8_t *data,
+                size_t size, size_t field_size, NcuReportError *err)
 {
         Loader *l = userdata;
 
@@ -290,6 +290,13 @@ static int on_aside(void *userdata, size_t block, NcuEntryKind kind, uint64_t of
                 assert(!data);
                 l->aside_metrics++;
                 l->aside_bytes += field_size;
+                return 0;
+        }
+        if (number == 8) { /* SourceFiles, a lazy load's: each piece, merged when read */
+                assert(!data);
+                if (GREEDY_REALLOC(l->files_parts, l->n_files_parts_allocated, l->n_files_parts + 1) < 0)
+                        return ncu_loader_oom(l, offset);
+                l->files_parts[l->n_files_parts++] = (NcuByteRange){ .offset = offset, .size = size };
                 return 0;
         }
         free(l->binary_data);
@@ -511,7 +518,7 @@ static const NcuContainerCallbacks loader_callbacks = {
         .file_header = on_file_header,
         .block_header = on_block_header,
         .entry = on_entry,
-        .aside_field = { [NCU_ENTRY_SOURCE] = 4 },
+        .aside_fields = { [NCU_ENTRY_SOURCE] = NCU_ASIDE(4) },
         .aside = on_aside,
 };
 
@@ -519,7 +526,7 @@ static const NcuContainerCallbacks lazy_loader_callbacks = {
         .file_header = on_file_header,
         .block_header = on_block_header,
         .entry_take = on_entry_take,
-        .aside_field = { [NCU_ENTRY_SOURCE] = 4 },
+        .aside_fields = { [NCU_ENTRY_SOURCE] = NCU_ASIDE(4) },
         .aside = on_aside,
 };
 
@@ -563,13 +570,16 @@ static int load(NcuInput *in, const NcuReportLimits *limits, NcuReportLoadFlags 
         callbacks.aside_skip = r->reread;
         if (r->reread) {
                 /* The metric fields: ProfileResult's 13, MetricResults (4) of the other results. */
-                callbacks.aside_field[NCU_ENTRY_PROFILE_RESULT] = 13;
-                callbacks.aside_field[NCU_ENTRY_RANGE_RESULT] = 4;
-                callbacks.aside_field[NCU_ENTRY_CMDLIST_RESULT] = 4;
-                callbacks.aside_field[NCU_ENTRY_GRAPH_RESULT] = 4;
+                callbacks.aside_fields[NCU_ENTRY_PROFILE_RESULT] = NCU_ASIDE(13);
+                callbacks.aside_fields[NCU_ENTRY_RANGE_RESULT] = NCU_ASIDE(4);
+                callbacks.aside_fields[NCU_ENTRY_CMDLIST_RESULT] = NCU_ASIDE(4);
+                callbacks.aside_fields[NCU_ENTRY_GRAPH_RESULT] = NCU_ASIDE(4);
+                /* And SourceData's SourceFiles (8), the CUDA sources of --import-source. */
+                callbacks.aside_fields[NCU_ENTRY_SOURCE] |= NCU_ASIDE(8);
         }
         k = ncu_container_read(in, limits, &callbacks, &l, err);
         free(l.binary_data);
+        free(l.files_parts);
         if (k >= 0 && !l.have_file_header)
                 k = ncu_error(err, 0, -EBADMSG, "no FileHeader");
         if (k >= 0)
@@ -779,5 +789,57 @@ int ncu_source_binary(NcuReport *r, const NcuSource *s, const uint8_t **ret, Ncu
         r->memory += s->binary_size;
         r->peak_memory = MAX(r->peak_memory, r->memory - r->arena.total + r->arena.allocated);
         *ret = binary;
+        return 0;
+}
+
+int ncu_source_files(NcuReport *r, const NcuSource *s, NcuReportError *ret_error)
+{
+        NcuReportError unused;
+        _cleanup_free_ uint8_t *buf = NULL;
+        NV__Profiler__Messages__SourceFiles *m;
+        NcuSource *o = (NcuSource *) s;
+        size_t size = 0, done = 0, arena_total;
+        uint64_t offset;
+        int k;
+
+        assert(r && s);
+        if (!ret_error)
+                ret_error = &unused;
+        if (s->n_files_parts == 0)
+                return 0;
+        assert(r->reread); /* only a lazy load of a regular file leaves them in the file */
+        offset = s->files_parts[0].offset;
+        for (size_t i = 0; i < s->n_files_parts; i++) {
+                if (s->files_parts[i].size > SIZE_MAX - size)
+                        return ncu_error(ret_error, offset, -ENOMEM, "out of memory");
+                size += s->files_parts[i].size;
+        }
+        buf = malloc(MAX(size, (size_t) 1));
+        if (!buf)
+                return ncu_error(ret_error, offset, -ENOMEM, "out of memory");
+        if (!file_unchanged(r))
+                return ncu_error(ret_error, offset, -ESTALE, "the report file changed since it was loaded");
+        for (size_t i = 0; i < s->n_files_parts; i++) {
+                k = pread_exact(r, s->files_parts[i].offset, buf + done, s->files_parts[i].size, offset, ret_error);
+                if (k < 0)
+                        return k;
+                done += s->files_parts[i].size;
+        }
+        if (!file_unchanged(r))
+                return ncu_error(ret_error, offset, -ESTALE, "the report file changed since it was loaded");
+        /* Its pieces in a row parse as one message (protobuf's MergeFrom), checked as a load checks them. */
+        if (ncu_wire_nesting_ok(&nv__profiler__messages__source_files__descriptor, buf, size, 64) <= 0)
+                return ncu_error(ret_error, offset, -EBADMSG, "a SourceFiles is not a valid message");
+        m = nv__profiler__messages__source_files__unpack(NULL, size, buf);
+        if (!m)
+                return ncu_error(ret_error, offset, -EBADMSG, "a SourceFiles is not a valid message");
+        arena_total = r->arena.total;
+        k = ncu_source_files_convert(&r->arena, m, &o->files, &o->n_files);
+        protobuf_c_message_free_unpacked(&m->base, NULL);
+        r->memory += r->arena.total - arena_total;
+        if (k < 0)
+                return ncu_error(ret_error, offset, k, "out of memory");
+        o->n_files_parts = 0;
+        o->files_parts = NULL;
         return 0;
 }
