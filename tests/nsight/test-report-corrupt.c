@@ -75,6 +75,9 @@ static int try_load_lazy(const uint8_t *data, size_t size, bool from_memfd)
         }
         g_assert_true(r->reread == from_memfd);
         k = ncu_report_decode_metrics(r, &err);
+        /* What a load of a file leaves there but the metrics: the CUDA sources, a message to check. */
+        for (size_t i = 0; k >= 0 && i < r->n_sources; i++)
+                k = ncu_source_files(r, &r->sources[i], &err);
         if (k < 0) {
                 assert_clean_error(k, &err, size);
                 return k;

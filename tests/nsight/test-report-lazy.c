@@ -4,7 +4,8 @@
  * metric, and after decoding every action (in reverse order) it equals the eager load's, metric by metric
  * and instance by instance. A file changed after the load is refused (-ESTALE) rather than misread, a
  * corrupt metric is an error of its action's decode (given again by every later call), and the actions
- * decoded before stay whole. */
+ * decoded before stay whole. A lazy load of a regular file leaves the sources' binaries (cubins) and CUDA
+ * sources in the file until ncu_source_binary() and ncu_source_files() ask, under the same rule. */
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -154,10 +155,54 @@ static void assert_metrics_equal(const NcuAction *x, const NcuAction *y)
         g_assert_cmpint(x->device_index, ==, y->device_index);
 }
 
+/* The sources of a lazy load hold what the eager load's do; a lazy load of a regular file leaves the
+ * binaries (the file's bytes at binary_offset) and the CUDA sources in the file until asked. */
+static void assert_sources_equal(NcuReport *r, const NcuReport *eager, const uint8_t *data, size_t size)
+{
+        size_t binaries = 0, files = 0;
+
+        g_assert_cmpuint(r->n_sources, ==, eager->n_sources);
+        for (size_t i = 0; i < r->n_sources; i++) {
+                const NcuSource *s = &r->sources[i], *e = &eager->sources[i];
+                const uint8_t *binary = NULL;
+                size_t memory;
+
+                g_assert_cmpuint(s->binary_size, ==, e->binary_size);
+                g_assert_cmpuint(s->binary_offset, ==, e->binary_offset);
+                g_assert_cmpuint(s->n_functions, ==, e->n_functions);
+                /* The CUDA sources too (--import-source: panjd123's report holds 1 MB of them). */
+                g_assert_cmpuint(s->n_files, ==, r->reread ? 0 : e->n_files);
+                g_assert_cmpint(ncu_source_files(r, s, NULL), ==, 0);
+                g_assert_cmpint(s->n_files_parts, ==, 0);
+                g_assert_cmpuint(s->n_files, ==, e->n_files);
+                for (size_t j = 0; j < s->n_files; j++) {
+                        g_assert_cmpstr(s->files[j].file_name, ==, e->files[j].file_name);
+                        g_assert_cmpstr(s->files[j].content, ==, e->files[j].content);
+                        files += strlen(s->files[j].content ? s->files[j].content : "");
+                }
+                if (e->binary_size == 0) {
+                        g_assert_null(s->binary);
+                        continue;
+                }
+                g_assert_cmpuint(e->binary_offset + e->binary_size, <=, size);
+                g_assert_cmpmem(e->binary, e->binary_size, data + e->binary_offset, e->binary_size);
+                g_assert_true((s->binary == NULL) == r->reread);
+                memory = r->memory;
+                g_assert_cmpint(ncu_source_binary(r, s, &binary, NULL), ==, 0);
+                g_assert_cmpmem(binary, s->binary_size, e->binary, e->binary_size);
+                g_assert_cmpuint(r->memory, ==, memory + (r->reread ? s->binary_size : 0));
+                binaries += s->binary_size;
+        }
+        if (r->reread && binaries + files > 0)
+                g_test_message("binaries of %zu bytes, sources of %zu, left in the file", binaries, files);
+}
+
 static void test_equal(gconstpointer p)
 {
         const char *name = p;
         _cleanup_(ncu_report_freep) NcuReport *eager = report_corpus_load(name);
+        gsize size;
+        g_autofree char *data = read_report(name, &size);
 
         for (Source s = 0; s < _SOURCE_MAX; s++) {
                 _cleanup_(ncu_report_freep) NcuReport *r = load_lazy(name, s);
@@ -195,6 +240,7 @@ static void test_equal(gconstpointer p)
                 g_assert_cmpint(ncu_report_decode_metrics(r, NULL), ==, 0);
                 for (size_t i = 0; i < r->n_actions; i++)
                         assert_metrics_equal(r->actions[i], eager->actions[i]);
+                assert_sources_equal(r, eager, (const uint8_t *) data, size);
                 g_assert_cmpuint(r->peak_memory, >=, r->memory);
                 g_test_message("%s from a %s: %zu actions equal", name, source_names[s], r->n_actions);
         }
@@ -245,8 +291,18 @@ static void test_stale(void)
                 _cleanup_(ncu_report_freep) NcuReport *r = load_copy(path, data, size);
                 _cleanup_close_ int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
 
+                const uint8_t *binary = NULL;
+                NcuReportError err;
+
                 g_assert_cmpint(write(fd, "", 1), ==, 1);
                 assert_stale(r, 1);
+                /* A binary left in the file is not read from it either. */
+                g_assert_cmpuint(r->n_sources, >, 0);
+                g_assert_cmpuint(r->sources[0].binary_size, >, 0);
+                g_assert_cmpint(ncu_source_binary(r, &r->sources[0], &binary, &err), ==, -ESTALE);
+                g_assert_null(binary);
+                g_assert_cmpuint(err.offset, ==, r->sources[0].binary_offset);
+                g_assert_nonnull(strstr(err.message, "changed since it was loaded"));
                 /* Decoded before the change: still whole. */
                 assert_metrics_equal(r->actions[0], eager->actions[0]);
         }

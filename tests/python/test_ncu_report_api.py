@@ -371,6 +371,15 @@ class MetricTest(unittest.TestCase):
         self.assertEqual(m.as_double(-1), 0.0)
         self.assertIsNone(m.as_string(20))
         self.assertIsNone(m.value(20))
+        # The instance argument (parsed without an argument tuple): None
+        # is the aggregate, a second argument or a non-integer is refused.
+        for accessor in (m.kind, m.has_value, m.as_double, m.as_uint64,
+                         m.as_string, m.value):
+            self.assertEqual(accessor(None), accessor())
+            with self.assertRaises(TypeError):
+                accessor(0, 1)
+            with self.assertRaises(TypeError):
+                accessor("0")
         self.assertTrue(m.has_correlation_ids())
         ids = m.correlation_ids()
         self.assertEqual(ids.num_instances(), 20)

@@ -188,8 +188,19 @@ static PyObject *action_section_identifiers(ActionObject *o, PyObject *unused)
 
 static PyObject *action_source_files(ActionObject *o, PyObject *unused)
 {
-        PyObject *d = PyDict_New();
         const NcuSource *src = o->action->source;
+        NcuReportError error;
+        int r;
+
+        /* A lazy load left them in the file (they can be megabytes): read now, the first time. */
+        if (src) {
+                r = ncu_source_files(((ReportObject *) o->owner)->report, src, &error);
+                if (r < 0) {
+                        raise_report_error(r, &error);
+                        return NULL;
+                }
+        }
+        PyObject *d = PyDict_New();
         if (!d || !src)
                 return d;
         for (size_t i = 0; i < src->n_files; i++) {
@@ -206,13 +217,23 @@ static PyObject *action_source_files(ActionObject *o, PyObject *unused)
         return d;
 }
 
-/* The cubin of the action's source (bytes), or None; ncu_report.py reads its line table. */
+/* The cubin of the action's source (bytes), or None; ncu_report.py reads its line table. The load left it in
+ * the file (most of a report's bytes can be its cubins): read now, the first time. */
 static PyObject *action_cubin(ActionObject *o, PyObject *unused)
 {
         const NcuSource *src = o->action->source;
-        if (!src || !src->binary)
+        const uint8_t *binary;
+        NcuReportError error;
+        int r;
+
+        if (!src || src->binary_size == 0)
                 Py_RETURN_NONE;
-        return PyBytes_FromStringAndSize((const char *) src->binary, (Py_ssize_t) src->binary_size);
+        r = ncu_source_binary(((ReportObject *) o->owner)->report, src, &binary, &error);
+        if (r < 0) {
+                raise_report_error(r, &error);
+                return NULL;
+        }
+        return PyBytes_FromStringAndSize((const char *) binary, (Py_ssize_t) src->binary_size);
 }
 
 /* Where the cubin's functions were loaded: ((symbol name, address), ...) from the RelocationData of every

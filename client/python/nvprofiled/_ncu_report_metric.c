@@ -28,12 +28,15 @@ static void metric_dealloc(MetricObject *o)
         Py_TYPE(o)->tp_free((PyObject *) o);
 }
 
-/* The optional instance argument: SIZE_MAX for none (the aggregate value). */
-static int parse_instance(PyObject *args, size_t *ret)
+/* The optional instance argument: SIZE_MAX for none (the aggregate value). The accessors take it by
+ * METH_FASTCALL, without an argument tuple to build and parse: scripts call them for every instance. */
+static int parse_instance(PyObject *const *args, Py_ssize_t nargs, const char *method, size_t *ret)
 {
-        PyObject *instance = Py_None;
-        if (!PyArg_ParseTuple(args, "|O", &instance))
+        PyObject *instance = nargs > 0 ? args[0] : Py_None;
+        if (nargs > 1) {
+                PyErr_Format(PyExc_TypeError, "%s() takes at most 1 argument (%zd given)", method, nargs);
                 return -1;
+        }
         if (instance == Py_None) {
                 *ret = SIZE_MAX;
                 return 0;
@@ -75,27 +78,27 @@ static NcuValueKind slot_kind(const MetricObject *o, size_t instance)
         return v ? v->kind : NCU_VALUE_UNKNOWN;
 }
 
-static PyObject *metric_kind(MetricObject *o, PyObject *args)
+static PyObject *metric_kind(MetricObject *o, PyObject *const *args, Py_ssize_t nargs)
 {
         size_t i;
-        if (parse_instance(args, &i) < 0)
+        if (parse_instance(args, nargs, "kind", &i) < 0)
                 return NULL;
         return PyLong_FromLong(value_kind_number(slot_kind(o, i)));
 }
 
-static PyObject *metric_has_value(MetricObject *o, PyObject *args)
+static PyObject *metric_has_value(MetricObject *o, PyObject *const *args, Py_ssize_t nargs)
 {
         size_t i;
-        if (parse_instance(args, &i) < 0)
+        if (parse_instance(args, nargs, "has_value", &i) < 0)
                 return NULL;
         return PyBool_FromLong(metric_slot(o, i) != NULL);
 }
 
-static PyObject *metric_as_double(MetricObject *o, PyObject *args)
+static PyObject *metric_as_double(MetricObject *o, PyObject *const *args, Py_ssize_t nargs)
 {
         size_t i;
         double d = 0;
-        if (parse_instance(args, &i) < 0)
+        if (parse_instance(args, nargs, "as_double", &i) < 0)
                 return NULL;
         const NcuValue *v = metric_slot(o, i);
         if (!v || !ncu_value_as_double(v, &d))
@@ -103,11 +106,11 @@ static PyObject *metric_as_double(MetricObject *o, PyObject *args)
         return PyFloat_FromDouble(d);
 }
 
-static PyObject *metric_as_uint64(MetricObject *o, PyObject *args)
+static PyObject *metric_as_uint64(MetricObject *o, PyObject *const *args, Py_ssize_t nargs)
 {
         size_t i;
         uint64_t u = 0;
-        if (parse_instance(args, &i) < 0)
+        if (parse_instance(args, nargs, "as_uint64", &i) < 0)
                 return NULL;
         const NcuValue *v = metric_slot(o, i);
         if (!v || !ncu_value_as_uint64(v, &u))
@@ -115,10 +118,10 @@ static PyObject *metric_as_uint64(MetricObject *o, PyObject *args)
         return PyLong_FromUnsignedLongLong(u);
 }
 
-static PyObject *metric_as_string(MetricObject *o, PyObject *args)
+static PyObject *metric_as_string(MetricObject *o, PyObject *const *args, Py_ssize_t nargs)
 {
         size_t i;
-        if (parse_instance(args, &i) < 0)
+        if (parse_instance(args, nargs, "as_string", &i) < 0)
                 return NULL;
         const NcuValue *v = metric_slot(o, i);
         return new_string(v ? ncu_value_as_string(v) : NULL);
@@ -127,10 +130,10 @@ static PyObject *metric_as_string(MetricObject *o, PyObject *args)
 /* IMetric.value(instance=None): the accessor the value's kind calls for (as_double for double and float,
  * as_uint64 for the integers, as_string for strings), None for no kind; in C because scripts call it for
  * every value. */
-static PyObject *metric_value(MetricObject *o, PyObject *args)
+static PyObject *metric_value(MetricObject *o, PyObject *const *args, Py_ssize_t nargs)
 {
         size_t i;
-        if (parse_instance(args, &i) < 0)
+        if (parse_instance(args, nargs, "value", &i) < 0)
                 return NULL;
         const NcuValue *v = metric_slot(o, i);
         switch (slot_kind(o, i)) {
@@ -215,12 +218,15 @@ static PyObject *metric_unit(MetricObject *o, PyObject *unused)
 
 static PyMethodDef metric_methods[] = {
         { "name", (PyCFunction) metric_name, METH_NOARGS, "The metric's name." },
-        { "kind", (PyCFunction) metric_kind, METH_VARARGS, "kind(instance=None): the value kind." },
-        { "has_value", (PyCFunction) metric_has_value, METH_VARARGS, "has_value(instance=None)." },
-        { "as_double", (PyCFunction) metric_as_double, METH_VARARGS, "as_double(instance=None); 0 on failure." },
-        { "as_uint64", (PyCFunction) metric_as_uint64, METH_VARARGS, "as_uint64(instance=None); 0 on failure." },
-        { "as_string", (PyCFunction) metric_as_string, METH_VARARGS, "as_string(instance=None); None on failure." },
-        { "value", (PyCFunction) metric_value, METH_VARARGS,
+        { "kind", (PyCFunction) (void (*)(void)) metric_kind, METH_FASTCALL, "kind(instance=None): the value kind." },
+        { "has_value", (PyCFunction) (void (*)(void)) metric_has_value, METH_FASTCALL, "has_value(instance=None)." },
+        { "as_double", (PyCFunction) (void (*)(void)) metric_as_double, METH_FASTCALL,
+                        "as_double(instance=None); 0 on failure." },
+        { "as_uint64", (PyCFunction) (void (*)(void)) metric_as_uint64, METH_FASTCALL,
+                        "as_uint64(instance=None); 0 on failure." },
+        { "as_string", (PyCFunction) (void (*)(void)) metric_as_string, METH_FASTCALL,
+                        "as_string(instance=None); None on failure." },
+        { "value", (PyCFunction) (void (*)(void)) metric_value, METH_FASTCALL,
                         "value(instance=None): the value as its kind reads (float, int, str), or None." },
         { "num_instances", (PyCFunction) metric_num_instances, METH_NOARGS, "Number of instance values." },
         { "has_correlation_ids", (PyCFunction) metric_has_correlation_ids, METH_NOARGS, NULL },

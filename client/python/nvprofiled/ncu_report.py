@@ -430,9 +430,11 @@ def load_report(file: Union[str, os.PathLike[str], int, IO[bytes]]
 
     Raises OSError when the file cannot be read and ValueError (naming the
     byte offset) when it is not a valid report. An action's metrics are
-    decoded when first read (from a regular file, read again then: the
-    report keeps its own descriptor); that read raises the same errors, and
-    OSError(ESTALE) when the file changed since it was loaded.
+    decoded when first read, and its cubin (source_info()) and CUDA sources
+    (source_files()) read when first needed (from a regular file, read
+    again then: the report keeps its own descriptor); that read raises the
+    same errors, and OSError(ESTALE) when the file changed since it was
+    loaded.
     """
     if isinstance(file, int):
         return _ncu_report.load(file, IContext)

@@ -241,6 +241,39 @@ static ssize_t input_read(NcuInput *in, uint8_t *p, size_t n, NcuReportError *er
         return (ssize_t) done;
 }
 
+/* The bytes the input holds in memory from its position on, without reading more and within its size
+ * limit (input_read() is the one to say that a read passes it). */
+static size_t input_buffered(const NcuInput *in, const uint8_t **ret)
+{
+        size_t n;
+
+        if (in->data) {
+                *ret = in->data + in->pos;
+                n = in->size - in->pos;
+        } else if (!in->compressed) {
+                *ret = in->raw + in->raw_pos;
+                n = in->raw_size - in->raw_pos;
+        } else {
+                *ret = in->plain + in->plain_pos;
+                n = in->plain_size - in->plain_pos;
+        }
+        if (in->max_size > 0)
+                n = in->offset < in->max_size ? (size_t) MIN((uint64_t) n, in->max_size - in->offset) : 0;
+        return n;
+}
+
+/* Consumes n of the bytes input_buffered() showed. */
+static void input_consume(NcuInput *in, size_t n)
+{
+        if (in->data)
+                in->pos += n;
+        else if (!in->compressed)
+                in->raw_pos += n;
+        else
+                in->plain_pos += n;
+        in->offset += n;
+}
+
 /* True when no container byte is left. */
 static int input_at_eof(NcuInput *in, NcuReportError *err)
 {
@@ -289,21 +322,27 @@ static int read_u32(NcuInput *in, uint32_t *ret, const char *what, NcuReportErro
 
 /* Reads a sized record into *buf (grown as bytes actually arrive, so a lying size in a stream costs only
  * what the stream holds). */
-static int read_record(NcuInput *in, uint32_t size, uint32_t max, uint8_t **buf, size_t *allocated, const char *what,
-                NcuReportError *err)
+static int check_record_size(NcuInput *in, uint32_t size, uint32_t max, const char *what, NcuReportError *err)
 {
-        uint64_t start = in->offset;
-        size_t done = 0;
-
         if (size > max)
-                return ncu_error(err, start, -E2BIG, "%s of %" PRIu32 " bytes exceeds the limit of %" PRIu32 " bytes",
-                                what, size, max);
+                return ncu_error(err, in->offset, -E2BIG,
+                                "%s of %" PRIu32 " bytes exceeds the limit of %" PRIu32 " bytes", what, size, max);
         if (in->known_size > 0 && size > in->known_size - MIN(in->known_size, in->offset))
-                return ncu_error(err, start, -EBADMSG, "truncated %s: it claims %" PRIu32 " bytes, %" PRIu64 " remain",
-                                what, size, in->known_size - MIN(in->known_size, in->offset));
+                return ncu_error(err, in->offset, -EBADMSG,
+                                "truncated %s: it claims %" PRIu32 " bytes, %" PRIu64 " remain", what, size,
+                                in->known_size - MIN(in->known_size, in->offset));
+        return 0;
+}
 
-        while (done < size) {
-                size_t want = MIN((size_t) size, done + NCU_GROW_STEP);
+/* Appends n bytes of the input to *buf, which holds *used of *allocated (grown as bytes actually arrive).
+ * start, done and size: the record's, for the error of a short read. */
+static int append_input(NcuInput *in, size_t n, uint8_t **buf, size_t *allocated, size_t *used, uint64_t start,
+                size_t done, uint32_t size, const char *what, NcuReportError *err)
+{
+        size_t end = *used + n;
+
+        while (*used < end) {
+                size_t want = MIN(end, *used + NCU_GROW_STEP);
                 ssize_t k;
 
                 if (*allocated < want) {
@@ -313,14 +352,195 @@ static int read_record(NcuInput *in, uint32_t size, uint32_t max, uint8_t **buf,
                         *buf = p;
                         *allocated = want;
                 }
-                k = input_read(in, *buf + done, want - done, err);
+                k = input_read(in, *buf + *used, want - *used, err);
                 if (k < 0)
                         return (int) k;
-                if ((size_t) k < want - done)
+                if ((size_t) k < want - *used)
                         return ncu_error(err, start, -EBADMSG, "truncated %s: %zu of %" PRIu32 " bytes present", what,
                                         done + (size_t) k, size);
-                done = want;
+                done += want - *used;
+                *used = want;
         }
+        return 0;
+}
+
+/* Reads a sized record into *buf (grown as bytes actually arrive, so a lying size in a stream costs only
+ * what the stream holds). */
+static int read_record(NcuInput *in, uint32_t size, uint32_t max, uint8_t **buf, size_t *allocated, const char *what,
+                NcuReportError *err)
+{
+        size_t used = 0;
+        int r;
+
+        r = check_record_size(in, size, max, what, err);
+        if (r < 0)
+                return r;
+        return append_input(in, size, buf, allocated, &used, in->offset, 0, size, what, err);
+}
+
+/* Passes over n bytes of the input without keeping them: a regular file read as it is moves its offset. */
+static int input_skip(NcuInput *in, size_t n, uint64_t start, size_t done, uint32_t size, const char *what,
+                NcuReportError *err)
+{
+        uint8_t sink[4096];
+
+        if (!in->data && !in->compressed && in->fd >= 0 && in->file_base >= 0 &&
+                        (in->max_size == 0 || in->offset + n <= in->max_size)) {
+                size_t buffered = MIN(n, in->raw_size - in->raw_pos);
+
+                in->raw_pos += buffered;
+                if (n > buffered && lseek(in->fd, (off_t) (n - buffered), SEEK_CUR) < 0)
+                        return ncu_error(err, in->offset, -errno, "cannot read the report");
+                in->offset += n;
+                return 0;
+        }
+        while (n > 0) {
+                ssize_t k = input_read(in, sink, MIN(n, sizeof(sink)), err);
+                if (k < 0)
+                        return (int) k;
+                if ((size_t) k < MIN(n, sizeof(sink)))
+                        return ncu_error(err, start, -EBADMSG, "truncated %s: %zu of %" PRIu32 " bytes present", what,
+                                        done + (size_t) k, size);
+                n -= (size_t) k;
+                done += (size_t) k;
+        }
+        return 0;
+}
+
+/* Reads a varint of at most left bytes into head (at *n, advancing it). 0 and *ret, 1 when the bytes are not
+ * a varint within left, or a read error. */
+static int read_varint(NcuInput *in, uint8_t head[static 20], size_t *n, size_t left, uint64_t *ret, uint64_t start,
+                size_t done, uint32_t size, const char *what, NcuReportError *err)
+{
+        size_t begin = *n, limit = MIN(left, (size_t) 10), buffered;
+        const uint8_t *p = NULL;
+
+        /* Most keys and lengths lie whole in the input's buffer: read them there. */
+        buffered = input_buffered(in, &p);
+        if (buffered >= limit) {
+                for (size_t k = 0; k < limit; k++) {
+                        head[(*n)++] = p[k];
+                        if (!(p[k] & 0x80)) {
+                                input_consume(in, k + 1);
+                                return ncu_wire_varint(head, *n, &begin, ret) < 0;
+                        }
+                }
+                input_consume(in, limit);
+                return 1;
+        }
+        do {
+                ssize_t k;
+
+                if (*n - begin >= limit)
+                        return 1;
+                k = input_read(in, &head[*n], 1, err);
+                if (k < 0)
+                        return (int) k;
+                if (k == 0)
+                        return ncu_error(err, start, -EBADMSG, "truncated %s: %zu of %" PRIu32 " bytes present", what,
+                                        done + *n, size);
+                (*n)++;
+        } while (head[*n - 1] & 0x80);
+        return ncu_wire_varint(head, *n, &begin, ret) < 0;
+}
+
+/* Reads an entry of size bytes into *buf (its length in *ret_size) without the occurrences of its top-level
+ * length-delimited fields in the mask fields, each handed to cb->aside instead (see NcuContainerCallbacks). */
+static int read_entry_aside(NcuInput *in, const NcuContainerCallbacks *cb, void *userdata, size_t block,
+                NcuEntryKind kind, uint32_t size, uint64_t fields, uint8_t **buf, size_t *allocated, size_t *ret_size,
+                NcuReportError *err)
+{
+        const char *what = ncu_entry_kind_to_string(kind);
+        uint64_t start = in->offset;
+        size_t used = 0, done = 0;
+        int r;
+
+        while (done < size) {
+                uint8_t head[20];
+                size_t h = 0, payload = 0, avail, at = 0;
+                uint64_t key = 0, len = 0;
+                const uint8_t *p = NULL;
+                NcuWireField f;
+
+                /* Most fields lie whole in the input's buffer: framed there, their bytes copied at most once. */
+                avail = MIN(input_buffered(in, &p), (size_t) (size - done));
+                if (avail > 0 && ncu_wire_next(p, avail, &at, &f) >= 0) {
+                        if (f.wire_type == NCU_WIRE_LENGTH && f.number < 64 && fields & NCU_ASIDE(f.number)) {
+                                _cleanup_free_ uint8_t *data = NULL;
+                                uint64_t offset = in->offset + (uint64_t) (f.data - p);
+
+                                if (!cb->aside_skip && f.size > 0) {
+                                        data = malloc(f.size);
+                                        if (!data)
+                                                return ncu_error(err, start, -ENOMEM, "out of memory");
+                                        memcpy(data, f.data, f.size);
+                                }
+                                input_consume(in, at);
+                                r = cb->aside(userdata, block, kind, f.number, offset, TAKE_PTR(data), f.size, at, err);
+                                if (r < 0)
+                                        return r;
+                        } else {
+                                if (GREEDY_REALLOC(*buf, *allocated, used + at) < 0)
+                                        return ncu_error(err, start, -ENOMEM, "out of memory");
+                                memcpy(*buf + used, p, at);
+                                used += at;
+                                input_consume(in, at);
+                        }
+                        done += at;
+                        continue;
+                }
+
+                r = read_varint(in, head, &h, size - done, &key, start, done, size, what, err);
+                if (r < 0)
+                        return r;
+                if (r == 0 && (key & 7) == NCU_WIRE_LENGTH) {
+                        r = read_varint(in, head, &h, size - done - h, &len, start, done, size, what, err);
+                        if (r < 0)
+                                return r;
+                        if (r == 0 && len > size - done - h)
+                                r = 1;
+                        payload = r == 0 ? (size_t) len : 0;
+                } else if (r == 0 && (key & 7) == NCU_WIRE_VARINT) {
+                        r = read_varint(in, head, &h, size - done - h, &len, start, done, size, what, err);
+                        if (r < 0)
+                                return r;
+                } else if (r == 0 && ((key & 7) == NCU_WIRE_FIXED64 || (key & 7) == NCU_WIRE_FIXED32))
+                        payload = MIN((key & 7) == NCU_WIRE_FIXED64 ? (size_t) 8 : 4, size - done - h);
+                else
+                        r = 1;
+                if (r > 0) /* not a field: the rest of the entry as it is */
+                        payload = size - done - h;
+
+                if (r == 0 && (key & 7) == NCU_WIRE_LENGTH && key >> 3 < 64 && fields & NCU_ASIDE(key >> 3)) {
+                        _cleanup_free_ uint8_t *data = NULL;
+                        size_t data_allocated = 0, data_used = 0;
+                        uint64_t offset = in->offset;
+
+                        if (cb->aside_skip)
+                                r = input_skip(in, payload, start, done + h, size, what, err);
+                        else
+                                r = append_input(in, payload, &data, &data_allocated, &data_used, start, done + h, size,
+                                                what, err);
+                        if (r < 0)
+                                return r;
+                        r = cb->aside(userdata, block, kind, (uint32_t) (key >> 3), offset, TAKE_PTR(data), payload,
+                                        h + payload, err);
+                        if (r < 0)
+                                return r;
+                        done += h + payload;
+                        continue;
+                }
+                if (GREEDY_REALLOC(*buf, *allocated, used + h) < 0)
+                        return ncu_error(err, start, -ENOMEM, "out of memory");
+                memcpy(*buf + used, head, h);
+                used += h;
+                done += h;
+                r = append_input(in, payload, buf, allocated, &used, start, done, size, what, err);
+                if (r < 0)
+                        return r;
+                done += payload;
+        }
+        *ret_size = used;
         return 0;
 }
 
@@ -395,6 +615,32 @@ static int read_entry_take(NcuInput *in, const NcuContainerCallbacks *cb, void *
         if (r < 0)
                 return r;
         return cb->entry_take(userdata, block, kind, TAKE_PTR(buf), size, offset, err);
+}
+
+/* An entry with a field set aside (read_entry_aside()), handed to entry_take or entry. */
+static int read_entry_parted(NcuInput *in, const NcuContainerCallbacks *cb, void *userdata, size_t block,
+                NcuEntryKind kind, uint32_t size, const NcuReportLimits *limits, uint8_t **buf, size_t *allocated,
+                NcuReportError *err)
+{
+        _cleanup_free_ uint8_t *own = NULL;
+        size_t own_allocated = 0, used = 0;
+        uint64_t offset = in->offset;
+        int r;
+
+        r = check_record_size(in, size, limits->max_entry_size, ncu_entry_kind_to_string(kind), err);
+        if (r < 0)
+                return r;
+        if (cb->entry_take) {
+                r = read_entry_aside(in, cb, userdata, block, kind, size, cb->aside_fields[kind], &own, &own_allocated,
+                                &used, err);
+                if (r < 0)
+                        return r;
+                return cb->entry_take(userdata, block, kind, TAKE_PTR(own), used, offset, err);
+        }
+        r = read_entry_aside(in, cb, userdata, block, kind, size, cb->aside_fields[kind], buf, allocated, &used, err);
+        if (r < 0)
+                return r;
+        return cb->entry ? cb->entry(userdata, block, kind, *buf, used, offset, err) : 0;
 }
 
 int ncu_container_read(NcuInput *in, const NcuReportLimits *limits, const NcuContainerCallbacks *cb, void *userdata,
@@ -489,6 +735,14 @@ int ncu_container_read(NcuInput *in, const NcuReportLimits *limits, const NcuCon
                                                         block, ncu_entry_kind_to_string(k), i, entry_size,
                                                         counts.payload_size - used - 4);
                                 entry_offset = in->offset;
+                                if (cb->aside_fields[k] != 0) {
+                                        r = read_entry_parted(in, cb, userdata, block, k, entry_size, limits, &buf,
+                                                        &allocated, err);
+                                        if (r < 0)
+                                                return r;
+                                        n_entries++;
+                                        continue;
+                                }
                                 if (cb->entry_take) {
                                         r = read_entry_take(in, cb, userdata, block, k, entry_size, limits, err);
                                         if (r < 0)

@@ -57,6 +57,8 @@ typedef struct NcuBlockCounts {
         uint32_t payload_size;
 } NcuBlockCounts;
 
+#define NCU_ASIDE(number) (UINT64_C(1) << (number)) /* numbers 1..63 */
+
 typedef struct NcuContainerCallbacks {
         int (*file_header)(void *userdata, const uint8_t *data, size_t size, uint64_t offset, NcuReportError *err);
         int (*block_header)(void *userdata, size_t block, const NcuBlockCounts *counts, const uint8_t *data,
@@ -67,6 +69,17 @@ typedef struct NcuContainerCallbacks {
          * itself, even when it fails (a lazy load keeps results as they are instead of copying them). */
         int (*entry_take)(void *userdata, size_t block, NcuEntryKind kind, uint8_t *data, size_t size, uint64_t offset,
                         NcuReportError *err);
+        /* Per kind of entry, top-level length-delimited fields (a mask of NCU_ASIDE(number)) left out of
+         * what entry and entry_take get: a cubin is most of its SourceData entry, metrics most of a result,
+         * and a reader may need neither now. Each occurrence goes to aside first, as the entry is read: its
+         * number, where its payload lies in the container, the bytes the whole field took there (key and
+         * length included), and the payload in a malloc()ed buffer the callback takes, or, with aside_skip,
+         * NULL: the payload is skipped unread (a caller that can read the file again). An entry whose wire
+         * format breaks keeps its bytes from there on, for the reader to find the fault. */
+        uint64_t aside_fields[_NCU_ENTRY_KIND_MAX];
+        bool aside_skip;
+        int (*aside)(void *userdata, size_t block, NcuEntryKind kind, uint32_t number, uint64_t offset, uint8_t *data,
+                        size_t size, size_t field_size, NcuReportError *err);
 } NcuContainerCallbacks;
 
 /* Walks the container; stops at the first error a callback or the framing returns. */

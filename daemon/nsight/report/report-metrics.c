@@ -304,10 +304,33 @@ int ncu_metrics_split(Arena *scratch, const uint8_t *entry, size_t size, uint32_
         return 0;
 }
 
+/* The array of a result's n metrics, each written whole by decode_metric(). */
+static int metrics_alloc(Arena *arena, size_t n, NcuMetric **ret)
+{
+        size_t bytes;
+
+        if (size_mul_overflow(n, sizeof(NcuMetric), &bytes))
+                return -ENOMEM;
+        *ret = arena_alloc_raw(arena, bytes);
+        return *ret ? 0 : -ENOMEM;
+}
+
+/* One top-level field of a result: the next of its n metrics decoded into out[*i], any other field
+ * skipped. */
+static int decode_field(Arena *arena, const NcuWireField *f, uint32_t field, size_t n, NcuMetric *out, size_t *i)
+{
+        if (f->number != field)
+                return 0;
+        /* ncu_metrics_split() counted n, all length-delimited: the same bytes give the same. */
+        if (f->wire_type != NCU_WIRE_LENGTH || *i >= n)
+                return -EBADMSG;
+        return decode_metric(arena, f->data, f->size, &out[(*i)++]);
+}
+
 int ncu_metrics_decode(Arena *arena, const uint8_t *entry, size_t size, uint32_t field, size_t n, NcuMetric **ret)
 {
         NcuMetric *out;
-        size_t bytes, i = 0;
+        size_t i = 0;
         int r;
 
         assert(arena && (entry || size == 0) && ret);
@@ -316,24 +339,84 @@ int ncu_metrics_decode(Arena *arena, const uint8_t *entry, size_t size, uint32_t
                 *ret = NULL;
                 return 0;
         }
-        if (size_mul_overflow(n, sizeof(NcuMetric), &bytes))
-                return -ENOMEM;
-        out = arena_alloc_raw(arena, bytes); /* each written whole */
-        if (!out)
-                return -ENOMEM;
+        r = metrics_alloc(arena, n, &out);
+        if (r < 0)
+                return r;
         for (size_t pos = 0; pos < size;) {
                 NcuWireField f;
 
                 if (ncu_wire_next(entry, size, &pos, &f) < 0)
                         return -EBADMSG;
-                if (f.number != field)
-                        continue;
-                /* ncu_metrics_split() counted n, all length-delimited: the same bytes give the same. */
-                if (f.wire_type != NCU_WIRE_LENGTH || i >= n)
-                        return -EBADMSG;
-                r = decode_metric(arena, f.data, f.size, &out[i++]);
+                r = decode_field(arena, &f, field, n, out, &i);
                 if (r < 0)
                         return r;
+        }
+        if (i != n)
+                return -EBADMSG;
+        *ret = out;
+        return 0;
+}
+
+/* Bytes read at a time: metrics are small, a result is up to megabytes. */
+#define DECODE_WINDOW (64u * 1024u)
+
+int ncu_metrics_decode_read(Arena *arena, size_t size, uint32_t field, size_t n, NcuEntryRead read, void *userdata,
+                uint8_t **window, NcuMetric **ret)
+{
+        size_t allocated = 0, have = 0, start = 0, pos = 0, i = 0;
+        NcuMetric *out;
+        uint8_t *buf;
+        int r;
+
+        assert(arena && read && window && !*window && ret);
+
+        if (n == 0) {
+                *ret = NULL;
+                return 0;
+        }
+        /* The first window before the metrics' array, as a whole entry was read before it. */
+        allocated = have = MIN(size, (size_t) DECODE_WINDOW);
+        buf = *window = malloc(MAX(allocated, (size_t) 1));
+        if (!buf)
+                return -ENOMEM;
+        r = read(userdata, 0, buf, have);
+        if (r < 0)
+                return r;
+        r = metrics_alloc(arena, n, &out);
+        if (r < 0)
+                return r;
+        /* buf holds bytes start..start + have of the entry; the next field begins at pos in it. */
+        while (start + pos < size) {
+                size_t next = pos, want;
+                NcuWireField f;
+
+                if (ncu_wire_next(buf, have, &next, &f) >= 0) {
+                        pos = next;
+                        r = decode_field(arena, &f, field, n, out, &i);
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
+                /* With the rest of the entry at hand, the bytes are not a field; else the field goes on. */
+                if (start + have >= size)
+                        return -EBADMSG;
+                if (pos > 0)
+                        memmove(buf, buf + pos, have - pos);
+                start += pos;
+                have -= pos;
+                pos = 0;
+                want = MIN(size - start, have < allocated ? allocated : MAX(2 * allocated, (size_t) DECODE_WINDOW));
+                if (want > allocated) {
+                        uint8_t *p = realloc(buf, want);
+                        if (!p)
+                                return -ENOMEM;
+                        buf = *window = p;
+                        allocated = want;
+                }
+                r = read(userdata, start + have, buf + have, want - have);
+                if (r < 0)
+                        return r;
+                have = want;
         }
         if (i != n)
                 return -EBADMSG;

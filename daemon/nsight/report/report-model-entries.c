@@ -88,7 +88,12 @@ static int take_metrics(Loader *l, size_t block, const char *what, const uint8_t
                 return ncu_loader_metrics_error(l->err, r, offset, block, what);
         if (l->flags & NCU_REPORT_LAZY_METRICS) {
                 assert(!*owned || *owned == data);
-                *ret = (PendingMetrics){ .entry = TAKE_PTR(*owned), .entry_size = size, .n_framed = n, .field = field };
+                /* With the metrics the container left in the file (on_aside()): the entry is read again whole. */
+                *ret = (PendingMetrics){ .entry = TAKE_PTR(*owned),
+                        .entry_size = size + l->aside_bytes,
+                        .n_framed = n + l->aside_metrics,
+                        .field = field };
+                l->aside_metrics = l->aside_bytes = 0;
                 return 0;
         }
         *ret = (PendingMetrics){ .decoded = true, .n_metrics = n };
@@ -690,6 +695,29 @@ static const NcuRelocationSymbol *convert_symbols(
         return out;
 }
 
+int ncu_source_files_convert(
+                Arena *arena, const NV__Profiler__Messages__SourceFiles *in, const NcuSourceFile **ret, size_t *ret_n)
+{
+        NcuSourceFile *f;
+
+        if (in->n_files == 0)
+                return 0;
+        f = arena_alloc_array(arena, in->n_files, sizeof(NcuSourceFile));
+        if (!f)
+                return -ENOMEM;
+        for (size_t i = 0; i < in->n_files; i++) {
+                f[i] = (NcuSourceFile){
+                        .file_name = in->files[i]->filename ? arena_strdup(arena, in->files[i]->filename) : NULL,
+                        .content = in->files[i]->content ? arena_strdup(arena, in->files[i]->content) : NULL,
+                };
+                if ((in->files[i]->filename && !f[i].file_name) || (in->files[i]->content && !f[i].content))
+                        return -ENOMEM;
+        }
+        *ret = f;
+        *ret_n = in->n_files;
+        return 0;
+}
+
 int ncu_loader_add_source(Loader *l, size_t block, const uint8_t *data, size_t size, uint64_t offset)
 {
         NcuReport *r = l->r;
@@ -720,21 +748,33 @@ int ncu_loader_add_source(Loader *l, size_t block, const uint8_t *data, size_t s
                 o->intermediate_size = s->intermediate.len;
                 o->intermediate = ncu_loader_dup_bytes(l, s->intermediate.data, s->intermediate.len);
         }
-        if (s->has_binary) {
-                o->binary_size = s->binary.len;
-                o->binary = ncu_loader_dup_bytes(l, s->binary.data, s->binary.len);
-        }
-        if (s->sourcefiles && s->sourcefiles->n_files > 0) {
-                NcuSourceFile *f = arena_alloc_array(&r->arena, s->sourcefiles->n_files, sizeof(NcuSourceFile));
-                if (!f)
+        if (s->has_binary) { /* after the one set aside (a later occurrence wins) */
+                _cleanup_free_ uint8_t *copy = s->binary.len > 0 ? malloc(s->binary.len) : NULL;
+
+                if (s->binary.len > 0 && !copy)
                         return ncu_loader_oom(l, offset);
-                for (size_t i = 0; i < s->sourcefiles->n_files; i++)
-                        f[i] = (NcuSourceFile){
-                                .file_name = ncu_loader_dup_str(l, s->sourcefiles->files[i]->filename),
-                                .content = ncu_loader_dup_str(l, s->sourcefiles->files[i]->content),
-                        };
-                o->files = f;
-                o->n_files = s->sourcefiles->n_files;
+                if (copy)
+                        memcpy(copy, s->binary.data, s->binary.len);
+                free(l->binary_data);
+                l->binary_data = TAKE_PTR(copy);
+                l->binary_size = s->binary.len;
+                l->binary_offset = 0;
+                l->have_binary = true;
+        }
+        if (l->have_binary) {
+                o->binary_size = l->binary_size;
+                o->binary_offset = l->binary_offset;
+                o->binary = TAKE_PTR(l->binary_data);
+                l->kept_binaries += o->binary ? o->binary_size : 0;
+                l->have_binary = false;
+        }
+        if (s->sourcefiles && ncu_source_files_convert(&r->arena, s->sourcefiles, &o->files, &o->n_files) < 0)
+                return ncu_loader_oom(l, offset);
+        if (l->n_files_parts > 0) { /* left in the file (a lazy load): ncu_source_files() */
+                o->files_parts = (const NcuByteRange *) ncu_loader_dup_bytes(
+                                l, l->files_parts, l->n_files_parts * sizeof(NcuByteRange));
+                o->n_files_parts = l->n_files_parts;
+                l->n_files_parts = 0;
         }
         if (s->relocationdata) {
                 o->functions = convert_symbols(l, s->relocationdata->n_functions, s->relocationdata->functions);

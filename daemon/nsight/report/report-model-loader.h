@@ -33,6 +33,19 @@ typedef struct Loader {
          * unpacks to other multiples than a result). */
         size_t scratch_ratio[_NCU_ENTRY_KIND_MAX];
         ProtobufCAllocator pb;
+        /* The Binary of the SourceData entry being read, which the container set aside (on_aside()): in
+         * binary_data, or (a lazy load of a regular file) left in the file at binary_offset. */
+        bool have_binary;
+        uint64_t binary_offset;
+        size_t binary_size;
+        uint8_t *binary_data;
+        size_t kept_binaries; /* bytes of the sources' binaries held in memory */
+        /* The metrics of the result entry being read that the container skipped (a lazy load of a regular
+         * file: they are read again when decoded), and the bytes they took in the entry. */
+        size_t aside_metrics, aside_bytes;
+        /* The pieces of the SourceFiles of the SourceData entry being read that the container skipped. */
+        NcuByteRange *files_parts;
+        size_t n_files_parts, n_files_parts_allocated;
 } Loader;
 
 /* Copies into the report's arena; NULL (and the loader's out_of_memory set) when that fails. */
@@ -49,6 +62,9 @@ int ncu_loader_add_profile_result(
 int ncu_loader_add_other_result(Loader *l, size_t block, NcuEntryKind kind, const uint8_t *data, size_t size,
                 uint64_t offset, uint8_t **owned);
 int ncu_loader_add_source(Loader *l, size_t block, const uint8_t *data, size_t size, uint64_t offset);
+/* The files of a SourceFiles message, copied into arena: 0, or -ENOMEM. */
+int ncu_source_files_convert(
+                Arena *arena, const NV__Profiler__Messages__SourceFiles *in, const NcuSourceFile **ret, size_t *ret_n);
 /* A metrics decoding error r of the result at offset, in err. */
 int ncu_loader_metrics_error(NcuReportError *err, int r, uint64_t offset, size_t block, const char *what);
 

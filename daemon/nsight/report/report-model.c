@@ -57,6 +57,8 @@ NcuReport *ncu_report_free(NcuReport *r)
         if (!r)
                 return NULL;
         free((void *) r->strings);
+        for (size_t i = 0; i < r->n_sources; i++)
+                free((void *) r->sources[i].binary);
         free((void *) r->sources);
         free((void *) r->processes);
         for (size_t i = 0; i < r->n_actions; i++) {
@@ -118,7 +120,7 @@ static size_t model_memory(const Loader *l)
 {
         return l->r->arena.total + l->n_sources_allocated * sizeof(NcuSource) +
                         l->n_actions_allocated * sizeof(NcuAction *) + l->n_strings_allocated * sizeof(char *) +
-                        l->kept_entries;
+                        l->kept_entries + l->kept_binaries;
 }
 
 static int check_memory(Loader *l, uint64_t offset, size_t record_size)
@@ -276,6 +278,35 @@ static int handle_entry(Loader *l, size_t block, NcuEntryKind kind, const uint8_
         return check_memory(l, offset, offered && !*owned ? 0 : size);
 }
 
+/* The Binary of a SourceData entry (the last one counts, as protobuf reads a repeated scalar field), for
+ * ncu_loader_add_source(), data NULL when it stays in the file; a piece of its SourceFiles left in the
+ * file; or a metric of a result left in the file, counted for its action. */
+static int on_aside(void *userdata, size_t block, NcuEntryKind kind, uint32_t number, uint64_t offset, uint8_t *data,
+                size_t size, size_t field_size, NcuReportError *err)
+{
+        Loader *l = userdata;
+
+        if (kind != NCU_ENTRY_SOURCE) {
+                assert(!data);
+                l->aside_metrics++;
+                l->aside_bytes += field_size;
+                return 0;
+        }
+        if (number == 8) { /* SourceFiles, a lazy load's: each piece, merged when read */
+                assert(!data);
+                if (GREEDY_REALLOC(l->files_parts, l->n_files_parts_allocated, l->n_files_parts + 1) < 0)
+                        return ncu_loader_oom(l, offset);
+                l->files_parts[l->n_files_parts++] = (NcuByteRange){ .offset = offset, .size = size };
+                return 0;
+        }
+        free(l->binary_data);
+        l->binary_data = data;
+        l->binary_size = size;
+        l->binary_offset = offset;
+        l->have_binary = true;
+        return 0;
+}
+
 static int on_entry(void *userdata, size_t block, NcuEntryKind kind, const uint8_t *data, size_t size, uint64_t offset,
                 NcuReportError *err)
 {
@@ -425,46 +456,78 @@ static bool file_unchanged(const NcuReport *r)
         return file_identity(r->reread_fd, &now) >= 0 && memcmp(&now, &r->reread_identity, sizeof(now)) == 0;
 }
 
-/* An action's entry read again from the report's file, which must not have changed since the load (it is
- * checked before and after the read): the load checked its framing, not its metrics, and no other bytes
- * may stand in for them. */
-static int reread_entry(const NcuReport *r, const NcuAction *a, uint8_t **ret, NcuReportError *err)
+/* n bytes at container offset at of the report's file; errors name offset (what the bytes belong to). */
+static int pread_exact(const NcuReport *r, uint64_t at, uint8_t *p, size_t n, uint64_t offset, NcuReportError *err)
 {
-        _cleanup_free_ uint8_t *buf = NULL;
         size_t done = 0;
 
-        buf = malloc(MAX(a->entry_size, (size_t) 1));
-        if (!buf)
-                return ncu_error(err, a->offset, -ENOMEM, "out of memory");
-        if (!file_unchanged(r))
-                return ncu_error(err, a->offset, -ESTALE, "the report file changed since it was loaded");
-        while (done < a->entry_size) {
-                ssize_t k = pread(r->reread_fd, buf + done, a->entry_size - done,
-                                (off_t) (r->reread_base + a->offset + done));
+        while (done < n) {
+                ssize_t k = pread(r->reread_fd, p + done, n - done, (off_t) (r->reread_base + at + done));
                 if (k < 0 && errno == EINTR)
                         continue;
                 if (k < 0)
-                        return ncu_error(err, a->offset, -errno, "cannot read the report");
+                        return ncu_error(err, offset, -errno, "cannot read the report");
                 if (k == 0)
-                        return ncu_error(err, a->offset, -ESTALE, "the report file changed since it was loaded");
+                        return ncu_error(err, offset, -ESTALE, "the report file changed since it was loaded");
                 done += (size_t) k;
         }
+        return 0;
+}
+
+/* Bytes of the container (a binary) read again from the report's file, which must not have changed since
+ * the load (it is checked before and after the read): the load checked their framing, not their content,
+ * and no other bytes may stand in for them. */
+static int reread_bytes(const NcuReport *r, uint64_t offset, size_t size, uint8_t **ret, NcuReportError *err)
+{
+        _cleanup_free_ uint8_t *buf = NULL;
+        int k;
+
+        buf = malloc(MAX(size, (size_t) 1));
+        if (!buf)
+                return ncu_error(err, offset, -ENOMEM, "out of memory");
         if (!file_unchanged(r))
-                return ncu_error(err, a->offset, -ESTALE, "the report file changed since it was loaded");
+                return ncu_error(err, offset, -ESTALE, "the report file changed since it was loaded");
+        k = pread_exact(r, offset, buf, size, offset, err);
+        if (k < 0)
+                return k;
+        if (!file_unchanged(r))
+                return ncu_error(err, offset, -ESTALE, "the report file changed since it was loaded");
         *ret = TAKE_PTR(buf);
         return 0;
 }
 
+/* An action's entry read from the file piecewise by the metric decoder (ncu_metrics_decode_read()). */
+typedef struct EntryReader {
+        const NcuReport *r;
+        const NcuAction *a;
+        NcuReportError *err;
+        bool failed; /* err says why */
+} EntryReader;
+
+static int read_entry_part(void *userdata, size_t pos, uint8_t *p, size_t n)
+{
+        EntryReader *e = userdata;
+        int k = pread_exact(e->r, e->a->offset + pos, p, n, e->a->offset, e->err);
+
+        e->failed = k < 0;
+        return k;
+}
+
+/* SourceData field 4, Binary: set aside (on_aside()). */
 static const NcuContainerCallbacks loader_callbacks = {
         .file_header = on_file_header,
         .block_header = on_block_header,
         .entry = on_entry,
+        .aside_fields = { [NCU_ENTRY_SOURCE] = NCU_ASIDE(4) },
+        .aside = on_aside,
 };
 
 static const NcuContainerCallbacks lazy_loader_callbacks = {
         .file_header = on_file_header,
         .block_header = on_block_header,
         .entry_take = on_entry_take,
+        .aside_fields = { [NCU_ENTRY_SOURCE] = NCU_ASIDE(4) },
+        .aside = on_aside,
 };
 
 static int load(NcuInput *in, const NcuReportLimits *limits, NcuReportLoadFlags flags, NcuReport **ret,
@@ -472,6 +535,7 @@ static int load(NcuInput *in, const NcuReportLimits *limits, NcuReportLoadFlags 
 {
         _cleanup_(ncu_report_freep) NcuReport *r = NULL;
         Loader l = { .limits = limits, .flags = flags, .err = err };
+        NcuContainerCallbacks callbacks;
         size_t arena_total;
         int k;
 
@@ -500,10 +564,22 @@ static int load(NcuInput *in, const NcuReportLimits *limits, NcuReportLoadFlags 
                 r->reread = true;
                 r->reread_base = (uint64_t) in->file_base;
         }
-        /* A lazy load keeps each result's entry, unless it can read it again from the file. */
-        k = ncu_container_read(in, limits,
-                        flags & NCU_REPORT_LAZY_METRICS && !r->reread ? &lazy_loader_callbacks : &loader_callbacks, &l,
-                        err);
+        /* A lazy load keeps each result's entry, unless it can read it again from the file; then it leaves
+         * the binaries there too. */
+        callbacks = flags & NCU_REPORT_LAZY_METRICS && !r->reread ? lazy_loader_callbacks : loader_callbacks;
+        callbacks.aside_skip = r->reread;
+        if (r->reread) {
+                /* The metric fields: ProfileResult's 13, MetricResults (4) of the other results. */
+                callbacks.aside_fields[NCU_ENTRY_PROFILE_RESULT] = NCU_ASIDE(13);
+                callbacks.aside_fields[NCU_ENTRY_RANGE_RESULT] = NCU_ASIDE(4);
+                callbacks.aside_fields[NCU_ENTRY_CMDLIST_RESULT] = NCU_ASIDE(4);
+                callbacks.aside_fields[NCU_ENTRY_GRAPH_RESULT] = NCU_ASIDE(4);
+                /* And SourceData's SourceFiles (8), the CUDA sources of --import-source. */
+                callbacks.aside_fields[NCU_ENTRY_SOURCE] |= NCU_ASIDE(8);
+        }
+        k = ncu_container_read(in, limits, &callbacks, &l, err);
+        free(l.binary_data);
+        free(l.files_parts);
         if (k >= 0 && !l.have_file_header)
                 k = ncu_error(err, 0, -EBADMSG, "no FileHeader");
         if (k >= 0)
@@ -611,8 +687,8 @@ int ncu_action_decode_metrics(NcuReport *r, NcuAction *a, NcuReportError *ret_er
 {
         NcuReportError unused;
         _cleanup_free_ uint64_t *keys = NULL, *tmp = NULL;
-        _cleanup_free_ uint8_t *reread = NULL;
-        const uint8_t *entry;
+        _cleanup_free_ uint8_t *window = NULL;
+        bool from_file = !a->entry, read_failed = false;
         size_t arena_total, entry_size;
         NcuMetric *metrics;
         int k;
@@ -626,22 +702,34 @@ int ncu_action_decode_metrics(NcuReport *r, NcuAction *a, NcuReportError *ret_er
                 *ret_error = *a->metrics_error;
                 return a->metrics_errno;
         }
-        if (!a->entry && !r->reread) /* a failed decode whose error was lost */
+        if (from_file && !r->reread) /* a failed decode whose error was lost */
                 return ncu_error(ret_error, a->offset, -ENOMEM, "out of memory");
-        entry = a->entry;
-        if (!entry) {
-                k = reread_entry(r, a, &reread, ret_error);
-                if (k < 0)
-                        return decode_failed(r, a, ret_error, k);
-                entry = reread;
-        }
+        if (from_file && !file_unchanged(r))
+                return decode_failed(r, a, ret_error,
+                                ncu_error(ret_error, a->offset, -ESTALE,
+                                                "the report file changed since it was loaded"));
 
         arena_total = r->arena.total;
         entry_size = a->entry ? a->entry_size : 0; /* what r->memory counts */
-        k = ncu_metrics_decode(&r->arena, entry, a->entry_size, a->metrics_field, a->n_metrics_framed, &metrics);
-        if (k < 0)
-                k = ncu_loader_metrics_error(ret_error, k, a->offset, a->block, a->metrics_what);
+        if (a->entry)
+                k = ncu_metrics_decode(
+                                &r->arena, a->entry, a->entry_size, a->metrics_field, a->n_metrics_framed, &metrics);
         else {
+                /* From the file a window at a time; the file, unchanged before, must be unchanged after: else
+                 * what was read may be another file's bytes, whatever the decode said of them. */
+                EntryReader reader = { .r = r, .a = a, .err = ret_error };
+
+                k = ncu_metrics_decode_read(&r->arena, a->entry_size, a->metrics_field, a->n_metrics_framed,
+                                read_entry_part, &reader, &window, &metrics);
+                read_failed = reader.failed;
+                if (!file_unchanged(r)) {
+                        k = ncu_error(ret_error, a->offset, -ESTALE, "the report file changed since it was loaded");
+                        read_failed = true;
+                }
+        }
+        if (k < 0 && !read_failed)
+                k = ncu_loader_metrics_error(ret_error, k, a->offset, a->block, a->metrics_what);
+        else if (k >= 0) {
                 a->metrics = metrics;
                 a->n_metrics = a->n_metrics_framed;
                 keys = reallocarray(NULL, MAX(a->n_metrics, (size_t) 1), sizeof(uint64_t));
@@ -656,7 +744,7 @@ int ncu_action_decode_metrics(NcuReport *r, NcuAction *a, NcuReportError *ret_er
         r->peak_memory = MAX(r->peak_memory,
                         r->memory - r->arena.total + r->arena.allocated +
                                         2 * MAX(a->n_metrics, (size_t) 1) * sizeof(uint64_t) +
-                                        (reread ? a->entry_size : 0));
+                                        (from_file ? a->entry_size : 0));
         a->entry = mfree(a->entry);
         a->entry_size = 0;
         r->memory -= entry_size;
@@ -677,5 +765,81 @@ int ncu_report_decode_metrics(NcuReport *r, NcuReportError *ret_error)
                 if (k < 0)
                         return k;
         }
+        return 0;
+}
+
+int ncu_source_binary(NcuReport *r, const NcuSource *s, const uint8_t **ret, NcuReportError *ret_error)
+{
+        NcuReportError unused;
+        uint8_t *binary = NULL;
+        int k;
+
+        assert(r && s && ret);
+        if (!ret_error)
+                ret_error = &unused;
+        if (s->binary || s->binary_size == 0) {
+                *ret = s->binary;
+                return 0;
+        }
+        assert(r->reread); /* only a lazy load of a regular file leaves a binary in the file */
+        k = reread_bytes(r, s->binary_offset, s->binary_size, &binary, ret_error);
+        if (k < 0)
+                return k;
+        ((NcuSource *) s)->binary = binary;
+        r->memory += s->binary_size;
+        r->peak_memory = MAX(r->peak_memory, r->memory - r->arena.total + r->arena.allocated);
+        *ret = binary;
+        return 0;
+}
+
+int ncu_source_files(NcuReport *r, const NcuSource *s, NcuReportError *ret_error)
+{
+        NcuReportError unused;
+        _cleanup_free_ uint8_t *buf = NULL;
+        NV__Profiler__Messages__SourceFiles *m;
+        NcuSource *o = (NcuSource *) s;
+        size_t size = 0, done = 0, arena_total;
+        uint64_t offset;
+        int k;
+
+        assert(r && s);
+        if (!ret_error)
+                ret_error = &unused;
+        if (s->n_files_parts == 0)
+                return 0;
+        assert(r->reread); /* only a lazy load of a regular file leaves them in the file */
+        offset = s->files_parts[0].offset;
+        for (size_t i = 0; i < s->n_files_parts; i++) {
+                if (s->files_parts[i].size > SIZE_MAX - size)
+                        return ncu_error(ret_error, offset, -ENOMEM, "out of memory");
+                size += s->files_parts[i].size;
+        }
+        buf = malloc(MAX(size, (size_t) 1));
+        if (!buf)
+                return ncu_error(ret_error, offset, -ENOMEM, "out of memory");
+        if (!file_unchanged(r))
+                return ncu_error(ret_error, offset, -ESTALE, "the report file changed since it was loaded");
+        for (size_t i = 0; i < s->n_files_parts; i++) {
+                k = pread_exact(r, s->files_parts[i].offset, buf + done, s->files_parts[i].size, offset, ret_error);
+                if (k < 0)
+                        return k;
+                done += s->files_parts[i].size;
+        }
+        if (!file_unchanged(r))
+                return ncu_error(ret_error, offset, -ESTALE, "the report file changed since it was loaded");
+        /* Its pieces in a row parse as one message (protobuf's MergeFrom), checked as a load checks them. */
+        if (ncu_wire_nesting_ok(&nv__profiler__messages__source_files__descriptor, buf, size, 64) <= 0)
+                return ncu_error(ret_error, offset, -EBADMSG, "a SourceFiles is not a valid message");
+        m = nv__profiler__messages__source_files__unpack(NULL, size, buf);
+        if (!m)
+                return ncu_error(ret_error, offset, -EBADMSG, "a SourceFiles is not a valid message");
+        arena_total = r->arena.total;
+        k = ncu_source_files_convert(&r->arena, m, &o->files, &o->n_files);
+        protobuf_c_message_free_unpacked(&m->base, NULL);
+        r->memory += r->arena.total - arena_total;
+        if (k < 0)
+                return ncu_error(ret_error, offset, k, "out of memory");
+        o->n_files_parts = 0;
+        o->files_parts = NULL;
         return 0;
 }

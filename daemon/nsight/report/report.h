@@ -217,6 +217,12 @@ typedef struct NcuRelocationSymbol {
         uint32_t symbol_index;
 } NcuRelocationSymbol;
 
+/* Bytes of the (uncompressed) file. */
+typedef struct NcuByteRange {
+        uint64_t offset;
+        size_t size;
+} NcuByteRange;
+
 /* SourceData: the cubin and, with --import-source, the CUDA sources. */
 typedef struct NcuSource {
         bool has_reference;
@@ -225,19 +231,28 @@ typedef struct NcuSource {
         size_t intermediate_size;
         const uint8_t *intermediate;
         size_t binary_size;
-        const uint8_t *binary; /* an ELF cubin */
+        /* An ELF cubin, in a buffer of its own. NULL after a lazy load of a regular file, which leaves it in
+         * the file: ncu_source_binary() reads it. */
+        const uint8_t *binary;
         bool has_sass_level;
         uint32_t sass_level;
         bool has_sm_revision;
         uint32_t sm_revision; /* (major << 16) | minor */
         bool has_binary_flags;
         uint32_t binary_flags;
+        /* After a lazy load of a regular file, none until ncu_source_files() reads them (n_files_parts > 0
+         * until then). */
         size_t n_files;
         const NcuSourceFile *files;
         size_t n_functions;
         const NcuRelocationSymbol *functions;
         size_t n_objects;
         const NcuRelocationSymbol *objects;
+        uint64_t binary_offset; /* where the binary lies in the (uncompressed) file */
+        /* The serialized SourceFiles a lazy load of a regular file left there, in the pieces the entry had
+         * (protobuf merges them), until ncu_source_files() reads them. */
+        size_t n_files_parts;
+        const NcuByteRange *files_parts;
 } NcuSource;
 
 /* A frame of the CPU call stack at a launch (CpuStacktraceStackFrameMessage). */
@@ -526,6 +541,15 @@ int ncu_report_load_buffer_flags(const void *data, size_t size, const NcuReportL
 int ncu_action_decode_metrics(NcuReport *r, NcuAction *a, NcuReportError *ret_error);
 /* Every action's: the first failure. */
 int ncu_report_decode_metrics(NcuReport *r, NcuReportError *ret_error);
+
+/* The binary (cubin) of a source of r, read from the file when first asked after a lazy load of a regular
+ * file (an eager load holds it already): 0 and *ret (NULL when the source has none, binary_size 0), or
+ * -ESTALE (the file changed since the load), a read error or -ENOMEM. Not thread-safe, as above. */
+int ncu_source_binary(NcuReport *r, const NcuSource *s, const uint8_t **ret, NcuReportError *ret_error);
+/* The CUDA source files of a source (files and n_files), read from the file when first asked after a lazy
+ * load of a regular file (an eager load has them already): 0, or -EBADMSG (the stored SourceFiles is not a
+ * valid message, as an eager load would have said), -ESTALE, a read error or -ENOMEM. Not thread-safe. */
+int ncu_source_files(NcuReport *r, const NcuSource *s, NcuReportError *ret_error);
 
 /* ncu_report-style queries. */
 const NcuAction *ncu_report_action(const NcuReport *r, size_t range, size_t action);
