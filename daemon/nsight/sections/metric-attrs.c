@@ -30,56 +30,74 @@ typedef struct UnitRule {
 } UnitRule;
 
 /* PerfWorks counters (unit__counter): the unit of what the counter counts, from the word naming it, checked
- * against every line of NVIDIA's metric listing (tests/nsight/test-metric-units-listing.c). Order matters
- * where words combine: a count of bank conflicts or wavefronts is unitless although it names the memory it
- * concerns, set conflicts cost cycles; "warp launch cycles stalled" counts cycles, "warps issue stalled (no
- * instructions)" warps; the issue slots (smsp__issue_active, _inst0) and the gpu__time_ counters are time;
- * the tag lookups of L2 and of the constant cache are unitless; "bytes per sector" is handled by the ratio
- * rule. */
+ * against every line of NVIDIA's metric listing (tests/nsight/test-metric-units-listing.c). The first matching
+ * rule wins, so order matters where words combine: a count of bank conflicts or wavefronts is unitless although
+ * it names the memory it concerns, set conflicts cost cycles; "warp launch cycles stalled" counts cycles,
+ * "warps issue stalled (no instructions)" warps; the issue slots (smsp__issue_active, _inst0) and the
+ * gpu__time_ counters are time; the tag lookups of L2 and of the constant cache are unitless; "bytes per
+ * sector" is handled by the ratio rule; x__issue_active, x__writeback_active count the cycles spent. */
 static const UnitRule counter_units[] = {
-        { MATCH_SUFFIX, "_pct", "%" }, { MATCH_CONTAINS, "bank_conflicts", "" },
-        { MATCH_CONTAINS, "set_conflicts", "cycle" }, { MATCH_CONTAINS, "wavefronts", "" },
-        { MATCH_CONTAINS, "branch_targets", "" }, { MATCH_CONTAINS, "instructions", "inst" },
-        { MATCH_CONTAINS, "threads", "thread" }, { MATCH_CONTAINS, "__time_", "second" },
-        { MATCH_CONTAINS, "_cycles", "cycle" }, { MATCH_PREFIX, "smsp__issue_", "cycle" },
-        { MATCH_CONTAINS, "warp", "warp" }, { MATCH_CONTAINS, "bytes", "byte" }, { MATCH_CONTAINS, "sector", "sector" },
-        { MATCH_CONTAINS, "tag_requests", "" }, { MATCH_PREFIX, "idc__requests", "" },
-        { MATCH_CONTAINS, "request", "request" }, { MATCH_CONTAINS, "inst", "inst" },
-        { MATCH_CONTAINS, "ctas", "block" }, { MATCH_CONTAINS, "thread", "thread" },
-        { MATCH_CONTAINS, "registers", "register" }, { MATCH_CONTAINS, "passes", "pass" },
+        { MATCH_SUFFIX, "_pct", "%" },
+        { MATCH_CONTAINS, "bank_conflicts", "" },
+        { MATCH_CONTAINS, "set_conflicts", "cycle" },
+        { MATCH_CONTAINS, "wavefronts", "" },
+        { MATCH_CONTAINS, "branch_targets", "" },
+        { MATCH_CONTAINS, "instructions", "inst" },
+        { MATCH_CONTAINS, "threads", "thread" },
+        { MATCH_CONTAINS, "__time_", "second" },
+        { MATCH_CONTAINS, "_cycles", "cycle" },
+        { MATCH_PREFIX, "smsp__issue_", "cycle" },
+        { MATCH_CONTAINS, "warp", "warp" },
+        { MATCH_CONTAINS, "bytes", "byte" },
+        { MATCH_CONTAINS, "sector", "sector" },
+        { MATCH_CONTAINS, "tag_requests", "" },
+        { MATCH_PREFIX, "idc__requests", "" },
+        { MATCH_CONTAINS, "request", "request" },
+        { MATCH_CONTAINS, "inst", "inst" },
+        { MATCH_CONTAINS, "ctas", "block" },
+        { MATCH_CONTAINS, "thread", "thread" },
+        { MATCH_CONTAINS, "registers", "register" },
+        { MATCH_CONTAINS, "passes", "pass" },
         { MATCH_CONTAINS, "cycles", "cycle" },
-        { MATCH_CONTAINS, "_active", "cycle" }, /* x__issue_active, x__writeback_active: cycles spent */
+        { MATCH_CONTAINS, "_active", "cycle" },
 };
 
 /* The counters NVIDIA's listing gives another unit than their words say, on every chip or on one (chip
  * NULL: all). Each line of the listing these explain is counted as an exception by the listing test. */
 typedef struct UnitException {
-        MatchKind match;
-        const char *pattern;
+        UnitRule rule;
         const char *chip;
-        const char *unit;
 } UnitException;
 
 static const UnitException counter_unit_exceptions[] = {
         /* the chip-to-chip link's cycles_active: listed unitless */
-        { MATCH_PREFIX, "ctc__rx__cycles_active", NULL, "" },
-        { MATCH_PREFIX, "ctc__tx__cycles_active", NULL, "" },
-        { MATCH_PREFIX, "l1tex__f_cycles_active", NULL, "" },
-        { MATCH_PREFIX, "l1tex__tmain_requests", NULL, "inst" },
-        { MATCH_PREFIX, "smsp__tex_requests", NULL, "cycle" },
-        { MATCH_SUFFIX, "__pipe_tensor_op_dmma_cycles_active", "ga100", "inst" },
+        { { MATCH_PREFIX, "ctc__rx__cycles_active", "" }, NULL },
+        { { MATCH_PREFIX, "ctc__tx__cycles_active", "" }, NULL },
+        { { MATCH_PREFIX, "l1tex__f_cycles_active", "" }, NULL },
+        { { MATCH_PREFIX, "l1tex__tmain_requests", "inst" }, NULL },
+        { { MATCH_PREFIX, "smsp__tex_requests", "cycle" }, NULL },
+        { { MATCH_SUFFIX, "__pipe_tensor_op_dmma_cycles_active", "inst" }, "ga100" },
 };
 
 /* Ratios NVIDIA's listing gives a unit their words do not. */
 static const UnitException ratio_unit_exceptions[] = {
-        { MATCH_PREFIX, "smsp__amortized_warp_latency", NULL, "cycle_per_warp" },
+        { { MATCH_PREFIX, "smsp__amortized_warp_latency", "cycle_per_warp" }, NULL },
 };
 
 /* Counters that hold a level each cycle (warps or blocks resident, registers allocated, warps stalled or
  * eligible) rather than count events (launched, completed, restored): their rate per cycle is the level
  * itself, in its own unit. */
-static const char *const level_words[] = { "_active", "stalled", "eligible", "allocated" };
-static const char *const event_words[] = { "launched", "completed", "restored" };
+static const UnitRule level_words[] = {
+        { MATCH_CONTAINS, "_active", "" },
+        { MATCH_CONTAINS, "stalled", "" },
+        { MATCH_CONTAINS, "eligible", "" },
+        { MATCH_CONTAINS, "allocated", "" },
+};
+static const UnitRule event_words[] = {
+        { MATCH_CONTAINS, "launched", "" },
+        { MATCH_CONTAINS, "completed", "" },
+        { MATCH_CONTAINS, "restored", "" },
+};
 
 /* Unitless counters of the memory pipelines (L1TEX, L2 tags, the constant cache, the front end) have no
  * unit per cycle or second either; other unitless counts (tensor ops, branch targets, CGAs) are "per
@@ -303,18 +321,10 @@ static bool subtype_is_per_cycle(MetricSubtype s)
                         METRIC_SUBTYPE_PER_CYCLE_IN_REGION);
 }
 
-static bool words_contain(const char *const *words, size_t n, const char *s)
-{
-        for (size_t i = 0; i < n; i++)
-                if (strstr(s, words[i]))
-                        return true;
-        return false;
-}
-
 static bool counter_holds_level(const char *base)
 {
-        return words_contain(level_words, ELEMENTSOF(level_words), base) &&
-                        !words_contain(event_words, ELEMENTSOF(event_words), base);
+        return rules_unit(level_words, ELEMENTSOF(level_words), base) &&
+                        !rules_unit(event_words, ELEMENTSOF(event_words), base);
 }
 
 /* The unit of a rate (per "cycle" or "second") of counter base counting family. */
@@ -362,11 +372,9 @@ static void compose_unit(MetricAttrs *a, const char *base, const char *family, M
 
 static bool exception_matches(const UnitException *e, const char *s, const MetricChip *chip)
 {
-        UnitRule r = { e->match, e->pattern, e->unit };
-
         if (e->chip && (!chip || !streq_ptr(chip->name, e->chip)))
                 return false;
-        return rule_matches(&r, s);
+        return rule_matches(&e->rule, s);
 }
 
 static const UnitException *find_exception(
@@ -386,7 +394,7 @@ static const char *counter_family_on(MetricAttrs *a, const char *base, const Met
         if (!e)
                 return rules_unit_or_empty(counter_units, ELEMENTSOF(counter_units), base);
         a->unit_from_exception = true;
-        return e->unit;
+        return e->rule.unit;
 }
 
 /* PerfWorks ratios "unit__[average_]X_per_Y": X's unit over Y's. Equal units cancel, and so does a count
@@ -400,7 +408,7 @@ static void ratio_unit(MetricAttrs *a, const char *base, const MetricChip *chip)
         const UnitException *e = find_exception(ratio_unit_exceptions, ELEMENTSOF(ratio_unit_exceptions), base, chip);
 
         if (e) {
-                set_unit(a, e->unit);
+                set_unit(a, e->rule.unit);
                 a->unit_from_exception = true;
                 return;
         }
